@@ -1,0 +1,113 @@
+# qconform: plain Makefile. `make` builds the harness, the reference plugin
+# and the stub plugins; `make test` runs the project's own tests, twice: once
+# as built, once under AddressSanitizer and UndefinedBehaviorSanitizer.
+
+CC      ?= cc
+BUILD   ?= build
+SAN     ?=
+PKGS    := yaml-0.1 lua5.4 cunit
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev pkg-config
+
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT      := -O1
+else
+SANFLAGS :=
+OPT      := -O2
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
+           -fvisibility=hidden $(SANFLAGS)
+CPPFLAGS := -Iharness/include -Iharness/src -Ireference
+LDFLAGS := $(SANFLAGS)
+LDLIBS  := -lm -ldl
+
+REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
+REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
+HARNESS_SRC := $(filter-out harness/src/main.c,$(wildcard harness/src/*.c))
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
+STUB_SRC    := $(wildcard suite/stubs/*.c)
+STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
+TEST_SRC    := $(wildcard suite/*.c)
+TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+QCONFORM  := $(BUILD)/qconform
+REF_SO    := $(BUILD)/libqconform_reference.so
+REF_A     := $(BUILD)/libqconform_reference.a
+HARNESS_A := $(BUILD)/libqconform_harness.a
+TESTS     := $(BUILD)/qconform_tests
+
+.PHONY: all deps check-deps run test test-unit test-san test-conformance clean format format-check
+
+all: check-deps $(QCONFORM) $(REF_SO) $(STUB_SO) $(TESTS)
+
+# Installs the Debian packages the build needs, when missing (needs root).
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+check-deps:
+	@pkg-config --exists $(PKGS) 2>/dev/null || { \
+	  echo "missing build dependencies ($(PKGS)); run 'make deps' (Debian: $(DEB_PKGS))" >&2; exit 2; }
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(REF_A): $(REF_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(HARNESS_A): $(HARNESS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(REF_SO): $(BUILD)/reference/plugin.o $(REF_A)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/stubs/libstub_%.so: $(BUILD)/suite/stubs/%.o $(REF_A)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ -lm
+
+$(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+# The main job: every spec against the reference plugin.
+run: deps
+	$(MAKE) all
+	$(QCONFORM) run specs --plugin $(REF_SO)
+
+test-unit: all
+	QCONFORM_BUILD=$(BUILD) $(TESTS)
+
+test-conformance: all
+	QCONFORM_BUILD=$(BUILD) sh suite/conformance.sh
+
+test-san:
+	$(MAKE) BUILD=build/san SAN=1 test-unit test-conformance
+
+test: check-deps
+	$(MAKE) test-unit test-conformance
+	$(MAKE) test-san
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

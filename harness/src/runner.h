@@ -1,0 +1,79 @@
+/*
+ * runner: executes op calls through a plugin in a worker process.
+ *
+ * The plugin is loaded, negotiated and created in a worker process forked
+ * from the harness; the worker takes batches of calls and stays alive
+ * across batches. A segfault or abort in the worker is the verdict CRASH
+ * for the case it was running, a case running past the timeout is TIMEOUT
+ * (the worker is killed); either way a fresh worker continues with the rest
+ * of the batch. Calls are copied into memory shared with the worker, so the
+ * harness's own buffers (inputs, expected outputs) are out of the kernel's
+ * reach; guard bytes after each output and a comparison of the inputs after
+ * execution catch a kernel that writes where it must not.
+ */
+#ifndef QC_RUNNER_H
+#define QC_RUNNER_H
+
+#include "qconform/plugin.h"
+
+typedef struct qc_runner qc_runner;
+
+typedef struct qc_runner_config {
+	const char *plugin_path;
+	const qcf_option *options; /* passed to the plugin's create() */
+	int n_options;
+	double timeout_s;    /* per case; <= 0: none */
+	size_t arena_bytes;  /* shared memory per batch; 0: default (256 MiB) */
+	int trace;           /* print load steps to stderr (also QCONFORM_TRACE=1) */
+} qc_runner_config;
+
+typedef struct qc_plugin_info {
+	char name[128];
+	char version[64];
+	unsigned abi_version;
+	char sha256[65]; /* of the plugin file, lowercase hex */
+	char path[512];
+} qc_plugin_info;
+
+typedef enum qc_outcome {
+	QC_EXEC_OK = 0,
+	QC_EXEC_NOT_SUPPORTED,
+	QC_EXEC_INVALID_PARAM, /* prepare or execute returned QCF_INVALID_PARAM */
+	QC_EXEC_ERROR,         /* QCF_ERROR, an unknown status, or a memory rule broken */
+	QC_EXEC_CRASH,
+	QC_EXEC_TIMEOUT
+} qc_outcome;
+
+typedef struct qc_exec_result {
+	qc_outcome outcome;
+	int signal;         /* QC_EXEC_CRASH: the signal, or 0 if the worker exited */
+	char message[256];  /* plugin's last_error(), or what the runner saw */
+	double seconds;     /* prepare + execute wall time */
+} qc_exec_result;
+
+/*
+ * Starts a worker, loads the plugin in it and creates an instance. On a
+ * load refusal (missing file, missing entry symbol, no common ABI version,
+ * short descriptor, NULL required function, create() failing) returns -1
+ * with a one-line reason in err.
+ */
+int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info,
+                   char *err, size_t err_size);
+
+/*
+ * Runs calls[0..n). Outputs are written to the staged copies: on return,
+ * staged[i] (if not NULL) points at the call as the kernel saw it, whose
+ * outputs[k].data hold the kernel's results; valid until the next
+ * qc_runner_execute. Returns 0, or -1 if no worker can be started at all
+ * (err says why).
+ */
+int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n,
+                      qc_exec_result *results, const qcf_op_call **staged, char *err,
+                      size_t err_size);
+
+void qc_runner_close(qc_runner *r);
+
+/* Largest total bytes of one call (tensors, strings, guards) a batch can take. */
+size_t qc_runner_capacity(const qc_runner *r);
+
+#endif

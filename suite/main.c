@@ -1,0 +1,58 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "qct.h"
+
+/* Weak so a test file can be added or removed without editing this list. */
+#pragma weak qct_register_reference
+#pragma weak qct_register_qparams
+#pragma weak qct_register_gen
+#pragma weak qct_register_runner
+#pragma weak qct_register_spec
+#pragma weak qct_register_compare
+#pragma weak qct_register_run
+
+const char *qct_build_path(const char *rel)
+{
+	static char buf[4][1024];
+	static int next;
+	const char *b = getenv("QCONFORM_BUILD");
+	char *out = buf[next++ % 4];
+	snprintf(out, sizeof buf[0], "%s/%s", b && *b ? b : "build", rel);
+	return out;
+}
+
+CU_pSuite qct_suite(const char *name)
+{
+	CU_pSuite s = CU_add_suite(name, NULL, NULL);
+	if (!s) {
+		fprintf(stderr, "CU_add_suite(%s): %s\n", name, CU_get_error_msg());
+		exit(2);
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	void (*regs[])(void) = {qct_register_reference, qct_register_qparams, qct_register_gen,
+	                        qct_register_runner,    qct_register_spec,    qct_register_compare,
+	                        qct_register_run};
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+		if (regs[i])
+			regs[i]();
+	CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	unsigned ran = CU_get_number_of_tests_run();
+	CU_cleanup_registry();
+	if (ran == 0) {
+		fprintf(stderr, "no tests ran\n");
+		return 1;
+	}
+	return failed ? 1 : 0;
+}

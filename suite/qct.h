@@ -1,0 +1,27 @@
+/*
+ * The project's own tests (CUnit). Each suite/test_*.c defines one
+ * registration function, declared here and called by suite/main.c.
+ * Tests that need built artefacts (plugins, specs) find the build
+ * directory in $QCONFORM_BUILD (default "build") and run from the
+ * repository's top directory.
+ */
+#ifndef QCT_H
+#define QCT_H
+
+#include <CUnit/CUnit.h>
+
+/* Path of a built file: qct_build_path("stubs/libstub_ok.so"). Static buffer. */
+const char *qct_build_path(const char *rel);
+
+/* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
+CU_pSuite qct_suite(const char *name);
+
+void qct_register_reference(void);
+void qct_register_qparams(void);
+void qct_register_gen(void);
+void qct_register_runner(void);
+void qct_register_spec(void);
+void qct_register_compare(void);
+void qct_register_run(void);
+
+#endif
