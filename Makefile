@@ -19,7 +19,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
+CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror -Wno-format-truncation -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
 CPPFLAGS := -Iharness/include -Iharness/src -Ireference
 LDFLAGS := $(SANFLAGS)

@@ -1,0 +1,1164 @@
+#include "cases.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "gen.h"
+#include "qparams.h"
+#include "rng.h"
+
+/* ---- case-owned memory ---- */
+
+typedef struct qc_chunk {
+	struct qc_chunk *next;
+	max_align_t data[];
+} qc_chunk;
+
+void *qc_case_alloc(qc_case *c, size_t n)
+{
+	qc_chunk *k = calloc(1, sizeof *k + (n ? n : 1));
+	if (!k) {
+		fprintf(stderr, "qconform: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	k->next = c->mem;
+	c->mem = k;
+	return k->data;
+}
+
+void qc_case_free(qc_case *c)
+{
+	if (!c)
+		return;
+	for (qc_chunk *k = c->mem, *n; k; k = n) {
+		n = k->next;
+		free(k);
+	}
+	free(c);
+}
+
+/* ---- iteration state ---- */
+
+typedef struct binding {
+	const char *name;
+	yaml_node_t *node;
+} binding;
+
+#define MAX_REPORTED 64
+
+struct qc_cases {
+	const qc_spec *s;
+	uint64_t run_seed;
+	int with_data;
+	qc_diag *diag;
+	uint64_t n_points; /* sweep points (0 when the spec has only explicit cases) */
+	uint64_t next;     /* index over points * repeat, then explicit cases */
+	int n_explicit;
+	/* current evaluation context */
+	binding bind[2 * QC_MAX_VARS];
+	int n_bind;
+	int failed;
+	int expect_error;
+	const yaml_node_t *reported[MAX_REPORTED];
+	int n_reported;
+};
+
+static const char *path_of(qc_cases *it)
+{
+	return it->s->path;
+}
+
+/* Reports once per node: a sweep repeats the same template many times. */
+static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
+{
+	it->failed = 1;
+	for (int i = 0; i < it->n_reported; i++)
+		if (it->reported[i] == at)
+			return;
+	if (it->n_reported < MAX_REPORTED)
+		it->reported[it->n_reported++] = at;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	qc_diag_error(it->diag, path_of(it), at, "%s", msg);
+}
+
+static uint64_t seq_len(const yaml_node_t *n)
+{
+	return (uint64_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+}
+
+static yaml_node_t *seq_at(const qc_spec *s, const yaml_node_t *n, uint64_t i)
+{
+	return qc_node(s, n->data.sequence.items.start[i]);
+}
+
+static uint64_t block_points(const qc_sweep *sw)
+{
+	uint64_t n = 1;
+	for (int i = 0; i < sw->n_vars; i++)
+		n *= seq_len(sw->vars[i].node);
+	return n;
+}
+
+/* Sweep points: the union of the blocks; one point without a sweep unless
+ * the spec has only explicit cases. */
+static uint64_t sweep_points(const qc_spec *s)
+{
+	if (!s->n_sweeps)
+		return s->cases ? 0 : 1;
+	uint64_t n = 0;
+	for (int b = 0; b < s->n_sweeps; b++)
+		n += block_points(&s->sweeps[b]);
+	return n;
+}
+
+uint64_t qc_cases_count(const qc_spec *s)
+{
+	return sweep_points(s) * (uint64_t)s->repeat + (s->cases ? seq_len(s->cases) : 0);
+}
+
+qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_diag *diag)
+{
+	qc_cases *it = calloc(1, sizeof *it);
+	if (!it)
+		return NULL;
+	it->s = s;
+	it->run_seed = run_seed;
+	it->with_data = with_data;
+	it->diag = diag;
+	it->n_points = sweep_points(s);
+	it->n_explicit = s->cases ? (int)seq_len(s->cases) : 0;
+	return it;
+}
+
+void qc_cases_end(qc_cases *it)
+{
+	free(it);
+}
+
+/* ---- values ---- */
+
+/* Follows "=name" to the bound node; NULL (reported) if undefined. */
+static yaml_node_t *resolve(qc_cases *it, yaml_node_t *n)
+{
+	const char *v = qc_scalar(n);
+	if (!v || v[0] != '=')
+		return n;
+	const char *name = v + 1;
+	while (*name == ' ')
+		name++;
+	size_t len = strlen(name);
+	while (len && name[len - 1] == ' ')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		char ch = name[i];
+		if (!(ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (i && ch >= '0' && ch <= '9'))) {
+			fail(it, n, "'%s': only '=variable' references are supported in spec format 1", v);
+			return NULL;
+		}
+	}
+	for (int i = it->n_bind - 1; i >= 0; i--)
+		if (strlen(it->bind[i].name) == len && strncmp(it->bind[i].name, name, len) == 0)
+			return it->bind[i].node;
+	fail(it, n, "sweep variable '%.*s' undefined", (int)len, name);
+	return NULL;
+}
+
+static int get_num(qc_cases *it, yaml_node_t *n, double *out, const char *what)
+{
+	yaml_node_t *r = resolve(it, n);
+	if (!r)
+		return 0;
+	const char *v = qc_scalar(r);
+	int b;
+	if (v && qc_parse_float(v, out))
+		return 1;
+	if (v && qc_parse_bool(v, &b)) {
+		*out = b;
+		return 1;
+	}
+	fail(it, n, "%s must be a number, not %s", what, v ? v : "a list or mapping");
+	return 0;
+}
+
+static int get_int(qc_cases *it, yaml_node_t *n, int64_t *out, const char *what)
+{
+	yaml_node_t *r = resolve(it, n);
+	if (!r)
+		return 0;
+	const char *v = qc_scalar(r);
+	double d;
+	if (v && qc_parse_int(v, out))
+		return 1;
+	if (v && qc_parse_float(v, &d) && d == floor(d) && fabs(d) < 9007199254740992.0) {
+		*out = (int64_t)d;
+		return 1;
+	}
+	fail(it, n, "%s must be an integer, not %s", what, v ? v : "a list or mapping");
+	return 0;
+}
+
+static const char *get_str(qc_cases *it, yaml_node_t *n, const char *what)
+{
+	yaml_node_t *r = resolve(it, n);
+	if (!r)
+		return NULL;
+	const char *v = qc_scalar(r);
+	if (!v)
+		fail(it, n, "%s must be a scalar", what);
+	return v;
+}
+
+/* A list of numbers (sequence, possibly through a variable). Returns count or -1. */
+static int64_t get_nums(qc_cases *it, qc_case *c, yaml_node_t *n, double **out, const char *what)
+{
+	yaml_node_t *r = resolve(it, n);
+	if (!r)
+		return -1;
+	if (r->type != YAML_SEQUENCE_NODE) {
+		fail(it, n, "%s must be a list of numbers", what);
+		return -1;
+	}
+	uint64_t len = seq_len(r);
+	double *v = qc_case_alloc(c, (len ? len : 1) * sizeof *v);
+	for (uint64_t i = 0; i < len; i++)
+		if (!get_num(it, seq_at(it->s, r, i), &v[i], what))
+			return -1;
+	*out = v;
+	return (int64_t)len;
+}
+
+/* Text of a sweep value for case names: scalars as written, lists joined by ';'. */
+static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t size)
+{
+	const char *v = qc_scalar(n);
+	if (v) {
+		snprintf(buf, size, "%s", v);
+		return;
+	}
+	size_t used = 0;
+	buf[0] = 0;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		used += (size_t)snprintf(buf, size, "[");
+		for (uint64_t i = 0; i < seq_len(n) && used < size; i++) {
+			char part[64];
+			value_text(s, seq_at(s, n, i), part, sizeof part);
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ";" : "", part);
+		}
+		if (used < size)
+			snprintf(buf + used, size - used, "]");
+	} else if (n->type == YAML_MAPPING_NODE) {
+		used += (size_t)snprintf(buf, size, "{");
+		int first = 1;
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top && used < size; p++, first = 0) {
+			char part[96];
+			value_text(s, qc_node(s, p->value), part, sizeof part);
+			used += (size_t)snprintf(buf + used, size - used, "%s%s:%s", first ? "" : ";",
+			                         qc_scalar(qc_node(s, p->key)), part);
+		}
+		if (used < size)
+			snprintf(buf + used, size - used, "}");
+	}
+}
+
+/* ---- tensors ---- */
+
+/* Template node merged with a case override: override keys win. */
+typedef struct tview {
+	const char *name;
+	yaml_node_t *base;
+	yaml_node_t *over; /* mapping, or a sequence meaning {data: [...]} */
+} tview;
+
+static yaml_node_t *tget(qc_cases *it, const tview *t, const char *key)
+{
+	if (t->over) {
+		if (t->over->type == YAML_SEQUENCE_NODE) {
+			if (strcmp(key, "data") == 0)
+				return t->over;
+		} else {
+			yaml_node_t *v = qc_map_get(it->s, t->over, key);
+			if (v)
+				return v;
+		}
+	}
+	return qc_map_get(it->s, t->base, key);
+}
+
+static int build_shape(qc_cases *it, yaml_node_t *n, int64_t *shape, int32_t *rank)
+{
+	yaml_node_t *r = resolve(it, n);
+	if (!r)
+		return 0;
+	if (r->type != YAML_SEQUENCE_NODE) {
+		fail(it, n, "shape must be a list of sizes");
+		return 0;
+	}
+	if (seq_len(r) > QCF_MAX_RANK) {
+		fail(it, n, "rank %llu exceeds the maximum %d", (unsigned long long)seq_len(r), QCF_MAX_RANK);
+		return 0;
+	}
+	*rank = (int32_t)seq_len(r);
+	for (int32_t i = 0; i < *rank; i++) {
+		yaml_node_t *d = seq_at(it->s, r, (uint64_t)i);
+		if (!get_int(it, d, &shape[i], "a dimension"))
+			return 0;
+		if (shape[i] < 0 || shape[i] > (1 << 28)) {
+			fail(it, d, "dimension %lld out of range [0, 2^28]", (long long)shape[i]);
+			return 0;
+		}
+	}
+	size_t n_el = qref_numel(*rank, shape);
+	if (n_el > (1u << 28)) {
+		fail(it, n, "tensor of %zu elements is too large", n_el);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_scale(qc_cases *it, yaml_node_t *at, double s)
+{
+	if (it->expect_error)
+		return 1;
+	if (!(s > 0) || !isfinite(s) || !isfinite((float)s) || (float)s == 0) {
+		fail(it, at, "scale %g must be finite and > 0 (as a float32)", s);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_zp(qc_cases *it, yaml_node_t *at, int64_t zp, qcf_dtype dt)
+{
+	int64_t lo, hi;
+	if (it->expect_error || !qref_dtype_range(dt, &lo, &hi))
+		return 1;
+	if (zp < lo || zp > hi) {
+		fail(it, at, "zero point %lld outside %s [%lld, %lld]", (long long)zp,
+		     qref_dtype_name(dt), (long long)lo, (long long)hi);
+		return 0;
+	}
+	return 1;
+}
+
+/* Converts one (scale, zp) / (mean, std_dev) / (min, max) form. */
+static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n,
+                       yaml_node_t *zp_n, yaml_node_t *mean_n, yaml_node_t *std_n,
+                       yaml_node_t *min_n, yaml_node_t *max_n, int nudge, int narrow,
+                       qcf_dtype dt, float *scale, int32_t *zp)
+{
+	int64_t qmin, qmax;
+	char err[256];
+	qc_qparams qp;
+	if (!qc_dtype_qrange(dt, narrow, &qmin, &qmax)) {
+		fail(it, qn, "quant needs an integer dtype, not %s", qref_dtype_name(dt));
+		return 0;
+	}
+	int forms = !!scale_n + !!(mean_n || std_n) + !!(min_n || max_n);
+	if (forms != 1) {
+		fail(it, qn, "quant takes exactly one of: scale (+ zero_point), mean + std_dev, min + max");
+		return 0;
+	}
+	if (scale_n) {
+		double s;
+		int64_t z = 0;
+		if (!get_num(it, scale_n, &s, "scale") || (zp_n && !get_int(it, zp_n, &z, "zero_point")))
+			return 0;
+		if (!check_scale(it, scale_n, s) || !check_zp(it, zp_n ? zp_n : scale_n, z, dt))
+			return 0;
+		*scale = (float)s;
+		*zp = (int32_t)z;
+		return 1;
+	}
+	if (zp_n) {
+		fail(it, zp_n, "zero_point goes with scale, not with mean/std_dev or min/max");
+		return 0;
+	}
+	double a, b;
+	int rc;
+	if (mean_n || std_n) {
+		if (!mean_n || !std_n) {
+			fail(it, qn, "mean and std_dev go together");
+			return 0;
+		}
+		if (!get_num(it, mean_n, &a, "mean") || !get_num(it, std_n, &b, "std_dev"))
+			return 0;
+		rc = qc_qparams_from_mean_std(a, b, qmin, qmax, &qp, err, sizeof err);
+	} else {
+		if (!min_n || !max_n) {
+			fail(it, qn, "min and max go together");
+			return 0;
+		}
+		if (!get_num(it, min_n, &a, "min") || !get_num(it, max_n, &b, "max"))
+			return 0;
+		rc = qc_qparams_from_min_max(a, b, qmin, qmax, (qc_nudge)nudge, &qp, err, sizeof err);
+	}
+	if (rc != 0) {
+		fail(it, qn, "%s", err);
+		return 0;
+	}
+	*scale = qp.scale;
+	*zp = qp.zero_point;
+	return 1;
+}
+
+static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t, qcf_quant *q)
+{
+	const qc_spec *s = it->s;
+	yaml_node_t *r = resolve(it, qn);
+	if (!r)
+		return 0;
+	if (r->type != YAML_MAPPING_NODE) {
+		fail(it, qn, "quant must be a mapping");
+		return 0;
+	}
+	int nudge = QC_NUDGE_TF, narrow = 0;
+	yaml_node_t *v;
+	if ((v = qc_map_get(s, r, "nudge"))) {
+		const char *nm = get_str(it, v, "nudge");
+		if (!nm)
+			return 0;
+		if ((nudge = qc_nudge_parse(nm)) < 0) {
+			fail(it, v, "unknown nudge '%s' (tf, onnx or symmetric)", nm);
+			return 0;
+		}
+	}
+	if ((v = qc_map_get(s, r, "narrow_range"))) {
+		double b;
+		if (!get_num(it, v, &b, "narrow_range"))
+			return 0;
+		narrow = b != 0;
+	}
+	memset(q, 0, sizeof *q);
+	q->struct_size = sizeof *q;
+	yaml_node_t *axis_n = qc_map_get(s, r, "axis");
+	yaml_node_t *scales_n = qc_map_get(s, r, "scales");
+	yaml_node_t *zps_n = qc_map_get(s, r, "zero_points");
+	if (!axis_n) {
+		if (scales_n || zps_n) {
+			fail(it, scales_n ? scales_n : zps_n, "scales/zero_points need an axis (per-axis quantization)");
+			return 0;
+		}
+		float *sc = qc_case_alloc(c, sizeof *sc);
+		int32_t *zp = qc_case_alloc(c, sizeof *zp);
+		if (!one_qparams(it, r, qc_map_get(s, r, "scale"), qc_map_get(s, r, "zero_point"),
+		                 qc_map_get(s, r, "mean"), qc_map_get(s, r, "std_dev"),
+		                 qc_map_get(s, r, "min"), qc_map_get(s, r, "max"), nudge, narrow,
+		                 t->dtype, sc, zp))
+			return 0;
+		q->axis = -1;
+		q->count = 1;
+		q->scales = sc;
+		q->zero_points = zp;
+		return 1;
+	}
+	int64_t axis;
+	if (!get_int(it, axis_n, &axis, "axis"))
+		return 0;
+	if (axis < 0 || axis >= t->rank) {
+		if (!it->expect_error) {
+			fail(it, axis_n, "axis %lld out of range for a tensor of rank %d", (long long)axis,
+			     t->rank);
+			return 0;
+		}
+	}
+	int64_t axis_size = axis >= 0 && axis < t->rank ? t->shape[axis] : -1;
+	double *sv = NULL, *zv = NULL, *minv = NULL, *maxv = NULL;
+	int64_t ns = -1, nz = -1, nmin = -1, nmax = -1;
+	yaml_node_t *min_n = qc_map_get(s, r, "min"), *max_n = qc_map_get(s, r, "max");
+	if (qc_map_get(s, r, "scale") || qc_map_get(s, r, "zero_point") || qc_map_get(s, r, "mean")) {
+		fail(it, r, "per-axis quant takes scales (+ zero_points) or min + max lists");
+		return 0;
+	}
+	if (scales_n) {
+		if ((ns = get_nums(it, c, scales_n, &sv, "scales")) < 0)
+			return 0;
+		if (zps_n && (nz = get_nums(it, c, zps_n, &zv, "zero_points")) < 0)
+			return 0;
+	} else if (min_n && max_n) {
+		if ((nmin = get_nums(it, c, min_n, &minv, "min")) < 0 ||
+		    (nmax = get_nums(it, c, max_n, &maxv, "max")) < 0)
+			return 0;
+		if (nmin != nmax) {
+			fail(it, max_n, "per-axis min has %lld values but max has %lld", (long long)nmin,
+			     (long long)nmax);
+			return 0;
+		}
+		ns = nmin;
+	} else {
+		fail(it, r, "per-axis quant needs scales (or min and max lists)");
+		return 0;
+	}
+	if (nz >= 0 && nz != ns) {
+		fail(it, zps_n, "%lld zero_points for %lld scales", (long long)nz, (long long)ns);
+		return 0;
+	}
+	if (ns != axis_size && !it->expect_error) {
+		fail(it, scales_n ? scales_n : min_n,
+		     "per-axis count %lld differs from the size %lld of axis %lld", (long long)ns,
+		     (long long)axis_size, (long long)axis);
+		return 0;
+	}
+	if (ns < 1 || ns > (1 << 24)) {
+		fail(it, scales_n ? scales_n : min_n, "per-axis quant needs 1 to 2^24 channels");
+		return 0;
+	}
+	float *sc = qc_case_alloc(c, (size_t)ns * sizeof *sc);
+	int32_t *zp = qc_case_alloc(c, (size_t)ns * sizeof *zp);
+	for (int64_t i = 0; i < ns; i++) {
+		if (sv) {
+			yaml_node_t *at = scales_n;
+			if (!check_scale(it, at, sv[i]))
+				return 0;
+			sc[i] = (float)sv[i];
+			if (zv) {
+				if (zv[i] != floor(zv[i]) || fabs(zv[i]) > 2147483647.0) {
+					fail(it, zps_n, "zero point %g is not an int32", zv[i]);
+					return 0;
+				}
+				if (!check_zp(it, zps_n, (int64_t)zv[i], t->dtype))
+					return 0;
+				zp[i] = (int32_t)zv[i];
+			}
+		} else {
+			int64_t qmin, qmax;
+			char err[256];
+			qc_qparams qp;
+			if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
+				fail(it, r, "quant needs an integer dtype, not %s", qref_dtype_name(t->dtype));
+				return 0;
+			}
+			if (qc_qparams_from_min_max(minv[i], maxv[i], qmin, qmax, (qc_nudge)nudge, &qp,
+			                            err, sizeof err) != 0) {
+				fail(it, min_n, "channel %lld: %s", (long long)i, err);
+				return 0;
+			}
+			sc[i] = qp.scale;
+			zp[i] = qp.zero_point;
+		}
+	}
+	q->axis = (int32_t)axis;
+	q->count = (int32_t)ns;
+	q->scales = sc;
+	q->zero_points = zp;
+	return 1;
+}
+
+static int build_tensor(qc_cases *it, qc_case *c, const tview *tv, qcf_tensor *t, qcf_quant *q,
+                        int64_t *shape)
+{
+	memset(t, 0, sizeof *t);
+	t->struct_size = sizeof *t;
+	t->name = tv->name;
+	yaml_node_t *dn = tget(it, tv, "dtype");
+	const char *dts = dn ? get_str(it, dn, "dtype") : NULL;
+	if (!dts)
+		return 0;
+	t->dtype = qref_dtype_parse(dts);
+	if (t->dtype == QCF_DTYPE_INVALID) {
+		fail(it, dn, "unknown dtype '%s'", dts);
+		return 0;
+	}
+	if (!build_shape(it, tget(it, tv, "shape"), shape, &t->rank))
+		return 0;
+	t->shape = shape;
+	size_t n = qref_numel(t->rank, shape);
+	t->nbytes = qcf_dtype_nbytes(t->dtype, n);
+	yaml_node_t *qn = tget(it, tv, "quant");
+	yaml_node_t *qr = qn ? resolve(it, qn) : NULL;
+	if (qn && !qr)
+		return 0;
+	const char *qs = qc_scalar(qr);
+	int none = qs && !qc_scalar_is_quoted(qr) &&
+	           (!*qs || !strcmp(qs, "~") || !strcmp(qs, "null") || !strcmp(qs, "none"));
+	if (qn && !none) {
+		if (!build_quant(it, c, qn, t, q))
+			return 0;
+		t->quant = q;
+	}
+	return 1;
+}
+
+/* Explicit data: exactly one number per element, within the dtype. */
+static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
+{
+	yaml_node_t *r = resolve(it, dn);
+	if (!r)
+		return 0;
+	size_t n = qref_numel(t->rank, t->shape);
+	if (r->type != YAML_SEQUENCE_NODE || seq_len(r) != n) {
+		fail(it, dn, "data of '%s' needs %zu values (its shape), got %llu", t->name, n,
+		     r->type == YAML_SEQUENCE_NODE ? (unsigned long long)seq_len(r) : 0ull);
+		return 0;
+	}
+	int64_t lo = 0, hi = 0;
+	int is_int = qref_dtype_range(t->dtype, &lo, &hi);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = seq_at(it->s, r, i);
+		double v;
+		if (!get_num(it, e, &v, "a data value"))
+			return 0;
+		if (is_int && (v != floor(v) || v < (double)lo || v > (double)hi)) {
+			fail(it, e, "value %g is not a %s", v, qref_dtype_name(t->dtype));
+			return 0;
+		}
+		qref_set(t, i, v);
+	}
+	return 1;
+}
+
+/* [qmin, qmax] of an edges grid: qmin/qmax keys, else the quantized dtype's range. */
+static int edges_range(qc_cases *it, yaml_node_t *gn, qcf_dtype dt, qc_grid *grid)
+{
+	yaml_node_t *v;
+	if (!qc_dtype_qrange(qref_dtype_is_int(dt) ? dt : QCF_INT8, 0, &grid->qmin, &grid->qmax))
+		qc_dtype_qrange(QCF_INT8, 0, &grid->qmin, &grid->qmax);
+	if ((v = qc_map_get(it->s, gn, "qmin")) && !get_int(it, v, &grid->qmin, "qmin"))
+		return 0;
+	if ((v = qc_map_get(it->s, gn, "qmax")) && !get_int(it, v, &grid->qmax, "qmax"))
+		return 0;
+	return 1;
+}
+
+/* edges: {quant: {min, max, nudge, narrow_range} | {scale, zero_point} | {mean, std_dev}} */
+static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *qn,
+                       const qcf_tensor *t, qcf_quant *gq, qc_grid *grid)
+{
+	const qc_spec *s = it->s;
+	yaml_node_t *r = resolve(it, qn), *v;
+	if (!r)
+		return 0;
+	if (r->type != YAML_MAPPING_NODE) {
+		fail(it, qn, "edges quant must be a mapping");
+		return 0;
+	}
+	if (!edges_range(it, gn, t->dtype, grid))
+		return 0;
+	int nudge = QC_NUDGE_TF;
+	if ((v = qc_map_get(s, r, "nudge"))) {
+		const char *nm = get_str(it, v, "nudge");
+		if (!nm)
+			return 0;
+		if ((nudge = qc_nudge_parse(nm)) < 0) {
+			fail(it, v, "unknown nudge '%s' (tf, onnx or symmetric)", nm);
+			return 0;
+		}
+	}
+	if ((v = qc_map_get(s, r, "narrow_range"))) {
+		double b;
+		if (!get_num(it, v, &b, "narrow_range"))
+			return 0;
+		grid->qmin += b != 0;
+	}
+	if (grid->qmin > grid->qmax) {
+		fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid->qmin, (long long)grid->qmax);
+		return 0;
+	}
+	float *sc = qc_case_alloc(c, sizeof *sc);
+	int32_t *zp = qc_case_alloc(c, sizeof *zp);
+	qc_qparams qp;
+	char err[256];
+	double a, b;
+	int64_t z = 0;
+	yaml_node_t *sn = qc_map_get(s, r, "scale"), *zn = qc_map_get(s, r, "zero_point");
+	yaml_node_t *mn = qc_map_get(s, r, "mean"), *dn = qc_map_get(s, r, "std_dev");
+	yaml_node_t *lo = qc_map_get(s, r, "min"), *hi = qc_map_get(s, r, "max");
+	int rc;
+	if (sn) {
+		if (!get_num(it, sn, &a, "scale") || (zn && !get_int(it, zn, &z, "zero_point")))
+			return 0;
+		rc = qc_qparams_from_scale_zp(a, z, grid->qmin, grid->qmax, &qp, err, sizeof err);
+	} else if (mn && dn) {
+		if (!get_num(it, mn, &a, "mean") || !get_num(it, dn, &b, "std_dev"))
+			return 0;
+		rc = qc_qparams_from_mean_std(a, b, grid->qmin, grid->qmax, &qp, err, sizeof err);
+	} else if (lo && hi) {
+		if (!get_num(it, lo, &a, "min") || !get_num(it, hi, &b, "max"))
+			return 0;
+		rc = qc_qparams_from_min_max(a, b, grid->qmin, grid->qmax, (qc_nudge)nudge, &qp, err,
+		                             sizeof err);
+	} else {
+		fail(it, r, "edges quant needs scale (+ zero_point), mean + std_dev, or min + max");
+		return 0;
+	}
+	if (rc != 0) {
+		/* a degenerate range (e.g. min == max == 0) has no grid: edges fall back to dtype values */
+		fail(it, r, "%s", err);
+		return 0;
+	}
+	*sc = qp.scale;
+	*zp = qp.zero_point;
+	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL};
+	return 1;
+}
+
+static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *gn,
+                          uint64_t repeat)
+{
+	const qc_spec *s = it->s;
+	qc_gen g;
+	memset(&g, 0, sizeof g);
+	int nonfinite = 0;
+	const char *kind = get_str(it, qc_map_get(s, gn, "gen"), "gen");
+	if (!kind)
+		return 0;
+	int k = qc_gen_kind_parse(kind);
+	if (k < 0) {
+		fail(it, qc_map_get(s, gn, "gen"),
+		     "unknown generator '%s' (uniform, normal, choice, sequence, edges)", kind);
+		return 0;
+	}
+	g.kind = (qc_gen_kind)k;
+	yaml_node_t *v, *min_n = qc_map_get(s, gn, "min"), *max_n = qc_map_get(s, gn, "max");
+	if (!!min_n != !!max_n) {
+		fail(it, gn, "generator min and max go together");
+		return 0;
+	}
+	if (min_n) {
+		if (!get_num(it, min_n, &g.lo, "min") || !get_num(it, max_n, &g.hi, "max"))
+			return 0;
+		if (!(g.lo <= g.hi)) {
+			fail(it, gn, "generator min %g > max %g", g.lo, g.hi);
+			return 0;
+		}
+		g.has_range = 1;
+	}
+	if ((v = qc_map_get(s, gn, "mean")) && !get_num(it, v, &g.mean, "mean"))
+		return 0;
+	if ((v = qc_map_get(s, gn, "std")) && !get_num(it, v, &g.std, "std"))
+		return 0;
+	if (g.std < 0) {
+		fail(it, v, "std must be >= 0");
+		return 0;
+	}
+	if ((v = qc_map_get(s, gn, "values"))) {
+		double *vals;
+		int64_t nv = get_nums(it, c, v, &vals, "values");
+		if (nv < 0)
+			return 0;
+		if (nv == 0) {
+			fail(it, v, "values must not be empty");
+			return 0;
+		}
+		g.values = vals;
+		g.n_values = (size_t)nv;
+	}
+	if ((g.kind == QC_GEN_CHOICE || g.kind == QC_GEN_SEQUENCE) && !g.values) {
+		fail(it, gn, "generator '%s' needs values", kind);
+		return 0;
+	}
+	if ((v = qc_map_get(s, gn, "nonfinite"))) {
+		double b;
+		if (!get_num(it, v, &b, "nonfinite"))
+			return 0;
+		nonfinite = b != 0;
+	}
+
+	/* The grid whose edges matter: explicit, a named tensor's quant, or the first quantized tensor. */
+	qc_grid grid;
+	memset(&grid, 0, sizeof grid);
+	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL};
+	const qcf_tensor *gt = NULL;
+	if (g.kind == QC_GEN_EDGES) {
+		yaml_node_t *sn = qc_map_get(s, gn, "scale"), *zn = qc_map_get(s, gn, "zero_point");
+		yaml_node_t *an = qc_map_get(s, gn, "axis"), *grid_n = qc_map_get(s, gn, "grid");
+		yaml_node_t *qn = qc_map_get(s, gn, "quant");
+		if (qn && (sn || grid_n)) {
+			fail(it, qn, "edges take one of: scale (+ zero_point), quant, grid");
+			return 0;
+		}
+		if (qn) {
+			/* a grid given in any parameter form, over [qmin, qmax] of the generator */
+			if (!edges_quant(it, c, gn, qn, t, &gq, &grid))
+				return 0;
+			grid.quant = &gq;
+		} else if (sn) {
+			double *sv, *zv = NULL;
+			int64_t ns, nz = 0;
+			yaml_node_t *sr = resolve(it, sn);
+			if (!sr)
+				return 0;
+			if (sr->type == YAML_SEQUENCE_NODE) {
+				if ((ns = get_nums(it, c, sn, &sv, "scale")) < 0)
+					return 0;
+			} else {
+				sv = qc_case_alloc(c, sizeof *sv);
+				ns = 1;
+				if (!get_num(it, sn, sv, "scale"))
+					return 0;
+			}
+			if (zn) {
+				yaml_node_t *zr = resolve(it, zn);
+				if (!zr)
+					return 0;
+				if (zr->type == YAML_SEQUENCE_NODE) {
+					if ((nz = get_nums(it, c, zn, &zv, "zero_point")) < 0)
+						return 0;
+				} else {
+					zv = qc_case_alloc(c, sizeof *zv);
+					nz = 1;
+					if (!get_num(it, zn, zv, "zero_point"))
+						return 0;
+				}
+				if (nz != ns) {
+					fail(it, zn, "%lld zero points for %lld scales", (long long)nz, (long long)ns);
+					return 0;
+				}
+			}
+			float *sc = qc_case_alloc(c, (size_t)ns * sizeof *sc);
+			int32_t *zp = qc_case_alloc(c, (size_t)ns * sizeof *zp);
+			for (int64_t i = 0; i < ns; i++) {
+				if (!(sv[i] > 0) || !isfinite(sv[i])) {
+					fail(it, sn, "edges scale %g must be finite and > 0", sv[i]);
+					return 0;
+				}
+				sc[i] = (float)sv[i];
+				zp[i] = zv ? (int32_t)llrint(zv[i]) : 0;
+			}
+			gq.scales = sc;
+			gq.zero_points = zp;
+			gq.count = (int32_t)ns;
+			if (ns > 1 || an) {
+				int64_t axis = 0;
+				if (!an || !get_int(it, an, &axis, "axis"))
+					return an ? 0 : (fail(it, sn, "a list of edge scales needs an axis"), 0);
+				if (axis < 0 || axis >= t->rank || t->shape[axis] != ns) {
+					fail(it, an, "edges axis %lld does not fit %lld scales on '%s'",
+					     (long long)axis, (long long)ns, t->name);
+					return 0;
+				}
+				gq.axis = (int32_t)axis;
+			}
+			grid.quant = &gq;
+		} else {
+			const char *gname = grid_n ? get_str(it, grid_n, "grid") : NULL;
+			if (grid_n && !gname)
+				return 0;
+			for (int i = 0; i < c->call.n_outputs && !gt; i++)
+				if ((gname && strcmp(c->out[i].name, gname) == 0) || (!gname && c->out[i].quant))
+					gt = &c->out[i];
+			for (int i = 0; i < c->call.n_inputs && !gt; i++)
+				if ((gname && strcmp(c->in[i].name, gname) == 0) || (!gname && c->in[i].quant))
+					gt = &c->in[i];
+			if (gt && gt->quant && gt != t)
+				grid.quant = gt->quant;
+			else if (gt == t)
+				grid.quant = t->quant;
+			if (!grid.quant && !qref_dtype_is_int(t->dtype)) {
+				fail(it, gn, "edges of float tensor '%s' need a grid: scale (+ zero_point), or "
+				             "grid: NAME of a quantized tensor", t->name);
+				return 0;
+			}
+			/* per-axis grid of another tensor applies only with the same shape */
+			if (grid.quant && grid.quant->axis >= 0 && gt && gt != t &&
+			    (gt->rank != t->rank || memcmp(gt->shape, t->shape, (size_t)t->rank * 8))) {
+				fail(it, gn, "per-axis grid of '%s' does not match the shape of '%s'",
+				     gt->name, t->name);
+				return 0;
+			}
+		}
+		if (!qn && !edges_range(it, gn, gt ? gt->dtype : t->dtype, &grid))
+			return 0;
+		if (grid.qmin > grid.qmax) {
+			fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid.qmin, (long long)grid.qmax);
+			return 0;
+		}
+		grid.nonfinite = nonfinite;
+	}
+	qc_rng rng;
+	qc_rng_seed(&rng, qc_hash64(t->name, c->seed));
+	char err[256];
+	if (qc_gen_fill(&g, &rng, repeat, g.kind == QC_GEN_EDGES ? &grid : NULL, t, err, sizeof err) != 0) {
+		fail(it, gn, "%s", err);
+		return 0;
+	}
+	return 1;
+}
+
+static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
+{
+	const qc_spec *s = it->s;
+	/* attribute set: spec attrs, overridden or extended by the case's */
+	qc_named all[2 * QC_MAX_ATTRS];
+	int n = 0;
+	for (int i = 0; i < s->n_attrs; i++)
+		all[n++] = s->attrs[i];
+	if (over) {
+		for (yaml_node_pair_t *p = over->data.mapping.pairs.start; p < over->data.mapping.pairs.top; p++) {
+			const char *k = qc_scalar(qc_node(s, p->key));
+			int j;
+			for (j = 0; j < n && strcmp(all[j].name, k); j++)
+				;
+			if (j == n && n == QC_MAX_ATTRS) {
+				fail(it, qc_node(s, p->key), "too many attributes (at most %d)", QC_MAX_ATTRS);
+				return 0;
+			}
+			all[j].name = k;
+			all[j].node = qc_node(s, p->value);
+			if (j == n)
+				n++;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		qcf_attr *a = &c->attrs[i];
+		a->name = all[i].name;
+		a->count = 1;
+		yaml_node_t *r = resolve(it, all[i].node);
+		if (!r)
+			return 0;
+		const char *v = qc_scalar(r);
+		int64_t iv;
+		double dv;
+		int b;
+		if (v && qc_scalar_is_quoted(r)) {
+			a->type = QCF_ATTR_STRING;
+			a->v.s = v;
+		} else if (v && qc_parse_int(v, &iv)) {
+			a->type = QCF_ATTR_INT;
+			a->v.i = iv;
+		} else if (v && qc_parse_float(v, &dv)) {
+			a->type = QCF_ATTR_FLOAT;
+			a->v.f = dv;
+		} else if (v && qc_parse_bool(v, &b)) {
+			a->type = QCF_ATTR_INT;
+			a->v.i = b;
+		} else if (v) {
+			a->type = QCF_ATTR_STRING;
+			a->v.s = v;
+		} else if (r->type == YAML_SEQUENCE_NODE) {
+			uint64_t len = seq_len(r);
+			int all_int = 1;
+			for (uint64_t k = 0; k < len; k++)
+				all_int &= qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))), &iv);
+			a->count = (int32_t)len;
+			if (all_int) {
+				int64_t *iv_arr = qc_case_alloc(c, (len ? len : 1) * sizeof *iv_arr);
+				for (uint64_t k = 0; k < len; k++)
+					qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))), &iv_arr[k]);
+				a->type = QCF_ATTR_INTS;
+				a->v.ints = iv_arr;
+			} else {
+				double *fv;
+				if (get_nums(it, c, r, &fv, "attribute list") < 0)
+					return 0;
+				a->type = QCF_ATTR_FLOATS;
+				a->v.floats = fv;
+			}
+		} else {
+			fail(it, all[i].node, "attribute '%s' must be a scalar or a list", all[i].name);
+			return 0;
+		}
+	}
+	c->call.n_attrs = n;
+	c->call.attrs = c->attrs;
+	return 1;
+}
+
+static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
+{
+	const qc_spec *s = it->s;
+	tol->exact = 1;
+	tol->max_abs = tol->bias = tol->mse = tol->mismatch_rate = -1;
+	tol->ulp = tol->abs = tol->rel = -1;
+	tol->reason = NULL;
+	if (!tn || tn->type == YAML_SCALAR_NODE)
+		return 1;
+	tol->exact = 0;
+	struct {
+		const char *key;
+		double *dst;
+	} keys[] = {{"max_abs", &tol->max_abs}, {"bias", &tol->bias}, {"mse", &tol->mse},
+	            {"mismatch_rate", &tol->mismatch_rate}, {"ulp", &tol->ulp}, {"abs", &tol->abs},
+	            {"rel", &tol->rel}};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		yaml_node_t *v = qc_map_get(s, tn, keys[i].key);
+		if (v && !get_num(it, v, keys[i].dst, keys[i].key))
+			return 0;
+	}
+	yaml_node_t *v;
+	int b;
+	if ((v = qc_map_get(s, tn, "exact")) && qc_parse_bool(qc_scalar(v), &b))
+		tol->exact = b;
+	if ((v = qc_map_get(s, tn, "reason")))
+		tol->reason = qc_scalar(v);
+	return 1;
+}
+
+static int build_golden(qc_cases *it, qc_case *c, yaml_node_t *gn)
+{
+	const qc_spec *s = it->s;
+	for (yaml_node_pair_t *p = gn->data.mapping.pairs.start; p < gn->data.mapping.pairs.top; p++) {
+		const char *k = qc_scalar(qc_node(s, p->key));
+		yaml_node_t *v = qc_node(s, p->value);
+		for (int i = 0; i < c->call.n_outputs; i++) {
+			if (strcmp(c->out[i].name, k) != 0)
+				continue;
+			double *vals;
+			int64_t n = get_nums(it, c, v, &vals, "golden values");
+			if (n < 0)
+				return 0;
+			size_t want_n = qref_numel(c->out[i].rank, c->out[i].shape);
+			if ((size_t)n != want_n) {
+				fail(it, v, "golden '%s' has %lld values, its shape needs %zu", k, (long long)n,
+				     want_n);
+				return 0;
+			}
+			c->golden[i] = vals;
+		}
+	}
+	return 1;
+}
+
+static void case_name(qc_cases *it, qc_case *c, uint64_t rep)
+{
+	const qc_spec *s = it->s;
+	size_t used = 0;
+	c->params[0] = 0;
+	for (int i = 0; i < it->n_bind; i++) {
+		char val[256];
+		value_text(s, it->bind[i].node, val, sizeof val);
+		used += (size_t)snprintf(c->params + used,
+		                         used < sizeof c->params ? sizeof c->params - used : 0,
+		                         "%s%s=%s", i ? "," : "", it->bind[i].name, val);
+	}
+	if (!it->n_bind)
+		snprintf(c->params, sizeof c->params, "default");
+	if (s->repeat > 1)
+		snprintf(c->name, sizeof c->name, "%s/%s/%llu", s->id, c->params,
+		         (unsigned long long)rep);
+	else
+		snprintf(c->name, sizeof c->name, "%s/%s", s->id, c->params);
+}
+
+int qc_cases_next(qc_cases *it, qc_case **out)
+{
+	const qc_spec *s = it->s;
+	uint64_t n_sweep = it->n_points * (uint64_t)s->repeat;
+	if (it->next >= n_sweep + (uint64_t)it->n_explicit)
+		return 0;
+	uint64_t idx = it->next++;
+	qc_case *c = calloc(1, sizeof *c);
+	if (!c)
+		return -1;
+	c->spec = s;
+	it->failed = 0;
+	it->n_bind = 0;
+	yaml_node_t *cn = NULL; /* explicit case node */
+	uint64_t rep = 0;
+	if (idx < n_sweep) {
+		uint64_t point = idx / (uint64_t)s->repeat;
+		rep = idx % (uint64_t)s->repeat;
+		const qc_sweep *sw = NULL;
+		for (int b = 0; b < s->n_sweeps; b++) {
+			uint64_t np = block_points(&s->sweeps[b]);
+			if (point < np) {
+				sw = &s->sweeps[b];
+				break;
+			}
+			point -= np;
+		}
+		for (int i = sw ? sw->n_vars - 1 : -1; i >= 0; i--) {
+			uint64_t len = seq_len(sw->vars[i].node);
+			it->bind[i].name = sw->vars[i].name;
+			it->bind[i].node = seq_at(s, sw->vars[i].node, point % len);
+			point /= len;
+		}
+		it->n_bind = sw ? sw->n_vars : 0;
+		case_name(it, c, rep);
+	} else {
+		cn = seq_at(s, s->cases, idx - n_sweep);
+		const char *nm = qc_scalar(qc_map_get(s, cn, "name"));
+		snprintf(c->params, sizeof c->params, "%s", nm);
+		snprintf(c->name, sizeof c->name, "%s/case/%s", s->id, nm);
+		yaml_node_t *vars = qc_map_get(s, cn, "vars");
+		if (vars)
+			for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
+			     p < vars->data.mapping.pairs.top && it->n_bind < 2 * QC_MAX_VARS; p++) {
+				it->bind[it->n_bind].name = qc_scalar(qc_node(s, p->key));
+				it->bind[it->n_bind].node = qc_node(s, p->value);
+				it->n_bind++;
+			}
+	}
+	c->seed = qc_hash64(c->name, s->seed ^ (it->run_seed * 0x9e3779b97f4a7c15ull));
+
+	yaml_node_t *expect = cn ? qc_map_get(s, cn, "expect") : NULL;
+	if (!expect)
+		expect = s->expect;
+	c->expect_error = expect && strcmp(qc_scalar(expect), "error") == 0;
+	it->expect_error = c->expect_error;
+
+	c->call.struct_size = sizeof c->call;
+	c->call.op = s->op;
+	c->call.semantics = s->semantics;
+	c->call.inputs = c->in;
+	c->call.outputs = c->out;
+	yaml_node_t *ov_in = cn ? qc_map_get(s, cn, "inputs") : NULL;
+	yaml_node_t *ov_out = cn ? qc_map_get(s, cn, "outputs") : NULL;
+
+	int ok = 1;
+	c->call.n_outputs = s->n_outputs;
+	for (int i = 0; i < s->n_outputs && ok; i++) {
+		tview tv = {s->outputs[i].name, s->outputs[i].node,
+		            ov_out ? qc_map_get(s, ov_out, s->outputs[i].name) : NULL};
+		ok = build_tensor(it, c, &tv, &c->out[i], &c->quant_out[i], c->shape_out[i]);
+	}
+	c->call.n_inputs = s->n_inputs;
+	for (int i = 0; i < s->n_inputs && ok; i++) {
+		tview tv = {s->inputs[i].name, s->inputs[i].node,
+		            ov_in ? qc_map_get(s, ov_in, s->inputs[i].name) : NULL};
+		ok = build_tensor(it, c, &tv, &c->in[i], &c->quant_in[i], c->shape_in[i]);
+	}
+	/* data after all tensors exist: an edges generator may use another tensor's grid */
+	for (int i = 0; i < s->n_inputs && ok; i++) {
+		tview tv = {s->inputs[i].name, s->inputs[i].node,
+		            ov_in ? qc_map_get(s, ov_in, s->inputs[i].name) : NULL};
+		yaml_node_t *dn = tget(it, &tv, "data");
+		qcf_tensor *t = &c->in[i];
+		if (!dn) {
+			fail(it, tv.over ? tv.over : tv.base, "input '%s' has no data", t->name);
+			ok = 0;
+			break;
+		}
+		t->data = qc_case_alloc(c, t->nbytes);
+		yaml_node_t *dr = resolve(it, dn);
+		if (!dr) {
+			ok = 0;
+		} else if (dr->type == YAML_SEQUENCE_NODE) {
+			ok = fill_explicit(it, t, dn);
+		} else if (dr->type == YAML_MAPPING_NODE) {
+			ok = it->with_data ? fill_generated(it, c, t, dr, rep) : 1;
+		} else {
+			fail(it, dn, "data must be a list of values or a generator mapping");
+			ok = 0;
+		}
+	}
+	if (ok)
+		ok = build_attrs(it, c, cn ? qc_map_get(s, cn, "attrs") : NULL);
+	if (ok) {
+		yaml_node_t *tn = cn ? qc_map_get(s, cn, "tolerance") : NULL;
+		ok = build_tolerance(it, tn ? tn : s->tolerance, &c->tol);
+	}
+	if (ok && cn) {
+		yaml_node_t *gn = qc_map_get(s, cn, "golden");
+		if (gn)
+			ok = build_golden(it, c, gn);
+		c->golden_source = qc_scalar(qc_map_get(s, cn, "source"));
+	}
+	for (int i = 0; i < s->n_outputs && ok; i++)
+		c->out[i].data = qc_case_alloc(c, c->out[i].nbytes);
+	if (!ok || it->failed) {
+		qc_case_free(c);
+		return -1;
+	}
+	*out = c;
+	return 1;
+}

@@ -1,0 +1,71 @@
+/*
+ * cases: expands a loaded spec into concrete cases, one at a time.
+ *
+ * Sweep points are the cartesian product of the sweep variables in the
+ * order they are declared (the last varies fastest), each repeated
+ * `repeat` times with fresh random data; explicit cases follow. A case's
+ * name and seed depend only on the spec, the point and the run seed, so
+ * filters and shards never change a case's inputs.
+ *
+ * Iteration holds one case at a time: memory does not grow with the
+ * number of cases.
+ */
+#ifndef QC_CASES_H
+#define QC_CASES_H
+
+#include "qconform/plugin.h"
+#include "spec.h"
+
+/* Bounds a kernel's outputs must keep; a value < 0 means "not bounded". */
+typedef struct qc_tolerance {
+	int exact;            /* 1: only bit-exact outputs conform */
+	double max_abs;       /* max |e| in output LSB (quantized) or steps of scale (float) */
+	double bias;          /* |mean e| */
+	double mse;           /* mean e^2 */
+	double mismatch_rate; /* share of elements with e != 0 */
+	double ulp;           /* float outputs: max distance in ULP */
+	double abs;           /* float outputs: max |got - expected| */
+	double rel;           /* float outputs: max |got - expected| / |expected| */
+	const char *reason;
+} qc_tolerance;
+
+typedef struct qc_case {
+	char name[512];
+	char params[384]; /* "var=value,..." of the sweep point, or the explicit case's name */
+	const qc_spec *spec;
+	uint64_t seed;
+	int expect_error;
+	qc_tolerance tol;
+	qcf_op_call call;
+	qcf_tensor in[QC_MAX_TENSORS];
+	qcf_tensor out[QC_MAX_TENSORS];
+	double *golden[QC_MAX_TENSORS]; /* published expected outputs, or NULL */
+	const char *golden_source;
+	/* storage behind the pointers above */
+	qcf_quant quant_in[QC_MAX_TENSORS], quant_out[QC_MAX_TENSORS];
+	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_TENSORS][QCF_MAX_RANK];
+	qcf_attr attrs[QC_MAX_ATTRS];
+	struct qc_chunk *mem;
+} qc_case;
+
+typedef struct qc_cases qc_cases;
+
+/*
+ * Starts expanding spec s. with_data = 0 evaluates everything but the
+ * input data (validation, listing). Errors go to diag.
+ */
+qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_diag *diag);
+
+/* 1: *out is the next case (free it with qc_case_free); 0: no more;
+ * -1: this case has an error (reported in diag); iteration may continue. */
+int qc_cases_next(qc_cases *it, qc_case **out);
+void qc_cases_end(qc_cases *it);
+void qc_case_free(qc_case *c);
+
+/* Number of cases the spec expands to (without building them). */
+uint64_t qc_cases_count(const qc_spec *s);
+
+/* Allocates zeroed memory owned by the case. */
+void *qc_case_alloc(qc_case *c, size_t n);
+
+#endif

@@ -1,0 +1,344 @@
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+
+const char *const qc_hist_labels[QC_HIST_BINS] = {
+        "<=-65", "-64..-17", "-16..-5", "-4", "-3",     "-2",   "-1", "0",
+        "1",     "2",        "3",       "4",  "5..16", "17..64", ">=65", "nonfinite"};
+
+int qc_hist_bin(int64_t e)
+{
+	if (e <= -65)
+		return 0;
+	if (e <= -17)
+		return 1;
+	if (e <= -5)
+		return 2;
+	if (e <= 4)
+		return (int)(e + 7); /* -4 -> 3 ... 4 -> 11 */
+	if (e <= 16)
+		return 12;
+	if (e <= 64)
+		return 13;
+	return 14;
+}
+
+const char *qc_unit_name(qc_unit u)
+{
+	static const char *const n[] = {"lsb", "steps", "ulp"};
+	return n[u];
+}
+
+static const char *const verdict_names[QC_N_VERDICTS] = {
+        "PASS",           "PASS_WITHIN_TOLERANCE", "FAIL",  "NOT_SUPPORTED",
+        "EXPECTED_ERROR", "ERROR",                 "CRASH", "TIMEOUT"};
+
+const char *qc_verdict_name(qc_verdict v)
+{
+	return v < QC_N_VERDICTS ? verdict_names[v] : "?";
+}
+
+int qc_verdict_conforms(qc_verdict v)
+{
+	return v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE || v == QC_NOT_SUPPORTED ||
+	       v == QC_EXPECTED_ERROR;
+}
+
+void qc_metrics_init(qc_metrics *m, qc_unit unit)
+{
+	memset(m, 0, sizeof *m);
+	m->unit = unit;
+}
+
+void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src)
+{
+	dst->n += src->n;
+	dst->mismatches += src->mismatches;
+	dst->unpredictable += src->unpredictable;
+	dst->out_of_range += src->out_of_range;
+	dst->sum_e += src->sum_e;
+	dst->sum_e2 += src->sum_e2;
+	for (int i = 0; i < QC_HIST_BINS; i++)
+		dst->hist[i] += src->hist[i];
+	if (src->max_abs > dst->max_abs || isnan(src->max_abs))
+		dst->max_abs = src->max_abs;
+	if (src->max_ulp > dst->max_ulp)
+		dst->max_ulp = src->max_ulp;
+	if (src->max_abs_err > dst->max_abs_err)
+		dst->max_abs_err = src->max_abs_err;
+	if (src->max_rel_err > dst->max_rel_err)
+		dst->max_rel_err = src->max_rel_err;
+}
+
+double qc_metrics_bias(const qc_metrics *m)
+{
+	return m->n ? m->sum_e / (double)m->n : 0;
+}
+
+double qc_metrics_mse(const qc_metrics *m)
+{
+	return m->n ? m->sum_e2 / (double)m->n : 0;
+}
+
+/* Position of v on the ordered line of values of dtype t: adjacent values differ by 1. */
+static int64_t ordered(qcf_dtype t, double v)
+{
+	int64_t bits;
+	if (t == QCF_FLOAT64) {
+		memcpy(&bits, &v, 8);
+		return bits < 0 ? INT64_MIN - bits : bits;
+	}
+	uint32_t b32;
+	if (t == QCF_FLOAT16)
+		b32 = (uint32_t)qref_f32_to_f16((float)v) << 16;
+	else if (t == QCF_BFLOAT16)
+		b32 = (uint32_t)qref_f32_to_bf16((float)v) << 16;
+	else {
+		float f = (float)v;
+		memcpy(&b32, &f, 4);
+	}
+	int32_t s = (int32_t)b32;
+	int64_t o = s < 0 ? (int64_t)INT32_MIN - s : s;
+	return (t == QCF_FLOAT16 || t == QCF_BFLOAT16) ? o >> 16 : o;
+}
+
+static double ulp_distance(qcf_dtype t, double a, double b)
+{
+	if (a == b)
+		return 0; /* also +0 vs -0 */
+	int64_t x = ordered(t, a), y = ordered(t, b);
+	double d = (double)x - (double)y;
+	return fabs(d);
+}
+
+static void add_worst(qc_metrics *m, uint64_t i, double exp, double got, double e)
+{
+	double a = isnan(e) ? INFINITY : fabs(e);
+	int pos = m->n_worst;
+	while (pos > 0) {
+		double b = isnan(m->worst[pos - 1].error) ? INFINITY : fabs(m->worst[pos - 1].error);
+		if (b >= a)
+			break;
+		pos--;
+	}
+	if (pos >= QC_WORST)
+		return;
+	int last = m->n_worst < QC_WORST ? m->n_worst : QC_WORST - 1;
+	memmove(&m->worst[pos + 1], &m->worst[pos], (size_t)(last - pos) * sizeof m->worst[0]);
+	m->worst[pos] = (qc_worst){i, exp, got, e};
+	if (m->n_worst < QC_WORST)
+		m->n_worst++;
+}
+
+void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
+                       const qref_output_detail *d, qc_metrics *m)
+{
+	size_t n = qref_numel(expected->rank, expected->shape);
+	int is_float = qref_dtype_is_float(expected->dtype);
+	int stepped = 0;
+	if (is_float && d && d->step)
+		for (size_t i = 0; i < n && !stepped; i++)
+			stepped = d->step[i] > 0;
+	qc_metrics_init(m, !is_float ? QC_UNIT_LSB : stepped ? QC_UNIT_STEPS : QC_UNIT_ULP);
+	for (size_t i = 0; i < n; i++) {
+		double x = qref_get(expected, i), y = qref_get(got, i);
+		if (d && d->any && d->any[i]) {
+			m->unpredictable++;
+			double lo = d->lo ? d->lo[i] : -INFINITY, hi = d->hi ? d->hi[i] : INFINITY;
+			if (!(y >= lo && y <= hi)) {
+				m->out_of_range++;
+				add_worst(m, i, NAN, y, NAN);
+			}
+			continue;
+		}
+		m->n++;
+		double e;
+		int same = x == y || (isnan(x) && isnan(y));
+		if (!is_float) {
+			e = y - x;
+		} else if (same) {
+			e = 0;
+		} else if (!isfinite(x) || !isfinite(y)) {
+			e = NAN;
+		} else if (stepped && d->step[i] > 0) {
+			e = (y - x) / d->step[i];
+		} else {
+			e = (y > x ? 1 : -1) * ulp_distance(expected->dtype, x, y);
+		}
+		if (is_float && !same) {
+			double u = ulp_distance(expected->dtype, x, y);
+			if (isnan(x) || isnan(y))
+				u = INFINITY;
+			if (u > m->max_ulp)
+				m->max_ulp = u;
+			double ae = fabs(y - x);
+			if (isnan(ae))
+				ae = INFINITY;
+			if (ae > m->max_abs_err)
+				m->max_abs_err = ae;
+			double re = x != 0 ? ae / fabs(x) : INFINITY;
+			if (re > m->max_rel_err)
+				m->max_rel_err = re;
+		}
+		if (same)
+			e = 0;
+		if (e != 0)
+			m->mismatches++;
+		if (isnan(e)) {
+			m->hist[QC_HIST_NAN]++;
+			m->max_abs = INFINITY;
+			add_worst(m, i, x, y, e);
+			continue;
+		}
+		m->hist[qc_hist_bin(llround(e))]++;
+		m->sum_e += e;
+		m->sum_e2 += e * e;
+		if (fabs(e) > m->max_abs)
+			m->max_abs = fabs(e);
+		if (e != 0)
+			add_worst(m, i, x, y, e);
+	}
+}
+
+int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, size_t why_size)
+{
+	const char *u = qc_unit_name(m->unit);
+	if (m->out_of_range) {
+		snprintf(why, why_size, "%llu unpredictable elements outside their allowed range",
+		         (unsigned long long)m->out_of_range);
+		return 0;
+	}
+	if (m->mismatches == 0)
+		return 1;
+	if (tol->exact) {
+		snprintf(why, why_size, "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
+		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs, u);
+		return 0;
+	}
+	if (m->hist[QC_HIST_NAN]) {
+		snprintf(why, why_size, "%llu elements non-finite where the expected value is not (or the reverse)",
+		         (unsigned long long)m->hist[QC_HIST_NAN]);
+		return 0;
+	}
+	double rate = m->n ? (double)m->mismatches / (double)m->n : 0;
+	double bias = qc_metrics_bias(m), mse = qc_metrics_mse(m);
+	if (tol->max_abs >= 0 && m->max_abs > tol->max_abs) {
+		snprintf(why, why_size, "max |e| %.6g %s > %.6g", m->max_abs, u, tol->max_abs);
+		return 0;
+	}
+	if (tol->bias >= 0 && fabs(bias) > tol->bias) {
+		snprintf(why, why_size, "|bias| %.6g %s > %.6g", fabs(bias), u, tol->bias);
+		return 0;
+	}
+	if (tol->mse >= 0 && mse > tol->mse) {
+		snprintf(why, why_size, "mse %.6g > %.6g", mse, tol->mse);
+		return 0;
+	}
+	if (tol->mismatch_rate >= 0 && rate > tol->mismatch_rate) {
+		snprintf(why, why_size, "mismatch rate %.6g > %.6g", rate, tol->mismatch_rate);
+		return 0;
+	}
+	if (m->unit != QC_UNIT_LSB) {
+		if (tol->ulp >= 0 && m->max_ulp > tol->ulp) {
+			snprintf(why, why_size, "max %.6g ulp > %.6g", m->max_ulp, tol->ulp);
+			return 0;
+		}
+		if (tol->abs >= 0 && m->max_abs_err > tol->abs) {
+			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err, tol->abs);
+			return 0;
+		}
+		if (tol->rel >= 0 && m->max_rel_err > tol->rel) {
+			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err, tol->rel);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex,
+              const qcf_tensor *kernel_out, qc_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->seconds = ex ? ex->seconds : 0;
+	if (ref->status != QCF_OK && ref->status != QCF_INVALID_PARAM) {
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message, "the reference failed: %s", ref->detail.message);
+		return;
+	}
+	if (c->expect_error && ref->status == QCF_OK) {
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message,
+		         "spec expects an error but the reference accepts the parameters");
+		return;
+	}
+	if (!c->expect_error && ref->status == QCF_INVALID_PARAM) {
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message, "the reference refuses a case the spec calls valid: %s",
+		         ref->detail.message);
+		return;
+	}
+	switch (ex->outcome) {
+	case QC_EXEC_NOT_SUPPORTED:
+		r->verdict = QC_NOT_SUPPORTED;
+		snprintf(r->message, sizeof r->message, "%s", ex->message);
+		return;
+	case QC_EXEC_CRASH:
+		r->verdict = QC_CRASH;
+		snprintf(r->message, sizeof r->message, "%s", ex->message);
+		return;
+	case QC_EXEC_TIMEOUT:
+		r->verdict = QC_TIMEOUT;
+		snprintf(r->message, sizeof r->message, "%s", ex->message);
+		return;
+	case QC_EXEC_ERROR:
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message, "%s", ex->message);
+		return;
+	case QC_EXEC_INVALID_PARAM:
+		if (c->expect_error) {
+			r->verdict = QC_EXPECTED_ERROR;
+			snprintf(r->message, sizeof r->message, "refused as expected (%s); reference rule: %s",
+			         ex->message, ref->detail.message);
+		} else {
+			r->verdict = QC_ERROR;
+			snprintf(r->message, sizeof r->message, "refused a valid case: %s", ex->message);
+		}
+		return;
+	case QC_EXEC_OK: break;
+	}
+	if (c->expect_error) {
+		r->verdict = QC_FAIL;
+		snprintf(r->message, sizeof r->message,
+		         "accepted and computed parameters the semantics forbid (%s)", ref->detail.message);
+		return;
+	}
+	r->n_outputs = c->call.n_outputs;
+	int exact = 1, within = 1;
+	char why[256] = "";
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k], &r->m[k]);
+		if (r->m[k].mismatches || r->m[k].out_of_range)
+			exact = 0;
+		char w[256];
+		if (!qc_tolerance_check(&c->tol, &r->m[k], w, sizeof w) && within) {
+			within = 0;
+			snprintf(why, sizeof why, "output '%s': %s", c->out[k].name, w);
+		}
+	}
+	if (ref->golden_mismatch) {
+		r->verdict = QC_FAIL;
+		snprintf(r->message, sizeof r->message, "REFERENCE DISAGREES WITH GOLDEN: %s",
+		         ref->golden_note);
+		return;
+	}
+	r->verdict = exact ? QC_PASS : within ? QC_PASS_WITHIN_TOLERANCE : QC_FAIL;
+	if (!within)
+		snprintf(r->message, sizeof r->message, "%s", why);
+	else if (!exact)
+		snprintf(r->message, sizeof r->message, "within tolerance%s%s",
+		         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");
+}

@@ -1,0 +1,103 @@
+/*
+ * compare: kernel outputs against expected outputs, and the case verdict.
+ *
+ * Quantized (integer) outputs are compared in output LSB:
+ * e = q_kernel - q_expected. Float outputs on a quantization grid (the
+ * reference reports the step) are compared in steps of the scale,
+ * e = (f_kernel - f_expected) / step; other float outputs in ULP of their
+ * dtype. Elements the semantics leave unpredictable are not compared,
+ * only checked to lie in their allowed range.
+ */
+#ifndef QC_COMPARE_H
+#define QC_COMPARE_H
+
+#include <stdint.h>
+
+#include "cases.h"
+#include "qref.h"
+#include "runner.h"
+
+#define QC_HIST_BINS 16
+#define QC_HIST_NAN 15 /* bin of non-finite errors (one side NaN or inf) */
+#define QC_WORST 8
+
+extern const char *const qc_hist_labels[QC_HIST_BINS];
+/* Bin of an integer error. */
+int qc_hist_bin(int64_t e);
+
+typedef enum qc_unit { QC_UNIT_LSB = 0, QC_UNIT_STEPS = 1, QC_UNIT_ULP = 2 } qc_unit;
+const char *qc_unit_name(qc_unit u);
+
+typedef struct qc_worst {
+	uint64_t index;
+	double expected, got, error;
+} qc_worst;
+
+typedef struct qc_metrics {
+	qc_unit unit;
+	uint64_t n;             /* elements compared (unpredictable ones excluded) */
+	uint64_t mismatches;    /* e != 0 */
+	uint64_t unpredictable; /* elements the semantics leave open */
+	uint64_t out_of_range;  /* unpredictable elements outside their allowed range */
+	double max_abs;         /* max |e| */
+	double sum_e, sum_e2;
+	uint64_t hist[QC_HIST_BINS];
+	int n_worst;
+	qc_worst worst[QC_WORST]; /* largest |e|, earliest index first among equals */
+	double max_ulp, max_abs_err, max_rel_err; /* float outputs */
+} qc_metrics;
+
+void qc_metrics_init(qc_metrics *m, qc_unit unit);
+/* Adds src's counts and histogram into dst (worst elements are not merged). */
+void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src);
+double qc_metrics_bias(const qc_metrics *m);
+double qc_metrics_mse(const qc_metrics *m);
+
+/* Compares got against expected element by element. d may be NULL. */
+void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
+                       const qref_output_detail *d, qc_metrics *m);
+
+/* 1 if m is within tol; else 0 with the first bound broken in why. */
+int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, size_t why_size);
+
+typedef enum qc_verdict {
+	QC_PASS = 0,
+	QC_PASS_WITHIN_TOLERANCE,
+	QC_FAIL,
+	QC_NOT_SUPPORTED,
+	QC_EXPECTED_ERROR,
+	QC_ERROR,
+	QC_CRASH,
+	QC_TIMEOUT,
+	QC_N_VERDICTS
+} qc_verdict;
+
+const char *qc_verdict_name(qc_verdict v);
+/* PASS, PASS_WITHIN_TOLERANCE, NOT_SUPPORTED, EXPECTED_ERROR */
+int qc_verdict_conforms(qc_verdict v);
+
+/* What the reference said about a case. */
+typedef struct qc_expected {
+	qcf_status status;         /* QCF_OK or QCF_INVALID_PARAM (or an internal failure) */
+	qcf_tensor out[QC_MAX_TENSORS]; /* expected outputs (golden values when the case has them) */
+	qref_detail detail;
+	int golden_mismatch;       /* the reference disagrees with the published golden outputs */
+	char golden_note[256];
+} qc_expected;
+
+typedef struct qc_result {
+	qc_verdict verdict;
+	char message[512];
+	double seconds;
+	int n_outputs;
+	qc_metrics m[QC_MAX_TENSORS];
+} qc_result;
+
+/*
+ * The verdict of one case from the reference's answer and the kernel's:
+ * kernel_out are the kernel's output tensors (valid when ex->outcome is OK).
+ */
+void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex,
+              const qcf_tensor *kernel_out, qc_result *r);
+
+#endif

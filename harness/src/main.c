@@ -1,0 +1,147 @@
+/* qconform: command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qparams.h"
+#include "report.h"
+#include "run.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: qconform COMMAND [ARGS]\n"
+	        "  run [SPEC|DIR ...]       run specs (default: specs/) against a plugin\n"
+	        "      --plugin PATH        kernel under test (default: the built reference)\n"
+	        "      --plugin-option K=V  passed to the plugin's create()\n"
+	        "      --filter GLOB        case names to keep (repeatable; leading '-' excludes)\n"
+	        "      --profile NAME       only specs of this certification profile\n"
+	        "      --seed N             input generation seed (default 0)\n"
+	        "      --timeout SECONDS    per case (default 30)\n"
+	        "      --json FILE          report (default reports/out/<plugin>/report.json)\n"
+	        "      --quiet              no progress line\n"
+	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
+	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
+	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
+	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
+	        "  quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D | --min A --max B)\n"
+	        "        [--nudge tf|onnx|symmetric] [--narrow-range]\n"
+	        "                           the three forms of quantization parameters\n"
+	        "  version\n"
+	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin error\n");
+}
+
+static int bad(const char *cmd, const char *msg, const char *arg)
+{
+	fprintf(stderr, "qconform %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
+static char command_line[4096];
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("qconform %s (plugin ABI %d..%d, spec format %d, report format %d)\n", QC_VERSION,
+		       QCF_ABI_VERSION_MIN, QCF_ABI_VERSION, 1, QC_REPORT_FORMAT);
+		return 0;
+	}
+	if (!strcmp(cmd, "quant"))
+		return qc_cmd_quant(argc - 1, argv + 1);
+
+	size_t used = 0;
+	for (int i = 0; i < argc && used < sizeof command_line; i++)
+		used += (size_t)snprintf(command_line + used, sizeof command_line - used, "%s%s",
+		                         i ? " " : "", argv[i]);
+
+	qc_run_opts o = {0};
+	o.timeout_s = 30;
+	o.command = command_line;
+	o.paths = calloc((size_t)argc, sizeof *o.paths);
+	const char *show_name = NULL;
+	if (!o.paths)
+		return 2;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG()                                                   \
+	do {                                                         \
+		if (!v)                                              \
+			return bad(cmd, "missing value after", a);   \
+		i++;                                                 \
+	} while (0)
+		if (!strcmp(a, "--plugin")) {
+			NEED_ARG();
+			o.plugin = v;
+		} else if (!strcmp(a, "--plugin-option")) {
+			NEED_ARG();
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v)
+				return bad(cmd, "--plugin-option needs KEY=VALUE, got", v);
+			if (o.n_options == QC_MAX_OPTIONS)
+				return bad(cmd, "too many --plugin-option", NULL);
+			char *key = strndup(v, (size_t)(eq - v));
+			o.options[o.n_options++] = (qcf_option){key, eq + 1};
+		} else if (!strcmp(a, "--filter")) {
+			NEED_ARG();
+			if (o.n_filters == QC_MAX_FILTERS)
+				return bad(cmd, "too many --filter", NULL);
+			o.filters[o.n_filters++] = v;
+		} else if (!strcmp(a, "--profile")) {
+			NEED_ARG();
+			o.profile = v;
+		} else if (!strcmp(a, "--seed")) {
+			NEED_ARG();
+			char *end;
+			o.seed = strtoull(v, &end, 0);
+			if (*end || !*v)
+				return bad(cmd, "--seed needs an integer, got", v);
+		} else if (!strcmp(a, "--timeout")) {
+			NEED_ARG();
+			char *end;
+			o.timeout_s = strtod(v, &end);
+			if (*end || !*v || !(o.timeout_s > 0))
+				return bad(cmd, "--timeout needs a number of seconds > 0, got", v);
+		} else if (!strcmp(a, "--json")) {
+			NEED_ARG();
+			o.json_path = v;
+		} else if (!strcmp(a, "--quiet")) {
+			o.quiet = 1;
+		} else if (!strcmp(a, "--trace")) {
+			o.trace = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return bad(cmd, "unknown option", a);
+		} else if (!strcmp(cmd, "show") && !show_name) {
+			show_name = a;
+		} else {
+			o.paths[o.n_paths++] = argv[i];
+		}
+#undef NEED_ARG
+	}
+	int rc;
+	if (!strcmp(cmd, "run"))
+		rc = qc_cmd_run(&o);
+	else if (!strcmp(cmd, "list"))
+		rc = qc_cmd_list(&o);
+	else if (!strcmp(cmd, "validate"))
+		rc = qc_cmd_validate(&o);
+	else if (!strcmp(cmd, "show"))
+		rc = show_name ? qc_cmd_show(&o, show_name) : bad(cmd, "needs a case name", NULL);
+	else {
+		usage(stderr);
+		rc = bad(cmd, "unknown command", NULL);
+	}
+	for (int i = 0; i < o.n_options; i++)
+		free((char *)o.options[i].key);
+	free(o.paths);
+	return rc;
+}

@@ -1,0 +1,275 @@
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dtype.h"
+
+struct qc_json {
+	FILE *f;
+	int n_cases;
+	char path[1024];
+};
+
+void qc_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* Numbers: JSON has no NaN or infinity; they are written as strings. */
+static void num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\"nan\"", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.17g", v);
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+static void iso_time(char *buf, size_t n, time_t t)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size)
+{
+	if (mkdirs(path) != 0) {
+		snprintf(err, err_size, "cannot create the directory of %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	qc_json *j = calloc(1, sizeof *j);
+	if (!j || !(j->f = fopen(path, "w"))) {
+		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+		free(j);
+		return NULL;
+	}
+	snprintf(j->path, sizeof j->path, "%s", path);
+	FILE *f = j->f;
+	char host[256] = "unknown", when[32];
+	gethostname(host, sizeof host - 1);
+	iso_time(when, sizeof when, meta->started);
+	fprintf(f, "{\n\"format\": \"qconform-report\",\n\"format_version\": %d,\n", QC_REPORT_FORMAT);
+	fprintf(f, "\"run\": {\"qconform_version\": \"%s\", \"seed\": %llu, \"started\": \"%s\", ",
+	        QC_VERSION, (unsigned long long)meta->seed, when);
+	fputs("\"host\": ", f);
+	qc_json_string(f, host);
+	fputs(", \"command\": ", f);
+	qc_json_string(f, meta->command);
+	fprintf(f, ", \"timeout_seconds\": ");
+	num(f, meta->timeout_s);
+	fputs(", \"profile\": ", f);
+	if (meta->profile)
+		qc_json_string(f, meta->profile);
+	else
+		fputs("null", f);
+	fputs(", \"filters\": [", f);
+	for (int i = 0; i < meta->n_filters; i++) {
+		if (i)
+			fputs(", ", f);
+		qc_json_string(f, meta->filters[i]);
+	}
+	fputs("],\n  \"plugin\": {\"name\": ", f);
+	qc_json_string(f, meta->plugin->name);
+	fputs(", \"version\": ", f);
+	qc_json_string(f, meta->plugin->version);
+	fprintf(f, ", \"abi_version\": %u, \"path\": ", meta->plugin->abi_version);
+	qc_json_string(f, meta->plugin->path);
+	fputs(", \"sha256\": ", f);
+	qc_json_string(f, meta->plugin->sha256);
+	fputs("},\n  \"specs\": [", f);
+	for (int i = 0; i < meta->n_specs; i++) {
+		fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", f);
+		qc_json_string(f, meta->specs[i].path);
+		fputs(", \"sha256\": ", f);
+		qc_json_string(f, meta->specs[i].sha256);
+		fprintf(f, ", \"cases\": %llu}", (unsigned long long)meta->specs[i].cases);
+	}
+	fputs("]},\n\"cases\": [", f);
+	return j;
+}
+
+static void metrics_json(FILE *f, const qc_metrics *m)
+{
+	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ", qc_unit_name(m->unit),
+	        (unsigned long long)m->n, (unsigned long long)m->mismatches);
+	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"max_abs\": ",
+	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range);
+	num(f, m->max_abs);
+	fputs(", \"bias\": ", f);
+	num(f, qc_metrics_bias(m));
+	fputs(", \"mse\": ", f);
+	num(f, qc_metrics_mse(m));
+	if (m->unit != QC_UNIT_LSB) {
+		fputs(", \"max_ulp\": ", f);
+		num(f, m->max_ulp);
+		fputs(", \"max_abs_error\": ", f);
+		num(f, m->max_abs_err);
+		fputs(", \"max_rel_error\": ", f);
+		num(f, m->max_rel_err);
+	}
+	fputs(", \"histogram\": {", f);
+	int first = 1;
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		if (!m->hist[b])
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", qc_hist_labels[b],
+		        (unsigned long long)m->hist[b]);
+		first = 0;
+	}
+	fputs("}", f);
+}
+
+void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
+{
+	FILE *f = j->f;
+	fputs(j->n_cases++ ? ",\n {\"name\": " : "\n {\"name\": ", f);
+	qc_json_string(f, c->name);
+	fputs(", \"spec\": ", f);
+	qc_json_string(f, c->spec->path);
+	fputs(", \"semantics\": ", f);
+	qc_json_string(f, c->call.semantics);
+	fputs(", \"op\": ", f);
+	qc_json_string(f, c->call.op);
+	fputs(", \"params\": ", f);
+	qc_json_string(f, c->params);
+	fprintf(f, ", \"seed\": \"%016llx\", \"expect\": \"%s\", \"verdict\": \"%s\", \"seconds\": ",
+	        (unsigned long long)c->seed, c->expect_error ? "error" : "ok",
+	        qc_verdict_name(r->verdict));
+	num(f, r->seconds);
+	fputs(", \"message\": ", f);
+	qc_json_string(f, r->message);
+	if (c->golden_source) {
+		fputs(", \"golden_source\": ", f);
+		qc_json_string(f, c->golden_source);
+	}
+	fputs(", \"outputs\": [", f);
+	for (int k = 0; k < r->n_outputs; k++) {
+		const qc_metrics *m = &r->m[k];
+		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+		qc_json_string(f, c->out[k].name);
+		fprintf(f, ", \"dtype\": \"%s\", ", qref_dtype_name(c->out[k].dtype));
+		metrics_json(f, m);
+		fputs(", \"worst\": [", f);
+		for (int w = 0; w < m->n_worst; w++) {
+			fprintf(f, "%s{\"index\": %llu, \"expected\": ", w ? ", " : "",
+			        (unsigned long long)m->worst[w].index);
+			num(f, m->worst[w].expected);
+			fputs(", \"got\": ", f);
+			num(f, m->worst[w].got);
+			fputs(", \"error\": ", f);
+			num(f, m->worst[w].error);
+			fputs("}", f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+static void verdicts_json(FILE *f, const uint64_t *v)
+{
+	fputs("{", f);
+	for (int i = 0; i < QC_N_VERDICTS; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", qc_verdict_name((qc_verdict)i),
+		        (unsigned long long)v[i]);
+	fputs("}", f);
+}
+
+int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
+{
+	FILE *f = j->f;
+	fputs("\n],\n\"ops\": [", f);
+	for (int i = 0; i < s->n_ops; i++) {
+		const qc_op_stats *o = &s->ops[i];
+		fputs(i ? ",\n {\"semantics\": " : "\n {\"semantics\": ", f);
+		qc_json_string(f, o->semantics);
+		fputs(", \"op\": ", f);
+		qc_json_string(f, o->op);
+		fprintf(f, ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)o->cases);
+		verdicts_json(f, o->verdicts);
+		fputs(", \"seconds\": ", f);
+		num(f, o->seconds);
+		if (o->has_metrics) {
+			fputs(", ", f);
+			metrics_json(f, &o->m);
+		}
+		fputs("}", f);
+	}
+	char when[32];
+	iso_time(when, sizeof when, meta->finished);
+	fprintf(f, "\n],\n\"summary\": {\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
+	verdicts_json(f, s->verdicts);
+	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.0f}\n}\n",
+	        qc_stats_conforms(s) ? "true" : "false", when, difftime(meta->finished, meta->started));
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	free(j);
+	return bad ? -1 : 0;
+}
+
+void qc_console_table(FILE *f, const qc_run_stats *s)
+{
+	static const qc_verdict cols[] = {QC_PASS,  QC_PASS_WITHIN_TOLERANCE, QC_FAIL,
+	                                  QC_ERROR, QC_CRASH,  QC_TIMEOUT, QC_NOT_SUPPORTED,
+	                                  QC_EXPECTED_ERROR};
+	static const char *const heads[] = {"pass", "within", "fail", "error",
+	                                    "crash", "timeout", "n/s", "exp.err"};
+	fprintf(f, "%-8s %-44s %7s", "sem", "op", "cases");
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+		fprintf(f, " %7s", heads[i]);
+	fprintf(f, " %9s\n", "max|e|");
+	for (int i = 0; i < s->n_ops; i++) {
+		const qc_op_stats *o = &s->ops[i];
+		fprintf(f, "%-8s %-44s %7llu", o->semantics, o->op, (unsigned long long)o->cases);
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+			fprintf(f, " %7llu", (unsigned long long)o->verdicts[cols[c]]);
+		if (o->has_metrics)
+			fprintf(f, " %5.4g %s\n", o->m.max_abs, qc_unit_name(o->m.unit));
+		else
+			fprintf(f, " %9s\n", "-");
+	}
+	fprintf(f, "%-8s %-44s %7llu", "", "total", (unsigned long long)s->cases);
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
+	fprintf(f, "\n%s: %llu cases, %s\n", qc_stats_conforms(s) ? "CONFORMS" : "DOES NOT CONFORM",
+	        (unsigned long long)s->cases,
+	        qc_stats_conforms(s) ? "every verdict allowed" : "see the failing cases in the report");
+}

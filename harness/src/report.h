@@ -1,0 +1,51 @@
+/*
+ * report: writers of run results. The JSON report streams one case at a
+ * time (memory does not grow with the run); the console prints a table per
+ * operator at the end. Format of the JSON report: README.md, "Reports".
+ */
+#ifndef QC_REPORT_H
+#define QC_REPORT_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "results.h"
+#include "runner.h"
+
+#define QC_VERSION "0.1.0"
+#define QC_REPORT_FORMAT 1
+
+typedef struct qc_spec_meta {
+	const char *path;
+	const char *sha256;
+	uint64_t cases;
+} qc_spec_meta;
+
+typedef struct qc_run_meta {
+	uint64_t seed;
+	const qc_plugin_info *plugin;
+	const qc_spec_meta *specs;
+	int n_specs;
+	const char *const *filters;
+	int n_filters;
+	const char *profile;
+	double timeout_s;
+	time_t started, finished;
+	const char *command; /* the command line that reproduces the run */
+} qc_run_meta;
+
+typedef struct qc_json qc_json;
+
+/* Opens path (creating its directory) and writes the run header. */
+qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size);
+void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r);
+/* Writes roll-ups and the summary, closes. Returns 0, or -1 on a write error. */
+int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta);
+
+/* JSON string escaping, shared by every writer. */
+void qc_json_string(FILE *f, const char *s);
+
+/* Console: the per-op table and the totals. */
+void qc_console_table(FILE *f, const qc_run_stats *s);
+
+#endif

@@ -1,0 +1,60 @@
+#include "results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static qc_op_stats *find_op(qc_run_stats *s, const char *semantics, const char *op)
+{
+	for (int i = 0; i < s->n_ops; i++)
+		if (strcmp(s->ops[i].op, op) == 0 && strcmp(s->ops[i].semantics, semantics) == 0)
+			return &s->ops[i];
+	if (s->n_ops == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		qc_op_stats *n = realloc(s->ops, (size_t)cap * sizeof *n);
+		if (!n) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		s->ops = n;
+		s->cap = cap;
+	}
+	qc_op_stats *o = &s->ops[s->n_ops++];
+	memset(o, 0, sizeof *o);
+	snprintf(o->semantics, sizeof o->semantics, "%s", semantics);
+	snprintf(o->op, sizeof o->op, "%s", op);
+	return o;
+}
+
+void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r)
+{
+	qc_op_stats *o = find_op(s, c->call.semantics, c->call.op);
+	o->cases++;
+	o->verdicts[r->verdict]++;
+	o->seconds += r->seconds;
+	for (int k = 0; k < r->n_outputs; k++) {
+		if (!o->has_metrics) {
+			qc_metrics_init(&o->m, r->m[k].unit);
+			o->has_metrics = 1;
+		}
+		qc_metrics_merge(&o->m, &r->m[k]);
+	}
+	s->cases++;
+	s->verdicts[r->verdict]++;
+}
+
+int qc_stats_conforms(const qc_run_stats *s)
+{
+	if (!s->cases)
+		return 0;
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (s->verdicts[v] && !qc_verdict_conforms((qc_verdict)v))
+			return 0;
+	return 1;
+}
+
+void qc_stats_free(qc_run_stats *s)
+{
+	free(s->ops);
+	memset(s, 0, sizeof *s);
+}

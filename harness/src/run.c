@@ -1,0 +1,526 @@
+#include "run.h"
+
+#include <fnmatch.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "compare.h"
+#include "dtype.h"
+#include "qref.h"
+#include "report.h"
+#include "results.h"
+#include "rng.h"
+#include "runner.h"
+#include "spec.h"
+
+#define BATCH_CASES 64
+#define BATCH_BYTES ((size_t)64 << 20)
+#define MAX_PRINTED_FAILURES 20
+
+int qc_filter_match(const char *const *filters, int n, const char *name)
+{
+	int includes = 0, included = 0;
+	for (int i = 0; i < n; i++) {
+		const char *f = filters[i];
+		if (f[0] == '-') {
+			if (fnmatch(f + 1, name, 0) == 0)
+				return 0;
+		} else {
+			includes++;
+			included |= fnmatch(f, name, 0) == 0;
+		}
+	}
+	return !includes || included;
+}
+
+static int spec_in_profile(const qc_spec *s, const char *profile)
+{
+	if (!profile)
+		return 1;
+	for (int i = 0; i < s->n_profiles; i++)
+		if (strcmp(s->profiles[i], profile) == 0)
+			return 1;
+	return 0;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- loading and validating every spec before anything runs ---- */
+
+typedef struct specset {
+	qc_spec **specs;
+	int n;
+	uint64_t *selected; /* cases per spec after filters */
+	uint64_t total;
+} specset;
+
+static void specset_free(specset *ss)
+{
+	for (int i = 0; i < ss->n; i++)
+		qc_spec_free(ss->specs[i]);
+	free(ss->specs);
+	free(ss->selected);
+	memset(ss, 0, sizeof *ss);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Loads, then expands every case with its data (nothing runs): any error -> -1. */
+static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
+{
+	char *def[] = {"specs"};
+	char **files = NULL;
+	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files, diag);
+	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
+	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
+	for (int i = 0; i < n; i++) {
+		qc_spec *s = qc_spec_load(files[i], diag);
+		if (s)
+			ss->specs[ss->n++] = s;
+		free(files[i]);
+	}
+	free(files);
+	if (diag->errors)
+		return -1;
+	if (n == 0) {
+		fprintf(stderr, "qconform: no spec files found\n");
+		return -1;
+	}
+	for (int i = 0; i < ss->n; i++) {
+		qc_spec *s = ss->specs[i];
+		if (!spec_in_profile(s, o->profile))
+			continue;
+		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
+		qc_case *c;
+		int rc;
+		uint64_t n_names = 0, cap = qc_cases_count(s);
+		uint64_t *names = xcalloc((size_t)cap, sizeof *names);
+		while ((rc = qc_cases_next(it, &c)) != 0) {
+			if (rc < 0)
+				continue;
+			if (n_names < cap)
+				names[n_names++] = qc_hash64(c->name, 0);
+			if (qc_filter_match(o->filters, o->n_filters, c->name))
+				ss->selected[i]++;
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		/* case names identify cases in reports, filters and baselines: they must be unique */
+		qsort(names, (size_t)n_names, sizeof *names, cmp_u64);
+		for (uint64_t k = 1; k < n_names; k++)
+			if (names[k] == names[k - 1]) {
+				qc_diag_error(diag, s->path, NULL,
+				              "two cases expand to the same name; make sweep values distinct");
+				break;
+			}
+		free(names);
+		ss->total += ss->selected[i];
+	}
+	return diag->errors ? -1 : 0;
+}
+
+/* ---- the reference's answer ---- */
+
+static void expected_free(qc_expected *e, int n_out)
+{
+	for (int k = 0; k < n_out; k++) {
+		free(e->out[k].data);
+		free(e->detail.out[k].any);
+		free(e->detail.out[k].lo);
+		free(e->detail.out[k].hi);
+		free(e->detail.out[k].step);
+	}
+	free(e);
+}
+
+
+static qc_expected *reference_answer(const qc_case *c)
+{
+	qc_expected *e = xcalloc(1, sizeof *e);
+	qcf_op_call call = c->call;
+	call.outputs = e->out;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		e->out[k] = c->out[k];
+		e->out[k].data = xcalloc(c->out[k].nbytes, 1);
+		if (k < QREF_MAX_OUTPUTS) {
+			e->detail.out[k].any = xcalloc(n, 1);
+			e->detail.out[k].lo = xcalloc(n, sizeof(double));
+			e->detail.out[k].hi = xcalloc(n, sizeof(double));
+			e->detail.out[k].step = xcalloc(n, sizeof(double));
+		}
+	}
+	e->status = qref_execute(&call, &e->detail);
+	if (e->status != QCF_OK)
+		return e;
+	/* Published values win over the reference; a disagreement fails the case. */
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		if (!c->golden[k])
+			continue;
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		for (size_t i = 0; i < n; i++) {
+			/* a golden value means the nearest value of the output dtype */
+			uint64_t cell = 0;
+			int64_t one = 1;
+			qcf_tensor gt = e->out[k];
+			gt.data = &cell;
+			gt.rank = 1;
+			gt.shape = &one;
+			qref_set(&gt, 0, c->golden[k][i]);
+			double r = qref_get(&e->out[k], i), g = qref_get(&gt, 0);
+			int same = r == g || (isnan(r) && isnan(g));
+			if (!same && !e->golden_mismatch) {
+				e->golden_mismatch = 1;
+				snprintf(e->golden_note, sizeof e->golden_note,
+				         "output '%s'[%zu]: reference %.9g, golden %.9g (%s)", c->out[k].name, i,
+				         r, g, c->golden_source ? c->golden_source : "no source");
+			}
+			qref_set(&e->out[k], i, g);
+		}
+	}
+	return e;
+}
+
+/* ---- run ---- */
+
+static const char *default_reference_plugin(char *buf, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return "build/libqconform_reference.so";
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(buf, size, "%s/libqconform_reference.so", exe);
+	return buf;
+}
+
+typedef struct batch {
+	qc_case *cases[BATCH_CASES];
+	qc_expected *expected[BATCH_CASES];
+	int n;
+	size_t bytes;
+} batch;
+
+typedef struct run_state {
+	const qc_run_opts *o;
+	qc_runner *runner;
+	qc_json *json;
+	qc_run_stats stats;
+	uint64_t done, total;
+	int tty;
+	int printed_failures;
+} run_state;
+
+static int flush_batch(run_state *st, batch *b)
+{
+	if (!b->n)
+		return 0;
+	const qcf_op_call *calls[BATCH_CASES];
+	const qcf_op_call *staged[BATCH_CASES];
+	qc_exec_result ex[BATCH_CASES];
+	char err[512];
+	for (int i = 0; i < b->n; i++)
+		calls[i] = &b->cases[i]->call;
+	if (qc_runner_execute(st->runner, calls, b->n, ex, staged, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform: %s\n", err);
+		return -1;
+	}
+	for (int i = 0; i < b->n; i++) {
+		qc_case *c = b->cases[i];
+		qc_result r;
+		qc_judge(c, b->expected[i], &ex[i], staged[i] ? staged[i]->outputs : NULL, &r);
+		qc_stats_add(&st->stats, c, &r);
+		qc_json_case(st->json, c, &r);
+		st->done++;
+		if (!qc_verdict_conforms(r.verdict) && st->printed_failures < MAX_PRINTED_FAILURES) {
+			if (st->tty)
+				fprintf(stdout, "\r\033[K");
+			fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict), c->name, r.message);
+			if (++st->printed_failures == MAX_PRINTED_FAILURES)
+				fprintf(stdout, "(further failures only in the report)\n");
+		}
+		if (st->tty && !st->o->quiet)
+			fprintf(stdout, "\r\033[K[%llu/%llu] %.100s", (unsigned long long)st->done,
+			        (unsigned long long)st->total, c->name);
+		expected_free(b->expected[i], c->call.n_outputs);
+		qc_case_free(c);
+	}
+	if (st->tty && !st->o->quiet)
+		fflush(stdout);
+	b->n = 0;
+	b->bytes = 0;
+	return 0;
+}
+
+static size_t case_bytes(const qc_case *c)
+{
+	size_t n = 0;
+	for (int i = 0; i < c->call.n_inputs; i++)
+		n += c->in[i].nbytes;
+	for (int i = 0; i < c->call.n_outputs; i++)
+		n += c->out[i].nbytes;
+	return n;
+}
+
+int qc_cmd_run(const qc_run_opts *o)
+{
+	qc_diag diag = {0, 0, stderr};
+	specset ss = {0};
+	time_t started = time(NULL);
+	if (load_specs(o, &ss, &diag, 1) != 0) {
+		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", diag.errors,
+		        diag.errors == 1 ? "" : "s");
+		specset_free(&ss);
+		return 2;
+	}
+	if (ss.total == 0) {
+		fprintf(stderr, "qconform: no case matches the filters/profile\n");
+		specset_free(&ss);
+		return 2;
+	}
+	char refbuf[PATH_MAX];
+	qc_runner_config cfg = {0};
+	cfg.plugin_path = o->plugin ? o->plugin : default_reference_plugin(refbuf, sizeof refbuf);
+	cfg.options = o->options;
+	cfg.n_options = o->n_options;
+	cfg.timeout_s = o->timeout_s;
+	cfg.trace = o->trace;
+	qc_plugin_info info;
+	char err[512];
+	run_state st = {0};
+	st.o = o;
+	if (qc_runner_open(&cfg, &st.runner, &info, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform: %s\n", err);
+		specset_free(&ss);
+		return 2;
+	}
+	char json_path[1024];
+	if (o->json_path)
+		snprintf(json_path, sizeof json_path, "%s", o->json_path);
+	else
+		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json",
+		         strstr(info.name, "reference") ? "reference" : info.name);
+	qc_spec_meta *metas = xcalloc((size_t)ss.n, sizeof *metas);
+	for (int i = 0; i < ss.n; i++)
+		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
+	qc_run_meta meta = {o->seed,    &info,           metas,   ss.n,        o->filters,
+	                    o->n_filters, o->profile,    o->timeout_s, started, 0,
+	                    o->command};
+	st.json = qc_json_open(json_path, &meta, err, sizeof err);
+	if (!st.json) {
+		fprintf(stderr, "qconform: %s\n", err);
+		qc_runner_close(st.runner);
+		free(metas);
+		specset_free(&ss);
+		return 2;
+	}
+	st.total = ss.total;
+	st.tty = isatty(1);
+	printf("qconform %s: %llu cases from %d specs, plugin %s %s (ABI %u)\n", QC_VERSION,
+	       (unsigned long long)ss.total, ss.n, info.name, info.version, info.abi_version);
+	fflush(stdout);
+
+	int rc = 0;
+	size_t cap = qc_runner_capacity(st.runner);
+	batch *b = xcalloc(1, sizeof *b);
+	for (int i = 0; i < ss.n && rc == 0; i++) {
+		if (!ss.selected[i])
+			continue;
+		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 1, &diag);
+		qc_case *c;
+		int got;
+		while (rc == 0 && (got = qc_cases_next(it, &c)) != 0) {
+			if (got < 0)
+				continue; /* cannot happen after validation */
+			if (!qc_filter_match(o->filters, o->n_filters, c->name)) {
+				qc_case_free(c);
+				continue;
+			}
+			size_t bytes = case_bytes(c);
+			if (b->n && (b->n == BATCH_CASES || b->bytes + bytes > BATCH_BYTES ||
+			             b->bytes + bytes > cap / 2))
+				rc = flush_batch(&st, b);
+			b->expected[b->n] = reference_answer(c);
+			b->cases[b->n++] = c;
+			b->bytes += bytes;
+		}
+		qc_cases_end(it);
+		if (rc == 0)
+			rc = flush_batch(&st, b);
+	}
+	free(b);
+	qc_runner_close(st.runner);
+	meta.finished = time(NULL);
+	if (st.tty && !o->quiet)
+		printf("\r\033[K");
+	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
+		fprintf(stderr, "qconform: writing %s failed\n", json_path);
+		rc = -1;
+	}
+	qc_console_table(stdout, &st.stats);
+	printf("report: %s\n", json_path);
+	int status = rc != 0 ? 2 : qc_stats_conforms(&st.stats) ? 0 : 1;
+	qc_stats_free(&st.stats);
+	free(metas);
+	specset_free(&ss);
+	return status;
+}
+
+int qc_cmd_validate(const qc_run_opts *o)
+{
+	qc_diag diag = {0, 0, stderr};
+	specset ss = {0};
+	int rc = load_specs(o, &ss, &diag, 1);
+	if (rc == 0)
+		printf("%d spec%s valid, %llu cases\n", ss.n, ss.n == 1 ? "" : "s",
+		       (unsigned long long)ss.total);
+	else
+		fprintf(stderr, "%d error%s\n", diag.errors, diag.errors == 1 ? "" : "s");
+	specset_free(&ss);
+	return rc == 0 ? 0 : 2;
+}
+
+int qc_cmd_list(const qc_run_opts *o)
+{
+	qc_diag diag = {0, 0, stderr};
+	specset ss = {0};
+	if (load_specs(o, &ss, &diag, 0) != 0) {
+		specset_free(&ss);
+		return 2;
+	}
+	for (int i = 0; i < ss.n; i++) {
+		if (!ss.selected[i])
+			continue;
+		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 0, &diag);
+		qc_case *c;
+		int got;
+		while ((got = qc_cases_next(it, &c)) != 0) {
+			if (got < 0)
+				continue;
+			if (qc_filter_match(o->filters, o->n_filters, c->name))
+				printf("%s\n", c->name);
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+	}
+	specset_free(&ss);
+	return 0;
+}
+
+static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
+{
+	size_t n = qref_numel(t->rank, t->shape);
+	printf("  %s: %s[", t->name, qref_dtype_name(t->dtype));
+	for (int i = 0; i < t->rank; i++)
+		printf("%s%lld", i ? "," : "", (long long)t->shape[i]);
+	printf("]");
+	if (t->quant) {
+		const qcf_quant *q = t->quant;
+		if (q->axis < 0)
+			printf(" scale %.9g (%a) zero_point %d", q->scales[0], q->scales[0], q->zero_points[0]);
+		else {
+			printf(" axis %d scales [", q->axis);
+			for (int i = 0; i < q->count; i++)
+				printf("%s%.9g", i ? ", " : "", q->scales[i]);
+			printf("] zero_points [");
+			for (int i = 0; i < q->count; i++)
+				printf("%s%d", i ? ", " : "", q->zero_points[i]);
+			printf("]");
+		}
+	}
+	printf("\n   ");
+	for (size_t i = 0; i < n; i++) {
+		double v = qref_get(t, i);
+		if (d && d->any && d->any[i])
+			printf(" (any in [%g, %g])", d->lo[i], d->hi[i]);
+		else if (qref_dtype_is_float(t->dtype))
+			printf(" %.9g", v);
+		else
+			printf(" %.0f", v);
+		if (i % 8 == 7 && i + 1 < n)
+			printf("\n   ");
+	}
+	printf("\n");
+}
+
+int qc_cmd_show(const qc_run_opts *o, const char *name)
+{
+	qc_diag diag = {0, 0, stderr};
+	specset ss = {0};
+	if (load_specs(o, &ss, &diag, 0) != 0) {
+		specset_free(&ss);
+		return 2;
+	}
+	int found = 0;
+	for (int i = 0; i < ss.n && !found; i++) {
+		size_t idl = strlen(ss.specs[i]->id);
+		if (strncmp(name, ss.specs[i]->id, idl) != 0 || name[idl] != '/')
+			continue;
+		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 1, &diag);
+		qc_case *c;
+		int got;
+		while (!found && (got = qc_cases_next(it, &c)) != 0) {
+			if (got < 0)
+				continue;
+			if (strcmp(c->name, name) == 0) {
+				found = 1;
+				printf("case %s\n  spec %s\n  op %s (%s)\n  params %s\n  seed %016llx\n",
+				       c->name, c->spec->path, c->call.op, c->call.semantics, c->params,
+				       (unsigned long long)c->seed);
+				for (int a = 0; a < c->call.n_attrs; a++) {
+					const qcf_attr *at = &c->attrs[a];
+					printf("  attr %s = ", at->name);
+					if (at->type == QCF_ATTR_INT)
+						printf("%lld\n", (long long)at->v.i);
+					else if (at->type == QCF_ATTR_FLOAT)
+						printf("%.17g\n", at->v.f);
+					else if (at->type == QCF_ATTR_STRING)
+						printf("%s\n", at->v.s);
+					else
+						printf("(list of %d)\n", at->count);
+				}
+				printf("inputs\n");
+				for (int k = 0; k < c->call.n_inputs; k++)
+					print_tensor(&c->in[k], NULL);
+				qc_expected *e = reference_answer(c);
+				if (e->status == QCF_OK) {
+					printf("reference outputs%s\n", e->golden_mismatch ? " (GOLDEN MISMATCH)" : "");
+					for (int k = 0; k < c->call.n_outputs; k++)
+						print_tensor(&e->out[k], &e->detail.out[k]);
+				} else {
+					printf("reference refuses: %s\n", e->detail.message);
+				}
+				expected_free(e, c->call.n_outputs);
+			}
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+	}
+	specset_free(&ss);
+	if (!found) {
+		fprintf(stderr, "qconform show: no case named %s\n", name);
+		return 2;
+	}
+	return 0;
+}

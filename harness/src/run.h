@@ -1,0 +1,40 @@
+/*
+ * run: the commands that walk specs -> cases -> outputs -> comparison ->
+ * results -> reports: run, list, validate, show.
+ */
+#ifndef QC_RUN_H
+#define QC_RUN_H
+
+#include <stdint.h>
+
+#include "qconform/plugin.h"
+
+#define QC_MAX_FILTERS 32
+#define QC_MAX_OPTIONS 32
+
+typedef struct qc_run_opts {
+	char **paths; /* spec files or directories (default: specs) */
+	int n_paths;
+	const char *plugin;                  /* NULL: the built reference plugin */
+	qcf_option options[QC_MAX_OPTIONS];  /* --plugin-option KEY=VALUE */
+	int n_options;
+	const char *filters[QC_MAX_FILTERS]; /* --filter GLOB; leading '-' excludes */
+	int n_filters;
+	const char *profile;
+	uint64_t seed;
+	double timeout_s;
+	const char *json_path; /* default reports/out/<plugin>/report.json */
+	int quiet;
+	int trace;
+	const char *command; /* the command line, for the report */
+} qc_run_opts;
+
+int qc_cmd_run(const qc_run_opts *o);
+int qc_cmd_list(const qc_run_opts *o);
+int qc_cmd_validate(const qc_run_opts *o);
+int qc_cmd_show(const qc_run_opts *o, const char *case_name);
+
+/* Keep a case name under the filters? (exported for tests) */
+int qc_filter_match(const char *const *filters, int n, const char *name);
+
+#endif

@@ -1,0 +1,723 @@
+#include "spec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sha256.h"
+
+static void diag_emit(qc_diag *d, const char *kind, const char *file, const yaml_node_t *at,
+                      const char *fmt, va_list ap)
+{
+	FILE *out = d && d->out ? d->out : stderr;
+	if (at)
+		fprintf(out, "%s:%zu:%zu: %s", file, at->start_mark.line + 1,
+		        at->start_mark.column + 1, kind);
+	else
+		fprintf(out, "%s: %s", file, kind);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+}
+
+void qc_diag_error(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_emit(d, "", file, at, fmt, ap);
+	va_end(ap);
+	if (d)
+		d->errors++;
+}
+
+void qc_diag_warn(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_emit(d, "warning: ", file, at, fmt, ap);
+	va_end(ap);
+	if (d)
+		d->warnings++;
+}
+
+yaml_node_t *qc_node(const qc_spec *s, int id)
+{
+	return yaml_document_get_node((yaml_document_t *)&s->doc, id);
+}
+
+const char *qc_scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+int qc_scalar_is_quoted(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE &&
+	       (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+	        n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
+yaml_node_t *qc_map_get(const qc_spec *s, const yaml_node_t *map, const char *key)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *k = qc_scalar(qc_node(s, p->key));
+		if (k && strcmp(k, key) == 0)
+			return qc_node(s, p->value);
+	}
+	return NULL;
+}
+
+int qc_parse_int(const char *s, int64_t *out)
+{
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (*end || errno)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+int qc_parse_float(const char *s, double *out)
+{
+	if (!s || !*s)
+		return 0;
+	const char *p = s;
+	int neg = 0;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (strcmp(p, ".inf") == 0 || strcmp(p, ".Inf") == 0 || strcmp(p, ".INF") == 0) {
+		*out = neg ? -INFINITY : INFINITY;
+		return 1;
+	}
+	if (p == s && (strcmp(p, ".nan") == 0 || strcmp(p, ".NaN") == 0 || strcmp(p, ".NAN") == 0)) {
+		*out = NAN;
+		return 1;
+	}
+	/* strtod would also take "inf", "nan" and "infinity": YAML spells them .inf / .nan */
+	if (strchr(s, 'n') || strchr(s, 'N') || strchr(s, 'i') || strchr(s, 'I'))
+		return 0;
+	char *end;
+	double v = strtod(s, &end);
+	if (*end)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+int qc_parse_bool(const char *s, int *out)
+{
+	if (!s)
+		return 0;
+	if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0) {
+		*out = 1;
+		return 1;
+	}
+	if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0) {
+		*out = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- structure checks ---- */
+
+typedef struct checker {
+	qc_spec *s;
+	qc_diag *d;
+} checker;
+
+#define ERR(c, node, ...) qc_diag_error((c)->d, (c)->s->path, (node), __VA_ARGS__)
+
+static const char *type_name(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+static int want(checker *c, const yaml_node_t *n, yaml_node_type_t t, const char *what)
+{
+	if (n->type == t)
+		return 1;
+	const char *tn = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
+	ERR(c, n, "%s must be %s, not %s", what, tn, type_name(n));
+	return 0;
+}
+
+/* Keys of a mapping must be scalars from `allowed`, each at most once. */
+static int check_keys(checker *c, const yaml_node_t *map, const char *const *allowed,
+                      const char *where)
+{
+	int ok = 1;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *kn = qc_node(c->s, p->key);
+		const char *k = qc_scalar(kn);
+		if (!k) {
+			ERR(c, kn, "keys of %s must be scalars", where);
+			ok = 0;
+			continue;
+		}
+		int known = 0;
+		for (const char *const *a = allowed; *a; a++)
+			known |= strcmp(*a, k) == 0;
+		if (!known) {
+			char list[512] = "";
+			for (const char *const *a = allowed; *a; a++) {
+				strncat(list, *a, sizeof list - strlen(list) - 3);
+				if (a[1])
+					strncat(list, ", ", sizeof list - strlen(list) - 1);
+			}
+			ERR(c, kn, "unknown key '%s' in %s (expected one of: %s)", k, where, list);
+			ok = 0;
+		}
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+			const char *k2 = qc_scalar(qc_node(c->s, q->key));
+			if (k2 && strcmp(k, k2) == 0) {
+				ERR(c, kn, "duplicate key '%s' in %s", k, where);
+				ok = 0;
+			}
+		}
+	}
+	return ok;
+}
+
+static int is_ident(const char *s)
+{
+	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return 0;
+	for (s++; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+static const char *const quant_keys[] = {"scale", "zero_point", "mean", "std_dev", "min",
+                                         "max",   "nudge",      "narrow_range", "axis",
+                                         "scales", "zero_points", NULL};
+static const char *const data_gen_keys[] = {"gen",  "min",       "max",        "mean",  "std",
+                                            "values", "scale",   "zero_point", "axis",  "qmin",
+                                            "qmax", "nonfinite", "grid",       "quant", NULL};
+static const char *const tensor_keys[] = {"dtype", "shape", "quant", "data", NULL};
+static const char *const tol_keys[] = {"exact", "max_abs", "bias", "mse", "mismatch_rate",
+                                       "ulp",   "abs",     "rel",  "reason", NULL};
+static const char *const case_keys[] = {"name",   "description", "vars",      "inputs",
+                                        "outputs", "attrs",      "golden",    "source",
+                                        "tolerance", "expect",   NULL};
+static const char *const top_keys[] = {"qconform", "op",     "semantics", "profile", "description",
+                                       "source",   "seed",   "repeat",    "sweep",   "inputs",
+                                       "outputs",  "attrs",  "tolerance", "cases",   "expect",
+                                       "notes",    NULL};
+
+static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
+{
+	char where[160];
+	snprintf(where, sizeof where, "tensor '%s'", name);
+	if (!want(c, t, YAML_MAPPING_NODE, where))
+		return;
+	check_keys(c, t, tensor_keys, where);
+	if (!partial && !qc_map_get(c->s, t, "dtype"))
+		ERR(c, t, "tensor '%s' has no dtype", name);
+	if (!partial && !qc_map_get(c->s, t, "shape"))
+		ERR(c, t, "tensor '%s' has no shape", name);
+	yaml_node_t *sh = qc_map_get(c->s, t, "shape");
+	if (sh && sh->type == YAML_MAPPING_NODE)
+		ERR(c, sh, "shape of '%s' must be a list of sizes or \"=variable\"", name);
+	yaml_node_t *q = qc_map_get(c->s, t, "quant");
+	const char *qs = qc_scalar(q);
+	if (qs && qs[0] != '=' && *qs && strcmp(qs, "~") && strcmp(qs, "null") && strcmp(qs, "none"))
+		ERR(c, q, "quant must be a mapping, \"=variable\" or null");
+	else if (q && !qs && want(c, q, YAML_MAPPING_NODE, "quant"))
+		check_keys(c, q, quant_keys, "quant");
+	yaml_node_t *dn = qc_map_get(c->s, t, "data");
+	if (dn && dn->type == YAML_MAPPING_NODE) {
+		check_keys(c, dn, data_gen_keys, "data generator");
+		if (!qc_map_get(c->s, dn, "gen"))
+			ERR(c, dn, "data generator of '%s' has no 'gen' (uniform, normal, choice, sequence, edges)", name);
+	}
+}
+
+static int collect_named(checker *c, yaml_node_t *map, qc_named *out, int max, const char *what)
+{
+	int n = 0;
+	if (!want(c, map, YAML_MAPPING_NODE, what))
+		return 0;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *kn = qc_node(c->s, p->key);
+		const char *k = qc_scalar(kn);
+		if (!k) {
+			ERR(c, kn, "names in %s must be scalars", what);
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			if (strcmp(out[i].name, k) == 0)
+				ERR(c, kn, "duplicate name '%s' in %s", k, what);
+		if (n == max) {
+			ERR(c, kn, "too many entries in %s (at most %d)", what, max);
+			break;
+		}
+		out[n].name = k;
+		out[n].node = qc_node(c->s, p->value);
+		n++;
+	}
+	return n;
+}
+
+static void check_tolerance(checker *c, yaml_node_t *t)
+{
+	if (t->type == YAML_SCALAR_NODE) {
+		if (strcmp(qc_scalar(t), "exact") != 0)
+			ERR(c, t, "tolerance must be 'exact' or a mapping of bounds");
+		return;
+	}
+	if (!want(c, t, YAML_MAPPING_NODE, "tolerance"))
+		return;
+	check_keys(c, t, tol_keys, "tolerance");
+	for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top; p++) {
+		const char *k = qc_scalar(qc_node(c->s, p->key));
+		yaml_node_t *v = qc_node(c->s, p->value);
+		if (!k || strcmp(k, "reason") == 0)
+			continue;
+		double x;
+		int b;
+		if (strcmp(k, "exact") == 0) {
+			if (!qc_parse_bool(qc_scalar(v), &b))
+				ERR(c, v, "tolerance 'exact' must be true or false");
+		} else if (!qc_parse_float(qc_scalar(v), &x) || !(x >= 0) || isinf(x)) {
+			ERR(c, v, "tolerance '%s' must be a finite number >= 0", k);
+		}
+	}
+}
+
+static void check_case(checker *c, yaml_node_t *cn, int index)
+{
+	char where[64];
+	snprintf(where, sizeof where, "case %d", index + 1);
+	if (!want(c, cn, YAML_MAPPING_NODE, where))
+		return;
+	check_keys(c, cn, case_keys, where);
+	yaml_node_t *name = qc_map_get(c->s, cn, "name");
+	if (!name)
+		ERR(c, cn, "case %d has no name", index + 1);
+	else if (!qc_scalar(name) || !*qc_scalar(name))
+		ERR(c, name, "case name must be a non-empty scalar");
+	yaml_node_t *v;
+	if ((v = qc_map_get(c->s, cn, "vars")) && want(c, v, YAML_MAPPING_NODE, "vars")) {
+		qc_named tmp[QC_MAX_VARS];
+		collect_named(c, v, tmp, QC_MAX_VARS, "vars");
+	}
+	const char *groups[] = {"inputs", "outputs"};
+	for (int g = 0; g < 2; g++) {
+		if (!(v = qc_map_get(c->s, cn, groups[g])))
+			continue;
+		qc_named tmp[QC_MAX_TENSORS];
+		int n = collect_named(c, v, tmp, QC_MAX_TENSORS, groups[g]);
+		const qc_named *tmpl = g ? c->s->outputs : c->s->inputs;
+		int nt = g ? c->s->n_outputs : c->s->n_inputs;
+		for (int i = 0; i < n; i++) {
+			int found = 0;
+			for (int j = 0; j < nt; j++)
+				found |= strcmp(tmpl[j].name, tmp[i].name) == 0;
+			if (!found)
+				ERR(c, tmp[i].node, "case overrides %s '%s', which the spec does not declare",
+				    groups[g], tmp[i].name);
+			/* a bare list is shorthand for {data: [...]} */
+			if (tmp[i].node->type != YAML_SEQUENCE_NODE)
+				check_tensor(c, tmp[i].node, tmp[i].name, 1);
+		}
+	}
+	if ((v = qc_map_get(c->s, cn, "attrs")) && want(c, v, YAML_MAPPING_NODE, "attrs")) {
+		qc_named tmp[QC_MAX_ATTRS];
+		collect_named(c, v, tmp, QC_MAX_ATTRS, "attrs");
+	}
+	if ((v = qc_map_get(c->s, cn, "golden"))) {
+		qc_named tmp[QC_MAX_TENSORS];
+		int n = collect_named(c, v, tmp, QC_MAX_TENSORS, "golden");
+		for (int i = 0; i < n; i++) {
+			int found = 0;
+			for (int j = 0; j < c->s->n_outputs; j++)
+				found |= strcmp(c->s->outputs[j].name, tmp[i].name) == 0;
+			if (!found)
+				ERR(c, tmp[i].node, "golden output '%s' is not an output of the spec", tmp[i].name);
+			want(c, tmp[i].node, YAML_SEQUENCE_NODE, "golden data");
+		}
+		if (n && !qc_map_get(c->s, cn, "source"))
+			ERR(c, v, "golden outputs need a 'source' (where the values were published)");
+	}
+	if ((v = qc_map_get(c->s, cn, "tolerance")))
+		check_tolerance(c, v);
+	if ((v = qc_map_get(c->s, cn, "expect"))) {
+		const char *e = qc_scalar(v);
+		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))
+			ERR(c, v, "expect must be 'ok' or 'error'");
+	}
+}
+
+static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
+{
+	qc_spec *s = c->s;
+	sw->n_vars = collect_named(c, v, sw->vars, QC_MAX_VARS, "sweep");
+	for (int i = 0; i < sw->n_vars; i++) {
+		yaml_node_t *vals = sw->vars[i].node;
+		if (!is_ident(sw->vars[i].name))
+			ERR(c, vals, "sweep variable name '%s' is not an identifier", sw->vars[i].name);
+		if (!want(c, vals, YAML_SEQUENCE_NODE, "sweep values"))
+			continue;
+		if (vals->data.sequence.items.start == vals->data.sequence.items.top)
+			ERR(c, vals, "sweep variable '%s' has no values", sw->vars[i].name);
+		for (yaml_node_item_t *it = vals->data.sequence.items.start;
+		     it < vals->data.sequence.items.top; it++) {
+			const char *sv = qc_scalar(qc_node(s, *it));
+			if (sv && sv[0] == '=')
+				ERR(c, qc_node(s, *it), "sweep values cannot refer to variables");
+		}
+	}
+}
+
+static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf", NULL};
+
+static void check_spec(checker *c)
+{
+	qc_spec *s = c->s;
+	yaml_node_t *root = yaml_document_get_root_node(&s->doc);
+	if (!root) {
+		ERR(c, NULL, "empty document");
+		return;
+	}
+	if (!want(c, root, YAML_MAPPING_NODE, "a spec"))
+		return;
+	check_keys(c, root, top_keys, "the spec");
+	yaml_node_t *v = qc_map_get(s, root, "qconform");
+	int64_t fmt;
+	if (!v)
+		ERR(c, root, "missing 'qconform: %d' (the spec format version)", QC_SPEC_FORMAT);
+	else if (!qc_parse_int(qc_scalar(v), &fmt) || fmt != QC_SPEC_FORMAT)
+		ERR(c, v, "unsupported spec format '%s' (this qconform reads format %d)",
+		    qc_scalar(v) ? qc_scalar(v) : "?", QC_SPEC_FORMAT);
+
+	if (!(v = qc_map_get(s, root, "op")))
+		ERR(c, root, "missing 'op'");
+	else if (want(c, v, YAML_SCALAR_NODE, "op"))
+		s->op = qc_scalar(v);
+	if (!(v = qc_map_get(s, root, "semantics"))) {
+		ERR(c, root, "missing 'semantics' (litert, torch, onnx or tf)");
+	} else if (want(c, v, YAML_SCALAR_NODE, "semantics")) {
+		int ok = 0;
+		for (const char *const *n = semantics_names; *n; n++)
+			ok |= strcmp(*n, qc_scalar(v)) == 0;
+		if (!ok)
+			ERR(c, v, "unknown semantics '%s' (litert, torch, onnx or tf)", qc_scalar(v));
+		else
+			s->semantics = qc_scalar(v);
+	}
+	if ((v = qc_map_get(s, root, "description")) && want(c, v, YAML_SCALAR_NODE, "description"))
+		s->description = qc_scalar(v);
+	if ((v = qc_map_get(s, root, "profile"))) {
+		if (v->type == YAML_SCALAR_NODE) {
+			s->profiles[s->n_profiles++] = qc_scalar(v);
+		} else if (want(c, v, YAML_SEQUENCE_NODE, "profile")) {
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				yaml_node_t *p = qc_node(s, *it);
+				if (!want(c, p, YAML_SCALAR_NODE, "a profile name"))
+					continue;
+				if (s->n_profiles == QC_MAX_PROFILES)
+					ERR(c, p, "too many profiles (at most %d)", QC_MAX_PROFILES);
+				else
+					s->profiles[s->n_profiles++] = qc_scalar(p);
+			}
+		}
+	}
+	int64_t n;
+	if ((v = qc_map_get(s, root, "seed"))) {
+		if (!qc_parse_int(qc_scalar(v), &n) || n < 0)
+			ERR(c, v, "seed must be an integer >= 0");
+		else
+			s->seed = (uint64_t)n;
+	}
+	s->repeat = 1;
+	if ((v = qc_map_get(s, root, "repeat"))) {
+		if (!qc_parse_int(qc_scalar(v), &n) || n < 1 || n > 1000000)
+			ERR(c, v, "repeat must be an integer in [1, 1000000]");
+		else
+			s->repeat = (int)n;
+	}
+	if ((v = qc_map_get(s, root, "sweep"))) {
+		if (v->type == YAML_SEQUENCE_NODE) {
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				if (s->n_sweeps == QC_MAX_SWEEPS) {
+					ERR(c, qc_node(s, *it), "too many sweep blocks (at most %d)", QC_MAX_SWEEPS);
+					break;
+				}
+				check_sweep(c, qc_node(s, *it), &s->sweeps[s->n_sweeps++]);
+			}
+			if (!s->n_sweeps)
+				ERR(c, v, "sweep list is empty");
+		} else {
+			check_sweep(c, v, &s->sweeps[s->n_sweeps++]);
+		}
+	}
+	if ((v = qc_map_get(s, root, "inputs")))
+		s->n_inputs = collect_named(c, v, s->inputs, QC_MAX_TENSORS, "inputs");
+	else
+		ERR(c, root, "missing 'inputs'");
+	if ((v = qc_map_get(s, root, "outputs")))
+		s->n_outputs = collect_named(c, v, s->outputs, QC_MAX_TENSORS, "outputs");
+	else
+		ERR(c, root, "missing 'outputs'");
+	for (int i = 0; i < s->n_inputs; i++)
+		check_tensor(c, s->inputs[i].node, s->inputs[i].name, 0);
+	for (int i = 0; i < s->n_outputs; i++) {
+		check_tensor(c, s->outputs[i].node, s->outputs[i].name, 0);
+		if (qc_map_get(s, s->outputs[i].node, "data"))
+			ERR(c, qc_map_get(s, s->outputs[i].node, "data"),
+			    "outputs have no data; give expected values as a case's 'golden'");
+	}
+	if ((v = qc_map_get(s, root, "attrs")))
+		s->n_attrs = collect_named(c, v, s->attrs, QC_MAX_ATTRS, "attrs");
+	if ((v = qc_map_get(s, root, "tolerance"))) {
+		s->tolerance = v;
+		check_tolerance(c, v);
+	}
+	if ((v = qc_map_get(s, root, "expect"))) {
+		const char *e = qc_scalar(v);
+		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))
+			ERR(c, v, "expect must be 'ok' or 'error'");
+		s->expect = v;
+	}
+	if ((v = qc_map_get(s, root, "cases")) && want(c, v, YAML_SEQUENCE_NODE, "cases")) {
+		s->cases = v;
+		int i = 0;
+		for (yaml_node_item_t *it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top; it++, i++) {
+			check_case(c, qc_node(s, *it), i);
+			const char *nm = qc_scalar(qc_map_get(s, qc_node(s, *it), "name"));
+			int j = 0;
+			for (yaml_node_item_t *jt = v->data.sequence.items.start; jt < it; jt++, j++) {
+				const char *nm2 = qc_scalar(qc_map_get(s, qc_node(s, *jt), "name"));
+				if (nm && nm2 && strcmp(nm, nm2) == 0)
+					ERR(c, qc_map_get(s, qc_node(s, *it), "name"),
+					    "duplicate case name '%s' (also case %d)", nm, j + 1);
+			}
+		}
+	}
+}
+
+static char *read_file(const char *path, size_t *len, char *err, size_t err_size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, err_size, "%s", strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	size_t r;
+	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	if (!buf || ferror(f)) {
+		snprintf(err, err_size, "%s", buf ? "read error" : "out of memory");
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static char *make_id(const char *path, const char *semantics)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strcspn(base, ".");
+	size_t n = strlen(semantics) + 1 + len + 1;
+	char *id = malloc(n);
+	if (id)
+		snprintf(id, n, "%s/%.*s", semantics, (int)len, base);
+	return id;
+}
+
+qc_spec *qc_spec_load(const char *path, qc_diag *diag)
+{
+	char err[256];
+	size_t len;
+	char *text = read_file(path, &len, err, sizeof err);
+	if (!text) {
+		qc_diag_error(diag, path, NULL, "cannot read: %s", err);
+		return NULL;
+	}
+	qc_spec *s = calloc(1, sizeof *s);
+	if (!s) {
+		free(text);
+		qc_diag_error(diag, path, NULL, "out of memory");
+		return NULL;
+	}
+	s->path = strdup(path);
+	qc_sha256_hex((const unsigned char *)text, len, s->sha256);
+
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int loaded = yaml_parser_load(&parser, &s->doc);
+	if (!loaded) {
+		yaml_mark_t m = parser.problem_mark;
+		FILE *out = diag && diag->out ? diag->out : stderr;
+		fprintf(out, "%s:%zu:%zu: YAML error: %s%s%s\n", path, m.line + 1, m.column + 1,
+		        parser.problem ? parser.problem : "unknown",
+		        parser.context ? " " : "", parser.context ? parser.context : "");
+		if (diag)
+			diag->errors++;
+		yaml_parser_delete(&parser);
+		free(text);
+		free(s->path);
+		free(s);
+		return NULL;
+	}
+	/* one document per file */
+	yaml_document_t extra;
+	if (yaml_parser_load(&parser, &extra)) {
+		yaml_node_t *r = yaml_document_get_root_node(&extra);
+		if (r) {
+			FILE *out = diag && diag->out ? diag->out : stderr;
+			fprintf(out, "%s:%zu:%zu: a spec file holds one YAML document\n", path,
+			        r->start_mark.line + 1, r->start_mark.column + 1);
+			if (diag)
+				diag->errors++;
+		}
+		yaml_document_delete(&extra);
+	}
+	yaml_parser_delete(&parser);
+	free(text);
+
+	int before = diag ? diag->errors : 0;
+	checker c = {s, diag};
+	check_spec(&c);
+	if (s->semantics)
+		s->id = make_id(path, s->semantics);
+	if ((diag && diag->errors > before) || !s->id) {
+		qc_spec_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void qc_spec_free(qc_spec *s)
+{
+	if (!s)
+		return;
+	yaml_document_delete(&s->doc);
+	free(s->path);
+	free(s->id);
+	free(s);
+}
+
+/* ---- finding spec files ---- */
+
+typedef struct strvec {
+	char **v;
+	int n, cap;
+} strvec;
+
+static int push(strvec *sv, const char *s)
+{
+	if (sv->n == sv->cap) {
+		int cap = sv->cap ? sv->cap * 2 : 16;
+		char **nv = realloc(sv->v, (size_t)cap * sizeof *nv);
+		if (!nv)
+			return -1;
+		sv->v = nv;
+		sv->cap = cap;
+	}
+	return (sv->v[sv->n++] = strdup(s)) ? 0 : -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_yaml_ext(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 5 && strcmp(name + n - 5, ".yaml") == 0) ||
+	       (n > 4 && strcmp(name + n - 4, ".yml") == 0);
+}
+
+static void walk(const char *dir, strvec *out, qc_diag *diag)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		qc_diag_error(diag, dir, NULL, "cannot open directory: %s", strerror(errno));
+		return;
+	}
+	strvec here = {0};
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char p[4096];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode) || has_yaml_ext(e->d_name))
+			push(&here, p);
+	}
+	closedir(d);
+	qsort(here.v, (size_t)here.n, sizeof *here.v, cmp_str);
+	for (int i = 0; i < here.n; i++) {
+		struct stat st;
+		if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+			walk(here.v[i], out, diag);
+		else
+			push(out, here.v[i]);
+		free(here.v[i]);
+	}
+	free(here.v);
+}
+
+int qc_spec_find(char *const *paths, int n_paths, char ***out, qc_diag *diag)
+{
+	strvec sv = {0};
+	for (int i = 0; i < n_paths; i++) {
+		struct stat st;
+		char p[4096];
+		snprintf(p, sizeof p, "%s", paths[i]);
+		size_t l = strlen(p);
+		while (l > 1 && p[l - 1] == '/')
+			p[--l] = 0;
+		if (stat(p, &st) != 0)
+			qc_diag_error(diag, p, NULL, "no such file or directory");
+		else if (S_ISDIR(st.st_mode))
+			walk(p, &sv, diag);
+		else
+			push(&sv, p);
+	}
+	*out = sv.v;
+	return sv.n;
+}

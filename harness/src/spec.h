@@ -1,0 +1,92 @@
+/*
+ * spec: loads a YAML spec (format v1, specs/README.md) with libyaml's
+ * document API and checks its structure: known keys, types, required
+ * fields. Values that may name sweep variables ("=name") are kept as YAML
+ * nodes and evaluated per case by cases.c, which reports value errors
+ * (scale <= 0, zero point outside the dtype, ...) at the node's mark.
+ *
+ * Every error is "file:line:col: message" (1-based), collected in a
+ * qc_diag; a spec with any error runs nothing.
+ */
+#ifndef QC_SPEC_H
+#define QC_SPEC_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <yaml.h>
+
+#define QC_SPEC_FORMAT 1
+#define QC_MAX_TENSORS 8
+#define QC_MAX_ATTRS 16
+#define QC_MAX_VARS 16
+#define QC_MAX_PROFILES 8
+#define QC_MAX_SWEEPS 32
+
+/* Collected diagnostics. */
+typedef struct qc_diag {
+	int errors;
+	int warnings;
+	FILE *out; /* where messages go as they are found (stderr by default) */
+} qc_diag;
+
+void qc_diag_error(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+void qc_diag_warn(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* A named node inside a mapping: tensor templates, attrs, sweep variables. */
+typedef struct qc_named {
+	const char *name;
+	yaml_node_t *node;
+} qc_named;
+
+/* One cartesian product of sweep variables. */
+typedef struct qc_sweep {
+	qc_named vars[QC_MAX_VARS]; /* name -> sequence of values */
+	int n_vars;
+} qc_sweep;
+
+typedef struct qc_spec {
+	char *path;
+	char *id;     /* "<semantics>/<file stem>": prefix of every case name */
+	char sha256[65];
+	yaml_document_t doc;
+	const char *op;
+	const char *semantics;
+	const char *description;
+	const char *profiles[QC_MAX_PROFILES];
+	int n_profiles;
+	uint64_t seed;
+	int repeat;
+	qc_sweep sweeps[QC_MAX_SWEEPS]; /* sweep: one product, or a list of them (their union) */
+	int n_sweeps;
+	qc_named inputs[QC_MAX_TENSORS];
+	int n_inputs;
+	qc_named outputs[QC_MAX_TENSORS];
+	int n_outputs;
+	qc_named attrs[QC_MAX_ATTRS];
+	int n_attrs;
+	yaml_node_t *tolerance; /* NULL: exact */
+	yaml_node_t *cases;     /* sequence of explicit cases, or NULL */
+	yaml_node_t *expect;    /* "ok" (default) or "error" for every sweep case */
+} qc_spec;
+
+/* Loads and checks one file. Returns NULL (errors in diag) on failure. */
+qc_spec *qc_spec_load(const char *path, qc_diag *diag);
+void qc_spec_free(qc_spec *s);
+
+/* Lists the spec files named by paths (files, or directories searched
+ * recursively for *.yaml / *.yml, sorted). Returns count; *out is malloc'd. */
+int qc_spec_find(char *const *paths, int n_paths, char ***out, qc_diag *diag);
+
+/* Node helpers shared with cases.c. */
+yaml_node_t *qc_node(const qc_spec *s, int id);
+yaml_node_t *qc_map_get(const qc_spec *s, const yaml_node_t *map, const char *key);
+const char *qc_scalar(const yaml_node_t *n); /* NULL if not a scalar */
+int qc_scalar_is_quoted(const yaml_node_t *n);
+/* Plain-scalar typing: 1 and sets out on success. */
+int qc_parse_int(const char *s, int64_t *out);
+int qc_parse_float(const char *s, double *out); /* also .inf, -.inf, .nan, hex floats */
+int qc_parse_bool(const char *s, int *out);
+
+#endif
