@@ -4,10 +4,10 @@
 #include <string.h>
 
 static const char *const names[] = {
-        [QCF_BOOL] = "bool",        [QCF_INT4] = "int4",       [QCF_UINT4] = "uint4",
-        [QCF_INT8] = "int8",        [QCF_UINT8] = "uint8",     [QCF_INT16] = "int16",
-        [QCF_UINT16] = "uint16",    [QCF_INT32] = "int32",     [QCF_INT64] = "int64",
-        [QCF_FLOAT16] = "float16",  [QCF_BFLOAT16] = "bfloat16", [QCF_FLOAT32] = "float32",
+        [QCF_BOOL] = "bool",       [QCF_INT4] = "int4",         [QCF_UINT4] = "uint4",
+        [QCF_INT8] = "int8",       [QCF_UINT8] = "uint8",       [QCF_INT16] = "int16",
+        [QCF_UINT16] = "uint16",   [QCF_INT32] = "int32",       [QCF_INT64] = "int64",
+        [QCF_FLOAT16] = "float16", [QCF_BFLOAT16] = "bfloat16", [QCF_FLOAT32] = "float32",
         [QCF_FLOAT64] = "float64",
 };
 

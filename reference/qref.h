@@ -41,8 +41,8 @@ typedef struct qref_output_detail {
 } qref_output_detail;
 
 typedef struct qref_detail {
-	qref_rounding rounding;                     /* in */
-	qref_output_detail out[QREF_MAX_OUTPUTS];   /* in: buffers; out: filled */
+	qref_rounding rounding;                   /* in */
+	qref_output_detail out[QREF_MAX_OUTPUTS]; /* in: buffers; out: filled */
 	char message[256]; /* out: for QCF_INVALID_PARAM, the rule that failed */
 } qref_detail;
 

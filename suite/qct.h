@@ -13,6 +13,21 @@
 /* Path of a built file: qct_build_path("stubs/libstub_ok.so"). Static buffer. */
 const char *qct_build_path(const char *rel);
 
+/* Output of a command run through /bin/sh, stdout and stderr kept apart. */
+typedef struct qct_proc {
+	int status; /* exit status, or 128 + signal */
+	char *out;  /* malloc'd, NUL-terminated */
+	char *err;
+} qct_proc;
+
+/* Runs cmd (printf-style) with sh -c; returns 0 if it could be run. */
+int qct_sh(qct_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qct_proc_free(qct_proc *p);
+
+/* A fresh directory under $TMPDIR for one test; removed by qct_rmdir. */
+const char *qct_tmpdir(void);
+void qct_rmdir(const char *dir);
+
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);
 

@@ -162,7 +162,8 @@ static yaml_node_t *resolve(qc_cases *it, yaml_node_t *n)
 		char ch = name[i];
 		if (!(ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 		      (i && ch >= '0' && ch <= '9'))) {
-			fail(it, n, "'%s': only '=variable' references are supported in spec format 1", v);
+			fail(it, n,
+			     "'%s': only '=variable' references are supported in spec format 1", v);
 			return NULL;
 		}
 	}
@@ -252,7 +253,8 @@ static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t
 		for (uint64_t i = 0; i < seq_len(n) && used < size; i++) {
 			char part[64];
 			value_text(s, seq_at(s, n, i), part, sizeof part);
-			used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ";" : "", part);
+			used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ";" : "",
+			                         part);
 		}
 		if (used < size)
 			snprintf(buf + used, size - used, "]");
@@ -263,8 +265,9 @@ static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t
 		     p < n->data.mapping.pairs.top && used < size; p++, first = 0) {
 			char part[96];
 			value_text(s, qc_node(s, p->value), part, sizeof part);
-			used += (size_t)snprintf(buf + used, size - used, "%s%s:%s", first ? "" : ";",
-			                         qc_scalar(qc_node(s, p->key)), part);
+			used += (size_t)snprintf(buf + used, size - used, "%s%s:%s",
+			                         first ? "" : ";", qc_scalar(qc_node(s, p->key)),
+			                         part);
 		}
 		if (used < size)
 			snprintf(buf + used, size - used, "}");
@@ -305,7 +308,8 @@ static int build_shape(qc_cases *it, yaml_node_t *n, int64_t *shape, int32_t *ra
 		return 0;
 	}
 	if (seq_len(r) > QCF_MAX_RANK) {
-		fail(it, n, "rank %llu exceeds the maximum %d", (unsigned long long)seq_len(r), QCF_MAX_RANK);
+		fail(it, n, "rank %llu exceeds the maximum %d", (unsigned long long)seq_len(r),
+		     QCF_MAX_RANK);
 		return 0;
 	}
 	*rank = (int32_t)seq_len(r);
@@ -351,10 +355,10 @@ static int check_zp(qc_cases *it, yaml_node_t *at, int64_t zp, qcf_dtype dt)
 }
 
 /* Converts one (scale, zp) / (mean, std_dev) / (min, max) form. */
-static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n,
-                       yaml_node_t *zp_n, yaml_node_t *mean_n, yaml_node_t *std_n,
-                       yaml_node_t *min_n, yaml_node_t *max_n, int nudge, int narrow,
-                       qcf_dtype dt, float *scale, int32_t *zp)
+static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n, yaml_node_t *zp_n,
+                       yaml_node_t *mean_n, yaml_node_t *std_n, yaml_node_t *min_n,
+                       yaml_node_t *max_n, int nudge, int narrow, qcf_dtype dt, float *scale,
+                       int32_t *zp)
 {
 	int64_t qmin, qmax;
 	char err[256];
@@ -365,13 +369,15 @@ static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n
 	}
 	int forms = !!scale_n + !!(mean_n || std_n) + !!(min_n || max_n);
 	if (forms != 1) {
-		fail(it, qn, "quant takes exactly one of: scale (+ zero_point), mean + std_dev, min + max");
+		fail(it, qn,
+		     "quant takes exactly one of: scale (+ zero_point), mean + std_dev, min + max");
 		return 0;
 	}
 	if (scale_n) {
 		double s;
 		int64_t z = 0;
-		if (!get_num(it, scale_n, &s, "scale") || (zp_n && !get_int(it, zp_n, &z, "zero_point")))
+		if (!get_num(it, scale_n, &s, "scale") ||
+		    (zp_n && !get_int(it, zp_n, &z, "zero_point")))
 			return 0;
 		if (!check_scale(it, scale_n, s) || !check_zp(it, zp_n ? zp_n : scale_n, z, dt))
 			return 0;
@@ -400,7 +406,8 @@ static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n
 		}
 		if (!get_num(it, min_n, &a, "min") || !get_num(it, max_n, &b, "max"))
 			return 0;
-		rc = qc_qparams_from_min_max(a, b, qmin, qmax, (qc_nudge)nudge, &qp, err, sizeof err);
+		rc = qc_qparams_from_min_max(a, b, qmin, qmax, (qc_nudge)nudge, &qp, err,
+		                             sizeof err);
 	}
 	if (rc != 0) {
 		fail(it, qn, "%s", err);
@@ -445,7 +452,8 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 	yaml_node_t *zps_n = qc_map_get(s, r, "zero_points");
 	if (!axis_n) {
 		if (scales_n || zps_n) {
-			fail(it, scales_n ? scales_n : zps_n, "scales/zero_points need an axis (per-axis quantization)");
+			fail(it, scales_n ? scales_n : zps_n,
+			     "scales/zero_points need an axis (per-axis quantization)");
 			return 0;
 		}
 		float *sc = qc_case_alloc(c, sizeof *sc);
@@ -466,8 +474,8 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		return 0;
 	if (axis < 0 || axis >= t->rank) {
 		if (!it->expect_error) {
-			fail(it, axis_n, "axis %lld out of range for a tensor of rank %d", (long long)axis,
-			     t->rank);
+			fail(it, axis_n, "axis %lld out of range for a tensor of rank %d",
+			     (long long)axis, t->rank);
 			return 0;
 		}
 	}
@@ -475,7 +483,8 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 	double *sv = NULL, *zv = NULL, *minv = NULL, *maxv = NULL;
 	int64_t ns = -1, nz = -1, nmin = -1, nmax = -1;
 	yaml_node_t *min_n = qc_map_get(s, r, "min"), *max_n = qc_map_get(s, r, "max");
-	if (qc_map_get(s, r, "scale") || qc_map_get(s, r, "zero_point") || qc_map_get(s, r, "mean")) {
+	if (qc_map_get(s, r, "scale") || qc_map_get(s, r, "zero_point") ||
+	    qc_map_get(s, r, "mean")) {
 		fail(it, r, "per-axis quant takes scales (+ zero_points) or min + max lists");
 		return 0;
 	}
@@ -489,8 +498,8 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		    (nmax = get_nums(it, c, max_n, &maxv, "max")) < 0)
 			return 0;
 		if (nmin != nmax) {
-			fail(it, max_n, "per-axis min has %lld values but max has %lld", (long long)nmin,
-			     (long long)nmax);
+			fail(it, max_n, "per-axis min has %lld values but max has %lld",
+			     (long long)nmin, (long long)nmax);
 			return 0;
 		}
 		ns = nmin;
@@ -534,11 +543,12 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 			char err[256];
 			qc_qparams qp;
 			if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
-				fail(it, r, "quant needs an integer dtype, not %s", qref_dtype_name(t->dtype));
+				fail(it, r, "quant needs an integer dtype, not %s",
+				     qref_dtype_name(t->dtype));
 				return 0;
 			}
-			if (qc_qparams_from_min_max(minv[i], maxv[i], qmin, qmax, (qc_nudge)nudge, &qp,
-			                            err, sizeof err) != 0) {
+			if (qc_qparams_from_min_max(minv[i], maxv[i], qmin, qmax, (qc_nudge)nudge,
+			                            &qp, err, sizeof err) != 0) {
 				fail(it, min_n, "channel %lld: %s", (long long)i, err);
 				return 0;
 			}
@@ -607,8 +617,14 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 		double v;
 		if (!get_num(it, e, &v, "a data value"))
 			return 0;
-		if (is_int && (v != floor(v) || v < (double)lo || v > (double)hi)) {
-			fail(it, e, "value %g is not a %s", v, qref_dtype_name(t->dtype));
+		if (is_int && v != floor(v)) {
+			fail(it, e, "value %g is not an integer (dtype %s)", v,
+			     qref_dtype_name(t->dtype));
+			return 0;
+		}
+		if (is_int && (v < (double)lo || v > (double)hi)) {
+			fail(it, e, "value %g outside %s [%lld, %lld]", v,
+			     qref_dtype_name(t->dtype), (long long)lo, (long long)hi);
 			return 0;
 		}
 		qref_set(t, i, v);
@@ -660,7 +676,8 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 		grid->qmin += b != 0;
 	}
 	if (grid->qmin > grid->qmax) {
-		fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid->qmin, (long long)grid->qmax);
+		fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid->qmin,
+		     (long long)grid->qmax);
 		return 0;
 	}
 	float *sc = qc_case_alloc(c, sizeof *sc);
@@ -684,14 +701,15 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	} else if (lo && hi) {
 		if (!get_num(it, lo, &a, "min") || !get_num(it, hi, &b, "max"))
 			return 0;
-		rc = qc_qparams_from_min_max(a, b, grid->qmin, grid->qmax, (qc_nudge)nudge, &qp, err,
-		                             sizeof err);
+		rc = qc_qparams_from_min_max(a, b, grid->qmin, grid->qmax, (qc_nudge)nudge, &qp,
+		                             err, sizeof err);
 	} else {
 		fail(it, r, "edges quant needs scale (+ zero_point), mean + std_dev, or min + max");
 		return 0;
 	}
 	if (rc != 0) {
-		/* a degenerate range (e.g. min == max == 0) has no grid: edges fall back to dtype values */
+		/* a degenerate range (e.g. min == max == 0) has no grid: edges fall back to dtype
+		 * values */
 		fail(it, r, "%s", err);
 		return 0;
 	}
@@ -701,8 +719,7 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	return 1;
 }
 
-static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *gn,
-                          uint64_t repeat)
+static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *gn, uint64_t repeat)
 {
 	const qc_spec *s = it->s;
 	qc_gen g;
@@ -763,7 +780,8 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 		nonfinite = b != 0;
 	}
 
-	/* The grid whose edges matter: explicit, a named tensor's quant, or the first quantized tensor. */
+	/* The grid whose edges matter: explicit, a named tensor's quant, or the first quantized
+	 * tensor. */
 	qc_grid grid;
 	memset(&grid, 0, sizeof grid);
 	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL};
@@ -810,7 +828,8 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 						return 0;
 				}
 				if (nz != ns) {
-					fail(it, zn, "%lld zero points for %lld scales", (long long)nz, (long long)ns);
+					fail(it, zn, "%lld zero points for %lld scales",
+					     (long long)nz, (long long)ns);
 					return 0;
 				}
 			}
@@ -818,7 +837,8 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 			int32_t *zp = qc_case_alloc(c, (size_t)ns * sizeof *zp);
 			for (int64_t i = 0; i < ns; i++) {
 				if (!(sv[i] > 0) || !isfinite(sv[i])) {
-					fail(it, sn, "edges scale %g must be finite and > 0", sv[i]);
+					fail(it, sn, "edges scale %g must be finite and > 0",
+					     sv[i]);
 					return 0;
 				}
 				sc[i] = (float)sv[i];
@@ -830,9 +850,13 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 			if (ns > 1 || an) {
 				int64_t axis = 0;
 				if (!an || !get_int(it, an, &axis, "axis"))
-					return an ? 0 : (fail(it, sn, "a list of edge scales needs an axis"), 0);
+					return an ? 0
+					          : (fail(it, sn,
+					                  "a list of edge scales needs an axis"),
+					             0);
 				if (axis < 0 || axis >= t->rank || t->shape[axis] != ns) {
-					fail(it, an, "edges axis %lld does not fit %lld scales on '%s'",
+					fail(it, an,
+					     "edges axis %lld does not fit %lld scales on '%s'",
 					     (long long)axis, (long long)ns, t->name);
 					return 0;
 				}
@@ -844,24 +868,31 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 			if (grid_n && !gname)
 				return 0;
 			for (int i = 0; i < c->call.n_outputs && !gt; i++)
-				if ((gname && strcmp(c->out[i].name, gname) == 0) || (!gname && c->out[i].quant))
+				if ((gname && strcmp(c->out[i].name, gname) == 0) ||
+				    (!gname && c->out[i].quant))
 					gt = &c->out[i];
 			for (int i = 0; i < c->call.n_inputs && !gt; i++)
-				if ((gname && strcmp(c->in[i].name, gname) == 0) || (!gname && c->in[i].quant))
+				if ((gname && strcmp(c->in[i].name, gname) == 0) ||
+				    (!gname && c->in[i].quant))
 					gt = &c->in[i];
 			if (gt && gt->quant && gt != t)
 				grid.quant = gt->quant;
 			else if (gt == t)
 				grid.quant = t->quant;
 			if (!grid.quant && !qref_dtype_is_int(t->dtype)) {
-				fail(it, gn, "edges of float tensor '%s' need a grid: scale (+ zero_point), or "
-				             "grid: NAME of a quantized tensor", t->name);
+				fail(it, gn,
+				     "edges of float tensor '%s' need a grid: scale (+ "
+				     "zero_point), or "
+				     "grid: NAME of a quantized tensor",
+				     t->name);
 				return 0;
 			}
 			/* per-axis grid of another tensor applies only with the same shape */
 			if (grid.quant && grid.quant->axis >= 0 && gt && gt != t &&
-			    (gt->rank != t->rank || memcmp(gt->shape, t->shape, (size_t)t->rank * 8))) {
-				fail(it, gn, "per-axis grid of '%s' does not match the shape of '%s'",
+			    (gt->rank != t->rank ||
+			     memcmp(gt->shape, t->shape, (size_t)t->rank * 8))) {
+				fail(it, gn,
+				     "per-axis grid of '%s' does not match the shape of '%s'",
 				     gt->name, t->name);
 				return 0;
 			}
@@ -869,7 +900,8 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 		if (!qn && !edges_range(it, gn, gt ? gt->dtype : t->dtype, &grid))
 			return 0;
 		if (grid.qmin > grid.qmax) {
-			fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid.qmin, (long long)grid.qmax);
+			fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid.qmin,
+			     (long long)grid.qmax);
 			return 0;
 		}
 		grid.nonfinite = nonfinite;
@@ -877,7 +909,8 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 	qc_rng rng;
 	qc_rng_seed(&rng, qc_hash64(t->name, c->seed));
 	char err[256];
-	if (qc_gen_fill(&g, &rng, repeat, g.kind == QC_GEN_EDGES ? &grid : NULL, t, err, sizeof err) != 0) {
+	if (qc_gen_fill(&g, &rng, repeat, g.kind == QC_GEN_EDGES ? &grid : NULL, t, err,
+	                sizeof err) != 0) {
 		fail(it, gn, "%s", err);
 		return 0;
 	}
@@ -893,13 +926,15 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 	for (int i = 0; i < s->n_attrs; i++)
 		all[n++] = s->attrs[i];
 	if (over) {
-		for (yaml_node_pair_t *p = over->data.mapping.pairs.start; p < over->data.mapping.pairs.top; p++) {
+		for (yaml_node_pair_t *p = over->data.mapping.pairs.start;
+		     p < over->data.mapping.pairs.top; p++) {
 			const char *k = qc_scalar(qc_node(s, p->key));
 			int j;
 			for (j = 0; j < n && strcmp(all[j].name, k); j++)
 				;
 			if (j == n && n == QC_MAX_ATTRS) {
-				fail(it, qc_node(s, p->key), "too many attributes (at most %d)", QC_MAX_ATTRS);
+				fail(it, qc_node(s, p->key), "too many attributes (at most %d)",
+				     QC_MAX_ATTRS);
 				return 0;
 			}
 			all[j].name = k;
@@ -938,12 +973,15 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 			uint64_t len = seq_len(r);
 			int all_int = 1;
 			for (uint64_t k = 0; k < len; k++)
-				all_int &= qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))), &iv);
+				all_int &=
+				        qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))), &iv);
 			a->count = (int32_t)len;
 			if (all_int) {
-				int64_t *iv_arr = qc_case_alloc(c, (len ? len : 1) * sizeof *iv_arr);
+				int64_t *iv_arr =
+				        qc_case_alloc(c, (len ? len : 1) * sizeof *iv_arr);
 				for (uint64_t k = 0; k < len; k++)
-					qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))), &iv_arr[k]);
+					qc_parse_int(qc_scalar(resolve(it, seq_at(s, r, k))),
+					             &iv_arr[k]);
 				a->type = QCF_ATTR_INTS;
 				a->v.ints = iv_arr;
 			} else {
@@ -954,7 +992,8 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 				a->v.floats = fv;
 			}
 		} else {
-			fail(it, all[i].node, "attribute '%s' must be a scalar or a list", all[i].name);
+			fail(it, all[i].node, "attribute '%s' must be a scalar or a list",
+			     all[i].name);
 			return 0;
 		}
 	}
@@ -976,8 +1015,9 @@ static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 	struct {
 		const char *key;
 		double *dst;
-	} keys[] = {{"max_abs", &tol->max_abs}, {"bias", &tol->bias}, {"mse", &tol->mse},
-	            {"mismatch_rate", &tol->mismatch_rate}, {"ulp", &tol->ulp}, {"abs", &tol->abs},
+	} keys[] = {{"max_abs", &tol->max_abs}, {"bias", &tol->bias},
+	            {"mse", &tol->mse},         {"mismatch_rate", &tol->mismatch_rate},
+	            {"ulp", &tol->ulp},         {"abs", &tol->abs},
 	            {"rel", &tol->rel}};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		yaml_node_t *v = qc_map_get(s, tn, keys[i].key);
@@ -996,7 +1036,8 @@ static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 static int build_golden(qc_cases *it, qc_case *c, yaml_node_t *gn)
 {
 	const qc_spec *s = it->s;
-	for (yaml_node_pair_t *p = gn->data.mapping.pairs.start; p < gn->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = gn->data.mapping.pairs.start; p < gn->data.mapping.pairs.top;
+	     p++) {
 		const char *k = qc_scalar(qc_node(s, p->key));
 		yaml_node_t *v = qc_node(s, p->value);
 		for (int i = 0; i < c->call.n_outputs; i++) {
@@ -1008,8 +1049,8 @@ static int build_golden(qc_cases *it, qc_case *c, yaml_node_t *gn)
 				return 0;
 			size_t want_n = qref_numel(c->out[i].rank, c->out[i].shape);
 			if ((size_t)n != want_n) {
-				fail(it, v, "golden '%s' has %lld values, its shape needs %zu", k, (long long)n,
-				     want_n);
+				fail(it, v, "golden '%s' has %lld values, its shape needs %zu", k,
+				     (long long)n, want_n);
 				return 0;
 			}
 			c->golden[i] = vals;
@@ -1082,7 +1123,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		yaml_node_t *vars = qc_map_get(s, cn, "vars");
 		if (vars)
 			for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
-			     p < vars->data.mapping.pairs.top && it->n_bind < 2 * QC_MAX_VARS; p++) {
+			     p < vars->data.mapping.pairs.top && it->n_bind < 2 * QC_MAX_VARS;
+			     p++) {
 				it->bind[it->n_bind].name = qc_scalar(qc_node(s, p->key));
 				it->bind[it->n_bind].node = qc_node(s, p->value);
 				it->n_bind++;

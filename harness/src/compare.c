@@ -7,7 +7,7 @@
 #include "dtype.h"
 
 const char *const qc_hist_labels[QC_HIST_BINS] = {
-        "<=-65", "-64..-17", "-16..-5", "-4", "-3",     "-2",   "-1", "0",
+        "<=-65", "-64..-17", "-16..-5", "-4", "-3",    "-2",     "-1",   "0",
         "1",     "2",        "3",       "4",  "5..16", "17..64", ">=65", "nonfinite"};
 
 int qc_hist_bin(int64_t e)
@@ -33,9 +33,10 @@ const char *qc_unit_name(qc_unit u)
 	return n[u];
 }
 
-static const char *const verdict_names[QC_N_VERDICTS] = {
-        "PASS",           "PASS_WITHIN_TOLERANCE", "FAIL",  "NOT_SUPPORTED",
-        "EXPECTED_ERROR", "ERROR",                 "CRASH", "TIMEOUT"};
+static const char *const verdict_names[QC_N_VERDICTS] = {"PASS",           "PASS_WITHIN_TOLERANCE",
+                                                         "FAIL",           "NOT_SUPPORTED",
+                                                         "EXPECTED_ERROR", "ERROR",
+                                                         "CRASH",          "TIMEOUT"};
 
 const char *qc_verdict_name(qc_verdict v)
 {
@@ -120,7 +121,8 @@ static void add_worst(qc_metrics *m, uint64_t i, double exp, double got, double 
 	double a = isnan(e) ? INFINITY : fabs(e);
 	int pos = m->n_worst;
 	while (pos > 0) {
-		double b = isnan(m->worst[pos - 1].error) ? INFINITY : fabs(m->worst[pos - 1].error);
+		double b =
+		        isnan(m->worst[pos - 1].error) ? INFINITY : fabs(m->worst[pos - 1].error);
 		if (b >= a)
 			break;
 		pos--;
@@ -215,13 +217,17 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	if (m->mismatches == 0)
 		return 1;
 	if (tol->exact) {
-		snprintf(why, why_size, "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
-		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs, u);
+		snprintf(why, why_size,
+		         "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
+		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs,
+		         u);
 		return 0;
 	}
 	if (m->hist[QC_HIST_NAN]) {
-		snprintf(why, why_size, "%llu elements non-finite where the expected value is not (or the reverse)",
-		         (unsigned long long)m->hist[QC_HIST_NAN]);
+		snprintf(
+		        why, why_size,
+		        "%llu elements non-finite where the expected value is not (or the reverse)",
+		        (unsigned long long)m->hist[QC_HIST_NAN]);
 		return 0;
 	}
 	double rate = m->n ? (double)m->mismatches / (double)m->n : 0;
@@ -248,11 +254,13 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 			return 0;
 		}
 		if (tol->abs >= 0 && m->max_abs_err > tol->abs) {
-			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err, tol->abs);
+			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err,
+			         tol->abs);
 			return 0;
 		}
 		if (tol->rel >= 0 && m->max_rel_err > tol->rel) {
-			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err, tol->rel);
+			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err,
+			         tol->rel);
 			return 0;
 		}
 	}
@@ -266,7 +274,8 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	r->seconds = ex ? ex->seconds : 0;
 	if (ref->status != QCF_OK && ref->status != QCF_INVALID_PARAM) {
 		r->verdict = QC_ERROR;
-		snprintf(r->message, sizeof r->message, "the reference failed: %s", ref->detail.message);
+		snprintf(r->message, sizeof r->message, "the reference failed: %s",
+		         ref->detail.message);
 		return;
 	}
 	if (c->expect_error && ref->status == QCF_OK) {
@@ -277,7 +286,8 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	}
 	if (!c->expect_error && ref->status == QCF_INVALID_PARAM) {
 		r->verdict = QC_ERROR;
-		snprintf(r->message, sizeof r->message, "the reference refuses a case the spec calls valid: %s",
+		snprintf(r->message, sizeof r->message,
+		         "the reference refuses a case the spec calls valid: %s",
 		         ref->detail.message);
 		return;
 	}
@@ -301,11 +311,13 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	case QC_EXEC_INVALID_PARAM:
 		if (c->expect_error) {
 			r->verdict = QC_EXPECTED_ERROR;
-			snprintf(r->message, sizeof r->message, "refused as expected (%s); reference rule: %s",
-			         ex->message, ref->detail.message);
+			snprintf(r->message, sizeof r->message,
+			         "refused as expected (%s); reference rule: %s", ex->message,
+			         ref->detail.message);
 		} else {
 			r->verdict = QC_ERROR;
-			snprintf(r->message, sizeof r->message, "refused a valid case: %s", ex->message);
+			snprintf(r->message, sizeof r->message, "refused a valid case: %s",
+			         ex->message);
 		}
 		return;
 	case QC_EXEC_OK: break;
@@ -313,7 +325,8 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	if (c->expect_error) {
 		r->verdict = QC_FAIL;
 		snprintf(r->message, sizeof r->message,
-		         "accepted and computed parameters the semantics forbid (%s)", ref->detail.message);
+		         "accepted and computed parameters the semantics forbid (%s)",
+		         ref->detail.message);
 		return;
 	}
 	r->n_outputs = c->call.n_outputs;

@@ -18,8 +18,8 @@
 #include "runner.h"
 
 #define QC_HIST_BINS 16
-#define QC_HIST_NAN 15 /* bin of non-finite errors (one side NaN or inf) */
-#define QC_WORST 8
+#define QC_HIST_NAN  15 /* bin of non-finite errors (one side NaN or inf) */
+#define QC_WORST     8
 
 extern const char *const qc_hist_labels[QC_HIST_BINS];
 /* Bin of an integer error. */
@@ -78,10 +78,11 @@ int qc_verdict_conforms(qc_verdict v);
 
 /* What the reference said about a case. */
 typedef struct qc_expected {
-	qcf_status status;         /* QCF_OK or QCF_INVALID_PARAM (or an internal failure) */
-	qcf_tensor out[QC_MAX_TENSORS]; /* expected outputs (golden values when the case has them) */
+	qcf_status status; /* QCF_OK or QCF_INVALID_PARAM (or an internal failure) */
+	qcf_tensor
+	        out[QC_MAX_TENSORS]; /* expected outputs (golden values when the case has them) */
 	qref_detail detail;
-	int golden_mismatch;       /* the reference disagrees with the published golden outputs */
+	int golden_mismatch; /* the reference disagrees with the published golden outputs */
 	char golden_note[256];
 } qc_expected;
 

@@ -24,11 +24,13 @@ static void usage(FILE *f)
 	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
 	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
 	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
-	        "  quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D | --min A --max B)\n"
+	        "  quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D | --min A "
+	        "--max B)\n"
 	        "        [--nudge tf|onnx|symmetric] [--narrow-range]\n"
 	        "                           the three forms of quantization parameters\n"
 	        "  version\n"
-	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin error\n");
+	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
+	        "error\n");
 }
 
 static int bad(const char *cmd, const char *msg, const char *arg)
@@ -51,8 +53,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("qconform %s (plugin ABI %d..%d, spec format %d, report format %d)\n", QC_VERSION,
-		       QCF_ABI_VERSION_MIN, QCF_ABI_VERSION, 1, QC_REPORT_FORMAT);
+		printf("qconform %s (plugin ABI %d..%d, spec format %d, report format %d)\n",
+		       QC_VERSION, QCF_ABI_VERSION_MIN, QCF_ABI_VERSION, 1, QC_REPORT_FORMAT);
 		return 0;
 	}
 	if (!strcmp(cmd, "quant"))
@@ -73,11 +75,11 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                   \
-	do {                                                         \
-		if (!v)                                              \
-			return bad(cmd, "missing value after", a);   \
-		i++;                                                 \
+#define NEED_ARG()                                                                                 \
+	do {                                                                                       \
+		if (!v)                                                                            \
+			return bad(cmd, "missing value after", a);                                 \
+		i++;                                                                               \
 	} while (0)
 		if (!strcmp(a, "--plugin")) {
 			NEED_ARG();

@@ -23,11 +23,7 @@
 
 #include "qconform/plugin.h"
 
-typedef enum qc_nudge {
-	QC_NUDGE_TF = 0,
-	QC_NUDGE_ONNX = 1,
-	QC_NUDGE_SYMMETRIC = 2
-} qc_nudge;
+typedef enum qc_nudge { QC_NUDGE_TF = 0, QC_NUDGE_ONNX = 1, QC_NUDGE_SYMMETRIC = 2 } qc_nudge;
 
 /* "tf", "onnx", "symmetric" -> convention; -1 if unknown. */
 int qc_nudge_parse(const char *name);

@@ -73,7 +73,8 @@ static void iso_time(char *buf, size_t n, time_t t)
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size)
 {
 	if (mkdirs(path) != 0) {
-		snprintf(err, err_size, "cannot create the directory of %s: %s", path, strerror(errno));
+		snprintf(err, err_size, "cannot create the directory of %s: %s", path,
+		         strerror(errno));
 		return NULL;
 	}
 	qc_json *j = calloc(1, sizeof *j);
@@ -87,7 +88,8 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	char host[256] = "unknown", when[32];
 	gethostname(host, sizeof host - 1);
 	iso_time(when, sizeof when, meta->started);
-	fprintf(f, "{\n\"format\": \"qconform-report\",\n\"format_version\": %d,\n", QC_REPORT_FORMAT);
+	fprintf(f, "{\n\"format\": \"qconform-report\",\n\"format_version\": %d,\n",
+	        QC_REPORT_FORMAT);
 	fprintf(f, "\"run\": {\"qconform_version\": \"%s\", \"seed\": %llu, \"started\": \"%s\", ",
 	        QC_VERSION, (unsigned long long)meta->seed, when);
 	fputs("\"host\": ", f);
@@ -129,8 +131,8 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 
 static void metrics_json(FILE *f, const qc_metrics *m)
 {
-	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ", qc_unit_name(m->unit),
-	        (unsigned long long)m->n, (unsigned long long)m->mismatches);
+	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ",
+	        qc_unit_name(m->unit), (unsigned long long)m->n, (unsigned long long)m->mismatches);
 	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"max_abs\": ",
 	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range);
 	num(f, m->max_abs);
@@ -171,7 +173,8 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 	qc_json_string(f, c->call.op);
 	fputs(", \"params\": ", f);
 	qc_json_string(f, c->params);
-	fprintf(f, ", \"seed\": \"%016llx\", \"expect\": \"%s\", \"verdict\": \"%s\", \"seconds\": ",
+	fprintf(f,
+	        ", \"seed\": \"%016llx\", \"expect\": \"%s\", \"verdict\": \"%s\", \"seconds\": ",
 	        (unsigned long long)c->seed, c->expect_error ? "error" : "ok",
 	        qc_verdict_name(r->verdict));
 	num(f, r->seconds);
@@ -227,18 +230,24 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 		verdicts_json(f, o->verdicts);
 		fputs(", \"seconds\": ", f);
 		num(f, o->seconds);
-		if (o->has_metrics) {
+		fputs(", \"outputs\": [", f);
+		for (int k = 0; k < o->n_outputs; k++) {
+			fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, o->out_names[k]);
 			fputs(", ", f);
-			metrics_json(f, &o->m);
+			metrics_json(f, &o->m[k]);
+			fputs("}", f);
 		}
-		fputs("}", f);
+		fputs("]}", f);
 	}
 	char when[32];
 	iso_time(when, sizeof when, meta->finished);
-	fprintf(f, "\n],\n\"summary\": {\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
+	fprintf(f, "\n],\n\"summary\": {\"cases\": %llu, \"verdicts\": ",
+	        (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
 	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.0f}\n}\n",
-	        qc_stats_conforms(s) ? "true" : "false", when, difftime(meta->finished, meta->started));
+	        qc_stats_conforms(s) ? "true" : "false", when,
+	        difftime(meta->finished, meta->started));
 	int bad = ferror(f);
 	bad |= fclose(f) != 0;
 	free(j);
@@ -247,11 +256,11 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 
 void qc_console_table(FILE *f, const qc_run_stats *s)
 {
-	static const qc_verdict cols[] = {QC_PASS,  QC_PASS_WITHIN_TOLERANCE, QC_FAIL,
-	                                  QC_ERROR, QC_CRASH,  QC_TIMEOUT, QC_NOT_SUPPORTED,
-	                                  QC_EXPECTED_ERROR};
-	static const char *const heads[] = {"pass", "within", "fail", "error",
-	                                    "crash", "timeout", "n/s", "exp.err"};
+	static const qc_verdict cols[] = {
+	        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
+	        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
+	static const char *const heads[] = {"pass",  "within",  "fail", "error",
+	                                    "crash", "timeout", "n/s",  "exp.err"};
 	fprintf(f, "%-8s %-44s %7s", "sem", "op", "cases");
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
 		fprintf(f, " %7s", heads[i]);
@@ -261,8 +270,8 @@ void qc_console_table(FILE *f, const qc_run_stats *s)
 		fprintf(f, "%-8s %-44s %7llu", o->semantics, o->op, (unsigned long long)o->cases);
 		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 			fprintf(f, " %7llu", (unsigned long long)o->verdicts[cols[c]]);
-		if (o->has_metrics)
-			fprintf(f, " %5.4g %s\n", o->m.max_abs, qc_unit_name(o->m.unit));
+		if (o->n_outputs)
+			fprintf(f, " %5.4g %s\n", o->m[0].max_abs, qc_unit_name(o->m[0].unit));
 		else
 			fprintf(f, " %9s\n", "-");
 	}
@@ -271,5 +280,6 @@ void qc_console_table(FILE *f, const qc_run_stats *s)
 		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
 	fprintf(f, "\n%s: %llu cases, %s\n", qc_stats_conforms(s) ? "CONFORMS" : "DOES NOT CONFORM",
 	        (unsigned long long)s->cases,
-	        qc_stats_conforms(s) ? "every verdict allowed" : "see the failing cases in the report");
+	        qc_stats_conforms(s) ? "every verdict allowed"
+	                             : "see the failing cases in the report");
 }

@@ -12,7 +12,7 @@
 #include "results.h"
 #include "runner.h"
 
-#define QC_VERSION "0.1.0"
+#define QC_VERSION       "0.1.0"
 #define QC_REPORT_FORMAT 1
 
 typedef struct qc_spec_meta {

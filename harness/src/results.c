@@ -33,11 +33,18 @@ void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r)
 	o->verdicts[r->verdict]++;
 	o->seconds += r->seconds;
 	for (int k = 0; k < r->n_outputs; k++) {
-		if (!o->has_metrics) {
-			qc_metrics_init(&o->m, r->m[k].unit);
-			o->has_metrics = 1;
+		const char *name = c->out[k].name;
+		int j;
+		for (j = 0; j < o->n_outputs && strcmp(o->out_names[j], name); j++)
+			;
+		if (j == o->n_outputs) {
+			if (j == QC_MAX_TENSORS)
+				continue;
+			snprintf(o->out_names[j], sizeof o->out_names[j], "%s", name);
+			qc_metrics_init(&o->m[j], r->m[k].unit);
+			o->n_outputs++;
 		}
-		qc_metrics_merge(&o->m, &r->m[k]);
+		qc_metrics_merge(&o->m[j], &r->m[k]);
 	}
 	s->cases++;
 	s->verdicts[r->verdict]++;

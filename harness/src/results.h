@@ -11,8 +11,9 @@ typedef struct qc_op_stats {
 	char op[96];
 	uint64_t cases;
 	uint64_t verdicts[QC_N_VERDICTS];
-	qc_metrics m; /* all outputs of all compared cases, merged */
-	int has_metrics;
+	int n_outputs;
+	char out_names[QC_MAX_TENSORS][32];
+	qc_metrics m[QC_MAX_TENSORS]; /* per output name, over all compared cases */
 	double seconds;
 } qc_op_stats;
 

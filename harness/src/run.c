@@ -19,8 +19,8 @@
 #include "runner.h"
 #include "spec.h"
 
-#define BATCH_CASES 64
-#define BATCH_BYTES ((size_t)64 << 20)
+#define BATCH_CASES          64
+#define BATCH_BYTES          ((size_t)64 << 20)
 #define MAX_PRINTED_FAILURES 20
 
 int qc_filter_match(const char *const *filters, int n, const char *name)
@@ -88,7 +88,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 {
 	char *def[] = {"specs"};
 	char **files = NULL;
-	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files, diag);
+	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
+	                     diag);
 	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
 	for (int i = 0; i < n; i++) {
@@ -123,12 +124,14 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			qc_case_free(c);
 		}
 		qc_cases_end(it);
-		/* case names identify cases in reports, filters and baselines: they must be unique */
+		/* case names identify cases in reports, filters and baselines: they must be unique
+		 */
 		qsort(names, (size_t)n_names, sizeof *names, cmp_u64);
 		for (uint64_t k = 1; k < n_names; k++)
 			if (names[k] == names[k - 1]) {
 				qc_diag_error(diag, s->path, NULL,
-				              "two cases expand to the same name; make sweep values distinct");
+				              "two cases expand to the same name; make sweep "
+				              "values distinct");
 				break;
 			}
 		free(names);
@@ -150,7 +153,6 @@ static void expected_free(qc_expected *e, int n_out)
 	}
 	free(e);
 }
-
 
 static qc_expected *reference_answer(const qc_case *c)
 {
@@ -190,8 +192,9 @@ static qc_expected *reference_answer(const qc_case *c)
 			if (!same && !e->golden_mismatch) {
 				e->golden_mismatch = 1;
 				snprintf(e->golden_note, sizeof e->golden_note,
-				         "output '%s'[%zu]: reference %.9g, golden %.9g (%s)", c->out[k].name, i,
-				         r, g, c->golden_source ? c->golden_source : "no source");
+				         "output '%s'[%zu]: reference %.9g, golden %.9g (%s)",
+				         c->out[k].name, i, r, g,
+				         c->golden_source ? c->golden_source : "no source");
 			}
 			qref_set(&e->out[k], i, g);
 		}
@@ -253,10 +256,12 @@ static int flush_batch(run_state *st, batch *b)
 		qc_stats_add(&st->stats, c, &r);
 		qc_json_case(st->json, c, &r);
 		st->done++;
-		if (!qc_verdict_conforms(r.verdict) && st->printed_failures < MAX_PRINTED_FAILURES) {
+		if (!qc_verdict_conforms(r.verdict) &&
+		    st->printed_failures < MAX_PRINTED_FAILURES) {
 			if (st->tty)
 				fprintf(stdout, "\r\033[K");
-			fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict), c->name, r.message);
+			fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict), c->name,
+			        r.message);
 			if (++st->printed_failures == MAX_PRINTED_FAILURES)
 				fprintf(stdout, "(further failures only in the report)\n");
 		}
@@ -324,9 +329,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_spec_meta *metas = xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
-	qc_run_meta meta = {o->seed,    &info,           metas,   ss.n,        o->filters,
-	                    o->n_filters, o->profile,    o->timeout_s, started, 0,
-	                    o->command};
+	qc_run_meta meta = {o->seed,    &info,        metas,   ss.n, o->filters, o->n_filters,
+	                    o->profile, o->timeout_s, started, 0,    o->command};
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);
@@ -438,7 +442,8 @@ static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
 	if (t->quant) {
 		const qcf_quant *q = t->quant;
 		if (q->axis < 0)
-			printf(" scale %.9g (%a) zero_point %d", q->scales[0], q->scales[0], q->zero_points[0]);
+			printf(" scale %.9g (%a) zero_point %d", q->scales[0], q->scales[0],
+			       q->zero_points[0]);
 		else {
 			printf(" axis %d scales [", q->axis);
 			for (int i = 0; i < q->count; i++)
@@ -485,9 +490,10 @@ int qc_cmd_show(const qc_run_opts *o, const char *name)
 				continue;
 			if (strcmp(c->name, name) == 0) {
 				found = 1;
-				printf("case %s\n  spec %s\n  op %s (%s)\n  params %s\n  seed %016llx\n",
-				       c->name, c->spec->path, c->call.op, c->call.semantics, c->params,
-				       (unsigned long long)c->seed);
+				printf("case %s\n  spec %s\n  op %s (%s)\n  params %s\n  seed "
+				       "%016llx\n",
+				       c->name, c->spec->path, c->call.op, c->call.semantics,
+				       c->params, (unsigned long long)c->seed);
 				for (int a = 0; a < c->call.n_attrs; a++) {
 					const qcf_attr *at = &c->attrs[a];
 					printf("  attr %s = ", at->name);
@@ -505,7 +511,8 @@ int qc_cmd_show(const qc_run_opts *o, const char *name)
 					print_tensor(&c->in[k], NULL);
 				qc_expected *e = reference_answer(c);
 				if (e->status == QCF_OK) {
-					printf("reference outputs%s\n", e->golden_mismatch ? " (GOLDEN MISMATCH)" : "");
+					printf("reference outputs%s\n",
+					       e->golden_mismatch ? " (GOLDEN MISMATCH)" : "");
 					for (int k = 0; k < c->call.n_outputs; k++)
 						print_tensor(&e->out[k], &e->detail.out[k]);
 				} else {

@@ -15,8 +15,8 @@
 typedef struct qc_run_opts {
 	char **paths; /* spec files or directories (default: specs) */
 	int n_paths;
-	const char *plugin;                  /* NULL: the built reference plugin */
-	qcf_option options[QC_MAX_OPTIONS];  /* --plugin-option KEY=VALUE */
+	const char *plugin;                 /* NULL: the built reference plugin */
+	qcf_option options[QC_MAX_OPTIONS]; /* --plugin-option KEY=VALUE */
 	int n_options;
 	const char *filters[QC_MAX_FILTERS]; /* --filter GLOB; leading '-' excludes */
 	int n_filters;

@@ -22,9 +22,9 @@ typedef struct qc_runner_config {
 	const char *plugin_path;
 	const qcf_option *options; /* passed to the plugin's create() */
 	int n_options;
-	double timeout_s;    /* per case; <= 0: none */
-	size_t arena_bytes;  /* shared memory per batch; 0: default (256 MiB) */
-	int trace;           /* print load steps to stderr (also QCONFORM_TRACE=1) */
+	double timeout_s;   /* per case; <= 0: none */
+	size_t arena_bytes; /* shared memory per batch; 0: default (256 MiB) */
+	int trace;          /* print load steps to stderr (also QCONFORM_TRACE=1) */
 } qc_runner_config;
 
 typedef struct qc_plugin_info {
@@ -46,9 +46,9 @@ typedef enum qc_outcome {
 
 typedef struct qc_exec_result {
 	qc_outcome outcome;
-	int signal;         /* QC_EXEC_CRASH: the signal, or 0 if the worker exited */
-	char message[256];  /* plugin's last_error(), or what the runner saw */
-	double seconds;     /* prepare + execute wall time */
+	int signal;        /* QC_EXEC_CRASH: the signal, or 0 if the worker exited */
+	char message[256]; /* plugin's last_error(), or what the runner saw */
+	double seconds;    /* prepare + execute wall time */
 } qc_exec_result;
 
 /*
@@ -57,8 +57,8 @@ typedef struct qc_exec_result {
  * short descriptor, NULL required function, create() failing) returns -1
  * with a one-line reason in err.
  */
-int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info,
-                   char *err, size_t err_size);
+int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,
+                   size_t err_size);
 
 /*
  * Runs calls[0..n). Outputs are written to the staged copies: on return,
@@ -67,9 +67,8 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
  * qc_runner_execute. Returns 0, or -1 if no worker can be started at all
  * (err says why).
  */
-int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n,
-                      qc_exec_result *results, const qcf_op_call **staged, char *err,
-                      size_t err_size);
+int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_exec_result *results,
+                      const qcf_op_call **staged, char *err, size_t err_size);
 
 void qc_runner_close(qc_runner *r);
 

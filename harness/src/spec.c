@@ -98,7 +98,8 @@ int qc_parse_float(const char *s, double *out)
 		*out = neg ? -INFINITY : INFINITY;
 		return 1;
 	}
-	if (p == s && (strcmp(p, ".nan") == 0 || strcmp(p, ".NaN") == 0 || strcmp(p, ".NAN") == 0)) {
+	if (p == s &&
+	    (strcmp(p, ".nan") == 0 || strcmp(p, ".NaN") == 0 || strcmp(p, ".NAN") == 0)) {
 		*out = NAN;
 		return 1;
 	}
@@ -151,7 +152,9 @@ static int want(checker *c, const yaml_node_t *n, yaml_node_type_t t, const char
 {
 	if (n->type == t)
 		return 1;
-	const char *tn = t == YAML_SCALAR_NODE ? "a scalar" : t == YAML_SEQUENCE_NODE ? "a list" : "a mapping";
+	const char *tn = t == YAML_SCALAR_NODE     ? "a scalar"
+	                 : t == YAML_SEQUENCE_NODE ? "a list"
+	                                           : "a mapping";
 	ERR(c, n, "%s must be %s, not %s", what, tn, type_name(n));
 	return 0;
 }
@@ -205,21 +208,21 @@ static int is_ident(const char *s)
 	return 1;
 }
 
-static const char *const quant_keys[] = {"scale", "zero_point", "mean", "std_dev", "min",
-                                         "max",   "nudge",      "narrow_range", "axis",
-                                         "scales", "zero_points", NULL};
-static const char *const data_gen_keys[] = {"gen",  "min",       "max",        "mean",  "std",
-                                            "values", "scale",   "zero_point", "axis",  "qmin",
-                                            "qmax", "nonfinite", "grid",       "quant", NULL};
+static const char *const quant_keys[] = {"scale", "zero_point", "mean",        "std_dev",
+                                         "min",   "max",        "nudge",       "narrow_range",
+                                         "axis",  "scales",     "zero_points", NULL};
+static const char *const data_gen_keys[] = {"gen",    "min",       "max",        "mean",  "std",
+                                            "values", "scale",     "zero_point", "axis",  "qmin",
+                                            "qmax",   "nonfinite", "grid",       "quant", NULL};
 static const char *const tensor_keys[] = {"dtype", "shape", "quant", "data", NULL};
-static const char *const tol_keys[] = {"exact", "max_abs", "bias", "mse", "mismatch_rate",
+static const char *const tol_keys[] = {"exact", "max_abs", "bias", "mse",    "mismatch_rate",
                                        "ulp",   "abs",     "rel",  "reason", NULL};
-static const char *const case_keys[] = {"name",   "description", "vars",      "inputs",
-                                        "outputs", "attrs",      "golden",    "source",
-                                        "tolerance", "expect",   NULL};
-static const char *const top_keys[] = {"qconform", "op",     "semantics", "profile", "description",
-                                       "source",   "seed",   "repeat",    "sweep",   "inputs",
-                                       "outputs",  "attrs",  "tolerance", "cases",   "expect",
+static const char *const case_keys[] = {"name",      "description", "vars",   "inputs",
+                                        "outputs",   "attrs",       "golden", "source",
+                                        "tolerance", "expect",      NULL};
+static const char *const top_keys[] = {"qconform", "op",    "semantics", "profile", "description",
+                                       "source",   "seed",  "repeat",    "sweep",   "inputs",
+                                       "outputs",  "attrs", "tolerance", "cases",   "expect",
                                        "notes",    NULL};
 
 static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
@@ -238,7 +241,8 @@ static void check_tensor(checker *c, yaml_node_t *t, const char *name, int parti
 		ERR(c, sh, "shape of '%s' must be a list of sizes or \"=variable\"", name);
 	yaml_node_t *q = qc_map_get(c->s, t, "quant");
 	const char *qs = qc_scalar(q);
-	if (qs && qs[0] != '=' && *qs && strcmp(qs, "~") && strcmp(qs, "null") && strcmp(qs, "none"))
+	if (qs && qs[0] != '=' && *qs && strcmp(qs, "~") && strcmp(qs, "null") &&
+	    strcmp(qs, "none"))
 		ERR(c, q, "quant must be a mapping, \"=variable\" or null");
 	else if (q && !qs && want(c, q, YAML_MAPPING_NODE, "quant"))
 		check_keys(c, q, quant_keys, "quant");
@@ -246,7 +250,10 @@ static void check_tensor(checker *c, yaml_node_t *t, const char *name, int parti
 	if (dn && dn->type == YAML_MAPPING_NODE) {
 		check_keys(c, dn, data_gen_keys, "data generator");
 		if (!qc_map_get(c->s, dn, "gen"))
-			ERR(c, dn, "data generator of '%s' has no 'gen' (uniform, normal, choice, sequence, edges)", name);
+			ERR(c, dn,
+			    "data generator of '%s' has no 'gen' (uniform, normal, choice, "
+			    "sequence, edges)",
+			    name);
 	}
 }
 
@@ -287,7 +294,8 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 	if (!want(c, t, YAML_MAPPING_NODE, "tolerance"))
 		return;
 	check_keys(c, t, tol_keys, "tolerance");
-	for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top;
+	     p++) {
 		const char *k = qc_scalar(qc_node(c->s, p->key));
 		yaml_node_t *v = qc_node(c->s, p->value);
 		if (!k || strcmp(k, "reason") == 0)
@@ -333,7 +341,8 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 			for (int j = 0; j < nt; j++)
 				found |= strcmp(tmpl[j].name, tmp[i].name) == 0;
 			if (!found)
-				ERR(c, tmp[i].node, "case overrides %s '%s', which the spec does not declare",
+				ERR(c, tmp[i].node,
+				    "case overrides %s '%s', which the spec does not declare",
 				    groups[g], tmp[i].name);
 			/* a bare list is shorthand for {data: [...]} */
 			if (tmp[i].node->type != YAML_SEQUENCE_NODE)
@@ -352,11 +361,13 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 			for (int j = 0; j < c->s->n_outputs; j++)
 				found |= strcmp(c->s->outputs[j].name, tmp[i].name) == 0;
 			if (!found)
-				ERR(c, tmp[i].node, "golden output '%s' is not an output of the spec", tmp[i].name);
+				ERR(c, tmp[i].node,
+				    "golden output '%s' is not an output of the spec", tmp[i].name);
 			want(c, tmp[i].node, YAML_SEQUENCE_NODE, "golden data");
 		}
 		if (n && !qc_map_get(c->s, cn, "source"))
-			ERR(c, v, "golden outputs need a 'source' (where the values were published)");
+			ERR(c, v,
+			    "golden outputs need a 'source' (where the values were published)");
 	}
 	if ((v = qc_map_get(c->s, cn, "tolerance")))
 		check_tolerance(c, v);
@@ -374,7 +385,8 @@ static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
 	for (int i = 0; i < sw->n_vars; i++) {
 		yaml_node_t *vals = sw->vars[i].node;
 		if (!is_ident(sw->vars[i].name))
-			ERR(c, vals, "sweep variable name '%s' is not an identifier", sw->vars[i].name);
+			ERR(c, vals, "sweep variable name '%s' is not an identifier",
+			    sw->vars[i].name);
 		if (!want(c, vals, YAML_SEQUENCE_NODE, "sweep values"))
 			continue;
 		if (vals->data.sequence.items.start == vals->data.sequence.items.top)
@@ -420,7 +432,8 @@ static void check_spec(checker *c)
 		for (const char *const *n = semantics_names; *n; n++)
 			ok |= strcmp(*n, qc_scalar(v)) == 0;
 		if (!ok)
-			ERR(c, v, "unknown semantics '%s' (litert, torch, onnx or tf)", qc_scalar(v));
+			ERR(c, v, "unknown semantics '%s' (litert, torch, onnx or tf)",
+			    qc_scalar(v));
 		else
 			s->semantics = qc_scalar(v);
 	}
@@ -436,7 +449,8 @@ static void check_spec(checker *c)
 				if (!want(c, p, YAML_SCALAR_NODE, "a profile name"))
 					continue;
 				if (s->n_profiles == QC_MAX_PROFILES)
-					ERR(c, p, "too many profiles (at most %d)", QC_MAX_PROFILES);
+					ERR(c, p, "too many profiles (at most %d)",
+					    QC_MAX_PROFILES);
 				else
 					s->profiles[s->n_profiles++] = qc_scalar(p);
 			}
@@ -461,7 +475,8 @@ static void check_spec(checker *c)
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
 			     it < v->data.sequence.items.top; it++) {
 				if (s->n_sweeps == QC_MAX_SWEEPS) {
-					ERR(c, qc_node(s, *it), "too many sweep blocks (at most %d)", QC_MAX_SWEEPS);
+					ERR(c, qc_node(s, *it),
+					    "too many sweep blocks (at most %d)", QC_MAX_SWEEPS);
 					break;
 				}
 				check_sweep(c, qc_node(s, *it), &s->sweeps[s->n_sweeps++]);
@@ -508,7 +523,8 @@ static void check_spec(checker *c)
 			check_case(c, qc_node(s, *it), i);
 			const char *nm = qc_scalar(qc_map_get(s, qc_node(s, *it), "name"));
 			int j = 0;
-			for (yaml_node_item_t *jt = v->data.sequence.items.start; jt < it; jt++, j++) {
+			for (yaml_node_item_t *jt = v->data.sequence.items.start; jt < it;
+			     jt++, j++) {
 				const char *nm2 = qc_scalar(qc_map_get(s, qc_node(s, *jt), "name"));
 				if (nm && nm2 && strcmp(nm, nm2) == 0)
 					ERR(c, qc_map_get(s, qc_node(s, *it), "name"),
@@ -588,8 +604,8 @@ qc_spec *qc_spec_load(const char *path, qc_diag *diag)
 		yaml_mark_t m = parser.problem_mark;
 		FILE *out = diag && diag->out ? diag->out : stderr;
 		fprintf(out, "%s:%zu:%zu: YAML error: %s%s%s\n", path, m.line + 1, m.column + 1,
-		        parser.problem ? parser.problem : "unknown",
-		        parser.context ? " " : "", parser.context ? parser.context : "");
+		        parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
+		        parser.context ? parser.context : "");
 		if (diag)
 			diag->errors++;
 		yaml_parser_delete(&parser);

@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <yaml.h>
 
-#define QC_SPEC_FORMAT 1
-#define QC_MAX_TENSORS 8
-#define QC_MAX_ATTRS 16
-#define QC_MAX_VARS 16
+#define QC_SPEC_FORMAT  1
+#define QC_MAX_TENSORS  8
+#define QC_MAX_ATTRS    16
+#define QC_MAX_VARS     16
 #define QC_MAX_PROFILES 8
-#define QC_MAX_SWEEPS 32
+#define QC_MAX_SWEEPS   32
 
 /* Collected diagnostics. */
 typedef struct qc_diag {
@@ -48,7 +48,7 @@ typedef struct qc_sweep {
 
 typedef struct qc_spec {
 	char *path;
-	char *id;     /* "<semantics>/<file stem>": prefix of every case name */
+	char *id; /* "<semantics>/<file stem>": prefix of every case name */
 	char sha256[65];
 	yaml_document_t doc;
 	const char *op;

@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define QCF_ABI_VERSION 1     /* newest version this header describes */
+#define QCF_ABI_VERSION     1 /* newest version this header describes */
 #define QCF_ABI_VERSION_MIN 1 /* oldest version a host built from it accepts */
 
 #if defined(_WIN32)
@@ -45,21 +45,21 @@ extern "C" {
 #endif
 
 #define QCF_ENTRY_SYMBOL "qconform_plugin_negotiate"
-#define QCF_MAX_RANK 8
+#define QCF_MAX_RANK     8
 
 /* Element types. Values are part of the ABI: never renumber. */
 typedef enum qcf_dtype {
 	QCF_DTYPE_INVALID = 0,
-	QCF_BOOL = 1,   /* one byte per element, 0 or 1 */
-	QCF_INT4 = 2,   /* packed two per byte: element 2i in the low nibble, */
-	QCF_UINT4 = 3,  /* element 2i+1 in the high nibble; int4 sign-extends */
+	QCF_BOOL = 1,  /* one byte per element, 0 or 1 */
+	QCF_INT4 = 2,  /* packed two per byte: element 2i in the low nibble, */
+	QCF_UINT4 = 3, /* element 2i+1 in the high nibble; int4 sign-extends */
 	QCF_INT8 = 4,
 	QCF_UINT8 = 5,
 	QCF_INT16 = 6,
 	QCF_UINT16 = 7,
 	QCF_INT32 = 8,
 	QCF_INT64 = 9,
-	QCF_FLOAT16 = 10, /* IEEE binary16 bits in a uint16_t */
+	QCF_FLOAT16 = 10,  /* IEEE binary16 bits in a uint16_t */
 	QCF_BFLOAT16 = 11, /* upper 16 bits of a binary32, in a uint16_t */
 	QCF_FLOAT32 = 12,
 	QCF_FLOAT64 = 13
@@ -157,14 +157,12 @@ typedef struct qcf_plugin {
 	const char *name;
 	const char *version;
 
-	qcf_status (*create)(const qcf_option *options, int32_t n_options,
-	                     qcf_instance **out, char *msg, size_t msg_size);
+	qcf_status (*create)(const qcf_option *options, int32_t n_options, qcf_instance **out,
+	                     char *msg, size_t msg_size);
 	void (*destroy)(qcf_instance *inst);
 	qcf_status (*supports)(qcf_instance *inst, const qcf_op_call *call);
-	qcf_status (*prepare)(qcf_instance *inst, const qcf_op_call *call,
-	                      qcf_prepared **out);
-	qcf_status (*execute)(qcf_instance *inst, qcf_prepared *prep,
-	                      const qcf_op_call *call);
+	qcf_status (*prepare)(qcf_instance *inst, const qcf_op_call *call, qcf_prepared **out);
+	qcf_status (*execute)(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call);
 	void (*release)(qcf_instance *inst, qcf_prepared *prep);
 	const char *(*last_error)(qcf_instance *inst);
 } qcf_plugin;

@@ -1,0 +1,122 @@
+/*
+ * gen: input generators. Each fills a qcf_tensor of any dtype from a qc_rng;
+ * the bytes depend only on (generator, grid, tensor dtype and shape, repeat,
+ * rng state), never on the machine: no libm transcendental is used (normal
+ * deviates come from rng.h's own log and cos), values are stored through
+ * reference/dtype.h, and every list is built in a fixed order.
+ *
+ * Kinds:
+ *  uniform   integer dtypes: uniform integers in [lo, hi] (default: the dtype
+ *            range); float dtypes: lo + (hi - lo) * u, u in [0, 1), rounded to
+ *            nearest in the tensor's type, so hi itself may come out (default
+ *            [-1, 1]).
+ *  normal    mean + std * N(0, 1); integer dtypes round half to even and clamp
+ *            to [lo, hi] if has_range, else to the dtype range. Random floats
+ *            beyond the type's range saturate at its largest finite value.
+ *  Float values are rounded once, to nearest even, directly to the tensor's
+ *  type (no double rounding through float32 for float16/bfloat16).
+ *  choice    each element an independent uniform pick from values[].
+ *  sequence  values[] in order, continued across repeats:
+ *            element i of repeat r is values[(r * n + i + offset) % n_values],
+ *            n the tensor's element count.
+ *  edges     a deterministic list of values where kernels go wrong, walked
+ *            like a sequence (see below).
+ *
+ * The edges list. For a float tensor, per channel (scale s, zero point z,
+ * grid range [qmin, qmax]), for each quantized level j whose rounding tie
+ * matters, j in [qmin - 1, qmax] (k = j - z in [qmin - z - 1, qmax - z]):
+ *   - the tie t = (j + 0.5 - z) * s, computed in double and rounded to the
+ *     tensor's type, then its two neighbours in that type (nextafter);
+ *   - every value c within 4 ulps of the tie for which a kernel multiplying by
+ *     the float32 reciprocal, inv = 1.0f / s, lands exactly on the tie:
+ *     (float)(c * inv) == k + 0.5 (PyTorch style, zero point added after
+ *     rounding), or with a float zero point (quant->float_zero_points),
+ *     (float)(z + (float)(c * inv)) == j + 0.5. A float64 tensor uses
+ *     inv = 1.0 / s in double instead.
+ * All levels when the grid has at most 256 of them; otherwise a fixed subset
+ * (the four levels at each end, k in [-4, 3] around the zero point, k = +-2^b
+ * and +-2^b - 1) and then QC_GEN_EDGE_PICKS levels drawn from rng, each
+ * giving exactly 4 entries (tie, its neighbours, first reciprocal tie or the
+ * tie again). Then: both saturation ends (qmin - z) * s and (qmax - z) * s with
+ * their neighbours either side, far beyond them ((qmin - z - 1e6) * s,
+ * (qmax - z + 1e6) * s, (qmin - z - 2^32) * s, (qmax - z + 2^32) * s), the
+ * largest finite value of either sign, 0.0, -0.0, the smallest subnormal of
+ * either sign, and if grid->nonfinite NaN, +inf, -inf. Without nonfinite, a
+ * value that rounds to infinity is replaced by the largest finite value.
+ *
+ * For an integer tensor: every value of the dtype if it has at most 256;
+ * otherwise (sorted, without duplicates) the dtype's two ends and their
+ * inner neighbours, qmin - 1 .. qmin + 1, qmax - 1 .. qmax + 1, z - 2 .. z + 2,
+ * 0, +-1, +-2^b, 2^b - 1, -2^b - 1 (within the dtype), then QC_GEN_EDGE_PICKS
+ * values drawn from rng in [qmin, qmax].
+ *
+ * The walk: an element at position p among the m elements of its channel
+ * (m = n and p = i for a per-tensor grid) takes, in repeat r,
+ *   edge[(r * m + p + offset) % len]
+ * so repeats 0 .. qc_gen_edges_repeats() - 1 of one tensor visit every entry
+ * of every channel's list. The list length does not depend on the rng, only
+ * its drawn entries do; rng is read in a fixed order (channel 0 first).
+ */
+#ifndef QC_GEN_H
+#define QC_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qconform/plugin.h"
+#include "rng.h"
+
+#define QC_GEN_EDGE_PICKS 16 /* rng-drawn levels (float) or values (integer) */
+
+typedef enum qc_gen_kind {
+	QC_GEN_UNIFORM = 0,
+	QC_GEN_NORMAL = 1,
+	QC_GEN_CHOICE = 2,
+	QC_GEN_SEQUENCE = 3,
+	QC_GEN_EDGES = 4
+} qc_gen_kind;
+
+typedef struct qc_gen {
+	qc_gen_kind kind;
+	int has_range;        /* uniform: lo/hi given; normal: clamp ints to [lo, hi] */
+	double lo, hi;        /* integers for integer dtypes (within 2^53) */
+	double mean, std;     /* normal; std >= 0 */
+	const double *values; /* choice, sequence: n_values >= 1 */
+	size_t n_values;
+	uint64_t offset; /* sequence, edges: starts the walk further on */
+} qc_gen;
+
+/*
+ * The quantization grid whose edges matter. quant: per-tensor (axis -1,
+ * count 1) or per-axis, in which case axis names a dimension of the tensor
+ * being filled, shape[axis] == count, and element i uses channel
+ * qref_channel(t, quant, i). NULL quant: scale 1, zero point 0 (integer
+ * tensors only; float edges need scales).
+ */
+typedef struct qc_grid {
+	const qcf_quant *quant;
+	int64_t qmin, qmax;
+	int nonfinite; /* NaN and +-inf may be generated */
+} qc_grid;
+
+/* "uniform", "normal", "choice", "sequence", "edges" -> kind; -1 if unknown. */
+int qc_gen_kind_parse(const char *name);
+const char *qc_gen_kind_name(qc_gen_kind k);
+
+/*
+ * Fills every element of t (t->data holds at least qcf_dtype_nbytes(dtype, n)
+ * bytes; packed int4/uint4 padding is zeroed). grid is used by edges and may
+ * be NULL otherwise (and for integer edges: then the dtype range, zp 0).
+ * Returns 0, or -1 with a one-line reason in err.
+ */
+int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *grid, qcf_tensor *t,
+                char *err, size_t err_size);
+
+/* Length of the longest channel's edge list for t under grid; 0 if invalid. */
+size_t qc_gen_edges_count(const qc_grid *grid, const qcf_tensor *t);
+
+/* Repeats needed for the walk to visit every edge of every channel (0 if invalid,
+ * 1 for an empty tensor). */
+uint64_t qc_gen_edges_repeats(const qc_grid *grid, const qcf_tensor *t);
+
+#endif

@@ -1,0 +1,599 @@
+/*
+ * qparams: conversions between the three forms of quantization parameters
+ * and the conventions that nudge a float range onto the integer grid.
+ *
+ * For an integer range [qmin, qmax], n = qmax - qmin, the affine map
+ * real = (q - zp) * scale sends qmin -> min and qmax -> max exactly when
+ *   scale = (max - min) / n,    zp = qmin - min / scale.
+ * The converter's (mean, std_dev) is real = (q - mean) / std_dev, i.e.
+ *   mean = zp, std_dev = 1 / scale; so from a range
+ *   std_dev = n / (max - min),  mean = qmin - min * std_dev
+ *                                    = (qmin * max - qmax * min) / (max - min),
+ * and back: min = (qmin - mean) / std_dev, max = (qmax - mean) / std_dev.
+ * For uint8 (qmin 0, qmax 255) these are FACTS.md's mean = 255 min / (min - max),
+ * std_dev = 255 / (max - min), min = -mean / std_dev, max = (255 - mean) / std_dev.
+ * The "exact" numbers leave zp fractional; a convention then makes it an integer.
+ *
+ * Conventions (sources read for the facts, nothing copied):
+ *  tf        tensorflow/core/kernels/fake_quant_ops_functor.h, Nudge(): every
+ *            step in float32: scale = (max - min) / (qmax_f - qmin_f),
+ *            zp_from_min = qmin_f - min / scale, zp = qmin if below qmin_f,
+ *            qmax if above qmax_f, else std::round (half away from zero);
+ *            nudged range ((qmin_f - zp) * scale, (qmax_f - zp) * scale).
+ *            TF itself only has qmin 0 (or 1, narrow) and qmax 2^bits - 1 and
+ *            keeps zp in a uint8; here the same float32 steps run on any range.
+ *  onnx      onnx/reference/ops/op_dynamic_quantize_linear.py: float32;
+ *            range widened to hold 0; scale = (max - min) / float32(qmax - qmin),
+ *            or 1 when max == min (== 0); zp = rint(clip(qmin - min / scale)),
+ *            rint rounding half to even. ONNX defines it for uint8 only.
+ *  symmetric LiteRT weights (tensorflow/lite/kernels/internal/reference/
+ *            portable_tensor_utils.cc, PortableSymmetricQuantizeFloats): float32,
+ *            scale = max(|min|, |max|) / qmax (127 there), 1 if that is 0; zp 0.
+ */
+#include "qparams.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+
+static int fail(char *err, size_t err_size, const char *fmt, ...)
+{
+	if (err && err_size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, err_size, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int qc_nudge_parse(const char *name)
+{
+	if (!name)
+		return -1;
+	if (strcmp(name, "tf") == 0)
+		return QC_NUDGE_TF;
+	if (strcmp(name, "onnx") == 0)
+		return QC_NUDGE_ONNX;
+	if (strcmp(name, "symmetric") == 0)
+		return QC_NUDGE_SYMMETRIC;
+	return -1;
+}
+
+const char *qc_nudge_name(qc_nudge n)
+{
+	switch (n) {
+	case QC_NUDGE_TF: return "tf";
+	case QC_NUDGE_ONNX: return "onnx";
+	case QC_NUDGE_SYMMETRIC: return "symmetric";
+	}
+	return "unknown";
+}
+
+int qc_dtype_qrange(qcf_dtype t, int narrow_range, int64_t *qmin, int64_t *qmax)
+{
+	int64_t lo, hi;
+	/* quantized dtypes only: not bool, not int64 (beyond float arithmetic) */
+	if (t == QCF_BOOL || t == QCF_INT64 || !qref_dtype_range(t, &lo, &hi))
+		return 0;
+	if (qmin)
+		*qmin = lo + (narrow_range ? 1 : 0);
+	if (qmax)
+		*qmax = hi;
+	return 1;
+}
+
+static int check_range(int64_t qmin, int64_t qmax, char *err, size_t err_size)
+{
+	if (qmin < INT32_MIN || qmax > INT32_MAX)
+		return fail(err, err_size, "range [%" PRId64 ", %" PRId64 "] exceeds int32", qmin,
+		            qmax);
+	if (qmin >= qmax)
+		return fail(err, err_size, "empty range [%" PRId64 ", %" PRId64 "]", qmin, qmax);
+	return 0;
+}
+
+static int check_scale(float s, double given, const char *what, char *err, size_t err_size)
+{
+	if (s == 0)
+		return fail(err, err_size, "%s %.17g underflows to 0 in float32", what, given);
+	if (isinf(s))
+		return fail(err, err_size, "%s %.17g overflows float32", what, given);
+	return 0;
+}
+
+static void set_range(qc_qparams *o, int64_t qmin, int64_t qmax)
+{
+	o->nudged_min = (double)(qmin - o->zero_point) * (double)o->scale;
+	o->nudged_max = (double)(qmax - o->zero_point) * (double)o->scale;
+}
+
+int qc_qparams_from_scale_zp(double scale, int64_t zero_point, int64_t qmin, int64_t qmax,
+                             qc_qparams *out, char *err, size_t err_size)
+{
+	if (check_range(qmin, qmax, err, err_size))
+		return -1;
+	if (!isfinite(scale) || scale <= 0)
+		return fail(err, err_size, "scale must be positive and finite, got %.17g", scale);
+	float s = (float)scale;
+	if (check_scale(s, scale, "scale", err, err_size))
+		return -1;
+	if (zero_point < qmin || zero_point > qmax)
+		return fail(err, err_size,
+		            "zero point %" PRId64 " outside [%" PRId64 ", %" PRId64 "]", zero_point,
+		            qmin, qmax);
+	out->scale = s;
+	out->zero_point = (int32_t)zero_point;
+	out->zero_point_exact = (double)zero_point;
+	set_range(out, qmin, qmax);
+	return 0;
+}
+
+int qc_qparams_from_mean_std(double mean, double std_dev, int64_t qmin, int64_t qmax,
+                             qc_qparams *out, char *err, size_t err_size)
+{
+	if (check_range(qmin, qmax, err, err_size))
+		return -1;
+	if (!isfinite(mean))
+		return fail(err, err_size, "mean must be finite, got %.17g", mean);
+	if (!isfinite(std_dev) || std_dev <= 0)
+		return fail(err, err_size, "std_dev must be positive and finite, got %.17g",
+		            std_dev);
+	if (mean < (double)qmin || mean > (double)qmax)
+		return fail(err, err_size,
+		            "mean %.17g (the zero point) outside [%" PRId64 ", %" PRId64 "]", mean,
+		            qmin, qmax);
+	float s = (float)(1.0 / std_dev);
+	if (check_scale(s, 1.0 / std_dev, "scale 1/std_dev", err, err_size))
+		return -1;
+	out->scale = s;
+	out->zero_point = (int32_t)round(mean); /* half away from zero, like std::round */
+	out->zero_point_exact = mean;
+	set_range(out, qmin, qmax);
+	return 0;
+}
+
+static int nudge_tf(float mn, float mx, int64_t qmin, int64_t qmax, qc_qparams *out, char *err,
+                    size_t err_size)
+{
+	if (!(mn < mx))
+		return fail(err, err_size,
+		            "tf: min must be less than max in float32, got %.9g, %.9g", (double)mn,
+		            (double)mx);
+	/* one float32 rounding per step, as in Nudge() */
+	const float qmin_f = (float)qmin, qmax_f = (float)qmax;
+	const float steps = qmax_f - qmin_f;
+	const float width = mx - mn;
+	const float scale = width / steps;
+	if (check_scale(scale, (double)width / (double)steps, "tf: scale", err, err_size))
+		return -1;
+	const float ratio = mn / scale;
+	const float zp_from_min = qmin_f - ratio;
+	int64_t zp;
+	if (zp_from_min < qmin_f)
+		zp = qmin;
+	else if (zp_from_min > qmax_f)
+		zp = qmax;
+	else
+		zp = (int64_t)roundf(zp_from_min);
+	const float zp_f = (float)zp;
+	const float lo_steps = qmin_f - zp_f, hi_steps = qmax_f - zp_f;
+	const float lo = lo_steps * scale, hi = hi_steps * scale;
+	out->scale = scale;
+	out->zero_point = (int32_t)zp;
+	out->zero_point_exact = zp_from_min;
+	out->nudged_min = lo;
+	out->nudged_max = hi;
+	return 0;
+}
+
+static int nudge_onnx(float mn, float mx, int64_t qmin, int64_t qmax, qc_qparams *out, char *err,
+                      size_t err_size)
+{
+	const float lo = mn < 0 ? mn : 0.0f, hi = mx > 0 ? mx : 0.0f; /* widened to hold 0 */
+	float scale = 1.0f;                                           /* empty range: 1 */
+	if (hi != lo) {
+		const float width = hi - lo;
+		const float steps = (float)(qmax - qmin);
+		scale = width / steps;
+		if (check_scale(scale, (double)width / (double)steps, "onnx: scale", err, err_size))
+			return -1;
+	}
+	const float ratio = lo / scale;
+	const float initial = (float)qmin - ratio;
+	float clipped = initial;
+	if (clipped < (float)qmin)
+		clipped = (float)qmin;
+	if (clipped > (float)qmax)
+		clipped = (float)qmax;
+	out->scale = scale;
+	out->zero_point = (int32_t)nearbyintf(clipped); /* half to even, like np.rint */
+	out->zero_point_exact = initial;
+	set_range(out, qmin, qmax);
+	return 0;
+}
+
+static int nudge_symmetric(float mn, float mx, int64_t qmin, int64_t qmax, qc_qparams *out,
+                           char *err, size_t err_size)
+{
+	if (!(qmin < 0 && qmax > 0))
+		return fail(err, err_size,
+		            "symmetric: needs a signed range, got [%" PRId64 ", %" PRId64 "]", qmin,
+		            qmax);
+	const float a = fabsf(mn), b = fabsf(mx);
+	const float range = a > b ? a : b;
+	float scale = 1.0f; /* all-zero range: 1 */
+	if (range != 0) {
+		scale = range / (float)qmax;
+		if (check_scale(scale, (double)range / (double)qmax, "symmetric: scale", err,
+		                err_size))
+			return -1;
+	}
+	out->scale = scale;
+	out->zero_point = 0;
+	out->zero_point_exact = 0;
+	set_range(out, qmin, qmax);
+	return 0;
+}
+
+int qc_qparams_from_min_max(double min, double max, int64_t qmin, int64_t qmax, qc_nudge nudge,
+                            qc_qparams *out, char *err, size_t err_size)
+{
+	if (check_range(qmin, qmax, err, err_size))
+		return -1;
+	if (!isfinite(min) || !isfinite(max))
+		return fail(err, err_size, "min and max must be finite, got %.17g, %.17g", min,
+		            max);
+	if (min > max)
+		return fail(err, err_size, "min %.17g is greater than max %.17g", min, max);
+	const float mn = (float)min, mx = (float)max;
+	if (isinf(mn) || isinf(mx))
+		return fail(err, err_size, "min/max %.17g, %.17g overflow float32", min, max);
+	switch (nudge) {
+	case QC_NUDGE_TF: return nudge_tf(mn, mx, qmin, qmax, out, err, err_size);
+	case QC_NUDGE_ONNX: return nudge_onnx(mn, mx, qmin, qmax, out, err, err_size);
+	case QC_NUDGE_SYMMETRIC: return nudge_symmetric(mn, mx, qmin, qmax, out, err, err_size);
+	}
+	return fail(err, err_size, "unknown nudging convention %d", (int)nudge);
+}
+
+/* ---- qconform quant ---------------------------------------------------- */
+
+/* Shortest decimal that reads back as the same double; -0 prints as 0. */
+static const char *fd(double v)
+{
+	static char pool[16][40];
+	static unsigned next;
+	char *b = pool[next++ % 16];
+	v += 0.0;
+	for (int p = 1; p <= 17; p++) {
+		snprintf(b, sizeof pool[0], "%.*g", p, v);
+		if (strtod(b, NULL) == v)
+			break;
+	}
+	return b;
+}
+
+/* A float32 value: %.9g (enough to be exact) and its hex. */
+static const char *ff(float f)
+{
+	static char pool[16][64];
+	static unsigned next;
+	char *b = pool[next++ % 16];
+	double v = (double)f + 0.0;
+	snprintf(b, sizeof pool[0], "%.9g (%a)", v, v);
+	return b;
+}
+
+static const char *const nudge_desc[] = {
+        [QC_NUDGE_TF] = "TensorFlow FakeQuant Nudge: float32 throughout, zero point rounded "
+                        "half away from zero, clamped to [qmin, qmax]",
+        [QC_NUDGE_ONNX] = "ONNX DynamicQuantizeLinear: float32, range widened to hold 0, zero "
+                          "point clipped then rounded half to even",
+        [QC_NUDGE_SYMMETRIC] = "LiteRT symmetric weights: float32, scale = max(|min|,|max|) / "
+                               "qmax, zero point 0",
+};
+
+static const char *const CONV = "[converter reading: real = (q - mean) / std_dev]";
+
+/* The three forms of one exact (un-nudged) parameter set, in double. */
+static void print_exact(FILE *o, double scale, double zp, double mean, double std, double min,
+                        double max)
+{
+	fprintf(o, "  (scale, zero_point)  scale %s  zero_point %s%s\n", fd(scale), fd(zp),
+	        zp == floor(zp) ? "" : "  (not an integer: each convention below rounds it)");
+	fprintf(o, "  (mean, std_dev)      mean %s  std_dev %s  %s\n", fd(mean), fd(std), CONV);
+	fprintf(o, "  (min, max)           min %s  max %s\n", fd(min), fd(max));
+}
+
+static void print_nudged(FILE *o, qc_nudge n, int selected, double min, double max, int64_t qmin,
+                         int64_t qmax)
+{
+	qc_qparams p;
+	char err[256];
+	fprintf(o, "\n%s%s: %s\n", qc_nudge_name(n), selected ? " (selected)" : "", nudge_desc[n]);
+	if (qc_qparams_from_min_max(min, max, qmin, qmax, n, &p, err, sizeof err)) {
+		fprintf(o, "  not applicable: %s\n", err);
+		return;
+	}
+	fprintf(o, "  (scale, zero_point)  scale %s = %s as double  zero_point %" PRId32 "\n",
+	        ff(p.scale), fd(p.scale), p.zero_point);
+	if (n == QC_NUDGE_SYMMETRIC)
+		fprintf(o, "                       zero point fixed at 0\n");
+	else
+		fprintf(o, "                       zero point before rounding %s\n",
+		        ff((float)p.zero_point_exact));
+	fprintf(o, "  (mean, std_dev)      mean %" PRId32 "  std_dev %s  %s\n", p.zero_point,
+	        fd(1.0 / p.scale), CONV);
+	if (n == QC_NUDGE_TF)
+		fprintf(o,
+		        "  (min, max)           min %s  max %s  (float32, as Nudge computes "
+		        "them)\n",
+		        ff((float)p.nudged_min), ff((float)p.nudged_max));
+	else
+		fprintf(o,
+		        "  (min, max)           min %s  max %s  (exact: (qmin - zp) * scale, "
+		        "(qmax - zp) * scale)\n",
+		        fd(p.nudged_min), fd(p.nudged_max));
+	if (n == QC_NUDGE_SYMMETRIC && qmin != -qmax)
+		fprintf(o,
+		        "                       LiteRT weights use the narrow range [%" PRId64
+		        ", %" PRId64 "]: add --narrow-range\n",
+		        -qmax, qmax);
+	if (n == QC_NUDGE_TF && qmin < 0)
+		fprintf(o,
+		        "                       TensorFlow itself quantizes to [0, 2^bits - 1] "
+		        "(qmin 1 if narrow); the same float32 steps run here on [%" PRId64
+		        ", %" PRId64 "]\n",
+		        qmin, qmax);
+	if (n == QC_NUDGE_TF && p.zero_point > 255)
+		fprintf(o,
+		        "                       TensorFlow's Nudge keeps the zero point in a "
+		        "uint8, "
+		        "which cannot hold %" PRId32 " (num_bits > 8)\n",
+		        p.zero_point);
+	if (n == QC_NUDGE_ONNX && (qmin != 0 || qmax != 255))
+		fprintf(o,
+		        "                       ONNX defines DynamicQuantizeLinear for uint8 only; "
+		        "the same steps run here on [%" PRId64 ", %" PRId64 "]\n",
+		        qmin, qmax);
+}
+
+static void print_summary(FILE *o, double scale, double zp, double min, double max, qc_nudge sel,
+                          int64_t qmin, int64_t qmax)
+{
+	fprintf(o, "\nside by side        %-24s %-20s %-24s %s\n", "scale", "zero_point", "min",
+	        "max");
+	fprintf(o, "  %-17s %-24s %-20s %-24s %s\n", "exact", fd(scale), fd(zp), fd(min), fd(max));
+	for (int n = QC_NUDGE_TF; n <= QC_NUDGE_SYMMETRIC; n++) {
+		qc_qparams p;
+		char err[256], name[32], zps[24];
+		snprintf(name, sizeof name, "%s%s", qc_nudge_name((qc_nudge)n),
+		         n == (int)sel ? " *" : "");
+		if (qc_qparams_from_min_max(min, max, qmin, qmax, (qc_nudge)n, &p, err,
+		                            sizeof err)) {
+			fprintf(o, "  %-17s not applicable\n", name);
+			continue;
+		}
+		snprintf(zps, sizeof zps, "%" PRId32, p.zero_point);
+		fprintf(o, "  %-17s %-24s %-20s %-24s %s\n", name, fd(p.scale), zps,
+		        fd(p.nudged_min), fd(p.nudged_max));
+	}
+}
+
+static const char USAGE[] =
+        "usage: qconform quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D |\n"
+        "                      --min A --max B) [--nudge tf|onnx|symmetric] [--narrow-range]\n";
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("qconform quant: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *s && !*end && errno == 0 && isfinite(*v);
+}
+
+enum { O_DTYPE, O_SCALE, O_ZP, O_MEAN, O_STD, O_MIN, O_MAX, O_NUDGE, O_NARROW, O_COUNT };
+static const char *const opt_names[O_COUNT] = {
+        "dtype", "scale", "zero-point", "mean", "std-dev", "min", "max", "nudge", "narrow-range"};
+
+int qc_cmd_quant(int argc, char **argv)
+{
+	const char *val[O_COUNT] = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(USAGE, stdout);
+			return 0;
+		}
+		if (strncmp(a, "--", 2) != 0)
+			return usage_error("unexpected argument '%s' (see --help)", a);
+		char name[32];
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (len >= sizeof name)
+			return usage_error("unknown option '%s'", a);
+		for (size_t k = 0; k < len; k++) /* --zero_point == --zero-point */
+			name[k] = a[2 + k] == '_' ? '-' : a[2 + k];
+		name[len] = 0;
+		int o = 0;
+		while (o < O_COUNT && strcmp(opt_names[o], name) != 0)
+			o++;
+		if (o == O_COUNT)
+			return usage_error("unknown option '%s'", a);
+		if (val[o])
+			return usage_error("--%s given twice", opt_names[o]);
+		if (o == O_NARROW) {
+			if (eq)
+				return usage_error("--narrow-range takes no value");
+			val[o] = "1";
+			continue;
+		}
+		if (eq)
+			val[o] = eq + 1;
+		else if (i + 1 < argc)
+			val[o] = argv[++i];
+		else
+			return usage_error("--%s needs a value", opt_names[o]);
+	}
+
+	if (!val[O_DTYPE])
+		return usage_error("--dtype is required");
+	qcf_dtype dt = qref_dtype_parse(val[O_DTYPE]);
+	if (dt == QCF_DTYPE_INVALID)
+		return usage_error("unknown dtype '%s'", val[O_DTYPE]);
+	int narrow = val[O_NARROW] != NULL;
+	int64_t qmin, qmax;
+	if (!qc_dtype_qrange(dt, narrow, &qmin, &qmax))
+		return usage_error("dtype %s is not a quantized integer type (int4, uint4, int8, "
+		                   "uint8, int16, uint16, int32)",
+		                   val[O_DTYPE]);
+	qc_nudge sel = QC_NUDGE_TF;
+	if (val[O_NUDGE]) {
+		int n = qc_nudge_parse(val[O_NUDGE]);
+		if (n < 0)
+			return usage_error("unknown --nudge '%s' (tf, onnx, symmetric)",
+			                   val[O_NUDGE]);
+		sel = (qc_nudge)n;
+	}
+	int has_sz = val[O_SCALE] || val[O_ZP], has_ms = val[O_MEAN] || val[O_STD];
+	int has_mm = val[O_MIN] || val[O_MAX];
+	if (has_sz + has_ms + has_mm != 1)
+		return usage_error("give exactly one of --scale/--zero-point, --mean/--std-dev, "
+		                   "--min/--max");
+	int pair[3][2] = {{O_SCALE, O_ZP}, {O_MEAN, O_STD}, {O_MIN, O_MAX}};
+	double v[2] = {0, 0};
+	for (int f = 0; f < 3; f++) {
+		if (!val[pair[f][0]] && !val[pair[f][1]])
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const char *s = val[pair[f][k]];
+			if (!s)
+				return usage_error("--%s needs --%s", opt_names[pair[f][1 - k]],
+				                   opt_names[pair[f][k]]);
+			if (!parse_double(s, &v[k]))
+				return usage_error("--%s: '%s' is not a finite number",
+				                   opt_names[pair[f][k]], s);
+		}
+	}
+
+	char err[256];
+	qc_qparams p;
+	double min, max, scale_exact, zp_exact;
+	FILE *o = stdout;
+	const double steps = (double)(qmax - qmin);
+	const char *dname = qref_dtype_name(dt);
+	if (has_sz) {
+		if (v[1] != floor(v[1]))
+			return usage_error(
+			        "zero point must be an integer, got %s (a fractional zero "
+			        "point is a --mean)",
+			        val[O_ZP]);
+		if (qc_qparams_from_scale_zp(v[0], (int64_t)v[1], qmin, qmax, &p, err, sizeof err))
+			return usage_error("%s", err);
+	} else if (has_ms) {
+		if (qc_qparams_from_mean_std(v[0], v[1], qmin, qmax, &p, err, sizeof err))
+			return usage_error("%s", err);
+	} else {
+		if (!(v[0] < v[1]))
+			return usage_error("min %s must be less than max %s", val[O_MIN],
+			                   val[O_MAX]);
+		if (!isfinite((v[1] - v[0]) / steps) || (v[1] - v[0]) / steps == 0)
+			return usage_error("range [%s, %s] is too wide or too narrow", val[O_MIN],
+			                   val[O_MAX]);
+	}
+
+	fprintf(o, "dtype %s%s: q in [%" PRId64 ", %" PRId64 "], %" PRId64 " levels\n", dname,
+	        narrow ? " (narrow range)" : "", qmin, qmax, qmax - qmin + 1);
+	fprintf(o, "affine map: real = (q - zero_point) * scale\n");
+
+	if (has_sz) {
+		double s = p.scale;
+		fprintf(o, "given (scale, zero_point) = (%s, %s)\n", val[O_SCALE], val[O_ZP]);
+		if (s != v[0])
+			fprintf(o, "note: scale %s is not a float32; kernels see %s\n",
+			        val[O_SCALE], ff(p.scale));
+		fprintf(o, "note: get_input_details()['quantization'] is (scale, zero_point); the "
+		           "converter takes (mean, std_dev): other form, other order\n");
+		min = p.nudged_min;
+		max = p.nudged_max;
+		scale_exact = s;
+		zp_exact = p.zero_point;
+		fprintf(o, "\nexact (scale in float32 %s)\n", ff(p.scale));
+		print_exact(o, s, p.zero_point, p.zero_point, 1.0 / s, min, max);
+		fprintf(o, "                       in float32 arithmetic: min %s  max %s\n",
+		        ff((float)(qmin - p.zero_point) * p.scale),
+		        ff((float)(qmax - p.zero_point) * p.scale));
+	} else if (has_ms) {
+		double mean = v[0], std = v[1];
+		min = ((double)qmin - mean) / std;
+		max = ((double)qmax - mean) / std;
+		scale_exact = 1.0 / std;
+		zp_exact = mean;
+		fprintf(o, "given (mean, std_dev) = (%s, %s)  %s\n", val[O_MEAN], val[O_STD], CONV);
+		fprintf(o, "\nexact %s\n", CONV);
+		print_exact(o, 1.0 / std, mean, mean, std, min, max);
+		fprintf(o,
+		        "  derivation: scale = 1/std_dev, zero_point = mean, min = (qmin - mean) "
+		        "/ std_dev, max = (qmax - mean) / std_dev\n");
+		fprintf(o, "  as stored: scale %s  zero_point %" PRId32 "%s\n", ff(p.scale),
+		        p.zero_point,
+		        mean == floor(mean) ? "" : " (mean rounded half away from zero)");
+		fprintf(o, "\nnote: seeds/001 writes the way back as min = -mean*std_dev, max = "
+		           "(255 - mean)*std_dev.\n"
+		           "  That contradicts its own forward formula std_dev = 255/(max - min): "
+		           "range (-1, 1) gives\n"
+		           "  mean 127.5, std_dev 127.5, and -127.5*127.5 is not -1. It holds only "
+		           "where std_dev means\n"
+		           "  the scale, as seeds/001 says other texts write it (q = f/std_dev + "
+		           "mean, "
+		           "f = (q - mean)*std_dev).\n"
+		           "  The consistent way back is min = -mean/std_dev (uint8); in general "
+		           "min = (qmin - mean)/std_dev.\n");
+		fprintf(o, "\n[seeds/001 reading: std_dev is the scale]\n");
+		fprintf(o, "  (scale, zero_point)  scale %s  zero_point %s  [seeds/001 reading]\n",
+		        fd(std), fd(mean));
+		fprintf(o,
+		        "  (min, max)           min %s  max %s  [seeds/001 reading: (qmin - "
+		        "mean)*std_dev, (qmax - mean)*std_dev]\n",
+		        fd(((double)qmin - mean) * std), fd(((double)qmax - mean) * std));
+		fprintf(o, "  (mean, std_dev)      mean %s  std_dev %s  %s\n", fd(mean),
+		        fd(1.0 / std), CONV);
+	} else {
+		min = v[0];
+		max = v[1];
+		double std = steps / (max - min);
+		double mean = ((double)qmin * max - (double)qmax * min) / (max - min);
+		scale_exact = (max - min) / steps;
+		zp_exact = mean;
+		fprintf(o, "given (min, max) = (%s, %s): a float range\n", val[O_MIN], val[O_MAX]);
+		fprintf(o, "\nexact (q = qmin at min, q = qmax at max)\n");
+		print_exact(o, scale_exact, mean, mean, std, min, max);
+		fprintf(o, "  derivation: std_dev = (qmax - qmin)/(max - min), mean = qmin - "
+		           "min*std_dev = (qmin*max - qmax*min)/(max - min)\n");
+	}
+
+	fprintf(o, "\nnudged: (min, max) = (%s, %s) mapped by each convention\n", fd(min), fd(max));
+	for (int n = QC_NUDGE_TF; n <= QC_NUDGE_SYMMETRIC; n++)
+		print_nudged(o, (qc_nudge)n, n == (int)sel, min, max, qmin, qmax);
+	print_summary(o, scale_exact, zp_exact, min, max, sel, qmin, qmax);
+	fflush(o);
+	return 0;
+}

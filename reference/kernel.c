@@ -1,0 +1,152 @@
+#include "kernel.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+
+qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ...)
+{
+	if (detail) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(detail->message, sizeof detail->message, fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+size_t qref_tensor_numel(const qcf_tensor *t)
+{
+	return qref_numel(t->rank, t->shape);
+}
+
+static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, qref_detail *d)
+{
+	if (t->rank < 0 || t->rank > QCF_MAX_RANK || (t->rank > 0 && !t->shape))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %d", kind, idx, t->rank);
+	for (int32_t k = 0; k < t->rank; k++)
+		if (t->shape[k] < 0)
+			return qref_fail(d, QCF_INVALID_PARAM, "%s %d: negative dimension", kind,
+			                 idx);
+	size_t need = qcf_dtype_nbytes(t->dtype, qref_tensor_numel(t));
+	if (need == 0 && qref_tensor_numel(t) > 0)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: invalid dtype %d", kind, idx,
+		                 (int)t->dtype);
+	if (need > 0 && (!t->data || t->nbytes < need))
+		return qref_fail(d, QCF_ERROR, "%s %d: buffer of %zu bytes, need %zu", kind, idx,
+		                 t->data ? t->nbytes : 0, need);
+	return QCF_OK;
+}
+
+qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
+                           qref_detail *detail)
+{
+	if (call->n_inputs != n_inputs || call->n_outputs != n_outputs)
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s expects %d input(s) and %d output(s), got %d and %d", call->op,
+		                 n_inputs, n_outputs, call->n_inputs, call->n_outputs);
+	if ((n_inputs > 0 && !call->inputs) || (n_outputs > 0 && !call->outputs))
+		return qref_fail(detail, QCF_ERROR, "missing tensor array");
+	for (int i = 0; i < n_inputs; i++) {
+		qcf_status s = check_tensor(&call->inputs[i], "input", i, detail);
+		if (s != QCF_OK)
+			return s;
+	}
+	for (int i = 0; i < n_outputs; i++) {
+		qcf_status s = check_tensor(&call->outputs[i], "output", i, detail);
+		if (s != QCF_OK)
+			return s;
+	}
+	return QCF_OK;
+}
+
+int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int32_t k = 0; k < a->rank; k++)
+		if (a->shape[k] != b->shape[k])
+			return 0;
+	return 1;
+}
+
+qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_only, qcf_quant *q,
+                          qref_detail *detail)
+{
+	memset(q, 0, sizeof *q);
+	if (!t->quant)
+		return qref_fail(detail, QCF_INVALID_PARAM, "%s needs quantization parameters",
+		                 what);
+	size_t n = t->quant->struct_size < sizeof *q ? t->quant->struct_size : sizeof *q;
+	memcpy(q, t->quant, n);
+	if (!q->scales || !q->zero_points)
+		return qref_fail(detail, QCF_INVALID_PARAM, "%s: scales and zero points missing",
+		                 what);
+	if (q->axis < 0) {
+		if (q->count != 1)
+			return qref_fail(detail, QCF_INVALID_PARAM,
+			                 "%s: per-tensor quantization needs count 1, got %d", what,
+			                 q->count);
+		return QCF_OK;
+	}
+	if (per_tensor_only)
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s must be quantized per tensor, not per axis", what);
+	if (q->axis >= t->rank)
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s: quantization axis %d out of range for rank %d", what, q->axis,
+		                 t->rank);
+	if ((int64_t)q->count != t->shape[q->axis])
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s: %d scales for dimension %d of size %lld", what, q->count,
+		                 q->axis, (long long)t->shape[q->axis]);
+	return QCF_OK;
+}
+
+int32_t qref_quant_index(const qcf_tensor *t, const qcf_quant *q, size_t i)
+{
+	return q->axis < 0 ? 0 : qref_channel(t, q, i);
+}
+
+void qref_mark_any(qref_detail *detail, int k, size_t i, double lo, double hi)
+{
+	if (!detail)
+		return;
+	qref_output_detail *o = &detail->out[k];
+	if (o->any)
+		o->any[i] = 1;
+	if (o->lo)
+		o->lo[i] = lo;
+	if (o->hi)
+		o->hi[i] = hi;
+}
+
+void qref_mark_exact(qref_detail *detail, int k, size_t i)
+{
+	if (detail && detail->out[k].any)
+		detail->out[k].any[i] = 0;
+}
+
+void qref_set_step(qref_detail *detail, int k, size_t i, double step)
+{
+	if (detail && detail->out[k].step)
+		detail->out[k].step[i] = step;
+}
+
+void qref_range_d(qcf_dtype t, double *lo, double *hi)
+{
+	int64_t a = 0, b = 0;
+	qref_dtype_range(t, &a, &b);
+	*lo = (double)a;
+	*hi = (double)b;
+}
+
+double qref_clamp_d(double v, double lo, double hi)
+{
+	if (isnan(v) || v < lo)
+		return lo;
+	return v > hi ? hi : v;
+}

@@ -1,0 +1,82 @@
+/*
+ * Internal to the reference: helpers shared by the kernel files and the
+ * kernel entry points that reference/dispatch.c lists. Not part of qref.h.
+ */
+#ifndef QREF_KERNEL_H
+#define QREF_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qref.h"
+
+/* A kernel: checks the call's rules, then writes call->outputs. */
+typedef qcf_status (*qref_kernel_fn)(const qcf_op_call *call, qref_detail *detail);
+
+#if defined(__GNUC__)
+#define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define QREF_PRINTF(f, a)
+#endif
+
+/* Writes the message into detail (when given) and returns status. */
+qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ...)
+        QREF_PRINTF(3, 4);
+
+/*
+ * Checks the counts of inputs and outputs and that every tensor's buffer
+ * holds its elements (QCF_INVALID_PARAM for wrong counts, QCF_ERROR for a
+ * buffer the host got wrong).
+ */
+qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
+                           qref_detail *detail);
+
+int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b);
+size_t qref_tensor_numel(const qcf_tensor *t);
+
+/*
+ * Reads t->quant into *q (missing trailing fields read as zero) and checks
+ * it: present; per-tensor (axis -1, count 1) or, unless per_tensor_only,
+ * per-axis (0 <= axis < rank, count == shape[axis]); scales and zero points
+ * present. QCF_INVALID_PARAM naming `what` otherwise.
+ */
+qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_only, qcf_quant *q,
+                          qref_detail *detail);
+
+/* Index into q->scales / q->zero_points of element i of t. */
+int32_t qref_quant_index(const qcf_tensor *t, const qcf_quant *q, size_t i);
+
+/*
+ * Detail writers for output k, element i; each does nothing when detail or
+ * the array is NULL. qref_mark_any sets any = 1 and [lo, hi]; qref_mark_exact
+ * sets any = 0.
+ */
+void qref_mark_any(qref_detail *detail, int k, size_t i, double lo, double hi);
+void qref_mark_exact(qref_detail *detail, int k, size_t i);
+void qref_set_step(qref_detail *detail, int k, size_t i, double step);
+
+/* Integer dtype range as double (exact for every dtype here but int64). */
+void qref_range_d(qcf_dtype t, double *lo, double *hi);
+/* v clamped to [lo, hi]; NaN gives lo. */
+double qref_clamp_d(double v, double lo, double hi);
+
+/* litert_quantize.c */
+qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *detail);
+
+/* torch_fake_quant.c */
+qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_torch_fq_per_channel(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_torch_fq_per_channel_cachemask(const qcf_op_call *call, qref_detail *detail);
+
+/* tf_fake_quant.c */
+qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *detail);
+
+/* onnx_qdq.c */
+qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *detail);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * ONNX QuantizeLinear / DequantizeLinear (onnx/defs/quantization/defs.cc,
+ * onnx/reference/ops/op_quantize_linear.py, op_dequantize_linear.py).
+ * FACTS.md section 5.
+ *  QuantizeLinear: y = saturate(rint(x / scale) + zp), x / scale a float32
+ *    division (numpy float32 arrays), rint ties to even, zp added after
+ *    rounding. +-inf saturates (the spec's saturate; the numpy reference's
+ *    astype(int32) would be platform dependent); NaN is unpredictable.
+ *  DequantizeLinear: y = (x - zp) * scale with x - zp exact in float32 for
+ *    every 4-, 8- and 16-bit type, then one float32 multiply. int32 has no
+ *    zero point (it must be 0), so y = (float)x * scale.
+ * Blocked quantization (block_size) is not implemented.
+ */
+#include <math.h>
+
+#include "attrs.h"
+#include "dtype.h"
+#include "kernel.h"
+
+static int onnx_qtype(qcf_dtype t)
+{
+	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16 || t == QCF_UINT16 ||
+	       t == QCF_INT4 || t == QCF_UINT4;
+}
+
+static qcf_status check_block(const qcf_op_call *call, qref_detail *d)
+{
+	int64_t bs = 0;
+	int r = qref_attr_int(call, "block_size", &bs);
+	if (r < 0)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: block_size must be an integer",
+		                 call->op);
+	if (r > 0 && bs != 0)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: blocked quantization is not implemented", call->op);
+	return QCF_OK;
+}
+
+/* Zero points have the quantized tensor's type in ONNX, so they fit its range. */
+static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const qcf_quant *q,
+                                    qref_detail *d)
+{
+	double lo, hi;
+	qref_range_d(t, &lo, &hi);
+	for (int32_t c = 0; c < q->count; c++) {
+		double z = q->zero_points[c];
+		if (z < lo || z > hi)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: zero point %d does not fit %s (it has the quantized "
+			                 "type)",
+			                 call->op, q->zero_points[c], qref_dtype_name(t));
+		if (t == QCF_INT32 && z != 0)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: int32 has no zero point (it must be 0), got %d",
+			                 call->op, q->zero_points[c]);
+	}
+	return QCF_OK;
+}
+
+qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK || (s = check_block(call, d)) != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	if (!qref_same_shape(x, y))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
+		                 call->op);
+	if (x->dtype == QCF_FLOAT16 || x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
+		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: %s input is not implemented", call->op,
+		                 qref_dtype_name(x->dtype));
+	if (x->dtype != QCF_FLOAT32)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be float32, got %s",
+		                 call->op, qref_dtype_name(x->dtype));
+	if (!onnx_qtype(y->dtype))
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: output must be int8, uint8, int16, uint16, int4 or uint4, got "
+		        "%s",
+		        call->op, qref_dtype_name(y->dtype));
+	qcf_quant q;
+	if ((s = qref_get_quant(y, "QuantizeLinear output", 0, &q, d)) != QCF_OK ||
+	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
+		return s;
+	double lo, hi;
+	qref_range_d(y->dtype, &lo, &hi);
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = qref_quant_index(y, &q, i);
+		float v = (float)qref_get(x, i) / q.scales[c];
+		double zp = q.zero_points[c];
+		if (isnan(v)) {
+			qref_mark_any(d, 0, i, lo, hi);
+			qref_set(y, i, zp);
+			continue;
+		}
+		qref_mark_exact(d, 0, i);
+		qref_set(y, i, qref_clamp_d((double)nearbyintf(v) + zp, lo, hi));
+	}
+	return QCF_OK;
+}
+
+qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK || (s = check_block(call, d)) != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	if (!qref_same_shape(x, y))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
+		                 call->op);
+	if (!onnx_qtype(x->dtype) && x->dtype != QCF_INT32)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: input must be int8, uint8, int16, uint16, int32, int4 or "
+		                 "uint4, got %s",
+		                 call->op, qref_dtype_name(x->dtype));
+	if (y->dtype != QCF_FLOAT32)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: output must be float32 (the scale's type), got %s", call->op,
+		                 qref_dtype_name(y->dtype));
+	qcf_quant q;
+	if ((s = qref_get_quant(x, "DequantizeLinear input", 0, &q, d)) != QCF_OK ||
+	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
+		return s;
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = qref_quant_index(x, &q, i);
+		float sc = q.scales[c];
+		/* exact for <= 16-bit types; int32 (zp 0) rounds x to float32 as numpy does */
+		float dx = (float)(qref_get(x, i) - (double)q.zero_points[c]);
+		qref_mark_exact(d, 0, i);
+		qref_set_step(d, 0, i, sc > 0 ? sc : 0.0);
+		qref_set(y, i, dx * sc);
+	}
+	return QCF_OK;
+}

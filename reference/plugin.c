@@ -1,0 +1,109 @@
+/*
+ * The reference kernels as a plugin ("qconform-reference"): the harness can
+ * run them as a kernel under test like any vendor library. Options:
+ * rounding=double|single (LiteRT requantization build; default double).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qconform/plugin.h"
+#include "qref.h"
+
+struct qcf_instance {
+	qref_rounding rounding;
+	char last_error[256];
+};
+
+static qcf_status ref_create(const qcf_option *options, int32_t n_options, qcf_instance **out,
+                             char *msg, size_t msg_size)
+{
+	qref_rounding rounding = QREF_ROUND_DOUBLE;
+	if (!out)
+		return QCF_ERROR;
+	*out = NULL;
+	for (int32_t i = 0; i < n_options; i++) {
+		const char *k = options[i].key ? options[i].key : "";
+		const char *v = options[i].value ? options[i].value : "";
+		if (strcmp(k, "rounding") == 0 && strcmp(v, "double") == 0) {
+			rounding = QREF_ROUND_DOUBLE;
+		} else if (strcmp(k, "rounding") == 0 && strcmp(v, "single") == 0) {
+			rounding = QREF_ROUND_SINGLE;
+		} else if (strcmp(k, "rounding") == 0) {
+			if (msg && msg_size)
+				snprintf(msg, msg_size, "rounding=%s: expected double or single",
+				         v);
+			return QCF_INVALID_PARAM;
+		} else {
+			if (msg && msg_size)
+				snprintf(msg, msg_size, "unknown option '%s' (known: rounding)", k);
+			return QCF_INVALID_PARAM;
+		}
+	}
+	qcf_instance *inst = calloc(1, sizeof *inst);
+	if (!inst) {
+		if (msg && msg_size)
+			snprintf(msg, msg_size, "out of memory");
+		return QCF_ERROR;
+	}
+	inst->rounding = rounding;
+	*out = inst;
+	return QCF_OK;
+}
+
+static void ref_destroy(qcf_instance *inst)
+{
+	free(inst);
+}
+
+static qcf_status ref_supports(qcf_instance *inst, const qcf_op_call *call)
+{
+	qcf_status s = qref_supports(call);
+	if (inst)
+		snprintf(inst->last_error, sizeof inst->last_error, "%s",
+		         s == QCF_OK ? "" : "op not implemented by the reference");
+	return s;
+}
+
+static qcf_status ref_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
+{
+	(void)prep;
+	qref_detail detail;
+	memset(&detail, 0, sizeof detail);
+	detail.rounding = inst ? inst->rounding : QREF_ROUND_DOUBLE;
+	qcf_status s = qref_execute(call, &detail);
+	if (inst)
+		snprintf(inst->last_error, sizeof inst->last_error, "%s", detail.message);
+	return s;
+}
+
+static const char *ref_last_error(qcf_instance *inst)
+{
+	return inst ? inst->last_error : "no instance";
+}
+
+static const qcf_plugin descriptor = {
+        .struct_size = sizeof(qcf_plugin),
+        .abi_version = 1,
+        .name = "qconform-reference",
+        .version = "0.1.0",
+        .create = ref_create,
+        .destroy = ref_destroy,
+        .supports = ref_supports,
+        .prepare = NULL,
+        .execute = ref_execute,
+        .release = NULL,
+        .last_error = ref_last_error,
+};
+
+QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
+{
+	/* the fields this plugin reads and writes must be there */
+	if (!n || n->struct_size < offsetof(qcf_negotiation, plugin) + sizeof n->plugin)
+		return QCF_ERROR;
+	if (n->host_min_version > 1 || n->host_max_version < 1)
+		return QCF_NOT_SUPPORTED;
+	n->abi_version = 1;
+	n->plugin = &descriptor;
+	return QCF_OK;
+}

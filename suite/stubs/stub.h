@@ -1,0 +1,124 @@
+/*
+ * Helpers for the stub plugins: each stub is the reference plus one bug.
+ *
+ *   #include "stub.h"
+ *   static qcf_status my_execute(qcf_instance *inst, qcf_prepared *prep,
+ *                                const qcf_op_call *call)
+ *   {
+ *           if (stub_op_is(call, "DEQUANTIZE"))
+ *                   ... the bug ...
+ *           return stub_delegate(inst, call);
+ *   }
+ *   STUB_PLUGIN("my", my_execute)
+ *
+ * STUB_PLUGIN_FULL names every function of the descriptor; stub_supports,
+ * stub_execute etc. are the pure delegates.
+ */
+#ifndef QC_STUB_H
+#define QC_STUB_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "qconform/plugin.h"
+#include "qref.h"
+
+struct qcf_instance {
+	char err[256];
+};
+
+static inline qcf_status stub_create(const qcf_option *options, int32_t n_options,
+                                     qcf_instance **out, char *msg, size_t msg_size)
+{
+	(void)options;
+	(void)n_options;
+	*out = calloc(1, sizeof **out);
+	if (!*out) {
+		snprintf(msg, msg_size, "out of memory");
+		return QCF_ERROR;
+	}
+	return QCF_OK;
+}
+
+static inline void stub_destroy(qcf_instance *inst)
+{
+	free(inst);
+}
+
+static inline const char *stub_last_error(qcf_instance *inst)
+{
+	return inst->err;
+}
+
+static inline qcf_status stub_fail(qcf_instance *inst, qcf_status st, const char *msg)
+{
+	snprintf(inst->err, sizeof inst->err, "%s", msg);
+	return st;
+}
+
+static inline int stub_op_is(const qcf_op_call *call, const char *op)
+{
+	return call->op && strcmp(call->op, op) == 0;
+}
+
+static inline qcf_status stub_supports(qcf_instance *inst, const qcf_op_call *call)
+{
+	qcf_status st = qref_supports(call);
+	if (st != QCF_OK)
+		snprintf(inst->err, sizeof inst->err, "the reference does not implement %s/%s",
+		         call->semantics ? call->semantics : "?", call->op ? call->op : "?");
+	return st;
+}
+
+/* Runs call through the reference; its refusal becomes the stub's message. */
+static inline qcf_status stub_delegate(qcf_instance *inst, const qcf_op_call *call)
+{
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	qcf_status st = qref_execute(call, &d);
+	if (st != QCF_OK)
+		snprintf(inst->err, sizeof inst->err, "%s",
+		         d.message[0] ? d.message : "the reference refused the call");
+	return st;
+}
+
+static inline qcf_status stub_execute(qcf_instance *inst, qcf_prepared *prep,
+                                      const qcf_op_call *call)
+{
+	(void)prep;
+	return stub_delegate(inst, call);
+}
+
+/* Answers ABI version 1 if the host speaks it. */
+static inline qcf_status stub_negotiate(qcf_negotiation *n, const qcf_plugin *plugin)
+{
+	if (n->host_min_version > 1 || n->host_max_version < 1)
+		return QCF_NOT_SUPPORTED;
+	n->abi_version = 1;
+	n->plugin = plugin;
+	return QCF_OK;
+}
+
+/* A stub's attribute, or NULL. */
+static inline const qcf_attr *stub_attr(const qcf_op_call *call, const char *name)
+{
+	for (int32_t i = 0; i < call->n_attrs; i++)
+		if (call->attrs[i].name && strcmp(call->attrs[i].name, name) == 0)
+			return &call->attrs[i];
+	return NULL;
+}
+
+#define STUB_PLUGIN_FULL(NAME, SUPPORTS, PREPARE, EXECUTE, RELEASE)                                \
+	static const qcf_plugin stub_descriptor = {                                                \
+	        sizeof(qcf_plugin), 1,       "stub_" NAME, "1.0",   stub_create,    stub_destroy,  \
+	        SUPPORTS,           PREPARE, EXECUTE,      RELEASE, stub_last_error};              \
+	QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)                        \
+	{                                                                                          \
+		return stub_negotiate(n, &stub_descriptor);                                        \
+	}
+
+#define STUB_PLUGIN(NAME, EXECUTE) STUB_PLUGIN_FULL(NAME, stub_supports, NULL, EXECUTE, NULL)
+
+#endif

@@ -1,0 +1,654 @@
+/* Tests for harness/src/rng.c and harness/src/gen.c. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "gen.h"
+#include "qct.h"
+#include "rng.h"
+
+/* ---- the generator ------------------------------------------------------- */
+
+/* First outputs of qc_rng seeded with 1 (recorded; see test_rng_independent). */
+static const uint64_t seed1_golden[4] = {0xb3f2af6d0fc710c5u, 0x853b559647364ceau,
+                                         0x92f89756082a4514u, 0x642e1c7bc266a3a7u};
+
+static void test_splitmix(void)
+{
+	/* published splitmix64 outputs for seed 0 */
+	uint64_t st = 0;
+	CU_ASSERT_EQUAL(qc_splitmix64(&st), 0xe220a8397b1dcdafu);
+	CU_ASSERT_EQUAL(qc_splitmix64(&st), 0x6e789e6aa1b965f4u);
+	CU_ASSERT_EQUAL(qc_splitmix64(&st), 0x06c45d188009454fu);
+	CU_ASSERT_EQUAL(qc_splitmix64(&st), 0xf88bb8a8724c81ecu);
+}
+
+static void test_xoshiro_small_state(void)
+{
+	/* by hand from the definition: out = rotl(s1 * 5, 7) * 9 */
+	qc_rng r = {{1, 2, 3, 4}};
+	CU_ASSERT_EQUAL(qc_rng_next_u64(&r), 11520u); /* rotl(10, 7) * 9 */
+	CU_ASSERT_EQUAL(qc_rng_next_u64(&r), 0u);     /* s1 became 2 ^ 2 */
+	CU_ASSERT_EQUAL(qc_rng_next_u64(&r), 1509978240u);
+	CU_ASSERT_EQUAL(qc_rng_next_u64(&r), 1215971899390074240u);
+}
+
+/* A second, independent transcription of splitmix64 + xoshiro256**. */
+static uint64_t ind_rotl(uint64_t x, unsigned k)
+{
+	return x << k | x >> (64 - k);
+}
+
+static void test_rng_independent(void)
+{
+	uint64_t s[4], x = 1;
+	for (int i = 0; i < 4; i++) {
+		x += 0x9e3779b97f4a7c15u;
+		uint64_t z = x;
+		z ^= z >> 30;
+		z *= 0xbf58476d1ce4e5b9u;
+		z ^= z >> 27;
+		z *= 0x94d049bb133111ebu;
+		s[i] = z ^ z >> 31;
+	}
+	qc_rng r;
+	qc_rng_seed(&r, 1);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t want = ind_rotl(s[1] * 5, 7) * 9;
+		uint64_t s0 = s[0], s1 = s[1], s2 = s[2] ^ s0, s3 = s[3] ^ s1;
+		s[0] = s0 ^ s3;
+		s[1] = s1 ^ s2;
+		s[2] = s2 ^ (s1 << 17);
+		s[3] = ind_rotl(s3, 45);
+		uint64_t got = qc_rng_next_u64(&r);
+		if (i < 4)
+			CU_ASSERT_EQUAL(got, seed1_golden[i]);
+		if (got != want) {
+			CU_FAIL("stream differs from the independent derivation");
+			break;
+		}
+	}
+}
+
+static void test_hash(void)
+{
+	CU_ASSERT_EQUAL(qc_hash64("ADD/int8/case0", 42), 0x46467e40f3d17192u);
+	CU_ASSERT_NOT_EQUAL(qc_hash64("ADD/int8/case0", 43), qc_hash64("ADD/int8/case0", 42));
+	CU_ASSERT_NOT_EQUAL(qc_hash64("ADD/int8/case1", 42), qc_hash64("ADD/int8/case0", 42));
+	/* empty name: FNV basis ^ seed, one splitmix step */
+	uint64_t st = 0xcbf29ce484222325u ^ 7;
+	CU_ASSERT_EQUAL(qc_hash64("", 7), qc_splitmix64(&st));
+}
+
+static void test_uniform_int(void)
+{
+	qc_rng r;
+	qc_rng_seed(&r, 99);
+	long count[7] = {0};
+	const int N = 70000;
+	for (int i = 0; i < N; i++) {
+		int64_t v = qc_rng_uniform_int(&r, -3, 3);
+		CU_ASSERT_FATAL(v >= -3 && v <= 3);
+		count[v + 3]++;
+	}
+	for (int k = 0; k < 7; k++) /* expected 10000, sd ~93 */
+		CU_ASSERT(labs(count[k] - 10000) < 500);
+	CU_ASSERT_EQUAL(qc_rng_uniform_int(&r, 5, 5), 5);
+	int64_t v = qc_rng_uniform_int(&r, 3, -3); /* swapped */
+	CU_ASSERT(v >= -3 && v <= 3);
+	v = qc_rng_uniform_int(&r, INT64_MIN, INT64_MAX);
+	(void)v;
+	/* unbiased: n = 3 * 2^62; plain modulo would put half the draws below 2^62 */
+	const int64_t h3 = 3 * ((int64_t)1 << 61); /* [-h3, h3 - 1] holds 3 * 2^62 values */
+	long low = 0;
+	for (int i = 0; i < 30000; i++)
+		low += qc_rng_uniform_int(&r, -h3, h3 - 1) < -h3 + ((int64_t)1 << 62);
+	CU_ASSERT(fabs(low / 30000.0 - 1.0 / 3) < 0.02);
+	/* int8 range: every value reachable */
+	int seen[256] = {0};
+	for (int i = 0; i < 20000; i++)
+		seen[qc_rng_uniform_int(&r, -128, 127) + 128] = 1;
+	for (int k = 0; k < 256; k++)
+		CU_ASSERT(seen[k]);
+}
+
+static void test_uniform01_normal(void)
+{
+	qc_rng r;
+	qc_rng_seed(&r, 5);
+	double sum = 0;
+	for (int i = 0; i < 100000; i++) {
+		double u = qc_rng_uniform01(&r);
+		CU_ASSERT_FATAL(u >= 0 && u < 1);
+		sum += u;
+	}
+	CU_ASSERT(fabs(sum / 100000 - 0.5) < 0.005);
+	const double means[2] = {0, 3}, stds[2] = {1, 2};
+	for (int c = 0; c < 2; c++) {
+		double s1 = 0, s2 = 0;
+		const int N = 100000;
+		for (int i = 0; i < N; i++) {
+			double z = qc_rng_normal(&r, means[c], stds[c]);
+			CU_ASSERT_FATAL(isfinite(z));
+			s1 += z;
+			s2 += z * z;
+		}
+		double m = s1 / N, sd = sqrt(s2 / N - m * m);
+		CU_ASSERT(fabs(m - means[c]) < 0.02 * stds[c]);
+		CU_ASSERT(fabs(sd - stds[c]) < 0.02 * stds[c]);
+	}
+}
+
+static void test_det_math(void)
+{
+	double worst = 0;
+	/* log: relative to max(1, |log x|) */
+	const double xs[] = {1,
+	                     2,
+	                     0.5,
+	                     10,
+	                     1e-300,
+	                     1e300,
+	                     0x1p-1074,
+	                     1 + 1e-10,
+	                     1 - 1e-10,
+	                     0.7071067811865476,
+	                     1.4142135623730951,
+	                     3.141592653589793,
+	                     DBL_MAX};
+	for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
+		double e = fabs(qc_det_log(xs[k]) - log(xs[k])) / fmax(1, fabs(log(xs[k])));
+		worst = fmax(worst, e);
+	}
+	qc_rng r;
+	qc_rng_seed(&r, 11);
+	for (int i = 0; i < 100000; i++) {
+		double x = ldexp(0.5 + qc_rng_uniform01(&r), (int)qc_rng_uniform_int(&r, -60, 60));
+		double e = fabs(qc_det_log(x) - log(x)) / fmax(1, fabs(log(x)));
+		worst = fmax(worst, e);
+		double u = 1 - qc_rng_uniform01(&r); /* Box-Muller's domain */
+		worst = fmax(worst, fabs(qc_det_log(u) - log(u)));
+	}
+	CU_ASSERT(worst < 1e-12);
+	CU_ASSERT_EQUAL(qc_det_log(1), 0);
+	CU_ASSERT(isinf(qc_det_log(0)) && qc_det_log(0) < 0);
+	CU_ASSERT(isnan(qc_det_log(-1)));
+	worst = 0;
+	for (int i = 0; i < 100000; i++) {
+		double x = (qc_rng_uniform01(&r) - 0.5) * 200;
+		worst = fmax(worst, fabs(qc_det_cos(x) - cos(x)));
+		worst = fmax(worst, fabs(qc_det_sin(x) - sin(x)));
+		double t = qc_rng_uniform01(&r);
+		worst = fmax(worst, fabs(qc_det_cos_turns(t) - cos(2 * M_PI * t)));
+	}
+	CU_ASSERT(worst < 1e-12);
+	CU_ASSERT_EQUAL(qc_det_cos(0), 1);
+	CU_ASSERT_EQUAL(qc_det_cos_turns(0), 1);
+	CU_ASSERT_EQUAL(qc_det_cos_turns(0.5), -1);
+	CU_ASSERT_EQUAL(qc_det_cos_turns(0.25), 0);
+}
+
+/* ---- tensors ------------------------------------------------------------- */
+
+/* A tensor with heap-allocated shape and data (safe to copy by value). */
+typedef struct tbuf {
+	qcf_tensor t;
+	int64_t *shape;
+	void *data;
+} tbuf;
+
+static void tb_init(tbuf *b, qcf_dtype dt, int rank, const int64_t *shape)
+{
+	memset(b, 0, sizeof *b);
+	b->shape = malloc(QCF_MAX_RANK * sizeof *shape);
+	memcpy(b->shape, shape, (size_t)rank * sizeof *shape);
+	size_t n = qref_numel(rank, shape);
+	size_t nb = qcf_dtype_nbytes(dt, n);
+	b->data = calloc(1, nb ? nb : 1);
+	b->t = (qcf_tensor){sizeof(qcf_tensor), "t", dt, rank, b->shape, b->data, nb, NULL};
+}
+
+static void tb_free(tbuf *b)
+{
+	free(b->data);
+	free(b->shape);
+}
+
+static tbuf vec(qcf_dtype dt, int64_t n)
+{
+	tbuf b;
+	tb_init(&b, dt, 1, &n);
+	return b;
+}
+
+/* The edge list of a per-tensor grid: fill a tensor as long as the list. */
+static size_t edge_list(const qc_grid *g, qcf_dtype dt, uint64_t seed, double **out)
+{
+	tbuf probe = vec(dt, 1);
+	size_t len = qc_gen_edges_count(g, &probe.t);
+	tb_free(&probe);
+	tbuf b = vec(dt, (int64_t)len);
+	qc_rng r;
+	qc_rng_seed(&r, seed);
+	qc_gen gen = {.kind = QC_GEN_EDGES};
+	char err[256];
+	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, g, &b.t, err, sizeof err), 0);
+	*out = malloc((len ? len : 1) * sizeof **out);
+	for (size_t i = 0; i < len; i++)
+		(*out)[i] = qref_get(&b.t, i);
+	tb_free(&b);
+	return len;
+}
+
+/* Exact membership, telling 0.0 from -0.0 and matching NaN. */
+static int has_val(const double *v, size_t n, double x)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x) ? isnan(v[i]) : (v[i] == x && signbit(v[i]) == signbit(x)))
+			return 1;
+	}
+	return 0;
+}
+
+static void test_edges_float32(void)
+{
+	const float s = 0.1f;
+	const int32_t zp = 3;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL};
+	for (int nonfinite = 0; nonfinite <= 1; nonfinite++) {
+		qc_grid g = {&q, -128, 127, nonfinite};
+		double *v;
+		size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
+		CU_ASSERT(n >= 257 * 3 + 16);
+		int missing = 0;
+		for (int64_t k = -128 - zp - 1; k <= 127 - zp; k++) {
+			float tie = (float)(((double)k + 0.5) * (double)s);
+			missing += !has_val(v, n, tie);
+			missing += !has_val(v, n, nextafterf(tie, -INFINITY));
+			missing += !has_val(v, n, nextafterf(tie, INFINITY));
+		}
+		CU_ASSERT_EQUAL(missing, 0);
+		float lo = (float)((-128.0 - zp) * s), hi = (float)((127.0 - zp) * s);
+		CU_ASSERT(has_val(v, n, lo) && has_val(v, n, hi));
+		CU_ASSERT(has_val(v, n, nextafterf(lo, -INFINITY)) &&
+		          has_val(v, n, nextafterf(hi, INFINITY)));
+		CU_ASSERT(has_val(v, n, (float)((-128.0 - zp - 1e6) * s)));
+		CU_ASSERT(has_val(v, n, (float)((127.0 - zp + 1e6) * s)));
+		CU_ASSERT(has_val(v, n, 0.0) && has_val(v, n, -0.0));
+		CU_ASSERT(has_val(v, n, 0x1p-149) && has_val(v, n, FLT_MAX) &&
+		          has_val(v, n, -FLT_MAX));
+		CU_ASSERT_EQUAL(has_val(v, n, NAN), nonfinite);
+		CU_ASSERT_EQUAL(has_val(v, n, INFINITY), nonfinite);
+		CU_ASSERT_EQUAL(has_val(v, n, -INFINITY), nonfinite);
+		for (size_t i = 0; !nonfinite && i < n; i++)
+			CU_ASSERT_FATAL(isfinite(v[i]));
+		free(v);
+	}
+}
+
+static void test_edges_reciprocal_tie(void)
+{
+	/* x * (1.0f / s) == 127.5 in float32 while x / s == 127.499992 */
+	const float s = 0.00214854861f, x = 0.273939937f;
+	const float inv = 1.0f / s;
+	const float prod = x * inv, quot = x / s;
+	CU_ASSERT_EQUAL(prod, 127.5f);
+	CU_ASSERT_NOT_EQUAL(quot, 127.5f);
+	const int32_t zp = 0;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL};
+	qc_grid g = {&q, 0, 255, 0};
+	double *v;
+	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
+	CU_ASSERT(has_val(v, n, x));
+	free(v);
+	/* every reciprocal tie within 4 ulps of a tie is listed, for assorted scales */
+	qc_rng r;
+	qc_rng_seed(&r, 3);
+	int checked = 0, beyond_neighbours = 0;
+	for (int c = 0; c < 40; c++) {
+		float sc = (float)(0.0005 + qc_rng_uniform01(&r) * 0.01);
+		int32_t z = (int32_t)qc_rng_uniform_int(&r, -20, 20);
+		qcf_quant qq = {sizeof qq, -1, 1, &sc, &z, NULL};
+		qc_grid gg = {&qq, -128, 127, 0};
+		n = edge_list(&gg, QCF_FLOAT32, 1, &v);
+		float iv = 1.0f / sc;
+		for (int64_t k = -128 - z - 1; k <= 127 - z; k++) {
+			float t = (float)(((double)k + 0.5) * (double)sc), y = t;
+			for (int u = 0; u < 4; u++)
+				y = nextafterf(y, -INFINITY);
+			for (int u = -4; u <= 4; u++, y = nextafterf(y, INFINITY)) {
+				float p = y * iv;
+				if ((double)p != (double)k + 0.5)
+					continue;
+				checked++;
+				beyond_neighbours += u < -1 || u > 1;
+				CU_ASSERT(has_val(v, n, y));
+			}
+		}
+		free(v);
+	}
+	CU_ASSERT(checked > 100);
+	CU_ASSERT(beyond_neighbours > 0);
+}
+
+static void test_edges_float_zp_and_f16(void)
+{
+	/* float zero point: ties at (j + 0.5 - zp) * s */
+	const float s = 0.25f, fz = 2.25f;
+	const int32_t zp = 2;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, &fz};
+	qc_grid g = {&q, 0, 15, 0};
+	double *v;
+	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
+	CU_ASSERT(has_val(v, n, (0 + 0.5 - 2.25) * 0.25));
+	CU_ASSERT(has_val(v, n, (15 - 2.25) * 0.25));
+	free(v);
+	/* float16 tensor: values are float16 values, ties and neighbours in float16 */
+	const float s16 = 0.1f;
+	const int32_t z16 = 0;
+	qcf_quant q16 = {sizeof q16, -1, 1, &s16, &z16, NULL};
+	qc_grid g16 = {&q16, -8, 7, 1};
+	n = edge_list(&g16, QCF_FLOAT16, 1, &v);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT(isnan(v[i]) ||
+		          (double)qref_f16_to_f32(qref_f32_to_f16((float)v[i])) == v[i]);
+	CU_ASSERT(has_val(v, n, 65504.0) && has_val(v, n, 0x1p-24) && has_val(v, n, INFINITY));
+	/* tie for k = 3: 3.5 * 0.1f = 0.35000000521540642, float16 0.35009765625 (0x359a) */
+	CU_ASSERT(has_val(v, n, qref_f16_to_f32(0x359a)));
+	CU_ASSERT(has_val(v, n, qref_f16_to_f32(0x3599)) && has_val(v, n, qref_f16_to_f32(0x359b)));
+	free(v);
+}
+
+static void test_edges_wide_and_int(void)
+{
+	/* int16 grid on float32: a subset, both ends, around zero, rng picks */
+	const float s = 0.001f;
+	const int32_t zp = 5;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL};
+	qc_grid g = {&q, -32768, 32767, 0};
+	double *v1, *v2, *v3;
+	size_t n1 = edge_list(&g, QCF_FLOAT32, 1, &v1);
+	size_t n2 = edge_list(&g, QCF_FLOAT32, 1, &v2);
+	size_t n3 = edge_list(&g, QCF_FLOAT32, 2, &v3);
+	CU_ASSERT(n1 == n2 && n1 == n3 && n1 < 2000);
+	CU_ASSERT_EQUAL(memcmp(v1, v2, n1 * sizeof *v1), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(v1, v3, n1 * sizeof *v1), 0); /* picks differ */
+	CU_ASSERT(has_val(v1, n1, (float)((-32768 - 5 - 0.5) * (double)s)));
+	CU_ASSERT(has_val(v1, n1, (float)((32767 - 5 + 0.5) * (double)s)));
+	CU_ASSERT(has_val(v1, n1, (float)(0.5 * (double)s)));
+	CU_ASSERT(has_val(v1, n1, (float)(-0.5 * (double)s)));
+	CU_ASSERT(has_val(v1, n1, (float)((1024 + 0.5) * (double)s)));
+	free(v1);
+	free(v2);
+	free(v3);
+
+	/* int8 tensor: every value once */
+	qc_grid gi = {NULL, -128, 127, 0};
+	double *v;
+	size_t n = edge_list(&gi, QCF_INT8, 1, &v);
+	CU_ASSERT_EQUAL(n, 256);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(v[i], -128.0 + (double)i);
+	free(v);
+	/* int16 tensor: ends, zero point neighbourhood, powers of two */
+	const int32_t z = 100;
+	const float one = 1;
+	qcf_quant qi = {sizeof qi, -1, 1, &one, &z, NULL};
+	qc_grid g16 = {&qi, -32767, 32767, 0};
+	n = edge_list(&g16, QCF_INT16, 1, &v);
+	const double want[] = {-32768, -32767, -32766, 32766, 32767, 98,   99,    100,  101,
+	                       102,    0,      1,      -1,    1024,  1023, -1024, -1025};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+		CU_ASSERT(has_val(v, n, want[k]));
+	free(v);
+	/* int4 packed: all 16 values, padding nibble zero */
+	tbuf b = vec(QCF_INT4, 17);
+	qc_rng r;
+	qc_rng_seed(&r, 1);
+	qc_gen gen = {.kind = QC_GEN_EDGES};
+	char err[256];
+	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, NULL, &b.t, err, sizeof err), 0);
+	for (int i = 0; i < 17; i++)
+		CU_ASSERT_EQUAL(qref_get(&b.t, (size_t)i), (double)(-8 + i % 16));
+	CU_ASSERT_EQUAL(((uint8_t *)b.data)[8] >> 4, 0);
+	tb_free(&b);
+	/* int64 tensor: ends stored exactly */
+	tbuf b64 = vec(QCF_INT64, 600);
+	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, NULL, &b64.t, err, sizeof err), 0);
+	int lo = 0, hi = 0;
+	for (int i = 0; i < 600; i++) {
+		lo |= ((int64_t *)b64.data)[i] == INT64_MIN;
+		hi |= ((int64_t *)b64.data)[i] == INT64_MAX;
+	}
+	CU_ASSERT(lo && hi);
+	tb_free(&b64);
+}
+
+static void test_edges_walk(void)
+{
+	/* a small tensor walks the whole list over qc_gen_edges_repeats repeats */
+	const float s = 0.05f;
+	const int32_t zp = -7;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL};
+	qc_grid g = {&q, -128, 127, 1};
+	double *all;
+	size_t len = edge_list(&g, QCF_FLOAT32, 1, &all);
+	tbuf b = vec(QCF_FLOAT32, 10);
+	CU_ASSERT_EQUAL(qc_gen_edges_count(&g, &b.t), len);
+	uint64_t R = qc_gen_edges_repeats(&g, &b.t);
+	CU_ASSERT_EQUAL(R, (len + 9) / 10);
+	char *hit = calloc(len, 1);
+	qc_gen gen = {.kind = QC_GEN_EDGES};
+	char err[256];
+	for (uint64_t rep = 0; rep < R; rep++) {
+		qc_rng r;
+		qc_rng_seed(&r, 1);
+		CU_ASSERT_EQUAL_FATAL(qc_gen_fill(&gen, &r, rep, &g, &b.t, err, sizeof err), 0);
+		for (size_t i = 0; i < 10; i++) {
+			size_t k = (rep * 10 + i) % len; /* element i of repeat r */
+			double x = qref_get(&b.t, i);
+			CU_ASSERT(isnan(x) ? isnan(all[k]) : memcmp(&x, &all[k], sizeof x) == 0);
+			hit[k] = 1;
+		}
+	}
+	size_t covered = 0;
+	for (size_t k = 0; k < len; k++)
+		covered += hit[k];
+	CU_ASSERT_EQUAL(covered, len);
+	free(hit);
+	free(all);
+	tb_free(&b);
+}
+
+static void test_edges_per_axis(void)
+{
+	/* shape [3, 1000], axis 0: row c is channel c's own list */
+	const float sc[3] = {0.1f, 0.02f, 0.5f};
+	const int32_t zc[3] = {0, 10, -5};
+	qcf_quant q = {sizeof q, 0, 3, sc, zc, NULL};
+	qc_grid g = {&q, -128, 127, 0};
+	tbuf b;
+	tb_init(&b, QCF_FLOAT32, 2, (const int64_t[]){3, 1000});
+	qc_rng r;
+	qc_rng_seed(&r, 1);
+	qc_gen gen = {.kind = QC_GEN_EDGES};
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(qc_gen_fill(&gen, &r, 0, &g, &b.t, err, sizeof err), 0);
+	for (int c = 0; c < 3; c++) {
+		const float *row = (const float *)b.data + 1000 * c;
+		/* first entry: the tie below qmin, with this channel's scale and zero point */
+		CU_ASSERT_EQUAL(row[0], (float)((-128 - 1 - zc[c] + 0.5) * (double)sc[c]));
+		float lo = (float)((-128.0 - zc[c]) * sc[c]);
+		int found = 0;
+		for (int i = 0; i < 1000; i++)
+			found |= row[i] == lo;
+		CU_ASSERT(found);
+	}
+	tb_free(&b);
+	/* axis 1 of [2, 3, 2]: channel of element i is (i / 2) % 3 */
+	tb_init(&b, QCF_FLOAT32, 3, (const int64_t[]){2, 3, 2});
+	qcf_quant q1 = {sizeof q1, 1, 3, sc, zc, NULL};
+	qc_grid g1 = {&q1, -128, 127, 0};
+	CU_ASSERT_EQUAL_FATAL(qc_gen_fill(&gen, &r, 0, &g1, &b.t, err, sizeof err), 0);
+	/* the same elements equal the per-channel lists' first entries */
+	for (size_t i = 0; i < 12; i++) {
+		size_t c = (i / 2) % 3, p = (i / 6) * 2 + i % 2;
+		float t = (float)((-129 - zc[c] + 0.5) * (double)sc[c]);
+		if (p == 0)
+			CU_ASSERT_EQUAL(((float *)b.data)[i], t);
+		if (p == 1)
+			CU_ASSERT_EQUAL(((float *)b.data)[i], nextafterf(t, -INFINITY));
+	}
+	CU_ASSERT_EQUAL(qc_gen_edges_repeats(&g1, &b.t), (qc_gen_edges_count(&g1, &b.t) + 3) / 4);
+	/* axis and shape must agree */
+	qcf_quant bad = {sizeof bad, 0, 3, sc, zc, NULL};
+	qc_grid gb = {&bad, -128, 127, 0};
+	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, &gb, &b.t, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not match tensor"));
+	tb_free(&b);
+}
+
+static void test_reproducible(void)
+{
+	qc_gen gens[] = {
+	        {.kind = QC_GEN_UNIFORM},
+	        {.kind = QC_GEN_NORMAL, .mean = 0.5, .std = 2},
+	        {.kind = QC_GEN_CHOICE, .values = (const double[]){-1, 0.5, 3}, .n_values = 3},
+	        {.kind = QC_GEN_EDGES},
+	};
+	const qcf_dtype dts[] = {QCF_FLOAT32, QCF_FLOAT16, QCF_BFLOAT16, QCF_INT8, QCF_INT16};
+	const float s = 0.01f;
+	const int32_t zp = 1;
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL};
+	qc_grid g = {&q, -32768, 32767, 1};
+	char err[256];
+	for (size_t k = 0; k < sizeof gens / sizeof gens[0]; k++) {
+		for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+			if (gens[k].kind == QC_GEN_CHOICE && !qref_dtype_is_float(dts[d]))
+				continue;
+			tbuf a = vec(dts[d], 333), b = vec(dts[d], 333), c = vec(dts[d], 333);
+			qc_rng ra, rb, rc;
+			qc_rng_seed(&ra, 77);
+			qc_rng_seed(&rb, 77);
+			qc_rng_seed(&rc, 78);
+			CU_ASSERT_EQUAL(qc_gen_fill(&gens[k], &ra, 0, &g, &a.t, err, sizeof err),
+			                0);
+			CU_ASSERT_EQUAL(qc_gen_fill(&gens[k], &rb, 0, &g, &b.t, err, sizeof err),
+			                0);
+			CU_ASSERT_EQUAL(qc_gen_fill(&gens[k], &rc, 0, &g, &c.t, err, sizeof err),
+			                0);
+			CU_ASSERT_EQUAL(memcmp(a.data, b.data, a.t.nbytes), 0);
+			if (gens[k].kind != QC_GEN_EDGES || dts[d] == QCF_INT16)
+				CU_ASSERT_NOT_EQUAL(memcmp(a.data, c.data, a.t.nbytes), 0);
+			tb_free(&a);
+			tb_free(&b);
+			tb_free(&c);
+		}
+	}
+	/* golden: the first uniform float32 values for seed 1 */
+	tbuf u = vec(QCF_FLOAT32, 2);
+	qc_rng r;
+	qc_rng_seed(&r, 1);
+	CU_ASSERT_EQUAL(qc_gen_fill(&gens[0], &r, 0, NULL, &u.t, err, sizeof err), 0);
+	double u0 = (double)(seed1_golden[0] >> 11) * 0x1p-53,
+	       u1 = (double)(seed1_golden[1] >> 11) * 0x1p-53;
+	CU_ASSERT_EQUAL(((float *)u.data)[0], (float)(-1 + 2 * u0));
+	CU_ASSERT_EQUAL(((float *)u.data)[1], (float)(-1 + 2 * u1));
+	tb_free(&u);
+}
+
+static void test_kinds(void)
+{
+	qc_rng r;
+	qc_rng_seed(&r, 9);
+	char err[256];
+	/* uniform int default range: the dtype's */
+	tbuf b = vec(QCF_UINT8, 5000);
+	qc_gen uni = {.kind = QC_GEN_UNIFORM};
+	CU_ASSERT_EQUAL(qc_gen_fill(&uni, &r, 0, NULL, &b.t, err, sizeof err), 0);
+	int lo0 = 0, hi255 = 0;
+	for (size_t i = 0; i < 5000; i++) {
+		lo0 |= ((uint8_t *)b.data)[i] == 0;
+		hi255 |= ((uint8_t *)b.data)[i] == 255;
+	}
+	CU_ASSERT(lo0 && hi255);
+	qc_gen uni2 = {.kind = QC_GEN_UNIFORM, .has_range = 1, .lo = 10, .hi = 12};
+	CU_ASSERT_EQUAL(qc_gen_fill(&uni2, &r, 0, NULL, &b.t, err, sizeof err), 0);
+	for (size_t i = 0; i < 5000; i++)
+		CU_ASSERT(((uint8_t *)b.data)[i] >= 10 && ((uint8_t *)b.data)[i] <= 12);
+	qc_gen bad = {.kind = QC_GEN_UNIFORM, .has_range = 1, .lo = 0, .hi = 300};
+	CU_ASSERT_EQUAL(qc_gen_fill(&bad, &r, 0, NULL, &b.t, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a uint8 value"));
+	tb_free(&b);
+	/* normal on int8: half to even, clamped */
+	tbuf i8 = vec(QCF_INT8, 4);
+	const double means[] = {2.5, 3.5, -0.5, 1000};
+	const double want[] = {2, 4, 0, 127};
+	for (int k = 0; k < 4; k++) {
+		qc_gen n0 = {.kind = QC_GEN_NORMAL, .mean = means[k], .std = 0};
+		CU_ASSERT_EQUAL(qc_gen_fill(&n0, &r, 0, NULL, &i8.t, err, sizeof err), 0);
+		CU_ASSERT_EQUAL(qref_get(&i8.t, 0), want[k]);
+	}
+	qc_gen nbad = {.kind = QC_GEN_NORMAL, .mean = 0, .std = -1};
+	CU_ASSERT_EQUAL(qc_gen_fill(&nbad, &r, 0, NULL, &i8.t, err, sizeof err), -1);
+	/* sequence continues across repeats */
+	const double seq[] = {1, 2, 3};
+	qc_gen sq = {.kind = QC_GEN_SEQUENCE, .values = seq, .n_values = 3};
+	tbuf s2 = vec(QCF_INT8, 2);
+	CU_ASSERT_EQUAL(qc_gen_fill(&sq, &r, 1, NULL, &s2.t, err, sizeof err), 0);
+	CU_ASSERT(qref_get(&s2.t, 0) == 3 && qref_get(&s2.t, 1) == 1);
+	const double big[] = {1, 300};
+	qc_gen cbad = {.kind = QC_GEN_CHOICE, .values = big, .n_values = 2};
+	CU_ASSERT_EQUAL(qc_gen_fill(&cbad, &r, 0, NULL, &s2.t, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "value 300 is not a int8 value"));
+	qc_gen cempty = {.kind = QC_GEN_CHOICE};
+	CU_ASSERT_EQUAL(qc_gen_fill(&cempty, &r, 0, NULL, &s2.t, err, sizeof err), -1);
+	tb_free(&s2);
+	tb_free(&i8);
+	/* float16 rounding is single: 1 + 2^-11 + 2^-40 is above the midpoint */
+	tbuf h = vec(QCF_FLOAT16, 1);
+	const double hv[] = {1 + 0x1p-11 + 0x1p-40};
+	qc_gen hc = {.kind = QC_GEN_CHOICE, .values = hv, .n_values = 1};
+	CU_ASSERT_EQUAL(qc_gen_fill(&hc, &r, 0, NULL, &h.t, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(((uint16_t *)h.data)[0], 0x3c01);
+	const double hv2[] = {65519.999};
+	hc.values = hv2;
+	CU_ASSERT_EQUAL(qc_gen_fill(&hc, &r, 0, NULL, &h.t, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(((uint16_t *)h.data)[0], 0x7bff);
+	tb_free(&h);
+	/* edges on a float tensor need a grid; the buffer must be big enough */
+	tbuf f = vec(QCF_FLOAT32, 4);
+	qc_gen ed = {.kind = QC_GEN_EDGES};
+	CU_ASSERT_EQUAL(qc_gen_fill(&ed, &r, 0, NULL, &f.t, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "need a grid"));
+	f.t.nbytes = 8;
+	CU_ASSERT_EQUAL(qc_gen_fill(&uni, &r, 0, NULL, &f.t, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs 16"));
+	tb_free(&f);
+	CU_ASSERT_EQUAL(qc_gen_kind_parse("edges"), QC_GEN_EDGES);
+	CU_ASSERT_EQUAL(qc_gen_kind_parse("edge"), -1);
+	CU_ASSERT_STRING_EQUAL(qc_gen_kind_name(QC_GEN_NORMAL), "normal");
+}
+
+void qct_register_gen(void)
+{
+	CU_pSuite s = qct_suite("gen");
+	CU_add_test(s, "splitmix64 published values", test_splitmix);
+	CU_add_test(s, "xoshiro256** from state {1,2,3,4}", test_xoshiro_small_state);
+	CU_add_test(s, "seed 1 golden and independent derivation", test_rng_independent);
+	CU_add_test(s, "hash64", test_hash);
+	CU_add_test(s, "uniform_int range and bias", test_uniform_int);
+	CU_add_test(s, "uniform01 and normal moments", test_uniform01_normal);
+	CU_add_test(s, "own log, sin, cos vs libm", test_det_math);
+	CU_add_test(s, "edges float32: ties, neighbours, ends, specials", test_edges_float32);
+	CU_add_test(s, "edges: reciprocal ties", test_edges_reciprocal_tie);
+	CU_add_test(s, "edges: float zero point, float16", test_edges_float_zp_and_f16);
+	CU_add_test(s, "edges: wide grids and integer tensors", test_edges_wide_and_int);
+	CU_add_test(s, "edges: repeats walk the whole list", test_edges_walk);
+	CU_add_test(s, "edges: per-axis channels", test_edges_per_axis);
+	CU_add_test(s, "same seed, same bytes", test_reproducible);
+	CU_add_test(s, "uniform, normal, choice, sequence, errors", test_kinds);
+}

@@ -1,0 +1,377 @@
+/*
+ * End to end: the qconform binary against the reference and the stub plugins,
+ * judged from the JSON report it writes (read back with jansson).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "dtype.h"
+#include "qct.h"
+#include "spec.h"
+
+/* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */
+static json_t *run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static json_t *run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
+{
+	char args[4096], json[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	unlink(json);
+	qct_proc p;
+	if (qct_sh(&p, "%s run --quiet --json %s %s", qct_build_path("qconform"), json, args) != 0)
+		return NULL;
+	*status = p.status;
+	if (err_out)
+		*err_out = strdup(p.err);
+	qct_proc_free(&p);
+	json_error_t e;
+	json_t *r = json_load_file(json, 0, &e);
+	if (!r && *status != 2)
+		fprintf(stderr, "\nreport %s: %s (line %d)\n", json, e.text, e.line);
+	return r;
+}
+
+static const char *plugin(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *b = buf[next++ % 4];
+	char rel[128];
+	snprintf(rel, sizeof rel, "stubs/libstub_%s.so", name);
+	snprintf(b, sizeof buf[0], "%s", qct_build_path(rel));
+	return b;
+}
+
+static const char *verdict(json_t *c)
+{
+	return json_string_value(json_object_get(c, "verdict"));
+}
+
+static long long summary_count(json_t *r, const char *v)
+{
+	return json_integer_value(
+	        json_object_get(json_object_get(json_object_get(r, "summary"), "verdicts"), v));
+}
+
+/* The reference against its own specs: every case PASS or EXPECTED_ERROR, over 2,000 cases,
+ * and the report is consistent with itself. */
+static void test_reference_run(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = run_report(tmp, &st, NULL, "specs");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *cases = json_object_get(r, "cases");
+	size_t n = json_array_size(cases);
+	printf("\n  reference: %zu cases\n", n);
+	CU_ASSERT(n >= 2000);
+	size_t bad = 0, expected_error = 0, golden = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = verdict(c);
+		if (!strcmp(v, "EXPECTED_ERROR"))
+			expected_error++;
+		else if (strcmp(v, "PASS") != 0 && bad++ < 5)
+			fprintf(stderr, "\n  %s: %s %s",
+			        json_string_value(json_object_get(c, "name")), v,
+			        json_string_value(json_object_get(c, "message")));
+		if (json_object_get(c, "golden_source"))
+			golden++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(expected_error >= 10);
+	CU_ASSERT(golden >= 5);
+	CU_ASSERT_EQUAL(
+	        (size_t)json_integer_value(json_object_get(json_object_get(r, "summary"), "cases")),
+	        n);
+	CU_ASSERT_EQUAL((size_t)summary_count(r, "PASS") + expected_error, n);
+	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")));
+	/* roll-ups add up to the run */
+	json_t *ops = json_object_get(r, "ops");
+	size_t sum = 0;
+	for (size_t i = 0; i < json_array_size(ops); i++)
+		sum += (size_t)json_integer_value(json_object_get(json_array_get(ops, i), "cases"));
+	CU_ASSERT_EQUAL(sum, n);
+	json_t *plug = json_object_get(json_object_get(r, "run"), "plugin");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(plug, "name")),
+	                       "qconform-reference");
+	CU_ASSERT_EQUAL(strlen(json_string_value(json_object_get(plug, "sha256"))), 64);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Would rounding ties half up instead of to even change element i's output? */
+static int even_tie_changes(double v, double zp, double lo, double hi)
+{
+	if (!isfinite(v) || v - floor(v) != 0.5 || fmod(floor(v), 2.0) != 0)
+		return 0;
+	double even = fmin(fmax(floor(v) + zp, lo), hi), up = fmin(fmax(floor(v) + 1 + zp, lo), hi);
+	return even != up;
+}
+
+static int attr_num(const qc_case *c, const char *name, double *out)
+{
+	for (int i = 0; i < c->call.n_attrs; i++) {
+		const qcf_attr *a = &c->attrs[i];
+		if (strcmp(a->name, name))
+			continue;
+		*out = a->type == QCF_ATTR_INT ? (double)a->v.i : a->v.f;
+		return 1;
+	}
+	return 0;
+}
+
+/* Cases of a spec whose inputs hold a tie where half-up and to-even differ, computed here
+ * from the expanded inputs, independently of any kernel. */
+static int tie_case(const qc_case *c)
+{
+	const qcf_tensor *x = &c->in[0];
+	size_t n = qref_numel(x->rank, x->shape);
+	if (!strcmp(c->call.op, "fake_quantize_per_tensor_affine")) {
+		double scale, zp, lo, hi;
+		if (!attr_num(c, "scale", &scale) || !attr_num(c, "zero_point", &zp) ||
+		    !attr_num(c, "quant_min", &lo) || !attr_num(c, "quant_max", &hi))
+			return 0;
+		float inv = 1.0f / (float)scale;
+		for (size_t i = 0; i < n; i++)
+			if (even_tie_changes((float)qref_get(x, i) * inv, zp, lo, hi))
+				return 1;
+		return 0;
+	}
+	const qcf_tensor *y = &c->out[0];
+	const qcf_quant *q = y->quant;
+	int64_t lo, hi;
+	qref_dtype_range(y->dtype, &lo, &hi);
+	for (size_t i = 0; i < n; i++) {
+		int32_t ch = qref_channel(y, q, i);
+		float v = (float)qref_get(x, i) / q->scales[ch];
+		if (even_tie_changes(v, q->zero_points[ch], (double)lo, (double)hi))
+			return 1;
+	}
+	return 0;
+}
+
+/* The off-by-one stub (ties half up) fails exactly the cases with a tie, by +1. */
+static void test_ties_half_up(void)
+{
+	const char *specs[] = {"specs/torch/fake_quantize_per_tensor_affine.yaml",
+	                       "specs/onnx/quantize_linear.yaml",
+	                       "specs/onnx/quantize_linear_per_axis.yaml"};
+	const char *tmp = qct_tmpdir();
+	size_t total_ties = 0, total = 0;
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		int st;
+		json_t *r = run_report(tmp, &st, NULL, "%s --plugin %s", specs[s],
+		                       plugin("ties_half_up"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(st, 1);
+		json_t *cases = json_object_get(r, "cases");
+		qc_diag diag = {0, 0, stderr};
+		qc_spec *sp = qc_spec_load(specs[s], &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		qc_cases *it = qc_cases_begin(sp, 0, 1, &diag);
+		qc_case *c;
+		size_t i = 0, ties = 0, wrong = 0;
+		while (qc_cases_next(it, &c) == 1) {
+			json_t *jc = json_array_get(cases, i++);
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(jc, "name")),
+			                       c->name);
+			const char *v = verdict(jc);
+			int tie = !c->expect_error && tie_case(c);
+			ties += tie;
+			const char *want = c->expect_error ? "EXPECTED_ERROR"
+			                   : tie           ? "FAIL"
+			                                   : "PASS";
+			if (strcmp(v, want) != 0 && wrong++ < 3)
+				fprintf(stderr, "\n  %s: %s, want %s", c->name, v, want);
+			if (tie) {
+				/* the histogram shows the +1 bin, nothing else but 0 */
+				json_t *h = json_object_get(
+				        json_array_get(json_object_get(jc, "outputs"), 0),
+				        "histogram");
+				const char *key;
+				json_t *val;
+				int only = json_object_get(h, "1") != NULL;
+				json_object_foreach(h, key, val) only &=
+				        !strcmp(key, "0") || !strcmp(key, "1");
+				CU_ASSERT(only);
+			}
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_spec_free(sp);
+		CU_ASSERT_EQUAL(wrong, 0);
+		CU_ASSERT_EQUAL(i, json_array_size(cases));
+		CU_ASSERT((long long)ties == summary_count(r, "FAIL"));
+		total_ties += ties;
+		total += i;
+		json_decref(r);
+	}
+	printf("\n  ties_half_up: %zu of %zu cases hold a tie, all FAIL, the rest PASS\n",
+	       total_ties, total);
+	CU_ASSERT(total_ties >= 50);
+	qct_rmdir(tmp);
+}
+
+/* Counts verdicts of the cases whose name starts with prefix. */
+static void count_prefix(json_t *r, const char *prefix, size_t *match, size_t *n, const char *want)
+{
+	json_t *cases = json_object_get(r, "cases");
+	*match = *n = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (strncmp(json_string_value(json_object_get(c, "name")), prefix, strlen(prefix)))
+			continue;
+		(*n)++;
+		*match += !strcmp(verdict(c), want);
+	}
+}
+
+/* Crash, abort and hang cost their cases, and the other cases of the same run still run. */
+static void test_crash_abort_hang(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	size_t m, n;
+	json_t *r =
+	        run_report(tmp, &st, NULL,
+	                   "specs/litert/dequantize.yaml specs/litert/quantize.yaml --plugin %s",
+	                   plugin("crash"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	count_prefix(r, "litert/dequantize/", &m, &n, "CRASH");
+	CU_ASSERT(n > 5 && m == n);
+	count_prefix(r, "litert/quantize/", &m, &n, "PASS");
+	CU_ASSERT(n > 50 && m + 0 == n - (size_t)0);
+	json_t *c0 = json_array_get(json_object_get(r, "cases"), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	        strstr(json_string_value(json_object_get(c0, "message")), "SIGSEGV"));
+	json_decref(r);
+
+	r = run_report(tmp, &st, NULL, "specs/tf --plugin %s", plugin("abort"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	count_prefix(r, "tf/fake_quant_with_min_max_args/", &m, &n, "CRASH");
+	CU_ASSERT(n > 10 && m == n);
+	count_prefix(r, "tf/fake_quant_with_min_max_vars/", &m, &n, "PASS");
+	CU_ASSERT(n > 10 && m == n);
+	json_decref(r);
+
+	r = run_report(tmp, &st, NULL,
+	               "specs/onnx --plugin %s --timeout 0.3 --filter "
+	               "'onnx/quantize_linear/dtype=int8,zp=0,*' "
+	               "--filter 'onnx/dequantize_linear/*'",
+	               plugin("hang"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	count_prefix(r, "onnx/quantize_linear/", &m, &n, "TIMEOUT");
+	CU_ASSERT(n == 9 && m == n);
+	count_prefix(r, "onnx/dequantize_linear/", &m, &n, "PASS");
+	CU_ASSERT(n > 5 && m == n);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Using channel 0's parameters everywhere fails every per-axis case with distinct channels. */
+static void test_ignore_axis(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	size_t m, n;
+	json_t *r = run_report(tmp, &st, NULL, "specs/litert specs/onnx --plugin %s",
+	                       plugin("ignore_axis"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	count_prefix(r, "litert/quantize_per_axis/axis=", &m, &n, "FAIL");
+	CU_ASSERT(n > 5 && m == n);
+	count_prefix(r, "onnx/quantize_linear_per_axis/dtype=", &m, &n, "FAIL");
+	CU_ASSERT(n > 5 && m == n);
+	count_prefix(r, "litert/quantize/", &m, &n, "PASS");
+	CU_ASSERT(n > 5 && m == n);
+	count_prefix(r, "litert/dequantize/dtype=int8,shape=[3;2;128],q={axis:0", &m, &n, "FAIL");
+	CU_ASSERT(n > 0 && m == n);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Plugins that must not load: one line, exit 2, nothing run. */
+static void test_load_refusals(void)
+{
+	struct {
+		const char *stub, *reason;
+	} cases[] = {{"old_abi", "no common ABI version"},
+	             {"future_abi", "no common ABI version"},
+	             {"no_entry", "qconform_plugin_negotiate"},
+	             {"short_struct", "short descriptor"},
+	             {"null_execute", "execute"},
+	             {"null_descriptor", "descriptor"},
+	             {"does_not_exist", "libstub_does_not_exist.so"}};
+	const char *tmp = qct_tmpdir();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int st;
+		char *err = NULL;
+		json_t *r = run_report(tmp, &st, &err, "specs/litert/dequantize.yaml --plugin %s",
+		                       plugin(cases[i].stub));
+		CU_ASSERT_PTR_NULL(r);
+		CU_ASSERT_EQUAL(st, 2);
+		CU_ASSERT_PTR_NOT_NULL(err);
+		if (err) {
+			if (!strstr(err, cases[i].reason))
+				fprintf(stderr, "\n  %s: %s", cases[i].stub, err);
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].reason));
+			char *nl = strchr(err, '\n');
+			CU_ASSERT(nl && nl[1] == 0); /* one line */
+		}
+		free(err);
+		json_decref(r);
+	}
+	qct_rmdir(tmp);
+}
+
+/* Not supported is an answer; memory-rule breakers are ERROR. */
+static void test_answers_and_memory_rules(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	size_t m, n;
+	json_t *r =
+	        run_report(tmp, &st, NULL, "specs/litert --plugin %s", plugin("supports_nothing"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	count_prefix(r, "litert/", &m, &n, "NOT_SUPPORTED");
+	CU_ASSERT(n > 10 && m == n);
+	json_decref(r);
+	const char *rules[] = {"scribble", "modify_input"};
+	for (int k = 0; k < 2; k++) {
+		r = run_report(tmp, &st, NULL, "specs/litert/dequantize.yaml --plugin %s",
+		               plugin(rules[k]));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(st, 1);
+		count_prefix(r, "litert/dequantize/dtype", &m, &n, "ERROR");
+		CU_ASSERT(n > 5 && m == n);
+		json_decref(r);
+	}
+	qct_rmdir(tmp);
+}
+
+void qct_register_run(void)
+{
+	CU_pSuite s = qct_suite("run");
+	CU_add_test(s, "reference passes its own specs", test_reference_run);
+	CU_add_test(s, "ties-half-up stub fails exactly the tie cases", test_ties_half_up);
+	CU_add_test(s, "crash, abort and hang cost one case each", test_crash_abort_hang);
+	CU_add_test(s, "ignoring per-axis params fails per-axis cases", test_ignore_axis);
+	CU_add_test(s, "plugin load refusals", test_load_refusals);
+	CU_add_test(s, "not supported, scribble, modify input", test_answers_and_memory_rules);
+}

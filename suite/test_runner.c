@@ -1,0 +1,891 @@
+/*
+ * The runner against the stub plugins (suite/stubs): loader refusals, crash,
+ * abort, hang, memory rules, batching, the arena's piecewise path, and the
+ * SHA-256 that fingerprints the plugin.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtype.h"
+#include "qct.h"
+#include "qref.h"
+#include "runner.h"
+#include "sha256.h"
+
+#define MAXN 64 /* elements per hand-built tensor */
+
+/* One hand-built op call, with room for everything it points to. */
+typedef struct tcall {
+	qcf_op_call call;
+	qcf_tensor in[1], out[1];
+	qcf_quant quant;
+	float scale[4];
+	int32_t zp[4];
+	int64_t shape[2];
+	qcf_attr attrs[4];
+	union {
+		int8_t i8[MAXN];
+		float f32[MAXN];
+	} x;
+	unsigned char y[MAXN * 8];
+} tcall;
+
+static void tensor(qcf_tensor *t, const char *name, qcf_dtype dt, int64_t *shape, int n, void *data)
+{
+	memset(t, 0, sizeof *t);
+	t->struct_size = sizeof *t;
+	t->name = name;
+	t->dtype = dt;
+	t->rank = 1;
+	shape[0] = n;
+	t->shape = shape;
+	t->data = data;
+	t->nbytes = qcf_dtype_nbytes(dt, (size_t)n);
+}
+
+static void per_tensor(tcall *t, float scale, int32_t zp)
+{
+	t->scale[0] = scale;
+	t->zp[0] = zp;
+	t->quant = (qcf_quant){sizeof(qcf_quant), -1, 1, t->scale, t->zp, NULL};
+}
+
+static void call_init(tcall *t, const char *semantics, const char *op)
+{
+	memset(t, 0, sizeof *t);
+	t->call.struct_size = sizeof t->call;
+	t->call.semantics = semantics;
+	t->call.op = op;
+	t->call.n_inputs = 1;
+	t->call.inputs = t->in;
+	t->call.n_outputs = 1;
+	t->call.outputs = t->out;
+	t->call.attrs = t->attrs;
+	memset(t->y, 0x77, sizeof t->y); /* the runner must never write the caller's buffers */
+}
+
+/* litert DEQUANTIZE: int8 per-tensor -> float32. */
+static void dequantize(tcall *t, const int8_t *q, int n, float scale, int32_t zp)
+{
+	call_init(t, "litert", "DEQUANTIZE");
+	memcpy(t->x.i8, q, (size_t)n);
+	per_tensor(t, scale, zp);
+	tensor(&t->in[0], "input", QCF_INT8, &t->shape[0], n, t->x.i8);
+	t->in[0].quant = &t->quant;
+	tensor(&t->out[0], "output", QCF_FLOAT32, &t->shape[0], n, t->y);
+}
+
+/* litert DEQUANTIZE: int8 [rows, cols] quantized along axis 0 -> float32. */
+static void dequantize_axis0(tcall *t, const int8_t *q, int rows, int cols, const float *scales,
+                             const int32_t *zps)
+{
+	dequantize(t, q, rows * cols, scales[0], zps[0]);
+	memcpy(t->scale, scales, (size_t)rows * sizeof *scales);
+	memcpy(t->zp, zps, (size_t)rows * sizeof *zps);
+	t->quant.axis = 0;
+	t->quant.count = rows;
+	t->in[0].rank = t->out[0].rank = 2;
+	t->shape[0] = rows;
+	t->shape[1] = cols;
+}
+
+/* tf fake_quant_with_min_max_args: float32 -> float32. */
+static void fake_quant(tcall *t, const float *x, int n, double min, double max)
+{
+	call_init(t, "tf", "fake_quant_with_min_max_args");
+	memcpy(t->x.f32, x, (size_t)n * sizeof(float));
+	tensor(&t->in[0], "inputs", QCF_FLOAT32, &t->shape[0], n, t->x.f32);
+	tensor(&t->out[0], "outputs", QCF_FLOAT32, &t->shape[0], n, t->y);
+	t->attrs[0] = (qcf_attr){.name = "min", .type = QCF_ATTR_FLOAT, .count = 1, .v.f = min};
+	t->attrs[1] = (qcf_attr){.name = "max", .type = QCF_ATTR_FLOAT, .count = 1, .v.f = max};
+	t->attrs[2] = (qcf_attr){.name = "num_bits", .type = QCF_ATTR_INT, .count = 1, .v.i = 8};
+	t->attrs[3] =
+	        (qcf_attr){.name = "narrow_range", .type = QCF_ATTR_INT, .count = 1, .v.i = 0};
+	t->call.n_attrs = 4;
+}
+
+/* onnx QuantizeLinear: float32 -> uint8 per-tensor. */
+static void quantize_linear(tcall *t, const float *x, int n, float scale, int32_t zp)
+{
+	call_init(t, "onnx", "QuantizeLinear");
+	memcpy(t->x.f32, x, (size_t)n * sizeof(float));
+	per_tensor(t, scale, zp);
+	tensor(&t->in[0], "x", QCF_FLOAT32, &t->shape[0], n, t->x.f32);
+	tensor(&t->out[0], "y", QCF_UINT8, &t->shape[0], n, t->y);
+	t->out[0].quant = &t->quant;
+}
+
+/* The pid stub's own ops. */
+static void getpid_call(tcall *t)
+{
+	call_init(t, "test", "qconform_getpid");
+	t->call.n_inputs = 0;
+	tensor(&t->out[0], "pid", QCF_INT64, &t->shape[0], 1, t->y);
+}
+
+static void exit_call(tcall *t, int status)
+{
+	call_init(t, "test", "qconform_exit");
+	t->call.n_inputs = 0;
+	t->call.n_outputs = 0;
+	t->attrs[0] = (qcf_attr){.name = "status", .type = QCF_ATTR_INT, .count = 1, .v.i = status};
+	t->call.n_attrs = 1;
+}
+
+static const int8_t DQ_IN[8] = {-128, -3, 0, 1, 5, 64, 126, 127};
+static const float FQ_IN[8] = {-1.5f, -1.0f, -0.3f, 0.0f, 0.25f, 0.5f, 0.9999f, 2.0f};
+static const float QL_IN[6] = {0.0f, 2.0f, 3.0f, 1000.0f, -254.0f, -1000.0f};
+
+/* Does out equal what the reference computes for t? */
+static int matches_reference(const tcall *t, const qcf_tensor *out)
+{
+	unsigned char want[sizeof t->y];
+	qcf_tensor o = t->out[0];
+	o.data = want;
+	qcf_op_call c = t->call;
+	c.outputs = &o;
+	if (qref_execute(&c, NULL) != QCF_OK) {
+		fprintf(stderr, "\n  the reference refused %s\n", t->call.op);
+		return 0;
+	}
+	return out->nbytes == o.nbytes && memcmp(out->data, want, o.nbytes) == 0;
+}
+
+/* DEQUANTIZE's result, by hand: (q - zp) * scale, exact for these values. */
+static int dequantized_right(const tcall *t, const qcf_tensor *out)
+{
+	size_t n = qref_numel(t->in[0].rank, t->in[0].shape);
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = qref_channel(&t->in[0], &t->quant, i);
+		float want = (float)((double)t->scale[c] * (t->x.i8[i] - t->zp[c]));
+		if (((const float *)out->data)[i] != want)
+			return 0;
+	}
+	return 1;
+}
+
+static int no_children(void)
+{
+	int st;
+	return waitpid(-1, &st, WNOHANG) == -1 && errno == ECHILD;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static qc_runner *open_stub(const char *stub, double timeout_s, size_t arena_bytes)
+{
+	char so[128], err[512] = "";
+	snprintf(so, sizeof so, "stubs/libstub_%s.so", stub);
+	qc_runner_config cfg = {.plugin_path = qct_build_path(so),
+	                        .timeout_s = timeout_s,
+	                        .arena_bytes = arena_bytes};
+	qc_runner *r = NULL;
+	if (qc_runner_open(&cfg, &r, NULL, err, sizeof err) != 0)
+		fprintf(stderr, "\n  open %s: %s\n", stub, err);
+	return r;
+}
+
+static int run(qc_runner *r, tcall **t, int n, qc_exec_result *res, const qcf_op_call **staged)
+{
+	const qcf_op_call *calls[64];
+	char err[256] = "";
+	for (int i = 0; i < n; i++)
+		calls[i] = &t[i]->call;
+	int rc = qc_runner_execute(r, calls, n, res, staged, err, sizeof err);
+	if (rc != 0)
+		fprintf(stderr, "\n  execute: %s\n", err);
+	return rc;
+}
+
+static void show(const qc_exec_result *res)
+{
+	static const char *names[] = {"OK",    "NOT_SUPPORTED", "INVALID_PARAM",
+	                              "ERROR", "CRASH",         "TIMEOUT"};
+	fprintf(stderr, "\n  outcome %s, signal %d, message \"%s\"\n", names[res->outcome],
+	        res->signal, res->message);
+}
+
+#define EXPECT_OUTCOME(res, want)                                                                  \
+	do {                                                                                       \
+		CU_ASSERT_EQUAL((res).outcome, (want));                                            \
+		if ((res).outcome != (want))                                                       \
+			show(&(res));                                                              \
+	} while (0)
+
+/* ------------------------------------------------------------------ sha256 */
+
+static void test_sha256_vectors(void)
+{
+	char hex[65];
+	qc_sha256_hex("abc", 3, hex);
+	CU_ASSERT_STRING_EQUAL(hex,
+	                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	qc_sha256_hex("", 0, hex);
+	CU_ASSERT_STRING_EQUAL(hex,
+	                       "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	/* 448 bits: the padding needs a second block. */
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	qc_sha256_hex(two, strlen(two), hex);
+	CU_ASSERT_STRING_EQUAL(hex,
+	                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* A million 'a', fed in uneven pieces. */
+	static char a[1000000];
+	memset(a, 'a', sizeof a);
+	qc_sha256 s;
+	uint8_t d[32];
+	qc_sha256_init(&s);
+	for (size_t off = 0, step = 1; off < sizeof a; off += step, step = step * 3 % 1021 + 1)
+		qc_sha256_update(&s, a + off, off + step <= sizeof a ? step : sizeof a - off);
+	qc_sha256_final(&s, d);
+	static const uint8_t million[32] = {0xcd, 0xc7, 0x6e, 0x5c, 0x99, 0x14, 0xfb, 0x92,
+	                                    0x81, 0xa1, 0xc7, 0xe2, 0x84, 0xd7, 0x3e, 0x67,
+	                                    0xf1, 0x80, 0x9a, 0x48, 0xa4, 0x97, 0x20, 0x0e,
+	                                    0x04, 0x6d, 0x39, 0xcc, 0xc7, 0x11, 0x2c, 0xd0};
+	CU_ASSERT_EQUAL(memcmp(d, million, 32), 0);
+}
+
+static void test_sha256_file(void)
+{
+	char path[] = "/tmp/qct_sha256_XXXXXX", hex[65], want[65];
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	static unsigned char buf[200000];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 7 + (i >> 9));
+	CU_ASSERT_EQUAL(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+	close(fd);
+	CU_ASSERT_EQUAL(qc_sha256_file(path, hex), 0);
+	qc_sha256_hex(buf, sizeof buf, want);
+	CU_ASSERT_STRING_EQUAL(hex, want);
+	unlink(path);
+	CU_ASSERT_EQUAL(qc_sha256_file(path, hex), -1);
+}
+
+/* ---------------------------------------------------------- loader refusals */
+
+static void expect_refusal(const char *path, const qcf_option *opts, int n_opts, const char *needle)
+{
+	int fds = count_fds();
+	char err[512] = "";
+	qc_runner_config cfg = {.plugin_path = path, .options = opts, .n_options = n_opts};
+	qc_runner *r = (qc_runner *)&cfg; /* must come back NULL */
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), -1);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, needle));
+	CU_ASSERT_EQUAL(strncmp(err, path, strlen(path)), 0);
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	CU_ASSERT(no_children());
+	CU_ASSERT_EQUAL(count_fds(), fds);
+	if (!strstr(err, needle))
+		fprintf(stderr, "\n  wanted \"%s\" in: %s\n", needle, err);
+}
+
+static void refuse_stub(const char *stub, const char *needle)
+{
+	char so[128];
+	snprintf(so, sizeof so, "stubs/libstub_%s.so", stub);
+	expect_refusal(qct_build_path(so), NULL, 0, needle);
+}
+
+static void test_refuse_missing_file(void)
+{
+	expect_refusal(qct_build_path("stubs/libstub_does_not_exist.so"), NULL, 0, "No such file");
+}
+
+static void test_refuse_not_a_library(void)
+{
+	char path[] = "/tmp/qct_notlib_XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(write(fd, "not an ELF file\n", 16), 16);
+	close(fd);
+	expect_refusal(path, NULL, 0, "dlopen failed");
+	unlink(path);
+}
+
+static void test_refuse_no_entry(void)
+{
+	refuse_stub("no_entry", "no entry symbol qconform_plugin_negotiate");
+}
+
+static void test_refuse_old_abi(void)
+{
+	refuse_stub("old_abi", "no common ABI version: host speaks 1..1, plugin offers");
+}
+
+static void test_refuse_future_abi(void)
+{
+	refuse_stub("future_abi", "no common ABI version: host speaks 1..1, plugin offers 2");
+}
+
+static void test_refuse_null_descriptor(void)
+{
+	refuse_stub("null_descriptor", "no descriptor");
+}
+
+static void test_refuse_short_struct(void)
+{
+	char want[64];
+	snprintf(want, sizeof want, "short descriptor: struct_size 16 < %zu", sizeof(qcf_plugin));
+	refuse_stub("short_struct", want);
+}
+
+static void test_refuse_null_execute(void)
+{
+	refuse_stub("null_execute", "required function NULL: execute");
+}
+
+static void test_refuse_create_failing(void)
+{
+	qcf_option wrong = {"token", "guess"};
+	expect_refusal(qct_build_path("stubs/libstub_needs_option.so"), &wrong, 1,
+	               "create failed (QCF_INVALID_PARAM): option token=secret missing");
+}
+
+static void test_options_reach_create(void)
+{
+	qcf_option opts[] = {{"other", "x"}, {"token", "secret"}};
+	qc_runner_config cfg = {.plugin_path = qct_build_path("stubs/libstub_needs_option.so"),
+	                        .options = opts,
+	                        .n_options = 2};
+	qc_runner *r = NULL;
+	char err[512] = "";
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), 0);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+/* ------------------------------------------------------------- open, info */
+
+static void test_open_info(void)
+{
+	const char *path = qct_build_path("stubs/libstub_ok.so");
+	qc_runner_config cfg = {.plugin_path = path};
+	qc_plugin_info info;
+	qc_runner *r = NULL;
+	char err[512] = "", want[65], *real = realpath(path, NULL);
+	int fds = count_fds();
+	CU_ASSERT_EQUAL_FATAL(qc_runner_open(&cfg, &r, &info, err, sizeof err), 0);
+	CU_ASSERT_STRING_EQUAL(info.name, "stub_ok");
+	CU_ASSERT_STRING_EQUAL(info.version, "1.0");
+	CU_ASSERT_EQUAL(info.abi_version, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(real);
+	CU_ASSERT_STRING_EQUAL(info.path, real);
+	CU_ASSERT_EQUAL(qc_sha256_file(path, want), 0);
+	CU_ASSERT_STRING_EQUAL(info.sha256, want);
+	CU_ASSERT_FALSE(no_children()); /* the worker */
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+	CU_ASSERT_EQUAL(count_fds(), fds);
+	free(real);
+}
+
+/* Trace lines go to stderr, switched on by the config or QCONFORM_TRACE=1. */
+static void test_trace(void)
+{
+	for (int how = 0; how < 2; how++) {
+		char path[] = "/tmp/qct_trace_XXXXXX";
+		int fd = mkstemp(path);
+		CU_ASSERT_FATAL(fd >= 0);
+		fflush(stderr);
+		int saved = dup(2);
+		dup2(fd, 2);
+		if (how)
+			setenv("QCONFORM_TRACE", "1", 1);
+		qc_runner_config cfg = {.plugin_path = qct_build_path("stubs/libstub_ok.so"),
+		                        .trace = !how};
+		qc_runner *r = NULL;
+		char err[512];
+		int rc = qc_runner_open(&cfg, &r, NULL, err, sizeof err);
+		qc_runner_close(r);
+		unsetenv("QCONFORM_TRACE");
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		CU_ASSERT_EQUAL(rc, 0);
+		char text[16384] = "";
+		ssize_t got = pread(fd, text, sizeof text - 1, 0);
+		text[got > 0 ? got : 0] = '\0';
+		close(fd);
+		unlink(path);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "dlopen"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "negotiated ABI version 1"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "create() ok"));
+	}
+	/* And silence without either. */
+	char path[] = "/tmp/qct_trace_XXXXXX";
+	int fd = mkstemp(path);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	qc_runner *r = open_stub("ok", 0, 0);
+	qc_runner_close(r);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	CU_ASSERT_EQUAL(lseek(fd, 0, SEEK_END), 0);
+	close(fd);
+	unlink(path);
+}
+
+/* ------------------------------------------------------------- execution */
+
+static void test_ok_matches_reference(void)
+{
+	qc_runner *r = open_stub("ok", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b, c;
+	dequantize(&a, DQ_IN, 8, 0.25f, -3);
+	fake_quant(&b, FQ_IN, 8, -1.0, 1.0);
+	quantize_linear(&c, QL_IN, 6, 2.0f, 128);
+	tcall *t[] = {&a, &b, &c};
+	qc_exec_result res[3];
+	const qcf_op_call *staged[3];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 3, res, staged), 0);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_OUTCOME(res[i], QC_EXEC_OK);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(staged[i]);
+		CU_ASSERT(staged[i] != &t[i]->call);
+		CU_ASSERT(staged[i]->outputs[0].data != t[i]->y);
+		CU_ASSERT(matches_reference(t[i], &staged[i]->outputs[0]));
+		CU_ASSERT(res[i].seconds >= 0 && res[i].seconds < 10);
+		/* The staged inputs are copies; the caller's outputs stay untouched. */
+		CU_ASSERT(staged[i]->inputs[0].data != t[i]->in[0].data);
+		CU_ASSERT_EQUAL(
+		        memcmp(staged[i]->inputs[0].data, t[i]->in[0].data, t[i]->in[0].nbytes), 0);
+		CU_ASSERT_STRING_EQUAL(staged[i]->op, t[i]->call.op);
+		CU_ASSERT_EQUAL(t[i]->y[0], 0x77);
+	}
+	CU_ASSERT(dequantized_right(&a, &staged[0]->outputs[0]));
+	/* ONNX's own test vector. */
+	static const uint8_t ql_want[6] = {128, 129, 130, 255, 1, 0};
+	CU_ASSERT_EQUAL(memcmp(staged[2]->outputs[0].data, ql_want, 6), 0);
+	CU_ASSERT_EQUAL(staged[0]->inputs[0].quant->zero_points[0], -3);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_crash_then_next_ok(void)
+{
+	qc_runner *r = open_stub("crash", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b, c;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	fake_quant(&b, FQ_IN, 8, -1.0, 1.0);
+	dequantize(&c, DQ_IN, 4, 0.5f, 1);
+	tcall *t[] = {&a, &b, &c, &b};
+	qc_exec_result res[4];
+	const qcf_op_call *staged[4];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 4, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_CRASH);
+	CU_ASSERT_EQUAL(res[0].signal, SIGSEGV);
+	CU_ASSERT_STRING_EQUAL(res[0].message, "killed by signal 11 (SIGSEGV)");
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT(matches_reference(&b, &staged[1]->outputs[0]));
+	EXPECT_OUTCOME(res[2], QC_EXEC_CRASH);
+	EXPECT_OUTCOME(res[3], QC_EXEC_OK);
+	CU_ASSERT(matches_reference(&b, &staged[3]->outputs[0]));
+	/* The runner goes on with the next batch. */
+	CU_ASSERT_EQUAL(run(r, t + 1, 1, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_OK);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_abort(void)
+{
+	qc_runner *r = open_stub("abort", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b;
+	fake_quant(&a, FQ_IN, 8, -2.0, 2.0);
+	dequantize(&b, DQ_IN, 8, 0.5f, 1);
+	tcall *t[] = {&a, &b};
+	qc_exec_result res[2];
+	const qcf_op_call *staged[2];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 2, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_CRASH);
+	CU_ASSERT_EQUAL(res[0].signal, SIGABRT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[0].message, "SIGABRT"));
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT(dequantized_right(&b, &staged[1]->outputs[0]));
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_hang_timeout(void)
+{
+	qc_runner *r = open_stub("hang", 0.5, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b;
+	quantize_linear(&a, QL_IN, 6, 2.0f, 128);
+	dequantize(&b, DQ_IN, 8, 0.5f, 1);
+	tcall *t[] = {&a, &b};
+	qc_exec_result res[2];
+	const qcf_op_call *staged[2];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 2, res, staged), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	EXPECT_OUTCOME(res[0], QC_EXEC_TIMEOUT);
+	CU_ASSERT(res[0].seconds >= 0.5);
+	CU_ASSERT(took >= 0.5 && took < 5.0);
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT(dequantized_right(&b, &staged[1]->outputs[0]));
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_scribble(void)
+{
+	qc_runner *r = open_stub("scribble", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b, c;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	fake_quant(&b, FQ_IN, 8, -1.0, 1.0);
+	dequantize(&c, DQ_IN, 3, 0.125f, 0);
+	tcall *t[] = {&a, &b, &c, &b};
+	qc_exec_result res[4];
+	const qcf_op_call *staged[4];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 4, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_ERROR);
+	CU_ASSERT_STRING_EQUAL(res[0].message, "wrote past the end of output 0");
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT(matches_reference(&b, &staged[1]->outputs[0]));
+	EXPECT_OUTCOME(res[2], QC_EXEC_ERROR);
+	EXPECT_OUTCOME(res[3], QC_EXEC_OK);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+/* An overrun far into the next cases' slots still costs only its own case. */
+static void test_scribble_far(void)
+{
+	qcf_option far = {"bytes", "4096"};
+	qc_runner_config cfg = {.plugin_path = qct_build_path("stubs/libstub_scribble.so"),
+	                        .options = &far,
+	                        .n_options = 1};
+	qc_runner *r = NULL;
+	char err[512];
+	CU_ASSERT_EQUAL_FATAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), 0);
+	tcall a, b, c;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	fake_quant(&b, FQ_IN, 8, -1.0, 1.0);
+	dequantize(&c, DQ_IN, 8, 0.25f, 0);
+	tcall *t[] = {&a, &b, &b, &b, &c, &b};
+	qc_exec_result res[6];
+	const qcf_op_call *staged[6];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 6, res, staged), 0);
+	for (int i = 0; i < 6; i++) {
+		if (t[i] == &b) {
+			EXPECT_OUTCOME(res[i], QC_EXEC_OK);
+			CU_ASSERT(matches_reference(&b, &staged[i]->outputs[0]));
+			CU_ASSERT_EQUAL(memcmp(staged[i]->inputs[0].data, FQ_IN, sizeof FQ_IN), 0);
+		} else {
+			EXPECT_OUTCOME(res[i], QC_EXEC_ERROR);
+			CU_ASSERT_STRING_EQUAL(res[i].message, "wrote past the end of output 0");
+		}
+	}
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_modify_input(void)
+{
+	qc_runner *r = open_stub("modify_input", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	fake_quant(&b, FQ_IN, 8, -1.0, 1.0);
+	tcall *t[] = {&a, &b};
+	qc_exec_result res[2];
+	const qcf_op_call *staged[2];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 2, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_ERROR);
+	CU_ASSERT_STRING_EQUAL(res[0].message, "modified input 0");
+	CU_ASSERT_EQUAL(memcmp(a.x.i8, DQ_IN, 8), 0); /* the caller's copy is safe */
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_modify_call(void)
+{
+	qc_runner *r = open_stub("modify_call", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	tcall *t[] = {&a};
+	qc_exec_result res[1];
+	const qcf_op_call *staged[1];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 1, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[0].message, "modified the call"));
+	/* The staged call handed back is the one that was staged. */
+	CU_ASSERT_EQUAL(staged[0]->outputs[0].nbytes, a.out[0].nbytes);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+static void test_supports_nothing(void)
+{
+	qc_runner *r = open_stub("supports_nothing", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	tcall *t[] = {&a};
+	qc_exec_result res[1];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 1, res, NULL), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_NOT_SUPPORTED);
+	CU_ASSERT_STRING_EQUAL(res[0].message, "this stub supports nothing");
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+/* The mutants: each must differ from the reference exactly where its bug is. */
+static void test_ties_half_up(void)
+{
+	qc_runner *ok = open_stub("ok", 0, 0), *bad = open_stub("ties_half_up", 0, 0);
+	CU_ASSERT_FATAL(ok && bad);
+	static const float x[6] = {1.0f, 3.0f, 5.0f, -1.0f, -3.0f, 2.2f}; /* x / 2: ties but one */
+	tcall a;
+	quantize_linear(&a, x, 6, 2.0f, 128);
+	tcall *t[] = {&a};
+	qc_exec_result res[2];
+	const qcf_op_call *staged[2];
+	static const uint8_t even[6] = {128, 130, 130, 128, 126, 129};
+	static const uint8_t up[6] = {129, 130, 131, 128, 127, 129};
+	CU_ASSERT_EQUAL_FATAL(run(ok, t, 1, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_OK);
+	CU_ASSERT_EQUAL(memcmp(staged[0]->outputs[0].data, even, 6), 0);
+	CU_ASSERT_EQUAL_FATAL(run(bad, t, 1, res + 1, staged + 1), 0);
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT_EQUAL(memcmp(staged[1]->outputs[0].data, up, 6), 0);
+	qc_runner_close(ok);
+	qc_runner_close(bad);
+}
+
+static void test_ignore_axis(void)
+{
+	qc_runner *r = open_stub("ignore_axis", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	static const int8_t q[6] = {1, 2, 3, 4, -5, 6};
+	static const float scales[2] = {1.0f, 2.0f};
+	static const int32_t zps[2] = {0, 1};
+	tcall a, b;
+	dequantize_axis0(&a, q, 2, 3, scales, zps);
+	dequantize(&b, q, 6, 0.5f, 2); /* per tensor: no bug to show */
+	tcall *t[] = {&a, &b};
+	qc_exec_result res[2];
+	const qcf_op_call *staged[2];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 2, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_OK);
+	static const float channel0[6] = {1, 2, 3, 4, -5, 6};
+	CU_ASSERT_EQUAL(memcmp(staged[0]->outputs[0].data, channel0, sizeof channel0), 0);
+	CU_ASSERT_FALSE(dequantized_right(&a, &staged[0]->outputs[0]));
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	CU_ASSERT(dequantized_right(&b, &staged[1]->outputs[0]));
+	/* The reference itself gets the per-axis case right. */
+	qc_runner_close(r);
+	r = open_stub("ok", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 1, res, staged), 0);
+	CU_ASSERT(dequantized_right(&a, &staged[0]->outputs[0]));
+	qc_runner_close(r);
+}
+
+/* 1000 cases, one worker: every getpid case answers the same pid. */
+static void test_one_worker_per_batch(void)
+{
+	enum { N = 1000 };
+	qc_runner *r = open_stub("pid", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall *t = calloc(N, sizeof *t);
+	const qcf_op_call **calls = calloc(N, sizeof *calls), **staged = calloc(N, sizeof *staged);
+	qc_exec_result *res = calloc(N, sizeof *res);
+	CU_ASSERT_FATAL(t && calls && staged && res);
+	for (int i = 0; i < N; i++) {
+		if (i % 100 == 0 || i == N - 1) {
+			getpid_call(&t[i]);
+		} else {
+			int8_t q[8];
+			for (int k = 0; k < 8; k++)
+				q[k] = (int8_t)(i * 31 + k * 17);
+			dequantize(&t[i], q, 1 + i % 8, 1.0f / (float)(1 + i % 5), i % 7 - 3);
+		}
+		calls[i] = &t[i].call;
+	}
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(qc_runner_execute(r, calls, N, res, staged, err, sizeof err), 0);
+	int64_t pid = -1;
+	int ok = 0, same_pid = 1, right = 1;
+	for (int i = 0; i < N; i++) {
+		ok += res[i].outcome == QC_EXEC_OK;
+		if (t[i].call.n_inputs == 0) {
+			int64_t p = *(const int64_t *)staged[i]->outputs[0].data;
+			if (pid < 0)
+				pid = p;
+			same_pid &= p == pid;
+		} else {
+			right &= dequantized_right(&t[i], &staged[i]->outputs[0]);
+		}
+	}
+	CU_ASSERT_EQUAL(ok, N);
+	CU_ASSERT(same_pid);
+	CU_ASSERT(right);
+	CU_ASSERT(pid > 0 && pid != getpid());
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+	free(t);
+	free(calls);
+	free(staged);
+	free(res);
+}
+
+/* A worker that exits is a CRASH with signal 0; the next case gets a new worker. */
+static void test_worker_exit(void)
+{
+	qc_runner *r = open_stub("pid", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall p1, ex, p2;
+	getpid_call(&p1);
+	exit_call(&ex, 7);
+	getpid_call(&p2);
+	tcall *t[] = {&p1, &ex, &p2};
+	qc_exec_result res[3];
+	const qcf_op_call *staged[3];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 3, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_OK);
+	EXPECT_OUTCOME(res[1], QC_EXEC_CRASH);
+	CU_ASSERT_EQUAL(res[1].signal, 0);
+	CU_ASSERT_STRING_EQUAL(res[1].message, "worker exited with status 7");
+	EXPECT_OUTCOME(res[2], QC_EXEC_OK);
+	int64_t a = *(const int64_t *)staged[0]->outputs[0].data;
+	int64_t b = *(const int64_t *)staged[2]->outputs[0].data;
+	CU_ASSERT(a > 0 && b > 0 && a != b);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+/* A one-page arena: the batch runs in pieces; every staged result stays readable. */
+static void test_arena_pieces(void)
+{
+	enum { N = 40 };
+	qc_runner *r = open_stub("ok", 0, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	size_t cap = qc_runner_capacity(r);
+	CU_ASSERT(cap > 512 && cap < 4096 * 4);
+	tcall *t = calloc(N + 1, sizeof *t);
+	CU_ASSERT_FATAL(t != NULL);
+	const qcf_op_call *calls[N + 1], *staged[N + 1];
+	qc_exec_result res[N + 1];
+	for (int i = 0; i < N; i++) {
+		int8_t q[16];
+		for (int k = 0; k < 16; k++)
+			q[k] = (int8_t)(i * 13 - k * 5);
+		dequantize(&t[i], q, 8 + i % 9, 0.5f + (float)i, i % 11 - 5);
+		calls[i] = &t[i].call;
+	}
+	/* One case bigger than the whole arena, in the middle. */
+	static int8_t big[65536];
+	static float big_out[65536];
+	tcall *b = &t[N];
+	dequantize(b, DQ_IN, 8, 0.5f, 0);
+	b->shape[0] = 65536;
+	b->in[0].data = big;
+	b->in[0].nbytes = sizeof big;
+	b->out[0].data = big_out;
+	b->out[0].nbytes = sizeof big_out;
+	calls[N] = calls[N / 2];
+	calls[N / 2] = &b->call;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(qc_runner_execute(r, calls, N + 1, res, staged, err, sizeof err), 0);
+	int ok = 0, right = 1;
+	for (int i = 0; i <= N; i++) {
+		if (i == N / 2)
+			continue;
+		ok += res[i].outcome == QC_EXEC_OK;
+		const tcall *ti = (const tcall *)calls[i];
+		right &= staged[i] && dequantized_right(ti, &staged[i]->outputs[0]);
+	}
+	CU_ASSERT_EQUAL(ok, N);
+	CU_ASSERT(right);
+	EXPECT_OUTCOME(res[N / 2], QC_EXEC_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[N / 2].message, "case too large for the shared arena"));
+	CU_ASSERT_PTR_NULL(staged[N / 2]);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+	free(t);
+}
+
+/* A call the runner cannot stage is an ERROR for that case only. */
+static void test_malformed_call(void)
+{
+	qc_runner *r = open_stub("ok", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall a, b;
+	dequantize(&a, DQ_IN, 8, 0.5f, 1);
+	dequantize(&b, DQ_IN, 8, 0.5f, 1);
+	a.in[0].data = NULL;
+	tcall *t[] = {&a, &b};
+	qc_exec_result res[2];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 2, res, NULL), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[0].message, "malformed call"));
+	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
+	qc_runner_close(r);
+	CU_ASSERT(no_children());
+}
+
+void qct_register_runner(void)
+{
+	CU_pSuite s = qct_suite("runner");
+	CU_add_test(s, "sha256 FIPS 180-4 vectors", test_sha256_vectors);
+	CU_add_test(s, "sha256 of a file", test_sha256_file);
+	CU_add_test(s, "refuses a missing file", test_refuse_missing_file);
+	CU_add_test(s, "refuses a file dlopen rejects", test_refuse_not_a_library);
+	CU_add_test(s, "refuses a plugin without the entry symbol", test_refuse_no_entry);
+	CU_add_test(s, "refuses ABI version 0", test_refuse_old_abi);
+	CU_add_test(s, "refuses an answer outside the host range", test_refuse_future_abi);
+	CU_add_test(s, "refuses a NULL descriptor", test_refuse_null_descriptor);
+	CU_add_test(s, "refuses a short descriptor", test_refuse_short_struct);
+	CU_add_test(s, "refuses a NULL execute", test_refuse_null_execute);
+	CU_add_test(s, "refuses when create fails", test_refuse_create_failing);
+	CU_add_test(s, "passes options to create", test_options_reach_create);
+	CU_add_test(s, "plugin info", test_open_info);
+	CU_add_test(s, "trace switch", test_trace);
+	CU_add_test(s, "ok stub equals the reference", test_ok_matches_reference);
+	CU_add_test(s, "segfault is CRASH, next case runs", test_crash_then_next_ok);
+	CU_add_test(s, "abort is CRASH SIGABRT", test_abort);
+	CU_add_test(s, "hang is TIMEOUT, next case runs", test_hang_timeout);
+	CU_add_test(s, "writing past an output is ERROR", test_scribble);
+	CU_add_test(s, "a far overrun costs one case", test_scribble_far);
+	CU_add_test(s, "writing an input is ERROR", test_modify_input);
+	CU_add_test(s, "changing the call is ERROR", test_modify_call);
+	CU_add_test(s, "NOT_SUPPORTED", test_supports_nothing);
+	CU_add_test(s, "ties_half_up stub rounds ties up", test_ties_half_up);
+	CU_add_test(s, "ignore_axis stub uses channel 0", test_ignore_axis);
+	CU_add_test(s, "1000 cases in one worker", test_one_worker_per_batch);
+	CU_add_test(s, "worker exit is CRASH signal 0", test_worker_exit);
+	CU_add_test(s, "small arena runs the batch in pieces", test_arena_pieces);
+	CU_add_test(s, "malformed call is ERROR", test_malformed_call);
+}

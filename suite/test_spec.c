@@ -1,0 +1,250 @@
+/* Spec loading, case expansion and the errors a spec author sees. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "dtype.h"
+#include "qct.h"
+#include "rng.h"
+#include "run.h"
+#include "spec.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file in suite/specs/bad starts with "# error: LINE:COL: message": validate must print
+ * exactly that, prefixed by the path, exit 2, and run must run nothing. */
+static void test_bad_specs(void)
+{
+	const char *dir = "suite/specs/bad";
+	DIR *d = opendir(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	char *names[128];
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 128)
+		if (strstr(e->d_name, ".yaml"))
+			names[n++] = strdup(e->d_name);
+	closedir(d);
+	qsort(names, (size_t)n, sizeof *names, cmp_str);
+	CU_ASSERT(n >= 20);
+	const char *tmp = qct_tmpdir();
+	for (int i = 0; i < n; i++) {
+		char path[512], want[512], line[512];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		FILE *f = fopen(path, "r");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+		fclose(f);
+		line[strcspn(line, "\n")] = 0;
+		CU_ASSERT_EQUAL(strncmp(line, "# error: ", 9), 0);
+		snprintf(want, sizeof want, "%s:%s", path, line + 9);
+
+		qct_proc p;
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
+		CU_ASSERT_EQUAL(p.status, 2);
+		size_t first = strcspn(p.err, "\n");
+		if (strncmp(p.err, want, first) != 0 || strlen(want) != first)
+			fprintf(stderr, "\n%s: want\n  %s\ngot\n  %.*s\n", names[i], want,
+			        (int)first, p.err);
+		CU_ASSERT(strncmp(p.err, want, first) == 0 && strlen(want) == first);
+		qct_proc_free(&p);
+
+		char json[600];
+		snprintf(json, sizeof json, "%s/r.json", tmp);
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p, "%s run %s --json %s", qct_build_path("qconform"), path, json),
+		        0);
+		CU_ASSERT_EQUAL(p.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "nothing was run"));
+		CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+		qct_proc_free(&p);
+		free(names[i]);
+	}
+	qct_rmdir(tmp);
+}
+
+/* Hash of every case name and input byte of a spec. */
+static uint64_t expand_hash(const char *path, uint64_t seed, uint64_t *n_cases)
+{
+	qc_diag diag = {0, 0, stderr};
+	qc_spec *s = qc_spec_load(path, &diag);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	qc_cases *it = qc_cases_begin(s, seed, 1, &diag);
+	qc_case *c;
+	uint64_t h = 1469598103934665603ull;
+	int rc;
+	*n_cases = 0;
+	while ((rc = qc_cases_next(it, &c)) != 0) {
+		CU_ASSERT_EQUAL(rc, 1);
+		if (rc < 0)
+			continue;
+		h = qc_hash64(c->name, h);
+		for (int i = 0; i < c->call.n_inputs; i++) {
+			const unsigned char *b = c->in[i].data;
+			for (size_t k = 0; k < c->in[i].nbytes; k++)
+				h = (h ^ b[k]) * 1099511628211ull;
+		}
+		(*n_cases)++;
+		qc_case_free(c);
+	}
+	qc_cases_end(it);
+	qc_spec_free(s);
+	CU_ASSERT_EQUAL(diag.errors, 0);
+	return h;
+}
+
+/* Same spec and seed: the same cases, bit for bit, on every machine. The constant was
+ * recorded once; it changes only if the generators or the naming change (a format break). */
+static void test_stable_expansion(void)
+{
+	uint64_t n1, n2, n3;
+	uint64_t a = expand_hash("suite/specs/stable.yaml", 0, &n1);
+	uint64_t b = expand_hash("suite/specs/stable.yaml", 0, &n2);
+	uint64_t c = expand_hash("suite/specs/stable.yaml", 7, &n3);
+	CU_ASSERT_EQUAL(n1, 12);
+	CU_ASSERT_EQUAL(n1, n2);
+	CU_ASSERT_EQUAL(a, b);
+	CU_ASSERT_NOT_EQUAL(a, c); /* another seed draws other random data */
+	printf("\n  stable.yaml expansion hash %016llx\n", (unsigned long long)a);
+	CU_ASSERT_EQUAL(a, 0x23aae35eeda23d45ull);
+}
+
+/* `show` draws the same inputs as a run: the seed defaults to 0 and --seed changes it. */
+static void test_show_seed(void)
+{
+	qct_proc a, b, c;
+	const char *q = qct_build_path("qconform");
+	const char *name = "tf/stable/n=7,lo=-2/1";
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&a, "%s show '%s' suite/specs/stable.yaml", q, name), 0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&b, "%s show '%s' suite/specs/stable.yaml --seed 0", q, name),
+	                      0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&c, "%s show '%s' suite/specs/stable.yaml --seed 5", q, name),
+	                      0);
+	CU_ASSERT_EQUAL(a.status, 0);
+	CU_ASSERT_STRING_EQUAL(a.out, b.out);
+	CU_ASSERT_STRING_NOT_EQUAL(a.out, c.out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a.out, "inputs"));
+	qct_proc_free(&a);
+	qct_proc_free(&b);
+	qct_proc_free(&c);
+}
+
+static void test_parse_scalars(void)
+{
+	double d;
+	int64_t i;
+	int b;
+	CU_ASSERT(qc_parse_float(".inf", &d) && d > 0 && d == d * 2);
+	CU_ASSERT(qc_parse_float("-.inf", &d) && d < 0);
+	CU_ASSERT(qc_parse_float(".nan", &d) && d != d);
+	CU_ASSERT(!qc_parse_float("nan", &d));
+	CU_ASSERT(!qc_parse_float("inf", &d));
+	CU_ASSERT(qc_parse_float("0x1.8p-3", &d) && d == 0.1875);
+	CU_ASSERT(qc_parse_float("3.7e-05", &d) && d == 3.7e-05);
+	CU_ASSERT(!qc_parse_float("1.5x", &d));
+	CU_ASSERT(qc_parse_int("-128", &i) && i == -128);
+	CU_ASSERT(!qc_parse_int("1.0", &i));
+	CU_ASSERT(!qc_parse_int("99999999999999999999", &i));
+	CU_ASSERT(qc_parse_bool("true", &b) && b == 1);
+	CU_ASSERT(!qc_parse_bool("yes", &b));
+}
+
+static void test_filters(void)
+{
+	const char *inc[] = {"torch/*"};
+	const char *mixed[] = {"torch/*", "-*cachemask*"};
+	const char *exc[] = {"-*/case/*"};
+	CU_ASSERT(qc_filter_match(inc, 1, "torch/a/b"));
+	CU_ASSERT(!qc_filter_match(inc, 1, "onnx/a/b"));
+	CU_ASSERT(qc_filter_match(mixed, 2, "torch/x/y"));
+	CU_ASSERT(!qc_filter_match(mixed, 2, "torch/x_cachemask/y"));
+	CU_ASSERT(qc_filter_match(exc, 1, "onnx/a/b"));
+	CU_ASSERT(!qc_filter_match(exc, 1, "onnx/a/case/x"));
+	CU_ASSERT(qc_filter_match(NULL, 0, "anything"));
+}
+
+/* `list` and `validate` agree on the number of cases of the shipped specs. */
+static void test_list_matches_validate(void)
+{
+	qct_proc l, v;
+	const char *q = qct_build_path("qconform");
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&l, "%s list specs | wc -l", q), 0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&v, "%s validate specs", q), 0);
+	CU_ASSERT_EQUAL(v.status, 0);
+	long n = strtol(l.out, NULL, 10);
+	char want[64];
+	snprintf(want, sizeof want, "valid, %ld cases", n);
+	CU_ASSERT(n > 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.out, want));
+	qct_proc_free(&l);
+	qct_proc_free(&v);
+}
+
+/* Peak memory of a run must not grow with the number of cases. (Not under AddressSanitizer:
+ * its quarantine keeps freed memory on purpose; LeakSanitizer covers leaks there.) */
+static void test_memory_flat(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	printf("\n  skipped under AddressSanitizer\n");
+	return;
+#endif
+	const char *tmp = qct_tmpdir();
+	const char *q = qct_build_path("qconform");
+	long rss[2];
+	int repeats[2] = {10, 400};
+	for (int k = 0; k < 2; k++) {
+		char spec[600];
+		snprintf(spec, sizeof spec, "%s/many%d.yaml", tmp, k);
+		FILE *f = fopen(spec, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fprintf(f,
+		        "qconform: 1\nop: QuantizeLinear\nsemantics: onnx\nrepeat: %d\n"
+		        "sweep: {scale: [0.1, 0.5, 2.0], zp: [0, 3, 128, 255]}\n"
+		        "inputs:\n  x: {dtype: float32, shape: [1000], data: {gen: edges, grid: "
+		        "y}}\n"
+		        "outputs:\n  y: {dtype: uint8, shape: [1000], quant: {scale: =scale, "
+		        "zero_point: =zp}}\n",
+		        repeats[k]);
+		fclose(f);
+		pid_t pid = fork();
+		CU_ASSERT_FATAL(pid >= 0);
+		if (pid == 0) {
+			char json[700];
+			snprintf(json, sizeof json, "%s/r%d.json", tmp, k);
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			execl(q, q, "run", spec, "--quiet", "--json", json, (char *)NULL);
+			_exit(127);
+		}
+		int st;
+		struct rusage ru;
+		CU_ASSERT_EQUAL(wait4(pid, &st, 0, &ru), pid);
+		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		rss[k] = ru.ru_maxrss;
+	}
+	printf("\n  peak RSS: %ld KiB for 120 cases, %ld KiB for 4800 cases\n", rss[0], rss[1]);
+	CU_ASSERT(rss[1] < rss[0] + 4096);
+	qct_rmdir(tmp);
+}
+
+void qct_register_spec(void)
+{
+	CU_pSuite s = qct_suite("spec");
+	CU_add_test(s, "bad specs: file:line:col, exit 2, nothing run", test_bad_specs);
+	CU_add_test(s, "stable expansion across runs and machines", test_stable_expansion);
+	CU_add_test(s, "show honours the seed", test_show_seed);
+	CU_add_test(s, "YAML scalar typing", test_parse_scalars);
+	CU_add_test(s, "filters include and exclude", test_filters);
+	CU_add_test(s, "list agrees with validate", test_list_matches_validate);
+	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
+}
