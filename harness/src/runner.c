@@ -809,19 +809,18 @@ static const char *check_call(const qcf_op_call *c)
 
 /* ---------------------------------------------------------------- running */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+/* Makes room for need elements; returns the array (p itself if it was big enough), or NULL. */
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
-		return 0;
+		return p;
 	size_t n = *cap ? *cap : 64;
 	while (n < need)
 		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
+	void *q = realloc(p, n * elem);
+	if (q)
+		*cap = n;
+	return q;
 }
 
 static qcf_op_call *slot_call(const qc_runner *r, const staged_case *sc)
@@ -893,8 +892,10 @@ static void worker_result(const qc_runner *r, const staged_case *sc, qc_exec_res
 /* Sends cases [k, m) to the worker. */
 static int send_cases(qc_runner *r, size_t k, size_t m)
 {
-	if (grow((void **)&r->offsets, &r->offsets_cap, m - k, sizeof *r->offsets) < 0)
+	uint64_t *offs = grow(r->offsets, &r->offsets_cap, m - k, sizeof *offs);
+	if (!offs)
 		return -1;
+	r->offsets = offs;
 	for (size_t i = k; i < m; i++)
 		r->offsets[i - k] = r->cases[i].slot_off;
 	command c = {.count = (uint32_t)(m - k), .quit = 0};
@@ -1015,8 +1016,10 @@ static int keep_piece(qc_runner *r, size_t m, const qcf_op_call **staged)
 {
 	if (!staged)
 		return 0;
-	if (grow((void **)&r->keep, &r->keep_cap, r->n_keep + m, sizeof *r->keep) < 0)
+	void **keep = grow(r->keep, &r->keep_cap, r->n_keep + m, sizeof *keep);
+	if (!keep)
 		return -1;
+	r->keep = keep;
 	for (size_t i = 0; i < m; i++) {
 		const qcf_op_call *c = slot_call(r, &r->cases[i]);
 		size_t meta, data;
@@ -1039,10 +1042,12 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 	memset(results, 0, (size_t)n * sizeof *results);
 	if (staged)
 		memset(staged, 0, (size_t)n * sizeof *staged);
-	if (grow((void **)&r->cases, &r->cases_cap, (size_t)n, sizeof *r->cases) < 0) {
+	staged_case *cases = grow(r->cases, &r->cases_cap, (size_t)n, sizeof *cases);
+	if (!cases) {
 		snprintf(err, err_size, "out of memory");
 		return -1;
 	}
+	r->cases = cases;
 	size_t cap = qc_runner_capacity(r);
 	int i = 0;
 	while (i < n) {
@@ -1068,10 +1073,12 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 			}
 			if (off + SLOT_HDR + meta + data > r->arena_bytes)
 				break;
-			if (grow((void **)&r->shadow, &r->shadow_cap, shadow + meta, 1) < 0) {
+			unsigned char *sh = grow(r->shadow, &r->shadow_cap, shadow + meta, 1);
+			if (!sh) {
 				snprintf(err, err_size, "out of memory");
 				return -1;
 			}
+			r->shadow = sh;
 			staged_case *sc = &r->cases[m++];
 			sc->index = i;
 			sc->slot_off = off;
