@@ -26,7 +26,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -
            -fvisibility=hidden $(SANFLAGS)
 CPPFLAGS := -Iharness/include -Iharness/src -Ireference
 LDFLAGS := $(SANFLAGS)
-LDLIBS  := -lm -ldl
+LDLIBS  := -lm -ldl -pthread
 
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
@@ -43,6 +43,7 @@ REF_A     := $(BUILD)/libqconform_reference.a
 HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
+.SECONDARY:
 .PHONY: all deps check-deps run test test-unit test-san clean format format-check
 
 all: check-deps $(QCONFORM) $(REF_SO) $(STUB_SO) $(TESTS)

@@ -365,6 +365,37 @@ static void test_answers_and_memory_rules(void)
 	qct_rmdir(tmp);
 }
 
+/* Parallel workers change nothing but the wall time: same cases, same order, same verdicts. */
+static void test_jobs_same_result(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st1, st3;
+	const char *args = "specs/litert specs/onnx --timeout 0.3 --filter 'litert/*' "
+	                   "--filter 'onnx/dequantize_linear/*' --filter "
+	                   "'onnx/quantize_linear/dtype=int8,zp=0,*'";
+	json_t *a = run_report(tmp, &st1, NULL, "%s --plugin %s --jobs 1", args, plugin("hang"));
+	json_t *b = run_report(tmp, &st3, NULL, "%s --plugin %s --jobs 3", args, plugin("hang"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(st1, 1);
+	CU_ASSERT_EQUAL(st3, 1);
+	json_t *ca = json_object_get(a, "cases"), *cb = json_object_get(b, "cases");
+	CU_ASSERT_EQUAL(json_array_size(ca), json_array_size(cb));
+	size_t differ = 0, timeouts = 0;
+	for (size_t i = 0; i < json_array_size(ca) && i < json_array_size(cb); i++) {
+		json_t *x = json_array_get(ca, i), *y = json_array_get(cb, i);
+		differ += strcmp(json_string_value(json_object_get(x, "name")),
+		                 json_string_value(json_object_get(y, "name"))) != 0 ||
+		          strcmp(verdict(x), verdict(y)) != 0;
+		timeouts += !strcmp(verdict(x), "TIMEOUT");
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	CU_ASSERT(timeouts > 5);
+	json_decref(a);
+	json_decref(b);
+	qct_rmdir(tmp);
+}
+
 void qct_register_run(void)
 {
 	CU_pSuite s = qct_suite("run");
@@ -374,4 +405,5 @@ void qct_register_run(void)
 	CU_add_test(s, "ignoring per-axis params fails per-axis cases", test_ignore_axis);
 	CU_add_test(s, "plugin load refusals", test_load_refusals);
 	CU_add_test(s, "not supported, scribble, modify input", test_answers_and_memory_rules);
+	CU_add_test(s, "--jobs 3 gives the --jobs 1 result", test_jobs_same_result);
 }

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 	        "      --profile NAME       only specs of this certification profile\n"
 	        "      --seed N             input generation seed (default 0)\n"
 	        "      --timeout SECONDS    per case (default 30)\n"
+	        "      --jobs N             parallel workers (default 1)\n"
 	        "      --json FILE          report (default reports/out/<plugin>/report.json)\n"
 	        "      --quiet              no progress line\n"
 	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
 
 	qc_run_opts o = {0};
 	o.timeout_s = 30;
+	o.jobs = 1;
 	o.command = command_line;
 	o.paths = calloc((size_t)argc, sizeof *o.paths);
 	const char *show_name = NULL;
@@ -113,6 +115,14 @@ int main(int argc, char **argv)
 			o.timeout_s = strtod(v, &end);
 			if (*end || !*v || !(o.timeout_s > 0))
 				return bad(cmd, "--timeout needs a number of seconds > 0, got", v);
+		} else if (!strcmp(a, "--jobs")) {
+			NEED_ARG();
+			char *end;
+			long j = strtol(v, &end, 10);
+			if (*end || !*v || j < 1 || j > 64)
+				return bad(cmd, "--jobs needs a number of workers in [1, 64], got",
+				           v);
+			o.jobs = (int)j;
 		} else if (!strcmp(a, "--json")) {
 			NEED_ARG();
 			o.json_path = v;

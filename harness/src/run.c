@@ -12,6 +12,7 @@
 #include "cases.h"
 #include "compare.h"
 #include "dtype.h"
+#include "pool.h"
 #include "qref.h"
 #include "report.h"
 #include "results.h"
@@ -219,15 +220,15 @@ static const char *default_reference_plugin(char *buf, size_t size)
 }
 
 typedef struct batch {
-	qc_case *cases[BATCH_CASES];
-	qc_expected *expected[BATCH_CASES];
-	int n;
+	qc_pool_batch pb; /* calls point into cases[i]->call */
+	qc_case *cases[QC_POOL_BATCH];
+	qc_expected *expected[QC_POOL_BATCH];
 	size_t bytes;
 } batch;
 
 typedef struct run_state {
 	const qc_run_opts *o;
-	qc_runner *runner;
+	qc_pool *pool;
 	qc_json *json;
 	qc_run_stats stats;
 	uint64_t done, total;
@@ -235,47 +236,52 @@ typedef struct run_state {
 	int printed_failures;
 } run_state;
 
-static int flush_batch(run_state *st, batch *b)
+/* Judges and reports the oldest batch in flight, then frees it. -1 if no worker could run it. */
+static int finish_batch(run_state *st)
 {
-	if (!b->n)
+	batch *b = (batch *)qc_pool_next(st->pool);
+	if (!b)
 		return 0;
-	const qcf_op_call *calls[BATCH_CASES];
-	const qcf_op_call *staged[BATCH_CASES];
-	qc_exec_result ex[BATCH_CASES];
-	char err[512];
-	for (int i = 0; i < b->n; i++)
-		calls[i] = &b->cases[i]->call;
-	if (qc_runner_execute(st->runner, calls, b->n, ex, staged, err, sizeof err) != 0) {
-		fprintf(stderr, "qconform: %s\n", err);
-		return -1;
+	int rc = 0;
+	if (b->pb.failed) {
+		fprintf(stderr, "qconform: %s\n", b->pb.err);
+		rc = -1;
 	}
-	for (int i = 0; i < b->n; i++) {
+	for (int i = 0; i < b->pb.n; i++) {
 		qc_case *c = b->cases[i];
-		qc_result r;
-		qc_judge(c, b->expected[i], &ex[i], staged[i] ? staged[i]->outputs : NULL, &r);
-		qc_stats_add(&st->stats, c, &r);
-		qc_json_case(st->json, c, &r);
-		st->done++;
-		if (!qc_verdict_conforms(r.verdict) &&
-		    st->printed_failures < MAX_PRINTED_FAILURES) {
-			if (st->tty)
-				fprintf(stdout, "\r\033[K");
-			fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict), c->name,
-			        r.message);
-			if (++st->printed_failures == MAX_PRINTED_FAILURES)
-				fprintf(stdout, "(further failures only in the report)\n");
+		if (rc == 0) {
+			qcf_tensor kernel_out[QC_MAX_TENSORS];
+			for (int k = 0; k < c->call.n_outputs; k++) {
+				kernel_out[k] = c->out[k];
+				kernel_out[k].data = b->pb.out[i][k];
+			}
+			qc_result r;
+			qc_judge(c, b->expected[i], &b->pb.ex[i], kernel_out, &r);
+			qc_stats_add(&st->stats, c, &r);
+			qc_json_case(st->json, c, &r);
+			st->done++;
+			if (!qc_verdict_conforms(r.verdict) &&
+			    st->printed_failures < MAX_PRINTED_FAILURES) {
+				if (st->tty)
+					fprintf(stdout, "\r\033[K");
+				fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict),
+				        c->name, r.message);
+				if (++st->printed_failures == MAX_PRINTED_FAILURES)
+					fprintf(stdout, "(further failures only in the report)\n");
+			}
+			if (st->tty && !st->o->quiet)
+				fprintf(stdout, "\r\033[K[%llu/%llu] %.100s",
+				        (unsigned long long)st->done, (unsigned long long)st->total,
+				        c->name);
 		}
-		if (st->tty && !st->o->quiet)
-			fprintf(stdout, "\r\033[K[%llu/%llu] %.100s", (unsigned long long)st->done,
-			        (unsigned long long)st->total, c->name);
 		expected_free(b->expected[i], c->call.n_outputs);
 		qc_case_free(c);
 	}
 	if (st->tty && !st->o->quiet)
 		fflush(stdout);
-	b->n = 0;
-	b->bytes = 0;
-	return 0;
+	qc_pool_batch_clear(&b->pb);
+	free(b);
+	return rc;
 }
 
 static size_t case_bytes(const qc_case *c)
@@ -315,7 +321,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	char err[512];
 	run_state st = {0};
 	st.o = o;
-	if (qc_runner_open(&cfg, &st.runner, &info, err, sizeof err) != 0) {
+	if (qc_pool_open(&cfg, o->jobs, &st.pool, &info, err, sizeof err) != 0) {
 		fprintf(stderr, "qconform: %s\n", err);
 		specset_free(&ss);
 		return 2;
@@ -334,7 +340,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);
-		qc_runner_close(st.runner);
+		qc_pool_close(st.pool);
 		free(metas);
 		specset_free(&ss);
 		return 2;
@@ -345,8 +351,11 @@ int qc_cmd_run(const qc_run_opts *o)
 	       (unsigned long long)ss.total, ss.n, info.name, info.version, info.abi_version);
 	fflush(stdout);
 
+	/* The main thread expands cases and computes the reference's answers while the
+	 * workers run earlier batches; results are judged in case order. */
 	int rc = 0;
-	size_t cap = qc_runner_capacity(st.runner);
+	size_t cap = qc_pool_capacity(st.pool);
+	int max_in_flight = 2 * (o->jobs > 0 ? o->jobs : 1);
 	batch *b = xcalloc(1, sizeof *b);
 	for (int i = 0; i < ss.n && rc == 0; i++) {
 		if (!ss.selected[i])
@@ -362,19 +371,31 @@ int qc_cmd_run(const qc_run_opts *o)
 				continue;
 			}
 			size_t bytes = case_bytes(c);
-			if (b->n && (b->n == BATCH_CASES || b->bytes + bytes > BATCH_BYTES ||
-			             b->bytes + bytes > cap / 2))
-				rc = flush_batch(&st, b);
-			b->expected[b->n] = reference_answer(c);
-			b->cases[b->n++] = c;
+			if (b->pb.n &&
+			    (b->pb.n == QC_POOL_BATCH || b->bytes + bytes > BATCH_BYTES ||
+			     b->bytes + bytes > cap / 2)) {
+				while (rc == 0 && qc_pool_in_flight(st.pool) >= max_in_flight)
+					rc = finish_batch(&st);
+				qc_pool_submit(st.pool, &b->pb);
+				b = xcalloc(1, sizeof *b);
+			}
+			b->expected[b->pb.n] = reference_answer(c);
+			b->cases[b->pb.n] = c;
+			b->pb.calls[b->pb.n++] = &c->call;
 			b->bytes += bytes;
 		}
 		qc_cases_end(it);
-		if (rc == 0)
-			rc = flush_batch(&st, b);
 	}
-	free(b);
-	qc_runner_close(st.runner);
+	if (b->pb.n)
+		qc_pool_submit(st.pool, &b->pb);
+	else
+		free(b);
+	while (qc_pool_in_flight(st.pool) > 0) {
+		int r = finish_batch(&st);
+		if (r)
+			rc = r;
+	}
+	qc_pool_close(st.pool);
 	meta.finished = time(NULL);
 	if (st.tty && !o->quiet)
 		printf("\r\033[K");

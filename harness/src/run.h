@@ -23,6 +23,7 @@ typedef struct qc_run_opts {
 	const char *profile;
 	uint64_t seed;
 	double timeout_s;
+	int jobs;              /* parallel workers, >= 1 */
 	const char *json_path; /* default reports/out/<plugin>/report.json */
 	int quiet;
 	int trace;
