@@ -21,6 +21,8 @@
 #define QC_HIST_NAN  15 /* bin of non-finite errors (one side NaN or inf) */
 #define QC_WORST     8
 
+/* Bins of e: exact for |e| <= 4, then 5..16, 17..64, >=65 and their negatives. A non-integer
+ * e (float outputs in steps) falls in the bin of the next integer away from zero. */
 extern const char *const qc_hist_labels[QC_HIST_BINS];
 /* Bin of an integer error. */
 int qc_hist_bin(int64_t e);

@@ -13,7 +13,20 @@ struct qc_json {
 	FILE *f;
 	int n_cases;
 	char path[1024];
+	const qc_run_meta *meta;
 };
+
+/* Appends s to buf as one shell word (single quotes, ' written as '\''). */
+static size_t shell_word(char *buf, size_t used, size_t size, const char *s)
+{
+	if (used < size)
+		used += (size_t)snprintf(buf + used, size - used, " '");
+	for (; *s && used < size; s++)
+		used += (size_t)snprintf(buf + used, size - used, *s == '\'' ? "'\\''" : "%c", *s);
+	if (used < size)
+		used += (size_t)snprintf(buf + used, size - used, "'");
+	return used;
+}
 
 void qc_json_string(FILE *f, const char *s)
 {
@@ -84,6 +97,7 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		return NULL;
 	}
 	snprintf(j->path, sizeof j->path, "%s", path);
+	j->meta = meta;
 	FILE *f = j->f;
 	char host[256] = "unknown", when[32];
 	gethostname(host, sizeof host - 1);
@@ -180,6 +194,30 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 	num(f, r->seconds);
 	fputs(", \"message\": ", f);
 	qc_json_string(f, r->message);
+	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
+		/* everything needed to run this one case again */
+		char cmd[2048];
+		size_t used = (size_t)snprintf(cmd, sizeof cmd, "qconform run");
+		used = shell_word(cmd, used, sizeof cmd, c->spec->path);
+		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
+		                         " --seed %llu --plugin",
+		                         (unsigned long long)j->meta->seed);
+		used = shell_word(cmd, used, sizeof cmd, j->meta->plugin->path);
+		for (int i = 0; i < j->meta->n_options; i++) {
+			char kv[512];
+			snprintf(kv, sizeof kv, "%s=%s", j->meta->options[i].key,
+			         j->meta->options[i].value);
+			used += (size_t)snprintf(cmd + used,
+			                         used < sizeof cmd ? sizeof cmd - used : 0,
+			                         " --plugin-option");
+			used = shell_word(cmd, used, sizeof cmd, kv);
+		}
+		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
+		                         " --filter");
+		shell_word(cmd, used, sizeof cmd, c->name);
+		fputs(", \"reproduce\": ", f);
+		qc_json_string(f, cmd);
+	}
 	if (c->golden_source) {
 		fputs(", \"golden_source\": ", f);
 		qc_json_string(f, c->golden_source);

@@ -31,7 +31,9 @@ typedef struct qc_run_meta {
 	const char *profile;
 	double timeout_s;
 	time_t started, finished;
-	const char *command; /* the command line that reproduces the run */
+	const char *command;       /* the command line that reproduces the run */
+	const qcf_option *options; /* --plugin-option, repeated in each case's reproduce command */
+	int n_options;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;

@@ -335,8 +335,9 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_spec_meta *metas = xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
-	qc_run_meta meta = {o->seed,    &info,        metas,   ss.n, o->filters, o->n_filters,
-	                    o->profile, o->timeout_s, started, 0,    o->command};
+	qc_run_meta meta = {o->seed,      &info,      metas,        ss.n,    o->filters,
+	                    o->n_filters, o->profile, o->timeout_s, started, 0,
+	                    o->command,   o->options, o->n_options};
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);

@@ -1,0 +1,212 @@
+/* Comparison metrics, tolerances and verdicts. */
+#include <math.h>
+#include <string.h>
+
+#include "compare.h"
+#include "dtype.h"
+#include "qct.h"
+
+static int64_t shape8[1] = {8};
+
+static qcf_tensor tensor(qcf_dtype t, void *data)
+{
+	qcf_tensor x = {sizeof x, "y", t, 1, shape8, data, qcf_dtype_nbytes(t, 8), NULL};
+	return x;
+}
+
+static qc_tolerance tol_exact(void)
+{
+	qc_tolerance t = {1, -1, -1, -1, -1, -1, -1, -1, NULL};
+	return t;
+}
+
+static void test_lsb_histogram(void)
+{
+	int8_t want[8] = {0, 1, 2, 3, -4, 5, 100, -128};
+	int8_t got[8] = {0, 2, 1, 3, -4, 105, 30, -128};
+	qcf_tensor x = tensor(QCF_INT8, want), y = tensor(QCF_INT8, got);
+	qc_metrics m;
+	qc_compare_output(&x, &y, NULL, &m);
+	CU_ASSERT_EQUAL(m.unit, QC_UNIT_LSB);
+	CU_ASSERT_EQUAL(m.n, 8);
+	CU_ASSERT_EQUAL(m.mismatches, 4);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(0)], 4);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 1);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(-1)], 1);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(100)], 1);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(-70)], 1);
+	CU_ASSERT_STRING_EQUAL(qc_hist_labels[qc_hist_bin(-70)], "<=-65");
+	CU_ASSERT_STRING_EQUAL(qc_hist_labels[qc_hist_bin(17)], "17..64");
+	CU_ASSERT_STRING_EQUAL(qc_hist_labels[qc_hist_bin(-4)], "-4");
+	CU_ASSERT_EQUAL(m.max_abs, 100);
+	CU_ASSERT_DOUBLE_EQUAL(qc_metrics_bias(&m), (1 - 1 + 100 - 70) / 8.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(qc_metrics_mse(&m), (1 + 1 + 10000 + 4900) / 8.0, 1e-12);
+	/* worst first: |100| at index 5, then |-70| at 6, then the two 1s in index order */
+	CU_ASSERT_EQUAL(m.n_worst, 4);
+	CU_ASSERT_EQUAL(m.worst[0].index, 5);
+	CU_ASSERT_EQUAL(m.worst[1].index, 6);
+	CU_ASSERT_EQUAL(m.worst[2].index, 1);
+	CU_ASSERT_EQUAL(m.worst[3].index, 2);
+	char why[256];
+	qc_tolerance t = tol_exact();
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	t.exact = 0;
+	t.max_abs = 100;
+	CU_ASSERT_TRUE(qc_tolerance_check(&t, &m, why, sizeof why));
+	t.max_abs = 99;
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "max |e| 100"));
+	t.max_abs = -1;
+	t.mismatch_rate = 0.4;
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	t.mismatch_rate = 0.5;
+	CU_ASSERT_TRUE(qc_tolerance_check(&t, &m, why, sizeof why));
+}
+
+/* A float output one grid step off is exactly 1 step, though (q - zp) * scale is rounded:
+ * a 1-step tolerance must accept it (it did not, when e came out as 1.0000038). */
+static void test_steps_exact(void)
+{
+	float s = 0.1f;
+	float want[8], got[8];
+	double step[8];
+	for (int i = 0; i < 8; i++) {
+		want[i] = (float)(i - 3) * s;
+		got[i] = (float)(i - 3 + (i % 2)) * s;
+		step[i] = s;
+	}
+	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
+	qref_output_detail d = {NULL, NULL, NULL, step};
+	qc_metrics m;
+	qc_compare_output(&x, &y, &d, &m);
+	CU_ASSERT_EQUAL(m.unit, QC_UNIT_STEPS);
+	CU_ASSERT_EQUAL(m.mismatches, 4);
+	CU_ASSERT_EQUAL(m.max_abs, 1.0);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 4);
+	CU_ASSERT_EQUAL(m.sum_e, 4.0);
+	qc_tolerance t = tol_exact();
+	t.exact = 0;
+	t.max_abs = 1;
+	char why[256];
+	CU_ASSERT_TRUE(qc_tolerance_check(&t, &m, why, sizeof why));
+	/* half a step off is not snapped */
+	got[0] = want[0] + 0.05f;
+	qc_compare_output(&x, &y, &d, &m);
+	int seen = 0;
+	for (int i = 0; i < m.n_worst; i++)
+		if (m.worst[i].index == 0)
+			seen = fabs(m.worst[i].error - 0.5) < 1e-3;
+	CU_ASSERT(seen);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 5); /* half a step is counted in bin 1, not 0 */
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(0)], 3);
+}
+
+static void test_float_ulp_and_nan(void)
+{
+	float want[8] = {1.0f, -0.0f, NAN, 2.0f, 3.0f, INFINITY, 0.5f, 7.0f};
+	float got[8] = {1.0f, 0.0f, NAN, 2.0f, 3.0f, INFINITY, 0.5f, 7.0f};
+	got[3] = nextafterf(2.0f, 3.0f);
+	got[4] = nextafterf(nextafterf(3.0f, 0.0f), 0.0f);
+	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
+	qc_metrics m;
+	qc_compare_output(&x, &y, NULL, &m);
+	CU_ASSERT_EQUAL(m.unit, QC_UNIT_ULP);
+	CU_ASSERT_EQUAL(m.mismatches, 2); /* -0 == +0, NaN == NaN, inf == inf */
+	CU_ASSERT_EQUAL(m.max_ulp, 2);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 1);
+	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(-2)], 1);
+	got[7] = NAN;
+	qc_compare_output(&x, &y, NULL, &m);
+	CU_ASSERT_EQUAL(m.hist[QC_HIST_NAN], 1);
+	qc_tolerance t = tol_exact();
+	t.exact = 0;
+	t.ulp = 1000;
+	char why[256];
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why)); /* NaN never within */
+}
+
+static void test_unpredictable(void)
+{
+	float want[8] = {0}, got[8] = {0, 0, 0, 0, 0, 0, 9.0f, NAN};
+	uint8_t any[8] = {0, 0, 0, 0, 0, 0, 1, 1};
+	double lo[8], hi[8];
+	for (int i = 0; i < 8; i++)
+		lo[i] = -1, hi[i] = 10;
+	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
+	qref_output_detail d = {any, lo, hi, NULL};
+	qc_metrics m;
+	qc_compare_output(&x, &y, &d, &m);
+	CU_ASSERT_EQUAL(m.n, 6);
+	CU_ASSERT_EQUAL(m.unpredictable, 2);
+	CU_ASSERT_EQUAL(m.out_of_range, 1); /* NaN is not in [-1, 10]; 9 is */
+	CU_ASSERT_EQUAL(m.mismatches, 0);
+	qc_tolerance t = tol_exact();
+	char why[256];
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+}
+
+/* The verdict table of DESIGN.md, from the reference's and the kernel's answers. */
+static void test_verdicts(void)
+{
+	int8_t ref[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ker[8] = {1, 2, 3, 4, 5, 6, 7, 9};
+	qc_case c;
+	memset(&c, 0, sizeof c);
+	c.call.n_outputs = 1;
+	c.out[0] = tensor(QCF_INT8, ref);
+	c.tol = tol_exact();
+	qc_expected e;
+	memset(&e, 0, sizeof e);
+	e.status = QCF_OK;
+	e.out[0] = tensor(QCF_INT8, ref);
+	qc_exec_result ex;
+	memset(&ex, 0, sizeof ex);
+	qcf_tensor kout = tensor(QCF_INT8, ref);
+	qc_result r;
+
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_EQUAL(r.verdict, QC_PASS);
+	kout.data = ker;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_EQUAL(r.verdict, QC_FAIL);
+	c.tol.exact = 0;
+	c.tol.max_abs = 1;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_EQUAL(r.verdict, QC_PASS_WITHIN_TOLERANCE);
+
+	struct {
+		qc_outcome outcome;
+		int expect_error;
+		qc_verdict want;
+	} rows[] = {{QC_EXEC_NOT_SUPPORTED, 0, QC_NOT_SUPPORTED},
+	            {QC_EXEC_CRASH, 0, QC_CRASH},
+	            {QC_EXEC_TIMEOUT, 0, QC_TIMEOUT},
+	            {QC_EXEC_ERROR, 0, QC_ERROR},
+	            {QC_EXEC_INVALID_PARAM, 0, QC_ERROR},
+	            {QC_EXEC_INVALID_PARAM, 1, QC_EXPECTED_ERROR},
+	            {QC_EXEC_OK, 1, QC_FAIL}};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		ex.outcome = rows[i].outcome;
+		c.expect_error = rows[i].expect_error;
+		e.status = rows[i].expect_error ? QCF_INVALID_PARAM : QCF_OK;
+		qc_judge(&c, &e, &ex, &kout, &r);
+		CU_ASSERT_EQUAL(r.verdict, rows[i].want);
+	}
+	/* a spec that calls a case negative while the reference accepts it is the spec's error */
+	c.expect_error = 1;
+	e.status = QCF_OK;
+	ex.outcome = QC_EXEC_INVALID_PARAM;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_EQUAL(r.verdict, QC_ERROR);
+	CU_ASSERT_TRUE(qc_verdict_conforms(QC_NOT_SUPPORTED));
+	CU_ASSERT_FALSE(qc_verdict_conforms(QC_TIMEOUT));
+}
+
+void qct_register_compare(void)
+{
+	CU_pSuite s = qct_suite("compare");
+	CU_add_test(s, "LSB errors, histogram, worst elements, bounds", test_lsb_histogram);
+	CU_add_test(s, "steps of scale counted exactly", test_steps_exact);
+	CU_add_test(s, "float ULP, signed zero, NaN", test_float_ulp_and_nan);
+	CU_add_test(s, "unpredictable elements range-checked", test_unpredictable);
+	CU_add_test(s, "verdicts", test_verdicts);
+}
