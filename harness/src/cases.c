@@ -355,45 +355,69 @@ static int check_zp(qc_cases *it, yaml_node_t *at, int64_t zp, qcf_dtype dt)
 }
 
 /* Converts one (scale, zp) / (mean, std_dev) / (min, max) form. */
-static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n, yaml_node_t *zp_n,
-                       yaml_node_t *mean_n, yaml_node_t *std_n, yaml_node_t *min_n,
-                       yaml_node_t *max_n, int nudge, int narrow, qcf_dtype dt, float *scale,
-                       int32_t *zp)
+/* nudge and narrow_range of a quant mapping. */
+static int quant_options(qc_cases *it, yaml_node_t *r, int *nudge, int *narrow)
 {
-	int64_t qmin, qmax;
+	yaml_node_t *v;
+	*nudge = QC_NUDGE_TF;
+	*narrow = 0;
+	if ((v = qc_map_get(it->s, r, "nudge"))) {
+		const char *nm = get_str(it, v, "nudge");
+		if (!nm)
+			return 0;
+		if ((*nudge = qc_nudge_parse(nm)) < 0) {
+			fail(it, v, "unknown nudge '%s' (tf, onnx or symmetric)", nm);
+			return 0;
+		}
+	}
+	if ((v = qc_map_get(it->s, r, "narrow_range"))) {
+		double b;
+		if (!get_num(it, v, &b, "narrow_range"))
+			return 0;
+		*narrow = b != 0;
+	}
+	return 1;
+}
+
+/* One (scale, zp) / (mean, std_dev) / (min, max) form of mapping r over [qmin, qmax].
+ * The zero point of the (scale, zp) form is checked against dtype zp_dt (if not INVALID)
+ * and against [qmin, qmax]. */
+static int one_qparams(qc_cases *it, yaml_node_t *r, int nudge, int64_t qmin, int64_t qmax,
+                       qcf_dtype zp_dt, float *scale, int32_t *zp)
+{
+	const qc_spec *s = it->s;
+	yaml_node_t *scale_n = qc_map_get(s, r, "scale"), *zp_n = qc_map_get(s, r, "zero_point");
+	yaml_node_t *mean_n = qc_map_get(s, r, "mean"), *std_n = qc_map_get(s, r, "std_dev");
+	yaml_node_t *min_n = qc_map_get(s, r, "min"), *max_n = qc_map_get(s, r, "max");
 	char err[256];
 	qc_qparams qp;
-	if (!qc_dtype_qrange(dt, narrow, &qmin, &qmax)) {
-		fail(it, qn, "quant needs an integer dtype, not %s", qref_dtype_name(dt));
-		return 0;
-	}
 	int forms = !!scale_n + !!(mean_n || std_n) + !!(min_n || max_n);
 	if (forms != 1) {
-		fail(it, qn,
+		fail(it, r,
 		     "quant takes exactly one of: scale (+ zero_point), mean + std_dev, min + max");
-		return 0;
-	}
-	if (scale_n) {
-		double s;
-		int64_t z = 0;
-		if (!get_num(it, scale_n, &s, "scale") ||
-		    (zp_n && !get_int(it, zp_n, &z, "zero_point")))
-			return 0;
-		if (!check_scale(it, scale_n, s) || !check_zp(it, zp_n ? zp_n : scale_n, z, dt))
-			return 0;
-		*scale = (float)s;
-		*zp = (int32_t)z;
-		return 1;
-	}
-	if (zp_n) {
-		fail(it, zp_n, "zero_point goes with scale, not with mean/std_dev or min/max");
 		return 0;
 	}
 	double a, b;
 	int rc;
-	if (mean_n || std_n) {
+	if (scale_n) {
+		int64_t z = 0;
+		if (!get_num(it, scale_n, &a, "scale") ||
+		    (zp_n && !get_int(it, zp_n, &z, "zero_point")))
+			return 0;
+		if (!check_scale(it, scale_n, a) || !check_zp(it, zp_n ? zp_n : scale_n, z, zp_dt))
+			return 0;
+		if (zp_dt != QCF_DTYPE_INVALID || it->expect_error) {
+			*scale = (float)a;
+			*zp = (int32_t)z;
+			return 1;
+		}
+		rc = qc_qparams_from_scale_zp(a, z, qmin, qmax, &qp, err, sizeof err);
+	} else if (zp_n) {
+		fail(it, zp_n, "zero_point goes with scale, not with mean/std_dev or min/max");
+		return 0;
+	} else if (mean_n || std_n) {
 		if (!mean_n || !std_n) {
-			fail(it, qn, "mean and std_dev go together");
+			fail(it, r, "mean and std_dev go together");
 			return 0;
 		}
 		if (!get_num(it, mean_n, &a, "mean") || !get_num(it, std_n, &b, "std_dev"))
@@ -401,7 +425,7 @@ static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n
 		rc = qc_qparams_from_mean_std(a, b, qmin, qmax, &qp, err, sizeof err);
 	} else {
 		if (!min_n || !max_n) {
-			fail(it, qn, "min and max go together");
+			fail(it, r, "min and max go together");
 			return 0;
 		}
 		if (!get_num(it, min_n, &a, "min") || !get_num(it, max_n, &b, "max"))
@@ -410,7 +434,7 @@ static int one_qparams(qc_cases *it, const yaml_node_t *qn, yaml_node_t *scale_n
 		                             sizeof err);
 	}
 	if (rc != 0) {
-		fail(it, qn, "%s", err);
+		fail(it, r, "%s", err);
 		return 0;
 	}
 	*scale = qp.scale;
@@ -428,22 +452,13 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		fail(it, qn, "quant must be a mapping");
 		return 0;
 	}
-	int nudge = QC_NUDGE_TF, narrow = 0;
-	yaml_node_t *v;
-	if ((v = qc_map_get(s, r, "nudge"))) {
-		const char *nm = get_str(it, v, "nudge");
-		if (!nm)
-			return 0;
-		if ((nudge = qc_nudge_parse(nm)) < 0) {
-			fail(it, v, "unknown nudge '%s' (tf, onnx or symmetric)", nm);
-			return 0;
-		}
-	}
-	if ((v = qc_map_get(s, r, "narrow_range"))) {
-		double b;
-		if (!get_num(it, v, &b, "narrow_range"))
-			return 0;
-		narrow = b != 0;
+	int nudge, narrow;
+	int64_t qmin, qmax;
+	if (!quant_options(it, r, &nudge, &narrow))
+		return 0;
+	if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
+		fail(it, qn, "quant needs an integer dtype, not %s", qref_dtype_name(t->dtype));
+		return 0;
 	}
 	memset(q, 0, sizeof *q);
 	q->struct_size = sizeof *q;
@@ -458,10 +473,7 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		}
 		float *sc = qc_case_alloc(c, sizeof *sc);
 		int32_t *zp = qc_case_alloc(c, sizeof *zp);
-		if (!one_qparams(it, r, qc_map_get(s, r, "scale"), qc_map_get(s, r, "zero_point"),
-		                 qc_map_get(s, r, "mean"), qc_map_get(s, r, "std_dev"),
-		                 qc_map_get(s, r, "min"), qc_map_get(s, r, "max"), nudge, narrow,
-		                 t->dtype, sc, zp))
+		if (!one_qparams(it, r, nudge, qmin, qmax, t->dtype, sc, zp))
 			return 0;
 		q->axis = -1;
 		q->count = 1;
@@ -539,14 +551,8 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 				zp[i] = (int32_t)zv[i];
 			}
 		} else {
-			int64_t qmin, qmax;
 			char err[256];
 			qc_qparams qp;
-			if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
-				fail(it, r, "quant needs an integer dtype, not %s",
-				     qref_dtype_name(t->dtype));
-				return 0;
-			}
 			if (qc_qparams_from_min_max(minv[i], maxv[i], qmin, qmax, (qc_nudge)nudge,
 			                            &qp, err, sizeof err) != 0) {
 				fail(it, min_n, "channel %lld: %s", (long long)i, err);
@@ -649,8 +655,7 @@ static int edges_range(qc_cases *it, yaml_node_t *gn, qcf_dtype dt, qc_grid *gri
 static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *qn,
                        const qcf_tensor *t, qcf_quant *gq, qc_grid *grid)
 {
-	const qc_spec *s = it->s;
-	yaml_node_t *r = resolve(it, qn), *v;
+	yaml_node_t *r = resolve(it, qn);
 	if (!r)
 		return 0;
 	if (r->type != YAML_MAPPING_NODE) {
@@ -659,22 +664,10 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	}
 	if (!edges_range(it, gn, t->dtype, grid))
 		return 0;
-	int nudge = QC_NUDGE_TF;
-	if ((v = qc_map_get(s, r, "nudge"))) {
-		const char *nm = get_str(it, v, "nudge");
-		if (!nm)
-			return 0;
-		if ((nudge = qc_nudge_parse(nm)) < 0) {
-			fail(it, v, "unknown nudge '%s' (tf, onnx or symmetric)", nm);
-			return 0;
-		}
-	}
-	if ((v = qc_map_get(s, r, "narrow_range"))) {
-		double b;
-		if (!get_num(it, v, &b, "narrow_range"))
-			return 0;
-		grid->qmin += b != 0;
-	}
+	int nudge, narrow;
+	if (!quant_options(it, r, &nudge, &narrow))
+		return 0;
+	grid->qmin += narrow;
 	if (grid->qmin > grid->qmax) {
 		fail(it, gn, "edges qmin %lld > qmax %lld", (long long)grid->qmin,
 		     (long long)grid->qmax);
@@ -682,39 +675,9 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	}
 	float *sc = qc_case_alloc(c, sizeof *sc);
 	int32_t *zp = qc_case_alloc(c, sizeof *zp);
-	qc_qparams qp;
-	char err[256];
-	double a, b;
-	int64_t z = 0;
-	yaml_node_t *sn = qc_map_get(s, r, "scale"), *zn = qc_map_get(s, r, "zero_point");
-	yaml_node_t *mn = qc_map_get(s, r, "mean"), *dn = qc_map_get(s, r, "std_dev");
-	yaml_node_t *lo = qc_map_get(s, r, "min"), *hi = qc_map_get(s, r, "max");
-	int rc;
-	if (sn) {
-		if (!get_num(it, sn, &a, "scale") || (zn && !get_int(it, zn, &z, "zero_point")))
-			return 0;
-		rc = qc_qparams_from_scale_zp(a, z, grid->qmin, grid->qmax, &qp, err, sizeof err);
-	} else if (mn && dn) {
-		if (!get_num(it, mn, &a, "mean") || !get_num(it, dn, &b, "std_dev"))
-			return 0;
-		rc = qc_qparams_from_mean_std(a, b, grid->qmin, grid->qmax, &qp, err, sizeof err);
-	} else if (lo && hi) {
-		if (!get_num(it, lo, &a, "min") || !get_num(it, hi, &b, "max"))
-			return 0;
-		rc = qc_qparams_from_min_max(a, b, grid->qmin, grid->qmax, (qc_nudge)nudge, &qp,
-		                             err, sizeof err);
-	} else {
-		fail(it, r, "edges quant needs scale (+ zero_point), mean + std_dev, or min + max");
+	/* a grid's zero point is checked against its own [qmin, qmax], not a dtype */
+	if (!one_qparams(it, r, nudge, grid->qmin, grid->qmax, QCF_DTYPE_INVALID, sc, zp))
 		return 0;
-	}
-	if (rc != 0) {
-		/* a degenerate range (e.g. min == max == 0) has no grid: edges fall back to dtype
-		 * values */
-		fail(it, r, "%s", err);
-		return 0;
-	}
-	*sc = qp.scale;
-	*zp = qp.zero_point;
 	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL};
 	return 1;
 }

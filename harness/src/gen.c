@@ -9,17 +9,7 @@
 #include <string.h>
 
 #include "dtype.h"
-
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-{
-	if (err && err_size) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, err_size, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "util.h"
 
 static const char *const kind_names[] = {"uniform", "normal", "choice", "sequence", "edges"};
 
@@ -386,22 +376,22 @@ typedef struct layout {
 static int check_tensor(const qcf_tensor *t, int need_data, size_t *n, char *err, size_t err_size)
 {
 	if (!t)
-		return fail(err, err_size, "gen: no tensor");
+		return qc_errf(err, err_size, "gen: no tensor");
 	if (!qref_dtype_is_int(t->dtype) && !qref_dtype_is_float(t->dtype))
-		return fail(err, err_size, "gen: tensor %s has an invalid dtype",
-		            t->name ? t->name : "?");
+		return qc_errf(err, err_size, "gen: tensor %s has an invalid dtype",
+		               t->name ? t->name : "?");
 	if (t->rank < 0 || t->rank > QCF_MAX_RANK || (t->rank > 0 && !t->shape))
-		return fail(err, err_size, "gen: tensor %s has a bad rank",
-		            t->name ? t->name : "?");
+		return qc_errf(err, err_size, "gen: tensor %s has a bad rank",
+		               t->name ? t->name : "?");
 	for (int32_t k = 0; k < t->rank; k++)
 		if (t->shape[k] < 0)
-			return fail(err, err_size, "gen: tensor %s has a negative dimension",
-			            t->name ? t->name : "?");
+			return qc_errf(err, err_size, "gen: tensor %s has a negative dimension",
+			               t->name ? t->name : "?");
 	*n = qref_numel(t->rank, t->shape);
 	if (need_data && *n && (!t->data || t->nbytes < qcf_dtype_nbytes(t->dtype, *n)))
-		return fail(err, err_size, "gen: tensor %s buffer holds %zu bytes, needs %zu",
-		            t->name ? t->name : "?", t->data ? t->nbytes : (size_t)0,
-		            qcf_dtype_nbytes(t->dtype, *n));
+		return qc_errf(err, err_size, "gen: tensor %s buffer holds %zu bytes, needs %zu",
+		               t->name ? t->name : "?", t->data ? t->nbytes : (size_t)0,
+		               qcf_dtype_nbytes(t->dtype, *n));
 	return 0;
 }
 
@@ -415,33 +405,34 @@ static int check_grid(const qc_grid *g, const qcf_tensor *t, size_t n, layout *l
 	lay->per_axis = 0;
 	if (!g) {
 		if (is_float)
-			return fail(err, err_size, "gen: edges for a float tensor need a grid");
+			return qc_errf(err, err_size, "gen: edges for a float tensor need a grid");
 		return 0;
 	}
 	if (g->qmin > g->qmax)
-		return fail(err, err_size, "gen: grid range [%" PRId64 ", %" PRId64 "] is empty",
-		            g->qmin, g->qmax);
+		return qc_errf(err, err_size, "gen: grid range [%" PRId64 ", %" PRId64 "] is empty",
+		               g->qmin, g->qmax);
 	if (g->qmin < INT32_MIN || g->qmax > INT32_MAX)
-		return fail(err, err_size, "gen: grid range exceeds int32");
+		return qc_errf(err, err_size, "gen: grid range exceeds int32");
 	const qcf_quant *q = g->quant;
 	if (!q) {
 		if (is_float)
-			return fail(err, err_size,
-			            "gen: edges for a float tensor need grid scales");
+			return qc_errf(err, err_size,
+			               "gen: edges for a float tensor need grid scales");
 		return 0;
 	}
 	if (q->count < 1 || !q->scales || !q->zero_points)
-		return fail(err, err_size, "gen: grid quantization has no scales or zero points");
+		return qc_errf(err, err_size,
+		               "gen: grid quantization has no scales or zero points");
 	if (q->axis < 0) {
 		if (q->count != 1)
-			return fail(err, err_size, "gen: per-tensor grid with %" PRId32 " scales",
-			            q->count);
+			return qc_errf(err, err_size,
+			               "gen: per-tensor grid with %" PRId32 " scales", q->count);
 	} else {
 		if (q->axis >= t->rank || t->shape[q->axis] != q->count)
-			return fail(err, err_size,
-			            "gen: grid axis %" PRId32 " with %" PRId32
-			            " channels does not match tensor %s",
-			            q->axis, q->count, t->name ? t->name : "?");
+			return qc_errf(err, err_size,
+			               "gen: grid axis %" PRId32 " with %" PRId32
+			               " channels does not match tensor %s",
+			               q->axis, q->count, t->name ? t->name : "?");
 		lay->per_axis = 1;
 		lay->C = (size_t)q->count;
 		for (int32_t k = q->axis + 1; k < t->rank; k++)
@@ -449,12 +440,12 @@ static int check_grid(const qc_grid *g, const qcf_tensor *t, size_t n, layout *l
 	}
 	for (int32_t c = 0; c < q->count; c++) {
 		if (is_float && !(isfinite(q->scales[c]) && q->scales[c] > 0))
-			return fail(err, err_size,
-			            "gen: grid scale[%" PRId32 "] = %.9g is not positive", c,
-			            (double)q->scales[c]);
+			return qc_errf(err, err_size,
+			               "gen: grid scale[%" PRId32 "] = %.9g is not positive", c,
+			               (double)q->scales[c]);
 		if (q->float_zero_points && !isfinite(q->float_zero_points[c]))
-			return fail(err, err_size,
-			            "gen: grid float zero point[%" PRId32 "] is not finite", c);
+			return qc_errf(err, err_size,
+			               "gen: grid float zero point[%" PRId32 "] is not finite", c);
 	}
 	return 0;
 }
@@ -484,7 +475,7 @@ static int build_lists(const qc_grid *g, const qcf_tensor *t, const layout *lay,
 			          q ? q->zero_points[c] : 0, rng);
 		}
 		if (lists[c].oom)
-			return fail(err, err_size, "gen: out of memory");
+			return qc_errf(err, err_size, "gen: out of memory");
 	}
 	return 0;
 }
@@ -506,7 +497,7 @@ static elist *edge_lists(const qc_grid *g, const qcf_tensor *t, size_t n, layout
 		return NULL;
 	elist *lists = calloc(lay->C, sizeof *lists);
 	if (!lists) {
-		fail(err, err_size, "gen: out of memory");
+		qc_errf(err, err_size, "gen: out of memory");
 		return NULL;
 	}
 	if (build_lists(g, t, lay, rng, lists, err, err_size)) {
@@ -621,10 +612,10 @@ static int int_value(qcf_dtype T, double v, int64_t *out, const char *what, char
 	int64_t lo, hi;
 	qref_dtype_range(T, &lo, &hi);
 	if (!(v == floor(v)) || v < -0x1p63 || v >= 0x1p63 || (int64_t)v < lo || (int64_t)v > hi)
-		return fail(err, err_size,
-		            "gen: %s %.17g is not a %s value (integer in [%" PRId64 ", %" PRId64
-		            "])",
-		            what, v, qref_dtype_name(T), lo, hi);
+		return qc_errf(err, err_size,
+		               "gen: %s %.17g is not a %s value (integer in [%" PRId64 ", %" PRId64
+		               "])",
+		               what, v, qref_dtype_name(T), lo, hi);
 	*out = (int64_t)v;
 	return 0;
 }
@@ -646,7 +637,7 @@ int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *gr
 {
 	size_t n;
 	if (!g || !rng)
-		return fail(err, err_size, "gen: no generator or rng");
+		return qc_errf(err, err_size, "gen: no generator or rng");
 	if (check_tensor(t, 1, &n, err, err_size))
 		return -1;
 	const qcf_dtype T = t->dtype;
@@ -668,19 +659,20 @@ int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *gr
 					return -1;
 			} else if (!isfinite(g->lo) || !isfinite(g->hi) ||
 			           !isfinite(g->hi - g->lo)) {
-				return fail(err, err_size,
-				            "gen: range [%.17g, %.17g] is not finite", g->lo,
-				            g->hi);
+				return qc_errf(err, err_size,
+				               "gen: range [%.17g, %.17g] is not finite", g->lo,
+				               g->hi);
 			}
 			flo = g->lo;
 			fhi = g->hi;
 			if (flo > fhi)
-				return fail(err, err_size, "gen: range lo %.17g above hi %.17g",
-				            flo, fhi);
+				return qc_errf(err, err_size, "gen: range lo %.17g above hi %.17g",
+				               flo, fhi);
 		}
 		if (g->kind == QC_GEN_NORMAL &&
 		    (!isfinite(g->mean) || !isfinite(g->std) || g->std < 0))
-			return fail(err, err_size, "gen: normal needs a finite mean and std >= 0");
+			return qc_errf(err, err_size,
+			               "gen: normal needs a finite mean and std >= 0");
 		for (size_t i = 0; i < n; i++) {
 			if (g->kind == QC_GEN_UNIFORM && is_int) {
 				store_int(t, i, qc_rng_uniform_int(rng, lo, hi));
@@ -700,8 +692,8 @@ int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *gr
 	case QC_GEN_CHOICE:
 	case QC_GEN_SEQUENCE: {
 		if (!g->values || g->n_values == 0)
-			return fail(err, err_size, "gen: %s needs at least one value",
-			            qc_gen_kind_name(g->kind));
+			return qc_errf(err, err_size, "gen: %s needs at least one value",
+			               qc_gen_kind_name(g->kind));
 		int64_t tmp;
 		for (size_t k = 0; is_int && k < g->n_values; k++)
 			if (int_value(T, g->values[k], &tmp, "value", err, err_size))
@@ -721,5 +713,5 @@ int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *gr
 	}
 	case QC_GEN_EDGES: return fill_edges(g, rng, repeat, grid, t, n, err, err_size);
 	}
-	return fail(err, err_size, "gen: unknown generator kind %d", (int)g->kind);
+	return qc_errf(err, err_size, "gen: unknown generator kind %d", (int)g->kind);
 }

@@ -41,17 +41,7 @@
 #include <string.h>
 
 #include "dtype.h"
-
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-{
-	if (err && err_size) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, err_size, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "util.h"
 
 int qc_nudge_parse(const char *name)
 {
@@ -92,19 +82,19 @@ int qc_dtype_qrange(qcf_dtype t, int narrow_range, int64_t *qmin, int64_t *qmax)
 static int check_range(int64_t qmin, int64_t qmax, char *err, size_t err_size)
 {
 	if (qmin < INT32_MIN || qmax > INT32_MAX)
-		return fail(err, err_size, "range [%" PRId64 ", %" PRId64 "] exceeds int32", qmin,
-		            qmax);
+		return qc_errf(err, err_size, "range [%" PRId64 ", %" PRId64 "] exceeds int32",
+		               qmin, qmax);
 	if (qmin >= qmax)
-		return fail(err, err_size, "empty range [%" PRId64 ", %" PRId64 "]", qmin, qmax);
+		return qc_errf(err, err_size, "empty range [%" PRId64 ", %" PRId64 "]", qmin, qmax);
 	return 0;
 }
 
 static int check_scale(float s, double given, const char *what, char *err, size_t err_size)
 {
 	if (s == 0)
-		return fail(err, err_size, "%s %.17g underflows to 0 in float32", what, given);
+		return qc_errf(err, err_size, "%s %.17g underflows to 0 in float32", what, given);
 	if (isinf(s))
-		return fail(err, err_size, "%s %.17g overflows float32", what, given);
+		return qc_errf(err, err_size, "%s %.17g overflows float32", what, given);
 	return 0;
 }
 
@@ -120,14 +110,15 @@ int qc_qparams_from_scale_zp(double scale, int64_t zero_point, int64_t qmin, int
 	if (check_range(qmin, qmax, err, err_size))
 		return -1;
 	if (!isfinite(scale) || scale <= 0)
-		return fail(err, err_size, "scale must be positive and finite, got %.17g", scale);
+		return qc_errf(err, err_size, "scale must be positive and finite, got %.17g",
+		               scale);
 	float s = (float)scale;
 	if (check_scale(s, scale, "scale", err, err_size))
 		return -1;
 	if (zero_point < qmin || zero_point > qmax)
-		return fail(err, err_size,
-		            "zero point %" PRId64 " outside [%" PRId64 ", %" PRId64 "]", zero_point,
-		            qmin, qmax);
+		return qc_errf(err, err_size,
+		               "zero point %" PRId64 " outside [%" PRId64 ", %" PRId64 "]",
+		               zero_point, qmin, qmax);
 	out->scale = s;
 	out->zero_point = (int32_t)zero_point;
 	out->zero_point_exact = (double)zero_point;
@@ -141,14 +132,14 @@ int qc_qparams_from_mean_std(double mean, double std_dev, int64_t qmin, int64_t 
 	if (check_range(qmin, qmax, err, err_size))
 		return -1;
 	if (!isfinite(mean))
-		return fail(err, err_size, "mean must be finite, got %.17g", mean);
+		return qc_errf(err, err_size, "mean must be finite, got %.17g", mean);
 	if (!isfinite(std_dev) || std_dev <= 0)
-		return fail(err, err_size, "std_dev must be positive and finite, got %.17g",
-		            std_dev);
+		return qc_errf(err, err_size, "std_dev must be positive and finite, got %.17g",
+		               std_dev);
 	if (mean < (double)qmin || mean > (double)qmax)
-		return fail(err, err_size,
-		            "mean %.17g (the zero point) outside [%" PRId64 ", %" PRId64 "]", mean,
-		            qmin, qmax);
+		return qc_errf(err, err_size,
+		               "mean %.17g (the zero point) outside [%" PRId64 ", %" PRId64 "]",
+		               mean, qmin, qmax);
 	float s = (float)(1.0 / std_dev);
 	if (check_scale(s, 1.0 / std_dev, "scale 1/std_dev", err, err_size))
 		return -1;
@@ -163,9 +154,9 @@ static int nudge_tf(float mn, float mx, int64_t qmin, int64_t qmax, qc_qparams *
                     size_t err_size)
 {
 	if (!(mn < mx))
-		return fail(err, err_size,
-		            "tf: min must be less than max in float32, got %.9g, %.9g", (double)mn,
-		            (double)mx);
+		return qc_errf(err, err_size,
+		               "tf: min must be less than max in float32, got %.9g, %.9g",
+		               (double)mn, (double)mx);
 	/* one float32 rounding per step, as in Nudge() */
 	const float qmin_f = (float)qmin, qmax_f = (float)qmax;
 	const float steps = qmax_f - qmin_f;
@@ -223,9 +214,9 @@ static int nudge_symmetric(float mn, float mx, int64_t qmin, int64_t qmax, qc_qp
                            char *err, size_t err_size)
 {
 	if (!(qmin < 0 && qmax > 0))
-		return fail(err, err_size,
-		            "symmetric: needs a signed range, got [%" PRId64 ", %" PRId64 "]", qmin,
-		            qmax);
+		return qc_errf(err, err_size,
+		               "symmetric: needs a signed range, got [%" PRId64 ", %" PRId64 "]",
+		               qmin, qmax);
 	const float a = fabsf(mn), b = fabsf(mx);
 	const float range = a > b ? a : b;
 	float scale = 1.0f; /* all-zero range: 1 */
@@ -248,19 +239,19 @@ int qc_qparams_from_min_max(double min, double max, int64_t qmin, int64_t qmax, 
 	if (check_range(qmin, qmax, err, err_size))
 		return -1;
 	if (!isfinite(min) || !isfinite(max))
-		return fail(err, err_size, "min and max must be finite, got %.17g, %.17g", min,
-		            max);
+		return qc_errf(err, err_size, "min and max must be finite, got %.17g, %.17g", min,
+		               max);
 	if (min > max)
-		return fail(err, err_size, "min %.17g is greater than max %.17g", min, max);
+		return qc_errf(err, err_size, "min %.17g is greater than max %.17g", min, max);
 	const float mn = (float)min, mx = (float)max;
 	if (isinf(mn) || isinf(mx))
-		return fail(err, err_size, "min/max %.17g, %.17g overflow float32", min, max);
+		return qc_errf(err, err_size, "min/max %.17g, %.17g overflow float32", min, max);
 	switch (nudge) {
 	case QC_NUDGE_TF: return nudge_tf(mn, mx, qmin, qmax, out, err, err_size);
 	case QC_NUDGE_ONNX: return nudge_onnx(mn, mx, qmin, qmax, out, err, err_size);
 	case QC_NUDGE_SYMMETRIC: return nudge_symmetric(mn, mx, qmin, qmax, out, err, err_size);
 	}
-	return fail(err, err_size, "unknown nudging convention %d", (int)nudge);
+	return qc_errf(err, err_size, "unknown nudging convention %d", (int)nudge);
 }
 
 /* ---- qconform quant ---------------------------------------------------- */
