@@ -283,9 +283,8 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	fprintf(f, "\n],\n\"summary\": {\"cases\": %llu, \"verdicts\": ",
 	        (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
-	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.0f}\n}\n",
-	        qc_stats_conforms(s) ? "true" : "false", when,
-	        difftime(meta->finished, meta->started));
+	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.3f}\n}\n",
+	        qc_stats_conforms(s) ? "true" : "false", when, meta->wall_s);
 	int bad = ferror(f);
 	bad |= fclose(f) != 0;
 	free(j);

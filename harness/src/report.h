@@ -31,6 +31,7 @@ typedef struct qc_run_meta {
 	const char *profile;
 	double timeout_s;
 	time_t started, finished;
+	double wall_s;             /* monotonic seconds from start to finish */
 	const char *command;       /* the command line that reproduces the run */
 	const qcf_option *options; /* --plugin-option, repeated in each case's reproduce command */
 	int n_options;

@@ -299,6 +299,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_diag diag = {0, 0, stderr};
 	specset ss = {0};
 	time_t started = time(NULL);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (load_specs(o, &ss, &diag, 1) != 0) {
 		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", diag.errors,
 		        diag.errors == 1 ? "" : "s");
@@ -335,9 +337,18 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_spec_meta *metas = xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
-	qc_run_meta meta = {o->seed,      &info,      metas,        ss.n,    o->filters,
-	                    o->n_filters, o->profile, o->timeout_s, started, 0,
-	                    o->command,   o->options, o->n_options};
+	qc_run_meta meta = {.seed = o->seed,
+	                    .plugin = &info,
+	                    .specs = metas,
+	                    .n_specs = ss.n,
+	                    .filters = o->filters,
+	                    .n_filters = o->n_filters,
+	                    .profile = o->profile,
+	                    .timeout_s = o->timeout_s,
+	                    .started = started,
+	                    .command = o->command,
+	                    .options = o->options,
+	                    .n_options = o->n_options};
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);
@@ -398,6 +409,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	qc_pool_close(st.pool);
 	meta.finished = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	meta.wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	if (st.tty && !o->quiet)
 		printf("\r\033[K");
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
