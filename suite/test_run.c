@@ -352,6 +352,13 @@ static void test_answers_and_memory_rules(void)
 	count_prefix(r, "litert/", &m, &n, "NOT_SUPPORTED");
 	CU_ASSERT(n > 10 && m == n);
 	json_decref(r);
+	/* the pure delegate conforms everywhere */
+	r = run_report(tmp, &st, NULL, "specs --plugin %s", plugin("ok"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")));
+	CU_ASSERT(summary_count(r, "PASS") >= 2000);
+	json_decref(r);
 	const char *rules[] = {"scribble", "modify_input"};
 	for (int k = 0; k < 2; k++) {
 		r = run_report(tmp, &st, NULL, "specs/litert/dequantize.yaml --plugin %s",
@@ -404,6 +411,6 @@ void qct_register_run(void)
 	CU_add_test(s, "crash, abort and hang cost one case each", test_crash_abort_hang);
 	CU_add_test(s, "ignoring per-axis params fails per-axis cases", test_ignore_axis);
 	CU_add_test(s, "plugin load refusals", test_load_refusals);
-	CU_add_test(s, "not supported, scribble, modify input", test_answers_and_memory_rules);
+	CU_add_test(s, "ok, not supported, scribble, modify input", test_answers_and_memory_rules);
 	CU_add_test(s, "--jobs 3 gives the --jobs 1 result", test_jobs_same_result);
 }
