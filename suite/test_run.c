@@ -403,6 +403,41 @@ static void test_jobs_same_result(void)
 	qct_rmdir(tmp);
 }
 
+/* A profile cannot be run from a suite that lost its required ops or cases. */
+static void test_profile_guard(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	char *err = NULL;
+	json_t *r = run_report(
+	        tmp, &st, &err,
+	        "specs/torch/fake_quantize_per_tensor_affine.yaml --profile torch-fakequant");
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_EQUAL(st, 2);
+	CU_ASSERT_PTR_NOT_NULL(err &&
+	                       strstr(err, "requires torch/fake_quantize_per_channel_affine"));
+	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "needs at least"));
+	free(err);
+	r = run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *p = json_object_get(r, "profile");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(p, "name")), "onnx-qdq");
+	json_t *ops = json_object_get(p, "required_ops");
+	CU_ASSERT_EQUAL(json_array_size(ops), 2);
+	for (size_t i = 0; i < json_array_size(ops); i++)
+		CU_ASSERT(json_integer_value(json_object_get(json_array_get(ops, i), "cases")) >
+		          10);
+	/* only specs of the profile ran */
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++)
+		CU_ASSERT_STRING_EQUAL(
+		        json_string_value(json_object_get(json_array_get(cases, i), "semantics")),
+		        "onnx");
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_run(void)
 {
 	CU_pSuite s = qct_suite("run");
@@ -413,4 +448,5 @@ void qct_register_run(void)
 	CU_add_test(s, "plugin load refusals", test_load_refusals);
 	CU_add_test(s, "ok, not supported, scribble, modify input", test_answers_and_memory_rules);
 	CU_add_test(s, "--jobs 3 gives the --jobs 1 result", test_jobs_same_result);
+	CU_add_test(s, "profiles guard their ops and case counts", test_profile_guard);
 }

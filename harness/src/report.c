@@ -278,10 +278,40 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 		}
 		fputs("]}", f);
 	}
+	if (meta->profile_def) {
+		/* what the profile requires against what ran */
+		const qc_profile *p = meta->profile_def;
+		fputs("\n],\n\"profile\": {\"name\": ", f);
+		qc_json_string(f, p->name);
+		fprintf(f, ", \"min_cases\": %llu, \"cases\": %llu, \"required_ops\": [",
+		        (unsigned long long)p->min_cases, (unsigned long long)s->cases);
+		for (int k = 0; k < p->n_ops; k++) {
+			uint64_t none[QC_N_VERDICTS] = {0};
+			const uint64_t *v = none;
+			uint64_t cases = 0;
+			for (int i = 0; i < s->n_ops; i++) {
+				const qc_op_stats *o = &s->ops[i];
+				size_t sl = strlen(o->semantics);
+				if (!strncmp(p->ops[k], o->semantics, sl) && p->ops[k][sl] == '/' &&
+				    !strcmp(p->ops[k] + sl + 1, o->op)) {
+					v = o->verdicts;
+					cases = o->cases;
+				}
+			}
+			fputs(k ? ", {\"op\": " : "{\"op\": ", f);
+			qc_json_string(f, p->ops[k]);
+			fprintf(f, ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)cases);
+			verdicts_json(f, v);
+			fputs("}", f);
+		}
+		fputs("]}", f);
+		fputs(",\n\"summary\": {", f);
+	} else {
+		fputs("\n],\n\"summary\": {", f);
+	}
 	char when[32];
 	iso_time(when, sizeof when, meta->finished);
-	fprintf(f, "\n],\n\"summary\": {\"cases\": %llu, \"verdicts\": ",
-	        (unsigned long long)s->cases);
+	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
 	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.3f}\n}\n",
 	        qc_stats_conforms(s) ? "true" : "false", when, meta->wall_s);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "profile.h"
 #include "results.h"
 #include "runner.h"
 
@@ -29,6 +30,7 @@ typedef struct qc_run_meta {
 	const char *const *filters;
 	int n_filters;
 	const char *profile;
+	const qc_profile *profile_def; /* the --profile's file, when given */
 	double timeout_s;
 	time_t started, finished;
 	double wall_s;             /* monotonic seconds from start to finish */

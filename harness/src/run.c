@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "dtype.h"
 #include "pool.h"
+#include "profile.h"
 #include "qref.h"
 #include "report.h"
 #include "results.h"
@@ -67,15 +68,82 @@ typedef struct specset {
 	int n;
 	uint64_t *selected; /* cases per spec after filters */
 	uint64_t total;
+	qc_profile **profiles;
+	int n_profiles;
+	const qc_profile *profile; /* --profile */
 } specset;
 
 static void specset_free(specset *ss)
 {
 	for (int i = 0; i < ss->n; i++)
 		qc_spec_free(ss->specs[i]);
+	for (int i = 0; i < ss->n_profiles; i++)
+		qc_profile_free(ss->profiles[i]);
 	free(ss->specs);
 	free(ss->selected);
+	free(ss->profiles);
 	memset(ss, 0, sizeof *ss);
+}
+
+static void load_profiles(specset *ss, char **files, int n, qc_diag *diag)
+{
+	ss->profiles = xcalloc((size_t)n, sizeof *ss->profiles);
+	for (int i = 0; i < n; i++) {
+		qc_profile *p = qc_profile_load(files[i], diag);
+		if (p && qc_profile_find(ss->profiles, ss->n_profiles, p->name)) {
+			qc_diag_error(diag, files[i], NULL, "profile '%s' is defined twice",
+			              p->name);
+			qc_profile_free(p);
+		} else if (p) {
+			ss->profiles[ss->n_profiles++] = p;
+		}
+		free(files[i]);
+	}
+	free(files);
+}
+
+/* Every profile a spec names must exist (when profiles are known). */
+static void check_profile_names(specset *ss, qc_diag *diag)
+{
+	if (!ss->n_profiles)
+		return;
+	for (int i = 0; i < ss->n; i++) {
+		qc_spec *s = ss->specs[i];
+		for (int k = 0; k < s->n_profiles; k++)
+			if (!qc_profile_find(ss->profiles, ss->n_profiles, s->profiles[k]))
+				qc_diag_error(diag, s->path, s->profile_nodes[k],
+				              "unknown profile '%s' (no profiles/%s.yaml)",
+				              s->profiles[k], s->profiles[k]);
+	}
+}
+
+/* A profile run must hold every required op and at least min_cases cases. */
+static void check_profile_coverage(const specset *ss, const uint64_t *all_cases, qc_diag *diag)
+{
+	const qc_profile *p = ss->profile;
+	uint64_t total = 0;
+	for (int i = 0; i < ss->n; i++)
+		if (spec_in_profile(ss->specs[i], p->name))
+			total += all_cases[i];
+	for (int k = 0; k < p->n_ops; k++) {
+		uint64_t n = 0;
+		for (int i = 0; i < ss->n; i++) {
+			const qc_spec *s = ss->specs[i];
+			size_t sl = strlen(s->semantics);
+			if (spec_in_profile(s, p->name) && !strncmp(p->ops[k], s->semantics, sl) &&
+			    p->ops[k][sl] == '/' && !strcmp(p->ops[k] + sl + 1, s->op))
+				n += all_cases[i];
+		}
+		if (!n)
+			qc_diag_error(diag, p->path, NULL,
+			              "profile '%s' requires %s, but no spec of the profile has "
+			              "cases for it",
+			              p->name, p->ops[k]);
+	}
+	if (total < p->min_cases)
+		qc_diag_error(diag, p->path, NULL,
+		              "profile '%s' needs at least %llu cases, its specs give %llu",
+		              p->name, (unsigned long long)p->min_cases, (unsigned long long)total);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -87,10 +155,19 @@ static int cmp_u64(const void *a, const void *b)
 /* Loads, then expands every case with its data (nothing runs): any error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
-	char *def[] = {"specs"};
-	char **files = NULL;
+	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
+	char **files = NULL, **pfiles = NULL;
+	int n_pfiles = 0;
 	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
-	                     diag);
+	                     &pfiles, &n_pfiles, diag);
+	if (!n_pfiles && access(def_profiles[0], F_OK) == 0) {
+		/* specs given one by one or a subdirectory: profiles from the default place */
+		char **none = NULL;
+		free(pfiles);
+		qc_spec_find(def_profiles, 1, &none, &pfiles, &n_pfiles, diag);
+		free(none);
+	}
+	load_profiles(ss, pfiles, n_pfiles, diag);
 	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
 	for (int i = 0; i < n; i++) {
@@ -100,12 +177,18 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		free(files[i]);
 	}
 	free(files);
+	check_profile_names(ss, diag);
+	if (o->profile &&
+	    !(ss->profile = qc_profile_find(ss->profiles, ss->n_profiles, o->profile)))
+		qc_diag_error(diag, o->profile, NULL, "unknown profile (no profiles/%s.yaml found)",
+		              o->profile);
 	if (diag->errors)
 		return -1;
 	if (n == 0) {
 		fprintf(stderr, "qconform: no spec files found\n");
 		return -1;
 	}
+	uint64_t *all_cases = xcalloc((size_t)ss->n, sizeof *all_cases);
 	for (int i = 0; i < ss->n; i++) {
 		qc_spec *s = ss->specs[i];
 		if (!spec_in_profile(s, o->profile))
@@ -120,6 +203,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				continue;
 			if (n_names < cap)
 				names[n_names++] = qc_hash64(c->name, 0);
+			all_cases[i]++;
 			if (qc_filter_match(o->filters, o->n_filters, c->name))
 				ss->selected[i]++;
 			qc_case_free(c);
@@ -138,6 +222,9 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		free(names);
 		ss->total += ss->selected[i];
 	}
+	if (ss->profile && !diag->errors)
+		check_profile_coverage(ss, all_cases, diag);
+	free(all_cases);
 	return diag->errors ? -1 : 0;
 }
 
@@ -344,6 +431,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .filters = o->filters,
 	                    .n_filters = o->n_filters,
 	                    .profile = o->profile,
+	                    .profile_def = ss.profile,
 	                    .timeout_s = o->timeout_s,
 	                    .started = started,
 	                    .command = o->command,
@@ -418,6 +506,11 @@ int qc_cmd_run(const qc_run_opts *o)
 		rc = -1;
 	}
 	qc_console_table(stdout, &st.stats);
+	if (ss.profile)
+		printf("profile %s: %d required ops, %llu cases run (the profile needs %llu)%s\n",
+		       ss.profile->name, ss.profile->n_ops, (unsigned long long)st.stats.cases,
+		       (unsigned long long)ss.profile->min_cases,
+		       o->n_filters ? "; filtered run: not a certification" : "");
 	printf("report: %s\n", json_path);
 	int status = rc != 0 ? 2 : qc_stats_conforms(&st.stats) ? 0 : 1;
 	qc_stats_free(&st.stats);

@@ -441,6 +441,7 @@ static void check_spec(checker *c)
 		s->description = qc_scalar(v);
 	if ((v = qc_map_get(s, root, "profile"))) {
 		if (v->type == YAML_SCALAR_NODE) {
+			s->profile_nodes[s->n_profiles] = v;
 			s->profiles[s->n_profiles++] = qc_scalar(v);
 		} else if (want(c, v, YAML_SEQUENCE_NODE, "profile")) {
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
@@ -451,8 +452,10 @@ static void check_spec(checker *c)
 				if (s->n_profiles == QC_MAX_PROFILES)
 					ERR(c, p, "too many profiles (at most %d)",
 					    QC_MAX_PROFILES);
-				else
+				else {
+					s->profile_nodes[s->n_profiles] = p;
 					s->profiles[s->n_profiles++] = qc_scalar(p);
+				}
 			}
 		}
 	}
@@ -684,13 +687,16 @@ static int has_yaml_ext(const char *name)
 	       (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
-static void walk(const char *dir, strvec *out, qc_diag *diag)
+/* Spec files below dir, sorted; files in a directory named "profiles" are profiles. */
+static void walk(const char *dir, strvec *out, strvec *profiles, qc_diag *diag)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
 		qc_diag_error(diag, dir, NULL, "cannot open directory: %s", strerror(errno));
 		return;
 	}
+	const char *base = strrchr(dir, '/');
+	int in_profiles = strcmp(base ? base + 1 : dir, "profiles") == 0;
 	strvec here = {0};
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -709,17 +715,18 @@ static void walk(const char *dir, strvec *out, qc_diag *diag)
 	for (int i = 0; i < here.n; i++) {
 		struct stat st;
 		if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-			walk(here.v[i], out, diag);
+			walk(here.v[i], out, profiles, diag);
 		else
-			push(out, here.v[i]);
+			push(in_profiles ? profiles : out, here.v[i]);
 		free(here.v[i]);
 	}
 	free(here.v);
 }
 
-int qc_spec_find(char *const *paths, int n_paths, char ***out, qc_diag *diag)
+int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles, int *n_profiles,
+                 qc_diag *diag)
 {
-	strvec sv = {0};
+	strvec sv = {0}, pv = {0};
 	for (int i = 0; i < n_paths; i++) {
 		struct stat st;
 		char p[4096];
@@ -730,10 +737,12 @@ int qc_spec_find(char *const *paths, int n_paths, char ***out, qc_diag *diag)
 		if (stat(p, &st) != 0)
 			qc_diag_error(diag, p, NULL, "no such file or directory");
 		else if (S_ISDIR(st.st_mode))
-			walk(p, &sv, diag);
+			walk(p, &sv, &pv, diag);
 		else
 			push(&sv, p);
 	}
 	*out = sv.v;
+	*profiles = pv.v;
+	*n_profiles = pv.n;
 	return sv.n;
 }

@@ -55,6 +55,7 @@ typedef struct qc_spec {
 	const char *semantics;
 	const char *description;
 	const char *profiles[QC_MAX_PROFILES];
+	yaml_node_t *profile_nodes[QC_MAX_PROFILES];
 	int n_profiles;
 	uint64_t seed;
 	int repeat;
@@ -76,8 +77,11 @@ qc_spec *qc_spec_load(const char *path, qc_diag *diag);
 void qc_spec_free(qc_spec *s);
 
 /* Lists the spec files named by paths (files, or directories searched
- * recursively for *.yaml / *.yml, sorted). Returns count; *out is malloc'd. */
-int qc_spec_find(char *const *paths, int n_paths, char ***out, qc_diag *diag);
+ * recursively for *.yaml / *.yml, sorted); files inside a directory named
+ * "profiles" are listed in *profiles instead. Returns the number of spec
+ * files; *out and *profiles are malloc'd. */
+int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles, int *n_profiles,
+                 qc_diag *diag);
 
 /* Node helpers shared with cases.c. */
 yaml_node_t *qc_node(const qc_spec *s, int id);
