@@ -1,38 +1,58 @@
-/* qref_supports / qref_execute: the table from (semantics, op) to kernel. */
+/*
+ * qref_supports / qref_execute / qref_real_output: the table from
+ * (semantics, op) to kernel, and to the op's real-valued output hook.
+ *
+ * `real` is NULL for ops none of whose outputs is quantized (float outputs,
+ * masks); qref_real_output then answers QCF_NOT_SUPPORTED. An op with a
+ * quantized output (CONV_2D, FULLY_CONNECTED, ... as they are added) lists
+ * its hook here beside its kernel; the hook answers QCF_NOT_SUPPORTED itself
+ * for any of its outputs that is not quantized.
+ */
+#include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "kernel.h"
 
 typedef struct {
 	const char *semantics;
 	const char *op;
 	qref_kernel_fn fn;
+	qref_real_fn real;
 } entry;
 
 static const entry table[] = {
-        {"litert", "QUANTIZE", qref_litert_quantize},
-        {"litert", "DEQUANTIZE", qref_litert_dequantize},
-        {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor},
-        {"torch", "fake_quantize_per_tensor_affine_cachemask", qref_torch_fq_per_tensor_cachemask},
-        {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel},
-        {"torch", "fake_quantize_per_channel_affine_cachemask",
-         qref_torch_fq_per_channel_cachemask},
-        {"tf", "fake_quant_with_min_max_args", qref_tf_fq_args},
-        {"tf", "fake_quant_with_min_max_vars", qref_tf_fq_vars},
-        {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel},
-        {"onnx", "QuantizeLinear", qref_onnx_quantize_linear},
-        {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear},
+        {"litert", "QUANTIZE", qref_litert_quantize, qref_litert_quantize_real},
+        {"litert", "DEQUANTIZE", qref_litert_dequantize, NULL},
+        {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor, NULL},
+        {"torch", "fake_quantize_per_tensor_affine_cachemask", qref_torch_fq_per_tensor_cachemask,
+         NULL},
+        {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel, NULL},
+        {"torch", "fake_quantize_per_channel_affine_cachemask", qref_torch_fq_per_channel_cachemask,
+         NULL},
+        {"tf", "fake_quant_with_min_max_args", qref_tf_fq_args, NULL},
+        {"tf", "fake_quant_with_min_max_vars", qref_tf_fq_vars, NULL},
+        {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel, NULL},
+        {"onnx", "QuantizeLinear", qref_onnx_quantize_linear, qref_onnx_quantize_linear_real},
+        {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear, NULL},
 };
 
-static qref_kernel_fn lookup(const qcf_op_call *call)
+static const entry *lookup(const qcf_op_call *call)
 {
 	if (!call || !call->semantics || !call->op)
 		return NULL;
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (strcmp(table[i].semantics, call->semantics) == 0 &&
 		    strcmp(table[i].op, call->op) == 0)
-			return table[i].fn;
+			return &table[i];
 	return NULL;
+}
+
+static qcf_status no_such_op(const qcf_op_call *call, qref_detail *detail)
+{
+	return qref_fail(detail, QCF_NOT_SUPPORTED, "the reference has no %s op '%s'",
+	                 call->semantics ? call->semantics : "(null)",
+	                 call->op ? call->op : "(null)");
 }
 
 qcf_status qref_supports(const qcf_op_call *call)
@@ -46,10 +66,47 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 		detail->message[0] = '\0';
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");
-	qref_kernel_fn fn = lookup(call);
-	if (!fn)
-		return qref_fail(detail, QCF_NOT_SUPPORTED, "the reference has no %s op '%s'",
-		                 call->semantics ? call->semantics : "(null)",
-		                 call->op ? call->op : "(null)");
-	return fn(call, detail);
+	const entry *e = lookup(call);
+	if (!e)
+		return no_such_op(call, detail);
+	return e->fn(call, detail);
+}
+
+static qcf_status real_output(const qcf_op_call *call, int k, double *values, qref_detail *d)
+{
+	if (!call)
+		return qref_fail(d, QCF_ERROR, "no op call");
+	const entry *e = lookup(call);
+	if (!e)
+		return no_such_op(call, d);
+	if (k < 0 || k >= call->n_outputs)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: no output %d (it has %d)", call->op, k,
+		                 call->n_outputs);
+	if (!e->real) {
+		const char *dt = call->outputs ? qref_dtype_name(call->outputs[k].dtype) : "?";
+		return qref_fail(
+		        d, QCF_NOT_SUPPORTED,
+		        "%s: output %d (%s) is not quantized: it has no real-valued result "
+		        "to choose a quantization for",
+		        call->op, k, dt);
+	}
+	if (!values)
+		return qref_fail(d, QCF_ERROR, "no values buffer");
+	return e->real(call, k, values, d);
+}
+
+qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, char *message,
+                                size_t size)
+{
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	qcf_status s = real_output(call, k, values, &d);
+	if (message && size)
+		snprintf(message, size, "%s", s == QCF_OK ? "" : d.message);
+	return s;
+}
+
+qcf_status qref_real_output(const qcf_op_call *call, int k, double *values)
+{
+	return qref_real_output_msg(call, k, values, NULL, 0);
 }

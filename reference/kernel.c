@@ -23,7 +23,8 @@ size_t qref_tensor_numel(const qcf_tensor *t)
 	return qref_numel(t->rank, t->shape);
 }
 
-static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, qref_detail *d)
+static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, int need_data,
+                               qref_detail *d)
 {
 	if (t->rank < 0 || t->rank > QCF_MAX_RANK || (t->rank > 0 && !t->shape))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %d", kind, idx, t->rank);
@@ -35,14 +36,14 @@ static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, q
 	if (need == 0 && qref_tensor_numel(t) > 0)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: invalid dtype %d", kind, idx,
 		                 (int)t->dtype);
-	if (need > 0 && (!t->data || t->nbytes < need))
+	if (need_data && need > 0 && (!t->data || t->nbytes < need))
 		return qref_fail(d, QCF_ERROR, "%s %d: buffer of %zu bytes, need %zu", kind, idx,
 		                 t->data ? t->nbytes : 0, need);
 	return QCF_OK;
 }
 
-qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
-                           qref_detail *detail)
+static qcf_status check_call(const qcf_op_call *call, int n_inputs, int n_outputs, int output_data,
+                             qref_detail *detail)
 {
 	if (call->n_inputs != n_inputs || call->n_outputs != n_outputs)
 		return qref_fail(detail, QCF_INVALID_PARAM,
@@ -51,16 +52,28 @@ qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
 	if ((n_inputs > 0 && !call->inputs) || (n_outputs > 0 && !call->outputs))
 		return qref_fail(detail, QCF_ERROR, "missing tensor array");
 	for (int i = 0; i < n_inputs; i++) {
-		qcf_status s = check_tensor(&call->inputs[i], "input", i, detail);
+		qcf_status s = check_tensor(&call->inputs[i], "input", i, 1, detail);
 		if (s != QCF_OK)
 			return s;
 	}
 	for (int i = 0; i < n_outputs; i++) {
-		qcf_status s = check_tensor(&call->outputs[i], "output", i, detail);
+		qcf_status s = check_tensor(&call->outputs[i], "output", i, output_data, detail);
 		if (s != QCF_OK)
 			return s;
 	}
 	return QCF_OK;
+}
+
+qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
+                           qref_detail *detail)
+{
+	return check_call(call, n_inputs, n_outputs, 1, detail);
+}
+
+qcf_status qref_check_call_shapes(const qcf_op_call *call, int n_inputs, int n_outputs,
+                                  qref_detail *detail)
+{
+	return check_call(call, n_inputs, n_outputs, 0, detail);
 }
 
 int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b)

@@ -13,6 +13,15 @@
 /* A kernel: checks the call's rules, then writes call->outputs. */
 typedef qcf_status (*qref_kernel_fn)(const qcf_op_call *call, qref_detail *detail);
 
+/*
+ * The real-valued output hook of an op (qref_real_output): checks the
+ * call's inputs, then writes the ideal real value of every element of
+ * output k (0 <= k < call->n_outputs, checked by the caller) to values.
+ * Reasons go to detail->message (detail may be NULL).
+ */
+typedef qcf_status (*qref_real_fn)(const qcf_op_call *call, int k, double *values,
+                                   qref_detail *detail);
+
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -30,6 +39,13 @@ qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ..
  */
 qcf_status qref_check_call(const qcf_op_call *call, int n_inputs, int n_outputs,
                            qref_detail *detail);
+
+/*
+ * As qref_check_call for the inputs; outputs need a valid rank, shape and
+ * dtype but no buffer (qref_real_output runs before outputs exist).
+ */
+qcf_status qref_check_call_shapes(const qcf_op_call *call, int n_inputs, int n_outputs,
+                                  qref_detail *detail);
 
 int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b);
 size_t qref_tensor_numel(const qcf_tensor *t);
@@ -60,9 +76,35 @@ void qref_range_d(qcf_dtype t, double *lo, double *hi);
 /* v clamped to [lo, hi]; NaN gives lo. */
 double qref_clamp_d(double v, double lo, double hi);
 
+/* ---- named roundings (rounding.c) ---- */
+
+/* detail->rounding, or QREF_ROUND_DEFAULT when detail is NULL. */
+qref_rounding qref_detail_rounding(const qref_detail *detail);
+
+/* 1 for QREF_ROUND_HALF_EVEN, _HALF_AWAY, _HALF_UP, _HALF_DOWN. */
+int qref_rounding_is_half(qref_rounding rounding);
+
+/*
+ * v rounded to an integer, ties as rounding (one of QREF_ROUND_HALF_*; any
+ * other value rounds ties to even), exactly: one rounding of the real value
+ * v, whatever its magnitude. A zero result keeps v's sign (as nearbyint and
+ * round do); NaN and infinities are returned unchanged. For a float v the
+ * result converts back to float exactly.
+ */
+double qref_round_half(double v, qref_rounding rounding);
+
+/*
+ * QCF_NOT_SUPPORTED with the message
+ * "<op>: rounding '<name>' does not apply (it rounds <what>)".
+ */
+qcf_status qref_rounding_na(const qcf_op_call *call, qref_detail *detail, qref_rounding rounding,
+                            const char *what);
+
 /* litert_quantize.c */
 qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values,
+                                     qref_detail *detail);
 
 /* torch_fake_quant.c */
 qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *detail);
@@ -78,5 +120,7 @@ qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *det
 /* onnx_qdq.c */
 qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
+                                          qref_detail *detail);
 
 #endif

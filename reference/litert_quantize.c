@@ -4,12 +4,17 @@
  * dequantize.h). FACTS.md section 3, FACTS-ops.md "QUANTIZE".
  */
 #include <math.h>
+#include <string.h>
 
 #include "dtype.h"
 #include "kernel.h"
 #include "requant.h"
 
-/* float -> int: q = clamp(roundf(x / scale) + zp), float32 division, ties away. */
+/*
+ * float -> int: q = clamp(roundf(x / scale) + zp), float32 division, ties
+ * away (reference/quantize.h AffineQuantize: TfLiteRound(val / scale)). A
+ * named QREF_ROUND_HALF_* rounding replaces only the roundf.
+ */
 static qcf_status quantize_float(const qcf_op_call *call, qref_detail *d)
 {
 	const qcf_tensor *in = &call->inputs[0];
@@ -29,13 +34,18 @@ static qcf_status quantize_float(const qcf_op_call *call, qref_detail *d)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "QUANTIZE to %s supports per-tensor quantization only",
 		                 qref_dtype_name(ot));
+	const qref_rounding rnd = qref_detail_rounding(d);
+	const int named = rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_AWAY;
+	if (rnd != QREF_ROUND_DEFAULT && !qref_rounding_is_half(rnd))
+		return qref_rounding_na(call, d, rnd, "x / scale to an integer");
 	double lo, hi;
 	qref_range_d(ot, &lo, &hi);
 	size_t n = qref_tensor_numel(in);
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(out, &q, i);
 		float x = (float)qref_get(in, i);
-		float r = roundf(x / q.scales[c]);
+		float qt = x / q.scales[c];
+		float r = named ? (float)qref_round_half((double)qt, rnd) : roundf(qt);
 		double v = (double)r + (double)q.zero_points[c];
 		/* LiteRT casts r to int32 and adds zp in int32: undefined unless
 		 * both fit (NaN, +-inf and huge quotients). */
@@ -63,7 +73,10 @@ static int requant_pair_ok(qcf_dtype it, qcf_dtype ot)
 	}
 }
 
-/* int -> int: out = clamp(MBQM(q - zp_in, QM(s_in / s_out)) + zp_out). */
+/*
+ * int -> int: out = clamp(MBQM(q - zp_in, QM(s_in / s_out)) + zp_out), in the
+ * double-rounding build (default) or the single-rounding one.
+ */
 static qcf_status requantize(const qcf_op_call *call, qref_detail *d)
 {
 	const qcf_tensor *in = &call->inputs[0];
@@ -89,7 +102,11 @@ static qcf_status requantize(const qcf_op_call *call, qref_detail *d)
 		                 "QUANTIZE int16 -> int16 needs zero points 0 (got %d and %d)", zi,
 		                 zo);
 
-	qref_rounding rnd = d ? d->rounding : QREF_ROUND_DOUBLE;
+	const qref_rounding named = qref_detail_rounding(d);
+	if (named != QREF_ROUND_DEFAULT && named != QREF_ROUND_DOUBLE && named != QREF_ROUND_SINGLE)
+		return qref_rounding_na(call, d, named,
+		                        "(q - zp_in) * s_in / s_out by an integer multiplier");
+	const qref_rounding rnd = qref_requant_build(named); /* DEFAULT is DOUBLE */
 	double ratio = (double)si / (double)so;
 	int32_t m;
 	int sh;
@@ -139,7 +156,10 @@ qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *d)
 	return requantize(call, d);
 }
 
-/* out = (float)((double)scale * (double)(q - zp)); float16 input converts exactly. */
+/*
+ * out = (float)((double)scale * (double)(q - zp)); float16 input converts
+ * exactly. Nothing is rounded to an integer: only QREF_ROUND_DEFAULT.
+ */
 qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
@@ -153,32 +173,39 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
 	if (out->dtype != QCF_FLOAT32)
 		return qref_fail(d, QCF_INVALID_PARAM, "DEQUANTIZE output must be float32, got %s",
 		                 qref_dtype_name(out->dtype));
+	qcf_dtype it = in->dtype;
+	qcf_quant q;
+	memset(&q, 0, sizeof q);
+	if (it != QCF_FLOAT16) {
+		if (it != QCF_INT8 && it != QCF_UINT8 && it != QCF_INT16 && it != QCF_INT4 &&
+		    it != QCF_UINT4)
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "DEQUANTIZE input must be int4, uint4, int8, uint8, int16 or "
+			        "float16, got %s",
+			        qref_dtype_name(it));
+		s = qref_get_quant(in, "DEQUANTIZE input", 0, &q, d);
+		if (s != QCF_OK)
+			return s;
+		if (it == QCF_INT16)
+			for (int32_t c = 0; c < q.count; c++)
+				if (q.zero_points[c] != 0)
+					return qref_fail(
+					        d, QCF_INVALID_PARAM,
+					        "DEQUANTIZE int16 input needs zero point 0, got %d",
+					        q.zero_points[c]);
+	}
+	qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "nothing to an integer");
 	size_t n = qref_tensor_numel(in);
-	if (in->dtype == QCF_FLOAT16) {
+	if (it == QCF_FLOAT16) {
 		for (size_t i = 0; i < n; i++) {
 			qref_mark_exact(d, 0, i);
 			qref_set(out, i, qref_get(in, i));
 		}
 		return QCF_OK;
 	}
-	qcf_dtype it = in->dtype;
-	if (it != QCF_INT8 && it != QCF_UINT8 && it != QCF_INT16 && it != QCF_INT4 &&
-	    it != QCF_UINT4)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "DEQUANTIZE input must be int4, uint4, int8, uint8, int16 or "
-		                 "float16, got %s",
-		                 qref_dtype_name(it));
-	qcf_quant q;
-	s = qref_get_quant(in, "DEQUANTIZE input", 0, &q, d);
-	if (s != QCF_OK)
-		return s;
-	if (it == QCF_INT16)
-		for (int32_t c = 0; c < q.count; c++)
-			if (q.zero_points[c] != 0)
-				return qref_fail(
-				        d, QCF_INVALID_PARAM,
-				        "DEQUANTIZE int16 input needs zero point 0, got %d",
-				        q.zero_points[c]);
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(in, &q, i);
 		double scale = (double)q.scales[c];
@@ -187,5 +214,45 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
 		qref_set_step(d, 0, i, scale > 0 ? scale : 0.0);
 		qref_set(out, i, (double)(float)v);
 	}
+	return QCF_OK;
+}
+
+/*
+ * Real-valued output of QUANTIZE: float32 input x itself; integer input
+ * (requantize) (q - zp_in) * s_in, with the input checked as requantize
+ * checks it (per-tensor quantization, positive finite scale).
+ */
+qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+{
+	(void)k; /* QUANTIZE has one output */
+	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *in = &call->inputs[0];
+	if (!qref_same_shape(in, &call->outputs[0]))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "QUANTIZE output shape must equal input shape");
+	size_t n = qref_tensor_numel(in);
+	if (in->dtype == QCF_FLOAT32) {
+		for (size_t i = 0; i < n; i++)
+			values[i] = qref_get(in, i);
+		return QCF_OK;
+	}
+	qcf_dtype it = in->dtype;
+	if (it != QCF_INT8 && it != QCF_UINT8 && it != QCF_INT16 && it != QCF_INT32)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "QUANTIZE input must be float32, or int8, uint8, int16 or int32 "
+		                 "(requantize), got %s",
+		                 qref_dtype_name(it));
+	qcf_quant q;
+	s = qref_get_quant(in, "QUANTIZE input", 1, &q, d);
+	if (s != QCF_OK)
+		return s;
+	float si = q.scales[0];
+	if (!(si > 0.0f && isfinite(si)))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "QUANTIZE (requantize) needs positive finite scales");
+	for (size_t i = 0; i < n; i++)
+		values[i] = (qref_get(in, i) - (double)q.zero_points[0]) * (double)si;
 	return QCF_OK;
 }

@@ -6,9 +6,11 @@
  *    division (numpy float32 arrays), rint ties to even, zp added after
  *    rounding. +-inf saturates (the spec's saturate; the numpy reference's
  *    astype(int32) would be platform dependent); NaN is unpredictable.
+ *    A named QREF_ROUND_HALF_* rounding replaces only the rint.
  *  DequantizeLinear: y = (x - zp) * scale with x - zp exact in float32 for
  *    every 4-, 8- and 16-bit type, then one float32 multiply. int32 has no
- *    zero point (it must be 0), so y = (float)x * scale.
+ *    zero point (it must be 0), so y = (float)x * scale. Nothing is rounded
+ *    to an integer: only QREF_ROUND_DEFAULT.
  * Blocked quantization (block_size) is not implemented.
  */
 #include <math.h>
@@ -57,14 +59,14 @@ static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const 
 	return QCF_OK;
 }
 
-qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
+/* The checks of QuantizeLinear on its input (and the output's shape). */
+static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 {
-	qcf_status s = qref_check_call(call, 1, 1, d);
-	if (s != QCF_OK || (s = check_block(call, d)) != QCF_OK)
+	qcf_status s = check_block(call, d);
+	if (s != QCF_OK)
 		return s;
 	const qcf_tensor *x = &call->inputs[0];
-	qcf_tensor *y = &call->outputs[0];
-	if (!qref_same_shape(x, y))
+	if (!qref_same_shape(x, &call->outputs[0]))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
 		                 call->op);
 	if (x->dtype == QCF_FLOAT16 || x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
@@ -73,6 +75,16 @@ qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 	if (x->dtype != QCF_FLOAT32)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be float32, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
+	return QCF_OK;
+}
+
+qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK || (s = quantize_input(call, d)) != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
 	if (!onnx_qtype(y->dtype))
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
@@ -83,6 +95,10 @@ qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 	if ((s = qref_get_quant(y, "QuantizeLinear output", 0, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
 		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT && !qref_rounding_is_half(rnd))
+		return qref_rounding_na(call, d, rnd, "x / scale to an integer");
+	const int named = rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN;
 	double lo, hi;
 	qref_range_d(y->dtype, &lo, &hi);
 	size_t n = qref_tensor_numel(x);
@@ -96,7 +112,8 @@ qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 			continue;
 		}
 		qref_mark_exact(d, 0, i);
-		qref_set(y, i, qref_clamp_d((double)nearbyintf(v) + zp, lo, hi));
+		float r = named ? (float)qref_round_half((double)v, rnd) : nearbyintf(v);
+		qref_set(y, i, qref_clamp_d((double)r + zp, lo, hi));
 	}
 	return QCF_OK;
 }
@@ -124,6 +141,9 @@ qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 	if ((s = qref_get_quant(x, "DequantizeLinear input", 0, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "nothing to an integer");
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(x, &q, i);
@@ -134,5 +154,20 @@ qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 		qref_set_step(d, 0, i, sc > 0 ? sc : 0.0);
 		qref_set(y, i, dx * sc);
 	}
+	return QCF_OK;
+}
+
+/* Real-valued output of QuantizeLinear: x itself (a float32 input). */
+qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
+                                          qref_detail *d)
+{
+	(void)k; /* one output */
+	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
+	if (s != QCF_OK || (s = quantize_input(call, d)) != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++)
+		values[i] = qref_get(x, i);
 	return QCF_OK;
 }

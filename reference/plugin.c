@@ -1,7 +1,13 @@
 /*
  * The reference kernels as a plugin ("qconform-reference"): the harness can
  * run them as a kernel under test like any vendor library. Options:
- * rounding=double|single (LiteRT requantization build; default double).
+ *   rounding=default|double|single|half_even|half_away|half_up|half_down
+ *     the named rounding (qref.h, qref_rounding) of every op it applies to:
+ *     double|single choose the LiteRT requantization build, half_* the tie
+ *     rule of the ops that round a real value to an integer. Ops it does not
+ *     apply to run with their own rounding, so rounding=double (or single)
+ *     changes LiteRT requantization and nothing else, as before named
+ *     roundings existed. Default: default (double for requantization).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,22 +24,24 @@ struct qcf_instance {
 static qcf_status ref_create(const qcf_option *options, int32_t n_options, qcf_instance **out,
                              char *msg, size_t msg_size)
 {
-	qref_rounding rounding = QREF_ROUND_DOUBLE;
+	qref_rounding rounding = QREF_ROUND_DEFAULT;
 	if (!out)
 		return QCF_ERROR;
 	*out = NULL;
 	for (int32_t i = 0; i < n_options; i++) {
 		const char *k = options[i].key ? options[i].key : "";
 		const char *v = options[i].value ? options[i].value : "";
-		if (strcmp(k, "rounding") == 0 && strcmp(v, "double") == 0) {
-			rounding = QREF_ROUND_DOUBLE;
-		} else if (strcmp(k, "rounding") == 0 && strcmp(v, "single") == 0) {
-			rounding = QREF_ROUND_SINGLE;
-		} else if (strcmp(k, "rounding") == 0) {
-			if (msg && msg_size)
-				snprintf(msg, msg_size, "rounding=%s: expected double or single",
-				         v);
-			return QCF_INVALID_PARAM;
+		if (strcmp(k, "rounding") == 0) {
+			int r = qref_rounding_parse(v);
+			if (r < 0) {
+				if (msg && msg_size)
+					snprintf(msg, msg_size,
+					         "rounding=%s: expected default, double, single, "
+					         "half_even, half_away, half_up or half_down",
+					         v);
+				return QCF_INVALID_PARAM;
+			}
+			rounding = (qref_rounding)r;
 		} else {
 			if (msg && msg_size)
 				snprintf(msg, msg_size, "unknown option '%s' (known: rounding)", k);
@@ -70,8 +78,14 @@ static qcf_status ref_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_
 	(void)prep;
 	qref_detail detail;
 	memset(&detail, 0, sizeof detail);
-	detail.rounding = inst ? inst->rounding : QREF_ROUND_DOUBLE;
+	detail.rounding = inst ? inst->rounding : QREF_ROUND_DEFAULT;
 	qcf_status s = qref_execute(call, &detail);
+	/* a rounding that does not apply to this op is declined before any
+	 * output is written: run the op's own rounding instead */
+	if (s == QCF_NOT_SUPPORTED && detail.rounding != QREF_ROUND_DEFAULT) {
+		detail.rounding = QREF_ROUND_DEFAULT;
+		s = qref_execute(call, &detail);
+	}
 	if (inst)
 		snprintf(inst->last_error, sizeof inst->last_error, "%s", detail.message);
 	return s;

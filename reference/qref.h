@@ -17,11 +17,51 @@
 
 #define QREF_MAX_OUTPUTS 4
 
-/* Requantization rounding of the LiteRT integer pipeline. */
+/*
+ * Named roundings. A spec's tolerance may list the legal roundings of an op
+ * (`rounding: [double, single]`, `[half_even, half_away, half_up]`); the
+ * harness then asks the reference for the output under each and accepts an
+ * element between the lowest and the highest. Each kernel honours the
+ * roundings that name what it rounds and answers QCF_NOT_SUPPORTED, with the
+ * message "<op>: rounding '<name>' does not apply (it rounds <what>)", to
+ * the others:
+ *
+ *   op                                 rounds                       default    applies
+ *   litert QUANTIZE float -> int       x / scale                    half_away  half_*
+ *   litert QUANTIZE int -> int         (q - zp_in) * s_in / s_out   double     double, single
+ *   litert DEQUANTIZE                  nothing                      -          default only
+ *   torch fake_quantize_* (all four)   x * inv (int zero point),    half_even  half_*
+ *                                      zp + x * inv (float zp)
+ *   tf fake_quant_with_min_max_*       the scaled value v           half_up    half_*
+ *                                      (half_up is floorf(v + 0.5f), the default, exactly)
+ *   onnx QuantizeLinear                x / scale                    half_even  half_*
+ *   onnx DequantizeLinear              nothing                      -          default only
+ *
+ * Only the named rounding changes; every other operation (the float32
+ * product or quotient that is rounded, the clamp, the output arithmetic)
+ * stays as the op's semantics write it. A zero-initialised qref_detail (and
+ * detail == NULL) means QREF_ROUND_DEFAULT.
+ */
 typedef enum qref_rounding {
-	QREF_ROUND_DOUBLE = 0, /* default LiteRT build: SRDHM then RDBPOT */
-	QREF_ROUND_SINGLE = 1  /* TFLITE_SINGLE_ROUNDING=1 build */
+	QREF_ROUND_DEFAULT = 0, /* what the op's semantics do */
+	/* LiteRT MultiplyByQuantizedMultiplier builds (integer requantization) */
+	QREF_ROUND_DOUBLE = 1, /* default build: SRDHM then RDBPOT */
+	QREF_ROUND_SINGLE = 2, /* TFLITE_SINGLE_ROUNDING=1 build */
+	/* rounding a real value to an integer; the name says where ties go */
+	QREF_ROUND_HALF_EVEN = 3, /* to even */
+	QREF_ROUND_HALF_AWAY = 4, /* away from zero */
+	QREF_ROUND_HALF_UP = 5,   /* toward +infinity */
+	QREF_ROUND_HALF_DOWN = 6  /* toward -infinity */
 } qref_rounding;
+
+#define QREF_ROUND_COUNT 7
+
+/* "default", "double", "single", "half_even", "half_away", "half_up",
+ * "half_down"; "unknown" for a value outside the enum. */
+const char *qref_rounding_name(qref_rounding rounding);
+
+/* The qref_rounding called name (as above), or -1 if unknown or NULL. */
+int qref_rounding_parse(const char *name);
 
 /*
  * What the reference knows about each output element beyond its value.
@@ -41,7 +81,7 @@ typedef struct qref_output_detail {
 } qref_output_detail;
 
 typedef struct qref_detail {
-	qref_rounding rounding;                   /* in */
+	qref_rounding rounding;                   /* in: see qref_rounding */
 	qref_output_detail out[QREF_MAX_OUTPUTS]; /* in: buffers; out: filled */
 	char message[256]; /* out: for QCF_INVALID_PARAM, the rule that failed */
 } qref_detail;
@@ -55,5 +95,41 @@ qcf_status qref_supports(const qcf_op_call *call);
  * when given) without writing outputs if one fails. detail may be NULL.
  */
 qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail);
+
+/*
+ * Real-valued outputs, for automatic output quantization: the harness calls
+ * this to choose the quantization of a quantized output (from the range of
+ * the ideal result) before it runs the op.
+ *
+ * Writes to values (one double per element of output k, in the order of
+ * call->outputs[k]'s shape) the ideal real-valued result of output k, before
+ * any quantization of that output: computed in double from the real values
+ * of the inputs, each dequantized with its own quantization when it is
+ * quantized ((q - zp) * scale) and taken as is when it is float. Implemented:
+ *  - litert QUANTIZE: float32 input: x itself; integer input (requantize):
+ *    (q - zp_in) * s_in.
+ *  - onnx QuantizeLinear: x itself.
+ * NaN and infinities of a float input are passed through.
+ *
+ * Needs the inputs (checked as the kernel checks them: counts, dtypes,
+ * buffers, their quantization) and output k's shape; does not need output
+ * k's quantization, data or buffer, and writes nothing to call->outputs.
+ * QCF_NOT_SUPPORTED when output k of the op is not quantized (float outputs,
+ * masks: DEQUANTIZE, DequantizeLinear, torch and tf fake quantization), the
+ * reference has no such op, or the kernel does not implement the inputs;
+ * QCF_INVALID_PARAM for inputs the kernel would refuse or k outside
+ * [0, n_outputs); QCF_ERROR for a NULL call or values.
+ *
+ * This is the hook every op with a quantized output implements next to its
+ * kernel (CONV_2D, FULLY_CONNECTED, ADD, ...: the accumulator times the
+ * input and weight scales, plus the bias, before requantization); the
+ * per-op functions are listed with the kernels in reference/dispatch.c.
+ */
+qcf_status qref_real_output(const qcf_op_call *call, int k, double *values);
+
+/* As qref_real_output; the reason for a status other than QCF_OK goes to
+ * message (size bytes, NUL-terminated; "" on QCF_OK) when message != NULL. */
+qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, char *message,
+                                size_t size);
 
 #endif

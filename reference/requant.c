@@ -11,6 +11,11 @@ static int32_t wrap32(uint64_t v)
 	return (int32_t)(u - 0x80000000u) + INT32_MIN;
 }
 
+qref_rounding qref_requant_build(qref_rounding rounding)
+{
+	return rounding == QREF_ROUND_SINGLE ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE;
+}
+
 int64_t qref_asr64(int64_t v, int n)
 {
 	/* for v < 0, ~v = -v - 1 >= 0 and ~(~v >> n) = floor(v / 2^n) */

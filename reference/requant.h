@@ -7,6 +7,12 @@
  * portable C: no implementation-defined shifts of negative numbers, no
  * signed overflow. Where LiteRT relies on wrapping (the int32 pre-shift of
  * the double-rounding MBQM), the wrap is done explicitly in uint32.
+ *
+ * The `rounding` argument names the LiteRT build: QREF_ROUND_SINGLE is the
+ * TFLITE_SINGLE_ROUNDING=1 build; QREF_ROUND_DOUBLE and QREF_ROUND_DEFAULT
+ * are the default double-rounding build (DEFAULT maps to DOUBLE here), and
+ * so is any other value (the QREF_ROUND_HALF_* roundings name no LiteRT
+ * build: kernels refuse them before calling these helpers).
  */
 #ifndef QREF_REQUANT_H
 #define QREF_REQUANT_H
@@ -43,7 +49,7 @@ int32_t qref_rdbpot(int32_t x, int exponent);
 /*
  * MultiplyByQuantizedMultiplier(x, m, shift) = x * m * 2^(shift - 31),
  * rounded as the LiteRT build does:
- *  - QREF_ROUND_DOUBLE (default build): RDBPOT(SRDHM(x * 2^max(shift, 0), m),
+ *  - QREF_ROUND_DOUBLE or QREF_ROUND_DEFAULT (default build): RDBPOT(SRDHM(x * 2^max(shift, 0), m),
  *    max(-shift, 0)). shift in [-31, 31]. The pre-shift x * 2^shift wraps
  *    modulo 2^32 as LiteRT does in practice (it is outside LiteRT's
  *    contract: callers that care check it with qref_mbqm_preshift_fits).
@@ -53,6 +59,10 @@ int32_t qref_rdbpot(int32_t x, int exponent);
  *    DCHECKs it; callers check with qref_mbqm_single_wide).
  */
 int32_t qref_mbqm(int32_t x, int32_t multiplier, int shift, qref_rounding rounding);
+
+/* QREF_ROUND_SINGLE for QREF_ROUND_SINGLE, else QREF_ROUND_DOUBLE: the
+ * build a rounding argument selects. */
+qref_rounding qref_requant_build(qref_rounding rounding);
 
 /* 1 if x * 2^max(shift, 0) fits int32 (the double-rounding pre-shift does not
  * wrap); shift in [-31, 31]. */

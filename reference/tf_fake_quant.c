@@ -10,7 +10,15 @@
  *   y = floorf(c * inv - quant_zero + 0.5f) * scale, c = clamp(x, nmin, nmax) - nmin
  *       (args, per-channel); vars divides: c / scale instead of c * inv.
  * Rounding is therefore half up. min == max == 0 gives zeros (vars and
- * per-channel only; args requires min < max).
+ * per-channel only; args requires min < max). Checked against
+ * tensorflow/core/kernels/fake_quant_ops_functor.h (the version with
+ * quant_zero and inv_nudged_scale from Nudge).
+ *
+ * Named roundings (qref.h) replace floorf(v + 0.5f), v = c * inv - quant_zero
+ * (or c / scale - quant_zero), by a QREF_ROUND_HALF_* rounding of v; the
+ * default and QREF_ROUND_HALF_UP both keep TF's expression exactly (it is
+ * not an exact half-up rounding where v + 0.5f rounds: v = 0.49999997f gives
+ * 1). quant_zero and the nudged zero point keep their own rounding.
  */
 #include <math.h>
 
@@ -50,13 +58,26 @@ static int nudge(float min, float max, int qmin, int qmax, tf_nudged *n)
 	return 0;
 }
 
-static float fq(const tf_nudged *n, tf_form form, float x)
+static float fq(const tf_nudged *n, tf_form form, qref_rounding r, float x)
 {
 	float c = n->nmax < x ? n->nmax : x; /* Eigen's scalar cwiseMin, then cwiseMax */
 	c = c < n->nmin ? n->nmin : c;
 	c = c - n->nmin;
-	float t = (form == TF_MUL ? c * n->inv : c / n->scale) - n->qzero + 0.5f;
-	return floorf(t) * n->scale;
+	float v = (form == TF_MUL ? c * n->inv : c / n->scale) - n->qzero;
+	float q;
+	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_UP)
+		q = floorf(v + 0.5f);
+	else
+		q = (float)qref_round_half((double)v, r); /* exact: an integer of a float */
+	return q * n->scale;
+}
+
+/* NOT_SUPPORTED unless r is the default or a QREF_ROUND_HALF_* rounding. */
+static qcf_status check_rounding(const qcf_op_call *call, qref_rounding r, qref_detail *d)
+{
+	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
+		return QCF_OK;
+	return qref_rounding_na(call, d, r, "(x - nudged_min) / scale - quant_zero to an integer");
 }
 
 /* Writes element i of output 0 for one channel's parameters. */
@@ -64,16 +85,17 @@ static void put(const qcf_op_call *call, qref_detail *d, size_t i, const tf_nudg
                 float x)
 {
 	qcf_tensor *out = &call->outputs[0];
+	const qref_rounding r = qref_detail_rounding(d);
 	qref_set_step(d, 0, i, n->scale);
 	if (isnan(x)) {
 		/* Eigen's scalar and packet min/max treat NaN differently */
-		float a = fq(n, form, n->nmin), b = fq(n, form, n->nmax);
+		float a = fq(n, form, r, n->nmin), b = fq(n, form, r, n->nmax);
 		qref_mark_any(d, 0, i, a < b ? a : b, a < b ? b : a);
 		qref_set(out, i, a);
 		return;
 	}
 	qref_mark_exact(d, 0, i);
-	qref_set(out, i, fq(n, form, x));
+	qref_set(out, i, fq(n, form, r, x));
 }
 
 static void put_zero(const qcf_op_call *call, qref_detail *d, size_t i)
@@ -156,6 +178,8 @@ qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: range [%g, %g] gives no finite positive scale", call->op,
 		                 (double)fmin_, (double)fmax_);
+	if ((s = check_rounding(call, qref_detail_rounding(d), d)) != QCF_OK)
+		return s;
 	const qcf_tensor *x = &call->inputs[0];
 	size_t count = qref_tensor_numel(x);
 	for (size_t i = 0; i < count; i++)
@@ -177,7 +201,8 @@ qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
 	float max = (float)qref_get(&call->inputs[2], 0);
 	tf_nudged n;
 	int zero;
-	if ((s = nudge_vars(call, min, max, qmin, qmax, &n, &zero, d)) != QCF_OK)
+	if ((s = nudge_vars(call, min, max, qmin, qmax, &n, &zero, d)) != QCF_OK ||
+	    (s = check_rounding(call, qref_detail_rounding(d), d)) != QCF_OK)
 		return s;
 	size_t count = qref_tensor_numel(x);
 	for (size_t i = 0; i < count; i++) {
@@ -215,6 +240,8 @@ qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *d)
 		if (s != QCF_OK)
 			return s;
 	}
+	if ((s = check_rounding(call, qref_detail_rounding(d), d)) != QCF_OK)
+		return s;
 	size_t count = qref_tensor_numel(x);
 	for (size_t i = 0; i < count; i++) {
 		size_t c = i % (size_t)depth;

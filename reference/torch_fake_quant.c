@@ -13,6 +13,11 @@
  *    in the product's type); out = ((double)clamp(q) - zp) * (double)scale.
  *  - per channel, float zp: q = lrintf(zp + x * inv) (zp added BEFORE
  *    rounding; a float64 sum is first converted to float); out as above.
+ * Named roundings (qref.h): the one rounding to an integer, nearbyint /
+ * nearbyintf / lrintf in the current rounding mode (ties to even), of
+ * x * inv or, on the float zero point path, zp + x * inv; QREF_ROUND_HALF_*
+ * replace it (on both the plain and the fused float zero point variants),
+ * nothing else changes.
  * Undefined (FACTS.md section 4, torch <= 1.13 and the per-channel kernels
  * cast to int64 before clamping): NaN, +-inf, |value| >= 2^63. Those
  * elements are marked unpredictable.
@@ -59,6 +64,30 @@ static int64_t sub_wrap(int64_t a, int64_t b)
 	if (u <= (uint64_t)INT64_MAX)
 		return (int64_t)u;
 	return (int64_t)(u - (uint64_t)INT64_MAX - 1) + INT64_MIN;
+}
+
+/* The torch rounding (nearbyint: ties to even) or a named QREF_ROUND_HALF_*. */
+static double round_d(double v, qref_rounding r)
+{
+	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
+		return nearbyint(v);
+	return qref_round_half(v, r);
+}
+
+static float round_f(float v, qref_rounding r)
+{
+	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
+		return nearbyintf(v);
+	return (float)qref_round_half((double)v, r); /* exact: an integer of a float */
+}
+
+/* NOT_SUPPORTED unless r is the default or a QREF_ROUND_HALF_* rounding. */
+static qcf_status check_rounding(const qcf_op_call *call, qref_rounding r, const char *what,
+                                 qref_detail *d)
+{
+	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
+		return QCF_OK;
+	return qref_rounding_na(call, d, r, what);
 }
 
 static qcf_status get_int_attr(const qcf_op_call *call, const char *name, int64_t *v,
@@ -149,6 +178,9 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: `zero_point` must be between `quant_min` and `quant_max`",
 		                 call->op);
+	const qref_rounding rmode = qref_detail_rounding(d);
+	if ((s = check_rounding(call, rmode, "x * inv to an integer", d)) != QCF_OK)
+		return s;
 
 	const qcf_tensor *x = &call->inputs[0];
 	const qcf_dtype xt = x->dtype;
@@ -162,12 +194,12 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 		int mask, ub;
 		if (xt == QCF_FLOAT64) {
 			double p = qref_get(x, i) * (double)inv;
-			rnd = nearbyint(p);
+			rnd = round_d(p, rmode);
 			qf = (double)zp + rnd;
 			mask = (double)qmin <= qf && qf <= (double)qmax;
 		} else {
 			float p = (float)qref_get(x, i) * inv;
-			float rf = nearbyintf(p);
+			float rf = round_f(p, rmode);
 			float qff = (float)zp + rf;
 			rnd = rf;
 			qf = qff;
@@ -197,6 +229,7 @@ typedef struct {
 	qcf_dtype xt;
 	int float_zp;
 	int64_t qmin, qmax;
+	qref_rounding rmode;
 } pc_ctx;
 
 typedef struct {
@@ -232,10 +265,10 @@ static pc_result pc_int_zp(const pc_ctx *c, double x, float s, int32_t z)
 	const float inv = 1.0f / s;
 	double qf;
 	if (c->xt == QCF_FLOAT64) {
-		qf = (double)z + nearbyint(x * (double)inv);
+		qf = (double)z + round_d(x * (double)inv, c->rmode);
 	} else {
 		float p = (float)x * inv;
-		qf = (float)z + nearbyintf(p);
+		qf = (float)z + round_f(p, c->rmode);
 	}
 	if (!isfinite(qf) || fabs(qf) >= TWO63)
 		return pc_undefined(c, qf, (double)z, s);
@@ -258,13 +291,13 @@ static pc_result pc_float_zp(const pc_ctx *c, double x, float s, float zf, doubl
 {
 	const float inv = 1.0f / s;
 	float v = pc_float_arg(c, x, inv, zf, 0);
-	float rv = nearbyintf(v);
+	float rv = round_f(v, c->rmode);
 	if (!isfinite(rv) || fabsf(rv) >= (float)TWO63)
 		return pc_undefined(c, v, (double)zf, s);
 	pc_result r = pc_finish(c, (int64_t)rv, (double)zf, s);
 	/* the vectorised kernel fuses x * inv + zp into one FMA */
 	float vf = pc_float_arg(c, x, inv, zf, 1);
-	float rf = nearbyintf(vf);
+	float rf = round_f(vf, c->rmode);
 	*alt_y = r.y;
 	*alt_mask = r.mask;
 	if (rf != rv && isfinite(rf) && fabsf(rf) < (float)TWO63) {
@@ -321,7 +354,7 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 		                 call->op);
 	if ((s = check_range(call, qmin, qmax, d)) != QCF_OK)
 		return s;
-	pc_ctx c = {x->dtype, zt->dtype != QCF_INT32, qmin, qmax};
+	pc_ctx c = {x->dtype, zt->dtype != QCF_INT32, qmin, qmax, qref_detail_rounding(d)};
 	if (!c.float_zp)
 		for (int64_t k = 0; k < zt->shape[0]; k++) {
 			double z = qref_get(zt, (size_t)k);
@@ -331,6 +364,10 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 				                 "`quant_max`",
 				                 call->op);
 		}
+	s = check_rounding(call, c.rmode,
+	                   c.float_zp ? "zp + x * inv to an integer" : "x * inv to an integer", d);
+	if (s != QCF_OK)
+		return s;
 
 	qcf_quant ax;
 	memset(&ax, 0, sizeof ax);

@@ -16,7 +16,15 @@ static qcf_tensor tensor(qcf_dtype t, void *data)
 
 static qc_tolerance tol_exact(void)
 {
-	qc_tolerance t = {1, -1, -1, -1, -1, -1, -1, -1, NULL};
+	qc_tolerance t = {.exact = 1,
+	                  .max_abs = -1,
+	                  .bias = -1,
+	                  .mse = -1,
+	                  .mismatch_rate = -1,
+	                  .ulp = -1,
+	                  .abs = -1,
+	                  .rel = -1,
+	                  .steps = -1};
 	return t;
 }
 
@@ -26,7 +34,7 @@ static void test_lsb_histogram(void)
 	int8_t got[8] = {0, 2, 1, 3, -4, 105, 30, -128};
 	qcf_tensor x = tensor(QCF_INT8, want), y = tensor(QCF_INT8, got);
 	qc_metrics m;
-	qc_compare_output(&x, &y, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_LSB);
 	CU_ASSERT_EQUAL(m.n, 8);
 	CU_ASSERT_EQUAL(m.mismatches, 4);
@@ -78,7 +86,7 @@ static void test_steps_exact(void)
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qref_output_detail d = {NULL, NULL, NULL, step};
 	qc_metrics m;
-	qc_compare_output(&x, &y, &d, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_STEPS);
 	CU_ASSERT_EQUAL(m.mismatches, 4);
 	CU_ASSERT_EQUAL(m.max_abs, 1.0);
@@ -91,7 +99,7 @@ static void test_steps_exact(void)
 	CU_ASSERT_TRUE(qc_tolerance_check(&t, &m, why, sizeof why));
 	/* half a step off is not snapped */
 	got[0] = want[0] + 0.05f;
-	qc_compare_output(&x, &y, &d, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
 	int seen = 0;
 	for (int i = 0; i < m.n_worst; i++)
 		if (m.worst[i].index == 0)
@@ -109,14 +117,14 @@ static void test_float_ulp_and_nan(void)
 	got[4] = nextafterf(nextafterf(3.0f, 0.0f), 0.0f);
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qc_metrics m;
-	qc_compare_output(&x, &y, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_ULP);
 	CU_ASSERT_EQUAL(m.mismatches, 2); /* -0 == +0, NaN == NaN, inf == inf */
 	CU_ASSERT_EQUAL(m.max_ulp, 2);
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 1);
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(-2)], 1);
 	got[7] = NAN;
-	qc_compare_output(&x, &y, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
 	CU_ASSERT_EQUAL(m.hist[QC_HIST_NAN], 1);
 	qc_tolerance t = tol_exact();
 	t.exact = 0;
@@ -135,7 +143,7 @@ static void test_unpredictable(void)
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qref_output_detail d = {any, lo, hi, NULL};
 	qc_metrics m;
-	qc_compare_output(&x, &y, &d, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
 	CU_ASSERT_EQUAL(m.n, 6);
 	CU_ASSERT_EQUAL(m.unpredictable, 2);
 	CU_ASSERT_EQUAL(m.out_of_range, 1); /* NaN is not in [-1, 10]; 9 is */

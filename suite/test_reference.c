@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "kernel.h"
 #include "qct.h"
 #include "qref.h"
 #include "requant.h"
@@ -159,11 +160,13 @@ static void test_qm_golden(void)
 	        {1.25, 1342177280, 1},  {2.0, 1073741824, 2}, {0x1p-32, 1073741824, -31},
 	        {0.99 * 0x1p-32, 0, 0},
 	};
+	static const qref_rounding builds[] = {QREF_ROUND_DEFAULT, QREF_ROUND_DOUBLE,
+	                                       QREF_ROUND_SINGLE};
 	for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
-		for (int r = 0; r < 2; r++) {
+		for (int r = 0; r < 3; r++) {
 			int32_t m = -1;
 			int s = -99;
-			qref_quantize_multiplier(g[i].d, (qref_rounding)r, &m, &s);
+			qref_quantize_multiplier(g[i].d, builds[r], &m, &s);
 			CU_ASSERT_EQUAL(m, g[i].m);
 			CU_ASSERT_EQUAL(s, g[i].s);
 		}
@@ -268,7 +271,7 @@ static void test_litert_quantize_float(void)
 	const double xv[] = {-1.25, 1.25, 0.75, -0.25, 1000, -1.625, 0.245, NAN};
 	tt_fill(&x, xv, 8);
 	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DOUBLE);
+	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	const double want[] = {-3, 3, 2, -1, 127, -3};
 	for (int i = 0; i < 6; i++) {
@@ -288,7 +291,7 @@ static void test_litert_quantize_float(void)
 	tt_quant(&y, 0, 4, s, z);
 	const double xv2[] = {-1.25, INFINITY, 5.0, -3.0};
 	tt_fill(&x, xv2, 4);
-	d = det_init(&dd, QREF_ROUND_DOUBLE);
+	d = det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	CU_ASSERT_EQUAL(get(&y, 0), 7);
 	CU_ASSERT_EQUAL(dd.any[0][1], 1); /* inf: undefined cast */
@@ -334,10 +337,12 @@ static void test_litert_requantize(void)
 		tt_quant1(&y2, 1.0f, 0);
 		const double v2[] = {32767, 0};
 		tt_fill(&x2, v2, 2);
-		for (int r = 0; r < 2; r++) {
+		static const qref_rounding builds[] = {QREF_ROUND_DEFAULT, QREF_ROUND_DOUBLE,
+		                                       QREF_ROUND_SINGLE};
+		for (int r = 0; r < 3; r++) {
 			det d2;
 			CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in2, 1, out2, 1, NULL, 0,
-			                    det_init(&d2, (qref_rounding)r)),
+			                    det_init(&d2, builds[r])),
 			                QCF_OK);
 			CU_ASSERT_EQUAL(d2.any[0][0], 1);
 			CU_ASSERT_EQUAL(d2.lo[0][0], -128);
@@ -364,7 +369,7 @@ static void test_litert_invalid(void)
 	tt x, y;
 	tt *in[] = {&x}, *out[] = {&y};
 	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DOUBLE);
+	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
 	/* int16 -> int16 needs zero points 0 */
 	tt_init(&x, QCF_INT16, 2);
 	tt_init(&y, QCF_INT16, 2);
@@ -410,7 +415,7 @@ static void test_litert_dequantize(void)
 	const double xv[] = {-127, -126, 127, -128};
 	tt_fill(&x, xv, 4);
 	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DOUBLE);
+	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	/* (q - zp) * s rounded once: q*s - zp*s in float gives 0.100000381 here */
 	CU_ASSERT_EQUAL((float)get(&y, 0), 0.1f);
@@ -430,7 +435,7 @@ static void test_litert_dequantize(void)
 	tt_quant(&x, 1, 2, s, z);
 	const double xv2[] = {3, 3, -32768, 32767};
 	tt_fill(&x, xv2, 4);
-	d = det_init(&dd, QREF_ROUND_DOUBLE);
+	d = det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	CU_ASSERT_EQUAL(get(&y, 0), 1.5);
 	CU_ASSERT_EQUAL(get(&y, 1), 0.75);
@@ -867,6 +872,774 @@ static void test_onnx_dequantize(void)
 	               "does not fit");
 }
 
+/* ---- named roundings --------------------------------------------------- */
+
+static const qref_rounding halves[4] = {QREF_ROUND_HALF_EVEN, QREF_ROUND_HALF_AWAY,
+                                        QREF_ROUND_HALF_UP, QREF_ROUND_HALF_DOWN};
+
+static void test_rounding_names(void)
+{
+	static const char *want[] = {"default",   "double",  "single",   "half_even",
+	                             "half_away", "half_up", "half_down"};
+	CU_ASSERT_EQUAL(QREF_ROUND_DEFAULT, 0); /* a zeroed qref_detail is the default */
+	CU_ASSERT_EQUAL(QREF_ROUND_COUNT, 7);
+	for (int r = 0; r < 7; r++) {
+		CU_ASSERT_STRING_EQUAL(qref_rounding_name((qref_rounding)r), want[r]);
+		CU_ASSERT_EQUAL(qref_rounding_parse(want[r]), r);
+	}
+	CU_ASSERT_EQUAL(qref_rounding_parse("half_even"), QREF_ROUND_HALF_EVEN);
+	CU_ASSERT_EQUAL(qref_rounding_parse("single"), QREF_ROUND_SINGLE);
+	CU_ASSERT_EQUAL(qref_rounding_parse("half-even"), -1);
+	CU_ASSERT_EQUAL(qref_rounding_parse("Double"), -1);
+	CU_ASSERT_EQUAL(qref_rounding_parse(""), -1);
+	CU_ASSERT_EQUAL(qref_rounding_parse(NULL), -1);
+	CU_ASSERT_STRING_EQUAL(qref_rounding_name((qref_rounding)7), "unknown");
+	CU_ASSERT_STRING_EQUAL(qref_rounding_name((qref_rounding)-1), "unknown");
+}
+
+static void test_requant_build(void)
+{
+	CU_ASSERT_EQUAL(qref_requant_build(QREF_ROUND_DEFAULT), QREF_ROUND_DOUBLE);
+	CU_ASSERT_EQUAL(qref_requant_build(QREF_ROUND_DOUBLE), QREF_ROUND_DOUBLE);
+	CU_ASSERT_EQUAL(qref_requant_build(QREF_ROUND_SINGLE), QREF_ROUND_SINGLE);
+	/* the helpers: DEFAULT is the double-rounding build */
+	int32_t m;
+	int s;
+	qref_quantize_multiplier(0.25, QREF_ROUND_DEFAULT, &m, &s);
+	CU_ASSERT_EQUAL(qref_mbqm(5, m, s, QREF_ROUND_DEFAULT), 2);
+	CU_ASSERT_EQUAL(qref_mbqm(-6, m, s, QREF_ROUND_DEFAULT), -2);
+	CU_ASSERT_EQUAL(qref_mbqm_lt1(5, m, s, QREF_ROUND_DEFAULT), 2);
+	qref_quantize_multiplier(0x1p31, QREF_ROUND_DEFAULT, &m, &s);
+	CU_ASSERT_EQUAL(s, 32); /* no single-rounding clamp */
+}
+
+/* Rounds v under [even, away, up, down] and compares with want. */
+static void check_round4(double v, double e, double a, double u, double d)
+{
+	const double want[4] = {e, a, u, d};
+	for (int k = 0; k < 4; k++) {
+		double r = qref_round_half(v, halves[k]);
+		if (r != want[k])
+			fprintf(stderr, "\nqref_round_half(%a, %s) = %a, want %a\n", v,
+			        qref_rounding_name(halves[k]), r, want[k]);
+		CU_ASSERT_EQUAL(r, want[k]);
+	}
+}
+
+static void test_round_half(void)
+{
+	check_round4(2.5, 2, 3, 3, 2);
+	check_round4(-2.5, -2, -3, -2, -3);
+	check_round4(3.5, 4, 4, 4, 3);
+	check_round4(-3.5, -4, -4, -3, -4);
+	check_round4(0.5, 0, 1, 1, 0);
+	check_round4(-0.5, 0, -1, 0, -1);
+	check_round4(2.6, 3, 3, 3, 3);
+	check_round4(-2.4, -2, -2, -2, -2);
+	check_round4(7.0, 7, 7, 7, 7);
+	/* the nearest doubles to a tie are not ties, also where 1 + v would round */
+	check_round4(0x1.fffffffffffffp-2, 0, 0, 0, 0);      /* 0.5 - 2^-54 */
+	check_round4(-0x1.fffffffffffffp-2, 0, 0, 0, 0);     /* -0.5 + 2^-54 */
+	check_round4(-0x1.0000000000001p-1, -1, -1, -1, -1); /* -0.5 - 2^-53 */
+	check_round4(-0x1.ffffffffffff8p-2, 0, 0, 0, 0);     /* -0.5 + 2^-52: 1 + v is exact */
+	check_round4(0x1.fffffep-2, 0, 0, 0, 0);             /* 0.49999997f */
+	check_round4(2.5 + 0x1p-51, 3, 3, 3, 3);
+	check_round4(-2.5 + 0x1p-51, -2, -2, -2, -2);
+	/* large magnitudes: 2^52 - 0.5 is the largest tie; beyond, integers */
+	check_round4(0x1p52 - 0.5, 0x1p52, 0x1p52, 0x1p52, 0x1p52 - 1);
+	check_round4(-(0x1p52 - 0.5), -0x1p52, -0x1p52, -0x1p52 + 1, -0x1p52);
+	check_round4(0x1p52 + 1, 0x1p52 + 1, 0x1p52 + 1, 0x1p52 + 1, 0x1p52 + 1);
+	check_round4(-0x1p60, -0x1p60, -0x1p60, -0x1p60, -0x1p60);
+	/* non-finite values pass through; zeros keep the sign of v */
+	for (int k = 0; k < 4; k++) {
+		CU_ASSERT(isnan(qref_round_half(NAN, halves[k])));
+		CU_ASSERT_EQUAL(qref_round_half(INFINITY, halves[k]), INFINITY);
+		CU_ASSERT_EQUAL(qref_round_half(-INFINITY, halves[k]), -INFINITY);
+		CU_ASSERT(signbit(qref_round_half(-0.25, halves[k])));
+		CU_ASSERT(!signbit(qref_round_half(0.25, halves[k])));
+	}
+	CU_ASSERT(signbit(qref_round_half(-0.5, QREF_ROUND_HALF_UP)));
+	CU_ASSERT(signbit(qref_round_half(-0.0, QREF_ROUND_HALF_EVEN)));
+	/* half_even agrees with nearbyint (ties to even) on a sweep of halves */
+	for (int i = -40; i <= 40; i++) {
+		double v = i * 0.25;
+		CU_ASSERT_EQUAL(qref_round_half(v, QREF_ROUND_HALF_EVEN), nearbyint(v));
+		CU_ASSERT_EQUAL(qref_round_half(v, QREF_ROUND_HALF_AWAY), round(v));
+		CU_ASSERT_EQUAL(qref_round_half(v, QREF_ROUND_HALF_UP), floor(v + 0.5));
+		CU_ASSERT_EQUAL(qref_round_half(v, QREF_ROUND_HALF_DOWN), ceil(v - 0.5));
+	}
+}
+
+/*
+ * One op call for the rounding tests: tensors, attributes, and a runner
+ * that snapshots the output bytes.
+ */
+typedef struct {
+	const char *sem, *op;
+	tt *in[3];
+	int nin;
+	tt *out[2];
+	int nout;
+	qcf_attr at[4];
+	int na;
+} opc;
+
+/* The output bytes after a run (outputs first filled with 0xA5). */
+typedef struct {
+	_Alignas(8) unsigned char bytes[2][MAXN * 8]; /* read back with qref_get */
+	qcf_status st;
+	det dd;
+} snap;
+
+static void opc_run(opc *c, qref_rounding r, int null_detail, snap *sn)
+{
+	for (int k = 0; k < c->nout; k++)
+		memset(c->out[k]->buf, 0xA5, sizeof c->out[k]->buf);
+	qref_detail *d = det_init(&sn->dd, r);
+	sn->st = run(c->sem, c->op, c->in, c->nin, c->out, c->nout, c->at, c->na,
+	             null_detail ? NULL : d);
+	memset(sn->bytes, 0, sizeof sn->bytes);
+	for (int k = 0; k < c->nout; k++)
+		memcpy(sn->bytes[k], c->out[k]->buf, sizeof sn->bytes[k]);
+}
+
+static int snap_same(const opc *c, const snap *a, const snap *b)
+{
+	for (int k = 0; k < c->nout; k++)
+		if (memcmp(a->bytes[k], b->bytes[k], c->out[k]->t.nbytes) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * The tie table. Each op below is fed inputs whose rounded value v is, in
+ * order: 2.5, -2.5, 3.5, -3.5, 0.5, -0.5, 2.6 (not a tie); the integers
+ * each QREF_ROUND_HALF_* makes of them ([even, away, up, down]):
+ */
+#define NTIE 7
+static const double tie_q[4][NTIE] = {
+        {2, -2, 4, -4, 0, 0, 3},  /* half_even */
+        {3, -3, 4, -4, 1, -1, 3}, /* half_away: |v| + 0.5, truncated */
+        {3, -2, 4, -3, 1, 0, 3},  /* half_up: floor(v + 0.5) */
+        {2, -3, 3, -4, 0, -1, 3}, /* half_down: ceil(v - 0.5) */
+};
+static const double tie_v[NTIE] = {2.5, -2.5, 3.5, -3.5, 0.5, -0.5, 2.6};
+
+/* Index in tie_q of a QREF_ROUND_HALF_* rounding. */
+static int half_index(qref_rounding r)
+{
+	for (int k = 0; k < 4; k++)
+		if (halves[k] == r)
+			return k;
+	return -1;
+}
+
+/*
+ * Output 0 element i is unit * tie_q[mode][i] under each half_* rounding;
+ * DEFAULT, and a NULL detail, give the bytes of def (the op's own rounding)
+ * on every output; the roundings differ from the default exactly where
+ * tie_q says so.
+ */
+static void check_ties(opc *c, double unit, qref_rounding def)
+{
+	snap dflt, nul, named[4];
+	opc_run(c, QREF_ROUND_DEFAULT, 0, &dflt);
+	opc_run(c, QREF_ROUND_DEFAULT, 1, &nul);
+	CU_ASSERT_EQUAL_FATAL(dflt.st, QCF_OK);
+	CU_ASSERT_EQUAL(nul.st, QCF_OK);
+	CU_ASSERT(snap_same(c, &dflt, &nul));
+	int di = half_index(def);
+	for (int k = 0; k < 4; k++) {
+		opc_run(c, halves[k], 0, &named[k]);
+		CU_ASSERT_EQUAL_FATAL(named[k].st, QCF_OK);
+		for (int i = 0; i < NTIE; i++) {
+			double got = qref_get(&c->out[0]->t, (size_t)i);
+			if (got != unit * tie_q[k][i])
+				fprintf(stderr, "\n%s %s: v = %g gives %g, want %g\n", c->op,
+				        qref_rounding_name(halves[k]), tie_v[i], got,
+				        unit * tie_q[k][i]);
+			CU_ASSERT_EQUAL(got, unit * tie_q[k][i]);
+		}
+	}
+	/* the default is its named rounding, bit for bit, on every output */
+	CU_ASSERT(snap_same(c, &dflt, &named[di]));
+	/* a rounding differs from the default exactly at the ties the table says */
+	for (int k = 0; k < 4; k++) {
+		tt y = *c->out[0];
+		for (int i = 0; i < NTIE; i++) {
+			y.t.data = named[k].bytes[0];
+			double a = qref_get(&y.t, (size_t)i);
+			y.t.data = dflt.bytes[0];
+			double b = qref_get(&y.t, (size_t)i);
+			CU_ASSERT_EQUAL(a != b, tie_q[k][i] != tie_q[di][i]);
+		}
+	}
+}
+
+/* QCF_NOT_SUPPORTED with the exact message; no output byte written. */
+static void check_na(opc *c, qref_rounding r, const char *what)
+{
+	snap sn;
+	opc_run(c, r, 0, &sn);
+	char want[256];
+	snprintf(want, sizeof want, "%s: rounding '%s' does not apply (it rounds %s)", c->op,
+	         qref_rounding_name(r), what);
+	CU_ASSERT_EQUAL(sn.st, QCF_NOT_SUPPORTED);
+	CU_ASSERT_STRING_EQUAL(sn.dd.d.message, want);
+	for (int k = 0; k < c->nout; k++)
+		for (size_t b = 0; b < c->out[k]->t.nbytes; b++)
+			CU_ASSERT_EQUAL_FATAL(sn.bytes[k][b], 0xA5);
+}
+
+/* Every non-default rounding outside `applies` (a bitmask of qref_rounding) is declined. */
+static void check_na_others(opc *c, unsigned applies, const char *what)
+{
+	for (int r = 1; r < QREF_ROUND_COUNT; r++)
+		if (!(applies & (1u << r)))
+			check_na(c, (qref_rounding)r, what);
+	check_na(c, (qref_rounding)42, what); /* outside the enum: 'unknown' */
+}
+
+#define HALF_BITS                                                                                  \
+	((1u << QREF_ROUND_HALF_EVEN) | (1u << QREF_ROUND_HALF_AWAY) |                             \
+	 (1u << QREF_ROUND_HALF_UP) | (1u << QREF_ROUND_HALF_DOWN))
+
+static void test_rounding_litert_quantize(void)
+{
+	tt x, y;
+	opc c = {.sem = "litert", .op = "QUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
+	/* x / 0.5 = v; the zero point is added after rounding */
+	tt_init(&x, QCF_FLOAT32, NTIE);
+	tt_init(&y, QCF_INT8, NTIE);
+	tt_quant1(&y, 0.5f, 0);
+	for (int i = 0; i < NTIE; i++)
+		qref_set(&x.t, (size_t)i, tie_v[i] * 0.5);
+	check_ties(&c, 1.0, QREF_ROUND_HALF_AWAY);
+	check_na_others(&c, HALF_BITS, "x / scale to an integer");
+	/* zp 5: q = 5 + round(v) */
+	tt_quant1(&y, 0.5f, 5);
+	snap a;
+	opc_run(&c, QREF_ROUND_HALF_DOWN, 0, &a);
+	CU_ASSERT_EQUAL(a.st, QCF_OK);
+	CU_ASSERT_EQUAL(get(&y, 1), 5 - 3);
+	CU_ASSERT_EQUAL(get(&y, 2), 5 + 3);
+
+	/* default bit for bit on other inputs (clamping, NaN, inf, huge) */
+	tt_init(&x, QCF_FLOAT32, 6);
+	tt_init(&y, QCF_UINT8, 6);
+	tt_quant1(&y, 0.25f, 100);
+	const double xv[] = {-1000, 1000, NAN, INFINITY, 3e38, 0.3};
+	tt_fill(&x, xv, 6);
+	snap d0, d1, n0;
+	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+	opc_run(&c, QREF_ROUND_HALF_AWAY, 0, &d1);
+	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
+	CU_ASSERT(snap_same(&c, &d0, &d1));
+	CU_ASSERT(snap_same(&c, &d0, &n0));
+	CU_ASSERT_EQUAL(get(&y, 0), 0);
+	CU_ASSERT_EQUAL(get(&y, 1), 255);
+	CU_ASSERT_EQUAL(get(&y, 5), 101); /* 1.2 -> 1 */
+	CU_ASSERT_EQUAL(d0.dd.any[0][2], 1);
+	CU_ASSERT_EQUAL(d0.dd.any[0][3], 1);
+}
+
+static void test_rounding_litert_requantize(void)
+{
+	tt x, y;
+	opc c = {.sem = "litert", .op = "QUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
+	/* int8 (0.25, zp 1) -> int8 (1, zp -3): ratio 0.25 */
+	tt_init(&x, QCF_INT8, 4);
+	tt_init(&y, QCF_INT8, 4);
+	tt_quant1(&x, 0.25f, 1);
+	tt_quant1(&y, 1.0f, -3);
+	const double xv[] = {6, -5, 9, 127}; /* x - zp: 5, -6, 8, 126 */
+	tt_fill(&x, xv, 4);
+	snap dflt, nul, dbl, sgl;
+	opc_run(&c, QREF_ROUND_DEFAULT, 0, &dflt);
+	opc_run(&c, QREF_ROUND_DEFAULT, 1, &nul);
+	opc_run(&c, QREF_ROUND_DOUBLE, 0, &dbl);
+	opc_run(&c, QREF_ROUND_SINGLE, 0, &sgl);
+	CU_ASSERT_EQUAL(dflt.st, QCF_OK);
+	CU_ASSERT_EQUAL(sgl.st, QCF_OK);
+	CU_ASSERT(snap_same(&c, &dflt, &dbl)); /* DEFAULT is double rounding */
+	CU_ASSERT(snap_same(&c, &dflt, &nul));
+	CU_ASSERT(!snap_same(&c, &dflt, &sgl));
+	/* 1.25: double 2, single 1; -1.5: double -2, single -1; 2 and 31.5 agree */
+	const double wd[] = {2 - 3, -2 - 3, 2 - 3, 32 - 3}, ws[] = {1 - 3, -1 - 3, 2 - 3, 32 - 3};
+	tt yy = y;
+	for (int i = 0; i < 4; i++) {
+		yy.t.data = dflt.bytes[0];
+		CU_ASSERT_EQUAL(qref_get(&yy.t, (size_t)i), wd[i]);
+		yy.t.data = sgl.bytes[0];
+		CU_ASSERT_EQUAL(qref_get(&yy.t, (size_t)i), ws[i]);
+	}
+	check_na_others(&c, (1u << QREF_ROUND_DOUBLE) | (1u << QREF_ROUND_SINGLE),
+	                "(q - zp_in) * s_in / s_out by an integer multiplier");
+}
+
+static void test_rounding_dequantize(void)
+{
+	tt x, y;
+	opc c = {.sem = "litert", .op = "DEQUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
+	tt_init(&x, QCF_INT8, 3);
+	tt_init(&y, QCF_FLOAT32, 3);
+	tt_quant1(&x, 0.1f, -128);
+	const double xv[] = {-127, 127, -128};
+	tt_fill(&x, xv, 3);
+	snap d0, n0;
+	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
+	CU_ASSERT_EQUAL(d0.st, QCF_OK);
+	CU_ASSERT(snap_same(&c, &d0, &n0));
+	CU_ASSERT_EQUAL((float)get(&y, 0), 0.1f);
+	CU_ASSERT_EQUAL((float)get(&y, 1), (float)(255.0 * (double)0.1f));
+	check_na_others(&c, 0, "nothing to an integer");
+	/* the float16 input path declines too */
+	tt_init(&x, QCF_FLOAT16, 3);
+	x.t.quant = NULL;
+	check_na_others(&c, 0, "nothing to an integer");
+
+	c.sem = "onnx";
+	c.op = "DequantizeLinear";
+	tt_init(&x, QCF_UINT8, 3);
+	tt_quant1(&x, 0.1f, 128);
+	const double xv2[] = {129, 0, 255};
+	tt_fill(&x, xv2, 3);
+	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
+	CU_ASSERT_EQUAL(d0.st, QCF_OK);
+	CU_ASSERT(snap_same(&c, &d0, &n0));
+	CU_ASSERT_EQUAL((float)get(&y, 2), 127.0f * 0.1f);
+	check_na_others(&c, 0, "nothing to an integer");
+}
+
+/* Torch op k: 0 per tensor, 1 per tensor cachemask, 2 per channel, 3 per channel cachemask. */
+static const char *const torch_ops[4] = {
+        "fake_quantize_per_tensor_affine",
+        "fake_quantize_per_tensor_affine_cachemask",
+        "fake_quantize_per_channel_affine",
+        "fake_quantize_per_channel_affine_cachemask",
+};
+
+/*
+ * Sets up c for torch op k on x (n elements, shape [n, 1]) with scale 0.5
+ * and integer zero point zp (per channel: one channel along axis 1, zero
+ * point tensor of dtype zdt).
+ */
+static void torch_opc(opc *c, int k, tt *x, tt *sc, tt *zp, tt *y, tt *m, int64_t zpv,
+                      qcf_dtype zdt, int64_t qmin, int64_t qmax)
+{
+	memset(c, 0, sizeof *c);
+	c->sem = "torch";
+	c->op = torch_ops[k];
+	c->in[0] = x;
+	c->out[0] = y;
+	c->out[1] = m;
+	c->nout = (k & 1) ? 2 : 1;
+	int64_t n = x->shape[0];
+	int64_t shp[] = {n, 1};
+	tt_shape(x, 2, shp);
+	tt_init(y, x->t.dtype, n);
+	tt_shape(y, 2, shp);
+	tt_init(m, QCF_BOOL, n);
+	tt_shape(m, 2, shp);
+	if (k < 2) {
+		c->nin = 1;
+		c->at[0] = af("scale", 0.5);
+		c->at[1] = ai("zero_point", zpv);
+		c->at[2] = ai("quant_min", qmin);
+		c->at[3] = ai("quant_max", qmax);
+		c->na = 4;
+	} else {
+		c->nin = 3;
+		c->in[1] = sc;
+		c->in[2] = zp;
+		tt_init(sc, QCF_FLOAT32, 1);
+		tt_init(zp, zdt, 1);
+		qref_set(&sc->t, 0, 0.5);
+		qref_set(&zp->t, 0, (double)zpv);
+		c->at[0] = ai("axis", 1);
+		c->at[1] = ai("quant_min", qmin);
+		c->at[2] = ai("quant_max", qmax);
+		c->na = 3;
+	}
+}
+
+static void test_rounding_torch(void)
+{
+	static const qcf_dtype dts[] = {QCF_FLOAT32, QCF_FLOAT64};
+	for (int k = 0; k < 4; k++)
+		for (int t = 0; t < 2; t++) {
+			/* x * inv = x * 2 = v; zero point 0 */
+			tt x, sc, zp, y, m;
+			opc c;
+			tt_init(&x, dts[t], NTIE);
+			for (int i = 0; i < NTIE; i++)
+				qref_set(&x.t, (size_t)i, tie_v[i] * 0.5);
+			torch_opc(&c, k, &x, &sc, &zp, &y, &m, 0, QCF_INT32, -128, 127);
+			check_ties(&c, 0.5, QREF_ROUND_HALF_EVEN);
+			check_na_others(&c, HALF_BITS, "x * inv to an integer");
+		}
+	/* the mask follows the rounding: qmax 2, v = 2.5 rounds to 2 or 3 */
+	for (int k = 1; k < 4; k += 2) {
+		tt x, sc, zp, y, m;
+		opc c;
+		tt_init(&x, QCF_FLOAT32, 2);
+		const double xv[] = {1.25, -1.25};
+		tt_fill(&x, xv, 2);
+		torch_opc(&c, k, &x, &sc, &zp, &y, &m, 0, QCF_INT32, -2, 2);
+		const double wm[4][2] = {{1, 1}, {0, 0}, {0, 1}, {1, 0}};
+		for (int r = 0; r < 4; r++) {
+			snap sn;
+			opc_run(&c, halves[r], 0, &sn);
+			CU_ASSERT_EQUAL(sn.st, QCF_OK);
+			CU_ASSERT_EQUAL(get(&y, 0), 1.0); /* 2 or clamped 3 */
+			CU_ASSERT_EQUAL(get(&y, 1), -1.0);
+			CU_ASSERT_EQUAL(get(&m, 0), wm[r][0]);
+			CU_ASSERT_EQUAL(get(&m, 1), wm[r][1]);
+		}
+	}
+	/* integer zero point 1: zp added after rounding x * inv = +-0.5 */
+	for (int k = 0; k < 4; k++) {
+		tt x, sc, zp, y, m;
+		opc c;
+		tt_init(&x, QCF_FLOAT32, 2);
+		const double xv[] = {0.25, -0.25};
+		tt_fill(&x, xv, 2);
+		torch_opc(&c, k, &x, &sc, &zp, &y, &m, 1, QCF_INT32, 0, 255);
+		const double wy[4][2] = {{0, 0}, {0.5, -0.5}, {0.5, 0}, {0, -0.5}};
+		for (int r = 0; r < 4; r++) {
+			snap sn;
+			opc_run(&c, halves[r], 0, &sn);
+			CU_ASSERT_EQUAL(sn.st, QCF_OK);
+			CU_ASSERT_EQUAL(get(&y, 0), wy[r][0]);
+			CU_ASSERT_EQUAL(get(&y, 1), wy[r][1]);
+		}
+	}
+}
+
+static void test_rounding_torch_float_zp(void)
+{
+	/* float zero point 1: v = 1 + x * 2 rounds; x = 0.25, -0.25, 0.75, -0.75
+	 * give v = 1.5, 0.5, 2.5, -0.5 and y = (q - 1) * 0.5 */
+	static const qcf_dtype zdts[] = {QCF_FLOAT32, QCF_FLOAT16};
+	const double wy[4][4] = {
+	        {0.5, -0.5, 0.5, -0.5}, /* even: 2, 0, 2, 0 */
+	        {0.5, 0, 1.0, -1.0},    /* away: 2, 1, 3, -1 */
+	        {0.5, 0, 1.0, -0.5},    /* up: 2, 1, 3, 0 */
+	        {0, -0.5, 0.5, -1.0},   /* down: 1, 0, 2, -1 */
+	};
+	for (int k = 2; k < 4; k++)
+		for (int z = 0; z < 2; z++) {
+			tt x, sc, zp, y, m;
+			opc c;
+			tt_init(&x, QCF_FLOAT32, 4);
+			const double xv[] = {0.25, -0.25, 0.75, -0.75};
+			tt_fill(&x, xv, 4);
+			torch_opc(&c, k, &x, &sc, &zp, &y, &m, 1, zdts[z], -128, 127);
+			snap d0, n0, named[4];
+			opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+			opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
+			CU_ASSERT_EQUAL(d0.st, QCF_OK);
+			CU_ASSERT(snap_same(&c, &d0, &n0));
+			for (int r = 0; r < 4; r++) {
+				opc_run(&c, halves[r], 0, &named[r]);
+				CU_ASSERT_EQUAL(named[r].st, QCF_OK);
+				for (int i = 0; i < 4; i++)
+					CU_ASSERT_EQUAL(get(&y, (size_t)i), wy[r][i]);
+				for (int i = 0; i < 4; i++)
+					CU_ASSERT_EQUAL(named[r].dd.any[0][i], 0);
+			}
+			CU_ASSERT(snap_same(&c, &d0, &named[0]));
+			check_na_others(&c, HALF_BITS, "zp + x * inv to an integer");
+		}
+
+	/* the FMA variant rounds with the same rule: zf + x * inv = 2.5 exactly,
+	 * fused 2.50000024 (test_torch_fma_tie) */
+	const float s = 0x1.99999ep-3f, xf = 0x1.9999ap-1f;
+	tt x, sc, zp, y, m;
+	opc c;
+	tt_init(&x, QCF_FLOAT32, 1);
+	qref_set(&x.t, 0, xf);
+	torch_opc(&c, 2, &x, &sc, &zp, &y, &m, 0, QCF_FLOAT32, -128, 127);
+	qref_set(&sc.t, 0, s);
+	qref_set(&zp.t, 0, -1.5);
+	snap sn;
+	opc_run(&c, QREF_ROUND_HALF_UP, 0, &sn); /* both 3: one answer */
+	CU_ASSERT_EQUAL(sn.st, QCF_OK);
+	CU_ASSERT_EQUAL((float)get(&y, 0), (float)(4.5 * (double)s));
+	CU_ASSERT_EQUAL(sn.dd.any[0][0], 0);
+	opc_run(&c, QREF_ROUND_HALF_DOWN, 0, &sn); /* 2 plain, 3 fused */
+	CU_ASSERT_EQUAL((float)get(&y, 0), (float)(3.5 * (double)s));
+	CU_ASSERT_EQUAL(sn.dd.any[0][0], 1);
+	CU_ASSERT_EQUAL(sn.dd.lo[0][0], (double)(float)(3.5 * (double)s));
+	CU_ASSERT_EQUAL(sn.dd.hi[0][0], (double)(float)(4.5 * (double)s));
+}
+
+/* Sets up c for a TF op: 0 args, 1 vars, 2 vars per channel; range [lo, hi], 8 bits. */
+static void tf_opc(opc *c, int k, tt *x, tt *mn, tt *mx, tt *y, double lo, double hi)
+{
+	static const char *ops[] = {"fake_quant_with_min_max_args", "fake_quant_with_min_max_vars",
+	                            "fake_quant_with_min_max_vars_per_channel"};
+	memset(c, 0, sizeof *c);
+	c->sem = "tf";
+	c->op = ops[k];
+	c->in[0] = x;
+	c->out[0] = y;
+	c->nout = 1;
+	int64_t n = x->shape[0];
+	int64_t shp[] = {n, 1};
+	tt_shape(x, 2, shp);
+	tt_init(y, QCF_FLOAT32, n);
+	tt_shape(y, 2, shp);
+	c->at[0] = ai("num_bits", 8);
+	c->na = 1;
+	if (k == 0) {
+		c->nin = 1;
+		c->at[1] = af("min", lo);
+		c->at[2] = af("max", hi);
+		c->na = 3;
+		return;
+	}
+	c->nin = 3;
+	c->in[1] = mn;
+	c->in[2] = mx;
+	tt_init(mn, QCF_FLOAT32, 1);
+	tt_init(mx, QCF_FLOAT32, 1);
+	qref_set(&mn->t, 0, lo);
+	qref_set(&mx->t, 0, hi);
+}
+
+static void test_rounding_tf(void)
+{
+	for (int k = 0; k < 3; k++) {
+		/* min -10, max 245: scale 1, zero point 10; the scaled value is x */
+		tt x, mn, mx, y;
+		opc c;
+		tt_init(&x, QCF_FLOAT32, NTIE);
+		for (int i = 0; i < NTIE; i++)
+			qref_set(&x.t, (size_t)i, tie_v[i]);
+		tf_opc(&c, k, &x, &mn, &mx, &y, -10, 245);
+		check_ties(&c, 1.0, QREF_ROUND_HALF_UP);
+		check_na_others(&c, HALF_BITS,
+		                "(x - nudged_min) / scale - quant_zero to an integer");
+
+		/* floorf(v + 0.5f) is TF's half up, not an exact one: v = 0.5 - 2^-25
+		 * gives 1 (v + 0.5f rounds to 1.0f); half_up reproduces it */
+		tt_init(&x, QCF_FLOAT32, 2);
+		const double xv[] = {0x1.fffffep-2, 100.5};
+		tt_fill(&x, xv, 2);
+		tf_opc(&c, k, &x, &mn, &mx, &y, 0, 255);
+		snap d0, up;
+		opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+		opc_run(&c, QREF_ROUND_HALF_UP, 0, &up);
+		CU_ASSERT_EQUAL(d0.st, QCF_OK);
+		CU_ASSERT(snap_same(&c, &d0, &up));
+		CU_ASSERT_EQUAL(get(&y, 0), 1.0);
+		CU_ASSERT_EQUAL(get(&y, 1), 101.0);
+		const double w0[] = {0, 0, 1, 0}, w1[] = {100, 101, 101, 100};
+		for (int r = 0; r < 4; r++) {
+			snap sn;
+			opc_run(&c, halves[r], 0, &sn);
+			CU_ASSERT_EQUAL(get(&y, 0), w0[r]);
+			CU_ASSERT_EQUAL(get(&y, 1), w1[r]);
+		}
+	}
+}
+
+static void test_rounding_onnx_quantize(void)
+{
+	tt x, y;
+	opc c = {.sem = "onnx",
+	         .op = "QuantizeLinear",
+	         .in = {&x},
+	         .nin = 1,
+	         .out = {&y},
+	         .nout = 1};
+	/* x / 2 = v (true division) */
+	tt_init(&x, QCF_FLOAT32, NTIE);
+	tt_init(&y, QCF_INT8, NTIE);
+	tt_quant1(&y, 2.0f, 0);
+	for (int i = 0; i < NTIE; i++)
+		qref_set(&x.t, (size_t)i, tie_v[i] * 2.0);
+	check_ties(&c, 1.0, QREF_ROUND_HALF_EVEN);
+	check_na_others(&c, HALF_BITS, "x / scale to an integer");
+
+	/* default bit for bit elsewhere: saturation, NaN, inf, uint16, int4 */
+	tt_init(&x, QCF_FLOAT32, 5);
+	tt_init(&y, QCF_UINT16, 5);
+	tt_quant1(&y, 2.0f, 32767);
+	const double xv[] = {3, 1e9, -1e9, INFINITY, NAN};
+	tt_fill(&x, xv, 5);
+	snap d0, e0, n0;
+	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
+	opc_run(&c, QREF_ROUND_HALF_EVEN, 0, &e0);
+	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
+	CU_ASSERT(snap_same(&c, &d0, &e0));
+	CU_ASSERT(snap_same(&c, &d0, &n0));
+	CU_ASSERT_EQUAL(get(&y, 0), 32769);
+	CU_ASSERT_EQUAL(get(&y, 1), 65535);
+	CU_ASSERT_EQUAL(get(&y, 2), 0);
+	CU_ASSERT_EQUAL(d0.dd.any[0][4], 1);
+	tt_init(&x, QCF_FLOAT32, 4);
+	tt_init(&y, QCF_INT4, 4);
+	tt_quant1(&y, 1.0f, 0);
+	const double xv2[] = {-8.5, 7.5, 0.5, -1.5};
+	tt_fill(&x, xv2, 4);
+	opc_run(&c, QREF_ROUND_HALF_AWAY, 0, &d0);
+	CU_ASSERT_EQUAL(get(&y, 0), -8); /* -9 saturates */
+	CU_ASSERT_EQUAL(get(&y, 1), 7);
+	CU_ASSERT_EQUAL(get(&y, 2), 1);
+	CU_ASSERT_EQUAL(get(&y, 3), -2);
+}
+
+/* Parameter rules come before the rounding: a negative case stays INVALID_PARAM. */
+static void test_rounding_invalid_first(void)
+{
+	tt x, y;
+	det dd;
+	tt *in[] = {&x}, *out[] = {&y};
+	tt_init(&x, QCF_INT16, 2);
+	tt_init(&y, QCF_INT16, 2);
+	tt_quant1(&x, 1.0f, 1);
+	tt_quant1(&y, 1.0f, 0);
+	qref_detail *d = det_init(&dd, QREF_ROUND_HALF_UP);
+	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "zero points 0");
+	tt_init(&x, QCF_FLOAT32, 2);
+	tt_init(&y, QCF_FLOAT32, 2);
+	d = det_init(&dd, QREF_ROUND_DOUBLE);
+	ASSERT_INVALID(torch_pt(&x, &y, NULL, 0.1, 0, 5, 4, d), d, "`quant_min` should be");
+	d = det_init(&dd, QREF_ROUND_SINGLE);
+	ASSERT_INVALID(tf_args(&x, &y, -1, 1, 1, 0, d), d, "num_bits");
+}
+
+/* ---- real-valued outputs ----------------------------------------------- */
+
+static void test_real_output_quantize(void)
+{
+	/* float input: x itself; output 0 has no quantization and no buffer */
+	tt x, y;
+	tt *in[] = {&x}, *out[] = {&y};
+	tt_init(&x, QCF_FLOAT32, 4);
+	tt_init(&y, QCF_INT8, 4);
+	y.t.data = NULL;
+	y.t.nbytes = 0;
+	const double xv[] = {1.5, -0.1, 1e30, -INFINITY};
+	tt_fill(&x, xv, 4);
+	double v[4] = {0};
+	char msg[256] = "junk";
+	qcf_op_call *c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_OK);
+	CU_ASSERT_STRING_EQUAL(msg, "");
+	CU_ASSERT_EQUAL(v[0], 1.5);
+	CU_ASSERT_EQUAL(v[1], (double)-0.1f);
+	CU_ASSERT_EQUAL(v[2], (double)1e30f);
+	CU_ASSERT_EQUAL(v[3], -INFINITY);
+	CU_ASSERT_PTR_NULL(c->outputs[0].data);
+	CU_ASSERT_PTR_NULL(c->outputs[0].quant);
+
+	/* integer input: (q - zp_in) * s_in; the output buffer is left alone */
+	tt_init(&x, QCF_INT8, 4);
+	tt_init(&y, QCF_INT16, 4);
+	tt_quant1(&x, 0.25f, 1);
+	const double qv[] = {6, -5, 1, -128};
+	tt_fill(&x, qv, 4);
+	memset(y.buf, 0x5A, sizeof y.buf);
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
+	CU_ASSERT_EQUAL(v[0], 1.25);
+	CU_ASSERT_EQUAL(v[1], -1.5);
+	CU_ASSERT_EQUAL(v[2], 0.0);
+	CU_ASSERT_EQUAL(v[3], -32.25);
+	for (size_t b = 0; b < sizeof y.buf; b++)
+		CU_ASSERT_EQUAL_FATAL(y.buf[b], 0x5A);
+	/* a scale that is not a float32 fraction of 2: exact in double */
+	tt_quant1(&x, 0.1f, 0);
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
+	CU_ASSERT_EQUAL(v[0], 6.0 * (double)0.1f);
+
+	/* the input's rules still hold: quantization needed, per tensor */
+	x.t.quant = NULL;
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "QUANTIZE input needs quantization parameters"));
+	tt_quant1(&x, 0.0f, 0);
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "positive finite"));
+	/* no output 1 */
+	tt_quant1(&x, 0.25f, 1);
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 1, v, msg, sizeof msg), QCF_INVALID_PARAM);
+	CU_ASSERT_EQUAL(qref_real_output(c, -1, v), QCF_INVALID_PARAM);
+}
+
+static void test_real_output_onnx(void)
+{
+	tt x, y;
+	tt *in[] = {&x}, *out[] = {&y};
+	tt_init(&x, QCF_FLOAT32, 3);
+	tt_init(&y, QCF_UINT8, 3);
+	y.t.data = NULL;
+	y.t.nbytes = 0;
+	const double xv[] = {-254, 0.3, NAN};
+	tt_fill(&x, xv, 3);
+	double v[3] = {0};
+	qcf_op_call *c = mkcall("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
+	CU_ASSERT_EQUAL(v[0], -254.0);
+	CU_ASSERT_EQUAL(v[1], (double)0.3f);
+	CU_ASSERT(isnan(v[2]));
+	/* the kernel's input rules */
+	tt_init(&x, QCF_INT8, 3);
+	char msg[256];
+	c = mkcall("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "input must be float32"));
+}
+
+static void test_real_output_not_quantized(void)
+{
+	char msg[256];
+	double v[4] = {0};
+	/* DEQUANTIZE: float output */
+	tt x, y;
+	tt *in[] = {&x}, *out[] = {&y};
+	tt_init(&x, QCF_INT8, 2);
+	tt_init(&y, QCF_FLOAT32, 2);
+	tt_quant1(&x, 0.5f, 0);
+	qcf_op_call *c = mkcall("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_NOT_SUPPORTED);
+	CU_ASSERT_STRING_EQUAL(msg, "DEQUANTIZE: output 0 (float32) is not quantized: it has no "
+	                            "real-valued result to choose a quantization for");
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_NOT_SUPPORTED);
+	c->op = "DequantizeLinear";
+	c->semantics = "onnx";
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_NOT_SUPPORTED);
+	/* torch cachemask: neither y nor the mask */
+	tt xt, yt, m;
+	tt_init(&xt, QCF_FLOAT32, 2);
+	tt_init(&yt, QCF_FLOAT32, 2);
+	tt_init(&m, QCF_BOOL, 2);
+	tt *in2[] = {&xt}, *out2[] = {&yt, &m};
+	c = mkcall("torch", "fake_quantize_per_tensor_affine_cachemask", in2, 1, out2, 2, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 1, v, msg, sizeof msg), QCF_NOT_SUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "output 1 (bool) is not quantized"));
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_NOT_SUPPORTED);
+	c->semantics = "tf";
+	c->op = "fake_quant_with_min_max_args";
+	c->n_outputs = 1;
+	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_NOT_SUPPORTED);
+	/* no such op */
+	c->op = "CONV_2D";
+	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_NOT_SUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "CONV_2D"));
+	CU_ASSERT_EQUAL(qref_real_output(NULL, 0, v), QCF_ERROR);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(v[i], 0.0);
+}
+
 /* ---- dispatch and plugin ----------------------------------------------- */
 
 static void test_dispatch(void)
@@ -970,6 +1743,51 @@ static void test_plugin(void)
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
 	CU_ASSERT_EQUAL(get(&y, 0), -1); /* double rounding by default */
 	p->destroy(inst);
+
+	/* every named rounding is an option value; unknown names list them */
+	qcf_option bogus = {"rounding", "half_odd"};
+	CU_ASSERT_EQUAL(p->create(&bogus, 1, &inst, msg, sizeof msg), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "half_odd"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "half_even"));
+	for (int r = 0; r < QREF_ROUND_COUNT; r++) {
+		qcf_option o = {"rounding", qref_rounding_name((qref_rounding)r)};
+		CU_ASSERT_EQUAL(p->create(&o, 1, &inst, msg, sizeof msg), QCF_OK);
+		p->destroy(inst);
+	}
+	/* rounding=half_up: torch rounds x * inv = 2.5 to 3 (default 2) ... */
+	qcf_option up = {"rounding", "half_up"};
+	CU_ASSERT_EQUAL_FATAL(p->create(&up, 1, &inst, msg, sizeof msg), QCF_OK);
+	tt xt, yt;
+	tt_init(&xt, QCF_FLOAT32, 2);
+	tt_init(&yt, QCF_FLOAT32, 2);
+	const double tv[] = {1.25, -1.25};
+	tt_fill(&xt, tv, 2);
+	qcf_attr at[] = {af("scale", 0.5), ai("zero_point", 0), ai("quant_min", -128),
+	                 ai("quant_max", 127)};
+	tt *in2[] = {&xt}, *out2[] = {&yt};
+	c = mkcall("torch", "fake_quantize_per_tensor_affine", in2, 1, out2, 1, at, 4);
+	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
+	CU_ASSERT_EQUAL(get(&yt, 0), 1.5);
+	CU_ASSERT_EQUAL(get(&yt, 1), -1.0);
+	/* ... and ops it does not apply to keep their own rounding */
+	tt_init(&y, QCF_INT8, 2);
+	tt_quant1(&y, 1.0f, -3);
+	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
+	CU_ASSERT_EQUAL(get(&y, 0), -1); /* requantize: double rounding */
+	CU_ASSERT_EQUAL(get(&y, 1), -5);
+	tt_init(&y, QCF_FLOAT32, 2);
+	c = mkcall("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0);
+	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
+	CU_ASSERT_EQUAL(get(&y, 0), 1.25);
+	p->destroy(inst);
+	/* rounding=single: torch keeps ties to even */
+	CU_ASSERT_EQUAL_FATAL(p->create(&single, 1, &inst, msg, sizeof msg), QCF_OK);
+	c = mkcall("torch", "fake_quantize_per_tensor_affine", in2, 1, out2, 1, at, 4);
+	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
+	CU_ASSERT_EQUAL(get(&yt, 0), 1.0);
+	CU_ASSERT_EQUAL(get(&yt, 1), -1.0);
+	p->destroy(inst);
 	dlclose(so);
 }
 
@@ -1008,6 +1826,24 @@ void qct_register_reference(void)
 	s = qct_suite("reference/onnx");
 	CU_add_test(s, "QuantizeLinear", test_onnx_quantize);
 	CU_add_test(s, "DequantizeLinear", test_onnx_dequantize);
+
+	s = qct_suite("reference/rounding");
+	CU_add_test(s, "names and parse", test_rounding_names);
+	CU_add_test(s, "requantization helpers: DEFAULT is DOUBLE", test_requant_build);
+	CU_add_test(s, "qref_round_half exact ties", test_round_half);
+	CU_add_test(s, "litert QUANTIZE float -> int", test_rounding_litert_quantize);
+	CU_add_test(s, "litert QUANTIZE requantize", test_rounding_litert_requantize);
+	CU_add_test(s, "DEQUANTIZE, DequantizeLinear: default only", test_rounding_dequantize);
+	CU_add_test(s, "torch fake quantize, four ops", test_rounding_torch);
+	CU_add_test(s, "torch float zero point and FMA", test_rounding_torch_float_zp);
+	CU_add_test(s, "tf fake quant, three ops", test_rounding_tf);
+	CU_add_test(s, "onnx QuantizeLinear", test_rounding_onnx_quantize);
+	CU_add_test(s, "parameter rules before rounding", test_rounding_invalid_first);
+
+	s = qct_suite("reference/real_output");
+	CU_add_test(s, "litert QUANTIZE, both paths", test_real_output_quantize);
+	CU_add_test(s, "onnx QuantizeLinear", test_real_output_onnx);
+	CU_add_test(s, "not quantized outputs", test_real_output_not_quantized);
 
 	s = qct_suite("reference/plugin");
 	CU_add_test(s, "dispatch table", test_dispatch);

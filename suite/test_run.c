@@ -438,6 +438,74 @@ static void test_profile_guard(void)
 	qct_rmdir(tmp);
 }
 
+/* A single-rounding kernel is legal under rounding: [double, single] and not under exact;
+ * the report counts the elements that needed the wider rounding. */
+static void test_rounding_tolerance(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = run_report(tmp, &st, NULL,
+	                       "suite/specs/rounding.yaml --plugin-option rounding=single");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t within = 0, failed = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = verdict(c);
+		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
+		long long wider = json_integer_value(json_object_get(o, "within_rounding"));
+		long long mism = json_integer_value(json_object_get(o, "mismatches"));
+		if (strstr(name, "/band_")) {
+			CU_ASSERT(!strcmp(v, "PASS") || !strcmp(v, "PASS_WITHIN_TOLERANCE"));
+			CU_ASSERT_EQUAL(wider, mism); /* every difference is a legal rounding */
+			within += !strcmp(v, "PASS_WITHIN_TOLERANCE");
+		} else {
+			CU_ASSERT(!strcmp(v, mism ? "FAIL" : "PASS"));
+			failed += !strcmp(v, "FAIL");
+		}
+	}
+	CU_ASSERT(within >= 3);
+	CU_ASSERT_EQUAL(within, failed); /* the same s_out values differ under both tolerances */
+	json_decref(r);
+	r = run_report(tmp, &st, NULL, "suite/specs/rounding.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(summary_count(r, "PASS"), 12);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* A kernel that computes what it should refuse fails every negative case. */
+static void test_negative_cases_lenient(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = run_report(tmp, &st, NULL, "specs --plugin %s", plugin("lenient"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t neg = 0, neg_failed = 0, pos_bad = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		int is_neg = !strcmp(json_string_value(json_object_get(c, "expect")), "error");
+		neg += is_neg;
+		if (is_neg) {
+			neg_failed += !strcmp(verdict(c), "FAIL");
+			CU_ASSERT_PTR_NOT_NULL(
+			        strstr(json_string_value(json_object_get(c, "message")), "forbid"));
+		} else {
+			pos_bad += strcmp(verdict(c), "PASS") != 0;
+		}
+	}
+	CU_ASSERT(neg >= 10);
+	CU_ASSERT_EQUAL(neg_failed, neg);
+	CU_ASSERT_EQUAL(pos_bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_run(void)
 {
 	CU_pSuite s = qct_suite("run");
@@ -449,4 +517,7 @@ void qct_register_run(void)
 	CU_add_test(s, "ok, not supported, scribble, modify input", test_answers_and_memory_rules);
 	CU_add_test(s, "--jobs 3 gives the --jobs 1 result", test_jobs_same_result);
 	CU_add_test(s, "profiles guard their ops and case counts", test_profile_guard);
+	CU_add_test(s, "rounding band: single rounding legal, not exact", test_rounding_tolerance);
+	CU_add_test(s, "a kernel accepting forbidden params fails negative cases",
+	            test_negative_cases_lenient);
 }

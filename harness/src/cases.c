@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "qref.h"
 #include "gen.h"
 #include "qparams.h"
 #include "rng.h"
@@ -462,6 +463,44 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 	}
 	memset(q, 0, sizeof *q);
 	q->struct_size = sizeof *q;
+	yaml_node_t *auto_n = qc_map_get(s, r, "auto");
+	if (auto_n) {
+		/* chosen once the inputs exist (auto_quant); a placeholder until then */
+		const char *how = get_str(it, auto_n, "auto");
+		if (!how)
+			return 0;
+		if (strcmp(how, "range") != 0) {
+			fail(it, auto_n, "auto must be 'range' (parameters from the real-valued result)");
+			return 0;
+		}
+		for (yaml_node_pair_t *p = r->data.mapping.pairs.start; p < r->data.mapping.pairs.top;
+		     p++) {
+			const char *k = qc_scalar(qc_node(s, p->key));
+			if (strcmp(k, "auto") && strcmp(k, "nudge") && strcmp(k, "narrow_range")) {
+				fail(it, qc_node(s, p->key),
+				     "auto quant takes only nudge and narrow_range besides auto");
+				return 0;
+			}
+		}
+		float *sc = qc_case_alloc(c, sizeof *sc);
+		int32_t *zp = qc_case_alloc(c, sizeof *zp);
+		*sc = 1;
+		q->axis = -1;
+		q->count = 1;
+		q->scales = sc;
+		q->zero_points = zp;
+		int k = (int)(t - c->out);
+		if (k < 0 || k >= QC_MAX_TENSORS) {
+			fail(it, auto_n, "auto quant is for outputs");
+			return 0;
+		}
+		c->auto_quant[k] = 1;
+		c->auto_nudge[k] = qc_map_get(s, r, "nudge") ? nudge : QC_NUDGE_ONNX;
+		c->auto_qmin[k] = qmin;
+		c->auto_qmax[k] = qmax;
+		c->auto_node[k] = auto_n;
+		return 1;
+	}
 	yaml_node_t *axis_n = qc_map_get(s, r, "axis");
 	yaml_node_t *scales_n = qc_map_get(s, r, "scales");
 	yaml_node_t *zps_n = qc_map_get(s, r, "zero_points");
@@ -838,6 +877,12 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 				if ((gname && strcmp(c->in[i].name, gname) == 0) ||
 				    (!gname && c->in[i].quant))
 					gt = &c->in[i];
+			if (gt && gt >= c->out && gt < c->out + QC_MAX_TENSORS &&
+			    c->auto_quant[gt - c->out]) {
+				fail(it, gn, "edges cannot use the grid of '%s': its parameters are automatic",
+				     gt->name);
+				return 0;
+			}
 			if (gt && gt->quant && gt != t)
 				grid.quant = gt->quant;
 			else if (gt == t)
@@ -877,6 +922,43 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 		fail(it, gn, "%s", err);
 		return 0;
 	}
+	return 1;
+}
+
+/* quant: {auto: range}: the output's parameters from the range of the reference's
+ * real-valued result, so that the output covers its dtype instead of saturating. */
+static int auto_quant(qc_cases *it, qc_case *c, int k)
+{
+	qcf_tensor *t = &c->out[k];
+	size_t n = qref_numel(t->rank, t->shape);
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	char msg[256] = "";
+	if (!v) {
+		fail(it, c->auto_node[k], "out of memory");
+		return 0;
+	}
+	qcf_status st = qref_real_output_msg(&c->call, k, v, msg, sizeof msg);
+	if (st != QCF_OK) {
+		free(v);
+		fail(it, c->auto_node[k], "auto: the reference has no real-valued result here: %s", msg);
+		return 0;
+	}
+	double lo = 0, hi = 0; /* the range always holds 0, so that 0 is exact */
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i])) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
+		}
+	free(v);
+	qc_qparams qp;
+	char err[256];
+	if (qc_qparams_from_min_max(lo, hi, c->auto_qmin[k], c->auto_qmax[k],
+	                            (qc_nudge)c->auto_nudge[k], &qp, err, sizeof err) != 0) {
+		fail(it, c->auto_node[k], "auto: range [%g, %g]: %s", lo, hi, err);
+		return 0;
+	}
+	*(float *)t->quant->scales = qp.scale;
+	*(int32_t *)t->quant->zero_points = qp.zero_point;
 	return 1;
 }
 
@@ -968,10 +1050,10 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 {
 	const qc_spec *s = it->s;
+	memset(tol, 0, sizeof *tol);
 	tol->exact = 1;
 	tol->max_abs = tol->bias = tol->mse = tol->mismatch_rate = -1;
-	tol->ulp = tol->abs = tol->rel = -1;
-	tol->reason = NULL;
+	tol->ulp = tol->abs = tol->rel = tol->steps = -1;
 	if (!tn || tn->type == YAML_SCALAR_NODE)
 		return 1;
 	tol->exact = 0;
@@ -981,11 +1063,15 @@ static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 	} keys[] = {{"max_abs", &tol->max_abs}, {"bias", &tol->bias},
 	            {"mse", &tol->mse},         {"mismatch_rate", &tol->mismatch_rate},
 	            {"ulp", &tol->ulp},         {"abs", &tol->abs},
-	            {"rel", &tol->rel}};
+	            {"rel", &tol->rel},         {"steps", &tol->steps}};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		yaml_node_t *v = qc_map_get(s, tn, keys[i].key);
 		if (v && !get_num(it, v, keys[i].dst, keys[i].key))
 			return 0;
+		if (v && (!(*keys[i].dst >= 0) || isinf(*keys[i].dst))) {
+			fail(it, v, "tolerance '%s' must be a finite number >= 0", keys[i].key);
+			return 0;
+		}
 	}
 	yaml_node_t *v;
 	int b;
@@ -993,6 +1079,13 @@ static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 		tol->exact = b;
 	if ((v = qc_map_get(s, tn, "reason")))
 		tol->reason = qc_scalar(v);
+	if ((v = qc_map_get(s, tn, "rounding")))
+		for (uint64_t i = 0; i < seq_len(v) && tol->n_roundings < 8; i++)
+			tol->roundings[tol->n_roundings++] = qc_scalar(seq_at(s, v, i));
+	if ((v = qc_map_get(s, tn, "check"))) {
+		tol->check = qc_scalar(qc_map_get(s, v, "lua"));
+		tol->check_node = qc_map_get(s, v, "lua");
+	}
 	return 1;
 }
 
@@ -1148,9 +1241,21 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	}
 	if (ok)
 		ok = build_attrs(it, c, cn ? qc_map_get(s, cn, "attrs") : NULL);
+	for (int k = 0; k < s->n_outputs && ok; k++)
+		if (c->auto_quant[k] && it->with_data)
+			ok = auto_quant(it, c, k);
 	if (ok) {
 		yaml_node_t *tn = cn ? qc_map_get(s, cn, "tolerance") : NULL;
 		ok = build_tolerance(it, tn ? tn : s->tolerance, &c->tol);
+		c->rounding_node = qc_map_get(s, tn ? tn : s->tolerance, "rounding");
+	}
+	c->max_saturation = -1;
+	yaml_node_t *sat = cn ? qc_map_get(s, cn, "saturation") : NULL;
+	if (!sat)
+		sat = qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc), "saturation");
+	if (ok && sat) {
+		ok = get_num(it, sat, &c->max_saturation, "saturation");
+		c->saturation_node = sat;
 	}
 	if (ok && cn) {
 		yaml_node_t *gn = qc_map_get(s, cn, "golden");

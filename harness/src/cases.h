@@ -26,6 +26,11 @@ typedef struct qc_tolerance {
 	double ulp;           /* float outputs: max distance in ULP */
 	double abs;           /* float outputs: max |got - expected| */
 	double rel;           /* float outputs: max |got - expected| / |expected| */
+	double steps;         /* float outputs on a grid: max |e| in steps of the scale */
+	int n_roundings;      /* rounding: the legal roundings, by name */
+	const char *roundings[8];
+	const char *check;             /* Lua chunk of a custom check, or NULL */
+	const yaml_node_t *check_node; /* where it is written */
 	const char *reason;
 } qc_tolerance;
 
@@ -36,10 +41,18 @@ typedef struct qc_case {
 	uint64_t seed;
 	int expect_error;
 	qc_tolerance tol;
+	double max_saturation;                /* saturation bound, or < 0 */
+	const yaml_node_t *saturation_node;   /* where it is written */
+	const yaml_node_t *rounding_node;     /* the tolerance's rounding list, or NULL */
 	qcf_op_call call;
 	qcf_tensor in[QC_MAX_TENSORS];
 	qcf_tensor out[QC_MAX_TENSORS];
 	double *golden[QC_MAX_TENSORS]; /* published expected outputs, or NULL */
+	/* quant: {auto: range} outputs: parameters chosen from the real-valued result */
+	int auto_quant[QC_MAX_TENSORS];
+	int auto_nudge[QC_MAX_TENSORS];
+	int64_t auto_qmin[QC_MAX_TENSORS], auto_qmax[QC_MAX_TENSORS];
+	const yaml_node_t *auto_node[QC_MAX_TENSORS];
 	const char *golden_source;
 	/* storage behind the pointers above */
 	qcf_quant quant_in[QC_MAX_TENSORS], quant_out[QC_MAX_TENSORS];

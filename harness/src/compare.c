@@ -63,6 +63,11 @@ void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src)
 	dst->out_of_range += src->out_of_range;
 	dst->sum_e += src->sum_e;
 	dst->sum_e2 += src->sum_e2;
+	dst->in_band += src->in_band;
+	dst->tol_mismatches += src->tol_mismatches;
+	dst->tol_sum_e += src->tol_sum_e;
+	dst->tol_sum_e2 += src->tol_sum_e2;
+	dst->tol_max_abs = fmax(dst->tol_max_abs, src->tol_max_abs);
 	for (int i = 0; i < QC_HIST_BINS; i++)
 		dst->hist[i] += src->hist[i];
 	if (src->max_abs > dst->max_abs || isnan(src->max_abs))
@@ -136,8 +141,27 @@ static void add_worst(qc_metrics *m, uint64_t i, double exp, double got, double 
 		m->n_worst++;
 }
 
+/* got - want in the output's unit; NAN when exactly one side is not finite. */
+static double unit_error(qcf_dtype t, qc_unit unit, double want, double got, double step)
+{
+	if (want == got || (isnan(want) && isnan(got)))
+		return 0;
+	if (unit == QC_UNIT_LSB)
+		return got - want;
+	if (!isfinite(want) || !isfinite(got))
+		return NAN;
+	if (unit == QC_UNIT_STEPS && step > 0) {
+		/* grid values are (q - zp) * scale rounded to the float type: a whole number of
+		 * steps comes out within float rounding of an integer; count it exactly */
+		double e = (got - want) / step, k = nearbyint(e);
+		return fabs(e - k) <= 1e-3 * fmax(1.0, fabs(k)) ? k : e;
+	}
+	return (got > want ? 1 : -1) * ulp_distance(t, want, got);
+}
+
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
-                       const qref_output_detail *d, qc_metrics *m)
+                       const qref_output_detail *d, const double *band_lo,
+                       const double *band_hi, double *errors, qc_metrics *m)
 {
 	size_t n = qref_numel(expected->rank, expected->shape);
 	int is_float = qref_dtype_is_float(expected->dtype);
@@ -148,6 +172,9 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 	qc_metrics_init(m, !is_float ? QC_UNIT_LSB : stepped ? QC_UNIT_STEPS : QC_UNIT_ULP);
 	for (size_t i = 0; i < n; i++) {
 		double x = qref_get(expected, i), y = qref_get(got, i);
+		double step = stepped ? d->step[i] : 0;
+		if (errors)
+			errors[i] = 0;
 		if (d && d->any && d->any[i]) {
 			m->unpredictable++;
 			double lo = d->lo ? d->lo[i] : -INFINITY, hi = d->hi ? d->hi[i] : INFINITY;
@@ -158,42 +185,35 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 			continue;
 		}
 		m->n++;
-		double e;
-		int same = x == y || (isnan(x) && isnan(y));
-		if (!is_float) {
-			e = y - x;
-		} else if (same) {
-			e = 0;
-		} else if (!isfinite(x) || !isfinite(y)) {
-			e = NAN;
-		} else if (stepped && d->step[i] > 0) {
-			/* grid values are (q - zp) * scale rounded to the float type: a whole
-			 * number of steps comes out within float rounding of an integer; count it
-			 * exactly */
-			e = (y - x) / d->step[i];
-			double k = nearbyint(e);
-			if (fabs(e - k) <= 1e-3 * fmax(1.0, fabs(k)))
-				e = k;
-		} else {
-			e = (y > x ? 1 : -1) * ulp_distance(expected->dtype, x, y);
+		double e = unit_error(expected->dtype, m->unit, x, y, step);
+		if (errors)
+			errors[i] = e;
+		/* the legal band: the expected value and every legal rounding of it */
+		double lo = x, hi = x;
+		if (band_lo && band_hi && !isnan(x)) {
+			lo = fmin(x, band_lo[i]);
+			hi = fmax(x, band_hi[i]);
 		}
-		if (is_float && !same) {
-			double u = ulp_distance(expected->dtype, x, y);
-			if (isnan(x) || isnan(y))
-				u = INFINITY;
-			if (u > m->max_ulp)
-				m->max_ulp = u;
-			double ae = fabs(y - x);
-			if (isnan(ae))
-				ae = INFINITY;
-			if (ae > m->max_abs_err)
-				m->max_abs_err = ae;
-			double re = x != 0 ? ae / fabs(x) : INFINITY;
-			if (re > m->max_rel_err)
-				m->max_rel_err = re;
+		double near = y < lo ? lo : y > hi ? hi : isnan(y) ? x : y;
+		double et = unit_error(expected->dtype, m->unit, near, y, step);
+		if (is_float && et != 0) {
+			double u = isnan(et) ? INFINITY : ulp_distance(expected->dtype, near, y);
+			double ae = isnan(et) ? INFINITY : fabs(y - near);
+			double re = near != 0 ? ae / fabs(near) : INFINITY;
+			m->max_ulp = fmax(m->max_ulp, u);
+			m->max_abs_err = fmax(m->max_abs_err, ae);
+			m->max_rel_err = fmax(m->max_rel_err, re);
 		}
-		if (same)
-			e = 0;
+		if (e != 0 && et == 0)
+			m->in_band++;
+		if (et != 0) {
+			m->tol_mismatches++;
+			if (!isnan(et)) {
+				m->tol_sum_e += et;
+				m->tol_sum_e2 += et * et;
+			}
+			m->tol_max_abs = isnan(et) ? INFINITY : fmax(m->tol_max_abs, fabs(et));
+		}
 		if (e != 0)
 			m->mismatches++;
 		if (isnan(e)) {
@@ -226,21 +246,33 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	if (tol->exact) {
 		snprintf(why, why_size,
 		         "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
-		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs,
-		         u);
+		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs, u);
 		return 0;
 	}
-	if (m->hist[QC_HIST_NAN]) {
-		snprintf(
-		        why, why_size,
-		        "%llu elements non-finite where the expected value is not (or the reverse)",
-		        (unsigned long long)m->hist[QC_HIST_NAN]);
+	/* Bounds apply to the errors left outside the legal rounding band (all of them when
+	 * the tolerance names no rounding). */
+	if (m->hist[QC_HIST_NAN] && isinf(m->tol_max_abs)) {
+		snprintf(why, why_size,
+		         "%llu elements non-finite where the expected value is not (or the reverse)",
+		         (unsigned long long)m->hist[QC_HIST_NAN]);
 		return 0;
 	}
-	double rate = m->n ? (double)m->mismatches / (double)m->n : 0;
-	double bias = qc_metrics_bias(m), mse = qc_metrics_mse(m);
-	if (tol->max_abs >= 0 && m->max_abs > tol->max_abs) {
-		snprintf(why, why_size, "max |e| %.6g %s > %.6g", m->max_abs, u, tol->max_abs);
+	double n = m->n ? (double)m->n : 1;
+	double rate = (double)m->tol_mismatches / n, bias = m->tol_sum_e / n,
+	       mse = m->tol_sum_e2 / n;
+	int bounded = tol->max_abs >= 0 || tol->steps >= 0 || tol->bias >= 0 || tol->mse >= 0 ||
+	              tol->mismatch_rate >= 0 || tol->ulp >= 0 || tol->abs >= 0 || tol->rel >= 0;
+	if (!bounded && tol->n_roundings && m->tol_mismatches) {
+		snprintf(why, why_size, "%llu elements outside every legal rounding (max %.6g %s beyond)",
+		         (unsigned long long)m->tol_mismatches, m->tol_max_abs, u);
+		return 0;
+	}
+	double max_abs = tol->max_abs;
+	if (m->unit == QC_UNIT_STEPS && tol->steps >= 0)
+		max_abs = max_abs >= 0 ? fmin(max_abs, tol->steps) : tol->steps;
+	if (max_abs >= 0 && m->tol_max_abs > max_abs) {
+		snprintf(why, why_size, "max |e| %.6g %s > %.6g%s", m->tol_max_abs, u, max_abs,
+		         tol->n_roundings ? " beyond the legal roundings" : "");
 		return 0;
 	}
 	if (tol->bias >= 0 && fabs(bias) > tol->bias) {
@@ -261,13 +293,11 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 			return 0;
 		}
 		if (tol->abs >= 0 && m->max_abs_err > tol->abs) {
-			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err,
-			         tol->abs);
+			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err, tol->abs);
 			return 0;
 		}
 		if (tol->rel >= 0 && m->max_rel_err > tol->rel) {
-			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err,
-			         tol->rel);
+			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err, tol->rel);
 			return 0;
 		}
 	}
@@ -340,7 +370,8 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	int exact = 1, within = 1;
 	char why[256] = "";
 	for (int k = 0; k < c->call.n_outputs; k++) {
-		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k], &r->m[k]);
+		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k], ref->band_lo[k],
+		                  ref->band_hi[k], ref->errors[k], &r->m[k]);
 		if (r->m[k].mismatches || r->m[k].out_of_range)
 			exact = 0;
 		char w[256];

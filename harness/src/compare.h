@@ -46,7 +46,12 @@ typedef struct qc_metrics {
 	uint64_t hist[QC_HIST_BINS];
 	int n_worst;
 	qc_worst worst[QC_WORST]; /* largest |e|, earliest index first among equals */
-	double max_ulp, max_abs_err, max_rel_err; /* float outputs */
+	double max_ulp, max_abs_err, max_rel_err; /* float outputs, beyond the legal band */
+	/* With a rounding tolerance, the legal band of an element runs from its lowest to its
+	 * highest legal rounding; tolerance bounds apply to the errors beyond the band. */
+	uint64_t in_band;        /* e != 0 but within the band: needed a wider rounding */
+	uint64_t tol_mismatches; /* elements outside the band */
+	double tol_max_abs, tol_sum_e, tol_sum_e2;
 } qc_metrics;
 
 void qc_metrics_init(qc_metrics *m, qc_unit unit);
@@ -55,9 +60,14 @@ void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src);
 double qc_metrics_bias(const qc_metrics *m);
 double qc_metrics_mse(const qc_metrics *m);
 
-/* Compares got against expected element by element. d may be NULL. */
+/*
+ * Compares got against expected element by element. d may be NULL. band_lo and
+ * band_hi (both or neither) give per element the lowest and highest output of the
+ * legal roundings; errors (optional) receives e per element (0 where unpredictable).
+ */
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
-                       const qref_output_detail *d, qc_metrics *m);
+                       const qref_output_detail *d, const double *band_lo,
+                       const double *band_hi, double *errors, qc_metrics *m);
 
 /* 1 if m is within tol; else 0 with the first bound broken in why. */
 int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, size_t why_size);
@@ -84,6 +94,9 @@ typedef struct qc_expected {
 	qcf_tensor
 	        out[QC_MAX_TENSORS]; /* expected outputs (golden values when the case has them) */
 	qref_detail detail;
+	double *band_lo[QC_MAX_TENSORS]; /* rounding tolerance: per element, the lowest and */
+	double *band_hi[QC_MAX_TENSORS]; /* highest output of the legal roundings (or NULL) */
+	double *errors[QC_MAX_TENSORS];  /* custom check: scratch for e per element (or NULL) */
 	int golden_mismatch; /* the reference disagrees with the published golden outputs */
 	char golden_note[256];
 } qc_expected;
@@ -94,6 +107,7 @@ typedef struct qc_result {
 	double seconds;
 	int n_outputs;
 	qc_metrics m[QC_MAX_TENSORS];
+	double saturated[QC_MAX_TENSORS]; /* share of the expected output at a dtype end */
 } qc_result;
 
 /*

@@ -147,8 +147,10 @@ static void metrics_json(FILE *f, const qc_metrics *m)
 {
 	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ",
 	        qc_unit_name(m->unit), (unsigned long long)m->n, (unsigned long long)m->mismatches);
-	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"max_abs\": ",
-	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range);
+	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, "
+	           "\"max_abs\": ",
+	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range,
+	        (unsigned long long)m->in_band);
 	num(f, m->max_abs);
 	fputs(", \"bias\": ", f);
 	num(f, qc_metrics_bias(m));
@@ -218,6 +220,18 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 		fputs(", \"reproduce\": ", f);
 		qc_json_string(f, cmd);
 	}
+	int autos = 0;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		if (!c->auto_quant[k] || !c->out[k].quant)
+			continue;
+		/* the parameters quant: {auto: range} chose for this case */
+		fputs(autos++ ? ", " : ", \"auto_quant\": {", f);
+		qc_json_string(f, c->out[k].name);
+		fprintf(f, ": {\"scale\": %.9g, \"zero_point\": %d}", c->out[k].quant->scales[0],
+		        c->out[k].quant->zero_points[0]);
+	}
+	if (autos)
+		fputs("}", f);
 	if (c->golden_source) {
 		fputs(", \"golden_source\": ", f);
 		qc_json_string(f, c->golden_source);
@@ -227,7 +241,9 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 		const qc_metrics *m = &r->m[k];
 		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
 		qc_json_string(f, c->out[k].name);
-		fprintf(f, ", \"dtype\": \"%s\", ", qref_dtype_name(c->out[k].dtype));
+		fprintf(f, ", \"dtype\": \"%s\", \"saturated\": ", qref_dtype_name(c->out[k].dtype));
+		num(f, r->saturated[k]);
+		fputs(", ", f);
 		metrics_json(f, m);
 		fputs(", \"worst\": [", f);
 		for (int w = 0; w < m->n_worst; w++) {

@@ -12,6 +12,7 @@
 #include "cases.h"
 #include "compare.h"
 #include "dtype.h"
+#include "expected.h"
 #include "pool.h"
 #include "profile.h"
 #include "qref.h"
@@ -152,6 +153,43 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What only the reference's answer can tell about a spec: a rounding the op does not have,
+ * a case whose outputs saturate more than the spec allows. Reported once per node. */
+static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag,
+                               const yaml_node_t **reported, int *n_reported)
+{
+	if (!c->tol.n_roundings && c->max_saturation < 0)
+		return;
+	char err[256] = "";
+	qc_expected *e = qc_expected_new(c, err, sizeof err);
+	const yaml_node_t *at = NULL;
+	char msg[512] = "";
+	if (e->status == QCF_NOT_SUPPORTED && c->tol.n_roundings) {
+		at = c->rounding_node;
+		snprintf(msg, sizeof msg, "%s (case %s)", e->detail.message, c->name);
+	} else if (e->status == QCF_OK && c->max_saturation >= 0) {
+		for (int k = 0; k < c->call.n_outputs && !at; k++) {
+			double sat = qc_expected_saturation(c, e, k);
+			if (sat > c->max_saturation) {
+				at = c->saturation_node;
+				snprintf(msg, sizeof msg,
+				         "%.1f%% of output '%s' saturates in case %s, the spec allows "
+				         "%.1f%%: widen the output range (quant: {auto: range})",
+				         100 * sat, c->out[k].name, c->name, 100 * c->max_saturation);
+			}
+		}
+	}
+	qc_expected_free(e, c->call.n_outputs);
+	if (!at)
+		return;
+	for (int i = 0; i < *n_reported; i++)
+		if (reported[i] == at)
+			return;
+	if (*n_reported < 8)
+		reported[(*n_reported)++] = at;
+	qc_diag_error(diag, s->path, at, "%s", msg);
+}
+
 /* Loads, then expands every case with its data (nothing runs): any error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
@@ -196,6 +234,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
 		qc_case *c;
 		int rc;
+		const yaml_node_t *reported[8];
+		int n_reported = 0;
 		uint64_t n_names = 0, cap = qc_cases_count(s);
 		uint64_t *names = xcalloc((size_t)cap, sizeof *names);
 		while ((rc = qc_cases_next(it, &c)) != 0) {
@@ -204,6 +244,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			if (n_names < cap)
 				names[n_names++] = qc_hash64(c->name, 0);
 			all_cases[i]++;
+			if (with_data)
+				check_case_answers(s, c, diag, reported, &n_reported);
 			if (qc_filter_match(o->filters, o->n_filters, c->name))
 				ss->selected[i]++;
 			qc_case_free(c);
@@ -230,65 +272,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 
 /* ---- the reference's answer ---- */
 
-static void expected_free(qc_expected *e, int n_out)
-{
-	for (int k = 0; k < n_out; k++) {
-		free(e->out[k].data);
-		free(e->detail.out[k].any);
-		free(e->detail.out[k].lo);
-		free(e->detail.out[k].hi);
-		free(e->detail.out[k].step);
-	}
-	free(e);
-}
 
-static qc_expected *reference_answer(const qc_case *c)
-{
-	qc_expected *e = xcalloc(1, sizeof *e);
-	qcf_op_call call = c->call;
-	call.outputs = e->out;
-	for (int k = 0; k < c->call.n_outputs; k++) {
-		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
-		e->out[k] = c->out[k];
-		e->out[k].data = xcalloc(c->out[k].nbytes, 1);
-		if (k < QREF_MAX_OUTPUTS) {
-			e->detail.out[k].any = xcalloc(n, 1);
-			e->detail.out[k].lo = xcalloc(n, sizeof(double));
-			e->detail.out[k].hi = xcalloc(n, sizeof(double));
-			e->detail.out[k].step = xcalloc(n, sizeof(double));
-		}
-	}
-	e->status = qref_execute(&call, &e->detail);
-	if (e->status != QCF_OK)
-		return e;
-	/* Published values win over the reference; a disagreement fails the case. */
-	for (int k = 0; k < c->call.n_outputs; k++) {
-		if (!c->golden[k])
-			continue;
-		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
-		for (size_t i = 0; i < n; i++) {
-			/* a golden value means the nearest value of the output dtype */
-			uint64_t cell = 0;
-			int64_t one = 1;
-			qcf_tensor gt = e->out[k];
-			gt.data = &cell;
-			gt.rank = 1;
-			gt.shape = &one;
-			qref_set(&gt, 0, c->golden[k][i]);
-			double r = qref_get(&e->out[k], i), g = qref_get(&gt, 0);
-			int same = r == g || (isnan(r) && isnan(g));
-			if (!same && !e->golden_mismatch) {
-				e->golden_mismatch = 1;
-				snprintf(e->golden_note, sizeof e->golden_note,
-				         "output '%s'[%zu]: reference %.9g, golden %.9g (%s)",
-				         c->out[k].name, i, r, g,
-				         c->golden_source ? c->golden_source : "no source");
-			}
-			qref_set(&e->out[k], i, g);
-		}
-	}
-	return e;
-}
 
 /* ---- run ---- */
 
@@ -344,6 +328,8 @@ static int finish_batch(run_state *st)
 			}
 			qc_result r;
 			qc_judge(c, b->expected[i], &b->pb.ex[i], kernel_out, &r);
+			for (int k = 0; k < r.n_outputs; k++)
+				r.saturated[k] = qc_expected_saturation(c, b->expected[i], k);
 			qc_stats_add(&st->stats, c, &r);
 			qc_json_case(st->json, c, &r);
 			st->done++;
@@ -361,7 +347,7 @@ static int finish_batch(run_state *st)
 				        (unsigned long long)st->done, (unsigned long long)st->total,
 				        c->name);
 		}
-		expected_free(b->expected[i], c->call.n_outputs);
+		qc_expected_free(b->expected[i], c->call.n_outputs);
 		qc_case_free(c);
 	}
 	if (st->tty && !st->o->quiet)
@@ -479,7 +465,7 @@ int qc_cmd_run(const qc_run_opts *o)
 				qc_pool_submit(st.pool, &b->pb);
 				b = xcalloc(1, sizeof *b);
 			}
-			b->expected[b->pb.n] = reference_answer(c);
+			b->expected[b->pb.n] = qc_expected_new(c, err, sizeof err);
 			b->cases[b->pb.n] = c;
 			b->pb.calls[b->pb.n++] = &c->call;
 			b->bytes += bytes;
@@ -637,7 +623,8 @@ int qc_cmd_show(const qc_run_opts *o, const char *name)
 				printf("inputs\n");
 				for (int k = 0; k < c->call.n_inputs; k++)
 					print_tensor(&c->in[k], NULL);
-				qc_expected *e = reference_answer(c);
+				char err[256];
+				qc_expected *e = qc_expected_new(c, err, sizeof err);
 				if (e->status == QCF_OK) {
 					printf("reference outputs%s\n",
 					       e->golden_mismatch ? " (GOLDEN MISMATCH)" : "");
@@ -646,7 +633,7 @@ int qc_cmd_show(const qc_run_opts *o, const char *name)
 				} else {
 					printf("reference refuses: %s\n", e->detail.message);
 				}
-				expected_free(e, c->call.n_outputs);
+				qc_expected_free(e, c->call.n_outputs);
 			}
 			qc_case_free(c);
 		}

@@ -210,20 +210,21 @@ static int is_ident(const char *s)
 
 static const char *const quant_keys[] = {"scale", "zero_point", "mean",        "std_dev",
                                          "min",   "max",        "nudge",       "narrow_range",
-                                         "axis",  "scales",     "zero_points", NULL};
+                                         "axis",  "scales",     "zero_points", "auto",   NULL};
 static const char *const data_gen_keys[] = {"gen",    "min",       "max",        "mean",  "std",
                                             "values", "scale",     "zero_point", "axis",  "qmin",
                                             "qmax",   "nonfinite", "grid",       "quant", NULL};
 static const char *const tensor_keys[] = {"dtype", "shape", "quant", "data", NULL};
-static const char *const tol_keys[] = {"exact", "max_abs", "bias", "mse",    "mismatch_rate",
-                                       "ulp",   "abs",     "rel",  "reason", NULL};
+static const char *const tol_keys[] = {"exact", "max_abs",  "steps", "bias",   "mse",
+                                       "mismatch_rate", "ulp", "abs", "rel", "rounding",
+                                       "check", "reason",   NULL};
 static const char *const case_keys[] = {"name",      "description", "vars",   "inputs",
                                         "outputs",   "attrs",       "golden", "source",
-                                        "tolerance", "expect",      NULL};
+                                        "tolerance", "expect",      "saturation", NULL};
 static const char *const top_keys[] = {"qconform", "op",    "semantics", "profile", "description",
                                        "source",   "seed",  "repeat",    "sweep",   "inputs",
                                        "outputs",  "attrs", "tolerance", "cases",   "expect",
-                                       "notes",    NULL};
+                                       "notes",    "saturation", NULL};
 
 static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
 {
@@ -284,6 +285,9 @@ static int collect_named(checker *c, yaml_node_t *map, qc_named *out, int max, c
 	return n;
 }
 
+static const char *const rounding_names[] = {"double",    "single",    "half_even",
+                                             "half_away", "half_up",   "half_down", NULL};
+
 static void check_tolerance(checker *c, yaml_node_t *t)
 {
 	if (t->type == YAML_SCALAR_NODE) {
@@ -294,6 +298,7 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 	if (!want(c, t, YAML_MAPPING_NODE, "tolerance"))
 		return;
 	check_keys(c, t, tol_keys, "tolerance");
+	int bounds = 0, exact = 0;
 	for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top;
 	     p++) {
 		const char *k = qc_scalar(qc_node(c->s, p->key));
@@ -302,13 +307,60 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 			continue;
 		double x;
 		int b;
+		const char *vs = qc_scalar(v);
 		if (strcmp(k, "exact") == 0) {
-			if (!qc_parse_bool(qc_scalar(v), &b))
+			if (!qc_parse_bool(vs, &b))
 				ERR(c, v, "tolerance 'exact' must be true or false");
-		} else if (!qc_parse_float(qc_scalar(v), &x) || !(x >= 0) || isinf(x)) {
+			exact = b;
+		} else if (strcmp(k, "rounding") == 0) {
+			bounds++;
+			if (v->type != YAML_SEQUENCE_NODE ||
+			    v->data.sequence.items.start == v->data.sequence.items.top) {
+				ERR(c, v, "rounding must be a list of legal roundings, e.g. [double, single]");
+				continue;
+			}
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				yaml_node_t *r = qc_node(c->s, *it);
+				int known = 0;
+				for (const char *const *n = rounding_names; *n; n++)
+					known |= qc_scalar(r) && !strcmp(*n, qc_scalar(r));
+				if (!known)
+					ERR(c, r,
+					    "unknown rounding '%s' (double, single, half_even, half_away, "
+					    "half_up, half_down)",
+					    qc_scalar(r) ? qc_scalar(r) : "?");
+			}
+		} else if (strcmp(k, "check") == 0) {
+			bounds++;
+			yaml_node_t *l = v->type == YAML_MAPPING_NODE ? qc_map_get(c->s, v, "lua") : NULL;
+			if (!l || !qc_scalar(l) || v->data.mapping.pairs.top - v->data.mapping.pairs.start != 1)
+				ERR(c, v, "check must be {lua: \"return function(e, expected, got) ... end\"}");
+		} else if (vs && vs[0] == '=') {
+			bounds++; /* an expression, checked when the case is built */
+		} else if (!qc_parse_float(vs, &x) || !(x >= 0) || isinf(x)) {
 			ERR(c, v, "tolerance '%s' must be a finite number >= 0", k);
+		} else {
+			bounds++;
 		}
 	}
+	if (!bounds && !exact)
+		ERR(c, t,
+		    "tolerance names no bound (max_abs, steps, bias, mse, mismatch_rate, ulp, abs, rel, "
+		    "rounding or check); write 'exact' for bit-exact");
+	else if (bounds && !qc_map_get(c->s, t, "reason"))
+		qc_diag_warn(c->d, c->s->path, t,
+		             "a tolerance wider than exact should say why (reason: ...)");
+}
+
+/* saturation: the largest share of the reference's quantized outputs at either end of the
+ * dtype that keeps a case meaningful. */
+static void check_saturation(checker *c, yaml_node_t *v)
+{
+	double x;
+	const char *vs = qc_scalar(v);
+	if (!vs || (vs[0] != '=' && (!qc_parse_float(vs, &x) || !(x >= 0 && x <= 1))))
+		ERR(c, v, "saturation must be a share in [0, 1] (e.g. 0.05)");
 }
 
 static void check_case(checker *c, yaml_node_t *cn, int index)
@@ -371,6 +423,8 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 	}
 	if ((v = qc_map_get(c->s, cn, "tolerance")))
 		check_tolerance(c, v);
+	if ((v = qc_map_get(c->s, cn, "saturation")))
+		check_saturation(c, v);
 	if ((v = qc_map_get(c->s, cn, "expect"))) {
 		const char *e = qc_scalar(v);
 		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))
@@ -512,6 +566,8 @@ static void check_spec(checker *c)
 		s->tolerance = v;
 		check_tolerance(c, v);
 	}
+	if ((v = qc_map_get(s, root, "saturation")))
+		check_saturation(c, v);
 	if ((v = qc_map_get(s, root, "expect"))) {
 		const char *e = qc_scalar(v);
 		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))

@@ -1,0 +1,162 @@
+#include "expected.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "qref.h"
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+void qc_expected_free(qc_expected *e, int n_outputs)
+{
+	if (!e)
+		return;
+	for (int k = 0; k < n_outputs; k++) {
+		free(e->out[k].data);
+		free(e->detail.out[k].any);
+		free(e->detail.out[k].lo);
+		free(e->detail.out[k].hi);
+		free(e->detail.out[k].step);
+		free(e->band_lo[k]);
+		free(e->band_hi[k]);
+		free(e->errors[k]);
+	}
+	free(e);
+}
+
+/* Published values win over the reference; a disagreement fails the case. */
+static void apply_golden(const qc_case *c, qc_expected *e)
+{
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		if (!c->golden[k])
+			continue;
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		for (size_t i = 0; i < n; i++) {
+			/* a golden value means the nearest value of the output dtype */
+			uint64_t cell = 0;
+			int64_t one = 1;
+			qcf_tensor gt = e->out[k];
+			gt.data = &cell;
+			gt.rank = 1;
+			gt.shape = &one;
+			qref_set(&gt, 0, c->golden[k][i]);
+			double r = qref_get(&e->out[k], i), g = qref_get(&gt, 0);
+			int same = r == g || (isnan(r) && isnan(g));
+			if (!same && !e->golden_mismatch) {
+				e->golden_mismatch = 1;
+				snprintf(e->golden_note, sizeof e->golden_note,
+				         "output '%s'[%zu]: reference %.9g, golden %.9g (%s)",
+				         c->out[k].name, i, r, g,
+				         c->golden_source ? c->golden_source : "no source");
+			}
+			qref_set(&e->out[k], i, g);
+		}
+	}
+}
+
+/* The band of legal roundings: per element the lowest and highest output over the
+ * tolerance's roundings (and the default, which is always legal). */
+static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, size_t err_size)
+{
+	qcf_tensor alt[QC_MAX_TENSORS];
+	qcf_op_call call = c->call;
+	call.outputs = alt;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		e->band_lo[k] = xcalloc(n, sizeof(double));
+		e->band_hi[k] = xcalloc(n, sizeof(double));
+		for (size_t i = 0; i < n; i++)
+			e->band_lo[k][i] = e->band_hi[k][i] = qref_get(&e->out[k], i);
+		alt[k] = c->out[k];
+		alt[k].data = xcalloc(c->out[k].nbytes, 1);
+	}
+	qcf_status st = QCF_OK;
+	for (int r = 0; r < c->tol.n_roundings && st == QCF_OK; r++) {
+		qref_detail d;
+		memset(&d, 0, sizeof d);
+		int mode = qref_rounding_parse(c->tol.roundings[r]);
+		if (mode < 0) {
+			snprintf(err, err_size, "unknown rounding '%s'", c->tol.roundings[r]);
+			st = QCF_NOT_SUPPORTED;
+			break;
+		}
+		d.rounding = (qref_rounding)mode;
+		st = qref_execute(&call, &d);
+		if (st != QCF_OK) {
+			snprintf(err, err_size, "rounding '%s': %s", c->tol.roundings[r], d.message);
+			break;
+		}
+		for (int k = 0; k < c->call.n_outputs; k++) {
+			size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+			for (size_t i = 0; i < n; i++) {
+				double v = qref_get(&alt[k], i);
+				e->band_lo[k][i] = fmin(e->band_lo[k][i], v);
+				e->band_hi[k][i] = fmax(e->band_hi[k][i], v);
+			}
+		}
+	}
+	for (int k = 0; k < c->call.n_outputs; k++)
+		free(alt[k].data);
+	return st;
+}
+
+qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
+{
+	qc_expected *e = xcalloc(1, sizeof *e);
+	qcf_op_call call = c->call;
+	call.outputs = e->out;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		e->out[k] = c->out[k];
+		e->out[k].data = xcalloc(c->out[k].nbytes, 1);
+		if (k < QREF_MAX_OUTPUTS) {
+			e->detail.out[k].any = xcalloc(n, 1);
+			e->detail.out[k].lo = xcalloc(n, sizeof(double));
+			e->detail.out[k].hi = xcalloc(n, sizeof(double));
+			e->detail.out[k].step = xcalloc(n, sizeof(double));
+		}
+		if (c->tol.check)
+			e->errors[k] = xcalloc(n, sizeof(double));
+	}
+	e->status = qref_execute(&call, &e->detail);
+	if (e->status != QCF_OK)
+		return e;
+	if (c->tol.n_roundings) {
+		qcf_status st = rounding_band(c, e, err, err_size);
+		if (st != QCF_OK) {
+			e->status = st;
+			snprintf(e->detail.message, sizeof e->detail.message, "%s", err);
+			return e;
+		}
+	}
+	apply_golden(c, e);
+	return e;
+}
+
+double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k)
+{
+	int64_t lo, hi;
+	if (e->status != QCF_OK || !qref_dtype_range(c->out[k].dtype, &lo, &hi) ||
+	    c->out[k].dtype == QCF_BOOL)
+		return 0;
+	size_t n = qref_numel(c->out[k].rank, c->out[k].shape), sat = 0, counted = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (e->detail.out[k].any && e->detail.out[k].any[i])
+			continue;
+		double v = qref_get(&e->out[k], i);
+		sat += v == (double)lo || v == (double)hi;
+		counted++;
+	}
+	return counted ? (double)sat / (double)counted : 0;
+}

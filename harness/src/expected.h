@@ -1,0 +1,24 @@
+/*
+ * expected: the reference's answer for a case: its outputs (or the rule it
+ * refuses), what it knows of each element (unpredictable, grid step), the
+ * band of legal roundings when the tolerance names them, and the check
+ * against published golden values.
+ */
+#ifndef QC_EXPECTED_H
+#define QC_EXPECTED_H
+
+#include "cases.h"
+#include "compare.h"
+
+/*
+ * Runs the reference on c. Never NULL: a refusal is in ->status and
+ * ->detail.message. A rounding the op does not have (a spec error, also
+ * caught by validation) makes ->status QCF_NOT_SUPPORTED with the reason.
+ */
+qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size);
+void qc_expected_free(qc_expected *e, int n_outputs);
+
+/* Share of quantized output k at either end of its dtype's range (0 for float outputs). */
+double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k);
+
+#endif
