@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "qref.h"
 #include "gen.h"
 #include "qparams.h"
+#include "qref.h"
 #include "rng.h"
 
 /* ---- case-owned memory ---- */
@@ -470,11 +470,12 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		if (!how)
 			return 0;
 		if (strcmp(how, "range") != 0) {
-			fail(it, auto_n, "auto must be 'range' (parameters from the real-valued result)");
+			fail(it, auto_n,
+			     "auto must be 'range' (parameters from the real-valued result)");
 			return 0;
 		}
-		for (yaml_node_pair_t *p = r->data.mapping.pairs.start; p < r->data.mapping.pairs.top;
-		     p++) {
+		for (yaml_node_pair_t *p = r->data.mapping.pairs.start;
+		     p < r->data.mapping.pairs.top; p++) {
 			const char *k = qc_scalar(qc_node(s, p->key));
 			if (strcmp(k, "auto") && strcmp(k, "nudge") && strcmp(k, "narrow_range")) {
 				fail(it, qc_node(s, p->key),
@@ -879,7 +880,9 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 					gt = &c->in[i];
 			if (gt && gt >= c->out && gt < c->out + QC_MAX_TENSORS &&
 			    c->auto_quant[gt - c->out]) {
-				fail(it, gn, "edges cannot use the grid of '%s': its parameters are automatic",
+				fail(it, gn,
+				     "edges cannot use the grid of '%s': its parameters are "
+				     "automatic",
 				     gt->name);
 				return 0;
 			}
@@ -940,7 +943,8 @@ static int auto_quant(qc_cases *it, qc_case *c, int k)
 	qcf_status st = qref_real_output_msg(&c->call, k, v, msg, sizeof msg);
 	if (st != QCF_OK) {
 		free(v);
-		fail(it, c->auto_node[k], "auto: the reference has no real-valued result here: %s", msg);
+		fail(it, c->auto_node[k], "auto: the reference has no real-valued result here: %s",
+		     msg);
 		return 0;
 	}
 	double lo = 0, hi = 0; /* the range always holds 0, so that 0 is exact */
@@ -1252,7 +1256,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	c->max_saturation = -1;
 	yaml_node_t *sat = cn ? qc_map_get(s, cn, "saturation") : NULL;
 	if (!sat)
-		sat = qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc), "saturation");
+		sat = qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc),
+		                 "saturation");
 	if (ok && sat) {
 		ok = get_num(it, sat, &c->max_saturation, "saturation");
 		c->saturation_node = sat;

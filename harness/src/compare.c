@@ -160,8 +160,8 @@ static double unit_error(qcf_dtype t, qc_unit unit, double want, double got, dou
 }
 
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
-                       const qref_output_detail *d, const double *band_lo,
-                       const double *band_hi, double *errors, qc_metrics *m)
+                       const qref_output_detail *d, const double *band_lo, const double *band_hi,
+                       double *errors, qc_metrics *m)
 {
 	size_t n = qref_numel(expected->rank, expected->shape);
 	int is_float = qref_dtype_is_float(expected->dtype);
@@ -246,15 +246,17 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	if (tol->exact) {
 		snprintf(why, why_size,
 		         "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
-		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs, u);
+		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs,
+		         u);
 		return 0;
 	}
 	/* Bounds apply to the errors left outside the legal rounding band (all of them when
 	 * the tolerance names no rounding). */
 	if (m->hist[QC_HIST_NAN] && isinf(m->tol_max_abs)) {
-		snprintf(why, why_size,
-		         "%llu elements non-finite where the expected value is not (or the reverse)",
-		         (unsigned long long)m->hist[QC_HIST_NAN]);
+		snprintf(
+		        why, why_size,
+		        "%llu elements non-finite where the expected value is not (or the reverse)",
+		        (unsigned long long)m->hist[QC_HIST_NAN]);
 		return 0;
 	}
 	double n = m->n ? (double)m->n : 1;
@@ -263,7 +265,8 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	int bounded = tol->max_abs >= 0 || tol->steps >= 0 || tol->bias >= 0 || tol->mse >= 0 ||
 	              tol->mismatch_rate >= 0 || tol->ulp >= 0 || tol->abs >= 0 || tol->rel >= 0;
 	if (!bounded && tol->n_roundings && m->tol_mismatches) {
-		snprintf(why, why_size, "%llu elements outside every legal rounding (max %.6g %s beyond)",
+		snprintf(why, why_size,
+		         "%llu elements outside every legal rounding (max %.6g %s beyond)",
 		         (unsigned long long)m->tol_mismatches, m->tol_max_abs, u);
 		return 0;
 	}
@@ -293,11 +296,13 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 			return 0;
 		}
 		if (tol->abs >= 0 && m->max_abs_err > tol->abs) {
-			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err, tol->abs);
+			snprintf(why, why_size, "max abs error %.6g > %.6g", m->max_abs_err,
+			         tol->abs);
 			return 0;
 		}
 		if (tol->rel >= 0 && m->max_rel_err > tol->rel) {
-			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err, tol->rel);
+			snprintf(why, why_size, "max rel error %.6g > %.6g", m->max_rel_err,
+			         tol->rel);
 			return 0;
 		}
 	}
@@ -370,8 +375,8 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	int exact = 1, within = 1;
 	char why[256] = "";
 	for (int k = 0; k < c->call.n_outputs; k++) {
-		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k], ref->band_lo[k],
-		                  ref->band_hi[k], ref->errors[k], &r->m[k]);
+		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k],
+		                  ref->band_lo[k], ref->band_hi[k], ref->errors[k], &r->m[k]);
 		if (r->m[k].mismatches || r->m[k].out_of_range)
 			exact = 0;
 		char w[256];

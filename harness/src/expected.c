@@ -94,7 +94,8 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, siz
 		d.rounding = (qref_rounding)mode;
 		st = qref_execute(&call, &d);
 		if (st != QCF_OK) {
-			snprintf(err, err_size, "rounding '%s': %s", c->tol.roundings[r], d.message);
+			snprintf(err, err_size, "rounding '%s': %s", c->tol.roundings[r],
+			         d.message);
 			break;
 		}
 		for (int k = 0; k < c->call.n_outputs; k++) {

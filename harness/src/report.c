@@ -147,8 +147,9 @@ static void metrics_json(FILE *f, const qc_metrics *m)
 {
 	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ",
 	        qc_unit_name(m->unit), (unsigned long long)m->n, (unsigned long long)m->mismatches);
-	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, "
-	           "\"max_abs\": ",
+	fprintf(f,
+	        "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, "
+	        "\"max_abs\": ",
 	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range,
 	        (unsigned long long)m->in_band);
 	num(f, m->max_abs);
@@ -241,7 +242,8 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 		const qc_metrics *m = &r->m[k];
 		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
 		qc_json_string(f, c->out[k].name);
-		fprintf(f, ", \"dtype\": \"%s\", \"saturated\": ", qref_dtype_name(c->out[k].dtype));
+		fprintf(f,
+		        ", \"dtype\": \"%s\", \"saturated\": ", qref_dtype_name(c->out[k].dtype));
 		num(f, r->saturated[k]);
 		fputs(", ", f);
 		metrics_json(f, m);

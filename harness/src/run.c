@@ -173,9 +173,11 @@ static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag
 			if (sat > c->max_saturation) {
 				at = c->saturation_node;
 				snprintf(msg, sizeof msg,
-				         "%.1f%% of output '%s' saturates in case %s, the spec allows "
+				         "%.1f%% of output '%s' saturates in case %s, the spec "
+				         "allows "
 				         "%.1f%%: widen the output range (quant: {auto: range})",
-				         100 * sat, c->out[k].name, c->name, 100 * c->max_saturation);
+				         100 * sat, c->out[k].name, c->name,
+				         100 * c->max_saturation);
 			}
 		}
 	}
@@ -271,8 +273,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 }
 
 /* ---- the reference's answer ---- */
-
-
 
 /* ---- run ---- */
 

@@ -208,23 +208,23 @@ static int is_ident(const char *s)
 	return 1;
 }
 
-static const char *const quant_keys[] = {"scale", "zero_point", "mean",        "std_dev",
-                                         "min",   "max",        "nudge",       "narrow_range",
-                                         "axis",  "scales",     "zero_points", "auto",   NULL};
+static const char *const quant_keys[] = {
+        "scale",        "zero_point", "mean",   "std_dev",     "min",  "max", "nudge",
+        "narrow_range", "axis",       "scales", "zero_points", "auto", NULL};
 static const char *const data_gen_keys[] = {"gen",    "min",       "max",        "mean",  "std",
                                             "values", "scale",     "zero_point", "axis",  "qmin",
                                             "qmax",   "nonfinite", "grid",       "quant", NULL};
 static const char *const tensor_keys[] = {"dtype", "shape", "quant", "data", NULL};
-static const char *const tol_keys[] = {"exact", "max_abs",  "steps", "bias",   "mse",
-                                       "mismatch_rate", "ulp", "abs", "rel", "rounding",
-                                       "check", "reason",   NULL};
-static const char *const case_keys[] = {"name",      "description", "vars",   "inputs",
-                                        "outputs",   "attrs",       "golden", "source",
+static const char *const tol_keys[] = {"exact",         "max_abs", "steps", "bias", "mse",
+                                       "mismatch_rate", "ulp",     "abs",   "rel",  "rounding",
+                                       "check",         "reason",  NULL};
+static const char *const case_keys[] = {"name",      "description", "vars",       "inputs",
+                                        "outputs",   "attrs",       "golden",     "source",
                                         "tolerance", "expect",      "saturation", NULL};
-static const char *const top_keys[] = {"qconform", "op",    "semantics", "profile", "description",
-                                       "source",   "seed",  "repeat",    "sweep",   "inputs",
-                                       "outputs",  "attrs", "tolerance", "cases",   "expect",
-                                       "notes",    "saturation", NULL};
+static const char *const top_keys[] = {
+        "qconform",  "op",     "semantics", "profile", "description", "source",
+        "seed",      "repeat", "sweep",     "inputs",  "outputs",     "attrs",
+        "tolerance", "cases",  "expect",    "notes",   "saturation",  NULL};
 
 static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
 {
@@ -285,8 +285,8 @@ static int collect_named(checker *c, yaml_node_t *map, qc_named *out, int max, c
 	return n;
 }
 
-static const char *const rounding_names[] = {"double",    "single",    "half_even",
-                                             "half_away", "half_up",   "half_down", NULL};
+static const char *const rounding_names[] = {"double",  "single",    "half_even", "half_away",
+                                             "half_up", "half_down", NULL};
 
 static void check_tolerance(checker *c, yaml_node_t *t)
 {
@@ -316,7 +316,9 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 			bounds++;
 			if (v->type != YAML_SEQUENCE_NODE ||
 			    v->data.sequence.items.start == v->data.sequence.items.top) {
-				ERR(c, v, "rounding must be a list of legal roundings, e.g. [double, single]");
+				ERR(c, v,
+				    "rounding must be a list of legal roundings, e.g. [double, "
+				    "single]");
 				continue;
 			}
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
@@ -327,15 +329,20 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 					known |= qc_scalar(r) && !strcmp(*n, qc_scalar(r));
 				if (!known)
 					ERR(c, r,
-					    "unknown rounding '%s' (double, single, half_even, half_away, "
+					    "unknown rounding '%s' (double, single, half_even, "
+					    "half_away, "
 					    "half_up, half_down)",
 					    qc_scalar(r) ? qc_scalar(r) : "?");
 			}
 		} else if (strcmp(k, "check") == 0) {
 			bounds++;
-			yaml_node_t *l = v->type == YAML_MAPPING_NODE ? qc_map_get(c->s, v, "lua") : NULL;
-			if (!l || !qc_scalar(l) || v->data.mapping.pairs.top - v->data.mapping.pairs.start != 1)
-				ERR(c, v, "check must be {lua: \"return function(e, expected, got) ... end\"}");
+			yaml_node_t *l =
+			        v->type == YAML_MAPPING_NODE ? qc_map_get(c->s, v, "lua") : NULL;
+			if (!l || !qc_scalar(l) ||
+			    v->data.mapping.pairs.top - v->data.mapping.pairs.start != 1)
+				ERR(c, v,
+				    "check must be {lua: \"return function(e, expected, got) ... "
+				    "end\"}");
 		} else if (vs && vs[0] == '=') {
 			bounds++; /* an expression, checked when the case is built */
 		} else if (!qc_parse_float(vs, &x) || !(x >= 0) || isinf(x)) {
@@ -346,7 +353,8 @@ static void check_tolerance(checker *c, yaml_node_t *t)
 	}
 	if (!bounds && !exact)
 		ERR(c, t,
-		    "tolerance names no bound (max_abs, steps, bias, mse, mismatch_rate, ulp, abs, rel, "
+		    "tolerance names no bound (max_abs, steps, bias, mse, mismatch_rate, ulp, abs, "
+		    "rel, "
 		    "rounding or check); write 'exact' for bit-exact");
 	else if (bounds && !qc_map_get(c->s, t, "reason"))
 		qc_diag_warn(c->d, c->s->path, t,
