@@ -41,9 +41,9 @@ typedef struct qc_case {
 	uint64_t seed;
 	int expect_error;
 	qc_tolerance tol;
-	double max_saturation;                /* saturation bound, or < 0 */
-	const yaml_node_t *saturation_node;   /* where it is written */
-	const yaml_node_t *rounding_node;     /* the tolerance's rounding list, or NULL */
+	double max_saturation;              /* saturation bound, or < 0 */
+	const yaml_node_t *saturation_node; /* where it is written */
+	const yaml_node_t *rounding_node;   /* the tolerance's rounding list, or NULL */
 	qcf_op_call call;
 	qcf_tensor in[QC_MAX_TENSORS];
 	qcf_tensor out[QC_MAX_TENSORS];

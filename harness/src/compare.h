@@ -66,8 +66,8 @@ double qc_metrics_mse(const qc_metrics *m);
  * legal roundings; errors (optional) receives e per element (0 where unpredictable).
  */
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
-                       const qref_output_detail *d, const double *band_lo,
-                       const double *band_hi, double *errors, qc_metrics *m);
+                       const qref_output_detail *d, const double *band_lo, const double *band_hi,
+                       double *errors, qc_metrics *m);
 
 /* 1 if m is within tol; else 0 with the first bound broken in why. */
 int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, size_t why_size);
