@@ -14,6 +14,7 @@
 #pragma weak qct_register_spec
 #pragma weak qct_register_compare
 #pragma weak qct_register_run
+#pragma weak qct_register_lua
 
 const char *qct_build_path(const char *rel)
 {
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 {
 	void (*regs[])(void) = {qct_register_reference, qct_register_qparams, qct_register_gen,
 	                        qct_register_runner,    qct_register_spec,    qct_register_compare,
-	                        qct_register_run};
+	                        qct_register_run,       qct_register_lua};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)

@@ -38,5 +38,6 @@ void qct_register_runner(void);
 void qct_register_spec(void);
 void qct_register_compare(void);
 void qct_register_run(void);
+void qct_register_lua(void);
 
 #endif

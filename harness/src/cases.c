@@ -1,5 +1,6 @@
 #include "cases.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "qparams.h"
 #include "qref.h"
 #include "rng.h"
+#include "slua.h"
 
 /* ---- case-owned memory ---- */
 
@@ -28,6 +30,13 @@ void *qc_case_alloc(qc_case *c, size_t n)
 	k->next = c->mem;
 	c->mem = k;
 	return k->data;
+}
+
+/* Strings a case keeps: nodes made by Lua do not outlive the case's expansion. */
+static const char *case_strdup(qc_case *c, const char *v)
+{
+	size_t n = strlen(v) + 1;
+	return memcpy(qc_case_alloc(c, n), v, n);
 }
 
 void qc_case_free(qc_case *c)
@@ -65,6 +74,11 @@ struct qc_cases {
 	int expect_error;
 	const yaml_node_t *reported[MAX_REPORTED];
 	int n_reported;
+	/* the case being built: its tensors built so far are visible to expressions */
+	qc_case *cur;
+	int n_in_built, n_out_built;
+	int channel;        /* > 0 while a per-channel expression is evaluated (its `c`, from 1) */
+	qc_vnode_mark mark; /* Lua-made nodes of earlier cases are dropped back to here */
 };
 
 static const char *path_of(qc_cases *it)
@@ -137,17 +151,167 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 	it->diag = diag;
 	it->n_points = sweep_points(s);
 	it->n_explicit = s->cases ? (int)seq_len(s->cases) : 0;
+	it->mark = qc_vnode_get_mark(s);
 	return it;
 }
 
 void qc_cases_end(qc_cases *it)
 {
+	if (it)
+		qc_vnode_reset(it->s, it->mark);
 	free(it);
 }
 
 /* ---- values ---- */
 
 /* Follows "=name" to the bound node; NULL (reported) if undefined. */
+/* ---- Lua: expressions, generators, checks ---- */
+
+static qc_lua *spec_lua(qc_cases *it, const yaml_node_t *at)
+{
+	qc_spec *s = (qc_spec *)it->s;
+	if (!s->lua) {
+		char err[256];
+		if (!(s->lua = qc_lua_new(err, sizeof err)))
+			fail(it, at, "cannot start Lua: %s", err);
+	}
+	return s->lua;
+}
+
+static void *vnode_alloc_cb(void *ctx, size_t n)
+{
+	return qc_vnode_alloc((const qc_spec *)ctx, n);
+}
+
+/* A Lua error at line `line` (1-based, 0 unknown) of the chunk written at node n. */
+static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int line)
+{
+	yaml_node_t at = *n;
+	int block =
+	        n->type == YAML_SCALAR_NODE && (n->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
+	                                        n->data.scalar.style == YAML_FOLDED_SCALAR_STYLE);
+	if (block) /* a block scalar's text starts on the line after its indicator */
+		at.start_mark.line += (size_t)(line > 0 ? line : 1);
+	else if (line > 1)
+		at.start_mark.line += (size_t)(line - 1);
+	if (block || line > 1)
+		at.start_mark.column = n->start_mark.column;
+	it->failed = 1;
+	for (int i = 0; i < it->n_reported; i++)
+		if (it->reported[i] == n)
+			return;
+	if (it->n_reported < MAX_REPORTED)
+		it->reported[it->n_reported++] = n;
+	qc_diag_error(it->diag, path_of(it), &at, "Lua: %s", msg);
+}
+
+static qc_lval *lval_list_num(const qc_spec *s, const double *x, size_t n, int as_int)
+{
+	qc_lval *l = qc_vnode_alloc(s, sizeof *l);
+	qc_lval *items = qc_vnode_alloc(s, (n ? n : 1) * sizeof *items);
+	for (size_t k = 0; k < n; k++) {
+		if (as_int)
+			items[k].kind = QC_LV_INT, items[k].i = (int64_t)x[k];
+		else
+			items[k].kind = QC_LV_NUM, items[k].num = x[k];
+	}
+	l->kind = QC_LV_LIST, l->n = n, l->items = items;
+	return l;
+}
+
+/* A built tensor as Lua sees it: {name, dtype, rank, shape, and when quantized axis, scale,
+ * zero_point, scales, zero_points, qmin, qmax}; per axis, scale and zero_point are lists too,
+ * so that filter.scale[c] reads channel c (from 1). */
+static void lval_of_tensor(const qc_spec *s, const qcf_tensor *t, qc_lval *v)
+{
+	static const char *const keys[] = {"axis",  "dtype",      "name",       "qmax",
+	                                   "qmin",  "rank",       "scale",      "scales",
+	                                   "shape", "zero_point", "zero_points"};
+	qc_lval *items = qc_vnode_alloc(s, 11 * sizeof *items);
+	size_t n = 0;
+	const char **k = qc_vnode_alloc(s, 11 * sizeof *k);
+	double shape[QCF_MAX_RANK];
+	for (int i = 0; i < t->rank; i++)
+		shape[i] = (double)t->shape[i];
+	const qcf_quant *q = t->quant;
+	int64_t qmin = 0, qmax = 0;
+	int has_range = qref_dtype_range(t->dtype, &qmin, &qmax);
+	for (size_t i = 0; i < 11; i++) {
+		const char *key = keys[i];
+		qc_lval *x = &items[n];
+		if (!strcmp(key, "dtype")) {
+			x->kind = QC_LV_STR, x->str = qref_dtype_name(t->dtype);
+		} else if (!strcmp(key, "name")) {
+			x->kind = QC_LV_STR, x->str = t->name;
+		} else if (!strcmp(key, "rank")) {
+			x->kind = QC_LV_INT, x->i = t->rank;
+		} else if (!strcmp(key, "shape")) {
+			*x = *lval_list_num(s, shape, (size_t)t->rank, 1);
+		} else if ((!strcmp(key, "qmin") || !strcmp(key, "qmax")) && has_range) {
+			x->kind = QC_LV_INT, x->i = !strcmp(key, "qmin") ? qmin : qmax;
+		} else if (q && !strcmp(key, "axis")) {
+			x->kind = QC_LV_INT, x->i = q->axis;
+		} else if (q &&
+		           (!strcmp(key, "scales") || (!strcmp(key, "scale") && q->axis >= 0))) {
+			double sc[1];
+			double *arr = q->count > 1
+			                      ? qc_vnode_alloc(s, (size_t)q->count * sizeof *arr)
+			                      : sc;
+			for (int c = 0; c < q->count; c++)
+				arr[c] = q->scales[c];
+			*x = *lval_list_num(s, arr, (size_t)q->count, 0);
+		} else if (q && (!strcmp(key, "zero_points") ||
+		                 (!strcmp(key, "zero_point") && q->axis >= 0))) {
+			double zb[1];
+			double *arr = q->count > 1
+			                      ? qc_vnode_alloc(s, (size_t)q->count * sizeof *arr)
+			                      : zb;
+			for (int c = 0; c < q->count; c++)
+				arr[c] = q->zero_points[c];
+			*x = *lval_list_num(s, arr, (size_t)q->count, 1);
+		} else if (q && !strcmp(key, "scale")) {
+			x->kind = QC_LV_NUM, x->num = q->scales[0];
+		} else if (q && !strcmp(key, "zero_point")) {
+			x->kind = QC_LV_INT, x->i = q->zero_points[0];
+		} else {
+			continue;
+		}
+		k[n++] = key;
+	}
+	v->kind = QC_LV_MAP, v->n = n, v->items = items, v->keys = k;
+}
+
+/* Everything an expression may name: sweep variables, built tensors, `c`. */
+static int bindings(qc_cases *it, qc_lbind *b, int max)
+{
+	const qc_spec *s = it->s;
+	int n = 0;
+	qc_case *c = it->cur;
+	for (int i = 0; c && i < it->n_in_built && n < max; i++) {
+		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
+		lval_of_tensor(s, &c->in[i], v);
+		b[n++] = (qc_lbind){c->in[i].name, v};
+	}
+	for (int i = 0; c && i < it->n_out_built && n < max; i++) {
+		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
+		lval_of_tensor(s, &c->out[i], v);
+		b[n++] = (qc_lbind){c->out[i].name, v};
+	}
+	for (int i = 0; i < it->n_bind && n < max; i++) { /* variables win over tensor names */
+		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
+		qc_lval_of_node(s, it->bind[i].node, v);
+		b[n++] = (qc_lbind){it->bind[i].name, v};
+	}
+	if (it->channel > 0 && n < max) {
+		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
+		v->kind = QC_LV_INT, v->i = it->channel;
+		b[n++] = (qc_lbind){"c", v};
+	}
+	return n;
+}
+
+/* Follows "=expr": a bound variable directly, anything else through Lua. NULL (reported)
+ * on an error. */
 static yaml_node_t *resolve(qc_cases *it, yaml_node_t *n)
 {
 	const char *v = qc_scalar(n);
@@ -159,20 +323,43 @@ static yaml_node_t *resolve(qc_cases *it, yaml_node_t *n)
 	size_t len = strlen(name);
 	while (len && name[len - 1] == ' ')
 		len--;
+	int ident = len > 0;
 	for (size_t i = 0; i < len; i++) {
 		char ch = name[i];
-		if (!(ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (i && ch >= '0' && ch <= '9'))) {
-			fail(it, n,
-			     "'%s': only '=variable' references are supported in spec format 1", v);
+		ident &= ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		         (i && ch >= '0' && ch <= '9');
+	}
+	if (ident) {
+		for (int i = it->n_bind - 1; i >= 0; i--)
+			if (strlen(it->bind[i].name) == len &&
+			    strncmp(it->bind[i].name, name, len) == 0)
+				return it->bind[i].node;
+		int tensor = 0;
+		for (int i = 0; it->cur && i < it->n_in_built; i++)
+			tensor |= !strncmp(it->cur->in[i].name, name, len) &&
+			          !it->cur->in[i].name[len];
+		for (int i = 0; it->cur && i < it->n_out_built; i++)
+			tensor |= !strncmp(it->cur->out[i].name, name, len) &&
+			          !it->cur->out[i].name[len];
+		if (!tensor && !(len == 1 && name[0] == 'c' && it->channel > 0)) {
+			fail(it, n, "sweep variable '%.*s' undefined", (int)len, name);
 			return NULL;
 		}
 	}
-	for (int i = it->n_bind - 1; i >= 0; i--)
-		if (strlen(it->bind[i].name) == len && strncmp(it->bind[i].name, name, len) == 0)
-			return it->bind[i].node;
-	fail(it, n, "sweep variable '%.*s' undefined", (int)len, name);
-	return NULL;
+	qc_lua *L = spec_lua(it, n);
+	if (!L)
+		return NULL;
+	qc_lbind b[2 * QC_MAX_VARS + 2 * QC_MAX_TENSORS + 1];
+	int nb = bindings(it, b, (int)(sizeof b / sizeof b[0]));
+	qc_lval out;
+	char err[512];
+	int line = 0;
+	if (qc_lua_eval(L, v + 1, b, nb, vnode_alloc_cb, (void *)it->s, &out, err, sizeof err,
+	                &line) != 0) {
+		lua_fail(it, n, err, line);
+		return NULL;
+	}
+	return qc_node(it->s, qc_node_of_lval(it->s, &out, n));
 }
 
 static int get_num(qc_cases *it, yaml_node_t *n, double *out, const char *what)
@@ -237,6 +424,44 @@ static int64_t get_nums(qc_cases *it, qc_case *c, yaml_node_t *n, double **out, 
 			return -1;
 	*out = v;
 	return (int64_t)len;
+}
+
+/* Does expression text name the channel variable c (as a whole identifier)? */
+static int mentions_channel(const char *e)
+{
+	if (!e || e[0] != '=')
+		return 0;
+	for (const char *p = e + 1; *p; p++) {
+		int before = p > e + 1 &&
+		             (p[-1] == '_' || p[-1] == '.' || isalnum((unsigned char)p[-1]));
+		int after = p[1] == '_' || isalnum((unsigned char)p[1]);
+		if (*p == 'c' && !before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* A per-axis list: a list (or a variable or expression giving one), or one expression of
+ * the channel c (from 1) evaluated for each channel: "=input.scale * filter.scale[c]". */
+static int64_t get_channel_nums(qc_cases *it, qc_case *c, yaml_node_t *n, int64_t count,
+                                double **out, const char *what)
+{
+	if (!mentions_channel(qc_scalar(n)))
+		return get_nums(it, c, n, out, what);
+	if (count < 1 || count > (1 << 24)) {
+		fail(it, n, "%s: a per-channel expression needs a valid axis", what);
+		return -1;
+	}
+	double *v = qc_case_alloc(c, (size_t)count * sizeof *v);
+	for (int64_t ch = 0; ch < count; ch++) {
+		it->channel = (int)ch + 1;
+		yaml_node_t *r = resolve(it, n);
+		it->channel = 0;
+		if (!r || !get_num(it, r, &v[ch], what))
+			return -1;
+	}
+	*out = v;
+	return count;
 }
 
 /* Text of a sweep value for case names: scalars as written, lists joined by ';'. */
@@ -541,9 +766,10 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		return 0;
 	}
 	if (scales_n) {
-		if ((ns = get_nums(it, c, scales_n, &sv, "scales")) < 0)
+		if ((ns = get_channel_nums(it, c, scales_n, axis_size, &sv, "scales")) < 0)
 			return 0;
-		if (zps_n && (nz = get_nums(it, c, zps_n, &zv, "zero_points")) < 0)
+		if (zps_n &&
+		    (nz = get_channel_nums(it, c, zps_n, axis_size, &zv, "zero_points")) < 0)
 			return 0;
 	} else if (min_n && max_n) {
 		if ((nmin = get_nums(it, c, min_n, &minv, "min")) < 0 ||
@@ -966,6 +1192,56 @@ static int auto_quant(qc_cases *it, qc_case *c, int k)
 	return 1;
 }
 
+/* data: {lua: "return function(i, shape, rng) ... end"} */
+static int fill_lua(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *gn)
+{
+	const qc_spec *s = it->s;
+	if (gn->data.mapping.pairs.top - gn->data.mapping.pairs.start != 1) {
+		fail(it, gn, "a Lua generator takes only the key lua");
+		return 0;
+	}
+	yaml_node_t *ln = qc_map_get(s, gn, "lua");
+	const char *chunk = qc_scalar(ln);
+	qc_lua *L = chunk ? spec_lua(it, ln) : NULL;
+	if (!chunk) {
+		fail(it, ln, "lua must be a string holding a Lua chunk");
+		return 0;
+	}
+	if (!L)
+		return 0;
+	size_t n = qref_numel(t->rank, t->shape);
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v) {
+		fail(it, ln, "out of memory");
+		return 0;
+	}
+	qc_lbind b[2 * QC_MAX_VARS + 2 * QC_MAX_TENSORS + 1];
+	int nb = bindings(it, b, (int)(sizeof b / sizeof b[0]));
+	qc_rng rng;
+	qc_rng_seed(&rng, qc_hash64(t->name, c->seed));
+	char err[512];
+	int line = 0;
+	if (qc_lua_generate(L, chunk, b, nb, t->shape, t->rank, &rng, v, n, err, sizeof err,
+	                    &line) != 0) {
+		free(v);
+		lua_fail(it, ln, err, line);
+		return 0;
+	}
+	int64_t lo = 0, hi = 0;
+	int is_int = qref_dtype_range(t->dtype, &lo, &hi);
+	for (size_t i = 0; i < n; i++) {
+		if (is_int && (v[i] != floor(v[i]) || v[i] < (double)lo || v[i] > (double)hi)) {
+			fail(it, ln, "the generator gave %g for element %zu, not a %s value", v[i],
+			     i, qref_dtype_name(t->dtype));
+			free(v);
+			return 0;
+		}
+		qref_set(t, i, v[i]);
+	}
+	free(v);
+	return 1;
+}
+
 static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 {
 	const qc_spec *s = it->s;
@@ -1005,7 +1281,7 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 		int b;
 		if (v && qc_scalar_is_quoted(r)) {
 			a->type = QCF_ATTR_STRING;
-			a->v.s = v;
+			a->v.s = case_strdup(c, v);
 		} else if (v && qc_parse_int(v, &iv)) {
 			a->type = QCF_ATTR_INT;
 			a->v.i = iv;
@@ -1017,7 +1293,7 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 			a->v.i = b;
 		} else if (v) {
 			a->type = QCF_ATTR_STRING;
-			a->v.s = v;
+			a->v.s = case_strdup(c, v);
 		} else if (r->type == YAML_SEQUENCE_NODE) {
 			uint64_t len = seq_len(r);
 			int all_int = 1;
@@ -1153,6 +1429,12 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	c->spec = s;
 	it->failed = 0;
 	it->n_bind = 0;
+	/* nodes Lua made for the previous case are no longer needed (the case copies what
+	 * it keeps) */
+	qc_vnode_reset(s, it->mark);
+	it->cur = c;
+	it->n_in_built = it->n_out_built = 0;
+	it->channel = 0;
 	yaml_node_t *cn = NULL; /* explicit case node */
 	uint64_t rep = 0;
 	if (idx < n_sweep) {
@@ -1195,7 +1477,13 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	yaml_node_t *expect = cn ? qc_map_get(s, cn, "expect") : NULL;
 	if (!expect)
 		expect = s->expect;
-	c->expect_error = expect && strcmp(qc_scalar(expect), "error") == 0;
+	if (expect) {
+		/* "ok", "error", or an expression giving one of them (a negative sweep point) */
+		const char *e = get_str(it, expect, "expect");
+		if (e && strcmp(e, "ok") && strcmp(e, "error"))
+			fail(it, expect, "expect must be 'ok' or 'error', not '%s'", e);
+		c->expect_error = e && !strcmp(e, "error");
+	}
 	it->expect_error = c->expect_error;
 
 	c->call.struct_size = sizeof c->call;
@@ -1206,18 +1494,21 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	yaml_node_t *ov_in = cn ? qc_map_get(s, cn, "inputs") : NULL;
 	yaml_node_t *ov_out = cn ? qc_map_get(s, cn, "outputs") : NULL;
 
-	int ok = 1;
-	c->call.n_outputs = s->n_outputs;
-	for (int i = 0; i < s->n_outputs && ok; i++) {
-		tview tv = {s->outputs[i].name, s->outputs[i].node,
-		            ov_out ? qc_map_get(s, ov_out, s->outputs[i].name) : NULL};
-		ok = build_tensor(it, c, &tv, &c->out[i], &c->quant_out[i], c->shape_out[i]);
-	}
+	/* inputs, then outputs: each tensor's expressions see the tensors before it */
+	int ok = !it->failed;
 	c->call.n_inputs = s->n_inputs;
 	for (int i = 0; i < s->n_inputs && ok; i++) {
 		tview tv = {s->inputs[i].name, s->inputs[i].node,
 		            ov_in ? qc_map_get(s, ov_in, s->inputs[i].name) : NULL};
 		ok = build_tensor(it, c, &tv, &c->in[i], &c->quant_in[i], c->shape_in[i]);
+		it->n_in_built += ok;
+	}
+	c->call.n_outputs = s->n_outputs;
+	for (int i = 0; i < s->n_outputs && ok; i++) {
+		tview tv = {s->outputs[i].name, s->outputs[i].node,
+		            ov_out ? qc_map_get(s, ov_out, s->outputs[i].name) : NULL};
+		ok = build_tensor(it, c, &tv, &c->out[i], &c->quant_out[i], c->shape_out[i]);
+		it->n_out_built += ok;
 	}
 	/* data after all tensors exist: an edges generator may use another tensor's grid */
 	for (int i = 0; i < s->n_inputs && ok; i++) {
@@ -1236,6 +1527,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 			ok = 0;
 		} else if (dr->type == YAML_SEQUENCE_NODE) {
 			ok = fill_explicit(it, t, dn);
+		} else if (dr->type == YAML_MAPPING_NODE && qc_map_get(s, dr, "lua")) {
+			ok = it->with_data ? fill_lua(it, c, t, dr) : 1;
 		} else if (dr->type == YAML_MAPPING_NODE) {
 			ok = it->with_data ? fill_generated(it, c, t, dr, rep) : 1;
 		} else {

@@ -20,6 +20,7 @@
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
+#include "slua.h"
 #include "spec.h"
 
 #define BATCH_CASES          64
@@ -307,6 +308,56 @@ typedef struct run_state {
 	int printed_failures;
 } run_state;
 
+/* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors. */
+static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tensor *kout,
+                         qc_result *r)
+{
+	qc_spec *s = (qc_spec *)c->spec;
+	char err[512] = "", why[256] = "";
+	if (!s->lua && !(s->lua = qc_lua_new(err, sizeof err))) {
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message, "custom check: cannot start Lua: %s", err);
+		return;
+	}
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		double *want = malloc((n ? n : 1) * sizeof *want),
+		       *got = malloc((n ? n : 1) * sizeof *got);
+		if (!want || !got) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		for (size_t i = 0; i < n; i++) {
+			want[i] = qref_get(&e->out[k], i);
+			got[i] = qref_get(&kout[k], i);
+		}
+		int ok = 1, line = 0;
+		int rc = qc_lua_check(s->lua, c->tol.check, e->errors[k], want, got, n, &ok, why,
+		                      sizeof why, err, sizeof err, &line);
+		free(want);
+		free(got);
+		if (rc != 0) {
+			const yaml_node_t *at = c->tol.check_node;
+			int block = at->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
+			            at->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
+			r->verdict = QC_ERROR;
+			snprintf(r->message, sizeof r->message, "custom check: %s:%zu: Lua: %s",
+			         s->path,
+			         at->start_mark.line + 1 +
+			                 (size_t)(block ? (line > 0 ? line : 1)
+			                                : (line > 1 ? line - 1 : 0)),
+			         err);
+			return;
+		}
+		if (!ok) {
+			r->verdict = QC_FAIL;
+			snprintf(r->message, sizeof r->message, "output '%s': custom check: %s",
+			         c->out[k].name, why);
+			return;
+		}
+	}
+}
+
 /* Judges and reports the oldest batch in flight, then frees it. -1 if no worker could run it. */
 static int finish_batch(run_state *st)
 {
@@ -330,6 +381,8 @@ static int finish_batch(run_state *st)
 			qc_judge(c, b->expected[i], &b->pb.ex[i], kernel_out, &r);
 			for (int k = 0; k < r.n_outputs; k++)
 				r.saturated[k] = qc_expected_saturation(c, b->expected[i], k);
+			if (c->tol.check && r.verdict == QC_PASS_WITHIN_TOLERANCE)
+				custom_check(c, b->expected[i], kernel_out, &r);
 			qc_stats_add(&st->stats, c, &r);
 			qc_json_case(st->json, c, &r);
 			st->done++;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "sha256.h"
+#include "slua.h"
 
 static void diag_emit(qc_diag *d, const char *kind, const char *file, const yaml_node_t *at,
                       const char *fmt, va_list ap)
@@ -43,9 +44,210 @@ void qc_diag_warn(qc_diag *d, const char *file, const yaml_node_t *at, const cha
 		d->warnings++;
 }
 
+/* ---- nodes made from Lua values ----
+ * Ids below 0 name nodes outside the YAML document, built from the value of an
+ * expression. They live in blocks that never move (node pointers stay valid),
+ * and everything made after a mark is dropped by qc_vnode_reset. */
+
+#define VNODE_BLOCK 256
+
+struct qc_vnodes {
+	yaml_node_t **blocks;
+	size_t n_blocks;
+	size_t n; /* nodes in use */
+	struct vmem {
+		struct vmem *next;
+		max_align_t data[];
+	} * mem; /* strings, item and pair arrays, newest first */
+	size_t n_mem;
+};
+
+static struct qc_vnodes *vnodes(const qc_spec *s)
+{
+	qc_spec *m = (qc_spec *)s;
+	if (!m->vn && !(m->vn = calloc(1, sizeof *m->vn))) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return m->vn;
+}
+
 yaml_node_t *qc_node(const qc_spec *s, int id)
 {
-	return yaml_document_get_node((yaml_document_t *)&s->doc, id);
+	if (id >= 0)
+		return yaml_document_get_node((yaml_document_t *)&s->doc, id);
+	size_t i = (size_t)(-(int64_t)id - 1);
+	if (!s->vn || i >= s->vn->n)
+		return NULL;
+	return &s->vn->blocks[i / VNODE_BLOCK][i % VNODE_BLOCK];
+}
+
+void *qc_vnode_alloc(const qc_spec *s, size_t n)
+{
+	struct qc_vnodes *v = vnodes(s);
+	struct vmem *m = calloc(1, sizeof *m + (n ? n : 1));
+	if (!m) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	m->next = v->mem;
+	v->mem = m;
+	v->n_mem++;
+	return m->data;
+}
+
+int qc_vnode_add(const qc_spec *s, const yaml_node_t *node)
+{
+	struct qc_vnodes *v = vnodes(s);
+	if (v->n == v->n_blocks * VNODE_BLOCK) {
+		yaml_node_t **nb = realloc(v->blocks, (v->n_blocks + 1) * sizeof *nb);
+		yaml_node_t *blk = nb ? calloc(VNODE_BLOCK, sizeof *blk) : NULL;
+		if (!blk) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		v->blocks = nb;
+		v->blocks[v->n_blocks++] = blk;
+	}
+	size_t i = v->n++;
+	v->blocks[i / VNODE_BLOCK][i % VNODE_BLOCK] = *node;
+	return -(int)i - 1;
+}
+
+qc_vnode_mark qc_vnode_get_mark(const qc_spec *s)
+{
+	qc_vnode_mark m = {0, 0};
+	if (s->vn) {
+		m.nodes = s->vn->n;
+		m.mem = s->vn->n_mem;
+	}
+	return m;
+}
+
+void qc_vnode_reset(const qc_spec *s, qc_vnode_mark mark)
+{
+	struct qc_vnodes *v = s->vn;
+	if (!v)
+		return;
+	while (v->n_mem > mark.mem) {
+		struct vmem *m = v->mem;
+		v->mem = m->next;
+		free(m);
+		v->n_mem--;
+	}
+	v->n = mark.nodes;
+}
+
+/* YAML (or Lua-made) node -> Lua value. Plain scalars are typed as YAML types them. */
+void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, qc_lval *v)
+{
+	memset(v, 0, sizeof *v);
+	const char *t = qc_scalar(n);
+	int64_t i;
+	double d;
+	int b;
+	if (t) {
+		if (qc_scalar_is_quoted(n)) {
+			v->kind = QC_LV_STR, v->str = t;
+		} else if (!*t || !strcmp(t, "~") || !strcmp(t, "null")) {
+			v->kind = QC_LV_NIL;
+		} else if (qc_parse_int(t, &i)) {
+			v->kind = QC_LV_INT, v->i = i;
+		} else if (qc_parse_float(t, &d)) {
+			v->kind = QC_LV_NUM, v->num = d;
+		} else if (qc_parse_bool(t, &b)) {
+			v->kind = QC_LV_BOOL, v->b = b;
+		} else {
+			v->kind = QC_LV_STR, v->str = t;
+		}
+	} else if (n->type == YAML_SEQUENCE_NODE) {
+		size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+		qc_lval *items = qc_vnode_alloc(s, (len ? len : 1) * sizeof *items);
+		for (size_t k = 0; k < len; k++)
+			qc_lval_of_node(s, qc_node(s, n->data.sequence.items.start[k]), &items[k]);
+		v->kind = QC_LV_LIST, v->n = len, v->items = items;
+	} else if (n->type == YAML_MAPPING_NODE) {
+		size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+		qc_lval *items = qc_vnode_alloc(s, (len ? len : 1) * sizeof *items);
+		const char **keys = qc_vnode_alloc(s, (len ? len : 1) * sizeof *keys);
+		for (size_t k = 0; k < len; k++) {
+			keys[k] = qc_scalar(qc_node(s, n->data.mapping.pairs.start[k].key));
+			qc_lval_of_node(s, qc_node(s, n->data.mapping.pairs.start[k].value),
+			                &items[k]);
+		}
+		v->kind = QC_LV_MAP, v->n = len, v->items = items, v->keys = keys;
+	}
+}
+
+/* Lua value -> a node (marked where the expression is written); returns its id. */
+int qc_node_of_lval(const qc_spec *s, const qc_lval *v, const yaml_node_t *at)
+{
+	yaml_node_t n;
+	memset(&n, 0, sizeof n);
+	n.start_mark = n.end_mark = at->start_mark;
+	char buf[64];
+	const char *text = NULL;
+	switch (v->kind) {
+	case QC_LV_NIL: text = "null"; break;
+	case QC_LV_BOOL: text = v->b ? "true" : "false"; break;
+	case QC_LV_INT: snprintf(buf, sizeof buf, "%lld", (long long)v->i), text = buf; break;
+	case QC_LV_NUM:
+		if (isnan(v->num))
+			text = ".nan";
+		else if (isinf(v->num))
+			text = v->num > 0 ? ".inf" : "-.inf";
+		else
+			snprintf(buf, sizeof buf, "%.17g", v->num), text = buf;
+		break;
+	case QC_LV_STR: text = v->str; break;
+	case QC_LV_LIST:
+	case QC_LV_MAP: break;
+	}
+	if (text) {
+		size_t len = strlen(text);
+		char *copy = qc_vnode_alloc(s, len + 1);
+		memcpy(copy, text, len);
+		n.type = YAML_SCALAR_NODE;
+		n.data.scalar.value = (yaml_char_t *)copy;
+		n.data.scalar.length = len;
+		n.data.scalar.style = v->kind == QC_LV_STR ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+		                                           : YAML_PLAIN_SCALAR_STYLE;
+		return qc_vnode_add(s, &n);
+	}
+	if (v->kind == QC_LV_LIST) {
+		yaml_node_item_t *items = qc_vnode_alloc(s, (v->n ? v->n : 1) * sizeof *items);
+		for (size_t k = 0; k < v->n; k++)
+			items[k] = qc_node_of_lval(s, &v->items[k], at);
+		n.type = YAML_SEQUENCE_NODE;
+		n.data.sequence.items.start = items;
+		n.data.sequence.items.top = n.data.sequence.items.end = items + v->n;
+		return qc_vnode_add(s, &n);
+	}
+	yaml_node_pair_t *pairs = qc_vnode_alloc(s, (v->n ? v->n : 1) * sizeof *pairs);
+	for (size_t k = 0; k < v->n; k++) {
+		qc_lval key = {.kind = QC_LV_STR, .str = v->keys[k]};
+		pairs[k].key = qc_node_of_lval(s, &key, at);
+		pairs[k].value = qc_node_of_lval(s, &v->items[k], at);
+	}
+	n.type = YAML_MAPPING_NODE;
+	n.data.mapping.pairs.start = pairs;
+	n.data.mapping.pairs.top = n.data.mapping.pairs.end = pairs + v->n;
+	return qc_vnode_add(s, &n);
+}
+
+static void vnodes_free(struct qc_vnodes *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->n_blocks; i++)
+		free(v->blocks[i]);
+	free(v->blocks);
+	while (v->mem) {
+		struct vmem *m = v->mem;
+		v->mem = m->next;
+		free(m);
+	}
+	free(v);
 }
 
 const char *qc_scalar(const yaml_node_t *n)
@@ -127,6 +329,11 @@ int qc_parse_bool(const char *s, int *out)
 		return 1;
 	}
 	return 0;
+}
+
+static void *sweep_alloc(void *ctx, size_t n)
+{
+	return qc_vnode_alloc((const qc_spec *)ctx, n);
 }
 
 /* ---- structure checks ---- */
@@ -248,7 +455,10 @@ static void check_tensor(checker *c, yaml_node_t *t, const char *name, int parti
 	else if (q && !qs && want(c, q, YAML_MAPPING_NODE, "quant"))
 		check_keys(c, q, quant_keys, "quant");
 	yaml_node_t *dn = qc_map_get(c->s, t, "data");
-	if (dn && dn->type == YAML_MAPPING_NODE) {
+	if (dn && dn->type == YAML_MAPPING_NODE && qc_map_get(c->s, dn, "lua")) {
+		static const char *const lua_keys[] = {"lua", NULL};
+		check_keys(c, dn, lua_keys, "a Lua generator");
+	} else if (dn && dn->type == YAML_MAPPING_NODE) {
 		check_keys(c, dn, data_gen_keys, "data generator");
 		if (!qc_map_get(c->s, dn, "gen"))
 			ERR(c, dn,
@@ -435,9 +645,38 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 		check_saturation(c, v);
 	if ((v = qc_map_get(c->s, cn, "expect"))) {
 		const char *e = qc_scalar(v);
-		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))
-			ERR(c, v, "expect must be 'ok' or 'error'");
+		if (!e || (e[0] != '=' && strcmp(e, "ok") && strcmp(e, "error")))
+			ERR(c, v, "expect must be 'ok', 'error' or an expression giving one");
 	}
+}
+
+/* A sweep variable whose values are an expression: evaluated once, without bindings, to a
+ * non-empty list of scalars that stands in for the written list. */
+static void eval_sweep(checker *c, qc_named *var)
+{
+	qc_spec *s = c->s;
+	char err[512];
+	int line = 0;
+	if (!s->lua && !(s->lua = qc_lua_new(err, sizeof err))) {
+		ERR(c, var->node, "cannot start Lua: %s", err);
+		return;
+	}
+	qc_lval out;
+	const char *expr = qc_scalar(var->node) + 1;
+	if (qc_lua_eval(s->lua, expr, NULL, 0, sweep_alloc, s, &out, err, sizeof err, &line) != 0) {
+		ERR(c, var->node, "Lua: %s", err);
+		return;
+	}
+	if (out.kind != QC_LV_LIST || out.n == 0) {
+		ERR(c, var->node, "sweep values of '%s' must be a non-empty list", var->name);
+		return;
+	}
+	for (size_t k = 0; k < out.n; k++)
+		if (out.items[k].kind == QC_LV_NIL) {
+			ERR(c, var->node, "sweep value %zu of '%s' is nil", k + 1, var->name);
+			return;
+		}
+	var->node = qc_node(s, qc_node_of_lval(s, &out, var->node));
 }
 
 static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
@@ -449,6 +688,12 @@ static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
 		if (!is_ident(sw->vars[i].name))
 			ERR(c, vals, "sweep variable name '%s' is not an identifier",
 			    sw->vars[i].name);
+		const char *expr = qc_scalar(vals);
+		if (expr && expr[0] == '=') {
+			/* a Lua expression giving the list, e.g. "=qc.sizes('vector')" */
+			eval_sweep(c, &sw->vars[i]);
+			continue;
+		}
 		if (!want(c, vals, YAML_SEQUENCE_NODE, "sweep values"))
 			continue;
 		if (vals->data.sequence.items.start == vals->data.sequence.items.top)
@@ -578,8 +823,8 @@ static void check_spec(checker *c)
 		check_saturation(c, v);
 	if ((v = qc_map_get(s, root, "expect"))) {
 		const char *e = qc_scalar(v);
-		if (!e || (strcmp(e, "ok") && strcmp(e, "error")))
-			ERR(c, v, "expect must be 'ok' or 'error'");
+		if (!e || (e[0] != '=' && strcmp(e, "ok") && strcmp(e, "error")))
+			ERR(c, v, "expect must be 'ok', 'error' or an expression giving one");
 		s->expect = v;
 	}
 	if ((v = qc_map_get(s, root, "cases")) && want(c, v, YAML_SEQUENCE_NODE, "cases")) {
@@ -714,6 +959,9 @@ void qc_spec_free(qc_spec *s)
 	if (!s)
 		return;
 	yaml_document_delete(&s->doc);
+	vnodes_free(s->vn);
+	if (s->lua)
+		qc_lua_free(s->lua);
 	free(s->path);
 	free(s->id);
 	free(s);

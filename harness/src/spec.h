@@ -46,6 +46,9 @@ typedef struct qc_sweep {
 	int n_vars;
 } qc_sweep;
 
+struct qc_vnodes;
+struct qc_lua;
+
 typedef struct qc_spec {
 	char *path;
 	char *id; /* "<semantics>/<file stem>": prefix of every case name */
@@ -70,6 +73,8 @@ typedef struct qc_spec {
 	yaml_node_t *tolerance; /* NULL: exact */
 	yaml_node_t *cases;     /* sequence of explicit cases, or NULL */
 	yaml_node_t *expect;    /* "ok" (default) or "error" for every sweep case */
+	struct qc_lua *lua;     /* the spec's sandboxed Lua, made on first use */
+	struct qc_vnodes *vn;   /* nodes made from Lua values (ids < 0) */
 } qc_spec;
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
@@ -82,6 +87,22 @@ void qc_spec_free(qc_spec *s);
  * files; *out and *profiles are malloc'd. */
 int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles, int *n_profiles,
                  qc_diag *diag);
+
+/* Nodes made from Lua values: negative ids, valid until qc_vnode_reset below
+ * a mark taken before they were made. Memory from qc_vnode_alloc likewise. */
+typedef struct qc_vnode_mark {
+	size_t nodes, mem;
+} qc_vnode_mark;
+int qc_vnode_add(const qc_spec *s, const yaml_node_t *node);
+void *qc_vnode_alloc(const qc_spec *s, size_t n);
+qc_vnode_mark qc_vnode_get_mark(const qc_spec *s);
+void qc_vnode_reset(const qc_spec *s, qc_vnode_mark mark);
+
+/* Conversions between nodes and Lua values (slua.h). Plain scalars are typed as
+ * YAML types them; Lua strings become quoted scalars. */
+struct qc_lval;
+void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, struct qc_lval *v);
+int qc_node_of_lval(const qc_spec *s, const struct qc_lval *v, const yaml_node_t *at);
 
 /* Node helpers shared with cases.c. */
 yaml_node_t *qc_node(const qc_spec *s, int id);
