@@ -107,6 +107,11 @@ static void test_steps_exact(void)
 	CU_ASSERT(seen);
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 5); /* half a step is counted in bin 1, not 0 */
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(0)], 3);
+	/* one ulp off the grid point is a (tiny) mismatch, never "0 steps" */
+	got[0] = nextafterf(want[0], 1.0f);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
+	CU_ASSERT_EQUAL(m.mismatches, 5);
+	CU_ASSERT(m.worst[m.n_worst - 1].error != 0 && fabs(m.worst[m.n_worst - 1].error) < 1e-3);
 }
 
 static void test_float_ulp_and_nan(void)

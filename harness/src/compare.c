@@ -154,7 +154,8 @@ static double unit_error(qcf_dtype t, qc_unit unit, double want, double got, dou
 		/* grid values are (q - zp) * scale rounded to the float type: a whole number of
 		 * steps comes out within float rounding of an integer; count it exactly */
 		double e = (got - want) / step, k = nearbyint(e);
-		return fabs(e - k) <= 1e-3 * fmax(1.0, fabs(k)) ? k : e;
+		/* ...but a value off the grid by float rounding alone is not 0 steps: it differs */
+		return k != 0 && fabs(e - k) <= 1e-3 * fabs(k) ? k : e;
 	}
 	return (got > want ? 1 : -1) * ulp_distance(t, want, got);
 }
