@@ -89,14 +89,22 @@ static const char *path_of(qc_cases *it)
 /* Reports once per node: a sweep repeats the same template many times. */
 static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
-static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
+/* Marks the case failed; 1 if an error at node `at` is still to be reported. */
+static int first_report(qc_cases *it, const yaml_node_t *at)
 {
 	it->failed = 1;
 	for (int i = 0; i < it->n_reported; i++)
 		if (it->reported[i] == at)
-			return;
+			return 0;
 	if (it->n_reported < MAX_REPORTED)
 		it->reported[it->n_reported++] = at;
+	return 1;
+}
+
+static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
+{
+	if (!first_report(it, at))
+		return;
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
@@ -196,13 +204,8 @@ static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int li
 		at.start_mark.line += (size_t)(line - 1);
 	if (block || line > 1)
 		at.start_mark.column = n->start_mark.column;
-	it->failed = 1;
-	for (int i = 0; i < it->n_reported; i++)
-		if (it->reported[i] == n)
-			return;
-	if (it->n_reported < MAX_REPORTED)
-		it->reported[it->n_reported++] = n;
-	qc_diag_error(it->diag, path_of(it), &at, "Lua: %s", msg);
+	if (first_report(it, n))
+		qc_diag_error(it->diag, path_of(it), &at, "Lua: %s", msg);
 }
 
 static qc_lval *lval_list_num(const qc_spec *s, const double *x, size_t n, int as_int)

@@ -7,16 +7,7 @@
 
 #include "dtype.h"
 #include "qref.h"
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "qconform: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
+#include "util.h"
 
 void qc_expected_free(qc_expected *e, int n_outputs)
 {
@@ -74,12 +65,12 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, siz
 	call.outputs = alt;
 	for (int k = 0; k < c->call.n_outputs; k++) {
 		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
-		e->band_lo[k] = xcalloc(n, sizeof(double));
-		e->band_hi[k] = xcalloc(n, sizeof(double));
+		e->band_lo[k] = qc_xcalloc(n, sizeof(double));
+		e->band_hi[k] = qc_xcalloc(n, sizeof(double));
 		for (size_t i = 0; i < n; i++)
 			e->band_lo[k][i] = e->band_hi[k][i] = qref_get(&e->out[k], i);
 		alt[k] = c->out[k];
-		alt[k].data = xcalloc(c->out[k].nbytes, 1);
+		alt[k].data = qc_xcalloc(c->out[k].nbytes, 1);
 	}
 	qcf_status st = QCF_OK;
 	for (int r = 0; r < c->tol.n_roundings && st == QCF_OK; r++) {
@@ -114,21 +105,21 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, siz
 
 qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
 {
-	qc_expected *e = xcalloc(1, sizeof *e);
+	qc_expected *e = qc_xcalloc(1, sizeof *e);
 	qcf_op_call call = c->call;
 	call.outputs = e->out;
 	for (int k = 0; k < c->call.n_outputs; k++) {
 		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
 		e->out[k] = c->out[k];
-		e->out[k].data = xcalloc(c->out[k].nbytes, 1);
+		e->out[k].data = qc_xcalloc(c->out[k].nbytes, 1);
 		if (k < QREF_MAX_OUTPUTS) {
-			e->detail.out[k].any = xcalloc(n, 1);
-			e->detail.out[k].lo = xcalloc(n, sizeof(double));
-			e->detail.out[k].hi = xcalloc(n, sizeof(double));
-			e->detail.out[k].step = xcalloc(n, sizeof(double));
+			e->detail.out[k].any = qc_xcalloc(n, 1);
+			e->detail.out[k].lo = qc_xcalloc(n, sizeof(double));
+			e->detail.out[k].hi = qc_xcalloc(n, sizeof(double));
+			e->detail.out[k].step = qc_xcalloc(n, sizeof(double));
 		}
 		if (c->tol.check)
-			e->errors[k] = xcalloc(n, sizeof(double));
+			e->errors[k] = qc_xcalloc(n, sizeof(double));
 	}
 	e->status = qref_execute(&call, &e->detail);
 	if (e->status != QCF_OK)

@@ -22,6 +22,7 @@
 #include "runner.h"
 #include "slua.h"
 #include "spec.h"
+#include "util.h"
 
 #define BATCH_CASES          64
 #define BATCH_BYTES          ((size_t)64 << 20)
@@ -53,16 +54,6 @@ static int spec_in_profile(const qc_spec *s, const char *profile)
 	return 0;
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "qconform: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* ---- loading and validating every spec before anything runs ---- */
 
 typedef struct specset {
@@ -89,7 +80,7 @@ static void specset_free(specset *ss)
 
 static void load_profiles(specset *ss, char **files, int n, qc_diag *diag)
 {
-	ss->profiles = xcalloc((size_t)n, sizeof *ss->profiles);
+	ss->profiles = qc_xcalloc((size_t)n, sizeof *ss->profiles);
 	for (int i = 0; i < n; i++) {
 		qc_profile *p = qc_profile_load(files[i], diag);
 		if (p && qc_profile_find(ss->profiles, ss->n_profiles, p->name)) {
@@ -229,7 +220,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		fprintf(stderr, "qconform: no spec files found\n");
 		return -1;
 	}
-	uint64_t *all_cases = xcalloc((size_t)ss->n, sizeof *all_cases);
+	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
 	for (int i = 0; i < ss->n; i++) {
 		qc_spec *s = ss->specs[i];
 		if (!spec_in_profile(s, o->profile))
@@ -240,7 +231,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		const yaml_node_t *reported[8];
 		int n_reported = 0;
 		uint64_t n_names = 0, cap = qc_cases_count(s);
-		uint64_t *names = xcalloc((size_t)cap, sizeof *names);
+		uint64_t *names = qc_xcalloc((size_t)cap, sizeof *names);
 		while ((rc = qc_cases_next(it, &c)) != 0) {
 			if (rc < 0)
 				continue;
@@ -460,7 +451,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	else
 		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json",
 		         strstr(info.name, "reference") ? "reference" : info.name);
-	qc_spec_meta *metas = xcalloc((size_t)ss.n, sizeof *metas);
+	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
 	qc_run_meta meta = {.seed = o->seed,
@@ -495,7 +486,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	int rc = 0;
 	size_t cap = qc_pool_capacity(st.pool);
 	int max_in_flight = 2 * (o->jobs > 0 ? o->jobs : 1);
-	batch *b = xcalloc(1, sizeof *b);
+	batch *b = qc_xcalloc(1, sizeof *b);
 	for (int i = 0; i < ss.n && rc == 0; i++) {
 		if (!ss.selected[i])
 			continue;
@@ -516,7 +507,7 @@ int qc_cmd_run(const qc_run_opts *o)
 				while (rc == 0 && qc_pool_in_flight(st.pool) >= max_in_flight)
 					rc = finish_batch(&st);
 				qc_pool_submit(st.pool, &b->pb);
-				b = xcalloc(1, sizeof *b);
+				b = qc_xcalloc(1, sizeof *b);
 			}
 			b->expected[b->pb.n] = qc_expected_new(c, err, sizeof err);
 			b->cases[b->pb.n] = c;
