@@ -19,7 +19,9 @@ struct qc_pool {
 	qc_pool_batch *finished; /* unordered; qc_pool_next picks by seq */
 	unsigned long long next_submit, next_return;
 	int stop;
-	int n_jobs;
+	int n_jobs;    /* job threads */
+	int n_runners; /* runners (one per job thread, or one run inline) */
+	int inline_run;
 	job *jobs;
 	size_t capacity;
 };
@@ -44,11 +46,20 @@ static void keep_outputs(qc_pool_batch *b, const qcf_op_call *const *staged)
 	}
 }
 
+static void run_batch(qc_runner *r, qc_pool_batch *b)
+{
+	const qcf_op_call *staged[QC_POOL_BATCH];
+	memset(staged, 0, sizeof staged);
+	if (qc_runner_execute(r, b->calls, b->n, b->ex, staged, b->err, sizeof b->err) != 0)
+		b->failed = 1;
+	else
+		keep_outputs(b, staged);
+}
+
 static void *job_main(void *arg)
 {
 	job *j = arg;
 	qc_pool *p = j->pool;
-	const qcf_op_call *staged[QC_POOL_BATCH];
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		while (!p->todo_head && !p->stop)
@@ -63,12 +74,7 @@ static void *job_main(void *arg)
 			p->todo_tail = NULL;
 		pthread_mutex_unlock(&p->mu);
 
-		memset(staged, 0, sizeof staged);
-		if (qc_runner_execute(j->runner, b->calls, b->n, b->ex, staged, b->err,
-		                      sizeof b->err) != 0)
-			b->failed = 1;
-		else
-			keep_outputs(b, staged);
+		run_batch(j->runner, b);
 
 		pthread_mutex_lock(&p->mu);
 		b->next = p->finished;
@@ -123,6 +129,15 @@ int qc_pool_open(const qc_runner_config *cfg, int jobs, qc_pool **out, qc_plugin
 		if (!p->capacity || cap < p->capacity)
 			p->capacity = cap;
 	}
+	if (jobs == 1) {
+		/* one worker: batches run in the caller's thread (no threads, so every worker
+		 * the runner forks comes from a single-threaded process) */
+		p->inline_run = 1;
+		p->n_jobs = 0;
+		p->n_runners = 1;
+		*out = p;
+		return 0;
+	}
 	for (int i = 0; i < jobs; i++) {
 		if (pthread_create(&p->jobs[i].thread, NULL, job_main, &p->jobs[i]) != 0) {
 			snprintf(err, err_size, "cannot start a job thread");
@@ -131,12 +146,22 @@ int qc_pool_open(const qc_runner_config *cfg, int jobs, qc_pool **out, qc_plugin
 		}
 	}
 	p->n_jobs = jobs;
+	p->n_runners = jobs;
 	*out = p;
 	return 0;
 }
 
 void qc_pool_submit(qc_pool *p, qc_pool_batch *b)
 {
+	if (p->inline_run) {
+		b->seq = p->next_submit++;
+		b->failed = 0;
+		b->err[0] = 0;
+		run_batch(p->jobs[0].runner, b);
+		b->next = p->finished;
+		p->finished = b;
+		return;
+	}
 	pthread_mutex_lock(&p->mu);
 	b->seq = p->next_submit++;
 	b->next = NULL;
@@ -193,5 +218,5 @@ size_t qc_pool_capacity(const qc_pool *p)
 void qc_pool_close(qc_pool *p)
 {
 	if (p)
-		pool_shutdown(p, p->n_jobs, p->n_jobs);
+		pool_shutdown(p, p->n_jobs, p->n_runners);
 }
