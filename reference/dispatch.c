@@ -14,14 +14,7 @@
 #include "dtype.h"
 #include "kernel.h"
 
-typedef struct {
-	const char *semantics;
-	const char *op;
-	qref_kernel_fn fn;
-	qref_real_fn real;
-} entry;
-
-static const entry table[] = {
+const qref_op_entry qref_ops_qdq[] = {
         {"litert", "QUANTIZE", qref_litert_quantize, qref_litert_quantize_real},
         {"litert", "DEQUANTIZE", qref_litert_dequantize, NULL},
         {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor, NULL},
@@ -35,16 +28,28 @@ static const entry table[] = {
         {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel, NULL},
         {"onnx", "QuantizeLinear", qref_onnx_quantize_linear, qref_onnx_quantize_linear_real},
         {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear, NULL},
+        {NULL, NULL, NULL, NULL},
 };
+
+static const qref_op_entry *const families[] = {
+        qref_ops_qdq,
+        qref_ops_litert_conv,
+        qref_ops_litert_elementwise,
+        qref_ops_litert_activations,
+        qref_ops_litert_layout,
+};
+
+typedef qref_op_entry entry;
 
 static const entry *lookup(const qcf_op_call *call)
 {
 	if (!call || !call->semantics || !call->op)
 		return NULL;
-	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-		if (strcmp(table[i].semantics, call->semantics) == 0 &&
-		    strcmp(table[i].op, call->op) == 0)
-			return &table[i];
+	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+		for (const entry *e = families[f]; e->op; e++)
+			if (strcmp(e->semantics, call->semantics) == 0 &&
+			    strcmp(e->op, call->op) == 0)
+				return e;
 	return NULL;
 }
 

@@ -22,6 +22,22 @@ typedef qcf_status (*qref_kernel_fn)(const qcf_op_call *call, qref_detail *detai
 typedef qcf_status (*qref_real_fn)(const qcf_op_call *call, int k, double *values,
                                    qref_detail *detail);
 
+/* One row of the op table: a family file lists its ops in a table ending with a
+ * row whose op is NULL; reference/dispatch.c looks ops up in every family table. */
+typedef struct qref_op_entry {
+	const char *semantics;
+	const char *op;
+	qref_kernel_fn fn;
+	qref_real_fn real; /* NULL when no output is quantized */
+} qref_op_entry;
+
+/* The op families (one file each). */
+extern const qref_op_entry qref_ops_qdq[];                /* dispatch.c: Q/DQ, fake quant */
+extern const qref_op_entry qref_ops_litert_conv[];        /* litert_conv.c */
+extern const qref_op_entry qref_ops_litert_elementwise[]; /* litert_elementwise.c */
+extern const qref_op_entry qref_ops_litert_activations[]; /* litert_activations.c */
+extern const qref_op_entry qref_ops_litert_layout[];      /* litert_layout.c */
+
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else

@@ -14,6 +14,10 @@
 #pragma weak qct_register_spec
 #pragma weak qct_register_compare
 #pragma weak qct_register_run
+#pragma weak qct_register_litert_conv
+#pragma weak qct_register_litert_elementwise
+#pragma weak qct_register_litert_activations
+#pragma weak qct_register_litert_layout
 #pragma weak qct_register_lua
 
 const char *qct_build_path(const char *rel)
@@ -38,9 +42,18 @@ CU_pSuite qct_suite(const char *name)
 
 int main(int argc, char **argv)
 {
-	void (*regs[])(void) = {qct_register_reference, qct_register_qparams, qct_register_gen,
-	                        qct_register_runner,    qct_register_spec,    qct_register_compare,
-	                        qct_register_run,       qct_register_lua};
+	void (*regs[])(void) = {qct_register_reference,
+	                        qct_register_qparams,
+	                        qct_register_gen,
+	                        qct_register_runner,
+	                        qct_register_spec,
+	                        qct_register_compare,
+	                        qct_register_run,
+	                        qct_register_lua,
+	                        qct_register_litert_conv,
+	                        qct_register_litert_elementwise,
+	                        qct_register_litert_activations,
+	                        qct_register_litert_layout};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)

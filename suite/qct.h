@@ -38,6 +38,10 @@ void qct_register_runner(void);
 void qct_register_spec(void);
 void qct_register_compare(void);
 void qct_register_run(void);
+void qct_register_litert_conv(void);
+void qct_register_litert_elementwise(void);
+void qct_register_litert_activations(void);
+void qct_register_litert_layout(void);
 void qct_register_lua(void);
 
 #endif
