@@ -28,6 +28,16 @@ void qct_proc_free(qct_proc *p);
 const char *qct_tmpdir(void);
 void qct_rmdir(const char *dir);
 
+/* Runs `qconform run ARGS --json TMP/report.json` (ARGS printf-style); returns the parsed
+ * report or NULL; *status gets the exit status, *err_out (if not NULL) a malloc'd stderr. */
+typedef struct json_t json_t;
+json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* Path of a built stub plugin: qct_stub("crash") -> build/stubs/libstub_crash.so. */
+const char *qct_stub(const char *name);
+/* The verdict string of a case object of a report. */
+const char *qct_verdict(json_t *c);
+
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);
 

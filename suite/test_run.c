@@ -4,7 +4,6 @@
  */
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,48 +13,6 @@
 #include "dtype.h"
 #include "qct.h"
 #include "spec.h"
-
-/* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */
-static json_t *run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static json_t *run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
-{
-	char args[4096], json[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	snprintf(json, sizeof json, "%s/report.json", tmp);
-	unlink(json);
-	qct_proc p;
-	if (qct_sh(&p, "%s run --quiet --json %s %s", qct_build_path("qconform"), json, args) != 0)
-		return NULL;
-	*status = p.status;
-	if (err_out)
-		*err_out = strdup(p.err);
-	qct_proc_free(&p);
-	json_error_t e;
-	json_t *r = json_load_file(json, 0, &e);
-	if (!r && *status != 2)
-		fprintf(stderr, "\nreport %s: %s (line %d)\n", json, e.text, e.line);
-	return r;
-}
-
-static const char *plugin(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *b = buf[next++ % 4];
-	char rel[128];
-	snprintf(rel, sizeof rel, "stubs/libstub_%s.so", name);
-	snprintf(b, sizeof buf[0], "%s", qct_build_path(rel));
-	return b;
-}
-
-static const char *verdict(json_t *c)
-{
-	return json_string_value(json_object_get(c, "verdict"));
-}
 
 static long long summary_count(json_t *r, const char *v)
 {
@@ -69,7 +26,7 @@ static void test_reference_run(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = run_report(tmp, &st, NULL, "specs");
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *cases = json_object_get(r, "cases");
@@ -79,7 +36,7 @@ static void test_reference_run(void)
 	size_t bad = 0, expected_error = 0, golden = 0;
 	for (size_t i = 0; i < n; i++) {
 		json_t *c = json_array_get(cases, i);
-		const char *v = verdict(c);
+		const char *v = qct_verdict(c);
 		if (!strcmp(v, "EXPECTED_ERROR"))
 			expected_error++;
 		else if (strcmp(v, "PASS") != 0 && bad++ < 5)
@@ -172,8 +129,8 @@ static void test_ties_half_up(void)
 	size_t total_ties = 0, total = 0;
 	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
 		int st;
-		json_t *r = run_report(tmp, &st, NULL, "%s --plugin %s", specs[s],
-		                       plugin("ties_half_up"));
+		json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs[s],
+		                           qct_stub("ties_half_up"));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		CU_ASSERT_EQUAL(st, 1);
 		json_t *cases = json_object_get(r, "cases");
@@ -187,7 +144,7 @@ static void test_ties_half_up(void)
 			json_t *jc = json_array_get(cases, i++);
 			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(jc, "name")),
 			                       c->name);
-			const char *v = verdict(jc);
+			const char *v = qct_verdict(jc);
 			int tie = !c->expect_error && tie_case(c);
 			ties += tie;
 			const char *want = c->expect_error ? "EXPECTED_ERROR"
@@ -234,7 +191,7 @@ static void count_prefix(json_t *r, const char *prefix, size_t *match, size_t *n
 		if (strncmp(json_string_value(json_object_get(c, "name")), prefix, strlen(prefix)))
 			continue;
 		(*n)++;
-		*match += !strcmp(verdict(c), want);
+		*match += !strcmp(qct_verdict(c), want);
 	}
 }
 
@@ -244,10 +201,10 @@ static void test_crash_abort_hang(void)
 	const char *tmp = qct_tmpdir();
 	int st;
 	size_t m, n;
-	json_t *r =
-	        run_report(tmp, &st, NULL,
-	                   "specs/litert/dequantize.yaml specs/litert/quantize.yaml --plugin %s",
-	                   plugin("crash"));
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/dequantize.yaml specs/litert/quantize.yaml --plugin %s",
+	        qct_stub("crash"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	count_prefix(r, "litert/dequantize/", &m, &n, "CRASH");
@@ -259,7 +216,7 @@ static void test_crash_abort_hang(void)
 	        strstr(json_string_value(json_object_get(c0, "message")), "SIGSEGV"));
 	json_decref(r);
 
-	r = run_report(tmp, &st, NULL, "specs/tf --plugin %s", plugin("abort"));
+	r = qct_run_report(tmp, &st, NULL, "specs/tf --plugin %s", qct_stub("abort"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	count_prefix(r, "tf/fake_quant_with_min_max_args/", &m, &n, "CRASH");
@@ -268,11 +225,11 @@ static void test_crash_abort_hang(void)
 	CU_ASSERT(n > 10 && m == n);
 	json_decref(r);
 
-	r = run_report(tmp, &st, NULL,
-	               "specs/onnx --plugin %s --timeout 0.3 --filter "
-	               "'onnx/quantize_linear/dtype=int8,zp=0,*' "
-	               "--filter 'onnx/dequantize_linear/*'",
-	               plugin("hang"));
+	r = qct_run_report(tmp, &st, NULL,
+	                   "specs/onnx --plugin %s --timeout 0.3 --filter "
+	                   "'onnx/quantize_linear/dtype=int8,zp=0,*' "
+	                   "--filter 'onnx/dequantize_linear/*'",
+	                   qct_stub("hang"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	count_prefix(r, "onnx/quantize_linear/", &m, &n, "TIMEOUT");
@@ -289,8 +246,8 @@ static void test_ignore_axis(void)
 	const char *tmp = qct_tmpdir();
 	int st;
 	size_t m, n;
-	json_t *r = run_report(tmp, &st, NULL, "specs/litert specs/onnx --plugin %s",
-	                       plugin("ignore_axis"));
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert specs/onnx --plugin %s",
+	                           qct_stub("ignore_axis"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	count_prefix(r, "litert/quantize_per_axis/axis=", &m, &n, "FAIL");
@@ -321,8 +278,9 @@ static void test_load_refusals(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int st;
 		char *err = NULL;
-		json_t *r = run_report(tmp, &st, &err, "specs/litert/dequantize.yaml --plugin %s",
-		                       plugin(cases[i].stub));
+		json_t *r =
+		        qct_run_report(tmp, &st, &err, "specs/litert/dequantize.yaml --plugin %s",
+		                       qct_stub(cases[i].stub));
 		CU_ASSERT_PTR_NULL(r);
 		CU_ASSERT_EQUAL(st, 2);
 		CU_ASSERT_PTR_NOT_NULL(err);
@@ -345,15 +303,15 @@ static void test_answers_and_memory_rules(void)
 	const char *tmp = qct_tmpdir();
 	int st;
 	size_t m, n;
-	json_t *r =
-	        run_report(tmp, &st, NULL, "specs/litert --plugin %s", plugin("supports_nothing"));
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert --plugin %s",
+	                           qct_stub("supports_nothing"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	count_prefix(r, "litert/", &m, &n, "NOT_SUPPORTED");
 	CU_ASSERT(n > 10 && m == n);
 	json_decref(r);
 	/* the pure delegate conforms everywhere */
-	r = run_report(tmp, &st, NULL, "specs --plugin %s", plugin("ok"));
+	r = qct_run_report(tmp, &st, NULL, "specs --plugin %s", qct_stub("ok"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")));
@@ -361,8 +319,8 @@ static void test_answers_and_memory_rules(void)
 	json_decref(r);
 	const char *rules[] = {"scribble", "modify_input"};
 	for (int k = 0; k < 2; k++) {
-		r = run_report(tmp, &st, NULL, "specs/litert/dequantize.yaml --plugin %s",
-		               plugin(rules[k]));
+		r = qct_run_report(tmp, &st, NULL, "specs/litert/dequantize.yaml --plugin %s",
+		                   qct_stub(rules[k]));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		CU_ASSERT_EQUAL(st, 1);
 		count_prefix(r, "litert/dequantize/dtype", &m, &n, "ERROR");
@@ -380,8 +338,10 @@ static void test_jobs_same_result(void)
 	const char *args = "specs/litert specs/onnx --timeout 0.3 --filter 'litert/*' "
 	                   "--filter 'onnx/dequantize_linear/*' --filter "
 	                   "'onnx/quantize_linear/dtype=int8,zp=0,*'";
-	json_t *a = run_report(tmp, &st1, NULL, "%s --plugin %s --jobs 1", args, plugin("hang"));
-	json_t *b = run_report(tmp, &st3, NULL, "%s --plugin %s --jobs 3", args, plugin("hang"));
+	json_t *a =
+	        qct_run_report(tmp, &st1, NULL, "%s --plugin %s --jobs 1", args, qct_stub("hang"));
+	json_t *b =
+	        qct_run_report(tmp, &st3, NULL, "%s --plugin %s --jobs 3", args, qct_stub("hang"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL(st1, 1);
@@ -393,8 +353,8 @@ static void test_jobs_same_result(void)
 		json_t *x = json_array_get(ca, i), *y = json_array_get(cb, i);
 		differ += strcmp(json_string_value(json_object_get(x, "name")),
 		                 json_string_value(json_object_get(y, "name"))) != 0 ||
-		          strcmp(verdict(x), verdict(y)) != 0;
-		timeouts += !strcmp(verdict(x), "TIMEOUT");
+		          strcmp(qct_verdict(x), qct_verdict(y)) != 0;
+		timeouts += !strcmp(qct_verdict(x), "TIMEOUT");
 	}
 	CU_ASSERT_EQUAL(differ, 0);
 	CU_ASSERT(timeouts > 5);
@@ -409,7 +369,7 @@ static void test_profile_guard(void)
 	const char *tmp = qct_tmpdir();
 	int st;
 	char *err = NULL;
-	json_t *r = run_report(
+	json_t *r = qct_run_report(
 	        tmp, &st, &err,
 	        "specs/torch/fake_quantize_per_tensor_affine.yaml --profile torch-fakequant");
 	CU_ASSERT_PTR_NULL(r);
@@ -418,7 +378,7 @@ static void test_profile_guard(void)
 	                       strstr(err, "requires torch/fake_quantize_per_channel_affine"));
 	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "needs at least"));
 	free(err);
-	r = run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
+	r = qct_run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *p = json_object_get(r, "profile");
@@ -444,8 +404,8 @@ static void test_rounding_tolerance(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = run_report(tmp, &st, NULL,
-	                       "suite/specs/rounding.yaml --plugin-option rounding=single");
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "suite/specs/rounding.yaml --plugin-option rounding=single");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	json_t *cases = json_object_get(r, "cases");
@@ -453,7 +413,7 @@ static void test_rounding_tolerance(void)
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *name = json_string_value(json_object_get(c, "name"));
-		const char *v = verdict(c);
+		const char *v = qct_verdict(c);
 		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
 		long long wider = json_integer_value(json_object_get(o, "within_rounding"));
 		long long mism = json_integer_value(json_object_get(o, "mismatches"));
@@ -469,7 +429,7 @@ static void test_rounding_tolerance(void)
 	CU_ASSERT(within >= 3);
 	CU_ASSERT_EQUAL(within, failed); /* the same s_out values differ under both tolerances */
 	json_decref(r);
-	r = run_report(tmp, &st, NULL, "suite/specs/rounding.yaml");
+	r = qct_run_report(tmp, &st, NULL, "suite/specs/rounding.yaml");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	CU_ASSERT_EQUAL(summary_count(r, "PASS"), 12);
@@ -482,7 +442,7 @@ static void test_negative_cases_lenient(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = run_report(tmp, &st, NULL, "specs --plugin %s", plugin("lenient"));
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs --plugin %s", qct_stub("lenient"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	json_t *cases = json_object_get(r, "cases");
@@ -492,11 +452,11 @@ static void test_negative_cases_lenient(void)
 		int is_neg = !strcmp(json_string_value(json_object_get(c, "expect")), "error");
 		neg += is_neg;
 		if (is_neg) {
-			neg_failed += !strcmp(verdict(c), "FAIL");
+			neg_failed += !strcmp(qct_verdict(c), "FAIL");
 			CU_ASSERT_PTR_NOT_NULL(
 			        strstr(json_string_value(json_object_get(c, "message")), "forbid"));
 		} else {
-			pos_bad += strcmp(verdict(c), "PASS") != 0;
+			pos_bad += strcmp(qct_verdict(c), "PASS") != 0;
 		}
 	}
 	CU_ASSERT(neg >= 10);

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "qct.h"
 
 static char *slurp(FILE *f)
@@ -83,4 +85,44 @@ void qct_rmdir(const char *dir)
 	qct_proc p;
 	if (qct_sh(&p, "rm -rf '%s'", dir) == 0)
 		qct_proc_free(&p);
+}
+
+/* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */
+json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
+{
+	char args[4096], json[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	unlink(json);
+	qct_proc p;
+	if (qct_sh(&p, "%s run --quiet --json %s %s", qct_build_path("qconform"), json, args) != 0)
+		return NULL;
+	*status = p.status;
+	if (err_out)
+		*err_out = strdup(p.err);
+	qct_proc_free(&p);
+	json_error_t e;
+	json_t *r = json_load_file(json, 0, &e);
+	if (!r && *status != 2)
+		fprintf(stderr, "\nreport %s: %s (line %d)\n", json, e.text, e.line);
+	return r;
+}
+
+const char *qct_stub(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *b = buf[next++ % 4];
+	char rel[128];
+	snprintf(rel, sizeof rel, "stubs/libstub_%s.so", name);
+	snprintf(b, sizeof buf[0], "%s", qct_build_path(rel));
+	return b;
+}
+
+const char *qct_verdict(json_t *c)
+{
+	return json_string_value(json_object_get(c, "verdict"));
 }
