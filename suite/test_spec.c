@@ -73,6 +73,27 @@ static void test_bad_specs(void)
 	qct_rmdir(tmp);
 }
 
+/* A tolerance wider than exact without a reason is a warning, not an error: the spec runs. */
+static void test_reason_warning(void)
+{
+	const char *path = "suite/specs/warn/no_reason.yaml";
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	char want[256];
+	snprintf(want, sizeof want, "%s:9:12: warning: a tolerance wider than exact should say why",
+	         path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	qct_proc_free(&p);
+	/* with a reason there is nothing to say */
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s validate specs/litert/requantize.yaml", qct_build_path("qconform")),
+	        0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NULL(strstr(p.err, "warning"));
+	qct_proc_free(&p);
+}
+
 /* Hash of every case name and input byte of a spec. */
 static uint64_t expand_hash(const char *path, uint64_t seed, uint64_t *n_cases)
 {
@@ -242,6 +263,7 @@ void qct_register_spec(void)
 	CU_pSuite s = qct_suite("spec");
 	CU_add_test(s, "bad specs: file:line:col, exit 2, nothing run", test_bad_specs);
 	CU_add_test(s, "stable expansion across runs and machines", test_stable_expansion);
+	CU_add_test(s, "a tolerance without a reason warns", test_reason_warning);
 	CU_add_test(s, "show honours the seed", test_show_seed);
 	CU_add_test(s, "YAML scalar typing", test_parse_scalars);
 	CU_add_test(s, "filters include and exclude", test_filters);
