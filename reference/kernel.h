@@ -122,6 +122,33 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values,
                                      qref_detail *detail);
 
+/* litert_conv.c (specs/litert/OPS-conv.md) */
+qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_litert_depthwise_conv2d(const qcf_op_call *call, qref_detail *detail);
+qcf_status qref_litert_fully_connected(const qcf_op_call *call, qref_detail *detail);
+
+/*
+ * What CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED compute before they
+ * requantize, for kernels built on the reference (the stubs): the caller sets
+ * n = elements of output 0 and the acc and channel buffers (n entries each);
+ * qref_litert_conv_terms checks the call as the kernel does (same answers)
+ * and fills the rest.
+ */
+typedef struct qref_conv_terms {
+	size_t n;         /* in: elements of output 0 */
+	int64_t *acc;     /* in: buffer; out: exact accumulator, bias included */
+	int32_t *channel; /* in: buffer; out: output channel of each element */
+	float input_scale, output_scale;
+	const float *filter_scales; /* the call's filter scales: one per channel, or one */
+	int32_t n_filter_scales;
+	int32_t output_zero_point;
+	int32_t act_min, act_max; /* the fused activation's clamp, within the output dtype */
+	int wide;                 /* 1: LiteRT accumulates in int64 (16x8, int64 bias) */
+} qref_conv_terms;
+
+qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *terms,
+                                  qref_detail *detail);
+
 /* torch_fake_quant.c */
 qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *detail);

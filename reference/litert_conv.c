@@ -1,9 +1,815 @@
 /*
- * LiteRT CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: int8 per-axis, 16x8, int4 weights.
- * (The op table below is filled as the kernels land.)
+ * LiteRT CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: int8 activations
+ * (per-tensor or per-axis weights), 16x8 (int16 activations, int32 or int64
+ * bias), int4 weights.
+ *
+ * Sources: tflite/kernels/{conv,depthwise_conv,fully_connected,padding,
+ * kernel_util}.cc, internal/reference/integer_ops/{conv,depthwise_conv,
+ * fully_connected}.h (google-ai-edge/LiteRT), the same files in
+ * tensorflow/tflite-micro. Facts: FACTS.md section 3, FACTS-ops.md section 4;
+ * the ops, tensors and attributes: specs/litert/OPS-conv.md.
+ *
+ * The norm is the integer pipeline every LiteRT optimized kernel and TFLM run:
+ *   acc = sum w * (x - zp_in) + bias[c]          (int32; int64 for 16x8 with int64 bias)
+ *   y   = clamp(MBQM(acc, QM(s_in * s_w[c] / s_out)) + zp_out, act_min, act_max)
+ * MBQM64 for an int64 accumulator. Legal variants, by named rounding:
+ *   double (default) / single   the two MultiplyByQuantizedMultiplier builds
+ *   half_* (FULLY_CONNECTED)     (int32)round(acc * e) in double, e = s_in * s_w / s_out in
+ *                                double: LiteRT's FULLY_CONNECTED_REF since April 2025 (half_away);
+ *                                the other tie rules round the same product
  */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrs.h"
+#include "dtype.h"
 #include "kernel.h"
+#include "requant.h"
+
+enum { OP_CONV, OP_DW, OP_FC };
+
+enum { ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6, ACT_TANH, ACT_SIGN_BIT };
+
+static const char *const act_names[] = {"NONE",  "RELU", "RELU_N1_TO_1",
+                                        "RELU6", "TANH", "SIGN_BIT"};
+
+/* Everything the checks establish about a call; the kernels, the real-value
+ * hook and qref_litert_conv_terms read it. */
+typedef struct plan {
+	int op;
+	const char *name;
+	const qcf_tensor *in, *w, *bias;
+	const qcf_tensor *out;
+	qcf_quant qi, qw, qo, qb;
+	int has_qo, has_qb;
+	int wide;  /* int64 accumulator */
+	int int16; /* 16x8 */
+	int act;
+	int32_t act_min, act_max;
+	int64_t n_ch; /* output channels (units for FC) */
+	/* CONV / DW geometry, NHWC */
+	int64_t nb, ih, iw, ic, kh, kw, oh, ow;
+	int64_t fc_in, groups, dm;
+	int64_t sh, sw, dh, dw, ph, pw;
+	/* FC */
+	int64_t batches, depth;
+	int32_t zp_w; /* FC per-tensor filter zero point (applied) */
+	int64_t out_shape[QCF_MAX_RANK];
+	int32_t out_rank;
+} plan;
+
+static int32_t scale_index(const qcf_quant *q, int64_t c)
+{
+	return q->count > 1 ? (int32_t)c : 0;
+}
+
+static int64_t get_i64(const qcf_tensor *t, size_t i)
+{
+	if (t->dtype == QCF_INT64)
+		return ((const int64_t *)t->data)[i];
+	return (int64_t)qref_get(t, i);
+}
+
+/* An integer attribute with a default; -1 (and a message) when present but not an integer. */
+static int int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
+                    qref_detail *d)
+{
+	int r = qref_attr_int(call, name, out);
+	if (r == 0)
+		*out = def;
+	if (r < 0) {
+		qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be an integer", call->op,
+		          name);
+		return -1;
+	}
+	return 0;
+}
+
+/* A string attribute among names[0..n), or with by_index its index in the list (the TFLite
+ * schema's enum value) as an integer; def when absent. */
+static int enum_attr(const qcf_op_call *call, const char *name, const char *const *names, int n,
+                     int by_index, int def, int *out, qref_detail *d)
+{
+	const qcf_attr *a = qref_attr_find(call, name);
+	*out = def;
+	if (!a)
+		return 0;
+	if (a->type == QCF_ATTR_STRING && a->v.s) {
+		for (int k = 0; k < n; k++)
+			if (strcmp(a->v.s, names[k]) == 0) {
+				*out = k;
+				return 0;
+			}
+	} else if (by_index) {
+		int64_t v;
+		if (qref_attr_int(call, name, &v) == 1 && v >= 0 && v < n) {
+			*out = (int)v;
+			return 0;
+		}
+	}
+	char list[160];
+	size_t len = 0;
+	list[0] = 0;
+	for (int k = 0; k < n && len < sizeof list; k++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
+		                        names[k]);
+	qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be one of %s", call->op, name, list);
+	return -1;
+}
+
+static int scale_ok(float s)
+{
+	return s > 0.0f && isfinite(s);
+}
+
+/* Quantize(f) of kernel_util.cc CalculateActivationRangeQuantized: zp + (int)roundf(f / s). */
+static int act_quantize(float s, int32_t zp, float f, int64_t *q)
+{
+	float t = roundf(f / s);
+	if (!(t >= -0x1p31f && t < 0x1p31f))
+		return -1;
+	*q = (int64_t)zp + (int64_t)t;
+	return 0;
+}
+
+static qcf_status act_range(const qcf_op_call *call, plan *p, qref_detail *d)
+{
+	int64_t lo = 0, hi = 0, q = 0;
+	qref_dtype_range(p->out->dtype, &lo, &hi);
+	int64_t mn = lo, mx = hi;
+	float s = p->qo.scales[0];
+	int32_t zp = p->qo.zero_points[0];
+	int bad = 0;
+	switch (p->act) {
+	case ACT_RELU:
+		bad = act_quantize(s, zp, 0.0f, &q) < 0;
+		mn = q > lo ? q : lo;
+		break;
+	case ACT_RELU6:
+		bad = act_quantize(s, zp, 0.0f, &q) < 0;
+		mn = q > lo ? q : lo;
+		bad = bad || act_quantize(s, zp, 6.0f, &q) < 0;
+		mx = q < hi ? q : hi;
+		break;
+	case ACT_RELU_N1_TO_1:
+		bad = act_quantize(s, zp, -1.0f, &q) < 0;
+		mn = q > lo ? q : lo;
+		bad = bad || act_quantize(s, zp, 1.0f, &q) < 0;
+		mx = q < hi ? q : hi;
+		break;
+	default: break;
+	}
+	if (bad)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: a bound of %s does not fit int32 at output scale %g",
+		                 call->op, act_names[p->act], (double)s);
+	p->act_min = (int32_t)mn;
+	p->act_max = (int32_t)mx;
+	return QCF_OK;
+}
+
+/* SAME / VALID padding (kernels/padding.h): output size and the padding before. */
+static int padding(int same, int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t *out,
+                   int64_t *before)
+{
+	int64_t eff = (k - 1) * dil + 1;
+	int64_t o = same ? (in + stride - 1) / stride : (in + stride - eff) / stride;
+	if (o < 0)
+		return -1;
+	int64_t total = (o - 1) * stride + eff - in;
+	*out = o;
+	*before = total > 0 ? total / 2 : 0;
+	return 0;
+}
+
+static int is_rank(const qcf_tensor *t, int r)
+{
+	return t->rank == r;
+}
+
+static qcf_status conv_geometry(const qcf_op_call *call, plan *p, qref_detail *d)
+{
+	const qcf_tensor *in = p->in, *w = p->w;
+	const char *op = call->op;
+	if (!is_rank(in, 4) || !is_rank(w, 4))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: input and filter must have rank 4", op);
+	p->nb = in->shape[0], p->ih = in->shape[1], p->iw = in->shape[2], p->ic = in->shape[3];
+	p->kh = w->shape[1], p->kw = w->shape[2];
+	if (p->ih <= 0 || p->iw <= 0 || p->ic <= 0 || w->shape[0] <= 0 || p->kh <= 0 ||
+	    p->kw <= 0 || w->shape[3] <= 0)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: input height, width, depth and filter dimensions must be > 0",
+		                 op);
+	int same;
+	static const char *const pads[] = {"SAME", "VALID"};
+	if (enum_attr(call, "padding", pads, 2, 1, 0, &same, d) < 0)
+		return QCF_INVALID_PARAM;
+	same = same == 0;
+	if (int_attr(call, "stride_h", 1, &p->sh, d) < 0 ||
+	    int_attr(call, "stride_w", 1, &p->sw, d) < 0 ||
+	    int_attr(call, "dilation_h_factor", 1, &p->dh, d) < 0 ||
+	    int_attr(call, "dilation_w_factor", 1, &p->dw, d) < 0)
+		return QCF_INVALID_PARAM;
+	if (p->sh <= 0 || p->sw <= 0 || p->dh <= 0 || p->dw <= 0)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides and dilations must be > 0", op);
+	if (p->sh > INT32_MAX || p->sw > INT32_MAX || p->dh > INT32_MAX || p->dw > INT32_MAX)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides and dilations must fit int32",
+		                 op);
+	if (p->op == OP_DW && (p->sh > 32767 || p->sw > 32767 || p->dh > 32767 || p->dw > 32767))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides and dilations must be <= 32767",
+		                 op);
+	if (p->op == OP_CONV) {
+		p->n_ch = w->shape[0];
+		p->fc_in = w->shape[3];
+		if (p->ic % p->fc_in != 0)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: input depth %lld is not a multiple of the filter's "
+			                 "input depth %lld",
+			                 op, (long long)p->ic, (long long)p->fc_in);
+		p->groups = p->ic / p->fc_in;
+		if (p->n_ch % p->groups != 0)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %lld output channels do not split into %lld groups",
+			                 op, (long long)p->n_ch, (long long)p->groups);
+	} else {
+		if (w->shape[0] != 1)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: filter dimension 0 must be 1 (filter [1, kh, kw, "
+			                 "C_out])",
+			                 op);
+		p->n_ch = w->shape[3];
+		if (p->n_ch % p->ic != 0)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %lld output channels are not a multiple of the input "
+			                 "depth %lld",
+			                 op, (long long)p->n_ch, (long long)p->ic);
+		p->dm = p->n_ch / p->ic;
+		int64_t dm;
+		if (int_attr(call, "depth_multiplier", p->dm, &dm, d) < 0)
+			return QCF_INVALID_PARAM;
+		if (dm != p->dm)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: depth_multiplier %lld, but the shapes give %lld "
+			                 "(C_out / C_in)",
+			                 op, (long long)dm, (long long)p->dm);
+	}
+	if (padding(same, p->ih, p->kh, p->sh, p->dh, &p->oh, &p->ph) < 0 ||
+	    padding(same, p->iw, p->kw, p->sw, p->dw, &p->ow, &p->pw) < 0)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: the dilated filter is larger than the input (VALID padding)",
+		                 op);
+	p->out_rank = 4;
+	p->out_shape[0] = p->nb;
+	p->out_shape[1] = p->oh;
+	p->out_shape[2] = p->ow;
+	p->out_shape[3] = p->n_ch;
+	return QCF_OK;
+}
+
+static qcf_status fc_geometry(const qcf_op_call *call, plan *p, qref_detail *d)
+{
+	const qcf_tensor *in = p->in, *w = p->w;
+	const char *op = call->op;
+	if (!is_rank(w, 2))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: filter must have rank 2", op);
+	if (in->rank < 1)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must have rank >= 1", op);
+	p->n_ch = w->shape[0];
+	p->depth = w->shape[1];
+	int64_t keep;
+	if (int_attr(call, "keep_num_dims", 0, &keep, d) < 0)
+		return QCF_INVALID_PARAM;
+	if (p->depth == 0)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s with filter dimension 1 == 0 is not implemented (LiteRT's "
+		                 "Prepare returns before it sets up the requantization)",
+		                 op);
+	int64_t n = (int64_t)qref_tensor_numel(in);
+	p->batches = n / p->depth; /* LiteRT does not check divisibility */
+	if (keep) {
+		if (in->shape[in->rank - 1] != p->depth)
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: keep_num_dims needs the input's last dimension (%lld) "
+			        "equal to the filter's dimension 1 (%lld)",
+			        op, (long long)in->shape[in->rank - 1], (long long)p->depth);
+		p->out_rank = in->rank;
+		for (int32_t k = 0; k < in->rank; k++)
+			p->out_shape[k] = in->shape[k];
+		p->out_shape[in->rank - 1] = p->n_ch;
+	} else {
+		p->out_rank = 2;
+		p->out_shape[0] = p->batches;
+		p->out_shape[1] = p->n_ch;
+	}
+	return QCF_OK;
+}
+
+static const char *op_name(int op)
+{
+	return op == OP_CONV ? "CONV_2D" : op == OP_DW ? "DEPTHWISE_CONV_2D" : "FULLY_CONNECTED";
+}
+
+/*
+ * Every check of the op's Prepare (and this reference's own limits), in the
+ * order: tensors, types, geometry, quantization, bias, activation. need_qo:
+ * output quantization must be present (not for the real-value hook).
+ */
+static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *p, qref_detail *d)
+{
+	memset(p, 0, sizeof *p);
+	p->op = op;
+	p->name = op_name(op);
+	int nin = call->n_inputs == 2 ? 2 : 3;
+	qcf_status s = need_qo ? qref_check_call(call, nin, 1, d)
+	                       : qref_check_call_shapes(call, nin, 1, d);
+	if (s != QCF_OK)
+		return s;
+	p->in = &call->inputs[0];
+	p->w = &call->inputs[1];
+	p->bias = nin == 3 ? &call->inputs[2] : NULL;
+	p->out = &call->outputs[0];
+	const char *opn = call->op;
+	qcf_dtype it = p->in->dtype, wt = p->w->dtype;
+
+	/* types */
+	if (it == QCF_UINT8 || it == QCF_FLOAT32)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: %s activations are not implemented (int8 and int16 are)", opn,
+		                 qref_dtype_name(it));
+	if (it != QCF_INT8 && it != QCF_INT16)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be int8 or int16, got %s",
+		                 opn, qref_dtype_name(it));
+	p->int16 = it == QCF_INT16;
+	if (p->out->dtype != it)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: output type %s must equal input type %s", opn,
+		                 qref_dtype_name(p->out->dtype), qref_dtype_name(it));
+	if (wt == QCF_UINT8 || wt == QCF_INT16)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: %s filters are not implemented (int8 and int4 are)", opn,
+		                 qref_dtype_name(wt));
+	if (wt != QCF_INT8 && wt != QCF_INT4)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: filter must be int8 or int4, got %s",
+		                 opn, qref_dtype_name(wt));
+	if (p->bias) {
+		qcf_dtype bt = p->bias->dtype;
+		if (!p->int16 && bt != QCF_INT32)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: int8 activations need an int32 bias, got %s", opn,
+			                 qref_dtype_name(bt));
+		if (p->int16 && op == OP_DW && bt != QCF_INT64)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: int16 activations need an int64 bias, got %s", opn,
+			                 qref_dtype_name(bt));
+		if (p->int16 && bt != QCF_INT32 && bt != QCF_INT64)
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: int16 activations need an int32 or int64 bias, got %s", opn,
+			        qref_dtype_name(bt));
+	}
+	/* 16x8 accumulator: by the bias type (TFLM); quantized_bias_type, when given, must
+	 * match it (LiteRT) */
+	if (p->int16 && op != OP_DW) {
+		static const char *const bts[] = {"int32", "int64"};
+		const qcf_attr *a = qref_attr_find(call, "quantized_bias_type");
+		int qbt = -1;
+		if (a && enum_attr(call, "quantized_bias_type", bts, 2, 0, -1, &qbt, d) < 0)
+			return QCF_INVALID_PARAM;
+		if (qbt >= 0 && p->bias && p->bias->dtype != (qbt == 0 ? QCF_INT32 : QCF_INT64))
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: quantized_bias_type %s, but the bias is %s", opn,
+			                 bts[qbt], qref_dtype_name(p->bias->dtype));
+		p->wide = p->bias ? p->bias->dtype == QCF_INT64 : qbt != 0;
+	} else {
+		p->wide = p->int16;
+	}
+
+	/* geometry */
+	s = op == OP_FC ? fc_geometry(call, p, d) : conv_geometry(call, p, d);
+	if (s != QCF_OK)
+		return s;
+	int same = p->out->rank == p->out_rank;
+	for (int32_t k = 0; same && k < p->out_rank; k++)
+		same = p->out->shape[k] == p->out_shape[k];
+	if (!same) {
+		char buf[160];
+		size_t len = 0;
+		buf[0] = 0;
+		for (int32_t k = 0; k < p->out_rank && len < sizeof buf - 24; k++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld",
+			                        k ? ", " : "", (long long)p->out_shape[k]);
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must be [%s]", opn, buf);
+	}
+
+	/* quantization */
+	s = qref_get_quant(p->in, "input", 1, &p->qi, d);
+	if (s != QCF_OK)
+		return s;
+	s = qref_get_quant(p->w, "filter", 0, &p->qw, d);
+	if (s != QCF_OK)
+		return s;
+	if (need_qo || p->out->quant) {
+		s = qref_get_quant(p->out, "output", 1, &p->qo, d);
+		if (s != QCF_OK)
+			return s;
+		p->has_qo = 1;
+	}
+	if (!scale_ok(p->qi.scales[0]) || (p->has_qo && !scale_ok(p->qo.scales[0])))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: input and output scales must be positive and finite", opn);
+	int qdim = op == OP_DW ? 3 : 0;
+	if (p->qw.axis >= 0 && p->qw.count > 1) {
+		if (p->qw.axis != qdim)
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: per-axis filter quantization must be on dimension %d, "
+			        "got %d",
+			        opn, qdim, p->qw.axis);
+		if (p->qw.count != p->n_ch)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %d filter scales for %lld output channels", opn,
+			                 p->qw.count, (long long)p->n_ch);
+	}
+	for (int32_t c = 0; c < p->qw.count; c++) {
+		if (!scale_ok(p->qw.scales[c]))
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: filter scales must be positive and finite", opn);
+		int32_t z = p->qw.zero_points[c];
+		int per_tensor_fc = op == OP_FC && p->qw.count == 1 && wt == QCF_INT8;
+		if (z != 0 && (op != OP_FC || wt == QCF_INT4))
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: filter zero points must be 0 (symmetric weights), got "
+			        "%d",
+			        opn, z);
+		if (per_tensor_fc)
+			p->zp_w = z; /* applied (LiteRT keeps it for backward compatibility) */
+	}
+	if (p->int16 && (p->qi.zero_points[0] != 0 || (p->has_qo && p->qo.zero_points[0] != 0)))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: int16 activations need zero points 0 (got input %d, output "
+		                 "%d)",
+		                 opn, p->qi.zero_points[0], p->has_qo ? p->qo.zero_points[0] : 0);
+
+	/* bias */
+	if (p->bias) {
+		if ((int64_t)qref_tensor_numel(p->bias) != p->n_ch ||
+		    (op == OP_DW && p->bias->rank != 1))
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: the bias needs %lld elements (one per output channel)%s", opn,
+			        (long long)p->n_ch, op == OP_DW ? " in one dimension" : "");
+		if (p->bias->quant) {
+			s = qref_get_quant(p->bias, "bias", 0, &p->qb, d);
+			if (s != QCF_OK)
+				return s;
+			p->has_qb = 1;
+			for (int32_t c = 0; c < p->qb.count; c++)
+				if (p->qb.zero_points[c] != 0)
+					return qref_fail(d, QCF_INVALID_PARAM,
+					                 "%s: bias zero points must be 0, got %d",
+					                 opn, p->qb.zero_points[c]);
+		}
+		/* per-tensor FULLY_CONNECTED: GetQuantizedConvolutionMultipler's bias check,
+		 * when the bias carries its scale (without one it is read at s_in * s_w) */
+		if (op == OP_FC && p->qw.count == 1 && p->has_qo && p->has_qb) {
+			double prod = (double)p->qi.scales[0] * (double)p->qw.scales[0];
+			double sb = (double)p->qb.scales[0];
+			if (!(fabs(prod - sb) / (double)p->qo.scales[0] <= 0.02))
+				return qref_fail(
+				        d, QCF_INVALID_PARAM,
+				        "%s: bias scale %g is not input scale * filter scale "
+				        "(%g) within 0.02 output scales",
+				        opn, sb, prod);
+		}
+	}
+
+	/* activation */
+	if (enum_attr(call, "fused_activation_function", act_names, 6, 1, ACT_NONE, &p->act, d) < 0)
+		return QCF_INVALID_PARAM;
+	if (op == OP_FC && p->act > ACT_RELU6)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: fused activation %s is not allowed (NONE, RELU, RELU_N1_TO_1, "
+		        "RELU6)",
+		        opn, act_names[p->act]);
+	if (p->has_qo)
+		return act_range(call, p, d);
+	return QCF_OK;
+}
+
+/* The input minus its zero point, and the filter minus the applied zero point, unpacked. */
+typedef struct operands {
+	int32_t *x, *w;
+} operands;
+
+static qcf_status operands_load(const plan *p, operands *o, qref_detail *d)
+{
+	size_t nx = qref_tensor_numel(p->in), nw = qref_tensor_numel(p->w);
+	o->x = malloc((nx ? nx : 1) * sizeof *o->x);
+	o->w = malloc((nw ? nw : 1) * sizeof *o->w);
+	if (!o->x || !o->w) {
+		free(o->x);
+		free(o->w);
+		o->x = o->w = NULL;
+		return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+	}
+	int32_t zi = p->qi.zero_points[0];
+	for (size_t i = 0; i < nx; i++)
+		o->x[i] = (int32_t)qref_get(p->in, i) - zi;
+	for (size_t i = 0; i < nw; i++)
+		o->w[i] = (int32_t)qref_get(p->w, i) - p->zp_w;
+	return QCF_OK;
+}
+
+static void operands_free(operands *o)
+{
+	free(o->x);
+	free(o->w);
+}
+
+/* Output channel of output element i. */
+static int64_t out_channel(const plan *p, size_t i)
+{
+	return (int64_t)(i % (size_t)p->n_ch);
+}
+
+/* The exact accumulator of output element i, without the bias. */
+static int64_t accumulate(const plan *p, const operands *o, size_t i)
+{
+	int64_t acc = 0;
+	int64_t c = out_channel(p, i);
+	if (p->op == OP_FC) {
+		int64_t b = (int64_t)(i / (size_t)p->n_ch);
+		const int32_t *x = o->x + b * p->depth, *w = o->w + c * p->depth;
+		for (int64_t k = 0; k < p->depth; k++)
+			acc += (int64_t)w[k] * x[k];
+		return acc;
+	}
+	int64_t r = (int64_t)(i / (size_t)p->n_ch);
+	int64_t ox = r % p->ow;
+	r /= p->ow;
+	int64_t oy = r % p->oh, b = r / p->oh;
+	int64_t y0 = oy * p->sh - p->ph, x0 = ox * p->sw - p->pw;
+	for (int64_t ky = 0; ky < p->kh; ky++) {
+		int64_t y = y0 + ky * p->dh;
+		if (y < 0 || y >= p->ih)
+			continue;
+		for (int64_t kx = 0; kx < p->kw; kx++) {
+			int64_t xx = x0 + kx * p->dw;
+			if (xx < 0 || xx >= p->iw)
+				continue;
+			const int32_t *px = o->x + ((b * p->ih + y) * p->iw + xx) * p->ic;
+			if (p->op == OP_DW) {
+				int64_t wv = o->w[(ky * p->kw + kx) * p->n_ch + c];
+				acc += wv * px[c / p->dm];
+				continue;
+			}
+			int64_t g = c / (p->n_ch / p->groups);
+			const int32_t *pw = o->w + ((c * p->kh + ky) * p->kw + kx) * p->fc_in;
+			for (int64_t k = 0; k < p->fc_in; k++)
+				acc += (int64_t)pw[k] * px[g * p->fc_in + k];
+		}
+	}
+	return acc;
+}
+
+static float filter_scale(const plan *p, int64_t c)
+{
+	return p->qw.scales[scale_index(&p->qw, c)];
+}
+
+/* s_in * s_w[c] / s_out as LiteRT's integer pipeline computes it before QuantizeMultiplier:
+ * in double, except per-tensor FULLY_CONNECTED, whose product is float. */
+static double multiplier_real(const plan *p, int64_t c)
+{
+	double so = (double)p->qo.scales[0];
+	if (p->op == OP_FC && p->qw.count == 1)
+		return (double)(p->qi.scales[0] * p->qw.scales[0]) / so;
+	return (double)p->qi.scales[0] * (double)filter_scale(p, c) / so;
+}
+
+/* The FULLY_CONNECTED_REF product: all double. */
+static double multiplier_double(const plan *p, int64_t c)
+{
+	return (double)p->qi.scales[0] * (double)filter_scale(p, c) / (double)p->qo.scales[0];
+}
+
+/*
+ * Requantizes acc; returns 0 and *y (before zp_out and the clamp), or -1 where the
+ * step LiteRT takes is outside its contract (int32 overflow, shift domain): the
+ * element is unpredictable.
+ */
+static int requantize(const plan *p, int64_t acc, int64_t c, qref_rounding rnd, int64_t *y)
+{
+	if (qref_rounding_is_half(rnd)) {
+		double v = qref_round_half((double)acc * multiplier_double(p, c), rnd);
+		if (!(v >= -0x1p31 && v < 0x1p31))
+			return -1;
+		*y = (int64_t)v;
+		return 0;
+	}
+	if (!p->wide && (acc < INT32_MIN || acc > INT32_MAX))
+		return -1;
+	rnd = qref_requant_build(rnd);
+	double e = multiplier_real(p, c);
+	if (!isfinite(e)) /* a float product beyond FLT_MAX */
+		return -1;
+	int32_t m;
+	int sh;
+	qref_quantize_multiplier(e, p->wide ? QREF_ROUND_DOUBLE : rnd, &m, &sh);
+	if (p->wide) {
+		if (sh < -31 || sh > 7 || acc < -(INT64_C(1) << 47) || acc >= (INT64_C(1) << 47))
+			return -1;
+		*y = qref_mbqm64(acc, m, sh);
+		return 0;
+	}
+	if (rnd == QREF_ROUND_DOUBLE) {
+		if (sh >= 31 || !qref_mbqm_preshift_fits((int32_t)acc, sh))
+			return -1;
+		*y = qref_mbqm((int32_t)acc, m, sh, rnd);
+		return 0;
+	}
+	int64_t v = qref_mbqm_single_wide((int32_t)acc, m, sh);
+	if (v < INT32_MIN || v > INT32_MAX)
+		return -1;
+	*y = v;
+	return 0;
+}
+
+static qcf_status check_rounding(const qcf_op_call *call, const plan *p, qref_rounding rnd,
+                                 qref_detail *d)
+{
+	if (rnd == QREF_ROUND_DEFAULT || rnd == QREF_ROUND_DOUBLE || rnd == QREF_ROUND_SINGLE)
+		return QCF_OK;
+	if (p->op == OP_FC && qref_rounding_is_half(rnd))
+		return QCF_OK;
+	return qref_rounding_na(call, d, rnd,
+	                        p->op == OP_FC
+	                                ? "acc * s_in * s_w / s_out: by an integer multiplier "
+	                                  "(double, single) or in double precision (half_*)"
+	                                : "acc * s_in * s_w / s_out by an integer multiplier");
+}
+
+static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
+{
+	plan p;
+	qcf_status s = plan_init(call, op, 1, &p, d);
+	if (s != QCF_OK)
+		return s;
+	qref_rounding rnd = qref_detail_rounding(d);
+	s = check_rounding(call, &p, rnd, d);
+	if (s != QCF_OK)
+		return s;
+	operands o;
+	s = operands_load(&p, &o, d);
+	if (s != QCF_OK)
+		return s;
+	qcf_tensor *out = &call->outputs[0];
+	double lo, hi;
+	qref_range_d(out->dtype, &lo, &hi);
+	size_t n = qref_tensor_numel(out);
+	int32_t zo = p.qo.zero_points[0];
+	for (size_t i = 0; i < n; i++) {
+		int64_t c = out_channel(&p, i);
+		int64_t acc = accumulate(&p, &o, i);
+		if (p.bias)
+			acc += get_i64(p.bias, (size_t)c);
+		int64_t y = 0;
+		double v;
+		if (requantize(&p, acc, c, rnd, &y) < 0 || y + zo < INT32_MIN ||
+		    y + zo > INT32_MAX) {
+			qref_mark_any(d, 0, i, lo, hi);
+			v = qref_clamp_d(round((double)acc * multiplier_double(&p, c)) + zo,
+			                 p.act_min, p.act_max);
+		} else {
+			qref_mark_exact(d, 0, i);
+			y += zo;
+			v = (double)(y < p.act_min ? p.act_min : y > p.act_max ? p.act_max : y);
+		}
+		qref_set(out, i, v);
+	}
+	operands_free(&o);
+	return QCF_OK;
+}
+
+qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail)
+{
+	return run(call, OP_CONV, detail);
+}
+
+qcf_status qref_litert_depthwise_conv2d(const qcf_op_call *call, qref_detail *detail)
+{
+	return run(call, OP_DW, detail);
+}
+
+qcf_status qref_litert_fully_connected(const qcf_op_call *call, qref_detail *detail)
+{
+	return run(call, OP_FC, detail);
+}
+
+/*
+ * Real-valued output: s_in * s_w[c] * (the accumulator without the bias) plus the
+ * bias's real value ((b - zp) * s_b with its own quantization, else b * s_in * s_w[c],
+ * as the kernel reads it), then the fused activation (RELU: max(0, v), RELU6: [0, 6],
+ * RELU_N1_TO_1: [-1, 1]).
+ */
+static qcf_status real(const qcf_op_call *call, int op, double *values, qref_detail *d)
+{
+	plan p;
+	qcf_status s = plan_init(call, op, 0, &p, d);
+	if (s != QCF_OK)
+		return s;
+	operands o;
+	s = operands_load(&p, &o, d);
+	if (s != QCF_OK)
+		return s;
+	size_t n = qref_tensor_numel(p.out);
+	double si = (double)p.qi.scales[0];
+	for (size_t i = 0; i < n; i++) {
+		int64_t c = out_channel(&p, i);
+		double sw = (double)filter_scale(&p, c);
+		double v = (double)accumulate(&p, &o, i) * si * sw;
+		if (p.bias) {
+			double b = (double)get_i64(p.bias, (size_t)c);
+			v += p.has_qb ? b * (double)p.qb.scales[scale_index(&p.qb, c)]
+			              : b * si * sw;
+		}
+		switch (p.act) {
+		case ACT_RELU: v = v > 0 ? v : 0; break;
+		case ACT_RELU6: v = v < 0 ? 0 : v > 6 ? 6 : v; break;
+		case ACT_RELU_N1_TO_1: v = v < -1 ? -1 : v > 1 ? 1 : v; break;
+		default: break;
+		}
+		values[i] = v;
+	}
+	operands_free(&o);
+	return QCF_OK;
+}
+
+static qcf_status conv2d_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+{
+	(void)k;
+	return real(call, OP_CONV, values, d);
+}
+
+static qcf_status dw_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+{
+	(void)k;
+	return real(call, OP_DW, values, d);
+}
+
+static qcf_status fc_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+{
+	(void)k;
+	return real(call, OP_FC, values, d);
+}
+
+qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, qref_detail *d)
+{
+	int op = -1;
+	for (int k = OP_CONV; k <= OP_FC; k++)
+		if (call && call->op && strcmp(call->op, op_name(k)) == 0)
+			op = k;
+	if (op < 0)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "not CONV_2D, DEPTHWISE_CONV_2D or "
+		                 "FULLY_CONNECTED");
+	plan p;
+	qcf_status s = plan_init(call, op, 1, &p, d);
+	if (s != QCF_OK)
+		return s;
+	size_t n = qref_tensor_numel(p.out);
+	if (t->n != n || (n && (!t->acc || !t->channel)))
+		return qref_fail(d, QCF_ERROR, "%s: buffers for %zu elements, need %zu", call->op,
+		                 t->n, n);
+	operands o;
+	s = operands_load(&p, &o, d);
+	if (s != QCF_OK)
+		return s;
+	for (size_t i = 0; i < n; i++) {
+		int64_t c = out_channel(&p, i);
+		t->acc[i] = accumulate(&p, &o, i) + (p.bias ? get_i64(p.bias, (size_t)c) : 0);
+		t->channel[i] = (int32_t)c;
+	}
+	operands_free(&o);
+	t->input_scale = p.qi.scales[0];
+	t->output_scale = p.qo.scales[0];
+	t->filter_scales = p.qw.scales;
+	t->n_filter_scales = p.qw.count;
+	t->output_zero_point = p.qo.zero_points[0];
+	t->act_min = p.act_min;
+	t->act_max = p.act_max;
+	t->wide = p.wide;
+	return QCF_OK;
+}
 
 const qref_op_entry qref_ops_litert_conv[] = {
+        {"litert", "CONV_2D", qref_litert_conv2d, conv2d_real},
+        {"litert", "DEPTHWISE_CONV_2D", qref_litert_depthwise_conv2d, dw_real},
+        {"litert", "FULLY_CONNECTED", qref_litert_fully_connected, fc_real},
         {NULL, NULL, NULL, NULL},
 };

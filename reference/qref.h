@@ -30,6 +30,11 @@
  *   litert QUANTIZE float -> int       x / scale                    half_away  half_*
  *   litert QUANTIZE int -> int         (q - zp_in) * s_in / s_out   double     double, single
  *   litert DEQUANTIZE                  nothing                      -          default only
+ *   litert CONV_2D, DEPTHWISE_CONV_2D  acc * s_in * s_w / s_out     double     double, single
+ *                                      (integer multiplier)
+ *   litert FULLY_CONNECTED             the same, by an integer      double     double, single,
+ *                                      multiplier or in double                 half_* (half_away:
+ *                                      precision                               FULLY_CONNECTED_REF)
  *   torch fake_quantize_* (all four)   x * inv (int zero point),    half_even  half_*
  *                                      zp + x * inv (float zp)
  *   tf fake_quant_with_min_max_*       the scaled value v           half_up    half_*
@@ -109,6 +114,9 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail);
  *  - litert QUANTIZE: float32 input: x itself; integer input (requantize):
  *    (q - zp_in) * s_in.
  *  - onnx QuantizeLinear: x itself.
+ *  - litert CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: the accumulator
+ *    times s_in * s_w[c], plus the bias's real value, then the fused
+ *    activation (specs/litert/OPS-conv.md).
  * NaN and infinities of a float input are passed through.
  *
  * Needs the inputs (checked as the kernel checks them: counts, dtypes,

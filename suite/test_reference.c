@@ -1732,7 +1732,7 @@ static void test_plugin(void)
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p->last_error(inst), "not allowed"));
-	c->op = "CONV_2D";
+	c->op = "NO_SUCH_OP";
 	CU_ASSERT_EQUAL(p->supports(inst, c), QCF_NOT_SUPPORTED);
 	p->destroy(inst);
 

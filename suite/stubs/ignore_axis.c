@@ -1,6 +1,8 @@
 /*
- * Ignores per-axis quantization in the quantize/dequantize ops: every
- * element uses channel 0's scale and zero point. The stub hands the
+ * Ignores per-axis quantization in the quantize/dequantize ops and in the
+ * LiteRT ops with per-axis weights (CONV_2D, DEPTHWISE_CONV_2D,
+ * FULLY_CONNECTED): every element uses channel 0's scale and zero point
+ * (the weights' scale[0] for every output channel). The stub hands the
  * reference a copy of the call whose per-axis parameters (the tensors'
  * quantization arrays, and the scale / zero point input tensors 1 and 2 of
  * fake_quantize_per_channel_affine) repeat element 0.
@@ -11,7 +13,9 @@ static int is_target(const qcf_op_call *call)
 {
 	return stub_op_is(call, "QUANTIZE") || stub_op_is(call, "DEQUANTIZE") ||
 	       stub_op_is(call, "QuantizeLinear") || stub_op_is(call, "DequantizeLinear") ||
-	       stub_op_is(call, "fake_quantize_per_channel_affine");
+	       stub_op_is(call, "fake_quantize_per_channel_affine") ||
+	       stub_op_is(call, "CONV_2D") || stub_op_is(call, "DEPTHWISE_CONV_2D") ||
+	       stub_op_is(call, "FULLY_CONNECTED");
 }
 
 typedef struct flat {

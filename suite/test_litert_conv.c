@@ -1,0 +1,685 @@
+/*
+ * LiteRT CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (reference/litert_conv.c,
+ * specs/litert/OPS-conv.md): the reference kernels through qref_execute, and
+ * end to end through the binary against the reference and two stubs:
+ * float_requant (XNNPACK-style float requantization) and ignore_axis
+ * (per-axis weight scales ignored).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cases.h"
+#include "dtype.h"
+#include "kernel.h"
+#include "qct.h"
+#include "qref.h"
+#include "requant.h"
+#include "spec.h"
+
+/* ---- building calls ---------------------------------------------------- */
+
+#define MAXE 64
+
+typedef struct {
+	qcf_tensor t;
+	int64_t shape[QCF_MAX_RANK];
+	qcf_quant q;
+	float scales[MAXE];
+	int32_t zps[MAXE];
+	int64_t buf[MAXE]; /* room for MAXE int64 elements */
+} ct;
+
+static void ct_init(ct *x, qcf_dtype dt, int rank, const int64_t *shape)
+{
+	memset(x, 0, sizeof *x);
+	x->t.struct_size = sizeof x->t;
+	x->t.dtype = dt;
+	x->t.rank = rank;
+	memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
+	x->t.shape = x->shape;
+	x->t.data = x->buf;
+	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, shape));
+}
+
+static void ct_quant(ct *x, int axis, int count, const float *s, const int32_t *z)
+{
+	x->q.struct_size = sizeof x->q;
+	x->q.axis = axis;
+	x->q.count = count;
+	memcpy(x->scales, s, sizeof(float) * (size_t)count);
+	if (z)
+		memcpy(x->zps, z, sizeof(int32_t) * (size_t)count);
+	x->q.scales = x->scales;
+	x->q.zero_points = x->zps;
+	x->t.quant = &x->q;
+}
+
+static void ct_quant1(ct *x, float s, int32_t z)
+{
+	ct_quant(x, -1, 1, &s, &z);
+}
+
+static void ct_fill(ct *x, const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		qref_set(&x->t, i, v[i]);
+}
+
+static double ct_get(const ct *x, size_t i)
+{
+	return qref_get(&x->t, i);
+}
+
+static qcf_attr a_int(const char *name, int64_t v)
+{
+	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
+	a.v.i = v;
+	return a;
+}
+
+static qcf_attr a_str(const char *name, const char *v)
+{
+	qcf_attr a = {.name = name, .type = QCF_ATTR_STRING, .count = 1};
+	a.v.s = v;
+	return a;
+}
+
+static qcf_op_call g_call;
+static qcf_tensor g_in[3], g_out[1];
+
+static qcf_op_call *mkcall(const char *op, ct **ins, int nin, ct *out, const qcf_attr *attrs,
+                           int na)
+{
+	memset(&g_call, 0, sizeof g_call);
+	for (int i = 0; i < nin; i++)
+		g_in[i] = ins[i]->t;
+	g_out[0] = out->t;
+	g_call.struct_size = sizeof g_call;
+	g_call.semantics = "litert";
+	g_call.op = op;
+	g_call.n_inputs = nin;
+	g_call.inputs = g_in;
+	g_call.n_outputs = 1;
+	g_call.outputs = g_out;
+	g_call.n_attrs = na;
+	g_call.attrs = attrs;
+	return &g_call;
+}
+
+static qcf_status run(const char *op, ct **ins, int nin, ct *out, const qcf_attr *attrs, int na,
+                      qref_rounding rounding, qref_detail *d)
+{
+	memset(d, 0, sizeof *d);
+	d->rounding = rounding;
+	return qref_execute(mkcall(op, ins, nin, out, attrs, na), d);
+}
+
+/* conv_test.cc SimplePerChannelTest (FACTS.md section 3; specs/litert/conv_2d.yaml has the
+ * derivation of the quantized values). */
+static void golden_tensors(ct *x, ct *w, ct *b, ct *y)
+{
+	static const int64_t xs[] = {1, 2, 3, 2}, ws[] = {2, 2, 2, 2}, bs[] = {2},
+	                     ys[] = {1, 1, 2, 2};
+	static const double xv[] = {5, 3, 1, -3, -5, -7, 7, 5, 3, -5, -7, -9};
+	static const double wv[] = {1, 2, 3, 4, 3, 4, 5, 6, 4, 4, 3, 3, 2, 2, 1, 1};
+	static const double bv[] = {6, -2};
+	static const float wsc[] = {1, 2};
+	static const int32_t wz[] = {0, 0};
+	ct_init(x, QCF_INT8, 4, xs);
+	ct_quant1(x, 0.5f, -1);
+	ct_fill(x, xv, 12);
+	ct_init(w, QCF_INT8, 4, ws);
+	ct_quant(w, 0, 2, wsc, wz);
+	ct_fill(w, wv, 16);
+	ct_init(b, QCF_INT32, 1, bs);
+	ct_fill(b, bv, 2);
+	ct_init(y, QCF_INT8, 4, ys);
+	ct_quant1(y, 0.5f, -1);
+}
+
+/* ---- the reference kernels -------------------------------------------- */
+
+static void test_conv_golden(void)
+{
+	ct x, w, b, y;
+	golden_tensors(&x, &w, &b, &y);
+	ct *in[] = {&x, &w, &b};
+	qcf_attr at[] = {a_str("padding", "VALID")};
+	static const double want[] = {61, 127, -115, -93};
+	const qref_rounding builds[] = {QREF_ROUND_DEFAULT, QREF_ROUND_DOUBLE, QREF_ROUND_SINGLE};
+	for (int r = 0; r < 3; r++) {
+		qref_detail d;
+		CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 3, &y, at, 1, builds[r], &d), QCF_OK);
+		for (int i = 0; i < 4; i++)
+			CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), want[i]);
+	}
+	/* a missing bias reads as zeros (TFLM; LiteRT requires the tensor) */
+	memset(b.buf, 0, sizeof b.buf);
+	qref_detail d;
+	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 3, &y, at, 1, 0, &d), QCF_OK);
+	double with_zero[4];
+	for (int i = 0; i < 4; i++)
+		with_zero[i] = ct_get(&y, (size_t)i);
+	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 2, &y, at, 1, 0, &d), QCF_OK);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), with_zero[i]);
+	/* SAME padding (the default) needs output [1, 2, 3, 2] */
+	CU_ASSERT_EQUAL(run("CONV_2D", in, 3, &y, NULL, 0, 0, &d), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "output shape must be [1, 2, 3, 2]"));
+}
+
+/* The same weights packed as int4 (element 2i in the low nibble, sign-extended) give the same
+ * outputs as int8 weights. */
+static void test_int4_weights(void)
+{
+	ct x, w, b, y, w4;
+	golden_tensors(&x, &w, &b, &y);
+	/* weights within int4, some negative */
+	static const double wv[] = {1, -2, 3, -4, 3, 4, -5, 6, 4, -8, 3, 7, -2, 2, 1, -1};
+	ct_fill(&w, wv, 16);
+	ct_init(&w4, QCF_INT4, 4, w.shape);
+	ct_quant(&w4, 0, 2, w.scales, w.zps);
+	ct_fill(&w4, wv, 16);
+	/* the packing: element 0 low nibble, element 1 high nibble; -2 is 0xe */
+	CU_ASSERT_EQUAL(((const uint8_t *)w4.buf)[0], 0xe1);
+	CU_ASSERT_EQUAL(w4.t.nbytes, 8);
+	ct *in8[] = {&x, &w, &b}, *in4[] = {&x, &w4, &b};
+	qcf_attr at[] = {a_str("padding", "VALID")};
+	qref_detail d;
+	double r8[4];
+	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in8, 3, &y, at, 1, 0, &d), QCF_OK);
+	for (int i = 0; i < 4; i++)
+		r8[i] = ct_get(&y, (size_t)i);
+	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in4, 3, &y, at, 1, 0, &d), QCF_OK);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), r8[i]);
+	/* int4 weights need zero points 0 */
+	w4.zps[1] = 1;
+	CU_ASSERT_EQUAL(run("CONV_2D", in4, 3, &y, at, 1, 0, &d), QCF_INVALID_PARAM);
+}
+
+/*
+ * FULLY_CONNECTED [1, 1] x [1, 1], e = s_in * s_w / s_out = 0.5, acc = q - zp (no bias):
+ * its rounding set. acc = -3 (-1.5): both builds -1 (SRDHM sends negative ties up), the
+ * double-precision FULLY_CONNECTED_REF (half_away) -2; half_even -2, half_up -1, half_down -2.
+ * acc = 3: 2 everywhere but half_even (2) and half_down (1). CONV_2D has no half_* rounding.
+ */
+static void test_fc_rounding_set(void)
+{
+	static const int64_t s11[] = {1, 1};
+	ct x, w, y;
+	ct_init(&x, QCF_INT8, 2, s11);
+	ct_quant1(&x, 0.5f, 0);
+	ct_init(&w, QCF_INT8, 2, s11);
+	ct_quant1(&w, 1.0f, 0);
+	ct_init(&y, QCF_INT8, 2, s11);
+	ct_quant1(&y, 1.0f, 0);
+	const double one = 1;
+	ct_fill(&w, &one, 1);
+	ct *in[] = {&x, &w};
+	struct {
+		qref_rounding r;
+		double neg, pos;
+	} want[] = {
+	        {QREF_ROUND_DEFAULT, -1, 2},   {QREF_ROUND_DOUBLE, -1, 2},
+	        {QREF_ROUND_SINGLE, -1, 2},    {QREF_ROUND_HALF_AWAY, -2, 2},
+	        {QREF_ROUND_HALF_EVEN, -2, 2}, {QREF_ROUND_HALF_UP, -1, 2},
+	        {QREF_ROUND_HALF_DOWN, -2, 1},
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		qref_detail d;
+		double v = -3;
+		ct_fill(&x, &v, 1);
+		CU_ASSERT_EQUAL(run("FULLY_CONNECTED", in, 2, &y, NULL, 0, want[k].r, &d), QCF_OK);
+		CU_ASSERT_EQUAL(ct_get(&y, 0), want[k].neg);
+		v = 3;
+		ct_fill(&x, &v, 1);
+		CU_ASSERT_EQUAL(run("FULLY_CONNECTED", in, 2, &y, NULL, 0, want[k].r, &d), QCF_OK);
+		if (ct_get(&y, 0) != want[k].pos)
+			fprintf(stderr, "\n  rounding %s: +1.5 -> %g\n",
+			        qref_rounding_name(want[k].r), ct_get(&y, 0));
+		CU_ASSERT_EQUAL(ct_get(&y, 0), want[k].pos);
+	}
+	/* CONV_2D and DEPTHWISE_CONV_2D have no half_* rounding */
+	ct xc, wc, yc;
+	static const int64_t s4[] = {1, 1, 1, 1};
+	ct_init(&xc, QCF_INT8, 4, s4);
+	ct_quant1(&xc, 0.5f, 0);
+	ct_init(&wc, QCF_INT8, 4, s4);
+	ct_quant1(&wc, 1.0f, 0);
+	ct_init(&yc, QCF_INT8, 4, s4);
+	ct_quant1(&yc, 1.0f, 0);
+	ct *inc[] = {&xc, &wc};
+	qref_detail d;
+	CU_ASSERT_EQUAL(run("CONV_2D", inc, 2, &yc, NULL, 0, QREF_ROUND_HALF_AWAY, &d),
+	                QCF_NOT_SUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "rounding 'half_away' does not apply"));
+	CU_ASSERT_EQUAL(run("DEPTHWISE_CONV_2D", inc, 2, &yc, NULL, 0, QREF_ROUND_HALF_EVEN, &d),
+	                QCF_NOT_SUPPORTED);
+	/* parameter rules come first */
+	qcf_attr bad[] = {a_int("stride_w", -1)};
+	CU_ASSERT_EQUAL(run("CONV_2D", inc, 2, &yc, bad, 1, QREF_ROUND_HALF_AWAY, &d),
+	                QCF_INVALID_PARAM);
+}
+
+/* 16x8 with an int64 bias: MultiplyByQuantizedMultiplier for int64 (16-bit multiplier); with
+ * an int32 bias the ordinary one. Activation clamps at q(0) and q(6). */
+static void test_16x8(void)
+{
+	static const int64_t xs[] = {1, 4}, ws[] = {2, 4}, bs[] = {2}, ys[] = {1, 2};
+	ct x, w, b, y;
+	ct_init(&x, QCF_INT16, 2, xs);
+	ct_quant1(&x, 0.001f, 0);
+	ct_init(&w, QCF_INT8, 2, ws);
+	static const float wsc[] = {0.01f, 0.003f};
+	ct_quant(&w, 0, 2, wsc, NULL);
+	ct_init(&b, QCF_INT64, 1, bs);
+	ct_init(&y, QCF_INT16, 2, ys);
+	ct_quant1(&y, 0.0007f, 0);
+	static const double xv[] = {32767, -20000, 1234, -32768},
+	                    wv[] = {127, 3, -90, 5, -127, 64, 1, -2};
+	static const double bv[] = {12345678901.0, -4000000};
+	ct_fill(&x, xv, 4);
+	ct_fill(&w, wv, 8);
+	ct_fill(&b, bv, 2);
+	ct *in[] = {&x, &w, &b};
+	qref_detail d;
+	CU_ASSERT_EQUAL_FATAL(run("FULLY_CONNECTED", in, 3, &y, NULL, 0, 0, &d), QCF_OK);
+	for (int c = 0; c < 2; c++) {
+		int64_t acc = (int64_t)bv[c];
+		for (int k = 0; k < 4; k++)
+			acc += (int64_t)wv[c * 4 + k] * (int64_t)xv[k];
+		int32_t m;
+		int sh;
+		qref_quantize_multiplier((double)0.001f * (double)wsc[c] / (double)0.0007f,
+		                         QREF_ROUND_DOUBLE, &m, &sh);
+		int64_t q = qref_mbqm64(acc, m, sh);
+		double want = q < -32768 ? -32768 : q > 32767 ? 32767 : (double)q;
+		CU_ASSERT_EQUAL(ct_get(&y, (size_t)c), want);
+	}
+	/* int32 bias: int32 accumulator, ordinary MBQM; RELU6 clamps at q(0) = 0 and q(6) */
+	ct b32;
+	ct_init(&b32, QCF_INT32, 1, bs);
+	static const double b32v[] = {100000, -4000000};
+	ct_fill(&b32, b32v, 2);
+	ct *in32[] = {&x, &w, &b32};
+	qcf_attr at[] = {a_str("fused_activation_function", "RELU6")};
+	CU_ASSERT_EQUAL_FATAL(run("FULLY_CONNECTED", in32, 3, &y, at, 1, 0, &d), QCF_OK);
+	int32_t six = (int32_t)roundf(6.0f / 0.0007f);
+	for (int c = 0; c < 2; c++) {
+		int64_t acc = (int64_t)b32v[c];
+		for (int k = 0; k < 4; k++)
+			acc += (int64_t)wv[c * 4 + k] * (int64_t)xv[k];
+		int32_t m;
+		int sh;
+		qref_quantize_multiplier((double)0.001f * (double)wsc[c] / (double)0.0007f,
+		                         QREF_ROUND_DOUBLE, &m, &sh);
+		int64_t q = qref_mbqm((int32_t)acc, m, sh, QREF_ROUND_DOUBLE);
+		double want = q < 0 ? 0 : q > six ? six : (double)q;
+		CU_ASSERT_EQUAL(ct_get(&y, (size_t)c), want);
+	}
+	/* DEPTHWISE_CONV_2D 16x8 takes an int64 bias only */
+	static const int64_t dxs[] = {1, 1, 1, 2}, dws[] = {1, 1, 1, 2}, dys[] = {1, 1, 1, 2};
+	ct dx, dw, dy;
+	ct_init(&dx, QCF_INT16, 4, dxs);
+	ct_quant1(&dx, 0.001f, 0);
+	ct_init(&dw, QCF_INT8, 4, dws);
+	ct_quant1(&dw, 0.01f, 0);
+	ct_init(&dy, QCF_INT16, 4, dys);
+	ct_quant1(&dy, 0.0007f, 0);
+	ct *din[] = {&dx, &dw, &b32};
+	CU_ASSERT_EQUAL(run("DEPTHWISE_CONV_2D", din, 3, &dy, NULL, 0, 0, &d), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "int64 bias"));
+	din[2] = &b;
+	CU_ASSERT_EQUAL(run("DEPTHWISE_CONV_2D", din, 3, &dy, NULL, 0, 0, &d), QCF_OK);
+}
+
+/* An int32 accumulator that overflows is outside LiteRT's contract: unpredictable. */
+static void test_overflow_unpredictable(void)
+{
+	static const int64_t s12[] = {1, 2}, s22[] = {2, 2}, s2[] = {2};
+	ct x, w, b, y;
+	ct_init(&x, QCF_INT8, 2, s12);
+	ct_quant1(&x, 1.0f, 0);
+	ct_init(&w, QCF_INT8, 2, s22);
+	ct_quant1(&w, 1e-9f, 0);
+	ct_init(&b, QCF_INT32, 1, s2);
+	ct_init(&y, QCF_INT8, 2, s12);
+	ct_quant1(&y, 1.0f, 0);
+	static const double xv[] = {127, 127}, wv[] = {127, 127, 1, 1}, bv[] = {2147483000, 5};
+	ct_fill(&x, xv, 2);
+	ct_fill(&w, wv, 4);
+	ct_fill(&b, bv, 2);
+	ct *in[] = {&x, &w, &b};
+	uint8_t any[2] = {0};
+	double lo[2], hi[2];
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	d.out[0].any = any;
+	d.out[0].lo = lo;
+	d.out[0].hi = hi;
+	CU_ASSERT_EQUAL_FATAL(qref_execute(mkcall("FULLY_CONNECTED", in, 3, &y, NULL, 0), &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(any[0], 1);
+	CU_ASSERT_EQUAL(lo[0], -128);
+	CU_ASSERT_EQUAL(hi[0], 127);
+	CU_ASSERT_EQUAL(any[1], 0);
+}
+
+/* The real-valued output (automatic output quantization): s_in * s_w[c] * acc plus the bias,
+ * through the fused activation; no output quantization needed. */
+static void test_real_output(void)
+{
+	ct x, w, b, y;
+	golden_tensors(&x, &w, &b, &y);
+	y.t.quant = NULL;
+	ct *in[] = {&x, &w, &b};
+	qcf_attr at[] = {a_str("padding", "VALID"), a_str("fused_activation_function", "RELU")};
+	double v[4];
+	char msg[256];
+	CU_ASSERT_EQUAL_FATAL(
+	        qref_real_output_msg(mkcall("CONV_2D", in, 3, &y, at, 1), 0, v, msg, sizeof msg),
+	        QCF_OK);
+	/* the test's dequantized expectations: {31, 66, -57, -46} before the clamp at 127 */
+	static const double want[] = {31, 66, -57, -46};
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_DOUBLE_EQUAL(v[i], want[i], 1e-9);
+	CU_ASSERT_EQUAL_FATAL(qref_real_output(mkcall("CONV_2D", in, 3, &y, at, 2), 0, v), QCF_OK);
+	CU_ASSERT_DOUBLE_EQUAL(v[2], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(v[1], 66, 1e-9);
+	/* the kernel's rules apply */
+	w.zps[0] = 1;
+	CU_ASSERT_EQUAL(qref_real_output(mkcall("CONV_2D", in, 3, &y, at, 1), 0, v),
+	                QCF_INVALID_PARAM);
+}
+
+/* qref_litert_conv_terms: the accumulators the stubs requantize, and the kernel's answers. */
+static void test_terms(void)
+{
+	ct x, w, b, y;
+	golden_tensors(&x, &w, &b, &y);
+	ct *in[] = {&x, &w, &b};
+	qcf_attr at[] = {a_str("padding", "VALID")};
+	int64_t acc[4];
+	int32_t ch[4];
+	qref_conv_terms t = {.n = 4, .acc = acc, .channel = ch};
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	CU_ASSERT_EQUAL_FATAL(qref_litert_conv_terms(mkcall("CONV_2D", in, 3, &y, at, 1), &t, &d),
+	                      QCF_OK);
+	/* real 31, 66, -57, -46 = acc * 0.5 * s_w[c] */
+	static const int64_t want[] = {62, 66, -114, -46};
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(acc[i], want[i]);
+		CU_ASSERT_EQUAL(ch[i], i % 2);
+	}
+	CU_ASSERT_EQUAL(t.n_filter_scales, 2);
+	CU_ASSERT_EQUAL(t.filter_scales[1], 2.0f);
+	CU_ASSERT_EQUAL(t.output_zero_point, -1);
+	CU_ASSERT_EQUAL(t.act_min, -128);
+	CU_ASSERT_EQUAL(t.act_max, 127);
+	CU_ASSERT_EQUAL(t.wide, 0);
+	t.n = 3;
+	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("CONV_2D", in, 3, &y, at, 1), &t, &d),
+	                QCF_ERROR);
+	t.n = 4;
+	qcf_attr bad[] = {a_int("stride_h", 0), a_str("padding", "VALID")};
+	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("CONV_2D", in, 3, &y, bad, 2), &t, &d),
+	                QCF_INVALID_PARAM);
+	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("ADD", in, 3, &y, at, 1), &t, &d),
+	                QCF_NOT_SUPPORTED);
+}
+
+/* ---- end to end --------------------------------------------------------- */
+
+static const char *const conv_specs =
+        "specs/litert/conv_2d.yaml specs/litert/conv_2d_16x8.yaml "
+        "specs/litert/depthwise_conv_2d.yaml specs/litert/depthwise_conv_2d_16x8.yaml "
+        "specs/litert/fully_connected.yaml specs/litert/fully_connected_16x8.yaml "
+        "specs/litert/fully_connected_no_bias.yaml";
+
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+static json_t *out0(json_t *c)
+{
+	return json_array_get(json_object_get(c, "outputs"), 0);
+}
+
+static long long out_int(json_t *c, const char *k)
+{
+	return json_integer_value(json_object_get(out0(c), k));
+}
+
+/* Only the bins -1, 0 and 1 are non-empty, and -1 or 1 is. */
+static int only_one_lsb(json_t *c)
+{
+	json_t *h = json_object_get(out0(c), "histogram"), *v;
+	const char *key;
+	int ok = json_object_get(h, "1") || json_object_get(h, "-1");
+	json_object_foreach(h, key, v) ok &=
+	        !strcmp(key, "0") || !strcmp(key, "1") || !strcmp(key, "-1");
+	return ok;
+}
+
+/* The reference conforms to its own conv specs, reproduces every published value, and
+ * refuses every negative case. */
+static void test_reference_specs(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "%s", conv_specs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *cases = json_object_get(r, "cases");
+	size_t n = json_array_size(cases), pass = 0, neg = 0, golden = 0;
+	size_t ops[3] = {0};
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_verdict(c);
+		pass += !strcmp(v, "PASS");
+		neg += !strcmp(v, "EXPECTED_ERROR");
+		if (strcmp(v, "PASS") && strcmp(v, "EXPECTED_ERROR"))
+			fprintf(stderr, "\n  %s: %s %s", str(c, "name"), v, str(c, "message"));
+		golden += json_object_get(c, "golden_source") != NULL;
+		ops[0] += !strcmp(str(c, "op"), "CONV_2D");
+		ops[1] += !strcmp(str(c, "op"), "DEPTHWISE_CONV_2D");
+		ops[2] += !strcmp(str(c, "op"), "FULLY_CONNECTED");
+	}
+	printf("\n  conv family: %zu cases (%zu conv, %zu depthwise, %zu fc), %zu golden, %zu "
+	       "negative\n",
+	       n, ops[0], ops[1], ops[2], golden, neg);
+	CU_ASSERT_EQUAL(pass + neg, n);
+	CU_ASSERT(n >= 500);
+	CU_ASSERT(golden >= 6);
+	CU_ASSERT(neg >= 30);
+	CU_ASSERT(ops[0] >= 150 && ops[1] >= 100 && ops[2] >= 150);
+	json_decref(r);
+	/* the single-rounding build is legal under the specs' rounding bands, and differs */
+	r = qct_run_report(tmp, &st, NULL, "%s --plugin-option rounding=single", conv_specs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *sum = json_object_get(json_object_get(r, "summary"), "verdicts");
+	CU_ASSERT(json_integer_value(json_object_get(sum, "PASS_WITHIN_TOLERANCE")) >= 20);
+	json_decref(r);
+	/* so is LiteRT's double-precision FULLY_CONNECTED_REF, for FULLY_CONNECTED */
+	r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/fully_connected.yaml specs/litert/fully_connected_16x8.yaml "
+	        "--plugin-option rounding=half_away");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	sum = json_object_get(json_object_get(r, "summary"), "verdicts");
+	CU_ASSERT(json_integer_value(json_object_get(sum, "PASS_WITHIN_TOLERANCE")) >= 5);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/*
+ * XNNPACK-style float requantization (suite/stubs/float_requant.c) against the fixtures in
+ * suite/specs/float_requant: under {rounding: [double, single], max_abs: 1} every case passes,
+ * nearly all of them only within tolerance; under exact the same cases fail; the differing
+ * elements are all +-1 LSB, and large_accumulator's lie beyond both legal roundings.
+ */
+static void test_float_requant(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st_band, st_exact;
+	json_t *band = qct_run_report(tmp, &st_band, NULL,
+	                              "suite/specs/float_requant/band_1lsb --plugin %s",
+	                              qct_stub("float_requant"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(band);
+	json_t *exact =
+	        qct_run_report(tmp, &st_exact, NULL, "suite/specs/float_requant/exact --plugin %s",
+	                       qct_stub("float_requant"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(exact);
+	CU_ASSERT_EQUAL(st_band, 0);
+	CU_ASSERT_EQUAL(st_exact, 1);
+	json_t *cb = json_object_get(band, "cases"), *ce = json_object_get(exact, "cases");
+	size_t n = json_array_size(cb), within = 0, failed = 0, wrong = 0, large = 0;
+	size_t ops[3] = {0};
+	CU_ASSERT_EQUAL_FATAL(json_array_size(ce), n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *b = json_array_get(cb, i), *e = json_array_get(ce, i);
+		const char *vb = qct_verdict(b), *ve = qct_verdict(e);
+		long long mism = out_int(b, "mismatches");
+		int bad = strcmp(str(b, "name"), str(e, "name")) != 0 ||
+		          out_int(e, "mismatches") != mism; /* the same cases, the same data */
+		if (mism) {
+			bad |= strcmp(vb, "PASS_WITHIN_TOLERANCE") || strcmp(ve, "FAIL") ||
+			       !only_one_lsb(b) || !only_one_lsb(e);
+			within += !strcmp(vb, "PASS_WITHIN_TOLERANCE");
+			failed += !strcmp(ve, "FAIL");
+			ops[0] += !strcmp(str(b, "op"), "CONV_2D");
+			ops[1] += !strcmp(str(b, "op"), "DEPTHWISE_CONV_2D");
+			ops[2] += !strcmp(str(b, "op"), "FULLY_CONNECTED");
+		} else {
+			bad |= strcmp(vb, "PASS") || strcmp(ve, "PASS");
+		}
+		if (strstr(str(b, "name"), "/case/large_accumulator")) {
+			large = 1;
+			/* 4 elements one LSB beyond every legal rounding */
+			CU_ASSERT_EQUAL(mism, 4);
+			CU_ASSERT_EQUAL(out_int(b, "within_rounding"), 0);
+			json_t *h = json_object_get(out0(b), "histogram");
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(h, "1")), 2);
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(h, "-1")), 2);
+		}
+		if (bad && wrong++ < 3)
+			fprintf(stderr, "\n  %s: %s (exact: %s), %lld mismatches", str(b, "name"),
+			        vb, ve, mism);
+	}
+	printf("\n  float_requant: %zu of %zu cases differ by one LSB: PASS_WITHIN_TOLERANCE, "
+	       "FAIL when exact\n",
+	       within, n);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(within, failed);
+	CU_ASSERT(within >= 100 && within * 10 >= n * 9);
+	CU_ASSERT(ops[0] >= 10 && ops[1] >= 10 && ops[2] >= 10);
+	CU_ASSERT(large);
+	json_decref(band);
+	json_decref(exact);
+	/* the stub runs int16 activations (and every other op) through the reference */
+	json_t *r = qct_run_report(tmp, &st_band, NULL,
+	                           "specs/litert/conv_2d_16x8.yaml "
+	                           "specs/litert/depthwise_conv_2d_16x8.yaml "
+	                           "specs/litert/fully_connected_16x8.yaml "
+	                           "specs/litert/requantize.yaml --plugin %s",
+	                           qct_stub("float_requant"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st_band, 0);
+	json_t *cases = json_object_get(r, "cases");
+	size_t other = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		const char *v = qct_verdict(json_array_get(cases, i));
+		other += strcmp(v, "PASS") && strcmp(v, "EXPECTED_ERROR");
+	}
+	CU_ASSERT_EQUAL(other, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Scales of the case's filter (input 1) differ between channels. */
+static int distinct_channels(const qc_case *c)
+{
+	const qcf_quant *q = c->in[1].quant;
+	if (!q || q->axis < 0 || q->count < 2)
+		return 0;
+	for (int32_t k = 1; k < q->count; k++)
+		if (q->scales[k] != q->scales[0])
+			return 1;
+	return 0;
+}
+
+/* Using the weights' scale[0] for every channel fails every case with distinct per-axis
+ * scales and passes the per-tensor ones. */
+static void test_ignore_axis(void)
+{
+	const char *specs[] = {"specs/litert/conv_2d.yaml",
+	                       "specs/litert/conv_2d_16x8.yaml",
+	                       "specs/litert/depthwise_conv_2d.yaml",
+	                       "specs/litert/depthwise_conv_2d_16x8.yaml",
+	                       "specs/litert/fully_connected.yaml",
+	                       "specs/litert/fully_connected_16x8.yaml",
+	                       "specs/litert/fully_connected_no_bias.yaml"};
+	const char *tmp = qct_tmpdir();
+	size_t per_axis = 0, per_tensor = 0, wrong = 0;
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		int st;
+		json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs[s],
+		                           qct_stub("ignore_axis"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(st, 1);
+		json_t *cases = json_object_get(r, "cases");
+		qc_diag diag = {0, 0, stderr};
+		qc_spec *sp = qc_spec_load(specs[s], &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		qc_cases *it = qc_cases_begin(sp, 0, 1, &diag);
+		qc_case *c;
+		size_t i = 0;
+		while (qc_cases_next(it, &c) == 1) {
+			json_t *jc = json_array_get(cases, i++);
+			CU_ASSERT_STRING_EQUAL(str(jc, "name"), c->name);
+			const char *v = qct_verdict(jc);
+			if (!c->expect_error) {
+				int pa = distinct_channels(c);
+				per_axis += pa;
+				per_tensor += !pa;
+				const char *want = pa ? "FAIL" : "PASS";
+				if (strcmp(v, want) && wrong++ < 3)
+					fprintf(stderr, "\n  %s: %s, want %s", c->name, v, want);
+			}
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_spec_free(sp);
+		CU_ASSERT_EQUAL(i, json_array_size(cases));
+		json_decref(r);
+	}
+	printf("\n  ignore_axis: %zu per-axis cases FAIL, %zu others PASS\n", per_axis, per_tensor);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT(per_axis >= 200);
+	CU_ASSERT(per_tensor >= 100);
+	qct_rmdir(tmp);
+}
+
+void qct_register_litert_conv(void)
+{
+	CU_pSuite s = qct_suite("litert/conv");
+	CU_add_test(s, "CONV_2D SimplePerChannelTest golden, no bias", test_conv_golden);
+	CU_add_test(s, "int4 weights unpack as int8", test_int4_weights);
+	CU_add_test(s, "FULLY_CONNECTED rounding set", test_fc_rounding_set);
+	CU_add_test(s, "16x8: int64 and int32 accumulators", test_16x8);
+	CU_add_test(s, "int32 accumulator overflow is unpredictable", test_overflow_unpredictable);
+	CU_add_test(s, "real-valued output", test_real_output);
+	CU_add_test(s, "accumulator terms for stubs", test_terms);
+	CU_add_test(s, "reference passes the conv specs; rounding bands", test_reference_specs);
+	CU_add_test(s, "float requantization: within 1 LSB, not exact", test_float_requant);
+	CU_add_test(s, "ignoring per-axis weight scales fails per-axis cases", test_ignore_axis);
+}

@@ -1,0 +1,607 @@
+/*
+ * Tests of the LiteRT elementwise kernels (reference/litert_elementwise.c):
+ * ADD, SUB, MUL, MAXIMUM, MINIMUM and the comparisons. Golden values are
+ * from TFLM's kernel tests (tensorflow/lite/micro/kernels/add_test.cc) or
+ * hand-computed from FACTS-ops.md sections 3 and 5 (each test says which);
+ * then every refusal, the rounding builds at ties, broadcasting, and an
+ * end-to-end run of the family's specs.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "kernel.h"
+#include "qct.h"
+#include "qref.h"
+
+#define EW_MAXN 256
+
+typedef struct {
+	qcf_tensor t;
+	int64_t shape[QCF_MAX_RANK];
+	qcf_quant q;
+	float scale;
+	int32_t zp;
+	unsigned char buf[EW_MAXN * 2];
+} ewt;
+
+/* A tensor of the given shape, per-tensor quantized (scale > 0) or not. */
+static void ewt_init(ewt *x, qcf_dtype dt, int rank, const int64_t *shape, float scale, int32_t zp)
+{
+	memset(x, 0, sizeof *x);
+	x->t.struct_size = sizeof x->t;
+	x->t.dtype = dt;
+	x->t.rank = rank;
+	if (rank)
+		memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
+	x->t.shape = x->shape;
+	x->t.data = x->buf;
+	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, x->shape));
+	if (scale > 0) {
+		x->scale = scale;
+		x->zp = zp;
+		x->q.struct_size = sizeof x->q;
+		x->q.axis = -1;
+		x->q.count = 1;
+		x->q.scales = &x->scale;
+		x->q.zero_points = &x->zp;
+		x->t.quant = &x->q;
+	}
+}
+
+static void ewt_fill(ewt *x, const int *v)
+{
+	size_t n = qref_numel(x->t.rank, x->shape);
+	for (size_t i = 0; i < n; i++)
+		qref_set(&x->t, i, v[i]);
+}
+
+/* A binary op call on a, b -> y with up to two attributes. */
+typedef struct {
+	qcf_op_call call;
+	qcf_tensor in[2];
+	qcf_attr attrs[2];
+} ewcall;
+
+static void ewcall_init(ewcall *c, const char *op, ewt *a, ewt *b, ewt *y, const char *act, int pot)
+{
+	memset(c, 0, sizeof *c);
+	c->call.struct_size = sizeof c->call;
+	c->call.op = op;
+	c->call.semantics = "litert";
+	c->in[0] = a->t;
+	c->in[1] = b->t;
+	c->call.n_inputs = 2;
+	c->call.inputs = c->in;
+	c->call.n_outputs = 1;
+	c->call.outputs = &y->t;
+	int n = 0;
+	if (act) {
+		c->attrs[n].name = "fused_activation_function";
+		c->attrs[n].type = QCF_ATTR_STRING;
+		c->attrs[n].count = 1;
+		c->attrs[n++].v.s = act;
+	}
+	if (pot) {
+		c->attrs[n].name = "pot_scale_int16";
+		c->attrs[n].type = QCF_ATTR_INT;
+		c->attrs[n].count = 1;
+		c->attrs[n++].v.i = pot;
+	}
+	c->call.n_attrs = n;
+	c->call.attrs = c->attrs;
+}
+
+static qcf_status run(ewcall *c, qref_rounding r, char *msg)
+{
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	d.rounding = r;
+	qcf_status s = qref_execute(&c->call, &d);
+	if (msg)
+		snprintf(msg, 256, "%s", d.message);
+	return s;
+}
+
+static int out_equals(ewt *y, const int *want, size_t n)
+{
+	int ok = 1;
+	for (size_t i = 0; i < n; i++)
+		if (qref_get(&y->t, i) != want[i]) {
+			fprintf(stderr, "\n  element %zu: got %g, want %d", i, qref_get(&y->t, i),
+			        want[i]);
+			ok = 0;
+		}
+	return ok;
+}
+
+static const int64_t S4[] = {4};
+
+/* One 1-D case of 4 elements: op(a, b) under rounding r equals want. */
+static void check4(const char *op, qcf_dtype dt, float s1, int z1, const int *a, float s2, int z2,
+                   const int *b, float so, int zo, const char *act, int pot, qref_rounding r,
+                   const int *want)
+{
+	ewt ta, tb, ty;
+	ewt_init(&ta, dt, 1, S4, s1, z1);
+	ewt_init(&tb, dt, 1, S4, s2, z2);
+	ewt_init(&ty, dt, 1, S4, so, zo);
+	ewt_fill(&ta, a);
+	ewt_fill(&tb, b);
+	ewcall c;
+	ewcall_init(&c, op, &ta, &tb, &ty, act, pot);
+	char msg[256];
+	qcf_status s = run(&c, r, msg);
+	if (s != QCF_OK)
+		fprintf(stderr, "\n  %s: %s", op, msg);
+	CU_ASSERT_EQUAL_FATAL(s, QCF_OK);
+	CU_ASSERT(out_equals(&ty, want, 4));
+}
+
+/* tflite-micro add_test.cc QuantizedAddNoActivationInt8 / Relu1Int8 /
+ * NoActivationInt16: golden floats quantized with the tests' parameters. */
+static void test_add_tflm_goldens(void)
+{
+	const int a[] = {-18, -14, -10, -6}, b[] = {6, 8, 10, 12};
+	const int want[] = {12, 14, 16, 18}, relu1[] = {12, 14, 14, 14};
+	check4("ADD", QCF_INT8, 0.25f, -10, a, 0.5f, 4, b, 1.0f, 13, NULL, 0, QREF_ROUND_DEFAULT,
+	       want);
+	check4("ADD", QCF_INT8, 0.25f, -10, a, 0.5f, 4, b, 1.0f, 13, "RELU_N1_TO_1", 0,
+	       QREF_ROUND_DEFAULT, relu1);
+	const int a16[] = {-8, -4, 0, 4}, b16[] = {2, 4, 6, 8}, w16[] = {-1, 1, 3, 5};
+	check4("ADD", QCF_INT16, 0.25f, 0, a16, 0.5f, 0, b16, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT,
+	       w16);
+}
+
+/* Ties: s1 = s2 = 0.5, s_out = 1: y = (q1 +- q2) / 2 exactly. The default
+ * build rounds the last step with RDBPOT (ties away from zero), the
+ * single-rounding build toward +infinity (FACTS-ops section 0). */
+static void test_addsub_ties(void)
+{
+	const int a[] = {3, -3, 1, -1}, b[] = {0, 0, 2, -2};
+	const int dbl[] = {2, -2, -1, 1}, sgl[] = {2, -1, 0, 1};
+	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT, dbl);
+	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_DOUBLE, dbl);
+	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_SINGLE, sgl);
+	const int nb[] = {0, 0, -2, 2}; /* ADD of the negated b: same sums */
+	check4("ADD", QCF_INT8, 0.5f, 0, a, 0.5f, 0, nb, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT, dbl);
+	check4("ADD", QCF_INT8, 0.5f, 0, a, 0.5f, 0, nb, 1.0f, 0, NULL, 0, QREF_ROUND_SINGLE, sgl);
+	/* zero points at the ends shift the same ties */
+	const int a2[] = {-125, -128, -127, -128}, b2[] = {127, 127, 127, 126};
+	const int w2[] = {2, 0, 1, -1}; /* (3+0)/2, 0, (1+0)/2 = 0.5 -> 1, (0-1)/2 -> -1 */
+	check4("ADD", QCF_INT8, 0.5f, -128, a2, 0.5f, 127, b2, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT,
+	       w2);
+}
+
+/* MUL: multiplier 0.5 = (2^30, 0): SRDHM rounds ties toward +infinity in
+ * both builds (FACTS-ops section 0); multiplier 8 with saturation. */
+static void test_mul(void)
+{
+	const int a[] = {3, -3, 1, -1}, one[] = {1, 1, 1, 1}, w[] = {2, -1, 1, 0};
+	check4("MUL", QCF_INT8, 0.5f, 0, a, 0.5f, 0, one, 0.5f, 0, NULL, 0, QREF_ROUND_DEFAULT, w);
+	check4("MUL", QCF_INT8, 0.5f, 0, a, 0.5f, 0, one, 0.5f, 0, NULL, 0, QREF_ROUND_SINGLE, w);
+	const int a2[] = {3, -3, 10, -11}, b2[] = {5, 2, 2, 2}, w2[] = {120, -48, 127, -128};
+	check4("MUL", QCF_INT8, 1.0f, 0, a2, 1.0f, 0, b2, 0.125f, 0, NULL, 0, QREF_ROUND_DEFAULT,
+	       w2);
+	/* zero points: (q1 - 5)(q2 + 3) * 0.1 * 0.2 / 0.04 = d / 2, + zp_out -7, RELU at q(0) = -7
+	 */
+	const int a3[] = {7, 3, 5, 9}, b3[] = {0, 0, 100, -4}, w3[] = {-4, -7, -7, -7};
+	check4("MUL", QCF_INT8, 0.1f, 5, a3, 0.2f, -3, b3, 0.04f, -7, "RELU", 0, QREF_ROUND_DEFAULT,
+	       w3);
+}
+
+/* Elements whose int32 pre-shift overflows in LiteRT are marked 'any'. */
+static void test_mul_any(void)
+{
+	ewt ta, tb, ty;
+	ewt_init(&ta, QCF_INT8, 1, S4, 1.0f, 0);
+	ewt_init(&tb, QCF_INT8, 1, S4, 1.0f, 0);
+	ewt_init(&ty, QCF_INT8, 1, S4, 0x1p-20f, 0);
+	const int a[] = {1, 0, 127, -1}, b[] = {1, 5, 127, 1};
+	ewt_fill(&ta, a);
+	ewt_fill(&tb, b);
+	ewcall c;
+	ewcall_init(&c, "MUL", &ta, &tb, &ty, NULL, 0);
+	uint8_t any[4] = {9, 9, 9, 9};
+	double lo[4], hi[4];
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	d.out[0].any = any;
+	d.out[0].lo = lo;
+	d.out[0].hi = hi;
+	CU_ASSERT_EQUAL_FATAL(qref_execute(&c.call, &d), QCF_OK);
+	CU_ASSERT_EQUAL(any[0], 0); /* 1 * 2^20 fits: 127 after the clamp */
+	CU_ASSERT_EQUAL(qref_get(&ty.t, 0), 127);
+	CU_ASSERT_EQUAL(any[1], 0);
+	CU_ASSERT_EQUAL(qref_get(&ty.t, 1), 0);
+	CU_ASSERT_EQUAL(any[2], 1); /* 16129 * 2^20 overflows int32 */
+	CU_ASSERT_EQUAL(any[3], 0);
+	CU_ASSERT_EQUAL(qref_get(&ty.t, 3), -128);
+}
+
+/* ADD int16 power-of-two path (pot_scale_int16, reference/add.h): the
+ * finer input is divided by 2^2 (RDBPOT) and added with int16 saturation;
+ * SUB's POT path subtracts without saturation but clamps to int16. */
+static void test_int16_pot(void)
+{
+	const int a[] = {32767, -32768, 100, -3}, b[] = {2, -2, 6, -6};
+	const int w[] = {32767, -32768, 102, -5};
+	check4("ADD", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 1,
+	       QREF_ROUND_DEFAULT, w);
+	const int ws[] = {32766, -32767, 98, -1};
+	check4("SUB", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 1,
+	       QREF_ROUND_DEFAULT, ws);
+	/* without the attribute the general path runs: int16 saturation not reached here,
+	 * -3 + 6/4 = -1.5 -> -2 (away from zero at the last step) */
+	const int wg[] = {32767, -32768, 102, -5};
+	check4("ADD", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 0,
+	       QREF_ROUND_DEFAULT, wg);
+}
+
+/* Broadcasting: [2,1] against [1,3], scalar against [4], [3,1,2] against [2]. */
+static void test_broadcast(void)
+{
+	const int64_t s21[] = {2, 1}, s13[] = {1, 3}, s23[] = {2, 3};
+	ewt ta, tb, ty;
+	ewt_init(&ta, QCF_INT8, 2, s21, 0.1f, 0);
+	ewt_init(&tb, QCF_INT8, 2, s13, 0.1f, 0);
+	ewt_init(&ty, QCF_INT8, 2, s23, 0.1f, 0);
+	const int a[] = {1, 5}, b[] = {2, 0, 7};
+	ewt_fill(&ta, a);
+	ewt_fill(&tb, b);
+	ewcall c;
+	ewcall_init(&c, "MAXIMUM", &ta, &tb, &ty, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(run(&c, QREF_ROUND_DEFAULT, NULL), QCF_OK);
+	const int wmax[] = {2, 1, 7, 5, 5, 7};
+	CU_ASSERT(out_equals(&ty, wmax, 6));
+	ewcall_init(&c, "MINIMUM", &ta, &tb, &ty, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(run(&c, QREF_ROUND_DEFAULT, NULL), QCF_OK);
+	const int wmin[] = {1, 0, 1, 2, 0, 5};
+	CU_ASSERT(out_equals(&ty, wmin, 6));
+	/* ADD scalar + [4]: s 0.5 each, out 1: (q + 6) / 2 */
+	ewt_init(&ta, QCF_INT8, 0, NULL, 0.5f, 0);
+	ewt_init(&tb, QCF_INT8, 1, S4, 0.5f, 0);
+	ewt_init(&ty, QCF_INT8, 1, S4, 1.0f, 0);
+	const int sa[] = {6}, sb[] = {0, 1, -7, -8};
+	ewt_fill(&ta, sa);
+	ewt_fill(&tb, sb);
+	ewcall_init(&c, "ADD", &ta, &tb, &ty, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(run(&c, QREF_ROUND_DEFAULT, NULL), QCF_OK);
+	const int wadd[] = {3, 4, -1, -1}; /* 3.5 -> 4, -0.5 -> -1 */
+	CU_ASSERT(out_equals(&ty, wadd, 4));
+	/* [3,1,2] - [2]: element (i, 0, j) = a[i][j] - b[j] */
+	const int64_t s312[] = {3, 1, 2}, s2[] = {2};
+	ewt_init(&ta, QCF_INT8, 3, s312, 1.0f, 0);
+	ewt_init(&tb, QCF_INT8, 1, s2, 1.0f, 0);
+	ewt_init(&ty, QCF_INT8, 3, s312, 1.0f, 0);
+	const int ma[] = {10, 20, 30, 40, 50, 60}, mb[] = {1, 2};
+	ewt_fill(&ta, ma);
+	ewt_fill(&tb, mb);
+	ewcall_init(&c, "SUB", &ta, &tb, &ty, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(run(&c, QREF_ROUND_DEFAULT, NULL), QCF_OK);
+	const int wsub[] = {9, 18, 29, 38, 49, 58};
+	CU_ASSERT(out_equals(&ty, wsub, 6));
+}
+
+static int cmp1(const char *op, float s1, int z1, int q1, float s2, int z2, int q2, qref_rounding r)
+{
+	const int64_t s1d[] = {1};
+	ewt ta, tb, ty;
+	ewt_init(&ta, QCF_INT8, 1, s1d, s1, z1);
+	ewt_init(&tb, QCF_INT8, 1, s1d, s2, z2);
+	ewt_init(&ty, QCF_BOOL, 1, s1d, 0, 0);
+	ewt_fill(&ta, &q1);
+	ewt_fill(&tb, &q2);
+	ewcall c;
+	ewcall_init(&c, op, &ta, &tb, &ty, NULL, 0);
+	char msg[256];
+	qcf_status s = run(&c, r, msg);
+	if (s != QCF_OK) {
+		fprintf(stderr, "\n  %s: %s", op, msg);
+		return -1;
+	}
+	return (int)qref_get(&ty.t, 0);
+}
+
+/* Comparisons (FACTS-ops section 3): v = MBQM_LT1((q - zp) * 2^8, QM(scale)). */
+static void test_comparisons(void)
+{
+	const qref_rounding D = QREF_ROUND_DEFAULT;
+	/* equal reals with different parameters: 5 * 0.1 against (6 - 1) * 0.1 */
+	CU_ASSERT_EQUAL(cmp1("EQUAL", 0.1f, 0, 5, 0.1f, 1, 6, D), 1);
+	CU_ASSERT_EQUAL(cmp1("NOT_EQUAL", 0.1f, 0, 5, 0.1f, 1, 6, D), 0);
+	/* 100 * 0.01 = 1 and 100 * 0.0100001 = 1.00001 differ in real terms, but
+	 * both are 256 at the comparison's resolution of 1/256: EQUAL, not LESS */
+	CU_ASSERT_EQUAL(cmp1("EQUAL", 0.01f, 0, 100, 0.0100001f, 0, 100, D), 1);
+	CU_ASSERT_EQUAL(cmp1("LESS", 0.01f, 0, 100, 0.0100001f, 0, 100, D), 0);
+	CU_ASSERT_EQUAL(cmp1("LESS_EQUAL", 0.01f, 0, 100, 0.0100001f, 0, 100, D), 1);
+	CU_ASSERT_EQUAL(cmp1("GREATER_EQUAL", 0.01f, 0, 100, 0.0100001f, 0, 100, D), 1);
+	/* a clear difference: 0.5 against 0.6 */
+	CU_ASSERT_EQUAL(cmp1("LESS", 0.1f, 0, 5, 0.2f, 0, 3, D), 1);
+	CU_ASSERT_EQUAL(cmp1("GREATER", 0.1f, 0, 5, 0.2f, 0, 3, D), 0);
+	CU_ASSERT_EQUAL(cmp1("GREATER", 0.2f, 0, 3, 0.1f, 0, 5, D), 1);
+	/* a tie: scale 2^-9, q - zp = -1: v = -0.5 -> -1 (double: away from
+	 * zero), 0 (single: toward +inf); against q = zp (v = 0) */
+	CU_ASSERT_EQUAL(cmp1("EQUAL", 0x1p-9f, 0, -1, 0x1p-9f, 0, 0, QREF_ROUND_DOUBLE), 0);
+	CU_ASSERT_EQUAL(cmp1("EQUAL", 0x1p-9f, 0, -1, 0x1p-9f, 0, 0, QREF_ROUND_SINGLE), 1);
+	CU_ASSERT_EQUAL(cmp1("LESS", 0x1p-9f, 0, -1, 0x1p-9f, 0, 0, QREF_ROUND_DOUBLE), 1);
+	CU_ASSERT_EQUAL(cmp1("LESS", 0x1p-9f, 0, -1, 0x1p-9f, 0, 0, QREF_ROUND_SINGLE), 0);
+	/* +0.5 rounds to 1 in both builds */
+	CU_ASSERT_EQUAL(cmp1("GREATER", 0x1p-9f, 0, 1, 0x1p-9f, 0, 0, QREF_ROUND_SINGLE), 1);
+	/* zero points at the ends */
+	CU_ASSERT_EQUAL(cmp1("EQUAL", 0.5f, -128, -128, 0.25f, 127, 127, D), 1);
+	CU_ASSERT_EQUAL(cmp1("LESS", 0.5f, 127, -128, 0.25f, -128, 127, D), 1);
+}
+
+/* An expected refusal: status st and a message containing needle. */
+static void refuse(ewcall *c, qcf_status st, const char *needle, qref_rounding r)
+{
+	char msg[256];
+	qcf_status s = run(c, r, msg);
+	CU_ASSERT_EQUAL(s, st);
+	if (s != st || !strstr(msg, needle))
+		fprintf(stderr, "\n  %s: status %d, message '%s', want '%s'", c->call.op, (int)s,
+		        msg, needle);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, needle));
+}
+
+static void test_refusals(void)
+{
+	const int64_t s3[] = {3}, s4[] = {4}, s23[] = {2, 3}, s32[] = {3, 2};
+	const int64_t r5a[] = {2, 1, 3, 1, 2}, r5b[] = {1, 2, 1, 3, 1}, r5o[] = {2, 2, 3, 3, 2};
+	const int64_t r6a[] = {1, 2, 1, 2, 1, 2}, r6b[] = {2, 1, 2, 1, 2, 1},
+	              r6o[] = {2, 2, 2, 2, 2, 2};
+	const int64_t r7a[] = {1, 2, 1, 1, 1, 1, 2}, r7b[] = {2, 1, 1, 1, 1, 1, 1},
+	              r7o[] = {2, 2, 1, 1, 1, 1, 2};
+	const qref_rounding D = QREF_ROUND_DEFAULT;
+	ewt a, b, y;
+	ewcall c;
+	/* shapes */
+	ewt_init(&a, QCF_INT8, 1, s3, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "do not broadcast", D);
+	ewt_init(&a, QCF_INT8, 2, s23, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 1, s3, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 2, s32, 0.1f, 0);
+	ewcall_init(&c, "MAXIMUM", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "not the broadcast shape", D);
+	/* broadcast rank limits: comparisons 4, MAXIMUM/MINIMUM 5, SUB 6 */
+	ewt_init(&a, QCF_INT8, 5, r5a, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 5, r5b, 0.1f, 0);
+	ewt_init(&y, QCF_BOOL, 5, r5o, 0, 0);
+	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "rank <= 4", D);
+	ewt_init(&y, QCF_INT8, 5, r5o, 0.1f, 0);
+	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	ewt_init(&a, QCF_INT8, 6, r6a, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 6, r6b, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 6, r6o, 0.1f, 0);
+	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "rank <= 5", D);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	ewt_init(&a, QCF_INT8, 7, r7a, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 7, r7b, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 7, r7o, 0.1f, 0);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "rank <= 6", D);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+
+	/* dtypes */
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&b, QCF_UINT8, 1, s4, 0.1f, 128);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "same dtype", D);
+	ewt_init(&a, QCF_INT32, 1, s4, 0.1f, 0);
+	ewt_init(&b, QCF_INT32, 1, s4, 0.1f, 0);
+	ewt_init(&y, QCF_INT32, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "int8, uint8 or int16", D);
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "EQUAL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "must be bool", D);
+	/* quantization */
+	ewt_init(&a, QCF_INT8, 1, s4, 0, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "needs quantization", D);
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	a.scale = -0.1f;
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "positive finite scale", D);
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	float sc[4] = {0.1f, 0.1f, 0.1f, 0.1f};
+	int32_t zc[4] = {0, 0, 0, 0};
+	a.q.axis = 0;
+	a.q.count = 4;
+	a.q.scales = sc;
+	a.q.zero_points = zc;
+	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "per tensor", D);
+	/* activation */
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, "TANH", 0);
+	refuse(&c, QCF_INVALID_PARAM, "fused_activation_function", D);
+	ewt_init(&y, QCF_INT8, 1, s4, 1e-30f, 0);
+	ewt_init(&a, QCF_INT8, 1, s4, 1e-31f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 1e-31f, 0);
+	ewcall_init(&c, "MUL", &a, &b, &y, "RELU6", 0);
+	refuse(&c, QCF_INVALID_PARAM, "overflow int32", D);
+	/* SUB zero point outside the output type */
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 128);
+	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "outside the output type", D);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0); /* ADD does not check it */
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	/* output multipliers >= 1 */
+	ewt_init(&a, QCF_INT8, 1, s4, 1.0f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 1.0f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0x1p-19f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "must be < 1", D);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "positive shift", D);
+	ewt_init(&y, QCF_INT8, 1, s4, 0x1.000002p-19f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	/* int16 zero points */
+	ewt_init(&a, QCF_INT16, 1, s4, 0.001f, 1);
+	ewt_init(&b, QCF_INT16, 1, s4, 0.001f, 0);
+	ewt_init(&y, QCF_INT16, 1, s4, 0.001f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "zero point must be 0", D);
+	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "zero point must be 0", D);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0); /* general int16 SUB accepts it */
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-10f, 1);
+	ewt_init(&y, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 1);
+	refuse(&c, QCF_INVALID_PARAM, "power-of-two path", D);
+	/* int16 POT rules */
+	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-12f, 0);
+	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-12f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
+	refuse(&c, QCF_INVALID_PARAM, "one input scale must equal", D);
+	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-8f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
+	refuse(&c, QCF_INVALID_PARAM, "one input scale must equal", D);
+	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-30f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
+	refuse(&c, QCF_INVALID_PARAM, "more than 15", D);
+	const int64_t s1[] = {1};
+	ewt_init(&b, QCF_INT16, 1, s1, 0x1p-12f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
+	refuse(&c, QCF_INVALID_PARAM, "does not broadcast", D);
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 1); /* SUB's POT path broadcasts */
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	/* comparison scales >= 1 */
+	CU_ASSERT_EQUAL(cmp1("LESS", 1.0f, 0, 1, 0.5f, 0, 1, D), -1);
+	ewt_init(&a, QCF_INT8, 1, s4, 2.0f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 0.5f, 0);
+	ewt_init(&y, QCF_BOOL, 1, s4, 0, 0);
+	ewcall_init(&c, "GREATER_EQUAL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "must be < 1", D);
+	/* int16 ordering comparisons compare raw, EQUAL needs quantization */
+	ewt_init(&a, QCF_INT16, 1, s4, 0, 0);
+	ewt_init(&b, QCF_INT16, 1, s4, 0, 0);
+	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
+	ewcall_init(&c, "EQUAL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_INVALID_PARAM, "needs quantization", D);
+	/* MUL int16 x int16 -> int8 is a LiteRT path the reference lacks */
+	ewt_init(&a, QCF_INT16, 1, s4, 0.001f, 0);
+	ewt_init(&b, QCF_INT16, 1, s4, 0.001f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.01f, 0);
+	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_NOT_SUPPORTED, "not implemented", D);
+	/* roundings that do not apply */
+	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_NOT_SUPPORTED, "does not apply", QREF_ROUND_HALF_EVEN);
+	ewcall_init(&c, "MAXIMUM", &a, &b, &y, NULL, 0);
+	refuse(&c, QCF_NOT_SUPPORTED, "does not apply", QREF_ROUND_DOUBLE);
+}
+
+/* Real-valued hook: the op in double on the dequantized inputs, with the
+ * activation applied. */
+static void test_real(void)
+{
+	ewt a, b, y;
+	ewt_init(&a, QCF_INT8, 1, S4, 0.5f, 2);
+	ewt_init(&b, QCF_INT8, 1, S4, 0.25f, -4);
+	ewt_init(&y, QCF_INT8, 1, S4, 0.1f, 0);
+	const int qa[] = {2, 0, 20, -10}, qb[] = {-4, 0, 4, 0};
+	ewt_fill(&a, qa);
+	ewt_fill(&b, qb);
+	ewcall c;
+	double v[4];
+	ewcall_init(&c, "ADD", &a, &b, &y, "RELU6", 0);
+	CU_ASSERT_EQUAL_FATAL(qref_real_output(&c.call, 0, v), QCF_OK);
+	CU_ASSERT_DOUBLE_EQUAL(v[0], 0.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(v[1], 0.0, 1e-12); /* -1 + 1 */
+	CU_ASSERT_DOUBLE_EQUAL(v[2], 6.0, 1e-12); /* 9 + 2 clamped */
+	CU_ASSERT_DOUBLE_EQUAL(v[3], 0.0, 1e-12); /* -6 + 1 */
+	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(qref_real_output(&c.call, 0, v), QCF_OK);
+	CU_ASSERT_DOUBLE_EQUAL(v[2], 7.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(v[3], -7.0, 1e-12);
+	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(qref_real_output(&c.call, 0, v), QCF_OK);
+	CU_ASSERT_DOUBLE_EQUAL(v[2], 18.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(v[3], -6.0, 1e-12);
+	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(qref_real_output(&c.call, 0, v), QCF_OK);
+	CU_ASSERT_DOUBLE_EQUAL(v[1], -1.0, 1e-12);
+	ewt_init(&y, QCF_BOOL, 1, S4, 0, 0);
+	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
+	CU_ASSERT_EQUAL(qref_real_output(&c.call, 0, v), QCF_NOT_SUPPORTED);
+}
+
+/* The family's specs against the reference: every case PASS or
+ * EXPECTED_ERROR, with golden and negative cases present. */
+static void test_specs_e2e(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st = -1;
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/add.yaml specs/litert/add_int16.yaml specs/litert/add_fixed.yaml "
+	        "specs/litert/sub.yaml specs/litert/sub_int16.yaml specs/litert/sub_fixed.yaml "
+	        "specs/litert/mul.yaml specs/litert/mul_int16.yaml specs/litert/mul_fixed.yaml "
+	        "specs/litert/maximum.yaml specs/litert/minimum.yaml specs/litert/equal.yaml "
+	        "specs/litert/not_equal.yaml specs/litert/less.yaml specs/litert/less_equal.yaml "
+	        "specs/litert/greater.yaml specs/litert/greater_equal.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *cases = json_object_get(r, "cases");
+	size_t n = json_array_size(cases), bad = 0, experr = 0, golden = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_verdict(c);
+		if (!strcmp(v, "EXPECTED_ERROR"))
+			experr++;
+		else if (strcmp(v, "PASS") != 0 && bad++ < 5)
+			fprintf(stderr, "\n  %s: %s %s",
+			        json_string_value(json_object_get(c, "name")), v,
+			        json_string_value(json_object_get(c, "message")));
+		if (json_object_get(c, "golden_source"))
+			golden++;
+	}
+	printf("\n  elementwise: %zu cases, %zu expected errors, %zu golden\n", n, experr, golden);
+	CU_ASSERT(n >= 5000);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(experr >= 60);
+	CU_ASSERT(golden >= 10);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+void qct_register_litert_elementwise(void)
+{
+	CU_pSuite s = qct_suite("litert_elementwise");
+	CU_add_test(s, "ADD golden values (TFLM add_test.cc)", test_add_tflm_goldens);
+	CU_add_test(s, "ADD/SUB ties in both builds", test_addsub_ties);
+	CU_add_test(s, "MUL ties, saturation, zero points, RELU", test_mul);
+	CU_add_test(s, "MUL pre-shift overflow marked any", test_mul_any);
+	CU_add_test(s, "ADD/SUB int16 power-of-two path", test_int16_pot);
+	CU_add_test(s, "numpy broadcasting", test_broadcast);
+	CU_add_test(s, "comparisons with different parameters and ties", test_comparisons);
+	CU_add_test(s, "refusals", test_refusals);
+	CU_add_test(s, "real-valued hooks", test_real);
+	CU_add_test(s, "specs end to end", test_specs_e2e);
+}
