@@ -449,6 +449,18 @@ static int mentions_channel(const char *e)
 static int64_t get_channel_nums(qc_cases *it, qc_case *c, yaml_node_t *n, int64_t count,
                                 double **out, const char *what)
 {
+	yaml_node_t *r = mentions_channel(qc_scalar(n)) ? NULL : resolve(it, n);
+	if (r && qc_scalar(r) && count >= 1 && count <= (1 << 24)) {
+		/* one number for every channel: zero_points: 0 */
+		double v0;
+		if (!get_num(it, r, &v0, what))
+			return -1;
+		double *v = qc_case_alloc(c, (size_t)count * sizeof *v);
+		for (int64_t ch = 0; ch < count; ch++)
+			v[ch] = v0;
+		*out = v;
+		return count;
+	}
 	if (!mentions_channel(qc_scalar(n)))
 		return get_nums(it, c, n, out, what);
 	if (count < 1 || count > (1 << 24)) {
@@ -685,7 +697,12 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 	int64_t qmin, qmax;
 	if (!quant_options(it, r, &nudge, &narrow))
 		return 0;
-	if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
+	if (t->dtype == QCF_INT64) {
+		/* an int64 bias carries (scale, 0): the range forms need a range qparams can hold
+		 */
+		qmin = INT64_MIN;
+		qmax = INT64_MAX;
+	} else if (!qc_dtype_qrange(t->dtype, narrow, &qmin, &qmax)) {
 		fail(it, qn, "quant needs an integer dtype, not %s", qref_dtype_name(t->dtype));
 		return 0;
 	}
