@@ -652,11 +652,11 @@ static void test_specs_end_to_end(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st = -1;
-	json_t *r = qct_run_report(
-	        tmp, &st, NULL,
-	        "specs/litert/softmax.yaml specs/litert/softmax_int16.yaml "
-	        "specs/litert/logistic.yaml specs/litert/tanh.yaml "
-	        "specs/litert/l2_normalization.yaml specs/litert/log_softmax.yaml");
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL,
+	                       "specs/litert/softmax.yaml specs/litert/softmax_int16.yaml "
+	                       "specs/litert/logistic.yaml specs/litert/tanh.yaml "
+	                       "specs/litert/l2_normalization.yaml specs/litert/log_softmax.yaml");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *cases = json_object_get(r, "cases");
