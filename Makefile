@@ -38,6 +38,7 @@ TEST_SRC    := $(wildcard suite/*.c)
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 QCONFORM  := $(BUILD)/qconform
+WORKER    := $(BUILD)/qconform-worker
 REF_SO    := $(BUILD)/libqconform_reference.so
 REF_A     := $(BUILD)/libqconform_reference.a
 HARNESS_A := $(BUILD)/libqconform_harness.a
@@ -46,7 +47,7 @@ TESTS     := $(BUILD)/qconform_tests
 .SECONDARY:
 .PHONY: all deps check-deps run test test-unit test-san clean format format-check
 
-all: check-deps $(QCONFORM) $(REF_SO) $(STUB_SO) $(TESTS)
+all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS)
 
 # Installs the Debian packages the build needs, when missing (needs root).
 deps:
@@ -86,6 +87,13 @@ $(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
 
 $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+# The process a plugin runs in (harness/src/worker.c); qconform spawns it from
+# its own directory. Built with the same flags, sanitizers included. libm is
+# linked even though the worker calls nothing in it, so a plugin that uses it
+# without linking it still loads (as it did in a worker forked from qconform).
+$(WORKER): $(BUILD)/harness/worker/main.o $(HARNESS_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state $(LDLIBS)
 
 # The main job: every spec against the reference plugin.
 run: deps

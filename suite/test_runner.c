@@ -1,16 +1,26 @@
 /*
  * The runner against the stub plugins (suite/stubs): loader refusals, crash,
- * abort, hang, memory rules, batching, the arena's piecewise path, and the
- * SHA-256 that fingerprints the plugin.
+ * abort, hang, memory rules, batching, the arena's piecewise path, the
+ * SHA-256 that fingerprints the plugin, and the worker process itself (a
+ * spawned executable: its fds, its arena, its command line, its parent, and
+ * restarts from many threads at once).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +30,9 @@
 #include "qref.h"
 #include "runner.h"
 #include "sha256.h"
+#include "wire.h"
+
+extern char **environ;
 
 #define MAXN 64 /* elements per hand-built tensor */
 
@@ -856,6 +869,554 @@ static void test_malformed_call(void)
 	CU_ASSERT(no_children());
 }
 
+/* ------------------------------------------------------- the worker process */
+
+/* The worker executable of the build under test. */
+static const char *worker_exe(void)
+{
+	return qct_build_path("qconform-worker");
+}
+
+/* A missing (or not executable) worker is a one-line load error naming it. */
+static void test_missing_worker(void)
+{
+	const char *plugin = qct_build_path("stubs/libstub_ok.so");
+	char dir[] = "/tmp/qct_worker_XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	char missing[600], plain[600];
+	snprintf(missing, sizeof missing, "%s/no-such-worker", dir);
+	snprintf(plain, sizeof plain, "%s/not-executable", dir);
+	int pf = open(plain, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CU_ASSERT_FATAL(pf >= 0);
+	close(pf);
+	const char *paths[] = {missing, plain};
+	const char *why[] = {"No such file or directory", "Permission denied"};
+	for (int i = 0; i < 2; i++) {
+		int fds = count_fds();
+		char err[512] = "";
+		qc_runner_config cfg = {.plugin_path = plugin, .worker_path = paths[i]};
+		qc_runner *r = (qc_runner *)&cfg;
+		CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), -1);
+		CU_ASSERT_PTR_NULL(r);
+		CU_ASSERT_EQUAL(strncmp(err, plugin, strlen(plugin)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, paths[i]));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, why[i]));
+		CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+		CU_ASSERT(no_children());
+		CU_ASSERT_EQUAL(count_fds(), fds);
+		if (!strstr(err, why[i]))
+			fprintf(stderr, "\n  %s\n", err);
+	}
+	unlink(plain);
+	rmdir(dir);
+}
+
+/* $QCONFORM_WORKER names the worker when the config does not; the config wins. */
+static void test_worker_from_env(void)
+{
+	const char *plugin = qct_build_path("stubs/libstub_ok.so");
+	const char *bogus = "/nonexistent/qconform-worker";
+	setenv("QCONFORM_WORKER", bogus, 1);
+	char err[512] = "";
+	qc_runner *r = NULL;
+	qc_runner_config cfg = {.plugin_path = plugin};
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, bogus));
+	cfg.worker_path = worker_exe();
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), 0);
+	qc_runner_close(r);
+	setenv("QCONFORM_WORKER", worker_exe(), 1);
+	cfg.worker_path = NULL;
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), 0);
+	qc_runner_close(r);
+	unsetenv("QCONFORM_WORKER");
+	CU_ASSERT(no_children());
+}
+
+static int readlink_fd(pid_t pid, const char *fd, char *out, size_t size)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%ld/%s", (long)pid, fd);
+	ssize_t n = readlink(p, out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	return n > 0 ? 0 : -1;
+}
+
+/*
+ * The worker is a fresh single-threaded process of the worker executable: it
+ * has fds 0 (/dev/null), 1 and 2 (the harness's stderr) and its channel 3,
+ * nothing else of the harness's (not even fds without close-on-exec), and it
+ * maps the arena at the harness's address.
+ */
+static void test_worker_process(void)
+{
+	int leak = dup(2); /* no close-on-exec */
+	int leak_cloexec = fcntl(2, F_DUPFD_CLOEXEC, 0);
+	CU_ASSERT_FATAL(leak >= 0 && leak_cloexec >= 0);
+	qc_runner *r = open_stub("pid", 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tcall p;
+	getpid_call(&p);
+	tcall *t[] = {&p};
+	qc_exec_result res[1];
+	const qcf_op_call *staged[1];
+	CU_ASSERT_EQUAL_FATAL(run(r, t, 1, res, staged), 0);
+	EXPECT_OUTCOME(res[0], QC_EXEC_OK);
+	pid_t w = (pid_t) * (const int64_t *)staged[0]->outputs[0].data;
+	CU_ASSERT_FATAL(w > 0 && w != getpid());
+
+	char exe[PATH_MAX], want[PATH_MAX], link[PATH_MAX], ours[PATH_MAX];
+	CU_ASSERT_EQUAL(readlink_fd(w, "exe", exe, sizeof exe), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(worker_exe(), want));
+	CU_ASSERT_STRING_EQUAL(exe, want);
+
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%ld/fd", (long)w);
+	DIR *d = opendir(dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	int seen = 0, others = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		int fd = atoi(e->d_name);
+		if (fd >= 0 && fd <= 3)
+			seen |= 1 << fd;
+		else
+			others++;
+	}
+	closedir(d);
+	CU_ASSERT_EQUAL(seen, 0xf);
+	CU_ASSERT_EQUAL(others, 0);
+	CU_ASSERT_EQUAL(readlink_fd(w, "fd/0", link, sizeof link), 0);
+	CU_ASSERT_STRING_EQUAL(link, "/dev/null");
+	CU_ASSERT_EQUAL(readlink_fd(getpid(), "fd/2", ours, sizeof ours), 0);
+	CU_ASSERT_EQUAL(readlink_fd(w, "fd/1", link, sizeof link), 0);
+	CU_ASSERT_STRING_EQUAL(link, ours);
+	CU_ASSERT_EQUAL(readlink_fd(w, "fd/2", link, sizeof link), 0);
+	CU_ASSERT_STRING_EQUAL(link, ours);
+	CU_ASSERT_EQUAL(readlink_fd(w, "fd/3", link, sizeof link), 0);
+	CU_ASSERT_EQUAL(strncmp(link, "socket:", 7), 0);
+
+	/* One thread; the arena (where the staged call lives) mapped at the same address. */
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)w);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	int threads = 0;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "Threads:", 8) == 0)
+			threads = atoi(line + 8);
+	fclose(f);
+	CU_ASSERT_EQUAL(threads, 1);
+	snprintf(path, sizeof path, "/proc/%ld/maps", (long)w);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	uintptr_t at = (uintptr_t)staged[0];
+	int mapped = 0;
+	while (fgets(line, sizeof line, f)) {
+		uintptr_t lo, hi;
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2 && lo <= at && at < hi)
+			mapped = strstr(line, "qconform-arena") != NULL && strstr(line, " rw-s ");
+	}
+	fclose(f);
+	CU_ASSERT(mapped);
+	qc_runner_close(r);
+	close(leak);
+	close(leak_cloexec);
+	CU_ASSERT(no_children());
+}
+
+/* Options are argv entries of their own: any bytes but NUL reach create() unchanged. */
+static void test_option_bytes(void)
+{
+	qcf_option opts[] = {
+	        {"token", "secret"},      {"", ""},          {"a b", "c'd\"e$(x)`y`;|"},
+	        {"--option", "k=v=w"},    {"nl", "1\n2\t3"}, {"--trace", "--plugin"},
+	        {"\xc3\xa9", "\xff\x01"},
+	};
+	char err[512] = "";
+	qc_runner_config cfg = {.plugin_path = qct_build_path("stubs/libstub_echo_options.so"),
+	                        .options = opts,
+	                        .n_options = 7};
+	qc_runner *r = NULL;
+	CU_ASSERT_EQUAL(qc_runner_open(&cfg, &r, NULL, err, sizeof err), -1);
+	const char *want = "create failed (QCF_INVALID_PARAM): n=7 [token]=[secret] []=[] "
+	                   "[a b]=[c'd\"e$(x)`y`;|] [--option]=[k=v=w] [nl]=[1\\x0a2\\x093] "
+	                   "[--trace]=[--plugin] [\\xc3\\xa9]=[\\xff\\x01]";
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	if (!strstr(err, want))
+		fprintf(stderr, "\n  got: %s\n", err);
+	CU_ASSERT(no_children());
+}
+
+/*
+ * Starts the worker executable by hand with argv, the channel at fd 3 and the
+ * arena at fd 4 (chan, arena > 4, or -1 for none); norandom: without address
+ * space layout randomization. Returns its pid, or -1.
+ */
+static pid_t spawn_by_hand(char **argv, int chan, int arena, int norandom)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	/* Only async-signal-safe calls until exec. */
+	if (norandom && personality(ADDR_NO_RANDOMIZE) == -1)
+		_exit(99);
+	if ((chan >= 0 && dup2(chan, QC_WORKER_CHANNEL_FD) < 0) ||
+	    (arena >= 0 && dup2(arena, QC_WORKER_ARENA_FD) < 0))
+		_exit(98);
+	execve(worker_exe(), argv, environ);
+	_exit(127);
+}
+
+/* Runs the worker by hand up to its load report; the worker's pid, or -1. */
+static pid_t worker_report(uintptr_t addr, size_t bytes, int norandom, qc_load_report *rep,
+                           int *chan)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	int lo = fcntl(sv[1], F_DUPFD_CLOEXEC, 10); /* clear of fds 3 and 4 */
+	close(sv[1]);
+	int arena = memfd_create("qct-arena", MFD_CLOEXEC);
+	int hi = arena >= 0 ? fcntl(arena, F_DUPFD_CLOEXEC, 10) : -1;
+	if (arena >= 0)
+		close(arena);
+	pid_t pid = -1;
+	if (lo >= 0 && hi >= 0 && ftruncate(hi, (off_t)bytes) == 0) {
+		qc_worker_args a = {.parent = getpid(),
+		                    .channel_fd = QC_WORKER_CHANNEL_FD,
+		                    .arena_fd = QC_WORKER_ARENA_FD,
+		                    .arena_addr = addr,
+		                    .arena_bytes = bytes,
+		                    .plugin = qct_build_path("stubs/libstub_ok.so")};
+		char **argv = qc_wire_argv(worker_exe(), &a);
+		if (argv)
+			pid = spawn_by_hand(argv, lo, hi, norandom);
+		free(argv);
+	}
+	if (lo >= 0)
+		close(lo);
+	if (hi >= 0)
+		close(hi);
+	memset(rep, 0, sizeof *rep);
+	if (pid > 0 && qc_read_full(sv[0], rep, sizeof *rep) != (ssize_t)sizeof *rep)
+		rep->ok = -1; /* no report */
+	rep->error[sizeof rep->error - 1] = '\0';
+	*chan = sv[0];
+	return pid;
+}
+
+/*
+ * The worker by hand: without its arguments it says so and exits 2. When it
+ * cannot map the arena at the harness's address it sends a one-line load
+ * error "cannot map the shared arena at 0x...: ...", which says whether the
+ * address was taken (the runner then tries another worker).
+ */
+static void test_worker_by_hand(void)
+{
+	char *bare[] = {"qconform-worker", NULL};
+	fflush(stderr);
+	int saved = dup(2), nul = open("/dev/null", O_WRONLY);
+	dup2(nul, 2); /* its complaint is not for the test log */
+	pid_t pid = spawn_by_hand(bare, -1, -1, 0);
+	dup2(saved, 2);
+	close(saved);
+	close(nul);
+	CU_ASSERT_FATAL(pid > 0);
+	int st, chan;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+
+	/* An address no mmap takes. */
+	qc_load_report rep;
+	pid = worker_report(0x200000000123u, 65536, 0, &rep, &chan);
+	CU_ASSERT_FATAL(pid > 0);
+	close(chan);
+	CU_ASSERT_EQUAL(rep.ok, 0);
+	CU_ASSERT_EQUAL(rep.arena_taken, 0);
+	CU_ASSERT_STRING_EQUAL(rep.error,
+	                       "cannot map the shared arena at 0x200000000123: Invalid argument");
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+
+	/* An address the worker itself uses: without randomization its stack is
+	 * where it was in the probe. */
+	pid = worker_report(0x200000000000u, 65536, 1, &rep, &chan);
+	CU_ASSERT_FATAL(pid > 0);
+	uintptr_t stack_end = 0;
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
+	FILE *f = rep.ok == 1 ? fopen(path, "r") : NULL;
+	while (f && fgets(line, sizeof line, f)) {
+		uintptr_t lo, hi;
+		if (strstr(line, "[stack]") &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
+			stack_end = hi;
+	}
+	if (f)
+		fclose(f);
+	close(chan); /* the worker sees its channel close and exits */
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	if (rep.ok != 1 || !stack_end) {
+		fprintf(stderr,
+		        "\n  no ADDR_NO_RANDOMIZE here: the taken-address case is skipped\n");
+		return;
+	}
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	pid = worker_report(stack_end - 65536, 65536, 1, &rep, &chan);
+	CU_ASSERT_FATAL(pid > 0);
+	close(chan);
+	char want[128];
+	snprintf(want, sizeof want, "cannot map the shared arena at 0x%" PRIxPTR ": File exists",
+	         stack_end - 65536);
+	CU_ASSERT_EQUAL(rep.ok, 0);
+	CU_ASSERT_EQUAL(rep.arena_taken, 1);
+	CU_ASSERT_STRING_EQUAL(rep.error, want);
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+}
+
+/* A process's state letter and CPU ticks (user + system), from /proc; 0 if it is gone. */
+static char proc_state(pid_t pid, long *ticks)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	char state = 0;
+	long utime = 0, stime = 0;
+	/* after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &state,
+	                 &utime, &stime) != 3)
+		return 0;
+	if (ticks)
+		*ticks = utime + stime;
+	return state;
+}
+
+/* Is pid gone (or a zombie nobody has collected yet)? */
+static int process_gone(pid_t pid)
+{
+	char st = proc_state(pid, NULL);
+	return st == 0 || st == 'Z' || st == 'X';
+}
+
+/* A worker stuck in a kernel dies with its harness (the parent-death signal). */
+static void test_worker_dies_with_harness(void)
+{
+	int pfd[2];
+	CU_ASSERT_FATAL(pipe(pfd) == 0);
+	fflush(NULL);
+	pid_t kid = fork();
+	CU_ASSERT_FATAL(kid >= 0);
+	if (kid == 0) {
+		close(pfd[0]);
+		qc_runner *r = open_stub("hang", 0, 1 << 20);
+		char path[64], buf[64] = "";
+		snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+		FILE *f = fopen(path, "r");
+		if (!r || !f || !fgets(buf, sizeof buf, f))
+			_exit(1);
+		fclose(f);
+		pid_t w = (pid_t)atol(buf);
+		if (write(pfd[1], &w, sizeof w) != (ssize_t)sizeof w)
+			_exit(1);
+		tcall a;
+		quantize_linear(&a, QL_IN, 6, 2.0f, 128);
+		tcall *t[] = {&a};
+		qc_exec_result res[1];
+		run(r, t, 1, res, NULL); /* never returns: no timeout */
+		_exit(1);
+	}
+	close(pfd[1]);
+	pid_t w = 0;
+	CU_ASSERT_EQUAL(read(pfd[0], &w, sizeof w), (ssize_t)sizeof w);
+	close(pfd[0]);
+	CU_ASSERT_FATAL(w > 0);
+	/* Wait until the worker spins in the kernel: 0.2 s of CPU, far more than its start. */
+	struct timespec nap = {0, 10 * 1000000};
+	long ticks = 0, enough = sysconf(_SC_CLK_TCK) / 5;
+	for (int i = 0; i < 1000 && proc_state(w, &ticks) && ticks < enough; i++)
+		nanosleep(&nap, NULL);
+	CU_ASSERT(ticks >= enough);
+	CU_ASSERT_FALSE(process_gone(w));
+	kill(kid, SIGKILL);
+	int st;
+	CU_ASSERT_EQUAL(waitpid(kid, &st, 0), kid);
+	int gone = 0;
+	for (int i = 0; i < 500 && !gone; i++) {
+		gone = process_gone(w);
+		nanosleep(&nap, NULL);
+	}
+	CU_ASSERT(gone);
+	if (!gone)
+		kill(w, SIGKILL);
+}
+
+/*
+ * The conditions that once hung the runner: several threads, each with its
+ * own runner, restart workers all the time (every other case crashes) while
+ * the main thread allocates and frees. A worker made by a bare fork of this
+ * multi-threaded process could inherit an allocator lock another thread held
+ * and hang in dlopen ("loading timed out"); a spawned worker cannot.
+ */
+enum { STRESS_THREADS = 4, STRESS_ROUNDS = 40, STRESS_BATCH = 8 };
+
+typedef struct stress_job {
+	const char *stub;
+	char path[512]; /* the stub's; qct_build_path is not for threads */
+	int crash_signal;
+	int ok, crashed, wrong, restarts, failed;
+	char why[512];
+} stress_job;
+
+static atomic_int stress_running;
+
+static void *stress_thread(void *arg)
+{
+	stress_job *j = arg;
+	tcall *bad = calloc(1, sizeof *bad), *good = calloc(1, sizeof *good);
+	qc_runner *r = NULL;
+	char err[512] = "";
+	/* A load that hangs fails after 30 s instead of hanging the test. */
+	qc_runner_config cfg = {.plugin_path = j->path, .timeout_s = 30, .arena_bytes = 1 << 20};
+	if (!bad || !good || qc_runner_open(&cfg, &r, NULL, err, sizeof err) != 0) {
+		j->failed = 1;
+		snprintf(j->why, sizeof j->why, "open: %s", err);
+		goto out;
+	}
+	/* crash: DEQUANTIZE segfaults; abort: fake_quant aborts. */
+	int crash = strcmp(j->stub, "crash") == 0;
+	if (crash) {
+		dequantize(bad, DQ_IN, 8, 0.5f, 1);
+		fake_quant(good, FQ_IN, 8, -1.0, 1.0);
+	} else {
+		fake_quant(bad, FQ_IN, 8, -1.0, 1.0);
+		dequantize(good, DQ_IN, 8, 0.5f, 1);
+	}
+	const qcf_op_call *calls[STRESS_BATCH], *staged[STRESS_BATCH];
+	qc_exec_result res[STRESS_BATCH];
+	for (int i = 0; i < STRESS_BATCH; i++)
+		calls[i] = i % 2 ? &good->call : &bad->call;
+	for (int round = 0; round < STRESS_ROUNDS && !j->failed; round++) {
+		if (qc_runner_execute(r, calls, STRESS_BATCH, res, staged, err, sizeof err) != 0) {
+			j->failed = 1;
+			snprintf(j->why, sizeof j->why, "execute: %s", err);
+			break;
+		}
+		for (int i = 0; i < STRESS_BATCH; i++) {
+			if (i % 2 == 0 && res[i].outcome == QC_EXEC_CRASH &&
+			    res[i].signal == j->crash_signal) {
+				j->crashed++;
+				j->restarts++;
+			} else if (i % 2 == 1 && res[i].outcome == QC_EXEC_OK &&
+			           (crash ? matches_reference(good, &staged[i]->outputs[0])
+			                  : dequantized_right(good, &staged[i]->outputs[0]))) {
+				j->ok++;
+			} else {
+				if (j->wrong++ == 0) {
+					/* the whole batch: outcome/signal per case */
+					int at = snprintf(j->why, sizeof j->why,
+					                  "round %d case %d: \"%s\"; batch:", round,
+					                  i, res[i].message);
+					for (int q = 0; q < STRESS_BATCH && at > 0 &&
+					                (size_t)at < sizeof j->why;
+					     q++)
+						at += snprintf(j->why + at,
+						               sizeof j->why - (size_t)at, " %d/%d",
+						               (int)res[q].outcome, res[q].signal);
+				}
+			}
+		}
+	}
+out:
+	qc_runner_close(r);
+	free(bad);
+	free(good);
+	atomic_fetch_sub(&stress_running, 1);
+	return NULL;
+}
+
+/* Allocations from ever new call stacks, as a sanitizer records each one. */
+__attribute__((noinline)) static void *churn_a(unsigned *seed, int depth);
+__attribute__((noinline)) static void *churn_b(unsigned *seed, int depth)
+{
+	void *p = depth ? churn_a(seed, depth - 1) : malloc(16 + (size_t)(rand_r(seed) % 2048));
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+__attribute__((noinline)) static void *churn_a(unsigned *seed, int depth)
+{
+	void *p = depth ? (rand_r(seed) & 1 ? churn_a(seed, depth - 1) : churn_b(seed, depth - 1))
+	                : malloc(16 + (size_t)(rand_r(seed) % 4096));
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+static void test_restarts_from_threads(void)
+{
+	stress_job jobs[STRESS_THREADS];
+	pthread_t th[STRESS_THREADS];
+	memset(jobs, 0, sizeof jobs);
+	int fds = count_fds();
+	atomic_store(&stress_running, STRESS_THREADS);
+	int started = 0;
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		jobs[i].stub = i % 2 ? "abort" : "crash";
+		jobs[i].crash_signal = i % 2 ? SIGABRT : SIGSEGV;
+		snprintf(jobs[i].path, sizeof jobs[i].path, "%s",
+		         qct_build_path(i % 2 ? "stubs/libstub_abort.so"
+		                              : "stubs/libstub_crash.so"));
+		if (pthread_create(&th[i], NULL, stress_thread, &jobs[i]) != 0) {
+			atomic_fetch_sub(&stress_running, 1);
+			jobs[i].failed = 1;
+			snprintf(jobs[i].why, sizeof jobs[i].why, "pthread_create");
+			continue;
+		}
+		started |= 1 << i;
+	}
+	/* Meanwhile, this thread allocates: small and large blocks, many call stacks. */
+	unsigned seed = 12345;
+	long rounds = 0;
+	while (atomic_load(&stress_running) > 0) {
+		void *p[256];
+		for (int i = 0; i < 256; i++) {
+			size_t n = 16 + (size_t)rand_r(&seed) % (i % 64 == 0 ? 300000 : 4096);
+			p[i] = i % 4 ? malloc(n) : churn_a(&seed, rand_r(&seed) % 40);
+			if (p[i])
+				memset(p[i], i, 16);
+		}
+		for (int i = 0; i < 256; i++)
+			free(p[i]);
+		rounds++;
+	}
+	int restarts = 0;
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		if (started & (1 << i))
+			pthread_join(th[i], NULL);
+		stress_job *j = &jobs[i];
+		restarts += j->restarts;
+		CU_ASSERT_FALSE(j->failed);
+		CU_ASSERT_EQUAL(j->wrong, 0);
+		CU_ASSERT_EQUAL(j->crashed, STRESS_ROUNDS * STRESS_BATCH / 2);
+		CU_ASSERT_EQUAL(j->ok, STRESS_ROUNDS * STRESS_BATCH / 2);
+		if (j->failed || j->wrong)
+			fprintf(stderr, "\n  thread %d (%s): %d wrong; %s\n", i, j->stub, j->wrong,
+			        j->why);
+	}
+	CU_ASSERT_EQUAL(restarts, STRESS_THREADS * STRESS_ROUNDS * STRESS_BATCH / 2);
+	CU_ASSERT(rounds > 0);
+	CU_ASSERT(no_children());
+	CU_ASSERT_EQUAL(count_fds(), fds);
+}
+
 void qct_register_runner(void)
 {
 	CU_pSuite s = qct_suite("runner");
@@ -888,4 +1449,11 @@ void qct_register_runner(void)
 	CU_add_test(s, "worker exit is CRASH signal 0", test_worker_exit);
 	CU_add_test(s, "small arena runs the batch in pieces", test_arena_pieces);
 	CU_add_test(s, "malformed call is ERROR", test_malformed_call);
+	CU_add_test(s, "a missing worker executable is a load error", test_missing_worker);
+	CU_add_test(s, "QCONFORM_WORKER names the worker", test_worker_from_env);
+	CU_add_test(s, "the worker: exec'd, its fds, its arena", test_worker_process);
+	CU_add_test(s, "options reach create() byte for byte", test_option_bytes);
+	CU_add_test(s, "the worker by hand: usage, arena map error", test_worker_by_hand);
+	CU_add_test(s, "a hung worker dies with its harness", test_worker_dies_with_harness);
+	CU_add_test(s, "restarts from 4 threads while allocating", test_restarts_from_threads);
 }

@@ -82,6 +82,10 @@ static void *job_main(void *arg)
 		pthread_cond_broadcast(&p->done);
 		pthread_mutex_unlock(&p->mu);
 	}
+	/* A worker this thread restarted dies with the thread (parent-death signal):
+	 * close it here, while its destroy() can still run. */
+	qc_runner_close(j->runner);
+	j->runner = NULL;
 	return NULL;
 }
 
@@ -95,7 +99,8 @@ static void pool_shutdown(qc_pool *p, int n_threads, int n_runners)
 	for (int i = 0; i < n_threads; i++)
 		pthread_join(p->jobs[i].thread, NULL);
 	for (int i = 0; i < n_runners; i++)
-		qc_runner_close(p->jobs[i].runner);
+		if (p->jobs[i].runner) /* job threads close their own */
+			qc_runner_close(p->jobs[i].runner);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
@@ -130,8 +135,8 @@ int qc_pool_open(const qc_runner_config *cfg, int jobs, qc_pool **out, qc_plugin
 			p->capacity = cap;
 	}
 	if (jobs == 1) {
-		/* one worker: batches run in the caller's thread (no threads, so every worker
-		 * the runner forks comes from a single-threaded process) */
+		/* one worker: batches run in the caller's thread, no job thread needed (workers
+		 * are spawned executables, safe to start from any thread either way) */
 		p->inline_run = 1;
 		p->n_jobs = 0;
 		p->n_runners = 1;

@@ -1,16 +1,25 @@
 /*
- * runner: one worker process per runner, forked from the harness, holds the
- * plugin. See runner.h for the contract.
+ * runner: one worker process per runner holds the plugin. See runner.h for
+ * the contract, wire.h for the protocol, worker.c for the worker's side.
  *
- * Memory. The arena is one MAP_SHARED anonymous mapping made before the
- * first fork, so the harness and every worker see it at the same address and
- * pointers written by one are valid in the other. A batch is staged into
- * the arena as a row of slots:
+ * Workers. A worker is a fresh process of its own executable
+ * (qconform-worker), started with posix_spawn: never a bare fork of the
+ * harness, which may be multi-threaded (pool.c runs one thread per job, and
+ * a job thread restarts its worker while other threads allocate), and a
+ * forked child that goes on to dlopen or malloc can inherit a lock another
+ * thread held at fork time and hang. The executable is cfg->worker_path,
+ * else $QCONFORM_WORKER, else "qconform-worker" next to the running
+ * executable.
+ *
+ * Memory. The arena is a memfd (or an unlinked POSIX shared memory object)
+ * mapped MAP_SHARED in the harness; every worker maps the same fd at the
+ * same address, so pointers written by one side are valid on the other. A
+ * batch is staged into the arena as a row of slots:
  *
  *   slot:  [slot header: the worker's answer] [meta] [data]
  *   meta:  qcf_op_call, tensor arrays, strings, shapes, quant arrays, attrs
- *   data:  input bytes; output bytes (zeroed), each followed by GUARD_BYTES
- *          of a fixed pattern
+ *   data:  input bytes; output bytes (zeroed), each followed by
+ *          QC_GUARD_BYTES of a fixed pattern
  *
  * The harness keeps a private copy of every slot's meta ("shadow"): after a
  * case it puts back whatever the kernel changed there, so the staged call it
@@ -19,71 +28,43 @@
  * Channel. One AF_UNIX stream socketpair (a two-way pipe whose writes can use
  * MSG_NOSIGNAL): the harness sends commands (a list of slot offsets); the
  * worker answers with one byte per finished case, after writing the outcome
- * into the slot header. '.' means go on, '!' means the worker saw a guard
- * broken and stopped the batch: the harness restages the rest of the batch
- * (a kernel writing past its buffers may have hit the next slots) and
- * resends it. The same happens after a crash or a timeout, with a fresh
- * worker.
+ * into the slot header. QC_CASE_DONE means go on, QC_CASE_GUARD means the
+ * worker saw a guard broken and stopped the batch: the harness restages the
+ * rest of the batch (a kernel writing past its buffers may have hit the next
+ * slots) and resends it. The same happens after a crash or a timeout, with a
+ * fresh worker.
  */
 #include "runner.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sha256.h"
+#include "wire.h"
+
+extern char **environ;
 
 #define DEFAULT_ARENA ((size_t)256 << 20)
-#define GUARD_BYTES   64
-#define DATA_ALIGN    64
-#define META_ALIGN    16
 #define LOAD_WAIT_S   30.0 /* at least this long for dlopen + create when a timeout is set */
 #define CLOSE_WAIT_S  5.0  /* at least this long for destroy() at close */
 #define EXIT_WAIT_S   2.0  /* for a worker whose channel closed to finish dying */
-
-/* Size of a version 1 descriptor: everything up to last_error. */
-#define PLUGIN_V1_SIZE (offsetof(qcf_plugin, last_error) + sizeof(void (*)(void)))
-
-#define ROUND_UP(x, a) (((x) + (a)-1) & ~((size_t)(a)-1))
-
-/* The worker's answer for one case, at the start of its slot. */
-typedef struct slot_header {
-	int32_t outcome; /* qc_outcome */
-	int32_t pad;
-	double seconds;
-	char message[256];
-} slot_header;
-
-#define SLOT_HDR ROUND_UP(sizeof(slot_header), DATA_ALIGN)
-
-/* Command: a header, then count uint64 slot offsets. */
-typedef struct command {
-	uint32_t count;
-	uint32_t quit;
-} command;
-
-/* Sent once by the worker after loading. */
-typedef struct load_report {
-	int32_t ok;
-	uint32_t abi;
-	char name[128];
-	char version[64];
-	char error[256];
-} load_report;
+#define START_TRIES   3    /* workers to try when the arena's address is taken in one */
+#define WORKER_NAME   "qconform-worker"
 
 /* The harness's record of one staged case. */
 typedef struct staged_case {
@@ -94,8 +75,9 @@ typedef struct staged_case {
 } staged_case;
 
 struct qc_runner {
-	char *shown; /* the plugin path as the caller gave it, for messages */
-	char *path;  /* its realpath, which the worker loads */
+	char *shown;  /* the plugin path as the caller gave it, for messages */
+	char *path;   /* its realpath, which the worker loads */
+	char *worker; /* the worker executable (realpath) */
 	qcf_option *options;
 	int n_options;
 	double timeout_s;
@@ -104,8 +86,9 @@ struct qc_runner {
 
 	unsigned char *arena;
 	size_t arena_bytes;
-	pid_t pid; /* worker, or -1 */
-	int fd;    /* harness end of the channel, or -1 */
+	int arena_fd; /* passed to every worker, or -1 */
+	pid_t pid;    /* worker, or -1 */
+	int fd;       /* harness end of the channel, or -1 */
 
 	unsigned char *shadow;
 	size_t shadow_cap;
@@ -117,49 +100,16 @@ struct qc_runner {
 	size_t n_keep, keep_cap;
 };
 
-static const unsigned char guard_pattern[GUARD_BYTES] = {
-        0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24,
-        0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57,
-        0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f,
-        0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef,
-        0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0,
-};
-
 /* ---------------------------------------------------------------- helpers */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void trace(const qc_runner *r, const char *fmt, ...)
 {
 	if (!r->trace)
 		return;
-	char line[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	qc_trace_line(fmt, ap);
 	va_end(ap);
-	/* One write per line, so harness and worker lines do not interleave. */
-	char out[800];
-	int n = snprintf(out, sizeof out, "qconform: trace [%ld]: %s\n", (long)getpid(), line);
-	if (n > 0) {
-		ssize_t w = write(2, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
-		(void)w;
-	}
-}
-
-/* Copies a string the plugin owns: bounded, never reads past its NUL. */
-static void copy_bounded(char *dst, size_t size, const char *src)
-{
-	size_t i = 0;
-	if (src)
-		for (; i + 1 < size && src[i]; i++)
-			dst[i] = src[i] == '\n' || src[i] == '\r' ? ' ' : src[i];
-	dst[i] = '\0';
 }
 
 static const char *signal_name(int sig)
@@ -203,45 +153,14 @@ static void describe_exit(int status, int *sig, char *buf, size_t size)
 	}
 }
 
-static ssize_t read_full(int fd, void *buf, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, (char *)buf + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
-/* Writes all of buf; the harness side never raises SIGPIPE. */
-static int send_full(int fd, const void *buf, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = send(fd, (const char *)buf + done, n - done, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 /* Waits for fd to be readable (or hung up): 1; timeout: 0; error: -1. */
 static int wait_readable(int fd, double timeout_s)
 {
-	double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+	double deadline = timeout_s > 0 ? qc_now_s() + timeout_s : 0;
 	for (;;) {
 		int ms = -1;
 		if (timeout_s > 0) {
-			double left = deadline - now_s();
+			double left = deadline - qc_now_s();
 			if (left <= 0)
 				return 0;
 			ms = left * 1000.0 >= INT_MAX - 1 ? INT_MAX : (int)(left * 1000.0) + 1;
@@ -255,22 +174,51 @@ static int wait_readable(int fd, double timeout_s)
 	}
 }
 
-/* Collects a worker whose channel closed: lets it finish dying, else kills it. */
+/* An fd that polls readable once pid has exited (Linux >= 5.3), or -1. */
+static int pid_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/*
+ * Collects a worker whose channel closed: lets it finish dying, else kills
+ * it. A worker that just crashed closes its channel a moment before it can
+ * be collected; waiting on a pidfd costs no more than that moment.
+ */
 static int reap(pid_t pid, double grace_s)
 {
 	int st;
-	double end = now_s() + grace_s;
+	double end = qc_now_s() + grace_s;
+	int pfd = -1;
+	long nap_ns = 20000;
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			return st;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		if (now_s() >= end)
+		if (w == pid || (w < 0 && errno != EINTR)) {
+			if (pfd >= 0)
+				close(pfd);
+			return w == pid ? st : -1;
+		}
+		double left = end - qc_now_s();
+		if (left <= 0)
 			break;
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		if (pfd < 0)
+			pfd = pid_fd(pid);
+		if (pfd >= 0) {
+			struct pollfd p = {.fd = pfd, .events = POLLIN};
+			poll(&p, 1, (int)(left * 1000.0) + 1);
+		} else {
+			struct timespec ts = {0, nap_ns};
+			nanosleep(&ts, NULL);
+			nap_ns = nap_ns < 1000000 ? nap_ns * 2 : nap_ns;
+		}
 	}
+	if (pfd >= 0)
+		close(pfd);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -278,279 +226,69 @@ static int reap(pid_t pid, double grace_s)
 	return st;
 }
 
-/* ------------------------------------------------------------- the worker */
+/* -------------------------------------------------------------- the arena */
 
-static void worker_reset_signals(void)
+/* A memfd of `bytes` (sparse), close-on-exec; -1 with errno. */
+static int arena_create(size_t bytes)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	/* Deadly signals must kill the worker so the harness sees them (a
-	 * sanitizer runtime or the harness may have installed handlers). */
-	static const int dfl[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,  SIGILL,  SIGTRAP, SIGSYS,
-	                          SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGCHLD};
-	sa.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof dfl / sizeof dfl[0]; i++)
-		sigaction(dfl[i], &sa, NULL);
-	/* Ctrl-C is for the harness, which decides; the worker follows via
-	 * its channel or PDEATHSIG. A broken channel is an error return. */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/*
- * The worker keeps the channel and nothing else of the harness's files:
- * stdin reads /dev/null and stdout goes to stderr, so whatever a plugin
- * prints cannot mix with the harness's own output. Returns the channel.
- */
-static int worker_fds(int fd)
-{
-	if (fd < 3) {
-		int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (moved < 0)
-			_exit(1);
+	int fd = memfd_create("qconform-arena", MFD_CLOEXEC);
+	if (fd < 0) {
+		/* No memfd (Linux < 3.17, or a seccomp filter): a POSIX shared
+		 * memory object, unlinked as soon as it is open. */
+		static atomic_uint seq;
+		for (int tries = 0; fd < 0 && tries < 16; tries++) {
+			char name[96];
+			snprintf(name, sizeof name, "/qconform-arena-%ld-%u-%lx", (long)getpid(),
+			         atomic_fetch_add(&seq, 1), (unsigned long)(qc_now_s() * 1e9));
+			fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd >= 0)
+				shm_unlink(name);
+			else if (errno != EEXIST)
+				break;
+		}
+		if (fd < 0)
+			return -1;
+	}
+	if (ftruncate(fd, (off_t)bytes) < 0) {
+		int e = errno;
 		close(fd);
-		fd = moved;
+		errno = e;
+		return -1;
 	}
-	if (fd > 3)
-		close_range(3, (unsigned)fd - 1, 0);
-	close_range((unsigned)fd + 1, ~0U, 0);
-	int nul = open("/dev/null", O_RDONLY);
-	if (nul > 0) {
-		dup2(nul, 0);
-		close(nul);
-	}
-	dup2(2, 1);
 	return fd;
 }
 
-static void worker_fail(const qc_runner *r, int fd, load_report *rep, const char *fmt, ...)
+/*
+ * Maps the arena in the harness. Every worker must map it at the same
+ * address, in a process whose libraries, heap and stack sit elsewhere
+ * (address space layout randomization). So the harness asks first for an
+ * address in the wide hole that a fresh 64-bit process leaves between its
+ * heap (after the executable) and its mmap area (below the stack), above
+ * where the AddressSanitizer shadow ends and below its allocator: nothing of
+ * a new worker lives there. If the kernel will not give one (another
+ * runner's arena, a smaller address space), anywhere will do: a worker that
+ * finds the address taken says so, and another worker, with another layout,
+ * is tried.
+ */
+static void *arena_map(int fd, size_t bytes)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(rep->error, sizeof rep->error, fmt, ap);
-	va_end(ap);
-	trace(r, "worker: refused: %s", rep->error);
-	rep->ok = 0;
-	send_full(fd, rep, sizeof *rep);
-	_exit(1);
-}
-
-static const char *status_name(qcf_status s)
-{
-	switch (s) {
-	case QCF_OK: return "QCF_OK";
-	case QCF_NOT_SUPPORTED: return "QCF_NOT_SUPPORTED";
-	case QCF_INVALID_PARAM: return "QCF_INVALID_PARAM";
-	case QCF_ERROR: return "QCF_ERROR";
-	default: return "an unknown status";
+	const int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_NORESERVE;
+#if UINTPTR_MAX > 0xffffffffu && (defined(__x86_64__) || defined(__aarch64__))
+	static atomic_uint seq;
+	const uintptr_t lo = (uintptr_t)0x200000000000u, hi = (uintptr_t)0x500000000000u;
+	const uintptr_t gap = (uintptr_t)1 << 30;
+	uintptr_t stride = QC_ROUND_UP((uintptr_t)bytes, gap) + gap;
+	uintptr_t slots = stride < hi - lo ? (hi - lo) / stride : 0;
+	for (int tries = 0; slots && tries < 8; tries++) {
+		uintptr_t at = lo + (atomic_fetch_add(&seq, 1) % slots) * stride;
+		void *p = mmap((void *)at, bytes, prot, flags, fd, 0);
+		if (p == (void *)at)
+			return p;
+		if (p != MAP_FAILED)
+			munmap(p, bytes);
 	}
-}
-
-/* Loads, negotiates and creates; reports to the harness; returns the descriptor. */
-static void worker_load(const qc_runner *r, int fd, qcf_plugin *d, qcf_instance **inst)
-{
-	load_report rep;
-	memset(&rep, 0, sizeof rep);
-
-	trace(r, "worker: dlopen(\"%s\", RTLD_NOW | RTLD_LOCAL)", r->path);
-	void *h = dlopen(r->path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *e = dlerror();
-		worker_fail(r, fd, &rep, "dlopen failed: %s", e ? e : "unknown error");
-	}
-	dlerror();
-	void *sym = dlsym(h, QCF_ENTRY_SYMBOL);
-	if (!sym)
-		worker_fail(r, fd, &rep, "no entry symbol %s", QCF_ENTRY_SYMBOL);
-	trace(r, "worker: found %s at %p", QCF_ENTRY_SYMBOL, sym);
-	qcf_negotiate_fn negotiate;
-	memcpy(&negotiate, &sym, sizeof negotiate); /* object pointer -> function pointer */
-
-	qcf_negotiation n;
-	memset(&n, 0, sizeof n);
-	n.struct_size = sizeof n;
-	n.host_min_version = QCF_ABI_VERSION_MIN;
-	n.host_max_version = QCF_ABI_VERSION;
-	trace(r, "worker: negotiate: host speaks %u..%u", n.host_min_version, n.host_max_version);
-	qcf_status st = negotiate(&n);
-	if (st != QCF_OK) {
-		char offer[16] = "none";
-		if (n.abi_version)
-			snprintf(offer, sizeof offer, "%u", n.abi_version);
-		worker_fail(r, fd, &rep,
-		            "no common ABI version: host speaks %u..%u, plugin offers %s "
-		            "(negotiate returned %s)",
-		            n.host_min_version, n.host_max_version, offer, status_name(st));
-	}
-	if (n.abi_version < QCF_ABI_VERSION_MIN || n.abi_version > QCF_ABI_VERSION)
-		worker_fail(r, fd, &rep,
-		            "no common ABI version: host speaks %u..%u, plugin offers %u",
-		            n.host_min_version, n.host_max_version, n.abi_version);
-	trace(r, "worker: negotiated ABI version %u", n.abi_version);
-	if (!n.plugin)
-		worker_fail(r, fd, &rep, "negotiate returned no descriptor");
-
-	/* The struct_size rule: read what both sides know, the rest is zero. */
-	uint32_t size = n.plugin->struct_size;
-	trace(r, "worker: descriptor at %p, struct_size %u (host knows %zu)",
-	      (const void *)n.plugin, size, sizeof *d);
-	if (size < PLUGIN_V1_SIZE)
-		worker_fail(r, fd, &rep, "short descriptor: struct_size %u < %zu", size,
-		            (size_t)PLUGIN_V1_SIZE);
-	memset(d, 0, sizeof *d);
-	memcpy(d, n.plugin, size < sizeof *d ? size : sizeof *d);
-	if (d->abi_version != n.abi_version)
-		worker_fail(r, fd, &rep, "descriptor says ABI version %u, negotiation said %u",
-		            d->abi_version, n.abi_version);
-	static const struct {
-		const char *name;
-		size_t off;
-	} required[] = {
-	        {"create", offsetof(qcf_plugin, create)},
-	        {"destroy", offsetof(qcf_plugin, destroy)},
-	        {"supports", offsetof(qcf_plugin, supports)},
-	        {"execute", offsetof(qcf_plugin, execute)},
-	        {"last_error", offsetof(qcf_plugin, last_error)},
-	};
-	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-		void (*fn)(void);
-		memcpy(&fn, (const char *)d + required[i].off, sizeof fn);
-		if (!fn)
-			worker_fail(r, fd, &rep, "required function NULL: %s", required[i].name);
-	}
-	copy_bounded(rep.name, sizeof rep.name, d->name);
-	copy_bounded(rep.version, sizeof rep.version, d->version);
-	trace(r, "worker: plugin \"%s\" version \"%s\"; prepare %s, release %s", rep.name,
-	      rep.version, d->prepare ? "present" : "absent", d->release ? "present" : "absent");
-
-	char msg[256] = "";
-	*inst = NULL;
-	trace(r, "worker: create() with %d option(s)", r->n_options);
-	st = d->create(r->options, r->n_options, inst, msg, sizeof msg);
-	msg[sizeof msg - 1] = '\0';
-	if (st != QCF_OK) {
-		char m[200];
-		copy_bounded(m, sizeof m, msg);
-		worker_fail(r, fd, &rep, "create failed (%s)%s%s", status_name(st), *m ? ": " : "",
-		            m);
-	}
-	trace(r, "worker: create() ok, ready");
-	rep.ok = 1;
-	rep.abi = n.abi_version;
-	if (send_full(fd, &rep, sizeof rep) < 0)
-		_exit(1);
-}
-
-static qc_outcome outcome_of(qcf_status st)
-{
-	switch (st) {
-	case QCF_OK: return QC_EXEC_OK;
-	case QCF_NOT_SUPPORTED: return QC_EXEC_NOT_SUPPORTED;
-	case QCF_INVALID_PARAM: return QC_EXEC_INVALID_PARAM;
-	default: return QC_EXEC_ERROR;
-	}
-}
-
-/* Runs one staged case; returns 1 if it broke a guard (the batch stops). */
-static int worker_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *slot,
-                       const unsigned char **guards, size_t guards_cap)
-{
-	slot_header *h = (slot_header *)slot;
-	const qcf_op_call *call = (const qcf_op_call *)(slot + SLOT_HDR);
-	/* Guard positions, taken before any plugin code runs. */
-	size_t ng = call->n_outputs > 0 ? (size_t)call->n_outputs : 0;
-	if (ng > guards_cap)
-		ng = guards_cap;
-	for (size_t k = 0; k < ng; k++)
-		guards[k] = (const unsigned char *)call->outputs[k].data + call->outputs[k].nbytes;
-
-	const char *stage = "supports";
-	double seconds = 0;
-	qcf_status st = d->supports(inst, call);
-	if (st == QCF_OK) {
-		qcf_prepared *prep = NULL;
-		int prepared = 0;
-		double t0 = now_s();
-		if (d->prepare) {
-			stage = "prepare";
-			st = d->prepare(inst, call, &prep);
-			prepared = st == QCF_OK;
-		}
-		if (st == QCF_OK) {
-			stage = "execute";
-			st = d->execute(inst, prep, call);
-		}
-		seconds = now_s() - t0;
-		if (prepared && d->release)
-			d->release(inst, prep);
-	}
-	h->outcome = outcome_of(st);
-	h->seconds = seconds;
-	h->message[0] = '\0';
-	if (st != QCF_OK) {
-		copy_bounded(h->message, sizeof h->message, d->last_error(inst));
-		if (!h->message[0] ||
-		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
-			snprintf(h->message, sizeof h->message, "%s returned %s (%d)", stage,
-			         status_name(st), (int)st);
-	}
-	for (size_t k = 0; k < ng; k++)
-		if (memcmp(guards[k], guard_pattern, GUARD_BYTES) != 0)
-			return 1;
-	return 0;
-}
-
-static _Noreturn void worker_main(qc_runner *r, int fd, pid_t parent)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL); /* no orphan spinning in a hung kernel */
-	if (getppid() != parent)
-		_exit(0);
-	prctl(PR_SET_NAME, "qconform-worker");
-	fd = worker_fds(fd);
-	worker_reset_signals();
-	struct rlimit nocore = {0, 0};
-	setrlimit(RLIMIT_CORE, &nocore); /* a crashing kernel is a verdict, not a core file */
-
-	qcf_plugin d;
-	qcf_instance *inst;
-	worker_load(r, fd, &d, &inst);
-
-	uint64_t *offs = NULL;
-	size_t cap = 0;
-	const unsigned char *guards[256];
-	for (;;) {
-		command c;
-		if (read_full(fd, &c, sizeof c) != (ssize_t)sizeof c)
-			_exit(0); /* the harness went away */
-		if (c.quit) {
-			d.destroy(inst);
-			_exit(0);
-		}
-		if (c.count > cap) {
-			free(offs);
-			cap = c.count;
-			offs = malloc(cap * sizeof *offs);
-			if (!offs)
-				_exit(3);
-		}
-		if (read_full(fd, offs, c.count * sizeof *offs) !=
-		    (ssize_t)(c.count * sizeof *offs))
-			_exit(0);
-		for (uint32_t i = 0; i < c.count; i++) {
-			int stop = worker_case(&d, inst, r->arena + offs[i], guards,
-			                       sizeof guards / sizeof guards[0]);
-			char b = stop ? '!' : '.';
-			if (write(fd, &b, 1) != 1)
-				_exit(0);
-			if (stop)
-				break;
-		}
-	}
+#endif
+	return mmap(NULL, bytes, prot, flags, fd, 0);
 }
 
 /* ------------------------------------------------------ worker lifecycle */
@@ -563,37 +301,98 @@ static void stop_worker(qc_runner *r)
 	r->pid = -1;
 }
 
-/* Starts a worker and waits for its load report; 0, or -1 with the reason. */
-static int start_worker(qc_runner *r, char *err, size_t err_size)
+/*
+ * Spawns the worker executable with the channel at fd 3 and the arena at
+ * fd 4 (via two fds above every one involved, so no dup2 overwrites a
+ * source still to be moved; this happens in the child only). Every other
+ * fd of the harness is close-on-exec or closed by the worker. Returns
+ * posix_spawn's error number.
+ */
+static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 {
+	qc_worker_args a = {
+	        .parent = getpid(),
+	        .channel_fd = QC_WORKER_CHANNEL_FD,
+	        .arena_fd = QC_WORKER_ARENA_FD,
+	        .arena_addr = (uintptr_t)r->arena,
+	        .arena_bytes = r->arena_bytes,
+	        .plugin = r->path,
+	        .trace = r->trace,
+	        .n_options = r->n_options,
+	        .options = r->options,
+	};
+	char **argv = qc_wire_argv(r->worker, &a);
+	if (!argv)
+		return ENOMEM;
+	int hi = chan > r->arena_fd ? chan : r->arena_fd;
+	if (hi < QC_WORKER_ARENA_FD)
+		hi = QC_WORKER_ARENA_FD;
+	hi++;
+	/* channel -> hi -> 3, arena -> hi + 1 -> 4 */
+	const int moves[4][2] = {{chan, hi},
+	                         {r->arena_fd, hi + 1},
+	                         {hi, QC_WORKER_CHANNEL_FD},
+	                         {hi + 1, QC_WORKER_ARENA_FD}};
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0) {
+		rc = posix_spawnattr_init(&at);
+		if (rc == 0) {
+			for (int i = 0; rc == 0 && i < 4; i++)
+				rc = posix_spawn_file_actions_adddup2(&fa, moves[i][0],
+				                                      moves[i][1]);
+			if (rc == 0)
+				rc = posix_spawn_file_actions_addclose(&fa, hi);
+			if (rc == 0)
+				rc = posix_spawn_file_actions_addclose(&fa, hi + 1);
+			/* The spawning thread's signal mask must not pass to the worker. */
+			if (rc == 0)
+				rc = posix_spawnattr_setsigmask(&at, &none);
+			if (rc == 0)
+				rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+			if (rc == 0)
+				rc = posix_spawn(pid, r->worker, &fa, &at, argv, environ);
+			posix_spawnattr_destroy(&at);
+		}
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	free(argv);
+	return rc;
+}
+
+/*
+ * Starts a worker and waits for its load report; 0, or -1 with the reason.
+ * *taken: the worker could not map the arena at its address.
+ */
+static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
+{
+	*taken = 0;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(err, err_size, "%s: socketpair: %s", r->shown, strerror(errno));
 		return -1;
 	}
-	trace(r, "starting a worker for %s", r->path);
-	fflush(NULL); /* the child must not write the harness's buffered output again */
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, err_size, "%s: fork: %s", r->shown, strerror(errno));
+	trace(r, "starting a worker (%s) for %s", r->worker, r->path);
+	pid_t pid = -1;
+	int rc = spawn_worker(r, sv[1], &pid);
+	close(sv[1]);
+	if (rc) {
+		snprintf(err, err_size, "%s: cannot start the worker %s: %s", r->shown, r->worker,
+		         strerror(rc));
 		close(sv[0]);
-		close(sv[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		close(sv[0]);
-		worker_main(r, sv[1], parent);
-	}
-	close(sv[1]);
 	r->pid = pid;
 	r->fd = sv[0];
 
-	load_report rep;
+	qc_load_report rep;
 	double wait =
 	        r->timeout_s > 0 ? (r->timeout_s > LOAD_WAIT_S ? r->timeout_s : LOAD_WAIT_S) : 0;
 	int ready = wait_readable(r->fd, wait);
-	ssize_t got = ready > 0 ? read_full(r->fd, &rep, sizeof rep) : -1;
+	ssize_t got = ready > 0 ? qc_read_full(r->fd, &rep, sizeof rep) : -1;
 	if (got == (ssize_t)sizeof rep && rep.ok) {
 		rep.name[sizeof rep.name - 1] = rep.version[sizeof rep.version - 1] = '\0';
 		snprintf(r->info.name, sizeof r->info.name, "%s", rep.name);
@@ -607,6 +406,7 @@ static int start_worker(qc_runner *r, char *err, size_t err_size)
 	if (got == (ssize_t)sizeof rep) {
 		rep.error[sizeof rep.error - 1] = '\0';
 		snprintf(why, sizeof why, "%s", rep.error);
+		*taken = rep.arena_taken != 0;
 		reap(pid, EXIT_WAIT_S);
 	} else if (ready == 0) {
 		kill(pid, SIGKILL);
@@ -622,6 +422,18 @@ static int start_worker(qc_runner *r, char *err, size_t err_size)
 	snprintf(err, err_size, "%s: %s", r->shown, why);
 	trace(r, "load failed: %s", why);
 	return -1;
+}
+
+static int start_worker(qc_runner *r, char *err, size_t err_size)
+{
+	for (int i = 1;; i++) {
+		int taken;
+		if (try_start(r, &taken, err, err_size) == 0)
+			return 0;
+		if (!taken || i >= START_TRIES)
+			return -1;
+		trace(r, "the arena's address is taken in that worker: starting another");
+	}
 }
 
 /* Kills the worker (timeout) or collects it (crash); returns its wait status. */
@@ -644,7 +456,7 @@ typedef struct bump {
 
 static void *put(bump *b, const void *src, size_t n, size_t align)
 {
-	b->off = ROUND_UP(b->off, align);
+	b->off = QC_ROUND_UP(b->off, align);
 	void *p = b->base ? b->base + b->off : NULL;
 	b->off += n;
 	if (p && n) {
@@ -694,13 +506,14 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 		if (sq->float_zero_points)
 			q.float_zero_points = put(&s->meta, sq->float_zero_points,
 			                          count * sizeof(float), sizeof(float));
-		t.quant = put(&s->meta, &q, sizeof q, META_ALIGN);
+		t.quant = put(&s->meta, &q, sizeof q, QC_META_ALIGN);
 	}
 	if (output) {
-		t.data = put(&s->data, s->keep_outputs ? src->data : NULL, src->nbytes, DATA_ALIGN);
-		put(&s->data, guard_pattern, GUARD_BYTES, 1);
+		t.data = put(&s->data, s->keep_outputs ? src->data : NULL, src->nbytes,
+		             QC_DATA_ALIGN);
+		put(&s->data, qc_guard_pattern, QC_GUARD_BYTES, 1);
 	} else if (src->data || src->nbytes) {
-		t.data = put(&s->data, src->data, src->nbytes, DATA_ALIGN);
+		t.data = put(&s->data, src->data, src->nbytes, QC_DATA_ALIGN);
 	}
 	if (dst)
 		*dst = t;
@@ -711,7 +524,7 @@ static qcf_op_call *stage_call(stager *s, const qcf_op_call *src)
 {
 	qcf_op_call c;
 	memset(&c, 0, sizeof c);
-	qcf_op_call *dc = put(&s->meta, NULL, sizeof c, META_ALIGN);
+	qcf_op_call *dc = put(&s->meta, NULL, sizeof c, QC_META_ALIGN);
 	c.struct_size = sizeof c;
 	c.op = put_str(&s->meta, src->op);
 	c.semantics = put_str(&s->meta, src->semantics);
@@ -719,19 +532,21 @@ static qcf_op_call *stage_call(stager *s, const qcf_op_call *src)
 	c.n_outputs = src->n_outputs;
 	c.n_attrs = src->n_attrs;
 	if (src->inputs) {
-		qcf_tensor *t = put(&s->meta, NULL, (size_t)src->n_inputs * sizeof *t, META_ALIGN);
+		qcf_tensor *t =
+		        put(&s->meta, NULL, (size_t)src->n_inputs * sizeof *t, QC_META_ALIGN);
 		for (int32_t k = 0; k < src->n_inputs; k++)
 			stage_tensor(s, t ? &t[k] : NULL, &src->inputs[k], 0);
 		c.inputs = t;
 	}
 	if (src->outputs) {
-		qcf_tensor *t = put(&s->meta, NULL, (size_t)src->n_outputs * sizeof *t, META_ALIGN);
+		qcf_tensor *t =
+		        put(&s->meta, NULL, (size_t)src->n_outputs * sizeof *t, QC_META_ALIGN);
 		for (int32_t k = 0; k < src->n_outputs; k++)
 			stage_tensor(s, t ? &t[k] : NULL, &src->outputs[k], 1);
 		c.outputs = t;
 	}
 	if (src->attrs) {
-		qcf_attr *a = put(&s->meta, NULL, (size_t)src->n_attrs * sizeof *a, META_ALIGN);
+		qcf_attr *a = put(&s->meta, NULL, (size_t)src->n_attrs * sizeof *a, QC_META_ALIGN);
 		for (int32_t k = 0; k < src->n_attrs; k++) {
 			qcf_attr x = src->attrs[k];
 			size_t count = x.count > 0 ? (size_t)x.count : 0;
@@ -752,13 +567,13 @@ static qcf_op_call *stage_call(stager *s, const qcf_op_call *src)
 	return dc;
 }
 
-/* Meta and data bytes of a staged call; data starts at ROUND_UP(meta, DATA_ALIGN). */
+/* Meta and data bytes of a staged call; data starts at QC_ROUND_UP(meta, QC_DATA_ALIGN). */
 static void measure_call(const qcf_op_call *c, size_t *meta, size_t *data)
 {
 	stager s = {{NULL, 0}, {NULL, 0}, 0};
 	stage_call(&s, c);
-	*meta = ROUND_UP(s.meta.off, DATA_ALIGN);
-	*data = ROUND_UP(s.data.off, DATA_ALIGN);
+	*meta = QC_ROUND_UP(s.meta.off, QC_DATA_ALIGN);
+	*data = QC_ROUND_UP(s.data.off, QC_DATA_ALIGN);
 }
 
 static qcf_op_call *stage_at(unsigned char *at, size_t meta, const qcf_op_call *c, int keep_outputs)
@@ -825,13 +640,13 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 
 static qcf_op_call *slot_call(const qc_runner *r, const staged_case *sc)
 {
-	return (qcf_op_call *)(r->arena + sc->slot_off + SLOT_HDR);
+	return (qcf_op_call *)(r->arena + sc->slot_off + QC_SLOT_HDR);
 }
 
 /* Puts a case's slot back as it was staged (after a crash or a stray write). */
 static void restage(qc_runner *r, const staged_case *sc, const qcf_op_call *orig)
 {
-	memcpy(r->arena + sc->slot_off + SLOT_HDR, r->shadow + sc->shadow_off, sc->meta_len);
+	memcpy(r->arena + sc->slot_off + QC_SLOT_HDR, r->shadow + sc->shadow_off, sc->meta_len);
 	const qcf_op_call *c = slot_call(r, sc);
 	for (int32_t k = 0; k < c->n_inputs; k++)
 		if (c->inputs[k].nbytes)
@@ -839,7 +654,7 @@ static void restage(qc_runner *r, const staged_case *sc, const qcf_op_call *orig
 	for (int32_t k = 0; k < c->n_outputs; k++) {
 		unsigned char *out = c->outputs[k].data;
 		memset(out, 0, c->outputs[k].nbytes);
-		memcpy(out + c->outputs[k].nbytes, guard_pattern, GUARD_BYTES);
+		memcpy(out + c->outputs[k].nbytes, qc_guard_pattern, QC_GUARD_BYTES);
 	}
 }
 
@@ -847,7 +662,7 @@ static void restage(qc_runner *r, const staged_case *sc, const qcf_op_call *orig
 static void finish_case(qc_runner *r, const staged_case *sc, const qcf_op_call *orig,
                         qc_exec_result *res)
 {
-	unsigned char *meta = r->arena + sc->slot_off + SLOT_HDR;
+	unsigned char *meta = r->arena + sc->slot_off + QC_SLOT_HDR;
 	int meta_changed = memcmp(meta, r->shadow + sc->shadow_off, sc->meta_len) != 0;
 	if (meta_changed)
 		memcpy(meta, r->shadow + sc->shadow_off, sc->meta_len);
@@ -858,7 +673,7 @@ static void finish_case(qc_runner *r, const staged_case *sc, const qcf_op_call *
 	for (int32_t k = 0; k < c->n_outputs && !why[0]; k++) {
 		const unsigned char *g =
 		        (const unsigned char *)c->outputs[k].data + c->outputs[k].nbytes;
-		if (memcmp(g, guard_pattern, GUARD_BYTES) != 0)
+		if (memcmp(g, qc_guard_pattern, QC_GUARD_BYTES) != 0)
 			snprintf(why, sizeof why, "wrote past the end of output %d", (int)k);
 	}
 	for (int32_t k = 0; k < c->n_inputs && !why[0]; k++)
@@ -877,7 +692,7 @@ static void finish_case(qc_runner *r, const staged_case *sc, const qcf_op_call *
 
 static void worker_result(const qc_runner *r, const staged_case *sc, qc_exec_result *res)
 {
-	const slot_header *h = (const slot_header *)(r->arena + sc->slot_off);
+	const qc_slot_header *h = (const qc_slot_header *)(r->arena + sc->slot_off);
 	if (h->outcome < QC_EXEC_OK || h->outcome > QC_EXEC_ERROR) {
 		res->outcome = QC_EXEC_ERROR;
 		snprintf(res->message, sizeof res->message, "garbled answer from the worker");
@@ -898,10 +713,10 @@ static int send_cases(qc_runner *r, size_t k, size_t m)
 	r->offsets = offs;
 	for (size_t i = k; i < m; i++)
 		r->offsets[i - k] = r->cases[i].slot_off;
-	command c = {.count = (uint32_t)(m - k), .quit = 0};
-	if (send_full(r->fd, &c, sizeof c) < 0)
+	qc_command c = {.count = (uint32_t)(m - k), .quit = 0};
+	if (qc_send_full(r->fd, &c, sizeof c) < 0)
 		return -1;
-	return send_full(r->fd, r->offsets, (m - k) * sizeof *r->offsets);
+	return qc_send_full(r->fd, r->offsets, (m - k) * sizeof *r->offsets);
 }
 
 /* Is the worker still there? Collects it if it died while idle. */
@@ -952,7 +767,7 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 		while (k < m && !restart) {
 			const staged_case *sc = &r->cases[k];
 			qc_exec_result *res = &results[sc->index];
-			double t0 = now_s();
+			double t0 = qc_now_s();
 			int ready = wait_readable(r->fd, r->timeout_s);
 			ssize_t got = 0;
 			if (ready > 0) {
@@ -966,14 +781,14 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				      (long)r->pid);
 				end_worker(r, 1);
 				res->outcome = QC_EXEC_TIMEOUT;
-				res->seconds = now_s() - t0;
+				res->seconds = qc_now_s() - t0;
 				snprintf(res->message, sizeof res->message,
 				         "timed out after %g s (worker killed)", r->timeout_s);
 				restart = 1;
 			} else if (got <= 0) {
 				int st = end_worker(r, 0);
 				res->outcome = QC_EXEC_CRASH;
-				res->seconds = now_s() - t0;
+				res->seconds = qc_now_s() - t0;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				trace(r, "case %d: worker %s", sc->index, res->message);
 				restart = 1;
@@ -988,7 +803,7 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				res = &results[sc->index];
 				worker_result(r, sc, res);
 				finish_case(r, sc, calls[sc->index], res);
-				if (buf[i] == '!') {
+				if (buf[i] == QC_CASE_GUARD) {
 					restart = 1; /* the worker stopped; it waits for a new
 					                command */
 					k++;
@@ -1024,7 +839,7 @@ static int keep_piece(qc_runner *r, size_t m, const qcf_op_call **staged)
 		const qcf_op_call *c = slot_call(r, &r->cases[i]);
 		size_t meta, data;
 		measure_call(c, &meta, &data);
-		void *buf = aligned_alloc(DATA_ALIGN, meta + data + DATA_ALIGN);
+		void *buf = aligned_alloc(QC_DATA_ALIGN, meta + data + QC_DATA_ALIGN);
 		if (!buf)
 			return -1;
 		r->keep[r->n_keep++] = buf;
@@ -1071,7 +886,7 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 				         meta + data, cap);
 				continue;
 			}
-			if (off + SLOT_HDR + meta + data > r->arena_bytes)
+			if (off + QC_SLOT_HDR + meta + data > r->arena_bytes)
 				break;
 			unsigned char *sh = grow(r->shadow, &r->shadow_cap, shadow + meta, 1);
 			if (!sh) {
@@ -1084,12 +899,12 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 			sc->slot_off = off;
 			sc->meta_len = meta;
 			sc->shadow_off = shadow;
-			memset(r->arena + off, 0, SLOT_HDR);
-			qcf_op_call *c = stage_at(r->arena + off + SLOT_HDR, meta, calls[i], 0);
+			memset(r->arena + off, 0, QC_SLOT_HDR);
+			qcf_op_call *c = stage_at(r->arena + off + QC_SLOT_HDR, meta, calls[i], 0);
 			memcpy(r->shadow + shadow, c, meta);
 			if (staged)
 				staged[i] = c;
-			off += SLOT_HDR + meta + data;
+			off += QC_SLOT_HDR + meta + data;
 			shadow += meta;
 		}
 		if (m == 0)
@@ -1117,6 +932,8 @@ static void free_runner(qc_runner *r)
 	free(r->keep);
 	if (r->arena)
 		munmap(r->arena, r->arena_bytes);
+	if (r->arena_fd >= 0)
+		close(r->arena_fd);
 	for (int i = 0; i < r->n_options; i++) {
 		free((char *)r->options[i].key);
 		free((char *)r->options[i].value);
@@ -1124,6 +941,7 @@ static void free_runner(qc_runner *r)
 	free(r->options);
 	free(r->path);
 	free(r->shown);
+	free(r->worker);
 	free(r->shadow);
 	free(r->cases);
 	free(r->offsets);
@@ -1133,6 +951,31 @@ static void free_runner(qc_runner *r)
 static char *dup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
+}
+
+/* The worker executable: cfg's, $QCONFORM_WORKER, or next to the running executable. */
+static char *worker_path(const qc_runner_config *cfg)
+{
+	const char *w = cfg->worker_path;
+	if (!w || !*w)
+		w = getenv("QCONFORM_WORKER");
+	if (w && *w)
+		return strdup(w);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return strdup(WORKER_NAME);
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		exe[0] = '\0';
+	size_t len = strlen(exe) + sizeof WORKER_NAME;
+	char *path = malloc(len);
+	if (path)
+		snprintf(path, len, "%s%s", exe, WORKER_NAME);
+	return path;
 }
 
 int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,
@@ -1151,6 +994,7 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	}
 	r->pid = -1;
 	r->fd = -1;
+	r->arena_fd = -1;
 	const char *env = getenv("QCONFORM_TRACE");
 	r->trace = cfg->trace || (env && *env && strcmp(env, "0") != 0);
 	r->timeout_s = cfg->timeout_s;
@@ -1201,14 +1045,29 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 		}
 	}
 
+	char *w = worker_path(cfg);
+	if (!w) {
+		snprintf(err, err_size, "%s: out of memory", p);
+		free_runner(r);
+		return -1;
+	}
+	r->worker = realpath(w, NULL);
+	if (!r->worker || access(r->worker, X_OK) != 0) {
+		snprintf(err, err_size, "%s: cannot run the worker %s: %s", p, w, strerror(errno));
+		free(w);
+		free_runner(r);
+		return -1;
+	}
+	free(w);
+	trace(r, "worker executable %s", r->worker);
+
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	r->arena_bytes = ROUND_UP(cfg->arena_bytes ? cfg->arena_bytes : DEFAULT_ARENA, page);
-	void *a = mmap(NULL, r->arena_bytes, PROT_READ | PROT_WRITE,
-	               MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	r->arena_bytes = QC_ROUND_UP(cfg->arena_bytes ? cfg->arena_bytes : DEFAULT_ARENA, page);
+	r->arena_fd = arena_create(r->arena_bytes);
+	void *a = r->arena_fd < 0 ? MAP_FAILED : arena_map(r->arena_fd, r->arena_bytes);
 	if (a == MAP_FAILED) {
 		snprintf(err, err_size, "%s: cannot map a %zu-byte arena: %s", p, r->arena_bytes,
 		         strerror(errno));
-		r->arena = NULL;
 		free_runner(r);
 		return -1;
 	}
@@ -1231,10 +1090,10 @@ void qc_runner_close(qc_runner *r)
 		return;
 	if (worker_alive(r)) {
 		/* quit: the worker calls destroy() and exits; its channel then reads EOF. */
-		command c = {.count = 0, .quit = 1};
+		qc_command c = {.count = 0, .quit = 1};
 		double wait = r->timeout_s > CLOSE_WAIT_S ? r->timeout_s : CLOSE_WAIT_S;
 		int gone = 0;
-		if (send_full(r->fd, &c, sizeof c) == 0) {
+		if (qc_send_full(r->fd, &c, sizeof c) == 0) {
 			char b;
 			while (!gone && wait_readable(r->fd, wait) > 0)
 				gone = read(r->fd, &b, 1) <= 0;
@@ -1247,5 +1106,5 @@ void qc_runner_close(qc_runner *r)
 
 size_t qc_runner_capacity(const qc_runner *r)
 {
-	return r->arena_bytes - SLOT_HDR;
+	return r->arena_bytes - QC_SLOT_HDR;
 }

@@ -1,15 +1,15 @@
 /*
  * runner: executes op calls through a plugin in a worker process.
  *
- * The plugin is loaded, negotiated and created in a worker process forked
- * from the harness; the worker takes batches of calls and stays alive
- * across batches. A segfault or abort in the worker is the verdict CRASH
- * for the case it was running, a case running past the timeout is TIMEOUT
- * (the worker is killed); either way a fresh worker continues with the rest
- * of the batch. Calls are copied into memory shared with the worker, so the
- * harness's own buffers (inputs, expected outputs) are out of the kernel's
- * reach; guard bytes after each output and a comparison of the inputs after
- * execution catch a kernel that writes where it must not.
+ * The plugin is loaded, negotiated and created in a worker process, a fresh
+ * process of the worker executable (qconform-worker) that the runner spawns;
+ * the worker takes batches of calls and stays alive across batches. Runners
+ * may be used from several threads at once (one runner per thread). A segfault or abort in the
+ * worker is the verdict CRASH for the case it was running, a case running past the timeout is
+ * TIMEOUT (the worker is killed); either way a fresh worker continues with the rest of the batch.
+ * Calls are copied into memory shared with the worker, so the harness's own buffers (inputs,
+ * expected outputs) are out of the kernel's reach; guard bytes after each output and a comparison
+ * of the inputs after execution catch a kernel that writes where it must not.
  */
 #ifndef QC_RUNNER_H
 #define QC_RUNNER_H
@@ -25,6 +25,9 @@ typedef struct qc_runner_config {
 	double timeout_s;   /* per case; <= 0: none */
 	size_t arena_bytes; /* shared memory per batch; 0: default (256 MiB) */
 	int trace;          /* print load steps to stderr (also QCONFORM_TRACE=1) */
+	/* The worker executable. NULL: $QCONFORM_WORKER if set, else "qconform-worker"
+	 * in the directory of the running executable. */
+	const char *worker_path;
 } qc_runner_config;
 
 typedef struct qc_plugin_info {
@@ -54,8 +57,9 @@ typedef struct qc_exec_result {
 /*
  * Starts a worker, loads the plugin in it and creates an instance. On a
  * load refusal (missing file, missing entry symbol, no common ABI version,
- * short descriptor, NULL required function, create() failing) returns -1
- * with a one-line reason in err.
+ * short descriptor, NULL required function, create() failing, no worker
+ * executable) returns -1 with a one-line reason in err, the plugin path
+ * first.
  */
 int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,
                    size_t err_size);

@@ -1,0 +1,241 @@
+/* wire: see wire.h. Used by both the harness and the worker executable. */
+#include "wire.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+const unsigned char qc_guard_pattern[QC_GUARD_BYTES] = {
+        0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24,
+        0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57,
+        0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef, 0x5a, 0xa5, 0x0f,
+        0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0, 0xde, 0xad, 0xbe, 0xef,
+        0x5a, 0xa5, 0x0f, 0xf0, 0x13, 0x57, 0x9b, 0xdf, 0x24, 0x68, 0xac, 0xe0,
+};
+
+double qc_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+ssize_t qc_read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, (char *)buf + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+int qc_send_full(int fd, const void *buf, size_t n)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = send(fd, (const char *)buf + done, n - done, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+void qc_trace_line(const char *fmt, va_list ap)
+{
+	char line[768];
+	vsnprintf(line, sizeof line, fmt, ap);
+	/* One write per line, so harness and worker lines do not interleave. */
+	char out[800];
+	int n = snprintf(out, sizeof out, "qconform: trace [%ld]: %s\n", (long)getpid(), line);
+	if (n > 0) {
+		ssize_t w = write(2, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
+		(void)w;
+	}
+}
+
+/* ------------------------------------------------------------ command line */
+
+typedef struct argv_builder {
+	char **argv; /* NULL: only count */
+	char *strings;
+	size_t n, bytes;
+} argv_builder;
+
+static void add(argv_builder *b, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	if (b->argv) {
+		b->argv[b->n] = memcpy(b->strings + b->bytes, s, len);
+	}
+	b->n++;
+	b->bytes += len;
+}
+
+static void build(argv_builder *b, const char *path, const qc_worker_args *a)
+{
+	char num[64];
+	add(b, path);
+	snprintf(num, sizeof num, "%d", QC_WIRE_PROTOCOL);
+	add(b, "--protocol");
+	add(b, num);
+	snprintf(num, sizeof num, "%ld", (long)a->parent);
+	add(b, "--parent");
+	add(b, num);
+	snprintf(num, sizeof num, "%d", a->channel_fd);
+	add(b, "--channel-fd");
+	add(b, num);
+	snprintf(num, sizeof num, "%d", a->arena_fd);
+	add(b, "--arena-fd");
+	add(b, num);
+	snprintf(num, sizeof num, "0x%" PRIxPTR, a->arena_addr);
+	add(b, "--arena");
+	add(b, num);
+	snprintf(num, sizeof num, "%zu", a->arena_bytes);
+	add(b, "--arena-bytes");
+	add(b, num);
+	add(b, "--plugin");
+	add(b, a->plugin);
+	if (a->trace)
+		add(b, "--trace");
+	for (int i = 0; i < a->n_options; i++) {
+		add(b, "--option");
+		add(b, a->options[i].key ? a->options[i].key : "");
+		add(b, a->options[i].value ? a->options[i].value : "");
+	}
+}
+
+char **qc_wire_argv(const char *path, const qc_worker_args *a)
+{
+	argv_builder count = {NULL, NULL, 0, 0};
+	build(&count, path, a);
+	size_t table = (count.n + 1) * sizeof(char *);
+	char **argv = malloc(table + count.bytes);
+	if (!argv)
+		return NULL;
+	argv_builder b = {argv, (char *)argv + table, 0, 0};
+	build(&b, path, a);
+	argv[b.n] = NULL;
+	return argv;
+}
+
+static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)
+{
+	if (!s || !*s || *s == '-')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The numeric flags of the command line, in qc_wire_parse's order. */
+enum { F_PROTOCOL, F_PARENT, F_CHANNEL, F_ARENA_FD, F_ARENA, F_BYTES, N_NUMERIC };
+static const struct {
+	const char *flag;
+	unsigned long long max;
+} numeric[N_NUMERIC] = {
+        {"--protocol", 1000000},   {"--parent", INT32_MAX},  {"--channel-fd", INT32_MAX},
+        {"--arena-fd", INT32_MAX}, {"--arena", UINTPTR_MAX}, {"--arena-bytes", SIZE_MAX},
+};
+
+int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t why_size)
+{
+	memset(a, 0, sizeof *a);
+	a->channel_fd = a->arena_fd = -1;
+	int n_options = 0;
+	for (int i = 1; i < argc; i++)
+		n_options += strcmp(argv[i], "--option") == 0;
+	qcf_option *opts = n_options ? calloc((size_t)n_options, sizeof *opts) : NULL;
+	if (n_options && !opts) {
+		snprintf(why, why_size, "out of memory");
+		return -1;
+	}
+	unsigned long long v[N_NUMERIC];
+	int seen[N_NUMERIC] = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *f = argv[i];
+		int left = argc - i - 1;
+		if (strcmp(f, "--trace") == 0) {
+			a->trace = 1;
+			continue;
+		}
+		if (strcmp(f, "--option") == 0) {
+			if (left < 2) {
+				snprintf(why, why_size, "--option needs a key and a value");
+				goto fail;
+			}
+			opts[a->n_options].key = argv[i + 1];
+			opts[a->n_options].value = argv[i + 2];
+			a->n_options++;
+			i += 2;
+			continue;
+		}
+		int k = 0;
+		while (k < N_NUMERIC && strcmp(f, numeric[k].flag) != 0)
+			k++;
+		if (k == N_NUMERIC && strcmp(f, "--plugin") != 0) {
+			snprintf(why, why_size, "unknown argument %s", f);
+			goto fail;
+		}
+		if (left < 1) {
+			snprintf(why, why_size, "%s needs a value", f);
+			goto fail;
+		}
+		const char *val = argv[++i];
+		if (k == N_NUMERIC) {
+			a->plugin = val;
+		} else if (parse_ull(val, numeric[k].max, &v[k]) == 0) {
+			seen[k] = 1;
+		} else {
+			snprintf(why, why_size, "bad value for %s: %s", f, val);
+			goto fail;
+		}
+	}
+	for (int k = 0; k < N_NUMERIC; k++)
+		if (!seen[k] || !a->plugin) {
+			snprintf(why, why_size,
+			         "needs --protocol, --parent, --channel-fd, --arena-fd, --arena, "
+			         "--arena-bytes and --plugin (it is started by qconform, not by "
+			         "hand)");
+			goto fail;
+		}
+	if (v[F_PROTOCOL] != QC_WIRE_PROTOCOL) {
+		snprintf(why, why_size, "the harness speaks protocol %llu, this worker %d",
+		         v[F_PROTOCOL], QC_WIRE_PROTOCOL);
+		goto fail;
+	}
+	if (v[F_CHANNEL] < 3 || v[F_ARENA_FD] < 3 || v[F_CHANNEL] == v[F_ARENA_FD] || !v[F_ARENA] ||
+	    !v[F_BYTES]) {
+		snprintf(why, why_size, "bad channel, arena fd or arena");
+		goto fail;
+	}
+	a->parent = (pid_t)v[F_PARENT];
+	a->channel_fd = (int)v[F_CHANNEL];
+	a->arena_fd = (int)v[F_ARENA_FD];
+	a->arena_addr = (uintptr_t)v[F_ARENA];
+	a->arena_bytes = (size_t)v[F_BYTES];
+	a->options = opts;
+	return 0;
+fail:
+	free(opts);
+	a->n_options = 0;
+	return -1;
+}

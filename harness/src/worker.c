@@ -1,0 +1,379 @@
+/*
+ * worker: the plugin's side of the runner, run as its own executable
+ * (qconform-worker, harness/worker/main.c) that the harness starts with
+ * posix_spawn. Being a fresh process it is single-threaded whatever the
+ * harness is doing, so dlopen, malloc and the plugin's constructors never
+ * meet a lock another harness thread held at fork time.
+ *
+ * Start: argv (wire.h) -> parent-death signal and parent check -> fds (the
+ * channel and the arena kept, stdin /dev/null, stdout to stderr, the rest
+ * closed) -> default signal dispositions, no core dumps -> the arena mapped
+ * at the harness's address -> dlopen, negotiate, create -> load report.
+ * Then batches: per case supports, prepare, execute, release; the answer in
+ * the slot header and one byte on the channel.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "wire.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux >= 4.17; older kernels take it as a hint */
+#endif
+
+/* Size of a version 1 descriptor: everything up to last_error. */
+#define PLUGIN_V1_SIZE (offsetof(qcf_plugin, last_error) + sizeof(void (*)(void)))
+
+static int tracing;
+
+static void trace(const char *fmt, ...)
+{
+	if (!tracing)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	qc_trace_line(fmt, ap);
+	va_end(ap);
+}
+
+/* Copies a string the plugin owns: bounded, never reads past its NUL. */
+static void copy_bounded(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+	if (src)
+		for (; i + 1 < size && src[i]; i++)
+			dst[i] = src[i] == '\n' || src[i] == '\r' ? ' ' : src[i];
+	dst[i] = '\0';
+}
+
+static const char *status_name(qcf_status s)
+{
+	switch (s) {
+	case QCF_OK: return "QCF_OK";
+	case QCF_NOT_SUPPORTED: return "QCF_NOT_SUPPORTED";
+	case QCF_INVALID_PARAM: return "QCF_INVALID_PARAM";
+	case QCF_ERROR: return "QCF_ERROR";
+	default: return "an unknown status";
+	}
+}
+
+static void reset_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	/* Deadly signals must kill the worker so the harness sees them (a
+	 * sanitizer runtime installs handlers before main). */
+	static const int dfl[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE,  SIGILL,  SIGTRAP, SIGSYS,
+	                          SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGCHLD};
+	sa.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < sizeof dfl / sizeof dfl[0]; i++)
+		sigaction(dfl[i], &sa, NULL);
+	/* Ctrl-C is for the harness, which decides; the worker follows via
+	 * its channel or PDEATHSIG. A broken channel is an error return. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Closes fds [lo, hi]. */
+static void close_fds(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (close_range(lo, hi, 0) == 0)
+		return;
+	/* No close_range (Linux < 5.9): one at a time, up to the fd limit. */
+	struct rlimit rl;
+	unsigned top = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < top)
+		top = (unsigned)rl.rlim_cur;
+	for (unsigned fd = lo; fd <= hi && fd < top; fd++)
+		close((int)fd);
+}
+
+/*
+ * The worker keeps its channel and the arena fd and nothing else of the
+ * harness's files: stdin reads /dev/null and stdout goes to stderr, so
+ * whatever a plugin prints cannot mix with the harness's own output.
+ */
+static void setup_fds(int a, int b)
+{
+	if (a > b) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	close_fds(3, (unsigned)a - 1);
+	close_fds((unsigned)a + 1, (unsigned)b - 1);
+	close_fds((unsigned)b + 1, ~0U);
+	int nul = open("/dev/null", O_RDONLY);
+	if (nul > 0) {
+		dup2(nul, 0);
+		close(nul);
+	}
+	dup2(2, 1);
+}
+
+static _Noreturn void fail(int fd, qc_load_report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep->error, sizeof rep->error, fmt, ap);
+	va_end(ap);
+	trace("worker: refused: %s", rep->error);
+	rep->ok = 0;
+	qc_send_full(fd, rep, sizeof *rep);
+	_exit(1);
+}
+
+/* Maps the arena at exactly addr (the staged calls point into it). */
+static unsigned char *map_arena(int fd, const qc_worker_args *a, qc_load_report *rep)
+{
+	void *want = (void *)a->arena_addr;
+	void *p = mmap(want, a->arena_bytes, PROT_READ | PROT_WRITE,
+	               MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, a->arena_fd, 0);
+	if (p == want) {
+		close(a->arena_fd);
+		trace("worker: arena mapped at %p (%zu bytes)", p, a->arena_bytes);
+		return p;
+	}
+	const char *why = "the address is in use";
+	rep->arena_taken = p != MAP_FAILED || errno == EEXIST;
+	if (p == MAP_FAILED)
+		why = strerror(errno);
+	else
+		munmap(p, a->arena_bytes); /* a kernel without MAP_FIXED_NOREPLACE: a hint */
+	fail(fd, rep, "cannot map the shared arena at 0x%" PRIxPTR ": %s", a->arena_addr, why);
+}
+
+/* Loads, negotiates and creates; reports to the harness; fills the descriptor. */
+static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **inst)
+{
+	qc_load_report rep;
+	memset(&rep, 0, sizeof rep);
+
+	trace("worker: dlopen(\"%s\", RTLD_NOW | RTLD_LOCAL)", a->plugin);
+	void *h = dlopen(a->plugin, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		fail(fd, &rep, "dlopen failed: %s", e ? e : "unknown error");
+	}
+	dlerror();
+	void *sym = dlsym(h, QCF_ENTRY_SYMBOL);
+	if (!sym)
+		fail(fd, &rep, "no entry symbol %s", QCF_ENTRY_SYMBOL);
+	trace("worker: found %s at %p", QCF_ENTRY_SYMBOL, sym);
+	qcf_negotiate_fn negotiate;
+	memcpy(&negotiate, &sym, sizeof negotiate); /* object pointer -> function pointer */
+
+	qcf_negotiation n;
+	memset(&n, 0, sizeof n);
+	n.struct_size = sizeof n;
+	n.host_min_version = QCF_ABI_VERSION_MIN;
+	n.host_max_version = QCF_ABI_VERSION;
+	trace("worker: negotiate: host speaks %u..%u", n.host_min_version, n.host_max_version);
+	qcf_status st = negotiate(&n);
+	if (st != QCF_OK) {
+		char offer[16] = "none";
+		if (n.abi_version)
+			snprintf(offer, sizeof offer, "%u", n.abi_version);
+		fail(fd, &rep,
+		     "no common ABI version: host speaks %u..%u, plugin offers %s "
+		     "(negotiate returned %s)",
+		     n.host_min_version, n.host_max_version, offer, status_name(st));
+	}
+	if (n.abi_version < QCF_ABI_VERSION_MIN || n.abi_version > QCF_ABI_VERSION)
+		fail(fd, &rep, "no common ABI version: host speaks %u..%u, plugin offers %u",
+		     n.host_min_version, n.host_max_version, n.abi_version);
+	trace("worker: negotiated ABI version %u", n.abi_version);
+	if (!n.plugin)
+		fail(fd, &rep, "negotiate returned no descriptor");
+
+	/* The struct_size rule: read what both sides know, the rest is zero. */
+	uint32_t size = n.plugin->struct_size;
+	trace("worker: descriptor at %p, struct_size %u (host knows %zu)", (const void *)n.plugin,
+	      size, sizeof *d);
+	if (size < PLUGIN_V1_SIZE)
+		fail(fd, &rep, "short descriptor: struct_size %u < %zu", size,
+		     (size_t)PLUGIN_V1_SIZE);
+	memset(d, 0, sizeof *d);
+	memcpy(d, n.plugin, size < sizeof *d ? size : sizeof *d);
+	if (d->abi_version != n.abi_version)
+		fail(fd, &rep, "descriptor says ABI version %u, negotiation said %u",
+		     d->abi_version, n.abi_version);
+	static const struct {
+		const char *name;
+		size_t off;
+	} required[] = {
+	        {"create", offsetof(qcf_plugin, create)},
+	        {"destroy", offsetof(qcf_plugin, destroy)},
+	        {"supports", offsetof(qcf_plugin, supports)},
+	        {"execute", offsetof(qcf_plugin, execute)},
+	        {"last_error", offsetof(qcf_plugin, last_error)},
+	};
+	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+		void (*fn)(void);
+		memcpy(&fn, (const char *)d + required[i].off, sizeof fn);
+		if (!fn)
+			fail(fd, &rep, "required function NULL: %s", required[i].name);
+	}
+	copy_bounded(rep.name, sizeof rep.name, d->name);
+	copy_bounded(rep.version, sizeof rep.version, d->version);
+	trace("worker: plugin \"%s\" version \"%s\"; prepare %s, release %s", rep.name, rep.version,
+	      d->prepare ? "present" : "absent", d->release ? "present" : "absent");
+
+	char msg[256] = "";
+	*inst = NULL;
+	trace("worker: create() with %d option(s)", a->n_options);
+	st = d->create(a->options, a->n_options, inst, msg, sizeof msg);
+	msg[sizeof msg - 1] = '\0';
+	if (st != QCF_OK) {
+		char m[200];
+		copy_bounded(m, sizeof m, msg);
+		fail(fd, &rep, "create failed (%s)%s%s", status_name(st), *m ? ": " : "", m);
+	}
+	trace("worker: create() ok, ready");
+	rep.ok = 1;
+	rep.abi = n.abi_version;
+	if (qc_send_full(fd, &rep, sizeof rep) < 0)
+		_exit(1);
+}
+
+static qc_outcome outcome_of(qcf_status st)
+{
+	switch (st) {
+	case QCF_OK: return QC_EXEC_OK;
+	case QCF_NOT_SUPPORTED: return QC_EXEC_NOT_SUPPORTED;
+	case QCF_INVALID_PARAM: return QC_EXEC_INVALID_PARAM;
+	default: return QC_EXEC_ERROR;
+	}
+}
+
+/* Runs one staged case; returns 1 if it broke a guard (the batch stops). */
+static int run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *slot,
+                    const unsigned char **guards, size_t guards_cap)
+{
+	qc_slot_header *h = (qc_slot_header *)slot;
+	const qcf_op_call *call = (const qcf_op_call *)(slot + QC_SLOT_HDR);
+	/* Guard positions, taken before any plugin code runs. */
+	size_t ng = call->n_outputs > 0 ? (size_t)call->n_outputs : 0;
+	if (ng > guards_cap)
+		ng = guards_cap;
+	for (size_t k = 0; k < ng; k++)
+		guards[k] = (const unsigned char *)call->outputs[k].data + call->outputs[k].nbytes;
+
+	const char *stage = "supports";
+	double seconds = 0;
+	qcf_status st = d->supports(inst, call);
+	if (st == QCF_OK) {
+		qcf_prepared *prep = NULL;
+		int prepared = 0;
+		double t0 = qc_now_s();
+		if (d->prepare) {
+			stage = "prepare";
+			st = d->prepare(inst, call, &prep);
+			prepared = st == QCF_OK;
+		}
+		if (st == QCF_OK) {
+			stage = "execute";
+			st = d->execute(inst, prep, call);
+		}
+		seconds = qc_now_s() - t0;
+		if (prepared && d->release)
+			d->release(inst, prep);
+	}
+	h->outcome = outcome_of(st);
+	h->seconds = seconds;
+	h->message[0] = '\0';
+	if (st != QCF_OK) {
+		copy_bounded(h->message, sizeof h->message, d->last_error(inst));
+		if (!h->message[0] ||
+		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
+			snprintf(h->message, sizeof h->message, "%s returned %s (%d)", stage,
+			         status_name(st), (int)st);
+	}
+	for (size_t k = 0; k < ng; k++)
+		if (memcmp(guards[k], qc_guard_pattern, QC_GUARD_BYTES) != 0)
+			return 1;
+	return 0;
+}
+
+int qc_worker_main(int argc, char **argv)
+{
+	qc_worker_args a;
+	char why[256];
+	if (qc_wire_parse(argc, argv, &a, why, sizeof why) < 0) {
+		fprintf(stderr, "%s: %s\n", argc > 0 ? argv[0] : "qconform-worker", why);
+		return 2;
+	}
+	/* No orphan spinning in a hung kernel: die with the harness. It may be
+	 * gone already (before the prctl), hence the check. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != a.parent)
+		_exit(0);
+	prctl(PR_SET_NAME, "qconform-worker");
+	tracing = a.trace;
+	int fd = a.channel_fd;
+	setup_fds(fd, a.arena_fd);
+	reset_signals();
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore); /* a crashing kernel is a verdict, not a core file */
+
+	qc_load_report rep;
+	memset(&rep, 0, sizeof rep);
+	unsigned char *arena = map_arena(fd, &a, &rep);
+
+	qcf_plugin d;
+	qcf_instance *inst;
+	load(fd, &a, &d, &inst);
+
+	uint64_t *offs = NULL;
+	size_t cap = 0;
+	const unsigned char *guards[256];
+	for (;;) {
+		qc_command c;
+		if (qc_read_full(fd, &c, sizeof c) != (ssize_t)sizeof c)
+			_exit(0); /* the harness went away */
+		if (c.quit) {
+			d.destroy(inst);
+			_exit(0);
+		}
+		if (c.count > cap) {
+			free(offs);
+			cap = c.count;
+			offs = malloc(cap * sizeof *offs);
+			if (!offs)
+				_exit(3);
+		}
+		if (qc_read_full(fd, offs, c.count * sizeof *offs) !=
+		    (ssize_t)(c.count * sizeof *offs))
+			_exit(0);
+		for (uint32_t i = 0; i < c.count; i++) {
+			if (offs[i] >= a.arena_bytes - QC_SLOT_HDR)
+				_exit(4); /* not from this harness */
+			int stop = run_case(&d, inst, arena + offs[i], guards,
+			                    sizeof guards / sizeof guards[0]);
+			char b = stop ? QC_CASE_GUARD : QC_CASE_DONE;
+			if (write(fd, &b, 1) != 1)
+				_exit(0);
+			if (stop)
+				break;
+		}
+	}
+}
