@@ -38,6 +38,13 @@ const char *qct_stub(const char *name);
 /* The verdict string of a case object of a report. */
 const char *qct_verdict(json_t *c);
 
+/* Verdict counts of a report; prints up to five cases that are neither PASS nor
+ * EXPECTED_ERROR (counted in `other`). */
+typedef struct qct_tally {
+	size_t cases, pass, expected_error, other, golden;
+} qct_tally;
+qct_tally qct_tally_report(json_t *r);
+
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);
 

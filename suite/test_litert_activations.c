@@ -659,20 +659,8 @@ static void test_specs_end_to_end(void)
 	                       "specs/litert/l2_normalization.yaml specs/litert/log_softmax.yaml");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
-	json_t *cases = json_object_get(r, "cases");
-	size_t n = json_array_size(cases), bad = 0, err = 0, golden = 0;
-	for (size_t i = 0; i < n; i++) {
-		json_t *c = json_array_get(cases, i);
-		const char *v = qct_verdict(c);
-		if (!strcmp(v, "EXPECTED_ERROR"))
-			err++;
-		else if (strcmp(v, "PASS") != 0 && bad++ < 5)
-			fprintf(stderr, "\n  %s: %s %s",
-			        json_string_value(json_object_get(c, "name")), v,
-			        json_string_value(json_object_get(c, "message")));
-		if (json_object_get(c, "golden_source"))
-			golden++;
-	}
+	qct_tally t = qct_tally_report(r);
+	size_t n = t.cases, bad = t.other, err = t.expected_error, golden = t.golden;
 	printf("\n  activations: %zu cases, %zu expected errors, %zu golden\n", n, err, golden);
 	CU_ASSERT(n >= 4000);
 	CU_ASSERT_EQUAL(bad, 0);

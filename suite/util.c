@@ -126,3 +126,25 @@ const char *qct_verdict(json_t *c)
 {
 	return json_string_value(json_object_get(c, "verdict"));
 }
+
+qct_tally qct_tally_report(json_t *r)
+{
+	qct_tally t = {0};
+	json_t *cases = json_object_get(r, "cases");
+	t.cases = json_array_size(cases);
+	for (size_t i = 0; i < t.cases; i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_verdict(c);
+		if (!strcmp(v, "PASS")) {
+			t.pass++;
+		} else if (!strcmp(v, "EXPECTED_ERROR")) {
+			t.expected_error++;
+		} else if (t.other++ < 5) {
+			fprintf(stderr, "\n  %s: %s %s",
+			        json_string_value(json_object_get(c, "name")), v,
+			        json_string_value(json_object_get(c, "message")));
+		}
+		t.golden += json_object_get(c, "golden_source") != NULL;
+	}
+	return t;
+}
