@@ -45,7 +45,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san clean format format-check
+.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS)
 
@@ -114,6 +114,14 @@ test: check-deps
 	$(MAKE) format-check
 	$(MAKE) test-unit
 	$(MAKE) test-san
+
+# Throughput of the reference over every spec: three runs, wall time from each report.
+bench: all
+	@for i in 1 2 3; do \
+	  $(QCONFORM) run specs --quiet --json $(BUILD)/bench.json >/dev/null || exit 1; \
+	  sed -n 's/.*"summary": {"cases": \([0-9]*\),.*"wall_seconds": \([0-9.]*\)}.*/\1 \2/p' \
+	    $(BUILD)/bench.json | awk '{ printf "run %d: %d cases in %.2f s (%.0f cases/s)\n", '"$$i"', $$1, $$2, $$1 / $$2 }'; \
+	done
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
