@@ -86,6 +86,17 @@ static qcf_status get_out_quant(const qcf_op_call *call, qref_detail *d, qcf_qua
 }
 
 /* Rows of the last axis: *rows x *depth. */
+/* Largest stored value of row [base, base + depth) of an int8 tensor (-128 if empty). */
+static int32_t row_max_int8(const qcf_tensor *in, size_t base, size_t depth)
+{
+	int32_t mx = -128;
+	for (size_t c = 0; c < depth; c++) {
+		int32_t x = (int32_t)qref_get(in, base + c);
+		mx = x > mx ? x : mx;
+	}
+	return mx;
+}
+
 static void last_axis(const qcf_tensor *t, size_t *rows, size_t *depth)
 {
 	size_t n = qref_tensor_numel(t);
@@ -181,11 +192,7 @@ static qcf_status softmax_int8(const qcf_op_call *call, qref_detail *d, float be
 		return qref_fail(d, QCF_ERROR, "SOFTMAX: out of memory");
 	for (size_t r = 0; r < rows; r++) {
 		size_t base = r * depth;
-		int32_t mx = -128;
-		for (size_t c = 0; c < depth; c++) {
-			int32_t x = (int32_t)qref_get(in, base + c);
-			mx = x > mx ? x : mx;
-		}
+		int32_t mx = row_max_int8(in, base, depth);
 		int64_t sum = 0;
 		for (size_t c = 0; c < depth; c++) {
 			int32_t dd = (int32_t)qref_get(in, base + c) - mx;
@@ -762,11 +769,7 @@ static qcf_status litert_log_softmax(const qcf_op_call *call, qref_detail *d)
 		return qref_fail(d, QCF_ERROR, "LOG_SOFTMAX: out of memory");
 	for (size_t r = 0; r < rows; r++) {
 		size_t base = r * depth;
-		int32_t mx = -128;
-		for (size_t c = 0; c < depth; c++) {
-			int32_t x = (int32_t)qref_get(in, base + c);
-			mx = x > mx ? x : mx;
-		}
+		int32_t mx = row_max_int8(in, base, depth);
 		int64_t sum = 0;
 		for (size_t c = 0; c < depth; c++) {
 			int32_t dd = (int32_t)qref_get(in, base + c) - mx;
