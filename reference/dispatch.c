@@ -14,20 +14,10 @@
 #include "dtype.h"
 #include "kernel.h"
 
+/* LiteRT QUANTIZE / DEQUANTIZE (litert_quantize.c). */
 const qref_op_entry qref_ops_qdq[] = {
         {"litert", "QUANTIZE", qref_litert_quantize, qref_litert_quantize_real},
         {"litert", "DEQUANTIZE", qref_litert_dequantize, NULL},
-        {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor, NULL},
-        {"torch", "fake_quantize_per_tensor_affine_cachemask", qref_torch_fq_per_tensor_cachemask,
-         NULL},
-        {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel, NULL},
-        {"torch", "fake_quantize_per_channel_affine_cachemask", qref_torch_fq_per_channel_cachemask,
-         NULL},
-        {"tf", "fake_quant_with_min_max_args", qref_tf_fq_args, NULL},
-        {"tf", "fake_quant_with_min_max_vars", qref_tf_fq_vars, NULL},
-        {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel, NULL},
-        {"onnx", "QuantizeLinear", qref_onnx_quantize_linear, qref_onnx_quantize_linear_real},
-        {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear, NULL},
         {NULL, NULL, NULL, NULL},
 };
 
@@ -37,6 +27,9 @@ static const qref_op_entry *const families[] = {
         qref_ops_litert_elementwise,
         qref_ops_litert_activations,
         qref_ops_litert_layout,
+        qref_ops_torch,
+        qref_ops_tf,
+        qref_ops_onnx,
 };
 
 typedef qref_op_entry entry;

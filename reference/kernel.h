@@ -32,11 +32,14 @@ typedef struct qref_op_entry {
 } qref_op_entry;
 
 /* The op families (one file each). */
-extern const qref_op_entry qref_ops_qdq[];                /* dispatch.c: Q/DQ, fake quant */
+extern const qref_op_entry qref_ops_qdq[];                /* dispatch.c: LiteRT Q/DQ */
 extern const qref_op_entry qref_ops_litert_conv[];        /* litert_conv.c */
 extern const qref_op_entry qref_ops_litert_elementwise[]; /* litert_elementwise.c */
 extern const qref_op_entry qref_ops_litert_activations[]; /* litert_activations.c */
 extern const qref_op_entry qref_ops_litert_layout[];      /* litert_layout.c */
+extern const qref_op_entry qref_ops_torch[];              /* torch_*.c */
+extern const qref_op_entry qref_ops_tf[];                 /* tf_*.c */
+extern const qref_op_entry qref_ops_onnx[];               /* onnx_*.c */
 
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -148,22 +151,5 @@ typedef struct qref_conv_terms {
 
 qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *terms,
                                   qref_detail *detail);
-
-/* torch_fake_quant.c */
-qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_torch_fq_per_channel(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_torch_fq_per_channel_cachemask(const qcf_op_call *call, qref_detail *detail);
-
-/* tf_fake_quant.c */
-qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *detail);
-
-/* onnx_qdq.c */
-qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
-                                          qref_detail *detail);
 
 #endif

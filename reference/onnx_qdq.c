@@ -78,7 +78,7 @@ static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK || (s = quantize_input(call, d)) != QCF_OK)
@@ -118,7 +118,7 @@ qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK || (s = check_block(call, d)) != QCF_OK)
@@ -158,8 +158,8 @@ qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 }
 
 /* Real-valued output of QuantizeLinear: x itself (a float32 input). */
-qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
-                                          qref_detail *d)
+static qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
+                                                 qref_detail *d)
 {
 	(void)k; /* one output */
 	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
@@ -171,3 +171,9 @@ qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double
 		values[i] = qref_get(x, i);
 	return QCF_OK;
 }
+
+const qref_op_entry qref_ops_onnx[] = {
+        {"onnx", "QuantizeLinear", qref_onnx_quantize_linear, qref_onnx_quantize_linear_real},
+        {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear, NULL},
+        {NULL, NULL, NULL, NULL},
+};

@@ -159,7 +159,7 @@ static qcf_status nudge_vars(const qcf_op_call *call, float min, float max, int 
 	return QCF_OK;
 }
 
-qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = check_io(call, 1, d);
 	int qmin, qmax;
@@ -187,7 +187,7 @@ qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = check_io(call, 3, d);
 	int qmin, qmax;
@@ -214,7 +214,7 @@ qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = check_io(call, 3, d);
 	int qmin, qmax;
@@ -256,3 +256,10 @@ qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *d)
 	}
 	return QCF_OK;
 }
+
+const qref_op_entry qref_ops_tf[] = {
+        {"tf", "fake_quant_with_min_max_args", qref_tf_fq_args, NULL},
+        {"tf", "fake_quant_with_min_max_vars", qref_tf_fq_vars, NULL},
+        {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel, NULL},
+        {NULL, NULL, NULL, NULL},
+};

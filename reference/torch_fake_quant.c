@@ -214,12 +214,12 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	return QCF_OK;
 }
 
-qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *d)
 {
 	return per_tensor(call, 0, d);
 }
 
-qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *d)
 {
 	return per_tensor(call, 1, d);
 }
@@ -401,12 +401,22 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 	return QCF_OK;
 }
 
-qcf_status qref_torch_fq_per_channel(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_channel(const qcf_op_call *call, qref_detail *d)
 {
 	return per_channel(call, 0, d);
 }
 
-qcf_status qref_torch_fq_per_channel_cachemask(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_channel_cachemask(const qcf_op_call *call, qref_detail *d)
 {
 	return per_channel(call, 1, d);
 }
+
+const qref_op_entry qref_ops_torch[] = {
+        {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor, NULL},
+        {"torch", "fake_quantize_per_tensor_affine_cachemask", qref_torch_fq_per_tensor_cachemask,
+         NULL},
+        {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel, NULL},
+        {"torch", "fake_quantize_per_channel_affine_cachemask", qref_torch_fq_per_channel_cachemask,
+         NULL},
+        {NULL, NULL, NULL, NULL},
+};

@@ -19,6 +19,11 @@
 #pragma weak qct_register_litert_activations
 #pragma weak qct_register_litert_layout
 #pragma weak qct_register_lua
+#pragma weak qct_register_onnx
+#pragma weak qct_register_onnx_import
+#pragma weak qct_register_torch
+#pragma weak qct_register_tf
+#pragma weak qct_register_conventions
 
 const char *qct_build_path(const char *rel)
 {
@@ -53,7 +58,12 @@ int main(int argc, char **argv)
 	                        qct_register_litert_conv,
 	                        qct_register_litert_elementwise,
 	                        qct_register_litert_activations,
-	                        qct_register_litert_layout};
+	                        qct_register_litert_layout,
+	                        qct_register_onnx,
+	                        qct_register_onnx_import,
+	                        qct_register_torch,
+	                        qct_register_tf,
+	                        qct_register_conventions};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)

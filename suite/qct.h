@@ -60,5 +60,10 @@ void qct_register_litert_elementwise(void);
 void qct_register_litert_activations(void);
 void qct_register_litert_layout(void);
 void qct_register_lua(void);
+void qct_register_onnx(void);
+void qct_register_onnx_import(void);
+void qct_register_torch(void);
+void qct_register_tf(void);
+void qct_register_conventions(void);
 
 #endif
