@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conventions.h"
 #include "qparams.h"
 #include "report.h"
 #include "run.h"
@@ -29,6 +30,10 @@ static void usage(FILE *f)
 	        "--max B)\n"
 	        "        [--nudge tf|onnx|symmetric] [--narrow-range]\n"
 	        "                           the three forms of quantization parameters\n"
+	        "  compare-conventions --dtype T --scale S --zero-point Z [--narrow-range] [--all] "
+	        "[X ...]\n"
+	        "                           each framework's quantize of the same values, side "
+	        "by side\n"
 	        "  version\n"
 	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
 	        "error\n");
@@ -60,6 +65,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "quant"))
 		return qc_cmd_quant(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare-conventions"))
+		return qc_cmd_compare_conventions(argc - 1, argv + 1);
 
 	size_t used = 0;
 	for (int i = 0; i < argc && used < sizeof command_line; i++)

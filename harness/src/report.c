@@ -177,6 +177,33 @@ static void metrics_json(FILE *f, const qc_metrics *m)
 	fputs("}", f);
 }
 
+static int same_shape(const qcf_tensor *a, const qcf_tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int32_t d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return 0;
+	return 1;
+}
+
+/* The inputs of an element-wise output's element i: each input of the output's shape. */
+static void worst_inputs(FILE *f, const qc_case *c, const qcf_tensor *out, uint64_t i)
+{
+	int n = 0;
+	for (int j = 0; j < c->call.n_inputs; j++) {
+		const qcf_tensor *in = &c->in[j];
+		if (!in->data || !same_shape(in, out))
+			continue;
+		fputs(n++ ? ", " : ", \"inputs\": {", f);
+		qc_json_string(f, in->name);
+		fputs(": ", f);
+		num(f, qref_get(in, (size_t)i));
+	}
+	if (n)
+		fputs("}", f);
+}
+
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 {
 	FILE *f = j->f;
@@ -256,6 +283,7 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 			num(f, m->worst[w].got);
 			fputs(", \"error\": ", f);
 			num(f, m->worst[w].error);
+			worst_inputs(f, c, &c->out[k], m->worst[w].index);
 			fputs("}", f);
 		}
 		fputs("]}", f);

@@ -1,0 +1,444 @@
+/*
+ * qconform compare-conventions: the convention matrix (conventions.h).
+ * Each column runs the reference kernel of its framework on the same
+ * float32 inputs; the quantized value q of a fake-quantizing op is read
+ * back from its output y = (q - zp) * scale.
+ */
+#include "conventions.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "qparams.h"
+#include "qref.h"
+#include "util.h"
+
+#define PROBE_CODES 512
+
+static const char *const names[QC_CONV_COUNT] = {"torch", "torch-fzp", "onnx", "litert", "tf"};
+
+const char *qc_conv_name(qc_conv c)
+{
+	return c >= 0 && c < QC_CONV_COUNT ? names[c] : "?";
+}
+
+static int bits_of(qcf_dtype t)
+{
+	switch (t) {
+	case QCF_INT4:
+	case QCF_UINT4: return 4;
+	case QCF_INT8:
+	case QCF_UINT8: return 8;
+	case QCF_INT16:
+	case QCF_UINT16: return 16;
+	default: return 0;
+	}
+}
+
+static qcf_attr attr_i(const char *name, int64_t v)
+{
+	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
+	a.v.i = v;
+	return a;
+}
+
+static qcf_attr attr_f(const char *name, double v)
+{
+	qcf_attr a = {.name = name, .type = QCF_ATTR_FLOAT, .count = 1};
+	a.v.f = v;
+	return a;
+}
+
+static qcf_tensor tensor(const char *name, qcf_dtype t, int32_t rank, const int64_t *shape,
+                         void *data, size_t count, const qcf_quant *q)
+{
+	qcf_tensor x = {sizeof x, name, t, rank, shape, data, qcf_dtype_nbytes(t, count), q};
+	return x;
+}
+
+static int run(const char *semantics, const char *op, const qcf_tensor *in, int32_t n_in,
+               qcf_tensor *out, const qcf_attr *attrs, int32_t n_attrs, char *err, size_t err_size)
+{
+	qcf_op_call call = {sizeof call, op, semantics, n_in, in, 1, out, n_attrs, attrs};
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	qcf_status st = qref_execute(&call, &d);
+	if (st != QCF_OK)
+		return qc_errf(err, err_size, "%s %s: %s", semantics, op,
+		               d.message[0] ? d.message : "refused");
+	return 0;
+}
+
+/* q of a fake-quantized y on the grid (scale, zp): zp + round(y / scale). */
+static int64_t code_of(double y, double scale, double zp)
+{
+	return (int64_t)llround(zp + nearbyint(y / scale));
+}
+
+int qc_conventions_run(const qc_conv_params *p, const float *x, size_t n, qc_conv_row *rows,
+                       float *tf_scale_out, double *tf_zp_out, char *err, size_t err_size)
+{
+	int64_t qmin, qmax, wmin, wmax;
+	int bits = bits_of(p->dtype);
+	if (!bits || !qc_dtype_qrange(p->dtype, p->narrow_range, &qmin, &qmax) ||
+	    !qc_dtype_qrange(p->dtype, 0, &wmin, &wmax))
+		return qc_errf(err, err_size,
+		               "dtype %s: int8, uint8, int16, uint16, int4 or uint4 expected",
+		               qref_dtype_name(p->dtype));
+	if (!(p->scale > 0) || !isfinite(p->scale))
+		return qc_errf(err, err_size, "scale %g: must be finite and > 0", (double)p->scale);
+	if (p->zero_point < qmin || p->zero_point > qmax)
+		return qc_errf(err, err_size, "zero point %d outside [%lld, %lld]", p->zero_point,
+		               (long long)qmin, (long long)qmax);
+	memset(rows, 0, n * sizeof *rows);
+	for (size_t i = 0; i < n; i++)
+		rows[i].x = x[i];
+	/* TF works on [0 or 1, 2^bits - 1]: off shifts its codes into the dtype's */
+	const int64_t off = wmin;
+	const float s = p->scale;
+	const int32_t zp = p->zero_point;
+	const float tf_min = (float)(qmin - zp) * s, tf_max = (float)(qmax - zp) * s;
+	qc_qparams tfq;
+	if (qc_qparams_from_min_max(tf_min, tf_max, qmin - off, qmax - off, QC_NUDGE_TF, &tfq, err,
+	                            err_size) != 0)
+		return -1;
+	if (tf_scale_out)
+		*tf_scale_out = tfq.scale;
+	if (tf_zp_out)
+		*tf_zp_out = (double)tfq.zero_point + (double)off;
+	if (n == 0)
+		return 0;
+
+	int64_t shape1[1] = {(int64_t)n}, shape2[2] = {1, (int64_t)n}, one[1] = {1};
+	float *y = qc_xcalloc(n, sizeof *y);
+	void *qbuf = qc_xcalloc(qcf_dtype_nbytes(p->dtype, n) + 1, 1);
+	int rc = -1;
+
+	/* torch, integer zero point */
+	qcf_tensor in = tensor("x", QCF_FLOAT32, 1, shape1, (void *)x, n, NULL);
+	qcf_tensor out = tensor("y", QCF_FLOAT32, 1, shape1, y, n, NULL);
+	qcf_attr ta[] = {attr_f("scale", s), attr_i("zero_point", zp), attr_i("quant_min", qmin),
+	                 attr_i("quant_max", qmax)};
+	if (run("torch", "fake_quantize_per_tensor_affine", &in, 1, &out, ta, 4, err, err_size))
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].has[QC_CONV_TORCH] = 1;
+		rows[i].q[QC_CONV_TORCH] = code_of(y[i], s, zp);
+	}
+
+	/* torch, float zero point (per-channel op, one channel) */
+	float sc1 = s, zpf = (float)zp;
+	qcf_tensor pin[3] = {tensor("x", QCF_FLOAT32, 2, shape2, (void *)x, n, NULL),
+	                     tensor("scale", QCF_FLOAT32, 1, one, &sc1, 1, NULL),
+	                     tensor("zero_point", QCF_FLOAT32, 1, one, &zpf, 1, NULL)};
+	out = tensor("y", QCF_FLOAT32, 2, shape2, y, n, NULL);
+	qcf_attr pa[] = {attr_i("axis", 0), attr_i("quant_min", qmin), attr_i("quant_max", qmax)};
+	if (run("torch", "fake_quantize_per_channel_affine", pin, 3, &out, pa, 3, err, err_size))
+		goto done;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].has[QC_CONV_TORCH_FZP] = 1;
+		rows[i].q[QC_CONV_TORCH_FZP] = code_of(y[i], s, zp);
+	}
+
+	/* ONNX QuantizeLinear and LiteRT QUANTIZE: the dtype's full range only */
+	float qs = s;
+	int32_t qz = zp;
+	qcf_quant q = {
+	        .struct_size = sizeof q, .axis = -1, .count = 1, .scales = &qs, .zero_points = &qz};
+	if (!p->narrow_range) {
+		const char *sem[2] = {"onnx", "litert"}, *op[2] = {"QuantizeLinear", "QUANTIZE"};
+		const qc_conv col[2] = {QC_CONV_ONNX, QC_CONV_LITERT};
+		for (int k = 0; k < 2; k++) {
+			if (col[k] == QC_CONV_LITERT && p->dtype == QCF_UINT16)
+				continue; /* LiteRT QUANTIZE has no uint16 output */
+			in = tensor("x", QCF_FLOAT32, 1, shape1, (void *)x, n, NULL);
+			qcf_tensor qo = tensor("y", p->dtype, 1, shape1, qbuf, n, &q);
+			if (run(sem[k], op[k], &in, 1, &qo, NULL, 0, err, err_size))
+				goto done;
+			for (size_t i = 0; i < n; i++) {
+				rows[i].has[col[k]] = 1;
+				rows[i].q[col[k]] = (int64_t)qref_get(&qo, i);
+			}
+		}
+	}
+
+	/* TF fake_quant_with_min_max_args on the range the params describe */
+	in = tensor("x", QCF_FLOAT32, 1, shape1, (void *)x, n, NULL);
+	out = tensor("y", QCF_FLOAT32, 1, shape1, y, n, NULL);
+	qcf_attr fa[] = {attr_f("min", tf_min), attr_f("max", tf_max), attr_i("num_bits", bits),
+	                 attr_i("narrow_range", p->narrow_range)};
+	if (run("tf", "fake_quant_with_min_max_args", &in, 1, &out, fa, 4, err, err_size))
+		goto done;
+	const double tf_zp = (double)tfq.zero_point + (double)off;
+	const int nudged = tfq.scale != s || tf_zp != (double)zp;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].has[QC_CONV_TF] = 1;
+		rows[i].q[QC_CONV_TF] = code_of(y[i], tfq.scale, tf_zp);
+	}
+
+	/* why they disagree */
+	const float inv = 1.0f / s;
+	for (size_t i = 0; i < n; i++) {
+		qc_conv_row *r = &rows[i];
+		int agree = 1;
+		for (int c = 1; c < QC_CONV_COUNT; c++)
+			if (r->has[c] && r->q[c] != r->q[QC_CONV_TORCH])
+				agree = 0;
+		if (agree || !isfinite(r->x))
+			continue;
+		float m = r->x * inv, dv = r->x / s;
+		if (m - floorf(m) == 0.5f)
+			r->why |= QC_WHY_TIE_MUL;
+		if (dv - floorf(dv) == 0.5f)
+			r->why |= QC_WHY_TIE_DIV;
+		if (nearbyintf(m) != nearbyintf(dv) || floorf(m + 0.5f) != floorf(dv + 0.5f))
+			r->why |= QC_WHY_MUL_DIV;
+		if (r->q[QC_CONV_TORCH_FZP] != r->q[QC_CONV_TORCH])
+			r->why |= QC_WHY_ZP_FIRST;
+		int64_t qt = r->q[QC_CONV_TF];
+		/* a tie explains tf's difference (it rounds ties up), unless its range moved */
+		int tie = (r->why & (QC_WHY_TIE_MUL | QC_WHY_TIE_DIV)) != 0;
+		if (qt != r->q[QC_CONV_TORCH] &&
+		    (!r->has[QC_CONV_ONNX] || qt != r->q[QC_CONV_ONNX]) &&
+		    (!r->has[QC_CONV_LITERT] || qt != r->q[QC_CONV_LITERT]) && (nudged || !tie))
+			r->why |= nudged ? QC_WHY_NUDGE : QC_WHY_TF_PATH;
+	}
+	rc = 0;
+done:
+	free(y);
+	free(qbuf);
+	return rc;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+long qc_conventions_probe(const qc_conv_params *p, float *out, size_t cap)
+{
+	int64_t qmin, qmax;
+	if (!qc_dtype_qrange(p->dtype, p->narrow_range, &qmin, &qmax) || !(p->scale > 0))
+		return -1;
+	size_t n = 0;
+#define PUT(v)                                                                                     \
+	do {                                                                                       \
+		if (n < cap)                                                                       \
+			out[n++] = (v);                                                            \
+	} while (0)
+	const double s = p->scale;
+	PUT(0.0f);
+	PUT((float)((double)(qmin - p->zero_point) * s));
+	PUT((float)((double)(qmax - p->zero_point) * s));
+	PUT((float)((double)(qmin - p->zero_point - 1) * s));
+	PUT((float)((double)(qmax - p->zero_point + 1) * s));
+	int64_t span = qmax - qmin, step = span > PROBE_CODES ? span / PROBE_CODES : 1;
+	for (int64_t k = qmin; k < qmax; k += step) {
+		double t = ((double)(k - p->zero_point) + 0.5) * s;
+		float f = (float)t;
+		PUT(f);
+		PUT(nextafterf(f, -INFINITY));
+		PUT(nextafterf(f, INFINITY));
+		PUT((float)((double)(k - p->zero_point) + 0.5) * p->scale);
+	}
+#undef PUT
+	qsort(out, n, sizeof *out, cmp_float);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || out[i] != out[u - 1])
+			out[u++] = out[i];
+	return (long)u;
+}
+
+/* ---- the command ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: qconform compare-conventions --dtype T --scale S --zero-point Z\n"
+	           "         [--narrow-range] [--all] [X ...]\n"
+	           "  Quantizes the values X (default: probe values around every rounding\n"
+	           "  boundary) as each framework does, with the same (scale, zero point),\n"
+	           "  and shows where and why they disagree. T: int8 uint8 int16 uint16 int4\n"
+	           "  uint4. For a (min, max) range, `qconform quant --min A --max B` shows\n"
+	           "  the (scale, zero point) each framework derives from it.\n"
+	           "  --all  print every value, not only those where conventions disagree\n");
+}
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *s && !*end && errno == 0;
+}
+
+static void print_why(unsigned why, int nudged)
+{
+	const char *sep = "";
+	if (why & QC_WHY_TIE_MUL) {
+		printf("%stie in x*(1/s)", sep);
+		sep = ", ";
+	}
+	if (why & QC_WHY_TIE_DIV) {
+		printf("%stie in x/s", sep);
+		sep = ", ";
+	}
+	if (why & QC_WHY_MUL_DIV) {
+		printf("%sx*(1/s) vs x/s", sep);
+		sep = ", ";
+	}
+	if (why & QC_WHY_ZP_FIRST) {
+		printf("%szp before rounding", sep);
+		sep = ", ";
+	}
+	if (why & (QC_WHY_NUDGE | QC_WHY_TF_PATH))
+		printf("%s%s", sep, nudged ? "tf nudged range" : "tf (x - min)*(1/s) path");
+}
+
+int qc_cmd_compare_conventions(int argc, char **argv)
+{
+	qc_conv_params p = {QCF_DTYPE_INVALID, 0, 0.0f, 0};
+	int have_scale = 0, have_zp = 0, all = 0;
+	size_t nv = 0;
+	float *values = qc_xcalloc((size_t)argc + 1, sizeof *values);
+	int status = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		double v;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			status = 0;
+			goto out;
+		} else if (!strcmp(a, "--dtype") && i + 1 < argc) {
+			p.dtype = qref_dtype_parse(argv[++i]);
+		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
+			if (!parse_num(argv[++i], &v)) {
+				fprintf(stderr,
+				        "qconform compare-conventions: --scale: '%s' is not a "
+				        "number\n",
+				        argv[i]);
+				goto out;
+			}
+			p.scale = (float)v;
+			have_scale = 1;
+		} else if (!strcmp(a, "--zero-point") && i + 1 < argc) {
+			if (!parse_num(argv[++i], &v) || v != floor(v) || fabs(v) > 65535) {
+				fprintf(stderr,
+				        "qconform compare-conventions: --zero-point: '%s' is "
+				        "not an integer in [-65535, 65535]\n",
+				        argv[i]);
+				goto out;
+			}
+			p.zero_point = (int32_t)v;
+			have_zp = 1;
+		} else if (!strcmp(a, "--narrow-range")) {
+			p.narrow_range = 1;
+		} else if (!strcmp(a, "--all")) {
+			all = 1;
+		} else if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++) {
+				if (!parse_num(argv[i], &v)) {
+					fprintf(stderr,
+					        "qconform compare-conventions: '%s' is not a "
+					        "number\n",
+					        argv[i]);
+					goto out;
+				}
+				values[nv++] = (float)v;
+			}
+		} else if (parse_num(a, &v)) {
+			values[nv++] = (float)v;
+		} else {
+			fprintf(stderr, "qconform compare-conventions: unknown argument '%s'\n", a);
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!bits_of(p.dtype) || !have_scale || !have_zp) {
+		fprintf(stderr, "qconform compare-conventions: --dtype (int8 uint8 int16 uint16 "
+		                "int4 uint4), --scale and --zero-point are required\n");
+		goto out;
+	}
+	int probed = nv == 0;
+	if (probed) {
+		free(values);
+		size_t cap = 5 + 4 * (PROBE_CODES + 2);
+		values = qc_xcalloc(cap, sizeof *values);
+		nv = (size_t)qc_conventions_probe(&p, values, cap);
+	}
+	qc_conv_row *rows = qc_xcalloc(nv + 1, sizeof *rows);
+	char err[256];
+	float tf_scale;
+	double tf_zp;
+	if (qc_conventions_run(&p, values, nv, rows, &tf_scale, &tf_zp, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform compare-conventions: %s\n", err);
+		free(rows);
+		goto out;
+	}
+	int64_t qmin, qmax;
+	qc_dtype_qrange(p.dtype, p.narrow_range, &qmin, &qmax);
+	int nudged = tf_scale != p.scale || tf_zp != (double)p.zero_point;
+	printf("params: %s [%lld, %lld], scale %.9g (%a), zero point %d\n",
+	       qref_dtype_name(p.dtype), (long long)qmin, (long long)qmax, (double)p.scale,
+	       (double)p.scale, p.zero_point);
+	printf("columns (each is the reference kernel of that framework):\n"
+	       "  torch      zp + nearbyint(x * (1.0f/scale)): reciprocal, ties to even, zp after\n"
+	       "             rounding (fake_quantize_per_tensor_affine, CPU; LiteRT's optimized\n"
+	       "             QUANTIZE kernels compute the same)\n"
+	       "  torch-fzp  lrintf(zp + x * (1.0f/scale)): zp before rounding (float zero point,\n"
+	       "             fake_quantize_per_channel_affine; torch's CUDA kernels)\n"
+	       "  onnx       rint(x / scale) + zp: float32 division, ties to even "
+	       "(QuantizeLinear)\n"
+	       "  litert     round_half_away(x / scale) + zp (QUANTIZE, reference kernel)\n"
+	       "  tf         fake_quant_with_min_max_args on [(qmin-zp)*scale, (qmax-zp)*scale],\n"
+	       "             nudged in float32: scale %.9g, zero point %.9g%s; then\n"
+	       "             floor((clamp(x) - nudged_min) * (1/scale) + 0.5): ties half up\n",
+	       (double)tf_scale, tf_zp, nudged ? " (NUDGED: not the given params)" : "");
+	if (p.narrow_range)
+		printf("  (onnx and litert have no narrow range: their columns are empty)\n");
+	printf("%-16s %-16s %-16s", "x", "x*(1/s)", "x/s");
+	for (int c = 0; c < QC_CONV_COUNT; c++)
+		printf(" %9s", names[c]);
+	printf("  why\n");
+	size_t differ = 0, counts[6] = {0};
+	const float inv = 1.0f / p.scale;
+	for (size_t i = 0; i < nv; i++) {
+		const qc_conv_row *r = &rows[i];
+		differ += r->why != 0;
+		for (int b = 0; b < 6; b++)
+			counts[b] += (r->why >> b) & 1;
+		if (!all && !r->why)
+			continue;
+		printf("%-16.9g %-16.9g %-16.9g", (double)r->x, (double)(r->x * inv),
+		       (double)(r->x / p.scale));
+		for (int c = 0; c < QC_CONV_COUNT; c++) {
+			if (r->has[c])
+				printf(" %9lld", (long long)r->q[c]);
+			else
+				printf(" %9s", "-");
+		}
+		printf("  ");
+		print_why(r->why, nudged);
+		printf("\n");
+	}
+	printf("why: a tie sits exactly between two codes, so the tie rule decides (torch, onnx: "
+	       "to "
+	       "even; litert: away from zero; tf: up); x*(1/s) vs x/s: the reciprocal product and "
+	       "the quotient round to different codes; zp before rounding: zp + x*(1/s) rounded "
+	       "as one float (torch-fzp) moves a tie or loses bits; tf: its own (x - nudged_min) "
+	       "arithmetic or nudged range\n");
+	printf("%zu %s values: %zu where the conventions disagree (tie in x*(1/s) %zu, tie in x/s "
+	       "%zu, x*(1/s) vs x/s %zu, zp before rounding %zu, tf %zu)\n",
+	       nv, probed ? "probe" : "given", differ, counts[0], counts[1], counts[2], counts[3],
+	       counts[4] + counts[5]);
+	free(rows);
+	status = 0;
+out:
+	free(values);
+	return status;
+}
