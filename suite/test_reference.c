@@ -726,6 +726,9 @@ static void test_tf_half_up(void)
 	const double a[] = {-10}, b[] = {245};
 	tt_fill(&mn, a, 1);
 	tt_fill(&mx, b, 1);
+	const int64_t none[1] = {0}; /* TF's min and max are scalars: rank 0 */
+	tt_shape(&mn, 0, none);
+	tt_shape(&mx, 0, none);
 	qcf_attr at[] = {ai("num_bits", 8)};
 	tt *in[] = {&x, &mn, &mx}, *out[] = {&y};
 	CU_ASSERT_EQUAL(run("tf", "fake_quant_with_min_max_vars", in, 3, out, 1, at, 1, NULL),
@@ -1406,6 +1409,11 @@ static void tf_opc(opc *c, int k, tt *x, tt *mn, tt *mx, tt *y, double lo, doubl
 	c->in[2] = mx;
 	tt_init(mn, QCF_FLOAT32, 1);
 	tt_init(mx, QCF_FLOAT32, 1);
+	if (k == 1) { /* the _vars op takes scalars (rank 0), per channel one per channel */
+		const int64_t none[1] = {0};
+		tt_shape(mn, 0, none);
+		tt_shape(mx, 0, none);
+	}
 	qref_set(&mn->t, 0, lo);
 	qref_set(&mx->t, 0, hi);
 }
