@@ -28,16 +28,16 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "torch.h"
 
 #define TWO63 0x1p63
 
-static int is_torch_float(qcf_dtype t)
+int qref_torch_is_float(qcf_dtype t)
 {
 	return t == QCF_FLOAT32 || t == QCF_FLOAT64 || t == QCF_FLOAT16 || t == QCF_BFLOAT16;
 }
 
-/* v rounded to the value an output of dtype t stores. */
-static double to_dtype(qcf_dtype t, double v)
+double qref_torch_to_dtype(qcf_dtype t, double v)
 {
 	switch (t) {
 	case QCF_FLOAT64: return v;
@@ -90,7 +90,7 @@ static qcf_status check_rounding(const qcf_op_call *call, qref_rounding r, const
 	return qref_rounding_na(call, d, r, what);
 }
 
-static qcf_status get_int_attr(const qcf_op_call *call, const char *name, int64_t *v,
+qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_t *v,
                                qref_detail *d)
 {
 	int r = qref_attr_int(call, name, v);
@@ -110,7 +110,7 @@ static qcf_status check_io(const qcf_op_call *call, int n_inputs, int cachemask,
 	if (s != QCF_OK)
 		return s;
 	const qcf_tensor *x = &call->inputs[0];
-	if (!is_torch_float(x->dtype))
+	if (!qref_torch_is_float(x->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: input must be float32, float64, float16 or bfloat16, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
@@ -158,6 +158,33 @@ static void put(const qcf_op_call *call, qref_detail *d, size_t i, double y, int
 	}
 }
 
+int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
+                       qref_rounding r, double *y, int *mask)
+{
+	const float inv = 1.0f / sc;
+	double qf, rnd;
+	if (xt == QCF_FLOAT64) {
+		/* double * float promotes to double */
+		double p = x * (double)inv;
+		rnd = round_d(p, r);
+		qf = (double)zp + rnd;
+		*mask = (double)qmin <= qf && qf <= (double)qmax;
+	} else {
+		/* float, Half and BFloat16 times float compute in float */
+		float p = (float)x * inv;
+		float rf = round_f(p, r);
+		float qff = (float)zp + rf;
+		rnd = rf;
+		qf = qff;
+		*mask = (float)qmin <= qff && qff <= (float)qmax;
+	}
+	int ub = !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
+	/* current torch clamps in double first (NaN -> quant_min) */
+	int64_t q = to_i64(fmin(fmax(qf, (double)qmin), (double)qmax));
+	*y = (float)sub_wrap(q, zp) * sc;
+	return ub;
+}
+
 static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail *d)
 {
 	qcf_status s = check_io(call, 1, cachemask, d);
@@ -169,9 +196,9 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute 'scale' %s", call->op,
 		                 r == 0 ? "missing" : "must be a number");
 	int64_t zp, qmin, qmax;
-	if ((s = get_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
-	    (s = get_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = get_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
+	if ((s = qref_torch_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
+	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
+	    (s = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
 	    (s = check_range(call, qmin, qmax, d)) != QCF_OK)
 		return s;
 	if (zp < qmin || zp > qmax)
@@ -185,30 +212,14 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	const qcf_tensor *x = &call->inputs[0];
 	const qcf_dtype xt = x->dtype;
 	const float sc = (float)scale_attr;
-	const float inv = 1.0f / sc;
-	const double lo = to_dtype(xt, (float)sub_wrap(qmin, zp) * sc);
-	const double hi = to_dtype(xt, (float)sub_wrap(qmax, zp) * sc);
+	const double lo = qref_torch_to_dtype(xt, (float)sub_wrap(qmin, zp) * sc);
+	const double hi = qref_torch_to_dtype(xt, (float)sub_wrap(qmax, zp) * sc);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
-		double qf, rnd;
-		int mask, ub;
-		if (xt == QCF_FLOAT64) {
-			double p = qref_get(x, i) * (double)inv;
-			rnd = round_d(p, rmode);
-			qf = (double)zp + rnd;
-			mask = (double)qmin <= qf && qf <= (double)qmax;
-		} else {
-			float p = (float)qref_get(x, i) * inv;
-			float rf = round_f(p, rmode);
-			float qff = (float)zp + rf;
-			rnd = rf;
-			qf = qff;
-			mask = (float)qmin <= qff && qff <= (float)qmax;
-		}
-		ub = !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
-		/* current torch clamps in double first (NaN -> quant_min) */
-		int64_t q = to_i64(fmin(fmax(qf, (double)qmin), (double)qmax));
-		float y = (float)sub_wrap(q, zp) * sc;
+		double y;
+		int mask;
+		int ub = qref_torch_pt_elem(xt, qref_get(x, i), sc, zp, qmin, qmax, rmode, &y,
+		                            &mask);
 		put(call, d, i, y, mask, ub, lo, hi, sc);
 	}
 	return QCF_OK;
@@ -243,7 +254,7 @@ static pc_result pc_finish(const pc_ctx *c, int64_t q, double zpd, float s)
 {
 	pc_result r;
 	double cl = fmin(fmax((double)q, (double)c->qmin), (double)c->qmax);
-	r.y = to_dtype(c->xt, (cl - zpd) * (double)s);
+	r.y = qref_torch_to_dtype(c->xt, (cl - zpd) * (double)s);
 	r.mask = c->qmin <= q && q <= c->qmax;
 	r.ub = 0;
 	return r;
@@ -254,7 +265,7 @@ static pc_result pc_undefined(const pc_ctx *c, double v, double zpd, float s)
 {
 	pc_result r;
 	double cl = fmin(fmax(v, (double)c->qmin), (double)c->qmax);
-	r.y = to_dtype(c->xt, (cl - zpd) * (double)s);
+	r.y = qref_torch_to_dtype(c->xt, (cl - zpd) * (double)s);
 	r.mask = 0;
 	r.ub = 1;
 	return r;
@@ -308,14 +319,11 @@ static pc_result pc_float_zp(const pc_ctx *c, double x, float s, float zf, doubl
 	return r;
 }
 
-static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detail *d)
+qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *st,
+                               const qcf_tensor *zt, int64_t *axis, int64_t *qmin, int64_t *qmax,
+                               qref_detail *d)
 {
-	qcf_status s = check_io(call, 3, cachemask, d);
-	if (s != QCF_OK)
-		return s;
-	const qcf_tensor *x = &call->inputs[0];
-	const qcf_tensor *st = &call->inputs[1];
-	const qcf_tensor *zt = &call->inputs[2];
+	qcf_status s;
 	if (st->dtype == QCF_BFLOAT16)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: bfloat16 scale is not implemented",
 		                 call->op);
@@ -337,37 +345,73 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: scale and zero-point need to have the same dimensions",
 		                 call->op);
-	int64_t axis, qmin, qmax;
-	if ((s = get_int_attr(call, "axis", &axis, d)) != QCF_OK ||
-	    (s = get_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = get_int_attr(call, "quant_max", &qmax, d)) != QCF_OK)
+	if ((s = qref_torch_int_attr(call, "axis", axis, d)) != QCF_OK ||
+	    (s = qref_torch_int_attr(call, "quant_min", qmin, d)) != QCF_OK ||
+	    (s = qref_torch_int_attr(call, "quant_max", qmax, d)) != QCF_OK)
 		return s;
-	if (axis < 0 || axis >= x->rank)
+	/* self.size(axis) raises for an axis outside [0, dim) before torch's own axis check */
+	if (*axis < 0 || *axis >= x->rank)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: `axis` must be between 0 and number of dimensions of input "
 		                 "(axis %lld, rank %d)",
-		                 call->op, (long long)axis, x->rank);
-	if (st->shape[0] != x->shape[axis])
+		                 call->op, (long long)*axis, x->rank);
+	if (st->shape[0] != x->shape[*axis])
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: dimensions of scale and zero-point are not consistent with "
 		                 "input tensor",
 		                 call->op);
-	if ((s = check_range(call, qmin, qmax, d)) != QCF_OK)
+	if ((s = check_range(call, *qmin, *qmax, d)) != QCF_OK)
 		return s;
-	pc_ctx c = {x->dtype, zt->dtype != QCF_INT32, qmin, qmax, qref_detail_rounding(d)};
-	if (!c.float_zp)
+	if (zt->dtype == QCF_INT32)
 		for (int64_t k = 0; k < zt->shape[0]; k++) {
 			double z = qref_get(zt, (size_t)k);
-			if (z < (double)qmin || z > (double)qmax)
+			if (z < (double)*qmin || z > (double)*qmax)
 				return qref_fail(d, QCF_INVALID_PARAM,
 				                 "%s: `zero_point` must be between `quant_min` and "
 				                 "`quant_max`",
 				                 call->op);
 		}
-	s = check_rounding(call, c.rmode,
-	                   c.float_zp ? "zp + x * inv to an integer" : "x * inv to an integer", d);
+	return check_rounding(
+	        call, qref_detail_rounding(d),
+	        zt->dtype != QCF_INT32 ? "zp + x * inv to an integer" : "x * inv to an integer", d);
+}
+
+qref_torch_pc_out qref_torch_pc_elem(qcf_dtype xt, double x, float s, double zp, int float_zp,
+                                     int64_t qmin, int64_t qmax, qref_rounding r)
+{
+	pc_ctx c = {xt, float_zp, qmin, qmax, r};
+	qref_torch_pc_out o;
+	pc_result pr;
+	if (!float_zp) {
+		pr = pc_int_zp(&c, x, s, (int32_t)zp);
+		o.alt_y = pr.y;
+		o.alt_mask = pr.mask;
+	} else {
+		pr = pc_float_zp(&c, x, s, (float)zp, &o.alt_y, &o.alt_mask);
+		if (pr.ub) {
+			o.alt_y = pr.y;
+			o.alt_mask = pr.mask;
+		}
+	}
+	o.y = pr.y;
+	o.mask = pr.mask;
+	o.ub = pr.ub;
+	return o;
+}
+
+static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detail *d)
+{
+	qcf_status s = check_io(call, 3, cachemask, d);
 	if (s != QCF_OK)
 		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	const qcf_tensor *st = &call->inputs[1];
+	const qcf_tensor *zt = &call->inputs[2];
+	int64_t axis, qmin, qmax;
+	if ((s = qref_torch_pc_check(call, x, st, zt, &axis, &qmin, &qmax, d)) != QCF_OK)
+		return s;
+	const int float_zp = zt->dtype != QCF_INT32;
+	const qref_rounding rmode = qref_detail_rounding(d);
 
 	qcf_quant ax;
 	memset(&ax, 0, sizeof ax);
@@ -376,26 +420,18 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 	for (size_t i = 0; i < n; i++) {
 		size_t ch = (size_t)qref_channel(x, &ax, i);
 		float sc = (float)qref_get(st, ch);
-		double xv = qref_get(x, i);
 		double zpd = qref_get(zt, ch); /* exact for int32, float32, float16 */
-		double lo = to_dtype(c.xt, ((double)qmin - zpd) * (double)sc);
-		double hi = to_dtype(c.xt, ((double)qmax - zpd) * (double)sc);
-		pc_result r;
-		if (!c.float_zp) {
-			r = pc_int_zp(&c, xv, sc, (int32_t)zpd);
-			put(call, d, i, r.y, r.mask, r.ub, lo, hi, sc);
-			continue;
-		}
-		double alt_y = 0.0;
-		int alt_mask = 0;
-		r = pc_float_zp(&c, xv, sc, (float)zpd, &alt_y, &alt_mask);
+		double lo = qref_torch_to_dtype(x->dtype, ((double)qmin - zpd) * (double)sc);
+		double hi = qref_torch_to_dtype(x->dtype, ((double)qmax - zpd) * (double)sc);
+		qref_torch_pc_out r = qref_torch_pc_elem(x->dtype, qref_get(x, i), sc, zpd,
+		                                         float_zp, qmin, qmax, rmode);
 		put(call, d, i, r.y, r.mask, r.ub, lo, hi, sc);
 		if (r.ub)
 			continue;
 		/* a fused-multiply-add build may round the other way: accept both */
-		if (alt_y != r.y)
-			qref_mark_any(d, 0, i, fmin(alt_y, r.y), fmax(alt_y, r.y));
-		if (alt_mask != r.mask && cachemask)
+		if (r.alt_y != r.y)
+			qref_mark_any(d, 0, i, fmin(r.alt_y, r.y), fmax(r.alt_y, r.y));
+		if (r.alt_mask != r.mask && cachemask)
 			qref_mark_any(d, 1, i, 0.0, 1.0);
 	}
 	return QCF_OK;
@@ -418,5 +454,27 @@ const qref_op_entry qref_ops_torch[] = {
         {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel, NULL},
         {"torch", "fake_quantize_per_channel_affine_cachemask", qref_torch_fq_per_channel_cachemask,
          NULL},
+        /* torch_fake_quant_grad.c */
+        {"torch", "fake_quantize_per_tensor_affine_backward", qref_torch_fq_per_tensor_backward,
+         NULL},
+        {"torch", "fake_quantize_per_channel_affine_backward", qref_torch_fq_per_channel_backward,
+         NULL},
+        {"torch", "fake_quantize_per_tensor_affine_cachemask_backward",
+         qref_torch_fq_cachemask_backward, NULL},
+        {"torch", "fake_quantize_per_channel_affine_cachemask_backward",
+         qref_torch_fq_cachemask_backward, NULL},
+        {"torch", "_fake_quantize_learnable_per_tensor_affine", qref_torch_learnable_per_tensor,
+         NULL},
+        {"torch", "_fake_quantize_learnable_per_tensor_affine_backward",
+         qref_torch_learnable_per_tensor_backward, NULL},
+        {"torch", "_fake_quantize_learnable_per_channel_affine", qref_torch_learnable_per_channel,
+         NULL},
+        {"torch", "_fake_quantize_learnable_per_channel_affine_backward",
+         qref_torch_learnable_per_channel_backward, NULL},
+        /* torch_quantize.c */
+        {"torch", "quantize_per_tensor", qref_torch_quantize_per_tensor, qref_torch_quantize_real},
+        {"torch", "quantize_per_channel", qref_torch_quantize_per_channel,
+         qref_torch_quantize_real},
+        {"torch", "dequantize", qref_torch_dequantize, NULL},
         {NULL, NULL, NULL, NULL},
 };

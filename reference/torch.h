@@ -1,0 +1,70 @@
+/*
+ * The PyTorch family of the reference (specs/torch/OPERATORS.md): the op
+ * table qref_ops_torch lives in torch_fake_quant.c and lists the kernels of
+ * every torch_*.c file, declared here, with the helpers those files share.
+ */
+#ifndef QREF_TORCH_H
+#define QREF_TORCH_H
+
+#include <stdint.h>
+
+#include "kernel.h"
+
+/* float32, float64, float16 or bfloat16: the dtypes torch's fake quantization dispatches. */
+int qref_torch_is_float(qcf_dtype t);
+
+/* v rounded to the value an output of float dtype t stores. */
+double qref_torch_to_dtype(qcf_dtype t, double v);
+
+/* Integer attribute name (QCF_INVALID_PARAM naming it when missing or not an integer). */
+qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_t *v,
+                               qref_detail *d);
+
+/*
+ * One element of fake_quantize_per_tensor_affine(_cachemask) on an input of
+ * dtype xt (FakeQuantPerTensorAffine.cpp, QuantizedOpKernels.cpp
+ * _fake_quantize_tensor_helper): *y the output (in xt), *mask the
+ * straight-through mask; returns 1 when torch leaves the element undefined
+ * (NaN, inf, |q| >= 2^63).
+ */
+int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
+                       qref_rounding r, double *y, int *mask);
+
+/* One element of fake_quantize_per_channel_affine(_cachemask). */
+typedef struct qref_torch_pc_out {
+	double y;
+	int mask;
+	int ub;       /* undefined in torch: NaN, inf, |q| >= 2^63 */
+	double alt_y; /* float zero point: the fused multiply-add build's value */
+	int alt_mask; /* ... and its mask (== y, mask when no such build differs) */
+} qref_torch_pc_out;
+
+/*
+ * The parameter checks of fake_quantize_per_channel_affine(_cachemask)
+ * (FakeQuantPerChannelAffine.cpp, in torch's order) on input x, scale st and
+ * zero point zt, reading the attributes axis, quant_min and quant_max.
+ */
+qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *st,
+                               const qcf_tensor *zt, int64_t *axis, int64_t *qmin, int64_t *qmax,
+                               qref_detail *d);
+
+/* Element x of channel with scale s and zero point zp (float_zp: zp is a float zero point). */
+qref_torch_pc_out qref_torch_pc_elem(qcf_dtype xt, double x, float s, double zp, int float_zp,
+                                     int64_t qmin, int64_t qmax, qref_rounding r);
+
+/* torch_fake_quant_grad.c: straight-through gradients and the learnable variants */
+qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_fq_per_channel_backward(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_fq_cachemask_backward(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_learnable_per_channel(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qref_detail *d);
+
+/* torch_quantize.c: quantize_per_tensor, quantize_per_channel, dequantize */
+qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d);
+qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d);
+
+#endif
