@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config libonnx-testdata
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -45,7 +45,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check
+.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check import-onnx
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS)
 
@@ -122,6 +122,18 @@ bench: all
 	  sed -n 's/.*"summary": {"cases": \([0-9]*\),.*"wall_seconds": \([0-9.]*\)}.*/\1 \2/p' \
 	    $(BUILD)/bench.json | awk '{ printf "run %d: %d cases in %.2f s (%.0f cases/s)\n", '"$$i"', $$1, $$2, $$1 / $$2 }'; \
 	done
+
+# ONNX's own backend node tests of the quantization ops (Debian's libonnx-testdata) as
+# golden specs in specs/onnx/imported/, with the package and version as provenance; the
+# suite checks that this gives exactly the committed files (suite/test_onnx_import.c).
+ONNX_TESTDATA ?= /usr/share/libonnx-testdata/data/node
+import-onnx: deps
+	$(MAKE) $(QCONFORM)
+	@v=$$(dpkg-query -W -f='$${Version}' libonnx-testdata) || exit 2; \
+	  rm -rf $(BUILD)/onnx-imported && \
+	  $(QCONFORM) import-onnx $(ONNX_TESTDATA) --out $(BUILD)/onnx-imported \
+	    --provenance "Debian package libonnx-testdata $$v" && \
+	  rm -rf specs/onnx/imported && cp -r $(BUILD)/onnx-imported specs/onnx/imported
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -30,6 +30,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_torch,
         qref_ops_tf,
         qref_ops_onnx,
+        qref_ops_onnx_linear,
 };
 
 typedef qref_op_entry entry;

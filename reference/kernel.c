@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,6 +87,28 @@ int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b)
 	return 1;
 }
 
+/* Entries of a blocked scale tensor: t's shape with dimension axis replaced by
+ * ceil(shape[axis] / block_size); -1 when that does not fit an int32. */
+static int64_t blocked_count(const qcf_tensor *t, int32_t axis, int32_t block_size)
+{
+	int64_t n = 1;
+	for (int32_t k = 0; k < t->rank; k++) {
+		int64_t d = k == axis ? (t->shape[k] + block_size - 1) / block_size : t->shape[k];
+		if (d != 0 && n > INT32_MAX / d)
+			return -1;
+		n *= d;
+	}
+	return n;
+}
+
+/*
+ * As kernel.h says; also blocked quantization (qcf_quant.block_size > 0, ONNX
+ * opset 21, onnx/defs/quantization/defs.cc): accepted only when per_tensor_only
+ * is -1 (the ONNX Q/DQ kernels), refused otherwise; blocked needs 0 <= axis <
+ * rank and count == the entries of the blocked scale tensor (t's shape with
+ * dimension axis replaced by ceil(shape[axis] / block_size)). A negative
+ * block_size is refused everywhere.
+ */
 qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_only, qcf_quant *q,
                           qref_detail *detail)
 {
@@ -98,20 +121,43 @@ qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_
 	if (!q->scales || !q->zero_points)
 		return qref_fail(detail, QCF_INVALID_PARAM, "%s: scales and zero points missing",
 		                 what);
+	if (q->block_size < 0)
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s: block_size must be positive (0: not blocked), got %d", what,
+		                 q->block_size);
+	if (q->block_size > 0 && per_tensor_only != -1)
+		return qref_fail(detail, QCF_INVALID_PARAM,
+		                 "%s: blocked quantization (block_size %d) does not apply to this "
+		                 "op",
+		                 what, q->block_size);
 	if (q->axis < 0) {
+		if (q->block_size > 0)
+			return qref_fail(detail, QCF_INVALID_PARAM,
+			                 "%s: blocked quantization needs an axis", what);
 		if (q->count != 1)
 			return qref_fail(detail, QCF_INVALID_PARAM,
 			                 "%s: per-tensor quantization needs count 1, got %d", what,
 			                 q->count);
 		return QCF_OK;
 	}
-	if (per_tensor_only)
+	if (per_tensor_only == 1)
 		return qref_fail(detail, QCF_INVALID_PARAM,
 		                 "%s must be quantized per tensor, not per axis", what);
 	if (q->axis >= t->rank)
 		return qref_fail(detail, QCF_INVALID_PARAM,
 		                 "%s: quantization axis %d out of range for rank %d", what, q->axis,
 		                 t->rank);
+	if (q->block_size > 0) {
+		int64_t want = blocked_count(t, q->axis, q->block_size);
+		if (want < 0 || (int64_t)q->count != want)
+			return qref_fail(
+			        detail, QCF_INVALID_PARAM,
+			        "%s: %d scales for blocks of %d along dimension %d of size "
+			        "%lld: the blocked scale tensor has %lld entries",
+			        what, q->count, q->block_size, q->axis,
+			        (long long)t->shape[q->axis], (long long)want);
+		return QCF_OK;
+	}
 	if ((int64_t)q->count != t->shape[q->axis])
 		return qref_fail(detail, QCF_INVALID_PARAM,
 		                 "%s: %d scales for dimension %d of size %lld", what, q->count,
@@ -121,7 +167,18 @@ qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_
 
 int32_t qref_quant_index(const qcf_tensor *t, const qcf_quant *q, size_t i)
 {
-	return q->axis < 0 ? 0 : qref_channel(t, q, i);
+	if (q->axis < 0)
+		return 0;
+	if (q->block_size <= 0 || q->axis >= t->rank)
+		return qref_channel(t, q, i);
+	/* blocked: the entry at i's coordinates with coordinate[axis] / block_size */
+	size_t inner = 1;
+	for (int32_t k = q->axis + 1; k < t->rank; k++)
+		inner *= (size_t)t->shape[k];
+	size_t dim = (size_t)t->shape[q->axis], bs = (size_t)q->block_size;
+	size_t nb = (dim + bs - 1) / bs;
+	size_t outer = i / (inner * dim), a = (i / inner) % dim, r = i % inner;
+	return (int32_t)((outer * nb + a / bs) * inner + r);
 }
 
 void qref_mark_any(qref_detail *detail, int k, size_t i, double lo, double hi)

@@ -11,11 +11,14 @@
  *    every 4-, 8- and 16-bit type, then one float32 multiply. int32 has no
  *    zero point (it must be 0), so y = (float)x * scale. Nothing is rounded
  *    to an integer: only QREF_ROUND_DEFAULT.
- * Blocked quantization (block_size) is not implemented.
+ * Per tensor, per axis (opset 13) and blocked (opset 21: qcf_quant.block_size,
+ * the scale of element i is the entry at i's coordinates with coordinate[axis]
+ * / block_size, op_quantize_linear.py _reshape_input, the last block possibly
+ * short); qref_get_quant checks the count of the blocked scale tensor.
+ * DynamicQuantizeLinear is in onnx_linear.c.
  */
 #include <math.h>
 
-#include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
 
@@ -23,19 +26,6 @@ static int onnx_qtype(qcf_dtype t)
 {
 	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16 || t == QCF_UINT16 ||
 	       t == QCF_INT4 || t == QCF_UINT4;
-}
-
-static qcf_status check_block(const qcf_op_call *call, qref_detail *d)
-{
-	int64_t bs = 0;
-	int r = qref_attr_int(call, "block_size", &bs);
-	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: block_size must be an integer",
-		                 call->op);
-	if (r > 0 && bs != 0)
-		return qref_fail(d, QCF_NOT_SUPPORTED,
-		                 "%s: blocked quantization is not implemented", call->op);
-	return QCF_OK;
 }
 
 /* Zero points have the quantized tensor's type in ONNX, so they fit its range. */
@@ -62,9 +52,6 @@ static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const 
 /* The checks of QuantizeLinear on its input (and the output's shape). */
 static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 {
-	qcf_status s = check_block(call, d);
-	if (s != QCF_OK)
-		return s;
 	const qcf_tensor *x = &call->inputs[0];
 	if (!qref_same_shape(x, &call->outputs[0]))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
@@ -92,7 +79,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 		        "%s",
 		        call->op, qref_dtype_name(y->dtype));
 	qcf_quant q;
-	if ((s = qref_get_quant(y, "QuantizeLinear output", 0, &q, d)) != QCF_OK ||
+	if ((s = qref_get_quant(y, "QuantizeLinear output", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
 		return s;
 	const qref_rounding rnd = qref_detail_rounding(d);
@@ -121,7 +108,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
-	if (s != QCF_OK || (s = check_block(call, d)) != QCF_OK)
+	if (s != QCF_OK)
 		return s;
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *y = &call->outputs[0];
@@ -138,7 +125,7 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 		                 "%s: output must be float32 (the scale's type), got %s", call->op,
 		                 qref_dtype_name(y->dtype));
 	qcf_quant q;
-	if ((s = qref_get_quant(x, "DequantizeLinear input", 0, &q, d)) != QCF_OK ||
+	if ((s = qref_get_quant(x, "DequantizeLinear input", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
 	const qref_rounding rnd = qref_detail_rounding(d);

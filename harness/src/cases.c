@@ -223,23 +223,24 @@ static qc_lval *lval_list_num(const qc_spec *s, const double *x, size_t n, int a
 }
 
 /* A built tensor as Lua sees it: {name, dtype, rank, shape, and when quantized axis, scale,
- * zero_point, scales, zero_points, qmin, qmax}; per axis, scale and zero_point are lists too,
- * so that filter.scale[c] reads channel c (from 1). */
+ * zero_point, scales, zero_points, qmin, qmax, block_size (blocked only)}; per axis, scale and
+ * zero_point are lists too, so that filter.scale[c] reads channel c (from 1). */
 static void lval_of_tensor(const qc_spec *s, const qcf_tensor *t, qc_lval *v)
 {
-	static const char *const keys[] = {"axis",  "dtype",      "name",       "qmax",
-	                                   "qmin",  "rank",       "scale",      "scales",
-	                                   "shape", "zero_point", "zero_points"};
-	qc_lval *items = qc_vnode_alloc(s, 11 * sizeof *items);
+	static const char *const keys[] = {"axis",   "block_size", "dtype",      "name",
+	                                   "qmax",   "qmin",       "rank",       "scale",
+	                                   "scales", "shape",      "zero_point", "zero_points"};
+	const size_t nkeys = sizeof keys / sizeof keys[0];
+	qc_lval *items = qc_vnode_alloc(s, nkeys * sizeof *items);
 	size_t n = 0;
-	const char **k = qc_vnode_alloc(s, 11 * sizeof *k);
+	const char **k = qc_vnode_alloc(s, nkeys * sizeof *k);
 	double shape[QCF_MAX_RANK];
 	for (int i = 0; i < t->rank; i++)
 		shape[i] = (double)t->shape[i];
 	const qcf_quant *q = t->quant;
 	int64_t qmin = 0, qmax = 0;
 	int has_range = qref_dtype_range(t->dtype, &qmin, &qmax);
-	for (size_t i = 0; i < 11; i++) {
+	for (size_t i = 0; i < nkeys; i++) {
 		const char *key = keys[i];
 		qc_lval *x = &items[n];
 		if (!strcmp(key, "dtype")) {
@@ -254,6 +255,8 @@ static void lval_of_tensor(const qc_spec *s, const qcf_tensor *t, qc_lval *v)
 			x->kind = QC_LV_INT, x->i = !strcmp(key, "qmin") ? qmin : qmax;
 		} else if (q && !strcmp(key, "axis")) {
 			x->kind = QC_LV_INT, x->i = q->axis;
+		} else if (q && q->block_size > 0 && !strcmp(key, "block_size")) {
+			x->kind = QC_LV_INT, x->i = q->block_size;
 		} else if (q &&
 		           (!strcmp(key, "scales") || (!strcmp(key, "scale") && q->axis >= 0))) {
 			double sc[1];
@@ -751,6 +754,11 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 	yaml_node_t *scales_n = qc_map_get(s, r, "scales");
 	yaml_node_t *zps_n = qc_map_get(s, r, "zero_points");
 	if (!axis_n) {
+		if (qc_map_get(s, r, "block_size")) {
+			fail(it, qc_map_get(s, r, "block_size"),
+			     "block_size needs an axis (blocked quantization)");
+			return 0;
+		}
 		if (scales_n || zps_n) {
 			fail(it, scales_n ? scales_n : zps_n,
 			     "scales/zero_points need an axis (per-axis quantization)");
@@ -777,6 +785,32 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		}
 	}
 	int64_t axis_size = axis >= 0 && axis < t->rank ? t->shape[axis] : -1;
+	/* block_size (ONNX blocked quantization, opset 21): the scales are a tensor of t's shape
+	 * with dimension axis replaced by ceil(shape[axis] / block_size), row-major */
+	int64_t block_size = 0;
+	yaml_node_t *bs_n = qc_map_get(s, r, "block_size");
+	if (bs_n) {
+		if (!get_int(it, bs_n, &block_size, "block_size"))
+			return 0;
+		if ((block_size < 0 || block_size > INT32_MAX) && !it->expect_error) {
+			fail(it, bs_n, "block_size must be > 0 (0: not blocked), got %lld",
+			     (long long)block_size);
+			return 0;
+		}
+		if (block_size < INT32_MIN || block_size > INT32_MAX) {
+			fail(it, bs_n, "block_size %lld is not an int32", (long long)block_size);
+			return 0;
+		}
+		if (block_size > 0 && axis_size >= 0) {
+			int64_t n = 1;
+			for (int k = 0; k < t->rank && n >= 0; k++) {
+				int64_t d = k == axis ? (t->shape[k] + block_size - 1) / block_size
+				                      : t->shape[k];
+				n = d != 0 && n > (1 << 24) / d ? -1 : n * d;
+			}
+			axis_size = n; /* the number of scale entries */
+		}
+	}
 	double *sv = NULL, *zv = NULL, *minv = NULL, *maxv = NULL;
 	int64_t ns = -1, nz = -1, nmin = -1, nmax = -1;
 	yaml_node_t *min_n = qc_map_get(s, r, "min"), *max_n = qc_map_get(s, r, "max");
@@ -810,9 +844,16 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		return 0;
 	}
 	if (ns != axis_size && !it->expect_error) {
-		fail(it, scales_n ? scales_n : min_n,
-		     "per-axis count %lld differs from the size %lld of axis %lld", (long long)ns,
-		     (long long)axis_size, (long long)axis);
+		if (block_size > 0)
+			fail(it, scales_n ? scales_n : min_n,
+			     "blocked count %lld differs from the %lld entries of the "
+			     "blocked scale tensor (axis %lld, block_size %lld)",
+			     (long long)ns, (long long)axis_size, (long long)axis,
+			     (long long)block_size);
+		else
+			fail(it, scales_n ? scales_n : min_n,
+			     "per-axis count %lld differs from the size %lld of axis %lld",
+			     (long long)ns, (long long)axis_size, (long long)axis);
 		return 0;
 	}
 	if (ns < 1 || ns > (1 << 24)) {
@@ -849,6 +890,7 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		}
 	}
 	q->axis = (int32_t)axis;
+	q->block_size = (int32_t)block_size;
 	q->count = (int32_t)ns;
 	q->scales = sc;
 	q->zero_points = zp;
@@ -964,7 +1006,7 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	/* a grid's zero point is checked against its own [qmin, qmax], not a dtype */
 	if (!one_qparams(it, r, nudge, grid->qmin, grid->qmax, QCF_DTYPE_INVALID, sc, zp))
 		return 0;
-	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL};
+	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL, 0};
 	return 1;
 }
 
@@ -1033,7 +1075,7 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 	 * tensor. */
 	qc_grid grid;
 	memset(&grid, 0, sizeof grid);
-	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL};
+	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL, 0};
 	const qcf_tensor *gt = NULL;
 	if (g.kind == QC_GEN_EDGES) {
 		yaml_node_t *sn = qc_map_get(s, gn, "scale"), *zn = qc_map_get(s, gn, "zero_point");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "conventions.h"
+#include "onnx_import.h"
 #include "qparams.h"
 #include "report.h"
 #include "run.h"
@@ -34,6 +35,10 @@ static void usage(FILE *f)
 	        "[X ...]\n"
 	        "                           each framework's quantize of the same values, side "
 	        "by side\n"
+	        "  import-onnx DIR [--out OUTDIR] [--provenance TEXT]\n"
+	        "                           ONNX backend node tests (DIR/<test>/model.onnx, "
+	        "test_data_set_N)\n"
+	        "                           as golden specs (default OUTDIR: specs/onnx/imported)\n"
 	        "  version\n"
 	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
 	        "error\n");
@@ -65,6 +70,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "quant"))
 		return qc_cmd_quant(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import-onnx"))
+		return qc_cmd_import_onnx(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare-conventions"))
 		return qc_cmd_compare_conventions(argc - 1, argv + 1);
 

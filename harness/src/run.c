@@ -603,7 +603,10 @@ static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
 			printf(" scale %.9g (%a) zero_point %d", q->scales[0], q->scales[0],
 			       q->zero_points[0]);
 		else {
-			printf(" axis %d scales [", q->axis);
+			printf(" axis %d", q->axis);
+			if (q->block_size > 0)
+				printf(" block_size %d", q->block_size);
+			printf(" scales [");
 			for (int i = 0; i < q->count; i++)
 				printf("%s%.9g", i ? ", " : "", q->scales[i]);
 			printf("] zero_points [");

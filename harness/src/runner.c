@@ -498,6 +498,7 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 		q.struct_size = sizeof q;
 		q.axis = sq->axis;
 		q.count = sq->count;
+		q.block_size = sq->block_size;
 		if (sq->scales)
 			q.scales = put(&s->meta, sq->scales, count * sizeof(float), sizeof(float));
 		if (sq->zero_points)

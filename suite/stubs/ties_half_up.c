@@ -51,7 +51,7 @@ static void torch_half_up(const qcf_op_call *call, int per_channel)
 	           qref_attr_int(call, "zero_point", &zp) != 1) {
 		return;
 	}
-	qcf_quant along = {sizeof along, (int32_t)axis, 0, NULL, NULL, NULL};
+	qcf_quant along = {sizeof along, (int32_t)axis, 0, NULL, NULL, NULL, 0};
 	size_t n = qref_numel(x->rank, x->shape);
 	for (size_t i = 0; i < n; i++) {
 		float s = (float)scale;

@@ -24,6 +24,8 @@
  *   1  first version: dtypes bool..float64 (packed int4/uint4), per-tensor
  *      and per-axis quantization, typed attributes, create / supports /
  *      prepare / execute / release / destroy, status plus message.
+ *      Grown since, at the end (a shorter struct_size reads as zero):
+ *      qcf_quant.block_size (ONNX blocked quantization).
  */
 #ifndef QCONFORM_PLUGIN_H
 #define QCONFORM_PLUGIN_H
@@ -77,6 +79,12 @@ typedef enum qcf_status {
  * Quantization of one tensor: real = (q - zero_point) * scale.
  * Per-tensor: axis = -1, count = 1. Per-axis: scale[i], zero_point[i]
  * apply to slice i of dimension `axis`, and count = shape[axis].
+ * Blocked (block_size > 0, ONNX opset 21): scales and zero_points hold a
+ * tensor of the tensor's shape with dimension `axis` replaced by
+ * ceil(shape[axis] / block_size), row-major, and count is its number of
+ * entries; the element at coordinates (i0, ..., i_axis, ...) uses the entry
+ * at (i0, ..., i_axis / block_size, ...). block_size = 0: not blocked (a
+ * reader whose struct_size stops before block_size reads it as 0).
  * zero_points is always set; float_zero_points is non-NULL only where the
  * semantics use a floating-point zero point (PyTorch per-channel), and then
  * holds the exact values (zero_points holds them rounded to nearest).
@@ -88,6 +96,7 @@ typedef struct qcf_quant {
 	const float *scales;
 	const int32_t *zero_points;
 	const float *float_zero_points;
+	int32_t block_size; /* 0: not blocked; > 0: blocked, see above */
 } qcf_quant;
 
 /* A tensor. Inputs are read-only; output data is written by execute(). */
