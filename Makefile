@@ -6,7 +6,8 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config libonnx-testdata
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config libonnx-testdata \
+            python3-jsonschema libxml2-utils parallel
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

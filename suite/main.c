@@ -24,6 +24,8 @@
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
+#pragma weak qct_register_reports
+#pragma weak qct_register_gating
 
 const char *qct_build_path(const char *rel)
 {
@@ -63,7 +65,9 @@ int main(int argc, char **argv)
 	                        qct_register_onnx_import,
 	                        qct_register_torch,
 	                        qct_register_tf,
-	                        qct_register_conventions};
+	                        qct_register_conventions,
+	                        qct_register_reports,
+	                        qct_register_gating};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)

@@ -65,5 +65,7 @@ void qct_register_onnx_import(void);
 void qct_register_torch(void);
 void qct_register_tf(void);
 void qct_register_conventions(void);
+void qct_register_reports(void);
+void qct_register_gating(void);
 
 #endif

@@ -87,6 +87,58 @@ void qct_rmdir(const char *dir)
 		qct_proc_free(&p);
 }
 
+/*
+ * Validates a JSON report against reports/schema/report.schema.json with an independent
+ * validator, Debian's python3-jsonschema (4.10 in Debian 12: validator_for picks the schema's
+ * draft, 2020-12). Returns 0 if valid; 1 if not, with the validator's messages (up to three,
+ * "path: message") in msg; -1 if the validator could not run, with the reason in msg.
+ * Declared where it is used (suite/test_reports.c).
+ */
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size);
+
+static const char validate_py[] =
+        "import json, sys, itertools\n"
+        "try:\n"
+        "    import jsonschema\n"
+        "except ImportError:\n"
+        "    print(\"python3-jsonschema is missing: apt-get install python3-jsonschema (or make "
+        "deps)\")\n"
+        "    sys.exit(3)\n"
+        "def bare(c):\n"
+        "    print(\"bare \" + c + \" is not JSON\")\n"
+        "    sys.exit(1)\n"
+        "schema = json.load(open(sys.argv[1]))\n"
+        "V = jsonschema.validators.validator_for(schema)\n"
+        "V.check_schema(schema)\n"
+        "report = json.load(open(sys.argv[2]), parse_constant=bare)\n"
+        "errs = list(itertools.islice(V(schema).iter_errors(report), 50))\n"
+        "errs.sort(key=lambda e: len(e.absolute_path), reverse=True)\n"
+        "for e in errs[:3]:\n"
+        "    where = \"/\".join(str(p) for p in e.absolute_path) or \"(top)\"\n"
+        "    m = e.message if len(e.message) < 300 else e.message[:300] + \"...\"\n"
+        "    print(where + \": \" + m)\n"
+        "sys.exit(1 if errs else 0)\n";
+
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size)
+{
+	/* Debian's interpreter first: its python3-jsonschema is the one CI installs */
+	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+	qct_proc p;
+	/* the script has no single quote: one shell word */
+	if (qct_sh(&p, "%s -c '%s' reports/schema/report.schema.json '%s'", py, validate_py,
+	           json_path) != 0) {
+		snprintf(msg, msg_size, "cannot run %s", py);
+		return -1;
+	}
+	int st = p.status;
+	snprintf(msg, msg_size, "%s%s", p.out, p.err);
+	size_t n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	qct_proc_free(&p);
+	return st == 0 ? 0 : st == 1 ? 1 : -1;
+}
+
 /* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */
 json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
 {
@@ -108,6 +160,16 @@ json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char 
 	json_t *r = json_load_file(json, 0, &e);
 	if (!r && *status != 2)
 		fprintf(stderr, "\nreport %s: %s (line %d)\n", json, e.text, e.line);
+	if (r) {
+		/* every report the tests produce must match its published schema */
+		char msg[2048], what[2200];
+		if (qct_validate_report(json, msg, sizeof msg) != 0) {
+			snprintf(what, sizeof what, "report does not match report.schema.json: %s",
+			         msg);
+			fprintf(stderr, "\n%s (qconform run %s)\n", what, args);
+			CU_assertImplementation(CU_FALSE, __LINE__, what, __FILE__, "", CU_FALSE);
+		}
+	}
 	return r;
 }
 

@@ -4,9 +4,12 @@
 #include <string.h>
 
 #include "conventions.h"
+#include "diff.h"
+#include "merge.h"
 #include "onnx_import.h"
 #include "qparams.h"
 #include "report.h"
+#include "report_html.h"
 #include "run.h"
 
 static void usage(FILE *f)
@@ -22,6 +25,12 @@ static void usage(FILE *f)
 	        "      --timeout SECONDS    per case (default 30)\n"
 	        "      --jobs N             parallel workers (default 1)\n"
 	        "      --json FILE          report (default reports/out/<plugin>/report.json)\n"
+	        "      --html FILE          HTML report (default: beside the default JSON)\n"
+	        "      --junit FILE         JUnit XML (default: beside the default JSON)\n"
+	        "      --shard K/N          only shard K of N (cases split by a hash of their "
+	        "name)\n"
+	        "      --baseline FILE      also exit 1 on a regression against this report\n"
+	        "      --waivers FILE       known failures to accept (case glob, reason, expires)\n"
 	        "      --quiet              no progress line\n"
 	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
 	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
@@ -39,6 +48,13 @@ static void usage(FILE *f)
 	        "                           ONNX backend node tests (DIR/<test>/model.onnx, "
 	        "test_data_set_N)\n"
 	        "                           as golden specs (default OUTDIR: specs/onnx/imported)\n"
+	        "  report RESULT.json [--html FILE] [--junit FILE]\n"
+	        "                           render a JSON report as HTML and JUnit XML "
+	        "(default: beside it)\n"
+	        "  merge A.json B.json ... [--json OUT]\n"
+	        "                           join the reports of run --shard K/N into one\n"
+	        "  diff BASE.json NEW.json  regressions and improvements of NEW against BASE "
+	        "(exit 1: a regression)\n"
 	        "  version\n"
 	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
 	        "error\n");
@@ -74,6 +90,12 @@ int main(int argc, char **argv)
 		return qc_cmd_import_onnx(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare-conventions"))
 		return qc_cmd_compare_conventions(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return qc_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return qc_cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return qc_cmd_diff(argc - 1, argv + 1);
 
 	size_t used = 0;
 	for (int i = 0; i < argc && used < sizeof command_line; i++)
@@ -140,6 +162,26 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--json")) {
 			NEED_ARG();
 			o.json_path = v;
+		} else if (!strcmp(a, "--html")) {
+			NEED_ARG();
+			o.html_path = v;
+		} else if (!strcmp(a, "--junit")) {
+			NEED_ARG();
+			o.junit_path = v;
+		} else if (!strcmp(a, "--shard")) {
+			NEED_ARG();
+			if (qc_shard_parse(v, &o.shard_index, &o.shard_count) != 0) {
+				for (int k = 0; k < o.n_options; k++)
+					free((char *)o.options[k].key);
+				free(o.paths);
+				return bad(cmd, "--shard needs K/N with 1 <= K <= N, got", v);
+			}
+		} else if (!strcmp(a, "--baseline")) {
+			NEED_ARG();
+			o.baseline = v;
+		} else if (!strcmp(a, "--waivers")) {
+			NEED_ARG();
+			o.waivers = v;
 		} else if (!strcmp(a, "--quiet")) {
 			o.quiet = 1;
 		} else if (!strcmp(a, "--trace")) {

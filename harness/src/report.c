@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "waivers.h"
 
 struct qc_json {
 	FILE *f;
@@ -123,7 +124,13 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 			fputs(", ", f);
 		qc_json_string(f, meta->filters[i]);
 	}
-	fputs("],\n  \"plugin\": {\"name\": ", f);
+	fputs("]", f);
+	if (meta->shard_count > 0)
+		fprintf(f, ", \"shard\": {\"index\": %d, \"count\": %d}", meta->shard_index,
+		        meta->shard_count);
+	else
+		fputs(", \"shard\": null", f);
+	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
 	fputs(", \"version\": ", f);
 	qc_json_string(f, meta->plugin->version);
@@ -206,9 +213,16 @@ static void worst_inputs(FILE *f, const qc_case *c, const qcf_tensor *out, uint6
 
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 {
+	qc_json_case_ex(j, c, r, (uint64_t)j->n_cases, NULL);
+}
+
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived)
+{
 	FILE *f = j->f;
 	fputs(j->n_cases++ ? ",\n {\"name\": " : "\n {\"name\": ", f);
 	qc_json_string(f, c->name);
+	fprintf(f, ", \"ordinal\": %llu", (unsigned long long)ordinal);
 	fputs(", \"spec\": ", f);
 	qc_json_string(f, c->spec->path);
 	fputs(", \"semantics\": ", f);
@@ -224,6 +238,10 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 	num(f, r->seconds);
 	fputs(", \"message\": ", f);
 	qc_json_string(f, r->message);
+	if (waived) {
+		fputs(", \"waived\": ", f);
+		qc_json_string(f, waived);
+	}
 	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
 		/* everything needed to run this one case again */
 		char cmd[2048];
@@ -324,6 +342,26 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 		}
 		fputs("]}", f);
 	}
+	if (meta->waivers) {
+		/* every waiver of the file, used or not */
+		const qc_waivers *ws = meta->waivers;
+		fputs("\n],\n\"waivers\": [", f);
+		for (int i = 0; i < ws->n; i++) {
+			const qc_waiver *w = &ws->w[i];
+			fputs(i ? ",\n {\"case\": " : "\n {\"case\": ", f);
+			qc_json_string(f, w->glob);
+			fputs(", \"reason\": ", f);
+			qc_json_string(f, w->reason);
+			fputs(", \"expires\": ", f);
+			if (w->expires[0])
+				qc_json_string(f, w->expires);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"matched\": %llu, \"applied\": %llu, \"expired\": %s}",
+			        (unsigned long long)w->matched, (unsigned long long)w->applied,
+			        w->expired ? "true" : "false");
+		}
+	}
 	if (meta->profile_def) {
 		/* what the profile requires against what ran */
 		const qc_profile *p = meta->profile_def;
@@ -359,12 +397,27 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	iso_time(when, sizeof when, meta->finished);
 	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
-	fprintf(f, ", \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": %.3f}\n}\n",
-	        qc_stats_conforms(s) ? "true" : "false", when, meta->wall_s);
+	fprintf(f,
+	        ", \"waived\": %llu, \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": "
+	        "%.3f}\n}\n",
+	        (unsigned long long)meta->waived, qc_run_conforms(s, meta) ? "true" : "false", when,
+	        meta->wall_s);
 	int bad = ferror(f);
 	bad |= fclose(f) != 0;
 	free(j);
 	return bad ? -1 : 0;
+}
+
+int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
+{
+	uint64_t disallowed = 0;
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (!qc_verdict_conforms((qc_verdict)v))
+			disallowed += s->verdicts[v];
+	int expired = 0;
+	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
+		expired |= meta->waivers->w[i].expired;
+	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired;
 }
 
 void qc_console_table(FILE *f, const qc_run_stats *s)

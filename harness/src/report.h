@@ -37,6 +37,9 @@ typedef struct qc_run_meta {
 	const char *command;       /* the command line that reproduces the run */
 	const qcf_option *options; /* --plugin-option, repeated in each case's reproduce command */
 	int n_options;
+	int shard_index, shard_count;     /* --shard K/N (0, 0: not sharded) */
+	const struct qc_waivers *waivers; /* --waivers, or NULL */
+	uint64_t waived;                  /* failing cases a waiver turned allowed */
 } qc_run_meta;
 
 typedef struct qc_json qc_json;
@@ -44,6 +47,13 @@ typedef struct qc_json qc_json;
 /* Opens path (creating its directory) and writes the run header. */
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size);
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r);
+/* The same, with the case's position in the unsharded run and the reason of the waiver that
+ * accepted its failure (or NULL). qc_json_case numbers cases in the order written. */
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived);
+/* Every verdict allowed or waived, no waiver expired, and a case at all (a shard may be
+ * empty). The summary's "conforms" and run's exit status. */
+int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta);
 /* Writes roll-ups and the summary, closes. Returns 0, or -1 on a write error. */
 int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta);
 

@@ -11,18 +11,23 @@
 
 #include "cases.h"
 #include "compare.h"
+#include "diff.h"
 #include "dtype.h"
 #include "expected.h"
 #include "pool.h"
 #include "profile.h"
 #include "qref.h"
 #include "report.h"
+#include "report_html.h"
+#include "report_junit.h"
+#include "report_read.h"
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
 #include "slua.h"
 #include "spec.h"
 #include "util.h"
+#include "waivers.h"
 
 #define BATCH_CASES          64
 #define BATCH_BYTES          ((size_t)64 << 20)
@@ -44,6 +49,41 @@ int qc_filter_match(const char *const *filters, int n, const char *name)
 	return !includes || included;
 }
 
+/*
+ * --shard K/N keeps the cases whose name hashes to K. A hash of the name (not the position in
+ * the expansion) keeps every case in its shard when other specs gain or lose cases, so a
+ * shard's history (timings, a per-shard baseline, a flaky case) follows the case; with
+ * thousands of cases the shards come out even to a few percent. The hash is FNV-1a mixed by
+ * splitmix64 (harness/src/rng.c qc_hash64) with a fixed seed: it does not depend on --seed,
+ * the host or the plugin, so every machine of a CI matrix splits the same way.
+ */
+#define SHARD_HASH_SEED 0x5348415244ull /* "SHARD" */
+
+int qc_shard_of(const char *case_name, int n)
+{
+	return n > 1 ? (int)(qc_hash64(case_name, SHARD_HASH_SEED) % (uint64_t)n) + 1 : 1;
+}
+
+int qc_shard_parse(const char *s, int *index, int *count)
+{
+	char *end;
+	long k = strtol(s, &end, 10);
+	if (end == s || *end != '/')
+		return -1;
+	const char *d = end + 1;
+	long n = strtol(d, &end, 10);
+	if (end == d || *end || n < 1 || n > 1000000 || k < 1 || k > n)
+		return -1;
+	*index = (int)k;
+	*count = (int)n;
+	return 0;
+}
+
+static int in_shard(const qc_run_opts *o, const char *name)
+{
+	return o->shard_count <= 1 || qc_shard_of(name, o->shard_count) == o->shard_index;
+}
+
 static int spec_in_profile(const qc_spec *s, const char *profile)
 {
 	if (!profile)
@@ -61,6 +101,8 @@ typedef struct specset {
 	int n;
 	uint64_t *selected; /* cases per spec after filters */
 	uint64_t total;
+	uint64_t unsharded; /* cases after filters, every shard */
+	uint64_t *filtered; /* per spec: cases after filters, every shard */
 	qc_profile **profiles;
 	int n_profiles;
 	const qc_profile *profile; /* --profile */
@@ -74,6 +116,7 @@ static void specset_free(specset *ss)
 		qc_profile_free(ss->profiles[i]);
 	free(ss->specs);
 	free(ss->selected);
+	free(ss->filtered);
 	free(ss->profiles);
 	memset(ss, 0, sizeof *ss);
 }
@@ -202,6 +245,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	load_profiles(ss, pfiles, n_pfiles, diag);
 	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
+	ss->filtered = qc_xcalloc((size_t)(n ? n : 1), sizeof *ss->filtered);
 	for (int i = 0; i < n; i++) {
 		qc_spec *s = qc_spec_load(files[i], diag);
 		if (s)
@@ -240,8 +284,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			all_cases[i]++;
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
-			if (qc_filter_match(o->filters, o->n_filters, c->name))
-				ss->selected[i]++;
+			if (qc_filter_match(o->filters, o->n_filters, c->name)) {
+				ss->unsharded++;
+				ss->filtered[i]++;
+				ss->selected[i] += in_shard(o, c->name);
+			}
 			qc_case_free(c);
 		}
 		qc_cases_end(it);
@@ -286,6 +333,7 @@ typedef struct batch {
 	qc_pool_batch pb; /* calls point into cases[i]->call */
 	qc_case *cases[QC_POOL_BATCH];
 	qc_expected *expected[QC_POOL_BATCH];
+	uint64_t ordinal[QC_POOL_BATCH]; /* position in the unsharded run */
 	size_t bytes;
 } batch;
 
@@ -297,6 +345,8 @@ typedef struct run_state {
 	uint64_t done, total;
 	int tty;
 	int printed_failures;
+	qc_waivers *waivers; /* --waivers, or NULL */
+	uint64_t waived;
 } run_state;
 
 /* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors. */
@@ -375,14 +425,23 @@ static int finish_batch(run_state *st)
 			if (c->tol.check && r.verdict == QC_PASS_WITHIN_TOLERANCE)
 				custom_check(c, b->expected[i], kernel_out, &r);
 			qc_stats_add(&st->stats, c, &r);
-			qc_json_case(st->json, c, &r);
+			/* a failure a waiver accepts keeps its verdict and counts as allowed */
+			qc_waiver *w = qc_waivers_match(st->waivers, c->name);
+			const char *waived = NULL;
+			if (w && !qc_verdict_conforms(r.verdict)) {
+				w->applied++;
+				st->waived++;
+				waived = w->reason;
+			}
+			qc_json_case_ex(st->json, c, &r, b->ordinal[i], waived);
 			st->done++;
 			if (!qc_verdict_conforms(r.verdict) &&
 			    st->printed_failures < MAX_PRINTED_FAILURES) {
 				if (st->tty)
 					fprintf(stdout, "\r\033[K");
-				fprintf(stdout, "%-8s %s: %s\n", qc_verdict_name(r.verdict),
-				        c->name, r.message);
+				fprintf(stdout, "%-8s %s: %s%s%s%s\n", qc_verdict_name(r.verdict),
+				        c->name, r.message, waived ? " (waived: " : "",
+				        waived ? waived : "", waived ? ")" : "");
 				if (++st->printed_failures == MAX_PRINTED_FAILURES)
 					fprintf(stdout, "(further failures only in the report)\n");
 			}
@@ -411,6 +470,31 @@ static size_t case_bytes(const qc_case *c)
 	return n;
 }
 
+/* After the table: what the waivers did, the expired ones (they fail the run), the unused. */
+static int report_waivers(const qc_waivers *ws, uint64_t waived, int status)
+{
+	for (int i = 0; i < ws->n; i++) {
+		const qc_waiver *w = &ws->w[i];
+		if (w->expired) {
+			printf("waiver expired: %s:%d: '%s' (%s) held until %s: expired since %s, "
+			       "%ld day%s ago; renew or remove it\n",
+			       ws->path, w->line, w->glob, w->reason, w->expires, w->expired_since,
+			       w->days_expired, w->days_expired == 1 ? "" : "s");
+			if (status == 0)
+				status = 1;
+		} else if (!w->matched) {
+			printf("waiver unused: %s:%d: '%s' matches no case of this run\n", ws->path,
+			       w->line, w->glob);
+		}
+	}
+	printf("with waivers: %s (%llu failing case%s accepted by %s)\n",
+	       status == 0 ? "CONFORMS" : "DOES NOT CONFORM", (unsigned long long)waived,
+	       waived == 1 ? "" : "s", ws->path);
+	return status;
+}
+
+static int render_reports(const qc_run_opts *o, const char *json_path);
+
 int qc_cmd_run(const qc_run_opts *o)
 {
 	qc_diag diag = {0, 0, stderr};
@@ -424,10 +508,31 @@ int qc_cmd_run(const qc_run_opts *o)
 		specset_free(&ss);
 		return 2;
 	}
-	if (ss.total == 0) {
+	if (ss.total == 0 && ss.unsharded == 0) {
 		fprintf(stderr, "qconform: no case matches the filters/profile\n");
 		specset_free(&ss);
 		return 2;
+	}
+	/* waivers and the baseline are read before anything runs: their errors are usage errors */
+	qc_waivers *waivers = NULL;
+	if (o->waivers) {
+		if (!(waivers = qc_waivers_load(o->waivers, &diag))) {
+			fprintf(stderr, "qconform: %d error%s in %s; nothing was run\n",
+			        diag.errors, diag.errors == 1 ? "" : "s", o->waivers);
+			specset_free(&ss);
+			return 2;
+		}
+		qc_waivers_expire(waivers, started);
+	}
+	json_t *baseline = NULL;
+	if (o->baseline) {
+		char berr[1024];
+		if (!(baseline = qc_report_read(o->baseline, berr, sizeof berr))) {
+			fprintf(stderr, "qconform: --baseline %s\n", berr);
+			qc_waivers_free(waivers);
+			specset_free(&ss);
+			return 2;
+		}
 	}
 	char refbuf[PATH_MAX];
 	qc_runner_config cfg = {0};
@@ -440,8 +545,11 @@ int qc_cmd_run(const qc_run_opts *o)
 	char err[512];
 	run_state st = {0};
 	st.o = o;
+	st.waivers = waivers;
 	if (qc_pool_open(&cfg, o->jobs, &st.pool, &info, err, sizeof err) != 0) {
 		fprintf(stderr, "qconform: %s\n", err);
+		qc_waivers_free(waivers);
+		json_decref(baseline);
 		specset_free(&ss);
 		return 2;
 	}
@@ -466,12 +574,17 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .started = started,
 	                    .command = o->command,
 	                    .options = o->options,
-	                    .n_options = o->n_options};
+	                    .n_options = o->n_options,
+	                    .shard_index = o->shard_count ? o->shard_index : 0,
+	                    .shard_count = o->shard_count,
+	                    .waivers = waivers};
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);
 		qc_pool_close(st.pool);
 		free(metas);
+		qc_waivers_free(waivers);
+		json_decref(baseline);
 		specset_free(&ss);
 		return 2;
 	}
@@ -479,6 +592,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	st.tty = isatty(1);
 	printf("qconform %s: %llu cases from %d specs, plugin %s %s (ABI %u)\n", QC_VERSION,
 	       (unsigned long long)ss.total, ss.n, info.name, info.version, info.abi_version);
+	if (o->shard_count)
+		printf("shard %d/%d: %llu of the run's %llu cases\n", o->shard_index,
+		       o->shard_count, (unsigned long long)ss.total,
+		       (unsigned long long)ss.unsharded);
 	fflush(stdout);
 
 	/* The main thread expands cases and computes the reference's answers while the
@@ -487,9 +604,13 @@ int qc_cmd_run(const qc_run_opts *o)
 	size_t cap = qc_pool_capacity(st.pool);
 	int max_in_flight = 2 * (o->jobs > 0 ? o->jobs : 1);
 	batch *b = qc_xcalloc(1, sizeof *b);
+	uint64_t ordinal = 0; /* cases the filters keep, every shard: the unsharded order */
 	for (int i = 0; i < ss.n && rc == 0; i++) {
-		if (!ss.selected[i])
+		if (!ss.selected[i]) {
+			/* none in this shard: its cases still count for the ordinals after it */
+			ordinal += ss.filtered[i];
 			continue;
+		}
 		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 1, &diag);
 		qc_case *c;
 		int got;
@@ -497,6 +618,11 @@ int qc_cmd_run(const qc_run_opts *o)
 			if (got < 0)
 				continue; /* cannot happen after validation */
 			if (!qc_filter_match(o->filters, o->n_filters, c->name)) {
+				qc_case_free(c);
+				continue;
+			}
+			uint64_t this_ordinal = ordinal++;
+			if (!in_shard(o, c->name)) {
 				qc_case_free(c);
 				continue;
 			}
@@ -509,6 +635,7 @@ int qc_cmd_run(const qc_run_opts *o)
 				qc_pool_submit(st.pool, &b->pb);
 				b = qc_xcalloc(1, sizeof *b);
 			}
+			b->ordinal[b->pb.n] = this_ordinal;
 			b->expected[b->pb.n] = qc_expected_new(c, err, sizeof err);
 			b->cases[b->pb.n] = c;
 			b->pb.calls[b->pb.n++] = &c->call;
@@ -531,6 +658,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	meta.wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	if (st.tty && !o->quiet)
 		printf("\r\033[K");
+	meta.waived = st.waived;
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
 		fprintf(stderr, "qconform: writing %s failed\n", json_path);
 		rc = -1;
@@ -541,12 +669,75 @@ int qc_cmd_run(const qc_run_opts *o)
 		       ss.profile->name, ss.profile->n_ops, (unsigned long long)st.stats.cases,
 		       (unsigned long long)ss.profile->min_cases,
 		       o->n_filters ? "; filtered run: not a certification" : "");
+	if (o->shard_count && !st.stats.cases)
+		printf("shard %d/%d holds none of the run's cases: nothing failed (merge the "
+		       "shards "
+		       "for the run's verdict)\n",
+		       o->shard_index, o->shard_count);
+	int status = rc != 0 ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
+	if (waivers)
+		status = report_waivers(waivers, st.waived, status);
 	printf("report: %s\n", json_path);
-	int status = rc != 0 ? 2 : qc_stats_conforms(&st.stats) ? 0 : 1;
+	if (rc == 0 && render_reports(o, json_path) != 0)
+		status = 2;
+	if (baseline && rc == 0) {
+		/* the same comparison as qconform diff BASELINE REPORT */
+		char derr[1024];
+		json_t *cur = qc_report_read(json_path, derr, sizeof derr);
+		qc_diff_counts dc;
+		printf("baseline %s:\n", o->baseline);
+		if (!cur || qc_diff_reports(baseline, cur, stdout, &dc, derr, sizeof derr) != 0) {
+			fprintf(stderr, "qconform: --baseline: %s\n", derr);
+			status = 2;
+		} else if (dc.regressions && status == 0) {
+			status = 1;
+		}
+		json_decref(cur);
+	}
+	json_decref(baseline);
+	qc_waivers_free(waivers);
 	qc_stats_free(&st.stats);
 	free(metas);
 	specset_free(&ss);
 	return status;
+}
+
+/*
+ * The HTML and JUnit renderings of the run's JSON report: to --html / --junit, and beside the
+ * JSON (report.html, report.junit.xml) when the JSON went to its default place. 0, or -1.
+ */
+static int render_reports(const qc_run_opts *o, const char *json_path)
+{
+	char html[1100], junit[1100];
+	const char *h = o->html_path, *x = o->junit_path;
+	if (!o->json_path) {
+		size_t n = strlen(json_path) - strlen("report.json");
+		if (!h) {
+			snprintf(html, sizeof html, "%.*sreport.html", (int)n, json_path);
+			h = html;
+		}
+		if (!x) {
+			snprintf(junit, sizeof junit, "%.*sreport.junit.xml", (int)n, json_path);
+			x = junit;
+		}
+	}
+	if (!h && !x)
+		return 0;
+	char err[1024];
+	json_t *doc = qc_report_read(json_path, err, sizeof err);
+	int rc = doc ? 0 : -1;
+	if (doc && h && qc_html_write_doc(doc, json_path, h, err, sizeof err) != 0)
+		rc = -1;
+	else if (doc && h)
+		printf("html: %s\n", h);
+	if (rc == 0 && x && qc_junit_write_doc(doc, x, err, sizeof err) != 0)
+		rc = -1;
+	else if (rc == 0 && x)
+		printf("junit: %s\n", x);
+	if (rc != 0)
+		fprintf(stderr, "qconform: %s\n", err);
+	json_decref(doc);
+	return rc;
 }
 
 int qc_cmd_validate(const qc_run_opts *o)
@@ -580,7 +771,8 @@ int qc_cmd_list(const qc_run_opts *o)
 		while ((got = qc_cases_next(it, &c)) != 0) {
 			if (got < 0)
 				continue;
-			if (qc_filter_match(o->filters, o->n_filters, c->name))
+			if (qc_filter_match(o->filters, o->n_filters, c->name) &&
+			    in_shard(o, c->name))
 				printf("%s\n", c->name);
 			qc_case_free(c);
 		}

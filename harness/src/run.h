@@ -23,11 +23,17 @@ typedef struct qc_run_opts {
 	const char *profile;
 	uint64_t seed;
 	double timeout_s;
-	int jobs;              /* parallel workers, >= 1 */
-	const char *json_path; /* default reports/out/<plugin>/report.json */
+	int jobs;               /* parallel workers, >= 1 */
+	const char *json_path;  /* default reports/out/<plugin>/report.json */
+	const char *html_path;  /* --html; default beside the default JSON report, else none */
+	const char *junit_path; /* --junit; the same */
 	int quiet;
 	int trace;
 	const char *command; /* the command line, for the report */
+	int shard_index;     /* --shard K/N: 1 <= K <= N; 0 when not sharded */
+	int shard_count;
+	const char *baseline; /* --baseline FILE: a report to diff the run against */
+	const char *waivers;  /* --waivers FILE */
 } qc_run_opts;
 
 int qc_cmd_run(const qc_run_opts *o);
@@ -37,5 +43,9 @@ int qc_cmd_show(const qc_run_opts *o, const char *case_name);
 
 /* Keep a case name under the filters? (exported for tests) */
 int qc_filter_match(const char *const *filters, int n, const char *name);
+
+/* The shard (1..n) a case belongs to under --shard K/n; parses "K/N" for main (0, or -1). */
+int qc_shard_of(const char *case_name, int n);
+int qc_shard_parse(const char *s, int *index, int *count);
 
 #endif

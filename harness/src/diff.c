@@ -1,0 +1,378 @@
+#include "diff.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_read.h"
+#include "run.h"
+#include "util.h"
+
+/*
+ * Noise. max |e| and mismatches are a maximum and a count over the same inputs (the seed
+ * fixes them): they carry no arithmetic noise, so any increase is a change of the kernel.
+ * bias and MSE are sums of errors divided by the element count, computed in double; the same
+ * errors summed in another order (a merged sharded run, an op roll-up) differ by at most
+ * n * 2^-53 relative, below 1.2e-7 for n < 1e9 elements. So |bias| and MSE count as up only
+ * beyond DIFF_REL relative plus DIFF_ABS absolute (in the output's unit: LSB, steps or ULP;
+ * the absolute term absorbs cancellation around 0). A real change of one element's error in
+ * a case of up to 1e8 elements moves MSE by more than 1e-8, and it moves mismatches or max
+ * |e| anyway.
+ */
+#define DIFF_REL 1e-6
+#define DIFF_ABS 1e-9
+
+double qc_report_num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s && !strcmp(s, "inf"))
+		return INFINITY;
+	if (s && !strcmp(s, "-inf"))
+		return -INFINITY;
+	return NAN;
+}
+
+json_int_t qc_report_int(const json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	double d = json_number_value(v); /* 0 when not a number */
+	return isfinite(d) && fabs(d) < 9.2e18 ? (json_int_t)d : 0;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+int qc_report_case_allowed(const json_t *c)
+{
+	static const char *const ok[] = {"PASS", "PASS_WITHIN_TOLERANCE", "NOT_SUPPORTED",
+	                                 "EXPECTED_ERROR"};
+	const char *v = str(c, "verdict");
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(v, ok[i]))
+			return 1;
+	return json_string_value(json_object_get(c, "waived")) != NULL;
+}
+
+/* ---- one output's metrics, old against new ---- */
+
+/* Up beyond noise (a NaN is worse than any number). */
+static int up_noisy(double old, double cur)
+{
+	if (isnan(cur) || isnan(old))
+		return isnan(cur) && !isnan(old);
+	return cur > old + DIFF_ABS + DIFF_REL * fabs(old);
+}
+
+/* Up at all: maxima and counts. */
+static int up_exact(double old, double cur)
+{
+	if (isnan(cur) || isnan(old))
+		return isnan(cur) && !isnan(old);
+	return cur > old;
+}
+
+typedef struct line {
+	char buf[2048];
+	size_t used;
+	int worse, better;
+} line;
+
+static void add(line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(line *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (l->used < sizeof l->buf)
+		l->used += (size_t)vsnprintf(l->buf + l->used, sizeof l->buf - l->used, fmt, ap);
+	va_end(ap);
+}
+
+static const json_t *output_named(const json_t *outputs, const char *name)
+{
+	for (size_t i = 0; i < json_array_size(outputs); i++)
+		if (!strcmp(str(json_array_get(outputs, i), "name"), name))
+			return json_array_get(outputs, i);
+	return NULL;
+}
+
+/* A verdict whose outputs were compared (the others carry no meaningful metrics). */
+static int compared(const char *verdict)
+{
+	return !strcmp(verdict, "PASS") || !strcmp(verdict, "PASS_WITHIN_TOLERANCE") ||
+	       !strcmp(verdict, "FAIL");
+}
+
+/* Compares the outputs of two cases (or two op roll-ups): what got worse goes to w, what got
+ * better to b. */
+static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b)
+{
+	size_t i;
+	const json_t *o;
+	json_array_foreach(bo, i, o)
+	{
+		const char *name = str(o, "name");
+		const json_t *p = output_named(no, name);
+		if (!p)
+			continue;
+		static const struct {
+			const char *key, *label;
+			int noisy, absolute;
+		} m[] = {{"max_abs", "max|e|", 0, 0},
+		         {"mismatches", "mismatches", 0, 0},
+		         {"bias", "|bias|", 1, 1},
+		         {"mse", "mse", 1, 0}};
+		int wn = 0, bn = 0;
+		for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+			double x = qc_report_num(json_object_get(o, m[k].key)),
+			       y = qc_report_num(json_object_get(p, m[k].key));
+			if (m[k].absolute) {
+				x = fabs(x);
+				y = fabs(y);
+			}
+			int worse = m[k].noisy ? up_noisy(x, y) : up_exact(x, y);
+			int better = m[k].noisy ? up_noisy(y, x) : up_exact(y, x);
+			line *l = worse ? w : better ? b : NULL;
+			if (!l)
+				continue;
+			int *cnt = worse ? &wn : &bn;
+			if (*cnt)
+				add(l, ", ");
+			else
+				add(l, "%soutput %s: ", l->used ? "; " : "", name);
+			add(l, k == 1 ? "%s %.0f -> %.0f" : "%s %.6g -> %.6g", m[k].label, x, y);
+			(*cnt)++;
+			l->worse |= worse;
+			l->better |= better;
+		}
+	}
+}
+
+/* ---- the two reports ---- */
+
+typedef struct named {
+	const char *name;
+	const json_t *c;
+} named;
+
+static int cmp_named(const void *a, const void *b)
+{
+	return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+typedef struct opkey {
+	char key[160];
+	const json_t *base_op, *cur_op;
+	uint64_t base_cases, cur_cases, common;
+} opkey;
+
+static void op_key(const json_t *o, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", str(o, "semantics"), str(o, "op"));
+}
+
+static opkey *find_op(opkey *ops, int n, const char *key)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ops[i].key, key))
+			return &ops[i];
+	return NULL;
+}
+
+/* Would NEW's run have selected this case name (its --filter and --shard)? */
+static int selected(const json_t *run, const char *name)
+{
+	const json_t *filters = json_object_get(run, "filters");
+	const char *f[QC_MAX_FILTERS];
+	int nf = 0;
+	for (size_t i = 0; i < json_array_size(filters) && nf < QC_MAX_FILTERS; i++)
+		if (json_is_string(json_array_get(filters, i)))
+			f[nf++] = json_string_value(json_array_get(filters, i));
+	if (!qc_filter_match(f, nf, name))
+		return 0;
+	const json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard)) {
+		int k = (int)qc_report_int(json_object_get(shard, "index")),
+		    cnt = (int)qc_report_int(json_object_get(shard, "count"));
+		if (cnt > 1 && qc_shard_of(name, cnt) != k)
+			return 0;
+	}
+	return 1;
+}
+
+enum { PASS_REGRESSIONS, PASS_IMPROVEMENTS };
+
+int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, char *err,
+                    size_t err_size)
+{
+	memset(n, 0, sizeof *n);
+	const json_t *brun = json_object_get(base, "run"), *nrun = json_object_get(cur, "run");
+	const json_t *bseed = json_object_get(brun, "seed"), *nseed = json_object_get(nrun, "seed");
+	if (!json_equal((json_t *)bseed, (json_t *)nseed))
+		return qc_errf(err, err_size,
+		               "the reports ran with different seeds (%lld, %lld): their inputs "
+		               "differ; compare runs of the same --seed",
+		               (long long)qc_report_int(bseed), (long long)qc_report_int(nseed));
+	const json_t *bcases = json_object_get(base, "cases"),
+	             *ncases = json_object_get(cur, "cases");
+	size_t nn = json_array_size(ncases), nb = json_array_size(bcases);
+	named *idx = qc_xcalloc(nn ? nn : 1, sizeof *idx);
+	for (size_t i = 0; i < nn; i++) {
+		idx[i].c = json_array_get(ncases, i);
+		idx[i].name = str(idx[i].c, "name");
+	}
+	qsort(idx, nn, sizeof *idx, cmp_named);
+
+	/* ops of the base, and how many of their cases both reports hold */
+	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");
+	int n_ops = (int)json_array_size(bops);
+	opkey *ops = qc_xcalloc((size_t)(n_ops ? n_ops : 1), sizeof *ops);
+	for (int i = 0; i < n_ops; i++) {
+		ops[i].base_op = json_array_get(bops, (size_t)i);
+		op_key(ops[i].base_op, ops[i].key, sizeof ops[i].key);
+		ops[i].base_cases =
+		        (uint64_t)qc_report_int(json_object_get(ops[i].base_op, "cases"));
+	}
+	for (size_t i = 0; i < json_array_size(nops); i++) {
+		char k[160];
+		const json_t *o = json_array_get(nops, i);
+		op_key(o, k, sizeof k);
+		opkey *ok = find_op(ops, n_ops, k);
+		if (ok) {
+			ok->cur_op = o;
+			ok->cur_cases = (uint64_t)qc_report_int(json_object_get(o, "cases"));
+		}
+	}
+
+	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
+		for (size_t i = 0; i < nb; i++) {
+			const json_t *bc = json_array_get(bcases, i);
+			named key = {str(bc, "name"), NULL};
+			named *hit = bsearch(&key, idx, nn, sizeof *idx, cmp_named);
+			char opname[160];
+			snprintf(opname, sizeof opname, "%s/%s", str(bc, "semantics"),
+			         str(bc, "op"));
+			if (!hit) {
+				if (pass == PASS_REGRESSIONS && selected(nrun, key.name)) {
+					fprintf(out, "regression  %s  %s: case gone (was %s)\n",
+					        opname, key.name, str(bc, "verdict"));
+					n->gone++;
+					n->case_regressions++;
+				}
+				continue;
+			}
+			const json_t *nc = hit->c;
+			if (pass == PASS_REGRESSIONS) {
+				n->compared++;
+				opkey *ok = find_op(ops, n_ops, opname);
+				if (ok && !strcmp(str(nc, "semantics"), str(bc, "semantics")) &&
+				    !strcmp(str(nc, "op"), str(bc, "op")))
+					ok->common++;
+			}
+			line w = {0}, b = {0};
+			int was = qc_report_case_allowed(bc), is = qc_report_case_allowed(nc);
+			const char *vb = str(bc, "verdict"), *vn = str(nc, "verdict");
+			if (was && !is) {
+				add(&w, "verdict %s -> %s", vb, vn);
+				w.worse = 1;
+			} else if (!was && is) {
+				add(&b, "verdict %s -> %s%s", vb, vn,
+				    json_object_get(nc, "waived") ? " (waived)" : "");
+				b.better = 1;
+			}
+			if (compared(vb) && compared(vn))
+				compare_outputs(json_object_get(bc, "outputs"),
+				                json_object_get(nc, "outputs"), &w, &b);
+			if (pass == PASS_REGRESSIONS && w.worse) {
+				fprintf(out, "regression  %s  %s: %s\n", opname, key.name, w.buf);
+				n->case_regressions++;
+			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
+				fprintf(out, "improvement %s  %s: %s\n", opname, key.name, b.buf);
+				n->improvements++;
+			} else if (pass == PASS_IMPROVEMENTS && !w.worse && !b.better &&
+			           strcmp(vb, vn)) {
+				/* between allowed verdicts (PASS -> NOT_SUPPORTED): worth a look */
+				fprintf(out, "changed     %s  %s: verdict %s -> %s\n", opname,
+				        key.name, vb, vn);
+				n->changes++;
+			}
+		}
+		/* op roll-ups, where both reports hold exactly the same cases of the op */
+		for (int i = 0; i < n_ops; i++) {
+			opkey *o = &ops[i];
+			if (!o->cur_op || o->common != o->base_cases || o->common != o->cur_cases)
+				continue;
+			line w = {0}, b = {0};
+			compare_outputs(json_object_get(o->base_op, "outputs"),
+			                json_object_get(o->cur_op, "outputs"), &w, &b);
+			if (pass == PASS_REGRESSIONS && w.worse) {
+				fprintf(out, "regression  %s  (op, %llu cases): %s\n", o->key,
+				        (unsigned long long)o->common, w.buf);
+				n->op_regressions++;
+			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
+				fprintf(out, "improvement %s  (op, %llu cases): %s\n", o->key,
+				        (unsigned long long)o->common, b.buf);
+				n->improvements++;
+			}
+		}
+	}
+	n->added = nn > n->compared ? nn - n->compared : 0;
+	n->regressions = n->case_regressions + n->op_regressions;
+	fprintf(out,
+	        "diff: %llu regression%s (%llu case%s, %llu op%s), %llu improvement%s, %llu other "
+	        "change%s; %llu cases compared, %llu new, %llu gone\n",
+	        (unsigned long long)n->regressions, n->regressions == 1 ? "" : "s",
+	        (unsigned long long)n->case_regressions, n->case_regressions == 1 ? "" : "s",
+	        (unsigned long long)n->op_regressions, n->op_regressions == 1 ? "" : "s",
+	        (unsigned long long)n->improvements, n->improvements == 1 ? "" : "s",
+	        (unsigned long long)n->changes, n->changes == 1 ? "" : "s",
+	        (unsigned long long)n->compared, (unsigned long long)n->added,
+	        (unsigned long long)n->gone);
+	free(ops);
+	free(idx);
+	return 0;
+}
+
+int qc_cmd_diff(int argc, char **argv)
+{
+	const char *files[2];
+	int nf = 0;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "qconform diff: unknown option %s\n", argv[i]);
+			return 2;
+		}
+		if (nf == 2) {
+			fprintf(stderr,
+			        "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
+			return 2;
+		}
+		files[nf++] = argv[i];
+	}
+	if (nf != 2) {
+		fprintf(stderr, "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
+		return 2;
+	}
+	char err[1024];
+	json_t *base = qc_report_read(files[0], err, sizeof err), *cur = NULL;
+	if (base)
+		cur = qc_report_read(files[1], err, sizeof err);
+	if (!cur) {
+		fprintf(stderr, "qconform diff: %s\n", err);
+		json_decref(base);
+		return 2;
+	}
+	qc_diff_counts n;
+	int rc = qc_diff_reports(base, cur, stdout, &n, err, sizeof err);
+	if (rc != 0)
+		fprintf(stderr, "qconform diff: %s\n", err);
+	json_decref(base);
+	json_decref(cur);
+	return rc != 0 ? 2 : n.regressions ? 1 : 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * diff: regressions between two JSON reports (qconform diff BASE NEW, and
+ * run --baseline FILE). Cases are matched by name, ops by semantics/op.
+ *
+ * A regression is a case whose verdict was allowed and no longer is; a case
+ * or op whose error histogram got wider (max |e| up, mismatches up, |bias| or
+ * MSE up beyond noise); a case of the base that NEW's selection (its filters
+ * and shard) includes but NEW lacks. Improvements are the reverse and never
+ * fail.
+ */
+#ifndef QC_DIFF_H
+#define QC_DIFF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Reports are read with qc_report_read (harness/src/report_html.h). */
+/* A report number: an integer, a real, or "nan", "inf", "-inf"; NAN when absent. */
+double qc_report_num(const json_t *v);
+/* A report integer (also when read as a double); 0 when absent. */
+json_int_t qc_report_int(const json_t *v);
+/* An allowed verdict (README "Verdicts"), or a failure a waiver accepted ("waived"). */
+int qc_report_case_allowed(const json_t *c);
+
+typedef struct qc_diff_counts {
+	uint64_t regressions, case_regressions, op_regressions;
+	uint64_t improvements, changes;
+	uint64_t compared, added, gone;
+} qc_diff_counts;
+
+/* Compares NEW against BASE: prints every regression (one line each), then improvements and
+ * other changes, then a summary line to out. 0, or -1 with the reason in err when the reports
+ * cannot be compared (different seeds). */
+int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, char *err,
+                    size_t err_size);
+
+/* qconform diff BASE.json NEW.json: exit 1 if there is a regression, 2 on a usage error. */
+int qc_cmd_diff(int argc, char **argv);
+
+#endif

@@ -1,0 +1,930 @@
+#include "report_html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "report_junit.h"
+#include "report_read.h"
+
+/* ---- values ---- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* A number of the report: a JSON number, or "nan", "inf", "-inf" (README.md, Reports). */
+static double jnum(json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s && !strcmp(s, "inf"))
+		return INFINITY;
+	if (s && !strcmp(s, "-inf"))
+		return -INFINITY;
+	return NAN;
+}
+
+static unsigned long long jcount(json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
+	double d = json_is_real(v) ? json_real_value(v) : 0;
+	return d > 0 ? (unsigned long long)d : 0;
+}
+
+static unsigned long long kcount(json_t *o, const char *key)
+{
+	return jcount(json_object_get(o, key));
+}
+
+/* Shortest readable form: integers exactly, others with 6 significant digits. */
+static const char *fmt_num(char *buf, size_t n, json_t *v)
+{
+	double d = jnum(v);
+	if (isnan(d))
+		snprintf(buf, n, "nan");
+	else if (isinf(d))
+		snprintf(buf, n, d > 0 ? "inf" : "-inf");
+	else if (d == floor(d) && fabs(d) < 1e15)
+		snprintf(buf, n, "%.0f", d);
+	else
+		snprintf(buf, n, "%.6g", d);
+	return buf;
+}
+
+static int verdict_index(const char *s)
+{
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (s && !strcmp(s, qc_verdict_name((qc_verdict)v)))
+			return v;
+	return -1;
+}
+
+/* Verdicts that fail a run (qc_verdict_conforms is 0). */
+static int is_failing(int v)
+{
+	return v >= 0 && !qc_verdict_conforms((qc_verdict)v);
+}
+
+/* ---- escaping ---- */
+
+/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline (and
+ * DEL) become U+FFFD. The input is UTF-8 (jansson checks it). */
+static void esc(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		case '\t':
+		case '\n': fputc(*p, f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fputs("&#xFFFD;", f);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+/* ---- the page ---- */
+
+static const char css[] =
+        "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
+        "margin:0;color:#1d1d1f;background:#f6f7f9}"
+        "main{max-width:1200px;margin:0 auto;padding:0 20px 40px}"
+        "h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid #d0d4da;padding-bottom:4px}"
+        "h3{font-size:15px;margin:0 0 8px;word-break:break-all}"
+        "h4{font-size:13px;margin:12px 0 4px}"
+        ".banner{color:#fff;padding:18px 20px 14px}"
+        ".banner.ok{background:#1b7f3b}.banner.bad{background:#b3261e}"
+        ".banner .big{font-size:34px;font-weight:700;letter-spacing:.5px}"
+        ".banner .sub{font-size:15px;opacity:.95;margin-top:2px;word-break:break-all}"
+        ".counts{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:8px}"
+        ".counts li{background:rgba(255,255,255,.16);border-radius:4px;padding:3px 10px}"
+        ".counts li.zero{opacity:.55}.counts b{font-size:17px;margin-right:4px}"
+        ".profile{border-left:6px solid;padding:8px 14px;margin:14px 0;background:#fff}"
+        ".profile.ok{border-color:#1b7f3b}.profile.bad{border-color:#b3261e}"
+        ".profile h2{border:0;margin:4px 0}"
+        "table{border-collapse:collapse;background:#fff;font-size:13px}"
+        "th,td{border:1px solid #dde1e6;padding:3px 7px;text-align:left;vertical-align:top}"
+        "th{background:#eef1f4;font-weight:600}"
+        "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+        "table.kv th{width:150px}table.kv td{word-break:break-all}"
+        "table.ops{width:100%}table.ops td.z{color:#b0b6bd}"
+        "table.ops td:nth-child(2){word-break:break-word}"
+        ".meta{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}"
+        ".meta table{flex:1 1 480px}"
+        ".banner .failing{margin-top:10px;font-size:14px}"
+        ".banner a{color:#fff}"
+        "tr.bad td{background:#fdecea}tr.ns td{background:#fff8e1}"
+        "td.bad{color:#b3261e;font-weight:700}"
+        "code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}"
+        "pre{background:#1e2329;color:#e8eaed;padding:8px 10px;border-radius:4px;"
+        "white-space:pre-wrap;word-break:break-all;margin:4px 0}"
+        ".case{background:#fff;border:1px solid #dde1e6;border-left:6px solid #b3261e;"
+        "padding:10px 14px;margin:12px 0}"
+        ".case.v-PASS_WITHIN_TOLERANCE{border-left-color:#c77c02}"
+        ".badge{display:inline-block;color:#fff;border-radius:3px;padding:0 6px;font-size:12px;"
+        "margin-right:6px;vertical-align:1px}"
+        ".v-FAIL .badge,.badge.v-FAIL{background:#b3261e}"
+        ".badge.v-ERROR,.badge.v-CRASH,.badge.v-TIMEOUT{background:#6a1b9a}"
+        ".badge.v-PASS_WITHIN_TOLERANCE{background:#c77c02}"
+        "svg.hist{display:block;margin:4px 0}svg.mini{vertical-align:middle}"
+        ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}"
+        "svg text{font:10px system-ui,sans-serif;fill:#444}"
+        ".note{color:#555}.muted{color:#777}";
+
+static void head(FILE *f, json_t *run)
+{
+	json_t *plugin = json_object_get(run, "plugin");
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
+	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
+	fputs("<title>qconform report: ", f);
+	esc(f, jstr(plugin, "name"));
+	fputs(" ", f);
+	esc(f, jstr(plugin, "version"));
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+}
+
+static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
+{
+	fputs("<ul class=\"counts\">", f);
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		const char *name = qc_verdict_name((qc_verdict)v);
+		unsigned long long n = kcount(verdicts, name);
+		fprintf(f, "<li class=\"v-%s%s\"><b id=\"%s%s\">%llu</b>%s</li>", name,
+		        n ? "" : " zero", id_prefix, name, n, name);
+	}
+	fputs("</ul>\n", f);
+}
+
+/* Failing cases of semantics/op that a waiver accepted (the case's "waived"; issue 6). */
+static unsigned long long waived_in(json_t *r, const char *sem, const char *op)
+{
+	if (!kcount(json_object_get(r, "summary"), "waived"))
+		return 0;
+	unsigned long long n = 0;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		n += json_object_get(c, "waived") && !strcmp(jstr(c, "semantics"), sem) &&
+		     !strcmp(jstr(c, "op"), op);
+	}
+	return n;
+}
+
+static void banner(FILE *f, json_t *r)
+{
+	json_t *summary = json_object_get(r, "summary");
+	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
+	int ok = json_is_true(json_object_get(summary, "conforms"));
+	char ws[32];
+	fprintf(f, "<header class=\"banner %s\">\n<div class=\"big\" id=\"verdict\">%s</div>\n",
+	        ok ? "ok" : "bad", ok ? "CONFORMS" : "DOES NOT CONFORM");
+	fputs("<div class=\"sub\">plugin <b>", f);
+	esc(f, jstr(plugin, "name"));
+	fputs("</b> ", f);
+	esc(f, jstr(plugin, "version"));
+	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> cases in %s s &middot; %s</div>\n",
+	        kcount(summary, "cases"),
+	        fmt_num(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
+	        ok ? "every verdict allowed" : "failing cases are listed below");
+	verdict_counts(f, json_object_get(summary, "verdicts"), "count-");
+	/* where it failed: each operator with failing cases, linked to its table row */
+	size_t i, shown = 0;
+	json_t *o;
+	json_array_foreach(json_object_get(r, "ops"), i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				bad += kcount(v, qc_verdict_name((qc_verdict)k));
+		bad -= waived_in(r, jstr(o, "semantics"), jstr(o, "op"));
+		if (!bad)
+			continue;
+		if (shown++ == 12) {
+			fputs(" &middot; more in the operator table", f);
+			break;
+		}
+		fputs(shown == 1 ? "<div class=\"failing\">Failing: " : " &middot; ", f);
+		fprintf(f, "<a href=\"#op-%zu\">", i);
+		esc(f, jstr(o, "semantics"));
+		fputs("/", f);
+		esc(f, jstr(o, "op"));
+		fprintf(f, "</a> (%llu of %llu)", bad, kcount(o, "cases"));
+	}
+	if (shown)
+		fputs("</div>\n", f);
+	if (kcount(summary, "waived"))
+		fprintf(f,
+		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing cases accepted "
+		        "by "
+		        "a waiver: <a href=\"#waivers\">waivers</a></div>\n",
+		        kcount(summary, "waived"));
+	fputs("</header>\n<main>\n", f);
+}
+
+/* waived_in for a profile's "semantics/op" */
+static unsigned long long op_waived(json_t *r, const char *sem_op)
+{
+	const char *slash = strchr(sem_op, '/');
+	if (!slash)
+		return 0;
+	char sem[64];
+	snprintf(sem, sizeof sem, "%.*s", (int)(slash - sem_op), sem_op);
+	return waived_in(r, sem, slash + 1);
+}
+
+/* The profile's verdict: every required op ran, none NOT_SUPPORTED or failing, and at least
+ * min_cases cases (the requirements of issue 6's certificate; DESIGN.md, profiles). */
+static void profile_banner(FILE *f, json_t *r)
+{
+	json_t *p = json_object_get(r, "profile");
+	if (!json_is_object(p))
+		return;
+	json_t *ops = json_object_get(p, "required_ops");
+	unsigned long long cases = kcount(p, "cases"), min = kcount(p, "min_cases");
+	int ok = json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")) &&
+	         cases >= min;
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k) || k == QC_NOT_SUPPORTED)
+				bad += kcount(v, qc_verdict_name((qc_verdict)k));
+		bad -= op_waived(r, jstr(o, "op"));
+		if (!kcount(o, "cases") || bad)
+			ok = 0;
+	}
+	fprintf(f, "<section class=\"profile %s\" id=\"profile\">\n<h2>Profile ",
+	        ok ? "ok" : "bad");
+	esc(f, jstr(p, "name"));
+	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
+	        ok ? "CONFORMS" : "DOES NOT CONFORM");
+	fprintf(f, "<p><b>%llu</b> cases (the profile asks for at least %llu)%s. ", cases, min,
+	        cases < min ? ": <b>too few</b>" : "");
+	fprintf(f, "%zu required operators:</p>\n", json_array_size(ops));
+	fputs("<table><tr><th>operator</th><th class=\"n\">cases</th>", f);
+	for (int k = 0; k < QC_N_VERDICTS; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", qc_verdict_name((qc_verdict)k));
+	fputs("<th>status</th></tr>\n", f);
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		const char *why = NULL;
+		if (!kcount(o, "cases"))
+			why = "no cases ran";
+		else if (kcount(v, "NOT_SUPPORTED"))
+			why = "not supported";
+		unsigned long long failing = 0, waived = op_waived(r, jstr(o, "op"));
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				failing += kcount(v, qc_verdict_name((qc_verdict)k));
+		if (!why && failing > waived)
+			why = "failing cases";
+		fprintf(f, "<tr%s><td>", why ? " class=\"bad\"" : "");
+		esc(f, jstr(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		for (int k = 0; k < QC_N_VERDICTS; k++) {
+			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)k));
+			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
+		}
+		if (why || !waived)
+			fprintf(f, "<td>%s</td></tr>\n", why ? why : "ok");
+		else
+			fprintf(f, "<td>ok (%llu waived)</td></tr>\n", waived);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+static void kv_row(FILE *f, const char *key, const char *value, int code)
+{
+	fprintf(f, "<tr><th>%s</th><td>%s", key, code ? "<code>" : "");
+	esc(f, value);
+	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
+}
+
+static void metadata(FILE *f, json_t *r, const char *json_path)
+{
+	json_t *run = json_object_get(r, "run"), *summary = json_object_get(r, "summary");
+	json_t *plugin = json_object_get(run, "plugin");
+	char buf[64];
+	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
+	kv_row(f, "qconform", jstr(run, "qconform_version"), 0);
+	json_t *seed = json_object_get(run, "seed");
+	if (json_is_integer(seed))
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
+	else
+		fmt_num(buf, sizeof buf, seed);
+	kv_row(f, "seed", buf, 0);
+	kv_row(f, "started", jstr(run, "started"), 0);
+	kv_row(f, "finished", jstr(summary, "finished"), 0);
+	kv_row(f, "host", jstr(run, "host"), 0);
+	kv_row(f, "command", jstr(run, "command"), 1);
+	kv_row(f, "timeout per case",
+	       fmt_num(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
+	json_t *prof = json_object_get(run, "profile");
+	kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
+	json_t *filters = json_object_get(run, "filters");
+	fputs("<tr><th>filters</th><td>", f);
+	size_t i;
+	json_t *x;
+	json_array_foreach(filters, i, x)
+	{
+		fputs(i ? ", <code>" : "<code>", f);
+		esc(f, json_string_value(x));
+		fputs("</code>", f);
+	}
+	if (!json_array_size(filters))
+		fputs("(none: every case)", f);
+	fputs("</td></tr>\n", f);
+	json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard)) {
+		snprintf(buf, sizeof buf, "%llu of %llu", kcount(shard, "index"),
+		         kcount(shard, "count"));
+		kv_row(f, "shard", buf, 0);
+	}
+	if (json_object_get(run, "merged_shards")) {
+		snprintf(buf, sizeof buf, "merged from %llu shard reports",
+		         kcount(run, "merged_shards"));
+		kv_row(f, "shards", buf, 0);
+	}
+	fputs("</table>\n<table class=\"kv\">\n", f);
+	kv_row(f, "plugin", jstr(plugin, "name"), 0);
+	kv_row(f, "plugin version", jstr(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", kcount(plugin, "abi_version"));
+	kv_row(f, "plugin ABI", buf, 0);
+	kv_row(f, "plugin path", jstr(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", jstr(plugin, "sha256"), 1);
+	kv_row(f, "JSON report", json_path, 1);
+	fputs("</table></div>\n", f);
+	json_t *specs = json_object_get(run, "specs");
+	unsigned long long total = 0;
+	json_array_foreach(specs, i, x) total += kcount(x, "cases");
+	fprintf(f,
+	        "<details id=\"specs\"><summary>%zu spec files, %llu cases (path, sha256, cases "
+	        "of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
+	        "class=\"n\">cases</th></tr>\n",
+	        json_array_size(specs), total);
+	json_array_foreach(specs, i, x)
+	{
+		fputs("<tr><td>", f);
+		esc(f, jstr(x, "path"));
+		fputs("</td><td><code>", f);
+		esc(f, jstr(x, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n", kcount(x, "cases"));
+	}
+	fputs("</table></details>\n", f);
+}
+
+/* ---- histograms as SVG ---- */
+
+static int hist_counts(json_t *hist, unsigned long long c[QC_HIST_BINS])
+{
+	int n = 0;
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		c[b] = kcount(hist, qc_hist_labels[b]);
+		n += c[b] != 0;
+	}
+	return n;
+}
+
+static const char *bar_class(int b)
+{
+	return b == 7 ? "bar0" : b == QC_HIST_NAN ? "barn" : "barx";
+}
+
+/* Bar height on a log scale: 1 element still shows, the largest bin fills h. */
+static double bar_height(unsigned long long c, unsigned long long max, double h)
+{
+	if (!c)
+		return 0;
+	double v = log1p((double)c) / log1p((double)max) * h;
+	return v < 2 ? 2 : v;
+}
+
+/* A small histogram for the operator table: one bar per non-empty bin. */
+static void mini_hist(FILE *f, json_t *hist)
+{
+	unsigned long long c[QC_HIST_BINS], max = 0;
+	hist_counts(hist, c);
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		max = c[b] > max ? c[b] : max;
+	fputs("<svg class=\"mini\" width=\"96\" height=\"22\" viewBox=\"0 0 96 22\" "
+	      "role=\"img\"><line x1=\"0\" y1=\"21.5\" x2=\"96\" y2=\"21.5\" stroke=\"#bbb\"/>",
+	      f);
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		if (!c[b])
+			continue;
+		double h = bar_height(c[b], max, 20);
+		fprintf(f,
+		        "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"5\" height=\"%.1f\">"
+		        "<title>e %s: %llu</title></rect>",
+		        bar_class(b), b * 6, 21 - h, h, qc_hist_labels[b], c[b]);
+	}
+	fputs("</svg>", f);
+}
+
+/* The histogram of one case's output: every bin labelled, a bar with its count per
+ * non-empty bin (class "bar"), log scale. */
+static void case_hist(FILE *f, json_t *hist, const char *unit)
+{
+	unsigned long long c[QC_HIST_BINS], max = 0;
+	int n = hist_counts(hist, c);
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		max = c[b] > max ? c[b] : max;
+	const int w = 46, top = 16, h = 90, width = QC_HIST_BINS * w;
+	fprintf(f,
+	        "<svg class=\"hist\" data-bins=\"%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+	        "%d\" role=\"img\"><title>error histogram (%s), elements per bin, log "
+	        "scale</title>",
+	        n, width, top + h + 30, width, top + h + 30, unit);
+	fprintf(f, "<line x1=\"0\" y1=\"%d.5\" x2=\"%d\" y2=\"%d.5\" stroke=\"#999\"/>", top + h,
+	        width, top + h);
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		double x = b * w;
+		if (c[b]) {
+			double bh = bar_height(c[b], max, h);
+			fprintf(f,
+			        "<rect class=\"bar %s\" x=\"%.0f\" y=\"%.1f\" width=\"%d\" "
+			        "height=\"%.1f\"><title>e %s: %llu</title></rect>",
+			        bar_class(b), x + 4, top + h - bh, w - 8, bh, qc_hist_labels[b],
+			        c[b]);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">%llu</text>",
+			        x + w / 2.0, top + h - bh - 3, c[b]);
+		}
+		fprintf(f, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">", x + w / 2.0,
+		        top + h + 13);
+		esc(f, qc_hist_labels[b]);
+		fputs("</text>", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">e in %s</text></svg>\n", width,
+	        top + h + 27, unit);
+}
+
+/* ---- the operator table ---- */
+
+static const int op_cols[] = {
+        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
+        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
+static const char *const op_heads[] = {"pass",  "within",  "fail", "error",
+                                       "crash", "timeout", "n/s",  "exp. err"};
+
+static void ops_table(FILE *f, json_t *r)
+{
+	json_t *ops = json_object_get(r, "ops");
+	fprintf(f,
+	        "<h2 id=\"ops\">Operators (%zu)</h2>\n<p class=\"note\">Errors e are in the "
+	        "output's unit: lsb for quantized outputs, steps of the scale for fake-quantized "
+	        "float outputs, ulp for other floats. The histogram bins run from &le;-65 through "
+	        "0 (green) to &ge;65, then non-finite; log scale.</p>\n",
+	        json_array_size(ops));
+	fputs("<table class=\"ops\"><thead><tr><th>semantics</th><th>op</th><th "
+	      "class=\"n\">cases</th>",
+	      f);
+	for (size_t k = 0; k < sizeof op_heads / sizeof op_heads[0]; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", op_heads[k]);
+	fputs("<th>max |e|</th><th>errors</th></tr></thead>\n<tbody>\n", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				bad += kcount(v, qc_verdict_name((qc_verdict)k));
+		int ns = kcount(v, "NOT_SUPPORTED") != 0;
+		fprintf(f, "<tr id=\"op-%zu\"%s><td>", i,
+		        bad  ? " class=\"bad\""
+		        : ns ? " class=\"ns\""
+		             : "");
+		esc(f, jstr(o, "semantics"));
+		fputs("</td><td>", f);
+		esc(f, jstr(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		for (size_t k = 0; k < sizeof op_cols / sizeof op_cols[0]; k++) {
+			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)op_cols[k]));
+			fprintf(f, "<td class=\"n%s\">%llu</td>",
+			        !n                       ? " z"
+			        : is_failing(op_cols[k]) ? " bad"
+			                                 : "",
+			        n);
+		}
+		json_t *outs = json_object_get(o, "outputs"), *m;
+		size_t k;
+		fputs("<td>", f);
+		json_array_foreach(outs, k, m)
+		{
+			char b[32];
+			if (k)
+				fputs("<br>", f);
+			if (json_array_size(outs) > 1) {
+				esc(f, jstr(m, "name"));
+				fputs(": ", f);
+			}
+			fprintf(f, "%s ", fmt_num(b, sizeof b, json_object_get(m, "max_abs")));
+			esc(f, jstr(m, "unit"));
+		}
+		if (!json_array_size(outs))
+			fputs("&ndash;", f);
+		fputs("</td><td>", f);
+		json_array_foreach(outs, k, m)
+		{
+			if (k)
+				fputs("<br>", f);
+			mini_hist(f, json_object_get(m, "histogram"));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* Every waiver of the run's waiver file, used or not, and what it did. */
+static void waivers(FILE *f, json_t *r)
+{
+	json_t *ws = json_object_get(r, "waivers");
+	if (!json_is_array(ws))
+		return;
+	fprintf(f,
+	        "<h2 id=\"waivers\">Waivers (%zu)</h2>\n<table><tr><th>cases</th><th>reason</th>"
+	        "<th>expires</th><th class=\"n\">matched</th><th class=\"n\">applied</th></tr>\n",
+	        json_array_size(ws));
+	size_t i;
+	json_t *w;
+	json_array_foreach(ws, i, w)
+	{
+		int expired = json_is_true(json_object_get(w, "expired"));
+		fprintf(f, "<tr%s><td><code>", expired ? " class=\"bad\"" : "");
+		esc(f, jstr(w, "case"));
+		fputs("</code></td><td>", f);
+		esc(f, jstr(w, "reason"));
+		fputs("</td><td>", f);
+		json_t *e = json_object_get(w, "expires");
+		esc(f, json_is_string(e) ? json_string_value(e) : "never");
+		fprintf(f, "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
+		        expired ? " (expired: fails the run)" : "", kcount(w, "matched"),
+		        kcount(w, "applied"));
+	}
+	fputs("</table>\n", f);
+}
+
+/* ---- one case ---- */
+
+static const char *safe_unit(const char *u)
+{
+	for (int k = QC_UNIT_LSB; k <= QC_UNIT_ULP; k++)
+		if (!strcmp(u, qc_unit_name((qc_unit)k)))
+			return qc_unit_name((qc_unit)k);
+	return "?";
+}
+
+/* A metrics column head: the JSON key with spaces, so a narrow page can wrap it. */
+static void head_cell(FILE *f, const char *key)
+{
+	fputs("<th class=\"n\">", f);
+	for (const char *p = key; *p; p++)
+		fputc(*p == '_' ? ' ' : *p, f);
+	fputs("</th>", f);
+}
+
+static void case_article(FILE *f, json_t *c, size_t index)
+{
+	/* names written into markup unescaped come from qconform's own tables */
+	int vi = verdict_index(jstr(c, "verdict"));
+	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
+	char b1[32], b2[32], b3[32];
+	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
+	        verdict, index, verdict);
+	esc(f, verdict);
+	fputs("</span><span class=\"name\">", f);
+	esc(f, jstr(c, "name"));
+	fputs("</span></h3>\n<table class=\"kv\">\n", f);
+	kv_row(f, "message", jstr(c, "message"), 0);
+	fputs("<tr><th>operator</th><td>", f);
+	esc(f, jstr(c, "semantics"));
+	fputs("/", f);
+	esc(f, jstr(c, "op"));
+	fputs("</td></tr>\n", f);
+	kv_row(f, "spec", jstr(c, "spec"), 0);
+	kv_row(f, "params", jstr(c, "params"), 1);
+	kv_row(f, "case seed", jstr(c, "seed"), 1);
+	if (json_object_get(c, "waived"))
+		kv_row(f, "waived", jstr(c, "waived"), 0);
+	kv_row(f, "expect", jstr(c, "expect"), 0);
+	kv_row(f, "seconds", fmt_num(b1, sizeof b1, json_object_get(c, "seconds")), 0);
+	json_t *aq = json_object_get(c, "auto_quant");
+	if (json_is_object(aq)) {
+		const char *k;
+		json_t *q;
+		fputs("<tr><th>auto quant</th><td>", f);
+		json_object_foreach(aq, k, q)
+		{
+			esc(f, k);
+			fprintf(f, ": scale %s, zero point %s; ",
+			        fmt_num(b1, sizeof b1, json_object_get(q, "scale")),
+			        fmt_num(b2, sizeof b2, json_object_get(q, "zero_point")));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	if (json_object_get(c, "golden_source"))
+		kv_row(f, "golden source", jstr(c, "golden_source"), 0);
+	fputs("</table>\n", f);
+	size_t k;
+	json_t *o;
+	json_array_foreach(json_object_get(c, "outputs"), k, o)
+	{
+		const char *unit = safe_unit(jstr(o, "unit"));
+		fputs("<h4>output ", f);
+		esc(f, jstr(o, "name"));
+		fputs(" (", f);
+		esc(f, jstr(o, "dtype"));
+		fputs(", e in ", f);
+		esc(f, unit);
+		fputs(")</h4>\n<table class=\"metrics\"><tr>", f);
+		static const char *const counts[] = {"elements", "mismatches", "within_rounding",
+		                                     "unpredictable", "out_of_range"};
+		static const char *const nums[] = {"max_abs",      "bias",    "mse",
+		                                   "saturated",    "max_ulp", "max_abs_error",
+		                                   "max_rel_error"};
+		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
+			head_cell(f, counts[j]);
+		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
+			if (json_object_get(o, nums[j]))
+				head_cell(f, !strcmp(nums[j], "max_abs") ? "max |e|" : nums[j]);
+		fputs("</tr><tr>", f);
+		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
+			fprintf(f, "<td class=\"n\">%llu</td>", kcount(o, counts[j]));
+		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
+			if (json_object_get(o, nums[j]))
+				fprintf(f, "<td class=\"n\">%s</td>",
+				        fmt_num(b1, sizeof b1, json_object_get(o, nums[j])));
+		fputs("</tr></table>\n", f);
+		case_hist(f, json_object_get(o, "histogram"), unit);
+		json_t *worst = json_object_get(o, "worst");
+		if (json_array_size(worst)) {
+			fputs("<table class=\"worst\"><tr><th class=\"n\">index</th><th>inputs at "
+			      "the index</th><th class=\"n\">expected</th><th "
+			      "class=\"n\">got</th><th class=\"n\">error</th></tr>\n",
+			      f);
+			size_t w;
+			json_t *e;
+			json_array_foreach(worst, w, e)
+			{
+				fprintf(f, "<tr><td class=\"n\">%llu</td><td>", kcount(e, "index"));
+				const char *in;
+				json_t *iv;
+				int first = 1;
+				json_object_foreach(json_object_get(e, "inputs"), in, iv)
+				{
+					fputs(first ? "" : ", ", f);
+					esc(f, in);
+					fprintf(f, " = %s", fmt_num(b1, sizeof b1, iv));
+					first = 0;
+				}
+				fprintf(f,
+				        "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+				        "class=\"n\">%s</td></tr>\n",
+				        fmt_num(b1, sizeof b1, json_object_get(e, "expected")),
+				        fmt_num(b2, sizeof b2, json_object_get(e, "got")),
+				        fmt_num(b3, sizeof b3, json_object_get(e, "error")));
+			}
+			fputs("</table>\n", f);
+		}
+	}
+	if (json_object_get(c, "reproduce")) {
+		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
+		esc(f, jstr(c, "reproduce"));
+		fputs("</pre>\n", f);
+	}
+	fputs("</article>\n", f);
+}
+
+/* Failing cases (up to QC_HTML_MAX_LISTED), cases within tolerance (when few), and the
+ * operators the plugin does not support. */
+static void drill_down(FILE *f, json_t *r, const char *json_path)
+{
+	json_t *cases = json_object_get(r, "cases");
+	unsigned long long failing = 0, within = 0, listed = 0;
+	size_t i;
+	json_t *c;
+	json_array_foreach(cases, i, c)
+	{
+		int v = verdict_index(jstr(c, "verdict"));
+		failing += is_failing(v);
+		within += v == QC_PASS_WITHIN_TOLERANCE;
+	}
+	fprintf(f, "<h2 id=\"failing\">Failing cases (%llu)</h2>\n", failing);
+	if (!failing)
+		fputs("<p class=\"note\">No case failed, errored, crashed or timed out.</p>\n", f);
+	if (failing > QC_HTML_MAX_LISTED)
+		fprintf(f,
+		        "<p class=\"note\" id=\"more-failing\">The first %d are listed here; %llu "
+		        "more failing cases are in the JSON report (<code>",
+		        QC_HTML_MAX_LISTED, failing - QC_HTML_MAX_LISTED);
+	if (failing > QC_HTML_MAX_LISTED) {
+		esc(f, json_path);
+		fputs("</code>).</p>\n", f);
+	}
+	json_array_foreach(cases, i, c)
+	{
+		if (listed == QC_HTML_MAX_LISTED)
+			break;
+		if (is_failing(verdict_index(jstr(c, "verdict")))) {
+			case_article(f, c, i);
+			listed++;
+		}
+	}
+	fprintf(f, "<h2 id=\"within\">Passed within tolerance (%llu)</h2>\n", within);
+	if (within > QC_HTML_MAX_WITHIN) {
+		fprintf(f,
+		        "<p class=\"note\">%llu cases are not bit-exact but within their spec's "
+		        "tolerance; the operator table counts them per operator and the JSON "
+		        "report "
+		        "lists them.</p>\n",
+		        within);
+	} else if (!within) {
+		fputs("<p class=\"note\">None: every passing case is bit-exact.</p>\n", f);
+	} else {
+		json_array_foreach(cases, i, c)
+		{
+			if (verdict_index(jstr(c, "verdict")) == QC_PASS_WITHIN_TOLERANCE)
+				case_article(f, c, i);
+		}
+	}
+	/* NOT_SUPPORTED: per operator, the count and the plugin's first message */
+	json_t *ops = json_object_get(r, "ops"), *o;
+	unsigned long long ns = 0;
+	json_array_foreach(ops, i, o) ns += kcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+	fprintf(f, "<h2 id=\"not-supported\">Not supported (%llu)</h2>\n", ns);
+	if (!ns) {
+		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
+		return;
+	}
+	fputs("<table><tr><th>operator</th><th class=\"n\">cases</th><th>first case</th><th>the "
+	      "plugin's message</th></tr>\n",
+	      f);
+	json_array_foreach(ops, i, o)
+	{
+		unsigned long long n = kcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		if (!n)
+			continue;
+		const char *sem = jstr(o, "semantics"), *op = jstr(o, "op"), *msg = "", *name = "";
+		size_t j;
+		json_array_foreach(cases, j, c)
+		{
+			if (!strcmp(jstr(c, "verdict"), "NOT_SUPPORTED") &&
+			    !strcmp(jstr(c, "semantics"), sem) && !strcmp(jstr(c, "op"), op)) {
+				msg = jstr(c, "message");
+				name = jstr(c, "name");
+				break;
+			}
+		}
+		fputs("<tr><td>", f);
+		esc(f, sem);
+		fputs("/", f);
+		esc(f, op);
+		fprintf(f, "</td><td class=\"n\">%llu</td><td>", n);
+		esc(f, name);
+		fputs("</td><td>", f);
+		esc(f, msg);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+int qc_html_write_doc(json_t *r, const char *json_path, const char *html_path, char *err,
+                      size_t errsz)
+{
+	FILE *f = fopen(html_path, "w");
+	if (!f) {
+		snprintf(err, errsz, "%s: %s", html_path, strerror(errno));
+		return -1;
+	}
+	json_t *run = json_object_get(r, "run");
+	head(f, run);
+	banner(f, r);
+	profile_banner(f, r);
+	metadata(f, r, json_path);
+	ops_table(f, r);
+	waivers(f, r);
+	drill_down(f, r, json_path);
+	fputs("<p class=\"muted\">Generated by qconform ", f);
+	esc(f, jstr(run, "qconform_version"));
+	fputs(" from <code>", f);
+	esc(f, json_path);
+	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		snprintf(err, errsz, "%s: write error: %s", html_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int qc_html_write(const char *json_path, const char *html_path, char *err, size_t errsz)
+{
+	json_t *r = qc_report_read(json_path, err, errsz);
+	if (!r)
+		return -1;
+	int rc = qc_html_write_doc(r, json_path, html_path, err, errsz);
+	json_decref(r);
+	return rc;
+}
+
+/* ---- qconform report ---- */
+
+static const char report_usage[] =
+        "usage: qconform report RESULT.json [--html FILE] [--junit FILE]\n"
+        "  renders a JSON report again; without --html or --junit, writes both beside it\n"
+        "  (RESULT.html, RESULT.junit.xml)\n";
+
+/* path without a trailing ".json", plus ext */
+static char *beside(const char *path, const char *ext)
+{
+	size_t n = strlen(path);
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	char *s = malloc(n + strlen(ext) + 1);
+	if (s) {
+		memcpy(s, path, n);
+		strcpy(s + n, ext);
+	}
+	return s;
+}
+
+int qc_cmd_report(int argc, char **argv)
+{
+	const char *json = NULL, *html = NULL, *junit = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--html") || !strcmp(a, "--junit")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "qconform report: missing value after %s\n", a);
+				return 2;
+			}
+			*(a[2] == 'h' ? &html : &junit) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "qconform report: unknown option %s\n%s", a, report_usage);
+			return 2;
+		} else if (json) {
+			fprintf(stderr, "qconform report: one JSON report at a time (%s, %s)\n",
+			        json, a);
+			return 2;
+		} else {
+			json = a;
+		}
+	}
+	if (!json) {
+		fprintf(stderr, "qconform report: needs a JSON report\n%s", report_usage);
+		return 2;
+	}
+	char err[1024];
+	json_t *r = qc_report_read(json, err, sizeof err);
+	if (!r) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	char *html_def = NULL, *junit_def = NULL;
+	if (!html && !junit) {
+		html = html_def = beside(json, ".html");
+		junit = junit_def = beside(json, ".junit.xml");
+	}
+	int rc = 0;
+	if (html && qc_html_write_doc(r, json, html, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		rc = 2;
+	} else if (html) {
+		printf("html: %s\n", html);
+	}
+	if (!rc && junit && qc_junit_write_doc(r, junit, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		rc = 2;
+	} else if (!rc && junit) {
+		printf("junit: %s\n", junit);
+	}
+	free(html_def);
+	free(junit_def);
+	json_decref(r);
+	return rc;
+}

@@ -1,0 +1,411 @@
+#include "report_junit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "report_html.h"
+#include "report_read.h"
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static double jnum(json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s && !strcmp(s, "inf"))
+		return INFINITY;
+	if (s && !strcmp(s, "-inf"))
+		return -INFINITY;
+	return NAN;
+}
+
+static unsigned long long kcount(json_t *o, const char *key)
+{
+	double d = jnum(json_object_get(o, key));
+	return d > 0 ? (unsigned long long)d : 0;
+}
+
+/* Seconds for a time attribute: non-negative and finite. */
+static double secs(json_t *v)
+{
+	double d = jnum(v);
+	return isfinite(d) && d > 0 ? d : 0;
+}
+
+static const char *fmt_num(char *buf, size_t n, json_t *v)
+{
+	double d = jnum(v);
+	if (isnan(d))
+		snprintf(buf, n, "nan");
+	else if (isinf(d))
+		snprintf(buf, n, d > 0 ? "inf" : "-inf");
+	else if (d == floor(d) && fabs(d) < 1e15)
+		snprintf(buf, n, "%.0f", d);
+	else
+		snprintf(buf, n, "%.6g", d);
+	return buf;
+}
+
+/*
+ * XML text or attribute value. XML 1.0 (section 2.2, Char) allows tab, newline, carriage
+ * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls and
+ * U+FFFE, U+FFFF become U+FFFD. In attributes, tab and line ends are written as character
+ * references so attribute-value normalization keeps them. The input is UTF-8 (jansson
+ * checks it).
+ */
+static void xesc(FILE *f, const char *s, int attr)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs(attr ? "&quot;" : "\"", f); break;
+		case '\'': fputs(attr ? "&apos;" : "'", f); break;
+		case '\t': fputs(attr ? "&#9;" : "\t", f); break;
+		case '\n': fputs(attr ? "&#10;" : "\n", f); break;
+		case '\r': fputs("&#13;", f); break;
+		default:
+			if (*p < 0x20) {
+				fputs("&#xFFFD;", f);
+			} else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
+				fputs("&#xFFFD;", f); /* U+FFFE, U+FFFF */
+				p += 2;
+			} else {
+				fputc(*p, f);
+			}
+		}
+	}
+}
+
+/* The metrics of a case's outputs as text: the body of a <failure>. */
+static void metrics_text(FILE *f, json_t *c)
+{
+	size_t k;
+	json_t *o;
+	char b1[32], b2[32], b3[32];
+	json_array_foreach(json_object_get(c, "outputs"), k, o)
+	{
+		fputs("output ", f);
+		xesc(f, jstr(o, "name"), 0);
+		fputs(" (", f);
+		xesc(f, jstr(o, "dtype"), 0);
+		fputs(", e in ", f);
+		xesc(f, jstr(o, "unit"), 0);
+		fprintf(f, "): %llu of %llu elements differ, max |e| %s, bias %s, mse %s",
+		        kcount(o, "mismatches"), kcount(o, "elements"),
+		        fmt_num(b1, sizeof b1, json_object_get(o, "max_abs")),
+		        fmt_num(b2, sizeof b2, json_object_get(o, "bias")),
+		        fmt_num(b3, sizeof b3, json_object_get(o, "mse")));
+		fprintf(f, ", within rounding %llu, unpredictable %llu, out of range %llu",
+		        kcount(o, "within_rounding"), kcount(o, "unpredictable"),
+		        kcount(o, "out_of_range"));
+		if (json_object_get(o, "max_ulp"))
+			fprintf(f, ", max ulp %s, max abs error %s, max rel error %s",
+			        fmt_num(b1, sizeof b1, json_object_get(o, "max_ulp")),
+			        fmt_num(b2, sizeof b2, json_object_get(o, "max_abs_error")),
+			        fmt_num(b3, sizeof b3, json_object_get(o, "max_rel_error")));
+		fputs("\n  histogram (e: elements):", f);
+		json_t *hist = json_object_get(o, "histogram");
+		for (int b = 0; b < QC_HIST_BINS; b++) {
+			json_t *n = json_object_get(hist, qc_hist_labels[b]);
+			if (n) {
+				fputc(' ', f);
+				xesc(f, qc_hist_labels[b], 0);
+				fprintf(f, ": %s", fmt_num(b1, sizeof b1, n));
+			}
+		}
+		size_t w;
+		json_t *e;
+		json_array_foreach(json_object_get(o, "worst"), w, e)
+		{
+			fprintf(f, "\n  worst: index %llu", kcount(e, "index"));
+			const char *in;
+			json_t *iv;
+			json_object_foreach(json_object_get(e, "inputs"), in, iv)
+			{
+				fputs(", ", f);
+				xesc(f, in, 0);
+				fprintf(f, " = %s", fmt_num(b1, sizeof b1, iv));
+			}
+			fprintf(f, ", expected %s, got %s, error %s",
+			        fmt_num(b1, sizeof b1, json_object_get(e, "expected")),
+			        fmt_num(b2, sizeof b2, json_object_get(e, "got")),
+			        fmt_num(b3, sizeof b3, json_object_get(e, "error")));
+		}
+		fputc('\n', f);
+	}
+}
+
+static void reproduce_text(FILE *f, json_t *c)
+{
+	if (json_object_get(c, "reproduce")) {
+		fputs("reproduce: ", f);
+		xesc(f, jstr(c, "reproduce"), 0);
+		fputc('\n', f);
+	}
+}
+
+static void testcase(FILE *f, json_t *c)
+{
+	const char *verdict = jstr(c, "verdict");
+	fputs("    <testcase classname=\"", f);
+	xesc(f, jstr(c, "semantics"), 1);
+	fputc('.', f);
+	xesc(f, jstr(c, "op"), 1);
+	fputs("\" name=\"", f);
+	xesc(f, jstr(c, "name"), 1);
+	fprintf(f, "\" time=\"%.6f\"", secs(json_object_get(c, "seconds")));
+	const char *tag = NULL;
+	if (json_object_get(c, "waived")) {
+		/* a failure a waiver accepts: skipped, so a CI gate agrees with the run's verdict
+		 */
+		fputs(">\n      <skipped message=\"", f);
+		xesc(f, verdict, 1);
+		fputs(" waived: ", f);
+		xesc(f, jstr(c, "waived"), 1);
+		fputs("\"/>\n    </testcase>\n", f);
+		return;
+	}
+	if (!strcmp(verdict, "FAIL"))
+		tag = "failure";
+	else if (!strcmp(verdict, "ERROR") || !strcmp(verdict, "CRASH") ||
+	         !strcmp(verdict, "TIMEOUT"))
+		tag = "error";
+	if (tag) {
+		fprintf(f, ">\n      <%s message=\"", tag);
+		xesc(f, jstr(c, "message"), 1);
+		fputs("\" type=\"", f);
+		xesc(f, verdict, 1);
+		fputs("\">", f);
+		xesc(f, jstr(c, "message"), 0);
+		fputc('\n', f);
+		metrics_text(f, c);
+		reproduce_text(f, c);
+		fprintf(f, "</%s>\n    </testcase>\n", tag);
+	} else if (!strcmp(verdict, "NOT_SUPPORTED")) {
+		fputs(">\n      <skipped message=\"", f);
+		xesc(f, jstr(c, "message"), 1);
+		fputs("\"/>\n    </testcase>\n", f);
+	} else if (!strcmp(verdict, "PASS_WITHIN_TOLERANCE")) {
+		/* a pass, with what it took */
+		fputs(">\n      <system-out>PASS_WITHIN_TOLERANCE: ", f);
+		xesc(f, jstr(c, "message"), 0);
+		fputc('\n', f);
+		metrics_text(f, c);
+		fputs("</system-out>\n    </testcase>\n", f);
+	} else {
+		fputs("/>\n", f);
+	}
+}
+
+/* ---- cases grouped by operator ---- */
+
+typedef struct op_group {
+	const char *sem, *op;
+	size_t *cases, n, cap;
+	unsigned long long failures, errors, skipped;
+	double time;
+} op_group;
+
+static uint64_t hash2(const char *a, const char *b)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	h = (h ^ '/') * 1099511628211ull;
+	for (const unsigned char *p = (const unsigned char *)b; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
+typedef struct op_table {
+	op_group *g;
+	size_t n, cap;
+	size_t *slot, nslots; /* open addressing: index + 1 into g, 0 empty */
+} op_table;
+
+static op_group *group_of(op_table *t, const char *sem, const char *op)
+{
+	if (2 * (t->n + 1) > t->nslots) {
+		size_t ns = t->nslots ? 2 * t->nslots : 64;
+		size_t *s = calloc(ns, sizeof *s);
+		if (!s)
+			return NULL;
+		for (size_t i = 0; i < t->n; i++) {
+			size_t h = (size_t)hash2(t->g[i].sem, t->g[i].op) & (ns - 1);
+			while (s[h])
+				h = (h + 1) & (ns - 1);
+			s[h] = i + 1;
+		}
+		free(t->slot);
+		t->slot = s;
+		t->nslots = ns;
+	}
+	size_t h = (size_t)hash2(sem, op) & (t->nslots - 1);
+	for (; t->slot[h]; h = (h + 1) & (t->nslots - 1)) {
+		op_group *g = &t->g[t->slot[h] - 1];
+		if (!strcmp(g->sem, sem) && !strcmp(g->op, op))
+			return g;
+	}
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 64;
+		op_group *ng = realloc(t->g, nc * sizeof *ng);
+		if (!ng)
+			return NULL;
+		t->g = ng;
+		t->cap = nc;
+	}
+	t->slot[h] = t->n + 1;
+	op_group *g = &t->g[t->n++];
+	memset(g, 0, sizeof *g);
+	g->sem = sem;
+	g->op = op;
+	return g;
+}
+
+static void table_free(op_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->g[i].cases);
+	free(t->g);
+	free(t->slot);
+}
+
+int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
+{
+	json_t *cases = json_object_get(r, "cases"), *run = json_object_get(r, "run");
+	json_t *plugin = json_object_get(run, "plugin");
+	op_table t = {0};
+	/* operators in the order of the report's roll-up, then any others in case order */
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(r, "ops"), i, x)
+	{
+		if (!group_of(&t, jstr(x, "semantics"), jstr(x, "op")))
+			goto oom;
+	}
+	unsigned long long failures = 0, errors = 0, skipped = 0;
+	double total_time = 0;
+	json_array_foreach(cases, i, x)
+	{
+		op_group *g = group_of(&t, jstr(x, "semantics"), jstr(x, "op"));
+		if (!g)
+			goto oom;
+		if (g->n == g->cap) {
+			size_t nc = g->cap ? 2 * g->cap : 16;
+			size_t *nca = realloc(g->cases, nc * sizeof *nca);
+			if (!nca)
+				goto oom;
+			g->cases = nca;
+			g->cap = nc;
+		}
+		g->cases[g->n++] = i;
+		const char *v = jstr(x, "verdict");
+		if (json_object_get(x, "waived")) {
+			g->skipped++;
+		} else {
+			g->failures += !strcmp(v, "FAIL");
+			g->errors +=
+			        !strcmp(v, "ERROR") || !strcmp(v, "CRASH") || !strcmp(v, "TIMEOUT");
+			g->skipped += !strcmp(v, "NOT_SUPPORTED");
+		}
+		g->time += secs(json_object_get(x, "seconds"));
+	}
+	for (i = 0; i < t.n; i++) {
+		failures += t.g[i].failures;
+		errors += t.g[i].errors;
+		skipped += t.g[i].skipped;
+		total_time += t.g[i].time;
+	}
+	FILE *f = fopen(xml_path, "w");
+	if (!f) {
+		snprintf(err, errsz, "%s: %s", xml_path, strerror(errno));
+		table_free(&t);
+		return -1;
+	}
+	/* timestamp: JUnit's is ISO 8601 without a zone; the report's is UTC */
+	char stamp[32];
+	snprintf(stamp, sizeof stamp, "%s", jstr(run, "started"));
+	size_t sl = strlen(stamp);
+	if (sl && stamp[sl - 1] == 'Z')
+		stamp[sl - 1] = 0;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"qconform ", f);
+	xesc(f, jstr(plugin, "name"), 1);
+	fprintf(f,
+	        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
+	        "time=\"%.6f\">\n",
+	        json_array_size(cases), failures, errors, skipped, total_time);
+	for (i = 0; i < t.n; i++) {
+		op_group *g = &t.g[i];
+		if (!g->n)
+			continue;
+		fputs("  <testsuite name=\"", f);
+		xesc(f, g->sem, 1);
+		fputc('/', f);
+		xesc(f, g->op, 1);
+		fprintf(f,
+		        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
+		        "time=\"%.6f\" timestamp=\"",
+		        g->n, g->failures, g->errors, g->skipped, g->time);
+		xesc(f, stamp, 1);
+		fputs("\" hostname=\"", f);
+		xesc(f, jstr(run, "host"), 1);
+		fputs("\">\n    <properties>\n", f);
+		static const char *const props[][2] = {{"plugin", "name"},
+		                                       {"plugin.version", "version"},
+		                                       {"plugin.sha256", "sha256"},
+		                                       {"plugin.path", "path"}};
+		for (size_t p = 0; p < sizeof props / sizeof props[0]; p++) {
+			fprintf(f, "      <property name=\"%s\" value=\"", props[p][0]);
+			xesc(f, jstr(plugin, props[p][1]), 1);
+			fputs("\"/>\n", f);
+		}
+		char seed[32];
+		json_t *sv = json_object_get(run, "seed");
+		if (json_is_integer(sv))
+			snprintf(seed, sizeof seed, "%" JSON_INTEGER_FORMAT,
+			         json_integer_value(sv));
+		else
+			fmt_num(seed, sizeof seed, sv);
+		fprintf(f, "      <property name=\"seed\" value=\"%s\"/>\n", seed);
+		fputs("      <property name=\"qconform.version\" value=\"", f);
+		xesc(f, jstr(run, "qconform_version"), 1);
+		fputs("\"/>\n    </properties>\n", f);
+		for (size_t k = 0; k < g->n; k++)
+			testcase(f, json_array_get(cases, g->cases[k]));
+		fputs("  </testsuite>\n", f);
+	}
+	fputs("</testsuites>\n", f);
+	table_free(&t);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		snprintf(err, errsz, "%s: write error: %s", xml_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+oom:
+	table_free(&t);
+	snprintf(err, errsz, "%s: out of memory", xml_path);
+	return -1;
+}
+
+int qc_junit_write(const char *json_path, const char *xml_path, char *err, size_t errsz)
+{
+	json_t *r = qc_report_read(json_path, err, errsz);
+	if (!r)
+		return -1;
+	int rc = qc_junit_write_doc(r, xml_path, err, errsz);
+	json_decref(r);
+	return rc;
+}

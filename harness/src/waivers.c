@@ -1,0 +1,228 @@
+#include "waivers.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* The scalar under key in a mapping (NULL if absent or not a scalar); *node gets the value. */
+static const char *scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
+                             yaml_node_t **node)
+{
+	*node = NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp((char *)k->data.scalar.value, key)) {
+			*node = yaml_document_get_node(doc, p->value);
+			return (*node)->type == YAML_SCALAR_NODE
+			               ? (char *)(*node)->data.scalar.value
+			               : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void check_keys(yaml_document_t *doc, yaml_node_t *map, const char *const *keys,
+                       const char *what, const char *list, const char *path, qc_diag *diag)
+{
+	for (yaml_node_pair_t *kp = map->data.mapping.pairs.start; kp < map->data.mapping.pairs.top;
+	     kp++) {
+		yaml_node_t *k = yaml_document_get_node(doc, kp->key);
+		const char *ks = k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
+		int known = 0;
+		for (const char *const *a = keys; *a; a++)
+			known |= !strcmp(*a, ks);
+		if (!known)
+			qc_diag_error(diag, path, k, "unknown key '%s' in %s (%s)", ks, what, list);
+	}
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (no time zone involved). */
+static long days_from_civil(long y, long m, long d)
+{
+	y -= m <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400;
+	long yoe = y - era * 400;
+	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* YYYY-MM-DD, a real calendar day: its day number, or -1. */
+static long parse_date(const char *s)
+{
+	int y, m, d, used = 0;
+	if (strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &used) != 3 || used != 10 ||
+	    s[4] != '-' || s[7] != '-' || m < 1 || m > 12 || d < 1)
+		return -1;
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (d > mdays[m - 1] + (m == 2 && leap))
+		return -1;
+	return days_from_civil(y, m, d);
+}
+
+qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		qc_diag_error(diag, path, NULL, "cannot read the waiver file: %s", strerror(errno));
+		return NULL;
+	}
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		FILE *out = diag && diag->out ? diag->out : stderr;
+		fprintf(out, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
+		        parser.problem_mark.column + 1,
+		        parser.problem ? parser.problem : "unknown");
+		if (diag)
+			diag->errors++;
+		yaml_parser_delete(&parser);
+		fclose(f);
+		return NULL;
+	}
+	yaml_parser_delete(&parser);
+	fclose(f);
+
+	int before = diag ? diag->errors : 0;
+	qc_waivers *ws = qc_xcalloc(1, sizeof *ws);
+	ws->path = strdup(path);
+	yaml_node_t *root = yaml_document_get_root_node(&doc), *n, *list;
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		qc_diag_error(
+		        diag, path, root,
+		        "a waiver file must be a mapping (qconform_waivers: 1, waivers: [...])");
+		goto done;
+	}
+	static const char *const top_keys[] = {"qconform_waivers", "waivers", NULL};
+	check_keys(&doc, root, top_keys, "a waiver file", "qconform_waivers, waivers", path, diag);
+	const char *v = scalar_at(&doc, root, "qconform_waivers", &n);
+	int64_t fmt;
+	if (!v || !qc_parse_int(v, &fmt) || fmt != QC_WAIVERS_FORMAT)
+		qc_diag_error(diag, path, n ? n : root,
+		              "missing or unsupported 'qconform_waivers: %d'", QC_WAIVERS_FORMAT);
+	scalar_at(&doc, root, "waivers", &list);
+	if (!list || list->type != YAML_SEQUENCE_NODE) {
+		qc_diag_error(diag, path, list ? list : root,
+		              "'waivers' must be a list of {case, reason, expires}");
+		goto done;
+	}
+	size_t cap = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
+	ws->w = qc_xcalloc(cap ? cap : 1, sizeof *ws->w);
+	for (yaml_node_item_t *it = list->data.sequence.items.start;
+	     it < list->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(&doc, *it);
+		if (e->type != YAML_MAPPING_NODE) {
+			qc_diag_error(diag, path, e,
+			              "a waiver is a mapping {case, reason, expires}");
+			continue;
+		}
+		static const char *const keys[] = {"case", "reason", "expires", NULL};
+		check_keys(&doc, e, keys, "a waiver", "case, reason, expires", path, diag);
+		qc_waiver w = {0};
+		w.line = (int)e->start_mark.line + 1;
+		const char *glob = scalar_at(&doc, e, "case", &n);
+		if (!glob || !*glob) {
+			qc_diag_error(diag, path, n ? n : e,
+			              "a waiver needs 'case': a glob over case names");
+			continue;
+		}
+		for (int k = 0; k < ws->n; k++)
+			if (!strcmp(ws->w[k].glob, glob)) {
+				qc_diag_error(diag, path, n, "case '%s' is waived twice (line %d)",
+				              glob, ws->w[k].line);
+				glob = NULL;
+				break;
+			}
+		if (!glob)
+			continue;
+		const char *reason = scalar_at(&doc, e, "reason", &n);
+		if (!reason || !*reason) {
+			qc_diag_error(diag, path, n ? n : e,
+			              "a waiver needs a 'reason' (why the failure is accepted)");
+			continue;
+		}
+		const char *exp = scalar_at(&doc, e, "expires", &n);
+		if (n && (!exp || parse_date(exp) < 0)) {
+			qc_diag_error(diag, path, n,
+			              "'expires' must be a date YYYY-MM-DD, got '%s'",
+			              exp ? exp : "(not a scalar)");
+			continue;
+		}
+		if (exp)
+			snprintf(w.expires, sizeof w.expires, "%s", exp);
+		w.glob = strdup(glob);
+		w.reason = strdup(reason);
+		ws->w[ws->n++] = w;
+	}
+done:
+	yaml_document_delete(&doc);
+	if (diag && diag->errors > before) {
+		qc_waivers_free(ws);
+		return NULL;
+	}
+	return ws;
+}
+
+void qc_waivers_free(qc_waivers *ws)
+{
+	if (!ws)
+		return;
+	for (int i = 0; i < ws->n; i++) {
+		free(ws->w[i].glob);
+		free(ws->w[i].reason);
+	}
+	free(ws->w);
+	free(ws->path);
+	free(ws);
+}
+
+int qc_waivers_expire(qc_waivers *ws, time_t now)
+{
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	long today = days_from_civil(tm.tm_year + 1900L, tm.tm_mon + 1L, tm.tm_mday);
+	int n = 0;
+	for (int i = 0; i < ws->n; i++) {
+		qc_waiver *w = &ws->w[i];
+		/* the expiry day is the last day the waiver holds */
+		long last = w->expires[0] ? parse_date(w->expires) : -1;
+		w->expired = w->expires[0] && today > last;
+		w->days_expired = w->expired ? today - last : 0;
+		if (w->expired) {
+			/* the first day without it */
+			struct tm d = {0};
+			sscanf(w->expires, "%4d-%2d-%2d", &d.tm_year, &d.tm_mon, &d.tm_mday);
+			d.tm_year -= 1900;
+			d.tm_mon -= 1;
+			d.tm_mday += 1;
+			time_t t = timegm(&d);
+			gmtime_r(&t, &d);
+			strftime(w->expired_since, sizeof w->expired_since, "%Y-%m-%d", &d);
+		}
+		n += w->expired;
+	}
+	return n;
+}
+
+qc_waiver *qc_waivers_match(qc_waivers *ws, const char *case_name)
+{
+	qc_waiver *first = NULL;
+	for (int i = 0; ws && i < ws->n; i++) {
+		qc_waiver *w = &ws->w[i];
+		if (fnmatch(w->glob, case_name, 0) != 0)
+			continue;
+		w->matched++;
+		if (!first && !w->expired)
+			first = w;
+	}
+	return first;
+}

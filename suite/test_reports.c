@@ -1,0 +1,715 @@
+/*
+ * The reports a customer and a CI read: the JSON report against its schema
+ * (reports/schema/report.schema.json, checked by Debian's python3-jsonschema), the HTML
+ * report as headless Chromium renders it, the JUnit XML as xmllint parses it, and
+ * `qconform report` on bad input. The hostile spec fixtures (suite/specs/hostile) carry
+ * markup in their case names.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qct.h"
+#include "report_html.h"
+
+/* suite/util.c: 0 valid, 1 invalid (messages in msg), -1 validator missing */
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size);
+
+#define HOSTILE "suite/specs/hostile"
+#define SCRIPT  "<script>alert(1)</script>"
+
+static long long count_of(json_t *verdicts, const char *v)
+{
+	return json_integer_value(json_object_get(verdicts, v));
+}
+
+static json_t *summary_verdicts(json_t *r)
+{
+	return json_object_get(json_object_get(r, "summary"), "verdicts");
+}
+
+static size_t occurrences(const char *s, const char *what)
+{
+	size_t n = 0, len = strlen(what);
+	for (const char *p = s; (p = strstr(p, what)); p += len)
+		n++;
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Runs `qconform report JSON ARGS`; returns the exit status, stderr in err (if not NULL). */
+static int report_cmd(const char *json, const char *args, char **err)
+{
+	qct_proc p;
+	if (qct_sh(&p, "%s report '%s' %s", qct_build_path("qconform"), json, args) != 0)
+		return -1;
+	int st = p.status;
+	if (st != 0 && !err)
+		fprintf(stderr, "\nqconform report %s %s: %s", json, args, p.err);
+	if (err)
+		*err = strdup(p.err);
+	qct_proc_free(&p);
+	return st;
+}
+
+/* ---- schema ---- */
+
+static void expect_invalid(json_t *r, const char *dir, const char *name, const char *mention)
+{
+	char path[600], msg[2048];
+	snprintf(path, sizeof path, "%s/%s.json", dir, name);
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(r, path, 0), 0);
+	int rc = qct_validate_report(path, msg, sizeof msg);
+	if (rc != 1 || !strstr(msg, mention))
+		fprintf(stderr, "\n  %s: validator said (%d) %s", name, rc, msg);
+	CU_ASSERT_EQUAL(rc, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, mention));
+}
+
+/* The schema accepts what qconform writes (qct_run_report checks every report of the suite)
+ * and rejects a report with a wrong verdict string, a missing field, an unknown field, or a
+ * NaN written in a way other than "nan". */
+static void test_schema_rejects_broken_reports(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL, HOSTILE " --plugin %s", qct_stub("ties_half_up"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	char path[600], msg[2048];
+	snprintf(path, sizeof path, "%s/report.json", tmp);
+	int rc = qct_validate_report(path, msg, sizeof msg);
+	if (rc != 0)
+		fprintf(stderr, "\n  valid report: %s", msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+
+	json_t *c0 = json_array_get(json_object_get(r, "cases"), 1);
+	json_t *saved = json_incref(json_object_get(c0, "verdict"));
+	json_object_set_new(c0, "verdict", json_string("FAILED"));
+	expect_invalid(r, tmp, "verdict", "'FAILED' is not one of");
+	json_object_set_new(c0, "verdict", saved);
+
+	json_t *summary = json_object_get(r, "summary");
+	json_t *conforms = json_incref(json_object_get(summary, "conforms"));
+	json_object_del(summary, "conforms");
+	expect_invalid(r, tmp, "missing", "'conforms' is a required property");
+	json_object_set_new(summary, "conforms", conforms);
+
+	json_t *out0 = json_array_get(json_object_get(c0, "outputs"), 0);
+	json_object_set_new(out0, "max_abs", json_string("NaN"));
+	expect_invalid(r, tmp, "nan", "max_abs");
+	json_object_set_new(out0, "max_abs", json_string("nan"));
+	json_object_set_new(out0, "max_ulp", json_integer(0)); /* lsb outputs have no ulp */
+	expect_invalid(r, tmp, "ulp", "max_ulp");
+	json_object_del(out0, "max_ulp");
+	json_object_set_new(out0, "bogus", json_true());
+	expect_invalid(r, tmp, "extra", "bogus");
+	json_object_del(out0, "bogus");
+
+	/* and back to valid: the mutations above were each the only fault */
+	snprintf(path, sizeof path, "%s/restored.json", tmp);
+	CU_ASSERT_EQUAL(json_dump_file(r, path, 0), 0);
+	CU_ASSERT_EQUAL(qct_validate_report(path, msg, sizeof msg), 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* ---- qconform report ---- */
+
+/* A missing file, broken JSON, a JSON that is not a report: one line "path: reason", exit 2. */
+static void test_report_command_bad_input(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[600], *err = NULL;
+	static const struct {
+		const char *name, *content, *reason;
+	} bad[] = {{"missing.json", NULL, "No such file"},
+	           {"broken.json", "{\"format\": \"qconform-report\",", "invalid JSON at line"},
+	           {"other.json", "{\"format\": \"something-else\"}", "not a qconform report"},
+	           {"empty.json", "", "invalid JSON"},
+	           {"noops.json",
+	            "{\"format\": \"qconform-report\", \"format_version\": 1, \"run\": {}, "
+	            "\"cases\": [], \"summary\": {}}",
+	            "\"ops\" missing"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", tmp, bad[i].name);
+		if (bad[i].content) {
+			FILE *f = fopen(path, "w");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+			fputs(bad[i].content, f);
+			fclose(f);
+		}
+		char out[700];
+		snprintf(out, sizeof out, "--html '%s/x.html' --junit '%s/x.xml'", tmp, tmp);
+		CU_ASSERT_EQUAL(report_cmd(path, out, &err), 2);
+		char prefix[700];
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+		CU_ASSERT_EQUAL(strncmp(err, prefix, strlen(prefix)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i].reason));
+		CU_ASSERT_EQUAL(occurrences(err, "\n"), 1);
+		if (strncmp(err, prefix, strlen(prefix)) || !strstr(err, bad[i].reason))
+			fprintf(stderr, "\n  %s: %s", bad[i].name, err);
+		free(err);
+		snprintf(path, sizeof path, "%s/x.html", tmp);
+		CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0); /* nothing written */
+	}
+	qct_rmdir(tmp);
+}
+
+/* ---- JUnit ---- */
+
+/* xmllint's XPath count of expr in file, or -1. */
+static long xpath_count(const char *file, const char *expr)
+{
+	qct_proc p;
+	if (qct_sh(&p, "xmllint --xpath '%s' '%s'", expr, file) != 0)
+		return -1;
+	long n = p.status == 0 ? strtol(p.out, NULL, 10) : -1;
+	if (p.status)
+		fprintf(stderr, "\n  xmllint --xpath %s: %s", expr, p.err);
+	qct_proc_free(&p);
+	return n;
+}
+
+static char *xpath_string(const char *file, const char *expr)
+{
+	qct_proc p;
+	if (qct_sh(&p, "xmllint --xpath '%s' '%s'", expr, file) != 0)
+		return NULL;
+	char *s = p.status == 0 ? strdup(p.out) : NULL;
+	qct_proc_free(&p);
+	size_t n = s ? strlen(s) : 0;
+	if (n && s[n - 1] == '\n') /* xmllint ends a string result with a newline */
+		s[n - 1] = 0;
+	return s;
+}
+
+static int xml_well_formed(const char *file)
+{
+	qct_proc p;
+	if (qct_sh(&p, "xmllint --noout '%s'", file) != 0)
+		return 0;
+	if (p.status)
+		fprintf(stderr, "\n  xmllint %s: %s", file, p.err);
+	int ok = p.status == 0;
+	qct_proc_free(&p);
+	return ok;
+}
+
+/* The JUnit XML of r (written at json) is well-formed and counts what the report counts. */
+static void check_junit(json_t *r, const char *json, const char *xml)
+{
+	char args[700];
+	snprintf(args, sizeof args, "--junit '%s'", xml);
+	CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+	CU_ASSERT_FATAL(xml_well_formed(xml));
+	json_t *v = summary_verdicts(r);
+	long cases = (long)json_array_size(json_object_get(r, "cases"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testsuite)"),
+	                (long)json_array_size(json_object_get(r, "ops")));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase)"), cases);
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/failure[@type=\"FAIL\"])"),
+	                count_of(v, "FAIL"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/error)"),
+	                count_of(v, "ERROR") + count_of(v, "CRASH") + count_of(v, "TIMEOUT"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/error[@type=\"CRASH\"])"),
+	                count_of(v, "CRASH"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/error[@type=\"TIMEOUT\"])"),
+	                count_of(v, "TIMEOUT"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/skipped)"),
+	                count_of(v, "NOT_SUPPORTED"));
+	/* the totals a CI reads off the root, and per suite */
+	CU_ASSERT_EQUAL(xpath_count(xml, "number(/testsuites/@tests)"), cases);
+	CU_ASSERT_EQUAL(xpath_count(xml, "number(/testsuites/@failures)"), count_of(v, "FAIL"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "number(/testsuites/@skipped)"),
+	                count_of(v, "NOT_SUPPORTED"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "sum(//testsuite/@tests)"), cases);
+	CU_ASSERT_EQUAL(xpath_count(xml, "sum(//testsuite/@failures)"), count_of(v, "FAIL"));
+	CU_ASSERT_EQUAL(xpath_count(xml, "sum(//testsuite/@errors)"),
+	                count_of(v, "ERROR") + count_of(v, "CRASH") + count_of(v, "TIMEOUT"));
+}
+
+/* Every stub verdict in JUnit; hostile names come back as the same strings; characters XML
+ * 1.0 forbids (controls, U+FFFF) in a plugin's message still give a well-formed file. */
+static void test_junit(void)
+{
+	const char *tmp = qct_tmpdir();
+	char json[600], xml[600];
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	snprintf(xml, sizeof xml, "%s/junit.xml", tmp);
+	static const char *const stubs[] = {"ties_half_up", "crash", "supports_nothing"};
+	for (size_t s = 0; s < sizeof stubs / sizeof stubs[0]; s++) {
+		int st;
+		json_t *r = qct_run_report(tmp, &st, NULL,
+		                           HOSTILE " specs/onnx/quantize_linear.yaml --plugin %s",
+		                           qct_stub(stubs[s]));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		check_junit(r, json, xml);
+		json_decref(r);
+	}
+	/* the hostile case name round-trips through the XML parser */
+	char *name = xpath_string(xml, "string(//testcase[contains(@name, \"crash\")]/@name)");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+	CU_ASSERT_STRING_EQUAL(name, "litert/dequantize/case/" SCRIPT " & \"quoted\" 'crash'");
+	free(name);
+	/* classname semantics.op, suite name semantics/op */
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testsuite[@name=\"onnx/QuantizeLinear\"]/"
+	                                 "testcase[@classname=\"onnx.QuantizeLinear\"])"),
+	                xpath_count(xml, "count(//testcase[@classname=\"onnx.QuantizeLinear\"])"));
+
+	/* a FAIL's text carries its metrics; forbidden characters are replaced */
+	int st;
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL, HOSTILE " --plugin %s", qct_stub("ties_half_up"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *c = json_array_get(json_object_get(r, "cases"), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(c, "verdict")), "FAIL");
+	json_object_set_new(c, "message",
+	                    json_string("bell \x07 escape \x1b[31m nul-free \xef\xbf\xbf end"));
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(r, json, 0), 0);
+	check_junit(r, json, xml);
+	char *text = xpath_string(xml, "string(//testcase/failure)");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "3 of 8 elements differ, max |e| 1, bias 0.375"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "histogram (e: elements): 0: 5 1: 3"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "worst: index 0, x = 0.5, expected 0, got 1, error 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "reproduce: qconform run"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "bell \xef\xbf\xbd escape \xef\xbf\xbd[31m"));
+	free(text);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* ---- HTML in a browser ---- */
+
+/* Chromium's command, installing Debian's chromium when it is missing and we are root. */
+static const char *chromium(void)
+{
+	static int state; /* 0 unknown, 1 present, -1 missing */
+	if (state == 0) {
+		qct_proc p;
+		int ok = qct_sh(&p, "command -v chromium") == 0 && p.status == 0;
+		qct_proc_free(&p);
+		if (!ok && geteuid() == 0) {
+			fprintf(stderr, "\n  installing chromium (apt-get install chromium) ...");
+			if (qct_sh(&p, "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+			               "--no-install-recommends chromium || (apt-get update -qq && "
+			               "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "
+			               "--no-install-recommends chromium)") == 0)
+				qct_proc_free(&p);
+			ok = qct_sh(&p, "command -v chromium") == 0 && p.status == 0;
+			qct_proc_free(&p);
+		}
+		state = ok ? 1 : -1;
+	}
+	if (state < 0) {
+		CU_FAIL("chromium is not installed and this is not root: install it with "
+		        "'sudo apt-get install chromium' (Debian's chromium package)");
+		return NULL;
+	}
+	return "chromium --headless --disable-gpu --no-sandbox --no-first-run "
+	       "--disable-dev-shm-usage";
+}
+
+/* The DOM Chromium builds from the HTML file (malloc'd), or NULL. */
+static char *rendered_dom(const char *html, const char *profile_dir)
+{
+	const char *chrome = chromium();
+	if (!chrome)
+		return NULL;
+	char abs[1024];
+	if (!realpath(html, abs))
+		return NULL;
+	qct_proc p;
+	if (qct_sh(&p, "timeout 120 %s --user-data-dir='%s' --dump-dom 'file://%s'", chrome,
+	           profile_dir, abs) != 0)
+		return NULL;
+	char *dom = p.status == 0 && *p.out ? strdup(p.out) : NULL;
+	if (!dom)
+		fprintf(stderr, "\n  chromium --dump-dom %s: status %d: %.2000s", abs, p.status,
+		        p.err);
+	qct_proc_free(&p);
+	return dom;
+}
+
+/* The text after `id="ID">` up to the next '<'. */
+static long long id_number(const char *dom, const char *id)
+{
+	char key[128];
+	snprintf(key, sizeof key, "id=\"%s\">", id);
+	const char *p = strstr(dom, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* What Chromium rendered from one run's report: the banner's verdict and counts, one table
+ * row per operator, each listed failing case with one SVG bar per non-empty histogram bin,
+ * and every hostile string as text. */
+static void check_rendered(json_t *r, const char *dom)
+{
+	json_t *v = summary_verdicts(r);
+	int conforms = json_is_true(json_object_get(json_object_get(r, "summary"), "conforms"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dom, conforms ? "id=\"verdict\">CONFORMS<"
+	                                            : "id=\"verdict\">DOES NOT CONFORM<"));
+	CU_ASSERT_EQUAL(id_number(dom, "total-cases"),
+	                (long long)json_array_size(json_object_get(r, "cases")));
+	const char *key;
+	json_t *n;
+	json_object_foreach(v, key, n)
+	{
+		char id[64];
+		snprintf(id, sizeof id, "count-%s", key);
+		CU_ASSERT_EQUAL(id_number(dom, id), json_integer_value(n));
+	}
+	json_t *ops = json_object_get(r, "ops");
+	CU_ASSERT_EQUAL(occurrences(dom, "<tr id=\"op-"), json_array_size(ops));
+	for (size_t i = 0; i < json_array_size(ops); i++) {
+		char id[32];
+		snprintf(id, sizeof id, "id=\"op-%zu\"", i);
+		CU_ASSERT_PTR_NOT_NULL(strstr(dom, id));
+	}
+	/* the drill-down: every failing case, its histogram bars */
+	json_t *cases = json_object_get(r, "cases"), *c;
+	size_t i, listed = 0;
+	json_array_foreach(cases, i, c)
+	{
+		const char *verdict = json_string_value(json_object_get(c, "verdict"));
+		if (!strcmp(verdict, "PASS") || !strcmp(verdict, "NOT_SUPPORTED") ||
+		    !strcmp(verdict, "EXPECTED_ERROR"))
+			continue;
+		char id[64];
+		snprintf(id, sizeof id, "<article class=\"case v-%s\" id=\"case-%zu\">", verdict,
+		         i);
+		const char *a = strstr(dom, id);
+		CU_ASSERT_PTR_NOT_NULL(a);
+		if (!a)
+			continue;
+		listed++;
+		const char *end = strstr(a, "</article>");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+		char *art = strndup(a, (size_t)(end - a));
+		size_t bins = 0, k;
+		json_t *o;
+		json_array_foreach(json_object_get(c, "outputs"), k, o)
+		{
+			bins += json_object_size(json_object_get(o, "histogram"));
+		}
+		CU_ASSERT_EQUAL(occurrences(art, "<rect class=\"bar "), bins);
+		CU_ASSERT_EQUAL(occurrences(art, "<svg class=\"hist\""),
+		                json_array_size(json_object_get(c, "outputs")));
+		if (bins)
+			CU_ASSERT_PTR_NOT_NULL(strstr(art, ">-64..-17</text>"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(art, "<pre class=\"repro\">qconform run "));
+		free(art);
+	}
+	CU_ASSERT_EQUAL(occurrences(dom, "<article "), listed);
+	/* hostile strings are text: no element came out of them */
+	CU_ASSERT_PTR_NULL(strstr(dom, "<script"));
+	CU_ASSERT_PTR_NULL(strstr(dom, "<b>also</b>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dom, "&lt;script&gt;alert(1)&lt;/script&gt; &amp; "));
+	CU_ASSERT_EQUAL(occurrences(dom, "<svg"), occurrences(dom, "</svg>"));
+}
+
+/* Headless Chromium renders the HTML report of a run with each stub that gives a verdict
+ * other than PASS (FAIL, CRASH, TIMEOUT, NOT_SUPPORTED) on the hostile specs. */
+static void test_html_in_chromium(void)
+{
+	const char *tmp = qct_tmpdir();
+	char json[600], html[600], profile[600];
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	snprintf(html, sizeof html, "%s/report.html", tmp);
+	snprintf(profile, sizeof profile, "%s/chromium", tmp);
+	static const struct {
+		const char *stub, *args, *verdict;
+	} runs[] = {{"ties_half_up", HOSTILE " specs/onnx/quantize_linear.yaml", "FAIL"},
+	            {"crash", HOSTILE, "CRASH"},
+	            {"hang", HOSTILE " --timeout 0.5", "TIMEOUT"},
+	            {"supports_nothing", HOSTILE, "NOT_SUPPORTED"}};
+	for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+		int st;
+		json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", runs[k].args,
+		                           qct_stub(runs[k].stub));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT(count_of(summary_verdicts(r), runs[k].verdict) > 0);
+		char args[700];
+		snprintf(args, sizeof args, "--html '%s'", html);
+		CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+		char *dom = rendered_dom(html, profile);
+		CU_ASSERT_PTR_NOT_NULL(dom);
+		if (dom) {
+			check_rendered(r, dom);
+			if (!strcmp(runs[k].verdict, "NOT_SUPPORTED"))
+				CU_ASSERT_PTR_NOT_NULL(strstr(dom, "<h2 id=\"not-supported\">Not "
+				                                   "supported (3)</h2>"));
+		}
+		free(dom);
+		json_decref(r);
+		if (!dom)
+			break;
+	}
+	qct_rmdir(tmp);
+}
+
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s)
+		s[fread(s, 1, (size_t)n, f)] = 0;
+	fclose(f);
+	return s;
+}
+
+/* With --profile the page carries the profile's own verdict: the reference meets onnx-qdq,
+ * a kernel that rounds ties half up fails it on QuantizeLinear and nowhere else. */
+static void test_html_profile(void)
+{
+	const char *tmp = qct_tmpdir();
+	char json[600], html[600], args[700];
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	snprintf(html, sizeof html, "%s/report.html", tmp);
+	snprintf(args, sizeof args, "--html '%s'", html);
+	static const struct {
+		const char *stub, *verdict;
+		size_t bad_rows;
+	} runs[] = {{NULL, "CONFORMS", 0}, {"ties_half_up", "DOES NOT CONFORM", 1}};
+	for (size_t k = 0; k < 2; k++) {
+		int st;
+		json_t *r = runs[k].stub
+		                    ? qct_run_report(tmp, &st, NULL,
+		                                     "specs --profile onnx-qdq --plugin %s",
+		                                     qct_stub(runs[k].stub))
+		                    : qct_run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+		char *page = slurp_file(html);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+		char want[128];
+		snprintf(want, sizeof want, "id=\"profile-verdict\">%s<", runs[k].verdict);
+		CU_ASSERT_PTR_NOT_NULL(strstr(page, want));
+		/* the profile section comes right after the banner, before the run's metadata */
+		const char *prof = strstr(page, "id=\"profile\""),
+		           *run = strstr(page, "id=\"run\"");
+		CU_ASSERT(prof && run && prof < run);
+		json_t *ops = json_object_get(json_object_get(r, "profile"), "required_ops");
+		CU_ASSERT(json_array_size(ops) >= 5);
+		size_t rows = 0, bad = 0;
+		for (const char *p = prof; p && p < run; p++) {
+			if (!strncmp(p, "<tr><td>onnx/", 13))
+				rows++;
+			if (!strncmp(p, "<tr class=\"bad\"><td>onnx/", 25)) {
+				rows++;
+				bad++;
+				CU_ASSERT_EQUAL(strncmp(p + 20, "onnx/QuantizeLinear<", 20), 0);
+			}
+		}
+		CU_ASSERT_EQUAL(rows, json_array_size(ops));
+		CU_ASSERT_EQUAL(bad, runs[k].bad_rows);
+		free(page);
+		json_decref(r);
+	}
+	qct_rmdir(tmp);
+}
+
+/* ---- a large run ---- */
+
+/* A report of n cases over 40 operators: 2% FAIL, 0.2% CRASH, 1% NOT_SUPPORTED, 3% within
+ * tolerance, the rest PASS; consistent roll-ups and summary. Returns 0 on success. */
+static int synthetic_report(const char *path, long n)
+{
+	static const char *const verdicts[] = {"PASS",           "PASS_WITHIN_TOLERANCE",
+	                                       "FAIL",           "NOT_SUPPORTED",
+	                                       "EXPECTED_ERROR", "ERROR",
+	                                       "CRASH",          "TIMEOUT"};
+	enum { N_OPS = 40, NV = 8 };
+	long long per_op[N_OPS][NV] = {{0}}, total[NV] = {0}, op_cases[N_OPS] = {0};
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	char zeros[65];
+	memset(zeros, '0', 64);
+	zeros[64] = 0;
+	fprintf(f,
+	        "{\"format\": \"qconform-report\", \"format_version\": 1,\n\"run\": "
+	        "{\"qconform_version\": \"0.1.0\", \"seed\": 7, \"started\": "
+	        "\"2026-01-01T00:00:00Z\", \"host\": \"bench\", \"command\": \"qconform run "
+	        "synthetic\", \"timeout_seconds\": 30, \"profile\": null, \"filters\": [], "
+	        "\"shard\": null, "
+	        "\"plugin\": {\"name\": \"synthetic\", \"version\": \"1\", \"abi_version\": 1, "
+	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\"}, \"specs\": [{\"path\": "
+	        "\"synthetic.yaml\", \"sha256\": \"%s\", \"cases\": %ld}]},\n\"cases\": [",
+	        zeros, zeros, n);
+	for (long i = 0; i < n; i++) {
+		int op = (int)(i % N_OPS), v;
+		long m = i % 1000;
+		v = m < 20 ? 2 : m < 22 ? 6 : m < 32 ? 3 : m < 62 ? 1 : 0;
+		per_op[op][v]++;
+		total[v]++;
+		op_cases[op]++;
+		fprintf(f,
+		        "%s\n{\"name\": \"syn/op%d/case/%ld\", \"ordinal\": %ld, \"spec\": "
+		        "\"synthetic.yaml\", "
+		        "\"semantics\": \"onnx\", \"op\": \"Op%d\", \"params\": \"i=%ld\", "
+		        "\"seed\": "
+		        "\"%016lx\", \"expect\": \"ok\", \"verdict\": \"%s\", \"seconds\": 1e-05, "
+		        "\"message\": \"%s\"",
+		        i ? "," : "", op, i, i, op, i, (unsigned long)i, verdicts[v],
+		        v == 2 ? "output 'y': 3 of 256 elements differ" : "");
+		if (v != 0 && v != 3)
+			fprintf(f,
+			        ", \"reproduce\": \"qconform run synthetic.yaml --filter "
+			        "'syn/op%d/case/%ld'\"",
+			        op, i);
+		if (v == 3 || v == 6) {
+			fputs(", \"outputs\": []}", f);
+			continue;
+		}
+		int bad = v == 2 || v == 1;
+		fprintf(f,
+		        ", \"outputs\": [{\"name\": \"y\", \"dtype\": \"int8\", \"saturated\": "
+		        "0.01, "
+		        "\"unit\": \"lsb\", \"elements\": 256, \"mismatches\": %d, "
+		        "\"unpredictable\": 0, \"out_of_range\": 0, \"within_rounding\": 0, "
+		        "\"max_abs\": %d, \"bias\": %s, \"mse\": %s, \"histogram\": {",
+		        bad ? 3 : 0, bad ? 1 : 0, bad ? "0.0078125" : "0",
+		        bad ? "0.01171875" : "0");
+		fprintf(f, bad ? "\"-1\": 1, \"0\": 253, \"1\": 2}" : "\"0\": 256}");
+		fputs(", \"worst\": [", f);
+		if (bad)
+			fputs("{\"index\": 3, \"expected\": 5, \"got\": 6, \"error\": 1, "
+			      "\"inputs\": "
+			      "{\"x\": 0.5}}, {\"index\": 9, \"expected\": -2, \"got\": -1, "
+			      "\"error\": "
+			      "1, \"inputs\": {\"x\": -0.5}}, {\"index\": 11, \"expected\": 0, "
+			      "\"got\": "
+			      "-1, \"error\": -1, \"inputs\": {\"x\": \"nan\"}}",
+			      f);
+		fputs("]}]}", f);
+	}
+	fputs("\n],\n\"ops\": [", f);
+	for (int op = 0; op < N_OPS; op++) {
+		fprintf(f,
+		        "%s\n{\"semantics\": \"onnx\", \"op\": \"Op%d\", \"cases\": %lld, "
+		        "\"verdicts\": {",
+		        op ? "," : "", op, op_cases[op]);
+		for (int v = 0; v < NV; v++)
+			fprintf(f, "%s\"%s\": %lld", v ? ", " : "", verdicts[v], per_op[op][v]);
+		fputs("}, \"seconds\": 0.025, \"outputs\": [{\"name\": \"y\", \"unit\": \"lsb\", "
+		      "\"elements\": 600000, \"mismatches\": 300, \"unpredictable\": 0, "
+		      "\"out_of_range\": 0, \"within_rounding\": 0, \"max_abs\": 1, \"bias\": "
+		      "0.0001, "
+		      "\"mse\": 0.0005, \"histogram\": {\"-1\": 100, \"0\": 599700, \"1\": 200}}]}",
+		      f);
+	}
+	fprintf(f, "\n],\n\"summary\": {\"cases\": %ld, \"verdicts\": {", n);
+	for (int v = 0; v < NV; v++)
+		fprintf(f, "%s\"%s\": %lld", v ? ", " : "", verdicts[v], total[v]);
+	fputs("}, \"waived\": 0, \"conforms\": false, \"finished\": \"2026-01-01T00:01:00Z\", "
+	      "\"wall_seconds\": "
+	      "60}\n}\n",
+	      f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* 100,000 cases: the HTML stays small (passing cases counted, 500 failing cases listed and
+ * the rest counted), renders in seconds, and JUnit still has every case. */
+static void test_large_run(void)
+{
+	const char *tmp = qct_tmpdir();
+	char json[600], html[600], xml[600], args[1400], msg[2048];
+	snprintf(json, sizeof json, "%s/large.json", tmp);
+	snprintf(html, sizeof html, "%s/large.html", tmp);
+	snprintf(xml, sizeof xml, "%s/large.xml", tmp);
+	const long n = 100000;
+	CU_ASSERT_EQUAL_FATAL(synthetic_report(json, n), 0);
+	int rc = qct_validate_report(json, msg, sizeof msg);
+	if (rc)
+		fprintf(stderr, "\n  synthetic report: %s", msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	snprintf(args, sizeof args, "--html '%s'", html);
+	double t0 = now();
+	CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+	double t_html = now() - t0;
+	snprintf(args, sizeof args, "--junit '%s'", xml);
+	t0 = now();
+	CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+	double t_junit = now() - t0;
+	struct stat sj, sh, sx;
+	CU_ASSERT_FATAL(stat(json, &sj) == 0 && stat(html, &sh) == 0 && stat(xml, &sx) == 0);
+	printf("\n  %ld cases: JSON %.1f MB; HTML %.2f MB in %.2f s; JUnit %.1f MB in %.2f s\n", n,
+	       (double)sj.st_size / 1e6, (double)sh.st_size / 1e6, t_html, (double)sx.st_size / 1e6,
+	       t_junit);
+	CU_ASSERT(sh.st_size < 4000000);
+	FILE *f = fopen(html, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	char *page = malloc((size_t)sh.st_size + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+	page[fread(page, 1, (size_t)sh.st_size, f)] = 0;
+	fclose(f);
+	/* 2,200 failing (2,000 FAIL + 200 CRASH): 500 listed, 1,700 counted */
+	CU_ASSERT_EQUAL(occurrences(page, "<article "), QC_HTML_MAX_LISTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "<h2 id=\"failing\">Failing cases (2200)</h2>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "1700 more failing cases are in the JSON report"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "<h2 id=\"within\">Passed within tolerance (3000)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "id=\"count-PASS\">93800<"));
+	CU_ASSERT_PTR_NULL(strstr(page, "syn/op20/case/100<")); /* a PASS case is not listed */
+	free(page);
+	CU_ASSERT(xml_well_formed(xml));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase)"), n);
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase/skipped)"), 1000);
+	qct_rmdir(tmp);
+}
+
+/* run --html / --junit render the run's own report: the page says what the JSON says, the
+ * JUnit XML has one testcase per case. */
+static void test_run_renders(void)
+{
+	const char *tmp = qct_tmpdir();
+	char html[600], xml[600];
+	snprintf(html, sizeof html, "%s/run.html", tmp);
+	snprintf(xml, sizeof xml, "%s/run.junit.xml", tmp);
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/torch/fake_quantize_per_tensor_affine.yaml --plugin %s "
+	                           "--html '%s' --junit '%s'",
+	                           qct_stub("ties_half_up"), html, xml);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	CU_ASSERT(xml_well_formed(xml));
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testcase)"),
+	                (long)json_array_size(json_object_get(r, "cases")));
+	CU_ASSERT(xpath_count(xml, "count(//failure)") > 0);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "grep -c 'DOES NOT CONFORM' '%s'", html), 0);
+	CU_ASSERT(p.status == 0 && strtol(p.out, NULL, 10) >= 1);
+	qct_proc_free(&p);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+void qct_register_reports(void)
+{
+	CU_pSuite s = qct_suite("reports");
+	CU_add_test(s, "schema rejects broken reports", test_schema_rejects_broken_reports);
+	CU_add_test(s, "report command: bad input", test_report_command_bad_input);
+	CU_add_test(s, "junit", test_junit);
+	CU_add_test(s, "html in chromium", test_html_in_chromium);
+	CU_add_test(s, "html profile verdict", test_html_profile);
+	CU_add_test(s, "large run", test_large_run);
+	CU_add_test(s, "run --html --junit", test_run_renders);
+}
