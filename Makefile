@@ -7,7 +7,7 @@ BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson
 DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config libonnx-testdata \
-            python3-jsonschema libxml2-utils parallel
+            python3-jsonschema libxml2-utils parallel python3-numpy chromium
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -26,6 +26,8 @@
 #pragma weak qct_register_conventions
 #pragma weak qct_register_reports
 #pragma weak qct_register_gating
+#pragma weak qct_register_certify
+#pragma weak qct_register_dump
 
 const char *qct_build_path(const char *rel)
 {
@@ -67,7 +69,9 @@ int main(int argc, char **argv)
 	                        qct_register_tf,
 	                        qct_register_conventions,
 	                        qct_register_reports,
-	                        qct_register_gating};
+	                        qct_register_gating,
+	                        qct_register_certify,
+	                        qct_register_dump};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)

@@ -67,5 +67,7 @@ void qct_register_tf(void);
 void qct_register_conventions(void);
 void qct_register_reports(void);
 void qct_register_gating(void);
+void qct_register_certify(void);
+void qct_register_dump(void);
 
 #endif

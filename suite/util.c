@@ -88,12 +88,14 @@ void qct_rmdir(const char *dir)
 }
 
 /*
- * Validates a JSON report against reports/schema/report.schema.json with an independent
- * validator, Debian's python3-jsonschema (4.10 in Debian 12: validator_for picks the schema's
- * draft, 2020-12). Returns 0 if valid; 1 if not, with the validator's messages (up to three,
- * "path: message") in msg; -1 if the validator could not run, with the reason in msg.
- * Declared where it is used (suite/test_reports.c).
+ * Validates a JSON file against a JSON schema (e.g. reports/schema/report.schema.json) with an
+ * independent validator, Debian's python3-jsonschema (4.10 in Debian 12: validator_for picks
+ * the schema's draft, 2020-12). Returns 0 if valid; 1 if not, with the validator's messages
+ * (up to three, "path: message") in msg; -1 if the validator could not run, with the reason in
+ * msg. qct_validate_report is the same against the report schema. Declared where they are used
+ * (suite/test_reports.c, suite/test_certify.c).
  */
+int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size);
 int qct_validate_report(const char *json_path, char *msg, size_t msg_size);
 
 static const char validate_py[] =
@@ -119,14 +121,13 @@ static const char validate_py[] =
         "    print(where + \": \" + m)\n"
         "sys.exit(1 if errs else 0)\n";
 
-int qct_validate_report(const char *json_path, char *msg, size_t msg_size)
+int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size)
 {
 	/* Debian's interpreter first: its python3-jsonschema is the one CI installs */
 	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 	qct_proc p;
 	/* the script has no single quote: one shell word */
-	if (qct_sh(&p, "%s -c '%s' reports/schema/report.schema.json '%s'", py, validate_py,
-	           json_path) != 0) {
+	if (qct_sh(&p, "%s -c '%s' '%s' '%s'", py, validate_py, schema_path, json_path) != 0) {
 		snprintf(msg, msg_size, "cannot run %s", py);
 		return -1;
 	}
@@ -137,6 +138,11 @@ int qct_validate_report(const char *json_path, char *msg, size_t msg_size)
 		msg[--n] = 0;
 	qct_proc_free(&p);
 	return st == 0 ? 0 : st == 1 ? 1 : -1;
+}
+
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size)
+{
+	return qct_validate_json("reports/schema/report.schema.json", json_path, msg, msg_size);
 }
 
 /* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify.h"
 #include "conventions.h"
 #include "diff.h"
 #include "merge.h"
@@ -31,11 +32,19 @@ static void usage(FILE *f)
 	        "name)\n"
 	        "      --baseline FILE      also exit 1 on a regression against this report\n"
 	        "      --waivers FILE       known failures to accept (case glob, reason, expires)\n"
+	        "      --dump DIR           failing cases' inputs and outputs as .npy, plus a "
+	        "case.yaml\n"
+	        "      --dump-max N         at most N cases dumped (default 100)\n"
 	        "      --quiet              no progress line\n"
 	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
 	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
 	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
 	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
+	        "  certify --profile NAME --plugin PATH [--out DIR] [SPEC ...] [run options]\n"
+	        "                           run the profile, write DIR/certificate.json and "
+	        "certificate.html\n"
+	        "                           (default DIR reports/out/<plugin>; exit 0 "
+	        "certified, 1 not)\n"
 	        "  quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D | --min A "
 	        "--max B)\n"
 	        "        [--nudge tf|onnx|symmetric] [--narrow-range]\n"
@@ -108,6 +117,7 @@ int main(int argc, char **argv)
 	o.command = command_line;
 	o.paths = calloc((size_t)argc, sizeof *o.paths);
 	const char *show_name = NULL;
+	const char *out_dir = NULL; /* certify --out DIR */
 	if (!o.paths)
 		return 2;
 	for (int i = 2; i < argc; i++) {
@@ -182,6 +192,19 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--waivers")) {
 			NEED_ARG();
 			o.waivers = v;
+		} else if (!strcmp(a, "--dump")) {
+			NEED_ARG();
+			o.dump_dir = v;
+		} else if (!strcmp(a, "--dump-max")) {
+			NEED_ARG();
+			char *end;
+			long m = strtol(v, &end, 10);
+			if (*end || !*v || m < 1)
+				return bad(cmd, "--dump-max needs a number of cases >= 1, got", v);
+			o.dump_max = m;
+		} else if (!strcmp(a, "--out") && !strcmp(cmd, "certify")) {
+			NEED_ARG();
+			out_dir = v;
 		} else if (!strcmp(a, "--quiet")) {
 			o.quiet = 1;
 		} else if (!strcmp(a, "--trace")) {
@@ -202,6 +225,8 @@ int main(int argc, char **argv)
 		rc = qc_cmd_list(&o);
 	else if (!strcmp(cmd, "validate"))
 		rc = qc_cmd_validate(&o);
+	else if (!strcmp(cmd, "certify"))
+		rc = qc_cmd_certify(&o, out_dir);
 	else if (!strcmp(cmd, "show"))
 		rc = show_name ? qc_cmd_show(&o, show_name) : bad(cmd, "needs a case name", NULL);
 	else {

@@ -143,7 +143,17 @@ static const char css[] =
         "svg.hist{display:block;margin:4px 0}svg.mini{vertical-align:middle}"
         ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}"
         "svg text{font:10px system-ui,sans-serif;fill:#444}"
-        ".note{color:#555}.muted{color:#777}";
+        ".note{color:#555}.muted{color:#777}"
+        ".cert{border:6px solid;margin:0}.cert.ok{border-color:#1b7f3b}"
+        ".cert.bad{border-color:#b3261e}"
+        ".certhead{color:#fff;padding:20px 22px 16px}.cert.ok .certhead{background:#1b7f3b}"
+        ".cert.bad .certhead{background:#b3261e}"
+        ".certhead .big{font-size:44px;font-weight:800;letter-spacing:1px}"
+        ".certhead .small{font-size:13px;text-transform:uppercase;letter-spacing:1px}"
+        ".certhead .sub{font-size:15px;margin-top:4px;word-break:break-all}"
+        ".certhead code{color:#fff}"
+        ".reasons{font-size:16px;font-weight:600;margin:10px 0 0;padding-left:22px}"
+        ".certbody{background:#fff;padding:6px 22px 12px}.certbody h3{margin:14px 0 6px}";
 
 static void head(FILE *f, json_t *run)
 {
@@ -809,8 +819,160 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	fputs("</table>\n", f);
 }
 
+/* ---- the certificate (qconform certify; harness/src/certify.c) ---- */
+
+static void cert_kv_count(FILE *f, const char *key, unsigned long long n)
+{
+	fprintf(f, "<tr><th>%s</th><td>%llu</td></tr>\n", key, n);
+}
+
+static void certificate(FILE *f, json_t *c)
+{
+	int ok = json_is_true(json_object_get(c, "certified"));
+	json_t *p = json_object_get(c, "profile"), *plugin = json_object_get(c, "plugin");
+	json_t *reasons = json_object_get(c, "reasons"), *waived = json_object_get(c, "waived");
+	char buf[64];
+	fprintf(f,
+	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
+	        "<div class=\"small\">qconform certificate &middot; profile <b>",
+	        ok ? "ok" : "bad");
+	esc(f, jstr(p, "name"));
+	fprintf(f, "</b></div>\n<div class=\"big\" id=\"certificate-verdict\">%s</div>\n",
+	        ok ? "CERTIFIED" : "NOT CERTIFIED");
+	fputs("<div class=\"sub\">plugin <b>", f);
+	esc(f, jstr(plugin, "name"));
+	fputs("</b> ", f);
+	esc(f, jstr(plugin, "version"));
+	fputs(" &middot; sha256 <code>", f);
+	esc(f, jstr(plugin, "sha256"));
+	fprintf(f, "</code> &middot; %llu cases (the profile needs %llu)</div>\n",
+	        kcount(c, "cases"), kcount(p, "min_cases"));
+	if (json_array_size(reasons)) {
+		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");
+		size_t i;
+		json_t *x;
+		json_array_foreach(reasons, i, x)
+		{
+			fputs("<li>", f);
+			esc(f, json_string_value(x));
+			fputs("</li>", f);
+		}
+		fputs("</ol>\n", f);
+	} else {
+		fputs("<div class=\"sub\">every required operator ran, none NOT_SUPPORTED; "
+		      "enough cases; every verdict allowed; no waiver expired</div>\n",
+		      f);
+	}
+	fputs("</div>\n<div class=\"certbody\">\n", f);
+	if (json_array_size(waived)) {
+		fprintf(f,
+		        "<h3>%zu failing case%s accepted by a waiver</h3>\n<table "
+		        "id=\"certificate-waived\"><tr><th>case</th><th>verdict</th><th>reason</th>"
+		        "<th>expires</th></tr>\n",
+		        json_array_size(waived), json_array_size(waived) == 1 ? "" : "s");
+		size_t i;
+		json_t *w;
+		json_array_foreach(waived, i, w)
+		{
+			if (i == QC_HTML_MAX_LISTED) {
+				fprintf(f,
+				        "<tr><td colspan=\"4\">%zu more in "
+				        "certificate.json</td></tr>\n",
+				        json_array_size(waived) - i);
+				break;
+			}
+			json_t *e = json_object_get(w, "expires");
+			fputs("<tr><td>", f);
+			esc(f, jstr(w, "case"));
+			fputs("</td><td>", f);
+			esc(f, jstr(w, "verdict"));
+			fputs("</td><td>", f);
+			esc(f, jstr(w, "reason"));
+			fputs("</td><td>", f);
+			esc(f, json_is_string(e) ? json_string_value(e) : "never");
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	json_t *ops = json_object_get(p, "required_ops");
+	fprintf(f,
+	        "<h3>Required operators (%zu)</h3>\n<table "
+	        "id=\"certificate-ops\"><tr><th>operator</th><th class=\"n\">cases</th>",
+	        json_array_size(ops));
+	for (int k = 0; k < QC_N_VERDICTS; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", qc_verdict_name((qc_verdict)k));
+	fputs("</tr>\n", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		int bad = !kcount(o, "cases") || kcount(v, "NOT_SUPPORTED");
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			bad |= is_failing(k) && kcount(v, qc_verdict_name((qc_verdict)k));
+		fprintf(f, "<tr%s><td>", bad ? " class=\"bad\"" : "");
+		esc(f, jstr(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		for (int k = 0; k < QC_N_VERDICTS; k++) {
+			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)k));
+			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
+	kv_row(f, "profile", jstr(p, "name"), 0);
+	kv_row(f, "profile description", jstr(p, "description"), 0);
+	kv_row(f, "profile file", jstr(p, "path"), 1);
+	kv_row(f, "profile sha256", jstr(p, "sha256"), 1);
+	cert_kv_count(f, "profile min_cases", kcount(p, "min_cases"));
+	cert_kv_count(f, "cases run", kcount(c, "cases"));
+	kv_row(f, "plugin", jstr(plugin, "name"), 0);
+	kv_row(f, "plugin version", jstr(plugin, "version"), 0);
+	cert_kv_count(f, "plugin ABI", kcount(plugin, "abi_version"));
+	kv_row(f, "plugin path", jstr(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", jstr(plugin, "sha256"), 1);
+	kv_row(f, "qconform (suite)", jstr(c, "qconform_version"), 0);
+	kv_row(f, "host", jstr(c, "host"), 0);
+	json_t *seed = json_object_get(c, "seed");
+	if (json_is_integer(seed))
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
+	else
+		fmt_num(buf, sizeof buf, seed);
+	kv_row(f, "seed", buf, 0);
+	kv_row(f, "started", jstr(c, "started"), 0);
+	kv_row(f, "finished", jstr(c, "finished"), 0);
+	kv_row(f, "command", jstr(c, "command"), 1);
+	json_t *ev = json_object_get(c, "report");
+	kv_row(f, "evidence (JSON report)", jstr(ev, "path"), 1);
+	kv_row(f, "evidence sha256", jstr(ev, "sha256"), 1);
+	fputs("</table>\n", f);
+	json_t *specs = json_object_get(c, "specs");
+	fprintf(f,
+	        "<details id=\"certificate-specs\"><summary>%zu spec files (path, sha256, "
+	        "cases)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
+	        "class=\"n\">cases</th></tr>\n",
+	        json_array_size(specs));
+	json_array_foreach(specs, i, o)
+	{
+		fputs("<tr><td>", f);
+		esc(f, jstr(o, "path"));
+		fputs("</td><td><code>", f);
+		esc(f, jstr(o, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n", kcount(o, "cases"));
+	}
+	fputs("</table></details>\n<p class=\"note\">The run's full report follows.</p>\n"
+	      "</div>\n</section>\n",
+	      f);
+}
+
 int qc_html_write_doc(json_t *r, const char *json_path, const char *html_path, char *err,
                       size_t errsz)
+{
+	return qc_html_write_cert(r, NULL, json_path, html_path, err, errsz);
+}
+
+int qc_html_write_cert(json_t *r, json_t *cert, const char *json_path, const char *html_path,
+                       char *err, size_t errsz)
 {
 	FILE *f = fopen(html_path, "w");
 	if (!f) {
@@ -819,6 +981,8 @@ int qc_html_write_doc(json_t *r, const char *json_path, const char *html_path, c
 	}
 	json_t *run = json_object_get(r, "run");
 	head(f, run);
+	if (cert)
+		certificate(f, cert);
 	banner(f, r);
 	profile_banner(f, r);
 	metadata(f, r, json_path);

@@ -23,6 +23,15 @@ int qc_html_write(const char *json_path, const char *html_path, char *err, size_
 int qc_html_write_doc(json_t *report, const char *json_path, const char *html_path, char *err,
                       size_t errsz);
 
+/*
+ * The same with a certificate (harness/src/certify.c, qconform certify) on top: a banner
+ * CERTIFIED / NOT CERTIFIED, the reasons, the waived cases, the profile's required ops, the
+ * plugin's identity and sha256, the suite version, the spec hashes, the host and the report
+ * it was made from. cert NULL: exactly qc_html_write_doc.
+ */
+int qc_html_write_cert(json_t *report, json_t *cert, const char *json_path, const char *html_path,
+                       char *err, size_t errsz);
+
 /* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
 int qc_cmd_report(int argc, char **argv);
 

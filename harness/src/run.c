@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "diff.h"
 #include "dtype.h"
+#include "dump.h"
 #include "expected.h"
 #include "pool.h"
 #include "profile.h"
@@ -347,6 +348,7 @@ typedef struct run_state {
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
+	qc_dump *dump; /* --dump, or NULL */
 } run_state;
 
 /* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors. */
@@ -434,6 +436,16 @@ static int finish_batch(run_state *st)
 				waived = w->reason;
 			}
 			qc_json_case_ex(st->json, c, &r, b->ordinal[i], waived);
+			/* --dump: the data of a verdict that does not conform (waived or not); the
+			 * kernel's outputs were copied out of the worker's arena by the pool */
+			if (st->dump && !qc_verdict_conforms(r.verdict)) {
+				char derr[512];
+				int got = b->pb.ex[i].outcome == QC_EXEC_OK && b->pb.out[i][0];
+				if (qc_dump_case(st->dump, c, b->expected[i],
+				                 got ? kernel_out : NULL, &r, derr,
+				                 sizeof derr) < 0)
+					fprintf(stderr, "qconform: --dump: %s\n", derr);
+			}
 			st->done++;
 			if (!qc_verdict_conforms(r.verdict) &&
 			    st->printed_failures < MAX_PRINTED_FAILURES) {
@@ -534,6 +546,20 @@ int qc_cmd_run(const qc_run_opts *o)
 			return 2;
 		}
 	}
+	qc_dump *dump = NULL;
+	if (o->dump_dir) {
+		char derr[512];
+		dump = qc_dump_open(o->dump_dir,
+		                    o->dump_max > 0 ? o->dump_max : QC_DUMP_MAX_DEFAULT, o->plugin,
+		                    o->options, o->n_options, derr, sizeof derr);
+		if (!dump) {
+			fprintf(stderr, "qconform: --dump %s\n", derr);
+			json_decref(baseline);
+			qc_waivers_free(waivers);
+			specset_free(&ss);
+			return 2;
+		}
+	}
 	char refbuf[PATH_MAX];
 	qc_runner_config cfg = {0};
 	cfg.plugin_path = o->plugin ? o->plugin : default_reference_plugin(refbuf, sizeof refbuf);
@@ -546,8 +572,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	run_state st = {0};
 	st.o = o;
 	st.waivers = waivers;
+	st.dump = dump;
 	if (qc_pool_open(&cfg, o->jobs, &st.pool, &info, err, sizeof err) != 0) {
 		fprintf(stderr, "qconform: %s\n", err);
+		qc_dump_close(dump, NULL);
 		qc_waivers_free(waivers);
 		json_decref(baseline);
 		specset_free(&ss);
@@ -559,6 +587,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	else
 		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json",
 		         strstr(info.name, "reference") ? "reference" : info.name);
+	if (o->json_written)
+		snprintf(o->json_written, o->json_written_size, "%s", json_path);
 	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
@@ -581,6 +611,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	st.json = qc_json_open(json_path, &meta, err, sizeof err);
 	if (!st.json) {
 		fprintf(stderr, "qconform: %s\n", err);
+		qc_dump_close(dump, NULL);
 		qc_pool_close(st.pool);
 		free(metas);
 		qc_waivers_free(waivers);
@@ -677,6 +708,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	int status = rc != 0 ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
 	if (waivers)
 		status = report_waivers(waivers, st.waived, status);
+	if (dump && qc_dump_close(dump, stdout) != 0)
+		status = 2;
 	printf("report: %s\n", json_path);
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;

@@ -34,6 +34,10 @@ typedef struct qc_run_opts {
 	int shard_count;
 	const char *baseline; /* --baseline FILE: a report to diff the run against */
 	const char *waivers;  /* --waivers FILE */
+	const char *dump_dir; /* --dump DIR: failing cases' data as .npy + case.yaml (dump.h) */
+	long dump_max;        /* --dump-max N: at most N cases dumped (0: QC_DUMP_MAX_DEFAULT) */
+	char *json_written;   /* if not NULL: receives the path of the JSON report (certify) */
+	size_t json_written_size;
 } qc_run_opts;
 
 int qc_cmd_run(const qc_run_opts *o);

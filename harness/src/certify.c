@@ -1,0 +1,376 @@
+#include "certify.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "profile.h"
+#include "report.h"
+#include "report_html.h"
+#include "report_read.h"
+#include "sha256.h"
+#include "spec.h"
+
+/* ---- reading the report ---- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static unsigned long long jcount(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_integer(v))
+		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
+	double d = json_is_real(v) ? json_real_value(v) : 0;
+	return d > 0 ? (unsigned long long)d : 0;
+}
+
+static void reason(json_t *reasons, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(json_t *reasons, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(reasons, json_string(buf));
+}
+
+/* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
+ * the order the ops first fail: "12 cases FAIL: litert/ADD 12". */
+static void failing_reasons(json_t *report, json_t *reasons)
+{
+	json_t *cases = json_object_get(report, "cases");
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		if (qc_verdict_conforms((qc_verdict)v))
+			continue;
+		const char *vn = qc_verdict_name((qc_verdict)v);
+		json_t *per_op = json_object(); /* insertion order is kept (jansson >= 2.8) */
+		unsigned long long total = 0;
+		size_t i;
+		json_t *c;
+		json_array_foreach(cases, i, c)
+		{
+			if (strcmp(jstr(c, "verdict"), vn) != 0 || json_object_get(c, "waived"))
+				continue;
+			char op[512];
+			snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op"));
+			json_t *n = json_object_get(per_op, op);
+			json_object_set_new(per_op, op,
+			                    json_integer(n ? json_integer_value(n) + 1 : 1));
+			total++;
+		}
+		if (total) {
+			char buf[1536];
+			size_t used = (size_t)snprintf(buf, sizeof buf, "%llu case%s %s:", total,
+			                               total == 1 ? "" : "s", vn);
+			const char *op;
+			json_t *n;
+			int k = 0;
+			json_object_foreach(per_op, op, n)
+			{
+				if (used >= sizeof buf - 64) {
+					snprintf(buf + used, sizeof buf - used, ", ...");
+					break;
+				}
+				used += (size_t)snprintf(buf + used, sizeof buf - used,
+				                         "%s %s %lld", k++ ? "," : "", op,
+				                         (long long)json_integer_value(n));
+			}
+			reason(reasons, "%s", buf);
+		}
+		json_decref(per_op);
+	}
+}
+
+json_t *qc_certify_reasons(json_t *report)
+{
+	json_t *reasons = json_array();
+	json_t *run = json_object_get(report, "run");
+	json_t *profile = json_object_get(report, "profile");
+	if (!json_is_object(profile)) {
+		reason(reasons, "the report has no profile (a run without --profile certifies "
+		                "nothing)");
+		return reasons;
+	}
+	/* a certificate covers the whole profile: a selection of it proves nothing */
+	json_t *filters = json_object_get(run, "filters");
+	if (json_array_size(filters))
+		reason(reasons,
+		       "filtered run (%zu --filter): a certificate needs every case of "
+		       "the profile",
+		       json_array_size(filters));
+	json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard))
+		reason(reasons, "shard %llu of %llu: a certificate needs every case of the profile",
+		       jcount(shard, "index"), jcount(shard, "count"));
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(profile, "required_ops"), i, o)
+	{
+		unsigned long long n = jcount(o, "cases");
+		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		if (!n)
+			reason(reasons, "required op %s: no case ran", jstr(o, "op"));
+		else if (ns)
+			reason(reasons, "required op %s: %llu of %llu cases NOT_SUPPORTED",
+			       jstr(o, "op"), ns, n);
+	}
+	unsigned long long cases = jcount(profile, "cases"), min = jcount(profile, "min_cases");
+	if (cases < min)
+		reason(reasons, "%llu cases, the profile needs %llu", cases, min);
+	failing_reasons(report, reasons);
+	json_array_foreach(json_object_get(report, "waivers"), i, o)
+	{
+		if (json_is_true(json_object_get(o, "expired")))
+			reason(reasons, "waiver expired: '%s' (%s) held until %s", jstr(o, "case"),
+			       jstr(o, "reason"), jstr(o, "expires"));
+	}
+	if (!json_array_size(reasons) &&
+	    !json_is_true(json_object_get(json_object_get(report, "summary"), "conforms")))
+		reason(reasons, "the run does not conform");
+	return reasons;
+}
+
+/* ---- the certificate ---- */
+
+static json_t *copy(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return v ? json_deep_copy(v) : json_null();
+}
+
+/* The waiver that accepted a case: the first unexpired one in file order whose glob matches
+ * (harness/src/waivers.c qc_waivers_match); NULL if the report lists none. */
+static json_t *waiver_of(json_t *report, const char *name)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(report, "waivers"), i, w)
+	{
+		if (!json_is_true(json_object_get(w, "expired")) &&
+		    fnmatch(jstr(w, "case"), name, 0) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+json_t *qc_certificate_build(json_t *report, const char *report_path, const char *report_sha256,
+                             const qc_certify_profile_file *pf)
+{
+	json_t *run = json_object_get(report, "run"), *summary = json_object_get(report, "summary");
+	json_t *profile = json_object_get(report, "profile");
+	json_t *reasons = qc_certify_reasons(report);
+	json_t *cert = json_object();
+	json_object_set_new(cert, "format", json_string("qconform-certificate"));
+	json_object_set_new(cert, "format_version", json_integer(QC_CERTIFICATE_FORMAT));
+	json_object_set_new(cert, "certified", json_boolean(json_array_size(reasons) == 0));
+	json_object_set_new(cert, "reasons", reasons);
+
+	json_t *p = json_object();
+	json_object_set_new(p, "name",
+	                    json_is_object(profile) ? copy(profile, "name") : copy(run, "profile"));
+	json_object_set_new(p, "description",
+	                    pf && pf->description ? json_string(pf->description) : json_null());
+	json_object_set_new(p, "path", pf && pf->path ? json_string(pf->path) : json_null());
+	json_object_set_new(p, "sha256", pf && pf->sha256 ? json_string(pf->sha256) : json_null());
+	json_object_set_new(p, "min_cases", json_integer((json_int_t)jcount(profile, "min_cases")));
+	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
+	json_t *ops = json_object_get(profile, "required_ops");
+	json_object_set_new(p, "required_ops", ops ? json_deep_copy(ops) : json_array());
+	json_object_set_new(cert, "profile", p);
+
+	json_object_set_new(cert, "cases", json_integer((json_int_t)jcount(summary, "cases")));
+	json_object_set_new(cert, "verdicts", copy(summary, "verdicts"));
+	json_t *waived = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(report, "cases"), i, c)
+	{
+		json_t *why = json_object_get(c, "waived");
+		if (!why)
+			continue;
+		json_t *w = waiver_of(report, jstr(c, "name")), *e = json_object_get(w, "expires");
+		json_t *x = json_object();
+		json_object_set_new(x, "case", copy(c, "name"));
+		json_object_set_new(x, "verdict", copy(c, "verdict"));
+		json_object_set_new(x, "reason", json_deep_copy(why));
+		json_object_set_new(x, "expires",
+		                    json_is_string(e) ? json_deep_copy(e) : json_null());
+		json_array_append_new(waived, x);
+	}
+	json_object_set_new(cert, "waived", waived);
+	json_object_set_new(cert, "plugin", copy(run, "plugin"));
+	json_object_set_new(cert, "qconform_version", copy(run, "qconform_version"));
+	json_object_set_new(cert, "specs", copy(run, "specs"));
+	json_object_set_new(cert, "host", copy(run, "host"));
+	json_object_set_new(cert, "seed", copy(run, "seed"));
+	json_object_set_new(cert, "command", copy(run, "command"));
+	json_object_set_new(cert, "started", copy(run, "started"));
+	json_object_set_new(cert, "finished", copy(summary, "finished"));
+	json_t *ev = json_object();
+	json_object_set_new(ev, "path", json_string(report_path));
+	json_object_set_new(ev, "sha256", json_string(report_sha256));
+	json_object_set_new(cert, "report", ev);
+	return cert;
+}
+
+/* ---- qconform certify ---- */
+
+/* The profile file the run used, found where the run finds it (harness/src/run.c load_specs:
+ * profiles/ directories under the spec paths, else specs/profiles). NULL if not found. */
+static qc_profile *find_profile(const qc_run_opts *o)
+{
+	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
+	char **files = NULL, **pfiles = NULL;
+	int n_pfiles = 0;
+	FILE *devnull = fopen("/dev/null", "w");
+	qc_diag diag = {0, 0, devnull ? devnull : stderr};
+	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
+	                     &pfiles, &n_pfiles, &diag);
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	if (!n_pfiles && access(def_profiles[0], F_OK) == 0) {
+		char **none = NULL;
+		free(pfiles);
+		qc_spec_find(def_profiles, 1, &none, &pfiles, &n_pfiles, &diag);
+		free(none);
+	}
+	qc_profile *found = NULL;
+	for (int i = 0; i < n_pfiles; i++) {
+		qc_profile *p = found ? NULL : qc_profile_load(pfiles[i], &diag);
+		if (p && !strcmp(p->name, o->profile))
+			found = p;
+		else
+			qc_profile_free(p);
+		free(pfiles[i]);
+	}
+	free(pfiles);
+	if (devnull)
+		fclose(devnull);
+	return found;
+}
+
+static int write_json(json_t *doc, const char *path)
+{
+	if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+		return -1;
+	}
+	FILE *f = fopen(path, "a"); /* a final newline, as the other files */
+	if (f) {
+		fputc('\n', f);
+		fclose(f);
+	}
+	return 0;
+}
+
+int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
+{
+	if (!in->profile)
+		return fprintf(stderr, "qconform certify: needs --profile NAME\n"), 2;
+	if (!in->plugin)
+		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
+		                       "certify)\n"),
+		       2;
+	if (in->n_filters || in->shard_count)
+		return fprintf(stderr,
+		               "qconform certify: %s selects part of the profile; a "
+		               "certificate runs all of it (use run for a partial run)\n",
+		               in->n_filters ? "--filter" : "--shard"),
+		       2;
+	if (in->json_path || in->html_path || in->junit_path)
+		return fprintf(stderr, "qconform certify: the report goes to --out DIR "
+		                       "(report.json, report.html, certificate.json, "
+		                       "certificate.html); no --json, --html or --junit\n"),
+		       2;
+	if (in->baseline)
+		return fprintf(stderr, "qconform certify: --baseline gates CI runs; a certificate "
+		                       "judges one run on its own (use run --baseline)\n"),
+		       2;
+	qc_run_opts o = *in;
+	char json_path[1100], html_path[1100], junit_path[1100], written[1100] = "";
+	if (out_dir) {
+		int n = (int)strlen(out_dir);
+		while (n > 1 && out_dir[n - 1] == '/')
+			n--;
+		snprintf(json_path, sizeof json_path, "%.*s/report.json", n, out_dir);
+		snprintf(html_path, sizeof html_path, "%.*s/report.html", n, out_dir);
+		snprintf(junit_path, sizeof junit_path, "%.*s/report.junit.xml", n, out_dir);
+		o.json_path = json_path;
+		o.html_path = html_path;
+		o.junit_path = junit_path;
+	}
+	o.json_written = written;
+	o.json_written_size = sizeof written;
+	int run_rc = qc_cmd_run(&o);
+	if (run_rc == 2 || !written[0]) {
+		fprintf(stderr, "qconform certify: the run stopped (exit 2); no certificate\n");
+		return 2;
+	}
+	char err[1200], sha[65];
+	json_t *report = qc_report_read(written, err, sizeof err);
+	if (!report) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return 2;
+	}
+	if (qc_sha256_file(written, sha) != 0) {
+		fprintf(stderr, "qconform certify: %s: %s\n", written, strerror(errno));
+		json_decref(report);
+		return 2;
+	}
+	qc_profile *prof = find_profile(&o);
+	char prof_sha[65] = "";
+	if (prof && qc_sha256_file(prof->path, prof_sha) != 0)
+		prof_sha[0] = 0;
+	if (prof && prof->description) {
+		/* a folded YAML scalar ends in a newline */
+		size_t n = strlen(prof->description);
+		while (n && (prof->description[n - 1] == '\n' || prof->description[n - 1] == ' '))
+			prof->description[--n] = 0;
+	}
+	qc_certify_profile_file pf = {prof ? prof->path : NULL, prof_sha[0] ? prof_sha : NULL,
+	                              prof ? prof->description : NULL};
+	json_t *cert = qc_certificate_build(report, written, sha, &pf);
+	qc_profile_free(prof);
+
+	/* beside the report: DIR/ or reports/out/<plugin>/ */
+	size_t dl = strrchr(written, '/') ? (size_t)(strrchr(written, '/') - written) + 1 : 0;
+	char cjson[1200], chtml[1200];
+	snprintf(cjson, sizeof cjson, "%.*scertificate.json", (int)dl, written);
+	snprintf(chtml, sizeof chtml, "%.*scertificate.html", (int)dl, written);
+	int rc = write_json(cert, cjson) == 0 ? 0 : 2;
+	if (rc == 0 && qc_html_write_cert(report, cert, written, chtml, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		rc = 2;
+	}
+	int certified = json_is_true(json_object_get(cert, "certified"));
+	json_t *reasons = json_object_get(cert, "reasons");
+	printf("certificate: %s\n", certified ? "CERTIFIED" : "NOT CERTIFIED");
+	printf("  profile %s, plugin %s %s (sha256 %s)\n", o.profile,
+	       jstr(json_object_get(cert, "plugin"), "name"),
+	       jstr(json_object_get(cert, "plugin"), "version"),
+	       jstr(json_object_get(cert, "plugin"), "sha256"));
+	size_t i;
+	json_t *x;
+	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
+	if (json_array_size(json_object_get(cert, "waived")))
+		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",
+		       json_array_size(json_object_get(cert, "waived")),
+		       json_array_size(json_object_get(cert, "waived")) == 1 ? "" : "s");
+	if (rc == 0)
+		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
+	json_decref(cert);
+	json_decref(report);
+	return rc ? rc : certified ? 0 : 1;
+}

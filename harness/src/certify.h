@@ -1,0 +1,46 @@
+/*
+ * certify: `qconform certify --profile NAME --plugin PATH [--out DIR]` runs a certification
+ * profile exactly as `qconform run --profile NAME` does (qc_cmd_run), reads the run's JSON
+ * report back and decides: CERTIFIED only if every required op of the profile ran with at
+ * least one case and none NOT_SUPPORTED, the run has at least the profile's min_cases, every
+ * verdict is allowed (failures a waiver accepts count as allowed and are listed) and no waiver
+ * expired. Writes DIR/certificate.json (format "qconform-certificate", version 1; schema in
+ * reports/schema/certificate.schema.json) and DIR/certificate.html (the run's HTML report with
+ * the certificate section on top). Exit 0 certified, 1 not certified, 2 usage, spec or plugin
+ * error (no certificate).
+ */
+#ifndef QC_CERTIFY_H
+#define QC_CERTIFY_H
+
+#include <jansson.h>
+
+#include "run.h"
+
+#define QC_CERTIFICATE_FORMAT 1
+
+/*
+ * The decision on a report read back (qc_report_read): a new array of reasons, one string
+ * each; empty when the report certifies its profile. A report without a profile section, or of
+ * a filtered or sharded run, does not certify.
+ */
+json_t *qc_certify_reasons(json_t *report);
+
+/* Where a profile file came from, for the certificate (all may be NULL). */
+typedef struct qc_certify_profile_file {
+	const char *path;
+	const char *sha256;
+	const char *description;
+} qc_certify_profile_file;
+
+/*
+ * The certificate of a report (README.md, "Certificates"): the decision with its reasons,
+ * the profile, verdict counts, waived cases, plugin identity, suite version, spec hashes,
+ * host, seed, times, and the path and sha256 of the report (the evidence). A new object.
+ */
+json_t *qc_certificate_build(json_t *report, const char *report_path, const char *report_sha256,
+                             const qc_certify_profile_file *pf);
+
+/* `qconform certify`: o as for run (main.c parses it), out_dir from --out or NULL. */
+int qc_cmd_certify(const qc_run_opts *o, const char *out_dir);
+
+#endif

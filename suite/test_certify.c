@@ -1,0 +1,391 @@
+/*
+ * qconform certify (harness/src/certify.c): the reference certifies the profiles; a plugin
+ * that declines a required op, one that fails cases, a suite below the profile's min_cases
+ * and a filtered run are refused with the reason; the certificate matches its schema
+ * (reports/schema/certificate.schema.json) and names the report it was made from by sha256.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "certify.h"
+#include "qct.h"
+#include "report_read.h"
+#include "sha256.h"
+
+/* Declared where it is used (suite/util.c). */
+int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size);
+
+#define CERT_SCHEMA "reports/schema/certificate.schema.json"
+
+static const char *certify_path(const char *dir, const char *sub, const char *file)
+{
+	static char buf[4][1024];
+	static int next;
+	char *b = buf[next++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s/%s", dir, sub, file);
+	return b;
+}
+
+/*
+ * Runs `qconform certify --quiet --out TMP/SUB ARGS`; returns the certificate (NULL when none
+ * was written) after checking what every certificate must hold: it matches its schema, its
+ * report is TMP/SUB/report.json with that file's sha256, and certified is false exactly when
+ * there are reasons. p gets the process (free it).
+ */
+static json_t *certify(const char *tmp, const char *sub, qct_proc *p, const char *args)
+{
+	const char *out = certify_path(tmp, sub, "");
+	CU_ASSERT_FATAL(qct_sh(p, "%s certify --quiet --out %s %s", qct_build_path("qconform"), out,
+	                       args) == 0);
+	const char *cpath = certify_path(tmp, sub, "certificate.json");
+	if (access(cpath, F_OK) != 0)
+		return NULL;
+	json_error_t e;
+	json_t *c = json_load_file(cpath, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	char msg[2048];
+	int v = qct_validate_json(CERT_SCHEMA, cpath, msg, sizeof msg);
+	if (v != 0)
+		fprintf(stderr, "\n%s: %s\n", cpath, msg);
+	CU_ASSERT_EQUAL(v, 0);
+	/* the evidence: the report file, by path and sha256 */
+	const char *rpath = certify_path(tmp, sub, "report.json");
+	json_t *ev = json_object_get(c, "report");
+	char sha[65] = "";
+	CU_ASSERT_EQUAL(qc_sha256_file(rpath, sha), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ev, "sha256")), sha);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(ev, "path")), rpath);
+	int certified = json_is_true(json_object_get(c, "certified"));
+	CU_ASSERT_EQUAL(certified, json_array_size(json_object_get(c, "reasons")) == 0);
+	CU_ASSERT_EQUAL(p->status, certified ? 0 : 1);
+	return c;
+}
+
+/* Does the certificate give this reason (exactly)? */
+static int has_reason(json_t *c, const char *want)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(c, "reasons"), i, r)
+	{
+		if (!strcmp(json_string_value(r), want))
+			return 1;
+	}
+	fprintf(stderr, "\nreason not given: %s\n", want);
+	return 0;
+}
+
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+/* The reference certifies every framework profile; the certificate carries the identity a
+ * reviewer checks: the plugin's sha256, the profile file's, each spec's. */
+static void test_reference_certifies(void)
+{
+	static const char *const profiles[] = {"torch-fakequant", "onnx-qdq", "tf-fakequant",
+	                                       "litert-int8"};
+	const char *tmp = qct_tmpdir();
+	const char *ref = qct_build_path("libqconform_reference.so");
+	char ref_sha[65];
+	CU_ASSERT_FATAL(qc_sha256_file(ref, ref_sha) == 0);
+	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+		char args[1200];
+		snprintf(args, sizeof args, "--profile %s --plugin %s", profiles[i], ref);
+		qct_proc p;
+		json_t *c = certify(tmp, profiles[i], &p, args);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		if (p.status != 0)
+			fprintf(stderr, "\n%s: %s%s", profiles[i], p.out, p.err);
+		CU_ASSERT_EQUAL(p.status, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "certificate: CERTIFIED"));
+		CU_ASSERT_TRUE(json_is_true(json_object_get(c, "certified")));
+		json_t *prof = json_object_get(c, "profile");
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(prof, "name")),
+		                       profiles[i]);
+		CU_ASSERT_TRUE(json_integer_value(json_object_get(c, "cases")) >=
+		               json_integer_value(json_object_get(prof, "min_cases")));
+		size_t k;
+		json_t *o;
+		json_array_foreach(json_object_get(prof, "required_ops"), k, o)
+		{
+			CU_ASSERT_TRUE(json_integer_value(json_object_get(o, "cases")) > 0);
+		}
+		char path[600], psha[65];
+		snprintf(path, sizeof path, "specs/profiles/%s.yaml", profiles[i]);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(prof, "path")), path);
+		CU_ASSERT_EQUAL(qc_sha256_file(path, psha), 0);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(prof, "sha256")), psha);
+		CU_ASSERT_STRING_EQUAL(
+		        json_string_value(json_object_get(json_object_get(c, "plugin"), "sha256")),
+		        ref_sha);
+		CU_ASSERT_TRUE(json_array_size(json_object_get(c, "specs")) > 0);
+		char *html = slurp_file(certify_path(tmp, profiles[i], "certificate.html"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+		/* the certificate section comes first, then the run's own report */
+		char *verdict = strstr(html, "id=\"certificate-verdict\">CERTIFIED<");
+		char *run_banner = strstr(html, "id=\"verdict\">CONFORMS<");
+		CU_ASSERT_PTR_NOT_NULL(verdict);
+		CU_ASSERT_TRUE(verdict && run_banner && verdict < run_banner);
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, ref_sha));
+		CU_ASSERT_PTR_NULL(strstr(html, "id=\"certificate-reasons\""));
+		free(html);
+		json_decref(c);
+		qct_proc_free(&p);
+	}
+	qct_rmdir(tmp);
+}
+
+/* A plugin that declines every op is refused, naming each required op and its count. */
+static void test_not_supported_refused(void)
+{
+	const char *tmp = qct_tmpdir();
+	char args[1200];
+	snprintf(args, sizeof args, "--profile tf-fakequant --plugin %s",
+	         qct_stub("supports_nothing"));
+	qct_proc p;
+	json_t *c = certify(tmp, "ns", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "certificate: NOT CERTIFIED"));
+	json_t *ops = json_object_get(json_object_get(c, "profile"), "required_ops");
+	CU_ASSERT_EQUAL(json_array_size(ops), 6);
+	size_t k;
+	json_t *o;
+	json_array_foreach(ops, k, o)
+	{
+		char want[512];
+		long long n = json_integer_value(json_object_get(o, "cases"));
+		snprintf(want, sizeof want, "required op %s: %lld of %lld cases NOT_SUPPORTED",
+		         json_string_value(json_object_get(o, "op")), n, n);
+		CU_ASSERT_TRUE(n > 0);
+		CU_ASSERT_TRUE(has_reason(c, want));
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, want));
+	}
+	/* NOT_SUPPORTED is an allowed verdict of a run: only the certificate refuses it */
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(c, "reasons")), 6);
+	char *html = slurp_file(certify_path(tmp, "ns", "certificate.html"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"certificate-verdict\">NOT CERTIFIED<"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<li>required op tf/fake_quant_with_min_max_args: "));
+	free(html);
+	json_decref(c);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/* A plugin that rounds ties half up fails ONNX QuantizeLinear (ties to even): refused, naming
+ * the op and the count of its failing cases; with a waiver the failures are allowed and
+ * listed (its hostile reason escaped in the HTML); an expired waiver refuses again. */
+static void test_failing_refused_and_waived(void)
+{
+	const char *tmp = qct_tmpdir();
+	char args[1400];
+	const char *stub = qct_stub("ties_half_up");
+	snprintf(args, sizeof args, "--profile onnx-qdq --plugin %s", stub);
+	qct_proc p;
+	json_t *c = certify(tmp, "fail", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(p.status, 1);
+	long long fails =
+	        json_integer_value(json_object_get(json_object_get(c, "verdicts"), "FAIL"));
+	CU_ASSERT_TRUE(fails > 0);
+	char want[256];
+	snprintf(want, sizeof want, "%lld cases FAIL: onnx/QuantizeLinear %lld", fails, fails);
+	CU_ASSERT_TRUE(has_reason(c, want));
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(c, "reasons")), 1);
+	json_decref(c);
+	qct_proc_free(&p);
+
+	char wpath[600];
+	snprintf(wpath, sizeof wpath, "%s/waivers.yaml", tmp);
+	FILE *f = fopen(wpath, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform_waivers: 1\nwaivers:\n  - case: 'onnx/*'\n    reason: \"<b>ties</b> & "
+	      "'half up' until 2.0\"\n    expires: 2099-12-31\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "--profile onnx-qdq --plugin %s --waivers %s", stub, wpath);
+	c = certify(tmp, "waived", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_TRUE(json_is_true(json_object_get(c, "certified")));
+	json_t *waived = json_object_get(c, "waived");
+	CU_ASSERT_EQUAL((long long)json_array_size(waived), fails);
+	json_t *w0 = json_array_get(waived, 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(w0, "verdict")), "FAIL");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(w0, "reason")),
+	                       "<b>ties</b> & 'half up' until 2.0");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(w0, "expires")), "2099-12-31");
+	char *html = slurp_file(certify_path(tmp, "waived", "certificate.html"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"certificate-verdict\">CERTIFIED<"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "&lt;b&gt;ties&lt;/b&gt; &amp; &#39;half up&#39;"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<b>ties</b>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"certificate-waived\""));
+	free(html);
+	json_decref(c);
+	qct_proc_free(&p);
+
+	f = fopen(wpath, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform_waivers: 1\nwaivers:\n  - case: 'onnx/*'\n    reason: old\n    expires: "
+	      "2020-01-31\n",
+	      f);
+	fclose(f);
+	c = certify(tmp, "expired", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_TRUE(has_reason(c, "waiver expired: 'onnx/*' (old) held until 2020-01-31"));
+	CU_ASSERT_TRUE(has_reason(c, want));
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(c, "waived")), 0);
+	json_decref(c);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/* A profile that asks for more cases than its specs give: the run refuses it before anything
+ * runs (exit 2, no certificate); the decision on a report with too few cases names both
+ * counts; the other criteria of the decision, each alone. */
+static void test_min_cases_refused(void)
+{
+	const char *tmp = qct_tmpdir();
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "mkdir -p %s/profiles && sed 's/^min_cases: .*/min_cases: 1000000/' "
+	                       "specs/profiles/tf-fakequant.yaml > %s/profiles/tf-fakequant.yaml",
+	                       tmp, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	char args[1400];
+	snprintf(args, sizeof args, "--profile tf-fakequant --plugin %s specs/tf %s/profiles",
+	         qct_build_path("libqconform_reference.so"), tmp);
+	json_t *c = certify(tmp, "big", &p, args);
+	CU_ASSERT_PTR_NULL(c);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "needs at least 1000000 cases"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "no certificate"));
+	json_decref(c);
+	qct_proc_free(&p);
+
+	/* the decision itself, on the reference's report */
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL, "--profile tf-fakequant --plugin %s",
+	                           qct_build_path("libqconform_reference.so"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(status, 0);
+	json_t *reasons = qc_certify_reasons(r);
+	CU_ASSERT_EQUAL(json_array_size(reasons), 0);
+	json_decref(reasons);
+	json_t *prof = json_object_get(r, "profile");
+	json_int_t n = json_integer_value(json_object_get(prof, "cases"));
+	json_object_set_new(prof, "min_cases", json_integer(n + 1));
+	reasons = qc_certify_reasons(r);
+	char want[128];
+	snprintf(want, sizeof want, "%lld cases, the profile needs %lld", (long long)n,
+	         (long long)n + 1);
+	CU_ASSERT_EQUAL(json_array_size(reasons), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(reasons, 0)), want);
+	json_decref(reasons);
+	json_object_set_new(prof, "min_cases", json_integer(n));
+	/* a required op with no case (a suite that lost a spec) */
+	json_t *op0 = json_array_get(json_object_get(prof, "required_ops"), 0);
+	json_object_set_new(op0, "cases", json_integer(0));
+	reasons = qc_certify_reasons(r);
+	CU_ASSERT_EQUAL(json_array_size(reasons), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(reasons, 0)),
+	                       "required op tf/fake_quant_with_min_max_args: no case ran");
+	json_decref(reasons);
+	/* a report of a filtered run, and one of no profile */
+	json_object_set_new(op0, "cases", json_integer(1));
+	json_array_append_new(json_object_get(json_object_get(r, "run"), "filters"),
+	                      json_string("tf/*"));
+	reasons = qc_certify_reasons(r);
+	CU_ASSERT_EQUAL(json_array_size(reasons), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(reasons, 0)), "filtered"));
+	json_decref(reasons);
+	json_object_del(r, "profile");
+	reasons = qc_certify_reasons(r);
+	CU_ASSERT_EQUAL(json_array_size(reasons), 1);
+	json_decref(reasons);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* A selection of the profile is not certified: --filter and --shard are usage errors (one
+ * line, exit 2, nothing run, nothing written); so are a missing --plugin or --profile. */
+static void test_partial_refused(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *ref = qct_build_path("libqconform_reference.so");
+	static const char *const bad[] = {
+	        "--profile onnx-qdq --plugin %s --filter 'onnx/*'",
+	        "--profile onnx-qdq --plugin %s --shard 1/2",
+	        "--profile onnx-qdq --plugin %s --json x.json",
+	        "--profile onnx-qdq",
+	        "--plugin %s",
+	        "--profile onnx-qdq --plugin %s.missing",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char args[1200], sub[16];
+		snprintf(args, sizeof args, bad[i], ref);
+		snprintf(sub, sizeof sub, "b%zu", i);
+		qct_proc p;
+		json_t *c = certify(tmp, sub, &p, args);
+		CU_ASSERT_PTR_NULL(c);
+		CU_ASSERT_EQUAL(p.status, 2);
+		CU_ASSERT_PTR_NULL(strstr(p.out, "certificate: "));
+		if (i < 3) {
+			/* one line, naming the option */
+			const char *nl = strchr(p.err, '\n');
+			CU_ASSERT_TRUE(nl && nl[1] == 0);
+			CU_ASSERT_PTR_NOT_NULL(strstr(p.err, i == 0   ? "--filter"
+			                                     : i == 1 ? "--shard"
+			                                              : "--json"));
+			/* nothing ran */
+			CU_ASSERT_NOT_EQUAL(access(certify_path(tmp, sub, "report.json"), F_OK), 0);
+		}
+		json_decref(c);
+		qct_proc_free(&p);
+	}
+	/* --out belongs to certify only (main returns at once on a usage error: no leak check) */
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "ASAN_OPTIONS=detect_leaks=0 %s run --out %s specs/tf",
+	                       qct_build_path("qconform"), tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+void qct_register_certify(void)
+{
+	CU_pSuite s = qct_suite("certify");
+	CU_add_test(s, "the reference certifies torch, onnx, tf and litert-int8",
+	            test_reference_certifies);
+	CU_add_test(s, "NOT_SUPPORTED required ops are refused, each named",
+	            test_not_supported_refused);
+	CU_add_test(s, "failing cases refused; waived ones listed; an expired waiver refuses",
+	            test_failing_refused_and_waived);
+	CU_add_test(s, "min_cases above the suite, lost op, filtered report: refused",
+	            test_min_cases_refused);
+	CU_add_test(s, "--filter, --shard, --json, no plugin/profile: usage errors",
+	            test_partial_refused);
+}
