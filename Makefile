@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config libonnx-testdata \
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config clang-format libonnx-testdata \
             python3-jsonschema libxml2-utils parallel python3-numpy chromium
 
 ifeq ($(SAN),1)
@@ -111,7 +111,7 @@ test-san:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(MAKE) BUILD=build/san SAN=1 test-unit
 
-test: check-deps
+test: deps
 	$(MAKE) format-check
 	$(MAKE) test-unit
 	$(MAKE) test-san

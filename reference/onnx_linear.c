@@ -102,6 +102,69 @@ static double round_named(double v, qref_rounding r)
 	return qref_round_half(v, r);
 }
 
+/* Inputs 0 and 1 (a, b or x, w) must be 8-bit: QLinearMatMul, QLinearConv, MatMulInteger and
+ * ConvInteger take T1, T2 in {int8, uint8} (onnx/defs/math/defs.cc, onnx/defs/nn/defs.cc). */
+static qcf_status q8_inputs(const qcf_op_call *call, const char *n0, const char *n1, qref_detail *d)
+{
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+	if (!is_q8(a->dtype) || !is_q8(b->dtype))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: %s and %s must be int8 or uint8, got %s, %s", call->op, n0,
+		                 n1, tname(a->dtype), tname(b->dtype));
+	return QCF_OK;
+}
+
+/* The checks MatMulInteger and ConvInteger share: inputs [n0, n1, n0_zero_point?,
+ * n1_zero_point?] with no quantization, 8-bit n0 and n1, output [y: int32], nothing to round. */
+static qcf_status integer_op_check(const qcf_op_call *call, const char *n0, const char *n1,
+                                   qref_detail *d)
+{
+	if (call->n_inputs < 2 || call->n_inputs > 4)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s expects 2 to 4 inputs (%s, %s, %s_zero_point, %s_zero_point), got %d",
+		        call->op, n0, n1, n0, n1, call->n_inputs);
+	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
+	if (s != QCF_OK || (s = no_quant(call, d)) != QCF_OK ||
+	    (s = rounding_ok(call, d, 0, "nothing")) != QCF_OK ||
+	    (s = q8_inputs(call, n0, n1, d)) != QCF_OK)
+		return s;
+	const qcf_tensor *y = &call->outputs[0];
+	if (y->dtype != QCF_INT32)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int32, got %s", call->op,
+		                 tname(y->dtype));
+	return QCF_OK;
+}
+
+/* The output of QLinearMatMul and QLinearConv: quantized per tensor, its zero point in its type,
+ * rounding by `formula` (default: half to even). */
+static qcf_status qlinear_output(const qcf_op_call *call, const char *what, const char *formula,
+                                 qcf_quant *qy, qref_detail *d)
+{
+	const qcf_tensor *y = &call->outputs[0];
+	qcf_status s;
+	if ((s = qref_get_quant(y, what, 1, qy, d)) != QCF_OK ||
+	    (s = check_zp_range(call, "y_zero_point", y->dtype, qy->zero_points, 1, d)) != QCF_OK ||
+	    (s = rounding_ok(call, d, 1, formula)) != QCF_OK)
+		return s;
+	return QCF_OK;
+}
+
+/* y[o] = clip(round(v)) as op_qlinear_matmul.py / op_qlinear_conv.py do (np.round, or the named
+ * rounding); any value of y's type [lo, hi] where the reference is undefined (a NaN, or
+ * `undefined`). */
+static void qlinear_set(qcf_tensor *y, size_t o, double v, int undefined, qref_rounding rnd,
+                        double lo, double hi, qref_detail *d)
+{
+	if (undefined || isnan(v)) {
+		qref_mark_any(d, 0, o, lo, hi);
+		qref_set(y, o, lo);
+		return;
+	}
+	qref_mark_exact(d, 0, o);
+	qref_set(y, o, qref_clamp_d(round_named(v, rnd), lo, hi));
+}
+
 /* ------------------------------------------------------------------ */
 /* matmul geometry (numpy.matmul broadcasting; onnx/defs/math/utils.cc MatMulShapeInference) */
 
@@ -216,15 +279,14 @@ typedef struct qmm {
 static qcf_status qmm_inputs(const qcf_op_call *call, qmm *p, qref_detail *d)
 {
 	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1], *y = &call->outputs[0];
-	if (!is_q8(a->dtype) || !is_q8(b->dtype))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: a and b must be int8 or uint8, got %s, %s", call->op,
-		                 tname(a->dtype), tname(b->dtype));
+	qcf_status s = q8_inputs(call, "a", "b", d);
+	if (s != QCF_OK)
+		return s;
 	if (!is_q8(y->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int8 or uint8, got %s",
 		                 call->op, tname(y->dtype));
-	qcf_status s = mm_shape(call, a, b, y, &p->g, d);
-	if (s != QCF_OK || (s = qref_get_quant(a, "QLinearMatMul a", 0, &p->qa, d)) != QCF_OK ||
+	if ((s = mm_shape(call, a, b, y, &p->g, d)) != QCF_OK ||
+	    (s = qref_get_quant(a, "QLinearMatMul a", 0, &p->qa, d)) != QCF_OK ||
 	    (s = qref_get_quant(b, "QLinearMatMul b", 0, &p->qb, d)) != QCF_OK)
 		return s;
 	if (p->qa.axis >= 0 && (a->rank < 2 || p->qa.axis != a->rank - 2))
@@ -262,10 +324,9 @@ static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, qref_detail 
 	if (s != QCF_OK || (s = qmm_inputs(call, &p, d)) != QCF_OK)
 		return s;
 	qcf_tensor *y = &call->outputs[0];
-	if ((s = qref_get_quant(y, "QLinearMatMul y", 1, &qy, d)) != QCF_OK ||
-	    (s = check_zp_range(call, "y_zero_point", y->dtype, qy.zero_points, 1, d)) != QCF_OK ||
-	    (s = rounding_ok(call, d, 1, "acc * (a_scale * b_scale / y_scale) + y_zero_point")) !=
-	            QCF_OK)
+	if ((s = qlinear_output(call, "QLinearMatMul y",
+	                        "acc * (a_scale * b_scale / y_scale) + y_zero_point", &qy, d)) !=
+	    QCF_OK)
 		return s;
 	const qref_rounding rnd = qref_detail_rounding(d);
 	size_t n = qref_tensor_numel(y);
@@ -285,13 +346,7 @@ static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, qref_detail 
 		           qy.scales[0];
 		/* C (int32) * float32 -> float64, + y_zero_point, rint, clip */
 		double v = (double)wrap32(acc[o]) * (double)ms + (double)qy.zero_points[0];
-		if (isnan(v)) {
-			qref_mark_any(d, 0, o, lo, hi);
-			qref_set(y, o, lo);
-			continue;
-		}
-		qref_mark_exact(d, 0, o);
-		qref_set(y, o, qref_clamp_d(round_named(v, rnd), lo, hi));
+		qlinear_set(y, o, v, 0, rnd, lo, hi, d);
 	}
 	free(acc);
 	return QCF_OK;
@@ -369,24 +424,11 @@ static qcf_status zp_input(const qcf_op_call *call, int idx, const char *what, c
 
 static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, qref_detail *d)
 {
-	if (call->n_inputs < 2 || call->n_inputs > 4)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s expects 2 to 4 inputs (a, b, a_zero_point, b_zero_point), got %d",
-		        call->op, call->n_inputs);
-	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
-	if (s != QCF_OK || (s = no_quant(call, d)) != QCF_OK ||
-	    (s = rounding_ok(call, d, 0, "nothing")) != QCF_OK)
+	qcf_status s = integer_op_check(call, "a", "b", d);
+	if (s != QCF_OK)
 		return s;
 	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
 	qcf_tensor *y = &call->outputs[0];
-	if (!is_q8(a->dtype) || !is_q8(b->dtype))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: a and b must be int8 or uint8, got %s, %s", call->op,
-		                 tname(a->dtype), tname(b->dtype));
-	if (y->dtype != QCF_INT32)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int32, got %s", call->op,
-		                 tname(y->dtype));
 	mm_geom g;
 	if ((s = mm_shape(call, a, b, y, &g, d)) != QCF_OK)
 		return s;
@@ -636,15 +678,14 @@ typedef struct qconv {
 static qcf_status qconv_inputs(const qcf_op_call *call, qconv *p, qref_detail *d)
 {
 	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1], *y = &call->outputs[0];
-	if (!is_q8(x->dtype) || !is_q8(w->dtype))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: x and w must be int8 or uint8, got %s, %s", call->op,
-		                 tname(x->dtype), tname(w->dtype));
+	qcf_status s = q8_inputs(call, "x", "w", d);
+	if (s != QCF_OK)
+		return s;
 	if (!is_q8(y->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int8 or uint8, got %s",
 		                 call->op, tname(y->dtype));
-	qcf_status s = conv_shape(call, x, w, y, &p->g, d);
-	if (s != QCF_OK || (s = qref_get_quant(x, "QLinearConv x", 1, &p->qx, d)) != QCF_OK ||
+	if ((s = conv_shape(call, x, w, y, &p->g, d)) != QCF_OK ||
+	    (s = qref_get_quant(x, "QLinearConv x", 1, &p->qx, d)) != QCF_OK ||
 	    (s = qref_get_quant(w, "QLinearConv w", 0, &p->qw, d)) != QCF_OK)
 		return s;
 	if (p->qw.axis > 0)
@@ -703,10 +744,9 @@ static qcf_status qref_onnx_qlinear_conv(const qcf_op_call *call, qref_detail *d
 	if (s != QCF_OK)
 		return s;
 	qcf_tensor *y = &call->outputs[0];
-	if ((s = qref_get_quant(y, "QLinearConv y", 1, &qy, d)) != QCF_OK ||
-	    (s = check_zp_range(call, "y_zero_point", y->dtype, qy.zero_points, 1, d)) != QCF_OK ||
-	    (s = rounding_ok(call, d, 1, "acc * (x_scale * w_scale / y_scale) + y_zero_point")) !=
-	            QCF_OK)
+	if ((s = qlinear_output(call, "QLinearConv y",
+	                        "acc * (x_scale * w_scale / y_scale) + y_zero_point", &qy, d)) !=
+	    QCF_OK)
 		return s;
 	const qref_rounding rnd = qref_detail_rounding(d);
 	size_t n = qref_tensor_numel(y);
@@ -721,14 +761,8 @@ static qcf_status qref_onnx_qlinear_conv(const qcf_op_call *call, qref_detail *d
 		 * float64; + y_zero_point; clip; np.round (ties to even) */
 		float ms = (p.qx.scales[0] * p.qw.scales[p.qw.count > 1 ? m : 0]) / qy.scales[0];
 		double v = (double)acc[o] * (double)ms + (double)qy.zero_points[0];
-		if (acc[o] < INT32_MIN || acc[o] > INT32_MAX || isnan(v)) {
-			/* the reference's float64 sum converted to int32: undefined */
-			qref_mark_any(d, 0, o, lo, hi);
-			qref_set(y, o, lo);
-			continue;
-		}
-		qref_mark_exact(d, 0, o);
-		qref_set(y, o, qref_clamp_d(round_named(v, rnd), lo, hi));
+		/* the reference's float64 sum converted to int32 out of range: undefined */
+		qlinear_set(y, o, v, acc[o] < INT32_MIN || acc[o] > INT32_MAX, rnd, lo, hi, d);
 	}
 	free(acc);
 	return QCF_OK;
@@ -761,24 +795,11 @@ static qcf_status qref_onnx_qlinear_conv_real(const qcf_op_call *call, int k, do
 
 static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d)
 {
-	if (call->n_inputs < 2 || call->n_inputs > 4)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s expects 2 to 4 inputs (x, w, x_zero_point, w_zero_point), got %d",
-		        call->op, call->n_inputs);
-	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
-	if (s != QCF_OK || (s = no_quant(call, d)) != QCF_OK ||
-	    (s = rounding_ok(call, d, 0, "nothing")) != QCF_OK)
+	qcf_status s = integer_op_check(call, "x", "w", d);
+	if (s != QCF_OK)
 		return s;
 	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1];
 	qcf_tensor *y = &call->outputs[0];
-	if (!is_q8(x->dtype) || !is_q8(w->dtype))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: x and w must be int8 or uint8, got %s, %s", call->op,
-		                 tname(x->dtype), tname(w->dtype));
-	if (y->dtype != QCF_INT32)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int32, got %s", call->op,
-		                 tname(y->dtype));
 	conv_geom g;
 	if ((s = conv_shape(call, x, w, y, &g, d)) != QCF_OK)
 		return s;

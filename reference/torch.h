@@ -16,6 +16,14 @@ int qref_torch_is_float(qcf_dtype t);
 /* v rounded to the value an output of float dtype t stores. */
 double qref_torch_to_dtype(qcf_dtype t, double v);
 
+/* v rounded to an integer in float: nearbyintf (the current rounding mode, ties to even) as
+ * torch's CPU kernels do, or the named QREF_ROUND_HALF_* (exact: an integer of a float). */
+float qref_torch_round_f(float v, qref_rounding r);
+
+/* NOT_SUPPORTED unless d's rounding is the default or a QREF_ROUND_HALF_* one; `what` says what
+ * the op rounds. */
+qcf_status qref_torch_check_rounding(const qcf_op_call *call, qref_detail *d, const char *what);
+
 /* Integer attribute name (QCF_INVALID_PARAM naming it when missing or not an integer). */
 qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_t *v,
                                qref_detail *d);

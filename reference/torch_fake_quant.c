@@ -74,17 +74,16 @@ static double round_d(double v, qref_rounding r)
 	return qref_round_half(v, r);
 }
 
-static float round_f(float v, qref_rounding r)
+float qref_torch_round_f(float v, qref_rounding r)
 {
 	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
 		return nearbyintf(v);
 	return (float)qref_round_half((double)v, r); /* exact: an integer of a float */
 }
 
-/* NOT_SUPPORTED unless r is the default or a QREF_ROUND_HALF_* rounding. */
-static qcf_status check_rounding(const qcf_op_call *call, qref_rounding r, const char *what,
-                                 qref_detail *d)
+qcf_status qref_torch_check_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
 {
+	qref_rounding r = qref_detail_rounding(d);
 	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
 		return QCF_OK;
 	return qref_rounding_na(call, d, r, what);
@@ -172,7 +171,7 @@ int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmi
 	} else {
 		/* float, Half and BFloat16 times float compute in float */
 		float p = (float)x * inv;
-		float rf = round_f(p, r);
+		float rf = qref_torch_round_f(p, r);
 		float qff = (float)zp + rf;
 		rnd = rf;
 		qf = qff;
@@ -206,7 +205,7 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 		                 "%s: `zero_point` must be between `quant_min` and `quant_max`",
 		                 call->op);
 	const qref_rounding rmode = qref_detail_rounding(d);
-	if ((s = check_rounding(call, rmode, "x * inv to an integer", d)) != QCF_OK)
+	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
 
 	const qcf_tensor *x = &call->inputs[0];
@@ -279,7 +278,7 @@ static pc_result pc_int_zp(const pc_ctx *c, double x, float s, int32_t z)
 		qf = (double)z + round_d(x * (double)inv, c->rmode);
 	} else {
 		float p = (float)x * inv;
-		qf = (float)z + round_f(p, c->rmode);
+		qf = (float)z + qref_torch_round_f(p, c->rmode);
 	}
 	if (!isfinite(qf) || fabs(qf) >= TWO63)
 		return pc_undefined(c, qf, (double)z, s);
@@ -302,13 +301,13 @@ static pc_result pc_float_zp(const pc_ctx *c, double x, float s, float zf, doubl
 {
 	const float inv = 1.0f / s;
 	float v = pc_float_arg(c, x, inv, zf, 0);
-	float rv = round_f(v, c->rmode);
+	float rv = qref_torch_round_f(v, c->rmode);
 	if (!isfinite(rv) || fabsf(rv) >= (float)TWO63)
 		return pc_undefined(c, v, (double)zf, s);
 	pc_result r = pc_finish(c, (int64_t)rv, (double)zf, s);
 	/* the vectorised kernel fuses x * inv + zp into one FMA */
 	float vf = pc_float_arg(c, x, inv, zf, 1);
-	float rf = round_f(vf, c->rmode);
+	float rf = qref_torch_round_f(vf, c->rmode);
 	*alt_y = r.y;
 	*alt_mask = r.mask;
 	if (rf != rv && isfinite(rf) && fabsf(rf) < (float)TWO63) {
@@ -371,9 +370,9 @@ qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, con
 				                 "`quant_max`",
 				                 call->op);
 		}
-	return check_rounding(
-	        call, qref_detail_rounding(d),
-	        zt->dtype != QCF_INT32 ? "zp + x * inv to an integer" : "x * inv to an integer", d);
+	return qref_torch_check_rounding(call, d,
+	                                 zt->dtype != QCF_INT32 ? "zp + x * inv to an integer"
+	                                                        : "x * inv to an integer");
 }
 
 qref_torch_pc_out qref_torch_pc_elem(qcf_dtype xt, double x, float s, double zp, int float_zp,

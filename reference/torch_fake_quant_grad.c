@@ -48,21 +48,6 @@
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static float round_f(float v, qref_rounding r)
-{
-	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
-		return nearbyintf(v);
-	return (float)qref_round_half((double)v, r);
-}
-
-static qcf_status check_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
-		return QCF_OK;
-	return qref_rounding_na(call, d, r, what);
-}
-
 static qcf_status grad_factor(const qcf_op_call *call, double *gf, qref_detail *d)
 {
 	*gf = 1.0; /* native_functions.yaml: float grad_factor=1.0 */
@@ -89,6 +74,29 @@ static qcf_status check_int32_range(const qcf_op_call *call, int64_t qmin, int64
 	if (qmin < INT32_MIN || qmax > INT32_MAX)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: quant_min/quant_max beyond int32 are not implemented",
+		                 call->op);
+	return QCF_OK;
+}
+
+/* quant_min, quant_max and grad_factor of the learnable ops, quant_min/max within int32. */
+static qcf_status learn_attrs(const qcf_op_call *call, int64_t *qmin, int64_t *qmax, double *gf,
+                              qref_detail *d)
+{
+	qcf_status s;
+	if ((s = qref_torch_int_attr(call, "quant_min", qmin, d)) != QCF_OK ||
+	    (s = qref_torch_int_attr(call, "quant_max", qmax, d)) != QCF_OK ||
+	    (s = grad_factor(call, gf, d)) != QCF_OK)
+		return s;
+	return check_int32_range(call, *qmin, *qmax, d);
+}
+
+/* FakeQuantPerTensorAffine.cpp: "`zero_point` must be between `quant_min` and `quant_max`." */
+static qcf_status check_zp_in(const qcf_op_call *call, int64_t zp, int64_t qmin, int64_t qmax,
+                              qref_detail *d)
+{
+	if (zp < qmin || zp > qmax)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: `zero_point` must be between `quant_min` and `quant_max`.",
 		                 call->op);
 	return QCF_OK;
 }
@@ -162,11 +170,9 @@ qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detai
 	    (s = check_qrange(call, qmin, qmax, d)) != QCF_OK)
 		return s;
 	/* FakeQuantPerTensorAffine.cpp, the forward's TORCH_CHECKs */
-	if (zp < qmin || zp > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `zero_point` must be between `quant_min` and `quant_max`.",
-		                 call->op);
-	if ((s = check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
+	if ((s = check_zp_in(call, zp, qmin, qmax, d)) != QCF_OK)
+		return s;
+	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
 	const qcf_tensor *dy = &call->inputs[0], *x = &call->inputs[1];
 	size_t n = qref_tensor_numel(x);
@@ -251,11 +257,7 @@ qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail 
 		                 "%s: scale and zero_point must be float tensors", call->op);
 	int64_t qmin, qmax;
 	double gf;
-	if ((s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
-	    (s = grad_factor(call, &gf, d)) != QCF_OK)
-		return s;
-	if ((s = check_int32_range(call, qmin, qmax, d)) != QCF_OK)
+	if ((s = learn_attrs(call, &qmin, &qmax, &gf, d)) != QCF_OK)
 		return s;
 	/* scale[0].item<float>(), zero_point[0].item<float>() */
 	if (qref_tensor_numel(st) < 1 || qref_tensor_numel(zt) < 1)
@@ -272,11 +274,9 @@ qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail 
 	/* then fake_quantize_per_tensor_affine's TORCH_CHECKs */
 	if ((s = check_qrange(call, qmin, qmax, d)) != QCF_OK)
 		return s;
-	if (zp < qmin || zp > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `zero_point` must be between `quant_min` and `quant_max`.",
-		                 call->op);
-	if ((s = check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
+	if ((s = check_zp_in(call, zp, qmin, qmax, d)) != QCF_OK)
+		return s;
+	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
 	double lo = qref_torch_to_dtype(x->dtype, (float)(qmin - zp) * sc);
 	double hi = qref_torch_to_dtype(x->dtype, (float)(qmax - zp) * sc);
@@ -314,11 +314,7 @@ qcf_status qref_torch_learnable_per_channel(const qcf_op_call *call, qref_detail
 		                 call->op, qref_dtype_name(zt->dtype));
 	int64_t qmin, qmax, axis;
 	double gf;
-	if ((s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
-	    (s = grad_factor(call, &gf, d)) != QCF_OK)
-		return s;
-	if ((s = check_int32_range(call, qmin, qmax, d)) != QCF_OK)
+	if ((s = learn_attrs(call, &qmin, &qmax, &gf, d)) != QCF_OK)
 		return s;
 	/* _get_rounded_zero_point(...).to(at::kInt), then fake_quantize_per_channel_affine */
 	size_t nz = qref_tensor_numel(zt);
@@ -391,7 +387,7 @@ static lterm learn_term(float x, float dy, float s, float z, int64_t zi, int per
 		dbig = (float)(qmax - zi);
 	}
 	float v = fused ? fmaf(x, inv, z) : z + x * inv;
-	float rv = round_f(v, r);
+	float rv = qref_torch_round_f(v, r);
 	t.ub = !(fabsf(rv) < (float)TWO63);
 	/* torch on x86 converts those to INT64_MIN: "below quant_min" */
 	int64_t xq = t.ub ? INT64_MIN : (int64_t)rv;
@@ -533,11 +529,7 @@ qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qre
 	const qcf_tensor *st = &call->inputs[2], *zt = &call->inputs[3];
 	int64_t qmin, qmax;
 	double gfd;
-	if ((s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
-	    (s = grad_factor(call, &gfd, d)) != QCF_OK)
-		return s;
-	if ((s = check_int32_range(call, qmin, qmax, d)) != QCF_OK)
+	if ((s = learn_attrs(call, &qmin, &qmax, &gfd, d)) != QCF_OK)
 		return s;
 	/* FakeQuantPerTensorAffine.cpp, in its order */
 	if (qref_tensor_numel(st) < 1 || qref_tensor_numel(zt) < 1)
@@ -568,11 +560,9 @@ qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qre
 		                 "%s: `quant_min` should be less than or equal to `quant_max`, and "
 		                 "the quantization range should include 0.",
 		                 call->op);
-	if (zp < qmin || zp > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `zero_point` must be between `quant_min` and `quant_max`.",
-		                 call->op);
-	if ((s = check_rounding(call, d, "z + x * inv to an integer")) != QCF_OK)
+	if ((s = check_zp_in(call, zp, qmin, qmax, d)) != QCF_OK)
+		return s;
+	if ((s = qref_torch_check_rounding(call, d, "z + x * inv to an integer")) != QCF_OK)
 		return s;
 	size_t n = qref_tensor_numel(x);
 	static const int64_t one = 1;
@@ -602,11 +592,7 @@ qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qr
 	int64_t qmin, qmax, axis;
 	double gfd;
 	if ((s = qref_torch_int_attr(call, "axis", &axis, d)) != QCF_OK ||
-	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
-	    (s = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
-	    (s = grad_factor(call, &gfd, d)) != QCF_OK)
-		return s;
-	if ((s = check_int32_range(call, qmin, qmax, d)) != QCF_OK)
+	    (s = learn_attrs(call, &qmin, &qmax, &gfd, d)) != QCF_OK)
 		return s;
 	/* FakeQuantPerChannelAffine.cpp: a bfloat16 X converts X, dY, scale and zero_point to
 	 * float first (dX is then float32); otherwise all four must be float32 */
@@ -649,7 +635,7 @@ qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qr
 		                 "input tensor",
 		                 call->op);
 	/* the rounded zero points lie in [quant_min, quant_max] after the clamp */
-	if ((s = check_rounding(call, d, "z + x * inv to an integer")) != QCF_OK)
+	if ((s = qref_torch_check_rounding(call, d, "z + x * inv to an integer")) != QCF_OK)
 		return s;
 	size_t n = qref_tensor_numel(x);
 	if (n > 0 && x->rank < 2)

@@ -84,12 +84,6 @@ static qcf_status check_zp(const char *fn, qcf_dtype t, int32_t zp, qref_detail 
 }
 
 /* nearbyint (current mode: ties to even) or a named QREF_ROUND_HALF_*. */
-static float rnd(float v, qref_rounding r)
-{
-	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
-		return nearbyintf(v);
-	return (float)qref_round_half((double)v, r);
-}
 
 static double clampd(double v, double lo, double hi)
 {
@@ -134,14 +128,6 @@ static qcf_status check_scale(const qcf_op_call *call, float s, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status check_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
-		return QCF_OK;
-	return qref_rounding_na(call, d, r, what);
-}
-
 /* Writes q, exact, or any value between lo and hi (when they differ from q). */
 static void put_q(const qcf_op_call *call, qref_detail *d, size_t i, double q, double lo, double hi)
 {
@@ -165,19 +151,19 @@ static double quant_variant(int v, float x, float inv, int32_t zp, double qlo, d
 		 * _mm256_cvtps_epi32 (ties to even; below -2^31 gives INT32_MIN) */
 		t = fmaf(x, inv, (float)zp);
 		t = t < INT32_FLOAT_MAX ? t : INT32_FLOAT_MAX;
-		t = rnd(t, r);
+		t = qref_torch_round_f(t, r);
 		return clampd(t < -0x1p31f ? -0x1p31 : (double)t, qlo, qhi);
 	case V_UNFUSED:
 		/* fbgemm::Quantize<T, true> scalar: nearbyint(zero_point + src * inv_scale),
 		 * clamp<double, T> */
-		t = rnd((float)zp + x * inv, r);
+		t = qref_torch_round_f((float)zp + x * inv, r);
 		if (isnan(t))
 			return NAN;
 		return clampd((double)t, qlo, qhi);
 	default:
 		/* no fbgemm (quantize_val, quantize_tensor_arm; Debian's libtorch is built
 		 * without it): zero_point + nearbyint(x * inv), the zero point after rounding */
-		t = rnd(x * inv, r);
+		t = qref_torch_round_f(x * inv, r);
 		if (isnan(t) || !(fabsf(t) < 0x1p62f))
 			return NAN;
 		return clampd((double)zp + (double)t, qlo, qhi);
@@ -205,7 +191,7 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 	    (s = check_scale(call, sc, d)) != QCF_OK)
 		return s;
 	const qref_rounding r = qref_detail_rounding(d);
-	if ((s = check_rounding(call, d, "zp + x * inv to an integer")) != QCF_OK)
+	if ((s = qref_torch_check_rounding(call, d, "zp + x * inv to an integer")) != QCF_OK)
 		return s;
 	int64_t lo64, hi64;
 	qref_dtype_range(y->dtype, &lo64, &hi64);
@@ -215,7 +201,7 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 		/* quantize_tensor_per_tensor_affine_sub_byte_cpu: float scale and zero point */
 		const float inv = sc == 0.0f ? 1.0f : 1.0f / sc;
 		for (size_t i = 0; i < n; i++) {
-			float v = rnd((float)qref_get(x, i) * inv, r) + (float)zp;
+			float v = qref_torch_round_f((float)qref_get(x, i) * inv, r) + (float)zp;
 			if (!(fabsf(v) < (float)TWO63)) {
 				/* lrintf out of range is unspecified (x86: LONG_MIN, so 0) */
 				put_q(call, d, i, qlo, qlo, qhi);
@@ -281,7 +267,7 @@ qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail 
 	for (int32_t c = 0; c < q->count; c++)
 		if ((s = check_scale(call, q->scales[c], d)) != QCF_OK)
 			return s;
-	if ((s = check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
+	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
 	const qref_rounding r = qref_detail_rounding(d);
 	int64_t lo64, hi64;
@@ -292,7 +278,8 @@ qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail 
 		int32_t c = qref_channel(x, q, i);
 		/* scales held in double, fbgemm::Quantize takes (float)scale */
 		const float inv = 1.0f / (float)(double)q->scales[c];
-		float t = (float)q->zero_points[c] + rnd((float)qref_get(x, i) * inv, r);
+		float t = (float)q->zero_points[c] +
+		          qref_torch_round_f((float)qref_get(x, i) * inv, r);
 		if (isnan(t)) {
 			put_q(call, d, i, qlo, qlo, qhi); /* clamp<double, T> of NaN: undefined */
 			continue;

@@ -16,100 +16,47 @@
 #include "qct.h"
 #include "qref.h"
 #include "requant.h"
+#include "tensor.h"
 
 /* ---- builders ------------------------------------------------------------ */
 
-#define MAXN 1024
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scale;
-	int32_t zp;
-	int16_t buf[MAXN];
-} tt;
-
-static void tt_init(tt *x, qcf_dtype dt, int rank, const int64_t *shape, float s, int32_t z)
+/* A tensor quantized per tensor with scale s and zero point z. */
+static void tt_init(qt *x, qcf_dtype dt, int rank, const int64_t *shape, float s, int32_t z)
 {
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = dt;
-	x->t.rank = rank;
-	if (rank > 0)
-		memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, shape));
-	x->scale = s;
-	x->zp = z;
-	x->q.struct_size = sizeof x->q;
-	x->q.axis = -1;
-	x->q.count = 1;
-	x->q.scales = &x->scale;
-	x->q.zero_points = &x->zp;
-	x->t.quant = &x->q;
+	qt_init(x, dt, rank, shape);
+	qt_quant1(x, s, z);
 }
 
-static void tt_1d(tt *x, qcf_dtype dt, int64_t n, float s, int32_t z)
+static void tt_1d(qt *x, qcf_dtype dt, int64_t n, float s, int32_t z)
 {
 	tt_init(x, dt, 1, &n, s, z);
 }
 
-static void tt_fill(tt *x, const int *v, size_t n)
+static void tt_fill(qt *x, const int *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		qref_set(&x->t, i, v[i]);
 }
 
-static int get(tt *x, size_t i)
+static int get(qt *x, size_t i)
 {
-	return (int)qref_get(&x->t, i);
+	return (int)qt_get(x, i);
 }
 
-static qcf_op_call g_call;
-static qcf_tensor g_in, g_out;
-static qcf_attr g_attrs[2];
-
-static qcf_op_call *mkcall(const char *op, tt *in, tt *out, const qcf_attr *attrs, int na)
+static qcf_op_call *mkcall(const char *op, qt *in, qt *out, const qcf_attr *attrs, int na)
 {
-	memset(&g_call, 0, sizeof g_call);
-	g_in = in->t;
-	g_out = out->t;
-	g_call.struct_size = sizeof g_call;
-	g_call.semantics = "litert";
-	g_call.op = op;
-	g_call.n_inputs = 1;
-	g_call.inputs = &g_in;
-	g_call.n_outputs = 1;
-	g_call.outputs = &g_out;
-	for (int i = 0; i < na; i++)
-		g_attrs[i] = attrs[i];
-	g_call.n_attrs = na;
-	g_call.attrs = na ? g_attrs : NULL;
-	return &g_call;
+	return qt_call("litert", op, &in, 1, &out, 1, na ? attrs : NULL, na);
 }
 
-static qcf_status run(const char *op, tt *in, tt *out, const qcf_attr *attrs, int na,
+static qcf_status run(const char *op, qt *in, qt *out, const qcf_attr *attrs, int na,
                       qref_rounding r, qref_detail *d)
 {
-	memset(d, 0, sizeof *d);
-	d->rounding = r;
-	return qref_execute(mkcall(op, in, out, attrs, na), d);
+	return qref_execute(mkcall(op, in, out, attrs, na), qt_detail(d, r));
 }
 
 static qcf_attr beta_attr(double b)
 {
-	qcf_attr a = {.name = "beta", .type = QCF_ATTR_FLOAT, .count = 1};
-	a.v.f = b;
-	return a;
-}
-
-static qcf_attr str_attr(const char *name, const char *s)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_STRING, .count = 1};
-	a.v.s = s;
-	return a;
+	return qt_flt("beta", b);
 }
 
 #define ASSERT_INVALID(st, dd, rule)                                                               \
@@ -371,7 +318,7 @@ static void test_softmax_goldens(void)
 {
 	int64_t sh[2] = {1, 5};
 	static const int x[5] = {10, 20, 30, 40, 50};
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	qcf_attr b = beta_attr(1.0);
 	/* int8 -> int16, FACTS-ops.md section 1 (TFLM run) */
@@ -401,7 +348,7 @@ static void test_softmax_tflm_float_goldens(void)
 	                             0.031684921, 0.011656231};
 	static const int x[10] = {10, 20, 30, 40, 50, -10, -20, -30, -40, -50};
 	int64_t sh[2] = {2, 5};
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	qcf_attr b = beta_attr(1.0);
 	for (int k = 0; k < 3; k++) {
@@ -425,7 +372,7 @@ static void test_logistic_tanh_goldens(void)
 {
 	static const int x[10] = {10, 20, 30, 40, 50, -10, -20, -30, -40, -50};
 	static const int g[10] = {59, 97, 116, 123, 126, -59, -97, -116, -123, -126};
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	tt_1d(&in, QCF_INT8, 10, 0.1f, 0);
 	tt_fill(&in, x, 10);
@@ -467,7 +414,7 @@ static void test_l2norm_log_softmax_goldens(void)
 	static const int x[6] = {-71, 37, 44, 76, -46, 5};
 	static const int g[6] = {-70, 38, 45, 77, -45, 6};
 	int64_t sh[2] = {1, 6};
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	tt_init(&in, QCF_INT8, 2, sh, 0.015686275f, -1);
 	tt_fill(&in, x, 6);
@@ -498,7 +445,7 @@ static void test_l2norm_log_softmax_goldens(void)
 /* Saturation, equal values, and the single-rounding build. */
 static void test_softmax_edges(void)
 {
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	qcf_attr b = beta_attr(1.0);
 	/* one element: p = 1 -> 255/256 clamps to 127 */
@@ -536,7 +483,7 @@ static void test_softmax_edges(void)
 
 static void test_refusals(void)
 {
-	tt in, out;
+	qt in, out;
 	qref_detail d;
 	qcf_attr b = beta_attr(1.0);
 	tt_1d(&in, QCF_INT8, 4, 0.1f, 0);
@@ -593,9 +540,9 @@ static void test_refusals(void)
 	tt_1d(&out, QCF_INT8, 4, 1.0f / 128, 1);
 	ASSERT_INVALID(run("L2_NORMALIZATION", &in, &out, NULL, 0, 0, &d), &d, "zero point 0");
 	tt_1d(&out, QCF_INT8, 4, 1.0f / 128, 0);
-	qcf_attr relu = str_attr("fused_activation_function", "RELU");
+	qcf_attr relu = qt_str("fused_activation_function", "RELU");
 	ASSERT_INVALID(run("L2_NORMALIZATION", &in, &out, &relu, 1, 0, &d), &d, "NONE");
-	qcf_attr none = str_attr("fused_activation_function", "NONE");
+	qcf_attr none = qt_str("fused_activation_function", "NONE");
 	CU_ASSERT_EQUAL(run("L2_NORMALIZATION", &in, &out, &none, 1, 0, &d), QCF_OK);
 	tt_1d(&in, QCF_INT16, 4, 0.1f, 0);
 	tt_1d(&out, QCF_INT16, 4, 1.0f / 128, 0);
@@ -621,7 +568,7 @@ static void test_refusals(void)
 static void test_real_hooks(void)
 {
 	static const int x[4] = {-20, 0, 10, 30};
-	tt in, out;
+	qt in, out;
 	double v[4];
 	qcf_attr b = beta_attr(1.0);
 	tt_1d(&in, QCF_INT8, 4, 0.1f, 10);

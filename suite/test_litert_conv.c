@@ -18,108 +18,25 @@
 #include "qref.h"
 #include "requant.h"
 #include "spec.h"
+#include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */
 
-#define MAXE 64
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scales[MAXE];
-	int32_t zps[MAXE];
-	int64_t buf[MAXE]; /* room for MAXE int64 elements */
-} ct;
-
-static void ct_init(ct *x, qcf_dtype dt, int rank, const int64_t *shape)
-{
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = dt;
-	x->t.rank = rank;
-	memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, shape));
-}
-
-static void ct_quant(ct *x, int axis, int count, const float *s, const int32_t *z)
-{
-	x->q.struct_size = sizeof x->q;
-	x->q.axis = axis;
-	x->q.count = count;
-	memcpy(x->scales, s, sizeof(float) * (size_t)count);
-	if (z)
-		memcpy(x->zps, z, sizeof(int32_t) * (size_t)count);
-	x->q.scales = x->scales;
-	x->q.zero_points = x->zps;
-	x->t.quant = &x->q;
-}
-
-static void ct_quant1(ct *x, float s, int32_t z)
-{
-	ct_quant(x, -1, 1, &s, &z);
-}
-
-static void ct_fill(ct *x, const double *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		qref_set(&x->t, i, v[i]);
-}
-
-static double ct_get(const ct *x, size_t i)
-{
-	return qref_get(&x->t, i);
-}
-
-static qcf_attr a_int(const char *name, int64_t v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
-	a.v.i = v;
-	return a;
-}
-
-static qcf_attr a_str(const char *name, const char *v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_STRING, .count = 1};
-	a.v.s = v;
-	return a;
-}
-
-static qcf_op_call g_call;
-static qcf_tensor g_in[3], g_out[1];
-
-static qcf_op_call *mkcall(const char *op, ct **ins, int nin, ct *out, const qcf_attr *attrs,
+static qcf_op_call *mkcall(const char *op, qt **ins, int nin, qt *out, const qcf_attr *attrs,
                            int na)
 {
-	memset(&g_call, 0, sizeof g_call);
-	for (int i = 0; i < nin; i++)
-		g_in[i] = ins[i]->t;
-	g_out[0] = out->t;
-	g_call.struct_size = sizeof g_call;
-	g_call.semantics = "litert";
-	g_call.op = op;
-	g_call.n_inputs = nin;
-	g_call.inputs = g_in;
-	g_call.n_outputs = 1;
-	g_call.outputs = g_out;
-	g_call.n_attrs = na;
-	g_call.attrs = attrs;
-	return &g_call;
+	return qt_call("litert", op, ins, nin, &out, 1, attrs, na);
 }
 
-static qcf_status run(const char *op, ct **ins, int nin, ct *out, const qcf_attr *attrs, int na,
+static qcf_status run(const char *op, qt **ins, int nin, qt *out, const qcf_attr *attrs, int na,
                       qref_rounding rounding, qref_detail *d)
 {
-	memset(d, 0, sizeof *d);
-	d->rounding = rounding;
-	return qref_execute(mkcall(op, ins, nin, out, attrs, na), d);
+	return qref_execute(mkcall(op, ins, nin, out, attrs, na), qt_detail(d, rounding));
 }
 
 /* conv_test.cc SimplePerChannelTest (FACTS.md section 3; specs/litert/conv_2d.yaml has the
  * derivation of the quantized values). */
-static void golden_tensors(ct *x, ct *w, ct *b, ct *y)
+static void golden_tensors(qt *x, qt *w, qt *b, qt *y)
 {
 	static const int64_t xs[] = {1, 2, 3, 2}, ws[] = {2, 2, 2, 2}, bs[] = {2},
 	                     ys[] = {1, 1, 2, 2};
@@ -128,33 +45,33 @@ static void golden_tensors(ct *x, ct *w, ct *b, ct *y)
 	static const double bv[] = {6, -2};
 	static const float wsc[] = {1, 2};
 	static const int32_t wz[] = {0, 0};
-	ct_init(x, QCF_INT8, 4, xs);
-	ct_quant1(x, 0.5f, -1);
-	ct_fill(x, xv, 12);
-	ct_init(w, QCF_INT8, 4, ws);
-	ct_quant(w, 0, 2, wsc, wz);
-	ct_fill(w, wv, 16);
-	ct_init(b, QCF_INT32, 1, bs);
-	ct_fill(b, bv, 2);
-	ct_init(y, QCF_INT8, 4, ys);
-	ct_quant1(y, 0.5f, -1);
+	qt_init(x, QCF_INT8, 4, xs);
+	qt_quant1(x, 0.5f, -1);
+	qt_fill(x, xv, 12);
+	qt_init(w, QCF_INT8, 4, ws);
+	qt_quant(w, 0, 2, wsc, wz);
+	qt_fill(w, wv, 16);
+	qt_init(b, QCF_INT32, 1, bs);
+	qt_fill(b, bv, 2);
+	qt_init(y, QCF_INT8, 4, ys);
+	qt_quant1(y, 0.5f, -1);
 }
 
 /* ---- the reference kernels -------------------------------------------- */
 
 static void test_conv_golden(void)
 {
-	ct x, w, b, y;
+	qt x, w, b, y;
 	golden_tensors(&x, &w, &b, &y);
-	ct *in[] = {&x, &w, &b};
-	qcf_attr at[] = {a_str("padding", "VALID")};
+	qt *in[] = {&x, &w, &b};
+	qcf_attr at[] = {qt_str("padding", "VALID")};
 	static const double want[] = {61, 127, -115, -93};
 	const qref_rounding builds[] = {QREF_ROUND_DEFAULT, QREF_ROUND_DOUBLE, QREF_ROUND_SINGLE};
 	for (int r = 0; r < 3; r++) {
 		qref_detail d;
 		CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 3, &y, at, 1, builds[r], &d), QCF_OK);
 		for (int i = 0; i < 4; i++)
-			CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), want[i]);
+			CU_ASSERT_EQUAL(qt_get(&y, (size_t)i), want[i]);
 	}
 	/* a missing bias reads as zeros (TFLM; LiteRT requires the tensor) */
 	memset(b.buf, 0, sizeof b.buf);
@@ -162,10 +79,10 @@ static void test_conv_golden(void)
 	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 3, &y, at, 1, 0, &d), QCF_OK);
 	double with_zero[4];
 	for (int i = 0; i < 4; i++)
-		with_zero[i] = ct_get(&y, (size_t)i);
+		with_zero[i] = qt_get(&y, (size_t)i);
 	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in, 2, &y, at, 1, 0, &d), QCF_OK);
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), with_zero[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, (size_t)i), with_zero[i]);
 	/* SAME padding (the default) needs output [1, 2, 3, 2] */
 	CU_ASSERT_EQUAL(run("CONV_2D", in, 3, &y, NULL, 0, 0, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "output shape must be [1, 2, 3, 2]"));
@@ -175,27 +92,27 @@ static void test_conv_golden(void)
  * outputs as int8 weights. */
 static void test_int4_weights(void)
 {
-	ct x, w, b, y, w4;
+	qt x, w, b, y, w4;
 	golden_tensors(&x, &w, &b, &y);
 	/* weights within int4, some negative */
 	static const double wv[] = {1, -2, 3, -4, 3, 4, -5, 6, 4, -8, 3, 7, -2, 2, 1, -1};
-	ct_fill(&w, wv, 16);
-	ct_init(&w4, QCF_INT4, 4, w.shape);
-	ct_quant(&w4, 0, 2, w.scales, w.zps);
-	ct_fill(&w4, wv, 16);
+	qt_fill(&w, wv, 16);
+	qt_init(&w4, QCF_INT4, 4, w.shape);
+	qt_quant(&w4, 0, 2, w.scales, w.zps);
+	qt_fill(&w4, wv, 16);
 	/* the packing: element 0 low nibble, element 1 high nibble; -2 is 0xe */
 	CU_ASSERT_EQUAL(((const uint8_t *)w4.buf)[0], 0xe1);
 	CU_ASSERT_EQUAL(w4.t.nbytes, 8);
-	ct *in8[] = {&x, &w, &b}, *in4[] = {&x, &w4, &b};
-	qcf_attr at[] = {a_str("padding", "VALID")};
+	qt *in8[] = {&x, &w, &b}, *in4[] = {&x, &w4, &b};
+	qcf_attr at[] = {qt_str("padding", "VALID")};
 	qref_detail d;
 	double r8[4];
 	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in8, 3, &y, at, 1, 0, &d), QCF_OK);
 	for (int i = 0; i < 4; i++)
-		r8[i] = ct_get(&y, (size_t)i);
+		r8[i] = qt_get(&y, (size_t)i);
 	CU_ASSERT_EQUAL_FATAL(run("CONV_2D", in4, 3, &y, at, 1, 0, &d), QCF_OK);
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(ct_get(&y, (size_t)i), r8[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, (size_t)i), r8[i]);
 	/* int4 weights need zero points 0 */
 	w4.zps[1] = 1;
 	CU_ASSERT_EQUAL(run("CONV_2D", in4, 3, &y, at, 1, 0, &d), QCF_INVALID_PARAM);
@@ -210,16 +127,16 @@ static void test_int4_weights(void)
 static void test_fc_rounding_set(void)
 {
 	static const int64_t s11[] = {1, 1};
-	ct x, w, y;
-	ct_init(&x, QCF_INT8, 2, s11);
-	ct_quant1(&x, 0.5f, 0);
-	ct_init(&w, QCF_INT8, 2, s11);
-	ct_quant1(&w, 1.0f, 0);
-	ct_init(&y, QCF_INT8, 2, s11);
-	ct_quant1(&y, 1.0f, 0);
+	qt x, w, y;
+	qt_init(&x, QCF_INT8, 2, s11);
+	qt_quant1(&x, 0.5f, 0);
+	qt_init(&w, QCF_INT8, 2, s11);
+	qt_quant1(&w, 1.0f, 0);
+	qt_init(&y, QCF_INT8, 2, s11);
+	qt_quant1(&y, 1.0f, 0);
 	const double one = 1;
-	ct_fill(&w, &one, 1);
-	ct *in[] = {&x, &w};
+	qt_fill(&w, &one, 1);
+	qt *in[] = {&x, &w};
 	struct {
 		qref_rounding r;
 		double neg, pos;
@@ -232,27 +149,27 @@ static void test_fc_rounding_set(void)
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		qref_detail d;
 		double v = -3;
-		ct_fill(&x, &v, 1);
+		qt_fill(&x, &v, 1);
 		CU_ASSERT_EQUAL(run("FULLY_CONNECTED", in, 2, &y, NULL, 0, want[k].r, &d), QCF_OK);
-		CU_ASSERT_EQUAL(ct_get(&y, 0), want[k].neg);
+		CU_ASSERT_EQUAL(qt_get(&y, 0), want[k].neg);
 		v = 3;
-		ct_fill(&x, &v, 1);
+		qt_fill(&x, &v, 1);
 		CU_ASSERT_EQUAL(run("FULLY_CONNECTED", in, 2, &y, NULL, 0, want[k].r, &d), QCF_OK);
-		if (ct_get(&y, 0) != want[k].pos)
+		if (qt_get(&y, 0) != want[k].pos)
 			fprintf(stderr, "\n  rounding %s: +1.5 -> %g\n",
-			        qref_rounding_name(want[k].r), ct_get(&y, 0));
-		CU_ASSERT_EQUAL(ct_get(&y, 0), want[k].pos);
+			        qref_rounding_name(want[k].r), qt_get(&y, 0));
+		CU_ASSERT_EQUAL(qt_get(&y, 0), want[k].pos);
 	}
 	/* CONV_2D and DEPTHWISE_CONV_2D have no half_* rounding */
-	ct xc, wc, yc;
+	qt xc, wc, yc;
 	static const int64_t s4[] = {1, 1, 1, 1};
-	ct_init(&xc, QCF_INT8, 4, s4);
-	ct_quant1(&xc, 0.5f, 0);
-	ct_init(&wc, QCF_INT8, 4, s4);
-	ct_quant1(&wc, 1.0f, 0);
-	ct_init(&yc, QCF_INT8, 4, s4);
-	ct_quant1(&yc, 1.0f, 0);
-	ct *inc[] = {&xc, &wc};
+	qt_init(&xc, QCF_INT8, 4, s4);
+	qt_quant1(&xc, 0.5f, 0);
+	qt_init(&wc, QCF_INT8, 4, s4);
+	qt_quant1(&wc, 1.0f, 0);
+	qt_init(&yc, QCF_INT8, 4, s4);
+	qt_quant1(&yc, 1.0f, 0);
+	qt *inc[] = {&xc, &wc};
 	qref_detail d;
 	CU_ASSERT_EQUAL(run("CONV_2D", inc, 2, &yc, NULL, 0, QREF_ROUND_HALF_AWAY, &d),
 	                QCF_NOT_SUPPORTED);
@@ -260,7 +177,7 @@ static void test_fc_rounding_set(void)
 	CU_ASSERT_EQUAL(run("DEPTHWISE_CONV_2D", inc, 2, &yc, NULL, 0, QREF_ROUND_HALF_EVEN, &d),
 	                QCF_NOT_SUPPORTED);
 	/* parameter rules come first */
-	qcf_attr bad[] = {a_int("stride_w", -1)};
+	qcf_attr bad[] = {qt_int("stride_w", -1)};
 	CU_ASSERT_EQUAL(run("CONV_2D", inc, 2, &yc, bad, 1, QREF_ROUND_HALF_AWAY, &d),
 	                QCF_INVALID_PARAM);
 }
@@ -270,22 +187,22 @@ static void test_fc_rounding_set(void)
 static void test_16x8(void)
 {
 	static const int64_t xs[] = {1, 4}, ws[] = {2, 4}, bs[] = {2}, ys[] = {1, 2};
-	ct x, w, b, y;
-	ct_init(&x, QCF_INT16, 2, xs);
-	ct_quant1(&x, 0.001f, 0);
-	ct_init(&w, QCF_INT8, 2, ws);
+	qt x, w, b, y;
+	qt_init(&x, QCF_INT16, 2, xs);
+	qt_quant1(&x, 0.001f, 0);
+	qt_init(&w, QCF_INT8, 2, ws);
 	static const float wsc[] = {0.01f, 0.003f};
-	ct_quant(&w, 0, 2, wsc, NULL);
-	ct_init(&b, QCF_INT64, 1, bs);
-	ct_init(&y, QCF_INT16, 2, ys);
-	ct_quant1(&y, 0.0007f, 0);
+	qt_quant(&w, 0, 2, wsc, NULL);
+	qt_init(&b, QCF_INT64, 1, bs);
+	qt_init(&y, QCF_INT16, 2, ys);
+	qt_quant1(&y, 0.0007f, 0);
 	static const double xv[] = {32767, -20000, 1234, -32768},
 	                    wv[] = {127, 3, -90, 5, -127, 64, 1, -2};
 	static const double bv[] = {12345678901.0, -4000000};
-	ct_fill(&x, xv, 4);
-	ct_fill(&w, wv, 8);
-	ct_fill(&b, bv, 2);
-	ct *in[] = {&x, &w, &b};
+	qt_fill(&x, xv, 4);
+	qt_fill(&w, wv, 8);
+	qt_fill(&b, bv, 2);
+	qt *in[] = {&x, &w, &b};
 	qref_detail d;
 	CU_ASSERT_EQUAL_FATAL(run("FULLY_CONNECTED", in, 3, &y, NULL, 0, 0, &d), QCF_OK);
 	for (int c = 0; c < 2; c++) {
@@ -298,15 +215,15 @@ static void test_16x8(void)
 		                         QREF_ROUND_DOUBLE, &m, &sh);
 		int64_t q = qref_mbqm64(acc, m, sh);
 		double want = q < -32768 ? -32768 : q > 32767 ? 32767 : (double)q;
-		CU_ASSERT_EQUAL(ct_get(&y, (size_t)c), want);
+		CU_ASSERT_EQUAL(qt_get(&y, (size_t)c), want);
 	}
 	/* int32 bias: int32 accumulator, ordinary MBQM; RELU6 clamps at q(0) = 0 and q(6) */
-	ct b32;
-	ct_init(&b32, QCF_INT32, 1, bs);
+	qt b32;
+	qt_init(&b32, QCF_INT32, 1, bs);
 	static const double b32v[] = {100000, -4000000};
-	ct_fill(&b32, b32v, 2);
-	ct *in32[] = {&x, &w, &b32};
-	qcf_attr at[] = {a_str("fused_activation_function", "RELU6")};
+	qt_fill(&b32, b32v, 2);
+	qt *in32[] = {&x, &w, &b32};
+	qcf_attr at[] = {qt_str("fused_activation_function", "RELU6")};
 	CU_ASSERT_EQUAL_FATAL(run("FULLY_CONNECTED", in32, 3, &y, at, 1, 0, &d), QCF_OK);
 	int32_t six = (int32_t)roundf(6.0f / 0.0007f);
 	for (int c = 0; c < 2; c++) {
@@ -319,18 +236,18 @@ static void test_16x8(void)
 		                         QREF_ROUND_DOUBLE, &m, &sh);
 		int64_t q = qref_mbqm((int32_t)acc, m, sh, QREF_ROUND_DOUBLE);
 		double want = q < 0 ? 0 : q > six ? six : (double)q;
-		CU_ASSERT_EQUAL(ct_get(&y, (size_t)c), want);
+		CU_ASSERT_EQUAL(qt_get(&y, (size_t)c), want);
 	}
 	/* DEPTHWISE_CONV_2D 16x8 takes an int64 bias only */
 	static const int64_t dxs[] = {1, 1, 1, 2}, dws[] = {1, 1, 1, 2}, dys[] = {1, 1, 1, 2};
-	ct dx, dw, dy;
-	ct_init(&dx, QCF_INT16, 4, dxs);
-	ct_quant1(&dx, 0.001f, 0);
-	ct_init(&dw, QCF_INT8, 4, dws);
-	ct_quant1(&dw, 0.01f, 0);
-	ct_init(&dy, QCF_INT16, 4, dys);
-	ct_quant1(&dy, 0.0007f, 0);
-	ct *din[] = {&dx, &dw, &b32};
+	qt dx, dw, dy;
+	qt_init(&dx, QCF_INT16, 4, dxs);
+	qt_quant1(&dx, 0.001f, 0);
+	qt_init(&dw, QCF_INT8, 4, dws);
+	qt_quant1(&dw, 0.01f, 0);
+	qt_init(&dy, QCF_INT16, 4, dys);
+	qt_quant1(&dy, 0.0007f, 0);
+	qt *din[] = {&dx, &dw, &b32};
 	CU_ASSERT_EQUAL(run("DEPTHWISE_CONV_2D", din, 3, &dy, NULL, 0, 0, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.message, "int64 bias"));
 	din[2] = &b;
@@ -341,19 +258,19 @@ static void test_16x8(void)
 static void test_overflow_unpredictable(void)
 {
 	static const int64_t s12[] = {1, 2}, s22[] = {2, 2}, s2[] = {2};
-	ct x, w, b, y;
-	ct_init(&x, QCF_INT8, 2, s12);
-	ct_quant1(&x, 1.0f, 0);
-	ct_init(&w, QCF_INT8, 2, s22);
-	ct_quant1(&w, 1e-9f, 0);
-	ct_init(&b, QCF_INT32, 1, s2);
-	ct_init(&y, QCF_INT8, 2, s12);
-	ct_quant1(&y, 1.0f, 0);
+	qt x, w, b, y;
+	qt_init(&x, QCF_INT8, 2, s12);
+	qt_quant1(&x, 1.0f, 0);
+	qt_init(&w, QCF_INT8, 2, s22);
+	qt_quant1(&w, 1e-9f, 0);
+	qt_init(&b, QCF_INT32, 1, s2);
+	qt_init(&y, QCF_INT8, 2, s12);
+	qt_quant1(&y, 1.0f, 0);
 	static const double xv[] = {127, 127}, wv[] = {127, 127, 1, 1}, bv[] = {2147483000, 5};
-	ct_fill(&x, xv, 2);
-	ct_fill(&w, wv, 4);
-	ct_fill(&b, bv, 2);
-	ct *in[] = {&x, &w, &b};
+	qt_fill(&x, xv, 2);
+	qt_fill(&w, wv, 4);
+	qt_fill(&b, bv, 2);
+	qt *in[] = {&x, &w, &b};
 	uint8_t any[2] = {0};
 	double lo[2], hi[2];
 	qref_detail d;
@@ -373,11 +290,11 @@ static void test_overflow_unpredictable(void)
  * through the fused activation; no output quantization needed. */
 static void test_real_output(void)
 {
-	ct x, w, b, y;
+	qt x, w, b, y;
 	golden_tensors(&x, &w, &b, &y);
 	y.t.quant = NULL;
-	ct *in[] = {&x, &w, &b};
-	qcf_attr at[] = {a_str("padding", "VALID"), a_str("fused_activation_function", "RELU")};
+	qt *in[] = {&x, &w, &b};
+	qcf_attr at[] = {qt_str("padding", "VALID"), qt_str("fused_activation_function", "RELU")};
 	double v[4];
 	char msg[256];
 	CU_ASSERT_EQUAL_FATAL(
@@ -399,10 +316,10 @@ static void test_real_output(void)
 /* qref_litert_conv_terms: the accumulators the stubs requantize, and the kernel's answers. */
 static void test_terms(void)
 {
-	ct x, w, b, y;
+	qt x, w, b, y;
 	golden_tensors(&x, &w, &b, &y);
-	ct *in[] = {&x, &w, &b};
-	qcf_attr at[] = {a_str("padding", "VALID")};
+	qt *in[] = {&x, &w, &b};
+	qcf_attr at[] = {qt_str("padding", "VALID")};
 	int64_t acc[4];
 	int32_t ch[4];
 	qref_conv_terms t = {.n = 4, .acc = acc, .channel = ch};
@@ -426,7 +343,7 @@ static void test_terms(void)
 	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("CONV_2D", in, 3, &y, at, 1), &t, &d),
 	                QCF_ERROR);
 	t.n = 4;
-	qcf_attr bad[] = {a_int("stride_h", 0), a_str("padding", "VALID")};
+	qcf_attr bad[] = {qt_int("stride_h", 0), qt_str("padding", "VALID")};
 	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("CONV_2D", in, 3, &y, bad, 2), &t, &d),
 	                QCF_INVALID_PARAM);
 	CU_ASSERT_EQUAL(qref_litert_conv_terms(mkcall("ADD", in, 3, &y, at, 1), &t, &d),

@@ -15,43 +15,9 @@
 #include "kernel.h"
 #include "qct.h"
 #include "qref.h"
+#include "tensor.h"
 
-#define EW_MAXN 256
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scale;
-	int32_t zp;
-	unsigned char buf[EW_MAXN * 2];
-} ewt;
-
-/* A tensor of the given shape, per-tensor quantized (scale > 0) or not. */
-static void ewt_init(ewt *x, qcf_dtype dt, int rank, const int64_t *shape, float scale, int32_t zp)
-{
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = dt;
-	x->t.rank = rank;
-	if (rank)
-		memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, x->shape));
-	if (scale > 0) {
-		x->scale = scale;
-		x->zp = zp;
-		x->q.struct_size = sizeof x->q;
-		x->q.axis = -1;
-		x->q.count = 1;
-		x->q.scales = &x->scale;
-		x->q.zero_points = &x->zp;
-		x->t.quant = &x->q;
-	}
-}
-
-static void ewt_fill(ewt *x, const int *v)
+static void ewt_fill(qt *x, const int *v)
 {
 	size_t n = qref_numel(x->t.rank, x->shape);
 	for (size_t i = 0; i < n; i++)
@@ -65,7 +31,7 @@ typedef struct {
 	qcf_attr attrs[2];
 } ewcall;
 
-static void ewcall_init(ewcall *c, const char *op, ewt *a, ewt *b, ewt *y, const char *act, int pot)
+static void ewcall_init(ewcall *c, const char *op, qt *a, qt *b, qt *y, const char *act, int pot)
 {
 	memset(c, 0, sizeof *c);
 	c->call.struct_size = sizeof c->call;
@@ -78,18 +44,10 @@ static void ewcall_init(ewcall *c, const char *op, ewt *a, ewt *b, ewt *y, const
 	c->call.n_outputs = 1;
 	c->call.outputs = &y->t;
 	int n = 0;
-	if (act) {
-		c->attrs[n].name = "fused_activation_function";
-		c->attrs[n].type = QCF_ATTR_STRING;
-		c->attrs[n].count = 1;
-		c->attrs[n++].v.s = act;
-	}
-	if (pot) {
-		c->attrs[n].name = "pot_scale_int16";
-		c->attrs[n].type = QCF_ATTR_INT;
-		c->attrs[n].count = 1;
-		c->attrs[n++].v.i = pot;
-	}
+	if (act)
+		c->attrs[n++] = qt_str("fused_activation_function", act);
+	if (pot)
+		c->attrs[n++] = qt_int("pot_scale_int16", pot);
 	c->call.n_attrs = n;
 	c->call.attrs = c->attrs;
 }
@@ -105,7 +63,7 @@ static qcf_status run(ewcall *c, qref_rounding r, char *msg)
 	return s;
 }
 
-static int out_equals(ewt *y, const int *want, size_t n)
+static int out_equals(qt *y, const int *want, size_t n)
 {
 	int ok = 1;
 	for (size_t i = 0; i < n; i++)
@@ -124,10 +82,10 @@ static void check4(const char *op, qcf_dtype dt, float s1, int z1, const int *a,
                    const int *b, float so, int zo, const char *act, int pot, qref_rounding r,
                    const int *want)
 {
-	ewt ta, tb, ty;
-	ewt_init(&ta, dt, 1, S4, s1, z1);
-	ewt_init(&tb, dt, 1, S4, s2, z2);
-	ewt_init(&ty, dt, 1, S4, so, zo);
+	qt ta, tb, ty;
+	qt_make(&ta, dt, 1, S4, s1, z1);
+	qt_make(&tb, dt, 1, S4, s2, z2);
+	qt_make(&ty, dt, 1, S4, so, zo);
 	ewt_fill(&ta, a);
 	ewt_fill(&tb, b);
 	ewcall c;
@@ -195,10 +153,10 @@ static void test_mul(void)
 /* Elements whose int32 pre-shift overflows in LiteRT are marked 'any'. */
 static void test_mul_any(void)
 {
-	ewt ta, tb, ty;
-	ewt_init(&ta, QCF_INT8, 1, S4, 1.0f, 0);
-	ewt_init(&tb, QCF_INT8, 1, S4, 1.0f, 0);
-	ewt_init(&ty, QCF_INT8, 1, S4, 0x1p-20f, 0);
+	qt ta, tb, ty;
+	qt_make(&ta, QCF_INT8, 1, S4, 1.0f, 0);
+	qt_make(&tb, QCF_INT8, 1, S4, 1.0f, 0);
+	qt_make(&ty, QCF_INT8, 1, S4, 0x1p-20f, 0);
 	const int a[] = {1, 0, 127, -1}, b[] = {1, 5, 127, 1};
 	ewt_fill(&ta, a);
 	ewt_fill(&tb, b);
@@ -244,10 +202,10 @@ static void test_int16_pot(void)
 static void test_broadcast(void)
 {
 	const int64_t s21[] = {2, 1}, s13[] = {1, 3}, s23[] = {2, 3};
-	ewt ta, tb, ty;
-	ewt_init(&ta, QCF_INT8, 2, s21, 0.1f, 0);
-	ewt_init(&tb, QCF_INT8, 2, s13, 0.1f, 0);
-	ewt_init(&ty, QCF_INT8, 2, s23, 0.1f, 0);
+	qt ta, tb, ty;
+	qt_make(&ta, QCF_INT8, 2, s21, 0.1f, 0);
+	qt_make(&tb, QCF_INT8, 2, s13, 0.1f, 0);
+	qt_make(&ty, QCF_INT8, 2, s23, 0.1f, 0);
 	const int a[] = {1, 5}, b[] = {2, 0, 7};
 	ewt_fill(&ta, a);
 	ewt_fill(&tb, b);
@@ -261,9 +219,9 @@ static void test_broadcast(void)
 	const int wmin[] = {1, 0, 1, 2, 0, 5};
 	CU_ASSERT(out_equals(&ty, wmin, 6));
 	/* ADD scalar + [4]: s 0.5 each, out 1: (q + 6) / 2 */
-	ewt_init(&ta, QCF_INT8, 0, NULL, 0.5f, 0);
-	ewt_init(&tb, QCF_INT8, 1, S4, 0.5f, 0);
-	ewt_init(&ty, QCF_INT8, 1, S4, 1.0f, 0);
+	qt_make(&ta, QCF_INT8, 0, NULL, 0.5f, 0);
+	qt_make(&tb, QCF_INT8, 1, S4, 0.5f, 0);
+	qt_make(&ty, QCF_INT8, 1, S4, 1.0f, 0);
 	const int sa[] = {6}, sb[] = {0, 1, -7, -8};
 	ewt_fill(&ta, sa);
 	ewt_fill(&tb, sb);
@@ -273,9 +231,9 @@ static void test_broadcast(void)
 	CU_ASSERT(out_equals(&ty, wadd, 4));
 	/* [3,1,2] - [2]: element (i, 0, j) = a[i][j] - b[j] */
 	const int64_t s312[] = {3, 1, 2}, s2[] = {2};
-	ewt_init(&ta, QCF_INT8, 3, s312, 1.0f, 0);
-	ewt_init(&tb, QCF_INT8, 1, s2, 1.0f, 0);
-	ewt_init(&ty, QCF_INT8, 3, s312, 1.0f, 0);
+	qt_make(&ta, QCF_INT8, 3, s312, 1.0f, 0);
+	qt_make(&tb, QCF_INT8, 1, s2, 1.0f, 0);
+	qt_make(&ty, QCF_INT8, 3, s312, 1.0f, 0);
 	const int ma[] = {10, 20, 30, 40, 50, 60}, mb[] = {1, 2};
 	ewt_fill(&ta, ma);
 	ewt_fill(&tb, mb);
@@ -288,10 +246,10 @@ static void test_broadcast(void)
 static int cmp1(const char *op, float s1, int z1, int q1, float s2, int z2, int q2, qref_rounding r)
 {
 	const int64_t s1d[] = {1};
-	ewt ta, tb, ty;
-	ewt_init(&ta, QCF_INT8, 1, s1d, s1, z1);
-	ewt_init(&tb, QCF_INT8, 1, s1d, s2, z2);
-	ewt_init(&ty, QCF_BOOL, 1, s1d, 0, 0);
+	qt ta, tb, ty;
+	qt_make(&ta, QCF_INT8, 1, s1d, s1, z1);
+	qt_make(&tb, QCF_INT8, 1, s1d, s2, z2);
+	qt_make(&ty, QCF_BOOL, 1, s1d, 0, 0);
 	ewt_fill(&ta, &q1);
 	ewt_fill(&tb, &q2);
 	ewcall c;
@@ -356,68 +314,68 @@ static void test_refusals(void)
 	const int64_t r7a[] = {1, 2, 1, 1, 1, 1, 2}, r7b[] = {2, 1, 1, 1, 1, 1, 1},
 	              r7o[] = {2, 2, 1, 1, 1, 1, 2};
 	const qref_rounding D = QREF_ROUND_DEFAULT;
-	ewt a, b, y;
+	qt a, b, y;
 	ewcall c;
 	/* shapes */
-	ewt_init(&a, QCF_INT8, 1, s3, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s3, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "do not broadcast", D);
-	ewt_init(&a, QCF_INT8, 2, s23, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 1, s3, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 2, s32, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 2, s23, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 1, s3, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 2, s32, 0.1f, 0);
 	ewcall_init(&c, "MAXIMUM", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "not the broadcast shape", D);
 	/* broadcast rank limits: comparisons 4, MAXIMUM/MINIMUM 5, SUB 6 */
-	ewt_init(&a, QCF_INT8, 5, r5a, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 5, r5b, 0.1f, 0);
-	ewt_init(&y, QCF_BOOL, 5, r5o, 0, 0);
+	qt_make(&a, QCF_INT8, 5, r5a, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 5, r5b, 0.1f, 0);
+	qt_make(&y, QCF_BOOL, 5, r5o, 0, 0);
 	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "rank <= 4", D);
-	ewt_init(&y, QCF_INT8, 5, r5o, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 5, r5o, 0.1f, 0);
 	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
-	ewt_init(&a, QCF_INT8, 6, r6a, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 6, r6b, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 6, r6o, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 6, r6a, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 6, r6b, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 6, r6o, 0.1f, 0);
 	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "rank <= 5", D);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
-	ewt_init(&a, QCF_INT8, 7, r7a, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 7, r7b, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 7, r7o, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 7, r7a, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 7, r7b, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 7, r7o, 0.1f, 0);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "rank <= 6", D);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
 
 	/* dtypes */
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&b, QCF_UINT8, 1, s4, 0.1f, 128);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&b, QCF_UINT8, 1, s4, 0.1f, 128);
+	qt_make(&y, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "same dtype", D);
-	ewt_init(&a, QCF_INT32, 1, s4, 0.1f, 0);
-	ewt_init(&b, QCF_INT32, 1, s4, 0.1f, 0);
-	ewt_init(&y, QCF_INT32, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT32, 1, s4, 0.1f, 0);
+	qt_make(&b, QCF_INT32, 1, s4, 0.1f, 0);
+	qt_make(&y, QCF_INT32, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "int8, uint8 or int16", D);
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "EQUAL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "must be bool", D);
 	/* quantization */
-	ewt_init(&a, QCF_INT8, 1, s4, 0, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "needs quantization", D);
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
-	a.scale = -0.1f;
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	a.scales[0] = -0.1f;
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "positive finite scale", D);
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
 	float sc[4] = {0.1f, 0.1f, 0.1f, 0.1f};
 	int32_t zc[4] = {0, 0, 0, 0};
 	a.q.axis = 0;
@@ -427,90 +385,90 @@ static void test_refusals(void)
 	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "per tensor", D);
 	/* activation */
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, "TANH", 0);
 	refuse(&c, QCF_INVALID_PARAM, "fused_activation_function", D);
-	ewt_init(&y, QCF_INT8, 1, s4, 1e-30f, 0);
-	ewt_init(&a, QCF_INT8, 1, s4, 1e-31f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 1e-31f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 1e-30f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 1e-31f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 1e-31f, 0);
 	ewcall_init(&c, "MUL", &a, &b, &y, "RELU6", 0);
 	refuse(&c, QCF_INVALID_PARAM, "overflow int32", D);
 	/* SUB zero point outside the output type */
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 128);
-	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 128);
+	qt_make(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "outside the output type", D);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0); /* ADD does not check it */
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
 	/* output multipliers >= 1 */
-	ewt_init(&a, QCF_INT8, 1, s4, 1.0f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 1.0f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0x1p-19f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 1.0f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 1.0f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0x1p-19f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "must be < 1", D);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "positive shift", D);
-	ewt_init(&y, QCF_INT8, 1, s4, 0x1.000002p-19f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0x1.000002p-19f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
 	/* int16 zero points */
-	ewt_init(&a, QCF_INT16, 1, s4, 0.001f, 1);
-	ewt_init(&b, QCF_INT16, 1, s4, 0.001f, 0);
-	ewt_init(&y, QCF_INT16, 1, s4, 0.001f, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0.001f, 1);
+	qt_make(&b, QCF_INT16, 1, s4, 0.001f, 0);
+	qt_make(&y, QCF_INT16, 1, s4, 0.001f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "zero point must be 0", D);
 	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "zero point must be 0", D);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 0); /* general int16 SUB accepts it */
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
-	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-10f, 1);
-	ewt_init(&y, QCF_INT16, 1, s4, 0x1p-10f, 0);
-	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0x1p-10f, 1);
+	qt_make(&y, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0x1p-10f, 0);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 1);
 	refuse(&c, QCF_INVALID_PARAM, "power-of-two path", D);
 	/* int16 POT rules */
-	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-12f, 0);
-	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-12f, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0x1p-12f, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0x1p-12f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
 	refuse(&c, QCF_INVALID_PARAM, "one input scale must equal", D);
-	ewt_init(&a, QCF_INT16, 1, s4, 0x1p-10f, 0);
-	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-8f, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0x1p-10f, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0x1p-8f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
 	refuse(&c, QCF_INVALID_PARAM, "one input scale must equal", D);
-	ewt_init(&b, QCF_INT16, 1, s4, 0x1p-30f, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0x1p-30f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
 	refuse(&c, QCF_INVALID_PARAM, "more than 15", D);
 	const int64_t s1[] = {1};
-	ewt_init(&b, QCF_INT16, 1, s1, 0x1p-12f, 0);
+	qt_make(&b, QCF_INT16, 1, s1, 0x1p-12f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 1);
 	refuse(&c, QCF_INVALID_PARAM, "does not broadcast", D);
 	ewcall_init(&c, "SUB", &a, &b, &y, NULL, 1); /* SUB's POT path broadcasts */
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
 	/* comparison scales >= 1 */
 	CU_ASSERT_EQUAL(cmp1("LESS", 1.0f, 0, 1, 0.5f, 0, 1, D), -1);
-	ewt_init(&a, QCF_INT8, 1, s4, 2.0f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 0.5f, 0);
-	ewt_init(&y, QCF_BOOL, 1, s4, 0, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 2.0f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 0.5f, 0);
+	qt_make(&y, QCF_BOOL, 1, s4, 0, 0);
 	ewcall_init(&c, "GREATER_EQUAL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "must be < 1", D);
 	/* int16 ordering comparisons compare raw, EQUAL needs quantization */
-	ewt_init(&a, QCF_INT16, 1, s4, 0, 0);
-	ewt_init(&b, QCF_INT16, 1, s4, 0, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0, 0);
 	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(run(&c, D, NULL), QCF_OK);
 	ewcall_init(&c, "EQUAL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_INVALID_PARAM, "needs quantization", D);
 	/* MUL int16 x int16 -> int8 is a LiteRT path the reference lacks */
-	ewt_init(&a, QCF_INT16, 1, s4, 0.001f, 0);
-	ewt_init(&b, QCF_INT16, 1, s4, 0.001f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.01f, 0);
+	qt_make(&a, QCF_INT16, 1, s4, 0.001f, 0);
+	qt_make(&b, QCF_INT16, 1, s4, 0.001f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0.01f, 0);
 	ewcall_init(&c, "MUL", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_NOT_SUPPORTED, "not implemented", D);
 	/* roundings that do not apply */
-	ewt_init(&a, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&b, QCF_INT8, 1, s4, 0.1f, 0);
-	ewt_init(&y, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&a, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&b, QCF_INT8, 1, s4, 0.1f, 0);
+	qt_make(&y, QCF_INT8, 1, s4, 0.1f, 0);
 	ewcall_init(&c, "ADD", &a, &b, &y, NULL, 0);
 	refuse(&c, QCF_NOT_SUPPORTED, "does not apply", QREF_ROUND_HALF_EVEN);
 	ewcall_init(&c, "MAXIMUM", &a, &b, &y, NULL, 0);
@@ -521,10 +479,10 @@ static void test_refusals(void)
  * activation applied. */
 static void test_real(void)
 {
-	ewt a, b, y;
-	ewt_init(&a, QCF_INT8, 1, S4, 0.5f, 2);
-	ewt_init(&b, QCF_INT8, 1, S4, 0.25f, -4);
-	ewt_init(&y, QCF_INT8, 1, S4, 0.1f, 0);
+	qt a, b, y;
+	qt_make(&a, QCF_INT8, 1, S4, 0.5f, 2);
+	qt_make(&b, QCF_INT8, 1, S4, 0.25f, -4);
+	qt_make(&y, QCF_INT8, 1, S4, 0.1f, 0);
 	const int qa[] = {2, 0, 20, -10}, qb[] = {-4, 0, 4, 0};
 	ewt_fill(&a, qa);
 	ewt_fill(&b, qb);
@@ -547,7 +505,7 @@ static void test_real(void)
 	ewcall_init(&c, "MINIMUM", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL_FATAL(qref_real_output(&c.call, 0, v), QCF_OK);
 	CU_ASSERT_DOUBLE_EQUAL(v[1], -1.0, 1e-12);
-	ewt_init(&y, QCF_BOOL, 1, S4, 0, 0);
+	qt_make(&y, QCF_BOOL, 1, S4, 0, 0);
 	ewcall_init(&c, "LESS", &a, &b, &y, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output(&c.call, 0, v), QCF_NOT_SUPPORTED);
 }

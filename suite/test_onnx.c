@@ -14,107 +14,23 @@
 #include "dtype.h"
 #include "qct.h"
 #include "qref.h"
+#include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */
 
-#define MAXE 64
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scales[MAXE];
-	int32_t zps[MAXE];
-	int64_t buf[MAXE];
-} ot;
-
-static void ot_init(ot *x, const char *name, qcf_dtype dt, int rank, const int64_t *shape)
+static void ot_init(qt *x, const char *name, qcf_dtype dt, int rank, const int64_t *shape)
 {
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
+	qt_init(x, dt, rank, shape);
 	x->t.name = name;
-	x->t.dtype = dt;
-	x->t.rank = rank;
-	if (rank > 0)
-		memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, shape));
 }
 
-static void ot_quant(ot *x, int axis, int block, int count, const float *s, const int32_t *z)
-{
-	x->q.struct_size = sizeof x->q;
-	x->q.axis = axis;
-	x->q.count = count;
-	x->q.block_size = block;
-	memcpy(x->scales, s, sizeof(float) * (size_t)count);
-	if (z)
-		memcpy(x->zps, z, sizeof(int32_t) * (size_t)count);
-	x->q.scales = x->scales;
-	x->q.zero_points = x->zps;
-	x->t.quant = &x->q;
-}
-
-static void ot_quant1(ot *x, float s, int32_t z)
-{
-	ot_quant(x, -1, 0, 1, &s, &z);
-}
-
-static void ot_fill(ot *x, const double *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		qref_set(&x->t, i, v[i]);
-}
-
-static int ot_equals(const ot *x, const double *want, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (qref_get(&x->t, i) != want[i]) {
-			fprintf(stderr, "\n  element %zu: got %.9g, want %.9g\n", i,
-			        qref_get(&x->t, i), want[i]);
-			return 0;
-		}
-	return 1;
-}
-
-static qcf_attr a_ints(const char *name, const int64_t *v, int n)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_INTS, .count = n};
-	a.v.ints = v;
-	return a;
-}
-
-static qcf_attr a_str(const char *name, const char *v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_STRING, .count = 1};
-	a.v.s = v;
-	return a;
-}
-
-static qcf_op_call g_call;
-static qcf_tensor g_in[4], g_out[3];
 static qref_detail g_d;
 
-static qcf_status run(const char *op, ot **ins, int nin, ot **outs, int nout, const qcf_attr *attrs,
+static qcf_status run(const char *op, qt **ins, int nin, qt **outs, int nout, const qcf_attr *attrs,
                       int na)
 {
-	memset(&g_call, 0, sizeof g_call);
-	for (int i = 0; i < nin; i++)
-		g_in[i] = ins[i]->t;
-	for (int i = 0; i < nout; i++)
-		g_out[i] = outs[i]->t;
-	g_call.struct_size = sizeof g_call;
-	g_call.semantics = "onnx";
-	g_call.op = op;
-	g_call.n_inputs = nin;
-	g_call.inputs = g_in;
-	g_call.n_outputs = nout;
-	g_call.outputs = g_out;
-	g_call.n_attrs = na;
-	g_call.attrs = attrs;
-	memset(&g_d, 0, sizeof g_d);
-	return qref_execute(&g_call, &g_d);
+	return qt_run("onnx", op, ins, nin, outs, nout, attrs, na,
+	              qt_detail(&g_d, QREF_ROUND_DEFAULT));
 }
 
 /* QCF_INVALID_PARAM with a message containing `part`. */
@@ -131,34 +47,34 @@ static int refused(qcf_status s, const char *part)
 /* ---- QLinearMatMul ------------------------------------------------------- */
 
 /* test_qlinearmatmul_2D (onnx/backend/test/case/node/qlinearmatmul.py) */
-static void qmm_2d(ot *a, ot *b, ot *y)
+static void qmm_2d(qt *a, qt *b, qt *y)
 {
 	static const int64_t as[] = {2, 4}, bs[] = {4, 3}, ys[] = {2, 3};
 	static const double av[] = {208, 236, 0, 238, 3, 214, 255, 29};
 	static const double bv[] = {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247};
 	ot_init(a, "a", QCF_UINT8, 2, as);
-	ot_quant1(a, 0.0066f, 113);
-	ot_fill(a, av, 8);
+	qt_quant1(a, 0.0066f, 113);
+	qt_fill(a, av, 8);
 	ot_init(b, "b", QCF_UINT8, 2, bs);
-	ot_quant1(b, 0.00705f, 114);
-	ot_fill(b, bv, 12);
+	qt_quant1(b, 0.00705f, 114);
+	qt_fill(b, bv, 12);
 	ot_init(y, "y", QCF_UINT8, 2, ys);
-	ot_quant1(y, 0.0107f, 118);
+	qt_quant1(y, 0.0107f, 118);
 }
 
 static void test_qlinear_matmul_golden(void)
 {
-	ot a, b, y;
+	qt a, b, y;
 	qmm_2d(&a, &b, &y);
 	static const double want[] = {168, 115, 255, 1, 66, 151};
-	CU_ASSERT_EQUAL(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT_EQUAL(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                QCF_OK);
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 6));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 6));
 
 	/* the real-valued result (quant: {auto: range}): acc * a_scale * b_scale */
 	double real[6];
-	CU_ASSERT_EQUAL(qref_real_output(&g_call, 0, real), QCF_OK);
+	CU_ASSERT_EQUAL(qref_real_output(&qt_last, 0, real), QCF_OK);
 	/* row 0, column 0: sum (a - 113) * (b - 114) = 95*38 + 123*(-54) + (-113)*(-114) + 125*13
 	 */
 	double acc = 95.0 * 38 + 123.0 * -54 + -113.0 * -114 + 125.0 * 13;
@@ -171,21 +87,21 @@ static void test_qlinear_matmul_zero_point_before_rounding(void)
 {
 	static const int64_t as[] = {4, 1}, bs[] = {1, 1}, ys[] = {4, 1};
 	static const double av[] = {1, 3, 5, -1};
-	ot a, b, y;
+	qt a, b, y;
 	ot_init(&a, "a", QCF_INT8, 2, as);
-	ot_quant1(&a, 0.5f, 0);
-	ot_fill(&a, av, 4);
+	qt_quant1(&a, 0.5f, 0);
+	qt_fill(&a, av, 4);
 	ot_init(&b, "b", QCF_INT8, 2, bs);
-	ot_quant1(&b, 1.0f, 0);
+	qt_quant1(&b, 1.0f, 0);
 	qref_set(&b.t, 0, 1);
 	ot_init(&y, "y", QCF_INT8, 2, ys);
-	ot_quant1(&y, 1.0f, 1);
-	CU_ASSERT_EQUAL(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant1(&y, 1.0f, 1);
+	CU_ASSERT_EQUAL(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                QCF_OK);
 	static const double want[] = {2, 2, 4,
 	                              0}; /* rint(0.5+1), rint(1.5+1), rint(2.5+1), rint(-0.5+1) */
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 4));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 4));
 }
 
 /* Per-row a and per-column b: element (i, j) uses a_scale[i], a_zp[i], b_scale[j], b_zp[j]. */
@@ -195,67 +111,67 @@ static void test_qlinear_matmul_per_row(void)
 	static const double av[] = {11, 12, 23, 24}, bv[] = {1, 10, 2, 20};
 	static const float sa[] = {1.0f, 0.5f}, sb[] = {1.0f, 0.25f};
 	static const int32_t za[] = {10, 20}, zb[] = {0, 10};
-	ot a, b, y;
+	qt a, b, y;
 	ot_init(&a, "a", QCF_UINT8, 2, as);
-	ot_quant(&a, 0, 0, 2, sa, za);
-	ot_fill(&a, av, 4);
+	qt_quant_blocked(&a, 0, 0, 2, sa, za);
+	qt_fill(&a, av, 4);
 	ot_init(&b, "b", QCF_INT8, 2, bs);
-	ot_quant(&b, 1, 0, 2, sb, zb);
-	ot_fill(&b, bv, 4);
+	qt_quant_blocked(&b, 1, 0, 2, sb, zb);
+	qt_fill(&b, bv, 4);
 	ot_init(&y, "y", QCF_INT8, 2, ys);
-	ot_quant1(&y, 1.0f, 0);
-	CU_ASSERT_EQUAL(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant1(&y, 1.0f, 0);
+	CU_ASSERT_EQUAL(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                QCF_OK);
 	/* row 0: a - 10 = {1, 2}; row 1: a - 20 = {3, 4}; col 0: b = {1, 2}; col 1: b - 10 =
 	 * {0, 10}. acc = {5, 20, 11, 40}; scales {1, 0.25, 0.5, 0.125} -> {5, 5, 5.5, 5} */
 	static const double want[] = {5, 5, 6, 5};
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 4));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 4));
 
 	/* a per-row count that does not match the rows */
 	static const float s3[] = {1, 1, 1};
 	static const int32_t z3[] = {0, 0, 0};
-	ot_quant(&a, 0, 0, 3, s3, z3);
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant_blocked(&a, 0, 0, 3, s3, z3);
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "3 scales for dimension 0"));
 	/* a quantized along its columns */
-	ot_quant(&a, 1, 0, 2, sa, za);
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant_blocked(&a, 1, 0, 2, sa, za);
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "per row"));
 }
 
 static void test_qlinear_matmul_refusals(void)
 {
-	ot a, b, y;
+	qt a, b, y;
 	qmm_2d(&a, &b, &y);
 	static const int64_t s33[] = {3, 3};
 	ot_init(&b, "b", QCF_UINT8, 2, s33);
-	ot_quant1(&b, 0.5f, 0);
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant1(&b, 0.5f, 0);
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "do not multiply"));
 	qmm_2d(&a, &b, &y);
 	a.q.zero_points = a.zps;
 	a.zps[0] = 256;
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "a_zero_point 256 does not fit uint8"));
 	qmm_2d(&a, &b, &y);
 	y.t.dtype = QCF_INT16;
 	y.t.nbytes = 12;
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "y must be int8 or uint8"));
 	qmm_2d(&a, &b, &y);
 	y.zps[0] = -1;
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "y_zero_point -1 does not fit uint8"));
 	qmm_2d(&a, &b, &y);
 	a.t.quant = NULL;
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "needs quantization parameters"));
 	qmm_2d(&a, &b, &y);
 	static const int64_t wrong[] = {3, 2};
 	ot_init(&y, "y", QCF_UINT8, 2, wrong);
-	ot_quant1(&y, 1.0f, 0);
-	CU_ASSERT(refused(run("QLinearMatMul", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant1(&y, 1.0f, 0);
+	CU_ASSERT(refused(run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "output shape"));
 }
 
@@ -267,45 +183,45 @@ static void test_matmul_integer(void)
 	static const int64_t as[] = {4, 3}, bs[] = {3, 2}, ys[] = {4, 2}, one[] = {1};
 	static const double av[] = {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0},
 	                    bv[] = {1, 4, 2, 5, 3, 6};
-	ot a, b, za, zb, y;
+	qt a, b, za, zb, y;
 	ot_init(&a, "a", QCF_UINT8, 2, as);
-	ot_fill(&a, av, 12);
+	qt_fill(&a, av, 12);
 	ot_init(&b, "b", QCF_UINT8, 2, bs);
-	ot_fill(&b, bv, 6);
+	qt_fill(&b, bv, 6);
 	ot_init(&za, "a_zero_point", QCF_UINT8, 1, one);
 	qref_set(&za.t, 0, 12);
 	ot_init(&zb, "b_zero_point", QCF_UINT8, 1, one);
 	ot_init(&y, "y", QCF_INT32, 2, ys);
 	static const double want[] = {-38, -83, -44, -98, -50, -113, -56, -128};
 	CU_ASSERT_EQUAL(
-	        run("MatMulInteger", (ot *[]){&a, &b, &za, &zb}, 4, (ot *[]){&y}, 1, NULL, 0),
+	        run("MatMulInteger", (qt *[]){&a, &b, &za, &zb}, 4, (qt *[]){&y}, 1, NULL, 0),
 	        QCF_OK);
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 8));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 8));
 	/* the zero points are optional: b_zero_point 0 may be left out */
 	memset(y.buf, 0, sizeof y.buf);
-	CU_ASSERT_EQUAL(run("MatMulInteger", (ot *[]){&a, &b, &za}, 3, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT_EQUAL(run("MatMulInteger", (qt *[]){&a, &b, &za}, 3, (qt *[]){&y}, 1, NULL, 0),
 	                QCF_OK);
-	CU_ASSERT(ot_equals(&y, want, 8));
+	CU_ASSERT(qt_equals(&y, want, 8));
 	/* without a_zero_point: a @ b */
-	CU_ASSERT_EQUAL(run("MatMulInteger", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT_EQUAL(run("MatMulInteger", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                QCF_OK);
 	CU_ASSERT_EQUAL(qref_get(&y.t, 0), 11 * 1 + 7 * 2 + 3 * 3);
 
 	/* refusals: zero point of another type, per-row count wrong, int8 output, quantization */
 	za.t.dtype = QCF_INT8;
-	CU_ASSERT(refused(run("MatMulInteger", (ot *[]){&a, &b, &za}, 3, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("MatMulInteger", (qt *[]){&a, &b, &za}, 3, (qt *[]){&y}, 1, NULL, 0),
 	                  "a_zero_point must have the type of a"));
 	static const int64_t three[] = {3};
 	ot_init(&za, "a_zero_point", QCF_UINT8, 1, three);
-	CU_ASSERT(refused(run("MatMulInteger", (ot *[]){&a, &b, &za}, 3, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("MatMulInteger", (qt *[]){&a, &b, &za}, 3, (qt *[]){&y}, 1, NULL, 0),
 	                  "or [4] (per row of a)"));
 	ot_init(&y, "y", QCF_INT8, 2, ys);
-	CU_ASSERT(refused(run("MatMulInteger", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("MatMulInteger", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "y must be int32"));
 	ot_init(&y, "y", QCF_INT32, 2, ys);
-	ot_quant1(&a, 0.5f, 0);
-	CU_ASSERT(refused(run("MatMulInteger", (ot *[]){&a, &b}, 2, (ot *[]){&y}, 1, NULL, 0),
+	qt_quant1(&a, 0.5f, 0);
+	CU_ASSERT(refused(run("MatMulInteger", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "carries quantization"));
 }
 
@@ -323,17 +239,17 @@ static void test_qlinear_conv_golden(void)
 	        0,   81,  93,  230, 52,  87,  197, 240, 196, 18,  160, 126, 255, 191, 199, 13,  102,
 	        34,  87,  243, 89,  23,  77,  69,  60,  18,  93,  18,  67,  216, 131, 178, 175, 153,
 	        212, 128, 25,  234, 172, 214, 215, 121, 0,   101, 163, 114, 213, 107, 8};
-	ot x, w, y;
+	qt x, w, y;
 	ot_init(&x, "x", QCF_UINT8, 4, xs);
-	ot_quant1(&x, 0.00369204697f, 132);
-	ot_fill(&x, xv, 49);
+	qt_quant1(&x, 0.00369204697f, 132);
+	qt_fill(&x, xv, 49);
 	ot_init(&w, "w", QCF_UINT8, 4, ws);
-	ot_quant1(&w, 0.00172794575f, 255);
+	qt_quant1(&w, 0.00172794575f, 255);
 	ot_init(&y, "y", QCF_UINT8, 4, xs);
-	ot_quant1(&y, 0.00162681262f, 123);
-	CU_ASSERT_EQUAL(run("QLinearConv", (ot *[]){&x, &w}, 2, (ot *[]){&y}, 1, NULL, 0), QCF_OK);
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 49));
+	qt_quant1(&y, 0.00162681262f, 123);
+	CU_ASSERT_EQUAL(run("QLinearConv", (qt *[]){&x, &w}, 2, (qt *[]){&y}, 1, NULL, 0), QCF_OK);
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 49));
 }
 
 /* Grouped, per-channel, SAME_LOWER vs SAME_UPPER, with a bias; and the refusals. */
@@ -347,51 +263,52 @@ static void test_qlinear_conv_attrs(void)
 	static const double xv[] = {1, 2, 3, 4, 5, 6, 7, 8}, wv[] = {1, 1, 1, -1}, bv[] = {10, 0};
 	static const float wsc[] = {1, 2};
 	static const int32_t wz[] = {0, 0};
-	ot x, w, b, y;
+	qt x, w, b, y;
 	ot_init(&x, "x", QCF_INT8, 4, xs);
-	ot_quant1(&x, 1, 0);
-	ot_fill(&x, xv, 8);
+	qt_quant1(&x, 1, 0);
+	qt_fill(&x, xv, 8);
 	ot_init(&w, "w", QCF_INT8, 4, ws);
-	ot_quant(&w, 0, 0, 2, wsc, wz);
-	ot_fill(&w, wv, 4);
+	qt_quant_blocked(&w, 0, 0, 2, wsc, wz);
+	qt_fill(&w, wv, 4);
 	ot_init(&b, "B", QCF_INT32, 1, bs);
-	ot_fill(&b, bv, 2);
+	qt_fill(&b, bv, 2);
 	ot_init(&y, "y", QCF_INT8, 4, xs);
-	ot_quant1(&y, 1, 0);
-	qcf_attr at[2] = {a_str("auto_pad", "SAME_UPPER"), {.name = "group", .type = QCF_ATTR_INT}};
+	qt_quant1(&y, 1, 0);
+	qcf_attr at[2] = {qt_str("auto_pad", "SAME_UPPER"),
+	                  {.name = "group", .type = QCF_ATTR_INT}};
 	at[1].v.i = 2;
 	at[1].count = 1;
-	CU_ASSERT_EQUAL(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, at, 2),
+	CU_ASSERT_EQUAL(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, at, 2),
 	                QCF_OK);
 	static const double upper[] = {13, 15, 17, 14, -2, -2, -2, 16};
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, upper, 8));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, upper, 8));
 	/* SAME_LOWER pads (1, 0): ch0: 0+1, 1+2, 2+3, 3+4; ch1: -5, -1, -1, -1 */
-	at[0] = a_str("auto_pad", "SAME_LOWER");
-	CU_ASSERT_EQUAL(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, at, 2),
+	at[0] = qt_str("auto_pad", "SAME_LOWER");
+	CU_ASSERT_EQUAL(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, at, 2),
 	                QCF_OK);
 	static const double lower[] = {11, 13, 15, 17, -10, -2, -2, -2};
-	CU_ASSERT(ot_equals(&y, lower, 8));
+	CU_ASSERT(qt_equals(&y, lower, 8));
 
 	/* refusals */
 	static const int64_t pads[] = {0, 0, 0, 0}, zero[] = {0, 1};
-	qcf_attr bad[3] = {a_str("auto_pad", "SAME_UPPER"), at[1], a_ints("pads", pads, 4)};
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, bad, 3),
+	qcf_attr bad[3] = {qt_str("auto_pad", "SAME_UPPER"), at[1], qt_ints("pads", pads, 4)};
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, bad, 3),
 	                  "pads cannot be used together with auto_pad"));
-	bad[0] = a_str("auto_pad", "SAME");
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, bad, 2),
+	bad[0] = qt_str("auto_pad", "SAME");
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, bad, 2),
 	                  "auto_pad must be"));
-	bad[0] = a_ints("strides", zero, 2);
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, bad, 2),
+	bad[0] = qt_ints("strides", zero, 2);
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, bad, 2),
 	                  "strides: 0 is not an integer >= 1"));
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, at, 1),
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, at, 1),
 	                  "need C == w[1] * group")); /* group 1: C 2 != w[1] 1 */
 	b.t.dtype = QCF_INT8;
 	b.t.nbytes = 2;
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w, &b}, 3, (ot *[]){&y}, 1, at, 2),
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w, &b}, 3, (qt *[]){&y}, 1, at, 2),
 	                  "B must be int32"));
 	w.q.axis = 3;
-	CU_ASSERT(refused(run("QLinearConv", (ot *[]){&x, &w}, 2, (ot *[]){&y}, 1, at, 2),
+	CU_ASSERT(refused(run("QLinearConv", (qt *[]){&x, &w}, 2, (qt *[]){&y}, 1, at, 2),
 	                  "per output channel (axis 0)"));
 }
 
@@ -402,67 +319,67 @@ static void test_conv_integer(void)
 	static const int64_t pads[] = {1, 1, 1, 1};
 	static const double xv[] = {2, 3, 4, 5, 6, 7, 8, 9, 10}, wv[] = {1, 1, 1, 1};
 	static const double want[] = {1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9};
-	ot x, w, zx, y;
+	qt x, w, zx, y;
 	ot_init(&x, "x", QCF_UINT8, 4, xs);
-	ot_fill(&x, xv, 9);
+	qt_fill(&x, xv, 9);
 	ot_init(&w, "w", QCF_UINT8, 4, ws);
-	ot_fill(&w, wv, 4);
+	qt_fill(&w, wv, 4);
 	ot_init(&zx, "x_zero_point", QCF_UINT8, 0, NULL);
 	qref_set(&zx.t, 0, 1);
 	ot_init(&y, "y", QCF_INT32, 4, ys);
-	qcf_attr at[1] = {a_ints("pads", pads, 4)};
-	CU_ASSERT_EQUAL(run("ConvInteger", (ot *[]){&x, &w, &zx}, 3, (ot *[]){&y}, 1, at, 1),
+	qcf_attr at[1] = {qt_ints("pads", pads, 4)};
+	CU_ASSERT_EQUAL(run("ConvInteger", (qt *[]){&x, &w, &zx}, 3, (qt *[]){&y}, 1, at, 1),
 	                QCF_OK);
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 16));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 16));
 	/* x_zero_point per channel is refused; so is a rank-2 x */
 	static const int64_t two[] = {2};
 	ot_init(&zx, "x_zero_point", QCF_UINT8, 1, two);
-	CU_ASSERT(refused(run("ConvInteger", (ot *[]){&x, &w, &zx}, 3, (ot *[]){&y}, 1, at, 1),
+	CU_ASSERT(refused(run("ConvInteger", (qt *[]){&x, &w, &zx}, 3, (qt *[]){&y}, 1, at, 1),
 	                  "x_zero_point must have shape [] or [1] (per tensor)"));
 	x.t.rank = 2;
-	CU_ASSERT(refused(run("ConvInteger", (ot *[]){&x, &w}, 2, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("ConvInteger", (qt *[]){&x, &w}, 2, (qt *[]){&y}, 1, NULL, 0),
 	                  "at least 3 dimensions"));
 }
 
 /* ---- DynamicQuantizeLinear ------------------------------------------------ */
 
-static qcf_status dql(const double *xv, int n, ot *y, ot *ys, ot *yz)
+static qcf_status dql(const double *xv, int n, qt *y, qt *ys, qt *yz)
 {
-	static ot x;
+	static qt x;
 	int64_t shape[1] = {n};
 	ot_init(&x, "x", QCF_FLOAT32, 1, shape);
-	ot_fill(&x, xv, (size_t)n);
+	qt_fill(&x, xv, (size_t)n);
 	ot_init(y, "y", QCF_UINT8, 1, shape);
 	ot_init(ys, "y_scale", QCF_FLOAT32, 0, NULL);
 	ot_init(yz, "y_zero_point", QCF_UINT8, 0, NULL);
 	qcf_status s =
-	        run("DynamicQuantizeLinear", (ot *[]){&x}, 1, (ot *[]){y, ys, yz}, 3, NULL, 0);
-	y->t = g_out[0];
-	ys->t = g_out[1];
-	yz->t = g_out[2];
+	        run("DynamicQuantizeLinear", (qt *[]){&x}, 1, (qt *[]){y, ys, yz}, 3, NULL, 0);
+	y->t = qt_out[0];
+	ys->t = qt_out[1];
+	yz->t = qt_out[2];
 	return s;
 }
 
 static void test_dynamic_quantize_linear(void)
 {
-	ot y, ys, yz;
+	qt y, ys, yz;
 	/* test_dynamicquantizelinear (onnx/backend/test/case/node/dynamicquantizelinear.py) */
 	static const double x1[] = {0, 2, -3, -2.5, 1.34, 0.5}, y1[] = {153, 255, 0, 26, 221, 179};
 	CU_ASSERT_EQUAL(dql(x1, 6, &y, &ys, &yz), QCF_OK);
-	CU_ASSERT(ot_equals(&y, y1, 6));
+	CU_ASSERT(qt_equals(&y, y1, 6));
 	CU_ASSERT_EQUAL(qref_get(&ys.t, 0), (double)(5.0f / 255.0f));
 	CU_ASSERT_EQUAL(qref_get(&yz.t, 0), 153);
 	/* max adjusted: every x negative, max is 0, zero point 255 */
 	static const double x2[] = {-1.0, -2.1, -1.3, -2.5, -3.34, -4.0},
 	                    y2[] = {191, 121, 172, 96, 42, 0};
 	CU_ASSERT_EQUAL(dql(x2, 6, &y, &ys, &yz), QCF_OK);
-	CU_ASSERT(ot_equals(&y, y2, 6));
+	CU_ASSERT(qt_equals(&y, y2, 6));
 	CU_ASSERT_EQUAL(qref_get(&yz.t, 0), 255);
 	/* all zero: the scale is 1 and the zero point 0 (op_dynamic_quantize_linear.py) */
 	static const double x3[] = {0, -0.0, 0}, y3[] = {0, 0, 0};
 	CU_ASSERT_EQUAL(dql(x3, 3, &y, &ys, &yz), QCF_OK);
-	CU_ASSERT(ot_equals(&y, y3, 3));
+	CU_ASSERT(qt_equals(&y, y3, 3));
 	CU_ASSERT_EQUAL(qref_get(&ys.t, 0), 1.0);
 	CU_ASSERT_EQUAL(qref_get(&yz.t, 0), 0);
 	/* FACTS.md section 1: min -253, max 257 -> scale 2, zero point 126.5 -> 126 (to even);
@@ -471,71 +388,71 @@ static void test_dynamic_quantize_linear(void)
 	CU_ASSERT_EQUAL(dql(x4, 2, &y, &ys, &yz), QCF_OK);
 	CU_ASSERT_EQUAL(qref_get(&ys.t, 0), 2.0);
 	CU_ASSERT_EQUAL(qref_get(&yz.t, 0), 126);
-	CU_ASSERT(ot_equals(&y, y4, 2));
+	CU_ASSERT(qt_equals(&y, y4, 2));
 	/* refusals: an empty x, an int8 y */
 	CU_ASSERT(refused(dql(x4, 0, &y, &ys, &yz), "x is empty"));
-	static ot x;
+	static qt x;
 	static const int64_t s2[] = {2};
 	ot_init(&x, "x", QCF_FLOAT32, 1, s2);
 	ot_init(&y, "y", QCF_INT8, 1, s2);
 	CU_ASSERT(refused(
-	        run("DynamicQuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y, &ys, &yz}, 3, NULL, 0),
+	        run("DynamicQuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y, &ys, &yz}, 3, NULL, 0),
 	        "y must be uint8"));
 }
 
 /* ---- blocked quantization ---------------------------------------------------- */
 
 /* test_quantizelinear_blocked_asymmetric (onnx/backend/test/case/node/quantizelinear.py) */
-static void blocked_q(ot *x, ot *y)
+static void blocked_q(qt *x, qt *y)
 {
 	static const int64_t s[] = {3, 4};
 	static const double xv[] = {6, 12, 50, 5, 1, 8, 4, 5, 0, 20, 10, 4};
 	static const float sc[] = {1.5f, 2.5f, 3.0f, 4.9f, 5.1f, 6.9f};
 	static const int32_t zp[] = {0, 1, 1, 0, 2, 3};
 	ot_init(x, "x", QCF_FLOAT32, 2, s);
-	ot_fill(x, xv, 12);
+	qt_fill(x, xv, 12);
 	ot_init(y, "y", QCF_UINT8, 2, s);
-	ot_quant(y, 1, 2, 6, sc, zp);
+	qt_quant_blocked(y, 1, 2, 6, sc, zp);
 }
 
 static void test_blocked_quantize(void)
 {
-	ot x, y;
+	qt x, y;
 	blocked_q(&x, &y);
 	static const double want[] = {4, 8, 21, 3, 1, 4, 1, 1, 2, 6, 4, 4};
-	CU_ASSERT_EQUAL(run("QuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0), QCF_OK);
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 12));
+	CU_ASSERT_EQUAL(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0), QCF_OK);
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 12));
 
 	/* refusals: wrong count, negative block_size, no axis */
 	blocked_q(&x, &y);
 	y.q.count = 4;
-	CU_ASSERT(refused(run("QuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
 	                  "the blocked scale tensor has 6 entries"));
 	blocked_q(&x, &y);
 	y.q.block_size = -2;
-	CU_ASSERT(refused(run("QuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
 	                  "block_size must be positive"));
 	blocked_q(&x, &y);
 	y.q.axis = -1;
-	CU_ASSERT(refused(run("QuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
 	                  "blocked quantization needs an axis"));
 
 	/* a plugin built before block_size (struct_size stops before it) reads it as 0: the
 	 * same quant is then per axis with 6 scales for a dimension of 4, and refused */
 	blocked_q(&x, &y);
 	y.q.struct_size = (uint32_t)offsetof(qcf_quant, block_size);
-	CU_ASSERT(refused(run("QuantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0),
+	CU_ASSERT(refused(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
 	                  "6 scales for dimension 1 of size 4"));
 
 	/* the other families refuse blocked quantization */
 	blocked_q(&x, &y);
 	y.t.dtype = QCF_INT8;
-	g_in[0] = x.t;
-	g_out[0] = y.t;
-	g_call = (qcf_op_call){sizeof g_call, "QUANTIZE", "litert", 1, g_in, 1, g_out, 0, NULL};
+	qt_in[0] = x.t;
+	qt_out[0] = y.t;
+	qt_last = (qcf_op_call){sizeof qt_last, "QUANTIZE", "litert", 1, qt_in, 1, qt_out, 0, NULL};
 	memset(&g_d, 0, sizeof g_d);
-	CU_ASSERT(refused(qref_execute(&g_call, &g_d), "blocked quantization (block_size 2)"));
+	CU_ASSERT(refused(qref_execute(&qt_last, &g_d), "blocked quantization (block_size 2)"));
 }
 
 /* A short last block: 5 columns in blocks of 2 use blocks 0, 0, 1, 1, 2. */
@@ -545,15 +462,15 @@ static void test_blocked_dequantize(void)
 	static const double xv[] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
 	static const float sc[] = {1, 2, 4, 8, 16, 32};
 	static const int32_t zp[] = {0, 0, 0, 0, 0, 1};
-	ot x, y;
+	qt x, y;
 	ot_init(&x, "x", QCF_INT8, 2, s);
-	ot_quant(&x, 1, 2, 6, sc, zp);
-	ot_fill(&x, xv, 10);
+	qt_quant_blocked(&x, 1, 2, 6, sc, zp);
+	qt_fill(&x, xv, 10);
 	ot_init(&y, "y", QCF_FLOAT32, 2, s);
-	CU_ASSERT_EQUAL(run("DequantizeLinear", (ot *[]){&x}, 1, (ot *[]){&y}, 1, NULL, 0), QCF_OK);
+	CU_ASSERT_EQUAL(run("DequantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0), QCF_OK);
 	static const double want[] = {1, 1, 2, 2, 4, 16, 16, 32, 32, 32};
-	y.t = g_out[0];
-	CU_ASSERT(ot_equals(&y, want, 10));
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, want, 10));
 }
 
 /* block_size from a spec through the harness and a worker: the worker's reference sees the

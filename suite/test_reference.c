@@ -14,130 +14,35 @@
 #include "qct.h"
 #include "qref.h"
 #include "requant.h"
+#include "tensor.h"
 
 /* ---- small builders ---------------------------------------------------- */
 
 #define MAXN 32
 
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scales[MAXN];
-	int32_t zps[MAXN];
-	float fzps[MAXN];
-	unsigned char buf[MAXN * 8];
-} tt;
-
-/* A 1-D tensor of n elements (data zeroed). Do not copy a tt after this. */
-static void tt_init(tt *x, qcf_dtype dt, int64_t n)
+/* A 1-D tensor of n elements (data zeroed). Do not copy a qt after this. */
+static void tt_init(qt *x, qcf_dtype dt, int64_t n)
 {
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = dt;
-	x->t.rank = 1;
-	x->shape[0] = n;
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, (size_t)n);
+	qt_init(x, dt, 1, &n);
 }
 
-static void tt_shape(tt *x, int rank, const int64_t *shape)
+static void tt_shape(qt *x, int rank, const int64_t *shape)
 {
 	x->t.rank = rank;
 	memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
 	x->t.nbytes = qcf_dtype_nbytes(x->t.dtype, qref_numel(rank, shape));
 }
 
-static void tt_quant(tt *x, int axis, int count, const float *s, const int32_t *z)
-{
-	x->q.struct_size = sizeof x->q;
-	x->q.axis = axis;
-	x->q.count = count;
-	memcpy(x->scales, s, sizeof(float) * (size_t)count);
-	memcpy(x->zps, z, sizeof(int32_t) * (size_t)count);
-	x->q.scales = x->scales;
-	x->q.zero_points = x->zps;
-	x->t.quant = &x->q;
-}
-
-/* Per-tensor quantization with one scale and zero point. */
-static void tt_quant1(tt *x, float s, int32_t z)
-{
-	tt_quant(x, -1, 1, &s, &z);
-}
-
-static void tt_fill(tt *x, const double *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		qref_set(&x->t, i, v[i]);
-}
-
-static double get(tt *x, size_t i)
-{
-	return qref_get(&x->t, i);
-}
-
-typedef struct {
-	qref_detail d;
-	uint8_t any[2][MAXN];
-	double lo[2][MAXN], hi[2][MAXN], step[2][MAXN];
-} det;
-
-static qref_detail *det_init(det *x, qref_rounding r)
-{
-	memset(x, 0, sizeof *x);
-	x->d.rounding = r;
-	for (int k = 0; k < 2; k++) {
-		x->d.out[k].any = x->any[k];
-		x->d.out[k].lo = x->lo[k];
-		x->d.out[k].hi = x->hi[k];
-		x->d.out[k].step = x->step[k];
-	}
-	return &x->d;
-}
-
-static qcf_attr ai(const char *name, int64_t v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
-	a.v.i = v;
-	return a;
-}
-
-static qcf_attr af(const char *name, double v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_FLOAT, .count = 1};
-	a.v.f = v;
-	return a;
-}
-
-static qcf_op_call g_call;
-static qcf_tensor g_in[4], g_out[4];
-
-static qcf_op_call *mkcall(const char *sem, const char *op, tt **ins, int nin, tt **outs, int nout,
+static qcf_op_call *mkcall(const char *sem, const char *op, qt **ins, int nin, qt **outs, int nout,
                            const qcf_attr *attrs, int na)
 {
-	memset(&g_call, 0, sizeof g_call);
-	for (int i = 0; i < nin; i++)
-		g_in[i] = ins[i]->t;
-	for (int i = 0; i < nout; i++)
-		g_out[i] = outs[i]->t;
-	g_call.struct_size = sizeof g_call;
-	g_call.semantics = sem;
-	g_call.op = op;
-	g_call.n_inputs = nin;
-	g_call.inputs = g_in;
-	g_call.n_outputs = nout;
-	g_call.outputs = g_out;
-	g_call.n_attrs = na;
-	g_call.attrs = attrs;
-	return &g_call;
+	return qt_call(sem, op, ins, nin, outs, nout, attrs, na);
 }
 
-static qcf_status run(const char *sem, const char *op, tt **ins, int nin, tt **outs, int nout,
+static qcf_status run(const char *sem, const char *op, qt **ins, int nin, qt **outs, int nout,
                       const qcf_attr *attrs, int na, qref_detail *d)
 {
-	return qref_execute(mkcall(sem, op, ins, nin, outs, nout, attrs, na), d);
+	return qt_run(sem, op, ins, nin, outs, nout, attrs, na, d);
 }
 
 /* Asserts an INVALID_PARAM answer with a message containing `rule`. */
@@ -262,23 +167,23 @@ static void test_mbqm64(void)
 
 static void test_litert_quantize_float(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_FLOAT32, 8);
 	tt_init(&y, QCF_INT8, 8);
-	tt_quant1(&y, 0.5f, 0);
+	qt_quant1(&y, 0.5f, 0);
 	/* x / 0.5 = -2.5, 2.5, 1.5, -0.5, 2000, -3.25, 0.49, NaN */
 	const double xv[] = {-1.25, 1.25, 0.75, -0.25, 1000, -1.625, 0.245, NAN};
-	tt_fill(&x, xv, 8);
-	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
+	qt_fill(&x, xv, 8);
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	const double want[] = {-3, 3, 2, -1, 127, -3};
 	for (int i = 0; i < 6; i++) {
-		CU_ASSERT_EQUAL(get(&y, i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), want[i]);
 		CU_ASSERT_EQUAL(dd.any[0][i], 0);
 	}
-	CU_ASSERT_EQUAL(get(&y, 6), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 6), 0);
 	CU_ASSERT_EQUAL(dd.any[0][7], 1); /* NaN: undefined in LiteRT */
 	CU_ASSERT_EQUAL(dd.lo[0][7], -128);
 	CU_ASSERT_EQUAL(dd.hi[0][7], 127);
@@ -288,33 +193,33 @@ static void test_litert_quantize_float(void)
 	tt_init(&y, QCF_UINT8, 4);
 	const float s[] = {0.5f, 0.5f, 2.0f, 2.0f};
 	const int32_t z[] = {10, 10, 128, 128};
-	tt_quant(&y, 0, 4, s, z);
+	qt_quant(&y, 0, 4, s, z);
 	const double xv2[] = {-1.25, INFINITY, 5.0, -3.0};
-	tt_fill(&x, xv2, 4);
-	d = det_init(&dd, QREF_ROUND_DEFAULT);
+	qt_fill(&x, xv2, 4);
+	d = qt_det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 7);
-	CU_ASSERT_EQUAL(dd.any[0][1], 1); /* inf: undefined cast */
-	CU_ASSERT_EQUAL(get(&y, 2), 131); /* 2.5 -> 3, + 128 */
-	CU_ASSERT_EQUAL(get(&y, 3), 126); /* -1.5 -> -2, + 128 */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 7);
+	CU_ASSERT_EQUAL(dd.any[0][1], 1);    /* inf: undefined cast */
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 131); /* 2.5 -> 3, + 128 */
+	CU_ASSERT_EQUAL(qt_get(&y, 3), 126); /* -1.5 -> -2, + 128 */
 }
 
 /* int8 (scale 0.25, zp 1) -> int8 (scale 1, zp -3): ratio 0.25. */
 static void requant_case(qref_rounding r, double *o0, double *o1)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT8, 2);
 	tt_init(&y, QCF_INT8, 2);
-	tt_quant1(&x, 0.25f, 1);
-	tt_quant1(&y, 1.0f, -3);
+	qt_quant1(&x, 0.25f, 1);
+	qt_quant1(&y, 1.0f, -3);
 	const double xv[] = {6, -5}; /* q - zp = 5, -6 */
-	tt_fill(&x, xv, 2);
-	det dd;
-	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, det_init(&dd, r)),
+	qt_fill(&x, xv, 2);
+	qt_det dd;
+	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, qt_det_init(&dd, r)),
 	                QCF_OK);
-	*o0 = get(&y, 0);
-	*o1 = get(&y, 1);
+	*o0 = qt_get(&y, 0);
+	*o1 = qt_get(&y, 1);
 }
 
 static void test_litert_requantize(void)
@@ -329,65 +234,65 @@ static void test_litert_requantize(void)
 
 	/* a pre-shift LiteRT's int32 arithmetic cannot hold is unpredictable */
 	{
-		tt x2, y2;
-		tt *in2[] = {&x2}, *out2[] = {&y2};
+		qt x2, y2;
+		qt *in2[] = {&x2}, *out2[] = {&y2};
 		tt_init(&x2, QCF_INT16, 2);
 		tt_init(&y2, QCF_INT8, 2);
-		tt_quant1(&x2, 0x1p20f, 0);
-		tt_quant1(&y2, 1.0f, 0);
+		qt_quant1(&x2, 0x1p20f, 0);
+		qt_quant1(&y2, 1.0f, 0);
 		const double v2[] = {32767, 0};
-		tt_fill(&x2, v2, 2);
+		qt_fill(&x2, v2, 2);
 		static const qref_rounding builds[] = {QREF_ROUND_DEFAULT, QREF_ROUND_DOUBLE,
 		                                       QREF_ROUND_SINGLE};
 		for (int r = 0; r < 3; r++) {
-			det d2;
+			qt_det d2;
 			CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in2, 1, out2, 1, NULL, 0,
-			                    det_init(&d2, builds[r])),
+			                    qt_det_init(&d2, builds[r])),
 			                QCF_OK);
 			CU_ASSERT_EQUAL(d2.any[0][0], 1);
 			CU_ASSERT_EQUAL(d2.lo[0][0], -128);
 			CU_ASSERT_EQUAL(d2.any[0][1], 0);
-			CU_ASSERT_EQUAL(get(&y2, 1), 0);
+			CU_ASSERT_EQUAL(qt_get(&y2, 1), 0);
 		}
 	}
 
 	/* detail NULL means double rounding */
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT8, 1);
 	tt_init(&y, QCF_INT16, 1);
-	tt_quant1(&x, 0.25f, 1);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&x, 0.25f, 1);
+	qt_quant1(&y, 1.0f, 0);
 	const double xv[] = {6};
-	tt_fill(&x, xv, 1);
+	qt_fill(&x, xv, 1);
 	CU_ASSERT_EQUAL(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 2);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 2);
 }
 
 static void test_litert_invalid(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
-	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, QREF_ROUND_DEFAULT);
 	/* int16 -> int16 needs zero points 0 */
 	tt_init(&x, QCF_INT16, 2);
 	tt_init(&y, QCF_INT16, 2);
-	tt_quant1(&x, 1.0f, 1);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&x, 1.0f, 1);
+	qt_quant1(&y, 1.0f, 0);
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "zero points 0");
 	/* uint8 -> int32 is not an allowed pair */
 	tt_init(&x, QCF_UINT8, 2);
 	tt_init(&y, QCF_INT32, 2);
-	tt_quant1(&x, 1.0f, 0);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&x, 1.0f, 0);
+	qt_quant1(&y, 1.0f, 0);
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "not allowed");
 	/* float -> int8 without quantization */
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&y, QCF_INT8, 2);
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "quantization");
 	/* shape mismatch */
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&y, 1.0f, 0);
 	y.shape[0] = 3;
 	y.t.nbytes = 3;
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "shape");
@@ -396,32 +301,32 @@ static void test_litert_invalid(void)
 	tt_init(&y, QCF_INT8, 2);
 	const float s3[] = {1.0f, 1.0f, 1.0f};
 	const int32_t z3[] = {0, 0, 0};
-	tt_quant(&y, 0, 3, s3, z3);
+	qt_quant(&y, 0, 3, s3, z3);
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "3 scales");
 	/* DEQUANTIZE int16 with zero point != 0 */
 	tt_init(&x, QCF_INT16, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
-	tt_quant1(&x, 1.0f, 3);
+	qt_quant1(&x, 1.0f, 3);
 	ASSERT_INVALID(run("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0, d), d, "zero point 0");
 }
 
 static void test_litert_dequantize(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT8, 4);
 	tt_init(&y, QCF_FLOAT32, 4);
-	tt_quant1(&x, 0.1f, -128);
+	qt_quant1(&x, 0.1f, -128);
 	const double xv[] = {-127, -126, 127, -128};
-	tt_fill(&x, xv, 4);
-	det dd;
-	qref_detail *d = det_init(&dd, QREF_ROUND_DEFAULT);
+	qt_fill(&x, xv, 4);
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
 	/* (q - zp) * s rounded once: q*s - zp*s in float gives 0.100000381 here */
-	CU_ASSERT_EQUAL((float)get(&y, 0), 0.1f);
-	CU_ASSERT_EQUAL((float)get(&y, 1), (float)(2.0 * (double)0.1f));
-	CU_ASSERT_EQUAL((float)get(&y, 2), (float)(255.0 * (double)0.1f));
-	CU_ASSERT_EQUAL(get(&y, 3), 0.0);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 1), (float)(2.0 * (double)0.1f));
+	CU_ASSERT_EQUAL((float)qt_get(&y, 2), (float)(255.0 * (double)0.1f));
+	CU_ASSERT_EQUAL(qt_get(&y, 3), 0.0);
 	CU_ASSERT_EQUAL(dd.step[0][2], (double)0.1f);
 
 	/* per-axis int16 (zero point 0) */
@@ -432,27 +337,27 @@ static void test_litert_dequantize(void)
 	tt_shape(&y, 2, shp);
 	const float s[] = {0.5f, 0.25f};
 	const int32_t z[] = {0, 0};
-	tt_quant(&x, 1, 2, s, z);
+	qt_quant(&x, 1, 2, s, z);
 	const double xv2[] = {3, 3, -32768, 32767};
-	tt_fill(&x, xv2, 4);
-	d = det_init(&dd, QREF_ROUND_DEFAULT);
+	qt_fill(&x, xv2, 4);
+	d = qt_det_init(&dd, QREF_ROUND_DEFAULT);
 	CU_ASSERT_EQUAL(run("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0, d), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 1.5);
-	CU_ASSERT_EQUAL(get(&y, 1), 0.75);
-	CU_ASSERT_EQUAL(get(&y, 2), -16384.0);
-	CU_ASSERT_EQUAL(get(&y, 3), 8191.75);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 1.5);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 0.75);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), -16384.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 3), 8191.75);
 	CU_ASSERT_EQUAL(dd.step[0][1], 0.25);
 	CU_ASSERT_EQUAL(dd.step[0][2], 0.5);
 }
 
 /* ---- torch ------------------------------------------------------------- */
 
-static qcf_status torch_pt(tt *x, tt *y, tt *mask, double scale, int64_t zp, int64_t qmin,
+static qcf_status torch_pt(qt *x, qt *y, qt *mask, double scale, int64_t zp, int64_t qmin,
                            int64_t qmax, qref_detail *d)
 {
-	qcf_attr at[] = {af("scale", scale), ai("zero_point", zp), ai("quant_min", qmin),
-	                 ai("quant_max", qmax)};
-	tt *in[] = {x}, *out[] = {y, mask};
+	qcf_attr at[] = {qt_flt("scale", scale), qt_int("zero_point", zp),
+	                 qt_int("quant_min", qmin), qt_int("quant_max", qmax)};
+	qt *in[] = {x}, *out[] = {y, mask};
 	return run("torch",
 	           mask ? "fake_quantize_per_tensor_affine_cachemask"
 	                : "fake_quantize_per_tensor_affine",
@@ -462,15 +367,15 @@ static qcf_status torch_pt(tt *x, tt *y, tt *mask, double scale, int64_t zp, int
 static void test_torch_libtorch_example(void)
 {
 	/* quant range not stated with the example; it only needs to hold 1..7 */
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT32, 7);
 	tt_init(&y, QCF_FLOAT32, 7);
 	const double xv[] = {-0.25f, -0.15f, -0.05f, 0.05f, 0.15f, 0.25f, 0.35f};
-	tt_fill(&x, xv, 7);
+	qt_fill(&x, xv, 7);
 	CU_ASSERT_EQUAL(torch_pt(&x, &y, NULL, 0.1, 3, 0, 255, NULL), QCF_OK);
 	const float want[] = {-0.2f, -0.2f, 0.0f, 0.0f, 0.2f, 0.2f, 0.4f};
 	for (int i = 0; i < 7; i++)
-		CU_ASSERT_EQUAL((float)get(&y, i), want[i]);
+		CU_ASSERT_EQUAL((float)qt_get(&y, i), want[i]);
 }
 
 static void test_torch_reciprocal(void)
@@ -479,22 +384,23 @@ static void test_torch_reciprocal(void)
 	volatile float inv = 1.0f / s;
 	CU_ASSERT_EQUAL(xf * inv, 127.5f);   /* multiply: a tie, to even 128 */
 	CU_ASSERT_NOT_EQUAL(xf / s, 127.5f); /* divide: 127.499992 -> 127 */
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT32, 1);
 	tt_init(&y, QCF_FLOAT32, 1);
 	const double xv[] = {xf};
-	tt_fill(&x, xv, 1);
-	det dd;
-	CU_ASSERT_EQUAL(torch_pt(&x, &y, NULL, s, 0, 0, 255, det_init(&dd, 0)), QCF_OK);
-	CU_ASSERT_EQUAL((float)get(&y, 0), 128.0f * s);
+	qt_fill(&x, xv, 1);
+	qt_det dd;
+	CU_ASSERT_EQUAL(torch_pt(&x, &y, NULL, s, 0, 0, 255, qt_det_init(&dd, 0)), QCF_OK);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 128.0f * s);
 	CU_ASSERT_EQUAL(dd.step[0][0], (double)s);
 }
 
-static qcf_status torch_pc(tt *x, tt *sc, tt *zp, tt *y, tt *mask, int64_t axis, int64_t qmin,
+static qcf_status torch_pc(qt *x, qt *sc, qt *zp, qt *y, qt *mask, int64_t axis, int64_t qmin,
                            int64_t qmax, qref_detail *d)
 {
-	qcf_attr at[] = {ai("axis", axis), ai("quant_min", qmin), ai("quant_max", qmax)};
-	tt *in[] = {x, sc, zp}, *out[] = {y, mask};
+	qcf_attr at[] = {qt_int("axis", axis), qt_int("quant_min", qmin),
+	                 qt_int("quant_max", qmax)};
+	qt *in[] = {x, sc, zp}, *out[] = {y, mask};
 	return run("torch",
 	           mask ? "fake_quantize_per_channel_affine_cachemask"
 	                : "fake_quantize_per_channel_affine",
@@ -504,39 +410,39 @@ static qcf_status torch_pc(tt *x, tt *sc, tt *zp, tt *y, tt *mask, int64_t axis,
 static void test_torch_int_vs_float_zp(void)
 {
 	/* x * inv = 0.5 (a tie) with zero point 1 */
-	tt x, sc, zp, y;
+	qt x, sc, zp, y;
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&sc, QCF_FLOAT32, 2);
 	tt_init(&zp, QCF_INT32, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
 	const double xv[] = {0.25, -0.25}, sv[] = {0.5, 0.5}, zv[] = {1, 1};
-	tt_fill(&x, xv, 2);
-	tt_fill(&sc, sv, 2);
-	tt_fill(&zp, zv, 2);
-	det dd;
-	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, det_init(&dd, 0)), QCF_OK);
+	qt_fill(&x, xv, 2);
+	qt_fill(&sc, sv, 2);
+	qt_fill(&zp, zv, 2);
+	qt_det dd;
+	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, qt_det_init(&dd, 0)), QCF_OK);
 	/* int zp: 1 + nearbyint(0.5) = 1 -> 0; 1 + nearbyint(-0.5) = 1 -> 0 */
-	CU_ASSERT_EQUAL(get(&y, 0), 0.0);
-	CU_ASSERT_EQUAL(get(&y, 1), 0.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 0.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 0.0);
 	/* float zp: lrintf(1 + 0.5) = 2 -> 0.5; lrintf(1 - 0.5) = 0 -> -0.5 */
 	tt_init(&zp, QCF_FLOAT32, 2);
-	tt_fill(&zp, zv, 2);
-	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, det_init(&dd, 0)), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 0.5);
-	CU_ASSERT_EQUAL(get(&y, 1), -0.5);
+	qt_fill(&zp, zv, 2);
+	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, qt_det_init(&dd, 0)), QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 0.5);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), -0.5);
 	CU_ASSERT_EQUAL(dd.any[0][0], 0);
 	/* float16 zero point takes the float path too */
 	tt_init(&zp, QCF_FLOAT16, 2);
-	tt_fill(&zp, zv, 2);
+	qt_fill(&zp, zv, 2);
 	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 0.5);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 0.5);
 }
 
 static void test_torch_fma_tie(void)
 {
 	/* zf + x * inv = 2.5 exactly (rint: 2), fused x * inv + zf = 2.50000024 (3) */
 	const float s = 0x1.99999ep-3f, xf = 0x1.9999ap-1f;
-	tt x, sc, zp, y;
+	qt x, sc, zp, y;
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&sc, QCF_FLOAT32, 1);
 	tt_init(&zp, QCF_FLOAT32, 1);
@@ -545,12 +451,13 @@ static void test_torch_fma_tie(void)
 	tt_shape(&x, 2, shp);
 	tt_shape(&y, 2, shp);
 	const double xv[] = {xf, 0.0}, sv[] = {s}, zv[] = {-1.5};
-	tt_fill(&x, xv, 2);
-	tt_fill(&sc, sv, 1);
-	tt_fill(&zp, zv, 1);
-	det dd;
-	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 1, -128, 127, det_init(&dd, 0)), QCF_OK);
-	CU_ASSERT_EQUAL((float)get(&y, 0), (float)(3.5 * (double)s));
+	qt_fill(&x, xv, 2);
+	qt_fill(&sc, sv, 1);
+	qt_fill(&zp, zv, 1);
+	qt_det dd;
+	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 1, -128, 127, qt_det_init(&dd, 0)),
+	                QCF_OK);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), (float)(3.5 * (double)s));
 	CU_ASSERT_EQUAL(dd.any[0][0], 1);
 	CU_ASSERT_EQUAL(dd.lo[0][0], (double)(float)(3.5 * (double)s));
 	CU_ASSERT_EQUAL(dd.hi[0][0], (double)(float)(4.5 * (double)s));
@@ -559,90 +466,90 @@ static void test_torch_fma_tie(void)
 
 static void test_torch_mask(void)
 {
-	tt x, y, m;
+	qt x, y, m;
 	tt_init(&x, QCF_FLOAT32, 6);
 	tt_init(&y, QCF_FLOAT32, 6);
 	tt_init(&m, QCF_BOOL, 6);
 	const double xv[] = {-1, 0, 10, 10.4, 10.6, 11};
-	tt_fill(&x, xv, 6);
+	qt_fill(&x, xv, 6);
 	CU_ASSERT_EQUAL(torch_pt(&x, &y, &m, 1.0, 0, 0, 10, NULL), QCF_OK);
 	const double wy[] = {0, 0, 10, 10, 10, 10}, wm[] = {0, 1, 1, 1, 0, 0};
 	for (int i = 0; i < 6; i++) {
-		CU_ASSERT_EQUAL(get(&y, i), wy[i]);
-		CU_ASSERT_EQUAL(get(&m, i), wm[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), wy[i]);
+		CU_ASSERT_EQUAL(qt_get(&m, i), wm[i]);
 	}
 	/* per channel, same rule on the unclamped q */
-	tt sc, zp;
+	qt sc, zp;
 	tt_init(&sc, QCF_FLOAT32, 1);
 	tt_init(&zp, QCF_INT32, 1);
 	const double sv[] = {1}, zv[] = {0};
-	tt_fill(&sc, sv, 1);
-	tt_fill(&zp, zv, 1);
+	qt_fill(&sc, sv, 1);
+	qt_fill(&zp, zv, 1);
 	int64_t shp[] = {6, 1};
 	tt_shape(&x, 2, shp);
 	tt_shape(&y, 2, shp);
 	tt_shape(&m, 2, shp);
 	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, &m, 1, 0, 10, NULL), QCF_OK);
 	for (int i = 0; i < 6; i++) {
-		CU_ASSERT_EQUAL(get(&y, i), wy[i]);
-		CU_ASSERT_EQUAL(get(&m, i), wm[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), wy[i]);
+		CU_ASSERT_EQUAL(qt_get(&m, i), wm[i]);
 	}
 }
 
 static void test_torch_undefined(void)
 {
-	tt x, y, m;
+	qt x, y, m;
 	tt_init(&x, QCF_FLOAT32, 5);
 	tt_init(&y, QCF_FLOAT32, 5);
 	tt_init(&m, QCF_BOOL, 5);
 	const double xv[] = {NAN, INFINITY, -INFINITY, 1e30, 3};
-	tt_fill(&x, xv, 5);
-	det dd;
-	CU_ASSERT_EQUAL(torch_pt(&x, &y, &m, 0.5, 2, -8, 7, det_init(&dd, 0)), QCF_OK);
+	qt_fill(&x, xv, 5);
+	qt_det dd;
+	CU_ASSERT_EQUAL(torch_pt(&x, &y, &m, 0.5, 2, -8, 7, qt_det_init(&dd, 0)), QCF_OK);
 	for (int i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(dd.any[0][i], 1);
 		CU_ASSERT_EQUAL(dd.lo[0][i], -5.0); /* (-8 - 2) * 0.5 */
 		CU_ASSERT_EQUAL(dd.hi[0][i], 2.5);  /* (7 - 2) * 0.5 */
 		CU_ASSERT_EQUAL(dd.any[1][i], 1);
-		CU_ASSERT(get(&y, i) >= -5.0 && get(&y, i) <= 2.5);
+		CU_ASSERT(qt_get(&y, i) >= -5.0 && qt_get(&y, i) <= 2.5);
 	}
 	CU_ASSERT_EQUAL(dd.any[0][4], 0);
-	CU_ASSERT_EQUAL(get(&y, 4), 2.5); /* 6 + 2 = 8 -> 7 */
-	CU_ASSERT_EQUAL(get(&m, 4), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 4), 2.5); /* 6 + 2 = 8 -> 7 */
+	CU_ASSERT_EQUAL(qt_get(&m, 4), 0);
 }
 
 static void test_torch_float64(void)
 {
 	/* per tensor: (q - zp) * scale in float even for float64 input */
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT64, 1);
 	tt_init(&y, QCF_FLOAT64, 1);
 	const double xv[] = {0.3};
-	tt_fill(&x, xv, 1);
+	qt_fill(&x, xv, 1);
 	CU_ASSERT_EQUAL(torch_pt(&x, &y, NULL, 0.1, 0, -128, 127, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), (double)(3.0f * 0.1f)); /* 0.30000001192092896 */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), (double)(3.0f * 0.1f)); /* 0.30000001192092896 */
 	/* per channel: (double)(q - zp) * (double)scale */
-	tt sc, zp;
+	qt sc, zp;
 	tt_init(&sc, QCF_FLOAT32, 1);
 	tt_init(&zp, QCF_INT32, 1);
 	const double sv[] = {0.1}, zv[] = {0};
-	tt_fill(&sc, sv, 1);
-	tt_fill(&zp, zv, 1);
+	qt_fill(&sc, sv, 1);
+	qt_fill(&zp, zv, 1);
 	CU_ASSERT_EQUAL(torch_pc(&x, &sc, &zp, &y, NULL, 0, -128, 127, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 3.0 * (double)0.1f); /* 0.30000000447034836 */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 3.0 * (double)0.1f); /* 0.30000000447034836 */
 	/* float16 input: result rounded to float16 */
 	tt_init(&x, QCF_FLOAT16, 1);
 	tt_init(&y, QCF_FLOAT16, 1);
-	tt_fill(&x, xv, 1);
+	qt_fill(&x, xv, 1);
 	CU_ASSERT_EQUAL(torch_pt(&x, &y, NULL, 0.1, 0, -128, 127, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), (double)qref_f16_to_f32(qref_f32_to_f16(3.0f * 0.1f)));
+	CU_ASSERT_EQUAL(qt_get(&y, 0), (double)qref_f16_to_f32(qref_f32_to_f16(3.0f * 0.1f)));
 }
 
 static void test_torch_checks(void)
 {
-	tt x, y, sc, zp;
-	det dd;
-	qref_detail *d = det_init(&dd, 0);
+	qt x, y, sc, zp;
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, 0);
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
 	ASSERT_INVALID(torch_pt(&x, &y, NULL, 0.1, 0, 5, 4, d), d, "`quant_min` should be");
@@ -656,8 +563,8 @@ static void test_torch_checks(void)
 	tt_init(&sc, QCF_FLOAT32, 2);
 	tt_init(&zp, QCF_INT32, 2);
 	const double sv[] = {1, 1}, zv[] = {0, 300};
-	tt_fill(&sc, sv, 2);
-	tt_fill(&zp, zv, 2);
+	qt_fill(&sc, sv, 2);
+	qt_fill(&zp, zv, 2);
 	ASSERT_INVALID(torch_pc(&x, &sc, &zp, &y, NULL, 0, 0, 255, d), d, "`zero_point` must be");
 	ASSERT_INVALID(torch_pc(&x, &sc, &zp, &y, NULL, 1, 0, 255, d), d, "`axis` must be");
 	ASSERT_INVALID(torch_pc(&x, &sc, &zp, &y, NULL, -1, 0, 255, d), d, "`axis` must be");
@@ -676,71 +583,71 @@ static void test_torch_checks(void)
 
 /* ---- TensorFlow -------------------------------------------------------- */
 
-static qcf_status tf_args(tt *x, tt *y, double min, double max, int64_t bits, int64_t narrow,
+static qcf_status tf_args(qt *x, qt *y, double min, double max, int64_t bits, int64_t narrow,
                           qref_detail *d)
 {
-	qcf_attr at[] = {af("min", min), af("max", max), ai("num_bits", bits),
-	                 ai("narrow_range", narrow)};
-	tt *in[] = {x}, *out[] = {y};
+	qcf_attr at[] = {qt_flt("min", min), qt_flt("max", max), qt_int("num_bits", bits),
+	                 qt_int("narrow_range", narrow)};
+	qt *in[] = {x}, *out[] = {y};
 	return run("tf", "fake_quant_with_min_max_args", in, 1, out, 1, at, 4, d);
 }
 
 static void test_tf_nudge(void)
 {
 	/* min -1, max 1, 8 bits: zero_point_from_min = 127.499992f -> 127 */
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT32, 3);
 	tt_init(&y, QCF_FLOAT32, 3);
 	const double xv[] = {1.0, -1.0, 5.0};
-	tt_fill(&x, xv, 3);
-	det dd;
-	CU_ASSERT_EQUAL(tf_args(&x, &y, -1, 1, 8, 0, det_init(&dd, 0)), QCF_OK);
+	qt_fill(&x, xv, 3);
+	qt_det dd;
+	CU_ASSERT_EQUAL(tf_args(&x, &y, -1, 1, 8, 0, qt_det_init(&dd, 0)), QCF_OK);
 	const float s = 2.0f / 255.0f;
-	CU_ASSERT_EQUAL((float)get(&y, 0), 128.0f * s); /* zp 128 would give 127 * s */
-	CU_ASSERT_EQUAL((float)get(&y, 1), -127.0f * s);
-	CU_ASSERT_EQUAL((float)get(&y, 2), 128.0f * s);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 128.0f * s); /* zp 128 would give 127 * s */
+	CU_ASSERT_EQUAL((float)qt_get(&y, 1), -127.0f * s);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 2), 128.0f * s);
 	CU_ASSERT_EQUAL(dd.step[0][0], (double)s);
 	/* narrow range: qmin 1, zero point 128, range (-127 s', 127 s') */
 	CU_ASSERT_EQUAL(tf_args(&x, &y, -1, 1, 8, 1, NULL), QCF_OK);
 	const float s2 = 2.0f / 254.0f;
-	CU_ASSERT_EQUAL((float)get(&y, 0), 127.0f * s2);
-	CU_ASSERT_EQUAL((float)get(&y, 1), -127.0f * s2);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 127.0f * s2);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 1), -127.0f * s2);
 }
 
 static void test_tf_half_up(void)
 {
 	/* min -10, max 245: scale 1, zero point 10; ties round half up */
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_FLOAT32, 4);
 	const double xv[] = {-3.5, -2.5, 2.5, 0.5};
-	tt_fill(&x, xv, 4);
+	qt_fill(&x, xv, 4);
 	CU_ASSERT_EQUAL(tf_args(&x, &y, -10, 245, 8, 0, NULL), QCF_OK);
 	const double want[] = {-3, -2, 3, 1}; /* half-even: -4 -2 2 0; half-away: -4 -3 3 1 */
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(get(&y, i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), want[i]);
 	/* the vars form gives the same here */
-	tt mn, mx;
+	qt mn, mx;
 	tt_init(&mn, QCF_FLOAT32, 1);
 	tt_init(&mx, QCF_FLOAT32, 1);
 	const double a[] = {-10}, b[] = {245};
-	tt_fill(&mn, a, 1);
-	tt_fill(&mx, b, 1);
+	qt_fill(&mn, a, 1);
+	qt_fill(&mx, b, 1);
 	const int64_t none[1] = {0}; /* TF's min and max are scalars: rank 0 */
 	tt_shape(&mn, 0, none);
 	tt_shape(&mx, 0, none);
-	qcf_attr at[] = {ai("num_bits", 8)};
-	tt *in[] = {&x, &mn, &mx}, *out[] = {&y};
+	qcf_attr at[] = {qt_int("num_bits", 8)};
+	qt *in[] = {&x, &mn, &mx}, *out[] = {&y};
 	CU_ASSERT_EQUAL(run("tf", "fake_quant_with_min_max_vars", in, 3, out, 1, at, 1, NULL),
 	                QCF_OK);
 	for (int i = 0; i < 4; i++)
-		CU_ASSERT_EQUAL(get(&y, i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), want[i]);
 }
 
 static void test_tf_vars_zero_and_channels(void)
 {
 	int64_t shp[] = {2, 2};
-	tt x, y, mn, mx;
+	qt x, y, mn, mx;
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_FLOAT32, 4);
 	tt_shape(&x, 2, shp);
@@ -748,47 +655,47 @@ static void test_tf_vars_zero_and_channels(void)
 	tt_init(&mn, QCF_FLOAT32, 2);
 	tt_init(&mx, QCF_FLOAT32, 2);
 	const double xv[] = {2.5, 2.5, -3.5, 7.0}, a[] = {0, -10}, b[] = {0, 245};
-	tt_fill(&x, xv, 4);
-	tt_fill(&mn, a, 2);
-	tt_fill(&mx, b, 2);
-	tt *in[] = {&x, &mn, &mx}, *out[] = {&y};
-	det dd;
+	qt_fill(&x, xv, 4);
+	qt_fill(&mn, a, 2);
+	qt_fill(&mx, b, 2);
+	qt *in[] = {&x, &mn, &mx}, *out[] = {&y};
+	qt_det dd;
 	CU_ASSERT_EQUAL(run("tf", "fake_quant_with_min_max_vars_per_channel", in, 3, out, 1, NULL,
-	                    0, det_init(&dd, 0)),
+	                    0, qt_det_init(&dd, 0)),
 	                QCF_OK);
 	/* channel 0 has min == max == 0: zeros */
-	CU_ASSERT_EQUAL(get(&y, 0), 0.0);
-	CU_ASSERT_EQUAL(get(&y, 1), 3.0);
-	CU_ASSERT_EQUAL(get(&y, 2), 0.0);
-	CU_ASSERT_EQUAL(get(&y, 3), 7.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 0.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 3.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 0.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 3), 7.0);
 	CU_ASSERT_EQUAL(dd.step[0][1], 1.0);
 }
 
 static void test_tf_checks(void)
 {
-	tt x, y;
+	qt x, y;
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
-	det dd;
-	qref_detail *d = det_init(&dd, 0);
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, 0);
 	ASSERT_INVALID(tf_args(&x, &y, -1, 1, 1, 0, d), d, "num_bits must be between 2 and 16");
 	ASSERT_INVALID(tf_args(&x, &y, -1, 1, 17, 0, d), d, "num_bits must be between 2 and 16");
 	ASSERT_INVALID(tf_args(&x, &y, 1, 1, 8, 0, d), d, "min has to be smaller than max");
 	ASSERT_INVALID(tf_args(&x, &y, -1, 1, 8, 2, d), d, "narrow_range");
 	CU_ASSERT_EQUAL(tf_args(&x, &y, -1, 1, 16, 0, d), QCF_OK);
 
-	tt mn, mx;
+	qt mn, mx;
 	tt_init(&mn, QCF_FLOAT32, 3);
 	tt_init(&mx, QCF_FLOAT32, 2);
-	tt *in[] = {&x, &mn, &mx}, *out[] = {&y};
+	qt *in[] = {&x, &mn, &mx}, *out[] = {&y};
 	ASSERT_INVALID(
 	        run("tf", "fake_quant_with_min_max_vars_per_channel", in, 3, out, 1, NULL, 0, d), d,
 	        "min has incorrect size");
 
 	/* NaN input: Eigen's min/max paths disagree, any value in range */
 	const double xv[] = {NAN, 0.0};
-	tt_fill(&x, xv, 2);
-	d = det_init(&dd, 0);
+	qt_fill(&x, xv, 2);
+	d = qt_det_init(&dd, 0);
 	CU_ASSERT_EQUAL(tf_args(&x, &y, 0, 255, 8, 0, d), QCF_OK);
 	CU_ASSERT_EQUAL(dd.any[0][0], 1);
 	CU_ASSERT_EQUAL(dd.lo[0][0], 0.0);
@@ -800,29 +707,29 @@ static void test_tf_checks(void)
 
 static void test_onnx_quantize(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_FLOAT32, 6);
 	tt_init(&y, QCF_UINT8, 6);
-	tt_quant1(&y, 2.0f, 128);
+	qt_quant1(&y, 2.0f, 128);
 	const double xv[] = {0, 2, 3, 1000, -254, -1000};
-	tt_fill(&x, xv, 6);
+	qt_fill(&x, xv, 6);
 	CU_ASSERT_EQUAL(run("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0, NULL), QCF_OK);
 	const double want[] = {128, 129, 130, 255, 1, 0};
 	for (int i = 0; i < 6; i++)
-		CU_ASSERT_EQUAL(get(&y, i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&y, i), want[i]);
 
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_UINT16, 4);
-	tt_quant1(&y, 2.0f, 32767);
+	qt_quant1(&y, 2.0f, 32767);
 	const double xv2[] = {3, 5, INFINITY, NAN};
-	tt_fill(&x, xv2, 4);
-	det dd;
-	CU_ASSERT_EQUAL(run("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0, det_init(&dd, 0)),
+	qt_fill(&x, xv2, 4);
+	qt_det dd;
+	CU_ASSERT_EQUAL(run("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0, qt_det_init(&dd, 0)),
 	                QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 32769);
-	CU_ASSERT_EQUAL(get(&y, 1), 32769); /* 2.5 -> 2: ties to even */
-	CU_ASSERT_EQUAL(get(&y, 2), 65535); /* inf saturates */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 32769);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 32769); /* 2.5 -> 2: ties to even */
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 65535); /* inf saturates */
 	CU_ASSERT_EQUAL(dd.any[0][2], 0);
 	CU_ASSERT_EQUAL(dd.any[0][3], 1); /* NaN */
 	CU_ASSERT_EQUAL(dd.hi[0][3], 65535);
@@ -830,47 +737,47 @@ static void test_onnx_quantize(void)
 	/* int4, saturating, packed two per byte */
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_INT4, 4);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&y, 1.0f, 0);
 	const double xv3[] = {-9, 7.5, 0.5, -1.5};
-	tt_fill(&x, xv3, 4);
+	qt_fill(&x, xv3, 4);
 	CU_ASSERT_EQUAL(run("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0, NULL), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), -8);
-	CU_ASSERT_EQUAL(get(&y, 1), 7);
-	CU_ASSERT_EQUAL(get(&y, 2), 0);
-	CU_ASSERT_EQUAL(get(&y, 3), -2);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -8);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 7);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 3), -2);
 	CU_ASSERT_EQUAL(y.buf[0], 0x78);
 }
 
 static void test_onnx_dequantize(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_UINT8, 3);
 	tt_init(&y, QCF_FLOAT32, 3);
-	tt_quant1(&x, 0.1f, 128);
+	qt_quant1(&x, 0.1f, 128);
 	const double xv[] = {129, 0, 255};
-	tt_fill(&x, xv, 3);
-	det dd;
-	qref_detail *d = det_init(&dd, 0);
+	qt_fill(&x, xv, 3);
+	qt_det dd;
+	qref_detail *d = qt_det_init(&dd, 0);
 	CU_ASSERT_EQUAL(run("onnx", "DequantizeLinear", in, 1, out, 1, NULL, 0, d), QCF_OK);
-	CU_ASSERT_EQUAL((float)get(&y, 0), 0.1f);
-	CU_ASSERT_EQUAL((float)get(&y, 1), -128.0f * 0.1f);
-	CU_ASSERT_EQUAL((float)get(&y, 2), 127.0f * 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 1), -128.0f * 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 2), 127.0f * 0.1f);
 	CU_ASSERT_EQUAL(dd.step[0][0], (double)0.1f);
 
 	/* int32: zero point must be 0; x rounds to float32 first */
 	tt_init(&x, QCF_INT32, 1);
 	tt_init(&y, QCF_FLOAT32, 1);
-	tt_quant1(&x, 1.0f, 5);
+	qt_quant1(&x, 1.0f, 5);
 	ASSERT_INVALID(run("onnx", "DequantizeLinear", in, 1, out, 1, NULL, 0, d), d, "must be 0");
-	tt_quant1(&x, 1.0f, 0);
+	qt_quant1(&x, 1.0f, 0);
 	const double big[] = {16777217};
-	tt_fill(&x, big, 1);
+	qt_fill(&x, big, 1);
 	CU_ASSERT_EQUAL(run("onnx", "DequantizeLinear", in, 1, out, 1, NULL, 0, d), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 16777216.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 16777216.0);
 	/* zero point outside the quantized type */
 	tt_init(&x, QCF_UINT8, 1);
-	tt_quant1(&x, 1.0f, 256);
+	qt_quant1(&x, 1.0f, 256);
 	ASSERT_INVALID(run("onnx", "DequantizeLinear", in, 1, out, 1, NULL, 0, d), d,
 	               "does not fit");
 }
@@ -979,9 +886,9 @@ static void test_round_half(void)
  */
 typedef struct {
 	const char *sem, *op;
-	tt *in[3];
+	qt *in[3];
 	int nin;
-	tt *out[2];
+	qt *out[2];
 	int nout;
 	qcf_attr at[4];
 	int na;
@@ -991,14 +898,14 @@ typedef struct {
 typedef struct {
 	_Alignas(8) unsigned char bytes[2][MAXN * 8]; /* read back with qref_get */
 	qcf_status st;
-	det dd;
+	qt_det dd;
 } snap;
 
 static void opc_run(opc *c, qref_rounding r, int null_detail, snap *sn)
 {
 	for (int k = 0; k < c->nout; k++)
 		memset(c->out[k]->buf, 0xA5, sizeof c->out[k]->buf);
-	qref_detail *d = det_init(&sn->dd, r);
+	qref_detail *d = qt_det_init(&sn->dd, r);
 	sn->st = run(c->sem, c->op, c->in, c->nin, c->out, c->nout, c->at, c->na,
 	             null_detail ? NULL : d);
 	memset(sn->bytes, 0, sizeof sn->bytes);
@@ -1068,7 +975,7 @@ static void check_ties(opc *c, double unit, qref_rounding def)
 	CU_ASSERT(snap_same(c, &dflt, &named[di]));
 	/* a rounding differs from the default exactly at the ties the table says */
 	for (int k = 0; k < 4; k++) {
-		tt y = *c->out[0];
+		qt y = *c->out[0];
 		for (int i = 0; i < NTIE; i++) {
 			y.t.data = named[k].bytes[0];
 			double a = qref_get(&y.t, (size_t)i);
@@ -1109,54 +1016,54 @@ static void check_na_others(opc *c, unsigned applies, const char *what)
 
 static void test_rounding_litert_quantize(void)
 {
-	tt x, y;
+	qt x, y;
 	opc c = {.sem = "litert", .op = "QUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
 	/* x / 0.5 = v; the zero point is added after rounding */
 	tt_init(&x, QCF_FLOAT32, NTIE);
 	tt_init(&y, QCF_INT8, NTIE);
-	tt_quant1(&y, 0.5f, 0);
+	qt_quant1(&y, 0.5f, 0);
 	for (int i = 0; i < NTIE; i++)
 		qref_set(&x.t, (size_t)i, tie_v[i] * 0.5);
 	check_ties(&c, 1.0, QREF_ROUND_HALF_AWAY);
 	check_na_others(&c, HALF_BITS, "x / scale to an integer");
 	/* zp 5: q = 5 + round(v) */
-	tt_quant1(&y, 0.5f, 5);
+	qt_quant1(&y, 0.5f, 5);
 	snap a;
 	opc_run(&c, QREF_ROUND_HALF_DOWN, 0, &a);
 	CU_ASSERT_EQUAL(a.st, QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 1), 5 - 3);
-	CU_ASSERT_EQUAL(get(&y, 2), 5 + 3);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 5 - 3);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 5 + 3);
 
 	/* default bit for bit on other inputs (clamping, NaN, inf, huge) */
 	tt_init(&x, QCF_FLOAT32, 6);
 	tt_init(&y, QCF_UINT8, 6);
-	tt_quant1(&y, 0.25f, 100);
+	qt_quant1(&y, 0.25f, 100);
 	const double xv[] = {-1000, 1000, NAN, INFINITY, 3e38, 0.3};
-	tt_fill(&x, xv, 6);
+	qt_fill(&x, xv, 6);
 	snap d0, d1, n0;
 	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
 	opc_run(&c, QREF_ROUND_HALF_AWAY, 0, &d1);
 	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
 	CU_ASSERT(snap_same(&c, &d0, &d1));
 	CU_ASSERT(snap_same(&c, &d0, &n0));
-	CU_ASSERT_EQUAL(get(&y, 0), 0);
-	CU_ASSERT_EQUAL(get(&y, 1), 255);
-	CU_ASSERT_EQUAL(get(&y, 5), 101); /* 1.2 -> 1 */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 255);
+	CU_ASSERT_EQUAL(qt_get(&y, 5), 101); /* 1.2 -> 1 */
 	CU_ASSERT_EQUAL(d0.dd.any[0][2], 1);
 	CU_ASSERT_EQUAL(d0.dd.any[0][3], 1);
 }
 
 static void test_rounding_litert_requantize(void)
 {
-	tt x, y;
+	qt x, y;
 	opc c = {.sem = "litert", .op = "QUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
 	/* int8 (0.25, zp 1) -> int8 (1, zp -3): ratio 0.25 */
 	tt_init(&x, QCF_INT8, 4);
 	tt_init(&y, QCF_INT8, 4);
-	tt_quant1(&x, 0.25f, 1);
-	tt_quant1(&y, 1.0f, -3);
+	qt_quant1(&x, 0.25f, 1);
+	qt_quant1(&y, 1.0f, -3);
 	const double xv[] = {6, -5, 9, 127}; /* x - zp: 5, -6, 8, 126 */
-	tt_fill(&x, xv, 4);
+	qt_fill(&x, xv, 4);
 	snap dflt, nul, dbl, sgl;
 	opc_run(&c, QREF_ROUND_DEFAULT, 0, &dflt);
 	opc_run(&c, QREF_ROUND_DEFAULT, 1, &nul);
@@ -1169,7 +1076,7 @@ static void test_rounding_litert_requantize(void)
 	CU_ASSERT(!snap_same(&c, &dflt, &sgl));
 	/* 1.25: double 2, single 1; -1.5: double -2, single -1; 2 and 31.5 agree */
 	const double wd[] = {2 - 3, -2 - 3, 2 - 3, 32 - 3}, ws[] = {1 - 3, -1 - 3, 2 - 3, 32 - 3};
-	tt yy = y;
+	qt yy = y;
 	for (int i = 0; i < 4; i++) {
 		yy.t.data = dflt.bytes[0];
 		CU_ASSERT_EQUAL(qref_get(&yy.t, (size_t)i), wd[i]);
@@ -1182,20 +1089,20 @@ static void test_rounding_litert_requantize(void)
 
 static void test_rounding_dequantize(void)
 {
-	tt x, y;
+	qt x, y;
 	opc c = {.sem = "litert", .op = "DEQUANTIZE", .in = {&x}, .nin = 1, .out = {&y}, .nout = 1};
 	tt_init(&x, QCF_INT8, 3);
 	tt_init(&y, QCF_FLOAT32, 3);
-	tt_quant1(&x, 0.1f, -128);
+	qt_quant1(&x, 0.1f, -128);
 	const double xv[] = {-127, 127, -128};
-	tt_fill(&x, xv, 3);
+	qt_fill(&x, xv, 3);
 	snap d0, n0;
 	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
 	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
 	CU_ASSERT_EQUAL(d0.st, QCF_OK);
 	CU_ASSERT(snap_same(&c, &d0, &n0));
-	CU_ASSERT_EQUAL((float)get(&y, 0), 0.1f);
-	CU_ASSERT_EQUAL((float)get(&y, 1), (float)(255.0 * (double)0.1f));
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 1), (float)(255.0 * (double)0.1f));
 	check_na_others(&c, 0, "nothing to an integer");
 	/* the float16 input path declines too */
 	tt_init(&x, QCF_FLOAT16, 3);
@@ -1205,14 +1112,14 @@ static void test_rounding_dequantize(void)
 	c.sem = "onnx";
 	c.op = "DequantizeLinear";
 	tt_init(&x, QCF_UINT8, 3);
-	tt_quant1(&x, 0.1f, 128);
+	qt_quant1(&x, 0.1f, 128);
 	const double xv2[] = {129, 0, 255};
-	tt_fill(&x, xv2, 3);
+	qt_fill(&x, xv2, 3);
 	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
 	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
 	CU_ASSERT_EQUAL(d0.st, QCF_OK);
 	CU_ASSERT(snap_same(&c, &d0, &n0));
-	CU_ASSERT_EQUAL((float)get(&y, 2), 127.0f * 0.1f);
+	CU_ASSERT_EQUAL((float)qt_get(&y, 2), 127.0f * 0.1f);
 	check_na_others(&c, 0, "nothing to an integer");
 }
 
@@ -1229,7 +1136,7 @@ static const char *const torch_ops[4] = {
  * and integer zero point zp (per channel: one channel along axis 1, zero
  * point tensor of dtype zdt).
  */
-static void torch_opc(opc *c, int k, tt *x, tt *sc, tt *zp, tt *y, tt *m, int64_t zpv,
+static void torch_opc(opc *c, int k, qt *x, qt *sc, qt *zp, qt *y, qt *m, int64_t zpv,
                       qcf_dtype zdt, int64_t qmin, int64_t qmax)
 {
 	memset(c, 0, sizeof *c);
@@ -1248,10 +1155,10 @@ static void torch_opc(opc *c, int k, tt *x, tt *sc, tt *zp, tt *y, tt *m, int64_
 	tt_shape(m, 2, shp);
 	if (k < 2) {
 		c->nin = 1;
-		c->at[0] = af("scale", 0.5);
-		c->at[1] = ai("zero_point", zpv);
-		c->at[2] = ai("quant_min", qmin);
-		c->at[3] = ai("quant_max", qmax);
+		c->at[0] = qt_flt("scale", 0.5);
+		c->at[1] = qt_int("zero_point", zpv);
+		c->at[2] = qt_int("quant_min", qmin);
+		c->at[3] = qt_int("quant_max", qmax);
 		c->na = 4;
 	} else {
 		c->nin = 3;
@@ -1261,9 +1168,9 @@ static void torch_opc(opc *c, int k, tt *x, tt *sc, tt *zp, tt *y, tt *m, int64_
 		tt_init(zp, zdt, 1);
 		qref_set(&sc->t, 0, 0.5);
 		qref_set(&zp->t, 0, (double)zpv);
-		c->at[0] = ai("axis", 1);
-		c->at[1] = ai("quant_min", qmin);
-		c->at[2] = ai("quant_max", qmax);
+		c->at[0] = qt_int("axis", 1);
+		c->at[1] = qt_int("quant_min", qmin);
+		c->at[2] = qt_int("quant_max", qmax);
 		c->na = 3;
 	}
 }
@@ -1274,7 +1181,7 @@ static void test_rounding_torch(void)
 	for (int k = 0; k < 4; k++)
 		for (int t = 0; t < 2; t++) {
 			/* x * inv = x * 2 = v; zero point 0 */
-			tt x, sc, zp, y, m;
+			qt x, sc, zp, y, m;
 			opc c;
 			tt_init(&x, dts[t], NTIE);
 			for (int i = 0; i < NTIE; i++)
@@ -1285,38 +1192,38 @@ static void test_rounding_torch(void)
 		}
 	/* the mask follows the rounding: qmax 2, v = 2.5 rounds to 2 or 3 */
 	for (int k = 1; k < 4; k += 2) {
-		tt x, sc, zp, y, m;
+		qt x, sc, zp, y, m;
 		opc c;
 		tt_init(&x, QCF_FLOAT32, 2);
 		const double xv[] = {1.25, -1.25};
-		tt_fill(&x, xv, 2);
+		qt_fill(&x, xv, 2);
 		torch_opc(&c, k, &x, &sc, &zp, &y, &m, 0, QCF_INT32, -2, 2);
 		const double wm[4][2] = {{1, 1}, {0, 0}, {0, 1}, {1, 0}};
 		for (int r = 0; r < 4; r++) {
 			snap sn;
 			opc_run(&c, halves[r], 0, &sn);
 			CU_ASSERT_EQUAL(sn.st, QCF_OK);
-			CU_ASSERT_EQUAL(get(&y, 0), 1.0); /* 2 or clamped 3 */
-			CU_ASSERT_EQUAL(get(&y, 1), -1.0);
-			CU_ASSERT_EQUAL(get(&m, 0), wm[r][0]);
-			CU_ASSERT_EQUAL(get(&m, 1), wm[r][1]);
+			CU_ASSERT_EQUAL(qt_get(&y, 0), 1.0); /* 2 or clamped 3 */
+			CU_ASSERT_EQUAL(qt_get(&y, 1), -1.0);
+			CU_ASSERT_EQUAL(qt_get(&m, 0), wm[r][0]);
+			CU_ASSERT_EQUAL(qt_get(&m, 1), wm[r][1]);
 		}
 	}
 	/* integer zero point 1: zp added after rounding x * inv = +-0.5 */
 	for (int k = 0; k < 4; k++) {
-		tt x, sc, zp, y, m;
+		qt x, sc, zp, y, m;
 		opc c;
 		tt_init(&x, QCF_FLOAT32, 2);
 		const double xv[] = {0.25, -0.25};
-		tt_fill(&x, xv, 2);
+		qt_fill(&x, xv, 2);
 		torch_opc(&c, k, &x, &sc, &zp, &y, &m, 1, QCF_INT32, 0, 255);
 		const double wy[4][2] = {{0, 0}, {0.5, -0.5}, {0.5, 0}, {0, -0.5}};
 		for (int r = 0; r < 4; r++) {
 			snap sn;
 			opc_run(&c, halves[r], 0, &sn);
 			CU_ASSERT_EQUAL(sn.st, QCF_OK);
-			CU_ASSERT_EQUAL(get(&y, 0), wy[r][0]);
-			CU_ASSERT_EQUAL(get(&y, 1), wy[r][1]);
+			CU_ASSERT_EQUAL(qt_get(&y, 0), wy[r][0]);
+			CU_ASSERT_EQUAL(qt_get(&y, 1), wy[r][1]);
 		}
 	}
 }
@@ -1334,11 +1241,11 @@ static void test_rounding_torch_float_zp(void)
 	};
 	for (int k = 2; k < 4; k++)
 		for (int z = 0; z < 2; z++) {
-			tt x, sc, zp, y, m;
+			qt x, sc, zp, y, m;
 			opc c;
 			tt_init(&x, QCF_FLOAT32, 4);
 			const double xv[] = {0.25, -0.25, 0.75, -0.75};
-			tt_fill(&x, xv, 4);
+			qt_fill(&x, xv, 4);
 			torch_opc(&c, k, &x, &sc, &zp, &y, &m, 1, zdts[z], -128, 127);
 			snap d0, n0, named[4];
 			opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
@@ -1349,7 +1256,7 @@ static void test_rounding_torch_float_zp(void)
 				opc_run(&c, halves[r], 0, &named[r]);
 				CU_ASSERT_EQUAL(named[r].st, QCF_OK);
 				for (int i = 0; i < 4; i++)
-					CU_ASSERT_EQUAL(get(&y, (size_t)i), wy[r][i]);
+					CU_ASSERT_EQUAL(qt_get(&y, (size_t)i), wy[r][i]);
 				for (int i = 0; i < 4; i++)
 					CU_ASSERT_EQUAL(named[r].dd.any[0][i], 0);
 			}
@@ -1360,7 +1267,7 @@ static void test_rounding_torch_float_zp(void)
 	/* the FMA variant rounds with the same rule: zf + x * inv = 2.5 exactly,
 	 * fused 2.50000024 (test_torch_fma_tie) */
 	const float s = 0x1.99999ep-3f, xf = 0x1.9999ap-1f;
-	tt x, sc, zp, y, m;
+	qt x, sc, zp, y, m;
 	opc c;
 	tt_init(&x, QCF_FLOAT32, 1);
 	qref_set(&x.t, 0, xf);
@@ -1370,17 +1277,17 @@ static void test_rounding_torch_float_zp(void)
 	snap sn;
 	opc_run(&c, QREF_ROUND_HALF_UP, 0, &sn); /* both 3: one answer */
 	CU_ASSERT_EQUAL(sn.st, QCF_OK);
-	CU_ASSERT_EQUAL((float)get(&y, 0), (float)(4.5 * (double)s));
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), (float)(4.5 * (double)s));
 	CU_ASSERT_EQUAL(sn.dd.any[0][0], 0);
 	opc_run(&c, QREF_ROUND_HALF_DOWN, 0, &sn); /* 2 plain, 3 fused */
-	CU_ASSERT_EQUAL((float)get(&y, 0), (float)(3.5 * (double)s));
+	CU_ASSERT_EQUAL((float)qt_get(&y, 0), (float)(3.5 * (double)s));
 	CU_ASSERT_EQUAL(sn.dd.any[0][0], 1);
 	CU_ASSERT_EQUAL(sn.dd.lo[0][0], (double)(float)(3.5 * (double)s));
 	CU_ASSERT_EQUAL(sn.dd.hi[0][0], (double)(float)(4.5 * (double)s));
 }
 
 /* Sets up c for a TF op: 0 args, 1 vars, 2 vars per channel; range [lo, hi], 8 bits. */
-static void tf_opc(opc *c, int k, tt *x, tt *mn, tt *mx, tt *y, double lo, double hi)
+static void tf_opc(opc *c, int k, qt *x, qt *mn, qt *mx, qt *y, double lo, double hi)
 {
 	static const char *ops[] = {"fake_quant_with_min_max_args", "fake_quant_with_min_max_vars",
 	                            "fake_quant_with_min_max_vars_per_channel"};
@@ -1395,12 +1302,12 @@ static void tf_opc(opc *c, int k, tt *x, tt *mn, tt *mx, tt *y, double lo, doubl
 	tt_shape(x, 2, shp);
 	tt_init(y, QCF_FLOAT32, n);
 	tt_shape(y, 2, shp);
-	c->at[0] = ai("num_bits", 8);
+	c->at[0] = qt_int("num_bits", 8);
 	c->na = 1;
 	if (k == 0) {
 		c->nin = 1;
-		c->at[1] = af("min", lo);
-		c->at[2] = af("max", hi);
+		c->at[1] = qt_flt("min", lo);
+		c->at[2] = qt_flt("max", hi);
 		c->na = 3;
 		return;
 	}
@@ -1422,7 +1329,7 @@ static void test_rounding_tf(void)
 {
 	for (int k = 0; k < 3; k++) {
 		/* min -10, max 245: scale 1, zero point 10; the scaled value is x */
-		tt x, mn, mx, y;
+		qt x, mn, mx, y;
 		opc c;
 		tt_init(&x, QCF_FLOAT32, NTIE);
 		for (int i = 0; i < NTIE; i++)
@@ -1436,28 +1343,28 @@ static void test_rounding_tf(void)
 		 * gives 1 (v + 0.5f rounds to 1.0f); half_up reproduces it */
 		tt_init(&x, QCF_FLOAT32, 2);
 		const double xv[] = {0x1.fffffep-2, 100.5};
-		tt_fill(&x, xv, 2);
+		qt_fill(&x, xv, 2);
 		tf_opc(&c, k, &x, &mn, &mx, &y, 0, 255);
 		snap d0, up;
 		opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
 		opc_run(&c, QREF_ROUND_HALF_UP, 0, &up);
 		CU_ASSERT_EQUAL(d0.st, QCF_OK);
 		CU_ASSERT(snap_same(&c, &d0, &up));
-		CU_ASSERT_EQUAL(get(&y, 0), 1.0);
-		CU_ASSERT_EQUAL(get(&y, 1), 101.0);
+		CU_ASSERT_EQUAL(qt_get(&y, 0), 1.0);
+		CU_ASSERT_EQUAL(qt_get(&y, 1), 101.0);
 		const double w0[] = {0, 0, 1, 0}, w1[] = {100, 101, 101, 100};
 		for (int r = 0; r < 4; r++) {
 			snap sn;
 			opc_run(&c, halves[r], 0, &sn);
-			CU_ASSERT_EQUAL(get(&y, 0), w0[r]);
-			CU_ASSERT_EQUAL(get(&y, 1), w1[r]);
+			CU_ASSERT_EQUAL(qt_get(&y, 0), w0[r]);
+			CU_ASSERT_EQUAL(qt_get(&y, 1), w1[r]);
 		}
 	}
 }
 
 static void test_rounding_onnx_quantize(void)
 {
-	tt x, y;
+	qt x, y;
 	opc c = {.sem = "onnx",
 	         .op = "QuantizeLinear",
 	         .in = {&x},
@@ -1467,7 +1374,7 @@ static void test_rounding_onnx_quantize(void)
 	/* x / 2 = v (true division) */
 	tt_init(&x, QCF_FLOAT32, NTIE);
 	tt_init(&y, QCF_INT8, NTIE);
-	tt_quant1(&y, 2.0f, 0);
+	qt_quant1(&y, 2.0f, 0);
 	for (int i = 0; i < NTIE; i++)
 		qref_set(&x.t, (size_t)i, tie_v[i] * 2.0);
 	check_ties(&c, 1.0, QREF_ROUND_HALF_EVEN);
@@ -1476,48 +1383,48 @@ static void test_rounding_onnx_quantize(void)
 	/* default bit for bit elsewhere: saturation, NaN, inf, uint16, int4 */
 	tt_init(&x, QCF_FLOAT32, 5);
 	tt_init(&y, QCF_UINT16, 5);
-	tt_quant1(&y, 2.0f, 32767);
+	qt_quant1(&y, 2.0f, 32767);
 	const double xv[] = {3, 1e9, -1e9, INFINITY, NAN};
-	tt_fill(&x, xv, 5);
+	qt_fill(&x, xv, 5);
 	snap d0, e0, n0;
 	opc_run(&c, QREF_ROUND_DEFAULT, 0, &d0);
 	opc_run(&c, QREF_ROUND_HALF_EVEN, 0, &e0);
 	opc_run(&c, QREF_ROUND_DEFAULT, 1, &n0);
 	CU_ASSERT(snap_same(&c, &d0, &e0));
 	CU_ASSERT(snap_same(&c, &d0, &n0));
-	CU_ASSERT_EQUAL(get(&y, 0), 32769);
-	CU_ASSERT_EQUAL(get(&y, 1), 65535);
-	CU_ASSERT_EQUAL(get(&y, 2), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 32769);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 65535);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 0);
 	CU_ASSERT_EQUAL(d0.dd.any[0][4], 1);
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_INT4, 4);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&y, 1.0f, 0);
 	const double xv2[] = {-8.5, 7.5, 0.5, -1.5};
-	tt_fill(&x, xv2, 4);
+	qt_fill(&x, xv2, 4);
 	opc_run(&c, QREF_ROUND_HALF_AWAY, 0, &d0);
-	CU_ASSERT_EQUAL(get(&y, 0), -8); /* -9 saturates */
-	CU_ASSERT_EQUAL(get(&y, 1), 7);
-	CU_ASSERT_EQUAL(get(&y, 2), 1);
-	CU_ASSERT_EQUAL(get(&y, 3), -2);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -8); /* -9 saturates */
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 7);
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 1);
+	CU_ASSERT_EQUAL(qt_get(&y, 3), -2);
 }
 
 /* Parameter rules come before the rounding: a negative case stays INVALID_PARAM. */
 static void test_rounding_invalid_first(void)
 {
-	tt x, y;
-	det dd;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt_det dd;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT16, 2);
 	tt_init(&y, QCF_INT16, 2);
-	tt_quant1(&x, 1.0f, 1);
-	tt_quant1(&y, 1.0f, 0);
-	qref_detail *d = det_init(&dd, QREF_ROUND_HALF_UP);
+	qt_quant1(&x, 1.0f, 1);
+	qt_quant1(&y, 1.0f, 0);
+	qref_detail *d = qt_det_init(&dd, QREF_ROUND_HALF_UP);
 	ASSERT_INVALID(run("litert", "QUANTIZE", in, 1, out, 1, NULL, 0, d), d, "zero points 0");
 	tt_init(&x, QCF_FLOAT32, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
-	d = det_init(&dd, QREF_ROUND_DOUBLE);
+	d = qt_det_init(&dd, QREF_ROUND_DOUBLE);
 	ASSERT_INVALID(torch_pt(&x, &y, NULL, 0.1, 0, 5, 4, d), d, "`quant_min` should be");
-	d = det_init(&dd, QREF_ROUND_SINGLE);
+	d = qt_det_init(&dd, QREF_ROUND_SINGLE);
 	ASSERT_INVALID(tf_args(&x, &y, -1, 1, 1, 0, d), d, "num_bits");
 }
 
@@ -1526,14 +1433,14 @@ static void test_rounding_invalid_first(void)
 static void test_real_output_quantize(void)
 {
 	/* float input: x itself; output 0 has no quantization and no buffer */
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_FLOAT32, 4);
 	tt_init(&y, QCF_INT8, 4);
 	y.t.data = NULL;
 	y.t.nbytes = 0;
 	const double xv[] = {1.5, -0.1, 1e30, -INFINITY};
-	tt_fill(&x, xv, 4);
+	qt_fill(&x, xv, 4);
 	double v[4] = {0};
 	char msg[256] = "junk";
 	qcf_op_call *c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
@@ -1549,20 +1456,20 @@ static void test_real_output_quantize(void)
 	/* integer input: (q - zp_in) * s_in; the output buffer is left alone */
 	tt_init(&x, QCF_INT8, 4);
 	tt_init(&y, QCF_INT16, 4);
-	tt_quant1(&x, 0.25f, 1);
+	qt_quant1(&x, 0.25f, 1);
 	const double qv[] = {6, -5, 1, -128};
-	tt_fill(&x, qv, 4);
-	memset(y.buf, 0x5A, sizeof y.buf);
+	qt_fill(&x, qv, 4);
+	memset(y.buf, 0x5A, MAXN * 8);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
 	CU_ASSERT_EQUAL(v[0], 1.25);
 	CU_ASSERT_EQUAL(v[1], -1.5);
 	CU_ASSERT_EQUAL(v[2], 0.0);
 	CU_ASSERT_EQUAL(v[3], -32.25);
-	for (size_t b = 0; b < sizeof y.buf; b++)
+	for (size_t b = 0; b < MAXN * 8; b++)
 		CU_ASSERT_EQUAL_FATAL(y.buf[b], 0x5A);
 	/* a scale that is not a float32 fraction of 2: exact in double */
-	tt_quant1(&x, 0.1f, 0);
+	qt_quant1(&x, 0.1f, 0);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
 	CU_ASSERT_EQUAL(v[0], 6.0 * (double)0.1f);
@@ -1572,12 +1479,12 @@ static void test_real_output_quantize(void)
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "QUANTIZE input needs quantization parameters"));
-	tt_quant1(&x, 0.0f, 0);
+	qt_quant1(&x, 0.0f, 0);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "positive finite"));
 	/* no output 1 */
-	tt_quant1(&x, 0.25f, 1);
+	qt_quant1(&x, 0.25f, 1);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output_msg(c, 1, v, msg, sizeof msg), QCF_INVALID_PARAM);
 	CU_ASSERT_EQUAL(qref_real_output(c, -1, v), QCF_INVALID_PARAM);
@@ -1585,14 +1492,14 @@ static void test_real_output_quantize(void)
 
 static void test_real_output_onnx(void)
 {
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_FLOAT32, 3);
 	tt_init(&y, QCF_UINT8, 3);
 	y.t.data = NULL;
 	y.t.nbytes = 0;
 	const double xv[] = {-254, 0.3, NAN};
-	tt_fill(&x, xv, 3);
+	qt_fill(&x, xv, 3);
 	double v[3] = {0};
 	qcf_op_call *c = mkcall("onnx", "QuantizeLinear", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_OK);
@@ -1612,11 +1519,11 @@ static void test_real_output_not_quantized(void)
 	char msg[256];
 	double v[4] = {0};
 	/* DEQUANTIZE: float output */
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT8, 2);
 	tt_init(&y, QCF_FLOAT32, 2);
-	tt_quant1(&x, 0.5f, 0);
+	qt_quant1(&x, 0.5f, 0);
 	qcf_op_call *c = mkcall("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output_msg(c, 0, v, msg, sizeof msg), QCF_NOT_SUPPORTED);
 	CU_ASSERT_STRING_EQUAL(msg, "DEQUANTIZE: output 0 (float32) is not quantized: it has no "
@@ -1626,11 +1533,11 @@ static void test_real_output_not_quantized(void)
 	c->semantics = "onnx";
 	CU_ASSERT_EQUAL(qref_real_output(c, 0, v), QCF_NOT_SUPPORTED);
 	/* torch cachemask: neither y nor the mask */
-	tt xt, yt, m;
+	qt xt, yt, m;
 	tt_init(&xt, QCF_FLOAT32, 2);
 	tt_init(&yt, QCF_FLOAT32, 2);
 	tt_init(&m, QCF_BOOL, 2);
-	tt *in2[] = {&xt}, *out2[] = {&yt, &m};
+	qt *in2[] = {&xt}, *out2[] = {&yt, &m};
 	c = mkcall("torch", "fake_quantize_per_tensor_affine_cachemask", in2, 1, out2, 2, NULL, 0);
 	CU_ASSERT_EQUAL(qref_real_output_msg(c, 1, v, msg, sizeof msg), QCF_NOT_SUPPORTED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "output 1 (bool) is not quantized"));
@@ -1678,8 +1585,8 @@ static void test_dispatch(void)
 	c.semantics = "litert";
 	c.op = "NO_SUCH_OP";
 	CU_ASSERT_EQUAL(qref_supports(&c), QCF_NOT_SUPPORTED);
-	det dd;
-	CU_ASSERT_EQUAL(qref_execute(&c, det_init(&dd, 0)), QCF_NOT_SUPPORTED);
+	qt_det dd;
+	CU_ASSERT_EQUAL(qref_execute(&c, qt_det_init(&dd, 0)), QCF_NOT_SUPPORTED);
 	CU_ASSERT_PTR_NOT_NULL(strstr(dd.d.message, "NO_SUCH_OP"));
 }
 
@@ -1721,22 +1628,22 @@ static void test_plugin(void)
 	qcf_option single = {"rounding", "single"};
 	CU_ASSERT_EQUAL_FATAL(p->create(&single, 1, &inst, msg, sizeof msg), QCF_OK);
 	/* the requantize case of test_litert_requantize, single rounding */
-	tt x, y;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt *in[] = {&x}, *out[] = {&y};
 	tt_init(&x, QCF_INT8, 2);
 	tt_init(&y, QCF_INT8, 2);
-	tt_quant1(&x, 0.25f, 1);
-	tt_quant1(&y, 1.0f, -3);
+	qt_quant1(&x, 0.25f, 1);
+	qt_quant1(&y, 1.0f, -3);
 	const double xv[] = {6, -5};
-	tt_fill(&x, xv, 2);
+	qt_fill(&x, xv, 2);
 	qcf_op_call *c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->supports(inst, c), QCF_OK);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), -2);
-	CU_ASSERT_EQUAL(get(&y, 1), -4);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -2);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), -4);
 	/* an invalid call reports its rule through last_error */
 	tt_init(&y, QCF_INT32, 2);
-	tt_quant1(&y, 1.0f, 0);
+	qt_quant1(&y, 1.0f, 0);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p->last_error(inst), "not allowed"));
@@ -1746,10 +1653,10 @@ static void test_plugin(void)
 
 	CU_ASSERT_EQUAL_FATAL(p->create(NULL, 0, &inst, msg, sizeof msg), QCF_OK);
 	tt_init(&y, QCF_INT8, 2);
-	tt_quant1(&y, 1.0f, -3);
+	qt_quant1(&y, 1.0f, -3);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), -1); /* double rounding by default */
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -1); /* double rounding by default */
 	p->destroy(inst);
 
 	/* every named rounding is an option value; unknown names list them */
@@ -1765,36 +1672,36 @@ static void test_plugin(void)
 	/* rounding=half_up: torch rounds x * inv = 2.5 to 3 (default 2) ... */
 	qcf_option up = {"rounding", "half_up"};
 	CU_ASSERT_EQUAL_FATAL(p->create(&up, 1, &inst, msg, sizeof msg), QCF_OK);
-	tt xt, yt;
+	qt xt, yt;
 	tt_init(&xt, QCF_FLOAT32, 2);
 	tt_init(&yt, QCF_FLOAT32, 2);
 	const double tv[] = {1.25, -1.25};
-	tt_fill(&xt, tv, 2);
-	qcf_attr at[] = {af("scale", 0.5), ai("zero_point", 0), ai("quant_min", -128),
-	                 ai("quant_max", 127)};
-	tt *in2[] = {&xt}, *out2[] = {&yt};
+	qt_fill(&xt, tv, 2);
+	qcf_attr at[] = {qt_flt("scale", 0.5), qt_int("zero_point", 0), qt_int("quant_min", -128),
+	                 qt_int("quant_max", 127)};
+	qt *in2[] = {&xt}, *out2[] = {&yt};
 	c = mkcall("torch", "fake_quantize_per_tensor_affine", in2, 1, out2, 1, at, 4);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&yt, 0), 1.5);
-	CU_ASSERT_EQUAL(get(&yt, 1), -1.0);
+	CU_ASSERT_EQUAL(qt_get(&yt, 0), 1.5);
+	CU_ASSERT_EQUAL(qt_get(&yt, 1), -1.0);
 	/* ... and ops it does not apply to keep their own rounding */
 	tt_init(&y, QCF_INT8, 2);
-	tt_quant1(&y, 1.0f, -3);
+	qt_quant1(&y, 1.0f, -3);
 	c = mkcall("litert", "QUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), -1); /* requantize: double rounding */
-	CU_ASSERT_EQUAL(get(&y, 1), -5);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -1); /* requantize: double rounding */
+	CU_ASSERT_EQUAL(qt_get(&y, 1), -5);
 	tt_init(&y, QCF_FLOAT32, 2);
 	c = mkcall("litert", "DEQUANTIZE", in, 1, out, 1, NULL, 0);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&y, 0), 1.25);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 1.25);
 	p->destroy(inst);
 	/* rounding=single: torch keeps ties to even */
 	CU_ASSERT_EQUAL_FATAL(p->create(&single, 1, &inst, msg, sizeof msg), QCF_OK);
 	c = mkcall("torch", "fake_quantize_per_tensor_affine", in2, 1, out2, 1, at, 4);
 	CU_ASSERT_EQUAL(p->execute(inst, NULL, c), QCF_OK);
-	CU_ASSERT_EQUAL(get(&yt, 0), 1.0);
-	CU_ASSERT_EQUAL(get(&yt, 1), -1.0);
+	CU_ASSERT_EQUAL(qt_get(&yt, 0), 1.0);
+	CU_ASSERT_EQUAL(qt_get(&yt, 1), -1.0);
 	p->destroy(inst);
 	dlclose(so);
 }

@@ -15,97 +15,56 @@
 #include "kernel.h"
 #include "qct.h"
 #include "qref.h"
+#include "tensor.h"
 
-#define MAXE 64
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	float buf[MAXE];
-} ft;
-
-/* A float32 tensor of the given shape (rank 0: a scalar). */
-static ft *ft_init(ft *x, int rank, const int64_t *shape)
+/* float32 tensors: data in f32. */
+static qt *ft_init(qt *x, int rank, const int64_t *shape)
 {
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = QCF_FLOAT32;
-	x->t.rank = rank;
-	if (rank)
-		memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(QCF_FLOAT32, qref_numel(rank, shape));
-	return x;
+	return qt_init(x, QCF_FLOAT32, rank, shape);
 }
 
-static ft *ft_vec(ft *x, int64_t n)
+static qt *ft_vec(qt *x, int64_t n)
 {
 	return ft_init(x, 1, &n);
 }
 
-static ft *ft_fill(ft *x, const float *v)
+static qt *ft_fill(qt *x, const float *v)
 {
-	memcpy(x->buf, v, x->t.nbytes);
+	memcpy(x->f32, v, x->t.nbytes);
 	return x;
 }
 
-static ft *ft_scalar(ft *x, float v)
+static qt *ft_scalar(qt *x, float v)
 {
 	ft_init(x, 0, NULL);
-	x->buf[0] = v;
+	x->f32[0] = v;
 	return x;
-}
-
-static qcf_attr a_int(const char *name, int64_t v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
-	a.v.i = v;
-	return a;
-}
-
-static qcf_attr a_flt(const char *name, double v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_FLOAT, .count = 1};
-	a.v.f = v;
-	return a;
 }
 
 /* Runs a tf op; ins and outs are NULL-terminated. */
-static qcf_status run(const char *op, ft **ins, ft **outs, const qcf_attr *attrs, int na,
+static qcf_status run(const char *op, qt **ins, qt **outs, const qcf_attr *attrs, int na,
                       qref_detail *d)
 {
-	qcf_tensor in[4], out[3];
 	int ni = 0, no = 0;
 	while (ins[ni])
-		in[ni] = ins[ni]->t, ni++;
+		ni++;
 	while (outs[no])
-		out[no] = outs[no]->t, no++;
-	qcf_op_call c = {.struct_size = sizeof c,
-	                 .op = op,
-	                 .semantics = "tf",
-	                 .n_inputs = ni,
-	                 .inputs = in,
-	                 .n_outputs = no,
-	                 .outputs = out,
-	                 .n_attrs = na,
-	                 .attrs = attrs};
-	memset(d, 0, sizeof *d);
-	return qref_execute(&c, d);
+		no++;
+	return qt_run("tf", op, ins, ni, outs, no, attrs, na, qt_detail(d, QREF_ROUND_DEFAULT));
 }
 
-static qcf_status bits_run(const char *op, ft **ins, ft **outs, int bits, int narrow,
+static qcf_status bits_run(const char *op, qt **ins, qt **outs, int bits, int narrow,
                            qref_detail *d)
 {
-	qcf_attr at[] = {a_int("num_bits", bits), a_int("narrow_range", narrow)};
+	qcf_attr at[] = {qt_int("num_bits", bits), qt_int("narrow_range", narrow)};
 	return run(op, ins, outs, at, 2, d);
 }
 
-static qcf_status args_run(const char *op, ft **ins, ft **outs, float min, float max, int bits,
+static qcf_status args_run(const char *op, qt **ins, qt **outs, float min, float max, int bits,
                            int narrow, qref_detail *d)
 {
-	qcf_attr at[] = {a_flt("min", min), a_flt("max", max), a_int("num_bits", bits),
-	                 a_int("narrow_range", narrow)};
+	qcf_attr at[] = {qt_flt("min", min), qt_flt("max", max), qt_int("num_bits", bits),
+	                 qt_int("narrow_range", narrow)};
 	return run(op, ins, outs, at, 4, d);
 }
 
@@ -130,13 +89,13 @@ static int same_bits(float a, float b)
 	return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
 }
 
-static void assert_values(const ft *y, const float *want, size_t n)
+static void assert_values(const qt *y, const float *want, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!same_bits(y->buf[i], want[i]))
-			fprintf(stderr, "\n  element %zu: got %a, want %a", i, (double)y->buf[i],
+		if (!same_bits(y->f32[i], want[i]))
+			fprintf(stderr, "\n  element %zu: got %a, want %a", i, (double)y->f32[i],
 			        (double)want[i]);
-		CU_ASSERT(same_bits(y->buf[i], want[i]));
+		CU_ASSERT(same_bits(y->f32[i], want[i]));
 	}
 }
 
@@ -213,13 +172,13 @@ static const tf_case forward_cases[] = {
 };
 
 /* TF's test compares with ExpectClose: -0.0f and 0.0f are equal there. Ours too. */
-static void assert_close_values(const ft *y, const float *want, size_t n)
+static void assert_close_values(const qt *y, const float *want, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (y->buf[i] != want[i])
-			fprintf(stderr, "\n  element %zu: got %a, want %a", i, (double)y->buf[i],
+		if (y->f32[i] != want[i])
+			fprintf(stderr, "\n  element %zu: got %a, want %a", i, (double)y->f32[i],
 			        (double)want[i]);
-		CU_ASSERT_EQUAL(y->buf[i], want[i]);
+		CU_ASSERT_EQUAL(y->f32[i], want[i]);
 	}
 }
 
@@ -228,21 +187,21 @@ static void test_forward_tf_tests(void)
 	qref_detail d;
 	for (size_t k = 0; k < sizeof forward_cases / sizeof forward_cases[0]; k++) {
 		const tf_case *c = &forward_cases[k];
-		ft x, y, mn, mx, mnv, mxv, y2;
+		qt x, y, mn, mx, mnv, mxv, y2;
 		ft_fill(ft_init(&x, 2, s23), c->x);
 		ft_init(&y, 2, s23);
-		ft *in1[] = {&x, NULL}, *out[] = {&y, NULL};
+		qt *in1[] = {&x, NULL}, *out[] = {&y, NULL};
 		CU_ASSERT_EQUAL(args_run(ARGS, in1, out, c->min, c->max, c->bits, c->narrow, &d),
 		                QCF_OK);
 		assert_close_values(&y, c->want, 6);
-		ft *in3[] = {&x, ft_scalar(&mn, c->min), ft_scalar(&mx, c->max), NULL};
+		qt *in3[] = {&x, ft_scalar(&mn, c->min), ft_scalar(&mx, c->max), NULL};
 		CU_ASSERT_EQUAL(bits_run(VARS, in3, out, c->bits, c->narrow, &d), QCF_OK);
 		assert_close_values(&y, c->want, 6);
 		/* per channel, 3 channels of the same range over the last dimension */
 		const float mins[] = {c->min, c->min, c->min}, maxs[] = {c->max, c->max, c->max};
 		ft_fill(ft_vec(&mnv, 3), mins);
 		ft_fill(ft_vec(&mxv, 3), maxs);
-		ft *inc[] = {&x, &mnv, &mxv, NULL}, *outc[] = {ft_init(&y2, 2, s23), NULL};
+		qt *inc[] = {&x, &mnv, &mxv, NULL}, *outc[] = {ft_init(&y2, 2, s23), NULL};
 		CU_ASSERT_EQUAL(bits_run(CHANNEL, inc, outc, c->bits, c->narrow, &d), QCF_OK);
 		assert_close_values(&y2, c->want, 6);
 	}
@@ -260,11 +219,11 @@ static void test_per_channel_rank4(void)
 	                             2.5f,  3.0f,  3.5f,  4.0f, 5.5f, 6.0f, 6.5f, 6.5f,
 	                             6.5f,  6.5f,  6.5f,  6.5f, 6.5f, 6.5f, 6.5f, 6.5f};
 	static const float mins[] = {-0.4f, -0.4f, -0.4f, -0.4f}, maxs[] = {6.6f, 6.6f, 6.6f, 6.6f};
-	ft x, y, mn, mx;
+	qt x, y, mn, mx;
 	ft_fill(ft_init(&x, 4, shp), xv);
 	ft_init(&y, 4, shp);
-	ft *in[] = {&x, ft_fill(ft_vec(&mn, 4), mins), ft_fill(ft_vec(&mx, 4), maxs), NULL};
-	ft *out[] = {&y, NULL};
+	qt *in[] = {&x, ft_fill(ft_vec(&mn, 4), mins), ft_fill(ft_vec(&mx, 4), maxs), NULL};
+	qt *out[] = {&y, NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(bits_run(CHANNEL, in, out, 4, 1, &d), QCF_OK);
 	assert_close_values(&y, want, 24);
@@ -276,17 +235,17 @@ static void test_facts_nudge(void)
 {
 	const float s = 2.0f / 255.0f;
 	static const float xv[] = {-1.0f, 0.0f, 1.0f, 2.0f};
-	ft x, y, mn, mx;
+	qt x, y, mn, mx;
 	ft_fill(ft_vec(&x, 4), xv);
 	ft_vec(&y, 4);
-	ft *in1[] = {&x, NULL}, *out[] = {&y, NULL};
+	qt *in1[] = {&x, NULL}, *out[] = {&y, NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(args_run(ARGS, in1, out, -1, 1, 8, 0, &d), QCF_OK);
 	const float want[] = {-127.0f * s, 0.0f, 128.0f * s, 128.0f * s};
 	assert_values(&y, want, 4);
 	/* zero point 128 would give -128 s at -1 and 127 s at 1 */
-	CU_ASSERT(y.buf[0] != -128.0f * s);
-	ft *in3[] = {&x, ft_scalar(&mn, -1), ft_scalar(&mx, 1), NULL};
+	CU_ASSERT(y.f32[0] != -128.0f * s);
+	qt *in3[] = {&x, ft_scalar(&mn, -1), ft_scalar(&mx, 1), NULL};
 	CU_ASSERT_EQUAL(bits_run(VARS, in3, out, 8, 0, &d), QCF_OK);
 	assert_values(&y, want, 4);
 }
@@ -297,10 +256,10 @@ static void test_zero_range(void)
 	static const float xv[] = {-3.0f, 0.25f, 7.5f, -0.0f}, gv[] = {1.5f, -2.0f, 4.0f, 0.5f};
 	static const float zeros[] = {0, 0, 0, 0};
 	static const int64_t s22[] = {2, 2};
-	ft x, y, g, mn, mx, bi, bmin, bmax;
+	qt x, y, g, mn, mx, bi, bmin, bmax;
 	ft_fill(ft_init(&x, 2, s22), xv);
 	ft_init(&y, 2, s22);
-	ft *in3[] = {&x, ft_scalar(&mn, 0), ft_scalar(&mx, 0), NULL}, *out[] = {&y, NULL};
+	qt *in3[] = {&x, ft_scalar(&mn, 0), ft_scalar(&mx, 0), NULL}, *out[] = {&y, NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(bits_run(VARS, in3, out, 8, 0, &d), QCF_OK);
 	assert_values(&y, zeros, 4);
@@ -308,29 +267,29 @@ static void test_zero_range(void)
 	/* WithVarsGradient_ZeroMinAndMax: backprops = gradients, min/max gradients 0 */
 	ft_fill(ft_init(&g, 2, s22), gv);
 	ft_init(&bi, 2, s22);
-	ft *ing[] = {&g, &x, &mn, &mx, NULL};
-	ft *outg[] = {&bi, ft_scalar(&bmin, 9), ft_scalar(&bmax, 9), NULL};
+	qt *ing[] = {&g, &x, &mn, &mx, NULL};
+	qt *outg[] = {&bi, ft_scalar(&bmin, 9), ft_scalar(&bmax, 9), NULL};
 	CU_ASSERT_EQUAL(bits_run(VARS_G, ing, outg, 8, 0, &d), QCF_OK);
 	assert_values(&bi, gv, 4);
-	CU_ASSERT(same_bits(bmin.buf[0], 0.0f));
-	CU_ASSERT(same_bits(bmax.buf[0], 0.0f));
+	CU_ASSERT(same_bits(bmin.f32[0], 0.0f));
+	CU_ASSERT(same_bits(bmax.f32[0], 0.0f));
 
 	/* per channel: channel 0 is [0, 0], channel 1 is [-10, 245] (scale 1, zero point 10) */
 	static const float mins[] = {0, -10}, maxs[] = {0, 245};
-	ft mnv, mxv, bminv, bmaxv;
+	qt mnv, mxv, bminv, bmaxv;
 	ft_fill(ft_vec(&mnv, 2), mins);
 	ft_fill(ft_vec(&mxv, 2), maxs);
-	ft *inc[] = {&x, &mnv, &mxv, NULL};
+	qt *inc[] = {&x, &mnv, &mxv, NULL};
 	CU_ASSERT_EQUAL(bits_run(CHANNEL, inc, out, 8, 0, &d), QCF_OK);
 	/* channel 0: zeros; channel 1: 0.25 -> floor(0.25 + 10 - 10 + 0.5) = 0, -0 -> 0 */
 	assert_values(&y, zeros, 4);
-	ft *ingc[] = {&g, &x, &mnv, &mxv, NULL};
-	ft *outgc[] = {&bi, ft_vec(&bminv, 2), ft_vec(&bmaxv, 2), NULL};
+	qt *ingc[] = {&g, &x, &mnv, &mxv, NULL};
+	qt *outgc[] = {&bi, ft_vec(&bminv, 2), ft_vec(&bmaxv, 2), NULL};
 	CU_ASSERT_EQUAL(bits_run(CHAN_G, ingc, outgc, 8, 0, &d), QCF_OK);
 	/* channel 0 passes everything; channel 1 holds 0.25 and -0 inside [-10, 245] */
 	assert_values(&bi, gv, 4);
-	CU_ASSERT(same_bits(bminv.buf[0], 0.0f) && same_bits(bminv.buf[1], 0.0f));
-	CU_ASSERT(same_bits(bmaxv.buf[0], 0.0f) && same_bits(bmaxv.buf[1], 0.0f));
+	CU_ASSERT(same_bits(bminv.f32[0], 0.0f) && same_bits(bminv.f32[1], 0.0f));
+	CU_ASSERT(same_bits(bmaxv.f32[0], 0.0f) && same_bits(bmaxv.f32[1], 0.0f));
 }
 
 /* Ties go up, also for the widest grid (16 bits) and a range of positive values only. */
@@ -339,10 +298,10 @@ static void test_ties_and_ranges(void)
 	/* [0, 65535], 16 bits: scale 1, zero point 0: x + 0.5 ties round up */
 	static const float xv[] = {0.5f, 1.5f, 2.5f, 65534.5f, 70000.0f, -3.0f};
 	static const float want[] = {1.0f, 2.0f, 3.0f, 65535.0f, 65535.0f, 0.0f};
-	ft x, y, mn, mx;
+	qt x, y, mn, mx;
 	ft_fill(ft_vec(&x, 6), xv);
 	ft_vec(&y, 6);
-	ft *in1[] = {&x, NULL}, *out[] = {&y, NULL};
+	qt *in1[] = {&x, NULL}, *out[] = {&y, NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(args_run(ARGS, in1, out, 0, 65535, 16, 0, &d), QCF_OK);
 	assert_values(&y, want, 6);
@@ -350,7 +309,7 @@ static void test_ties_and_ranges(void)
 	static const float xp[] = {-1.0f, 0.5f, 2.5f, 14.5f, 15.0f, 30.0f};
 	static const float wp[] = {0.0f, 1.0f, 3.0f, 15.0f, 15.0f, 15.0f};
 	ft_fill(&x, xp);
-	ft *in3[] = {&x, ft_scalar(&mn, 2), ft_scalar(&mx, 17), NULL};
+	qt *in3[] = {&x, ft_scalar(&mn, 2), ft_scalar(&mx, 17), NULL};
 	CU_ASSERT_EQUAL(bits_run(VARS, in3, out, 4, 0, &d), QCF_OK);
 	assert_values(&y, wp, 6);
 	/* max < 0: [-17, -2], 4 bits: zero point 17 -> 15, range [-15, 0] */
@@ -374,20 +333,20 @@ static void test_gradient_tf_tests(void)
 	static const float xv[] = {-0.26f, -0.25f, -0.24f, 0.0f, 63.5f, 63.6f};
 	static const float gv[] = {0.75f, -1.25f, 2.0f, 3.5f, -4.0f, 5.25f};
 	const float want[] = {0.0f, -1.25f, 2.0f, 3.5f, -4.0f, 0.0f};
-	ft x, g, bi, mn, mx, bmin, bmax;
+	qt x, g, bi, mn, mx, bmin, bmax;
 	ft_fill(ft_init(&x, 2, s23), xv);
 	ft_fill(ft_init(&g, 2, s23), gv);
 	ft_init(&bi, 2, s23);
-	ft *in2[] = {&g, &x, NULL}, *out1[] = {&bi, NULL};
+	qt *in2[] = {&g, &x, NULL}, *out1[] = {&bi, NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(args_run(ARGS_G, in2, out1, -0.125f, 63.625f, 8, 0, &d), QCF_OK);
 	assert_values(&bi, want, 6);
-	ft *in4[] = {&g, &x, ft_scalar(&mn, -0.125f), ft_scalar(&mx, 63.625f), NULL};
-	ft *out3[] = {&bi, ft_scalar(&bmin, 0), ft_scalar(&bmax, 0), NULL};
+	qt *in4[] = {&g, &x, ft_scalar(&mn, -0.125f), ft_scalar(&mx, 63.625f), NULL};
+	qt *out3[] = {&bi, ft_scalar(&bmin, 0), ft_scalar(&bmax, 0), NULL};
 	CU_ASSERT_EQUAL(bits_run(VARS_G, in4, out3, 8, 0, &d), QCF_OK);
 	assert_values(&bi, want, 6);
-	CU_ASSERT(same_bits(bmin.buf[0], 0.75f));
-	CU_ASSERT(same_bits(bmax.buf[0], 5.25f));
+	CU_ASSERT(same_bits(bmin.f32[0], 0.75f));
+	CU_ASSERT(same_bits(bmax.f32[0], 5.25f));
 
 	/* WithArgsGradient_4Bits_NarrowRange: [-0.4, 6.6], 4 bits narrow -> [-0.5, 6.5] */
 	static const float x4[] = {-0.6f, -0.5f, -0.4f, 0.0f, 6.5f, 6.6f};
@@ -398,10 +357,10 @@ static void test_gradient_tf_tests(void)
 	/* per channel, [2, 3]: the two rows of channel c are summed per channel */
 	static const float mins[] = {-0.125f, -0.125f, -0.125f},
 	                   maxs[] = {63.625f, 63.625f, 63.625f};
-	ft mnv, mxv, bminv, bmaxv;
+	qt mnv, mxv, bminv, bmaxv;
 	ft_fill(&x, xv);
-	ft *inc[] = {&g, &x, ft_fill(ft_vec(&mnv, 3), mins), ft_fill(ft_vec(&mxv, 3), maxs), NULL};
-	ft *outc[] = {&bi, ft_vec(&bminv, 3), ft_vec(&bmaxv, 3), NULL};
+	qt *inc[] = {&g, &x, ft_fill(ft_vec(&mnv, 3), mins), ft_fill(ft_vec(&mxv, 3), maxs), NULL};
+	qt *outc[] = {&bi, ft_vec(&bminv, 3), ft_vec(&bmaxv, 3), NULL};
 	CU_ASSERT_EQUAL(bits_run(CHAN_G, inc, outc, 8, 0, &d), QCF_OK);
 	assert_values(&bi, want, 6);
 	/* x[0] = -0.26 (channel 0) is below; x[5] = 63.6 (channel 2) is above */
@@ -418,19 +377,19 @@ static void test_gradient_float_details(void)
 	/* range [0, 255] (8 bits, scale 1); x: below, inside, above, NaN, below, inside */
 	static const float xv[] = {-1.0f, 3.0f, 300.0f, NAN, -2.0f, 255.0f};
 	const float gv[] = {-2.0f, 1.0f, -3.0f, 7.0f, -0.0f, inf};
-	ft x, g, bi, mn, mx, bmin, bmax;
+	qt x, g, bi, mn, mx, bmin, bmax;
 	ft_fill(ft_vec(&x, 6), xv);
 	ft_fill(ft_vec(&g, 6), gv);
 	ft_vec(&bi, 6);
-	ft *in4[] = {&g, &x, ft_scalar(&mn, 0), ft_scalar(&mx, 255), NULL};
-	ft *out3[] = {&bi, ft_scalar(&bmin, 1), ft_scalar(&bmax, 1), NULL};
+	qt *in4[] = {&g, &x, ft_scalar(&mn, 0), ft_scalar(&mx, 255), NULL};
+	qt *out3[] = {&bi, ft_scalar(&bmin, 1), ft_scalar(&bmax, 1), NULL};
 	qref_detail d;
 	CU_ASSERT_EQUAL(bits_run(VARS_G, in4, out3, 8, 0, &d), QCF_OK);
 	const float want[] = {-0.0f, 1.0f, -0.0f, 0.0f, -0.0f, inf};
 	assert_values(&bi, want, 6);
 	/* min: -2 + -0 (+ the others' g * 0, one of them inf * 0 = NaN) */
-	CU_ASSERT(isnan(bmin.buf[0]));
-	CU_ASSERT(isnan(bmax.buf[0]));
+	CU_ASSERT(isnan(bmin.f32[0]));
+	CU_ASSERT(isnan(bmax.f32[0]));
 
 	/* sums in index order: 1 + 2^24 and then + 1 round back to 2^24 (ties to even) before
 	 * -2^24 cancels it: 0. The exact sum is 2; pairs (1 + 2^24) + (1 - 2^24) give 1, the
@@ -441,20 +400,20 @@ static void test_gradient_float_details(void)
 	ft_fill(ft_vec(&g, 5), gs);
 	ft_vec(&bi, 5);
 	CU_ASSERT_EQUAL(bits_run(VARS_G, in4, out3, 8, 0, &d), QCF_OK);
-	CU_ASSERT(same_bits(bmin.buf[0], 0.0f));
-	CU_ASSERT(same_bits(bmax.buf[0], 0.0f));
+	CU_ASSERT(same_bits(bmin.f32[0], 0.0f));
+	CU_ASSERT(same_bits(bmax.f32[0], 0.0f));
 	/* an all-inside tensor sums to +0, even from negative gradients */
 	static const float xi[] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
 	const float gi[] = {-1.0f, -2.0f, -3.0f, -4.0f, -5.0f};
 	ft_fill(&x, xi);
 	ft_fill(&g, gi);
 	CU_ASSERT_EQUAL(bits_run(VARS_G, in4, out3, 8, 0, &d), QCF_OK);
-	CU_ASSERT(same_bits(bmin.buf[0], 0.0f)); /* +0 + -0 = +0 */
-	CU_ASSERT(same_bits(bmax.buf[0], 0.0f));
+	CU_ASSERT(same_bits(bmin.f32[0], 0.0f)); /* +0 + -0 = +0 */
+	CU_ASSERT(same_bits(bmax.f32[0], 0.0f));
 
 	/* gradients name no rounding: a named one is NOT_SUPPORTED */
 	qcf_tensor in[4] = {g.t, x.t, mn.t, mx.t}, out[3] = {bi.t, bmin.t, bmax.t};
-	qcf_attr at[] = {a_int("num_bits", 8)};
+	qcf_attr at[] = {qt_int("num_bits", 8)};
 	qcf_op_call c = {sizeof c, VARS_G, "tf", 4, in, 3, out, 1, at};
 	memset(&d, 0, sizeof d);
 	d.rounding = QREF_ROUND_HALF_EVEN;
@@ -467,14 +426,14 @@ static void test_gradient_float_details(void)
 static void test_gradient_detail(void)
 {
 	static const float xv[] = {-1.0f, 3.0f}, gv[] = {2.0f, 3.0f};
-	ft x, g, bi;
+	qt x, g, bi;
 	ft_fill(ft_vec(&x, 2), xv);
 	ft_fill(ft_vec(&g, 2), gv);
 	ft_vec(&bi, 2);
 	double step[2] = {-1, -1}, lo[2], hi[2];
 	uint8_t any[2] = {1, 1};
 	qcf_tensor in[2] = {g.t, x.t}, out[1] = {bi.t};
-	qcf_attr at[] = {a_flt("min", 0), a_flt("max", 255)};
+	qcf_attr at[] = {qt_flt("min", 0), qt_flt("max", 255)};
 	qcf_op_call c = {sizeof c, ARGS_G, "tf", 2, in, 1, out, 2, at};
 	qref_detail d;
 	memset(&d, 0, sizeof d);
@@ -482,7 +441,7 @@ static void test_gradient_detail(void)
 	CU_ASSERT_EQUAL(qref_execute(&c, &d), QCF_OK);
 	CU_ASSERT(any[0] == 0 && any[1] == 0);
 	CU_ASSERT(step[0] == 0.0 && step[1] == 0.0);
-	CU_ASSERT(bi.buf[0] == 0.0f && bi.buf[1] == 3.0f);
+	CU_ASSERT(bi.f32[0] == 0.0f && bi.f32[1] == 3.0f);
 }
 
 /* ---- refusals (TF's messages) ------------------------------------------ */
@@ -490,16 +449,16 @@ static void test_gradient_detail(void)
 static void test_refusals(void)
 {
 	qref_detail d;
-	ft x, y, g, mn, mx, bi, bmin, bmax;
+	qt x, y, g, mn, mx, bi, bmin, bmax;
 	ft_vec(&x, 3);
 	ft_vec(&y, 3);
 	ft_vec(&g, 3);
 	ft_vec(&bi, 3);
-	ft *in1[] = {&x, NULL}, *out1[] = {&y, NULL}, *in2[] = {&g, &x, NULL},
+	qt *in1[] = {&x, NULL}, *out1[] = {&y, NULL}, *in2[] = {&g, &x, NULL},
 	   *outg1[] = {&bi, NULL};
-	ft *in3[] = {&x, ft_scalar(&mn, -1), ft_scalar(&mx, 1), NULL};
-	ft *in4[] = {&g, &x, &mn, &mx, NULL};
-	ft *outg3[] = {&bi, ft_scalar(&bmin, 0), ft_scalar(&bmax, 0), NULL};
+	qt *in3[] = {&x, ft_scalar(&mn, -1), ft_scalar(&mx, 1), NULL};
+	qt *in4[] = {&g, &x, &mn, &mx, NULL};
+	qt *outg3[] = {&bi, ft_scalar(&bmin, 0), ft_scalar(&bmax, 0), NULL};
 	const char *nb = "num_bits must be between 2 and 16, inclusive";
 
 	/* num_bits outside [2, 16], all six ops; 2 and 16 are accepted */
@@ -518,29 +477,29 @@ static void test_refusals(void)
 	ASSERT_INVALID(args_run(ARGS_G, in2, outg1, 2, -1, 8, 0, &d), &d,
 	               "min has to be smaller than max, was: 2 >= -1");
 	/* gradient and input shapes */
-	ft g4;
-	ft *in2b[] = {ft_vec(&g4, 4), &x, NULL};
+	qt g4;
+	qt *in2b[] = {ft_vec(&g4, 4), &x, NULL};
 	ASSERT_INVALID(args_run(ARGS_G, in2b, outg1, -1, 1, 8, 0, &d), &d,
 	               "gradient and input must be the same size");
-	ft *in4b[] = {&g4, &x, &mn, &mx, NULL};
+	qt *in4b[] = {&g4, &x, &mn, &mx, NULL};
 	ASSERT_INVALID(bits_run(VARS_G, in4b, outg3, 8, 0, &d), &d,
 	               "gradient and input must be the same size");
 
 	/* _vars: min and max rank 0, a one-element vector is refused */
-	ft mn1, mx1;
+	qt mn1, mx1;
 	const float m1[] = {-1.0f}, p1[] = {1.0f};
-	ft *in3b[] = {&x, ft_fill(ft_vec(&mn1, 1), m1), &mx, NULL};
+	qt *in3b[] = {&x, ft_fill(ft_vec(&mn1, 1), m1), &mx, NULL};
 	ASSERT_INVALID(bits_run(VARS, in3b, out1, 8, 0, &d), &d,
 	               "`min` must be rank 0 but is rank 1");
-	ft *in3c[] = {&x, &mn, ft_fill(ft_vec(&mx1, 1), p1), NULL};
+	qt *in3c[] = {&x, &mn, ft_fill(ft_vec(&mx1, 1), p1), NULL};
 	ASSERT_INVALID(bits_run(VARS, in3c, out1, 8, 0, &d), &d,
 	               "`max` must be rank 0 but is rank 1");
-	ft *in4c[] = {&g, &x, &mn1, &mx, NULL};
+	qt *in4c[] = {&g, &x, &mn1, &mx, NULL};
 	ASSERT_INVALID(bits_run(VARS_G, in4c, outg3, 8, 0, &d), &d, "`min` must be rank 0");
 
 	/* per channel: min/max rank 1 of the last dimension's length */
 	static const int64_t s23l[] = {2, 3};
-	ft xc, yc, gc, bic, mnc, mxc, mn2, bminc, bmaxc;
+	qt xc, yc, gc, bic, mnc, mxc, mn2, bminc, bmaxc;
 	const float mins[] = {-1, -1, -1}, maxs[] = {1, 1, 1};
 	ft_init(&xc, 2, s23l);
 	ft_init(&yc, 2, s23l);
@@ -549,39 +508,39 @@ static void test_refusals(void)
 	ft_fill(ft_vec(&mnc, 3), mins);
 	ft_fill(ft_vec(&mxc, 3), maxs);
 	ft_fill(ft_vec(&mn2, 2), mins);
-	ft *outc[] = {&yc, NULL};
-	ft *inc_ok[] = {&xc, &mnc, &mxc, NULL};
+	qt *outc[] = {&yc, NULL};
+	qt *inc_ok[] = {&xc, &mnc, &mxc, NULL};
 	CU_ASSERT_EQUAL(bits_run(CHANNEL, inc_ok, outc, 8, 0, &d), QCF_OK);
-	ft *inc1[] = {&xc, &mn2, &mxc, NULL};
+	qt *inc1[] = {&xc, &mn2, &mxc, NULL};
 	ASSERT_INVALID(bits_run(CHANNEL, inc1, outc, 8, 0, &d), &d,
 	               "min has incorrect size, expected 3 was 2");
-	ft *inc2[] = {&xc, &mnc, &mn2, NULL};
+	qt *inc2[] = {&xc, &mnc, &mn2, NULL};
 	ASSERT_INVALID(bits_run(CHANNEL, inc2, outc, 8, 0, &d), &d,
 	               "max has incorrect size, expected 3 was 2");
-	ft *inc3[] = {&xc, &mn, &mxc, NULL};
+	qt *inc3[] = {&xc, &mn, &mxc, NULL};
 	ASSERT_INVALID(bits_run(CHANNEL, inc3, outc, 8, 0, &d), &d,
 	               "`min` must be rank 1 but is rank 0");
-	ft xs, ys;
-	ft *inc4[] = {ft_scalar(&xs, 1), &mn1, &mx1, NULL}, *outs[] = {ft_scalar(&ys, 0), NULL};
+	qt xs, ys;
+	qt *inc4[] = {ft_scalar(&xs, 1), &mn1, &mx1, NULL}, *outs[] = {ft_scalar(&ys, 0), NULL};
 	ASSERT_INVALID(bits_run(CHANNEL, inc4, outs, 8, 0, &d), &d, "at least rank 1");
 
-	ft *ingc[] = {&gc, &xc, &mnc, &mxc, NULL};
-	ft *outgc[] = {&bic, ft_vec(&bminc, 3), ft_vec(&bmaxc, 3), NULL};
+	qt *ingc[] = {&gc, &xc, &mnc, &mxc, NULL};
+	qt *outgc[] = {&bic, ft_vec(&bminc, 3), ft_vec(&bmaxc, 3), NULL};
 	CU_ASSERT_EQUAL(bits_run(CHAN_G, ingc, outgc, 8, 0, &d), QCF_OK);
-	ft *ingc1[] = {&gc, &xc, &mn2, &mxc, NULL};
+	qt *ingc1[] = {&gc, &xc, &mn2, &mxc, NULL};
 	ASSERT_INVALID(bits_run(CHAN_G, ingc1, outgc, 8, 0, &d), &d,
 	               "min has incorrect size, expected 3 was 2");
-	ft *ingc2[] = {&g, &xc, &mnc, &mxc, NULL};
+	qt *ingc2[] = {&g, &xc, &mnc, &mxc, NULL};
 	ASSERT_INVALID(bits_run(CHAN_G, ingc2, outgc, 8, 0, &d), &d,
 	               "gradient and input must be the same size");
 	/* the gradient's registration: rank at most 4 */
 	static const int64_t s5[] = {1, 1, 1, 2, 3};
-	ft x5, g5, b5;
-	ft *ing5[] = {ft_init(&g5, 5, s5), ft_init(&x5, 5, s5), &mnc, &mxc, NULL};
-	ft *outg5[] = {ft_init(&b5, 5, s5), &bminc, &bmaxc, NULL};
+	qt x5, g5, b5;
+	qt *ing5[] = {ft_init(&g5, 5, s5), ft_init(&x5, 5, s5), &mnc, &mxc, NULL};
+	qt *outg5[] = {ft_init(&b5, 5, s5), &bminc, &bmaxc, NULL};
 	ASSERT_INVALID(bits_run(CHAN_G, ing5, outg5, 8, 0, &d), &d, "at most rank 4");
 	/* ...while the forward op takes any rank from 1 */
-	ft *in5[] = {&x5, &mnc, &mxc, NULL}, *out5[] = {&b5, NULL};
+	qt *in5[] = {&x5, &mnc, &mxc, NULL}, *out5[] = {&b5, NULL};
 	CU_ASSERT_EQUAL(bits_run(CHANNEL, in5, out5, 8, 0, &d), QCF_OK);
 }
 

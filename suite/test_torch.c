@@ -12,107 +12,21 @@
 #include "kernel.h"
 #include "qct.h"
 #include "qref.h"
+#include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */
 
-#define MAXE 64
-
-typedef struct {
-	qcf_tensor t;
-	int64_t shape[QCF_MAX_RANK];
-	qcf_quant q;
-	float scales[MAXE];
-	int32_t zps[MAXE];
-	int64_t buf[MAXE];
-} tt;
-
-static void tt_init(tt *x, qcf_dtype dt, int rank, const int64_t *shape)
-{
-	memset(x, 0, sizeof *x);
-	x->t.struct_size = sizeof x->t;
-	x->t.dtype = dt;
-	x->t.rank = rank;
-	memcpy(x->shape, shape, sizeof(int64_t) * (size_t)rank);
-	x->t.shape = x->shape;
-	x->t.data = x->buf;
-	x->t.nbytes = qcf_dtype_nbytes(dt, qref_numel(rank, shape));
-}
-
 /* A 1-D tensor of n values. */
-static void tt_vec(tt *x, qcf_dtype dt, const double *v, int64_t n)
+static void tt_vec(qt *x, qcf_dtype dt, const double *v, int64_t n)
 {
-	tt_init(x, dt, 1, &n);
-	for (int64_t i = 0; i < n; i++)
-		qref_set(&x->t, (size_t)i, v[i]);
+	qt_init(x, dt, 1, &n);
+	qt_fill(x, v, (size_t)n);
 }
 
-static void tt_quant(tt *x, int axis, int count, const float *s, const int32_t *z)
+static qcf_status run(const char *op, qt **ins, int nin, qt **outs, int nout, const qcf_attr *at,
+                      int na, qref_rounding rounding, qt_det *dt)
 {
-	x->q.struct_size = sizeof x->q;
-	x->q.axis = axis;
-	x->q.count = count;
-	memcpy(x->scales, s, sizeof(float) * (size_t)count);
-	memcpy(x->zps, z, sizeof(int32_t) * (size_t)count);
-	x->q.scales = x->scales;
-	x->q.zero_points = x->zps;
-	x->t.quant = &x->q;
-}
-
-static double tt_get(const tt *x, size_t i)
-{
-	return qref_get(&x->t, i);
-}
-
-static qcf_attr a_int(const char *name, int64_t v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_INT, .count = 1};
-	a.v.i = v;
-	return a;
-}
-
-static qcf_attr a_flt(const char *name, double v)
-{
-	qcf_attr a = {.name = name, .type = QCF_ATTR_FLOAT, .count = 1};
-	a.v.f = v;
-	return a;
-}
-
-/* Per-element detail buffers for up to three outputs. */
-typedef struct {
-	qref_detail d;
-	uint8_t any[3][MAXE];
-	double lo[3][MAXE], hi[3][MAXE], step[3][MAXE];
-} det;
-
-static qcf_tensor g_in[4], g_out[3];
-
-static qcf_status run(const char *op, tt **ins, int nin, tt **outs, int nout, const qcf_attr *at,
-                      int na, qref_rounding rounding, det *dt)
-{
-	qcf_op_call call;
-	memset(&call, 0, sizeof call);
-	for (int i = 0; i < nin; i++)
-		g_in[i] = ins[i]->t;
-	for (int i = 0; i < nout; i++)
-		g_out[i] = outs[i]->t;
-	call.struct_size = sizeof call;
-	call.semantics = "torch";
-	call.op = op;
-	call.n_inputs = nin;
-	call.inputs = g_in;
-	call.n_outputs = nout;
-	call.outputs = g_out;
-	call.n_attrs = na;
-	call.attrs = at;
-	memset(dt, 0, sizeof *dt);
-	dt->d.rounding = rounding;
-	for (int k = 0; k < 3; k++) {
-		dt->d.out[k].any = dt->any[k];
-		dt->d.out[k].lo = dt->lo[k];
-		dt->d.out[k].hi = dt->hi[k];
-		dt->d.out[k].step = dt->step[k];
-	}
-	return qref_execute(&call, &dt->d);
+	return qt_run("torch", op, ins, nin, outs, nout, at, na, qt_det_init(dt, rounding));
 }
 
 /* ---- fake quantization: ties, the reciprocal ----------------------------- */
@@ -126,17 +40,17 @@ static void test_fq_ties_reciprocal(void)
 {
 	static const double xv[] = {-0.25, -0.15, -0.05, 0.05, 0.15, 0.25, 0.35};
 	static const int k[] = {-2, -2, 0, 0, 2, 2, 4};
-	tt x, y;
+	qt x, y;
 	tt_vec(&x, QCF_FLOAT32, xv, 7);
 	tt_vec(&y, QCF_FLOAT32, xv, 7);
-	tt *in[] = {&x}, *out[] = {&y};
-	qcf_attr at[] = {a_flt("scale", 0.1), a_int("zero_point", 3), a_int("quant_min", 0),
-	                 a_int("quant_max", 255)};
-	det d;
+	qt *in[] = {&x}, *out[] = {&y};
+	qcf_attr at[] = {qt_flt("scale", 0.1), qt_int("zero_point", 3), qt_int("quant_min", 0),
+	                 qt_int("quant_max", 255)};
+	qt_det d;
 	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at, 4, 0, &d),
 	                      QCF_OK);
 	for (int i = 0; i < 7; i++)
-		CU_ASSERT_EQUAL(tt_get(&y, (size_t)i), (double)((float)k[i] * 0.1f));
+		CU_ASSERT_EQUAL(qt_get(&y, (size_t)i), (double)((float)k[i] * 0.1f));
 
 	const float s = 0.00214854861f, xr = 0.273939937f;
 	CU_ASSERT_EQUAL(xr * (1.0f / s), 127.5f);
@@ -144,20 +58,20 @@ static void test_fq_ties_reciprocal(void)
 	double one = xr;
 	tt_vec(&x, QCF_FLOAT32, &one, 1);
 	tt_vec(&y, QCF_FLOAT32, &one, 1);
-	qcf_attr at2[] = {a_flt("scale", s), a_int("zero_point", 0), a_int("quant_min", 0),
-	                  a_int("quant_max", 255)};
+	qcf_attr at2[] = {qt_flt("scale", s), qt_int("zero_point", 0), qt_int("quant_min", 0),
+	                  qt_int("quant_max", 255)};
 	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at2, 4, 0, &d),
 	                      QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&y, 0), (double)(128.0f * s));
-	CU_ASSERT_NOT_EQUAL(tt_get(&y, 0), (double)(127.0f * s));
+	CU_ASSERT_EQUAL(qt_get(&y, 0), (double)(128.0f * s));
+	CU_ASSERT_NOT_EQUAL(qt_get(&y, 0), (double)(127.0f * s));
 
 	/* quantize_per_tensor rounds the same tie the same way (fbgemm QuantUtils.h comment) */
-	tt q;
+	qt q;
 	tt_vec(&q, QCF_UINT8, (const double[]){0}, 1);
-	tt_quant(&q, -1, 1, &s, (const int32_t[]){0});
-	tt *qo[] = {&q};
+	qt_quant(&q, -1, 1, &s, (const int32_t[]){0});
+	qt *qo[] = {&q};
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, qo, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 128);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 128);
 	CU_ASSERT_EQUAL(d.any[0][0], 0);
 }
 
@@ -172,42 +86,42 @@ static void test_ste_clamp_edges(void)
 	static const double xv[] = {-0.35, -0.34, -0.36, 0.74, 0.75, 0.76};
 	static const double dyv[] = {-1, 2, 3, 4, 5, 6};
 	static const double want[] = {-0.0, 2, 0, 4, 0, 0};
-	tt x, dy, dx, y, mask, dx2;
+	qt x, dy, dx, y, mask, dx2;
 	tt_vec(&x, QCF_FLOAT32, xv, 6);
 	tt_vec(&dy, QCF_FLOAT32, dyv, 6);
 	tt_vec(&dx, QCF_FLOAT32, dyv, 6);
-	qcf_attr at[] = {a_flt("scale", 0.1), a_int("zero_point", 3), a_int("quant_min", 0),
-	                 a_int("quant_max", 10)};
-	tt *in[] = {&dy, &x}, *out[] = {&dx};
-	det d;
+	qcf_attr at[] = {qt_flt("scale", 0.1), qt_int("zero_point", 3), qt_int("quant_min", 0),
+	                 qt_int("quant_max", 10)};
+	qt *in[] = {&dy, &x}, *out[] = {&dx};
+	qt_det d;
 	CU_ASSERT_EQUAL_FATAL(
 	        run("fake_quantize_per_tensor_affine_backward", in, 2, out, 1, at, 4, 0, &d),
 	        QCF_OK);
 	for (int i = 0; i < 6; i++) {
-		CU_ASSERT_EQUAL(tt_get(&dx, (size_t)i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&dx, (size_t)i), want[i]);
 		CU_ASSERT_EQUAL(d.any[0][i], 0);
 	}
-	CU_ASSERT(signbit(tt_get(&dx, 0)));
+	CU_ASSERT(signbit(qt_get(&dx, 0)));
 
 	/* aten's backward: the mask of the cachemask forward, then dY * mask: the same dX */
 	tt_vec(&y, QCF_FLOAT32, xv, 6);
 	tt_vec(&mask, QCF_BOOL, (const double[]){0, 0, 0, 0, 0, 0}, 6);
-	tt *fin[] = {&x}, *fout[] = {&y, &mask};
+	qt *fin[] = {&x}, *fout[] = {&y, &mask};
 	CU_ASSERT_EQUAL_FATAL(
 	        run("fake_quantize_per_tensor_affine_cachemask", fin, 1, fout, 2, at, 4, 0, &d),
 	        QCF_OK);
 	tt_vec(&dx2, QCF_FLOAT32, dyv, 6);
-	tt *bin[] = {&dy, &mask}, *bout[] = {&dx2};
+	qt *bin[] = {&dy, &mask}, *bout[] = {&dx2};
 	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine_cachemask_backward", bin, 2,
 	                          bout, 1, NULL, 0, 0, &d),
 	                      QCF_OK);
 	for (int i = 0; i < 6; i++)
-		CU_ASSERT_EQUAL(tt_get(&dx2, (size_t)i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&dx2, (size_t)i), want[i]);
 
 	/* its refusals: a mask that is not bool, sizes that differ */
-	tt bad;
+	qt bad;
 	tt_vec(&bad, QCF_UINT8, (const double[]){1, 0, 0, 1, 1, 1}, 6);
-	tt *bin2[] = {&dy, &bad};
+	qt *bin2[] = {&dy, &bad};
 	CU_ASSERT_EQUAL(run("fake_quantize_per_tensor_affine_cachemask_backward", bin2, 2, bout, 1,
 	                    NULL, 0, 0, &d),
 	                QCF_INVALID_PARAM);
@@ -219,7 +133,7 @@ static void test_ste_clamp_edges(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "`mask` is size 3 and `dY` is size 6"));
 
 	/* the forward's rules hold for the backward: zero point outside [quant_min, quant_max] */
-	at[1] = a_int("zero_point", 11);
+	at[1] = qt_int("zero_point", 11);
 	CU_ASSERT_EQUAL(
 	        run("fake_quantize_per_tensor_affine_backward", in, 2, out, 1, at, 4, 0, &d),
 	        QCF_INVALID_PARAM);
@@ -235,30 +149,30 @@ static void test_ste_per_channel(void)
 {
 	static const int64_t sh[] = {2, 3};
 	static const double xv[] = {-0.05, 1.05, 1.06, -0.5, 5, 5.5};
-	tt x, dy, dx, sc, zp;
-	tt_init(&x, QCF_FLOAT32, 2, sh);
-	tt_init(&dy, QCF_FLOAT32, 2, sh);
-	tt_init(&dx, QCF_FLOAT32, 2, sh);
+	qt x, dy, dx, sc, zp;
+	qt_init(&x, QCF_FLOAT32, 2, sh);
+	qt_init(&dy, QCF_FLOAT32, 2, sh);
+	qt_init(&dx, QCF_FLOAT32, 2, sh);
 	for (size_t i = 0; i < 6; i++) {
 		qref_set(&x.t, i, xv[i]);
 		qref_set(&dy.t, i, (double)(i + 1));
 	}
 	tt_vec(&sc, QCF_FLOAT32, (const double[]){0.1, 0.5}, 2);
 	tt_vec(&zp, QCF_FLOAT32, (const double[]){0, 0.5}, 2);
-	qcf_attr at[] = {a_int("axis", 0), a_int("quant_min", 0), a_int("quant_max", 10)};
-	tt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx};
-	det d;
+	qcf_attr at[] = {qt_int("axis", 0), qt_int("quant_min", 0), qt_int("quant_max", 10)};
+	qt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx};
+	qt_det d;
 	CU_ASSERT_EQUAL_FATAL(
 	        run("fake_quantize_per_channel_affine_backward", in, 4, out, 1, at, 3, 0, &d),
 	        QCF_OK);
 	static const double want[] = {1, 2, 0, 4, 5, 0};
 	for (size_t i = 0; i < 6; i++)
-		CU_ASSERT_EQUAL(tt_get(&dx, i), want[i]);
+		CU_ASSERT_EQUAL(qt_get(&dx, i), want[i]);
 	tt_vec(&zp, QCF_INT32, (const double[]){0, 0}, 2);
 	CU_ASSERT_EQUAL_FATAL(
 	        run("fake_quantize_per_channel_affine_backward", in, 4, out, 1, at, 3, 0, &d),
 	        QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&dx, 3), 0);
+	CU_ASSERT_EQUAL(qt_get(&dx, 3), 0);
 	/* a float64 scale is refused as torch does */
 	tt_vec(&sc, QCF_FLOAT64, (const double[]){0.1, 0.5}, 2);
 	CU_ASSERT_EQUAL(
@@ -274,20 +188,21 @@ static void test_ste_per_channel(void)
  * A zero point of 3 (round half up) would give y = -0.3. */
 static void test_learnable_forward(void)
 {
-	tt x, y, sc, zp;
+	qt x, y, sc, zp;
 	tt_vec(&x, QCF_FLOAT32, (const double[]){-0.35}, 1);
 	tt_vec(&y, QCF_FLOAT32, (const double[]){0}, 1);
 	tt_vec(&sc, QCF_FLOAT32, (const double[]){0.1}, 1);
 	tt_vec(&zp, QCF_FLOAT32, (const double[]){2.5}, 1);
-	qcf_attr at[] = {a_int("quant_min", 0), a_int("quant_max", 255), a_flt("grad_factor", 1)};
-	tt *in[] = {&x, &sc, &zp}, *out[] = {&y};
-	det d;
+	qcf_attr at[] = {qt_int("quant_min", 0), qt_int("quant_max", 255),
+	                 qt_flt("grad_factor", 1)};
+	qt *in[] = {&x, &sc, &zp}, *out[] = {&y};
+	qt_det d;
 	CU_ASSERT_EQUAL_FATAL(
 	        run("_fake_quantize_learnable_per_tensor_affine", in, 3, out, 1, at, 3, 0, &d),
 	        QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&y, 0), (double)(-2.0f * 0.1f));
+	CU_ASSERT_EQUAL(qt_get(&y, 0), (double)(-2.0f * 0.1f));
 	/* quant_min > quant_max: fake_quantize_per_tensor_affine's check */
-	at[0] = a_int("quant_min", 256);
+	at[0] = qt_int("quant_min", 256);
 	CU_ASSERT_EQUAL(
 	        run("_fake_quantize_learnable_per_tensor_affine", in, 3, out, 1, at, 3, 0, &d),
 	        QCF_INVALID_PARAM);
@@ -312,7 +227,7 @@ static void test_learnable_backward_worked(void)
 {
 	static const double xv[] = {-1, -0.6, 0.3, 1.2, 2, 2.3};
 	static const double dyv[] = {1, 1, 1, 1, 1, 2};
-	tt x, dy, sc, zp, dx, ds, dz;
+	qt x, dy, sc, zp, dx, ds, dz;
 	tt_vec(&x, QCF_FLOAT32, xv, 6);
 	tt_vec(&dy, QCF_FLOAT32, dyv, 6);
 	tt_vec(&dx, QCF_FLOAT32, dyv, 6);
@@ -320,21 +235,21 @@ static void test_learnable_backward_worked(void)
 	tt_vec(&zp, QCF_FLOAT32, (const double[]){1}, 1);
 	tt_vec(&ds, QCF_FLOAT32, (const double[]){0}, 1);
 	tt_vec(&dz, QCF_FLOAT32, (const double[]){0}, 1);
-	qcf_attr at[] = {a_int("quant_min", 0), a_int("quant_max", 5), a_flt("grad_factor", 1)};
-	tt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx, &ds, &dz};
-	det d;
+	qcf_attr at[] = {qt_int("quant_min", 0), qt_int("quant_max", 5), qt_flt("grad_factor", 1)};
+	qt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx, &ds, &dz};
+	qt_det d;
 	const char *op = "_fake_quantize_learnable_per_tensor_affine_backward";
 	CU_ASSERT_EQUAL_FATAL(run(op, in, 4, out, 3, at, 3, 0, &d), QCF_OK);
 	static const double wdx[] = {0, 1, 1, 1, 1, 0};
 	for (size_t i = 0; i < 6; i++)
-		CU_ASSERT_EQUAL(tt_get(&dx, i), wdx[i]);
+		CU_ASSERT_EQUAL(qt_get(&dx, i), wdx[i]);
 	/* the terms in float32, as the kernel computes them */
 	float t1 = ((1.0f * ((float)(0 - 1) * 0.5f - (-0.6f))) * 2.0f) * 1.0f;
 	float t2 = ((1.0f * ((float)(2 - 1) * 0.5f - 0.3f)) * 2.0f) * 1.0f;
 	float t3 = ((1.0f * ((float)(3 - 1) * 0.5f - 1.2f)) * 2.0f) * 1.0f;
 	double sum = -1.0 + (double)t1 + (double)t2 + (double)t3 + 0.0 + 8.0;
-	CU_ASSERT_EQUAL(tt_get(&ds, 0), (double)(float)sum);
-	CU_ASSERT(fabs(tt_get(&ds, 0) - 7.2) < 1e-6);
+	CU_ASSERT_EQUAL(qt_get(&ds, 0), (double)(float)sum);
+	CU_ASSERT(fabs(qt_get(&ds, 0) - 7.2) < 1e-6);
 	/* any float summation order is accepted: the band holds the sequential float sum */
 	float seq = -1.0f;
 	seq += t1;
@@ -347,15 +262,15 @@ static void test_learnable_backward_worked(void)
 	/* ... but not a kernel that forgot inv in the inside terms (7.2 - 0.1 = 7.1) */
 	CU_ASSERT(!(d.lo[1][0] <= 7.1 && 7.1 <= d.hi[1][0]));
 	/* dZeroPoint: -0.5 and -1 are exact, so is their sum */
-	CU_ASSERT_EQUAL(tt_get(&dz, 0), -1.5);
+	CU_ASSERT_EQUAL(qt_get(&dz, 0), -1.5);
 	CU_ASSERT_EQUAL(d.any[2][0], 0);
 
 	/* grad_factor scales every scale and zero-point term: 0.5 halves both sums */
-	at[2] = a_flt("grad_factor", 0.5);
+	at[2] = qt_flt("grad_factor", 0.5);
 	CU_ASSERT_EQUAL_FATAL(run(op, in, 4, out, 3, at, 3, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&dz, 0), -0.75);
-	CU_ASSERT(fabs(tt_get(&ds, 0) - 3.6) < 1e-6);
-	at[2] = a_flt("grad_factor", 1);
+	CU_ASSERT_EQUAL(qt_get(&dz, 0), -0.75);
+	CU_ASSERT(fabs(qt_get(&ds, 0) - 3.6) < 1e-6);
+	at[2] = qt_flt("grad_factor", 1);
 
 	/* the backward zero point truncates: -1.2 + 0.5 = -0.7 -> 0 (the forward has -1). With
 	 * scale 1, [-4, 3]: x = 3.4 gives xq = 3 (inside), x = 3.6 gives 4 (above: dX 0); with
@@ -365,17 +280,17 @@ static void test_learnable_backward_worked(void)
 	tt_vec(&dx, QCF_FLOAT32, (const double[]){9, 9}, 2);
 	tt_vec(&sc, QCF_FLOAT32, (const double[]){1}, 1);
 	tt_vec(&zp, QCF_FLOAT32, (const double[]){-1.2}, 1);
-	qcf_attr at2[] = {a_int("quant_min", -4), a_int("quant_max", 3)};
+	qcf_attr at2[] = {qt_int("quant_min", -4), qt_int("quant_max", 3)};
 	CU_ASSERT_EQUAL_FATAL(run(op, in, 4, out, 3, at2, 2, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&dx, 0), 1);
-	CU_ASSERT_EQUAL(tt_get(&dx, 1), 0);
-	CU_ASSERT_EQUAL(tt_get(&dz, 0), -1); /* one element above: -dY * s */
+	CU_ASSERT_EQUAL(qt_get(&dx, 0), 1);
+	CU_ASSERT_EQUAL(qt_get(&dx, 1), 0);
+	CU_ASSERT_EQUAL(qt_get(&dz, 0), -1); /* one element above: -dY * s */
 
 	/* refusals: a range without 0, a float64 X */
-	at2[0] = a_int("quant_min", 1);
+	at2[0] = qt_int("quant_min", 1);
 	CU_ASSERT_EQUAL(run(op, in, 4, out, 3, at2, 2, 0, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "the quantization range should include 0"));
-	at2[0] = a_int("quant_min", -4);
+	at2[0] = qt_int("quant_min", -4);
 	tt_vec(&x, QCF_FLOAT64, (const double[]){3.4, 3.6}, 2);
 	CU_ASSERT_EQUAL(run(op, in, 4, out, 3, at2, 2, 0, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "X.scalar_type() == ScalarType::Float"));
@@ -395,10 +310,10 @@ static void test_learnable_per_channel_worked(void)
 {
 	static const int64_t sh[] = {3, 2};
 	static const double xv[] = {-1.25, -0.75, 0.25, 2, 1.75, 9};
-	tt x, dy, sc, zp, dx, ds, dz;
-	tt_init(&x, QCF_FLOAT32, 2, sh);
-	tt_init(&dy, QCF_FLOAT32, 2, sh);
-	tt_init(&dx, QCF_FLOAT32, 2, sh);
+	qt x, dy, sc, zp, dx, ds, dz;
+	qt_init(&x, QCF_FLOAT32, 2, sh);
+	qt_init(&dy, QCF_FLOAT32, 2, sh);
+	qt_init(&dx, QCF_FLOAT32, 2, sh);
 	for (size_t i = 0; i < 6; i++) {
 		qref_set(&x.t, i, xv[i]);
 		qref_set(&dy.t, i, 1);
@@ -407,36 +322,36 @@ static void test_learnable_per_channel_worked(void)
 	tt_vec(&zp, QCF_FLOAT32, (const double[]){1.5, 0}, 2);
 	tt_vec(&ds, QCF_FLOAT32, (const double[]){0, 0}, 2);
 	tt_vec(&dz, QCF_FLOAT32, (const double[]){0, 0}, 2);
-	qcf_attr at[] = {a_int("axis", 1), a_int("quant_min", 0), a_int("quant_max", 5),
-	                 a_flt("grad_factor", 0.5)};
-	tt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx, &ds, &dz};
-	det d;
+	qcf_attr at[] = {qt_int("axis", 1), qt_int("quant_min", 0), qt_int("quant_max", 5),
+	                 qt_flt("grad_factor", 0.5)};
+	qt *in[] = {&dy, &x, &sc, &zp}, *out[] = {&dx, &ds, &dz};
+	qt_det d;
 	const char *op = "_fake_quantize_learnable_per_channel_affine_backward";
 	CU_ASSERT_EQUAL_FATAL(run(op, in, 4, out, 3, at, 4, 0, &d), QCF_OK);
 	static const double wdx[] = {1, 0, 1, 1, 0, 0};
 	for (size_t i = 0; i < 6; i++)
-		CU_ASSERT_EQUAL(tt_get(&dx, i), wdx[i]);
-	CU_ASSERT_EQUAL(tt_get(&ds, 0), 1.5);
-	CU_ASSERT_EQUAL(tt_get(&ds, 1), 2.5);
-	CU_ASSERT_EQUAL(tt_get(&dz, 0), -0.25);
-	CU_ASSERT_EQUAL(tt_get(&dz, 1), -1);
+		CU_ASSERT_EQUAL(qt_get(&dx, i), wdx[i]);
+	CU_ASSERT_EQUAL(qt_get(&ds, 0), 1.5);
+	CU_ASSERT_EQUAL(qt_get(&ds, 1), 2.5);
+	CU_ASSERT_EQUAL(qt_get(&dz, 0), -0.25);
+	CU_ASSERT_EQUAL(qt_get(&dz, 1), -1);
 	/* the forward with the same zero points rounds them the same way: channel 0's x = 0.25
 	 * lands on q = 2 + nearbyint(0.5) = 2, y = 0 */
-	tt y;
-	tt_init(&y, QCF_FLOAT32, 2, sh);
-	tt *fin[] = {&x, &sc, &zp}, *fout[] = {&y};
+	qt y;
+	qt_init(&y, QCF_FLOAT32, 2, sh);
+	qt *fin[] = {&x, &sc, &zp}, *fout[] = {&y};
 	CU_ASSERT_EQUAL_FATAL(
 	        run("_fake_quantize_learnable_per_channel_affine", fin, 3, fout, 1, at, 4, 0, &d),
 	        QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&y, 2), 0);
-	CU_ASSERT_EQUAL(tt_get(&y, 0), -1); /* q = 2 - 2 = 0: (0 - 2) * 0.5 */
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), -1); /* q = 2 - 2 = 0: (0 - 2) * 0.5 */
 	/* refusals: a 1-D X (torch's empty-dim-list sum), an axis out of range */
 	tt_vec(&x, QCF_FLOAT32, (const double[]){1, 2}, 2);
 	tt_vec(&dy, QCF_FLOAT32, (const double[]){1, 2}, 2);
 	tt_vec(&dx, QCF_FLOAT32, (const double[]){1, 2}, 2);
-	at[0] = a_int("axis", 0);
+	at[0] = qt_int("axis", 0);
 	CU_ASSERT_EQUAL(run(op, in, 4, out, 3, at, 4, 0, &d), QCF_NOT_SUPPORTED);
-	at[0] = a_int("axis", 1);
+	at[0] = qt_int("axis", 1);
 	CU_ASSERT_EQUAL(run(op, in, 4, out, 3, at, 4, 0, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "`axis` must be between 0"));
 }
@@ -445,33 +360,33 @@ static void test_learnable_per_channel_worked(void)
 
 static void test_quantize(void)
 {
-	tt x, q;
-	det d;
-	tt *in[] = {&x}, *out[] = {&q};
+	qt x, q;
+	qt_det d;
+	qt *in[] = {&x}, *out[] = {&q};
 	const float s01 = 0.1f;
 	/* x * inv = 2.5 with zero point 1: x86 quantize_per_tensor (fbgemm) rounds zp + 2.5 =
 	 * 3.5 to 4; a build without fbgemm (Debian's libtorch) and quantize_per_channel add the
 	 * zero point after rounding: 1 + 2 = 3. quantize_per_tensor accepts both. */
 	tt_vec(&x, QCF_FLOAT32, (const double[]){0.25}, 1);
 	tt_vec(&q, QCF_UINT8, (const double[]){0}, 1);
-	tt_quant(&q, -1, 1, &s01, (const int32_t[]){1});
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){1});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 4);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 4);
 	CU_ASSERT_EQUAL(d.any[0][0], 1);
 	CU_ASSERT_EQUAL(d.lo[0][0], 3);
 	CU_ASSERT_EQUAL(d.hi[0][0], 4);
-	tt_quant(&q, 0, 1, &s01, (const int32_t[]){1});
+	qt_quant(&q, 0, 1, &s01, (const int32_t[]){1});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_channel", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 3);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 3);
 
 	/* fused vs unfused: x = 0x1.999996p-5, inv = 10: x * inv rounds to 0.49999994f and
 	 * 1 + 0.49999994f = 1.49999994 is a float32 tie that rounds to 1.5 (even), so the
 	 * unfused scalar path gives nearbyint(1.5) = 2; the FMA path rounds the exact
 	 * 1.4999999329 once, to 1.49999988, and gives 1. Reference 1, either accepted. */
 	tt_vec(&x, QCF_FLOAT32, (const double[]){0x1.999996p-5}, 1);
-	tt_quant(&q, -1, 1, &s01, (const int32_t[]){1});
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){1});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 1);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 1);
 	CU_ASSERT_EQUAL(d.any[0][0], 1);
 	CU_ASSERT_EQUAL(d.lo[0][0], 1);
 	CU_ASSERT_EQUAL(d.hi[0][0], 2);
@@ -479,25 +394,25 @@ static void test_quantize(void)
 	/* NaN is undefined (any value); infinities saturate */
 	tt_vec(&x, QCF_FLOAT32, (const double[]){NAN, INFINITY, -INFINITY}, 3);
 	tt_vec(&q, QCF_UINT8, (const double[]){0, 0, 0}, 3);
-	tt_quant(&q, -1, 1, &s01, (const int32_t[]){3});
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){3});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
 	CU_ASSERT_EQUAL(d.any[0][0], 1);
 	CU_ASSERT_EQUAL(d.lo[0][0], 0);
 	CU_ASSERT_EQUAL(d.hi[0][0], 255);
-	CU_ASSERT_EQUAL(tt_get(&q, 1), 255);
-	CU_ASSERT_EQUAL(tt_get(&q, 2), 0);
+	CU_ASSERT_EQUAL(qt_get(&q, 1), 255);
+	CU_ASSERT_EQUAL(qt_get(&q, 2), 0);
 	CU_ASSERT_EQUAL(d.any[0][1] + d.any[0][2], 0);
 
 	/* quint4x2: element 2i in the low nibble; 0.5, 1, 1.5, 7.5 at scale 0.5 are 1, 2, 3, 15 */
 	const float s05 = 0.5f;
 	tt_vec(&x, QCF_FLOAT32, (const double[]){0.5, 1, 1.5, 7.5}, 4);
 	tt_vec(&q, QCF_UINT4, (const double[]){0, 0, 0, 0}, 4);
-	tt_quant(&q, -1, 1, &s05, (const int32_t[]){0});
+	qt_quant(&q, -1, 1, &s05, (const int32_t[]){0});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
 	CU_ASSERT_EQUAL(((const uint8_t *)q.buf)[0], 0x21);
 	CU_ASSERT_EQUAL(((const uint8_t *)q.buf)[1], 0xf3);
 	/* ... but quantize_per_channel does not dispatch it */
-	tt_quant(&q, 0, 4, (const float[]){0.5f, 0.5f, 0.5f, 0.5f}, (const int32_t[]){0, 0, 0, 0});
+	qt_quant(&q, 0, 4, (const float[]){0.5f, 0.5f, 0.5f, 0.5f}, (const int32_t[]){0, 0, 0, 0});
 	CU_ASSERT_EQUAL(run("quantize_per_channel", in, 1, out, 1, NULL, 0, 0, &d),
 	                QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "not implemented for 'QUInt4x2'"));
@@ -505,20 +420,20 @@ static void test_quantize(void)
 	/* a zero point out of the type: checkZeroPoint's message */
 	tt_vec(&x, QCF_FLOAT32, (const double[]){0}, 1);
 	tt_vec(&q, QCF_UINT8, (const double[]){0}, 1);
-	tt_quant(&q, -1, 1, &s01, (const int32_t[]){300});
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){300});
 	CU_ASSERT_EQUAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d),
 	                QCF_INVALID_PARAM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "zero_point 300 is above upper bound"));
 
 	/* a named rounding replaces the one rounding: 0.25 * 10 = 2.5 -> 3 half away */
-	tt_quant(&q, -1, 1, &s01, (const int32_t[]){0});
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){0});
 	tt_vec(&x, QCF_FLOAT32, (const double[]){0.25}, 1);
 	CU_ASSERT_EQUAL_FATAL(
 	        run("quantize_per_tensor", in, 1, out, 1, NULL, 0, QREF_ROUND_HALF_AWAY, &d),
 	        QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 3);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 3);
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&q, 0), 2);
+	CU_ASSERT_EQUAL(qt_get(&q, 0), 2);
 }
 
 /* dequantize: per tensor (float)scale * (float)(q - zp) with q - zp in int32; per channel
@@ -527,26 +442,26 @@ static void test_quantize(void)
  * channel (float)(2^24 + 1) = 2^24 and 2^24 - 1 = 16777215. */
 static void test_dequantize(void)
 {
-	tt x, y;
-	det d;
-	tt *in[] = {&x}, *out[] = {&y};
+	qt x, y;
+	qt_det d;
+	qt *in[] = {&x}, *out[] = {&y};
 	const float one = 1.0f;
 	tt_vec(&x, QCF_INT32, (const double[]){16777217}, 1);
 	tt_vec(&y, QCF_FLOAT32, (const double[]){0}, 1);
-	tt_quant(&x, -1, 1, &one, (const int32_t[]){1});
+	qt_quant(&x, -1, 1, &one, (const int32_t[]){1});
 	CU_ASSERT_EQUAL_FATAL(run("dequantize", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&y, 0), 16777216);
-	tt_quant(&x, 0, 1, &one, (const int32_t[]){1});
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 16777216);
+	qt_quant(&x, 0, 1, &one, (const int32_t[]){1});
 	CU_ASSERT_EQUAL_FATAL(run("dequantize", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(tt_get(&y, 0), 16777215);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 16777215);
 	/* the torch docs example: quint8 [0, 10, 20, 30], scale 0.1, zp 10 -> -1, 0, 1, 2 */
 	const float s = 0.1f;
 	tt_vec(&x, QCF_UINT8, (const double[]){0, 10, 20, 30}, 4);
 	tt_vec(&y, QCF_FLOAT32, (const double[]){9, 9, 9, 9}, 4);
-	tt_quant(&x, -1, 1, &s, (const int32_t[]){10});
+	qt_quant(&x, -1, 1, &s, (const int32_t[]){10});
 	CU_ASSERT_EQUAL_FATAL(run("dequantize", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
 	for (size_t i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(tt_get(&y, i), (double)i - 1.0);
+		CU_ASSERT_EQUAL(qt_get(&y, i), (double)i - 1.0);
 		CU_ASSERT_EQUAL(d.step[0][i], (double)s);
 	}
 	/* refusals: a float64 output; quint4x2 per channel */
@@ -555,7 +470,7 @@ static void test_dequantize(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "Float Tensor"));
 	tt_vec(&x, QCF_UINT4, (const double[]){0, 1, 2, 3}, 4);
 	tt_vec(&y, QCF_FLOAT32, (const double[]){0, 0, 0, 0}, 4);
-	tt_quant(&x, 0, 4, (const float[]){s, s, s, s}, (const int32_t[]){0, 0, 0, 0});
+	qt_quant(&x, 0, 4, (const float[]){s, s, s, s}, (const int32_t[]){0, 0, 0, 0});
 	CU_ASSERT_EQUAL(run("dequantize", in, 1, out, 1, NULL, 0, 0, &d), QCF_INVALID_PARAM);
 }
 

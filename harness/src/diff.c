@@ -23,37 +23,11 @@
 #define DIFF_REL 1e-6
 #define DIFF_ABS 1e-9
 
-double qc_report_num(const json_t *v)
-{
-	if (json_is_number(v))
-		return json_number_value(v);
-	const char *s = json_string_value(v);
-	if (s && !strcmp(s, "inf"))
-		return INFINITY;
-	if (s && !strcmp(s, "-inf"))
-		return -INFINITY;
-	return NAN;
-}
-
-json_int_t qc_report_int(const json_t *v)
-{
-	if (json_is_integer(v))
-		return json_integer_value(v);
-	double d = json_number_value(v); /* 0 when not a number */
-	return isfinite(d) && fabs(d) < 9.2e18 ? (json_int_t)d : 0;
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
 int qc_report_case_allowed(const json_t *c)
 {
 	static const char *const ok[] = {"PASS", "PASS_WITHIN_TOLERANCE", "NOT_SUPPORTED",
 	                                 "EXPECTED_ERROR"};
-	const char *v = str(c, "verdict");
+	const char *v = qc_report_str(c, "verdict");
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
 		if (!strcmp(v, ok[i]))
 			return 1;
@@ -97,7 +71,7 @@ static void add(line *l, const char *fmt, ...)
 static const json_t *output_named(const json_t *outputs, const char *name)
 {
 	for (size_t i = 0; i < json_array_size(outputs); i++)
-		if (!strcmp(str(json_array_get(outputs, i), "name"), name))
+		if (!strcmp(qc_report_str(json_array_get(outputs, i), "name"), name))
 			return json_array_get(outputs, i);
 	return NULL;
 }
@@ -117,7 +91,7 @@ static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b
 	const json_t *o;
 	json_array_foreach(bo, i, o)
 	{
-		const char *name = str(o, "name");
+		const char *name = qc_report_str(o, "name");
 		const json_t *p = output_named(no, name);
 		if (!p)
 			continue;
@@ -174,7 +148,7 @@ typedef struct opkey {
 
 static void op_key(const json_t *o, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/%s", str(o, "semantics"), str(o, "op"));
+	snprintf(buf, n, "%s/%s", qc_report_str(o, "semantics"), qc_report_str(o, "op"));
 }
 
 static opkey *find_op(opkey *ops, int n, const char *key)
@@ -225,7 +199,7 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 	named *idx = qc_xcalloc(nn ? nn : 1, sizeof *idx);
 	for (size_t i = 0; i < nn; i++) {
 		idx[i].c = json_array_get(ncases, i);
-		idx[i].name = str(idx[i].c, "name");
+		idx[i].name = qc_report_str(idx[i].c, "name");
 	}
 	qsort(idx, nn, sizeof *idx, cmp_named);
 
@@ -253,15 +227,15 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
 		for (size_t i = 0; i < nb; i++) {
 			const json_t *bc = json_array_get(bcases, i);
-			named key = {str(bc, "name"), NULL};
+			named key = {qc_report_str(bc, "name"), NULL};
 			named *hit = bsearch(&key, idx, nn, sizeof *idx, cmp_named);
 			char opname[160];
-			snprintf(opname, sizeof opname, "%s/%s", str(bc, "semantics"),
-			         str(bc, "op"));
+			snprintf(opname, sizeof opname, "%s/%s", qc_report_str(bc, "semantics"),
+			         qc_report_str(bc, "op"));
 			if (!hit) {
 				if (pass == PASS_REGRESSIONS && selected(nrun, key.name)) {
 					fprintf(out, "regression  %s  %s: case gone (was %s)\n",
-					        opname, key.name, str(bc, "verdict"));
+					        opname, key.name, qc_report_str(bc, "verdict"));
 					n->gone++;
 					n->case_regressions++;
 				}
@@ -271,13 +245,16 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 			if (pass == PASS_REGRESSIONS) {
 				n->compared++;
 				opkey *ok = find_op(ops, n_ops, opname);
-				if (ok && !strcmp(str(nc, "semantics"), str(bc, "semantics")) &&
-				    !strcmp(str(nc, "op"), str(bc, "op")))
+				if (ok &&
+				    !strcmp(qc_report_str(nc, "semantics"),
+				            qc_report_str(bc, "semantics")) &&
+				    !strcmp(qc_report_str(nc, "op"), qc_report_str(bc, "op")))
 					ok->common++;
 			}
 			line w = {0}, b = {0};
 			int was = qc_report_case_allowed(bc), is = qc_report_case_allowed(nc);
-			const char *vb = str(bc, "verdict"), *vn = str(nc, "verdict");
+			const char *vb = qc_report_str(bc, "verdict"),
+			           *vn = qc_report_str(nc, "verdict");
 			if (was && !is) {
 				add(&w, "verdict %s -> %s", vb, vn);
 				w.worse = 1;

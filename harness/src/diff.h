@@ -16,11 +16,9 @@
 
 #include <jansson.h>
 
+#include "report_read.h" /* qc_report_num, qc_report_int */
+
 /* Reports are read with qc_report_read (harness/src/report_html.h). */
-/* A report number: an integer, a real, or "nan", "inf", "-inf"; NAN when absent. */
-double qc_report_num(const json_t *v);
-/* A report integer (also when read as a double); 0 when absent. */
-json_int_t qc_report_int(const json_t *v);
 /* An allowed verdict (README "Verdicts"), or a failure a waiver accepted ("waived"). */
 int qc_report_case_allowed(const json_t *c);
 

@@ -375,6 +375,26 @@ static int find_output(const qc_onnx_graph *g, const char *name)
 	return -1;
 }
 
+/* Graph input or output k of data set ds (kind "input" or "output"): the files KIND_0.pb ..
+ * KIND_k.pb of the data set, each read once into tensors (*count of them read so far). */
+static int read_upto(test *t, dataset *ds, const char *kind, qc_onnx_tensor **tensors, int *count,
+                     int k, const qc_onnx_tensor **v, char *err, size_t n)
+{
+	if (k >= MAX_IO)
+		return skip(t, "more than %d graph %ss", MAX_IO, kind);
+	while (*count <= k) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "%s/%s_%d.pb", ds->name, kind, *count);
+		int rc = read_pb(t, rel, &tensors[*count], err, n);
+		if (tensors[*count])
+			(*count)++;
+		if (rc)
+			return rc;
+	}
+	*v = tensors[k];
+	return 0;
+}
+
 /* Node input j of data set s, or NULL when omitted (absent or ""). */
 static int node_input(test *t, int s, size_t j, const qc_onnx_tensor **v, char *err, size_t n)
 {
@@ -405,19 +425,7 @@ static int node_input(test *t, int s, size_t j, const qc_onnx_tensor **v, char *
 		*v = it;
 		return 0;
 	}
-	if (k >= MAX_IO)
-		return skip(t, "more than %d graph inputs", MAX_IO);
-	while (ds->n_in <= k) {
-		char rel[128];
-		snprintf(rel, sizeof rel, "%s/input_%d.pb", ds->name, ds->n_in);
-		int rc = read_pb(t, rel, &ds->in[ds->n_in], err, n);
-		if (ds->in[ds->n_in])
-			ds->n_in++;
-		if (rc)
-			return rc;
-	}
-	*v = ds->in[k];
-	return 0;
+	return read_upto(t, ds, "input", ds->in, &ds->n_in, k, v, err, n);
 }
 
 static int node_output(test *t, int s, size_t j, const qc_onnx_tensor **v, char *err, size_t n)
@@ -432,19 +440,7 @@ static int node_output(test *t, int s, size_t j, const qc_onnx_tensor **v, char 
 	if (k < 0)
 		return skip(t, "node output '%s' is not a graph output",
 		            safe(nd->outputs[j].s, sn, sizeof sn));
-	if (k >= MAX_IO)
-		return skip(t, "more than %d graph outputs", MAX_IO);
-	while (ds->n_out <= k) {
-		char rel[128];
-		snprintf(rel, sizeof rel, "%s/output_%d.pb", ds->name, ds->n_out);
-		int rc = read_pb(t, rel, &ds->out[ds->n_out], err, n);
-		if (ds->out[ds->n_out])
-			ds->n_out++;
-		if (rc)
-			return rc;
-	}
-	*v = ds->out[k];
-	return 0;
+	return read_upto(t, ds, "output", ds->out, &ds->n_out, k, v, err, n);
 }
 
 /* ---- attributes -------------------------------------------------------- */
@@ -599,6 +595,19 @@ static const int32_t t_i32[] = {QC_ONNX_INT32, -1};
 static const int32_t t_u8[] = {QC_ONNX_UINT8, -1};
 
 /* Fills data set s's spec tensors. 0, 1 (reason in t) or -1 (fatal). */
+/* The attributes of the matmul ops (none) and of the conv ops (onnx/defs/nn/defs.cc
+ * QLinearConv, ConvInteger). */
+static int check_linear_attrs(test *t, int conv)
+{
+	static const char *const names[] = {"auto_pad", "dilations", "group", "kernel_shape",
+	                                    "pads",     "strides",   NULL};
+	static const int32_t types[] = {QC_ONNX_ATTR_STRING, QC_ONNX_ATTR_INTS, QC_ONNX_ATTR_INT,
+	                                QC_ONNX_ATTR_INTS,   QC_ONNX_ATTR_INTS, QC_ONNX_ATTR_INTS};
+	if (!conv)
+		return check_attrs(t, (const char *const[]){NULL}, NULL);
+	return check_attrs(t, names, types);
+}
+
 static int map_set(test *t, int s, char *err, size_t n)
 {
 	dataset *ds = &t->sets[s];
@@ -676,19 +685,8 @@ static int map_set(test *t, int s, char *err, size_t n)
 		return 0;
 	case QMM:
 	case QCONV: {
-		if (t->op == QMM) {
-			if ((rc = check_attrs(t, (const char *const[]){NULL}, NULL)))
-				return rc;
-		} else {
-			static const char *const names[] = {
-			        "auto_pad", "dilations", "group", "kernel_shape",
-			        "pads",     "strides",   NULL};
-			static const int32_t types[] = {QC_ONNX_ATTR_STRING, QC_ONNX_ATTR_INTS,
-			                                QC_ONNX_ATTR_INT,    QC_ONNX_ATTR_INTS,
-			                                QC_ONNX_ATTR_INTS,   QC_ONNX_ATTR_INTS};
-			if ((rc = check_attrs(t, names, types)))
-				return rc;
-		}
+		if ((rc = check_linear_attrs(t, t->op == QCONV)))
+			return rc;
 		NEED(0, "a / x");
 		NEED(1, "a_scale / x_scale");
 		NEED(3, "b / w");
@@ -723,19 +721,8 @@ static int map_set(test *t, int s, char *err, size_t n)
 	case MMI:
 	case CONVI: {
 		int conv = t->op == CONVI;
-		if (!conv) {
-			if ((rc = check_attrs(t, (const char *const[]){NULL}, NULL)))
-				return rc;
-		} else {
-			static const char *const names[] = {
-			        "auto_pad", "dilations", "group", "kernel_shape",
-			        "pads",     "strides",   NULL};
-			static const int32_t types[] = {QC_ONNX_ATTR_STRING, QC_ONNX_ATTR_INTS,
-			                                QC_ONNX_ATTR_INT,    QC_ONNX_ATTR_INTS,
-			                                QC_ONNX_ATTR_INTS,   QC_ONNX_ATTR_INTS};
-			if ((rc = check_attrs(t, names, types)))
-				return rc;
-		}
+		if ((rc = check_linear_attrs(t, conv)))
+			return rc;
 		NEED(0, conv ? "x" : "A");
 		NEED(1, conv ? "w" : "B");
 		if ((rc = want_dtype(t, in[0], conv ? "x" : "a", t_8)) ||

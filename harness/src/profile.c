@@ -1,5 +1,6 @@
 #include "profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,8 @@ const qc_profile *qc_profile_find(qc_profile *const *profiles, int n, const char
 	return NULL;
 }
 
-static const char *scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
-                             yaml_node_t **node)
+const char *qc_yaml_scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
+                              yaml_node_t **node)
 {
 	*node = NULL;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -41,6 +42,39 @@ static const char *scalar_at(yaml_document_t *doc, yaml_node_t *map, const char 
 	return NULL;
 }
 
+void qc_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *const *keys,
+                        const char *what, const char *list, const char *path, qc_diag *diag)
+{
+	for (yaml_node_pair_t *kp = map->data.mapping.pairs.start; kp < map->data.mapping.pairs.top;
+	     kp++) {
+		yaml_node_t *k = yaml_document_get_node(doc, kp->key);
+		const char *ks = k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
+		int known = 0;
+		for (const char *const *a = keys; *a; a++)
+			known |= !strcmp(*a, ks);
+		if (!known)
+			qc_diag_error(diag, path, k, "unknown key '%s' in %s (%s)", ks, what, list);
+	}
+}
+
+int qc_yaml_load(FILE *f, const char *path, yaml_document_t *doc, qc_diag *diag)
+{
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	int loaded = yaml_parser_load(&parser, doc);
+	if (!loaded) {
+		FILE *out = diag && diag->out ? diag->out : stderr;
+		fprintf(out, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
+		        parser.problem_mark.column + 1,
+		        parser.problem ? parser.problem : "unknown");
+		if (diag)
+			diag->errors++;
+	}
+	yaml_parser_delete(&parser);
+	return loaded;
+}
+
 qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 {
 	FILE *f = fopen(path, "rb");
@@ -48,23 +82,11 @@ qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 		qc_diag_error(diag, path, NULL, "cannot read the profile");
 		return NULL;
 	}
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		FILE *out = diag && diag->out ? diag->out : stderr;
-		fprintf(out, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
-		        parser.problem_mark.column + 1,
-		        parser.problem ? parser.problem : "unknown");
-		if (diag)
-			diag->errors++;
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return NULL;
-	}
-	yaml_parser_delete(&parser);
+	int loaded = qc_yaml_load(f, path, &doc, diag);
 	fclose(f);
+	if (!loaded)
+		return NULL;
 
 	int before = diag ? diag->errors : 0;
 	qc_profile *p = calloc(1, sizeof *p);
@@ -76,36 +98,27 @@ qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 	}
 	static const char *const keys[] = {"qconform_profile", "name",      "description",
 	                                   "required_ops",     "min_cases", NULL};
-	for (yaml_node_pair_t *kp = root->data.mapping.pairs.start;
-	     kp < root->data.mapping.pairs.top; kp++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, kp->key);
-		const char *ks = k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
-		int known = 0;
-		for (const char *const *a = keys; *a; a++)
-			known |= !strcmp(*a, ks);
-		if (!known)
-			qc_diag_error(diag, path, k,
-			              "unknown key '%s' in a profile (qconform_profile, name, "
-			              "description, required_ops, min_cases)",
-			              ks);
-	}
-	const char *v = scalar_at(&doc, root, "qconform_profile", &n);
+	qc_yaml_check_keys(&doc, root, keys, "a profile",
+	                   "qconform_profile, name, description, required_ops, min_cases", path,
+	                   diag);
+	const char *v = qc_yaml_scalar_at(&doc, root, "qconform_profile", &n);
 	int64_t fmt;
 	if (!v || !qc_parse_int(v, &fmt) || fmt != QC_PROFILE_FORMAT)
 		qc_diag_error(diag, path, n ? n : root,
 		              "missing or unsupported 'qconform_profile: %d'", QC_PROFILE_FORMAT);
-	if (!(v = scalar_at(&doc, root, "name", &n)) || !*v)
+	if (!(v = qc_yaml_scalar_at(&doc, root, "name", &n)) || !*v)
 		qc_diag_error(diag, path, n ? n : root, "missing 'name'");
 	else
 		p->name = strdup(v);
-	if ((v = scalar_at(&doc, root, "description", &n)))
+	if ((v = qc_yaml_scalar_at(&doc, root, "description", &n)))
 		p->description = strdup(v);
 	int64_t mc;
-	if (!(v = scalar_at(&doc, root, "min_cases", &n)) || !qc_parse_int(v, &mc) || mc < 1)
+	if (!(v = qc_yaml_scalar_at(&doc, root, "min_cases", &n)) || !qc_parse_int(v, &mc) ||
+	    mc < 1)
 		qc_diag_error(diag, path, n ? n : root, "'min_cases' must be an integer >= 1");
 	else
 		p->min_cases = (uint64_t)mc;
-	scalar_at(&doc, root, "required_ops", &n);
+	qc_yaml_scalar_at(&doc, root, "required_ops", &n);
 	if (!n || n->type != YAML_SEQUENCE_NODE ||
 	    n->data.sequence.items.start == n->data.sequence.items.top) {
 		qc_diag_error(diag, path, n ? n : root,

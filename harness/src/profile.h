@@ -13,6 +13,7 @@
 #define QC_PROFILE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "spec.h"
 
@@ -34,5 +35,16 @@ void qc_profile_free(qc_profile *p);
 
 /* The profile named `name` among n, or NULL. */
 const qc_profile *qc_profile_find(qc_profile *const *profiles, int n, const char *name);
+
+/* libyaml helpers of the small YAML files (profiles, waivers: harness/src/waivers.c). */
+/* Loads the document of the open file f; a syntax error is reported to diag as
+ * "path:line:column: YAML error: ..." (counted) and gives 0. */
+int qc_yaml_load(FILE *f, const char *path, yaml_document_t *doc, qc_diag *diag);
+/* The scalar under key in a mapping (NULL if absent or not a scalar); *node gets the value. */
+const char *qc_yaml_scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
+                              yaml_node_t **node);
+/* Reports every key of map not in keys (NULL-terminated): "unknown key 'K' in WHAT (LIST)". */
+void qc_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *const *keys,
+                        const char *what, const char *list, const char *path, qc_diag *diag);
 
 #endif

@@ -12,53 +12,6 @@
 
 /* ---- values ---- */
 
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
-/* A number of the report: a JSON number, or "nan", "inf", "-inf" (README.md, Reports). */
-static double jnum(json_t *v)
-{
-	if (json_is_number(v))
-		return json_number_value(v);
-	const char *s = json_string_value(v);
-	if (s && !strcmp(s, "inf"))
-		return INFINITY;
-	if (s && !strcmp(s, "-inf"))
-		return -INFINITY;
-	return NAN;
-}
-
-static unsigned long long jcount(json_t *v)
-{
-	if (json_is_integer(v))
-		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
-	double d = json_is_real(v) ? json_real_value(v) : 0;
-	return d > 0 ? (unsigned long long)d : 0;
-}
-
-static unsigned long long kcount(json_t *o, const char *key)
-{
-	return jcount(json_object_get(o, key));
-}
-
-/* Shortest readable form: integers exactly, others with 6 significant digits. */
-static const char *fmt_num(char *buf, size_t n, json_t *v)
-{
-	double d = jnum(v);
-	if (isnan(d))
-		snprintf(buf, n, "nan");
-	else if (isinf(d))
-		snprintf(buf, n, d > 0 ? "inf" : "-inf");
-	else if (d == floor(d) && fabs(d) < 1e15)
-		snprintf(buf, n, "%.0f", d);
-	else
-		snprintf(buf, n, "%.6g", d);
-	return buf;
-}
-
 static int verdict_index(const char *s)
 {
 	for (int v = 0; v < QC_N_VERDICTS; v++)
@@ -161,9 +114,9 @@ static void head(FILE *f, json_t *run)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
 	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
 	fputs("<title>qconform report: ", f);
-	esc(f, jstr(plugin, "name"));
+	esc(f, qc_report_str(plugin, "name"));
 	fputs(" ", f);
-	esc(f, jstr(plugin, "version"));
+	esc(f, qc_report_str(plugin, "version"));
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
@@ -172,7 +125,7 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 	fputs("<ul class=\"counts\">", f);
 	for (int v = 0; v < QC_N_VERDICTS; v++) {
 		const char *name = qc_verdict_name((qc_verdict)v);
-		unsigned long long n = kcount(verdicts, name);
+		unsigned long long n = qc_report_key_count(verdicts, name);
 		fprintf(f, "<li class=\"v-%s%s\"><b id=\"%s%s\">%llu</b>%s</li>", name,
 		        n ? "" : " zero", id_prefix, name, n, name);
 	}
@@ -182,15 +135,15 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 /* Failing cases of semantics/op that a waiver accepted (the case's "waived"; issue 6). */
 static unsigned long long waived_in(json_t *r, const char *sem, const char *op)
 {
-	if (!kcount(json_object_get(r, "summary"), "waived"))
+	if (!qc_report_key_count(json_object_get(r, "summary"), "waived"))
 		return 0;
 	unsigned long long n = 0;
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		n += json_object_get(c, "waived") && !strcmp(jstr(c, "semantics"), sem) &&
-		     !strcmp(jstr(c, "op"), op);
+		n += json_object_get(c, "waived") && !strcmp(qc_report_str(c, "semantics"), sem) &&
+		     !strcmp(qc_report_str(c, "op"), op);
 	}
 	return n;
 }
@@ -204,12 +157,12 @@ static void banner(FILE *f, json_t *r)
 	fprintf(f, "<header class=\"banner %s\">\n<div class=\"big\" id=\"verdict\">%s</div>\n",
 	        ok ? "ok" : "bad", ok ? "CONFORMS" : "DOES NOT CONFORM");
 	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, jstr(plugin, "name"));
+	esc(f, qc_report_str(plugin, "name"));
 	fputs("</b> ", f);
-	esc(f, jstr(plugin, "version"));
+	esc(f, qc_report_str(plugin, "version"));
 	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> cases in %s s &middot; %s</div>\n",
-	        kcount(summary, "cases"),
-	        fmt_num(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
+	        qc_report_key_count(summary, "cases"),
+	        qc_report_num_text(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
 	        ok ? "every verdict allowed" : "failing cases are listed below");
 	verdict_counts(f, json_object_get(summary, "verdicts"), "count-");
 	/* where it failed: each operator with failing cases, linked to its table row */
@@ -221,8 +174,8 @@ static void banner(FILE *f, json_t *r)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				bad += kcount(v, qc_verdict_name((qc_verdict)k));
-		bad -= waived_in(r, jstr(o, "semantics"), jstr(o, "op"));
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= waived_in(r, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
 		if (!bad)
 			continue;
 		if (shown++ == 12) {
@@ -231,19 +184,19 @@ static void banner(FILE *f, json_t *r)
 		}
 		fputs(shown == 1 ? "<div class=\"failing\">Failing: " : " &middot; ", f);
 		fprintf(f, "<a href=\"#op-%zu\">", i);
-		esc(f, jstr(o, "semantics"));
+		esc(f, qc_report_str(o, "semantics"));
 		fputs("/", f);
-		esc(f, jstr(o, "op"));
-		fprintf(f, "</a> (%llu of %llu)", bad, kcount(o, "cases"));
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</a> (%llu of %llu)", bad, qc_report_key_count(o, "cases"));
 	}
 	if (shown)
 		fputs("</div>\n", f);
-	if (kcount(summary, "waived"))
+	if (qc_report_key_count(summary, "waived"))
 		fprintf(f,
 		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing cases accepted "
 		        "by "
 		        "a waiver: <a href=\"#waivers\">waivers</a></div>\n",
-		        kcount(summary, "waived"));
+		        qc_report_key_count(summary, "waived"));
 	fputs("</header>\n<main>\n", f);
 }
 
@@ -266,7 +219,8 @@ static void profile_banner(FILE *f, json_t *r)
 	if (!json_is_object(p))
 		return;
 	json_t *ops = json_object_get(p, "required_ops");
-	unsigned long long cases = kcount(p, "cases"), min = kcount(p, "min_cases");
+	unsigned long long cases = qc_report_key_count(p, "cases"),
+	                   min = qc_report_key_count(p, "min_cases");
 	int ok = json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")) &&
 	         cases >= min;
 	size_t i;
@@ -277,14 +231,14 @@ static void profile_banner(FILE *f, json_t *r)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k) || k == QC_NOT_SUPPORTED)
-				bad += kcount(v, qc_verdict_name((qc_verdict)k));
-		bad -= op_waived(r, jstr(o, "op"));
-		if (!kcount(o, "cases") || bad)
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= op_waived(r, qc_report_str(o, "op"));
+		if (!qc_report_key_count(o, "cases") || bad)
 			ok = 0;
 	}
 	fprintf(f, "<section class=\"profile %s\" id=\"profile\">\n<h2>Profile ",
 	        ok ? "ok" : "bad");
-	esc(f, jstr(p, "name"));
+	esc(f, qc_report_str(p, "name"));
 	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
 	        ok ? "CONFORMS" : "DOES NOT CONFORM");
 	fprintf(f, "<p><b>%llu</b> cases (the profile asks for at least %llu)%s. ", cases, min,
@@ -298,21 +252,22 @@ static void profile_banner(FILE *f, json_t *r)
 	{
 		json_t *v = json_object_get(o, "verdicts");
 		const char *why = NULL;
-		if (!kcount(o, "cases"))
+		if (!qc_report_key_count(o, "cases"))
 			why = "no cases ran";
-		else if (kcount(v, "NOT_SUPPORTED"))
+		else if (qc_report_key_count(v, "NOT_SUPPORTED"))
 			why = "not supported";
-		unsigned long long failing = 0, waived = op_waived(r, jstr(o, "op"));
+		unsigned long long failing = 0, waived = op_waived(r, qc_report_str(o, "op"));
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				failing += kcount(v, qc_verdict_name((qc_verdict)k));
+				failing += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
 		if (!why && failing > waived)
 			why = "failing cases";
 		fprintf(f, "<tr%s><td>", why ? " class=\"bad\"" : "");
-		esc(f, jstr(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
 		for (int k = 0; k < QC_N_VERDICTS; k++) {
-			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)k));
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
 			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
 		}
 		if (why || !waived)
@@ -336,19 +291,19 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	json_t *plugin = json_object_get(run, "plugin");
 	char buf[64];
 	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
-	kv_row(f, "qconform", jstr(run, "qconform_version"), 0);
+	kv_row(f, "qconform", qc_report_str(run, "qconform_version"), 0);
 	json_t *seed = json_object_get(run, "seed");
 	if (json_is_integer(seed))
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
 	else
-		fmt_num(buf, sizeof buf, seed);
+		qc_report_num_text(buf, sizeof buf, seed);
 	kv_row(f, "seed", buf, 0);
-	kv_row(f, "started", jstr(run, "started"), 0);
-	kv_row(f, "finished", jstr(summary, "finished"), 0);
-	kv_row(f, "host", jstr(run, "host"), 0);
-	kv_row(f, "command", jstr(run, "command"), 1);
+	kv_row(f, "started", qc_report_str(run, "started"), 0);
+	kv_row(f, "finished", qc_report_str(summary, "finished"), 0);
+	kv_row(f, "host", qc_report_str(run, "host"), 0);
+	kv_row(f, "command", qc_report_str(run, "command"), 1);
 	kv_row(f, "timeout per case",
-	       fmt_num(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
+	       qc_report_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
 	json_t *prof = json_object_get(run, "profile");
 	kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
 	json_t *filters = json_object_get(run, "filters");
@@ -366,27 +321,27 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	fputs("</td></tr>\n", f);
 	json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard)) {
-		snprintf(buf, sizeof buf, "%llu of %llu", kcount(shard, "index"),
-		         kcount(shard, "count"));
+		snprintf(buf, sizeof buf, "%llu of %llu", qc_report_key_count(shard, "index"),
+		         qc_report_key_count(shard, "count"));
 		kv_row(f, "shard", buf, 0);
 	}
 	if (json_object_get(run, "merged_shards")) {
 		snprintf(buf, sizeof buf, "merged from %llu shard reports",
-		         kcount(run, "merged_shards"));
+		         qc_report_key_count(run, "merged_shards"));
 		kv_row(f, "shards", buf, 0);
 	}
 	fputs("</table>\n<table class=\"kv\">\n", f);
-	kv_row(f, "plugin", jstr(plugin, "name"), 0);
-	kv_row(f, "plugin version", jstr(plugin, "version"), 0);
-	snprintf(buf, sizeof buf, "%llu", kcount(plugin, "abi_version"));
+	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
+	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
 	kv_row(f, "plugin ABI", buf, 0);
-	kv_row(f, "plugin path", jstr(plugin, "path"), 1);
-	kv_row(f, "plugin sha256", jstr(plugin, "sha256"), 1);
+	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
 	kv_row(f, "JSON report", json_path, 1);
 	fputs("</table></div>\n", f);
 	json_t *specs = json_object_get(run, "specs");
 	unsigned long long total = 0;
-	json_array_foreach(specs, i, x) total += kcount(x, "cases");
+	json_array_foreach(specs, i, x) total += qc_report_key_count(x, "cases");
 	fprintf(f,
 	        "<details id=\"specs\"><summary>%zu spec files, %llu cases (path, sha256, cases "
 	        "of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
@@ -395,10 +350,11 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	json_array_foreach(specs, i, x)
 	{
 		fputs("<tr><td>", f);
-		esc(f, jstr(x, "path"));
+		esc(f, qc_report_str(x, "path"));
 		fputs("</td><td><code>", f);
-		esc(f, jstr(x, "sha256"));
-		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n", kcount(x, "cases"));
+		esc(f, qc_report_str(x, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
+		        qc_report_key_count(x, "cases"));
 	}
 	fputs("</table></details>\n", f);
 }
@@ -409,7 +365,7 @@ static int hist_counts(json_t *hist, unsigned long long c[QC_HIST_BINS])
 {
 	int n = 0;
 	for (int b = 0; b < QC_HIST_BINS; b++) {
-		c[b] = kcount(hist, qc_hist_labels[b]);
+		c[b] = qc_report_key_count(hist, qc_hist_labels[b]);
 		n += c[b] != 0;
 	}
 	return n;
@@ -519,18 +475,19 @@ static void ops_table(FILE *f, json_t *r)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				bad += kcount(v, qc_verdict_name((qc_verdict)k));
-		int ns = kcount(v, "NOT_SUPPORTED") != 0;
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		int ns = qc_report_key_count(v, "NOT_SUPPORTED") != 0;
 		fprintf(f, "<tr id=\"op-%zu\"%s><td>", i,
 		        bad  ? " class=\"bad\""
 		        : ns ? " class=\"ns\""
 		             : "");
-		esc(f, jstr(o, "semantics"));
+		esc(f, qc_report_str(o, "semantics"));
 		fputs("</td><td>", f);
-		esc(f, jstr(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
 		for (size_t k = 0; k < sizeof op_cols / sizeof op_cols[0]; k++) {
-			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)op_cols[k]));
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)op_cols[k]));
 			fprintf(f, "<td class=\"n%s\">%llu</td>",
 			        !n                       ? " z"
 			        : is_failing(op_cols[k]) ? " bad"
@@ -546,11 +503,12 @@ static void ops_table(FILE *f, json_t *r)
 			if (k)
 				fputs("<br>", f);
 			if (json_array_size(outs) > 1) {
-				esc(f, jstr(m, "name"));
+				esc(f, qc_report_str(m, "name"));
 				fputs(": ", f);
 			}
-			fprintf(f, "%s ", fmt_num(b, sizeof b, json_object_get(m, "max_abs")));
-			esc(f, jstr(m, "unit"));
+			fprintf(f, "%s ",
+			        qc_report_num_text(b, sizeof b, json_object_get(m, "max_abs")));
+			esc(f, qc_report_str(m, "unit"));
 		}
 		if (!json_array_size(outs))
 			fputs("&ndash;", f);
@@ -582,15 +540,15 @@ static void waivers(FILE *f, json_t *r)
 	{
 		int expired = json_is_true(json_object_get(w, "expired"));
 		fprintf(f, "<tr%s><td><code>", expired ? " class=\"bad\"" : "");
-		esc(f, jstr(w, "case"));
+		esc(f, qc_report_str(w, "case"));
 		fputs("</code></td><td>", f);
-		esc(f, jstr(w, "reason"));
+		esc(f, qc_report_str(w, "reason"));
 		fputs("</td><td>", f);
 		json_t *e = json_object_get(w, "expires");
 		esc(f, json_is_string(e) ? json_string_value(e) : "never");
 		fprintf(f, "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-		        expired ? " (expired: fails the run)" : "", kcount(w, "matched"),
-		        kcount(w, "applied"));
+		        expired ? " (expired: fails the run)" : "",
+		        qc_report_key_count(w, "matched"), qc_report_key_count(w, "applied"));
 	}
 	fputs("</table>\n", f);
 }
@@ -617,28 +575,28 @@ static void head_cell(FILE *f, const char *key)
 static void case_article(FILE *f, json_t *c, size_t index)
 {
 	/* names written into markup unescaped come from qconform's own tables */
-	int vi = verdict_index(jstr(c, "verdict"));
+	int vi = verdict_index(qc_report_str(c, "verdict"));
 	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
 	char b1[32], b2[32], b3[32];
 	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
 	        verdict, index, verdict);
 	esc(f, verdict);
 	fputs("</span><span class=\"name\">", f);
-	esc(f, jstr(c, "name"));
+	esc(f, qc_report_str(c, "name"));
 	fputs("</span></h3>\n<table class=\"kv\">\n", f);
-	kv_row(f, "message", jstr(c, "message"), 0);
+	kv_row(f, "message", qc_report_str(c, "message"), 0);
 	fputs("<tr><th>operator</th><td>", f);
-	esc(f, jstr(c, "semantics"));
+	esc(f, qc_report_str(c, "semantics"));
 	fputs("/", f);
-	esc(f, jstr(c, "op"));
+	esc(f, qc_report_str(c, "op"));
 	fputs("</td></tr>\n", f);
-	kv_row(f, "spec", jstr(c, "spec"), 0);
-	kv_row(f, "params", jstr(c, "params"), 1);
-	kv_row(f, "case seed", jstr(c, "seed"), 1);
+	kv_row(f, "spec", qc_report_str(c, "spec"), 0);
+	kv_row(f, "params", qc_report_str(c, "params"), 1);
+	kv_row(f, "case seed", qc_report_str(c, "seed"), 1);
 	if (json_object_get(c, "waived"))
-		kv_row(f, "waived", jstr(c, "waived"), 0);
-	kv_row(f, "expect", jstr(c, "expect"), 0);
-	kv_row(f, "seconds", fmt_num(b1, sizeof b1, json_object_get(c, "seconds")), 0);
+		kv_row(f, "waived", qc_report_str(c, "waived"), 0);
+	kv_row(f, "expect", qc_report_str(c, "expect"), 0);
+	kv_row(f, "seconds", qc_report_num_text(b1, sizeof b1, json_object_get(c, "seconds")), 0);
 	json_t *aq = json_object_get(c, "auto_quant");
 	if (json_is_object(aq)) {
 		const char *k;
@@ -648,23 +606,24 @@ static void case_article(FILE *f, json_t *c, size_t index)
 		{
 			esc(f, k);
 			fprintf(f, ": scale %s, zero point %s; ",
-			        fmt_num(b1, sizeof b1, json_object_get(q, "scale")),
-			        fmt_num(b2, sizeof b2, json_object_get(q, "zero_point")));
+			        qc_report_num_text(b1, sizeof b1, json_object_get(q, "scale")),
+			        qc_report_num_text(b2, sizeof b2,
+			                           json_object_get(q, "zero_point")));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	if (json_object_get(c, "golden_source"))
-		kv_row(f, "golden source", jstr(c, "golden_source"), 0);
+		kv_row(f, "golden source", qc_report_str(c, "golden_source"), 0);
 	fputs("</table>\n", f);
 	size_t k;
 	json_t *o;
 	json_array_foreach(json_object_get(c, "outputs"), k, o)
 	{
-		const char *unit = safe_unit(jstr(o, "unit"));
+		const char *unit = safe_unit(qc_report_str(o, "unit"));
 		fputs("<h4>output ", f);
-		esc(f, jstr(o, "name"));
+		esc(f, qc_report_str(o, "name"));
 		fputs(" (", f);
-		esc(f, jstr(o, "dtype"));
+		esc(f, qc_report_str(o, "dtype"));
 		fputs(", e in ", f);
 		esc(f, unit);
 		fputs(")</h4>\n<table class=\"metrics\"><tr>", f);
@@ -680,11 +639,12 @@ static void case_article(FILE *f, json_t *c, size_t index)
 				head_cell(f, !strcmp(nums[j], "max_abs") ? "max |e|" : nums[j]);
 		fputs("</tr><tr>", f);
 		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
-			fprintf(f, "<td class=\"n\">%llu</td>", kcount(o, counts[j]));
+			fprintf(f, "<td class=\"n\">%llu</td>", qc_report_key_count(o, counts[j]));
 		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
 			if (json_object_get(o, nums[j]))
 				fprintf(f, "<td class=\"n\">%s</td>",
-				        fmt_num(b1, sizeof b1, json_object_get(o, nums[j])));
+				        qc_report_num_text(b1, sizeof b1,
+				                           json_object_get(o, nums[j])));
 		fputs("</tr></table>\n", f);
 		case_hist(f, json_object_get(o, "histogram"), unit);
 		json_t *worst = json_object_get(o, "worst");
@@ -697,7 +657,8 @@ static void case_article(FILE *f, json_t *c, size_t index)
 			json_t *e;
 			json_array_foreach(worst, w, e)
 			{
-				fprintf(f, "<tr><td class=\"n\">%llu</td><td>", kcount(e, "index"));
+				fprintf(f, "<tr><td class=\"n\">%llu</td><td>",
+				        qc_report_key_count(e, "index"));
 				const char *in;
 				json_t *iv;
 				int first = 1;
@@ -705,22 +666,25 @@ static void case_article(FILE *f, json_t *c, size_t index)
 				{
 					fputs(first ? "" : ", ", f);
 					esc(f, in);
-					fprintf(f, " = %s", fmt_num(b1, sizeof b1, iv));
+					fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
 					first = 0;
 				}
 				fprintf(f,
 				        "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
 				        "class=\"n\">%s</td></tr>\n",
-				        fmt_num(b1, sizeof b1, json_object_get(e, "expected")),
-				        fmt_num(b2, sizeof b2, json_object_get(e, "got")),
-				        fmt_num(b3, sizeof b3, json_object_get(e, "error")));
+				        qc_report_num_text(b1, sizeof b1,
+				                           json_object_get(e, "expected")),
+				        qc_report_num_text(b2, sizeof b2,
+				                           json_object_get(e, "got")),
+				        qc_report_num_text(b3, sizeof b3,
+				                           json_object_get(e, "error")));
 			}
 			fputs("</table>\n", f);
 		}
 	}
 	if (json_object_get(c, "reproduce")) {
 		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
-		esc(f, jstr(c, "reproduce"));
+		esc(f, qc_report_str(c, "reproduce"));
 		fputs("</pre>\n", f);
 	}
 	fputs("</article>\n", f);
@@ -736,7 +700,7 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	json_t *c;
 	json_array_foreach(cases, i, c)
 	{
-		int v = verdict_index(jstr(c, "verdict"));
+		int v = verdict_index(qc_report_str(c, "verdict"));
 		failing += is_failing(v);
 		within += v == QC_PASS_WITHIN_TOLERANCE;
 	}
@@ -756,7 +720,7 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	{
 		if (listed == QC_HTML_MAX_LISTED)
 			break;
-		if (is_failing(verdict_index(jstr(c, "verdict")))) {
+		if (is_failing(verdict_index(qc_report_str(c, "verdict")))) {
 			case_article(f, c, i);
 			listed++;
 		}
@@ -774,14 +738,15 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	} else {
 		json_array_foreach(cases, i, c)
 		{
-			if (verdict_index(jstr(c, "verdict")) == QC_PASS_WITHIN_TOLERANCE)
+			if (verdict_index(qc_report_str(c, "verdict")) == QC_PASS_WITHIN_TOLERANCE)
 				case_article(f, c, i);
 		}
 	}
 	/* NOT_SUPPORTED: per operator, the count and the plugin's first message */
 	json_t *ops = json_object_get(r, "ops"), *o;
 	unsigned long long ns = 0;
-	json_array_foreach(ops, i, o) ns += kcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+	json_array_foreach(ops, i, o) ns +=
+	        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 	fprintf(f, "<h2 id=\"not-supported\">Not supported (%llu)</h2>\n", ns);
 	if (!ns) {
 		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
@@ -792,17 +757,20 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	      f);
 	json_array_foreach(ops, i, o)
 	{
-		unsigned long long n = kcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		unsigned long long n =
+		        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 		if (!n)
 			continue;
-		const char *sem = jstr(o, "semantics"), *op = jstr(o, "op"), *msg = "", *name = "";
+		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op"),
+		           *msg = "", *name = "";
 		size_t j;
 		json_array_foreach(cases, j, c)
 		{
-			if (!strcmp(jstr(c, "verdict"), "NOT_SUPPORTED") &&
-			    !strcmp(jstr(c, "semantics"), sem) && !strcmp(jstr(c, "op"), op)) {
-				msg = jstr(c, "message");
-				name = jstr(c, "name");
+			if (!strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") &&
+			    !strcmp(qc_report_str(c, "semantics"), sem) &&
+			    !strcmp(qc_report_str(c, "op"), op)) {
+				msg = qc_report_str(c, "message");
+				name = qc_report_str(c, "name");
 				break;
 			}
 		}
@@ -836,17 +804,17 @@ static void certificate(FILE *f, json_t *c)
 	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
 	        "<div class=\"small\">qconform certificate &middot; profile <b>",
 	        ok ? "ok" : "bad");
-	esc(f, jstr(p, "name"));
+	esc(f, qc_report_str(p, "name"));
 	fprintf(f, "</b></div>\n<div class=\"big\" id=\"certificate-verdict\">%s</div>\n",
 	        ok ? "CERTIFIED" : "NOT CERTIFIED");
 	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, jstr(plugin, "name"));
+	esc(f, qc_report_str(plugin, "name"));
 	fputs("</b> ", f);
-	esc(f, jstr(plugin, "version"));
+	esc(f, qc_report_str(plugin, "version"));
 	fputs(" &middot; sha256 <code>", f);
-	esc(f, jstr(plugin, "sha256"));
+	esc(f, qc_report_str(plugin, "sha256"));
 	fprintf(f, "</code> &middot; %llu cases (the profile needs %llu)</div>\n",
-	        kcount(c, "cases"), kcount(p, "min_cases"));
+	        qc_report_key_count(c, "cases"), qc_report_key_count(p, "min_cases"));
 	if (json_array_size(reasons)) {
 		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");
 		size_t i;
@@ -883,11 +851,11 @@ static void certificate(FILE *f, json_t *c)
 			}
 			json_t *e = json_object_get(w, "expires");
 			fputs("<tr><td>", f);
-			esc(f, jstr(w, "case"));
+			esc(f, qc_report_str(w, "case"));
 			fputs("</td><td>", f);
-			esc(f, jstr(w, "verdict"));
+			esc(f, qc_report_str(w, "verdict"));
 			fputs("</td><td>", f);
-			esc(f, jstr(w, "reason"));
+			esc(f, qc_report_str(w, "reason"));
 			fputs("</td><td>", f);
 			esc(f, json_is_string(e) ? json_string_value(e) : "never");
 			fputs("</td></tr>\n", f);
@@ -907,44 +875,47 @@ static void certificate(FILE *f, json_t *c)
 	json_array_foreach(ops, i, o)
 	{
 		json_t *v = json_object_get(o, "verdicts");
-		int bad = !kcount(o, "cases") || kcount(v, "NOT_SUPPORTED");
+		int bad =
+		        !qc_report_key_count(o, "cases") || qc_report_key_count(v, "NOT_SUPPORTED");
 		for (int k = 0; k < QC_N_VERDICTS; k++)
-			bad |= is_failing(k) && kcount(v, qc_verdict_name((qc_verdict)k));
+			bad |= is_failing(k) &&
+			       qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
 		fprintf(f, "<tr%s><td>", bad ? " class=\"bad\"" : "");
-		esc(f, jstr(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", kcount(o, "cases"));
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
 		for (int k = 0; k < QC_N_VERDICTS; k++) {
-			unsigned long long n = kcount(v, qc_verdict_name((qc_verdict)k));
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
 			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
-	kv_row(f, "profile", jstr(p, "name"), 0);
-	kv_row(f, "profile description", jstr(p, "description"), 0);
-	kv_row(f, "profile file", jstr(p, "path"), 1);
-	kv_row(f, "profile sha256", jstr(p, "sha256"), 1);
-	cert_kv_count(f, "profile min_cases", kcount(p, "min_cases"));
-	cert_kv_count(f, "cases run", kcount(c, "cases"));
-	kv_row(f, "plugin", jstr(plugin, "name"), 0);
-	kv_row(f, "plugin version", jstr(plugin, "version"), 0);
-	cert_kv_count(f, "plugin ABI", kcount(plugin, "abi_version"));
-	kv_row(f, "plugin path", jstr(plugin, "path"), 1);
-	kv_row(f, "plugin sha256", jstr(plugin, "sha256"), 1);
-	kv_row(f, "qconform (suite)", jstr(c, "qconform_version"), 0);
-	kv_row(f, "host", jstr(c, "host"), 0);
+	kv_row(f, "profile", qc_report_str(p, "name"), 0);
+	kv_row(f, "profile description", qc_report_str(p, "description"), 0);
+	kv_row(f, "profile file", qc_report_str(p, "path"), 1);
+	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);
+	cert_kv_count(f, "profile min_cases", qc_report_key_count(p, "min_cases"));
+	cert_kv_count(f, "cases run", qc_report_key_count(c, "cases"));
+	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
+	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
+	cert_kv_count(f, "plugin ABI", qc_report_key_count(plugin, "abi_version"));
+	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
+	kv_row(f, "host", qc_report_str(c, "host"), 0);
 	json_t *seed = json_object_get(c, "seed");
 	if (json_is_integer(seed))
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
 	else
-		fmt_num(buf, sizeof buf, seed);
+		qc_report_num_text(buf, sizeof buf, seed);
 	kv_row(f, "seed", buf, 0);
-	kv_row(f, "started", jstr(c, "started"), 0);
-	kv_row(f, "finished", jstr(c, "finished"), 0);
-	kv_row(f, "command", jstr(c, "command"), 1);
+	kv_row(f, "started", qc_report_str(c, "started"), 0);
+	kv_row(f, "finished", qc_report_str(c, "finished"), 0);
+	kv_row(f, "command", qc_report_str(c, "command"), 1);
 	json_t *ev = json_object_get(c, "report");
-	kv_row(f, "evidence (JSON report)", jstr(ev, "path"), 1);
-	kv_row(f, "evidence sha256", jstr(ev, "sha256"), 1);
+	kv_row(f, "evidence (JSON report)", qc_report_str(ev, "path"), 1);
+	kv_row(f, "evidence sha256", qc_report_str(ev, "sha256"), 1);
 	fputs("</table>\n", f);
 	json_t *specs = json_object_get(c, "specs");
 	fprintf(f,
@@ -955,10 +926,11 @@ static void certificate(FILE *f, json_t *c)
 	json_array_foreach(specs, i, o)
 	{
 		fputs("<tr><td>", f);
-		esc(f, jstr(o, "path"));
+		esc(f, qc_report_str(o, "path"));
 		fputs("</td><td><code>", f);
-		esc(f, jstr(o, "sha256"));
-		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n", kcount(o, "cases"));
+		esc(f, qc_report_str(o, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
+		        qc_report_key_count(o, "cases"));
 	}
 	fputs("</table></details>\n<p class=\"note\">The run's full report follows.</p>\n"
 	      "</div>\n</section>\n",
@@ -990,7 +962,7 @@ int qc_html_write_cert(json_t *r, json_t *cert, const char *json_path, const cha
 	waivers(f, r);
 	drill_down(f, r, json_path);
 	fputs("<p class=\"muted\">Generated by qconform ", f);
-	esc(f, jstr(run, "qconform_version"));
+	esc(f, qc_report_str(run, "qconform_version"));
 	fputs(" from <code>", f);
 	esc(f, json_path);
 	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);

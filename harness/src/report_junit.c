@@ -11,49 +11,11 @@
 #include "report_html.h"
 #include "report_read.h"
 
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
-static double jnum(json_t *v)
-{
-	if (json_is_number(v))
-		return json_number_value(v);
-	const char *s = json_string_value(v);
-	if (s && !strcmp(s, "inf"))
-		return INFINITY;
-	if (s && !strcmp(s, "-inf"))
-		return -INFINITY;
-	return NAN;
-}
-
-static unsigned long long kcount(json_t *o, const char *key)
-{
-	double d = jnum(json_object_get(o, key));
-	return d > 0 ? (unsigned long long)d : 0;
-}
-
 /* Seconds for a time attribute: non-negative and finite. */
 static double secs(json_t *v)
 {
-	double d = jnum(v);
+	double d = qc_report_num(v);
 	return isfinite(d) && d > 0 ? d : 0;
-}
-
-static const char *fmt_num(char *buf, size_t n, json_t *v)
-{
-	double d = jnum(v);
-	if (isnan(d))
-		snprintf(buf, n, "nan");
-	else if (isinf(d))
-		snprintf(buf, n, d > 0 ? "inf" : "-inf");
-	else if (d == floor(d) && fabs(d) < 1e15)
-		snprintf(buf, n, "%.0f", d);
-	else
-		snprintf(buf, n, "%.6g", d);
-	return buf;
 }
 
 /*
@@ -97,24 +59,27 @@ static void metrics_text(FILE *f, json_t *c)
 	json_array_foreach(json_object_get(c, "outputs"), k, o)
 	{
 		fputs("output ", f);
-		xesc(f, jstr(o, "name"), 0);
+		xesc(f, qc_report_str(o, "name"), 0);
 		fputs(" (", f);
-		xesc(f, jstr(o, "dtype"), 0);
+		xesc(f, qc_report_str(o, "dtype"), 0);
 		fputs(", e in ", f);
-		xesc(f, jstr(o, "unit"), 0);
+		xesc(f, qc_report_str(o, "unit"), 0);
 		fprintf(f, "): %llu of %llu elements differ, max |e| %s, bias %s, mse %s",
-		        kcount(o, "mismatches"), kcount(o, "elements"),
-		        fmt_num(b1, sizeof b1, json_object_get(o, "max_abs")),
-		        fmt_num(b2, sizeof b2, json_object_get(o, "bias")),
-		        fmt_num(b3, sizeof b3, json_object_get(o, "mse")));
+		        qc_report_key_count(o, "mismatches"), qc_report_key_count(o, "elements"),
+		        qc_report_num_text(b1, sizeof b1, json_object_get(o, "max_abs")),
+		        qc_report_num_text(b2, sizeof b2, json_object_get(o, "bias")),
+		        qc_report_num_text(b3, sizeof b3, json_object_get(o, "mse")));
 		fprintf(f, ", within rounding %llu, unpredictable %llu, out of range %llu",
-		        kcount(o, "within_rounding"), kcount(o, "unpredictable"),
-		        kcount(o, "out_of_range"));
+		        qc_report_key_count(o, "within_rounding"),
+		        qc_report_key_count(o, "unpredictable"),
+		        qc_report_key_count(o, "out_of_range"));
 		if (json_object_get(o, "max_ulp"))
 			fprintf(f, ", max ulp %s, max abs error %s, max rel error %s",
-			        fmt_num(b1, sizeof b1, json_object_get(o, "max_ulp")),
-			        fmt_num(b2, sizeof b2, json_object_get(o, "max_abs_error")),
-			        fmt_num(b3, sizeof b3, json_object_get(o, "max_rel_error")));
+			        qc_report_num_text(b1, sizeof b1, json_object_get(o, "max_ulp")),
+			        qc_report_num_text(b2, sizeof b2,
+			                           json_object_get(o, "max_abs_error")),
+			        qc_report_num_text(b3, sizeof b3,
+			                           json_object_get(o, "max_rel_error")));
 		fputs("\n  histogram (e: elements):", f);
 		json_t *hist = json_object_get(o, "histogram");
 		for (int b = 0; b < QC_HIST_BINS; b++) {
@@ -122,26 +87,26 @@ static void metrics_text(FILE *f, json_t *c)
 			if (n) {
 				fputc(' ', f);
 				xesc(f, qc_hist_labels[b], 0);
-				fprintf(f, ": %s", fmt_num(b1, sizeof b1, n));
+				fprintf(f, ": %s", qc_report_num_text(b1, sizeof b1, n));
 			}
 		}
 		size_t w;
 		json_t *e;
 		json_array_foreach(json_object_get(o, "worst"), w, e)
 		{
-			fprintf(f, "\n  worst: index %llu", kcount(e, "index"));
+			fprintf(f, "\n  worst: index %llu", qc_report_key_count(e, "index"));
 			const char *in;
 			json_t *iv;
 			json_object_foreach(json_object_get(e, "inputs"), in, iv)
 			{
 				fputs(", ", f);
 				xesc(f, in, 0);
-				fprintf(f, " = %s", fmt_num(b1, sizeof b1, iv));
+				fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
 			}
 			fprintf(f, ", expected %s, got %s, error %s",
-			        fmt_num(b1, sizeof b1, json_object_get(e, "expected")),
-			        fmt_num(b2, sizeof b2, json_object_get(e, "got")),
-			        fmt_num(b3, sizeof b3, json_object_get(e, "error")));
+			        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")),
+			        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
+			        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
 		}
 		fputc('\n', f);
 	}
@@ -151,20 +116,20 @@ static void reproduce_text(FILE *f, json_t *c)
 {
 	if (json_object_get(c, "reproduce")) {
 		fputs("reproduce: ", f);
-		xesc(f, jstr(c, "reproduce"), 0);
+		xesc(f, qc_report_str(c, "reproduce"), 0);
 		fputc('\n', f);
 	}
 }
 
 static void testcase(FILE *f, json_t *c)
 {
-	const char *verdict = jstr(c, "verdict");
+	const char *verdict = qc_report_str(c, "verdict");
 	fputs("    <testcase classname=\"", f);
-	xesc(f, jstr(c, "semantics"), 1);
+	xesc(f, qc_report_str(c, "semantics"), 1);
 	fputc('.', f);
-	xesc(f, jstr(c, "op"), 1);
+	xesc(f, qc_report_str(c, "op"), 1);
 	fputs("\" name=\"", f);
-	xesc(f, jstr(c, "name"), 1);
+	xesc(f, qc_report_str(c, "name"), 1);
 	fprintf(f, "\" time=\"%.6f\"", secs(json_object_get(c, "seconds")));
 	const char *tag = NULL;
 	if (json_object_get(c, "waived")) {
@@ -173,7 +138,7 @@ static void testcase(FILE *f, json_t *c)
 		fputs(">\n      <skipped message=\"", f);
 		xesc(f, verdict, 1);
 		fputs(" waived: ", f);
-		xesc(f, jstr(c, "waived"), 1);
+		xesc(f, qc_report_str(c, "waived"), 1);
 		fputs("\"/>\n    </testcase>\n", f);
 		return;
 	}
@@ -184,23 +149,23 @@ static void testcase(FILE *f, json_t *c)
 		tag = "error";
 	if (tag) {
 		fprintf(f, ">\n      <%s message=\"", tag);
-		xesc(f, jstr(c, "message"), 1);
+		xesc(f, qc_report_str(c, "message"), 1);
 		fputs("\" type=\"", f);
 		xesc(f, verdict, 1);
 		fputs("\">", f);
-		xesc(f, jstr(c, "message"), 0);
+		xesc(f, qc_report_str(c, "message"), 0);
 		fputc('\n', f);
 		metrics_text(f, c);
 		reproduce_text(f, c);
 		fprintf(f, "</%s>\n    </testcase>\n", tag);
 	} else if (!strcmp(verdict, "NOT_SUPPORTED")) {
 		fputs(">\n      <skipped message=\"", f);
-		xesc(f, jstr(c, "message"), 1);
+		xesc(f, qc_report_str(c, "message"), 1);
 		fputs("\"/>\n    </testcase>\n", f);
 	} else if (!strcmp(verdict, "PASS_WITHIN_TOLERANCE")) {
 		/* a pass, with what it took */
 		fputs(">\n      <system-out>PASS_WITHIN_TOLERANCE: ", f);
-		xesc(f, jstr(c, "message"), 0);
+		xesc(f, qc_report_str(c, "message"), 0);
 		fputc('\n', f);
 		metrics_text(f, c);
 		fputs("</system-out>\n    </testcase>\n", f);
@@ -292,14 +257,14 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	json_t *x;
 	json_array_foreach(json_object_get(r, "ops"), i, x)
 	{
-		if (!group_of(&t, jstr(x, "semantics"), jstr(x, "op")))
+		if (!group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op")))
 			goto oom;
 	}
 	unsigned long long failures = 0, errors = 0, skipped = 0;
 	double total_time = 0;
 	json_array_foreach(cases, i, x)
 	{
-		op_group *g = group_of(&t, jstr(x, "semantics"), jstr(x, "op"));
+		op_group *g = group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op"));
 		if (!g)
 			goto oom;
 		if (g->n == g->cap) {
@@ -311,7 +276,7 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 			g->cap = nc;
 		}
 		g->cases[g->n++] = i;
-		const char *v = jstr(x, "verdict");
+		const char *v = qc_report_str(x, "verdict");
 		if (json_object_get(x, "waived")) {
 			g->skipped++;
 		} else {
@@ -336,12 +301,12 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	}
 	/* timestamp: JUnit's is ISO 8601 without a zone; the report's is UTC */
 	char stamp[32];
-	snprintf(stamp, sizeof stamp, "%s", jstr(run, "started"));
+	snprintf(stamp, sizeof stamp, "%s", qc_report_str(run, "started"));
 	size_t sl = strlen(stamp);
 	if (sl && stamp[sl - 1] == 'Z')
 		stamp[sl - 1] = 0;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"qconform ", f);
-	xesc(f, jstr(plugin, "name"), 1);
+	xesc(f, qc_report_str(plugin, "name"), 1);
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
 	        "time=\"%.6f\">\n",
@@ -360,7 +325,7 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 		        g->n, g->failures, g->errors, g->skipped, g->time);
 		xesc(f, stamp, 1);
 		fputs("\" hostname=\"", f);
-		xesc(f, jstr(run, "host"), 1);
+		xesc(f, qc_report_str(run, "host"), 1);
 		fputs("\">\n    <properties>\n", f);
 		static const char *const props[][2] = {{"plugin", "name"},
 		                                       {"plugin.version", "version"},
@@ -368,7 +333,7 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 		                                       {"plugin.path", "path"}};
 		for (size_t p = 0; p < sizeof props / sizeof props[0]; p++) {
 			fprintf(f, "      <property name=\"%s\" value=\"", props[p][0]);
-			xesc(f, jstr(plugin, props[p][1]), 1);
+			xesc(f, qc_report_str(plugin, props[p][1]), 1);
 			fputs("\"/>\n", f);
 		}
 		char seed[32];
@@ -377,10 +342,10 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 			snprintf(seed, sizeof seed, "%" JSON_INTEGER_FORMAT,
 			         json_integer_value(sv));
 		else
-			fmt_num(seed, sizeof seed, sv);
+			qc_report_num_text(seed, sizeof seed, sv);
 		fprintf(f, "      <property name=\"seed\" value=\"%s\"/>\n", seed);
 		fputs("      <property name=\"qconform.version\" value=\"", f);
-		xesc(f, jstr(run, "qconform_version"), 1);
+		xesc(f, qc_report_str(run, "qconform_version"), 1);
 		fputs("\"/>\n    </properties>\n", f);
 		for (size_t k = 0; k < g->n; k++)
 			testcase(f, json_array_get(cases, g->cases[k]));

@@ -1,6 +1,8 @@
 #include "report_read.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,4 +74,59 @@ json_t *qc_report_read(const char *json_path, char *err, size_t errsz)
 		return NULL;
 	}
 	return r;
+}
+
+double qc_report_num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s && !strcmp(s, "inf"))
+		return INFINITY;
+	if (s && !strcmp(s, "-inf"))
+		return -INFINITY;
+	return NAN;
+}
+
+json_int_t qc_report_int(const json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	double d = json_number_value(v); /* 0 when not a number */
+	return isfinite(d) && fabs(d) < 9.2e18 ? (json_int_t)d : 0;
+}
+
+const char *qc_report_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+unsigned long long qc_report_count(const json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
+	double d = json_is_real(v) ? json_real_value(v) : 0;
+	if (!(d > 0)) /* also NaN */
+		return 0;
+	return d < 0x1p64 ? (unsigned long long)d : ULLONG_MAX;
+}
+
+unsigned long long qc_report_key_count(const json_t *o, const char *key)
+{
+	return qc_report_count(json_object_get(o, key));
+}
+
+const char *qc_report_num_text(char *buf, size_t n, const json_t *v)
+{
+	double d = qc_report_num(v);
+	if (isnan(d))
+		snprintf(buf, n, "nan");
+	else if (isinf(d))
+		snprintf(buf, n, d > 0 ? "inf" : "-inf");
+	else if (d == floor(d) && fabs(d) < 1e15)
+		snprintf(buf, n, "%.0f", d);
+	else
+		snprintf(buf, n, "%.6g", d);
+	return buf;
 }

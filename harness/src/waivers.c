@@ -6,41 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h" /* qc_yaml_load, qc_yaml_scalar_at, qc_yaml_check_keys */
 #include "util.h"
-
-/* The scalar under key in a mapping (NULL if absent or not a scalar); *node gets the value. */
-static const char *scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
-                             yaml_node_t **node)
-{
-	*node = NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE &&
-		    !strcmp((char *)k->data.scalar.value, key)) {
-			*node = yaml_document_get_node(doc, p->value);
-			return (*node)->type == YAML_SCALAR_NODE
-			               ? (char *)(*node)->data.scalar.value
-			               : NULL;
-		}
-	}
-	return NULL;
-}
-
-static void check_keys(yaml_document_t *doc, yaml_node_t *map, const char *const *keys,
-                       const char *what, const char *list, const char *path, qc_diag *diag)
-{
-	for (yaml_node_pair_t *kp = map->data.mapping.pairs.start; kp < map->data.mapping.pairs.top;
-	     kp++) {
-		yaml_node_t *k = yaml_document_get_node(doc, kp->key);
-		const char *ks = k->type == YAML_SCALAR_NODE ? (char *)k->data.scalar.value : "";
-		int known = 0;
-		for (const char *const *a = keys; *a; a++)
-			known |= !strcmp(*a, ks);
-		if (!known)
-			qc_diag_error(diag, path, k, "unknown key '%s' in %s (%s)", ks, what, list);
-	}
-}
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (no time zone involved). */
 static long days_from_civil(long y, long m, long d)
@@ -74,23 +41,11 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 		qc_diag_error(diag, path, NULL, "cannot read the waiver file: %s", strerror(errno));
 		return NULL;
 	}
-	yaml_parser_t parser;
 	yaml_document_t doc;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		FILE *out = diag && diag->out ? diag->out : stderr;
-		fprintf(out, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
-		        parser.problem_mark.column + 1,
-		        parser.problem ? parser.problem : "unknown");
-		if (diag)
-			diag->errors++;
-		yaml_parser_delete(&parser);
-		fclose(f);
-		return NULL;
-	}
-	yaml_parser_delete(&parser);
+	int loaded = qc_yaml_load(f, path, &doc, diag);
 	fclose(f);
+	if (!loaded)
+		return NULL;
 
 	int before = diag ? diag->errors : 0;
 	qc_waivers *ws = qc_xcalloc(1, sizeof *ws);
@@ -103,13 +58,14 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 		goto done;
 	}
 	static const char *const top_keys[] = {"qconform_waivers", "waivers", NULL};
-	check_keys(&doc, root, top_keys, "a waiver file", "qconform_waivers, waivers", path, diag);
-	const char *v = scalar_at(&doc, root, "qconform_waivers", &n);
+	qc_yaml_check_keys(&doc, root, top_keys, "a waiver file", "qconform_waivers, waivers", path,
+	                   diag);
+	const char *v = qc_yaml_scalar_at(&doc, root, "qconform_waivers", &n);
 	int64_t fmt;
 	if (!v || !qc_parse_int(v, &fmt) || fmt != QC_WAIVERS_FORMAT)
 		qc_diag_error(diag, path, n ? n : root,
 		              "missing or unsupported 'qconform_waivers: %d'", QC_WAIVERS_FORMAT);
-	scalar_at(&doc, root, "waivers", &list);
+	qc_yaml_scalar_at(&doc, root, "waivers", &list);
 	if (!list || list->type != YAML_SEQUENCE_NODE) {
 		qc_diag_error(diag, path, list ? list : root,
 		              "'waivers' must be a list of {case, reason, expires}");
@@ -126,10 +82,10 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 			continue;
 		}
 		static const char *const keys[] = {"case", "reason", "expires", NULL};
-		check_keys(&doc, e, keys, "a waiver", "case, reason, expires", path, diag);
+		qc_yaml_check_keys(&doc, e, keys, "a waiver", "case, reason, expires", path, diag);
 		qc_waiver w = {0};
 		w.line = (int)e->start_mark.line + 1;
-		const char *glob = scalar_at(&doc, e, "case", &n);
+		const char *glob = qc_yaml_scalar_at(&doc, e, "case", &n);
 		if (!glob || !*glob) {
 			qc_diag_error(diag, path, n ? n : e,
 			              "a waiver needs 'case': a glob over case names");
@@ -144,13 +100,13 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 			}
 		if (!glob)
 			continue;
-		const char *reason = scalar_at(&doc, e, "reason", &n);
+		const char *reason = qc_yaml_scalar_at(&doc, e, "reason", &n);
 		if (!reason || !*reason) {
 			qc_diag_error(diag, path, n ? n : e,
 			              "a waiver needs a 'reason' (why the failure is accepted)");
 			continue;
 		}
-		const char *exp = scalar_at(&doc, e, "expires", &n);
+		const char *exp = qc_yaml_scalar_at(&doc, e, "expires", &n);
 		if (n && (!exp || parse_date(exp) < 0)) {
 			qc_diag_error(diag, path, n,
 			              "'expires' must be a date YYYY-MM-DD, got '%s'",
