@@ -3,7 +3,7 @@
  * int16 (tflite/kernels/activations.cc, l2norm.cc; internal/reference/
  * softmax.h, log_softmax.h, integer_ops/{logistic,tanh,l2normalization,
  * log_softmax}.h; TFLM softmax_common.cc, logistic_common.cc, tanh.cc).
- * Algorithms: /work/shared/FACTS-ops.md sections 0 to 3 (verified bit for
+ * Algorithms: FACTS-ops.md sections 0 to 3 (verified bit for
  * bit against TFLM); the fixed-point building blocks are in fixedpoint.c.
  * ABI: specs/litert/OPS-activations.md.
  *
