@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrs.h"
 #include "cases.h"
 #include "conventions.h"
 #include "dtype.h"
@@ -174,18 +175,6 @@ static void test_command(void)
 
 /* ---- the divide-by-scale stub ---- */
 
-static int attr_num(const qc_case *c, const char *name, double *out)
-{
-	for (int i = 0; i < c->call.n_attrs; i++) {
-		const qcf_attr *a = &c->attrs[i];
-		if (strcmp(a->name, name))
-			continue;
-		*out = a->type == QCF_ATTR_INT ? (double)a->v.i : a->v.f;
-		return 1;
-	}
-	return 0;
-}
-
 static double clampd(double v, double lo, double hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -224,11 +213,13 @@ static int divide_case(const qc_case *c)
 	const int seen = strstr(c->call.op, "cachemask") ? 3 : 1;
 	size_t n = qref_numel(x->rank, x->shape);
 	double lo, hi;
-	if (!attr_num(c, "quant_min", &lo) || !attr_num(c, "quant_max", &hi))
+	if (qref_attr_number(&c->call, "quant_min", &lo) != 1 ||
+	    qref_attr_number(&c->call, "quant_max", &hi) != 1)
 		return 0;
 	if (!strncmp(c->call.op, "fake_quantize_per_tensor_affine", 31)) {
 		double scale, zp;
-		if (!attr_num(c, "scale", &scale) || !attr_num(c, "zero_point", &zp))
+		if (qref_attr_number(&c->call, "scale", &scale) != 1 ||
+		    qref_attr_number(&c->call, "zero_point", &zp) != 1)
 			return 0;
 		for (size_t i = 0; i < n; i++)
 			if (divide_differs(x, i, (float)scale, zp, lo, hi) & seen)
@@ -236,7 +227,8 @@ static int divide_case(const qc_case *c)
 		return 0;
 	}
 	double axis;
-	if (c->call.n_inputs < 3 || c->in[2].dtype != QCF_INT32 || !attr_num(c, "axis", &axis))
+	if (c->call.n_inputs < 3 || c->in[2].dtype != QCF_INT32 ||
+	    qref_attr_number(&c->call, "axis", &axis) != 1)
 		return -1;
 	qcf_quant along = {.struct_size = sizeof along, .axis = (int32_t)axis};
 	for (size_t i = 0; i < n; i++) {
@@ -312,10 +304,10 @@ static void test_divide_stub(void)
 				json_t *o = json_array_get(outs, 0);
 				json_t *w = json_array_get(json_object_get(o, "worst"), 0);
 				double lo, hi, s = 0, zp = 0;
-				attr_num(c, "quant_min", &lo);
-				attr_num(c, "quant_max", &hi);
-				if (w && attr_num(c, "scale", &s) &&
-				    attr_num(c, "zero_point", &zp)) {
+				qref_attr_number(&c->call, "quant_min", &lo);
+				qref_attr_number(&c->call, "quant_max", &hi);
+				if (w && qref_attr_number(&c->call, "scale", &s) == 1 &&
+				    qref_attr_number(&c->call, "zero_point", &zp) == 1) {
 					size_t wi = (size_t)json_integer_value(
 					        json_object_get(w, "index"));
 					CU_ASSERT(divide_differs(&c->in[0], wi, (float)s, zp, lo,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attrs.h"
 #include "cases.h"
 #include "dtype.h"
 #include "profile.h"
@@ -65,18 +66,6 @@ static int even_tie_changes(double v, double zp, double lo, double hi)
 	return even != up;
 }
 
-static int attr_num(const qc_case *c, const char *name, double *out)
-{
-	for (int i = 0; i < c->call.n_attrs; i++) {
-		const qcf_attr *a = &c->attrs[i];
-		if (strcmp(a->name, name))
-			continue;
-		*out = a->type == QCF_ATTR_INT ? (double)a->v.i : a->v.f;
-		return 1;
-	}
-	return 0;
-}
-
 /* Cases of a spec whose inputs hold a tie where half-up and to-even differ, computed here
  * from the expanded inputs, independently of any kernel. */
 static int tie_case(const qc_case *c)
@@ -85,8 +74,10 @@ static int tie_case(const qc_case *c)
 	size_t n = qref_numel(x->rank, x->shape);
 	if (!strcmp(c->call.op, "fake_quantize_per_tensor_affine")) {
 		double scale, zp, lo, hi;
-		if (!attr_num(c, "scale", &scale) || !attr_num(c, "zero_point", &zp) ||
-		    !attr_num(c, "quant_min", &lo) || !attr_num(c, "quant_max", &hi))
+		if (qref_attr_number(&c->call, "scale", &scale) != 1 ||
+		    qref_attr_number(&c->call, "zero_point", &zp) != 1 ||
+		    qref_attr_number(&c->call, "quant_min", &lo) != 1 ||
+		    qref_attr_number(&c->call, "quant_max", &hi) != 1)
 			return 0;
 		float inv = 1.0f / (float)scale;
 		for (size_t i = 0; i < n; i++)

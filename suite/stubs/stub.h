@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrs.h"
 #include "dtype.h"
 #include "qconform/plugin.h"
 #include "qref.h"
@@ -108,6 +109,55 @@ static inline const qcf_attr *stub_attr(const qcf_op_call *call, const char *nam
 		if (call->attrs[i].name && strcmp(call->attrs[i].name, name) == 0)
 			return &call->attrs[i];
 	return NULL;
+}
+
+/*
+ * The parameters of a torch fake-quantization call with an integer zero point: per tensor in
+ * the attributes scale / zero_point, per channel in input tensors 1 and 2 along attribute
+ * axis; quant_min / quant_max in the attributes. 0 when the call is not one (a float zero
+ * point rounds elsewhere).
+ */
+typedef struct stub_torch_fq {
+	int per_channel;
+	int64_t qmin, qmax, zp;
+	float scale;
+	qcf_quant along;
+} stub_torch_fq;
+
+static inline int stub_torch_fq_params(const qcf_op_call *call, int per_channel, stub_torch_fq *p)
+{
+	int64_t axis = 0;
+	double scale = 0;
+	memset(p, 0, sizeof *p);
+	p->per_channel = per_channel;
+	if (qref_attr_int(call, "quant_min", &p->qmin) != 1 ||
+	    qref_attr_int(call, "quant_max", &p->qmax) != 1)
+		return 0;
+	if (per_channel) {
+		if (call->n_inputs < 3 || call->inputs[2].dtype != QCF_INT32 ||
+		    qref_attr_int(call, "axis", &axis) != 1)
+			return 0;
+	} else if (qref_attr_number(call, "scale", &scale) != 1 ||
+	           qref_attr_int(call, "zero_point", &p->zp) != 1) {
+		return 0;
+	}
+	p->scale = (float)scale;
+	p->along.struct_size = sizeof p->along;
+	p->along.axis = (int32_t)axis;
+	return 1;
+}
+
+/* The scale and zero point of element i of input 0. */
+static inline void stub_torch_fq_elem(const qcf_op_call *call, const stub_torch_fq *p, size_t i,
+                                      float *s, int64_t *zp)
+{
+	*s = p->scale;
+	*zp = p->zp;
+	if (p->per_channel) {
+		int32_t c = qref_channel(&call->inputs[0], &p->along, i);
+		*s = (float)qref_get(&call->inputs[1], (size_t)c);
+		*zp = (int64_t)qref_get(&call->inputs[2], (size_t)c);
+	}
 }
 
 #define STUB_PLUGIN_FULL(NAME, SUPPORTS, PREPARE, EXECUTE, RELEASE)                                \

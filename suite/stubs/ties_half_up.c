@@ -13,7 +13,6 @@
  */
 #include <math.h>
 
-#include "attrs.h"
 #include "stub.h"
 
 static int is_tie(double v)
@@ -38,39 +37,26 @@ static void torch_half_up(const qcf_op_call *call, int per_channel)
 {
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *mask = call->n_outputs > 1 ? &call->outputs[1] : NULL;
-	int64_t qmin, qmax, zp = 0, axis = 0;
-	double scale = 0;
-	if (qref_attr_int(call, "quant_min", &qmin) != 1 ||
-	    qref_attr_int(call, "quant_max", &qmax) != 1)
-		return;
-	if (per_channel) {
-		if (call->n_inputs < 3 || call->inputs[2].dtype != QCF_INT32 ||
-		    qref_attr_int(call, "axis", &axis) != 1)
-			return; /* a float zero point rounds elsewhere: not this stub's bug */
-	} else if (qref_attr_number(call, "scale", &scale) != 1 ||
-	           qref_attr_int(call, "zero_point", &zp) != 1) {
-		return;
-	}
-	qcf_quant along = {sizeof along, (int32_t)axis, 0, NULL, NULL, NULL, 0};
+	stub_torch_fq p;
+	if (!stub_torch_fq_params(call, per_channel, &p))
+		return; /* a float zero point rounds elsewhere: not this stub's bug */
+	const double qmin = (double)p.qmin, qmax = (double)p.qmax;
 	size_t n = qref_numel(x->rank, x->shape);
 	for (size_t i = 0; i < n; i++) {
-		float s = (float)scale;
-		if (per_channel) {
-			int32_t c = qref_channel(x, &along, i);
-			s = (float)qref_get(&call->inputs[1], (size_t)c);
-			zp = (int64_t)qref_get(&call->inputs[2], (size_t)c);
-		}
+		float s;
+		int64_t zp;
+		stub_torch_fq_elem(call, &p, i, &s, &zp);
 		double v = torch_product(x, i, 1.0f / s);
 		if (!is_tie(v))
 			continue;
 		double q = (double)zp + floor(v + 0.5);
-		double qc = clamp(q, (double)qmin, (double)qmax);
+		double qc = clamp(q, qmin, qmax);
 		if (per_channel)
 			qref_set(&call->outputs[0], i, (qc - (double)zp) * (double)s);
 		else
 			qref_set(&call->outputs[0], i, (float)(qc - (double)zp) * s);
 		if (mask)
-			qref_set(mask, i, q >= (double)qmin && q <= (double)qmax);
+			qref_set(mask, i, q >= qmin && q <= qmax);
 	}
 }
 

@@ -13,7 +13,6 @@
  */
 #include <math.h>
 
-#include "attrs.h"
 #include "stub.h"
 
 /* The quantized value, clamped to [qmin, qmax]; *inside: the unclamped one was in range. */
@@ -28,28 +27,15 @@ static void torch_divide(const qcf_op_call *call, int per_channel)
 {
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *mask = call->n_outputs > 1 ? &call->outputs[1] : NULL;
-	int64_t qmin, qmax, zp = 0, axis = 0;
-	double scale = 0;
-	if (qref_attr_int(call, "quant_min", &qmin) != 1 ||
-	    qref_attr_int(call, "quant_max", &qmax) != 1)
+	stub_torch_fq p;
+	if (!stub_torch_fq_params(call, per_channel, &p))
 		return;
-	if (per_channel) {
-		if (call->n_inputs < 3 || call->inputs[2].dtype != QCF_INT32 ||
-		    qref_attr_int(call, "axis", &axis) != 1)
-			return;
-	} else if (qref_attr_number(call, "scale", &scale) != 1 ||
-	           qref_attr_int(call, "zero_point", &zp) != 1) {
-		return;
-	}
-	qcf_quant along = {.struct_size = sizeof along, .axis = (int32_t)axis};
+	const int64_t qmin = p.qmin, qmax = p.qmax;
 	size_t n = qref_numel(x->rank, x->shape);
 	for (size_t i = 0; i < n; i++) {
-		float s = (float)scale;
-		if (per_channel) {
-			int32_t c = qref_channel(x, &along, i);
-			s = (float)qref_get(&call->inputs[1], (size_t)c);
-			zp = (int64_t)qref_get(&call->inputs[2], (size_t)c);
-		}
+		float s;
+		int64_t zp;
+		stub_torch_fq_elem(call, &p, i, &s, &zp);
 		double xi = qref_get(x, i);
 		if (!isfinite(xi))
 			continue; /* undefined in torch: the reference accepts anything */
