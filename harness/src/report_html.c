@@ -285,6 +285,17 @@ static void kv_row(FILE *f, const char *key, const char *value, int code)
 	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
 }
 
+/* The seed row: an integer as is, a seed read back as a double (above 2^63) as a number. */
+static void kv_seed(FILE *f, json_t *seed)
+{
+	char buf[64];
+	if (json_is_integer(seed))
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
+	else
+		qc_report_num_text(buf, sizeof buf, seed);
+	kv_row(f, "seed", buf, 0);
+}
+
 static void metadata(FILE *f, json_t *r, const char *json_path)
 {
 	json_t *run = json_object_get(r, "run"), *summary = json_object_get(r, "summary");
@@ -292,12 +303,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	char buf[64];
 	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
 	kv_row(f, "qconform", qc_report_str(run, "qconform_version"), 0);
-	json_t *seed = json_object_get(run, "seed");
-	if (json_is_integer(seed))
-		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
-	else
-		qc_report_num_text(buf, sizeof buf, seed);
-	kv_row(f, "seed", buf, 0);
+	kv_seed(f, json_object_get(run, "seed"));
 	kv_row(f, "started", qc_report_str(run, "started"), 0);
 	kv_row(f, "finished", qc_report_str(summary, "finished"), 0);
 	kv_row(f, "host", qc_report_str(run, "host"), 0);
@@ -799,7 +805,6 @@ static void certificate(FILE *f, json_t *c)
 	int ok = json_is_true(json_object_get(c, "certified"));
 	json_t *p = json_object_get(c, "profile"), *plugin = json_object_get(c, "plugin");
 	json_t *reasons = json_object_get(c, "reasons"), *waived = json_object_get(c, "waived");
-	char buf[64];
 	fprintf(f,
 	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
 	        "<div class=\"small\">qconform certificate &middot; profile <b>",
@@ -904,12 +909,7 @@ static void certificate(FILE *f, json_t *c)
 	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
 	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
 	kv_row(f, "host", qc_report_str(c, "host"), 0);
-	json_t *seed = json_object_get(c, "seed");
-	if (json_is_integer(seed))
-		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
-	else
-		qc_report_num_text(buf, sizeof buf, seed);
-	kv_row(f, "seed", buf, 0);
+	kv_seed(f, json_object_get(c, "seed"));
 	kv_row(f, "started", qc_report_str(c, "started"), 0);
 	kv_row(f, "finished", qc_report_str(c, "finished"), 0);
 	kv_row(f, "command", qc_report_str(c, "command"), 1);
