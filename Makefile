@@ -46,9 +46,20 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check import-onnx
+.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check import-onnx \
+        plugins mutation examples
 
-all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS)
+all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
+
+# Adapters to real kernel libraries: each plugins/<name>/plugin.mk adds a target
+# to PLUGIN_TARGETS that builds $(BUILD)/plugins/libqcf_<name>.so when the
+# library's Debian package is installed and says why it skips when it is not.
+PLUGIN_TARGETS :=
+include $(sort $(wildcard plugins/*/plugin.mk))
+plugins: $(PLUGIN_TARGETS)
+
+# Mutant plugins (suite/mutants/): `make mutation` prints the score.
+-include suite/mutants/mutants.mk
 
 # Installs the Debian packages the build needs, when missing (needs root).
 deps:

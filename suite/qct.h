@@ -69,5 +69,10 @@ void qct_register_reports(void);
 void qct_register_gating(void);
 void qct_register_certify(void);
 void qct_register_dump(void);
+void qct_register_plugin_xnnpack(void);
+void qct_register_plugin_onednn(void);
+void qct_register_plugin_gemmlowp(void);
+void qct_register_plugin_libtorch(void);
+void qct_register_mutation(void);
 
 #endif
