@@ -54,9 +54,13 @@ all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
 # Adapters to real kernel libraries: each plugins/<name>/plugin.mk adds a target
 # to PLUGIN_TARGETS that builds $(BUILD)/plugins/libqcf_<name>.so when the
 # library's Debian package is installed and says why it skips when it is not.
+# `make examples` reruns the committed reports in reports/examples/<name>/
+# (EXAMPLE_TARGETS, one per adapter).
 PLUGIN_TARGETS :=
+EXAMPLE_TARGETS :=
 include $(sort $(wildcard plugins/*/plugin.mk))
 plugins: $(PLUGIN_TARGETS)
+examples: $(EXAMPLE_TARGETS)
 
 # Mutant plugins (suite/mutants/): `make mutation` prints the score.
 -include suite/mutants/mutants.mk
