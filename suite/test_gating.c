@@ -223,12 +223,24 @@ static void test_merge_refuses(void)
 	CU_ASSERT_EQUAL(run_to(tmp, "plugin.json", args), 1);
 	CU_ASSERT_EQUAL(run_to(tmp, "four.json", "--shard 3/4"), 0);
 	CU_ASSERT_EQUAL(run_to(tmp, "filter.json", "--shard 3/3 --filter 'litert/*'"), 0);
+	CU_ASSERT_EQUAL(run_to(tmp, "opts.json", "--shard 3/3 --plugin-option rounding=double"), 0);
+	/* the report names the options create() got (a oneDNN ISA, say) */
+	json_t *opts = load(tmp, "opts.json");
+	json_t *got =
+	        json_object_get(json_object_get(json_object_get(opts, "run"), "plugin"), "options");
+	CU_ASSERT_EQUAL(json_array_size(got), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(got, 0))
+	                               ? json_string_value(json_array_get(got, 0))
+	                               : "",
+	                       "rounding=double");
+	json_decref(opts);
 	static const struct {
 		const char *files, *says;
 	} bad[] = {
-	        {"s1 s2", "shard 3/3 is missing"},     {"s1 s2 s2 s3", "shard 2/3 given twice"},
-	        {"s1 s2 seed", "another seed"},        {"s1 s2 plugin", "another plugin (sha256)"},
-	        {"s1 s2 four", "another shard count"}, {"s1 s2 filter", "other filters"},
+	        {"s1 s2", "shard 3/3 is missing"},      {"s1 s2 s2 s3", "shard 2/3 given twice"},
+	        {"s1 s2 seed", "another seed"},         {"s1 s2 plugin", "another plugin (sha256)"},
+	        {"s1 s2 four", "another shard count"},  {"s1 s2 filter", "other filters"},
+	        {"s1 s2 opts", "other plugin options"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char files[600] = "";

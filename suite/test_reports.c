@@ -551,7 +551,8 @@ static int synthetic_report(const char *path, long n)
 	        "synthetic\", \"timeout_seconds\": 30, \"profile\": null, \"filters\": [], "
 	        "\"shard\": null, "
 	        "\"plugin\": {\"name\": \"synthetic\", \"version\": \"1\", \"abi_version\": 1, "
-	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\"}, \"specs\": [{\"path\": "
+	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\", \"options\": []}, \"specs\": "
+	        "[{\"path\": "
 	        "\"synthetic.yaml\", \"sha256\": \"%s\", \"cases\": %ld}]},\n\"cases\": [",
 	        zeros, zeros, n);
 	for (long i = 0; i < n; i++) {

@@ -211,6 +211,9 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		else if (strcmp(str(json_object_get(run, "plugin"), "sha256"),
 		                str(json_object_get(run0, "plugin"), "sha256")))
 			what = "another plugin (sha256)";
+		else if (!json_equal(json_object_get(json_object_get(run, "plugin"), "options"),
+		                     json_object_get(json_object_get(run0, "plugin"), "options")))
+			what = "other plugin options";
 		else if (!json_equal(json_object_get(run, "seed"), json_object_get(run0, "seed")))
 			what = "another seed";
 		else if (!same_specs(json_object_get(run, "specs"), json_object_get(run0, "specs")))

@@ -138,7 +138,15 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->path);
 	fputs(", \"sha256\": ", f);
 	qc_json_string(f, meta->plugin->sha256);
-	fputs("},\n  \"specs\": [", f);
+	fputs(", \"options\": [", f);
+	for (int i = 0; i < meta->n_options; i++) {
+		char kv[512];
+		snprintf(kv, sizeof kv, "%s=%s", meta->options[i].key, meta->options[i].value);
+		if (i)
+			fputs(", ", f);
+		qc_json_string(f, kv);
+	}
+	fputs("]},\n  \"specs\": [", f);
 	for (int i = 0; i < meta->n_specs; i++) {
 		fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", f);
 		qc_json_string(f, meta->specs[i].path);

@@ -35,7 +35,7 @@ typedef struct qc_run_meta {
 	time_t started, finished;
 	double wall_s;             /* monotonic seconds from start to finish */
 	const char *command;       /* the command line that reproduces the run */
-	const qcf_option *options; /* --plugin-option, repeated in each case's reproduce command */
+	const qcf_option *options; /* --plugin-option: run.plugin.options, reproduce */
 	int n_options;
 	int shard_index, shard_count;     /* --shard K/N (0, 0: not sharded) */
 	const struct qc_waivers *waivers; /* --waivers, or NULL */

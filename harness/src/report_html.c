@@ -285,6 +285,33 @@ static void kv_row(FILE *f, const char *key, const char *value, int code)
 	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
 }
 
+/* The plugin's identity rows, in the run table and in a certificate. */
+static void plugin_rows(FILE *f, json_t *plugin)
+{
+	char buf[64];
+	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
+	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
+	kv_row(f, "plugin ABI", buf, 0);
+	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	json_t *opts = json_object_get(plugin, "options");
+	if (json_array_size(opts) == 0) {
+		kv_row(f, "plugin options", "none", 0);
+		return;
+	}
+	fputs("<tr><th>plugin options</th><td><code>", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(opts, i, o)
+	{
+		if (i)
+			fputc(' ', f);
+		esc(f, json_string_value(o) ? json_string_value(o) : "");
+	}
+	fputs("</code></td></tr>\n", f);
+}
+
 /* The seed row: an integer as is, a seed read back as a double (above 2^63) as a number. */
 static void kv_seed(FILE *f, json_t *seed)
 {
@@ -337,12 +364,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 		kv_row(f, "shards", buf, 0);
 	}
 	fputs("</table>\n<table class=\"kv\">\n", f);
-	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
-	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
-	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
-	kv_row(f, "plugin ABI", buf, 0);
-	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
-	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	plugin_rows(f, plugin);
 	kv_row(f, "JSON report", json_path, 1);
 	fputs("</table></div>\n", f);
 	json_t *specs = json_object_get(run, "specs");
@@ -902,11 +924,7 @@ static void certificate(FILE *f, json_t *c)
 	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);
 	cert_kv_count(f, "profile min_cases", qc_report_key_count(p, "min_cases"));
 	cert_kv_count(f, "cases run", qc_report_key_count(c, "cases"));
-	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
-	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
-	cert_kv_count(f, "plugin ABI", qc_report_key_count(plugin, "abi_version"));
-	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
-	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	plugin_rows(f, plugin);
 	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
 	kv_row(f, "host", qc_report_str(c, "host"), 0);
 	kv_seed(f, json_object_get(c, "seed"));
