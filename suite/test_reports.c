@@ -410,6 +410,11 @@ static void check_rendered(json_t *r, const char *dom)
 		if (bins)
 			CU_ASSERT_PTR_NOT_NULL(strstr(art, ">-64..-17</text>"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(art, "<pre class=\"repro\">qconform run "));
+		/* what the case's spec is for, from its description, as text */
+		const char *why = strstr(art, "<th>what the spec is for</th><td>");
+		CU_ASSERT_PTR_NOT_NULL(why);
+		if (why && strstr(json_string_value(json_object_get(c, "spec")), "hostile"))
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, "</th><td>&lt;script&gt;alert("));
 		free(art);
 	}
 	CU_ASSERT_EQUAL(occurrences(dom, "<article "), listed);
@@ -553,7 +558,8 @@ static int synthetic_report(const char *path, long n)
 	        "\"plugin\": {\"name\": \"synthetic\", \"version\": \"1\", \"abi_version\": 1, "
 	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\", \"options\": []}, \"specs\": "
 	        "[{\"path\": "
-	        "\"synthetic.yaml\", \"sha256\": \"%s\", \"cases\": %ld}]},\n\"cases\": [",
+	        "\"synthetic.yaml\", \"sha256\": \"%s\", \"cases\": %ld, \"description\": "
+	        "null}]},\n\"cases\": [",
 	        zeros, zeros, n);
 	for (long i = 0; i < n; i++) {
 		int op = (int)(i % N_OPS), v;

@@ -152,7 +152,13 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		qc_json_string(f, meta->specs[i].path);
 		fputs(", \"sha256\": ", f);
 		qc_json_string(f, meta->specs[i].sha256);
-		fprintf(f, ", \"cases\": %llu}", (unsigned long long)meta->specs[i].cases);
+		fprintf(f, ", \"cases\": %llu, \"description\": ",
+		        (unsigned long long)meta->specs[i].cases);
+		if (meta->specs[i].description)
+			qc_json_string(f, meta->specs[i].description);
+		else
+			fputs("null", f);
+		fputc('}', f);
 	}
 	fputs("]},\n\"cases\": [", f);
 	return j;

@@ -20,6 +20,7 @@ typedef struct qc_spec_meta {
 	const char *path;
 	const char *sha256;
 	uint64_t cases;
+	const char *description; /* the spec's own, or NULL */
 } qc_spec_meta;
 
 typedef struct qc_run_meta {

@@ -600,7 +600,7 @@ static void head_cell(FILE *f, const char *key)
 	fputs("</th>", f);
 }
 
-static void case_article(FILE *f, json_t *c, size_t index)
+static void case_article(FILE *f, json_t *c, size_t index, const char *why)
 {
 	/* names written into markup unescaped come from qconform's own tables */
 	int vi = verdict_index(qc_report_str(c, "verdict"));
@@ -619,6 +619,8 @@ static void case_article(FILE *f, json_t *c, size_t index)
 	esc(f, qc_report_str(c, "op"));
 	fputs("</td></tr>\n", f);
 	kv_row(f, "spec", qc_report_str(c, "spec"), 0);
+	if (why)
+		kv_row(f, "what the spec is for", why, 0);
 	kv_row(f, "params", qc_report_str(c, "params"), 1);
 	kv_row(f, "case seed", qc_report_str(c, "seed"), 1);
 	if (json_object_get(c, "waived"))
@@ -718,6 +720,19 @@ static void case_article(FILE *f, json_t *c, size_t index)
 	fputs("</article>\n", f);
 }
 
+/* The description of the spec at path (run.specs), or NULL. */
+static const char *spec_description(json_t *r, const char *path)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(json_object_get(r, "run"), "specs"), i, s)
+	{
+		if (strcmp(qc_report_str(s, "path"), path) == 0)
+			return json_string_value(json_object_get(s, "description"));
+	}
+	return NULL;
+}
+
 /* Failing cases (up to QC_HTML_MAX_LISTED), cases within tolerance (when few), and the
  * operators the plugin does not support. */
 static void drill_down(FILE *f, json_t *r, const char *json_path)
@@ -749,7 +764,7 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		if (listed == QC_HTML_MAX_LISTED)
 			break;
 		if (is_failing(verdict_index(qc_report_str(c, "verdict")))) {
-			case_article(f, c, i);
+			case_article(f, c, i, spec_description(r, qc_report_str(c, "spec")));
 			listed++;
 		}
 	}
@@ -767,7 +782,8 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		json_array_foreach(cases, i, c)
 		{
 			if (verdict_index(qc_report_str(c, "verdict")) == QC_PASS_WITHIN_TOLERANCE)
-				case_article(f, c, i);
+				case_article(f, c, i,
+				             spec_description(r, qc_report_str(c, "spec")));
 		}
 	}
 	/* NOT_SUPPORTED: per operator, the count and the plugin's first message */

@@ -591,7 +591,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		snprintf(o->json_written, o->json_written_size, "%s", json_path);
 	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
-		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i]};
+		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i],
+		                          ss.specs[i]->description};
 	qc_run_meta meta = {.seed = o->seed,
 	                    .plugin = &info,
 	                    .specs = metas,

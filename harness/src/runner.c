@@ -1013,12 +1013,13 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 		free_runner(r);
 		return -1;
 	}
-	if (strlen(r->path) >= sizeof r->info.path) {
+	if (strlen(p) >= sizeof r->info.path) {
 		snprintf(err, err_size, "%s: path too long", p);
 		free_runner(r);
 		return -1;
 	}
-	snprintf(r->info.path, sizeof r->info.path, "%s", r->path);
+	/* reports name the plugin as the user gave it (the sha256 says which file it was) */
+	snprintf(r->info.path, sizeof r->info.path, "%s", p);
 	if (qc_sha256_file(r->path, r->info.sha256) < 0) {
 		snprintf(err, err_size, "%s: cannot open: %s", p, strerror(errno));
 		free_runner(r);
