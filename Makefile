@@ -7,7 +7,8 @@ BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson
 DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config clang-format libonnx-testdata \
-            python3-jsonschema libxml2-utils parallel python3-numpy chromium
+            python3-jsonschema libxml2-utils parallel python3-numpy chromium g++ \
+            libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -56,6 +57,13 @@ all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
 # library's Debian package is installed and says why it skips when it is not.
 # `make examples` reruns the committed reports in reports/examples/<name>/
 # (EXAMPLE_TARGETS, one per adapter).
+# $(call qc_example,PLUGIN,DIR,NAME,RUN ARGS): `qconform run RUN ARGS --plugin PLUGIN` into
+# DIR/NAME.json.gz and DIR/NAME.html; exit 1 (the run does not conform) is a result, 2 stops make.
+# Made in another build directory, the files still name build/ as a checkout's default does.
+qc_example = mkdir -p $(2) && { $(QCONFORM) run $(4) --plugin $(1) --quiet --json $(2)/$(3).json \
+  --html $(2)/$(3).html; st=$$?; [ $$st -le 1 ] || exit $$st; } && \
+  $(if $(filter-out build,$(BUILD)),sed -i 's|$(BUILD)/|build/|g' $(2)/$(3).json $(2)/$(3).html &&) \
+  gzip -9nf $(2)/$(3).json
 PLUGIN_TARGETS :=
 EXAMPLE_TARGETS :=
 include $(sort $(wildcard plugins/*/plugin.mk))
@@ -152,10 +160,10 @@ import-onnx: deps
 	  rm -rf specs/onnx/imported && cp -r $(BUILD)/onnx-imported specs/onnx/imported
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
 
 format-check:
-	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' '*.cc')
 
 clean:
 	rm -rf build

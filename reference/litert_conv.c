@@ -1,7 +1,9 @@
 /*
  * LiteRT CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: int8 activations
  * (per-tensor or per-axis weights), 16x8 (int16 activations, int32 or int64
- * bias), int4 weights.
+ * bias), int4 weights; the legacy uint8 FULLY_CONNECTED (uint8 input, output
+ * and per-tensor weights, any zero points: internal/reference/
+ * fully_connected.h, the uint8 overloads).
  *
  * Sources: tflite/kernels/{conv,depthwise_conv,fully_connected,padding,
  * kernel_util}.cc, internal/reference/integer_ops/{conv,depthwise_conv,
@@ -46,6 +48,7 @@ typedef struct plan {
 	int has_qo, has_qb;
 	int wide;  /* int64 accumulator */
 	int int16; /* 16x8 */
+	int u8;    /* legacy uint8 FULLY_CONNECTED: uint8 input, filter and output */
 	int act;
 	int32_t act_min, act_max;
 	int64_t n_ch; /* output channels (units for FC) */
@@ -335,23 +338,37 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 	qcf_dtype it = p->in->dtype, wt = p->w->dtype;
 
 	/* types */
-	if (it == QCF_UINT8 || it == QCF_FLOAT32)
+	if ((it == QCF_UINT8 && op != OP_FC) || it == QCF_FLOAT32)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: %s activations are not implemented (int8 and int16 are)", opn,
 		                 qref_dtype_name(it));
-	if (it != QCF_INT8 && it != QCF_INT16)
+	if (it != QCF_INT8 && it != QCF_INT16 && it != QCF_UINT8)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be int8 or int16, got %s",
 		                 opn, qref_dtype_name(it));
 	p->int16 = it == QCF_INT16;
+	p->u8 = it == QCF_UINT8;
+	if (p->u8 && p->out->dtype == QCF_INT16)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: uint8 input with int16 output (LiteRT's legacy int16 output "
+		                 "kernel) is not implemented",
+		                 opn);
 	if (p->out->dtype != it)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: output type %s must equal input type %s", opn,
 		                 qref_dtype_name(p->out->dtype), qref_dtype_name(it));
-	if (wt == QCF_UINT8 || wt == QCF_INT16)
+	/* legacy uint8 FULLY_CONNECTED: uint8 weights with any zero point (LiteRT's Prepare
+	 * accepts other filter types with uint8 input, but its uint8 kernels read the filter as
+	 * uint8, so no other combination has a defined result) */
+	if (p->u8 && wt != QCF_UINT8)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: uint8 activations with %s filters are not implemented (uint8 "
+		                 "filters are)",
+		                 opn, qref_dtype_name(wt));
+	if (!p->u8 && (wt == QCF_UINT8 || wt == QCF_INT16))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: %s filters are not implemented (int8 and int4 are)", opn,
 		                 qref_dtype_name(wt));
-	if (wt != QCF_INT8 && wt != QCF_INT4)
+	if (!p->u8 && wt != QCF_INT8 && wt != QCF_INT4)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: filter must be int8 or int4, got %s",
 		                 opn, qref_dtype_name(wt));
 	if (p->bias) {
@@ -421,6 +438,11 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: input and output scales must be positive and finite", opn);
 	int qdim = op == OP_DW ? 3 : 0;
+	if (p->u8 && p->qw.count > 1)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: uint8 activations take per-tensor weights only (LiteRT's "
+		                 "Prepare allows per-channel weights with int8 and int16 input)",
+		                 opn);
 	if (p->qw.axis >= 0 && p->qw.count > 1) {
 		if (p->qw.axis != qdim)
 			return qref_fail(
@@ -438,7 +460,8 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 			return qref_fail(d, QCF_INVALID_PARAM,
 			                 "%s: filter scales must be positive and finite", opn);
 		int32_t z = p->qw.zero_points[c];
-		int per_tensor_fc = op == OP_FC && p->qw.count == 1 && wt == QCF_INT8;
+		int per_tensor_fc =
+		        op == OP_FC && p->qw.count == 1 && (wt == QCF_INT8 || wt == QCF_UINT8);
 		if (z != 0 && (op != OP_FC || wt == QCF_INT4))
 			return qref_fail(
 			        d, QCF_INVALID_PARAM,

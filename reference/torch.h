@@ -38,6 +38,23 @@ qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_
 int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
                        qref_rounding r, double *y, int *mask);
 
+/*
+ * The same element as torch 1.13 computes it (and every release before the clamp moved ahead
+ * of the int64 conversion): the same q, but y = (double)(clamp(q) - zp) * (double)sc, in
+ * double, then converted to xt, where current torch rounds (q - zp) * sc to float first. The
+ * two differ for a float64 input (and for |q - zp| beyond 2^24). Only for an element
+ * qref_torch_pt_elem defines.
+ */
+double qref_torch_pt_elem_113(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin,
+                              int64_t qmax, qref_rounding r);
+
+/* The grid's ends [lo, hi] of either version (an undefined element takes any value there). */
+void qref_torch_pt_range(qcf_dtype xt, float sc, int64_t zp, int64_t qmin, int64_t qmax, double *lo,
+                         double *hi);
+
+/* Element i of output k accepts y (current torch) and y113 (torch 1.13) when they differ. */
+void qref_torch_pt_mark_113(qref_detail *d, int k, size_t i, double y, double y113);
+
 /* One element of fake_quantize_per_channel_affine(_cachemask). */
 typedef struct qref_torch_pc_out {
 	double y;
@@ -74,5 +91,10 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail *d);
 qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d);
 qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d);
+
+/* torch_linear.c: quantized linear (quantized::linear) as the reference quantized module */
+qcf_status qref_torch_quantized_linear(const qcf_op_call *call, qref_detail *d);
+qcf_status qref_torch_quantized_linear_real(const qcf_op_call *call, int k, double *values,
+                                            qref_detail *d);
 
 #endif

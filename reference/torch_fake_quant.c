@@ -9,6 +9,11 @@
  *  - per tensor: qf = zp + nearbyint(x * inv) in that type; clamp in double
  *    (fmin/fmax); out = (float)(q - zp) * scale in float, then converted
  *    to the input dtype (a float64 input gets a float-precision result).
+ *    torch 1.13 converted qf to int64 first and clamped it with fmin/fmax,
+ *    whose double result made out = (double)(q - zp) * (double)scale, in
+ *    double (a float64 input gets the double product): where the two
+ *    differ the element accepts either (qref_torch_pt_elem_113), so does
+ *    the learnable per-tensor forward built on the same kernel.
  *  - per channel, int32 zp: q = (int64)(zp + nearbyint(x * inv)) (the add
  *    in the product's type); out = ((double)clamp(q) - zp) * (double)scale.
  *  - per channel, float zp: q = lrintf(zp + x * inv) (zp added BEFORE
@@ -157,8 +162,10 @@ static void put(const qcf_op_call *call, qref_detail *d, size_t i, double y, int
 	}
 }
 
-int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
-                       qref_rounding r, double *y, int *mask)
+/* q of element x before the clamp (in the product's type, as a double) and the mask; returns 1
+ * when torch leaves the element undefined. */
+static int pt_q(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
+                qref_rounding r, double *qf_out, int *mask)
 {
 	const float inv = 1.0f / sc;
 	double qf, rnd;
@@ -177,11 +184,35 @@ int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmi
 		qf = qff;
 		*mask = (float)qmin <= qff && qff <= (float)qmax;
 	}
-	int ub = !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
+	*qf_out = qf;
+	return !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
+}
+
+int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
+                       qref_rounding r, double *y, int *mask)
+{
+	double qf;
+	int ub = pt_q(xt, x, sc, zp, qmin, qmax, r, &qf, mask);
 	/* current torch clamps in double first (NaN -> quant_min) */
 	int64_t q = to_i64(fmin(fmax(qf, (double)qmin), (double)qmax));
 	*y = (float)sub_wrap(q, zp) * sc;
 	return ub;
+}
+
+/* torch <= 1.13's y of a clamped q: fmin/fmax of int64 arguments are double, so
+ * (double)(q - zp) * (double)sc, then converted to the input dtype. */
+static double pt_y_113(qcf_dtype xt, double qc, int64_t zp, float sc)
+{
+	return qref_torch_to_dtype(xt, (qc - (double)zp) * (double)sc);
+}
+
+double qref_torch_pt_elem_113(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin,
+                              int64_t qmax, qref_rounding r)
+{
+	double qf;
+	int mask;
+	pt_q(xt, x, sc, zp, qmin, qmax, r, &qf, &mask);
+	return pt_y_113(xt, fmin(fmax(qf, (double)qmin), (double)qmax), zp, sc);
 }
 
 static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail *d)
@@ -211,17 +242,36 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	const qcf_tensor *x = &call->inputs[0];
 	const qcf_dtype xt = x->dtype;
 	const float sc = (float)scale_attr;
-	const double lo = qref_torch_to_dtype(xt, (float)sub_wrap(qmin, zp) * sc);
-	const double hi = qref_torch_to_dtype(xt, (float)sub_wrap(qmax, zp) * sc);
+	double lo, hi;
+	qref_torch_pt_range(xt, sc, zp, qmin, qmax, &lo, &hi);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
-		double y;
+		double xv = qref_get(x, i), y;
 		int mask;
-		int ub = qref_torch_pt_elem(xt, qref_get(x, i), sc, zp, qmin, qmax, rmode, &y,
-		                            &mask);
+		int ub = qref_torch_pt_elem(xt, xv, sc, zp, qmin, qmax, rmode, &y, &mask);
 		put(call, d, i, y, mask, ub, lo, hi, sc);
+		if (!ub) /* the value as stored (rounded to x's dtype) against 1.13's */
+			qref_torch_pt_mark_113(
+			        d, 0, i, qref_get(&call->outputs[0], i),
+			        qref_torch_pt_elem_113(xt, xv, sc, zp, qmin, qmax, rmode));
 	}
 	return QCF_OK;
+}
+
+void qref_torch_pt_range(qcf_dtype xt, float sc, int64_t zp, int64_t qmin, int64_t qmax, double *lo,
+                         double *hi)
+{
+	double a = qref_torch_to_dtype(xt, (float)sub_wrap(qmin, zp) * sc);
+	double b = qref_torch_to_dtype(xt, (float)sub_wrap(qmax, zp) * sc);
+	double a13 = pt_y_113(xt, (double)qmin, zp, sc), b13 = pt_y_113(xt, (double)qmax, zp, sc);
+	*lo = fmin(fmin(a, b), fmin(a13, b13));
+	*hi = fmax(fmax(a, b), fmax(a13, b13));
+}
+
+void qref_torch_pt_mark_113(qref_detail *d, int k, size_t i, double y, double y113)
+{
+	if (y113 != y)
+		qref_mark_any(d, k, i, fmin(y, y113), fmax(y, y113));
 }
 
 static qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *d)
@@ -475,5 +525,8 @@ const qref_op_entry qref_ops_torch[] = {
         {"torch", "quantize_per_channel", qref_torch_quantize_per_channel,
          qref_torch_quantize_real},
         {"torch", "dequantize", qref_torch_dequantize, NULL},
+        /* torch_linear.c */
+        {"torch", "quantized_linear", qref_torch_quantized_linear,
+         qref_torch_quantized_linear_real},
         {NULL, NULL, NULL, NULL},
 };

@@ -278,15 +278,21 @@ qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail 
 		return s;
 	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
-	double lo = qref_torch_to_dtype(x->dtype, (float)(qmin - zp) * sc);
-	double hi = qref_torch_to_dtype(x->dtype, (float)(qmax - zp) * sc);
+	/* an undefined element may be any value on either torch version's grid */
+	double lo, hi;
+	qref_torch_pt_range(x->dtype, sc, zp, qmin, qmax, &lo, &hi);
+	const qref_rounding rmode = qref_detail_rounding(d);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
 		double y;
 		int mask;
-		int ub = qref_torch_pt_elem(x->dtype, qref_get(x, i), sc, zp, qmin, qmax,
-		                            qref_detail_rounding(d), &y, &mask);
+		double xi = qref_get(x, i);
+		int ub = qref_torch_pt_elem(x->dtype, xi, sc, zp, qmin, qmax, rmode, &y, &mask);
 		put_y(call, d, i, y, ub, lo, hi, sc);
+		if (!ub) /* float64: torch 1.13's double product is torch too */
+			qref_torch_pt_mark_113(
+			        d, 0, i, qref_get(&call->outputs[0], i),
+			        qref_torch_pt_elem_113(x->dtype, xi, sc, zp, qmin, qmax, rmode));
 	}
 	return QCF_OK;
 }

@@ -27,7 +27,10 @@
  *  - quint4x2: one path (no fbgemm): lrintf(nearbyintf(x * inv) + (float)zp),
  *    clamped to [0, 15] (inv = 1 for scale 0).
  *  NaN is undefined (float-to-int conversion of NaN in all but the AVX2 path,
- *  which gives quant_max): any in-range value. +-inf saturate.
+ *  which gives quant_max): any in-range value. +-inf (and x * inv beyond
+ *  +-2^63) saturate in the fbgemm paths; without fbgemm, quantize_val's
+ *  static_cast<int64_t> of them is undefined (x86 gives INT64_MIN, so
+ *  quant_min for +inf): any in-range value, as for quantize_per_channel.
  * quantize_per_channel (no fbgemm kernel; quantize_val with fbgemm::Quantize
  *  <T, LEGACY = false>): q = clamp((float)zp + nearbyintf(x * inv)), the zero
  *  point AFTER rounding, inv = 1.0f / (float)scale. One path for every build.
@@ -162,11 +165,14 @@ static double quant_variant(int v, float x, float inv, int32_t zp, double qlo, d
 		return clampd((double)t, qlo, qhi);
 	default:
 		/* no fbgemm (quantize_val, quantize_tensor_arm; Debian's libtorch is built
-		 * without it): zero_point + nearbyint(x * inv), the zero point after rounding */
-		t = qref_torch_round_f(x * inv, r);
-		if (isnan(t) || !(fabsf(t) < 0x1p62f))
+		 * without it): static_cast<int64_t>(zero_point + nearbyint(x * inv)), the zero
+		 * point after rounding, the sum in float. Its conversion to int64 is undefined
+		 * for NaN and beyond int64 (+-inf, x * inv >= 2^63): NAN, which the caller
+		 * takes as "any value" (x86 gives INT64_MIN: quant_min even for +inf) */
+		t = (float)zp + qref_torch_round_f(x * inv, r);
+		if (isnan(t) || !(t >= -0x1p63f && t < 0x1p63f))
 			return NAN;
-		return clampd((double)zp + (double)t, qlo, qhi);
+		return clampd((double)t, qlo, qhi);
 	}
 }
 
@@ -224,7 +230,11 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 		double lo = v, hi = v;
 		for (int k = V_FUSED; k <= V_AFTER; k++) {
 			double a = quant_variant(k, xv, inv, zp, qlo, qhi, r);
-			if (!isnan(a)) {
+			if (isnan(a)) {
+				/* undefined in that build: any value */
+				lo = qlo;
+				hi = qhi;
+			} else {
 				lo = fmin(lo, a);
 				hi = fmax(hi, a);
 			}
@@ -282,6 +292,13 @@ qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail 
 		          qref_torch_round_f((float)qref_get(x, i) * inv, r);
 		if (isnan(t)) {
 			put_q(call, d, i, qlo, qlo, qhi); /* clamp<double, T> of NaN: undefined */
+			continue;
+		}
+		if (!(t >= -0x1p63f && t < 0x1p63f)) {
+			/* +-inf, |x * inv| >= 2^63: fbgemm's quantize_val saturates, the plain
+			 * one (no fbgemm) converts to int64 out of range, undefined: any value */
+			double qv = clampd((double)t, qlo, qhi);
+			put_q(call, d, i, qv, qlo, qhi);
 			continue;
 		}
 		double qv = clampd((double)t, qlo, qhi);

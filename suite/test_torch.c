@@ -3,6 +3,7 @@
  * reference kernels called directly on values worked out by hand from the
  * formulas, their refusals, and the torch specs end to end.
  */
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +74,95 @@ static void test_fq_ties_reciprocal(void)
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, qo, 1, NULL, 0, 0, &d), QCF_OK);
 	CU_ASSERT_EQUAL(qt_get(&q, 0), 128);
 	CU_ASSERT_EQUAL(d.any[0][0], 0);
+}
+
+/* float64 per tensor: torch 1.13 writes (double)(q - zp) * (double)scale, current torch
+ * (q - zp) * scale in float. Scale 0.1 (0.1f), zero point 0: x = 8.35000012442 gives
+ * q = 84, y = 84 * 0.1f = 8.400000125169754 in double (1.13) and 8.40000057220459 in float
+ * (current): the reference writes the current one and accepts both, and nothing between
+ * them is another grid point. q = 0 and q = 2 at scale 0.5 agree: exact. A float32 or float16 input
+ * gets one value from both versions. The learnable forward (the same kernel) likewise. */
+static void test_fq_float64_versions(void)
+{
+	static const double xv[] = {8.35000012442, 0.01};
+	const double y_now = (double)(84.0f * 0.1f), y_113 = 84.0 * (double)0.1f;
+	CU_ASSERT_NOT_EQUAL(y_now, y_113);
+	qt x, y, mask;
+	qt *in[] = {&x}, *out[] = {&y, &mask};
+	qcf_attr at[] = {qt_flt("scale", 0.1), qt_int("zero_point", 0), qt_int("quant_min", 0),
+	                 qt_int("quant_max", 255)};
+	qt_det d;
+	tt_vec(&x, QCF_FLOAT64, xv, 2);
+	tt_vec(&y, QCF_FLOAT64, xv, 2);
+	tt_vec(&mask, QCF_BOOL, (const double[]){0, 0}, 2);
+	CU_ASSERT_EQUAL_FATAL(
+	        run("fake_quantize_per_tensor_affine_cachemask", in, 1, out, 2, at, 4, 0, &d),
+	        QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), y_now);
+	CU_ASSERT_EQUAL(d.any[0][0], 1);
+	CU_ASSERT_EQUAL(d.lo[0][0], fmin(y_now, y_113));
+	CU_ASSERT_EQUAL(d.hi[0][0], fmax(y_now, y_113));
+	CU_ASSERT(d.hi[0][0] - d.lo[0][0] < 1e-6); /* not a step: the same q */
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 0);
+	CU_ASSERT_EQUAL(d.any[0][1], 0);
+	CU_ASSERT_EQUAL(d.any[1][0] + d.any[1][1], 0); /* the mask is the same in both */
+	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at, 4, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(d.any[0][0], 1);
+	CU_ASSERT_EQUAL(d.lo[0][0], fmin(y_now, y_113));
+
+	/* float32: 84 * 0.1f rounds once to float either way */
+	tt_vec(&x, QCF_FLOAT32, xv, 2);
+	tt_vec(&y, QCF_FLOAT32, xv, 2);
+	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at, 4, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), y_now);
+	CU_ASSERT_EQUAL(d.any[0][0] + d.any[0][1], 0);
+
+	/* float16: 84 * 0.1f rounded to half either way (8.3984375), one value */
+	tt_vec(&x, QCF_FLOAT16, xv, 2);
+	tt_vec(&y, QCF_FLOAT16, xv, 2);
+	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at, 4, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 8.3984375);
+	CU_ASSERT_EQUAL(d.any[0][0] + d.any[0][1], 0);
+
+	/* scale 0.5: (q - zp) * 0.5 is exact in float: one value */
+	qcf_attr at5[] = {qt_flt("scale", 0.5), qt_int("zero_point", 3), qt_int("quant_min", 0),
+	                  qt_int("quant_max", 255)};
+	tt_vec(&x, QCF_FLOAT64, (const double[]){1.0, 2.6}, 2);
+	tt_vec(&y, QCF_FLOAT64, xv, 2);
+	CU_ASSERT_EQUAL_FATAL(run("fake_quantize_per_tensor_affine", in, 1, out, 1, at5, 4, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), 1.0);
+	CU_ASSERT_EQUAL(qt_get(&y, 1), 2.5);
+	CU_ASSERT_EQUAL(d.any[0][0] + d.any[0][1], 0);
+
+	/* the learnable forward: scale [0.1], zero point [0.4] (rounds to 0) */
+	qt sc, zp;
+	tt_vec(&x, QCF_FLOAT64, xv, 2);
+	tt_vec(&y, QCF_FLOAT64, xv, 2);
+	tt_vec(&sc, QCF_FLOAT32, (const double[]){0.1}, 1);
+	tt_vec(&zp, QCF_FLOAT32, (const double[]){0.4}, 1);
+	qcf_attr atl[] = {qt_int("quant_min", 0), qt_int("quant_max", 255),
+	                  qt_flt("grad_factor", 1)};
+	qt *lin[] = {&x, &sc, &zp};
+	CU_ASSERT_EQUAL_FATAL(
+	        run("_fake_quantize_learnable_per_tensor_affine", lin, 3, out, 1, atl, 3, 0, &d),
+	        QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 0), y_now);
+	CU_ASSERT_EQUAL(d.any[0][0], 1);
+	CU_ASSERT_EQUAL(d.lo[0][0], fmin(y_now, y_113));
+	CU_ASSERT_EQUAL(d.hi[0][0], fmax(y_now, y_113));
+	CU_ASSERT_EQUAL(d.any[0][1], 0);
+	/* NaN is undefined: any value on the grid of either version */
+	tt_vec(&x, QCF_FLOAT64, (const double[]){NAN, 1}, 2);
+	CU_ASSERT_EQUAL_FATAL(
+	        run("_fake_quantize_learnable_per_tensor_affine", lin, 3, out, 1, atl, 3, 0, &d),
+	        QCF_OK);
+	CU_ASSERT_EQUAL(d.any[0][0], 1);
+	CU_ASSERT_EQUAL(d.lo[0][0], 0);
+	CU_ASSERT_EQUAL(d.hi[0][0], fmax(255.0 * (double)0.1f, (double)(255.0f * 0.1f)));
 }
 
 /* ---- straight-through gradients ------------------------------------------ */
@@ -391,17 +481,52 @@ static void test_quantize(void)
 	CU_ASSERT_EQUAL(d.lo[0][0], 1);
 	CU_ASSERT_EQUAL(d.hi[0][0], 2);
 
-	/* NaN is undefined (any value); infinities saturate */
-	tt_vec(&x, QCF_FLOAT32, (const double[]){NAN, INFINITY, -INFINITY}, 3);
-	tt_vec(&q, QCF_UINT8, (const double[]){0, 0, 0}, 3);
+	/* NaN is undefined (any value). +-inf and x * inv beyond 2^63 (FLT_MAX * 10) saturate
+	 * with fbgemm, but the build without it (quantize_val) converts them to int64 out of
+	 * range, undefined (x86: INT64_MIN, quant_min even for +inf): any in-range value, the
+	 * saturated one shown. 1e18 * 10 = 1e19 > 2^63 too; 9e17 * 10 = 9e18 < 2^63 saturates
+	 * on every build. */
+	tt_vec(&x, QCF_FLOAT32, (const double[]){NAN, INFINITY, -INFINITY, FLT_MAX, 1e18, 9e17}, 6);
+	tt_vec(&q, QCF_UINT8, (const double[]){0, 0, 0, 0, 0, 0}, 6);
 	qt_quant(&q, -1, 1, &s01, (const int32_t[]){3});
 	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
-	CU_ASSERT_EQUAL(d.any[0][0], 1);
-	CU_ASSERT_EQUAL(d.lo[0][0], 0);
-	CU_ASSERT_EQUAL(d.hi[0][0], 255);
+	for (size_t i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(d.any[0][i], 1);
+		CU_ASSERT_EQUAL(d.lo[0][i], 0);
+		CU_ASSERT_EQUAL(d.hi[0][i], 255);
+	}
 	CU_ASSERT_EQUAL(qt_get(&q, 1), 255);
 	CU_ASSERT_EQUAL(qt_get(&q, 2), 0);
-	CU_ASSERT_EQUAL(d.any[0][1] + d.any[0][2], 0);
+	CU_ASSERT_EQUAL(qt_get(&q, 3), 255);
+	CU_ASSERT_EQUAL(qt_get(&q, 4), 255);
+	CU_ASSERT_EQUAL(qt_get(&q, 5), 255);
+	CU_ASSERT_EQUAL(d.any[0][5], 0);
+	/* qint32: the same elements, any value of the int32 range */
+	tt_vec(&q, QCF_INT32, (const double[]){0, 0, 0, 0, 0, 0}, 6);
+	qt_quant(&q, -1, 1, &s01, (const int32_t[]){3});
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_tensor", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
+	for (size_t i = 1; i < 5; i++) {
+		CU_ASSERT_EQUAL(d.any[0][i], 1);
+		CU_ASSERT_EQUAL(d.lo[0][i], INT32_MIN);
+		CU_ASSERT_EQUAL(d.hi[0][i], INT32_MAX);
+	}
+	/* 9e18 saturates (the fused build's clip, 2^31 - 128, is accepted beside it) */
+	CU_ASSERT_EQUAL(qt_get(&q, 5), INT32_MAX);
+	CU_ASSERT(d.any[0][5] == 0 || d.lo[0][5] >= 2147483520.0);
+	/* quantize_per_channel: quantize_val on every build, the same undefined elements */
+	tt_vec(&q, QCF_INT8, (const double[]){0, 0, 0, 0, 0, 0}, 6);
+	qt_quant(&q, 0, 6, (const float[]){0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f},
+	         (const int32_t[]){3, 3, 3, 3, 3, 3});
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_channel", in, 1, out, 1, NULL, 0, 0, &d), QCF_OK);
+	for (size_t i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(d.any[0][i], 1);
+		CU_ASSERT_EQUAL(d.lo[0][i], -128);
+		CU_ASSERT_EQUAL(d.hi[0][i], 127);
+	}
+	CU_ASSERT_EQUAL(qt_get(&q, 1), 127);
+	CU_ASSERT_EQUAL(qt_get(&q, 2), -128);
+	CU_ASSERT_EQUAL(qt_get(&q, 5), 127);
+	CU_ASSERT_EQUAL(d.any[0][5], 0);
 
 	/* quint4x2: element 2i in the low nibble; 0.5, 1, 1.5, 7.5 at scale 0.5 are 1, 2, 3, 15 */
 	const float s05 = 0.5f;
@@ -518,6 +643,8 @@ void qct_register_torch(void)
 	CU_pSuite s = qct_suite("torch");
 	CU_add_test(s, "fake quantization: ties to even, reciprocal not division",
 	            test_fq_ties_reciprocal);
+	CU_add_test(s, "fake quantization float64: torch 1.13's double product or the float one",
+	            test_fq_float64_versions);
 	CU_add_test(s, "straight-through gradient at the clamp edges", test_ste_clamp_edges);
 	CU_add_test(s, "straight-through gradient per channel, float zero point",
 	            test_ste_per_channel);

@@ -1,0 +1,48 @@
+# libtorch adapter: plugins/libtorch/libtorch.cc (C++17 over ATen) ->
+# $(BUILD)/plugins/libqcf_libtorch.so, built when Debian's libtorch-dev is installed.
+LIBTORCH_HDR     := /usr/include/ATen/ATen.h
+LIBTORCH_SRC     := plugins/libtorch/libtorch.cc
+LIBTORCH_OBJ     := $(LIBTORCH_SRC:plugins/libtorch/%.cc=$(BUILD)/plugins/libtorch/%.o)
+LIBTORCH_SO      := $(BUILD)/plugins/libqcf_libtorch.so
+LIBTORCH_CXX     ?= g++
+LIBTORCH_VERSION := $(shell dpkg-query -W -f='$${Version}' libtorch-dev 2>/dev/null)
+# torch's headers are in /usr/include, a system directory, so their own warnings stay quiet
+# under -Wextra -Werror; exports.map keeps every symbol but qconform_plugin_negotiate local
+LIBTORCH_CXXFLAGS := -std=c++17 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
+                     -fvisibility=hidden -fvisibility-inlines-hidden $(SANFLAGS) \
+                     -Iharness/include \
+                     -DLIBTORCH_VERSION='"$(LIBTORCH_VERSION)"'
+LIBTORCH_LIBS    := -ltorch -ltorch_cpu -lc10
+LIBTORCH_EXAMPLES := reports/examples/libtorch
+# libtorch loads in every worker (0.6 s idle, more on a busy machine): two workers
+LIBTORCH_JOBS    ?= 2
+
+.PHONY: plugin-libtorch examples-libtorch
+PLUGIN_TARGETS += plugin-libtorch
+EXAMPLE_TARGETS += examples-libtorch
+
+ifneq ($(wildcard $(LIBTORCH_HDR)),)
+plugin-libtorch: $(LIBTORCH_SO)
+
+$(BUILD)/plugins/libtorch/%.o: plugins/libtorch/%.cc harness/include/qconform/plugin.h
+	@mkdir -p $(dir $@)
+	$(LIBTORCH_CXX) $(LIBTORCH_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBTORCH_SO): $(LIBTORCH_OBJ) plugins/libtorch/exports.map
+	@mkdir -p $(dir $@)
+	$(LIBTORCH_CXX) -shared $(SANFLAGS) -Wl,--version-script=plugins/libtorch/exports.map \
+	  -o $@ $(LIBTORCH_OBJ) $(LIBTORCH_LIBS)
+
+
+examples-libtorch: $(QCONFORM) $(WORKER) $(LIBTORCH_SO)
+	@$(call qc_example,$(LIBTORCH_SO),$(LIBTORCH_EXAMPLES),torch-fakequant,specs \
+	  --profile torch-fakequant --jobs $(LIBTORCH_JOBS))
+	@$(call qc_example,$(LIBTORCH_SO),$(LIBTORCH_EXAMPLES),quantized_linear,\
+	  specs/torch/quantized_linear.yaml --jobs $(LIBTORCH_JOBS))
+else
+plugin-libtorch:
+	@echo "plugins: skipping libtorch: Debian package libtorch-dev is not installed"
+
+examples-libtorch:
+	@echo "plugins: skipping libtorch: Debian package libtorch-dev is not installed"
+endif

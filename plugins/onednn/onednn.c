@@ -1,0 +1,1657 @@
+/*
+ * qconform adapter for oneDNN (Debian libdnnl-dev 2.6, C API).
+ *
+ * Ops, each mapped onto one oneDNN primitive with int8 attributes:
+ *   litert FULLY_CONNECTED            matmul       (src [M, K], weights = filter^T)
+ *   litert CONV_2D, DEPTHWISE_CONV_2D convolution  (NHWC; depthwise = C groups)
+ *   onnx   QLinearMatMul, MatMulInteger            matmul
+ *   onnx   QLinearConv, ConvInteger                convolution (1-D to 3-D, NC...)
+ *
+ * oneDNN 2.x int8 arithmetic (the reference matmul, ref_matmul_int8.cpp, and the
+ * convolution kernels): acc = sum (src - zp_src) * (wei - zp_wei) in int32;
+ * d = float(acc) + float(bias); d *= output_scale[c]; post-ops (eltwise) on d;
+ * d += zp_dst; the destination store saturates and rounds to nearest even.
+ * So the LiteRT and ONNX parameters become:
+ *   output scale   s_in * s_w[c] / s_out as one float32 (per output channel: mask
+ *                  on the channel dimension of dst), none for the int32 ops;
+ *   zero points    src and dst zero points (runtime, per tensor); a weights zero
+ *                  point only for matmul and only per tensor; otherwise the adapter
+ *                  subtracts the weights' zero point itself when every w - zp fits
+ *                  int8 (exact), and answers NOT_SUPPORTED when it does not;
+ *   uint8 weights  oneDNN's int8 primitives take s8 weights only: shifted by their
+ *                  zero point as above;
+ *   activation     LiteRT's fused activation range [act_min, act_max] as an eltwise
+ *                  clip post-op on d, i.e. [act_min - zp_out, act_max - zp_out]
+ *                  (clipping at integers before rounding equals clamping after it).
+ * Per-axis parameters whose values are all equal are used per tensor.
+ *
+ * Option isa=VALUE caps the JIT kernels (dnnl_set_max_cpu_isa); create() refuses a
+ * value the CPU cannot run, so a report never names an ISA it did not use.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dnnl.h>
+
+#include "qconform/plugin.h"
+
+#define ONEDNN_ADAPTER_VERSION "1.0"
+#define MAXD                   DNNL_MAX_NDIMS
+
+struct qcf_instance {
+	dnnl_engine_t engine;
+	dnnl_stream_t stream;
+	char isa[32]; /* the effective ISA's name */
+	char err[768];
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static qcf_status fail(qcf_instance *inst, qcf_status st, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static qcf_status fail(qcf_instance *inst, qcf_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(inst->err, sizeof inst->err, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static const struct {
+	const char *name;
+	dnnl_cpu_isa_t isa;
+} isa_names[] = {
+        {"all", dnnl_cpu_isa_all},
+        {"sse41", dnnl_cpu_isa_sse41},
+        {"avx", dnnl_cpu_isa_avx},
+        {"avx2", dnnl_cpu_isa_avx2},
+        {"avx2_vnni", dnnl_cpu_isa_avx2_vnni},
+        {"avx512_mic", dnnl_cpu_isa_avx512_mic},
+        {"avx512_mic_4ops", dnnl_cpu_isa_avx512_mic_4ops},
+        {"avx512_core", dnnl_cpu_isa_avx512_core},
+        {"avx512_core_vnni", dnnl_cpu_isa_avx512_core_vnni},
+        {"avx512_core_bf16", dnnl_cpu_isa_avx512_core_bf16},
+        {"avx512_core_amx", dnnl_cpu_isa_avx512_core_amx},
+};
+#define N_ISA ((int)(sizeof isa_names / sizeof isa_names[0]))
+
+static const char *isa_name(dnnl_cpu_isa_t isa)
+{
+	for (int i = 0; i < N_ISA; i++)
+		if (isa_names[i].isa == isa)
+			return isa_names[i].name;
+	return "unknown";
+}
+
+static int64_t numel(const qcf_tensor *t)
+{
+	int64_t n = 1;
+	for (int32_t i = 0; i < t->rank; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+static const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
+{
+	for (int32_t i = 0; i < call->n_attrs; i++)
+		if (call->attrs[i].name && strcmp(call->attrs[i].name, name) == 0)
+			return &call->attrs[i];
+	return NULL;
+}
+
+/* An integer attribute (INT, or FLOAT with an integral value): 1 found, 0 absent, -1 bad. */
+static int attr_int(const qcf_op_call *call, const char *name, int64_t *v)
+{
+	const qcf_attr *a = find_attr(call, name);
+	if (!a)
+		return 0;
+	if (a->type == QCF_ATTR_INT && a->count == 1) {
+		*v = a->v.i;
+		return 1;
+	}
+	if (a->type == QCF_ATTR_FLOAT && a->count == 1 && a->v.f == floor(a->v.f) &&
+	    fabs(a->v.f) < 9e15) {
+		*v = (int64_t)a->v.f;
+		return 1;
+	}
+	return -1;
+}
+
+/* A list of integers (INTS, FLOATS, or one scalar): count, 0 absent, -1 bad. */
+static int attr_ints(const qcf_op_call *call, const char *name, int64_t *v, int cap)
+{
+	const qcf_attr *a = find_attr(call, name);
+	if (!a)
+		return 0;
+	if (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT) {
+		int64_t x;
+		if (attr_int(call, name, &x) != 1 || cap < 1)
+			return -1;
+		v[0] = x;
+		return 1;
+	}
+	if (a->count < 0 || a->count > cap)
+		return -1;
+	for (int32_t i = 0; i < a->count; i++) {
+		if (a->type == QCF_ATTR_INTS)
+			v[i] = a->v.ints[i];
+		else if (a->type == QCF_ATTR_FLOATS && a->v.floats[i] == floor(a->v.floats[i]))
+			v[i] = (int64_t)a->v.floats[i];
+		else
+			return -1;
+	}
+	return a->count;
+}
+
+static const char *attr_str(const qcf_op_call *call, const char *name)
+{
+	const qcf_attr *a = find_attr(call, name);
+	return a && a->type == QCF_ATTR_STRING ? a->v.s : NULL;
+}
+
+static int dtype_range(qcf_dtype t, int64_t *lo, int64_t *hi)
+{
+	switch (t) {
+	case QCF_INT8: *lo = -128, *hi = 127; return 1;
+	case QCF_UINT8: *lo = 0, *hi = 255; return 1;
+	case QCF_INT16: *lo = -32768, *hi = 32767; return 1;
+	case QCF_INT32: *lo = INT32_MIN, *hi = INT32_MAX; return 1;
+	default: return 0;
+	}
+}
+
+static dnnl_data_type_t dnnl_dt(qcf_dtype t)
+{
+	switch (t) {
+	case QCF_INT8: return dnnl_s8;
+	case QCF_UINT8: return dnnl_u8;
+	case QCF_INT32: return dnnl_s32;
+	default: return dnnl_data_type_undef;
+	}
+}
+
+static const char *dtype_name(qcf_dtype t)
+{
+	static const char *names[] = {"invalid", "bool",     "int4",    "uint4",  "int8",
+	                              "uint8",   "int16",    "uint16",  "int32",  "int64",
+	                              "float16", "bfloat16", "float32", "float64"};
+	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+static int good_scale(float s)
+{
+	return isfinite(s) && s > 0;
+}
+
+/* Per-tensor quantization (or per axis with equal values): 1 and (scale, zp), else 0. */
+static int quant_uniform(const qcf_quant *q, float *scale, int32_t *zp)
+{
+	if (!q || q->count < 1 || !q->scales || q->block_size > 0)
+		return 0;
+	for (int32_t i = 1; i < q->count; i++)
+		if (q->scales[i] != q->scales[0] ||
+		    (q->zero_points && q->zero_points[i] != q->zero_points[0]))
+			return 0;
+	*scale = q->scales[0];
+	*zp = q->zero_points ? q->zero_points[0] : 0;
+	return 1;
+}
+
+static int quant_is_per_tensor(const qcf_quant *q)
+{
+	return q && q->axis < 0 && q->count == 1 && q->block_size <= 0;
+}
+
+/* ---- the oneDNN problem ------------------------------------------------------------------ */
+
+enum { K_MATMUL, K_CONV };
+
+typedef struct plan {
+	int kind;
+	int nd; /* src/dst rank as oneDNN sees it */
+	dnnl_dims_t src_dims, src_str, dst_dims, dst_str;
+	int wnd; /* weights rank (conv: +1 when grouped) */
+	dnnl_dims_t wei_dims, wei_str;
+	dnnl_data_type_t src_dt, wei_dt, dst_dt;
+	const void *src, *wei;
+	void *dst;
+	int64_t wei_count;   /* weight elements (dense) */
+	int wei_raw_u8;      /* the weights as given are uint8 */
+	const int32_t *bias; /* NULL: none */
+	int bias_nd;
+	dnnl_dims_t bias_dims;
+	dnnl_dims_t strides, dilates, pad_l, pad_r; /* conv, nd - 2 entries */
+	int n_scales;                               /* 0: no output scales */
+	float *scales;
+	int scale_mask;
+	int has_zp_src, has_zp_dst, has_zp_wei;
+	int32_t zp_src, zp_dst, zp_wei;
+	/* per output channel zero point of the weights (shift) */
+	int32_t *wzp; /* NULL: none; else wzp[oc] for every output channel */
+	int64_t n_oc; /* output channels (conv M / matmul N) */
+	int64_t (*oc_of)(const struct plan *, int64_t); /* output channel of weight element i */
+	int64_t oc_div, oc_mod;                         /* oc = (i / oc_div) % oc_mod */
+	int has_clip;
+	float clip_lo, clip_hi;
+	int force_shift; /* subtract a matmul weights zero point here, not in oneDNN */
+} plan;
+
+static int64_t oc_by_div_mod(const plan *p, int64_t i)
+{
+	return (i / p->oc_div) % p->oc_mod;
+}
+
+struct qcf_prepared {
+	dnnl_primitive_t prim, re_src, re_dst;
+	dnnl_memory_t u_src, u_dst, m_src, m_dst, m_wei, m_bias, m_zsrc, m_zdst, m_zwei;
+	int8_t *wei_shifted;
+	int32_t zp_src, zp_dst, zp_wei;
+	char impl[128];
+};
+
+static void prep_free(qcf_prepared *p)
+{
+	if (!p)
+		return;
+	dnnl_primitive_t prims[] = {p->prim, p->re_src, p->re_dst};
+	for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
+		if (prims[i])
+			dnnl_primitive_destroy(prims[i]);
+	dnnl_memory_t mems[] = {p->u_src,  p->u_dst,  p->m_src,  p->m_dst, p->m_wei,
+	                        p->m_bias, p->m_zsrc, p->m_zdst, p->m_zwei};
+	for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+		if (mems[i] && mems[i] != p->u_src && mems[i] != p->u_dst)
+			dnnl_memory_destroy(mems[i]);
+	if (p->u_src)
+		dnnl_memory_destroy(p->u_src);
+	if (p->u_dst)
+		dnnl_memory_destroy(p->u_dst);
+	free(p->wei_shifted);
+	free(p);
+}
+
+static qcf_status dnnl_fail(qcf_instance *inst, dnnl_status_t s, const char *what)
+{
+	if (s == dnnl_unimplemented)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "oneDNN %d.%d.%d (isa %s) has no implementation of %s",
+		            DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, DNNL_VERSION_PATCH, inst->isa,
+		            what);
+	return fail(inst, QCF_ERROR, "oneDNN failed (status %d) at %s", (int)s, what);
+}
+
+#define CHK(call, what)                                                                            \
+	do {                                                                                       \
+		dnnl_status_t s_ = (call);                                                         \
+		if (s_ != dnnl_success) {                                                          \
+			st = dnnl_fail(inst, s_, what);                                            \
+			goto out;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* A reorder from a to b (both memories); *re NULL when the descriptors are equal. */
+static dnnl_status_t make_reorder(qcf_instance *inst, dnnl_memory_t a, dnnl_memory_t b,
+                                  dnnl_primitive_t *re)
+{
+	const dnnl_memory_desc_t *da, *db;
+	dnnl_primitive_desc_t pd;
+	*re = NULL;
+	dnnl_memory_get_memory_desc(a, &da);
+	dnnl_memory_get_memory_desc(b, &db);
+	dnnl_status_t s =
+	        dnnl_reorder_primitive_desc_create(&pd, da, inst->engine, db, inst->engine, NULL);
+	if (s != dnnl_success)
+		return s;
+	s = dnnl_primitive_create(re, pd);
+	dnnl_primitive_desc_destroy(pd);
+	return s;
+}
+
+static dnnl_status_t run_reorder(qcf_instance *inst, dnnl_primitive_t re, dnnl_memory_t a,
+                                 dnnl_memory_t b)
+{
+	dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
+	return dnnl_primitive_execute(re, inst->stream, 2, args);
+}
+
+static dnnl_status_t scalar_mem(qcf_instance *inst, dnnl_data_type_t dt, int64_t n, void *data,
+                                dnnl_memory_t *m)
+{
+	dnnl_memory_desc_t md;
+	dnnl_dims_t d = {n};
+	dnnl_status_t s = dnnl_memory_desc_init_by_tag(&md, 1, d, dt, dnnl_a);
+	if (s != dnnl_success)
+		return s;
+	return dnnl_memory_create(m, &md, inst->engine, data);
+}
+
+/* Subtracts the weights' zero point into an owned int8 copy: 0 when a value leaves int8. */
+static int shift_weights(plan *p, int by_128, int8_t **out)
+{
+	int8_t *w = malloc(p->wei_count > 0 ? (size_t)p->wei_count : 1);
+	if (!w)
+		return -1;
+	for (int64_t i = 0; i < p->wei_count; i++) {
+		int32_t v =
+		        p->wei_raw_u8 ? ((const uint8_t *)p->wei)[i] : ((const int8_t *)p->wei)[i];
+		int32_t zp = p->wzp ? p->wzp[p->oc_of(p, i)] : (p->has_zp_wei ? p->zp_wei : 0);
+		int32_t d = by_128 ? v - 128 : v - zp;
+		if (d < -128 || d > 127) {
+			free(w);
+			return 0;
+		}
+		w[i] = (int8_t)d;
+	}
+	*out = w;
+	return 1;
+}
+
+static qcf_status build(qcf_instance *inst, plan *p, qcf_prepared **outp, const char *what)
+{
+	qcf_status st = QCF_OK;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_post_ops_t ops = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_primitive_t re_w = NULL;
+	dnnl_memory_t u_wei = NULL;
+	qcf_prepared *pr = calloc(1, sizeof *pr);
+	if (!pr)
+		return fail(inst, QCF_ERROR, "out of memory");
+
+	/* Weights: oneDNN's int8 primitives read s8 only. A matmul takes one weights zero
+	 * point: uint8 weights become w - 128 (exact) with zero point zp - 128. Zero points
+	 * the primitive cannot take (conv: none; matmul: per column) are subtracted here
+	 * when every w - zp fits int8. */
+	int whole = p->kind == K_CONV || p->wzp || p->force_shift;
+	int use_wzp_attr = !whole && (p->wei_raw_u8 ? p->zp_wei != 128 : p->has_zp_wei);
+	int32_t wzp_value = p->wei_raw_u8 ? p->zp_wei - 128 : p->zp_wei;
+	const void *wei = p->wei;
+	if (p->wei_raw_u8 || (whole && (p->wzp || p->has_zp_wei))) {
+		int r = shift_weights(p, !whole, &pr->wei_shifted);
+		if (r < 0) {
+			st = fail(inst, QCF_ERROR, "out of memory");
+			goto out;
+		}
+		if (r == 0) {
+			st = fail(
+			        inst, QCF_NOT_SUPPORTED,
+			        "%s: oneDNN 2.6 int8 %s takes int8 weights%s; these weights minus "
+			        "their zero point leave int8",
+			        what, p->kind == K_CONV ? "convolution" : "matmul",
+			        p->kind == K_CONV ? " without a zero point"
+			                          : " with at most one zero point per tensor");
+			goto out;
+		}
+		wei = pr->wei_shifted;
+	}
+
+	dnnl_memory_desc_t src_u, dst_u, wei_u, src_a, dst_a, wei_a, bias_md;
+	CHK(dnnl_memory_desc_init_by_strides(&src_u, p->nd, p->src_dims, p->src_dt, p->src_str),
+	    "the source descriptor");
+	CHK(dnnl_memory_desc_init_by_strides(&dst_u, p->nd, p->dst_dims, p->dst_dt, p->dst_str),
+	    "the destination descriptor");
+	CHK(dnnl_memory_desc_init_by_strides(&wei_u, p->wnd, p->wei_dims, dnnl_s8, p->wei_str),
+	    "the weights descriptor");
+	CHK(dnnl_memory_desc_init_by_tag(&src_a, p->nd, p->src_dims, p->src_dt,
+	                                 dnnl_format_tag_any),
+	    "the source descriptor");
+	CHK(dnnl_memory_desc_init_by_tag(&dst_a, p->nd, p->dst_dims, p->dst_dt,
+	                                 dnnl_format_tag_any),
+	    "the destination descriptor");
+	CHK(dnnl_memory_desc_init_by_tag(&wei_a, p->wnd, p->wei_dims, dnnl_s8, dnnl_format_tag_any),
+	    "the weights descriptor");
+	if (p->bias)
+		CHK(dnnl_memory_desc_init_by_tag(&bias_md, p->bias_nd, p->bias_dims, dnnl_s32,
+		                                 p->bias_nd == 1 ? dnnl_a : dnnl_ab),
+		    "the bias descriptor");
+
+	CHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	/* output scales are fixed at creation: oneDNN 2.6's int8 convolutions have no
+	 * run-time output scales (dnnl_unimplemented) */
+	if (p->n_scales)
+		CHK(dnnl_primitive_attr_set_output_scales(attr, p->n_scales, p->scale_mask,
+		                                          p->scales),
+		    "output scales");
+	if (p->has_zp_src)
+		CHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+		                                        &DNNL_RUNTIME_S32_VAL),
+		    "a source zero point");
+	if (p->has_zp_dst)
+		CHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
+		                                        &DNNL_RUNTIME_S32_VAL),
+		    "a destination zero point");
+	if (use_wzp_attr)
+		CHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_WEIGHTS, 1, 0,
+		                                        &DNNL_RUNTIME_S32_VAL),
+		    "a weights zero point");
+	if (p->has_clip) {
+		CHK(dnnl_post_ops_create(&ops), "post-ops");
+		CHK(dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, p->clip_lo,
+		                                 p->clip_hi),
+		    "an eltwise clip post-op");
+		CHK(dnnl_primitive_attr_set_post_ops(attr, ops), "post-ops");
+	}
+
+	if (p->kind == K_MATMUL) {
+		dnnl_matmul_desc_t md;
+		CHK(dnnl_matmul_desc_init(&md, &src_u, &wei_a, p->bias ? &bias_md : NULL, &dst_u),
+		    "the matmul descriptor");
+		CHK(dnnl_primitive_desc_create(&pd, &md, attr, inst->engine, NULL), what);
+	} else {
+		dnnl_convolution_desc_t cd;
+		CHK(dnnl_dilated_convolution_forward_desc_init(
+		            &cd, dnnl_forward_inference, dnnl_convolution_direct, &src_a, &wei_a,
+		            p->bias ? &bias_md : NULL, &dst_a, p->strides, p->dilates, p->pad_l,
+		            p->pad_r),
+		    "the convolution descriptor");
+		CHK(dnnl_primitive_desc_create(&pd, &cd, attr, inst->engine, NULL), what);
+	}
+	const char *impl = NULL;
+	if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+	    impl)
+		snprintf(pr->impl, sizeof pr->impl, "%s", impl);
+	CHK(dnnl_primitive_create(&pr->prim, pd), "the primitive");
+
+	const dnnl_memory_desc_t *src_p = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+	const dnnl_memory_desc_t *dst_p = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+	const dnnl_memory_desc_t *wei_p =
+	        dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+
+	/* Source and destination: the caller's buffers (handles set at execute), reordered
+	 * when the primitive picked another layout. */
+	CHK(dnnl_memory_create(&pr->u_src, &src_u, inst->engine, DNNL_MEMORY_NONE), "memory");
+	CHK(dnnl_memory_create(&pr->u_dst, &dst_u, inst->engine, DNNL_MEMORY_NONE), "memory");
+	if (dnnl_memory_desc_equal(&src_u, src_p)) {
+		pr->m_src = pr->u_src;
+	} else {
+		CHK(dnnl_memory_create(&pr->m_src, src_p, inst->engine, DNNL_MEMORY_ALLOCATE),
+		    "memory");
+		CHK(make_reorder(inst, pr->u_src, pr->m_src, &pr->re_src), "a source reorder");
+	}
+	if (dnnl_memory_desc_equal(&dst_u, dst_p)) {
+		pr->m_dst = pr->u_dst;
+	} else {
+		CHK(dnnl_memory_create(&pr->m_dst, dst_p, inst->engine, DNNL_MEMORY_ALLOCATE),
+		    "memory");
+		CHK(make_reorder(inst, pr->m_dst, pr->u_dst, &pr->re_dst), "a destination reorder");
+	}
+	/* Weights: packed once, here. */
+	CHK(dnnl_memory_create(&u_wei, &wei_u, inst->engine, (void *)wei), "memory");
+	CHK(dnnl_memory_create(&pr->m_wei, wei_p, inst->engine, DNNL_MEMORY_ALLOCATE), "memory");
+	CHK(make_reorder(inst, u_wei, pr->m_wei, &re_w), "the weights reorder");
+	CHK(run_reorder(inst, re_w, u_wei, pr->m_wei), "the weights reorder");
+	CHK(dnnl_stream_wait(inst->stream), "the weights reorder");
+	if (p->bias)
+		CHK(dnnl_memory_create(&pr->m_bias, &bias_md, inst->engine, (void *)p->bias),
+		    "memory");
+	pr->zp_src = p->zp_src;
+	pr->zp_dst = p->zp_dst;
+	pr->zp_wei = wzp_value;
+	if (p->has_zp_src)
+		CHK(scalar_mem(inst, dnnl_s32, 1, &pr->zp_src, &pr->m_zsrc), "memory");
+	if (p->has_zp_dst)
+		CHK(scalar_mem(inst, dnnl_s32, 1, &pr->zp_dst, &pr->m_zdst), "memory");
+	if (use_wzp_attr)
+		CHK(scalar_mem(inst, dnnl_s32, 1, &pr->zp_wei, &pr->m_zwei), "memory");
+out:
+	if (re_w)
+		dnnl_primitive_destroy(re_w);
+	if (u_wei)
+		dnnl_memory_destroy(u_wei);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (ops)
+		dnnl_post_ops_destroy(ops);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	if (st != QCF_OK) {
+		prep_free(pr);
+		return st;
+	}
+	*outp = pr;
+	return QCF_OK;
+}
+
+static void plan_init(plan *p, int kind)
+{
+	memset(p, 0, sizeof *p);
+	p->kind = kind;
+	p->oc_of = oc_by_div_mod;
+	p->oc_div = 1;
+	p->oc_mod = 1;
+}
+
+static void plan_free(plan *p)
+{
+	free(p->scales);
+	free(p->wzp);
+	p->scales = NULL;
+	p->wzp = NULL;
+}
+
+static void dense_strides(int nd, const dnnl_dims_t dims, dnnl_dims_t str)
+{
+	int64_t s = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		str[i] = s;
+		s *= dims[i] > 0 ? dims[i] : 1;
+	}
+}
+
+/* ---- LiteRT ------------------------------------------------------------------------------ */
+
+/* q(f) = zp + (int)roundf(f / s) in float; 0 when it leaves int32. */
+static int act_bound(float f, float s, int32_t zp, int64_t *q)
+{
+	float v = roundf(f / s);
+	if (!(v >= -2147483648.0f && v < 2147483648.0f))
+		return 0;
+	*q = (int64_t)zp + (int64_t)v;
+	return *q >= INT32_MIN && *q <= INT32_MAX;
+}
+
+/* The fused activation as a clip on d = scale * (acc + bias), before zp_out is added. */
+static qcf_status litert_activation(qcf_instance *inst, const qcf_op_call *call, int fc,
+                                    float s_out, int32_t zp_out, plan *p)
+{
+	const char *act = attr_str(call, "fused_activation_function");
+	if (find_attr(call, "fused_activation_function") && !act)
+		return fail(inst, QCF_INVALID_PARAM, "fused_activation_function is not a string");
+	int64_t lo = -128, hi = 127, q;
+	if (!act || strcmp(act, "NONE") == 0) {
+	} else if (strcmp(act, "RELU") == 0 || strcmp(act, "RELU6") == 0) {
+		if (!act_bound(0.0f, s_out, zp_out, &q))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		lo = q > lo ? q : lo;
+		if (act[4] == '6') {
+			if (!act_bound(6.0f, s_out, zp_out, &q))
+				return fail(inst, QCF_INVALID_PARAM,
+				            "activation bound leaves int32");
+			hi = q < hi ? q : hi;
+		}
+	} else if (strcmp(act, "RELU_N1_TO_1") == 0) {
+		int64_t a, b;
+		if (!act_bound(-1.0f, s_out, zp_out, &a) || !act_bound(1.0f, s_out, zp_out, &b))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		lo = a > lo ? a : lo;
+		hi = b < hi ? b : hi;
+	} else if (!fc && (strcmp(act, "TANH") == 0 || strcmp(act, "SIGN_BIT") == 0)) {
+		/* the convolutions clamp to the dtype only */
+	} else {
+		return fail(inst, QCF_INVALID_PARAM, "fused_activation_function %s is not accepted",
+		            act);
+	}
+	if (lo > -128 || hi < 127) {
+		p->has_clip = 1;
+		p->clip_lo = (float)(lo - zp_out);
+		p->clip_hi = (float)(hi - zp_out);
+	}
+	return QCF_OK;
+}
+
+/* Checks shared by the three LiteRT ops: activations, bias. */
+static qcf_status litert_common(qcf_instance *inst, const qcf_op_call *call, const char *op,
+                                float *s_in, int32_t *zp_in, float *s_out, int32_t *zp_out)
+{
+	if (call->n_inputs < 2 || call->n_inputs > 3 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 or 3 inputs and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1], *y = &call->outputs[0];
+	if (x->dtype == QCF_INT16 || x->dtype == QCF_UINT8)
+		return fail(
+		        inst, QCF_NOT_SUPPORTED,
+		        "%s with %s activations: oneDNN 2.6 int8 primitives take s8/u8 sources "
+		        "with LiteRT int8 only (16x8 has no int16 convolution or matmul; uint8 is "
+		        "LiteRT's legacy path, not implemented here)",
+		        op, dtype_name(x->dtype));
+	if (x->dtype != QCF_INT8)
+		return fail(inst, QCF_INVALID_PARAM, "%s input must be int8 or int16", op);
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	if (!quant_is_per_tensor(x->quant) || !quant_is_per_tensor(y->quant) ||
+	    !good_scale(x->quant->scales[0]) || !good_scale(y->quant->scales[0]))
+		return fail(
+		        inst, QCF_INVALID_PARAM,
+		        "%s input and output need per-tensor quantization with a positive scale",
+		        op);
+	*s_in = x->quant->scales[0];
+	*zp_in = x->quant->zero_points ? x->quant->zero_points[0] : 0;
+	*s_out = y->quant->scales[0];
+	*zp_out = y->quant->zero_points ? y->quant->zero_points[0] : 0;
+	if (*zp_in < -128 || *zp_in > 127 || *zp_out < -128 || *zp_out > 127)
+		return fail(inst, QCF_INVALID_PARAM, "%s zero point outside int8", op);
+	if (w->dtype == QCF_INT4) {
+		if (w->quant && w->quant->zero_points)
+			for (int32_t i = 0; i < w->quant->count; i++)
+				if (w->quant->zero_points[i] != 0)
+					return fail(inst, QCF_INVALID_PARAM,
+					            "%s int4 filter zero point must be 0", op);
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with int4 weights: oneDNN 2.6 has no int4 weights", op);
+	}
+	if (w->dtype == QCF_UINT8 || w->dtype == QCF_INT16)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s with %s weights is not implemented", op,
+		            dtype_name(w->dtype));
+	if (w->dtype != QCF_INT8)
+		return fail(inst, QCF_INVALID_PARAM, "%s filter must be int8 or int4", op);
+	if (call->n_inputs == 3) {
+		const qcf_tensor *b = &call->inputs[2];
+		if (b->dtype != QCF_INT32)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s with int8 input takes an int32 bias", op);
+		if (b->quant && b->quant->zero_points)
+			for (int32_t i = 0; i < b->quant->count; i++)
+				if (b->quant->zero_points[i] != 0)
+					return fail(inst, QCF_INVALID_PARAM,
+					            "%s bias zero point must be 0", op);
+		const char *qbt = attr_str(call, "quantized_bias_type");
+		if (qbt && strcmp(qbt, "int32") != 0)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "quantized_bias_type %s does not name the bias dtype", qbt);
+	}
+	return QCF_OK;
+}
+
+/* Filter scales: s_in * s_w[c] / s_out per output channel, one float32 each. */
+static qcf_status filter_scales(qcf_instance *inst, const qcf_tensor *w, int axis, int64_t cout,
+                                float s_in, float s_out, int fc_per_tensor_float, plan *p)
+{
+	const qcf_quant *q = w->quant;
+	if (!q || !q->scales || q->block_size > 0)
+		return fail(inst, QCF_INVALID_PARAM, "filter quantization missing");
+	if (!(q->axis < 0 && q->count == 1) && !(q->axis == axis && q->count == cout))
+		return fail(
+		        inst, QCF_INVALID_PARAM,
+		        "filter quantization must be per tensor or per axis %d with %lld entries",
+		        axis, (long long)cout);
+	for (int32_t i = 0; i < q->count; i++)
+		if (!good_scale(q->scales[i]))
+			return fail(inst, QCF_INVALID_PARAM, "filter scale not positive");
+	float s0;
+	int32_t z0;
+	int uniform = quant_uniform(q, &s0, &z0);
+	p->n_scales = uniform ? 1 : (int)cout;
+	p->scales = malloc(sizeof(float) * (size_t)p->n_scales);
+	if (!p->scales)
+		return fail(inst, QCF_ERROR, "out of memory");
+	for (int i = 0; i < p->n_scales; i++) {
+		double e;
+		if (fc_per_tensor_float)
+			e = (double)(float)(s_in * q->scales[i]) / (double)s_out;
+		else
+			e = (double)s_in * (double)q->scales[i] / (double)s_out;
+		p->scales[i] = (float)e;
+	}
+	p->scale_mask = uniform ? 0 : 1 << 1;
+	return QCF_OK;
+}
+
+static qcf_status litert_fc(qcf_instance *inst, const qcf_op_call *call, plan *p)
+{
+	float s_in, s_out;
+	int32_t zp_in, zp_out;
+	qcf_status st =
+	        litert_common(inst, call, "FULLY_CONNECTED", &s_in, &zp_in, &s_out, &zp_out);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1], *y = &call->outputs[0];
+	const qcf_tensor *b = call->n_inputs == 3 ? &call->inputs[2] : NULL;
+	if (w->rank != 2)
+		return fail(inst, QCF_INVALID_PARAM, "FULLY_CONNECTED filter rank must be 2");
+	if (x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM, "FULLY_CONNECTED input rank 0");
+	int64_t units = w->shape[0], depth = w->shape[1];
+	if (b && numel(b) != units)
+		return fail(inst, QCF_INVALID_PARAM, "bias has %lld elements, filter %lld units",
+		            (long long)numel(b), (long long)units);
+	int64_t keep = 0;
+	if (attr_int(call, "keep_num_dims", &keep) < 0 || (keep != 0 && keep != 1))
+		return fail(inst, QCF_INVALID_PARAM, "keep_num_dims must be 0 or 1");
+	if (keep && x->shape[x->rank - 1] != depth)
+		return fail(inst, QCF_INVALID_PARAM, "keep_num_dims with last input dim != depth");
+	if (depth == 0)
+		return fail(inst, QCF_NOT_SUPPORTED, "FULLY_CONNECTED with depth 0");
+	int64_t rows = numel(x) / depth;
+	/* expected output shape */
+	int ok = 1;
+	if (keep) {
+		ok = y->rank == x->rank;
+		for (int32_t i = 0; ok && i < x->rank; i++)
+			ok = y->shape[i] == (i == x->rank - 1 ? units : x->shape[i]);
+	} else {
+		ok = y->rank == 2 && y->shape[0] == rows && y->shape[1] == units;
+	}
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "FULLY_CONNECTED output shape is not the computed one");
+	int per_tensor = w->quant && w->quant->axis < 0 && w->quant->count == 1;
+	if (per_tensor && b && b->quant && b->quant->scales && b->quant->count == 1) {
+		double sb = b->quant->scales[0];
+		if (fabs((double)s_in * w->quant->scales[0] - sb) / s_out > 0.02)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "bias scale differs from s_in * s_w by more than 2%% of s_out");
+	}
+	st = filter_scales(inst, w, 0, units, s_in, s_out, per_tensor, p);
+	if (st != QCF_OK)
+		return st;
+	st = litert_activation(inst, call, 1, s_out, zp_out, p);
+	if (st != QCF_OK)
+		return st;
+	if (rows == 0 || units == 0)
+		return QCF_OK; /* nothing to compute; execute writes nothing */
+	p->nd = 2;
+	p->src_dims[0] = rows, p->src_dims[1] = depth;
+	p->dst_dims[0] = rows, p->dst_dims[1] = units;
+	dense_strides(2, p->src_dims, p->src_str);
+	dense_strides(2, p->dst_dims, p->dst_str);
+	p->wnd = 2;
+	p->wei_dims[0] = depth, p->wei_dims[1] = units;
+	p->wei_str[0] = 1, p->wei_str[1] = depth;
+	p->src_dt = p->wei_dt = p->dst_dt = dnnl_s8;
+	p->src = x->data, p->wei = w->data, p->dst = y->data;
+	p->wei_count = units * depth;
+	if (b) {
+		p->bias = b->data;
+		p->bias_nd = 2;
+		p->bias_dims[0] = 1, p->bias_dims[1] = units;
+	}
+	p->has_zp_src = zp_in != 0, p->zp_src = zp_in;
+	p->has_zp_dst = zp_out != 0, p->zp_dst = zp_out;
+	/* per-tensor weights subtract their zero point; per-channel ones ignore it */
+	if (per_tensor && w->quant->zero_points && w->quant->zero_points[0] != 0) {
+		if (w->quant->zero_points[0] < -128 || w->quant->zero_points[0] > 127)
+			return fail(inst, QCF_INVALID_PARAM, "filter zero point outside int8");
+		p->has_zp_wei = 1;
+		p->zp_wei = w->quant->zero_points[0];
+	}
+	return QCF_OK;
+}
+
+static qcf_status litert_conv(qcf_instance *inst, const qcf_op_call *call, int dw, plan *p)
+{
+	const char *op = dw ? "DEPTHWISE_CONV_2D" : "CONV_2D";
+	float s_in, s_out;
+	int32_t zp_in, zp_out;
+	qcf_status st = litert_common(inst, call, op, &s_in, &zp_in, &s_out, &zp_out);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1], *y = &call->outputs[0];
+	const qcf_tensor *b = call->n_inputs == 3 ? &call->inputs[2] : NULL;
+	if (x->rank != 4 || w->rank != 4)
+		return fail(inst, QCF_INVALID_PARAM, "%s input and filter must have rank 4", op);
+	for (int i = 0; i < 4; i++)
+		if (x->shape[i] <= 0 || w->shape[i] <= 0)
+			return fail(inst, QCF_INVALID_PARAM, "%s zero or negative dimension", op);
+	int64_t n = x->shape[0], h = x->shape[1], wd = x->shape[2], c = x->shape[3];
+	int64_t kh = w->shape[1], kw = w->shape[2], cout, groups;
+	if (dw) {
+		cout = w->shape[3];
+		if (w->shape[0] != 1)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "depthwise filter dimension 0 must be 1");
+		if (cout % c != 0)
+			return fail(inst, QCF_INVALID_PARAM, "C_out not a multiple of C");
+		int64_t dm;
+		int r = attr_int(call, "depth_multiplier", &dm);
+		if (r < 0 || (r == 1 && dm != cout / c))
+			return fail(inst, QCF_INVALID_PARAM,
+			            "depth_multiplier disagrees with the shapes");
+		groups = c;
+		if (b && b->rank != 1)
+			return fail(inst, QCF_INVALID_PARAM, "bias must be 1-D");
+	} else {
+		cout = w->shape[0];
+		if (c % w->shape[3] != 0)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "C not a multiple of the filter depth");
+		groups = c / w->shape[3];
+		if (cout % groups != 0)
+			return fail(inst, QCF_INVALID_PARAM, "C_out not a multiple of the groups");
+	}
+	if (b && numel(b) != cout)
+		return fail(inst, QCF_INVALID_PARAM, "bias has %lld elements, C_out is %lld",
+		            (long long)numel(b), (long long)cout);
+	int64_t sh = 1, sw = 1, dh = 1, dwl = 1;
+	if (attr_int(call, "stride_h", &sh) < 0 || attr_int(call, "stride_w", &sw) < 0 ||
+	    attr_int(call, "dilation_h_factor", &dh) < 0 ||
+	    attr_int(call, "dilation_w_factor", &dwl) < 0 || sh <= 0 || sw <= 0 || dh <= 0 ||
+	    dwl <= 0)
+		return fail(inst, QCF_INVALID_PARAM, "strides and dilations must be > 0");
+	if (dw && (sh > 32767 || sw > 32767 || dh > 32767 || dwl > 32767))
+		return fail(inst, QCF_INVALID_PARAM, "depthwise strides and dilations <= 32767");
+	const char *pad = attr_str(call, "padding");
+	int same;
+	if (!pad || strcmp(pad, "SAME") == 0)
+		same = 1;
+	else if (strcmp(pad, "VALID") == 0)
+		same = 0;
+	else
+		return fail(inst, QCF_INVALID_PARAM, "unknown padding %s", pad);
+	int64_t eh = (kh - 1) * dh + 1, ew = (kw - 1) * dwl + 1, oh, ow;
+	if (same) {
+		oh = (h + sh - 1) / sh;
+		ow = (wd + sw - 1) / sw;
+	} else {
+		oh = (h + sh - eh) / sh;
+		ow = (wd + sw - ew) / sw;
+		if (h + sh - eh < 0 || wd + sw - ew < 0 || oh <= 0 || ow <= 0)
+			return fail(inst, QCF_INVALID_PARAM, "VALID gives a negative output size");
+	}
+	if (y->rank != 4 || y->shape[0] != n || y->shape[1] != oh || y->shape[2] != ow ||
+	    y->shape[3] != cout)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the computed one", op);
+	const qcf_quant *wq = w->quant;
+	if (wq && wq->zero_points)
+		for (int32_t i = 0; i < wq->count; i++)
+			if (wq->zero_points[i] != 0)
+				return fail(inst, QCF_INVALID_PARAM,
+				            "%s filter zero point must be 0", op);
+	st = filter_scales(inst, w, dw ? 3 : 0, cout, s_in, s_out, 0, p);
+	if (st != QCF_OK)
+		return st;
+	st = litert_activation(inst, call, 0, s_out, zp_out, p);
+	if (st != QCF_OK)
+		return st;
+	int64_t th = (oh - 1) * sh + eh - h, tw = (ow - 1) * sw + ew - wd;
+	th = th > 0 ? th : 0;
+	tw = tw > 0 ? tw : 0;
+	p->nd = 4;
+	/* oneDNN's logical order is N, C, H, W; the data stays NHWC */
+	p->src_dims[0] = n, p->src_dims[1] = c, p->src_dims[2] = h, p->src_dims[3] = wd;
+	p->src_str[0] = h * wd * c, p->src_str[1] = 1, p->src_str[2] = wd * c, p->src_str[3] = c;
+	p->dst_dims[0] = n, p->dst_dims[1] = cout, p->dst_dims[2] = oh, p->dst_dims[3] = ow;
+	p->dst_str[0] = oh * ow * cout, p->dst_str[1] = 1, p->dst_str[2] = ow * cout,
+	p->dst_str[3] = cout;
+	if (dw) {
+		int64_t dm = cout / c;
+		/* filter [1, kh, kw, C*dm] as groups C x (dm out, 1 in) */
+		p->wnd = 5;
+		int64_t d[5] = {c, dm, 1, kh, kw}, s[5] = {dm, 1, kh * kw * cout, kw * cout, cout};
+		memcpy(p->wei_dims, d, sizeof d);
+		memcpy(p->wei_str, s, sizeof s);
+	} else if (groups == 1) {
+		p->wnd = 4;
+		int64_t ci = w->shape[3];
+		int64_t d[4] = {cout, ci, kh, kw}, s[4] = {kh * kw * ci, 1, kw * ci, ci};
+		memcpy(p->wei_dims, d, sizeof d);
+		memcpy(p->wei_str, s, sizeof s);
+	} else {
+		p->wnd = 5;
+		int64_t ci = w->shape[3], og = cout / groups;
+		int64_t d[5] = {groups, og, ci, kh, kw};
+		int64_t s[5] = {og * kh * kw * ci, kh * kw * ci, 1, kw * ci, ci};
+		memcpy(p->wei_dims, d, sizeof d);
+		memcpy(p->wei_str, s, sizeof s);
+	}
+	p->strides[0] = sh, p->strides[1] = sw;
+	p->dilates[0] = dh - 1, p->dilates[1] = dwl - 1;
+	p->pad_l[0] = same ? th / 2 : 0, p->pad_l[1] = same ? tw / 2 : 0;
+	p->pad_r[0] = (oh - 1) * sh + eh - h - p->pad_l[0];
+	p->pad_r[1] = (ow - 1) * sw + ew - wd - p->pad_l[1];
+	p->src_dt = p->wei_dt = p->dst_dt = dnnl_s8;
+	p->src = x->data, p->wei = w->data, p->dst = y->data;
+	p->wei_count = numel(w);
+	if (b) {
+		p->bias = b->data;
+		p->bias_nd = 1;
+		p->bias_dims[0] = cout;
+	}
+	p->has_zp_src = zp_in != 0, p->zp_src = zp_in;
+	p->has_zp_dst = zp_out != 0, p->zp_dst = zp_out;
+	return QCF_OK;
+}
+
+/* ---- ONNX -------------------------------------------------------------------------------- */
+
+static int onnx_x8(qcf_dtype t)
+{
+	return t == QCF_INT8 || t == QCF_UINT8;
+}
+
+/* A zero point from an optional input tensor: the values (count entries), or all 0. */
+static qcf_status zp_input(qcf_instance *inst, const qcf_op_call *call, int idx,
+                           const qcf_tensor *of, int64_t allowed_n, const char *name, int32_t **out,
+                           int64_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (call->n_inputs <= idx)
+		return QCF_OK;
+	const qcf_tensor *z = &call->inputs[idx];
+	if (z->dtype != of->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s dtype %s is not its tensor's %s", name,
+		            dtype_name(z->dtype), dtype_name(of->dtype));
+	if (z->quant)
+		return fail(inst, QCF_INVALID_PARAM, "%s must not be quantized", name);
+	int64_t n = numel(z);
+	if (!(z->rank == 0 || (z->rank == 1 && (n == 1 || (allowed_n > 0 && n == allowed_n)))))
+		return fail(inst, QCF_INVALID_PARAM, "%s must have shape [], [1] or [%lld]", name,
+		            (long long)allowed_n);
+	*out = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+	if (!*out)
+		return fail(inst, QCF_ERROR, "out of memory");
+	for (int64_t i = 0; i < n; i++)
+		(*out)[i] = z->dtype == QCF_UINT8 ? ((const uint8_t *)z->data)[i]
+		                                  : ((const int8_t *)z->data)[i];
+	*count = n;
+	return QCF_OK;
+}
+
+/* all entries equal: 1 and the value */
+static int all_equal(const int32_t *v, int64_t n, int32_t *val)
+{
+	*val = n > 0 ? v[0] : 0;
+	for (int64_t i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return 0;
+	return 1;
+}
+
+static int all_equal_f(const float *v, int64_t n)
+{
+	for (int64_t i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return 0;
+	return 1;
+}
+
+static qcf_status quant_check_zp(qcf_instance *inst, const qcf_tensor *t, const char *name)
+{
+	int64_t lo, hi;
+	const qcf_quant *q = t->quant;
+	if (!dtype_range(t->dtype, &lo, &hi))
+		return QCF_OK;
+	for (int32_t i = 0; q && q->zero_points && i < q->count; i++)
+		if (q->zero_points[i] < lo || q->zero_points[i] > hi)
+			return fail(inst, QCF_INVALID_PARAM, "%s zero point %d outside %s", name,
+			            q->zero_points[i], dtype_name(t->dtype));
+	for (int32_t i = 0; q && i < q->count; i++)
+		if (!good_scale(q->scales[i]))
+			return fail(inst, QCF_INVALID_PARAM, "%s scale not positive and finite",
+			            name);
+	return QCF_OK;
+}
+
+/* matmul geometry (numpy.matmul): fills nd, dims and strides; M, K, N. */
+static qcf_status matmul_geometry(qcf_instance *inst, const qcf_tensor *a, const qcf_tensor *b,
+                                  const qcf_tensor *y, plan *p, int64_t *M, int64_t *K, int64_t *N)
+{
+	if (a->rank < 1 || b->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM, "matmul operands of rank 0");
+	int64_t ad[MAXD + 1], bd[MAXD + 1];
+	int ar = a->rank, br = b->rank;
+	if (ar > MAXD || br > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	/* promote 1-D operands */
+	if (ar == 1) {
+		ad[0] = 1, ad[1] = a->shape[0], ar = 2;
+	} else {
+		for (int i = 0; i < ar; i++)
+			ad[i] = a->shape[i];
+	}
+	if (br == 1) {
+		bd[0] = b->shape[0], bd[1] = 1, br = 2;
+	} else {
+		for (int i = 0; i < br; i++)
+			bd[i] = b->shape[i];
+	}
+	*M = ad[ar - 2], *K = ad[ar - 1], *N = bd[br - 1];
+	if (bd[br - 2] != *K)
+		return fail(inst, QCF_INVALID_PARAM, "inner dimensions %lld and %lld differ",
+		            (long long)*K, (long long)bd[br - 2]);
+	int nd = ar > br ? ar : br;
+	if (nd > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	int64_t sa[MAXD], sb[MAXD], sd[MAXD];
+	for (int i = 0; i < nd; i++) {
+		int ia = i - (nd - ar), ib = i - (nd - br);
+		sa[i] = ia >= 0 ? ad[ia] : 1;
+		sb[i] = ib >= 0 ? bd[ib] : 1;
+	}
+	for (int i = 0; i < nd - 2; i++) {
+		if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
+			return fail(inst, QCF_INVALID_PARAM, "batch dimensions do not broadcast");
+		sd[i] = sa[i] == 1 ? sb[i] : sa[i];
+	}
+	sd[nd - 2] = *M, sd[nd - 1] = *N;
+	/* numpy's output shape: the broadcast batch, then M unless a was 1-D, N unless b was */
+	int64_t want[MAXD + 1];
+	int wr = 0;
+	for (int i = 0; i < nd - 2; i++)
+		want[wr++] = sd[i];
+	if (a->rank > 1)
+		want[wr++] = *M;
+	if (b->rank > 1)
+		want[wr++] = *N;
+	int ok = y->rank == wr;
+	for (int i = 0; ok && i < wr; i++)
+		ok = y->shape[i] == want[i];
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "output shape is not numpy.matmul's");
+	p->nd = nd;
+	p->wnd = nd;
+	for (int i = 0; i < nd; i++) {
+		p->src_dims[i] = sa[i];
+		p->wei_dims[i] = sb[i];
+		p->dst_dims[i] = sd[i];
+	}
+	dense_strides(nd, p->src_dims, p->src_str);
+	dense_strides(nd, p->wei_dims, p->wei_str);
+	dense_strides(nd, p->dst_dims, p->dst_str);
+	p->wei_count = 1;
+	for (int i = 0; i < nd; i++)
+		p->wei_count *= sb[i];
+	p->n_oc = *N;
+	p->oc_div = 1, p->oc_mod = *N; /* weights element i is column i % N */
+	return QCF_OK;
+}
+
+/* The weights' zero points: per tensor (value) or per output channel (wzp). */
+static qcf_status weights_zp(qcf_instance *inst, plan *p, const int32_t *zp, int64_t n)
+{
+	int32_t v;
+	if (n == 0 || all_equal(zp, n, &v)) {
+		v = n ? zp[0] : 0;
+		p->has_zp_wei = v != 0;
+		p->zp_wei = v;
+		return QCF_OK;
+	}
+	p->wzp = malloc(sizeof(int32_t) * (size_t)n);
+	if (!p->wzp)
+		return fail(inst, QCF_ERROR, "out of memory");
+	memcpy(p->wzp, zp, sizeof(int32_t) * (size_t)n);
+	return QCF_OK;
+}
+
+static qcf_status onnx_matmul(qcf_instance *inst, const qcf_op_call *call, int qlinear, plan *p)
+{
+	const char *op = qlinear ? "QLinearMatMul" : "MatMulInteger";
+	if (call->n_outputs != 1 || call->n_inputs < 2 || call->n_inputs > (qlinear ? 2 : 4))
+		return fail(inst, QCF_INVALID_PARAM, "%s: wrong input or output count", op);
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1], *y = &call->outputs[0];
+	if (!onnx_x8(a->dtype) || !onnx_x8(b->dtype))
+		return fail(inst, QCF_INVALID_PARAM, "%s operands must be int8 or uint8", op);
+	if (qlinear ? !onnx_x8(y->dtype) : y->dtype != QCF_INT32)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype %s", op,
+		            dtype_name(y->dtype));
+	int64_t M = 0, K = 0, N = 0;
+	qcf_status st = matmul_geometry(inst, a, b, y, p, &M, &K, &N);
+	if (st != QCF_OK)
+		return st;
+	p->src_dt = dnnl_dt(a->dtype);
+	p->wei_raw_u8 = b->dtype == QCF_UINT8;
+	p->dst_dt = dnnl_dt(y->dtype);
+	p->src = a->data, p->wei = b->data, p->dst = y->data;
+	if (qlinear) {
+		const qcf_quant *qa = a->quant, *qb = b->quant, *qy = y->quant;
+		if (!qa || !qb || !qy || !qa->scales || !qb->scales || !qy->scales)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "QLinearMatMul needs a, b and y quantization");
+		if (qa->block_size > 0 || qb->block_size > 0 || qy->block_size > 0)
+			return fail(inst, QCF_INVALID_PARAM, "blocked quantization");
+		if (!(qa->axis < 0 && qa->count == 1) &&
+		    !(a->rank >= 2 && qa->axis == a->rank - 2 && qa->count == M))
+			return fail(inst, QCF_INVALID_PARAM, "a must be per tensor or per row");
+		if (!(qb->axis < 0 && qb->count == 1) &&
+		    !(b->rank >= 2 && qb->axis == b->rank - 1 && qb->count == N))
+			return fail(inst, QCF_INVALID_PARAM, "b must be per tensor or per column");
+		if (!quant_is_per_tensor(qy))
+			return fail(inst, QCF_INVALID_PARAM, "y must be per tensor");
+		if ((st = quant_check_zp(inst, a, "a")) != QCF_OK ||
+		    (st = quant_check_zp(inst, b, "b")) != QCF_OK ||
+		    (st = quant_check_zp(inst, y, "y")) != QCF_OK)
+			return st;
+		float sa;
+		int32_t za;
+		if (!quant_uniform(qa, &sa, &za))
+			return fail(
+			        inst, QCF_NOT_SUPPORTED,
+			        "QLinearMatMul with distinct per-row a scales or zero points: "
+			        "oneDNN 2.6 matmul takes output scales along N only and one source "
+			        "zero point");
+		int32_t zb0;
+		int uni_b = quant_uniform(qb, &(float){0}, &zb0);
+		p->n_scales = uni_b ? 1 : (int)N;
+		p->scale_mask = uni_b ? 0 : 1 << (p->nd - 1);
+		p->scales = malloc(sizeof(float) * (size_t)p->n_scales);
+		if (!p->scales)
+			return fail(inst, QCF_ERROR, "out of memory");
+		for (int i = 0; i < p->n_scales; i++)
+			p->scales[i] = (float)(sa * qb->scales[i]) / qy->scales[0];
+		p->has_zp_src = za != 0, p->zp_src = za;
+		p->zp_dst = qy->zero_points ? qy->zero_points[0] : 0;
+		p->has_zp_dst = p->zp_dst != 0;
+		int32_t *zb = NULL;
+		int32_t one = 0;
+		if (qb->zero_points) {
+			if (qb->count == 1) {
+				one = qb->zero_points[0];
+				st = weights_zp(inst, p, &one, 1);
+			} else {
+				zb = malloc(sizeof(int32_t) * (size_t)qb->count);
+				if (!zb)
+					return fail(inst, QCF_ERROR, "out of memory");
+				memcpy(zb, qb->zero_points, sizeof(int32_t) * (size_t)qb->count);
+				st = weights_zp(inst, p, zb, qb->count);
+				free(zb);
+			}
+		}
+		return st;
+	}
+	if (a->quant || b->quant || y->quant)
+		return fail(inst, QCF_INVALID_PARAM, "MatMulInteger tensors carry no quantization");
+	int32_t *za = NULL, *zb = NULL;
+	int64_t na, nb;
+	st = zp_input(inst, call, 2, a, a->rank >= 2 ? M : -1, "a_zero_point", &za, &na);
+	if (st == QCF_OK)
+		st = zp_input(inst, call, 3, b, b->rank >= 2 ? N : -1, "b_zero_point", &zb, &nb);
+	if (st == QCF_OK) {
+		int32_t v;
+		if (na && !all_equal(za, na, &v))
+			st = fail(inst, QCF_NOT_SUPPORTED,
+			          "MatMulInteger with distinct per-row a zero points: oneDNN 2.6 "
+			          "matmul takes one source zero point");
+		else if (na) {
+			p->has_zp_src = v != 0;
+			p->zp_src = v;
+		}
+	}
+	if (st == QCF_OK && nb)
+		st = weights_zp(inst, p, zb, nb);
+	free(za);
+	free(zb);
+	return st;
+}
+
+static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qlinear, plan *p)
+{
+	const char *op = qlinear ? "QLinearConv" : "ConvInteger";
+	if (call->n_outputs != 1 || call->n_inputs < 2 || call->n_inputs > (qlinear ? 3 : 4))
+		return fail(inst, QCF_INVALID_PARAM, "%s: wrong input or output count", op);
+	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1], *y = &call->outputs[0];
+	if (!onnx_x8(x->dtype) || !onnx_x8(w->dtype))
+		return fail(inst, QCF_INVALID_PARAM, "%s x and w must be int8 or uint8", op);
+	if (qlinear ? !onnx_x8(y->dtype) : y->dtype != QCF_INT32)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype %s", op,
+		            dtype_name(y->dtype));
+	if (x->rank < 3 || w->rank != x->rank)
+		return fail(inst, QCF_INVALID_PARAM, "%s: x rank < 3 or w rank != x rank", op);
+	int S = x->rank - 2;
+	if (x->rank > 5)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with %d spatial dimensions: oneDNN 2.6 "
+		            "convolutions are 1-D to 3-D",
+		            op, S);
+	int64_t group = 1;
+	if (attr_int(call, "group", &group) < 0 || group < 1)
+		return fail(inst, QCF_INVALID_PARAM, "group must be >= 1");
+	int64_t Nb = x->shape[0], C = x->shape[1], Mo = w->shape[0];
+	if (C != w->shape[1] * group || Mo % group != 0)
+		return fail(inst, QCF_INVALID_PARAM, "channels do not match group");
+	int64_t ks[3], st_[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pads[6] = {0}, v[6];
+	int r = attr_ints(call, "kernel_shape", v, 3);
+	if (r < 0 || (r > 0 && r != S))
+		return fail(inst, QCF_INVALID_PARAM, "kernel_shape of the wrong length");
+	for (int i = 0; i < S; i++) {
+		ks[i] = w->shape[2 + i];
+		if (r > 0 && v[i] != ks[i])
+			return fail(inst, QCF_INVALID_PARAM, "kernel_shape is not w's kernel");
+	}
+	r = attr_ints(call, "strides", v, 3);
+	if (r < 0 || (r > 0 && r != S))
+		return fail(inst, QCF_INVALID_PARAM, "strides of the wrong length");
+	for (int i = 0; i < r; i++)
+		st_[i] = v[i];
+	r = attr_ints(call, "dilations", v, 3);
+	if (r < 0 || (r > 0 && r != S))
+		return fail(inst, QCF_INVALID_PARAM, "dilations of the wrong length");
+	for (int i = 0; i < r; i++)
+		dl[i] = v[i];
+	for (int i = 0; i < S; i++)
+		if (st_[i] < 1 || dl[i] < 1)
+			return fail(inst, QCF_INVALID_PARAM, "strides and dilations must be >= 1");
+	int npads = attr_ints(call, "pads", v, 6);
+	if (npads < 0 || (npads > 0 && npads != 2 * S))
+		return fail(inst, QCF_INVALID_PARAM, "pads of the wrong length");
+	for (int i = 0; i < npads; i++) {
+		if (v[i] < 0)
+			return fail(inst, QCF_INVALID_PARAM, "negative pad");
+		pads[i] = v[i];
+	}
+	const char *ap = attr_str(call, "auto_pad");
+	if (find_attr(call, "auto_pad") && !ap)
+		return fail(inst, QCF_INVALID_PARAM, "auto_pad is not a string");
+	int mode = 0; /* 0 NOTSET, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER */
+	if (ap && strcmp(ap, "NOTSET") != 0) {
+		if (strcmp(ap, "VALID") == 0)
+			mode = 1;
+		else if (strcmp(ap, "SAME_UPPER") == 0)
+			mode = 2;
+		else if (strcmp(ap, "SAME_LOWER") == 0)
+			mode = 3;
+		else
+			return fail(inst, QCF_INVALID_PARAM, "unknown auto_pad %s", ap);
+		if (npads > 0)
+			return fail(inst, QCF_INVALID_PARAM, "pads given together with auto_pad");
+	}
+	int64_t out[3], pb[3], pe[3];
+	for (int i = 0; i < S; i++) {
+		int64_t in = x->shape[2 + i], eff = (ks[i] - 1) * dl[i] + 1;
+		if (mode == 0 || mode == 1) {
+			pb[i] = mode == 0 ? pads[i] : 0;
+			pe[i] = mode == 0 ? pads[S + i] : 0;
+			if (in + pb[i] + pe[i] < eff)
+				return fail(inst, QCF_INVALID_PARAM,
+				            "dilated kernel larger than the padded input");
+			out[i] = (in + pb[i] + pe[i] - eff) / st_[i] + 1;
+		} else {
+			int64_t tot = in % st_[i] == 0 ? eff - st_[i] : eff - in % st_[i];
+			tot = tot > 0 ? tot : 0;
+			pb[i] = mode == 2 ? tot / 2 : tot - tot / 2;
+			pe[i] = tot - pb[i];
+			out[i] = (in + st_[i] - 1) / st_[i];
+		}
+	}
+	int ok = y->rank == x->rank && y->shape[0] == Nb && y->shape[1] == Mo;
+	for (int i = 0; ok && i < S; i++)
+		ok = y->shape[2 + i] == out[i];
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "output shape is not [N, M, out...]");
+	const qcf_tensor *B = qlinear && call->n_inputs == 3 ? &call->inputs[2] : NULL;
+	if (B && (B->dtype != QCF_INT32 || B->rank != 1 || B->shape[0] != Mo || B->quant))
+		return fail(inst, QCF_INVALID_PARAM, "B must be int32 [M] without quantization");
+
+	/* geometry in oneDNN terms */
+	p->nd = x->rank;
+	for (int i = 0; i < x->rank; i++) {
+		p->src_dims[i] = x->shape[i];
+		p->dst_dims[i] = y->shape[i];
+	}
+	dense_strides(p->nd, p->src_dims, p->src_str);
+	dense_strides(p->nd, p->dst_dims, p->dst_str);
+	if (group == 1) {
+		p->wnd = w->rank;
+		for (int i = 0; i < w->rank; i++)
+			p->wei_dims[i] = w->shape[i];
+	} else {
+		p->wnd = w->rank + 1;
+		p->wei_dims[0] = group;
+		p->wei_dims[1] = Mo / group;
+		for (int i = 1; i < w->rank; i++)
+			p->wei_dims[i + 1] = w->shape[i];
+	}
+	dense_strides(p->wnd, p->wei_dims, p->wei_str);
+	for (int i = 0; i < S; i++) {
+		p->strides[i] = st_[i];
+		p->dilates[i] = dl[i] - 1;
+		p->pad_l[i] = pb[i];
+		p->pad_r[i] = pe[i];
+	}
+	p->wei_count = numel(w);
+	p->n_oc = Mo;
+	p->oc_div =
+	        p->wei_count / (Mo > 0 ? Mo : 1); /* w element i is output channel i / (C/g*k) */
+	p->oc_mod = Mo > 0 ? Mo : 1;
+	p->src_dt = dnnl_dt(x->dtype);
+	p->wei_raw_u8 = w->dtype == QCF_UINT8;
+	p->dst_dt = dnnl_dt(y->dtype);
+	p->src = x->data, p->wei = w->data, p->dst = y->data;
+	if (B) {
+		p->bias = B->data;
+		p->bias_nd = 1;
+		p->bias_dims[0] = Mo;
+	}
+	qcf_status st;
+	if (qlinear) {
+		const qcf_quant *qx = x->quant, *qw = w->quant, *qy = y->quant;
+		if (!qx || !qw || !qy || !qx->scales || !qw->scales || !qy->scales)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "QLinearConv needs x, w and y quantization");
+		if (!quant_is_per_tensor(qx) || !quant_is_per_tensor(qy))
+			return fail(inst, QCF_INVALID_PARAM, "x and y must be per tensor");
+		if (!(qw->axis < 0 && qw->count == 1) && !(qw->axis == 0 && qw->count == Mo))
+			return fail(inst, QCF_INVALID_PARAM, "w must be per tensor or per axis 0");
+		if (qw->block_size > 0)
+			return fail(inst, QCF_INVALID_PARAM, "blocked quantization");
+		if ((st = quant_check_zp(inst, x, "x")) != QCF_OK ||
+		    (st = quant_check_zp(inst, w, "w")) != QCF_OK ||
+		    (st = quant_check_zp(inst, y, "y")) != QCF_OK)
+			return st;
+		int32_t zw0;
+		int uni = quant_uniform(qw, &(float){0}, &zw0);
+		int uni_s = all_equal_f(qw->scales, qw->count);
+		p->n_scales = uni_s ? 1 : (int)Mo;
+		p->scale_mask = uni_s ? 0 : 1 << 1;
+		p->scales = malloc(sizeof(float) * (size_t)p->n_scales);
+		if (!p->scales)
+			return fail(inst, QCF_ERROR, "out of memory");
+		for (int i = 0; i < p->n_scales; i++)
+			p->scales[i] = (float)(qx->scales[0] * qw->scales[i]) / qy->scales[0];
+		p->zp_src = qx->zero_points ? qx->zero_points[0] : 0;
+		p->has_zp_src = p->zp_src != 0;
+		p->zp_dst = qy->zero_points ? qy->zero_points[0] : 0;
+		p->has_zp_dst = p->zp_dst != 0;
+		(void)uni;
+		if (qw->zero_points)
+			return weights_zp(inst, p, qw->zero_points, qw->count);
+		return QCF_OK;
+	}
+	if (x->quant || w->quant || y->quant)
+		return fail(inst, QCF_INVALID_PARAM, "ConvInteger tensors carry no quantization");
+	int32_t *zx = NULL, *zw = NULL;
+	int64_t nx, nw;
+	st = zp_input(inst, call, 2, x, -1, "x_zero_point", &zx, &nx);
+	if (st == QCF_OK)
+		st = zp_input(inst, call, 3, w, Mo, "w_zero_point", &zw, &nw);
+	if (st == QCF_OK && nx) {
+		p->zp_src = zx[0];
+		p->has_zp_src = zx[0] != 0;
+	}
+	if (st == QCF_OK && nw)
+		st = weights_zp(inst, p, zw, nw);
+	free(zx);
+	free(zw);
+	return st;
+}
+
+/* ---- the ABI ------------------------------------------------------------------------------ */
+
+enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI };
+
+static int op_of(const qcf_op_call *call)
+{
+	const char *s = call->semantics ? call->semantics : "", *o = call->op ? call->op : "";
+	if (strcmp(s, "litert") == 0) {
+		if (strcmp(o, "FULLY_CONNECTED") == 0)
+			return OP_FC;
+		if (strcmp(o, "CONV_2D") == 0)
+			return OP_CONV;
+		if (strcmp(o, "DEPTHWISE_CONV_2D") == 0)
+			return OP_DW;
+	} else if (strcmp(s, "onnx") == 0) {
+		if (strcmp(o, "QLinearMatMul") == 0)
+			return OP_QMM;
+		if (strcmp(o, "MatMulInteger") == 0)
+			return OP_MMI;
+		if (strcmp(o, "QLinearConv") == 0)
+			return OP_QCONV;
+		if (strcmp(o, "ConvInteger") == 0)
+			return OP_CONVI;
+	}
+	return OP_NONE;
+}
+
+/* The call as a oneDNN problem. *empty: a valid call with nothing to compute. */
+static qcf_status make_plan(qcf_instance *inst, const qcf_op_call *call, plan *p, int *empty)
+{
+	int op = op_of(call);
+	qcf_status st;
+	*empty = 0;
+	if (op == OP_NONE)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s/%s is not mapped onto oneDNN",
+		            call->semantics ? call->semantics : "?", call->op ? call->op : "?");
+	if (call->n_outputs < 1 || call->n_inputs < 2)
+		return fail(inst, QCF_INVALID_PARAM, "%s: wrong input or output count", call->op);
+	for (int32_t i = 0; i < call->n_inputs; i++)
+		if (call->inputs[i].quant && call->inputs[i].quant->block_size > 0)
+			return fail(inst, QCF_INVALID_PARAM, "blocked quantization outside Q/DQ");
+	switch (op) {
+	case OP_FC:
+		plan_init(p, K_MATMUL);
+		st = litert_fc(inst, call, p);
+		break;
+	case OP_CONV:
+		plan_init(p, K_CONV);
+		st = litert_conv(inst, call, 0, p);
+		break;
+	case OP_DW:
+		plan_init(p, K_CONV);
+		st = litert_conv(inst, call, 1, p);
+		break;
+	case OP_QMM:
+		plan_init(p, K_MATMUL);
+		st = onnx_matmul(inst, call, 1, p);
+		break;
+	case OP_MMI:
+		plan_init(p, K_MATMUL);
+		st = onnx_matmul(inst, call, 0, p);
+		break;
+	case OP_QCONV:
+		plan_init(p, K_CONV);
+		st = onnx_conv(inst, call, 1, p);
+		break;
+	default:
+		plan_init(p, K_CONV);
+		st = onnx_conv(inst, call, 0, p);
+		break;
+	}
+	if (st != QCF_OK)
+		return st;
+	if (p->nd == 0 || numel(&call->outputs[0]) == 0)
+		*empty = 1;
+	for (int i = 0; i < p->nd && !*empty; i++)
+		if (p->src_dims[i] == 0 || p->wei_dims[i] == 0)
+			*empty = 1;
+	return QCF_OK;
+}
+
+/* A zero-size output: nothing to write. The int32 ops with K = 0 write zeros. */
+static void fill_empty(const qcf_op_call *call)
+{
+	qcf_tensor *y = &call->outputs[0];
+	if (y->data && y->nbytes)
+		memset(y->data, 0, y->nbytes);
+}
+
+static const char *dt_name(dnnl_data_type_t t)
+{
+	return t == dnnl_s8 ? "s8" : t == dnnl_u8 ? "u8" : t == dnnl_s32 ? "s32" : "?";
+}
+
+/* "QLinearMatMul (u8 x s8 -> u8 matmul, output scales per N, ...)" for messages. */
+static void describe(const qcf_op_call *call, const plan *p, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s (%s x %s -> %s %s%s%s%s%s%s%s)", call->op, dt_name(p->src_dt),
+	         p->wei_raw_u8 ? "u8 (shifted to s8)" : "s8", dt_name(p->dst_dt),
+	         p->kind == K_MATMUL ? "matmul" : "convolution",
+	         p->n_scales
+	                 ? (p->scale_mask ? ", output scales per channel" : ", one output scale")
+	                 : "",
+	         p->has_zp_src ? ", src zero point" : "",
+	         p->has_zp_wei && !p->wzp ? ", weights zero point" : "",
+	         p->wzp ? ", per-channel weights zero points" : "",
+	         p->has_zp_dst ? ", dst zero point" : "", p->has_clip ? ", clip post-op" : "");
+}
+
+static qcf_status od_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_prepared **out)
+{
+	plan p;
+	int empty;
+	*out = NULL;
+	memset(&p, 0, sizeof p);
+	qcf_status st = make_plan(inst, call, &p, &empty);
+	if (st == QCF_OK && empty) {
+		/* a zero-size problem: oneDNN refuses zero dims in some primitives; the only
+		 * output values an empty reduction can have need no kernel */
+		plan_free(&p);
+		if (numel(&call->outputs[0]) != 0 && op_of(call) != OP_MMI &&
+		    op_of(call) != OP_CONVI)
+			return fail(inst, QCF_NOT_SUPPORTED, "empty reduction (K = 0) not run");
+		*out = calloc(1, sizeof **out);
+		return *out ? QCF_OK : fail(inst, QCF_ERROR, "out of memory");
+	}
+	if (st == QCF_OK) {
+		char what[160];
+		describe(call, &p, what, sizeof what);
+		st = build(inst, &p, out, what);
+		/* a weights zero point the matmul does not take: subtracted here instead */
+		if (st == QCF_NOT_SUPPORTED && p.kind == K_MATMUL &&
+		    (p.has_zp_wei || p.wei_raw_u8) && !p.force_shift && !p.wzp) {
+			char first[sizeof inst->err];
+			snprintf(first, sizeof first, "%s", inst->err);
+			p.force_shift = 1;
+			st = build(inst, &p, out, what);
+			if (st != QCF_OK)
+				fail(inst, st, "%s; with oneDNN's weights zero point: %s",
+				     inst->err, first);
+		}
+	}
+	plan_free(&p);
+	return st;
+}
+
+static qcf_status od_supports(qcf_instance *inst, const qcf_op_call *call)
+{
+	qcf_prepared *p = NULL;
+	qcf_status st = od_prepare(inst, call, &p);
+	prep_free(p);
+	return st;
+}
+
+static qcf_status od_execute(qcf_instance *inst, qcf_prepared *pr, const qcf_op_call *call)
+{
+	qcf_status st = QCF_OK;
+	if (!pr) {
+		st = od_prepare(inst, call, &pr);
+		if (st != QCF_OK)
+			return st;
+		st = od_execute(inst, pr, call);
+		prep_free(pr);
+		return st;
+	}
+	if (!pr->prim) {
+		fill_empty(call);
+		return QCF_OK;
+	}
+	CHK(dnnl_memory_set_data_handle(pr->u_src, call->inputs[0].data), "the source");
+	CHK(dnnl_memory_set_data_handle(pr->u_dst, call->outputs[0].data), "the destination");
+	if (pr->re_src)
+		CHK(run_reorder(inst, pr->re_src, pr->u_src, pr->m_src), "the source reorder");
+	dnnl_exec_arg_t args[10];
+	int n = 0;
+	args[n++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, pr->m_src};
+	args[n++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, pr->m_wei};
+	args[n++] = (dnnl_exec_arg_t){DNNL_ARG_DST, pr->m_dst};
+	if (pr->m_bias)
+		args[n++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, pr->m_bias};
+	if (pr->m_zsrc)
+		args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, pr->m_zsrc};
+	if (pr->m_zdst)
+		args[n++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, pr->m_zdst};
+	if (pr->m_zwei)
+		args[n++] =
+		        (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, pr->m_zwei};
+	CHK(dnnl_primitive_execute(pr->prim, inst->stream, n, args), "execute");
+	if (pr->re_dst)
+		CHK(run_reorder(inst, pr->re_dst, pr->m_dst, pr->u_dst), "the destination reorder");
+	CHK(dnnl_stream_wait(inst->stream), "execute");
+out:
+	return st;
+}
+
+static void od_release(qcf_instance *inst, qcf_prepared *pr)
+{
+	(void)inst;
+	prep_free(pr);
+}
+
+static const char *od_last_error(qcf_instance *inst)
+{
+	return inst ? inst->err : "";
+}
+
+static void od_destroy(qcf_instance *inst)
+{
+	if (!inst)
+		return;
+	if (inst->stream)
+		dnnl_stream_destroy(inst->stream);
+	if (inst->engine)
+		dnnl_engine_destroy(inst->engine);
+	free(inst);
+}
+
+static qcf_status od_create(const qcf_option *options, int32_t n_options, qcf_instance **out,
+                            char *msg, size_t msg_size)
+{
+	int want = -1;
+	*out = NULL;
+	for (int32_t i = 0; i < n_options; i++) {
+		const char *k = options[i].key ? options[i].key : "";
+		const char *v = options[i].value ? options[i].value : "";
+		if (strcmp(k, "isa") != 0) {
+			snprintf(msg, msg_size, "unknown option '%s' (known: isa)", k);
+			return QCF_INVALID_PARAM;
+		}
+		want = -1;
+		for (int j = 0; j < N_ISA; j++)
+			if (strcmp(v, isa_names[j].name) == 0)
+				want = j;
+		if (want < 0) {
+			char list[256] = "";
+			for (int j = 0; j < N_ISA; j++)
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				         j ? ", " : "", isa_names[j].name);
+			snprintf(msg, msg_size, "isa=%s: unknown ISA (oneDNN %d.%d offers: %s)", v,
+			         DNNL_VERSION_MAJOR, DNNL_VERSION_MINOR, list);
+			return QCF_INVALID_PARAM;
+		}
+	}
+	if (want > 0) {
+		dnnl_status_t s = dnnl_set_max_cpu_isa(isa_names[want].isa);
+		if (s != dnnl_success) {
+			snprintf(msg, msg_size,
+			         "isa=%s: this oneDNN build refuses it as the maximum ISA "
+			         "(dnnl_set_max_cpu_isa: %s)",
+			         isa_names[want].name,
+			         s == dnnl_invalid_arguments ? "invalid arguments" : "failed");
+			return QCF_NOT_SUPPORTED;
+		}
+	}
+	dnnl_cpu_isa_t eff = dnnl_get_effective_cpu_isa();
+	if (want > 0 && eff != isa_names[want].isa) {
+		snprintf(msg, msg_size,
+		         "isa=%s: this CPU cannot run it (oneDNN's effective ISA is %s); refusing "
+		         "to run under a name that did not run",
+		         isa_names[want].name, isa_name(eff));
+		return QCF_NOT_SUPPORTED;
+	}
+	qcf_instance *inst = calloc(1, sizeof *inst);
+	if (!inst) {
+		snprintf(msg, msg_size, "out of memory");
+		return QCF_ERROR;
+	}
+	snprintf(inst->isa, sizeof inst->isa, "%s", isa_name(eff));
+	if (dnnl_engine_create(&inst->engine, dnnl_cpu, 0) != dnnl_success ||
+	    dnnl_stream_create(&inst->stream, inst->engine, dnnl_stream_default_flags) !=
+	            dnnl_success) {
+		snprintf(msg, msg_size, "oneDNN could not create a CPU engine and stream");
+		od_destroy(inst);
+		return QCF_ERROR;
+	}
+	*out = inst;
+	return QCF_OK;
+}
+
+static char plugin_version[64];
+
+static qcf_plugin descriptor = {sizeof(qcf_plugin), 1,          "onednn",     plugin_version,
+                                od_create,          od_destroy, od_supports,  od_prepare,
+                                od_execute,         od_release, od_last_error};
+
+QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
+{
+	if (n->host_min_version > 1 || n->host_max_version < 1)
+		return QCF_NOT_SUPPORTED;
+	const dnnl_version_t *v = dnnl_version();
+	snprintf(plugin_version, sizeof plugin_version, "%s+onednn%d.%d.%d", ONEDNN_ADAPTER_VERSION,
+	         v->major, v->minor, v->patch);
+	n->abi_version = 1;
+	n->plugin = &descriptor;
+	return QCF_OK;
+}

@@ -1,0 +1,43 @@
+# oneDNN adapter: $(BUILD)/plugins/libqcf_onednn.so from plugins/onednn/*.c, on Debian's
+# libdnnl-dev (C API, dnnl.h). Skipped with one line when the package is not installed.
+ONEDNN_HEADER := $(wildcard /usr/include/dnnl.h)
+ONEDNN_SRC    := $(wildcard plugins/onednn/*.c)
+ONEDNN_OBJ    := $(ONEDNN_SRC:plugins/onednn/%.c=$(BUILD)/plugins/onednn/%.o)
+ONEDNN_SO     := $(BUILD)/plugins/libqcf_onednn.so
+ONEDNN_REPORTS := reports/examples/onednn
+ONEDNN_PROFILES := litert-int8 onnx-qdq
+
+PLUGIN_TARGETS += plugin-onednn
+EXAMPLE_TARGETS += examples-onednn
+.PHONY: plugin-onednn examples-onednn
+
+ifeq ($(ONEDNN_HEADER),)
+plugin-onednn:
+	@echo "plugins: skipping onednn: Debian package libdnnl-dev is not installed"
+examples-onednn:
+	@echo "plugins: skipping onednn: Debian package libdnnl-dev is not installed"
+else
+plugin-onednn: $(ONEDNN_SO)
+
+$(BUILD)/plugins/onednn/%.o: plugins/onednn/%.c harness/include/qconform/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) -Iharness/include $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(ONEDNN_SO): $(ONEDNN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ -ldnnl -lm
+
+-include $(ONEDNN_OBJ:.o=.d)
+
+# The committed example reports: each profile at oneDNN's default (best) ISA as P.json.gz and
+# P.html, then at avx2 (no VNNI: the verdicts change there) as P.isa-avx2.* when this CPU has it.
+ONEDNN_LOW_ISA ?= avx2
+examples-onednn: $(QCONFORM) $(WORKER) $(ONEDNN_SO)
+	@for p in $(ONEDNN_PROFILES); do \
+	  $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p,specs --profile $$p) || exit $$?; \
+	  if grep -qw $(ONEDNN_LOW_ISA) /proc/cpuinfo; then \
+	    $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p.isa-$(ONEDNN_LOW_ISA),specs --profile $$p \
+	      --plugin-option isa=$(ONEDNN_LOW_ISA)) || exit $$?; \
+	  else echo "examples: onednn $$p isa=$(ONEDNN_LOW_ISA) skipped: this CPU has no $(ONEDNN_LOW_ISA)"; fi; \
+	done
+endif

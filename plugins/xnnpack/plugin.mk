@@ -1,0 +1,36 @@
+# XNNPACK adapter (Debian libxnnpack-dev; its xnnpack.h includes pthreadpool.h from
+# libpthreadpool-dev, which the -dev package does not pull in).
+XNNPACK_SO   := $(BUILD)/plugins/libqcf_xnnpack.so
+XNNPACK_SRC  := $(wildcard plugins/xnnpack/*.c)
+XNNPACK_OBJ  := $(XNNPACK_SRC:plugins/xnnpack/%.c=$(BUILD)/plugins/xnnpack/%.o)
+XNNPACK_HAVE := $(and $(wildcard /usr/include/xnnpack.h),$(wildcard /usr/include/pthreadpool.h))
+XNNPACK_MISSING := $(if $(wildcard /usr/include/xnnpack.h),libpthreadpool-dev,libxnnpack-dev)
+XNNPACK_PROFILES := litert-int8
+XNNPACK_EXAMPLES := reports/examples/xnnpack
+
+.PHONY: plugin-xnnpack examples-xnnpack
+PLUGIN_TARGETS += plugin-xnnpack
+EXAMPLE_TARGETS += examples-xnnpack
+
+ifneq ($(XNNPACK_HAVE),)
+plugin-xnnpack: $(XNNPACK_SO)
+
+$(BUILD)/plugins/xnnpack/%.o: plugins/xnnpack/%.c harness/include/qconform/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) -Iharness/include $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(XNNPACK_SO): $(XNNPACK_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ -lXNNPACK -lm
+
+-include $(XNNPACK_OBJ:.o=.d)
+
+examples-xnnpack: $(QCONFORM) $(WORKER) $(XNNPACK_SO)
+	@for p in $(XNNPACK_PROFILES); do \
+	  $(call qc_example,$(XNNPACK_SO),$(XNNPACK_EXAMPLES),$$p,specs --profile $$p) || exit $$?; done
+else
+plugin-xnnpack:
+	@echo "plugins: skipping xnnpack: Debian package $(XNNPACK_MISSING) is not installed"
+
+examples-xnnpack: plugin-xnnpack
+endif

@@ -1,0 +1,106 @@
+#!/bin/sh
+# The mutation score (suite/mutants/README.md), run by `make mutation`:
+#   score.sh QCONFORM MUTATE OUTDIR FLOOR JOBS CONTROL MUT...
+# runs the specs of each mutant definition MUT against OUTDIR/<name>/libmutant.so,
+# JOBS at a time: KILLED when the run does not conform (exit 1), SURVIVED when it
+# does (exit 0), ERROR for anything else. Prints one line per mutant in the
+# order given, then the score; exit 0 when the score is at least the percentage
+# in FLOOR and the control mutant CONTROL survived, 1 when not, 2 on an error.
+# (Internally: score.sh --one QCONFORM MUTATE OUTDIR MUT runs one mutant.)
+set -u
+
+here=$(dirname "$0")
+
+# suite/mutants/07-foo.mut -> 07-foo, suite/mutants/control/noop.mut -> control/noop
+name_of() {
+	rel=${1#"$here"/}
+	echo "${rel%.mut}"
+}
+
+if [ "${1:-}" = --one ]; then
+	qconform=$2 mutate=$3 out=$4 mut=$5
+	dir=$out/$(name_of "$mut")
+	rm -f "$dir/result"
+	specs=$("$mutate" --field specs "$mut") || exit 2
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086 # specs is a list of paths
+	"$qconform" run $specs --plugin "$dir/libmutant.so" --quiet --timeout 10 \
+		--json /dev/null >"$dir/run.out" 2>"$dir/run.err"
+	rc=$?
+	t1=$(date +%s.%N)
+	case $rc in
+	0) status=survived ;;
+	1) status=KILLED ;;
+	*) status=ERROR ;;
+	esac
+	# the totals line: total cases pass within fail error crash timeout n/s exp.err
+	counts=$(awk '$1 == "total" { print $5 + $6 + $7 + $8, $2 }' "$dir/run.out")
+	[ -n "$counts" ] || counts="? ?"
+	first=$(awk '/^(FAIL|ERROR|CRASH|TIMEOUT) / { sub(/:$/, "", $2); print $2; exit }' \
+		"$dir/run.out")
+	[ $rc -le 1 ] || first="qconform exit $rc: $(head -n 1 "$dir/run.err")"
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	printf '%s %s %s %s\n' "$status" "$counts" "$secs" "${first:--}" >"$dir/result"
+	exit 0
+fi
+
+if [ $# -lt 6 ]; then
+	echo "usage: score.sh QCONFORM MUTATE OUTDIR FLOOR JOBS CONTROL MUT..." >&2
+	exit 2
+fi
+qconform=$1 mutate=$2 out=$3 floor_file=$4 jobs=$5 control=$6
+shift 6
+floor=$(tr -d ' \n' <"$floor_file") || exit 2
+case $floor in
+'' | *[!0-9.]*)
+	echo "$floor_file: expected a percentage, got '$floor'" >&2
+	exit 2
+	;;
+esac
+
+t0=$(date +%s)
+printf '%s\n' "$control" "$@" |
+	xargs -P "$jobs" -n 1 sh "$0" --one "$qconform" "$mutate" "$out" || exit 2
+t1=$(date +%s)
+
+line() { # name result-line
+	set -- "$1" $2
+	printf '%-36s %-8s %7s of %6s cases failed  %5ss  %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+}
+
+total=0 killed=0 errors=0 survivors=
+for mut in "$@"; do
+	name=$(name_of "$mut")
+	res=$(cat "$out/$name/result" 2>/dev/null) || res="ERROR ? ? ? no result"
+	line "$name" "$res"
+	total=$((total + 1))
+	case $res in
+	KILLED*) killed=$((killed + 1)) ;;
+	survived*) survivors="$survivors $name" ;;
+	*) errors=$((errors + 1)) ;;
+	esac
+done
+name=$(name_of "$control")
+res=$(cat "$out/$name/result" 2>/dev/null) || res="ERROR ? ? ? no result"
+line "$name" "$res"
+
+score=$(awk -v k=$killed -v n=$total 'BEGIN { printf "%.1f", n ? 100 * k / n : 0 }')
+echo "mutation score: $killed/$total killed = $score% (floor $floor%), $((t1 - t0)) s"
+[ -z "$survivors" ] || echo "survivors:$survivors"
+status=0
+case $res in
+survived*) ;;
+*)
+	echo "the control mutant $name must survive (it changes nothing): the mechanism is broken" >&2
+	status=1
+	;;
+esac
+if [ $errors -gt 0 ]; then
+	echo "$errors mutant run(s) failed: see $out/<name>/run.err" >&2
+	exit 2
+fi
+if awk -v s="$score" -v f="$floor" 'BEGIN { exit !(s < f) }'; then
+	echo "the mutation score $score% is below the floor $floor% ($floor_file)" >&2
+	status=1
+fi
+exit $status

@@ -1,0 +1,333 @@
+/*
+ * The oneDNN adapter (plugins/onednn): it loads, answers supports() as its README says, and
+ * its verdicts are the ones reports/examples/onednn/README.md explains:
+ *  - with VNNI (avx512_core_vnni or avx2_vnni): LiteRT CONV_2D, DEPTHWISE_CONV_2D and
+ *    FULLY_CONNECTED within 1 LSB of the reference, the only failures 1-LSB tie breaks;
+ *    ONNX QLinearMatMul, MatMulInteger, QLinearConv and ConvInteger bit-exact;
+ *  - without VNNI: CONV_2D off by several LSB at isa=avx2 (the weights are halved to avoid
+ *    16-bit saturation), FULLY_CONNECTED by many at isa=avx512_core (the s8 x s8 matmul
+ *    saturates 16-bit pair sums), as oneDNN's int8 documentation warns;
+ *  - an unknown isa value stops the run at create() with exit 2 and a one-line reason.
+ * Skipped with a note on stderr when the plugin was not built (libdnnl-dev absent) or when
+ * the CPU cannot run the ISA a test pins.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "qct.h"
+
+#define LITERT_SPECS                                                                               \
+	"specs/litert/conv_2d.yaml specs/litert/depthwise_conv_2d.yaml "                           \
+	"specs/litert/fully_connected.yaml specs/litert/fully_connected_no_bias.yaml"
+#define ONNX_SPECS                                                                                 \
+	"specs/onnx/qlinear_matmul.yaml specs/onnx/qlinear_matmul_per_row.yaml "                   \
+	"specs/onnx/matmul_integer.yaml specs/onnx/qlinear_conv.yaml "                             \
+	"specs/onnx/qlinear_conv_per_channel.yaml specs/onnx/conv_integer.yaml"
+
+static const char *plugin(void)
+{
+	const char *p = qct_build_path("plugins/libqcf_onednn.so");
+	if (access(p, R_OK) != 0) {
+		fprintf(stderr,
+		        "\n  plugin/onednn: %s not built (Debian package libdnnl-dev is not "
+		        "installed): skipped\n",
+		        p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Runs the adapter with isa=ISA over ARGS; NULL (and a note) when the CPU cannot run it. */
+static json_t *run_isa(const char *tmp, const char *isa, int *status, const char *args)
+{
+	char *err = NULL;
+	json_t *r = qct_run_report(tmp, status, &err, "%s --plugin %s --plugin-option isa=%s", args,
+	                           plugin(), isa);
+	if (!r && *status == 2 && err && strstr(err, "this CPU cannot run it"))
+		fprintf(stderr, "\n  plugin/onednn: this CPU cannot run isa=%s: skipped\n", isa);
+	else if (!r)
+		fprintf(stderr, "\n  plugin/onednn: run failed (%d): %s\n", *status,
+		        err ? err : "");
+	free(err);
+	return r;
+}
+
+/* The first VNNI ISA this CPU runs, or NULL. */
+static const char *vnni_isa(const char *tmp)
+{
+	static const char *isas[] = {"avx512_core_vnni", "avx2_vnni"};
+	for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+		int st;
+		json_t *r = run_isa(tmp, isas[i], &st,
+		                    "specs/litert/fully_connected.yaml --filter "
+		                    "'litert/fully_connected/case/simple_per_channel_int8'");
+		if (r) {
+			json_decref(r);
+			return isas[i];
+		}
+	}
+	return NULL;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+/* Per op of a report: verdict counts and the largest |e| of any computed case. */
+typedef struct op_tally {
+	int cases, pass, within, fail, ns, expected_error, bad; /* bad: ERROR, CRASH, TIMEOUT */
+	double max_abs, fail_min_abs;
+} op_tally;
+
+static op_tally tally_op(json_t *r, const char *op)
+{
+	op_tally t = {0};
+	t.fail_min_abs = 1e300;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		if (strcmp(str(c, "op"), op) != 0)
+			continue;
+		const char *v = qct_verdict(c);
+		t.cases++;
+		if (!strcmp(v, "PASS"))
+			t.pass++;
+		else if (!strcmp(v, "PASS_WITHIN_TOLERANCE"))
+			t.within++;
+		else if (!strcmp(v, "FAIL"))
+			t.fail++;
+		else if (!strcmp(v, "NOT_SUPPORTED"))
+			t.ns++;
+		else if (!strcmp(v, "EXPECTED_ERROR"))
+			t.expected_error++;
+		else {
+			t.bad++;
+			fprintf(stderr, "\n  %s: %s (%s)\n", str(c, "name"), v, str(c, "message"));
+		}
+		size_t k;
+		json_t *o;
+		double case_max = 0;
+		json_array_foreach(json_object_get(c, "outputs"), k, o)
+		{
+			double m = json_number_value(json_object_get(o, "max_abs"));
+			case_max = m > case_max ? m : case_max;
+		}
+		t.max_abs = case_max > t.max_abs ? case_max : t.max_abs;
+		if (!strcmp(v, "FAIL") && case_max < t.fail_min_abs)
+			t.fail_min_abs = case_max;
+	}
+	return t;
+}
+
+static void test_loads_and_golden(void)
+{
+	if (!plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/litert/fully_connected.yaml specs/litert/conv_2d.yaml "
+	                           "--filter '*/case/simple_*_int8' --filter "
+	                           "'*/case/simple_per_channel' --plugin %s",
+	                           plugin());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *pl = json_object_get(json_object_get(r, "run"), "plugin");
+	CU_ASSERT_STRING_EQUAL(str(pl, "name"), "onednn");
+	CU_ASSERT_PTR_NOT_NULL(strstr(str(pl, "version"), "+onednn2."));
+	/* LiteRT's published goldens: per-tensor weights with zero point -1 (oneDNN's matmul
+	 * weights zero point), per-channel FC and conv */
+	qct_tally t = qct_tally_report(r);
+	CU_ASSERT_EQUAL(t.cases, 3);
+	CU_ASSERT_EQUAL(t.pass, 3);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_supports(void)
+{
+	if (!plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	int st;
+	/* int4 weights, int16 activations and unmapped ops are NOT_SUPPORTED; the LiteRT
+	 * rules (filter zero point, shapes, strides, activations) are refused as the spec
+	 * expects */
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/conv_2d.yaml specs/litert/fully_connected_16x8.yaml "
+	        "specs/litert/add.yaml specs/litert/depthwise_conv_2d.yaml "
+	        "specs/litert/fully_connected.yaml --filter '*wdt=int4*' --filter "
+	        "'litert/fully_connected_16x8/*' --filter 'litert/add/*' --filter '*/case/*' "
+	        "--filter '-*/case/simple*' --filter '-*/case/per_channel_keep_num_dims' "
+	        "--plugin %s",
+	        plugin());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	size_t i;
+	json_t *c;
+	int ns_int4 = 0, ns_16x8 = 0, ns_add = 0, refused = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *name = str(c, "name"), *v = qct_verdict(c);
+		int named = !strncmp(name, "litert/conv_2d/case/", 20) ||
+		            !strncmp(name, "litert/depthwise_conv_2d/case/", 30) ||
+		            !strncmp(name, "litert/fully_connected/case/", 28);
+		if (named) {
+			if (strstr(name, "int4") && !strstr(name, "zero_point")) {
+				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
+			} else {
+				CU_ASSERT_STRING_EQUAL(v, "EXPECTED_ERROR");
+				refused += !strcmp(v, "EXPECTED_ERROR");
+				if (strcmp(v, "EXPECTED_ERROR"))
+					fprintf(stderr, "\n  %s: %s\n", name, v);
+			}
+		} else if (strstr(name, "wdt=int4")) {
+			CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
+			ns_int4 += !strcmp(v, "NOT_SUPPORTED") &&
+			           strstr(str(c, "message"), "no int4 weights") != NULL;
+		} else if (strstr(name, "fully_connected_16x8")) {
+			if (strcmp(str(c, "expect"), "error") != 0) {
+				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
+				ns_16x8 += !strcmp(v, "NOT_SUPPORTED");
+			}
+		} else if (strstr(name, "litert/add/")) {
+			if (strcmp(str(c, "expect"), "error") != 0) {
+				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
+				ns_add +=
+				        strstr(str(c, "message"), "not mapped onto oneDNN") != NULL;
+			}
+		}
+	}
+	CU_ASSERT(ns_int4 > 0);
+	CU_ASSERT(ns_16x8 > 0);
+	CU_ASSERT(ns_add > 0);
+	CU_ASSERT(refused >= 20);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_unknown_isa(void)
+{
+	if (!plugin())
+		return;
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/litert/fully_connected.yaml --quiet --plugin %s "
+	                             "--plugin-option isa=avx9000 --json /dev/null",
+	                             qct_build_path("qconform"), plugin()),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	/* one line: the value, why, and what oneDNN 2.6 offers */
+	const char *nl = strchr(p.err, '\n');
+	CU_ASSERT(nl != NULL && nl[1] == '\0');
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "isa=avx9000: unknown ISA"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "avx2, avx2_vnni"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "avx512_core_amx"));
+	qct_proc_free(&p);
+	/* an option it does not know */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/litert/fully_connected.yaml --quiet --plugin %s "
+	                             "--plugin-option threads=2 --json /dev/null",
+	                             qct_build_path("qconform"), plugin()),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "unknown option 'threads'"));
+	qct_proc_free(&p);
+}
+
+static void test_vnni_verdicts(void)
+{
+	if (!plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	const char *isa = vnni_isa(tmp);
+	if (!isa) {
+		fprintf(stderr, "\n  plugin/onednn: no VNNI on this CPU: the 1-LSB claims are not "
+		                "checked\n");
+		qct_rmdir(tmp);
+		return;
+	}
+	int st;
+	json_t *r = run_isa(tmp, isa, &st, LITERT_SPECS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1); /* the tie breaks do not conform */
+	static const char *ops[] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
+	for (int k = 0; k < 3; k++) {
+		op_tally t = tally_op(r, ops[k]);
+		CU_ASSERT(t.cases > 50);
+		CU_ASSERT_EQUAL(t.bad, 0);
+		CU_ASSERT(t.pass > t.cases / 2);
+		/* within 1 LSB everywhere; what fails is a 1-LSB tie break */
+		CU_ASSERT_EQUAL(t.max_abs, 1);
+		CU_ASSERT(t.fail > 0);
+		CU_ASSERT_EQUAL(t.fail_min_abs, 1);
+	}
+	json_decref(r);
+
+	r = run_isa(tmp, isa, &st, ONNX_SPECS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	static const char *onnx[] = {"QLinearMatMul", "MatMulInteger", "QLinearConv",
+	                             "ConvInteger"};
+	for (int k = 0; k < 4; k++) {
+		op_tally t = tally_op(r, onnx[k]);
+		CU_ASSERT(t.pass > 0);
+		/* bit-exact whenever oneDNN computes it */
+		CU_ASSERT_EQUAL(t.within + t.fail + t.bad, 0);
+		CU_ASSERT_EQUAL(t.max_abs, 0);
+	}
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_no_vnni(void)
+{
+	if (!plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	int st;
+	/* avx2: the convolution's weights reorder halves the weights (rounded) to keep the
+	 * 16-bit pair sums from saturating, and doubles the output scale: errors of several LSB */
+	json_t *r = run_isa(tmp, "avx2", &st, "specs/litert/conv_2d.yaml");
+	if (r) {
+		CU_ASSERT_EQUAL(st, 1);
+		op_tally t = tally_op(r, "CONV_2D");
+		CU_ASSERT_EQUAL(t.bad, 0);
+		CU_ASSERT(t.fail > 10);
+		CU_ASSERT(t.max_abs > 1);
+		json_decref(r);
+	}
+	/* avx512_core (no VNNI): the s8 x s8 matmul saturates u8 x s8 pair sums to 16 bits */
+	r = run_isa(tmp, "avx512_core", &st, "specs/litert/fully_connected.yaml");
+	if (r) {
+		CU_ASSERT_EQUAL(st, 1);
+		op_tally t = tally_op(r, "FULLY_CONNECTED");
+		CU_ASSERT_EQUAL(t.bad, 0);
+		CU_ASSERT(t.fail > 10);
+		CU_ASSERT(t.max_abs > 16);
+		json_decref(r);
+	}
+	qct_rmdir(tmp);
+}
+
+void qct_register_plugin_onednn(void)
+{
+	CU_pSuite s = qct_suite("plugin/onednn");
+	CU_add_test(s, "loads; LiteRT's goldens through matmul and convolution",
+	            test_loads_and_golden);
+	CU_add_test(s, "supports(): int4, 16x8, unmapped ops; LiteRT rules refused", test_supports);
+	CU_add_test(s, "isa=unknown and unknown options refused at create, exit 2",
+	            test_unknown_isa);
+	CU_add_test(s, "VNNI: LiteRT within 1 LSB (tie breaks), ONNX bit-exact",
+	            test_vnni_verdicts);
+	CU_add_test(s, "no VNNI: halved conv weights (avx2), saturated matmul (avx512_core)",
+	            test_no_vnni);
+}
