@@ -3,14 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const names[] = {
-        [QCF_BOOL] = "bool",       [QCF_INT4] = "int4",         [QCF_UINT4] = "uint4",
-        [QCF_INT8] = "int8",       [QCF_UINT8] = "uint8",       [QCF_INT16] = "int16",
-        [QCF_UINT16] = "uint16",   [QCF_INT32] = "int32",       [QCF_INT64] = "int64",
-        [QCF_FLOAT16] = "float16", [QCF_BFLOAT16] = "bfloat16", [QCF_FLOAT32] = "float32",
-        [QCF_FLOAT64] = "float64",
-};
-
 size_t qref_numel(int32_t rank, const int64_t *shape)
 {
 	size_t n = 1;
@@ -19,17 +11,16 @@ size_t qref_numel(int32_t rank, const int64_t *shape)
 	return n;
 }
 
+/* the ABI header's names (qcf_dtype_name), under the reference's prefix */
 const char *qref_dtype_name(qcf_dtype t)
 {
-	if (t <= QCF_DTYPE_INVALID || t > QCF_FLOAT64)
-		return "invalid";
-	return names[t];
+	return qcf_dtype_name(t);
 }
 
 qcf_dtype qref_dtype_parse(const char *name)
 {
 	for (int t = QCF_BOOL; t <= QCF_FLOAT64; t++)
-		if (strcmp(names[t], name) == 0)
+		if (strcmp(qcf_dtype_name((qcf_dtype)t), name) == 0)
 			return (qcf_dtype)t;
 	return QCF_DTYPE_INVALID;
 }

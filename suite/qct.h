@@ -37,6 +37,13 @@ json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char 
 const char *qct_stub(const char *name);
 /* The verdict string of a case object of a report. */
 const char *qct_verdict(json_t *c);
+/* Path of a built adapter (build/plugins/libqcf_NAME.so), or NULL after a line on stderr
+ * saying it was not built because Debian's PACKAGE is missing (the test then passes). */
+const char *qct_adapter(const char *name, const char *package);
+/* A string member of a report object, "" when absent. */
+const char *qct_str(json_t *o, const char *key);
+/* The largest max_abs over a case's outputs. */
+double qct_case_max_abs(json_t *c);
 
 /* Verdict counts of a report; prints up to five cases that are neither PASS nor
  * EXPECTED_ERROR (counted in `other`). */

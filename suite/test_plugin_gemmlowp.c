@@ -25,27 +25,13 @@
 
 static const char *plugin_path(void)
 {
-	static char path[1024];
-	snprintf(path, sizeof path, "%s", qct_build_path("plugins/libqcf_gemmlowp.so"));
-	return path;
+	return qct_build_path("plugins/libqcf_gemmlowp.so");
 }
 
 /* 1 if the plugin was built; else a line on stderr (the test then passes). */
 static int have_plugin(void)
 {
-	if (access(plugin_path(), R_OK) == 0)
-		return 1;
-	fprintf(stderr,
-	        "\n  gemmlowp adapter not built (%s missing: Debian package libgemmlowp-dev is not "
-	        "installed); skipped\n",
-	        plugin_path());
-	return 0;
-}
-
-static const char *str(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
+	return qct_adapter("gemmlowp", "libgemmlowp-dev") != NULL;
 }
 
 /* ---- the reference's uint8 FULLY_CONNECTED ----------------------------- */
@@ -243,14 +229,15 @@ static json_t *run_fc(const char *tmp, const char *args, size_t *pass, size_t *n
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *v = qct_verdict(c);
-		int is16 = strstr(str(c, "spec"), "16x8") != NULL;
+		int is16 = strstr(qct_str(c, "spec"), "16x8") != NULL;
 		int ok = !strcmp(v, "PASS") || !strcmp(v, "EXPECTED_ERROR");
 		if (!strcmp(v, "NOT_SUPPORTED"))
-			ok = strstr(str(c, "message"), "int16 activations") != NULL;
+			ok = strstr(qct_str(c, "message"), "int16 activations") != NULL;
 		if (is16)
 			ok = !strcmp(v, "NOT_SUPPORTED");
 		if (!ok)
-			fprintf(stderr, "\n  %s: %s %s", str(c, "name"), v, str(c, "message"));
+			fprintf(stderr, "\n  %s: %s %s", qct_str(c, "name"), v,
+			        qct_str(c, "message"));
 		CU_ASSERT(ok);
 		*pass += !strcmp(v, "PASS");
 		*ns += !strcmp(v, "NOT_SUPPORTED");
@@ -306,7 +293,7 @@ static void test_adapter_int8(void)
 		neg += !strcmp(qct_verdict(c), "EXPECTED_ERROR");
 		if (strcmp(qct_verdict(c), "PASS"))
 			continue;
-		const char *name = str(c, "name");
+		const char *name = qct_str(c, "name");
 		int4 += strstr(name, "wdt=int4") != NULL;
 		per_axis += strstr(name, "axis") != NULL;
 	}

@@ -23,20 +23,12 @@ static const char *so(void)
 
 static int built(void)
 {
-	if (access(so(), R_OK) == 0)
-		return 1;
-	fprintf(stderr, "\n  %s not built (libtorch-dev not installed): skipped\n", so());
-	return 0;
+	return qct_adapter("libtorch", "libtorch-dev") != NULL;
 }
 
 static int has_prefix(const char *s, const char *p)
 {
 	return s && strncmp(s, p, strlen(p)) == 0;
-}
-
-static const char *str(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
 }
 
 static double num(json_t *o, const char *k)
@@ -119,8 +111,8 @@ static void test_fakequant_profile(void)
 	json_t *c;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		const char *v = qct_verdict(c), *name = str(c, "name"), *op = str(c, "op");
-		const char *msg = str(c, "message");
+		const char *v = qct_verdict(c), *name = qct_str(c, "name"), *op = qct_str(c, "op");
+		const char *msg = qct_str(c, "message");
 		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
 		if (strcmp(v, "PASS") == 0) {
 			pass++;
@@ -186,7 +178,7 @@ static void test_torch_check_refusal(void)
 	size_t i, hits = 0;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		const char *msg = str(c, "message");
+		const char *msg = qct_str(c, "message");
 		if (strcmp(qct_verdict(c), "EXPECTED_ERROR") == 0 && msg &&
 		    strstr(msg, "`quant_min` should be less than or equal to `quant_max`"))
 			hits++;
@@ -220,7 +212,7 @@ static void test_quantized_linear(void)
 	size_t i, ok = 0, within = 0, ns = 0, fail = 0, refused = 0, other = 0;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		const char *v = qct_verdict(c), *name = str(c, "name");
+		const char *v = qct_verdict(c), *name = qct_str(c, "name");
 		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
 		if (strcmp(v, "PASS") == 0 || strcmp(v, "PASS_WITHIN_TOLERANCE") == 0) {
 			CU_ASSERT(num(o, "max_abs") <= 1);

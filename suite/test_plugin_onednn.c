@@ -30,15 +30,7 @@
 
 static const char *plugin(void)
 {
-	const char *p = qct_build_path("plugins/libqcf_onednn.so");
-	if (access(p, R_OK) != 0) {
-		fprintf(stderr,
-		        "\n  plugin/onednn: %s not built (Debian package libdnnl-dev is not "
-		        "installed): skipped\n",
-		        p);
-		return NULL;
-	}
-	return p;
+	return qct_adapter("onednn", "libdnnl-dev");
 }
 
 /* Runs the adapter with isa=ISA over ARGS; NULL (and a note) when the CPU cannot run it. */
@@ -73,12 +65,6 @@ static const char *vnni_isa(const char *tmp)
 	return NULL;
 }
 
-static const char *str(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
 /* Per op of a report: verdict counts and the largest |e| of any computed case. */
 typedef struct op_tally {
 	int cases, pass, within, fail, ns, expected_error, bad; /* bad: ERROR, CRASH, TIMEOUT */
@@ -93,7 +79,7 @@ static op_tally tally_op(json_t *r, const char *op)
 	json_t *c;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		if (strcmp(str(c, "op"), op) != 0)
+		if (strcmp(qct_str(c, "op"), op) != 0)
 			continue;
 		const char *v = qct_verdict(c);
 		t.cases++;
@@ -109,16 +95,10 @@ static op_tally tally_op(json_t *r, const char *op)
 			t.expected_error++;
 		else {
 			t.bad++;
-			fprintf(stderr, "\n  %s: %s (%s)\n", str(c, "name"), v, str(c, "message"));
+			fprintf(stderr, "\n  %s: %s (%s)\n", qct_str(c, "name"), v,
+			        qct_str(c, "message"));
 		}
-		size_t k;
-		json_t *o;
-		double case_max = 0;
-		json_array_foreach(json_object_get(c, "outputs"), k, o)
-		{
-			double m = json_number_value(json_object_get(o, "max_abs"));
-			case_max = m > case_max ? m : case_max;
-		}
+		double case_max = qct_case_max_abs(c);
 		t.max_abs = case_max > t.max_abs ? case_max : t.max_abs;
 		if (!strcmp(v, "FAIL") && case_max < t.fail_min_abs)
 			t.fail_min_abs = case_max;
@@ -140,8 +120,8 @@ static void test_loads_and_golden(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *pl = json_object_get(json_object_get(r, "run"), "plugin");
-	CU_ASSERT_STRING_EQUAL(str(pl, "name"), "onednn");
-	CU_ASSERT_PTR_NOT_NULL(strstr(str(pl, "version"), "+onednn2."));
+	CU_ASSERT_STRING_EQUAL(qct_str(pl, "name"), "onednn");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(pl, "version"), "+onednn2."));
 	/* LiteRT's published goldens: per-tensor weights with zero point -1 (oneDNN's matmul
 	 * weights zero point), per-channel FC and conv */
 	qct_tally t = qct_tally_report(r);
@@ -176,7 +156,7 @@ static void test_supports(void)
 	int ns_int4 = 0, ns_16x8 = 0, ns_add = 0, refused = 0;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
-		const char *name = str(c, "name"), *v = qct_verdict(c);
+		const char *name = qct_str(c, "name"), *v = qct_verdict(c);
 		int named = !strncmp(name, "litert/conv_2d/case/", 20) ||
 		            !strncmp(name, "litert/depthwise_conv_2d/case/", 30) ||
 		            !strncmp(name, "litert/fully_connected/case/", 28);
@@ -192,17 +172,17 @@ static void test_supports(void)
 		} else if (strstr(name, "wdt=int4")) {
 			CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
 			ns_int4 += !strcmp(v, "NOT_SUPPORTED") &&
-			           strstr(str(c, "message"), "no int4 weights") != NULL;
+			           strstr(qct_str(c, "message"), "no int4 weights") != NULL;
 		} else if (strstr(name, "fully_connected_16x8")) {
-			if (strcmp(str(c, "expect"), "error") != 0) {
+			if (strcmp(qct_str(c, "expect"), "error") != 0) {
 				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
 				ns_16x8 += !strcmp(v, "NOT_SUPPORTED");
 			}
 		} else if (strstr(name, "litert/add/")) {
-			if (strcmp(str(c, "expect"), "error") != 0) {
+			if (strcmp(qct_str(c, "expect"), "error") != 0) {
 				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
-				ns_add +=
-				        strstr(str(c, "message"), "not mapped onto oneDNN") != NULL;
+				ns_add += strstr(qct_str(c, "message"), "not mapped onto oneDNN") !=
+				          NULL;
 			}
 		}
 	}

@@ -23,13 +23,9 @@ static char xnn_so[1024];
 
 static int have_plugin(void)
 {
-	snprintf(xnn_so, sizeof xnn_so, "%s", qct_build_path("plugins/libqcf_xnnpack.so"));
-	if (access(xnn_so, R_OK) == 0)
-		return 1;
-	fprintf(stderr,
-	        "\nplugin/xnnpack: %s was not built (libxnnpack-dev is not installed): skipped\n",
-	        xnn_so);
-	return 0;
+	const char *p = qct_adapter("xnnpack", "libxnnpack-dev");
+	snprintf(xnn_so, sizeof xnn_so, "%s", p ? p : "");
+	return p != NULL;
 }
 
 /* One spec per operator (and the shapes spec that hits XNNPACK's SAME padding). */
@@ -75,20 +71,6 @@ static double op_max_abs(json_t *o)
 {
 	return json_number_value(
 	        json_object_get(json_array_get(json_object_get(o, "outputs"), 0), "max_abs"));
-}
-
-static double case_max_abs(json_t *c)
-{
-	double m = 0;
-	size_t i;
-	json_t *out;
-	json_array_foreach(json_object_get(c, "outputs"), i, out)
-	{
-		double v = json_number_value(json_object_get(out, "max_abs"));
-		if (v > m)
-			m = v;
-	}
-	return m;
 }
 
 static void test_ops(void)
@@ -156,7 +138,7 @@ static void test_ops(void)
 	{
 		const char *op = json_string_value(json_object_get(c, "op"));
 		const char *name = json_string_value(json_object_get(c, "name"));
-		double m = case_max_abs(c);
+		double m = qct_case_max_abs(c);
 		if (strcmp(op, "AVERAGE_POOL_2D") == 0 && strstr(name, "padding=VALID") &&
 		    json_array_size(json_object_get(c, "outputs")) > 0) {
 			valid_pool++;

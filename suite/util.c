@@ -195,6 +195,41 @@ const char *qct_verdict(json_t *c)
 	return json_string_value(json_object_get(c, "verdict"));
 }
 
+const char *qct_adapter(const char *name, const char *package)
+{
+	static char buf[4][512];
+	static int next;
+	char *b = buf[next++ % 4];
+	char rel[128];
+	snprintf(rel, sizeof rel, "plugins/libqcf_%s.so", name);
+	snprintf(b, sizeof buf[0], "%s", qct_build_path(rel));
+	if (access(b, R_OK) == 0)
+		return b;
+	fprintf(stderr,
+	        "\n  plugin/%s: %s not built (Debian package %s is not installed): skipped\n", name,
+	        b, package);
+	return NULL;
+}
+
+const char *qct_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+double qct_case_max_abs(json_t *c)
+{
+	double m = 0;
+	size_t i;
+	json_t *out;
+	json_array_foreach(json_object_get(c, "outputs"), i, out)
+	{
+		double v = json_number_value(json_object_get(out, "max_abs"));
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
 qct_tally qct_tally_report(json_t *r)
 {
 	qct_tally t = {0};

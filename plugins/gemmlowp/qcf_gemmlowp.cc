@@ -105,26 +105,6 @@ bool per_tensor(const qcf_quant *q)
 	return q && q->count == 1 && q->block_size == 0;
 }
 
-const char *dtype_name(qcf_dtype t)
-{
-	switch (t) {
-	case QCF_BOOL: return "bool";
-	case QCF_INT4: return "int4";
-	case QCF_UINT4: return "uint4";
-	case QCF_INT8: return "int8";
-	case QCF_UINT8: return "uint8";
-	case QCF_INT16: return "int16";
-	case QCF_UINT16: return "uint16";
-	case QCF_INT32: return "int32";
-	case QCF_INT64: return "int64";
-	case QCF_FLOAT16: return "float16";
-	case QCF_BFLOAT16: return "bfloat16";
-	case QCF_FLOAT32: return "float32";
-	case QCF_FLOAT64: return "float64";
-	default: return "invalid";
-	}
-}
-
 // LiteRT's QuantizeMultiplier: d = q * 2^shift with q in [0.5, 1), q as a Q31 integer rounded
 // half away from zero; q = 1 carries into the exponent; below 2^-31 the multiplier is 0.
 void quantize_multiplier(double d, int32_t *mult, int *shift)
@@ -190,32 +170,33 @@ qcf_status plan_fc(qcf_instance *inst, const qcf_op_call *call, Plan *p)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: %s activations are not supported (gemmlowp multiplies 8-bit "
 		            "operands)",
-		            op, dtype_name(it));
+		            op, qcf_dtype_name(it));
 	if (it != QCF_UINT8 && it != QCF_INT8)
 		return fail(inst, QCF_INVALID_PARAM,
-		            "%s: input must be int8, uint8 or int16, got %s", op, dtype_name(it));
+		            "%s: input must be int8, uint8 or int16, got %s", op,
+		            qcf_dtype_name(it));
 	p->u8 = it == QCF_UINT8;
 	if (p->u8 && ot == QCF_INT16)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: uint8 input with int16 output is not supported", op);
 	if (ot != it)
 		return fail(inst, QCF_INVALID_PARAM, "%s: output type %s must equal input type %s",
-		            op, dtype_name(ot), dtype_name(it));
+		            op, qcf_dtype_name(ot), qcf_dtype_name(it));
 	if (p->u8 && wt != QCF_UINT8)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: uint8 input with %s weights is not supported (uint8 weights are)",
-		            op, dtype_name(wt));
+		            op, qcf_dtype_name(wt));
 	if (!p->u8 && (wt == QCF_UINT8 || wt == QCF_INT16))
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: int8 input with %s weights is not supported (int8 and int4 are)",
-		            op, dtype_name(wt));
+		            op, qcf_dtype_name(wt));
 	if (!p->u8 && wt != QCF_INT8 && wt != QCF_INT4)
 		return fail(inst, QCF_INVALID_PARAM, "%s: weights must be int8 or int4, got %s", op,
-		            dtype_name(wt));
+		            qcf_dtype_name(wt));
 	if (p->bias && p->bias->dtype != QCF_INT32)
 		return fail(inst, QCF_INVALID_PARAM,
 		            "%s: 8-bit activations need an int32 bias, got %s", op,
-		            dtype_name(p->bias->dtype));
+		            qcf_dtype_name(p->bias->dtype));
 
 	// shapes (PrepareImpl, UpdateOutputSize)
 	if (p->w->rank != 2)

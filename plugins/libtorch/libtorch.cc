@@ -90,26 +90,6 @@ bool unimplemented(const std::string &msg)
 	return false;
 }
 
-const char *dtype_name(qcf_dtype t)
-{
-	switch (t) {
-	case QCF_BOOL: return "bool";
-	case QCF_INT4: return "int4";
-	case QCF_UINT4: return "uint4";
-	case QCF_INT8: return "int8";
-	case QCF_UINT8: return "uint8";
-	case QCF_INT16: return "int16";
-	case QCF_UINT16: return "uint16";
-	case QCF_INT32: return "int32";
-	case QCF_INT64: return "int64";
-	case QCF_FLOAT16: return "float16";
-	case QCF_BFLOAT16: return "bfloat16";
-	case QCF_FLOAT32: return "float32";
-	case QCF_FLOAT64: return "float64";
-	default: return "invalid";
-	}
-}
-
 /* torch's dense dtype for an ABI dtype; false when torch has none (sub-byte, uint16). */
 bool plain_type(qcf_dtype t, at::ScalarType *st)
 {
@@ -142,7 +122,7 @@ at::ScalarType quant_type(qcf_dtype t)
 	at::ScalarType st;
 	if (!plain_type(t, &st))
 		refuse(QCF_NOT_SUPPORTED,
-		       std::string("torch has no tensor type for ") + dtype_name(t));
+		       std::string("torch has no tensor type for ") + qcf_dtype_name(t));
 	return st;
 }
 
@@ -175,7 +155,7 @@ at::Tensor dense(const qcf_tensor &t)
 	at::ScalarType st;
 	if (!plain_type(t.dtype, &st))
 		refuse(QCF_NOT_SUPPORTED, std::string("torch has no dense tensor of ") +
-		                                  dtype_name(t.dtype) + " (tensor '" +
+		                                  qcf_dtype_name(t.dtype) + " (tensor '" +
 		                                  (t.name ? t.name : "?") + "')");
 	check_buffer(t);
 	static char empty;
@@ -235,12 +215,12 @@ void put(const qcf_op_call *call, int k, const at::Tensor &res)
 		want = quant_type(o.dtype);
 	else if (!plain_type(o.dtype, &want))
 		refuse(QCF_INVALID_PARAM, std::string("output '") + (o.name ? o.name : "?") +
-		                                  "' is " + dtype_name(o.dtype) +
+		                                  "' is " + qcf_dtype_name(o.dtype) +
 		                                  ", torch returns " +
 		                                  c10::toString(res.scalar_type()));
 	if (res.scalar_type() != want)
 		refuse(QCF_INVALID_PARAM, std::string("output '") + (o.name ? o.name : "?") +
-		                                  "' is " + dtype_name(o.dtype) +
+		                                  "' is " + qcf_dtype_name(o.dtype) +
 		                                  ", torch returns " +
 		                                  c10::toString(res.scalar_type()));
 	if (res.sizes() != at::IntArrayRef(sizes(o)))

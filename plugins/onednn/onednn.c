@@ -176,14 +176,6 @@ static dnnl_data_type_t dnnl_dt(qcf_dtype t)
 	}
 }
 
-static const char *dtype_name(qcf_dtype t)
-{
-	static const char *names[] = {"invalid", "bool",     "int4",    "uint4",  "int8",
-	                              "uint8",   "int16",    "uint16",  "int32",  "int64",
-	                              "float16", "bfloat16", "float32", "float64"};
-	return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
-}
-
 static int good_scale(float s)
 {
 	return isfinite(s) && s > 0;
@@ -608,7 +600,7 @@ static qcf_status litert_common(qcf_instance *inst, const qcf_op_call *call, con
 		        "%s with %s activations: oneDNN 2.6 int8 primitives take s8/u8 sources "
 		        "with LiteRT int8 only (16x8 has no int16 convolution or matmul; uint8 is "
 		        "LiteRT's legacy path, not implemented here)",
-		        op, dtype_name(x->dtype));
+		        op, qcf_dtype_name(x->dtype));
 	if (x->dtype != QCF_INT8)
 		return fail(inst, QCF_INVALID_PARAM, "%s input must be int8 or int16", op);
 	if (y->dtype != x->dtype)
@@ -636,7 +628,7 @@ static qcf_status litert_common(qcf_instance *inst, const qcf_op_call *call, con
 	}
 	if (w->dtype == QCF_UINT8 || w->dtype == QCF_INT16)
 		return fail(inst, QCF_NOT_SUPPORTED, "%s with %s weights is not implemented", op,
-		            dtype_name(w->dtype));
+		            qcf_dtype_name(w->dtype));
 	if (w->dtype != QCF_INT8)
 		return fail(inst, QCF_INVALID_PARAM, "%s filter must be int8 or int4", op);
 	if (call->n_inputs == 3) {
@@ -925,7 +917,7 @@ static qcf_status zp_input(qcf_instance *inst, const qcf_op_call *call, int idx,
 	const qcf_tensor *z = &call->inputs[idx];
 	if (z->dtype != of->dtype)
 		return fail(inst, QCF_INVALID_PARAM, "%s dtype %s is not its tensor's %s", name,
-		            dtype_name(z->dtype), dtype_name(of->dtype));
+		            qcf_dtype_name(z->dtype), qcf_dtype_name(of->dtype));
 	if (z->quant)
 		return fail(inst, QCF_INVALID_PARAM, "%s must not be quantized", name);
 	int64_t n = numel(z);
@@ -969,7 +961,7 @@ static qcf_status quant_check_zp(qcf_instance *inst, const qcf_tensor *t, const 
 	for (int32_t i = 0; q && q->zero_points && i < q->count; i++)
 		if (q->zero_points[i] < lo || q->zero_points[i] > hi)
 			return fail(inst, QCF_INVALID_PARAM, "%s zero point %d outside %s", name,
-			            q->zero_points[i], dtype_name(t->dtype));
+			            q->zero_points[i], qcf_dtype_name(t->dtype));
 	for (int32_t i = 0; q && i < q->count; i++)
 		if (!good_scale(q->scales[i]))
 			return fail(inst, QCF_INVALID_PARAM, "%s scale not positive and finite",
@@ -1078,7 +1070,7 @@ static qcf_status onnx_matmul(qcf_instance *inst, const qcf_op_call *call, int q
 		return fail(inst, QCF_INVALID_PARAM, "%s operands must be int8 or uint8", op);
 	if (qlinear ? !onnx_x8(y->dtype) : y->dtype != QCF_INT32)
 		return fail(inst, QCF_INVALID_PARAM, "%s output dtype %s", op,
-		            dtype_name(y->dtype));
+		            qcf_dtype_name(y->dtype));
 	int64_t M = 0, K = 0, N = 0;
 	qcf_status st = matmul_geometry(inst, a, b, y, p, &M, &K, &N);
 	if (st != QCF_OK)
@@ -1178,7 +1170,7 @@ static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qli
 		return fail(inst, QCF_INVALID_PARAM, "%s x and w must be int8 or uint8", op);
 	if (qlinear ? !onnx_x8(y->dtype) : y->dtype != QCF_INT32)
 		return fail(inst, QCF_INVALID_PARAM, "%s output dtype %s", op,
-		            dtype_name(y->dtype));
+		            qcf_dtype_name(y->dtype));
 	if (x->rank < 3 || w->rank != x->rank)
 		return fail(inst, QCF_INVALID_PARAM, "%s: x rank < 3 or w rank != x rank", op);
 	int S = x->rank - 2;

@@ -195,6 +195,15 @@ typedef qcf_status (*qcf_negotiate_fn)(qcf_negotiation *n);
 /* The one exported symbol. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n);
 
+/* The dtype's name as specs and reports spell it ("int8", "bfloat16"), or "invalid". */
+static inline const char *qcf_dtype_name(qcf_dtype t)
+{
+	static const char *const names[] = {"invalid", "bool",     "int4",    "uint4",  "int8",
+	                                    "uint8",   "int16",    "uint16",  "int32",  "int64",
+	                                    "float16", "bfloat16", "float32", "float64"};
+	return t > QCF_DTYPE_INVALID && t <= QCF_FLOAT64 ? names[t] : "invalid";
+}
+
 /* Bytes needed for count elements of dtype (int4/uint4 round up). */
 static inline size_t qcf_dtype_nbytes(qcf_dtype t, size_t count)
 {
