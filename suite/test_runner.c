@@ -389,6 +389,27 @@ static void test_options_reach_create(void)
 
 /* ------------------------------------------------------------- open, info */
 
+/* The header's negotiation answer: too short a struct, a host range without the version,
+ * and the answer itself. */
+static void test_negotiate_answer(void)
+{
+	static const qcf_plugin desc = {.struct_size = sizeof(qcf_plugin), .abi_version = 2};
+	qcf_negotiation n = {sizeof n, 1, 3, 0, NULL};
+	CU_ASSERT_EQUAL(qcf_negotiate_answer(NULL, 2, &desc), QCF_ERROR);
+	n.struct_size = (uint32_t)offsetof(qcf_negotiation, plugin);
+	CU_ASSERT_EQUAL(qcf_negotiate_answer(&n, 2, &desc), QCF_ERROR);
+	CU_ASSERT_PTR_NULL(n.plugin);
+	n.struct_size = sizeof n;
+	CU_ASSERT_EQUAL(qcf_negotiate_answer(&n, 4, &desc), QCF_NOT_SUPPORTED);
+	n.host_min_version = 3;
+	CU_ASSERT_EQUAL(qcf_negotiate_answer(&n, 2, &desc), QCF_NOT_SUPPORTED);
+	CU_ASSERT_PTR_NULL(n.plugin);
+	n.host_min_version = 2;
+	CU_ASSERT_EQUAL(qcf_negotiate_answer(&n, 2, &desc), QCF_OK);
+	CU_ASSERT_EQUAL(n.abi_version, 2);
+	CU_ASSERT_PTR_EQUAL(n.plugin, &desc);
+}
+
 static void test_open_info(void)
 {
 	const char *path = qct_build_path("stubs/libstub_ok.so");
@@ -1434,6 +1455,7 @@ void qct_register_runner(void)
 	CU_add_test(s, "refuses when create fails", test_refuse_create_failing);
 	CU_add_test(s, "passes options to create", test_options_reach_create);
 	CU_add_test(s, "plugin info", test_open_info);
+	CU_add_test(s, "qcf_negotiate_answer", test_negotiate_answer);
 	CU_add_test(s, "trace switch", test_trace);
 	CU_add_test(s, "ok stub equals the reference", test_ok_matches_reference);
 	CU_add_test(s, "segfault is CRASH, next case runs", test_crash_then_next_ok);

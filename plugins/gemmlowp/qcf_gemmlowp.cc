@@ -569,9 +569,5 @@ const qcf_plugin kPlugin = {
 
 extern "C" QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
-	if (n->host_min_version > 1 || n->host_max_version < 1)
-		return QCF_NOT_SUPPORTED;
-	n->abi_version = 1;
-	n->plugin = &kPlugin;
-	return QCF_OK;
+	return qcf_negotiate_answer(n, 1, &kPlugin);
 }

@@ -693,11 +693,5 @@ const qcf_plugin descriptor = {
 
 extern "C" QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
-	if (!n || n->struct_size < offsetof(qcf_negotiation, plugin) + sizeof n->plugin)
-		return QCF_ERROR;
-	if (n->host_min_version > 1 || n->host_max_version < 1)
-		return QCF_NOT_SUPPORTED;
-	n->abi_version = 1;
-	n->plugin = &descriptor;
-	return QCF_OK;
+	return qcf_negotiate_answer(n, 1, &descriptor);
 }

@@ -1638,12 +1638,8 @@ static qcf_plugin descriptor = {sizeof(qcf_plugin), 1,          "onednn",     pl
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
-	if (n->host_min_version > 1 || n->host_max_version < 1)
-		return QCF_NOT_SUPPORTED;
 	const dnnl_version_t *v = dnnl_version();
 	snprintf(plugin_version, sizeof plugin_version, "%s+onednn%d.%d.%d", ONEDNN_ADAPTER_VERSION,
 	         v->major, v->minor, v->patch);
-	n->abi_version = 1;
-	n->plugin = &descriptor;
-	return QCF_OK;
+	return qcf_negotiate_answer(n, 1, &descriptor);
 }

@@ -1190,9 +1190,5 @@ static const qcf_plugin xp_desc = {
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
-	if (n->host_min_version > 1 || n->host_max_version < 1)
-		return QCF_NOT_SUPPORTED;
-	n->abi_version = 1;
-	n->plugin = &xp_desc;
-	return QCF_OK;
+	return qcf_negotiate_answer(n, 1, &xp_desc);
 }

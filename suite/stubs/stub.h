@@ -95,11 +95,7 @@ static inline qcf_status stub_execute(qcf_instance *inst, qcf_prepared *prep,
 /* Answers ABI version 1 if the host speaks it. */
 static inline qcf_status stub_negotiate(qcf_negotiation *n, const qcf_plugin *plugin)
 {
-	if (n->host_min_version > 1 || n->host_max_version < 1)
-		return QCF_NOT_SUPPORTED;
-	n->abi_version = 1;
-	n->plugin = plugin;
-	return QCF_OK;
+	return qcf_negotiate_answer(n, 1, plugin);
 }
 
 /* A stub's attribute, or NULL. */

@@ -192,6 +192,25 @@ typedef struct qcf_negotiation {
 
 typedef qcf_status (*qcf_negotiate_fn)(qcf_negotiation *n);
 
+/*
+ * The answer of a plugin that speaks one ABI version: refuses a negotiation
+ * struct too short to take the answer (QCF_ERROR), a host whose range does
+ * not hold the version (QCF_NOT_SUPPORTED), else answers with the descriptor.
+ *   QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
+ *   { return qcf_negotiate_answer(n, 1, &my_descriptor); }
+ */
+static inline qcf_status qcf_negotiate_answer(qcf_negotiation *n, uint32_t version,
+                                              const qcf_plugin *plugin)
+{
+	if (!n || n->struct_size < offsetof(qcf_negotiation, plugin) + sizeof n->plugin)
+		return QCF_ERROR;
+	if (n->host_min_version > version || n->host_max_version < version)
+		return QCF_NOT_SUPPORTED;
+	n->abi_version = version;
+	n->plugin = plugin;
+	return QCF_OK;
+}
+
 /* The one exported symbol. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n);
 
