@@ -33,20 +33,15 @@ qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_
  * dtype xt (FakeQuantPerTensorAffine.cpp, QuantizedOpKernels.cpp
  * _fake_quantize_tensor_helper): *y the output (in xt), *mask the
  * straight-through mask; returns 1 when torch leaves the element undefined
- * (NaN, inf, |q| >= 2^63).
+ * (NaN, inf, |q| >= 2^63). *y113 (unless NULL): the same element as torch
+ * 1.13 computes it (and every release before the clamp moved ahead of the
+ * int64 conversion): the same q, but (double)(clamp(q) - zp) * (double)sc in
+ * double, then converted to xt, where current torch rounds (q - zp) * sc to
+ * float first. The two differ for a float64 input (and for |q - zp| beyond
+ * 2^24); *y113 means nothing for an undefined element.
  */
 int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
-                       qref_rounding r, double *y, int *mask);
-
-/*
- * The same element as torch 1.13 computes it (and every release before the clamp moved ahead
- * of the int64 conversion): the same q, but y = (double)(clamp(q) - zp) * (double)sc, in
- * double, then converted to xt, where current torch rounds (q - zp) * sc to float first. The
- * two differ for a float64 input (and for |q - zp| beyond 2^24). Only for an element
- * qref_torch_pt_elem defines.
- */
-double qref_torch_pt_elem_113(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin,
-                              int64_t qmax, qref_rounding r);
+                       qref_rounding r, double *y, int *mask, double *y113);
 
 /* The grid's ends [lo, hi] of either version (an undefined element takes any value there). */
 void qref_torch_pt_range(qcf_dtype xt, float sc, int64_t zp, int64_t qmin, int64_t qmax, double *lo,

@@ -12,7 +12,7 @@
  *    torch 1.13 converted qf to int64 first and clamped it with fmin/fmax,
  *    whose double result made out = (double)(q - zp) * (double)scale, in
  *    double (a float64 input gets the double product): where the two
- *    differ the element accepts either (qref_torch_pt_elem_113), so does
+ *    differ the element accepts either (qref_torch_pt_elem's y113), so does
  *    the learnable per-tensor forward built on the same kernel.
  *  - per channel, int32 zp: q = (int64)(zp + nearbyint(x * inv)) (the add
  *    in the product's type); out = ((double)clamp(q) - zp) * (double)scale.
@@ -162,10 +162,15 @@ static void put(const qcf_op_call *call, qref_detail *d, size_t i, double y, int
 	}
 }
 
-/* q of element x before the clamp (in the product's type, as a double) and the mask; returns 1
- * when torch leaves the element undefined. */
-static int pt_q(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
-                qref_rounding r, double *qf_out, int *mask)
+/* torch <= 1.13's y of a clamped q: fmin/fmax of int64 arguments are double, so
+ * (double)(q - zp) * (double)sc, then converted to the input dtype. */
+static double pt_y_113(qcf_dtype xt, double qc, int64_t zp, float sc)
+{
+	return qref_torch_to_dtype(xt, (qc - (double)zp) * (double)sc);
+}
+
+int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
+                       qref_rounding r, double *y, int *mask, double *y113)
 {
 	const float inv = 1.0f / sc;
 	double qf, rnd;
@@ -184,35 +189,13 @@ static int pt_q(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int6
 		qf = qff;
 		*mask = (float)qmin <= qff && qff <= (float)qmax;
 	}
-	*qf_out = qf;
-	return !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
-}
-
-int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin, int64_t qmax,
-                       qref_rounding r, double *y, int *mask)
-{
-	double qf;
-	int ub = pt_q(xt, x, sc, zp, qmin, qmax, r, &qf, mask);
+	int ub = !isfinite(qf) || fabs(rnd) >= TWO63 || fabs(qf) >= TWO63;
 	/* current torch clamps in double first (NaN -> quant_min) */
-	int64_t q = to_i64(fmin(fmax(qf, (double)qmin), (double)qmax));
-	*y = (float)sub_wrap(q, zp) * sc;
+	const double qc = fmin(fmax(qf, (double)qmin), (double)qmax);
+	*y = (float)sub_wrap(to_i64(qc), zp) * sc;
+	if (y113)
+		*y113 = pt_y_113(xt, qc, zp, sc);
 	return ub;
-}
-
-/* torch <= 1.13's y of a clamped q: fmin/fmax of int64 arguments are double, so
- * (double)(q - zp) * (double)sc, then converted to the input dtype. */
-static double pt_y_113(qcf_dtype xt, double qc, int64_t zp, float sc)
-{
-	return qref_torch_to_dtype(xt, (qc - (double)zp) * (double)sc);
-}
-
-double qref_torch_pt_elem_113(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmin,
-                              int64_t qmax, qref_rounding r)
-{
-	double qf;
-	int mask;
-	pt_q(xt, x, sc, zp, qmin, qmax, r, &qf, &mask);
-	return pt_y_113(xt, fmin(fmax(qf, (double)qmin), (double)qmax), zp, sc);
 }
 
 static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail *d)
@@ -246,14 +229,13 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	qref_torch_pt_range(xt, sc, zp, qmin, qmax, &lo, &hi);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
-		double xv = qref_get(x, i), y;
+		double y, y113;
 		int mask;
-		int ub = qref_torch_pt_elem(xt, xv, sc, zp, qmin, qmax, rmode, &y, &mask);
+		int ub = qref_torch_pt_elem(xt, qref_get(x, i), sc, zp, qmin, qmax, rmode, &y,
+		                            &mask, &y113);
 		put(call, d, i, y, mask, ub, lo, hi, sc);
 		if (!ub) /* the value as stored (rounded to x's dtype) against 1.13's */
-			qref_torch_pt_mark_113(
-			        d, 0, i, qref_get(&call->outputs[0], i),
-			        qref_torch_pt_elem_113(xt, xv, sc, zp, qmin, qmax, rmode));
+			qref_torch_pt_mark_113(d, 0, i, qref_get(&call->outputs[0], i), y113);
 	}
 	return QCF_OK;
 }

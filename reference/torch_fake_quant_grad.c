@@ -180,7 +180,7 @@ qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detai
 		double y;
 		int mask;
 		int ub = qref_torch_pt_elem(x->dtype, qref_get(x, i), (float)scale, zp, qmin, qmax,
-		                            qref_detail_rounding(d), &y, &mask);
+		                            qref_detail_rounding(d), &y, &mask, NULL);
 		put_dx(call, d, i, qref_get(dy, i), mask, ub);
 	}
 	return QCF_OK;
@@ -284,15 +284,13 @@ qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail 
 	const qref_rounding rmode = qref_detail_rounding(d);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
-		double y;
+		double y, y113;
 		int mask;
-		double xi = qref_get(x, i);
-		int ub = qref_torch_pt_elem(x->dtype, xi, sc, zp, qmin, qmax, rmode, &y, &mask);
+		int ub = qref_torch_pt_elem(x->dtype, qref_get(x, i), sc, zp, qmin, qmax, rmode, &y,
+		                            &mask, &y113);
 		put_y(call, d, i, y, ub, lo, hi, sc);
 		if (!ub) /* float64: torch 1.13's double product is torch too */
-			qref_torch_pt_mark_113(
-			        d, 0, i, qref_get(&call->outputs[0], i),
-			        qref_torch_pt_elem_113(x->dtype, xi, sc, zp, qmin, qmax, rmode));
+			qref_torch_pt_mark_113(d, 0, i, qref_get(&call->outputs[0], i), y113);
 	}
 	return QCF_OK;
 }
