@@ -86,6 +86,9 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail *d);
 qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d);
 qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d);
+/* dequantize's float32 value of element i of t (per tensor or per axis, t->quant set);
+ * *ub = 1 where the per-tensor difference leaves int32 (undefined in fbgemm). */
+float qref_torch_dequantize_elem(const qcf_tensor *t, size_t i, int *ub);
 
 /* torch_linear.c: quantized linear (quantized::linear) as the reference quantized module */
 qcf_status qref_torch_quantized_linear(const qcf_op_call *call, qref_detail *d);

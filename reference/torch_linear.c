@@ -112,17 +112,11 @@ static qcf_status lin_check(const qcf_op_call *call, int shapes_only, lin_geom *
 	return QCF_OK;
 }
 
-/* dequantize's float32 value of element i (torch_quantize.c, qref_torch_dequantize). */
+/* dequantize's float32 value of element i (8-bit values: the difference fits int32) */
 static float dq(const qcf_tensor *t, size_t i)
 {
-	const qcf_quant *q = t->quant;
-	const double v = qref_get(t, i);
-	if (q->axis >= 0) {
-		int32_t c = qref_channel(t, q, i);
-		float diff = (float)v - (float)q->zero_points[c];
-		return (float)((double)diff * (double)q->scales[c]);
-	}
-	return q->scales[0] * (float)((int64_t)v - (int64_t)q->zero_points[0]);
+	int ub;
+	return qref_torch_dequantize_elem(t, i, &ub);
 }
 
 /* The float linear on the dequantized tensors, exactly (double), one value per output. */

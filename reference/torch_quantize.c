@@ -327,6 +327,23 @@ qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *valu
 	return QCF_OK;
 }
 
+float qref_torch_dequantize_elem(const qcf_tensor *t, size_t i, int *ub)
+{
+	const qcf_quant *q = t->quant;
+	const double qv = qref_get(t, i);
+	*ub = 0;
+	if (q->axis >= 0) {
+		/* (static_cast<float>(qvalue) - zero_points_data[c]) * scales_data[c] */
+		int32_t c = qref_channel(t, q, i);
+		float diff = (float)qv - (float)q->zero_points[c];
+		return (float)((double)diff * (double)q->scales[c]);
+	}
+	/* fbgemm::Dequantize: scale * (src - zero_point), the difference in int32 */
+	int64_t diff = (int64_t)qv - (int64_t)q->zero_points[0];
+	*ub = diff > INT32_MAX || diff < INT32_MIN;
+	return q->scales[0] * (float)diff;
+}
+
 qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
@@ -379,25 +396,9 @@ qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d)
 		return qref_rounding_na(call, d, qref_detail_rounding(d), "nothing");
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
-		int32_t c = per_channel ? qref_channel(x, q, i) : 0;
-		const float sc = q->scales[c];
-		const int32_t zp = q->zero_points[c];
-		const double qv = qref_get(x, i);
-		double v;
-		int ub = 0;
-		if (per_channel) {
-			/* (static_cast<float>(qvalue) - zero_points_data[c]) * scales_data[c] */
-			float diff = (float)qv - (float)zp;
-			v = (float)((double)diff * (double)sc);
-		} else {
-			/* fbgemm::Dequantize: scale * (src - zero_point), the difference in int32
-			 */
-			int64_t diff = (int64_t)qv - (int64_t)zp;
-			ub = diff > INT32_MAX || diff < INT32_MIN;
-			v = sc * (float)diff;
-		}
-		qref_set(y, i, v);
-		qref_set_step(d, 0, i, (double)sc);
+		int ub;
+		qref_set(y, i, qref_torch_dequantize_elem(x, i, &ub));
+		qref_set_step(d, 0, i, (double)q->scales[per_channel ? qref_channel(x, q, i) : 0]);
 		if (ub)
 			qref_mark_any(d, 0, i, -INFINITY, INFINITY);
 		else
