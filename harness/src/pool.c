@@ -1,6 +1,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct qc_pool {
 	int inline_run;
 	job *jobs;
 	size_t capacity;
+	atomic_int cancelled; /* qc_pool_cancel */
 };
 
 /* Copies the kernel's outputs out of the worker's arena. */
@@ -46,11 +48,16 @@ static void keep_outputs(qc_pool_batch *b, const qcf_op_call *const *staged)
 	}
 }
 
-static void run_batch(qc_runner *r, qc_pool_batch *b)
+static void run_batch(qc_pool *p, qc_runner *r, qc_pool_batch *b)
 {
 	const qcf_op_call *staged[QC_POOL_BATCH];
 	memset(staged, 0, sizeof staged);
-	if (qc_runner_execute(r, b->calls, b->n, b->ex, staged, b->err, sizeof b->err) != 0)
+	int rc = atomic_load(&p->cancelled) ? -2
+	                                    : qc_runner_execute(r, b->calls, b->n, b->ex, staged,
+	                                                        b->err, sizeof b->err);
+	if (rc == -2 || atomic_load(&p->cancelled))
+		b->cancelled = 1;
+	else if (rc != 0)
 		b->failed = 1;
 	else
 		keep_outputs(b, staged);
@@ -74,7 +81,7 @@ static void *job_main(void *arg)
 			p->todo_tail = NULL;
 		pthread_mutex_unlock(&p->mu);
 
-		run_batch(j->runner, b);
+		run_batch(p, j->runner, b);
 
 		pthread_mutex_lock(&p->mu);
 		b->next = p->finished;
@@ -161,8 +168,9 @@ void qc_pool_submit(qc_pool *p, qc_pool_batch *b)
 	if (p->inline_run) {
 		b->seq = p->next_submit++;
 		b->failed = 0;
+		b->cancelled = 0;
 		b->err[0] = 0;
-		run_batch(p->jobs[0].runner, b);
+		run_batch(p, p->jobs[0].runner, b);
 		b->next = p->finished;
 		p->finished = b;
 		return;
@@ -171,6 +179,7 @@ void qc_pool_submit(qc_pool *p, qc_pool_batch *b)
 	b->seq = p->next_submit++;
 	b->next = NULL;
 	b->failed = 0;
+	b->cancelled = 0;
 	b->err[0] = 0;
 	if (p->todo_tail)
 		p->todo_tail->next = b;
@@ -218,6 +227,14 @@ void qc_pool_batch_clear(qc_pool_batch *b)
 size_t qc_pool_capacity(const qc_pool *p)
 {
 	return p->capacity;
+}
+
+void qc_pool_cancel(qc_pool *p)
+{
+	atomic_store(&p->cancelled, 1);
+	for (int i = 0; i < p->n_runners; i++)
+		if (p->jobs[i].runner)
+			qc_runner_cancel(p->jobs[i].runner);
 }
 
 void qc_pool_close(qc_pool *p)

@@ -24,6 +24,7 @@ typedef struct qc_pool_batch {
 	void *out[QC_POOL_BATCH]
 	         [QC_POOL_MAX_OUTPUTS]; /* kernel output data (malloc'd), when ex is OK */
 	int failed;                     /* no worker could run the batch */
+	int cancelled;                  /* qc_pool_cancel came first: ignore the batch's results */
 	char err[512];
 	/* private to the pool */
 	unsigned long long seq;
@@ -43,7 +44,14 @@ qc_pool_batch *qc_pool_next(qc_pool *p);
 void qc_pool_batch_clear(qc_pool_batch *b);
 /* Largest call (bytes) a worker's arena takes. */
 size_t qc_pool_capacity(const qc_pool *p);
-/* Stops the workers (waits for queued batches to finish first). */
+/*
+ * Async-signal-safe: kills every worker and makes every batch not yet returned come back
+ * with cancelled set (its results are not to be judged). Later submissions come back
+ * cancelled too. qc_pool_next and qc_pool_close still work (and no longer wait for cases).
+ */
+void qc_pool_cancel(qc_pool *p);
+/* Stops the workers (waits for queued batches to finish first). Not to be called while a
+ * signal handler may call qc_pool_cancel. */
 void qc_pool_close(qc_pool *p);
 
 #endif

@@ -86,9 +86,11 @@ struct qc_runner {
 
 	unsigned char *arena;
 	size_t arena_bytes;
-	int arena_fd; /* passed to every worker, or -1 */
-	pid_t pid;    /* worker, or -1 */
-	int fd;       /* harness end of the channel, or -1 */
+	int arena_fd;         /* passed to every worker, or -1 */
+	pid_t pid;            /* worker, or -1 */
+	int fd;               /* harness end of the channel, or -1 */
+	atomic_int live_pid;  /* pid for qc_runner_cancel (a signal handler): 0 when none */
+	atomic_int cancelled; /* qc_runner_cancel was called */
 
 	unsigned char *shadow;
 	size_t shadow_cap;
@@ -299,6 +301,7 @@ static void stop_worker(qc_runner *r)
 		close(r->fd);
 	r->fd = -1;
 	r->pid = -1;
+	atomic_store(&r->live_pid, 0);
 }
 
 /*
@@ -351,8 +354,13 @@ static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 			/* The spawning thread's signal mask must not pass to the worker. */
 			if (rc == 0)
 				rc = posix_spawnattr_setsigmask(&at, &none);
+			/* Its own process group: a terminal's Ctrl-C is for the harness, and the
+			 * harness can kill the worker together with any child it forked. */
 			if (rc == 0)
-				rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+				rc = posix_spawnattr_setpgroup(&at, 0);
+			if (rc == 0)
+				rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+				                                           POSIX_SPAWN_SETPGROUP);
 			if (rc == 0)
 				rc = posix_spawn(pid, r->worker, &fa, &at, argv, environ);
 			posix_spawnattr_destroy(&at);
@@ -387,6 +395,9 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 	}
 	r->pid = pid;
 	r->fd = sv[0];
+	atomic_store(&r->live_pid, (int)pid);
+	if (atomic_load(&r->cancelled))
+		kill(-pid, SIGKILL); /* cancelled while it was being started */
 
 	qc_load_report rep;
 	double wait =
@@ -427,6 +438,10 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 static int start_worker(qc_runner *r, char *err, size_t err_size)
 {
 	for (int i = 1;; i++) {
+		if (atomic_load(&r->cancelled)) {
+			snprintf(err, err_size, "%s: cancelled", r->shown);
+			return -1;
+		}
 		int taken;
 		if (try_start(r, &taken, err, err_size) == 0)
 			return 0;
@@ -440,7 +455,7 @@ static int start_worker(qc_runner *r, char *err, size_t err_size)
 static int end_worker(qc_runner *r, int kill_it)
 {
 	if (kill_it)
-		kill(r->pid, SIGKILL);
+		kill(-r->pid, SIGKILL);
 	int st = reap(r->pid, EXIT_WAIT_S);
 	stop_worker(r);
 	return st;
@@ -741,7 +756,11 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 	int failed_sends = 0;
 	char buf[4096];
 	while (k < m) {
+		if (atomic_load(&r->cancelled))
+			return -2;
 		if (!worker_alive(r) && start_worker(r, err, err_size) < 0) {
+			if (atomic_load(&r->cancelled))
+				return -2;
 			for (; k < m; k++) {
 				qc_exec_result *res = &results[r->cases[k].index];
 				res->outcome = QC_EXEC_ERROR;
@@ -776,6 +795,10 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				do
 					got = read(r->fd, buf, want);
 				while (got < 0 && errno == EINTR);
+			}
+			if (atomic_load(&r->cancelled)) {
+				end_worker(r, 1);
+				return -2;
 			}
 			if (ready == 0) {
 				trace(r, "case %d timed out, killing worker %ld", sc->index,
@@ -853,6 +876,8 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
                       const qcf_op_call **staged, char *err, size_t err_size)
 {
 	free_kept(r);
+	if (atomic_load(&r->cancelled))
+		return -2;
 	if (n <= 0)
 		return 0;
 	memset(results, 0, (size_t)n * sizeof *results);
@@ -913,8 +938,9 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 		if (i < n)
 			trace(r, "batch does not fit the arena: running %zu case(s) in one piece",
 			      m);
-		if (run_piece(r, m, calls, results, err, err_size) < 0)
-			return -1;
+		int rc = run_piece(r, m, calls, results, err, err_size);
+		if (rc < 0)
+			return rc;
 		if (i < n && keep_piece(r, m, staged) < 0) {
 			snprintf(err, err_size, "out of memory");
 			return -1;
@@ -1104,6 +1130,14 @@ void qc_runner_close(qc_runner *r)
 		end_worker(r, !gone);
 	}
 	free_runner(r);
+}
+
+void qc_runner_cancel(qc_runner *r)
+{
+	atomic_store(&r->cancelled, 1);
+	pid_t pid = (pid_t)atomic_load(&r->live_pid);
+	if (pid > 0)
+		kill(-pid, SIGKILL);
 }
 
 size_t qc_runner_capacity(const qc_runner *r)

@@ -68,11 +68,18 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
  * Runs calls[0..n). Outputs are written to the staged copies: on return,
  * staged[i] (if not NULL) points at the call as the kernel saw it, whose
  * outputs[k].data hold the kernel's results; valid until the next
- * qc_runner_execute. Returns 0, or -1 if no worker can be started at all
- * (err says why).
+ * qc_runner_execute. Returns 0, -1 if no worker can be started at all
+ * (err says why), or -2 once qc_runner_cancel was called.
  */
 int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_exec_result *results,
                       const qcf_op_call **staged, char *err, size_t err_size);
+
+/*
+ * Stops the runner for good, from any thread or a signal handler (async-signal-safe): kills
+ * the worker's process group; the qc_runner_execute running now, and every later one,
+ * returns -2 without judging the cases that had not finished.
+ */
+void qc_runner_cancel(qc_runner *r);
 
 void qc_runner_close(qc_runner *r);
 
