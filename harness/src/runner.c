@@ -14,25 +14,26 @@
  * Memory. The arena is a memfd (or an unlinked POSIX shared memory object)
  * mapped MAP_SHARED in the harness; every worker maps the same fd at the
  * same address, so pointers written by one side are valid on the other. A
- * batch is staged into the arena as a row of slots:
+ * batch is staged into the arena as a row of slots (wire.h has the picture):
+ * a read-only part (the call description and inputs) and one region per
+ * output, with closed pages between. The worker opens only the running
+ * case's slot; everything else is inaccessible to the kernel, so a stray
+ * write faults, and the fault handler says where it was. Slots follow on
+ * from the previous batch's (a ring), so a late write of a finished batch
+ * also meets closed pages.
  *
- *   slot:  [slot header: the worker's answer] [meta] [data]
- *   meta:  qcf_op_call, tensor arrays, strings, shapes, quant arrays, attrs
- *   data:  input bytes; output bytes (zeroed), each followed by
- *          QC_GUARD_BYTES of a fixed pattern
+ * The harness trusts nothing the worker could have written: it judges from
+ * its own records (offsets, sizes, a copy of each call description) and
+ * copies each case's outputs out as soon as its answer arrives; a hash of the
+ * outputs taken in the worker when execute returned, and again when the
+ * batch ends, tells whether they changed after.
  *
- * The harness keeps a private copy of every slot's meta ("shadow"): after a
- * case it puts back whatever the kernel changed there, so the staged call it
- * hands to its caller is always well formed.
- *
- * Channel. One AF_UNIX stream socketpair (a two-way pipe whose writes can use
- * MSG_NOSIGNAL): the harness sends commands (a list of slot offsets); the
- * worker answers with one byte per finished case, after writing the outcome
- * into the slot header. QC_CASE_DONE means go on, QC_CASE_GUARD means the
- * worker saw a guard broken and stopped the batch: the harness restages the
- * rest of the batch (a kernel writing past its buffers may have hit the next
- * slots) and resends it. The same happens after a crash or a timeout, with a
- * fresh worker.
+ * Channel. One AF_UNIX SOCK_SEQPACKET pair: the harness sends commands (up
+ * to QC_WIRE_CHUNK case descriptions), the worker answers each case with a
+ * qc_answer, or sends a qc_fault and dies. The worker's death is seen on its
+ * pidfd (a child it forked may keep the channel open). After a crash, a
+ * timeout or a fault, a fresh worker continues with the cases left; a case
+ * that was running when another case's late write faulted runs again.
  */
 #include "runner.h"
 
@@ -64,14 +65,19 @@ extern char **environ;
 #define CLOSE_WAIT_S  5.0  /* at least this long for destroy() at close */
 #define EXIT_WAIT_S   2.0  /* for a worker whose channel closed to finish dying */
 #define START_TRIES   3    /* workers to try when the arena's address is taken in one */
+#define RING_WINDOW   ((size_t)32 << 20) /* arena bytes the slots go round in */
 #define WORKER_NAME   "qconform-worker"
 
 /* The harness's record of one staged case. */
 typedef struct staged_case {
-	int index;         /* into calls[] */
-	size_t slot_off;   /* arena offset of the slot */
-	size_t meta_len;   /* bytes of meta after the slot header */
-	size_t shadow_off; /* copy of the meta in r->shadow */
+	int index;           /* into calls[] */
+	qc_case_desc d;      /* where it is in the arena (absolute offsets), as sent */
+	size_t meta_len;     /* bytes of call description at d.ro_off */
+	size_t shadow_off;   /* copy of the call description in r->shadow */
+	qcf_op_call *result; /* handed to the caller: outputs copied out of the arena */
+	uint64_t result_hash;
+	int answered; /* the worker answered it */
+	int reruns;   /* runs again after another case's fault */
 } staged_case;
 
 struct qc_runner {
@@ -86,19 +92,23 @@ struct qc_runner {
 
 	unsigned char *arena;
 	size_t arena_bytes;
+	size_t page;
+	size_t ring;          /* where the next batch's slots start (minus a page) */
 	int arena_fd;         /* passed to every worker, or -1 */
 	pid_t pid;            /* worker, or -1 */
+	int pidfd;            /* readable once it exited, or -1 */
 	int fd;               /* harness end of the channel, or -1 */
 	atomic_int live_pid;  /* pid for qc_runner_cancel (a signal handler): 0 when none */
 	atomic_int cancelled; /* qc_runner_cancel was called */
+	double load_s;        /* how long the first load took */
+	int gave_up;          /* a restarted worker could not load the plugin */
+	char gave_up_why[300];
 
 	unsigned char *shadow;
 	size_t shadow_cap;
 	staged_case *cases;
 	size_t cases_cap;
-	uint64_t *offsets;
-	size_t offsets_cap;
-	void **keep; /* heap copies of staged calls (batches run in pieces) */
+	void **keep; /* the calls handed back (one block each) */
 	size_t n_keep, keep_cap;
 };
 
@@ -155,27 +165,6 @@ static void describe_exit(int status, int *sig, char *buf, size_t size)
 	}
 }
 
-/* Waits for fd to be readable (or hung up): 1; timeout: 0; error: -1. */
-static int wait_readable(int fd, double timeout_s)
-{
-	double deadline = timeout_s > 0 ? qc_now_s() + timeout_s : 0;
-	for (;;) {
-		int ms = -1;
-		if (timeout_s > 0) {
-			double left = deadline - qc_now_s();
-			if (left <= 0)
-				return 0;
-			ms = left * 1000.0 >= INT_MAX - 1 ? INT_MAX : (int)(left * 1000.0) + 1;
-		}
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int rc = poll(&p, 1, ms);
-		if (rc > 0)
-			return 1;
-		if (rc < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
 /* An fd that polls readable once pid has exited (Linux >= 5.3), or -1. */
 static int pid_fd(pid_t pid)
 {
@@ -188,28 +177,30 @@ static int pid_fd(pid_t pid)
 }
 
 /*
- * Collects a worker whose channel closed: lets it finish dying, else kills
- * it. A worker that just crashed closes its channel a moment before it can
- * be collected; waiting on a pidfd costs no more than that moment.
+ * Collects a worker: lets it finish dying within grace_s, else kills it. Its process group
+ * (any child the plugin forked) is killed before the worker is collected, while its pid
+ * cannot yet be reused. Returns the wait status, or -1.
  */
-static int reap(pid_t pid, double grace_s)
+static int reap(pid_t pid, int pfd, double grace_s)
 {
-	int st;
 	double end = qc_now_s() + grace_s;
-	int pfd = -1;
 	long nap_ns = 20000;
 	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR)) {
-			if (pfd >= 0)
-				close(pfd);
-			return w == pid ? st : -1;
-		}
-		double left = end - qc_now_s();
-		if (left <= 0)
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || si.si_pid == pid)
 			break;
-		if (pfd < 0)
-			pfd = pid_fd(pid);
+		double left = end - qc_now_s();
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			grace_s = 0;
+			end = qc_now_s() + 3600;
+			left = 3600;
+		}
 		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};
 			poll(&p, 1, (int)(left * 1000.0) + 1);
@@ -219,9 +210,8 @@ static int reap(pid_t pid, double grace_s)
 			nap_ns = nap_ns < 1000000 ? nap_ns * 2 : nap_ns;
 		}
 	}
-	if (pfd >= 0)
-		close(pfd);
-	kill(pid, SIGKILL);
+	kill(-pid, SIGKILL);
+	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
@@ -299,7 +289,9 @@ static void stop_worker(qc_runner *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
-	r->fd = -1;
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	r->fd = r->pidfd = -1;
 	r->pid = -1;
 	atomic_store(&r->live_pid, 0);
 }
@@ -371,6 +363,47 @@ static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 	return rc;
 }
 
+typedef union worker_load_msg {
+	qc_load_report rep;
+	unsigned char bytes[sizeof(qc_load_report) + 64];
+} worker_load_msg;
+
+/* Waits for the load report: 1 readable (or the worker gone), 0 timed out, -1 error. */
+static int load_wait(qc_runner *r, double timeout_s)
+{
+	if (timeout_s <= 0)
+		return 0;
+	double deadline = qc_now_s() + timeout_s;
+	for (;;) {
+		if (atomic_load(&r->cancelled))
+			return -1;
+		double left = deadline - qc_now_s();
+		if (left <= 0)
+			return 0;
+		int ms = left * 1000.0 >= INT_MAX - 1 ? INT_MAX : (int)(left * 1000.0) + 1;
+		if (r->pidfd < 0 && ms > 200)
+			ms = 200;
+		struct pollfd p[2] = {{.fd = r->fd, .events = POLLIN},
+		                      {.fd = r->pidfd, .events = POLLIN}};
+		int rc = poll(p, r->pidfd >= 0 ? 2 : 1, ms);
+		if (rc < 0 && errno != EINTR)
+			return -1;
+		if (rc > 0 && p[0].revents)
+			return 1;
+		if (rc > 0 && p[1].revents) {
+			/* gone: a last packet may still be there */
+			return 1;
+		}
+		if (rc == 0 && r->pidfd < 0) {
+			siginfo_t si;
+			memset(&si, 0, sizeof si);
+			if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == r->pid)
+				return 1;
+		}
+	}
+}
+
 /*
  * Starts a worker and waits for its load report; 0, or -1 with the reason.
  * *taken: the worker could not map the arena at its address.
@@ -379,7 +412,7 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 {
 	*taken = 0;
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(err, err_size, "%s: socketpair: %s", r->shown, strerror(errno));
 		return -1;
 	}
@@ -395,15 +428,37 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 	}
 	r->pid = pid;
 	r->fd = sv[0];
+	r->pidfd = pid_fd(pid);
+	if (r->pidfd >= 0)
+		fcntl(r->pidfd, F_SETFD, FD_CLOEXEC);
 	atomic_store(&r->live_pid, (int)pid);
 	if (atomic_load(&r->cancelled))
 		kill(-pid, SIGKILL); /* cancelled while it was being started */
 
+	/* The first load may take what loading takes (up to LOAD_WAIT_S, or the case timeout if
+	 * longer); a restart no longer than the timeout, or a few times the first load. */
 	qc_load_report rep;
-	double wait =
-	        r->timeout_s > 0 ? (r->timeout_s > LOAD_WAIT_S ? r->timeout_s : LOAD_WAIT_S) : 0;
-	int ready = wait_readable(r->fd, wait);
-	ssize_t got = ready > 0 ? qc_read_full(r->fd, &rep, sizeof rep) : -1;
+	double wait = r->timeout_s > LOAD_WAIT_S ? r->timeout_s : LOAD_WAIT_S;
+	if (r->load_s > 0)
+		wait = r->timeout_s > 0 && r->timeout_s > 4 * r->load_s + 1 ? r->timeout_s
+		                                                            : 4 * r->load_s + 1;
+	double t0 = qc_now_s();
+	ssize_t got = -1;
+	int ready = 0;
+	for (;;) {
+		worker_load_msg lm;
+		ready = load_wait(r, wait - (qc_now_s() - t0));
+		if (ready <= 0)
+			break;
+		got = recv(r->fd, &lm, sizeof lm, MSG_DONTWAIT);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got == (ssize_t)sizeof rep)
+			memcpy(&rep, &lm, sizeof rep);
+		break;
+	}
+	if (got == (ssize_t)sizeof rep && rep.ok && r->load_s <= 0)
+		r->load_s = qc_now_s() - t0;
 	if (got == (ssize_t)sizeof rep && rep.ok) {
 		rep.name[sizeof rep.name - 1] = rep.version[sizeof rep.version - 1] = '\0';
 		snprintf(r->info.name, sizeof r->info.name, "%s", rep.name);
@@ -418,15 +473,17 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 		rep.error[sizeof rep.error - 1] = '\0';
 		snprintf(why, sizeof why, "%s", rep.error);
 		*taken = rep.arena_taken != 0;
-		reap(pid, EXIT_WAIT_S);
+		reap(pid, r->pidfd, EXIT_WAIT_S);
 	} else if (ready == 0) {
-		kill(pid, SIGKILL);
-		reap(pid, EXIT_WAIT_S);
-		snprintf(why, sizeof why, "loading timed out after %g s", wait);
+		reap(pid, r->pidfd, 0);
+		snprintf(why, sizeof why,
+		         "loading timed out after %g s (create() or the library's "
+		         "constructors did not return)",
+		         wait);
 	} else {
 		int sig;
 		char how[128];
-		describe_exit(reap(pid, EXIT_WAIT_S), &sig, how, sizeof how);
+		describe_exit(reap(pid, r->pidfd, EXIT_WAIT_S), &sig, how, sizeof how);
 		snprintf(why, sizeof why, "worker died while loading the plugin: %s", how);
 	}
 	stop_worker(r);
@@ -454,9 +511,11 @@ static int start_worker(qc_runner *r, char *err, size_t err_size)
 /* Kills the worker (timeout) or collects it (crash); returns its wait status. */
 static int end_worker(qc_runner *r, int kill_it)
 {
-	if (kill_it)
+	if (kill_it) {
 		kill(-r->pid, SIGKILL);
-	int st = reap(r->pid, EXIT_WAIT_S);
+		kill(r->pid, SIGKILL);
+	}
+	int st = reap(r->pid, r->pidfd, EXIT_WAIT_S);
 	stop_worker(r);
 	return st;
 }
@@ -488,10 +547,42 @@ static const char *put_str(bump *b, const char *s)
 	return s ? put(b, s, strlen(s) + 1, 1) : NULL;
 }
 
+/* Fills n bytes with qc_guard_pattern, continued from pattern position phase. */
+static void fill_pattern(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = qc_guard_pattern[i % QC_GUARD_BYTES];
+}
+
+static int pattern_intact(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != qc_guard_pattern[i % QC_GUARD_BYTES])
+			return 0;
+	return 1;
+}
+
+/*
+ * Copies a call: meta (the call, arrays, strings, shapes, quantization, attributes) into
+ * s->meta; inputs into s->in (each followed by QC_GUARD_BYTES of pattern) or, with
+ * inputs_by_ref, left pointing at the source's bytes; output k's data at out_at[k] (copied
+ * from the source's buffer, or a fixed pattern when it has none). Measures only when the
+ * bases are NULL.
+ */
 typedef struct stager {
-	bump meta, data;
-	int keep_outputs; /* copy output bytes (and guards) instead of zeroing them */
+	bump meta, in;
+	int inputs_by_ref;
+	unsigned char *const *out_at; /* NULL: measure */
+	int n_out;
 } stager;
+
+/* The bytes an output starts with when the caller gives none: never a plausible answer of
+ * every element at once (harness/src/poison.c fills the caller's buffers better). */
+static void default_poison(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(0xa5u ^ (i * 0x3bu));
+}
 
 static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int output)
 {
@@ -525,11 +616,22 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 		t.quant = put(&s->meta, &q, sizeof q, QC_META_ALIGN);
 	}
 	if (output) {
-		t.data = put(&s->data, s->keep_outputs ? src->data : NULL, src->nbytes,
-		             QC_DATA_ALIGN);
-		put(&s->data, qc_guard_pattern, QC_GUARD_BYTES, 1);
+		unsigned char *at = s->out_at ? s->out_at[s->n_out] : NULL;
+		s->n_out++;
+		if (at && src->nbytes) {
+			if (src->data)
+				memcpy(at, src->data, src->nbytes);
+			else
+				default_poison(at, src->nbytes);
+		}
+		t.data = at;
+	} else if (s->inputs_by_ref) {
+		t.data = src->data;
 	} else if (src->data || src->nbytes) {
-		t.data = put(&s->data, src->data, src->nbytes, QC_DATA_ALIGN);
+		t.data = put(&s->in, src->data, src->nbytes, QC_DATA_ALIGN);
+		unsigned char *g = put(&s->in, NULL, QC_GUARD_BYTES, 1);
+		if (g)
+			fill_pattern(g, QC_GUARD_BYTES);
 	}
 	if (dst)
 		*dst = t;
@@ -583,19 +685,35 @@ static qcf_op_call *stage_call(stager *s, const qcf_op_call *src)
 	return dc;
 }
 
-/* Meta and data bytes of a staged call; data starts at QC_ROUND_UP(meta, QC_DATA_ALIGN). */
-static void measure_call(const qcf_op_call *c, size_t *meta, size_t *data)
-{
-	stager s = {{NULL, 0}, {NULL, 0}, 0};
-	stage_call(&s, c);
-	*meta = QC_ROUND_UP(s.meta.off, QC_DATA_ALIGN);
-	*data = QC_ROUND_UP(s.data.off, QC_DATA_ALIGN);
-}
+/* Where a call goes in a slot starting at offset 0 (wire.h's picture). */
+typedef struct slot_layout {
+	size_t meta;     /* bytes of the call description, rounded to QC_DATA_ALIGN */
+	size_t in_bytes; /* inputs and their pattern bytes */
+	qc_case_desc d;  /* offsets relative to the slot */
+} slot_layout;
 
-static qcf_op_call *stage_at(unsigned char *at, size_t meta, const qcf_op_call *c, int keep_outputs)
+static void layout_call(const qcf_op_call *c, size_t page, slot_layout *L)
 {
-	stager s = {{at, 0}, {at + meta, 0}, keep_outputs};
-	return stage_call(&s, c);
+	stager s = {{NULL, 0}, {NULL, 0}, 0, NULL, 0};
+	stage_call(&s, c);
+	memset(L, 0, sizeof *L);
+	L->meta = QC_ROUND_UP(s.meta.off, QC_DATA_ALIGN);
+	L->in_bytes = s.in.off;
+	qc_case_desc *d = &L->d;
+	d->ro_off = 0;
+	d->ro_len = QC_ROUND_UP(L->meta + L->in_bytes, page);
+	size_t off = d->ro_len + page; /* a gap page */
+	d->n_outputs = (uint32_t)c->n_outputs;
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		size_t n = c->outputs[k].nbytes, r64 = QC_ROUND_UP(n, QC_DATA_ALIGN);
+		size_t pages = r64 ? QC_ROUND_UP(r64, page) : page;
+		d->rw_off[k] = off;
+		d->rw_len[k] = pages;
+		d->out_off[k] = off + pages - r64;
+		d->out_len[k] = n;
+		off += pages + page;
+	}
+	d->slot_len = off;
 }
 
 static const char *check_tensor(const qcf_tensor *t)
@@ -620,6 +738,8 @@ static const char *check_call(const qcf_op_call *c)
 		return "no call";
 	if (c->n_inputs < 0 || c->n_outputs < 0 || c->n_attrs < 0)
 		return "negative count";
+	if (c->n_outputs > QC_WIRE_MAX_OUTPUTS)
+		return "more outputs than the runner takes";
 	if ((c->n_inputs && !c->inputs) || (c->n_outputs && !c->outputs) ||
 	    (c->n_attrs && !c->attrs))
 		return "array missing";
@@ -638,8 +758,6 @@ static const char *check_call(const qcf_op_call *c)
 	return NULL;
 }
 
-/* ---------------------------------------------------------------- running */
-
 /* Makes room for need elements; returns the array (p itself if it was big enough), or NULL. */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
@@ -654,191 +772,531 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-static qcf_op_call *slot_call(const qc_runner *r, const staged_case *sc)
+/* Writes a case's slot (at sc->d's absolute offsets) from the caller's call. */
+static void stage_slot(qc_runner *r, const staged_case *sc, const qcf_op_call *orig)
 {
-	return (qcf_op_call *)(r->arena + sc->slot_off + QC_SLOT_HDR);
+	const qc_case_desc *d = &sc->d;
+	unsigned char *out_at[QC_WIRE_MAX_OUTPUTS];
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		unsigned char *reg = r->arena + d->rw_off[k];
+		size_t head = d->out_off[k] - d->rw_off[k];
+		size_t tail = d->rw_len[k] - head - d->out_len[k];
+		fill_pattern(reg, head);
+		out_at[k] = reg + head;
+		fill_pattern(out_at[k] + d->out_len[k], tail);
+	}
+	unsigned char *ro = r->arena + d->ro_off;
+	stager s = {{ro, 0}, {ro + sc->meta_len, 0}, 0, out_at, 0};
+	stage_call(&s, orig);
 }
 
-/* Puts a case's slot back as it was staged (after a crash or a stray write). */
-static void restage(qc_runner *r, const staged_case *sc, const qcf_op_call *orig)
-{
-	memcpy(r->arena + sc->slot_off + QC_SLOT_HDR, r->shadow + sc->shadow_off, sc->meta_len);
-	const qcf_op_call *c = slot_call(r, sc);
-	for (int32_t k = 0; k < c->n_inputs; k++)
-		if (c->inputs[k].nbytes)
-			memcpy(c->inputs[k].data, orig->inputs[k].data, c->inputs[k].nbytes);
-	for (int32_t k = 0; k < c->n_outputs; k++) {
-		unsigned char *out = c->outputs[k].data;
-		memset(out, 0, c->outputs[k].nbytes);
-		memcpy(out + c->outputs[k].nbytes, qc_guard_pattern, QC_GUARD_BYTES);
-	}
-}
-
-/* The harness's checks after a case, with the worker's (or runner's) outcome in res. */
-static void finish_case(qc_runner *r, const staged_case *sc, const qcf_op_call *orig,
-                        qc_exec_result *res)
-{
-	unsigned char *meta = r->arena + sc->slot_off + QC_SLOT_HDR;
-	int meta_changed = memcmp(meta, r->shadow + sc->shadow_off, sc->meta_len) != 0;
-	if (meta_changed)
-		memcpy(meta, r->shadow + sc->shadow_off, sc->meta_len);
-	if (res->outcome == QC_EXEC_CRASH || res->outcome == QC_EXEC_TIMEOUT)
-		return;
-	const qcf_op_call *c = slot_call(r, sc);
-	char why[128] = "";
-	for (int32_t k = 0; k < c->n_outputs && !why[0]; k++) {
-		const unsigned char *g =
-		        (const unsigned char *)c->outputs[k].data + c->outputs[k].nbytes;
-		if (memcmp(g, qc_guard_pattern, QC_GUARD_BYTES) != 0)
-			snprintf(why, sizeof why, "wrote past the end of output %d", (int)k);
-	}
-	for (int32_t k = 0; k < c->n_inputs && !why[0]; k++)
-		if (c->inputs[k].nbytes &&
-		    memcmp(c->inputs[k].data, orig->inputs[k].data, c->inputs[k].nbytes) != 0)
-			snprintf(why, sizeof why, "modified input %d", (int)k);
-	if (!why[0] && meta_changed)
-		snprintf(why, sizeof why,
-		         "modified the call's description (tensors, shapes, "
-		         "quantization or attributes)");
-	if (why[0]) {
-		res->outcome = QC_EXEC_ERROR;
-		snprintf(res->message, sizeof res->message, "%s", why);
-	}
-}
-
-static void worker_result(const qc_runner *r, const staged_case *sc, qc_exec_result *res)
-{
-	const qc_slot_header *h = (const qc_slot_header *)(r->arena + sc->slot_off);
-	if (h->outcome < QC_EXEC_OK || h->outcome > QC_EXEC_ERROR) {
-		res->outcome = QC_EXEC_ERROR;
-		snprintf(res->message, sizeof res->message, "garbled answer from the worker");
-		return;
-	}
-	res->outcome = (qc_outcome)h->outcome;
-	res->seconds = h->seconds;
-	memcpy(res->message, h->message, sizeof res->message);
-	res->message[sizeof res->message - 1] = '\0';
-}
-
-/* Sends cases [k, m) to the worker. */
-static int send_cases(qc_runner *r, size_t k, size_t m)
-{
-	uint64_t *offs = grow(r->offsets, &r->offsets_cap, m - k, sizeof *offs);
-	if (!offs)
-		return -1;
-	r->offsets = offs;
-	for (size_t i = k; i < m; i++)
-		r->offsets[i - k] = r->cases[i].slot_off;
-	qc_command c = {.count = (uint32_t)(m - k), .quit = 0};
-	if (qc_send_full(r->fd, &c, sizeof c) < 0)
-		return -1;
-	return qc_send_full(r->fd, r->offsets, (m - k) * sizeof *r->offsets);
-}
+/* ---------------------------------------------------------------- running */
 
 /* Is the worker still there? Collects it if it died while idle. */
 static int worker_alive(qc_runner *r)
 {
 	if (r->pid <= 0)
 		return 0;
-	int st;
-	if (waitpid(r->pid, &st, WNOHANG) == 0)
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0)
 		return 1;
 	trace(r, "worker %ld died while idle", (long)r->pid);
-	stop_worker(r);
+	end_worker(r, 1);
 	return 0;
 }
 
-/* Runs the staged cases r->cases[0..m). */
+/* What came from the worker. */
+enum { MSG_TIMEOUT = 0, MSG_ANSWER, MSG_FAULT, MSG_GONE, MSG_GARBLED };
+
+typedef union worker_msg {
+	uint32_t magic;
+	qc_answer ans;
+	qc_fault fault;
+	unsigned char
+	        bytes[sizeof(qc_answer) > sizeof(qc_fault) ? sizeof(qc_answer) : sizeof(qc_fault)];
+} worker_msg;
+
+static int classify(const worker_msg *m, ssize_t n)
+{
+	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_ANSWER)
+		return MSG_ANSWER;
+	if (n == (ssize_t)sizeof m->fault && m->magic == QC_MSG_FAULT)
+		return MSG_FAULT;
+	return n == 0 ? MSG_GONE : MSG_GARBLED;
+}
+
+/*
+ * The next message of the worker within timeout_s (<= 0: no limit). The worker's death is
+ * seen from the process itself (its pidfd), not only from the channel: a child the plugin
+ * forked may hold the channel open. Messages sent before it died are read first.
+ */
+static int next_msg(qc_runner *r, double timeout_s, worker_msg *m)
+{
+	double deadline = timeout_s > 0 ? qc_now_s() + timeout_s : 0;
+	for (;;) {
+		if (atomic_load(&r->cancelled))
+			return MSG_GONE;
+		int ms = r->pidfd >= 0 ? -1 : 200; /* without a pidfd: look at the process */
+		if (timeout_s > 0) {
+			double left = deadline - qc_now_s();
+			if (left <= 0)
+				return MSG_TIMEOUT;
+			int lms = left * 1000.0 >= INT_MAX - 1 ? INT_MAX : (int)(left * 1000.0) + 1;
+			ms = ms < 0 || lms < ms ? lms : ms;
+		}
+		struct pollfd p[2] = {{.fd = r->fd, .events = POLLIN},
+		                      {.fd = r->pidfd, .events = POLLIN}};
+		int rc = poll(p, r->pidfd >= 0 ? 2 : 1, ms);
+		if (rc < 0 && errno != EINTR)
+			return MSG_GONE;
+		int dead = 0;
+		if (rc > 0 && (p[1].revents & POLLIN))
+			dead = 1;
+		else if (rc == 0 && r->pidfd < 0) {
+			siginfo_t si;
+			memset(&si, 0, sizeof si);
+			dead = waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+			       si.si_pid != 0;
+		}
+		if ((rc > 0 && p[0].revents) || dead) {
+			ssize_t n;
+			do
+				n = recv(r->fd, m, sizeof *m, MSG_DONTWAIT);
+			while (n < 0 && errno == EINTR);
+			if (n > 0 || (n == 0 && !dead))
+				return classify(m, n);
+			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+				return MSG_GONE;
+			if (dead)
+				return MSG_GONE;
+		}
+	}
+}
+
+/* The bytes of output k of a staged case, in the harness's mapping. */
+static const unsigned char *out_bytes(const qc_runner *r, const staged_case *sc, uint32_t k)
+{
+	return r->arena + sc->d.out_off[k];
+}
+
+static uint64_t hash_outputs(const qc_runner *r, const staged_case *sc)
+{
+	uint64_t h = 0;
+	for (uint32_t k = 0; k < sc->d.n_outputs; k++)
+		h = h * 31 + qc_wire_hash(out_bytes(r, sc, k), sc->d.out_len[k]);
+	return h;
+}
+
+/* The call handed back to the caller: the caller's call, with its inputs (by reference) and
+ * the kernel's outputs as they were when the case finished (copied out of the arena). */
+static int keep_result(qc_runner *r, staged_case *sc, const qcf_op_call *orig)
+{
+	stager s = {{NULL, 0}, {NULL, 0}, 1, NULL, 0};
+	stage_call(&s, orig);
+	size_t meta = QC_ROUND_UP(s.meta.off, QC_DATA_ALIGN), total = meta;
+	size_t at[QC_WIRE_MAX_OUTPUTS];
+	for (uint32_t k = 0; k < sc->d.n_outputs; k++) {
+		at[k] = total;
+		total += QC_ROUND_UP(sc->d.out_len[k], QC_DATA_ALIGN);
+	}
+	unsigned char *buf = aligned_alloc(QC_DATA_ALIGN, QC_ROUND_UP(total ? total : 1, 64));
+	void **keep = grow(r->keep, &r->keep_cap, r->n_keep + 1, sizeof *keep);
+	if (!buf || !keep) {
+		free(buf);
+		return -1;
+	}
+	r->keep = keep;
+	r->keep[r->n_keep++] = buf;
+	unsigned char *out_at[QC_WIRE_MAX_OUTPUTS];
+	for (uint32_t k = 0; k < sc->d.n_outputs; k++) {
+		out_at[k] = buf + at[k];
+		memcpy(out_at[k], out_bytes(r, sc, k), sc->d.out_len[k]);
+	}
+	stager w = {{buf, 0}, {NULL, 0}, 1, NULL, 0};
+	qcf_op_call *c = stage_call(&w, orig);
+	for (uint32_t k = 0; k < sc->d.n_outputs; k++)
+		c->outputs[k].data = out_at[k];
+	sc->result = c;
+	sc->result_hash = hash_outputs(r, sc);
+	return 0;
+}
+
+static void set_result(qc_exec_result *res, qc_outcome o, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void set_result(qc_exec_result *res, qc_outcome o, const char *fmt, ...)
+{
+	res->outcome = o;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->message, sizeof res->message, fmt, ap);
+	va_end(ap);
+}
+
+/* The harness's own checks of a case the worker answered: the pattern bytes around its
+ * outputs, its inputs and its call description, all at offsets the harness computed. */
+static void check_case(const qc_runner *r, const staged_case *sc, const qcf_op_call *orig,
+                       qc_exec_result *res)
+{
+	const qc_case_desc *d = &sc->d;
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		const unsigned char *reg = r->arena + d->rw_off[k];
+		size_t head = d->out_off[k] - d->rw_off[k];
+		size_t tail = d->rw_len[k] - head - d->out_len[k];
+		if (!pattern_intact(reg + head + d->out_len[k], tail)) {
+			set_result(res, QC_EXEC_ERROR, "wrote past the end of output %u", k);
+			return;
+		}
+		if (!pattern_intact(reg, head)) {
+			set_result(res, QC_EXEC_ERROR, "wrote before the start of output %u", k);
+			return;
+		}
+	}
+	const unsigned char *in = r->arena + d->ro_off + sc->meta_len;
+	size_t off = 0;
+	for (int32_t k = 0; k < orig->n_inputs; k++) {
+		const qcf_tensor *t = &orig->inputs[k];
+		if (!t->data && !t->nbytes)
+			continue;
+		off = QC_ROUND_UP(off, QC_DATA_ALIGN);
+		if (memcmp(in + off, t->data, t->nbytes) != 0) {
+			set_result(res, QC_EXEC_ERROR, "modified input %d", (int)k);
+			return;
+		}
+		off += t->nbytes + QC_GUARD_BYTES;
+	}
+	if (memcmp(r->arena + d->ro_off, r->shadow + sc->shadow_off, sc->meta_len) != 0)
+		set_result(res, QC_EXEC_ERROR,
+		           "modified the call's description (tensors, shapes, quantization or "
+		           "attributes)");
+}
+
+/* Which part of a staged case an arena offset is in. */
+typedef enum { IN_NONE, IN_META, IN_INPUT, IN_OUTPUT, IN_BEFORE, IN_AFTER, IN_SLOT } place;
+
+static place locate(const staged_case *sc, const qcf_op_call *orig, uint64_t off, size_t page,
+                    int *which)
+{
+	const qc_case_desc *d = &sc->d;
+	*which = 0;
+	if (off < d->slot_off || off - d->slot_off >= d->slot_len)
+		return IN_NONE;
+	if (off >= d->ro_off && off < d->ro_off + d->ro_len) {
+		if (off < d->ro_off + sc->meta_len)
+			return IN_META;
+		uint64_t at = d->ro_off + sc->meta_len, o = 0;
+		for (int32_t k = 0; k < orig->n_inputs; k++) {
+			const qcf_tensor *t = &orig->inputs[k];
+			if (!t->data && !t->nbytes)
+				continue;
+			o = QC_ROUND_UP(o, QC_DATA_ALIGN);
+			if (off >= at + o && off < at + o + t->nbytes + QC_GUARD_BYTES) {
+				*which = (int)k;
+				return IN_INPUT;
+			}
+			o += t->nbytes + QC_GUARD_BYTES;
+		}
+		return IN_SLOT;
+	}
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		*which = (int)k;
+		if (off >= d->out_off[k] && off < d->out_off[k] + d->out_len[k])
+			return IN_OUTPUT;
+		/* the output's region and the gap page after it: past its end */
+		if (off >= d->out_off[k] + d->out_len[k] &&
+		    off < d->rw_off[k] + d->rw_len[k] + page)
+			return IN_AFTER;
+		if (off >= d->rw_off[k] && off < d->out_off[k])
+			return IN_BEFORE;
+	}
+	/* the gap between the inputs and output 0 */
+	if (d->n_outputs && off < d->rw_off[0]) {
+		*which = 0;
+		return IN_BEFORE;
+	}
+	return IN_SLOT;
+}
+
+/* "output 0 +1048576 bytes": where an offset is relative to the case's nearest output. */
+static void relative(const staged_case *sc, uint64_t off, char *buf, size_t size)
+{
+	const qc_case_desc *d = &sc->d;
+	if (!d->n_outputs) {
+		snprintf(buf, size, "input region %+lld bytes",
+		         (long long)off - (long long)d->ro_off);
+		return;
+	}
+	uint32_t best = 0;
+	long long bd = 0;
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		long long delta = (long long)off - (long long)d->out_off[k];
+		if (off >= d->out_off[k] + d->out_len[k])
+			delta = (long long)off - (long long)d->out_off[k];
+		if (k == 0 || llabs(delta) < llabs(bd)) {
+			best = k;
+			bd = delta;
+		}
+	}
+	snprintf(buf, size, "output %u %+lld bytes", best, bd);
+}
+
+/*
+ * Whose fault a fault is. The running case's, unless the address is in a case that had
+ * finished and the access came from another thread (or between cases): then it is that
+ * case's late access. Returns the culprit's position in r->cases, or -1 (no case of this
+ * batch: a late access of an earlier batch), and its verdict in *out.
+ */
+static long fault_culprit(qc_runner *r, size_t running, size_t m, const qc_fault *f,
+                          const qcf_op_call *const *calls, qc_exec_result *out)
+{
+	long owner = -1;
+	for (size_t i = 0; i < m; i++) {
+		const qc_case_desc *d = &r->cases[i].d;
+		if (f->offset >= d->slot_off && f->offset - d->slot_off < d->slot_len) {
+			owner = (long)i;
+			break;
+		}
+	}
+	int returned = f->state == QC_FAULT_RETURNED;
+	int late_other = owner >= 0 && r->cases[owner].answered &&
+	                 (f->state == QC_FAULT_IDLE || !f->main_thread);
+	const char *verb = f->write == 0 ? "read" : "wrote";
+	if (late_other || (owner == (long)running && returned && owner >= 0)) {
+		staged_case *sc = &r->cases[owner];
+		int which;
+		place pl = locate(sc, calls[sc->index], f->offset, r->page, &which);
+		if (pl == IN_OUTPUT && f->write != 0)
+			set_result(out, QC_EXEC_ERROR,
+			           "output changed after execute returned (output %d written "
+			           "later)",
+			           which);
+		else
+			set_result(out, QC_EXEC_ERROR,
+			           "%s its memory after execute returned (SIG%s at %s %d)", verb,
+			           f->signal == SIGBUS ? "BUS" : "SEGV",
+			           pl == IN_OUTPUT  ? "output"
+			           : pl == IN_INPUT ? "input"
+			           : pl == IN_META  ? "call description, part"
+			                            : "slot, part",
+			           which);
+		return owner;
+	}
+	if (f->state == QC_FAULT_IDLE)
+		return -1;
+	/* the running case touched what is not its own to touch */
+	staged_case *sc = &r->cases[running];
+	int which;
+	place pl = locate(sc, calls[sc->index], f->offset, r->page, &which);
+	char rel[96];
+	relative(sc, f->offset, rel, sizeof rel);
+	/* reads count as much as writes: either breaks the memory rules (and on x86 a
+	 * read-modify-write faults on its read) */
+	qc_outcome o = QC_EXEC_ERROR;
+	switch (pl) {
+	case IN_META:
+		set_result(out, o, "%s the call's description (read-only)",
+		           f->write == 0 ? "read" : "modified");
+		break;
+	case IN_INPUT: set_result(out, o, "modified input %d", which); break;
+	case IN_AFTER: set_result(out, o, "%s past the end of output %d", verb, which); break;
+	case IN_BEFORE: set_result(out, o, "%s before the start of output %d", verb, which); break;
+	default:
+		set_result(out, o, "%s outside its buffers (%s%s)", verb, rel,
+		           owner >= 0 && (size_t)owner != running ? ", in another case's memory"
+		                                                  : "");
+		break;
+	}
+	out->signal = f->signal;
+	return (long)running;
+}
+
+/* Puts a case's outputs and their pattern bytes back as staged (before running it again). */
+static void reset_outputs(qc_runner *r, const staged_case *sc, const qcf_op_call *orig)
+{
+	const qc_case_desc *d = &sc->d;
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		unsigned char *reg = r->arena + d->rw_off[k];
+		size_t head = d->out_off[k] - d->rw_off[k];
+		fill_pattern(reg, d->rw_len[k]);
+		if (orig->outputs[k].data)
+			memcpy(reg + head, orig->outputs[k].data, d->out_len[k]);
+		else
+			default_poison(reg + head, d->out_len[k]);
+		fill_pattern(reg + head + d->out_len[k], d->rw_len[k] - head - d->out_len[k]);
+	}
+}
+
+/* Sends cases [k, k + n) as one command. */
+static int send_cases(qc_runner *r, size_t k, size_t n)
+{
+	struct {
+		qc_command c;
+		qc_case_desc d[QC_WIRE_CHUNK];
+	} cmd;
+	memset(&cmd.c, 0, sizeof cmd.c);
+	cmd.c.count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		cmd.d[i] = r->cases[k + i].d;
+	return qc_send_full(r->fd, &cmd, sizeof cmd.c + n * sizeof cmd.d[0]);
+}
+
+/* The worker cannot be (re)started: every case left gets the reason. */
+static void no_worker(qc_runner *r, size_t k, size_t m, qc_exec_result *results, const char *why)
+{
+	for (; k < m; k++)
+		set_result(&results[r->cases[k].index], QC_EXEC_ERROR, "no worker: %s", why);
+}
+
+#define MAX_RERUNS 2 /* an innocent case run again after another case's late fault */
+
+/* Runs the staged cases r->cases[0..m): 0, or -2 when cancelled. */
 static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
-                     qc_exec_result *results, char *err, size_t err_size)
+                     qc_exec_result *results)
 {
 	size_t k = 0;
 	int failed_sends = 0;
-	char buf[4096];
 	while (k < m) {
 		if (atomic_load(&r->cancelled))
 			return -2;
-		if (!worker_alive(r) && start_worker(r, err, err_size) < 0) {
-			if (atomic_load(&r->cancelled))
-				return -2;
-			for (; k < m; k++) {
-				qc_exec_result *res = &results[r->cases[k].index];
-				res->outcome = QC_EXEC_ERROR;
-				snprintf(res->message, sizeof res->message, "no worker: %s", err);
-			}
-			return -1;
+		if (r->gave_up) {
+			no_worker(r, k, m, results, r->gave_up_why);
+			return 0;
 		}
-		if (send_cases(r, k, m) < 0) {
+		if (!worker_alive(r)) {
+			char why[512];
+			if (start_worker(r, why, sizeof why) < 0) {
+				if (atomic_load(&r->cancelled))
+					return -2;
+				/* the plugin loaded once: a restart that fails is this run's end
+				 * for the plugin, not the harness's */
+				r->gave_up = 1;
+				const char *w = strncmp(why, r->shown, strlen(r->shown)) == 0 &&
+				                                why[strlen(r->shown)] == ':'
+				                        ? why + strlen(r->shown) + 2
+				                        : why;
+				snprintf(r->gave_up_why, sizeof r->gave_up_why, "%s", w);
+				trace(r, "giving up on the plugin: %s", r->gave_up_why);
+				continue;
+			}
+		}
+		size_t chunk = m - k < QC_WIRE_CHUNK ? m - k : QC_WIRE_CHUNK;
+		if (send_cases(r, k, chunk) < 0) {
 			/* The worker died before reading: no case was running. */
 			end_worker(r, 1);
 			if (++failed_sends >= 3) {
-				snprintf(err, err_size, "%s: cannot send work to the worker",
-				         r->shown);
-				for (; k < m; k++) {
-					qc_exec_result *res = &results[r->cases[k].index];
-					res->outcome = QC_EXEC_ERROR;
-					snprintf(res->message, sizeof res->message, "%s", err);
-				}
-				return -1;
+				no_worker(r, k, m, results, "cannot send work to the worker");
+				return 0;
 			}
 			continue;
 		}
+		size_t first = k;
 		int restart = 0;
-		while (k < m && !restart) {
-			const staged_case *sc = &r->cases[k];
+		qc_fault fault;
+		memset(&fault, 0, sizeof fault);
+		int have_fault = 0;
+		while (k < first + chunk && !restart) {
+			staged_case *sc = &r->cases[k];
 			qc_exec_result *res = &results[sc->index];
 			double t0 = qc_now_s();
-			int ready = wait_readable(r->fd, r->timeout_s);
-			ssize_t got = 0;
-			if (ready > 0) {
-				size_t want = m - k < sizeof buf ? m - k : sizeof buf;
-				do
-					got = read(r->fd, buf, want);
-				while (got < 0 && errno == EINTR);
-			}
+			worker_msg msg;
+			int got = next_msg(r, r->timeout_s, &msg);
 			if (atomic_load(&r->cancelled)) {
 				end_worker(r, 1);
 				return -2;
 			}
-			if (ready == 0) {
+			if (got == MSG_ANSWER && msg.ans.seq == k - first) {
+				const qc_answer *a = &msg.ans;
+				if (a->outcome < QC_EXEC_OK || a->outcome > QC_EXEC_ERROR) {
+					set_result(res, QC_EXEC_ERROR,
+					           "garbled answer from the worker");
+				} else {
+					res->outcome = (qc_outcome)a->outcome;
+					res->seconds = a->seconds;
+					memcpy(res->message, a->message, sizeof res->message);
+					res->message[sizeof res->message - 1] = '\0';
+				}
+				if (keep_result(r, sc, calls[sc->index]) < 0)
+					set_result(res, QC_EXEC_ERROR,
+					           "harness out of memory keeping the outputs");
+				else if (sc->result_hash != a->out_hash)
+					set_result(res, QC_EXEC_ERROR,
+					           "output changed after execute returned");
+				else
+					check_case(r, sc, calls[sc->index], res);
+				sc->answered = 1;
+				k++;
+				continue;
+			}
+			if (got == MSG_FAULT) {
+				fault = msg.fault;
+				have_fault = 1;
+				continue; /* the worker dies of it next */
+			}
+			if (got == MSG_ANSWER || got == MSG_GARBLED) {
+				trace(r, "case %d: garbled message from worker %ld", sc->index,
+				      (long)r->pid);
+				end_worker(r, 1);
+				set_result(res, QC_EXEC_ERROR, "garbled answer from the worker");
+				res->seconds = qc_now_s() - t0;
+				k++;
+				restart = 1;
+				break;
+			}
+			if (got == MSG_TIMEOUT) {
 				trace(r, "case %d timed out, killing worker %ld", sc->index,
 				      (long)r->pid);
 				end_worker(r, 1);
-				res->outcome = QC_EXEC_TIMEOUT;
+				set_result(res, QC_EXEC_TIMEOUT,
+				           "timed out after %g s (worker killed)", r->timeout_s);
 				res->seconds = qc_now_s() - t0;
-				snprintf(res->message, sizeof res->message,
-				         "timed out after %g s (worker killed)", r->timeout_s);
+				k++;
 				restart = 1;
-			} else if (got <= 0) {
-				int st = end_worker(r, 0);
+				break;
+			}
+			/* the worker is gone */
+			int st = end_worker(r, 0);
+			restart = 1;
+			long culprit = -2; /* -2: no fault reported */
+			qc_exec_result blame;
+			memset(&blame, 0, sizeof blame);
+			if (have_fault && fault.seq < chunk)
+				culprit = fault_culprit(r, first + fault.seq, m, &fault, calls,
+				                        &blame);
+			if (culprit >= 0) {
+				qc_exec_result *cr = &results[r->cases[culprit].index];
+				blame.seconds =
+				        (size_t)culprit == k ? qc_now_s() - t0 : cr->seconds;
+				*cr = blame;
+				trace(r, "case %d: %s", r->cases[culprit].index, cr->message);
+			}
+			if (culprit == -2) {
 				res->outcome = QC_EXEC_CRASH;
 				res->seconds = qc_now_s() - t0;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				trace(r, "case %d: worker %s", sc->index, res->message);
-				restart = 1;
-			}
-			if (restart) {
-				finish_case(r, sc, calls[sc->index], res);
 				k++;
-				break;
+			} else if (culprit == (long)k) {
+				k++;
+			} else if (++sc->reruns > MAX_RERUNS) {
+				res->outcome = QC_EXEC_CRASH;
+				describe_exit(st, &res->signal, res->message, sizeof res->message);
+				k++;
+			} else {
+				trace(r, "case %d: run again (the fault was not its own)",
+				      sc->index);
+				reset_outputs(r, sc, calls[sc->index]);
 			}
-			for (ssize_t i = 0; i < got; i++, k++) {
-				sc = &r->cases[k];
-				res = &results[sc->index];
-				worker_result(r, sc, res);
-				finish_case(r, sc, calls[sc->index], res);
-				if (buf[i] == QC_CASE_GUARD) {
-					restart = 1; /* the worker stopped; it waits for a new
-					                command */
-					k++;
-					break;
-				}
-			}
+			break;
 		}
-		/* Whatever happened to the slots still to run, start them afresh. */
-		if (restart)
-			for (size_t i = k; i < m; i++)
-				restage(r, &r->cases[i], calls[r->cases[i].index]);
+	}
+	/* A late write the closed slots did not stop (the kernel unprotected them): the outputs
+	 * must still be what they were when each case finished. */
+	for (size_t i = 0; i < m; i++) {
+		staged_case *sc = &r->cases[i];
+		qc_exec_result *res = &results[sc->index];
+		if (sc->result && res->outcome == QC_EXEC_OK &&
+		    hash_outputs(r, sc) != sc->result_hash)
+			set_result(res, QC_EXEC_ERROR, "output changed after execute returned");
 	}
 	return 0;
 }
@@ -850,26 +1308,16 @@ static void free_kept(qc_runner *r)
 	r->n_keep = 0;
 }
 
-/* Moves the staged calls of a finished piece out of the arena (the next piece reuses it). */
-static int keep_piece(qc_runner *r, size_t m, const qcf_op_call **staged)
+/* Where the next slots go: after the last batch's (late writes of a finished batch then
+ * land in closed pages), from the start again when the ring's window is used up. */
+static size_t ring_start(qc_runner *r, size_t need)
 {
-	if (!staged)
-		return 0;
-	void **keep = grow(r->keep, &r->keep_cap, r->n_keep + m, sizeof *keep);
-	if (!keep)
-		return -1;
-	r->keep = keep;
-	for (size_t i = 0; i < m; i++) {
-		const qcf_op_call *c = slot_call(r, &r->cases[i]);
-		size_t meta, data;
-		measure_call(c, &meta, &data);
-		void *buf = aligned_alloc(QC_DATA_ALIGN, meta + data + QC_DATA_ALIGN);
-		if (!buf)
-			return -1;
-		r->keep[r->n_keep++] = buf;
-		staged[r->cases[i].index] = stage_at(buf, meta, c, 1);
-	}
-	return 0;
+	size_t window = r->arena_bytes < RING_WINDOW ? r->arena_bytes : RING_WINDOW;
+	if (need > window)
+		window = r->arena_bytes;
+	if (r->ring + r->page + need > window)
+		r->ring = 0;
+	return r->ring + r->page; /* a closed page before the first slot */
 }
 
 int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_exec_result *results,
@@ -892,58 +1340,79 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 	size_t cap = qc_runner_capacity(r);
 	int i = 0;
 	while (i < n) {
-		size_t m = 0, off = 0, shadow = 0;
-		for (; i < n; i++) {
+		/* one piece: as many cases as the arena takes */
+		size_t m = 0, need = 0, shadow = 0;
+		int j = i;
+		for (; j < n; j++) {
+			if (check_call(calls[j]))
+				continue;
+			slot_layout L;
+			layout_call(calls[j], r->page, &L);
+			if (L.d.slot_len > cap)
+				continue;
+			if (need + L.d.slot_len > cap)
+				break;
+			need += L.d.slot_len;
+		}
+		size_t off = ring_start(r, need);
+		for (; i < j; i++) {
 			qc_exec_result *res = &results[i];
 			const char *bad = check_call(calls[i]);
 			if (bad) {
-				res->outcome = QC_EXEC_ERROR;
-				snprintf(res->message, sizeof res->message, "malformed call: %s",
-				         bad);
+				set_result(res, QC_EXEC_ERROR, "malformed call: %s", bad);
 				continue;
 			}
-			size_t meta, data;
-			measure_call(calls[i], &meta, &data);
-			if (meta + data > cap) {
-				res->outcome = QC_EXEC_ERROR;
-				snprintf(res->message, sizeof res->message,
-				         "case too large for the shared arena (%zu bytes, capacity "
-				         "%zu)",
-				         meta + data, cap);
+			slot_layout L;
+			layout_call(calls[i], r->page, &L);
+			if (L.d.slot_len > cap) {
+				set_result(
+				        res, QC_EXEC_ERROR,
+				        "case too large for the shared arena (%zu bytes, capacity "
+				        "%zu)",
+				        (size_t)L.d.slot_len, cap);
 				continue;
 			}
-			if (off + QC_SLOT_HDR + meta + data > r->arena_bytes)
-				break;
-			unsigned char *sh = grow(r->shadow, &r->shadow_cap, shadow + meta, 1);
+			unsigned char *sh = grow(r->shadow, &r->shadow_cap, shadow + L.meta, 1);
 			if (!sh) {
 				snprintf(err, err_size, "out of memory");
 				return -1;
 			}
 			r->shadow = sh;
 			staged_case *sc = &r->cases[m++];
+			memset(sc, 0, sizeof *sc);
 			sc->index = i;
-			sc->slot_off = off;
-			sc->meta_len = meta;
+			sc->d = L.d;
+			sc->d.slot_off = off;
+			sc->d.ro_off += off;
+			sc->d.call_off = off;
+			for (uint32_t k = 0; k < sc->d.n_outputs; k++) {
+				sc->d.rw_off[k] += off;
+				sc->d.out_off[k] += off;
+			}
+			sc->meta_len = L.meta;
 			sc->shadow_off = shadow;
-			memset(r->arena + off, 0, QC_SLOT_HDR);
-			qcf_op_call *c = stage_at(r->arena + off + QC_SLOT_HDR, meta, calls[i], 0);
-			memcpy(r->shadow + shadow, c, meta);
-			if (staged)
-				staged[i] = c;
-			off += QC_SLOT_HDR + meta + data;
-			shadow += meta;
+			stage_slot(r, sc, calls[i]);
+			memcpy(r->shadow + shadow, r->arena + sc->d.ro_off, L.meta);
+			off += L.d.slot_len;
+			shadow += L.meta;
 		}
+		r->ring = off - r->page;
 		if (m == 0)
 			continue;
 		if (i < n)
 			trace(r, "batch does not fit the arena: running %zu case(s) in one piece",
 			      m);
-		int rc = run_piece(r, m, calls, results, err, err_size);
+		int rc = run_piece(r, m, calls, results);
 		if (rc < 0)
 			return rc;
-		if (i < n && keep_piece(r, m, staged) < 0) {
-			snprintf(err, err_size, "out of memory");
-			return -1;
+		for (size_t q = 0; q < m; q++) {
+			staged_case *sc = &r->cases[q];
+			if (!sc->result && keep_result(r, sc, calls[sc->index]) < 0) {
+				snprintf(err, err_size, "out of memory");
+				return -1;
+			}
+			if (staged)
+				staged[sc->index] = sc->result;
 		}
 	}
 	return 0;
@@ -971,7 +1440,6 @@ static void free_runner(qc_runner *r)
 	free(r->worker);
 	free(r->shadow);
 	free(r->cases);
-	free(r->offsets);
 	free(r);
 }
 
@@ -1021,7 +1489,9 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	}
 	r->pid = -1;
 	r->fd = -1;
+	r->pidfd = -1;
 	r->arena_fd = -1;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	const char *env = getenv("QCONFORM_TRACE");
 	r->trace = cfg->trace || (env && *env && strcmp(env, "0") != 0);
 	r->timeout_s = cfg->timeout_s;
@@ -1089,8 +1559,7 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	free(w);
 	trace(r, "worker executable %s", r->worker);
 
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	r->arena_bytes = QC_ROUND_UP(cfg->arena_bytes ? cfg->arena_bytes : DEFAULT_ARENA, page);
+	r->arena_bytes = QC_ROUND_UP(cfg->arena_bytes ? cfg->arena_bytes : DEFAULT_ARENA, r->page);
 	r->arena_fd = arena_create(r->arena_bytes);
 	void *a = r->arena_fd < 0 ? MAP_FAILED : arena_map(r->arena_fd, r->arena_bytes);
 	if (a == MAP_FAILED) {
@@ -1122,9 +1591,9 @@ void qc_runner_close(qc_runner *r)
 		double wait = r->timeout_s > CLOSE_WAIT_S ? r->timeout_s : CLOSE_WAIT_S;
 		int gone = 0;
 		if (qc_send_full(r->fd, &c, sizeof c) == 0) {
-			char b;
-			while (!gone && wait_readable(r->fd, wait) > 0)
-				gone = read(r->fd, &b, 1) <= 0;
+			char b[sizeof(qc_answer)];
+			while (!gone && load_wait(r, wait) > 0)
+				gone = recv(r->fd, b, sizeof b, MSG_DONTWAIT) <= 0;
 		}
 		trace(r, "closing worker %ld%s", (long)r->pid, gone ? "" : " (killed)");
 		end_worker(r, !gone);
@@ -1142,5 +1611,5 @@ void qc_runner_cancel(qc_runner *r)
 
 size_t qc_runner_capacity(const qc_runner *r)
 {
-	return r->arena_bytes - QC_SLOT_HDR;
+	return r->arena_bytes - r->page;
 }

@@ -6,10 +6,14 @@
  * the worker takes batches of calls and stays alive across batches. Runners
  * may be used from several threads at once (one runner per thread). A segfault or abort in the
  * worker is the verdict CRASH for the case it was running, a case running past the timeout is
- * TIMEOUT (the worker is killed); either way a fresh worker continues with the rest of the batch.
- * Calls are copied into memory shared with the worker, so the harness's own buffers (inputs,
- * expected outputs) are out of the kernel's reach; guard bytes after each output and a comparison
- * of the inputs after execution catch a kernel that writes where it must not.
+ * TIMEOUT (the worker and its process group are killed); either way a fresh worker continues
+ * with the rest of the batch. Calls are copied into memory shared with the worker, so the
+ * harness's own buffers are out of the kernel's reach. While a case runs, only its own call is
+ * accessible to the kernel (inputs and description read-only, outputs writable, closed pages
+ * between): a write anywhere else is an ERROR of the case that made it, found from the fault's
+ * address, including a write after execute returned ("output changed after execute returned").
+ * Each output starts as the caller's output buffer holds it (a poison the caller chose), or a
+ * fixed pattern when the caller gives none.
  */
 #ifndef QC_RUNNER_H
 #define QC_RUNNER_H
@@ -65,9 +69,10 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
                    size_t err_size);
 
 /*
- * Runs calls[0..n). Outputs are written to the staged copies: on return,
- * staged[i] (if not NULL) points at the call as the kernel saw it, whose
- * outputs[k].data hold the kernel's results; valid until the next
+ * Runs calls[0..n). On return, staged[i] (if not NULL) points at a copy of
+ * calls[i] whose inputs are the caller's and whose outputs[k].data hold the
+ * kernel's results as they were when the case finished (or the poison, if
+ * it never ran); NULL for a call the runner refused. Valid until the next
  * qc_runner_execute. Returns 0, -1 if no worker can be started at all
  * (err says why), or -2 once qc_runner_cancel was called.
  */

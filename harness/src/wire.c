@@ -55,6 +55,25 @@ int qc_send_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+uint64_t qc_wire_hash(const void *p, size_t n)
+{
+	/* 8 bytes a step, each mixed in by a multiply and a rotation (an FNV-like walk) */
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	uint64_t w = 0;
+	memcpy(&w, b + i, n - i);
+	h = (h ^ w) * 0x100000001b3ull;
+	h ^= h >> 32;
+	return h * 0xbf58476d1ce4e5b9ull;
+}
+
 void qc_trace_line(const char *fmt, va_list ap)
 {
 	char line[768];

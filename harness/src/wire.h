@@ -5,12 +5,18 @@
  * the messages on the channel, and the small I/O helpers both use.
  *
  * The harness starts a worker with posix_spawn (a fresh single-threaded
- * process, never a fork of the multi-threaded harness) and these fds:
+ * process, never a fork of the multi-threaded harness, in a process group of
+ * its own) and these fds:
  *   0  /dev/null (the worker opens it)    1, 2  the harness's stderr
  *   3  the worker's end of the channel    4  the arena (a memfd)
- * and nothing else. The worker maps the arena at exactly the harness's
- * address (the staged calls hold absolute pointers), sends a load_report,
- * then serves commands until told to quit or the channel closes.
+ * and nothing else. The channel is an AF_UNIX SOCK_SEQPACKET pair: every
+ * message below is one packet. The worker maps the arena at exactly the
+ * harness's address (the staged calls hold absolute pointers), sends a
+ * qc_load_report, then serves commands until told to quit or the channel
+ * closes: per case one qc_answer, or a qc_fault before it dies.
+ *
+ * The harness reads nothing of the arena that the worker could have written
+ * other than output bytes and pattern bytes at offsets it computed itself.
  */
 #ifndef QC_WIRE_H
 #define QC_WIRE_H
@@ -23,9 +29,9 @@
 #include "qconform/plugin.h"
 
 /* Bumped whenever anything in this file changes meaning; checked by the worker. */
-#define QC_WIRE_PROTOCOL 1
+#define QC_WIRE_PROTOCOL 2
 
-#define QC_GUARD_BYTES 64
+#define QC_GUARD_BYTES 64 /* pattern bytes after each input (readable slack) */
 #define QC_DATA_ALIGN  64
 #define QC_META_ALIGN  16
 
@@ -35,20 +41,39 @@
 #define QC_WORKER_CHANNEL_FD 3
 #define QC_WORKER_ARENA_FD   4
 
-/* The worker's answer for one case, at the start of its slot. */
-typedef struct qc_slot_header {
-	int32_t outcome; /* qc_outcome */
-	int32_t pad;
-	double seconds;
-	char message[256];
-} qc_slot_header;
+#define QC_WIRE_MAX_OUTPUTS 8  /* outputs of one call */
+#define QC_WIRE_CHUNK       64 /* cases per command */
 
-#define QC_SLOT_HDR QC_ROUND_UP(sizeof(qc_slot_header), QC_DATA_ALIGN)
+/*
+ * The arena, as the worker sees it. The worker maps it PROT_NONE and opens
+ * one case at a time: while a case runs, its call description and inputs
+ * are read-only, its output regions writable, and every other byte of the
+ * arena inaccessible; when execute returns, the case's slot is closed again
+ * before the answer is sent. A slot, every boundary a page boundary:
+ *
+ *   [ro: qcf_op_call, arrays, strings | input 0, 64 pattern bytes | ...]
+ *   [gap page] [output 0 region] [gap page] [output 1 region] [gap page] ...
+ *
+ * An output region is whole pages; the output's data ends within 63 bytes of
+ * the region's end (64-byte aligned start), and the bytes around it (head
+ * and tail) hold qc_guard_pattern. So a stray write lands in a page the case
+ * cannot write (a fault the worker reports: qc_fault) or in a head or tail
+ * that the harness checks. Gap pages are never opened.
+ */
+typedef struct qc_case_desc {
+	uint64_t slot_off, slot_len; /* the whole slot: closed after the case */
+	uint64_t ro_off, ro_len;     /* call description and inputs: read-only */
+	uint64_t call_off;           /* the qcf_op_call */
+	uint32_t n_outputs;
+	uint32_t pad;
+	uint64_t rw_off[QC_WIRE_MAX_OUTPUTS], rw_len[QC_WIRE_MAX_OUTPUTS];   /* output regions */
+	uint64_t out_off[QC_WIRE_MAX_OUTPUTS], out_len[QC_WIRE_MAX_OUTPUTS]; /* output data */
+} qc_case_desc;
 
-/* Command: a header, then count uint64 arena offsets of slots. */
+/* Command (one packet): the header, then count descriptions. */
 typedef struct qc_command {
-	uint32_t count;
-	uint32_t quit; /* destroy() and exit */
+	uint32_t count; /* <= QC_WIRE_CHUNK */
+	uint32_t quit;  /* destroy() and exit */
 } qc_command;
 
 /* Sent once by the worker after loading (or failing to). */
@@ -62,9 +87,36 @@ typedef struct qc_load_report {
 	char error[256];
 } qc_load_report;
 
-/* The byte the worker writes per finished case. */
-#define QC_CASE_DONE  '.'
-#define QC_CASE_GUARD '!' /* a guard was broken: the worker stopped the batch */
+#define QC_MSG_ANSWER 0x51414e53u /* "QANS" */
+#define QC_MSG_FAULT  0x51464c54u /* "QFLT" */
+
+/* The worker's answer for case `seq` of its command (one packet). */
+typedef struct qc_answer {
+	uint32_t magic; /* QC_MSG_ANSWER */
+	uint32_t seq;
+	int32_t outcome; /* qc_outcome */
+	int32_t pad;
+	double seconds;
+	uint64_t out_hash; /* qc_wire_hash of the outputs the moment execute returned */
+	char message[256];
+} qc_answer;
+
+/* Case states in a qc_fault. */
+enum { QC_FAULT_IDLE = 0, QC_FAULT_RUNNING = 1, QC_FAULT_RETURNED = 2 };
+
+/*
+ * Sent by the worker's fault handler (SIGSEGV/SIGBUS on an arena address)
+ * before it dies of that signal: what was touched and when.
+ */
+typedef struct qc_fault {
+	uint32_t magic; /* QC_MSG_FAULT */
+	uint32_t seq;   /* the case running or last run in the current command */
+	int32_t state;  /* QC_FAULT_*: seq was running, had returned from execute, or none */
+	int32_t signal;
+	int32_t write;       /* 1 a write, 0 a read, -1 unknown (the CPU does not say) */
+	int32_t main_thread; /* the worker's own thread (the one calling the plugin) */
+	uint64_t offset;     /* arena offset of the address */
+} qc_fault;
 
 extern const unsigned char qc_guard_pattern[QC_GUARD_BYTES];
 
@@ -99,6 +151,8 @@ double qc_now_s(void);
 ssize_t qc_read_full(int fd, void *buf, size_t n);
 /* Writes all of buf without raising SIGPIPE; 0 or -1. */
 int qc_send_full(int fd, const void *buf, size_t n);
+/* A 64-bit hash of n bytes (not cryptographic: it tells whether bytes changed). */
+uint64_t qc_wire_hash(const void *p, size_t n);
 /* One "qconform: trace [pid]: ..." line on stderr, in one write. */
 void qc_trace_line(const char *fmt, va_list ap);
 

@@ -8,9 +8,12 @@
  * Start: argv (wire.h) -> parent-death signal and parent check -> fds (the
  * channel and the arena kept, stdin /dev/null, stdout to stderr, the rest
  * closed) -> default signal dispositions, no core dumps -> the arena mapped
- * at the harness's address -> dlopen, negotiate, create -> load report.
- * Then batches: per case supports, prepare, execute, release; the answer in
- * the slot header and one byte on the channel.
+ * at the harness's address, inaccessible -> the fault handler -> dlopen,
+ * negotiate, create -> load report. Then commands: per case the slot is
+ * opened (wire.h), supports, prepare, execute, the outputs hashed, release,
+ * the slot closed, and the answer sent. A fault on an arena address is
+ * reported (qc_fault) before the worker dies of it, so the harness can tell
+ * whose it was.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +27,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "runner.h"
@@ -146,7 +152,7 @@ static _Noreturn void fail(int fd, qc_load_report *rep, const char *fmt, ...)
 static unsigned char *map_arena(int fd, const qc_worker_args *a, qc_load_report *rep)
 {
 	void *want = (void *)a->arena_addr;
-	void *p = mmap(want, a->arena_bytes, PROT_READ | PROT_WRITE,
+	void *p = mmap(want, a->arena_bytes, PROT_NONE,
 	               MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, a->arena_fd, 0);
 	if (p == want) {
 		close(a->arena_fd);
@@ -265,25 +271,120 @@ static qc_outcome outcome_of(qcf_status st)
 	}
 }
 
-/* Runs one staged case; returns 1 if it broke a guard (the batch stops). */
-static int run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *slot,
-                    const unsigned char **guards, size_t guards_cap)
-{
-	qc_slot_header *h = (qc_slot_header *)slot;
-	const qcf_op_call *call = (const qcf_op_call *)(slot + QC_SLOT_HDR);
-	/* Guard positions, taken before any plugin code runs. */
-	size_t ng = call->n_outputs > 0 ? (size_t)call->n_outputs : 0;
-	if (ng > guards_cap)
-		ng = guards_cap;
-	for (size_t k = 0; k < ng; k++)
-		guards[k] = (const unsigned char *)call->outputs[k].data + call->outputs[k].nbytes;
+/* ------------------------------------------------------------ faults */
 
+/* What the fault handler needs; written by the main thread between cases. */
+static struct {
+	unsigned char *arena;
+	size_t bytes;
+	int fd;
+	pid_t main_tid;
+	volatile sig_atomic_t seq;   /* case of the current command */
+	volatile sig_atomic_t state; /* QC_FAULT_* */
+} fault_ctx;
+
+/* 1 a write, 0 a read, -1 unknown: the page-fault error code says it on x86-64. */
+static int fault_was_write(void *uctx)
+{
+#if defined(__x86_64__) && defined(REG_ERR)
+	const ucontext_t *uc = uctx;
+	return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+	(void)uctx;
+	return -1;
+#endif
+}
+
+/* SIGSEGV/SIGBUS: an arena address is reported, then the signal kills the worker as it would
+ * have (the handler is reset, and the faulting instruction runs again). */
+static void on_fault(int sig, siginfo_t *si, void *uctx)
+{
+	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
+	if (fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes) {
+		qc_fault f;
+		memset(&f, 0, sizeof f);
+		f.magic = QC_MSG_FAULT;
+		f.seq = (uint32_t)fault_ctx.seq;
+		f.state = fault_ctx.state;
+		f.signal = sig;
+		f.write = fault_was_write(uctx);
+		f.main_thread = (pid_t)syscall(SYS_gettid) == fault_ctx.main_tid;
+		f.offset = a - lo;
+		ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)w;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	if (si->si_code <= 0) /* sent by kill(), not a fault: it would not come again */
+		raise(sig);
+}
+
+static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
+{
+	fault_ctx.arena = arena;
+	fault_ctx.bytes = bytes;
+	fault_ctx.fd = fd;
+	fault_ctx.main_tid = (pid_t)syscall(SYS_gettid);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* ------------------------------------------------------------ cases */
+
+static int protect(unsigned char *arena, uint64_t off, uint64_t len, int prot)
+{
+	return len ? mprotect(arena + off, len, prot) : 0;
+}
+
+/* Opens the slot of a case for its run: 0, or -1 when the kernel refuses. */
+static int open_slot(unsigned char *arena, const qc_case_desc *c)
+{
+	if (protect(arena, c->ro_off, c->ro_len, PROT_READ) < 0)
+		return -1;
+	for (uint32_t k = 0; k < c->n_outputs; k++)
+		if (protect(arena, c->rw_off[k], c->rw_len[k], PROT_READ | PROT_WRITE) < 0)
+			return -1;
+	return 0;
+}
+
+static uint64_t hash_outputs(const unsigned char *arena, const qc_case_desc *c)
+{
+	uint64_t h = 0;
+	for (uint32_t k = 0; k < c->n_outputs; k++)
+		h = h * 31 + qc_wire_hash(arena + c->out_off[k], c->out_len[k]);
+	return h;
+}
+
+/* Runs case seq of a command and fills its answer. */
+static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
+                     const qc_case_desc *c, uint32_t seq, qc_answer *ans)
+{
+	memset(ans, 0, sizeof *ans);
+	ans->magic = QC_MSG_ANSWER;
+	ans->seq = seq;
+	fault_ctx.seq = (sig_atomic_t)seq;
+	if (open_slot(arena, c) < 0) {
+		ans->outcome = QC_EXEC_ERROR;
+		snprintf(ans->message, sizeof ans->message,
+		         "the worker could not open the case's memory: %s", strerror(errno));
+		protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		return;
+	}
+	const qcf_op_call *call = (const qcf_op_call *)(arena + c->call_off);
 	const char *stage = "supports";
 	double seconds = 0;
+	fault_ctx.state = QC_FAULT_RUNNING;
 	qcf_status st = d->supports(inst, call);
+	qcf_prepared *prep = NULL;
+	int prepared = 0;
 	if (st == QCF_OK) {
-		qcf_prepared *prep = NULL;
-		int prepared = 0;
 		double t0 = qc_now_s();
 		if (d->prepare) {
 			stage = "prepare";
@@ -295,23 +396,24 @@ static int run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *slot
 			st = d->execute(inst, prep, call);
 		}
 		seconds = qc_now_s() - t0;
-		if (prepared && d->release)
-			d->release(inst, prep);
 	}
-	h->outcome = outcome_of(st);
-	h->seconds = seconds;
-	h->message[0] = '\0';
+	/* The outputs as they are the moment execute returned: later changes are the kernel's
+	 * late writes (the harness compares), and the closed slot catches the rest. */
+	fault_ctx.state = QC_FAULT_RETURNED;
+	ans->out_hash = hash_outputs(arena, c);
 	if (st != QCF_OK) {
-		copy_bounded(h->message, sizeof h->message, d->last_error(inst));
-		if (!h->message[0] ||
+		copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
+		if (!ans->message[0] ||
 		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
-			snprintf(h->message, sizeof h->message, "%s returned %s (%d)", stage,
+			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
 			         status_name(st), (int)st);
 	}
-	for (size_t k = 0; k < ng; k++)
-		if (memcmp(guards[k], qc_guard_pattern, QC_GUARD_BYTES) != 0)
-			return 1;
-	return 0;
+	if (prepared && d->release)
+		d->release(inst, prep);
+	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+	fault_ctx.state = QC_FAULT_IDLE;
+	ans->outcome = outcome_of(st);
+	ans->seconds = seconds;
 }
 
 int qc_worker_main(int argc, char **argv)
@@ -343,37 +445,36 @@ int qc_worker_main(int argc, char **argv)
 	qcf_instance *inst;
 	load(fd, &a, &d, &inst);
 
-	uint64_t *offs = NULL;
-	size_t cap = 0;
-	const unsigned char *guards[256];
-	for (;;) {
+	install_fault_handler(arena, a.arena_bytes, fd);
+
+	struct {
 		qc_command c;
-		if (qc_read_full(fd, &c, sizeof c) != (ssize_t)sizeof c)
+		qc_case_desc d[QC_WIRE_CHUNK];
+	} cmd;
+	for (;;) {
+		ssize_t got;
+		do
+			got = recv(fd, &cmd, sizeof cmd, 0);
+		while (got < 0 && errno == EINTR);
+		if (got < (ssize_t)sizeof cmd.c)
 			_exit(0); /* the harness went away */
-		if (c.quit) {
+		if (cmd.c.quit) {
 			d.destroy(inst);
 			_exit(0);
 		}
-		if (c.count > cap) {
-			free(offs);
-			cap = c.count;
-			offs = malloc(cap * sizeof *offs);
-			if (!offs)
-				_exit(3);
-		}
-		if (qc_read_full(fd, offs, c.count * sizeof *offs) !=
-		    (ssize_t)(c.count * sizeof *offs))
-			_exit(0);
-		for (uint32_t i = 0; i < c.count; i++) {
-			if (offs[i] >= a.arena_bytes - QC_SLOT_HDR)
-				_exit(4); /* not from this harness */
-			int stop = run_case(&d, inst, arena + offs[i], guards,
-			                    sizeof guards / sizeof guards[0]);
-			char b = stop ? QC_CASE_GUARD : QC_CASE_DONE;
-			if (write(fd, &b, 1) != 1)
+		if (cmd.c.count > QC_WIRE_CHUNK ||
+		    (size_t)got != sizeof cmd.c + cmd.c.count * sizeof cmd.d[0])
+			_exit(4); /* not from this harness */
+		for (uint32_t i = 0; i < cmd.c.count; i++) {
+			const qc_case_desc *c = &cmd.d[i];
+			if (c->slot_off > a.arena_bytes ||
+			    c->slot_len > a.arena_bytes - c->slot_off ||
+			    c->n_outputs > QC_WIRE_MAX_OUTPUTS)
+				_exit(4);
+			qc_answer ans;
+			run_case(&d, inst, arena, c, i, &ans);
+			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
-			if (stop)
-				break;
 		}
 	}
 }
