@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "poison.h"
 
 const char *const qc_hist_labels[QC_HIST_BINS] = {
         "<=-65", "-64..-17", "-16..-5", "-4", "-3",    "-2",     "-1",   "0",
@@ -176,6 +177,9 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		double step = stepped ? d->step[i] : 0;
 		if (errors)
 			errors[i] = 0;
+		if (got->dtype == QCF_BOOL)
+			y = ((const uint8_t *)
+			             got->data)[i]; /* the ABI's bools are the bytes 0 and 1 */
 		if (d && d->any && d->any[i]) {
 			m->unpredictable++;
 			double lo = d->lo ? d->lo[i] : -INFINITY, hi = d->hi ? d->hi[i] : INFINITY;
@@ -398,4 +402,32 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	else if (!exact)
 		snprintf(r->message, sizeof r->message, "within tolerance%s%s",
 		         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");
+	/* a failure where the kernel left the poison (poison.h) is named for what it is */
+	for (int k = 0; k < c->call.n_outputs && r->verdict == QC_FAIL; k++) {
+		size_t first = 0, n = qref_numel(c->out[k].rank, c->out[k].shape);
+		size_t left = qc_poison_left(&c->out[k], &kernel_out[k], &ref->out[k], &first);
+		if (left == n && n)
+			snprintf(r->message, sizeof r->message,
+			         "output '%s' never written (element %zu still holds the poison)",
+			         c->out[k].name, first);
+		else if (left)
+			snprintf(r->message, sizeof r->message,
+			         "output '%s' partly written: %zu of %zu elements still hold the "
+			         "poison, the first at element %zu",
+			         c->out[k].name, left, n, first);
+		if (left)
+			break;
+	}
+	/* outputs that changed after execute returned: what a caller would have read was not
+	 * final, so a right answer is no pass (runner.h) */
+	if (ex->late_write) {
+		char note[sizeof r->message];
+		snprintf(note, sizeof note, "%s", r->message);
+		if (qc_verdict_conforms(r->verdict)) {
+			r->verdict = QC_ERROR;
+			snprintf(r->message, sizeof r->message, "%s", ex->message);
+		} else {
+			snprintf(r->message, sizeof r->message, "%s; and %s", note, ex->message);
+		}
+	}
 }

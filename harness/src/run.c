@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "dump.h"
 #include "expected.h"
+#include "poison.h"
 #include "pool.h"
 #include "profile.h"
 #include "qref.h"
@@ -668,7 +669,11 @@ int qc_cmd_run(const qc_run_opts *o)
 				b = qc_xcalloc(1, sizeof *b);
 			}
 			b->ordinal[b->pb.n] = this_ordinal;
-			b->expected[b->pb.n] = qc_expected_new(c, err, sizeof err);
+			qc_expected *e = qc_expected_new(c, err, sizeof err);
+			/* the kernel's outputs start as values the answer cannot be (poison.h) */
+			for (int k = 0; k < c->call.n_outputs; k++)
+				qc_poison_fill(&c->out[k], e->status == QCF_OK ? &e->out[k] : NULL);
+			b->expected[b->pb.n] = e;
 			b->cases[b->pb.n] = c;
 			b->pb.calls[b->pb.n++] = &c->call;
 			b->bytes += bytes;

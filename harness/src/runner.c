@@ -819,7 +819,7 @@ typedef union worker_msg {
 
 static int classify(const worker_msg *m, ssize_t n)
 {
-	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_ANSWER)
+	if (n == (ssize_t)sizeof m->ans && (m->magic == QC_MSG_ANSWER || m->magic == QC_MSG_DONE))
 		return MSG_ANSWER;
 	if (n == (ssize_t)sizeof m->fault && m->magic == QC_MSG_FAULT)
 		return MSG_FAULT;
@@ -1040,14 +1040,27 @@ static void relative(const staged_case *sc, uint64_t off, char *buf, size_t size
 	snprintf(buf, size, "output %u %+lld bytes", best, bd);
 }
 
+/* A case whose outputs changed after execute returned: the judge decides what that makes
+ * it (runner.h, late_write). */
+static void mark_late(qc_exec_result *res, const char *what)
+{
+	if (res->outcome == QC_EXEC_OK) {
+		res->late_write = 1;
+		snprintf(res->message, sizeof res->message, "%s", what);
+	} else {
+		set_result(res, QC_EXEC_ERROR, "%s", what);
+	}
+}
+
 /*
- * Whose fault a fault is. The running case's, unless the address is in a case that had
- * finished and the access came from another thread (or between cases): then it is that
- * case's late access. Returns the culprit's position in r->cases, or -1 (no case of this
- * batch: a late access of an earlier batch), and its verdict in *out.
+ * Whose fault a fault is: the running case's, unless the address is in a case that had
+ * answered and the access came from another thread (or between cases, or after execute
+ * returned): then it is that case's late access. The verdict goes into results; returns the
+ * culprit's position in r->cases, or -1 (no case of this batch: a late access of an earlier
+ * batch, or between cases where no case of the batch owns the address).
  */
-static long fault_culprit(qc_runner *r, size_t running, size_t m, const qc_fault *f,
-                          const qcf_op_call *const *calls, qc_exec_result *out)
+static long apply_fault(qc_runner *r, size_t running, size_t m, const qc_fault *f,
+                        const qcf_op_call *const *calls, qc_exec_result *results)
 {
 	long owner = -1;
 	for (size_t i = 0; i < m; i++) {
@@ -1057,56 +1070,60 @@ static long fault_culprit(qc_runner *r, size_t running, size_t m, const qc_fault
 			break;
 		}
 	}
-	int returned = f->state == QC_FAULT_RETURNED;
-	int late_other = owner >= 0 && r->cases[owner].answered &&
-	                 (f->state == QC_FAULT_IDLE || !f->main_thread);
 	const char *verb = f->write == 0 ? "read" : "wrote";
-	if (late_other || (owner == (long)running && returned && owner >= 0)) {
+	int late = owner >= 0 && r->cases[owner].answered &&
+	           (f->state != QC_FAULT_RUNNING || !f->main_thread || (size_t)owner == running);
+	if (late) {
 		staged_case *sc = &r->cases[owner];
 		int which;
 		place pl = locate(sc, calls[sc->index], f->offset, r->page, &which);
+		char what[200];
 		if (pl == IN_OUTPUT && f->write != 0)
-			set_result(out, QC_EXEC_ERROR,
-			           "output changed after execute returned (output %d written "
-			           "later)",
-			           which);
+			snprintf(what, sizeof what,
+			         "output changed after execute returned (output %d "
+			         "written later)",
+			         which);
 		else
-			set_result(out, QC_EXEC_ERROR,
-			           "%s its memory after execute returned (SIG%s at %s %d)", verb,
-			           f->signal == SIGBUS ? "BUS" : "SEGV",
-			           pl == IN_OUTPUT  ? "output"
-			           : pl == IN_INPUT ? "input"
-			           : pl == IN_META  ? "call description, part"
-			                            : "slot, part",
-			           which);
+			snprintf(what, sizeof what, "%s %s %d after execute returned", verb,
+			         pl == IN_OUTPUT  ? "output"
+			         : pl == IN_INPUT ? "input"
+			                          : "its call's memory, part",
+			         which);
+		mark_late(&results[sc->index], what);
+		trace(r, "case %d: %s", sc->index, what);
 		return owner;
 	}
-	if (f->state == QC_FAULT_IDLE)
+	if (f->state != QC_FAULT_RUNNING || running >= m)
 		return -1;
-	/* the running case touched what is not its own to touch */
+	/* the running case touched what is not its own to touch; reads count as much as
+	 * writes (either breaks the memory rules, and on x86 a read-modify-write faults on
+	 * its read) */
 	staged_case *sc = &r->cases[running];
+	qc_exec_result *out = &results[sc->index];
 	int which;
 	place pl = locate(sc, calls[sc->index], f->offset, r->page, &which);
 	char rel[96];
 	relative(sc, f->offset, rel, sizeof rel);
-	/* reads count as much as writes: either breaks the memory rules (and on x86 a
-	 * read-modify-write faults on its read) */
-	qc_outcome o = QC_EXEC_ERROR;
 	switch (pl) {
 	case IN_META:
-		set_result(out, o, "%s the call's description (read-only)",
+		set_result(out, QC_EXEC_ERROR, "%s the call's description (read-only)",
 		           f->write == 0 ? "read" : "modified");
 		break;
-	case IN_INPUT: set_result(out, o, "modified input %d", which); break;
-	case IN_AFTER: set_result(out, o, "%s past the end of output %d", verb, which); break;
-	case IN_BEFORE: set_result(out, o, "%s before the start of output %d", verb, which); break;
+	case IN_INPUT: set_result(out, QC_EXEC_ERROR, "modified input %d", which); break;
+	case IN_AFTER:
+		set_result(out, QC_EXEC_ERROR, "%s past the end of output %d", verb, which);
+		break;
+	case IN_BEFORE:
+		set_result(out, QC_EXEC_ERROR, "%s before the start of output %d", verb, which);
+		break;
 	default:
-		set_result(out, o, "%s outside its buffers (%s%s)", verb, rel,
+		set_result(out, QC_EXEC_ERROR, "%s outside its buffers (%s%s)", verb, rel,
 		           owner >= 0 && (size_t)owner != running ? ", in another case's memory"
 		                                                  : "");
 		break;
 	}
 	out->signal = f->signal;
+	trace(r, "case %d: %s", sc->index, out->message);
 	return (long)running;
 }
 
@@ -1149,6 +1166,27 @@ static void no_worker(qc_runner *r, size_t k, size_t m, qc_exec_result *results,
 
 #define MAX_RERUNS 2 /* an innocent case run again after another case's late fault */
 
+/* The answer for case sc: its outcome, the outputs copied out, the harness's checks. */
+static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const qcf_op_call *orig,
+                        qc_exec_result *res)
+{
+	if (a->outcome < QC_EXEC_OK || a->outcome > QC_EXEC_ERROR) {
+		set_result(res, QC_EXEC_ERROR, "garbled answer from the worker");
+	} else {
+		res->outcome = (qc_outcome)a->outcome;
+		res->seconds = a->seconds;
+		memcpy(res->message, a->message, sizeof res->message);
+		res->message[sizeof res->message - 1] = '\0';
+	}
+	sc->answered = 1;
+	if (keep_result(r, sc, orig) < 0)
+		set_result(res, QC_EXEC_ERROR, "harness out of memory keeping the outputs");
+	else if (sc->result_hash != a->out_hash)
+		mark_late(res, "output changed after execute returned");
+	else
+		check_case(r, sc, orig, res);
+}
+
 /* Runs the staged cases r->cases[0..m): 0, or -2 when cancelled. */
 static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
                      qc_exec_result *results)
@@ -1167,12 +1205,12 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			if (start_worker(r, why, sizeof why) < 0) {
 				if (atomic_load(&r->cancelled))
 					return -2;
-				/* the plugin loaded once: a restart that fails is this run's end
-				 * for the plugin, not the harness's */
+				/* the plugin loaded once: a restart that fails ends this run for
+				 * the plugin (every case left is ERROR), not the harness */
 				r->gave_up = 1;
-				const char *w = strncmp(why, r->shown, strlen(r->shown)) == 0 &&
-				                                why[strlen(r->shown)] == ':'
-				                        ? why + strlen(r->shown) + 2
+				size_t sl = strlen(r->shown);
+				const char *w = strncmp(why, r->shown, sl) == 0 && why[sl] == ':'
+				                        ? why + sl + 2
 				                        : why;
 				snprintf(r->gave_up_why, sizeof r->gave_up_why, "%s", w);
 				trace(r, "giving up on the plugin: %s", r->gave_up_why);
@@ -1190,99 +1228,82 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			continue;
 		}
 		size_t first = k;
-		int restart = 0;
 		qc_fault fault;
 		memset(&fault, 0, sizeof fault);
 		int have_fault = 0;
-		while (k < first + chunk && !restart) {
-			staged_case *sc = &r->cases[k];
-			qc_exec_result *res = &results[sc->index];
-			double t0 = qc_now_s();
+		double t0 = qc_now_s();
+		for (;;) {
+			int waiting =
+			        k < first + chunk; /* for an answer, else for the command's end */
+			staged_case *sc = waiting ? &r->cases[k] : NULL;
+			qc_exec_result *res = sc ? &results[sc->index] : NULL;
 			worker_msg msg;
-			int got = next_msg(r, r->timeout_s, &msg);
+			int got = next_msg(r, waiting ? r->timeout_s : r->timeout_s + 1, &msg);
 			if (atomic_load(&r->cancelled)) {
 				end_worker(r, 1);
 				return -2;
 			}
-			if (got == MSG_ANSWER && msg.ans.seq == k - first) {
-				const qc_answer *a = &msg.ans;
-				if (a->outcome < QC_EXEC_OK || a->outcome > QC_EXEC_ERROR) {
-					set_result(res, QC_EXEC_ERROR,
-					           "garbled answer from the worker");
-				} else {
-					res->outcome = (qc_outcome)a->outcome;
-					res->seconds = a->seconds;
-					memcpy(res->message, a->message, sizeof res->message);
-					res->message[sizeof res->message - 1] = '\0';
-				}
-				if (keep_result(r, sc, calls[sc->index]) < 0)
-					set_result(res, QC_EXEC_ERROR,
-					           "harness out of memory keeping the outputs");
-				else if (sc->result_hash != a->out_hash)
-					set_result(res, QC_EXEC_ERROR,
-					           "output changed after execute returned");
-				else
-					check_case(r, sc, calls[sc->index], res);
-				sc->answered = 1;
+			if (got == MSG_ANSWER && waiting && msg.magic == QC_MSG_ANSWER &&
+			    msg.ans.seq == k - first) {
+				take_answer(r, sc, &msg.ans, calls[sc->index], res);
 				k++;
+				t0 = qc_now_s();
 				continue;
 			}
+			if (got == MSG_ANSWER && !waiting && msg.magic == QC_MSG_DONE &&
+			    msg.ans.seq == chunk)
+				break; /* the command is done */
 			if (got == MSG_FAULT) {
 				fault = msg.fault;
 				have_fault = 1;
 				continue; /* the worker dies of it next */
 			}
 			if (got == MSG_ANSWER || got == MSG_GARBLED) {
-				trace(r, "case %d: garbled message from worker %ld", sc->index,
-				      (long)r->pid);
+				trace(r, "garbled message from worker %ld", (long)r->pid);
 				end_worker(r, 1);
-				set_result(res, QC_EXEC_ERROR, "garbled answer from the worker");
-				res->seconds = qc_now_s() - t0;
-				k++;
-				restart = 1;
+				if (res) {
+					set_result(res, QC_EXEC_ERROR,
+					           "garbled answer from the worker");
+					res->seconds = qc_now_s() - t0;
+					k++;
+				}
 				break;
 			}
 			if (got == MSG_TIMEOUT) {
-				trace(r, "case %d timed out, killing worker %ld", sc->index,
-				      (long)r->pid);
+				trace(r, "%s timed out, killing worker %ld",
+				      res ? "a case" : "the command's end", (long)r->pid);
 				end_worker(r, 1);
-				set_result(res, QC_EXEC_TIMEOUT,
-				           "timed out after %g s (worker killed)", r->timeout_s);
-				res->seconds = qc_now_s() - t0;
-				k++;
-				restart = 1;
+				if (res) {
+					set_result(res, QC_EXEC_TIMEOUT,
+					           "timed out after %g s (worker killed)",
+					           r->timeout_s);
+					res->seconds = qc_now_s() - t0;
+					k++;
+				}
 				break;
 			}
-			/* the worker is gone */
+			/* the worker is gone: whose fault was it? */
 			int st = end_worker(r, 0);
-			restart = 1;
-			long culprit = -2; /* -2: no fault reported */
-			qc_exec_result blame;
-			memset(&blame, 0, sizeof blame);
-			if (have_fault && fault.seq < chunk)
-				culprit = fault_culprit(r, first + fault.seq, m, &fault, calls,
-				                        &blame);
-			if (culprit >= 0) {
-				qc_exec_result *cr = &results[r->cases[culprit].index];
-				blame.seconds =
-				        (size_t)culprit == k ? qc_now_s() - t0 : cr->seconds;
-				*cr = blame;
-				trace(r, "case %d: %s", r->cases[culprit].index, cr->message);
-			}
+			long culprit = -2; /* no fault reported */
+			if (have_fault && fault.seq <= chunk)
+				culprit = apply_fault(r, first + fault.seq, m, &fault, calls,
+				                      results);
+			if (!res)
+				break; /* between the last answer and the command's end */
 			if (culprit == -2) {
 				res->outcome = QC_EXEC_CRASH;
-				res->seconds = qc_now_s() - t0;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				trace(r, "case %d: worker %s", sc->index, res->message);
-				k++;
-			} else if (culprit == (long)k) {
+			}
+			if (culprit == -2 || culprit == (long)k) {
+				res->seconds = qc_now_s() - t0;
 				k++;
 			} else if (++sc->reruns > MAX_RERUNS) {
 				res->outcome = QC_EXEC_CRASH;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				k++;
 			} else {
-				trace(r, "case %d: run again (the fault was not its own)",
+				trace(r, "case %d runs again (the fault was not its own)",
 				      sc->index);
 				reset_outputs(r, sc, calls[sc->index]);
 			}
@@ -1294,9 +1315,9 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 	for (size_t i = 0; i < m; i++) {
 		staged_case *sc = &r->cases[i];
 		qc_exec_result *res = &results[sc->index];
-		if (sc->result && res->outcome == QC_EXEC_OK &&
+		if (sc->result && res->outcome == QC_EXEC_OK && !res->late_write &&
 		    hash_outputs(r, sc) != sc->result_hash)
-			set_result(res, QC_EXEC_ERROR, "output changed after execute returned");
+			mark_late(res, "output changed after execute returned");
 	}
 	return 0;
 }

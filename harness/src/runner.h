@@ -55,7 +55,11 @@ typedef struct qc_exec_result {
 	qc_outcome outcome;
 	int signal;        /* QC_EXEC_CRASH: the signal, or 0 if the worker exited */
 	char message[256]; /* plugin's last_error(), or what the runner saw */
-	double seconds;    /* prepare + execute wall time */
+	/* QC_EXEC_OK, but an output changed after execute returned (message says how). The
+	 * outputs handed back are those execute left; the judge decides: a wrong answer stays
+	 * FAIL, a right one is ERROR, since what a caller would read was not yet final. */
+	int late_write;
+	double seconds; /* prepare + execute wall time */
 } qc_exec_result;
 
 /*

@@ -13,7 +13,8 @@
  * message below is one packet. The worker maps the arena at exactly the
  * harness's address (the staged calls hold absolute pointers), sends a
  * qc_load_report, then serves commands until told to quit or the channel
- * closes: per case one qc_answer, or a qc_fault before it dies.
+ * closes: per case one qc_answer, or a qc_fault before it dies, and one
+ * QC_MSG_DONE per command.
  *
  * The harness reads nothing of the arena that the worker could have written
  * other than output bytes and pattern bytes at offsets it computed itself.
@@ -88,9 +89,14 @@ typedef struct qc_load_report {
 } qc_load_report;
 
 #define QC_MSG_ANSWER 0x51414e53u /* "QANS" */
+#define QC_MSG_DONE   0x51444f4eu /* "QDON": a qc_answer that ends a command */
 #define QC_MSG_FAULT  0x51464c54u /* "QFLT" */
 
-/* The worker's answer for case `seq` of its command (one packet). */
+/* How long a worker whose plugin has threads waits at the end of a command before saying so. */
+#define QC_SETTLE_MS 3
+
+/* The worker's answer for case `seq` of its command (one packet). Sent after execute
+ * returned, the outputs made read-only and hashed; release() runs after it is sent. */
 typedef struct qc_answer {
 	uint32_t magic; /* QC_MSG_ANSWER */
 	uint32_t seq;

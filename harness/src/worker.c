@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -362,10 +363,11 @@ static uint64_t hash_outputs(const unsigned char *arena, const qc_case_desc *c)
 	return h;
 }
 
-/* Runs case seq of a command and fills its answer. */
+/* Runs case seq of a command up to its answer (release and closing come after it is sent). */
 static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
-                     const qc_case_desc *c, uint32_t seq, qc_answer *ans)
+                     const qc_case_desc *c, uint32_t seq, qc_answer *ans, qcf_prepared **prep_out)
 {
+	*prep_out = NULL;
 	memset(ans, 0, sizeof *ans);
 	ans->magic = QC_MSG_ANSWER;
 	ans->seq = seq;
@@ -397,8 +399,10 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		}
 		seconds = qc_now_s() - t0;
 	}
-	/* The outputs as they are the moment execute returned: later changes are the kernel's
-	 * late writes (the harness compares), and the closed slot catches the rest. */
+	/* The outputs as they are the moment execute returned: read-only from now on, so a
+	 * late write faults (and is blamed on this case), and their hash tells the harness
+	 * whether its copy is what execute left. */
+	protect(arena, c->ro_off, c->slot_off + c->slot_len - c->ro_off, PROT_READ);
 	fault_ctx.state = QC_FAULT_RETURNED;
 	ans->out_hash = hash_outputs(arena, c);
 	if (st != QCF_OK) {
@@ -408,12 +412,35 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
 			         status_name(st), (int)st);
 	}
-	if (prepared && d->release)
+	ans->outcome = outcome_of(st);
+	ans->seconds = seconds;
+	*prep_out = prepared ? prep : NULL;
+}
+
+/* After the answer is sent: release, then the slot is closed. */
+static void close_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
+                       const qc_case_desc *c, qcf_prepared *prep)
+{
+	if (prep && d->release)
 		d->release(inst, prep);
 	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	fault_ctx.state = QC_FAULT_IDLE;
-	ans->outcome = outcome_of(st);
-	ans->seconds = seconds;
+}
+
+/* Threads of the process besides this one (a plugin's pool, or a thread it left running). */
+static int other_threads(void)
+{
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	char buf[4096];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nThreads:");
+	return t ? atoi(t + 10) > 1 : 1;
 }
 
 int qc_worker_main(int argc, char **argv)
@@ -472,9 +499,24 @@ int qc_worker_main(int argc, char **argv)
 			    c->n_outputs > QC_WIRE_MAX_OUTPUTS)
 				_exit(4);
 			qc_answer ans;
-			run_case(&d, inst, arena, c, i, &ans);
+			qcf_prepared *prep;
+			run_case(&d, inst, arena, c, i, &ans, &prep);
 			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
+			close_case(&d, inst, arena, c, prep);
 		}
+		/* The command's end. A kernel with threads of its own gets a moment in which a
+		 * late write still meets a closed slot of this command (and is blamed). */
+		if (other_threads()) {
+			struct timespec ts = {0, QC_SETTLE_MS * 1000000L};
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+		qc_answer done;
+		memset(&done, 0, sizeof done);
+		done.magic = QC_MSG_DONE;
+		done.seq = cmd.c.count;
+		if (qc_send_full(fd, &done, sizeof done) < 0)
+			_exit(0);
 	}
 }

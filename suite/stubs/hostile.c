@@ -1,0 +1,229 @@
+/*
+ * The reference, plus one fault on one op, chosen by create() options:
+ *   fault=NAME   what goes wrong (below)       op=OP   the op it happens on (DEQUANTIZE)
+ *   arg=N        a number the fault uses       state=PATH   a file counting create() calls
+ * Faults (suite/test_hostile.c is the catalogue that runs them):
+ *   stray       after computing, writes one byte at output 0 + arg (arg may be negative)
+ *   thread-stray  a thread of the kernel writes output 0 + arg during execute
+ *   input       writes input 0                 meta    changes its call's output nbytes
+ *   unwritten   returns QCF_OK, writes nothing
+ *   late        returns at once; a thread writes the answer arg microseconds later
+ *   late-garble writes the answer, returns; a thread overwrites it arg microseconds later
+ *   fork-crash  forks a child that sleeps 30 s holding every fd, then segfaults
+ *   fork-linger forks a child that sleeps 30 s, answers correctly
+ *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
+ *   hang-restart  segfaults; create() hangs from its arg-th call on
+ *   exit        exits the worker with status arg
+ *   alloc       allocates and touches arg MiB, then answers
+ *   kill-parent kill(getppid(), SIGKILL), then answers
+ *   shell       system("touch " + state), then answers
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stub.h"
+
+static char fault[32] = "none";
+static char fault_op[64] = "DEQUANTIZE";
+static long long arg;
+static char state[512];
+
+__attribute__((no_sanitize("undefined"))) static void segfault(void)
+{
+	volatile int *volatile p = NULL;
+	*p = 1;
+}
+
+static void sleep_us(long long us)
+{
+	struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* Counts create() calls in the state file; returns this call's number (1, 2, ...). */
+static long count_creates(void)
+{
+	if (!state[0])
+		return 1;
+	int fd = open(state, O_RDWR | O_CREAT, 0600);
+	if (fd < 0)
+		return 1;
+	char buf[32] = "";
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	long c = (n > 0 ? strtol(buf, NULL, 10) : 0) + 1;
+	int len = snprintf(buf, sizeof buf, "%ld\n", c);
+	if (pwrite(fd, buf, (size_t)len, 0) != len)
+		c = 1;
+	close(fd);
+	return c;
+}
+
+static qcf_status hostile_create(const qcf_option *options, int32_t n_options, qcf_instance **out,
+                                 char *msg, size_t msg_size)
+{
+	for (int32_t i = 0; i < n_options; i++) {
+		if (strcmp(options[i].key, "fault") == 0)
+			snprintf(fault, sizeof fault, "%s", options[i].value);
+		else if (strcmp(options[i].key, "op") == 0)
+			snprintf(fault_op, sizeof fault_op, "%s", options[i].value);
+		else if (strcmp(options[i].key, "arg") == 0)
+			arg = strtoll(options[i].value, NULL, 10);
+		else if (strcmp(options[i].key, "state") == 0)
+			snprintf(state, sizeof state, "%s", options[i].value);
+	}
+	int restart = !strcmp(fault, "no-restart") || !strcmp(fault, "hang-restart");
+	if (restart && count_creates() >= (arg > 0 ? arg : 2)) {
+		if (!strcmp(fault, "no-restart"))
+			segfault();
+		for (;;)
+			pause();
+	}
+	return stub_create(options, n_options, out, msg, msg_size);
+}
+
+typedef struct late_job {
+	unsigned char *dst;
+	unsigned char *src; /* NULL: garbage */
+	size_t n;
+	long long delay_us;
+} late_job;
+
+static void *late_main(void *p)
+{
+	late_job *j = p;
+	sleep_us(j->delay_us);
+	for (size_t i = 0; i < j->n; i++)
+		((volatile unsigned char *)j->dst)[i] = j->src ? j->src[i] : (unsigned char)(i * 7 + 1);
+	free(j->src);
+	free(j);
+	return NULL;
+}
+
+/* Writes output 0 (its answer, or garbage) from a thread of its own, delay_us from now. */
+static void write_later(const qcf_tensor *out, const void *answer, long long delay_us)
+{
+	late_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return;
+	j->dst = out->data;
+	j->n = out->nbytes;
+	j->delay_us = delay_us;
+	if (answer) {
+		j->src = malloc(j->n ? j->n : 1);
+		if (j->src)
+			memcpy(j->src, answer, j->n);
+	}
+	pthread_t t;
+	if (pthread_create(&t, NULL, late_main, j) == 0)
+		pthread_detach(t);
+}
+
+typedef struct stray_job {
+	volatile unsigned char *at;
+} stray_job;
+
+static void *stray_main(void *p)
+{
+	*((stray_job *)p)->at = 0;
+	return NULL;
+}
+
+static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
+{
+	(void)prep;
+	if (!stub_op_is(call, fault_op) || call->n_outputs < 1)
+		return stub_delegate(inst, call);
+	const qcf_tensor *out = &call->outputs[0];
+	unsigned char *o = out->data;
+	if (!strcmp(fault, "unwritten"))
+		return QCF_OK;
+	if (!strcmp(fault, "input") && call->n_inputs > 0 && call->inputs[0].nbytes) {
+		((volatile unsigned char *)call->inputs[0].data)[0] ^= 1;
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "meta")) {
+		((volatile qcf_tensor *)out)->nbytes = 1u << 30;
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "late")) {
+		/* compute into a copy, hand the copy to a thread, return before it lands */
+		qcf_op_call c = *call;
+		qcf_tensor t[QCF_MAX_RANK];
+		int n = call->n_outputs < QCF_MAX_RANK ? call->n_outputs : QCF_MAX_RANK;
+		memcpy(t, call->outputs, (size_t)n * sizeof *t);
+		unsigned char *buf = malloc(out->nbytes ? out->nbytes : 1);
+		if (!buf)
+			return stub_fail(inst, QCF_ERROR, "out of memory");
+		memcpy(buf, o, out->nbytes);
+		t[0].data = buf;
+		c.outputs = t;
+		qcf_status st = stub_delegate(inst, &c);
+		if (st == QCF_OK)
+			write_later(out, buf, arg);
+		free(buf);
+		return st;
+	}
+	if (!strcmp(fault, "thread-stray")) {
+		stray_job j = {o + arg};
+		pthread_t t;
+		if (pthread_create(&t, NULL, stray_main, &j) == 0)
+			pthread_join(t, NULL);
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "fork-crash") || !strcmp(fault, "fork-linger")) {
+		pid_t kid = fork();
+		if (kid == 0) {
+			sleep_us(30000000);
+			_exit(0);
+		}
+		if (!strcmp(fault, "fork-crash"))
+			segfault();
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "no-restart") || !strcmp(fault, "hang-restart"))
+		segfault();
+	if (!strcmp(fault, "exit"))
+		_exit((int)arg);
+	if (!strcmp(fault, "alloc")) {
+		size_t n = (size_t)arg << 20;
+		unsigned char *p = malloc(n);
+		for (size_t i = 0; p && i < n; i += 4096)
+			p[i] = 1;
+		free(p);
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "kill-parent")) {
+		kill(getppid(), SIGKILL);
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "shell")) {
+		char cmd[600];
+		snprintf(cmd, sizeof cmd, "touch '%s'", state);
+		if (system(cmd) != 0)
+			return stub_fail(inst, QCF_ERROR, "system() failed");
+		return stub_delegate(inst, call);
+	}
+	qcf_status st = stub_delegate(inst, call);
+	if (st != QCF_OK)
+		return st;
+	if (!strcmp(fault, "stray"))
+		((volatile unsigned char *)o)[arg] = 0; /* no pattern byte is 0 */
+	else if (!strcmp(fault, "late-garble"))
+		write_later(out, NULL, arg);
+	return st;
+}
+
+static const qcf_plugin descriptor = {
+        sizeof(qcf_plugin), 1,    "stub_hostile",  "1.0", hostile_create, stub_destroy,
+        stub_supports,      NULL, hostile_execute, NULL,  stub_last_error};
+
+QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
+{
+	return stub_negotiate(n, &descriptor);
+}
