@@ -11,6 +11,7 @@
 #pragma weak qct_register_qparams
 #pragma weak qct_register_gen
 #pragma weak qct_register_runner
+#pragma weak qct_register_hostile
 #pragma weak qct_register_spec
 #pragma weak qct_register_compare
 #pragma weak qct_register_run
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
 	                        qct_register_qparams,
 	                        qct_register_gen,
 	                        qct_register_runner,
+	                        qct_register_hostile,
 	                        qct_register_spec,
 	                        qct_register_compare,
 	                        qct_register_run,

@@ -59,6 +59,7 @@ void qct_register_reference(void);
 void qct_register_qparams(void);
 void qct_register_gen(void);
 void qct_register_runner(void);
+void qct_register_hostile(void);
 void qct_register_spec(void);
 void qct_register_compare(void);
 void qct_register_run(void);

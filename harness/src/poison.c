@@ -11,8 +11,7 @@ static uint64_t get_bits(const qcf_tensor *t, size_t i)
 {
 	const unsigned char *p = t->data;
 	switch (qcf_dtype_nbytes(t->dtype, 2)) {
-	case 1: /* int4 / uint4: two per byte */
-		return (p[i / 2] >> (4 * (i % 2))) & 0xf;
+	case 1: /* int4 / uint4: two per byte */ return (p[i / 2] >> (4 * (i % 2))) & 0xf;
 	case 2: return p[i];
 	case 4: {
 		uint16_t v;
@@ -109,8 +108,8 @@ static size_t numel(const qcf_tensor *t)
 void qc_poison_fill(const qcf_tensor *out, const qcf_tensor *expected)
 {
 	size_t n = numel(out);
-	int have = expected && expected->data && expected->dtype == out->dtype &&
-	           numel(expected) == n;
+	int have =
+	        expected && expected->data && expected->dtype == out->dtype && numel(expected) == n;
 	if (out->data && out->nbytes)
 		memset(out->data, 0xa5, out->nbytes); /* the padding nibble of an odd int4 count */
 	for (size_t i = 0; i < n; i++)

@@ -5,8 +5,8 @@
  * what it did. So every element of an output starts as a value the answer cannot be: the
  * expected element with its top bit flipped (integers: 128 LSB away for int8, 2^15 for int16,
  * 2^30 for int32; int4 nibbles 8 away), a NaN for floats (a large finite value where the
- * answer is NaN), for bool the byte 0xa5 (the ABI's bools are 0 and 1). Without an expected answer, a fixed pattern that varies by
- * element.
+ * answer is NaN), for bool the byte 0xa5 (the ABI's bools are 0 and 1). Without an expected answer,
+ * a fixed pattern that varies by element.
  */
 #ifndef QC_POISON_H
 #define QC_POISON_H

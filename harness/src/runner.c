@@ -77,7 +77,10 @@ typedef struct staged_case {
 	qcf_op_call *result; /* handed to the caller: outputs copied out of the arena */
 	uint64_t result_hash;
 	int answered; /* the worker answered it */
+	int done;     /* its result is final */
 	int reruns;   /* runs again after another case's fault */
+	int life;     /* the worker life (r->lives) it last ran in */
+	int probed;   /* it last ran alone in a command (probation) */
 } staged_case;
 
 struct qc_runner {
@@ -102,6 +105,8 @@ struct qc_runner {
 	atomic_int cancelled; /* qc_runner_cancel was called */
 	double load_s;        /* how long the first load took */
 	int gave_up;          /* a restarted worker could not load the plugin */
+	int probation;        /* the plugin wrote after execute returned: one case a command */
+	int lives;            /* workers started */
 	char gave_up_why[300];
 
 	unsigned char *shadow;
@@ -1060,8 +1065,9 @@ static void mark_late(qc_exec_result *res, const char *what)
  * batch, or between cases where no case of the batch owns the address).
  */
 static long apply_fault(qc_runner *r, size_t running, size_t m, const qc_fault *f,
-                        const qcf_op_call *const *calls, qc_exec_result *results)
+                        const qcf_op_call *const *calls, qc_exec_result *results, int *is_late)
 {
+	*is_late = 0;
 	long owner = -1;
 	for (size_t i = 0; i < m; i++) {
 		const qc_case_desc *d = &r->cases[i].d;
@@ -1091,6 +1097,7 @@ static long apply_fault(qc_runner *r, size_t running, size_t m, const qc_fault *
 			         which);
 		mark_late(&results[sc->index], what);
 		trace(r, "case %d: %s", sc->index, what);
+		*is_late = 1;
 		return owner;
 	}
 	if (f->state != QC_FAULT_RUNNING || running >= m)
@@ -1143,8 +1150,8 @@ static void reset_outputs(qc_runner *r, const staged_case *sc, const qcf_op_call
 	}
 }
 
-/* Sends cases [k, k + n) as one command. */
-static int send_cases(qc_runner *r, size_t k, size_t n)
+/* Sends the cases list[0..n) as one command. */
+static int send_cases(qc_runner *r, const size_t *list, size_t n)
 {
 	struct {
 		qc_command c;
@@ -1152,24 +1159,30 @@ static int send_cases(qc_runner *r, size_t k, size_t n)
 	} cmd;
 	memset(&cmd.c, 0, sizeof cmd.c);
 	cmd.c.count = (uint32_t)n;
+	cmd.c.settle_ms = r->probation ? QC_PROBATION_SETTLE_MS : QC_SETTLE_MS;
 	for (size_t i = 0; i < n; i++)
-		cmd.d[i] = r->cases[k + i].d;
+		cmd.d[i] = r->cases[list[i]].d;
 	return qc_send_full(r->fd, &cmd, sizeof cmd.c + n * sizeof cmd.d[0]);
 }
 
-/* The worker cannot be (re)started: every case left gets the reason. */
-static void no_worker(qc_runner *r, size_t k, size_t m, qc_exec_result *results, const char *why)
+/* The worker cannot be (re)started: every case not done gets the reason. */
+static void no_worker(qc_runner *r, size_t m, qc_exec_result *results, const char *why)
 {
-	for (; k < m; k++)
-		set_result(&results[r->cases[k].index], QC_EXEC_ERROR, "no worker: %s", why);
+	for (size_t k = 0; k < m; k++)
+		if (!r->cases[k].done) {
+			set_result(&results[r->cases[k].index], QC_EXEC_ERROR, "no worker: %s",
+			           why);
+			r->cases[k].done = 1;
+		}
 }
 
-#define MAX_RERUNS 2 /* an innocent case run again after another case's late fault */
+#define MAX_RERUNS 2 /* an innocent case run again after another case's fault */
 
 /* The answer for case sc: its outcome, the outputs copied out, the harness's checks. */
 static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const qcf_op_call *orig,
                         qc_exec_result *res)
 {
+	memset(res, 0, sizeof *res);
 	if (a->outcome < QC_EXEC_OK || a->outcome > QC_EXEC_ERROR) {
 		set_result(res, QC_EXEC_ERROR, "garbled answer from the worker");
 	} else {
@@ -1178,7 +1191,7 @@ static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const
 		memcpy(res->message, a->message, sizeof res->message);
 		res->message[sizeof res->message - 1] = '\0';
 	}
-	sc->answered = 1;
+	sc->answered = sc->done = 1;
 	if (keep_result(r, sc, orig) < 0)
 		set_result(res, QC_EXEC_ERROR, "harness out of memory keeping the outputs");
 	else if (sc->result_hash != a->out_hash)
@@ -1187,18 +1200,51 @@ static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const
 		check_case(r, sc, orig, res);
 }
 
+/*
+ * The plugin writes after execute returns. A worker dies of the first such write, and the
+ * other cases' late writes die with it, so which case is caught would depend on timing: from
+ * now on this runner sends one case per command (the worker then waits QC_PROBATION_SETTLE_MS
+ * after each), and the cases of the piece that passed in the same worker's life run again that
+ * way (their own late writes may have died with the worker).
+ */
+static void enter_probation(qc_runner *r, size_t m, long culprit, const qc_exec_result *results,
+                            const qcf_op_call *const *calls)
+{
+	if (!r->probation)
+		trace(r,
+		      "the plugin writes after execute returns: one case per command from now on");
+	r->probation = 1;
+	for (size_t i = 0; i < m; i++) {
+		staged_case *sc = &r->cases[i];
+		const qc_exec_result *res = &results[sc->index];
+		if ((long)i == culprit || !sc->done || sc->life != r->lives ||
+		    res->outcome != QC_EXEC_OK || res->late_write || sc->reruns >= MAX_RERUNS)
+			continue;
+		sc->reruns++;
+		sc->done = sc->answered = 0;
+		reset_outputs(r, sc, calls[sc->index]);
+	}
+}
+
 /* Runs the staged cases r->cases[0..m): 0, or -2 when cancelled. */
 static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
                      qc_exec_result *results)
 {
-	size_t k = 0;
 	int failed_sends = 0;
-	while (k < m) {
+	size_t list[QC_WIRE_CHUNK];
+	for (;;) {
 		if (atomic_load(&r->cancelled))
 			return -2;
+		/* the next command: the first cases not done */
+		size_t n = 0, cap = r->probation ? 1 : QC_WIRE_CHUNK;
+		for (size_t i = 0; i < m && n < cap; i++)
+			if (!r->cases[i].done)
+				list[n++] = i;
+		if (n == 0)
+			break;
 		if (r->gave_up) {
-			no_worker(r, k, m, results, r->gave_up_why);
-			return 0;
+			no_worker(r, m, results, r->gave_up_why);
+			break;
 		}
 		if (!worker_alive(r)) {
 			char why[512];
@@ -1216,26 +1262,29 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				trace(r, "giving up on the plugin: %s", r->gave_up_why);
 				continue;
 			}
+			r->lives++;
 		}
-		size_t chunk = m - k < QC_WIRE_CHUNK ? m - k : QC_WIRE_CHUNK;
-		if (send_cases(r, k, chunk) < 0) {
+		if (send_cases(r, list, n) < 0) {
 			/* The worker died before reading: no case was running. */
 			end_worker(r, 1);
 			if (++failed_sends >= 3) {
-				no_worker(r, k, m, results, "cannot send work to the worker");
-				return 0;
+				no_worker(r, m, results, "cannot send work to the worker");
+				break;
 			}
 			continue;
 		}
-		size_t first = k;
+		for (size_t q = 0; q < n; q++) {
+			r->cases[list[q]].life = r->lives;
+			r->cases[list[q]].probed = r->probation;
+		}
+		size_t seq = 0; /* answers so far */
 		qc_fault fault;
 		memset(&fault, 0, sizeof fault);
 		int have_fault = 0;
 		double t0 = qc_now_s();
 		for (;;) {
-			int waiting =
-			        k < first + chunk; /* for an answer, else for the command's end */
-			staged_case *sc = waiting ? &r->cases[k] : NULL;
+			int waiting = seq < n; /* for an answer, else for the command's end */
+			staged_case *sc = waiting ? &r->cases[list[seq]] : NULL;
 			qc_exec_result *res = sc ? &results[sc->index] : NULL;
 			worker_msg msg;
 			int got = next_msg(r, waiting ? r->timeout_s : r->timeout_s + 1, &msg);
@@ -1244,18 +1293,33 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				return -2;
 			}
 			if (got == MSG_ANSWER && waiting && msg.magic == QC_MSG_ANSWER &&
-			    msg.ans.seq == k - first) {
+			    msg.ans.seq == seq) {
 				take_answer(r, sc, &msg.ans, calls[sc->index], res);
-				k++;
+				if (res->late_write)
+					enter_probation(r, m, (long)list[seq], results, calls);
+				seq++;
 				t0 = qc_now_s();
 				continue;
 			}
 			if (got == MSG_ANSWER && !waiting && msg.magic == QC_MSG_DONE &&
-			    msg.ans.seq == chunk)
-				break; /* the command is done */
+			    msg.ans.seq == n) {
+				if (have_fault)
+					continue; /* sent while the faulting thread died: it is
+					             dying */
+				break;            /* the command is done */
+			}
 			if (got == MSG_FAULT) {
 				fault = msg.fault;
 				have_fault = 1;
+				trace(r,
+				      "fault reported: %s at arena offset %llu, case %u of the "
+				      "command %s%s",
+				      signal_name(fault.signal), (unsigned long long)fault.offset,
+				      fault.seq,
+				      fault.state == QC_FAULT_RUNNING    ? "running"
+				      : fault.state == QC_FAULT_RETURNED ? "returned"
+				                                         : "done",
+				      fault.main_thread ? "" : " (another thread)");
 				continue; /* the worker dies of it next */
 			}
 			if (got == MSG_ANSWER || got == MSG_GARBLED) {
@@ -1265,7 +1329,7 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 					set_result(res, QC_EXEC_ERROR,
 					           "garbled answer from the worker");
 					res->seconds = qc_now_s() - t0;
-					k++;
+					sc->done = 1;
 				}
 				break;
 			}
@@ -1278,16 +1342,20 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 					           "timed out after %g s (worker killed)",
 					           r->timeout_s);
 					res->seconds = qc_now_s() - t0;
-					k++;
+					sc->done = 1;
 				}
 				break;
 			}
 			/* the worker is gone: whose fault was it? */
 			int st = end_worker(r, 0);
 			long culprit = -2; /* no fault reported */
-			if (have_fault && fault.seq <= chunk)
-				culprit = apply_fault(r, first + fault.seq, m, &fault, calls,
-				                      results);
+			int late = 0;
+			if (have_fault && fault.seq <= n) {
+				size_t running = fault.seq < n ? list[fault.seq] : m;
+				culprit = apply_fault(r, running, m, &fault, calls, results, &late);
+				if (late || culprit == -1)
+					enter_probation(r, m, culprit, results, calls);
+			}
 			if (!res)
 				break; /* between the last answer and the command's end */
 			if (culprit == -2) {
@@ -1295,13 +1363,13 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				trace(r, "case %d: worker %s", sc->index, res->message);
 			}
-			if (culprit == -2 || culprit == (long)k) {
+			if (culprit == -2 || culprit == (long)list[seq]) {
 				res->seconds = qc_now_s() - t0;
-				k++;
+				sc->done = 1;
 			} else if (++sc->reruns > MAX_RERUNS) {
 				res->outcome = QC_EXEC_CRASH;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
-				k++;
+				sc->done = 1;
 			} else {
 				trace(r, "case %d runs again (the fault was not its own)",
 				      sc->index);

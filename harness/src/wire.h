@@ -73,8 +73,10 @@ typedef struct qc_case_desc {
 
 /* Command (one packet): the header, then count descriptions. */
 typedef struct qc_command {
-	uint32_t count; /* <= QC_WIRE_CHUNK */
-	uint32_t quit;  /* destroy() and exit */
+	uint32_t count;     /* <= QC_WIRE_CHUNK */
+	uint32_t quit;      /* destroy() and exit */
+	uint32_t settle_ms; /* at the command's end, if the plugin has threads (QC_SETTLE_MS) */
+	uint32_t pad;
 } qc_command;
 
 /* Sent once by the worker after loading (or failing to). */
@@ -92,8 +94,10 @@ typedef struct qc_load_report {
 #define QC_MSG_DONE   0x51444f4eu /* "QDON": a qc_answer that ends a command */
 #define QC_MSG_FAULT  0x51464c54u /* "QFLT" */
 
-/* How long a worker whose plugin has threads waits at the end of a command before saying so. */
-#define QC_SETTLE_MS 3
+/* How long a worker whose plugin has threads waits at the end of a command before saying so;
+ * once the plugin was caught writing late, each case is its own command, with the longer wait. */
+#define QC_SETTLE_MS           3
+#define QC_PROBATION_SETTLE_MS 20
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
  * returned, the outputs made read-only and hashed; release() runs after it is sent. */

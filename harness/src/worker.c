@@ -297,7 +297,7 @@ static int fault_was_write(void *uctx)
 }
 
 /* SIGSEGV/SIGBUS: an arena address is reported, then the signal kills the worker as it would
- * have (the handler is reset, and the faulting instruction runs again). */
+ * have (default action, raised again at once: the main thread must not go on and answer). */
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
 	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
@@ -318,8 +318,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigaction(sig, &sa, NULL);
-	if (si->si_code <= 0) /* sent by kill(), not a fault: it would not come again */
-		raise(sig);
+	raise(sig);
 }
 
 static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
@@ -507,8 +506,9 @@ int qc_worker_main(int argc, char **argv)
 		}
 		/* The command's end. A kernel with threads of its own gets a moment in which a
 		 * late write still meets a closed slot of this command (and is blamed). */
-		if (other_threads()) {
-			struct timespec ts = {0, QC_SETTLE_MS * 1000000L};
+		if (cmd.c.settle_ms && other_threads()) {
+			uint32_t ms = cmd.c.settle_ms < 1000 ? cmd.c.settle_ms : 1000;
+			struct timespec ts = {0, (long)ms * 1000000L};
 			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 				;
 		}

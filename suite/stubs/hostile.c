@@ -3,8 +3,9 @@
  *   fault=NAME   what goes wrong (below)       op=OP   the op it happens on (DEQUANTIZE)
  *   arg=N        a number the fault uses       state=PATH   a file counting create() calls
  * Faults (suite/test_hostile.c is the catalogue that runs them):
- *   stray       after computing, writes one byte at output 0 + arg (arg may be negative)
- *   thread-stray  a thread of the kernel writes output 0 + arg during execute
+ *   stray       after computing, writes one byte arg bytes past the end of output 0 (arg >= 0:
+ *               0 is the first byte after it), or -arg bytes before its start (arg < 0)
+ *   thread-stray  the same byte, written by a thread of the kernel during execute
  *   input       writes input 0                 meta    changes its call's output nbytes
  *   unwritten   returns QCF_OK, writes nothing
  *   late        returns at once; a thread writes the answer arg microseconds later
@@ -99,7 +100,8 @@ static void *late_main(void *p)
 	late_job *j = p;
 	sleep_us(j->delay_us);
 	for (size_t i = 0; i < j->n; i++)
-		((volatile unsigned char *)j->dst)[i] = j->src ? j->src[i] : (unsigned char)(i * 7 + 1);
+		((volatile unsigned char *)j->dst)[i] =
+		        j->src ? j->src[i] : (unsigned char)(i * 7 + 1);
 	free(j->src);
 	free(j);
 	return NULL;
@@ -141,6 +143,7 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		return stub_delegate(inst, call);
 	const qcf_tensor *out = &call->outputs[0];
 	unsigned char *o = out->data;
+	unsigned char *stray = arg >= 0 ? o + out->nbytes + arg : o + arg;
 	if (!strcmp(fault, "unwritten"))
 		return QCF_OK;
 	if (!strcmp(fault, "input") && call->n_inputs > 0 && call->inputs[0].nbytes) {
@@ -170,7 +173,7 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		return st;
 	}
 	if (!strcmp(fault, "thread-stray")) {
-		stray_job j = {o + arg};
+		stray_job j = {stray};
 		pthread_t t;
 		if (pthread_create(&t, NULL, stray_main, &j) == 0)
 			pthread_join(t, NULL);
@@ -213,7 +216,7 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 	if (st != QCF_OK)
 		return st;
 	if (!strcmp(fault, "stray"))
-		((volatile unsigned char *)o)[arg] = 0; /* no pattern byte is 0 */
+		*(volatile unsigned char *)stray = 0; /* no pattern byte is 0 */
 	else if (!strcmp(fault, "late-garble"))
 		write_later(out, NULL, arg);
 	return st;

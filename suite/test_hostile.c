@@ -1,0 +1,236 @@
+/*
+ * The catalogue of hostile kernels: one row a fault (suite/stubs/hostile.c, chosen by its
+ * create() options), run end to end over a few specs beside a clean run of the same. Each
+ * row asserts that
+ *   - every case of the faulty op that has something to compute gets the row's verdict,
+ *     with the row's words in its message (the culprit);
+ *   - every other case keeps its verdict from the clean run (or, for a plugin that cannot
+ *     be restarted, the cases after the first culprit are ERROR "no worker: ...");
+ *   - the JSON report validates against its schema, the HTML and JUnit reports exist;
+ *   - the run ends well within its time budget, also when its output goes into a pipe
+ *     (`| cat` must not wait for a child the kernel forked);
+ *   - no process the kernel started outlives the run.
+ * Adding a fault is one row.
+ */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qct.h"
+
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size); /* suite/util.c */
+
+#define SPECS "specs/litert/dequantize.yaml specs/litert/quantize.yaml specs/litert/equal.yaml"
+
+typedef enum { OTHERS_KEEP, OTHERS_NO_WORKER } others_rule;
+
+typedef struct fault_row {
+	const char *fault, *op;
+	long long arg;
+	const char *verdict; /* of every culprit */
+	const char *words;   /* in every culprit's message */
+	others_rule others;
+	const char *extra; /* more run options */
+	double budget_s;   /* a hang detector, not a performance bound */
+} fault_row;
+
+static const fault_row rows[] = {
+        /* 1: nothing the kernel writes into shared memory can garble what the harness reads */
+        {"thread-stray", "DEQUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "", 30},
+        {"meta", "DEQUANTIZE", 0, "ERROR", "modified the call's description", OTHERS_KEEP, "", 30},
+        {"input", "QUANTIZE", 0, "ERROR", "modified input 0", OTHERS_KEEP, "", 30},
+        /* 2: unwritten outputs fail, named */
+        {"unwritten", "EQUAL", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        {"unwritten", "QUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        {"unwritten", "DEQUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        /* 3: late writes: an answer that lands after execute returned is no answer, and a
+         * right answer overwritten later is ERROR */
+        {"late", "DEQUANTIZE", 2000, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        {"late-garble", "DEQUANTIZE", 200, "ERROR", "output changed after execute returned",
+         OTHERS_KEEP, "", 30},
+        {"late-garble", "QUANTIZE", 200, "ERROR", "output changed after execute returned",
+         OTHERS_KEEP, "--jobs 2", 30},
+        /* 4: stray writes near and far cost the culprit only */
+        {"stray", "DEQUANTIZE", 1, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30},
+        {"stray", "DEQUANTIZE", 64, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30},
+        {"stray", "DEQUANTIZE", 4096, "ERROR", "outside its buffers (output 0 +", OTHERS_KEEP, "", 30},
+        {"stray", "DEQUANTIZE", -1, "ERROR", "before the start of output 0", OTHERS_KEEP, "", 30},
+        {"stray", "DEQUANTIZE", -4096, "ERROR", "output 0", OTHERS_KEEP, "", 30},
+        {"stray", "QUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "--jobs 2", 30},
+        {"stray", "EQUAL", -(1 << 20), "ERROR", "outside its buffers", OTHERS_KEEP, "", 30},
+        /* 6: a worker that cannot restart: the cases before keep their verdicts, the rest
+         * are ERROR, the report is complete, in bounded time */
+        {"no-restart", "DEQUANTIZE", 2, "CRASH", "SIGSEGV", OTHERS_NO_WORKER, "--jobs 1", 30},
+        {"hang-restart", "DEQUANTIZE", 2, "CRASH", "SIGSEGV", OTHERS_NO_WORKER,
+         "--jobs 1 --timeout 2", 40},
+        /* 7: children of the plugin: a crash is a crash (not a timeout), and no child keeps
+         * the run or a pipe waiting */
+        {"fork-crash", "DEQUANTIZE", 0, "CRASH", "SIGSEGV", OTHERS_KEEP, "--timeout 20", 15},
+        {"fork-linger", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "--timeout 20", 15},
+        {"exit", "QUANTIZE", 3, "CRASH", "worker exited with status 3", OTHERS_KEEP, "", 30},
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static json_t *case_by_name(json_t *cases, const char *name)
+{
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (!strcmp(qct_str(c, "name"), name))
+			return c;
+	}
+	return NULL;
+}
+
+/* Has the case something to compute (an output with elements)? */
+static int computes(json_t *c)
+{
+	json_t *outs = json_object_get(c, "outputs");
+	for (size_t k = 0; k < json_array_size(outs); k++)
+		if (json_integer_value(json_object_get(json_array_get(outs, k), "elements")) > 0)
+			return 1;
+	return 0;
+}
+
+/* Workers (and their forked children) whose command line names this row's state file. */
+static int leftovers(const char *tmp)
+{
+	qct_proc p;
+	/* "stat[e]" matches "state" but not this shell's own command line */
+	if (qct_sh(&p, "sleep 0.2; pgrep -f -- 'qconform-worker.*%s/stat[e]' | wc -l", tmp) != 0)
+		return -1;
+	int n = atoi(p.out);
+	qct_proc_free(&p);
+	return n;
+}
+
+/* The report of a run with the hostile stub, its exit status and elapsed time; the run's
+ * stdout goes through `| cat`. */
+static json_t *run_row(const char *tmp, const fault_row *f, int *status, double *elapsed)
+{
+	char json[600];
+	snprintf(json, sizeof json, "%s/report.json", tmp);
+	qct_proc p;
+	double t0 = now_s();
+	/* the state file's path names the row's processes for leftovers() too */
+	int rc = qct_sh(&p,
+	                "{ %s run %s --quiet --json %s --html %s/report.html --junit %s/report.xml "
+	                "--plugin %s --plugin-option fault=%s --plugin-option op=%s "
+	                "--plugin-option arg=%lld --plugin-option state=%s/state %s; "
+	                "echo $? > %s/status; } | cat",
+	                qct_build_path("qconform"), SPECS, json, tmp, tmp, qct_stub("hostile"),
+	                f->fault, f->op, f->arg, tmp, f->extra, tmp);
+	*elapsed = now_s() - t0;
+	if (rc != 0)
+		return NULL;
+	qct_proc_free(&p);
+	char path[700];
+	snprintf(path, sizeof path, "%s/status", tmp);
+	FILE *s = fopen(path, "r");
+	*status = -1;
+	if (s) {
+		if (fscanf(s, "%d", status) != 1)
+			*status = -1;
+		fclose(s);
+	}
+	json_error_t e;
+	json_t *r = json_load_file(json, 0, &e);
+	char msg[2048];
+	if (r && qct_validate_report(json, msg, sizeof msg) != 0) {
+		fprintf(stderr, "\n  %s: report does not match its schema: %s\n", f->fault, msg);
+		CU_FAIL("report does not match report.schema.json");
+	}
+	return r;
+}
+
+static void check_row(const fault_row *f, json_t *clean)
+{
+	const char *tmp = qct_tmpdir();
+	int status;
+	double elapsed;
+	json_t *r = run_row(tmp, f, &status, &elapsed);
+	printf("\n  %-12s %-10s %8lld: %.1f s", f->fault, f->op, f->arg, elapsed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT(elapsed < f->budget_s);
+	int conforming = !strcmp(f->verdict, "PASS");
+	CU_ASSERT_EQUAL(status, conforming ? 0 : 1);
+	char path[700];
+	struct stat sb;
+	snprintf(path, sizeof path, "%s/report.html", tmp);
+	CU_ASSERT(stat(path, &sb) == 0 && sb.st_size > 0);
+	snprintf(path, sizeof path, "%s/report.xml", tmp);
+	CU_ASSERT(stat(path, &sb) == 0 && sb.st_size > 0);
+
+	json_t *cases = json_object_get(r, "cases"), *ccases = json_object_get(clean, "cases");
+	CU_ASSERT_EQUAL(json_array_size(cases), json_array_size(ccases));
+	size_t culprits = 0, wrong = 0, no_worker = 0;
+	int after_culprit = 0;
+	for (size_t i = 0; i < json_array_size(ccases); i++) {
+		json_t *cc = json_array_get(ccases, i);
+		json_t *c = case_by_name(cases, qct_str(cc, "name"));
+		if (!c) {
+			wrong++;
+			continue;
+		}
+		const char *v = qct_verdict(c), *cv = qct_verdict(cc);
+		int culprit = !strcmp(qct_str(cc, "op"), f->op) && computes(cc) &&
+		              (!strcmp(cv, "PASS") || !strcmp(cv, "PASS_WITHIN_TOLERANCE"));
+		if (f->others == OTHERS_NO_WORKER && after_culprit) {
+			/* after the first culprit no worker loads: every case is ERROR */
+			int ok = !strcmp(v, "ERROR") && strstr(qct_str(c, "message"), "no worker: ");
+			no_worker += ok;
+			if (!ok && wrong++ < 3)
+				printf("\n    %s: %s \"%s\", want ERROR \"no worker: ...\"",
+				       qct_str(c, "name"), v, qct_str(c, "message"));
+			continue;
+		}
+		if (culprit) {
+			culprits++;
+			after_culprit = 1;
+			int ok = !strcmp(v, f->verdict) && strstr(qct_str(c, "message"), f->words);
+			if (!ok && wrong++ < 3)
+				printf("\n    culprit %s: %s \"%s\", want %s \"%s\"", qct_str(c, "name"), v,
+				       qct_str(c, "message"), f->verdict, f->words);
+		} else if (strcmp(qct_str(cc, "op"), f->op) != 0 && strcmp(v, cv) != 0) {
+			if (wrong++ < 3)
+				printf("\n    innocent %s: %s \"%s\", clean run %s", qct_str(c, "name"),
+				       v, qct_str(c, "message"), cv);
+		}
+	}
+	CU_ASSERT(culprits > 0);
+	CU_ASSERT_EQUAL(wrong, 0);
+	if (f->others == OTHERS_NO_WORKER)
+		CU_ASSERT(no_worker > 0);
+	CU_ASSERT_EQUAL(leftovers(tmp), 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_catalogue(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *clean = qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
+	CU_ASSERT_EQUAL(st, 0);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		check_row(&rows[i], clean);
+	json_decref(clean);
+	qct_rmdir(tmp);
+}
+
+void qct_register_hostile(void)
+{
+	CU_pSuite s = qct_suite("hostile");
+	CU_add_test(s, "catalogue of hostile kernels", test_catalogue);
+}
