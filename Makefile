@@ -5,8 +5,9 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
-PKGS    := yaml-0.1 lua5.4 cunit jansson
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config clang-format libonnx-testdata \
+PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev pkg-config \
+            clang-format libonnx-testdata \
             python3-jsonschema libxml2-utils parallel python3-numpy chromium g++ \
             libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
 
@@ -117,7 +118,8 @@ $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 # linked even though the worker calls nothing in it, so a plugin that uses it
 # without linking it still loads (as it did in a worker forked from qconform).
 $(WORKER): $(BUILD)/harness/worker/main.o $(HARNESS_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng \
+	  $(LDLIBS)
 
 # The main job: every spec against the reference plugin.
 run: deps

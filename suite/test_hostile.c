@@ -37,42 +37,55 @@ typedef struct fault_row {
 	others_rule others;
 	const char *extra; /* more run options */
 	double budget_s;   /* a hang detector, not a performance bound */
+	int no_state_file; /* the state file must not exist after the run */
+	int needs_limit;   /* needs the worker memory limit (not under AddressSanitizer) */
 } fault_row;
 
 static const fault_row rows[] = {
         /* 1: nothing the kernel writes into shared memory can garble what the harness reads */
-        {"thread-stray", "DEQUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "", 30},
-        {"meta", "DEQUANTIZE", 0, "ERROR", "modified the call's description", OTHERS_KEEP, "", 30},
-        {"input", "QUANTIZE", 0, "ERROR", "modified input 0", OTHERS_KEEP, "", 30},
+        {"thread-stray", "DEQUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "", 30,
+         0, 0},
+        {"meta", "DEQUANTIZE", 0, "ERROR", "modified the call's description", OTHERS_KEEP, "", 30,
+         0, 0},
+        {"input", "QUANTIZE", 0, "ERROR", "modified input 0", OTHERS_KEEP, "", 30, 0, 0},
         /* 2: unwritten outputs fail, named */
-        {"unwritten", "EQUAL", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
-        {"unwritten", "QUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
-        {"unwritten", "DEQUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        {"unwritten", "EQUAL", 0, "FAIL", "never written", OTHERS_KEEP, "", 30, 0, 0},
+        {"unwritten", "QUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30, 0, 0},
+        {"unwritten", "DEQUANTIZE", 0, "FAIL", "never written", OTHERS_KEEP, "", 30, 0, 0},
         /* 3: late writes: an answer that lands after execute returned is no answer, and a
          * right answer overwritten later is ERROR */
-        {"late", "DEQUANTIZE", 2000, "FAIL", "never written", OTHERS_KEEP, "", 30},
+        {"late", "DEQUANTIZE", 2000, "FAIL", "never written", OTHERS_KEEP, "", 30, 0, 0},
         {"late-garble", "DEQUANTIZE", 200, "ERROR", "output changed after execute returned",
-         OTHERS_KEEP, "", 30},
+         OTHERS_KEEP, "", 30, 0, 0},
         {"late-garble", "QUANTIZE", 200, "ERROR", "output changed after execute returned",
-         OTHERS_KEEP, "--jobs 2", 30},
+         OTHERS_KEEP, "--jobs 2", 30, 0, 0},
         /* 4: stray writes near and far cost the culprit only */
-        {"stray", "DEQUANTIZE", 1, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30},
-        {"stray", "DEQUANTIZE", 64, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30},
-        {"stray", "DEQUANTIZE", 4096, "ERROR", "outside its buffers (output 0 +", OTHERS_KEEP, "", 30},
-        {"stray", "DEQUANTIZE", -1, "ERROR", "before the start of output 0", OTHERS_KEEP, "", 30},
-        {"stray", "DEQUANTIZE", -4096, "ERROR", "output 0", OTHERS_KEEP, "", 30},
-        {"stray", "QUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "--jobs 2", 30},
-        {"stray", "EQUAL", -(1 << 20), "ERROR", "outside its buffers", OTHERS_KEEP, "", 30},
+        {"stray", "DEQUANTIZE", 1, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30, 0, 0},
+        {"stray", "DEQUANTIZE", 64, "ERROR", "past the end of output 0", OTHERS_KEEP, "", 30, 0, 0},
+        {"stray", "DEQUANTIZE", 4096, "ERROR", "outside its buffers (output 0 +", OTHERS_KEEP, "",
+         30, 0, 0},
+        {"stray", "DEQUANTIZE", -1, "ERROR", "before the start of output 0", OTHERS_KEEP, "", 30, 0,
+         0},
+        {"stray", "DEQUANTIZE", -4096, "ERROR", "output 0", OTHERS_KEEP, "", 30, 0, 0},
+        {"stray", "QUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "--jobs 2", 30,
+         0, 0},
+        {"stray", "EQUAL", -(1 << 20), "ERROR", "outside its buffers", OTHERS_KEEP, "", 30, 0, 0},
         /* 6: a worker that cannot restart: the cases before keep their verdicts, the rest
          * are ERROR, the report is complete, in bounded time */
-        {"no-restart", "DEQUANTIZE", 2, "CRASH", "SIGSEGV", OTHERS_NO_WORKER, "--jobs 1", 30},
+        {"no-restart", "DEQUANTIZE", 2, "CRASH", "SIGSEGV", OTHERS_NO_WORKER, "--jobs 1", 30, 0, 0},
         {"hang-restart", "DEQUANTIZE", 2, "CRASH", "SIGSEGV", OTHERS_NO_WORKER,
-         "--jobs 1 --timeout 2", 40},
+         "--jobs 1 --timeout 2", 40, 0, 0},
         /* 7: children of the plugin: a crash is a crash (not a timeout), and no child keeps
          * the run or a pipe waiting */
-        {"fork-crash", "DEQUANTIZE", 0, "CRASH", "SIGSEGV", OTHERS_KEEP, "--timeout 20", 15},
-        {"fork-linger", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "--timeout 20", 15},
-        {"exit", "QUANTIZE", 3, "CRASH", "worker exited with status 3", OTHERS_KEEP, "", 30},
+        {"fork-crash", "DEQUANTIZE", 0, "CRASH", "SIGSEGV", OTHERS_KEEP, "--timeout 20", 15, 0, 0},
+        {"fork-linger", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "--timeout 20", 15, 0, 0},
+        {"exit", "QUANTIZE", 3, "CRASH", "worker exited with status 3", OTHERS_KEEP, "", 30, 0, 0},
+        /* 8: limits and the sandbox: memory runs out in the worker, not the machine; the
+         * harness cannot be signalled; no program can be run */
+        {"alloc", "DEQUANTIZE", 4096, "CRASH", "out of memory", OTHERS_KEEP, "--worker-memory 256M",
+         60, 0, 1},
+        {"kill-parent", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "", 30, 0, 0},
+        {"shell", "DEQUANTIZE", 0, "ERROR", "system() failed", OTHERS_KEEP, "", 30, 1, 0},
 };
 
 static double now_s(void)
@@ -123,13 +136,14 @@ static json_t *run_row(const char *tmp, const fault_row *f, int *status, double 
 	qct_proc p;
 	double t0 = now_s();
 	/* the state file's path names the row's processes for leftovers() too */
-	int rc = qct_sh(&p,
-	                "{ %s run %s --quiet --json %s --html %s/report.html --junit %s/report.xml "
-	                "--plugin %s --plugin-option fault=%s --plugin-option op=%s "
-	                "--plugin-option arg=%lld --plugin-option state=%s/state %s; "
-	                "echo $? > %s/status; } | cat",
-	                qct_build_path("qconform"), SPECS, json, tmp, tmp, qct_stub("hostile"),
-	                f->fault, f->op, f->arg, tmp, f->extra, tmp);
+	int rc =
+	        qct_sh(&p,
+	               "{ %s run %s --quiet --json %s --html %s/report.html --junit %s/report.xml "
+	               "--plugin %s --plugin-option fault=%s --plugin-option op=%s "
+	               "--plugin-option arg=%lld --plugin-option state=%s/state --sandbox-allow %s "
+	               "%s; echo $? > %s/status; } | cat",
+	               qct_build_path("qconform"), SPECS, json, tmp, tmp, qct_stub("hostile"),
+	               f->fault, f->op, f->arg, tmp, tmp, f->extra, tmp);
 	*elapsed = now_s() - t0;
 	if (rc != 0)
 		return NULL;
@@ -155,6 +169,13 @@ static json_t *run_row(const char *tmp, const fault_row *f, int *status, double 
 
 static void check_row(const fault_row *f, json_t *clean)
 {
+#if defined(__SANITIZE_ADDRESS__)
+	if (f->needs_limit) {
+		printf("\n  %-12s %-10s: skipped (no memory limit under AddressSanitizer)",
+		       f->fault, f->op);
+		return;
+	}
+#endif
 	const char *tmp = qct_tmpdir();
 	int status;
 	double elapsed;
@@ -187,7 +208,8 @@ static void check_row(const fault_row *f, json_t *clean)
 		              (!strcmp(cv, "PASS") || !strcmp(cv, "PASS_WITHIN_TOLERANCE"));
 		if (f->others == OTHERS_NO_WORKER && after_culprit) {
 			/* after the first culprit no worker loads: every case is ERROR */
-			int ok = !strcmp(v, "ERROR") && strstr(qct_str(c, "message"), "no worker: ");
+			int ok =
+			        !strcmp(v, "ERROR") && strstr(qct_str(c, "message"), "no worker: ");
 			no_worker += ok;
 			if (!ok && wrong++ < 3)
 				printf("\n    %s: %s \"%s\", want ERROR \"no worker: ...\"",
@@ -199,12 +221,13 @@ static void check_row(const fault_row *f, json_t *clean)
 			after_culprit = 1;
 			int ok = !strcmp(v, f->verdict) && strstr(qct_str(c, "message"), f->words);
 			if (!ok && wrong++ < 3)
-				printf("\n    culprit %s: %s \"%s\", want %s \"%s\"", qct_str(c, "name"), v,
-				       qct_str(c, "message"), f->verdict, f->words);
+				printf("\n    culprit %s: %s \"%s\", want %s \"%s\"",
+				       qct_str(c, "name"), v, qct_str(c, "message"), f->verdict,
+				       f->words);
 		} else if (strcmp(qct_str(cc, "op"), f->op) != 0 && strcmp(v, cv) != 0) {
 			if (wrong++ < 3)
-				printf("\n    innocent %s: %s \"%s\", clean run %s", qct_str(c, "name"),
-				       v, qct_str(c, "message"), cv);
+				printf("\n    innocent %s: %s \"%s\", clean run %s",
+				       qct_str(c, "name"), v, qct_str(c, "message"), cv);
 		}
 	}
 	CU_ASSERT(culprits > 0);
@@ -212,6 +235,10 @@ static void check_row(const fault_row *f, json_t *clean)
 	if (f->others == OTHERS_NO_WORKER)
 		CU_ASSERT(no_worker > 0);
 	CU_ASSERT_EQUAL(leftovers(tmp), 0);
+	if (f->no_state_file) {
+		snprintf(path, sizeof path, "%s/state", tmp);
+		CU_ASSERT(access(path, F_OK) != 0);
+	}
 	json_decref(r);
 	qct_rmdir(tmp);
 }
@@ -220,7 +247,8 @@ static void test_catalogue(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *clean = qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
+	json_t *clean =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
 	CU_ASSERT_EQUAL(st, 0);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)

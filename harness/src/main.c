@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "certify.h"
 #include "conventions.h"
@@ -12,6 +13,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "run.h"
+#include "util.h"
 
 static void usage(FILE *f)
 {
@@ -37,6 +39,11 @@ static void usage(FILE *f)
 	        "      --dump-max N         at most N cases dumped (default 100)\n"
 	        "      --quiet              no progress line\n"
 	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
+	        "      --worker-memory SIZE address space a worker may take (e.g. 4G, 512M; 0: no\n"
+	        "                           limit; default half the RAM over the jobs)\n"
+	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
+	        "                           where the kernel allows; see README)\n"
+	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
 	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
 	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
 	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
@@ -209,6 +216,25 @@ int main(int argc, char **argv)
 			o.quiet = 1;
 		} else if (!strcmp(a, "--trace")) {
 			o.trace = 1;
+		} else if (!strcmp(a, "--sandbox")) {
+			o.no_sandbox = 0;
+		} else if (!strcmp(a, "--no-sandbox")) {
+			o.no_sandbox = 1;
+		} else if (!strcmp(a, "--sandbox-allow")) {
+			NEED_ARG();
+			if (o.n_sandbox_allow == QC_MAX_OPTIONS)
+				return bad(cmd, "too many --sandbox-allow paths, at", v);
+			if (access(v, F_OK) != 0)
+				return bad(cmd, "--sandbox-allow needs an existing path, got", v);
+			o.sandbox_allow[o.n_sandbox_allow++] = v;
+		} else if (!strcmp(a, "--worker-memory")) {
+			NEED_ARG();
+			if (qc_parse_size(v, &o.worker_memory) != 0)
+				return bad(
+				        cmd,
+				        "--worker-memory needs a size such as 4G, 512M or 0, got",
+				        v);
+			o.worker_memory_set = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return bad(cmd, "unknown option", a);
 		} else if (!strcmp(cmd, "show") && !show_name) {

@@ -317,6 +317,15 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 
 /* ---- run ---- */
 
+/* Half the machine's RAM shared by the jobs, at least 1 GiB each. */
+static size_t default_worker_memory(int jobs)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t ram = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
+	size_t each = ram / 2 / (size_t)(jobs > 0 ? jobs : 1);
+	return each < ((size_t)1 << 30) ? (size_t)1 << 30 : each;
+}
+
 static const char *default_reference_plugin(char *buf, size_t size)
 {
 	char exe[PATH_MAX];
@@ -568,6 +577,11 @@ int qc_cmd_run(const qc_run_opts *o)
 	cfg.n_options = o->n_options;
 	cfg.timeout_s = o->timeout_s;
 	cfg.trace = o->trace;
+	cfg.sandbox = !o->no_sandbox;
+	cfg.sandbox_allow = o->sandbox_allow;
+	cfg.n_sandbox_allow = o->n_sandbox_allow;
+	cfg.worker_memory =
+	        o->worker_memory_set ? o->worker_memory : default_worker_memory(o->jobs);
 	qc_plugin_info info;
 	char err[512];
 	run_state st = {0};
@@ -585,9 +599,13 @@ int qc_cmd_run(const qc_run_opts *o)
 	char json_path[1024];
 	if (o->json_path)
 		snprintf(json_path, sizeof json_path, "%s", o->json_path);
-	else
-		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json",
-		         strstr(info.name, "reference") ? "reference" : info.name);
+	else {
+		/* the plugin's name picks a directory: one safe path component, never "..". */
+		char dir[64];
+		qc_path_component(strstr(info.name, "reference") ? "reference" : info.name, dir,
+		                  sizeof dir);
+		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json", dir);
+	}
 	if (o->json_written)
 		snprintf(o->json_written, o->json_written_size, "%s", json_path);
 	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);

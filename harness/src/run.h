@@ -36,7 +36,12 @@ typedef struct qc_run_opts {
 	const char *waivers;  /* --waivers FILE */
 	const char *dump_dir; /* --dump DIR: failing cases' data as .npy + case.yaml (dump.h) */
 	long dump_max;        /* --dump-max N: at most N cases dumped (0: QC_DUMP_MAX_DEFAULT) */
-	char *json_written;   /* if not NULL: receives the path of the JSON report (certify) */
+	int no_sandbox;       /* --no-sandbox */
+	const char *sandbox_allow[QC_MAX_OPTIONS]; /* --sandbox-allow PATH */
+	int n_sandbox_allow;
+	size_t worker_memory;  /* --worker-memory (bytes; 0: no limit) */
+	int worker_memory_set; /* else: half the RAM over the jobs */
+	char *json_written;    /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
 } qc_run_opts;
 

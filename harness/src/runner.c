@@ -91,6 +91,10 @@ struct qc_runner {
 	int n_options;
 	double timeout_s;
 	int trace;
+	int sandbox;
+	char **allow; /* --sandbox-allow */
+	int n_allow;
+	size_t memory; /* worker address space beyond the arena; 0: none */
 	qc_plugin_info info;
 
 	unsigned char *arena;
@@ -320,6 +324,10 @@ static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 	        .trace = r->trace,
 	        .n_options = r->n_options,
 	        .options = r->options,
+	        .sandbox = r->sandbox,
+	        .n_allow = r->n_allow,
+	        .allow = (const char *const *)r->allow,
+	        .memory = r->memory,
 	};
 	char **argv = qc_wire_argv(r->worker, &a);
 	if (!argv)
@@ -468,6 +476,9 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 		rep.name[sizeof rep.name - 1] = rep.version[sizeof rep.version - 1] = '\0';
 		snprintf(r->info.name, sizeof r->info.name, "%s", rep.name);
 		snprintf(r->info.version, sizeof r->info.version, "%s", rep.version);
+		rep.sandbox[sizeof rep.sandbox - 1] = '\0';
+		snprintf(r->info.sandbox, sizeof r->info.sandbox, "%s", rep.sandbox);
+		r->info.worker_memory = (size_t)rep.memory;
 		r->info.abi_version = rep.abi;
 		trace(r, "worker %ld ready: %s %s, ABI %u", (long)pid, rep.name, rep.version,
 		      rep.abi);
@@ -1350,7 +1361,17 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			int st = end_worker(r, 0);
 			long culprit = -2; /* no fault reported */
 			int late = 0;
-			if (have_fault && fault.seq <= n) {
+			if (have_fault && fault.oom && res) {
+				describe_exit(st, &res->signal, res->message, sizeof res->message);
+				char how[sizeof res->message];
+				snprintf(how, sizeof how, "%s", res->message);
+				set_result(res, QC_EXEC_CRASH,
+				           "out of memory (the worker's limit of %zu MiB was "
+				           "reached): %s",
+				           r->memory >> 20, how);
+				trace(r, "case %d: %s", sc->index, res->message);
+				culprit = (long)list[seq];
+			} else if (have_fault && fault.in_arena && fault.seq <= n) {
 				size_t running = fault.seq < n ? list[fault.seq] : m;
 				culprit = apply_fault(r, running, m, &fault, calls, results, &late);
 				if (late || culprit == -1)
@@ -1524,6 +1545,9 @@ static void free_runner(qc_runner *r)
 		free((char *)r->options[i].value);
 	}
 	free(r->options);
+	for (int i = 0; i < r->n_allow; i++)
+		free(r->allow[i]);
+	free(r->allow);
 	free(r->path);
 	free(r->shown);
 	free(r->worker);
@@ -1584,6 +1608,14 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	const char *env = getenv("QCONFORM_TRACE");
 	r->trace = cfg->trace || (env && *env && strcmp(env, "0") != 0);
 	r->timeout_s = cfg->timeout_s;
+	r->sandbox = cfg->sandbox;
+	r->memory = cfg->worker_memory;
+	if (cfg->n_sandbox_allow > 0) {
+		r->allow = calloc((size_t)cfg->n_sandbox_allow, sizeof *r->allow);
+		for (int i = 0; r->allow && i < cfg->n_sandbox_allow; i++)
+			if ((r->allow[r->n_allow] = strdup(cfg->sandbox_allow[i])))
+				r->n_allow++;
+	}
 	r->shown = strdup(p);
 	if (!r->shown) {
 		snprintf(err, err_size, "%s: out of memory", p);

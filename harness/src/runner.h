@@ -32,6 +32,10 @@ typedef struct qc_runner_config {
 	/* The worker executable. NULL: $QCONFORM_WORKER if set, else "qconform-worker"
 	 * in the directory of the running executable. */
 	const char *worker_path;
+	int sandbox; /* the worker enters the sandbox (harness/src/sandbox.h) */
+	const char *const *sandbox_allow; /* paths that stay writable in it */
+	int n_sandbox_allow;
+	size_t worker_memory; /* address space a worker may take beyond the arena; 0: no limit */
 } qc_runner_config;
 
 typedef struct qc_plugin_info {
@@ -40,6 +44,8 @@ typedef struct qc_plugin_info {
 	unsigned abi_version;
 	char sha256[65]; /* of the plugin file, lowercase hex */
 	char path[512];
+	char sandbox[160];    /* what of the sandbox is in force ("" without --sandbox) */
+	size_t worker_memory; /* the worker memory limit in force, 0: none */
 } qc_plugin_info;
 
 typedef enum qc_outcome {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int qc_errf(char *err, size_t err_size, const char *fmt, ...)
 {
@@ -23,4 +24,49 @@ void *qc_xcalloc(size_t n, size_t size)
 		exit(2);
 	}
 	return p;
+}
+
+int qc_parse_size(const char *s, size_t *out)
+{
+	if (!s || !*s || *s == '-')
+		return -1;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	else if (*end == 'T' || *end == 't')
+		shift = 40;
+	if (shift)
+		end++;
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || (shift && v > (~0ull >> shift)))
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+char *qc_path_component(const char *name, char *out, size_t out_size)
+{
+	size_t n = 0;
+	for (const char *p = name ? name : ""; *p && n + 1 < out_size; p++) {
+		char c = *p;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		         (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' ||
+		         (c == '.' && n > 0);
+		out[n++] = ok ? c : '_';
+	}
+	if (!n && out_size > 6)
+		n = (size_t)snprintf(out, out_size, "plugin");
+	out[n] = '\0';
+	return out;
 }

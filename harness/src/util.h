@@ -10,4 +10,14 @@ int qc_errf(char *err, size_t err_size, const char *fmt, ...) __attribute__((for
 /* calloc that never returns NULL: out of memory ends the process with status 2. */
 void *qc_xcalloc(size_t n, size_t size);
 
+/* "4G", "512M", "64K", "1000" (bytes), "0": a size in bytes; 0, or -1 if malformed. */
+int qc_parse_size(const char *s, size_t *out);
+
+/*
+ * A name made safe as one path component (a report directory named after a plugin): bytes
+ * other than [A-Za-z0-9._+-] become '_', a leading '.' too, at most out_size - 1 bytes, never
+ * empty ("plugin"). Returns out.
+ */
+char *qc_path_component(const char *name, char *out, size_t out_size);
+
 #endif

@@ -131,6 +131,17 @@ static void build(argv_builder *b, const char *path, const qc_worker_args *a)
 	add(b, a->plugin);
 	if (a->trace)
 		add(b, "--trace");
+	if (a->sandbox)
+		add(b, "--sandbox");
+	for (int i = 0; i < a->n_allow; i++) {
+		add(b, "--sandbox-allow");
+		add(b, a->allow[i]);
+	}
+	if (a->memory) {
+		snprintf(num, sizeof num, "%zu", a->memory);
+		add(b, "--memory");
+		add(b, num);
+	}
 	for (int i = 0; i < a->n_options; i++) {
 		add(b, "--option");
 		add(b, a->options[i].key ? a->options[i].key : "");
@@ -166,24 +177,40 @@ static int parse_ull(const char *s, unsigned long long max, unsigned long long *
 }
 
 /* The numeric flags of the command line, in qc_wire_parse's order. */
-enum { F_PROTOCOL, F_PARENT, F_CHANNEL, F_ARENA_FD, F_ARENA, F_BYTES, N_NUMERIC };
+enum {
+	F_PROTOCOL,
+	F_PARENT,
+	F_CHANNEL,
+	F_ARENA_FD,
+	F_ARENA,
+	F_BYTES,
+	N_REQUIRED,
+	F_MEMORY = N_REQUIRED,
+	N_NUMERIC
+};
 static const struct {
 	const char *flag;
 	unsigned long long max;
 } numeric[N_NUMERIC] = {
         {"--protocol", 1000000},   {"--parent", INT32_MAX},  {"--channel-fd", INT32_MAX},
         {"--arena-fd", INT32_MAX}, {"--arena", UINTPTR_MAX}, {"--arena-bytes", SIZE_MAX},
+        {"--memory", SIZE_MAX},
 };
 
 int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t why_size)
 {
 	memset(a, 0, sizeof *a);
 	a->channel_fd = a->arena_fd = -1;
-	int n_options = 0;
-	for (int i = 1; i < argc; i++)
+	int n_options = 0, n_allow = 0;
+	for (int i = 1; i < argc; i++) {
 		n_options += strcmp(argv[i], "--option") == 0;
+		n_allow += strcmp(argv[i], "--sandbox-allow") == 0;
+	}
 	qcf_option *opts = n_options ? calloc((size_t)n_options, sizeof *opts) : NULL;
-	if (n_options && !opts) {
+	const char **allow = n_allow ? calloc((size_t)n_allow, sizeof *allow) : NULL;
+	if ((n_options && !opts) || (n_allow && !allow)) {
+		free(opts);
+		free(allow);
 		snprintf(why, why_size, "out of memory");
 		return -1;
 	}
@@ -194,6 +221,18 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 		int left = argc - i - 1;
 		if (strcmp(f, "--trace") == 0) {
 			a->trace = 1;
+			continue;
+		}
+		if (strcmp(f, "--sandbox") == 0) {
+			a->sandbox = 1;
+			continue;
+		}
+		if (strcmp(f, "--sandbox-allow") == 0) {
+			if (left < 1) {
+				snprintf(why, why_size, "--sandbox-allow needs a path");
+				goto fail;
+			}
+			allow[a->n_allow++] = argv[++i];
 			continue;
 		}
 		if (strcmp(f, "--option") == 0) {
@@ -228,7 +267,7 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 			goto fail;
 		}
 	}
-	for (int k = 0; k < N_NUMERIC; k++)
+	for (int k = 0; k < N_REQUIRED; k++)
 		if (!seen[k] || !a->plugin) {
 			snprintf(why, why_size,
 			         "needs --protocol, --parent, --channel-fd, --arena-fd, --arena, "
@@ -251,10 +290,13 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 	a->arena_fd = (int)v[F_ARENA_FD];
 	a->arena_addr = (uintptr_t)v[F_ARENA];
 	a->arena_bytes = (size_t)v[F_BYTES];
+	a->memory = seen[F_MEMORY] ? (size_t)v[F_MEMORY] : 0;
 	a->options = opts;
+	a->allow = allow;
 	return 0;
 fail:
 	free(opts);
-	a->n_options = 0;
+	free(allow);
+	a->n_options = a->n_allow = 0;
 	return -1;
 }

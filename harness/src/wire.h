@@ -88,6 +88,8 @@ typedef struct qc_load_report {
 	char name[128];
 	char version[64];
 	char error[256];
+	char sandbox[160]; /* what of the sandbox is in force, or "" when not asked for */
+	uint64_t memory;   /* the address space limit in force (bytes), 0: none */
 } qc_load_report;
 
 #define QC_MSG_ANSWER 0x51414e53u /* "QANS" */
@@ -115,8 +117,9 @@ typedef struct qc_answer {
 enum { QC_FAULT_IDLE = 0, QC_FAULT_RUNNING = 1, QC_FAULT_RETURNED = 2 };
 
 /*
- * Sent by the worker's fault handler (SIGSEGV/SIGBUS on an arena address)
- * before it dies of that signal: what was touched and when.
+ * Sent by the worker's fault handler before it dies of the signal: for
+ * SIGSEGV/SIGBUS on an arena address, what was touched and when; for any
+ * fatal signal (SIGSEGV, SIGBUS, SIGABRT) near the memory limit, that.
  */
 typedef struct qc_fault {
 	uint32_t magic; /* QC_MSG_FAULT */
@@ -125,6 +128,8 @@ typedef struct qc_fault {
 	int32_t signal;
 	int32_t write;       /* 1 a write, 0 a read, -1 unknown (the CPU does not say) */
 	int32_t main_thread; /* the worker's own thread (the one calling the plugin) */
+	int32_t in_arena;    /* offset is an arena offset */
+	int32_t oom;         /* the address space was (nearly) at the worker's memory limit */
 	uint64_t offset;     /* arena offset of the address */
 } qc_fault;
 
@@ -141,6 +146,10 @@ typedef struct qc_worker_args {
 	int trace;
 	int n_options;
 	const qcf_option *options; /* for qc_wire_argv */
+	int sandbox;               /* enter the sandbox (sandbox.h) before loading */
+	int n_allow;
+	const char *const *allow; /* paths that stay writable in the sandbox */
+	size_t memory;            /* address space limit beyond the arena (bytes); 0: none */
 } qc_worker_args;
 
 /*
@@ -152,8 +161,8 @@ typedef struct qc_worker_args {
  */
 char **qc_wire_argv(const char *path, const qc_worker_args *a);
 
-/* Parses what qc_wire_argv built; options go to a malloc'd array (pointing
- * into argv). 0, or -1 with the reason in why. */
+/* Parses what qc_wire_argv built; options and allowed paths go to malloc'd
+ * arrays (pointing into argv). 0, or -1 with the reason in why. */
 int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t why_size);
 
 double qc_now_s(void);

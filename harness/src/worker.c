@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "sandbox.h"
 #include "wire.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -170,10 +171,10 @@ static unsigned char *map_arena(int fd, const qc_worker_args *a, qc_load_report 
 }
 
 /* Loads, negotiates and creates; reports to the harness; fills the descriptor. */
-static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **inst)
+static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **inst,
+                 qc_load_report *report)
 {
-	qc_load_report rep;
-	memset(&rep, 0, sizeof rep);
+	qc_load_report rep = *report;
 
 	trace("worker: dlopen(\"%s\", RTLD_NOW | RTLD_LOCAL)", a->plugin);
 	void *h = dlopen(a->plugin, RTLD_NOW | RTLD_LOCAL);
@@ -272,6 +273,54 @@ static qc_outcome outcome_of(qcf_status st)
 	}
 }
 
+/* ------------------------------------------------------------ memory */
+
+/*
+ * --memory: the worker's address space may grow by that much beyond the arena (RLIMIT_AS), so
+ * a kernel that allocates without end fails its allocation instead of making the machine
+ * swap. Not under AddressSanitizer, whose shadow memory takes terabytes of address space.
+ */
+static size_t memory_limit; /* RLIMIT_AS in force, 0: none */
+
+static void limit_memory(const qc_worker_args *a, qc_load_report *rep)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	(void)a;
+	(void)rep;
+#else
+	if (!a->memory)
+		return;
+	size_t lim = a->memory + a->arena_bytes;
+	struct rlimit rl = {lim, lim};
+	if (setrlimit(RLIMIT_AS, &rl) == 0) {
+		memory_limit = lim;
+		rep->memory = a->memory;
+	}
+#endif
+}
+
+/* Is the address space within 1/16 (and 64 MiB) of the limit? Async-signal-safe. */
+static int near_memory_limit(void)
+{
+	if (!memory_limit)
+		return 0;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[64];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	size_t pages = 0;
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		pages = pages * 10 + (size_t)(buf[i] - '0');
+	size_t used = pages * (size_t)sysconf(_SC_PAGESIZE), slack = memory_limit / 16;
+	if (slack < ((size_t)64 << 20))
+		slack = (size_t)64 << 20;
+	return used + slack >= memory_limit;
+}
+
 /* ------------------------------------------------------------ faults */
 
 /* What the fault handler needs; written by the main thread between cases. */
@@ -301,7 +350,9 @@ static int fault_was_write(void *uctx)
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
 	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
-	if (fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes) {
+	int in_arena = sig != SIGABRT && fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes;
+	int oom = near_memory_limit();
+	if (in_arena || oom) {
 		qc_fault f;
 		memset(&f, 0, sizeof f);
 		f.magic = QC_MSG_FAULT;
@@ -310,7 +361,9 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 		f.signal = sig;
 		f.write = fault_was_write(uctx);
 		f.main_thread = (pid_t)syscall(SYS_gettid) == fault_ctx.main_tid;
-		f.offset = a - lo;
+		f.in_arena = in_arena;
+		f.oom = oom;
+		f.offset = in_arena ? a - lo : 0;
 		ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)w;
 	}
@@ -323,6 +376,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 
 static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
 {
+	/* SIGABRT too: a failed allocation often ends in abort() (C++ std::bad_alloc) */
 	fault_ctx.arena = arena;
 	fault_ctx.bytes = bytes;
 	fault_ctx.fd = fd;
@@ -334,6 +388,7 @@ static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
 }
 
 /* ------------------------------------------------------------ cases */
@@ -465,13 +520,18 @@ int qc_worker_main(int argc, char **argv)
 
 	qc_load_report rep;
 	memset(&rep, 0, sizeof rep);
+	limit_memory(&a, &rep);
+	if (a.sandbox) {
+		const int keep[] = {fd, a.arena_fd};
+		qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox, sizeof rep.sandbox);
+		trace("worker: sandbox: %s", rep.sandbox);
+	}
 	unsigned char *arena = map_arena(fd, &a, &rep);
+	install_fault_handler(arena, a.arena_bytes, fd);
 
 	qcf_plugin d;
 	qcf_instance *inst;
-	load(fd, &a, &d, &inst);
-
-	install_fault_handler(arena, a.arena_bytes, fd);
+	load(fd, &a, &d, &inst, &rep);
 
 	struct {
 		qc_command c;

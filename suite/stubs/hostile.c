@@ -15,7 +15,7 @@
  *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
  *   hang-restart  segfaults; create() hangs from its arg-th call on
  *   exit        exits the worker with status arg
- *   alloc       allocates and touches arg MiB, then answers
+ *   alloc       allocates and touches arg MiB (16 MiB at a time, never checked), then answers
  *   kill-parent kill(getppid(), SIGKILL), then answers
  *   shell       system("touch " + state), then answers
  */
@@ -194,11 +194,12 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 	if (!strcmp(fault, "exit"))
 		_exit((int)arg);
 	if (!strcmp(fault, "alloc")) {
-		size_t n = (size_t)arg << 20;
-		unsigned char *p = malloc(n);
-		for (size_t i = 0; p && i < n; i += 4096)
-			p[i] = 1;
-		free(p);
+		/* a careless kernel: 16 MiB at a time, kept, touched, never checked */
+		for (long long mib = 0; mib < arg; mib += 16) {
+			volatile unsigned char *p = malloc((size_t)16 << 20);
+			for (size_t i = 0; i < ((size_t)16 << 20); i += 4096)
+				p[i] = 1;
+		}
 		return stub_delegate(inst, call);
 	}
 	if (!strcmp(fault, "kill-parent")) {
