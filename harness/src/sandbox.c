@@ -135,16 +135,44 @@ static int install_seccomp(char *why, size_t why_size)
 	const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
 	const scmp_datum_t self = (scmp_datum_t)getpid();
 	static const char *const denied[] = {
-	        "ptrace",        "process_vm_readv", "process_vm_writev", "execve",
-	        "execveat",      "mount",            "umount2",           "unshare",
-	        "setns",         "pivot_root",       "chroot",            "reboot",
-	        "kexec_load",    "kexec_file_load",  "init_module",       "finit_module",
-	        "delete_module", "swapon",           "swapoff",           "settimeofday",
-	        "clock_settime", "clock_adjtime",    "adjtimex",          "sethostname",
-	        "setdomainname", "acct",             "tkill",             "pidfd_open",
-	        "pidfd_send_signal", "pidfd_getfd",  "open_by_handle_at", "bpf",
-	        "keyctl",        "add_key",          "request_key",       "iopl",
-	        "ioperm",        "quotactl",
+	        "ptrace",
+	        "process_vm_readv",
+	        "process_vm_writev",
+	        "execve",
+	        "execveat",
+	        "mount",
+	        "umount2",
+	        "unshare",
+	        "setns",
+	        "pivot_root",
+	        "chroot",
+	        "reboot",
+	        "kexec_load",
+	        "kexec_file_load",
+	        "init_module",
+	        "finit_module",
+	        "delete_module",
+	        "swapon",
+	        "swapoff",
+	        "settimeofday",
+	        "clock_settime",
+	        "clock_adjtime",
+	        "adjtimex",
+	        "sethostname",
+	        "setdomainname",
+	        "acct",
+	        "tkill",
+	        "pidfd_open",
+	        "pidfd_send_signal",
+	        "pidfd_getfd",
+	        "open_by_handle_at",
+	        "bpf",
+	        "keyctl",
+	        "add_key",
+	        "request_key",
+	        "iopl",
+	        "ioperm",
+	        "quotactl",
 	};
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < sizeof denied / sizeof denied[0]; i++) {
@@ -156,7 +184,8 @@ static int install_seccomp(char *why, size_t why_size)
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, deny, SCMP_SYS(kill), 1, SCMP_A0_32(SCMP_CMP_NE, self));
 	if (rc == 0)
-		rc = seccomp_rule_add(ctx, deny, SCMP_SYS(tgkill), 1, SCMP_A0_32(SCMP_CMP_NE, self));
+		rc = seccomp_rule_add(ctx, deny, SCMP_SYS(tgkill), 1,
+		                      SCMP_A0_32(SCMP_CMP_NE, self));
 	if (rc == 0)
 		rc = seccomp_rule_add(ctx, deny, SCMP_SYS(rt_sigqueueinfo), 1,
 		                      SCMP_A0_32(SCMP_CMP_NE, self));

@@ -99,7 +99,12 @@ typedef struct qcf_quant {
 	int32_t block_size; /* 0: not blocked; > 0: blocked, see above */
 } qcf_quant;
 
-/* A tensor. Inputs are read-only; output data is written by execute(). */
+/*
+ * A tensor. Inputs are read-only (the host maps them so), and may be read up to 64 bytes
+ * past their end. Output data is 64-byte aligned, starts filled with values that are not the
+ * answer (a poison), and must be complete when execute() returns: the host makes it read-only
+ * then, so a write from a thread of the plugin after that is a fault blamed on the call.
+ */
 typedef struct qcf_tensor {
 	uint32_t struct_size;
 	const char *name;
