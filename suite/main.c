@@ -33,6 +33,7 @@
 #pragma weak qct_register_plugin_gemmlowp
 #pragma weak qct_register_plugin_libtorch
 #pragma weak qct_register_mutation
+#pragma weak qct_register_utf8
 
 const char *qct_build_path(const char *rel)
 {
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_onednn,
 	                        qct_register_plugin_gemmlowp,
 	                        qct_register_plugin_libtorch,
-	                        qct_register_mutation};
+	                        qct_register_mutation,
+	                        qct_register_utf8};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

@@ -81,5 +81,6 @@ void qct_register_plugin_onednn(void);
 void qct_register_plugin_gemmlowp(void);
 void qct_register_plugin_libtorch(void);
 void qct_register_mutation(void);
+void qct_register_utf8(void);
 
 #endif

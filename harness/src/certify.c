@@ -16,6 +16,7 @@
 #include "report_read.h"
 #include "sha256.h"
 #include "spec.h"
+#include "utf8.h"
 
 /* ---- reading the report ---- */
 
@@ -40,9 +41,12 @@ static void reason(json_t *reasons, const char *fmt, ...)
 	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	json_array_append_new(reasons, json_string(buf));
+	/* a long reason is cut by bytes: not in the middle of a character */
+	if (n >= (int)sizeof buf)
+		qc_utf8_trim_tail(buf, sizeof buf - 1);
+	json_array_append_new(reasons, qc_report_jstring(buf));
 }
 
 /* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
@@ -63,7 +67,9 @@ static void failing_reasons(json_t *report, json_t *reasons)
 			if (strcmp(jstr(c, "verdict"), vn) != 0 || json_object_get(c, "waived"))
 				continue;
 			char op[512];
-			snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op"));
+			if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >=
+			    (int)sizeof op)
+				qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
 			json_t *n = json_object_get(per_op, op);
 			json_object_set_new(per_op, op,
 			                    json_integer(n ? json_integer_value(n) + 1 : 1));
@@ -79,6 +85,9 @@ static void failing_reasons(json_t *report, json_t *reasons)
 			json_object_foreach(per_op, op, n)
 			{
 				if (used >= sizeof buf - 64) {
+					/* an op name may have filled the buffer: cut before it */
+					if (used >= sizeof buf)
+						used = qc_utf8_trim_tail(buf, sizeof buf - 64);
 					snprintf(buf + used, sizeof buf - used, ", ...");
 					break;
 				}
@@ -86,6 +95,8 @@ static void failing_reasons(json_t *report, json_t *reasons)
 				                         "%s %s %lld", k++ ? "," : "", op,
 				                         (long long)json_integer_value(n));
 			}
+			if (used >= sizeof buf)
+				qc_utf8_trim_tail(buf, sizeof buf - 1);
 			reason(reasons, "%s", buf);
 		}
 		json_decref(per_op);
@@ -180,8 +191,9 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(p, "name",
 	                    json_is_object(profile) ? copy(profile, "name") : copy(run, "profile"));
 	json_object_set_new(p, "description",
-	                    pf && pf->description ? json_string(pf->description) : json_null());
-	json_object_set_new(p, "path", pf && pf->path ? json_string(pf->path) : json_null());
+	                    pf && pf->description ? qc_report_jstring(pf->description)
+	                                          : json_null());
+	json_object_set_new(p, "path", pf && pf->path ? qc_report_jstring(pf->path) : json_null());
 	json_object_set_new(p, "sha256", pf && pf->sha256 ? json_string(pf->sha256) : json_null());
 	json_object_set_new(p, "min_cases", json_integer((json_int_t)jcount(profile, "min_cases")));
 	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
@@ -218,7 +230,7 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(cert, "started", copy(run, "started"));
 	json_object_set_new(cert, "finished", copy(summary, "finished"));
 	json_t *ev = json_object();
-	json_object_set_new(ev, "path", json_string(report_path));
+	json_object_set_new(ev, "path", qc_report_jstring(report_path));
 	json_object_set_new(ev, "sha256", json_string(report_sha256));
 	json_object_set_new(cert, "report", ev);
 	return cert;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "utf8.h"
 #include "waivers.h"
 
 struct qc_json {
@@ -17,35 +18,95 @@ struct qc_json {
 	const qc_run_meta *meta;
 };
 
-/* Appends s to buf as one shell word (single quotes, ' written as '\''). */
-static size_t shell_word(char *buf, size_t used, size_t size, const char *s)
+/*
+ * Writes " " and s as one shell word: single quotes (' written as '\''); a word with bytes that
+ * are not well-formed UTF-8 or with control characters is written $'...' with those bytes as
+ * \xNN (bash, zsh, ksh, dash >= 0.5.12), so the reproduce command still names the case
+ * byte for byte once the report has replaced them by U+FFFD.
+ */
+static void shell_word(FILE *m, const char *s)
 {
-	if (used < size)
-		used += (size_t)snprintf(buf + used, size - used, " '");
-	for (; *s && used < size; s++)
-		used += (size_t)snprintf(buf + used, size - used, *s == '\'' ? "'\\''" : "%c", *s);
-	if (used < size)
-		used += (size_t)snprintf(buf + used, size - used, "'");
-	return used;
+	size_t n = strlen(s);
+	int plain = qc_utf8_valid(s, n);
+	for (size_t i = 0; plain && i < n; i++)
+		plain = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+	if (plain) {
+		fputs(" '", m);
+		for (; *s; s++)
+			if (*s == '\'')
+				fputs("'\\''", m);
+			else
+				fputc(*s, m);
+		fputc('\'', m);
+		return;
+	}
+	fputs(" $'", m);
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		if (cp == '\'' || cp == '\\')
+			fprintf(m, "\\%c", (char)cp);
+		else if (cp >= 0x20 && cp != 0x7f)
+			fwrite(s + i, 1, k, m);
+		else
+			for (size_t b = 0; b < k; b++)
+				fprintf(m, "\\x%02x", (unsigned char)s[i + b]);
+		i += k;
+	}
+	fputc('\'', m);
 }
 
-void qc_json_string(FILE *f, const char *s)
+/* The characters of s[0..n) inside a JSON string: escaped, and every ill-formed UTF-8
+ * subsequence replaced by U+FFFD (harness/src/utf8.h), so one bad byte from a plugin or a Lua
+ * string cannot make the report invalid JSON. */
+static void json_chars(FILE *f, const char *s, size_t n)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n;) {
+		size_t run = i; /* printable ASCII needs nothing: written in one piece */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, f);
+			i = run;
+			continue;
+		}
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
+		case -1: fputs(QC_UTF8_REPLACEMENT, f); break;
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
+			if (cp < 0x20 || cp == 0x7f)
+				fprintf(f, "\\u%04x", (unsigned)cp);
 			else
-				fputc(*p, f);
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
+}
+
+void qc_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	if (s)
+		json_chars(f, s, strlen(s));
+	fputc('"', f);
+}
+
+/* "key=value" as one JSON string (a --plugin-option), however long. */
+static void json_option(FILE *f, const qcf_option *o)
+{
+	fputc('"', f);
+	if (o->key)
+		json_chars(f, o->key, strlen(o->key));
+	fputc('=', f);
+	if (o->value)
+		json_chars(f, o->value, strlen(o->value));
 	fputc('"', f);
 }
 
@@ -140,11 +201,9 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->sha256);
 	fputs(", \"options\": [", f);
 	for (int i = 0; i < meta->n_options; i++) {
-		char kv[512];
-		snprintf(kv, sizeof kv, "%s=%s", meta->options[i].key, meta->options[i].value);
 		if (i)
 			fputs(", ", f);
-		qc_json_string(f, kv);
+		json_option(f, &meta->options[i]);
 	}
 	fputs("]},\n  \"specs\": [", f);
 	for (int i = 0; i < meta->n_specs; i++) {
@@ -258,27 +317,34 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
 	}
 	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
 		/* everything needed to run this one case again */
-		char cmd[2048];
-		size_t used = (size_t)snprintf(cmd, sizeof cmd, "qconform run");
-		used = shell_word(cmd, used, sizeof cmd, c->spec->path);
-		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
-		                         " --seed %llu --plugin",
-		                         (unsigned long long)j->meta->seed);
-		used = shell_word(cmd, used, sizeof cmd, j->meta->plugin->path);
-		for (int i = 0; i < j->meta->n_options; i++) {
-			char kv[512];
-			snprintf(kv, sizeof kv, "%s=%s", j->meta->options[i].key,
-			         j->meta->options[i].value);
-			used += (size_t)snprintf(cmd + used,
-			                         used < sizeof cmd ? sizeof cmd - used : 0,
-			                         " --plugin-option");
-			used = shell_word(cmd, used, sizeof cmd, kv);
+		char *cmd = NULL;
+		size_t cmd_len = 0;
+		FILE *m = open_memstream(&cmd, &cmd_len);
+		if (m) {
+			fputs("qconform run", m);
+			shell_word(m, c->spec->path);
+			fprintf(m, " --seed %llu --plugin", (unsigned long long)j->meta->seed);
+			shell_word(m, j->meta->plugin->path);
+			for (int i = 0; i < j->meta->n_options; i++) {
+				const qcf_option *o = &j->meta->options[i];
+				size_t kl = strlen(o->key), vl = strlen(o->value);
+				char *kv = malloc(kl + vl + 2);
+				if (!kv)
+					continue;
+				memcpy(kv, o->key, kl);
+				kv[kl] = '=';
+				memcpy(kv + kl + 1, o->value, vl + 1);
+				fputs(" --plugin-option", m);
+				shell_word(m, kv);
+				free(kv);
+			}
+			fputs(" --filter", m);
+			shell_word(m, c->name);
+			fclose(m);
 		}
-		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
-		                         " --filter");
-		shell_word(cmd, used, sizeof cmd, c->name);
 		fputs(", \"reproduce\": ", f);
-		qc_json_string(f, cmd);
+		qc_json_string(f, cmd ? cmd : "qconform run");
+		free(cmd);
 	}
 	int autos = 0;
 	for (int k = 0; k < c->call.n_outputs; k++) {

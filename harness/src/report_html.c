@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "report_junit.h"
 #include "report_read.h"
+#include "utf8.h"
 
 /* ---- values ---- */
 
@@ -28,25 +29,29 @@ static int is_failing(int v)
 
 /* ---- escaping ---- */
 
-/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline (and
- * DEL) become U+FFFD. The input is UTF-8 (jansson checks it). */
+/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline, DEL,
+ * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. */
 static void esc(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
-		case '\t':
-		case '\n': fputc(*p, f); break;
+		case '\r':
+		case 0x7f: fputs("&#xFFFD;", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (!qc_utf8_reportable(cp))
 				fputs("&#xFFFD;", f);
 			else
-				fputc(*p, f);
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
 }
 

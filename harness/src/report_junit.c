@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "report_html.h"
 #include "report_read.h"
+#include "utf8.h"
 
 /* Seconds for a time attribute: non-negative and finite. */
 static double secs(json_t *v)
@@ -20,15 +21,17 @@ static double secs(json_t *v)
 
 /*
  * XML text or attribute value. XML 1.0 (section 2.2, Char) allows tab, newline, carriage
- * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls and
- * U+FFFE, U+FFFF become U+FFFD. In attributes, tab and line ends are written as character
- * references so attribute-value normalization keeps them. The input is UTF-8 (jansson
- * checks it).
+ * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls, U+FFFE,
+ * U+FFFF and any ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. In attributes, tab and
+ * line ends are written as character references so attribute-value normalization keeps them.
  */
 static void xesc(FILE *f, const char *s, int attr)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -38,15 +41,12 @@ static void xesc(FILE *f, const char *s, int attr)
 		case '\n': fputs(attr ? "&#10;" : "\n", f); break;
 		case '\r': fputs("&#13;", f); break;
 		default:
-			if (*p < 0x20) {
+			if (!qc_utf8_reportable(cp))
 				fputs("&#xFFFD;", f);
-			} else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
-				fputs("&#xFFFD;", f); /* U+FFFE, U+FFFF */
-				p += 2;
-			} else {
-				fputc(*p, f);
-			}
+			else
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
 }
 

@@ -27,6 +27,7 @@
 #include "runner.h"
 #include "slua.h"
 #include "spec.h"
+#include "utf8.h"
 #include "util.h"
 #include "waivers.h"
 
@@ -451,16 +452,23 @@ static int finish_batch(run_state *st)
 			    st->printed_failures < MAX_PRINTED_FAILURES) {
 				if (st->tty)
 					fprintf(stdout, "\r\033[K");
+				/* as the report shows them: no bytes a terminal would act on */
+				char name[sizeof c->name * 3], msg[sizeof r.message * 3];
+				qc_utf8_sanitize(name, sizeof name, c->name, strlen(c->name));
+				qc_utf8_sanitize(msg, sizeof msg, r.message, strlen(r.message));
 				fprintf(stdout, "%-8s %s: %s%s%s%s\n", qc_verdict_name(r.verdict),
-				        c->name, r.message, waived ? " (waived: " : "",
-				        waived ? waived : "", waived ? ")" : "");
+				        name, msg, waived ? " (waived: " : "", waived ? waived : "",
+				        waived ? ")" : "");
 				if (++st->printed_failures == MAX_PRINTED_FAILURES)
 					fprintf(stdout, "(further failures only in the report)\n");
 			}
-			if (st->tty && !st->o->quiet)
-				fprintf(stdout, "\r\033[K[%llu/%llu] %.100s",
+			if (st->tty && !st->o->quiet) {
+				char shown[101]; /* at most 100 bytes, whole characters */
+				qc_utf8_sanitize(shown, sizeof shown, c->name, strlen(c->name));
+				fprintf(stdout, "\r\033[K[%llu/%llu] %s",
 				        (unsigned long long)st->done, (unsigned long long)st->total,
-				        c->name);
+				        shown);
+			}
 		}
 		qc_expected_free(b->expected[i], c->call.n_outputs);
 		qc_case_free(c);
@@ -622,8 +630,11 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	st.total = ss.total;
 	st.tty = isatty(1);
+	char shown_name[sizeof info.name * 3], shown_version[sizeof info.version * 3];
+	qc_utf8_sanitize(shown_name, sizeof shown_name, info.name, strlen(info.name));
+	qc_utf8_sanitize(shown_version, sizeof shown_version, info.version, strlen(info.version));
 	printf("qconform %s: %llu cases from %d specs, plugin %s %s (ABI %u)\n", QC_VERSION,
-	       (unsigned long long)ss.total, ss.n, info.name, info.version, info.abi_version);
+	       (unsigned long long)ss.total, ss.n, shown_name, shown_version, info.abi_version);
 	if (o->shard_count)
 		printf("shard %d/%d: %llu of the run's %llu cases\n", o->shard_index,
 		       o->shard_count, (unsigned long long)ss.total,
