@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "profile.h"
 #include "report.h"
@@ -108,6 +109,14 @@ json_t *qc_certify_reasons(json_t *report)
 	json_t *reasons = json_array();
 	json_t *run = json_object_get(report, "run");
 	json_t *profile = json_object_get(report, "profile");
+	/* a run stopped by a signal judged only part of the profile */
+	json_t *intr = json_object_get(report, "interrupted");
+	if (intr)
+		reason(reasons,
+		       "interrupted run (%s after %llu of %llu cases): a certificate needs "
+		       "every case of the profile",
+		       json_is_object(intr) ? jstr(intr, "signal") : "?",
+		       jcount(intr, "cases_done"), jcount(intr, "cases_planned"));
 	if (!json_is_object(profile)) {
 		reason(reasons, "the report has no profile (a run without --profile certifies "
 		                "nothing)");
@@ -275,14 +284,21 @@ static qc_profile *find_profile(const qc_run_opts *o)
 
 static int write_json(json_t *doc, const char *path)
 {
-	if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+	qc_afile af;
+	char err[1200];
+	if (qc_afile_open(&af, path, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
 		return -1;
 	}
-	FILE *f = fopen(path, "a"); /* a final newline, as the other files */
-	if (f) {
-		fputc('\n', f);
-		fclose(f);
+	if (json_dumpf(doc, af.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+		qc_afile_abort(&af);
+		return -1;
+	}
+	fputc('\n', af.f); /* a final newline, as the other files */
+	if (qc_afile_commit(&af, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return -1;
 	}
 	return 0;
 }
@@ -326,7 +342,11 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	o.json_written = written;
 	o.json_written_size = sizeof written;
 	int run_rc = qc_cmd_run(&o);
-	if (run_rc == 2 || !written[0]) {
+	if (run_rc >= 128 && written[0]) {
+		/* a signal stopped the run: the certificate says why it refuses, then the exit
+		 * status is the run's (130, 143, 129) */
+		printf("the run was interrupted: the certificate refuses it\n");
+	} else if (run_rc == 2 || !written[0]) {
 		fprintf(stderr, "qconform certify: the run stopped (exit 2); no certificate\n");
 		return 2;
 	}
@@ -384,5 +404,7 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
 	json_decref(cert);
 	json_decref(report);
+	if (run_rc >= 128)
+		return run_rc;
 	return rc ? rc : certified ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "diff.h"
 #include "report_read.h"
@@ -207,6 +208,20 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		const json_t *run = json_object_get(reports[i], "run");
 		int k, c;
 		const char *what = NULL;
+		const json_t *intr = json_object_get(reports[i], "interrupted");
+		if (json_is_object(intr)) {
+			qc_errf(err, err_size,
+			        "%s is an interrupted run (%s after %llu of %llu cases): finish it "
+			        "with qconform run --resume %s, then merge",
+			        names[i], str(intr, "signal"),
+			        qc_report_key_count(intr, "cases_done"),
+			        qc_report_key_count(intr, "cases_planned"),
+			        json_is_string(json_object_get(intr, "journal"))
+			                ? str(intr, "journal")
+			                : "JOURNAL");
+			free(by_shard);
+			return NULL;
+		}
 		if (shard_of(reports[i], &k, &c) != 0)
 			what = "run.shard is not {index, count} with 1 <= index <= count";
 		else if (strcmp(str(json_object_get(run, "plugin"), "sha256"),
@@ -459,9 +474,11 @@ static int dump_line(FILE *f, const json_t *v)
 
 int qc_report_write(const char *path, const json_t *r)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	qc_afile af;
+	char err[1200];
+	if (qc_afile_open(&af, path, err, sizeof err) != 0)
 		return -1;
+	FILE *f = af.f;
 	int bad = 0;
 	const char *key;
 	json_t *v;
@@ -489,9 +506,16 @@ int qc_report_write(const char *path, const json_t *r)
 		}
 	}
 	fputs("\n}\n", f);
-	bad |= ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? -1 : 0;
+	if (bad) {
+		qc_afile_abort(&af);
+		errno = EIO;
+		return -1;
+	}
+	int e = 0, rc = qc_afile_commit(&af, err, sizeof err);
+	if (rc)
+		e = errno;
+	errno = e;
+	return rc;
 }
 
 static int mkdirs(const char *path)

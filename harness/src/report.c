@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "dtype.h"
 #include "utf8.h"
 #include "waivers.h"
 
 struct qc_json {
 	FILE *f;
+	qc_afile af; /* written to PATH.tmp, renamed over PATH when closed */
 	int n_cases;
 	char path[1024];
 	const qc_run_meta *meta;
@@ -153,11 +155,15 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		return NULL;
 	}
 	qc_json *j = calloc(1, sizeof *j);
-	if (!j || !(j->f = fopen(path, "w"))) {
-		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+	if (!j) {
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	if (qc_afile_open(&j->af, path, err, err_size) != 0) {
 		free(j);
 		return NULL;
 	}
+	j->f = j->af.f;
 	snprintf(j->path, sizeof j->path, "%s", path);
 	j->meta = meta;
 	FILE *f = j->f;
@@ -191,6 +197,14 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		        meta->shard_count);
 	else
 		fputs(", \"shard\": null", f);
+	if (meta->resumed_from) {
+		fputs(", \"resumed\": {\"journal\": ", f);
+		qc_json_string(f, meta->resumed_from);
+		fprintf(f, ", \"cases\": %llu, \"command\": ",
+		        (unsigned long long)meta->resumed_cases);
+		qc_json_string(f, meta->resume_command);
+		fputs("}", f);
+	}
 	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
 	fputs(", \"version\": ", f);
@@ -289,11 +303,11 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 	qc_json_case_ex(j, c, r, (uint64_t)j->n_cases, NULL);
 }
 
-void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
-                     const char *waived)
+/* One case object, {"name": ...} */
+static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_result *r,
+                      uint64_t ordinal, const char *waived)
 {
-	FILE *f = j->f;
-	fputs(j->n_cases++ ? ",\n {\"name\": " : "\n {\"name\": ", f);
+	fputs("{\"name\": ", f);
 	qc_json_string(f, c->name);
 	fprintf(f, ", \"ordinal\": %llu", (unsigned long long)ordinal);
 	fputs(", \"spec\": ", f);
@@ -389,6 +403,37 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
 	fputs("]}", f);
 }
 
+char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                        const char *waived, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *m = open_memstream(&text, len);
+	if (!m) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	case_json(m, j, c, r, ordinal, waived);
+	if (fclose(m) != 0 || !text) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return text;
+}
+
+void qc_json_case_raw(qc_json *j, const char *text, size_t len)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	fwrite(text, 1, len, j->f);
+}
+
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	case_json(j->f, j, c, r, ordinal, waived);
+}
+
 static void verdicts_json(FILE *f, const uint64_t *v)
 {
 	fputs("{", f);
@@ -469,10 +514,23 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 			fputs("}", f);
 		}
 		fputs("]}", f);
-		fputs(",\n\"summary\": {", f);
 	} else {
-		fputs("\n],\n\"summary\": {", f);
+		fputs("\n]", f);
 	}
+	if (meta->interrupted) {
+		/* what finished before the signal: a partial run, never conforming */
+		fputs(",\n\"interrupted\": {\"signal\": ", f);
+		qc_json_string(f, meta->interrupted);
+		fprintf(f, ", \"cases_done\": %llu, \"cases_planned\": %llu, \"journal\": ",
+		        (unsigned long long)meta->cases_done,
+		        (unsigned long long)meta->cases_planned);
+		if (meta->journal)
+			qc_json_string(f, meta->journal);
+		else
+			fputs("null", f);
+		fputs("}", f);
+	}
+	fputs(",\n\"summary\": {", f);
 	char when[32];
 	iso_time(when, sizeof when, meta->finished);
 	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
@@ -482,10 +540,18 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	        "%.3f}\n}\n",
 	        (unsigned long long)meta->waived, qc_run_conforms(s, meta) ? "true" : "false", when,
 	        meta->wall_s);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
+	char err[1200];
+	int rc = qc_afile_commit(&j->af, err, sizeof err);
 	free(j);
-	return bad ? -1 : 0;
+	return rc;
+}
+
+void qc_json_abort(qc_json *j)
+{
+	if (!j)
+		return;
+	qc_afile_abort(&j->af);
+	free(j);
 }
 
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
@@ -497,10 +563,11 @@ int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 	int expired = 0;
 	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
 		expired |= meta->waivers->w[i].expired;
-	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired;
+	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
+	       !meta->interrupted;
 }
 
-void qc_console_table(FILE *f, const qc_run_stats *s)
+void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 {
 	static const qc_verdict cols[] = {
 	        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
@@ -524,6 +591,13 @@ void qc_console_table(FILE *f, const qc_run_stats *s)
 	fprintf(f, "%-8s %-44s %7llu", "", "total", (unsigned long long)s->cases);
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
+	if (meta && meta->interrupted) {
+		fprintf(f, "\nINTERRUPTED: %llu of %llu cases (%s), a partial run\n",
+		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,
+		        qc_stats_conforms(s) ? "every verdict so far allowed"
+		                             : "see the failing cases in the report");
+		return;
+	}
 	fprintf(f, "\n%s: %llu cases, %s\n", qc_stats_conforms(s) ? "CONFORMS" : "DOES NOT CONFORM",
 	        (unsigned long long)s->cases,
 	        qc_stats_conforms(s) ? "every verdict allowed"
