@@ -178,9 +178,10 @@ static void assert_same_run(json_t *a, json_t *b)
 			json_t *cx = without(json_array_get(x, i), timing, 1),
 			       *cy = without(json_array_get(y, i), timing, 1);
 			if (!json_equal(cx, cy) && differ++ < 3) {
-				char *dx = json_dumps(cx, JSON_COMPACT), *dy = json_dumps(cy, JSON_COMPACT);
-				fprintf(stderr, "\n  %s[%zu] differs:\n  %.400s\n  %.400s", lists[l], i,
-				        dx, dy);
+				char *dx = json_dumps(cx, JSON_COMPACT),
+				     *dy = json_dumps(cy, JSON_COMPACT);
+				fprintf(stderr, "\n  %s[%zu] differs:\n  %.400s\n  %.400s",
+				        lists[l], i, dx, dy);
 				free(dx);
 				free(dy);
 			}
@@ -273,9 +274,9 @@ static void one_signal(const signal_row *row)
 	CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
 	CU_ASSERT(err && strstr(err, "interrupted run"));
 	free(err);
-	json_object_set_new(r, "profile", json_pack("{s:s, s:i, s:i, s:[]}", "name", "p",
-	                                            "min_cases", 0, "cases", (int)done,
-	                                            "required_ops"));
+	json_object_set_new(r, "profile",
+	                    json_pack("{s:s, s:i, s:i, s:[]}", "name", "p", "min_cases", 0, "cases",
+	                              (int)done, "required_ops"));
 	json_t *reasons = qc_certify_reasons(r);
 	int refused = 0;
 	for (size_t i = 0; i < json_array_size(reasons); i++)
@@ -395,7 +396,8 @@ static void test_closed_stdout(void)
 	int fd[2];
 	CU_ASSERT_EQUAL_FATAL(pipe(fd), 0);
 	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "exec %s run " SPECS " --plugin %s --json '%s' --html '%s' "
+	snprintf(cmd, sizeof cmd,
+	         "exec %s run " SPECS " --plugin %s --json '%s' --html '%s' "
 	         "--junit '%s'",
 	         qct_build_path("qconform"), qct_stub("slow"), p.json, p.html, p.junit);
 	fflush(NULL);
@@ -451,8 +453,9 @@ static void test_mismatched_journal(void)
 	paths_in(&p, tmp);
 	char cmd[4096], *err = NULL;
 	/* a complete run of copies of a spec and a plugin, its journal kept */
-	snprintf(cmd, sizeof cmd, "cp " SPECS "/b_dequantize.yaml '%s/spec.yaml' && cp '%s' '%s/plugin.so'",
-	         tmp, qct_stub("ok"), tmp);
+	snprintf(cmd, sizeof cmd,
+	         "cp " SPECS "/b_dequantize.yaml '%s/spec.yaml' && cp '%s' '%s/plugin.so'", tmp,
+	         qct_stub("ok"), tmp);
 	qct_proc cp;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&cp, "%s", cmd), 0);
 	CU_ASSERT_EQUAL(cp.status, 0);
@@ -482,7 +485,8 @@ static void test_mismatched_journal(void)
 			qct_proc_free(&ch);
 		}
 		if (m->extra)
-			snprintf(cmd, sizeof cmd, "run --resume '%s' %s %s", p.journal, base, m->extra);
+			snprintf(cmd, sizeof cmd, "run --resume '%s' %s %s", p.journal, base,
+			         m->extra);
 		else
 			snprintf(cmd, sizeof cmd, "run --resume '%s' --quiet", p.journal);
 		CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
@@ -498,8 +502,9 @@ static void test_mismatched_journal(void)
 		CU_ASSERT(after && !strcmp(after, before));
 		free(after);
 		if (m->change == 1) {
-			CU_ASSERT_EQUAL(qct_sh(&ch, "cp " SPECS "/b_dequantize.yaml '%s/spec.yaml'", tmp),
-			                0);
+			CU_ASSERT_EQUAL(
+			        qct_sh(&ch, "cp " SPECS "/b_dequantize.yaml '%s/spec.yaml'", tmp),
+			        0);
 			qct_proc_free(&ch);
 		}
 	}

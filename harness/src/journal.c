@@ -29,8 +29,7 @@ static qc_journal *open_mode(const char *path, const char *mode, char *err, size
 	return j;
 }
 
-qc_journal *qc_journal_create(const char *path, const json_t *header, char *err,
-                              size_t err_size)
+qc_journal *qc_journal_create(const char *path, const json_t *header, char *err, size_t err_size)
 {
 	qc_journal *j = open_mode(path, "w", err, err_size);
 	if (!j)
@@ -259,8 +258,9 @@ static json_t *parse_header(const char *path, const char *line, size_t len, char
 	if (qc_report_int(json_object_get(h, "format_version")) != 1 ||
 	    !json_is_object(json_object_get(h, "identity")) ||
 	    !json_is_array(json_object_get(h, "argv"))) {
-		snprintf(err, err_size, "%s: journal format_version is not 1 (or its header is "
-		                        "incomplete)",
+		snprintf(err, err_size,
+		         "%s: journal format_version is not 1 (or its header is "
+		         "incomplete)",
 		         path);
 		json_decref(h);
 		return NULL;
@@ -299,7 +299,8 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 	char *nl = memchr(buf, '\n', len);
 	if (!nl || !(d->header = parse_header(path, buf, (size_t)(nl - buf), err, err_size))) {
 		if (!nl)
-			snprintf(err, err_size, "%s: not a qconform journal (no header line)", path);
+			snprintf(err, err_size, "%s: not a qconform journal (no header line)",
+			         path);
 		qc_journal_data_free(d);
 		return -1;
 	}
@@ -319,8 +320,8 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 				d->dropped_tail = 1;
 				break;
 			}
-			snprintf(err, err_size, "%s:%d: damaged journal line (not the last one)", path,
-			         line_no);
+			snprintf(err, err_size, "%s:%d: damaged journal line (not the last one)",
+			         path, line_no);
 			qc_journal_data_free(d);
 			return -1;
 		}

@@ -32,8 +32,7 @@
 typedef struct qc_journal qc_journal;
 
 /* Creates (or empties) path and writes the header line, synced. NULL with a reason. */
-qc_journal *qc_journal_create(const char *path, const json_t *header, char *err,
-                              size_t err_size);
+qc_journal *qc_journal_create(const char *path, const json_t *header, char *err, size_t err_size);
 /* Opens an existing journal to append after its first keep_bytes bytes (what
  * qc_journal_load found whole); what follows is cut off. NULL with a reason. */
 qc_journal *qc_journal_reopen(const char *path, long keep_bytes, char *err, size_t err_size);
@@ -49,9 +48,9 @@ int qc_journal_close(qc_journal *j);
 /* One journaled case. */
 typedef struct qc_journal_entry {
 	uint64_t ordinal;
-	char *name;            /* as the report holds it */
-	qc_result *r;          /* verdict, seconds, message, n_outputs, m[] (no worst) */
-	const char *text;      /* the case object, into qc_journal_data.buf */
+	char *name;       /* as the report holds it */
+	qc_result *r;     /* verdict, seconds, message, n_outputs, m[] (no worst) */
+	const char *text; /* the case object, into qc_journal_data.buf */
 	size_t len;
 } qc_journal_entry;
 

@@ -271,7 +271,9 @@ static int resume_args(parsed *p, json_t **header_out, char ***argv_out)
 	parsed q;
 	int rc = parse_run_args("run", (int)n, argv, &q);
 	if (rc) {
-		fprintf(stderr, "qconform run: --resume %s: the journal's arguments do not parse\n",
+		fprintf(stderr,
+		        "qconform run: --resume %s: the journal's arguments are not run's (a "
+		        "certify run is not resumed: run certify again)\n",
 		        p->o.resume);
 		parsed_free(&q);
 		free(argv);
