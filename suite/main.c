@@ -34,6 +34,8 @@
 #pragma weak qct_register_plugin_gemmlowp
 #pragma weak qct_register_plugin_libtorch
 #pragma weak qct_register_mutation
+#pragma weak qct_register_utf8
+#pragma weak qct_register_interrupt
 
 const char *qct_build_path(const char *rel)
 {
@@ -88,7 +90,9 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_onednn,
 	                        qct_register_plugin_gemmlowp,
 	                        qct_register_plugin_libtorch,
-	                        qct_register_mutation};
+	                        qct_register_mutation,
+	                        qct_register_utf8,
+	                        qct_register_interrupt};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

@@ -82,5 +82,7 @@ void qct_register_plugin_onednn(void);
 void qct_register_plugin_gemmlowp(void);
 void qct_register_plugin_libtorch(void);
 void qct_register_mutation(void);
+void qct_register_utf8(void);
+void qct_register_interrupt(void);
 
 #endif

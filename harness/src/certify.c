@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "profile.h"
 #include "report.h"
@@ -16,6 +17,7 @@
 #include "report_read.h"
 #include "sha256.h"
 #include "spec.h"
+#include "utf8.h"
 
 /* ---- reading the report ---- */
 
@@ -40,9 +42,12 @@ static void reason(json_t *reasons, const char *fmt, ...)
 	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	json_array_append_new(reasons, json_string(buf));
+	/* a long reason is cut by bytes: not in the middle of a character */
+	if (n >= (int)sizeof buf)
+		qc_utf8_trim_tail(buf, sizeof buf - 1);
+	json_array_append_new(reasons, qc_report_jstring(buf));
 }
 
 /* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
@@ -63,7 +68,9 @@ static void failing_reasons(json_t *report, json_t *reasons)
 			if (strcmp(jstr(c, "verdict"), vn) != 0 || json_object_get(c, "waived"))
 				continue;
 			char op[512];
-			snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op"));
+			if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >=
+			    (int)sizeof op)
+				qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
 			json_t *n = json_object_get(per_op, op);
 			json_object_set_new(per_op, op,
 			                    json_integer(n ? json_integer_value(n) + 1 : 1));
@@ -79,6 +86,9 @@ static void failing_reasons(json_t *report, json_t *reasons)
 			json_object_foreach(per_op, op, n)
 			{
 				if (used >= sizeof buf - 64) {
+					/* an op name may have filled the buffer: cut before it */
+					if (used >= sizeof buf)
+						used = qc_utf8_trim_tail(buf, sizeof buf - 64);
 					snprintf(buf + used, sizeof buf - used, ", ...");
 					break;
 				}
@@ -86,6 +96,8 @@ static void failing_reasons(json_t *report, json_t *reasons)
 				                         "%s %s %lld", k++ ? "," : "", op,
 				                         (long long)json_integer_value(n));
 			}
+			if (used >= sizeof buf)
+				qc_utf8_trim_tail(buf, sizeof buf - 1);
 			reason(reasons, "%s", buf);
 		}
 		json_decref(per_op);
@@ -97,6 +109,14 @@ json_t *qc_certify_reasons(json_t *report)
 	json_t *reasons = json_array();
 	json_t *run = json_object_get(report, "run");
 	json_t *profile = json_object_get(report, "profile");
+	/* a run stopped by a signal judged only part of the profile */
+	json_t *intr = json_object_get(report, "interrupted");
+	if (intr)
+		reason(reasons,
+		       "interrupted run (%s after %llu of %llu cases): a certificate needs "
+		       "every case of the profile",
+		       json_is_object(intr) ? jstr(intr, "signal") : "?",
+		       jcount(intr, "cases_done"), jcount(intr, "cases_planned"));
 	if (!json_is_object(profile)) {
 		reason(reasons, "the report has no profile (a run without --profile certifies "
 		                "nothing)");
@@ -180,8 +200,9 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(p, "name",
 	                    json_is_object(profile) ? copy(profile, "name") : copy(run, "profile"));
 	json_object_set_new(p, "description",
-	                    pf && pf->description ? json_string(pf->description) : json_null());
-	json_object_set_new(p, "path", pf && pf->path ? json_string(pf->path) : json_null());
+	                    pf && pf->description ? qc_report_jstring(pf->description)
+	                                          : json_null());
+	json_object_set_new(p, "path", pf && pf->path ? qc_report_jstring(pf->path) : json_null());
 	json_object_set_new(p, "sha256", pf && pf->sha256 ? json_string(pf->sha256) : json_null());
 	json_object_set_new(p, "min_cases", json_integer((json_int_t)jcount(profile, "min_cases")));
 	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
@@ -218,7 +239,7 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(cert, "started", copy(run, "started"));
 	json_object_set_new(cert, "finished", copy(summary, "finished"));
 	json_t *ev = json_object();
-	json_object_set_new(ev, "path", json_string(report_path));
+	json_object_set_new(ev, "path", qc_report_jstring(report_path));
 	json_object_set_new(ev, "sha256", json_string(report_sha256));
 	json_object_set_new(cert, "report", ev);
 	return cert;
@@ -263,14 +284,21 @@ static qc_profile *find_profile(const qc_run_opts *o)
 
 static int write_json(json_t *doc, const char *path)
 {
-	if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+	qc_afile af;
+	char err[1200];
+	if (qc_afile_open(&af, path, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
 		return -1;
 	}
-	FILE *f = fopen(path, "a"); /* a final newline, as the other files */
-	if (f) {
-		fputc('\n', f);
-		fclose(f);
+	if (json_dumpf(doc, af.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+		qc_afile_abort(&af);
+		return -1;
+	}
+	fputc('\n', af.f); /* a final newline, as the other files */
+	if (qc_afile_commit(&af, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return -1;
 	}
 	return 0;
 }
@@ -314,7 +342,11 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	o.json_written = written;
 	o.json_written_size = sizeof written;
 	int run_rc = qc_cmd_run(&o);
-	if (run_rc == 2 || !written[0]) {
+	if (run_rc >= 128 && written[0]) {
+		/* a signal stopped the run: the certificate says why it refuses, then the exit
+		 * status is the run's (130, 143, 129) */
+		printf("the run was interrupted: the certificate refuses it\n");
+	} else if (run_rc == 2 || !written[0]) {
 		fprintf(stderr, "qconform certify: the run stopped (exit 2); no certificate\n");
 		return 2;
 	}
@@ -372,5 +404,7 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
 	json_decref(cert);
 	json_decref(report);
+	if (run_rc >= 128)
+		return run_rc;
 	return rc ? rc : certified ? 0 : 1;
 }

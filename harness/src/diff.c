@@ -7,6 +7,7 @@
 
 #include "report_read.h"
 #include "run.h"
+#include "utf8.h"
 #include "util.h"
 
 /*
@@ -66,6 +67,8 @@ static void add(line *l, const char *fmt, ...)
 	if (l->used < sizeof l->buf)
 		l->used += (size_t)vsnprintf(l->buf + l->used, sizeof l->buf - l->used, fmt, ap);
 	va_end(ap);
+	if (l->used >= sizeof l->buf) /* cut by bytes: not in the middle of a character */
+		qc_utf8_trim_tail(l->buf, strlen(l->buf));
 }
 
 static const json_t *output_named(const json_t *outputs, const char *name)
@@ -148,7 +151,9 @@ typedef struct opkey {
 
 static void op_key(const json_t *o, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/%s", qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+	if (snprintf(buf, n, "%s/%s", qc_report_str(o, "semantics"), qc_report_str(o, "op")) >=
+	    (int)n)
+		qc_utf8_trim_tail(buf, n - 1);
 }
 
 static opkey *find_op(opkey *ops, int n, const char *key)
@@ -230,8 +235,7 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 			named key = {qc_report_str(bc, "name"), NULL};
 			named *hit = bsearch(&key, idx, nn, sizeof *idx, cmp_named);
 			char opname[160];
-			snprintf(opname, sizeof opname, "%s/%s", qc_report_str(bc, "semantics"),
-			         qc_report_str(bc, "op"));
+			op_key(bc, opname, sizeof opname);
 			if (!hit) {
 				if (pass == PASS_REGRESSIONS && selected(nrun, key.name)) {
 					fprintf(out, "regression  %s  %s: case gone (was %s)\n",

@@ -1,4 +1,5 @@
 /* qconform: command line. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "certify.h"
 #include "conventions.h"
 #include "diff.h"
+#include "journal.h"
 #include "merge.h"
 #include "onnx_import.h"
 #include "qparams.h"
@@ -37,8 +39,18 @@ static void usage(FILE *f)
 	        "      --dump DIR           failing cases' inputs and outputs as .npy, plus a "
 	        "case.yaml\n"
 	        "      --dump-max N         at most N cases dumped (default 100)\n"
+	        "      --journal FILE       progress journal (default: the JSON report + "
+	        ".journal)\n"
+	        "      --resume JOURNAL     run only the cases the journal of an interrupted run "
+	        "lacks\n"
+	        "      --keep-journal       keep the journal after a complete report\n"
 	        "      --quiet              no progress line\n"
 	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
+	        "      --worker-memory SIZE address space a worker may take (e.g. 4G, 512M; 0: no\n"
+	        "                           limit; default half the RAM over the jobs)\n"
+	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
+	        "                           where the kernel allows; see README)\n"
+	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
 	        "      --worker-memory SIZE address space a worker may take (e.g. 4G, 512M; 0: no\n"
 	        "                           limit; default half the RAM over the jobs)\n"
 	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
@@ -73,7 +85,9 @@ static void usage(FILE *f)
 	        "(exit 1: a regression)\n"
 	        "  version\n"
 	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
-	        "error\n");
+	        "error;\n"
+	        "  run stopped by a signal: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (reports of what "
+	        "finished)\n");
 }
 
 static int bad(const char *cmd, const char *msg, const char *arg)
@@ -84,8 +98,245 @@ static int bad(const char *cmd, const char *msg, const char *arg)
 
 static char command_line[4096];
 
+/* Writes to a closed pipe (qconform run ... | head -1) fail with EPIPE instead of killing the
+ * run. A handler, not SIG_IGN: an ignored SIGPIPE would be inherited by the workers (exec
+ * keeps SIG_IGN), a caught one goes back to the default there. */
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
+typedef struct parsed {
+	qc_run_opts o;
+	const char *show_name;
+	const char *out_dir; /* certify --out DIR */
+	int identity_args;   /* arguments other than --resume, --jobs, --quiet, --trace,
+	                        --keep-journal, --journal, --json, --html, --junit: they define
+	                        the run */
+} parsed;
+
+static void parsed_free(parsed *p)
+{
+	for (int k = 0; k < p->o.n_options; k++)
+		free((char *)p->o.options[k].key);
+	free(p->o.paths);
+	memset(p, 0, sizeof *p);
+}
+
+/* The options of run, list, validate, show and certify: args[0..n). 0, or 2 (said why). */
+static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
+{
+	qc_run_opts *o = &p->o;
+	memset(p, 0, sizeof *p);
+	o->timeout_s = 30;
+	o->jobs = 1;
+	o->command = command_line;
+	o->argv = args;
+	o->argc = n;
+	o->paths = calloc((size_t)n + 1, sizeof *o->paths);
+	if (!o->paths)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		const char *a = args[i];
+		const char *v = i + 1 < n ? args[i + 1] : NULL;
+		int identity = 1;
+#define NEED_ARG()                                                                                 \
+	do {                                                                                       \
+		if (!v)                                                                            \
+			return bad(cmd, "missing value after", a);                                 \
+		i++;                                                                               \
+	} while (0)
+		if (!strcmp(a, "--plugin")) {
+			NEED_ARG();
+			o->plugin = v;
+		} else if (!strcmp(a, "--plugin-option")) {
+			NEED_ARG();
+			const char *eq = strchr(v, '=');
+			if (!eq || eq == v)
+				return bad(cmd, "--plugin-option needs KEY=VALUE, got", v);
+			if (o->n_options == QC_MAX_OPTIONS)
+				return bad(cmd, "too many --plugin-option", NULL);
+			char *key = strndup(v, (size_t)(eq - v));
+			o->options[o->n_options++] = (qcf_option){key, eq + 1};
+		} else if (!strcmp(a, "--filter")) {
+			NEED_ARG();
+			if (o->n_filters == QC_MAX_FILTERS)
+				return bad(cmd, "too many --filter", NULL);
+			o->filters[o->n_filters++] = v;
+		} else if (!strcmp(a, "--profile")) {
+			NEED_ARG();
+			o->profile = v;
+		} else if (!strcmp(a, "--seed")) {
+			NEED_ARG();
+			char *end;
+			o->seed = strtoull(v, &end, 0);
+			if (*end || !*v)
+				return bad(cmd, "--seed needs an integer, got", v);
+		} else if (!strcmp(a, "--timeout")) {
+			NEED_ARG();
+			char *end;
+			o->timeout_s = strtod(v, &end);
+			if (*end || !*v || !(o->timeout_s > 0))
+				return bad(cmd, "--timeout needs a number of seconds > 0, got", v);
+		} else if (!strcmp(a, "--jobs")) {
+			NEED_ARG();
+			char *end;
+			long j = strtol(v, &end, 10);
+			if (*end || !*v || j < 1 || j > 64)
+				return bad(cmd, "--jobs needs a number of workers in [1, 64], got",
+				           v);
+			o->jobs = (int)j;
+			identity = 0;
+		} else if (!strcmp(a, "--json")) {
+			NEED_ARG();
+			o->json_path = v;
+			identity = 0;
+		} else if (!strcmp(a, "--html")) {
+			NEED_ARG();
+			o->html_path = v;
+			identity = 0;
+		} else if (!strcmp(a, "--junit")) {
+			NEED_ARG();
+			o->junit_path = v;
+			identity = 0;
+		} else if (!strcmp(a, "--shard")) {
+			NEED_ARG();
+			if (qc_shard_parse(v, &o->shard_index, &o->shard_count) != 0)
+				return bad(cmd, "--shard needs K/N with 1 <= K <= N, got", v);
+		} else if (!strcmp(a, "--baseline")) {
+			NEED_ARG();
+			o->baseline = v;
+		} else if (!strcmp(a, "--waivers")) {
+			NEED_ARG();
+			o->waivers = v;
+		} else if (!strcmp(a, "--dump")) {
+			NEED_ARG();
+			o->dump_dir = v;
+		} else if (!strcmp(a, "--dump-max")) {
+			NEED_ARG();
+			char *end;
+			long m = strtol(v, &end, 10);
+			if (*end || !*v || m < 1)
+				return bad(cmd, "--dump-max needs a number of cases >= 1, got", v);
+			o->dump_max = m;
+		} else if (!strcmp(a, "--journal")) {
+			NEED_ARG();
+			o->journal_path = v;
+			identity = 0;
+		} else if (!strcmp(a, "--resume")) {
+			NEED_ARG();
+			if (strcmp(cmd, "run") != 0)
+				return bad(cmd, "--resume continues a run: qconform run --resume",
+				           v);
+			o->resume = v;
+			identity = 0;
+		} else if (!strcmp(a, "--keep-journal")) {
+			o->keep_journal = 1;
+			identity = 0;
+		} else if (!strcmp(a, "--out") && !strcmp(cmd, "certify")) {
+			NEED_ARG();
+			p->out_dir = v;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = 1;
+			identity = 0;
+		} else if (!strcmp(a, "--trace")) {
+			o->trace = 1;
+			identity = 0;
+		} else if (!strcmp(a, "--sandbox")) {
+			o->no_sandbox = 0;
+		} else if (!strcmp(a, "--no-sandbox")) {
+			o->no_sandbox = 1;
+		} else if (!strcmp(a, "--sandbox-allow")) {
+			NEED_ARG();
+			if (o->n_sandbox_allow == QC_MAX_OPTIONS)
+				return bad(cmd, "too many --sandbox-allow paths, at", v);
+			if (access(v, F_OK) != 0)
+				return bad(cmd, "--sandbox-allow needs an existing path, got", v);
+			o->sandbox_allow[o->n_sandbox_allow++] = v;
+		} else if (!strcmp(a, "--worker-memory")) {
+			NEED_ARG();
+			if (qc_parse_size(v, &o->worker_memory) != 0)
+				return bad(
+				        cmd,
+				        "--worker-memory needs a size such as 4G, 512M or 0, got",
+				        v);
+			o->worker_memory_set = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return bad(cmd, "unknown option", a);
+		} else if (!strcmp(cmd, "show") && !p->show_name) {
+			p->show_name = a;
+		} else {
+			o->paths[o->n_paths++] = args[i];
+		}
+		p->identity_args += identity;
+#undef NEED_ARG
+	}
+	return 0;
+}
+
+/*
+ * run --resume JOURNAL alone: the run's arguments are the journal's (its header's argv), with
+ * --jobs, --quiet, --trace, --keep-journal, --json, --html and --junit from this command line
+ * when given. With other arguments, those describe the run, and qc_cmd_run refuses a journal
+ * of another run.
+ */
+static int resume_args(parsed *p, json_t **header_out, char ***argv_out)
+{
+	char err[1200];
+	json_t *h = qc_journal_header(p->o.resume, err, sizeof err);
+	if (!h) {
+		fprintf(stderr, "qconform run: --resume %s\n", err);
+		return 2;
+	}
+	json_t *args = json_object_get(h, "argv");
+	size_t n = json_array_size(args);
+	char **argv = calloc(n + 1, sizeof *argv);
+	if (!argv) {
+		json_decref(h);
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *a = json_string_value(json_array_get(args, i));
+		argv[i] = (char *)(a ? a : "");
+	}
+	parsed q;
+	int rc = parse_run_args("run", (int)n, argv, &q);
+	if (rc) {
+		fprintf(stderr,
+		        "qconform run: --resume %s: the journal's arguments are not run's (a "
+		        "certify run is not resumed: run certify again)\n",
+		        p->o.resume);
+		parsed_free(&q);
+		free(argv);
+		json_decref(h);
+		return rc;
+	}
+	q.o.resume = p->o.resume;
+	q.o.keep_journal = p->o.keep_journal;
+	q.o.quiet |= p->o.quiet;
+	q.o.trace |= p->o.trace;
+	if (p->o.jobs != 1)
+		q.o.jobs = p->o.jobs;
+	if (p->o.json_path)
+		q.o.json_path = p->o.json_path;
+	if (p->o.html_path)
+		q.o.html_path = p->o.html_path;
+	if (p->o.junit_path)
+		q.o.junit_path = p->o.junit_path;
+	parsed_free(p);
+	*p = q;
+	*header_out = h;
+	*argv_out = argv;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sp;
+	memset(&sp, 0, sizeof sp);
+	sp.sa_handler = on_sigpipe;
+	sp.sa_flags = SA_RESTART;
+	sigaction(SIGPIPE, &sp, NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -118,132 +369,21 @@ int main(int argc, char **argv)
 		used += (size_t)snprintf(command_line + used, sizeof command_line - used, "%s%s",
 		                         i ? " " : "", argv[i]);
 
-	qc_run_opts o = {0};
-	o.timeout_s = 30;
-	o.jobs = 1;
-	o.command = command_line;
-	o.paths = calloc((size_t)argc, sizeof *o.paths);
-	const char *show_name = NULL;
-	const char *out_dir = NULL; /* certify --out DIR */
-	if (!o.paths)
-		return 2;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                                                 \
-	do {                                                                                       \
-		if (!v)                                                                            \
-			return bad(cmd, "missing value after", a);                                 \
-		i++;                                                                               \
-	} while (0)
-		if (!strcmp(a, "--plugin")) {
-			NEED_ARG();
-			o.plugin = v;
-		} else if (!strcmp(a, "--plugin-option")) {
-			NEED_ARG();
-			const char *eq = strchr(v, '=');
-			if (!eq || eq == v)
-				return bad(cmd, "--plugin-option needs KEY=VALUE, got", v);
-			if (o.n_options == QC_MAX_OPTIONS)
-				return bad(cmd, "too many --plugin-option", NULL);
-			char *key = strndup(v, (size_t)(eq - v));
-			o.options[o.n_options++] = (qcf_option){key, eq + 1};
-		} else if (!strcmp(a, "--filter")) {
-			NEED_ARG();
-			if (o.n_filters == QC_MAX_FILTERS)
-				return bad(cmd, "too many --filter", NULL);
-			o.filters[o.n_filters++] = v;
-		} else if (!strcmp(a, "--profile")) {
-			NEED_ARG();
-			o.profile = v;
-		} else if (!strcmp(a, "--seed")) {
-			NEED_ARG();
-			char *end;
-			o.seed = strtoull(v, &end, 0);
-			if (*end || !*v)
-				return bad(cmd, "--seed needs an integer, got", v);
-		} else if (!strcmp(a, "--timeout")) {
-			NEED_ARG();
-			char *end;
-			o.timeout_s = strtod(v, &end);
-			if (*end || !*v || !(o.timeout_s > 0))
-				return bad(cmd, "--timeout needs a number of seconds > 0, got", v);
-		} else if (!strcmp(a, "--jobs")) {
-			NEED_ARG();
-			char *end;
-			long j = strtol(v, &end, 10);
-			if (*end || !*v || j < 1 || j > 64)
-				return bad(cmd, "--jobs needs a number of workers in [1, 64], got",
-				           v);
-			o.jobs = (int)j;
-		} else if (!strcmp(a, "--json")) {
-			NEED_ARG();
-			o.json_path = v;
-		} else if (!strcmp(a, "--html")) {
-			NEED_ARG();
-			o.html_path = v;
-		} else if (!strcmp(a, "--junit")) {
-			NEED_ARG();
-			o.junit_path = v;
-		} else if (!strcmp(a, "--shard")) {
-			NEED_ARG();
-			if (qc_shard_parse(v, &o.shard_index, &o.shard_count) != 0) {
-				for (int k = 0; k < o.n_options; k++)
-					free((char *)o.options[k].key);
-				free(o.paths);
-				return bad(cmd, "--shard needs K/N with 1 <= K <= N, got", v);
-			}
-		} else if (!strcmp(a, "--baseline")) {
-			NEED_ARG();
-			o.baseline = v;
-		} else if (!strcmp(a, "--waivers")) {
-			NEED_ARG();
-			o.waivers = v;
-		} else if (!strcmp(a, "--dump")) {
-			NEED_ARG();
-			o.dump_dir = v;
-		} else if (!strcmp(a, "--dump-max")) {
-			NEED_ARG();
-			char *end;
-			long m = strtol(v, &end, 10);
-			if (*end || !*v || m < 1)
-				return bad(cmd, "--dump-max needs a number of cases >= 1, got", v);
-			o.dump_max = m;
-		} else if (!strcmp(a, "--out") && !strcmp(cmd, "certify")) {
-			NEED_ARG();
-			out_dir = v;
-		} else if (!strcmp(a, "--quiet")) {
-			o.quiet = 1;
-		} else if (!strcmp(a, "--trace")) {
-			o.trace = 1;
-		} else if (!strcmp(a, "--sandbox")) {
-			o.no_sandbox = 0;
-		} else if (!strcmp(a, "--no-sandbox")) {
-			o.no_sandbox = 1;
-		} else if (!strcmp(a, "--sandbox-allow")) {
-			NEED_ARG();
-			if (o.n_sandbox_allow == QC_MAX_OPTIONS)
-				return bad(cmd, "too many --sandbox-allow paths, at", v);
-			if (access(v, F_OK) != 0)
-				return bad(cmd, "--sandbox-allow needs an existing path, got", v);
-			o.sandbox_allow[o.n_sandbox_allow++] = v;
-		} else if (!strcmp(a, "--worker-memory")) {
-			NEED_ARG();
-			if (qc_parse_size(v, &o.worker_memory) != 0)
-				return bad(
-				        cmd,
-				        "--worker-memory needs a size such as 4G, 512M or 0, got",
-				        v);
-			o.worker_memory_set = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return bad(cmd, "unknown option", a);
-		} else if (!strcmp(cmd, "show") && !show_name) {
-			show_name = a;
-		} else {
-			o.paths[o.n_paths++] = argv[i];
-		}
-#undef NEED_ARG
+	parsed p;
+	int prc = parse_run_args(cmd, argc - 2, argv + 2, &p);
+	if (prc) {
+		parsed_free(&p);
+		return prc;
 	}
+	json_t *journal_header = NULL;
+	char **journal_argv = NULL;
+	if (p.o.resume && !p.identity_args &&
+	    (prc = resume_args(&p, &journal_header, &journal_argv)) != 0) {
+		parsed_free(&p);
+		return prc;
+	}
+	qc_run_opts o = p.o;
+	const char *show_name = p.show_name, *out_dir = p.out_dir;
 	int rc;
 	if (!strcmp(cmd, "run"))
 		rc = qc_cmd_run(&o);
@@ -259,8 +399,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		rc = bad(cmd, "unknown command", NULL);
 	}
-	for (int i = 0; i < o.n_options; i++)
-		free((char *)o.options[i].key);
-	free(o.paths);
+	parsed_free(&p);
+	free(journal_argv);
+	json_decref(journal_header);
 	return rc;
 }

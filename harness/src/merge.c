@@ -7,9 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "diff.h"
 #include "report_read.h"
+#include "utf8.h"
 #include "util.h"
 
 static const char *str(const json_t *o, const char *key)
@@ -106,8 +108,8 @@ static void mout_add(mout *m, const json_t *o)
 static json_t *mout_json(const mout *m)
 {
 	json_t *o = json_object();
-	set(o, "name", json_string(m->name));
-	set(o, "unit", json_string(m->unit));
+	set(o, "name", qc_report_jstring(m->name));
+	set(o, "unit", qc_report_jstring(m->unit));
 	set(o, "elements", jnum(m->n));
 	set(o, "mismatches", jnum(m->mismatches));
 	set(o, "unpredictable", jnum(m->unpredictable));
@@ -206,6 +208,20 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		const json_t *run = json_object_get(reports[i], "run");
 		int k, c;
 		const char *what = NULL;
+		const json_t *intr = json_object_get(reports[i], "interrupted");
+		if (json_is_object(intr)) {
+			qc_errf(err, err_size,
+			        "%s is an interrupted run (%s after %llu of %llu cases): finish it "
+			        "with qconform run --resume %s, then merge",
+			        names[i], str(intr, "signal"),
+			        qc_report_key_count(intr, "cases_done"),
+			        qc_report_key_count(intr, "cases_planned"),
+			        json_is_string(json_object_get(intr, "journal"))
+			                ? str(intr, "journal")
+			                : "JOURNAL");
+			free(by_shard);
+			return NULL;
+		}
 		if (shard_of(reports[i], &k, &c) != 0)
 			what = "run.shard is not {index, count} with 1 <= index <= count";
 		else if (strcmp(str(json_object_get(run, "plugin"), "sha256"),
@@ -287,7 +303,7 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 	set(out, "format", json_string("qconform-report"));
 	set(out, "format_version", json_integer(1));
 	json_t *run = json_deep_copy(run0);
-	set(run, "command", json_string(command));
+	set(run, "command", qc_report_jstring(command));
 	set(run, "shard", json_null());
 	set(run, "merged_shards", json_integer(count));
 	const char *started = str(run0, "started");
@@ -305,7 +321,7 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 			set(sp, "cases", jnum(c));
 		}
 	}
-	set(run, "started", json_string(started));
+	set(run, "started", qc_report_jstring(started));
 	set(out, "run", run);
 
 	json_t *jcases = json_array();
@@ -333,8 +349,8 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 			}
 			o = &ops[n_ops++];
 			memset(o, 0, sizeof *o);
-			snprintf(o->semantics, sizeof o->semantics, "%s", str(c, "semantics"));
-			snprintf(o->op, sizeof o->op, "%s", str(c, "op"));
+			qc_utf8_copy(o->semantics, sizeof o->semantics, str(c, "semantics"));
+			qc_utf8_copy(o->op, sizeof o->op, str(c, "op"));
 		}
 		int v = verdict_index(str(c, "verdict"));
 		o->cases++;
@@ -357,9 +373,9 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 			if (k == o->n_outputs) {
 				if (k == QC_MAX_TENSORS)
 					continue;
-				snprintf(o->out[k].name, sizeof o->out[k].name, "%s", name);
-				snprintf(o->out[k].unit, sizeof o->out[k].unit, "%s",
-				         str(out_m, "unit"));
+				qc_utf8_copy(o->out[k].name, sizeof o->out[k].name, name);
+				qc_utf8_copy(o->out[k].unit, sizeof o->out[k].unit,
+				             str(out_m, "unit"));
 				o->n_outputs++;
 			}
 			mout_add(&o->out[k], out_m);
@@ -370,8 +386,8 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 	json_t *jops = json_array();
 	for (int i = 0; i < n_ops; i++) {
 		json_t *o = json_object();
-		set(o, "semantics", json_string(ops[i].semantics));
-		set(o, "op", json_string(ops[i].op));
+		set(o, "semantics", qc_report_jstring(ops[i].semantics));
+		set(o, "op", qc_report_jstring(ops[i].op));
 		set(o, "cases", jnum(ops[i].cases));
 		set(o, "verdicts", verdicts_json(ops[i].verdicts));
 		set(o, "seconds", jnum(ops[i].seconds));
@@ -445,7 +461,7 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		/* the work of every shard, as if one machine had run them one after another */
 		wall += qc_report_num(json_object_get(s, "wall_seconds"));
 	}
-	set(sum, "finished", json_string(finished));
+	set(sum, "finished", qc_report_jstring(finished));
 	set(sum, "wall_seconds", json_real(floor(wall * 1000 + 0.5) / 1000));
 	set(out, "summary", sum);
 	return out;
@@ -458,9 +474,11 @@ static int dump_line(FILE *f, const json_t *v)
 
 int qc_report_write(const char *path, const json_t *r)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
+	qc_afile af;
+	char err[1200];
+	if (qc_afile_open(&af, path, err, sizeof err) != 0)
 		return -1;
+	FILE *f = af.f;
 	int bad = 0;
 	const char *key;
 	json_t *v;
@@ -488,9 +506,16 @@ int qc_report_write(const char *path, const json_t *r)
 		}
 	}
 	fputs("\n}\n", f);
-	bad |= ferror(f);
-	bad |= fclose(f) != 0;
-	return bad ? -1 : 0;
+	if (bad) {
+		qc_afile_abort(&af);
+		errno = EIO;
+		return -1;
+	}
+	int e = 0, rc = qc_afile_commit(&af, err, sizeof err);
+	if (rc)
+		e = errno;
+	errno = e;
+	return rc;
 }
 
 static int mkdirs(const char *path)

@@ -7,45 +7,108 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "dtype.h"
+#include "utf8.h"
 #include "waivers.h"
 
 struct qc_json {
 	FILE *f;
+	qc_afile af; /* written to PATH.tmp, renamed over PATH when closed */
 	int n_cases;
 	char path[1024];
 	const qc_run_meta *meta;
 };
 
-/* Appends s to buf as one shell word (single quotes, ' written as '\''). */
-static size_t shell_word(char *buf, size_t used, size_t size, const char *s)
+/*
+ * Writes " " and s as one shell word: single quotes (' written as '\''); a word with bytes that
+ * are not well-formed UTF-8 or with control characters is written $'...' with those bytes as
+ * \xNN (bash, zsh, ksh, dash >= 0.5.12), so the reproduce command still names the case
+ * byte for byte once the report has replaced them by U+FFFD.
+ */
+static void shell_word(FILE *m, const char *s)
 {
-	if (used < size)
-		used += (size_t)snprintf(buf + used, size - used, " '");
-	for (; *s && used < size; s++)
-		used += (size_t)snprintf(buf + used, size - used, *s == '\'' ? "'\\''" : "%c", *s);
-	if (used < size)
-		used += (size_t)snprintf(buf + used, size - used, "'");
-	return used;
+	size_t n = strlen(s);
+	int plain = qc_utf8_valid(s, n);
+	for (size_t i = 0; plain && i < n; i++)
+		plain = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+	if (plain) {
+		fputs(" '", m);
+		for (; *s; s++)
+			if (*s == '\'')
+				fputs("'\\''", m);
+			else
+				fputc(*s, m);
+		fputc('\'', m);
+		return;
+	}
+	fputs(" $'", m);
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		if (cp == '\'' || cp == '\\')
+			fprintf(m, "\\%c", (char)cp);
+		else if (cp >= 0x20 && cp != 0x7f)
+			fwrite(s + i, 1, k, m);
+		else
+			for (size_t b = 0; b < k; b++)
+				fprintf(m, "\\x%02x", (unsigned char)s[i + b]);
+		i += k;
+	}
+	fputc('\'', m);
 }
 
-void qc_json_string(FILE *f, const char *s)
+/* The characters of s[0..n) inside a JSON string: escaped, and every ill-formed UTF-8
+ * subsequence replaced by U+FFFD (harness/src/utf8.h), so one bad byte from a plugin or a Lua
+ * string cannot make the report invalid JSON. */
+static void json_chars(FILE *f, const char *s, size_t n)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n;) {
+		size_t run = i; /* printable ASCII needs nothing: written in one piece */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, f);
+			i = run;
+			continue;
+		}
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
+		case -1: fputs(QC_UTF8_REPLACEMENT, f); break;
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
+			if (cp < 0x20 || cp == 0x7f)
+				fprintf(f, "\\u%04x", (unsigned)cp);
 			else
-				fputc(*p, f);
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
+}
+
+void qc_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	if (s)
+		json_chars(f, s, strlen(s));
+	fputc('"', f);
+}
+
+/* "key=value" as one JSON string (a --plugin-option), however long. */
+static void json_option(FILE *f, const qcf_option *o)
+{
+	fputc('"', f);
+	if (o->key)
+		json_chars(f, o->key, strlen(o->key));
+	fputc('=', f);
+	if (o->value)
+		json_chars(f, o->value, strlen(o->value));
 	fputc('"', f);
 }
 
@@ -92,11 +155,15 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		return NULL;
 	}
 	qc_json *j = calloc(1, sizeof *j);
-	if (!j || !(j->f = fopen(path, "w"))) {
-		snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+	if (!j) {
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	if (qc_afile_open(&j->af, path, err, err_size) != 0) {
 		free(j);
 		return NULL;
 	}
+	j->f = j->af.f;
 	snprintf(j->path, sizeof j->path, "%s", path);
 	j->meta = meta;
 	FILE *f = j->f;
@@ -130,6 +197,14 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		        meta->shard_count);
 	else
 		fputs(", \"shard\": null", f);
+	if (meta->resumed_from) {
+		fputs(", \"resumed\": {\"journal\": ", f);
+		qc_json_string(f, meta->resumed_from);
+		fprintf(f, ", \"cases\": %llu, \"command\": ",
+		        (unsigned long long)meta->resumed_cases);
+		qc_json_string(f, meta->resume_command);
+		fputs("}", f);
+	}
 	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
 	fputs(", \"version\": ", f);
@@ -140,11 +215,9 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->sha256);
 	fputs(", \"options\": [", f);
 	for (int i = 0; i < meta->n_options; i++) {
-		char kv[512];
-		snprintf(kv, sizeof kv, "%s=%s", meta->options[i].key, meta->options[i].value);
 		if (i)
 			fputs(", ", f);
-		qc_json_string(f, kv);
+		json_option(f, &meta->options[i]);
 	}
 	fputs("]},\n  \"specs\": [", f);
 	for (int i = 0; i < meta->n_specs; i++) {
@@ -230,11 +303,11 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 	qc_json_case_ex(j, c, r, (uint64_t)j->n_cases, NULL);
 }
 
-void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
-                     const char *waived)
+/* One case object, {"name": ...} */
+static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_result *r,
+                      uint64_t ordinal, const char *waived)
 {
-	FILE *f = j->f;
-	fputs(j->n_cases++ ? ",\n {\"name\": " : "\n {\"name\": ", f);
+	fputs("{\"name\": ", f);
 	qc_json_string(f, c->name);
 	fprintf(f, ", \"ordinal\": %llu", (unsigned long long)ordinal);
 	fputs(", \"spec\": ", f);
@@ -258,27 +331,34 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
 	}
 	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
 		/* everything needed to run this one case again */
-		char cmd[2048];
-		size_t used = (size_t)snprintf(cmd, sizeof cmd, "qconform run");
-		used = shell_word(cmd, used, sizeof cmd, c->spec->path);
-		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
-		                         " --seed %llu --plugin",
-		                         (unsigned long long)j->meta->seed);
-		used = shell_word(cmd, used, sizeof cmd, j->meta->plugin->path);
-		for (int i = 0; i < j->meta->n_options; i++) {
-			char kv[512];
-			snprintf(kv, sizeof kv, "%s=%s", j->meta->options[i].key,
-			         j->meta->options[i].value);
-			used += (size_t)snprintf(cmd + used,
-			                         used < sizeof cmd ? sizeof cmd - used : 0,
-			                         " --plugin-option");
-			used = shell_word(cmd, used, sizeof cmd, kv);
+		char *cmd = NULL;
+		size_t cmd_len = 0;
+		FILE *m = open_memstream(&cmd, &cmd_len);
+		if (m) {
+			fputs("qconform run", m);
+			shell_word(m, c->spec->path);
+			fprintf(m, " --seed %llu --plugin", (unsigned long long)j->meta->seed);
+			shell_word(m, j->meta->plugin->path);
+			for (int i = 0; i < j->meta->n_options; i++) {
+				const qcf_option *o = &j->meta->options[i];
+				size_t kl = strlen(o->key), vl = strlen(o->value);
+				char *kv = malloc(kl + vl + 2);
+				if (!kv)
+					continue;
+				memcpy(kv, o->key, kl);
+				kv[kl] = '=';
+				memcpy(kv + kl + 1, o->value, vl + 1);
+				fputs(" --plugin-option", m);
+				shell_word(m, kv);
+				free(kv);
+			}
+			fputs(" --filter", m);
+			shell_word(m, c->name);
+			fclose(m);
 		}
-		used += (size_t)snprintf(cmd + used, used < sizeof cmd ? sizeof cmd - used : 0,
-		                         " --filter");
-		shell_word(cmd, used, sizeof cmd, c->name);
 		fputs(", \"reproduce\": ", f);
-		qc_json_string(f, cmd);
+		qc_json_string(f, cmd ? cmd : "qconform run");
+		free(cmd);
 	}
 	int autos = 0;
 	for (int k = 0; k < c->call.n_outputs; k++) {
@@ -321,6 +401,37 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
 		fputs("]}", f);
 	}
 	fputs("]}", f);
+}
+
+char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                        const char *waived, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *m = open_memstream(&text, len);
+	if (!m) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	case_json(m, j, c, r, ordinal, waived);
+	if (fclose(m) != 0 || !text) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return text;
+}
+
+void qc_json_case_raw(qc_json *j, const char *text, size_t len)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	fwrite(text, 1, len, j->f);
+}
+
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	case_json(j->f, j, c, r, ordinal, waived);
 }
 
 static void verdicts_json(FILE *f, const uint64_t *v)
@@ -403,10 +514,23 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 			fputs("}", f);
 		}
 		fputs("]}", f);
-		fputs(",\n\"summary\": {", f);
 	} else {
-		fputs("\n],\n\"summary\": {", f);
+		fputs("\n]", f);
 	}
+	if (meta->interrupted) {
+		/* what finished before the signal: a partial run, never conforming */
+		fputs(",\n\"interrupted\": {\"signal\": ", f);
+		qc_json_string(f, meta->interrupted);
+		fprintf(f, ", \"cases_done\": %llu, \"cases_planned\": %llu, \"journal\": ",
+		        (unsigned long long)meta->cases_done,
+		        (unsigned long long)meta->cases_planned);
+		if (meta->journal)
+			qc_json_string(f, meta->journal);
+		else
+			fputs("null", f);
+		fputs("}", f);
+	}
+	fputs(",\n\"summary\": {", f);
 	char when[32];
 	iso_time(when, sizeof when, meta->finished);
 	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
@@ -416,10 +540,18 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	        "%.3f}\n}\n",
 	        (unsigned long long)meta->waived, qc_run_conforms(s, meta) ? "true" : "false", when,
 	        meta->wall_s);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
+	char err[1200];
+	int rc = qc_afile_commit(&j->af, err, sizeof err);
 	free(j);
-	return bad ? -1 : 0;
+	return rc;
+}
+
+void qc_json_abort(qc_json *j)
+{
+	if (!j)
+		return;
+	qc_afile_abort(&j->af);
+	free(j);
 }
 
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
@@ -431,10 +563,11 @@ int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 	int expired = 0;
 	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
 		expired |= meta->waivers->w[i].expired;
-	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired;
+	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
+	       !meta->interrupted;
 }
 
-void qc_console_table(FILE *f, const qc_run_stats *s)
+void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 {
 	static const qc_verdict cols[] = {
 	        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
@@ -458,6 +591,13 @@ void qc_console_table(FILE *f, const qc_run_stats *s)
 	fprintf(f, "%-8s %-44s %7llu", "", "total", (unsigned long long)s->cases);
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
+	if (meta && meta->interrupted) {
+		fprintf(f, "\nINTERRUPTED: %llu of %llu cases (%s), a partial run\n",
+		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,
+		        qc_stats_conforms(s) ? "every verdict so far allowed"
+		                             : "see the failing cases in the report");
+		return;
+	}
 	fprintf(f, "\n%s: %llu cases, %s\n", qc_stats_conforms(s) ? "CONFORMS" : "DOES NOT CONFORM",
 	        (unsigned long long)s->cases,
 	        qc_stats_conforms(s) ? "every verdict allowed"

@@ -41,27 +41,47 @@ typedef struct qc_run_meta {
 	int shard_index, shard_count;     /* --shard K/N (0, 0: not sharded) */
 	const struct qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;                  /* failing cases a waiver turned allowed */
+	/* A run stopped by SIGINT, SIGTERM or SIGHUP: the signal's name ("SIGINT"), else NULL;
+	 * the cases judged before it and the cases the run had (the top-level "interrupted") */
+	const char *interrupted;
+	uint64_t cases_done, cases_planned;
+	const char *journal; /* the run's journal, kept for --resume (or NULL) */
+	/* run --resume: the journal, how many cases it held, the command (run.resumed) */
+	const char *resumed_from;
+	uint64_t resumed_cases;
+	const char *resume_command;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;
 
-/* Opens path (creating its directory) and writes the run header. */
+/* Opens path (creating its directory) and writes the run header. The report goes to
+ * PATH.tmp and replaces PATH when qc_json_close succeeds (harness/src/afile.h). */
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size);
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r);
 /* The same, with the case's position in the unsharded run and the reason of the waiver that
  * accepted its failure (or NULL). qc_json_case numbers cases in the order written. */
 void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                      const char *waived);
-/* Every verdict allowed or waived, no waiver expired, and a case at all (a shard may be
- * empty). The summary's "conforms" and run's exit status. */
+/* The case object qc_json_case_ex writes, as malloc'd text (its length in *len), and that
+ * text written as the report's next case: the journal keeps the same bytes
+ * (harness/src/journal.h). */
+char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                        const char *waived, size_t *len);
+void qc_json_case_raw(qc_json *j, const char *text, size_t len);
+/* Every verdict allowed or waived, no waiver expired, not interrupted, and a case at all (a
+ * shard may be empty). The summary's "conforms" and run's exit status. */
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta);
-/* Writes roll-ups and the summary, closes. Returns 0, or -1 on a write error. */
+/* Writes roll-ups and the summary, closes, renames PATH.tmp to PATH. Returns 0, or -1 on a
+ * write error (PATH is then as it was). */
 int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta);
+/* Drops the report being written (PATH is as it was). */
+void qc_json_abort(qc_json *j);
 
 /* JSON string escaping, shared by every writer. */
 void qc_json_string(FILE *f, const char *s);
 
-/* Console: the per-op table and the totals. */
-void qc_console_table(FILE *f, const qc_run_stats *s);
+/* Console: the per-op table and the totals (meta may be NULL; an interrupted run's totals
+ * say so). */
+void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta);
 
 #endif

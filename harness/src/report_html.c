@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "report_junit.h"
 #include "report_read.h"
+#include "utf8.h"
 
 /* ---- values ---- */
 
@@ -28,25 +30,29 @@ static int is_failing(int v)
 
 /* ---- escaping ---- */
 
-/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline (and
- * DEL) become U+FFFD. The input is UTF-8 (jansson checks it). */
+/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline, DEL,
+ * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. */
 static void esc(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
-		case '\t':
-		case '\n': fputc(*p, f); break;
+		case '\r':
+		case 0x7f: fputs("&#xFFFD;", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (!qc_utf8_reportable(cp))
 				fputs("&#xFFFD;", f);
 			else
-				fputc(*p, f);
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
 }
 
@@ -153,9 +159,29 @@ static void banner(FILE *f, json_t *r)
 	json_t *summary = json_object_get(r, "summary");
 	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
 	int ok = json_is_true(json_object_get(summary, "conforms"));
+	json_t *intr = json_object_get(r, "interrupted");
 	char ws[32];
 	fprintf(f, "<header class=\"banner %s\">\n<div class=\"big\" id=\"verdict\">%s</div>\n",
-	        ok ? "ok" : "bad", ok ? "CONFORMS" : "DOES NOT CONFORM");
+	        ok ? "ok" : "bad",
+	        json_is_object(intr) ? "INTERRUPTED"
+	        : ok                 ? "CONFORMS"
+	                             : "DOES NOT CONFORM");
+	if (json_is_object(intr)) {
+		/* a partial run: what finished, and how to go on */
+		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
+		esc(f, qc_report_str(intr, "signal"));
+		fprintf(f,
+		        " after <b>%llu</b> of %llu cases: the cases below are the ones that "
+		        "finished",
+		        qc_report_key_count(intr, "cases_done"),
+		        qc_report_key_count(intr, "cases_planned"));
+		if (json_is_string(json_object_get(intr, "journal"))) {
+			fputs("; resume with <code>qconform run --resume ", f);
+			esc(f, qc_report_str(intr, "journal"));
+			fputs("</code>", f);
+		}
+		fputs("</div>\n", f);
+	}
 	fputs("<div class=\"sub\">plugin <b>", f);
 	esc(f, qc_report_str(plugin, "name"));
 	fputs("</b> ", f);
@@ -980,11 +1006,10 @@ int qc_html_write_doc(json_t *r, const char *json_path, const char *html_path, c
 int qc_html_write_cert(json_t *r, json_t *cert, const char *json_path, const char *html_path,
                        char *err, size_t errsz)
 {
-	FILE *f = fopen(html_path, "w");
-	if (!f) {
-		snprintf(err, errsz, "%s: %s", html_path, strerror(errno));
+	qc_afile af;
+	if (qc_afile_open(&af, html_path, err, errsz) != 0)
 		return -1;
-	}
+	FILE *f = af.f;
 	json_t *run = json_object_get(r, "run");
 	head(f, run);
 	if (cert)
@@ -1000,12 +1025,7 @@ int qc_html_write_cert(json_t *r, json_t *cert, const char *json_path, const cha
 	fputs(" from <code>", f);
 	esc(f, json_path);
 	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		snprintf(err, errsz, "%s: write error: %s", html_path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return qc_afile_commit(&af, err, errsz);
 }
 
 int qc_html_write(const char *json_path, const char *html_path, char *err, size_t errsz)

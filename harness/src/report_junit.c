@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
 #include "compare.h"
 #include "report_html.h"
 #include "report_read.h"
+#include "utf8.h"
 
 /* Seconds for a time attribute: non-negative and finite. */
 static double secs(json_t *v)
@@ -20,15 +22,17 @@ static double secs(json_t *v)
 
 /*
  * XML text or attribute value. XML 1.0 (section 2.2, Char) allows tab, newline, carriage
- * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls and
- * U+FFFE, U+FFFF become U+FFFD. In attributes, tab and line ends are written as character
- * references so attribute-value normalization keeps them. The input is UTF-8 (jansson
- * checks it).
+ * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls, U+FFFE,
+ * U+FFFF and any ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. In attributes, tab and
+ * line ends are written as character references so attribute-value normalization keeps them.
  */
 static void xesc(FILE *f, const char *s, int attr)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -38,15 +42,12 @@ static void xesc(FILE *f, const char *s, int attr)
 		case '\n': fputs(attr ? "&#10;" : "\n", f); break;
 		case '\r': fputs("&#13;", f); break;
 		default:
-			if (*p < 0x20) {
+			if (!qc_utf8_reportable(cp))
 				fputs("&#xFFFD;", f);
-			} else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF)) {
-				fputs("&#xFFFD;", f); /* U+FFFE, U+FFFF */
-				p += 2;
-			} else {
-				fputc(*p, f);
-			}
+			else
+				fwrite(s + i, 1, k, f);
 		}
+		i += k;
 	}
 }
 
@@ -293,12 +294,16 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 		skipped += t.g[i].skipped;
 		total_time += t.g[i].time;
 	}
-	FILE *f = fopen(xml_path, "w");
-	if (!f) {
-		snprintf(err, errsz, "%s: %s", xml_path, strerror(errno));
+	qc_afile af;
+	if (qc_afile_open(&af, xml_path, err, errsz) != 0) {
 		table_free(&t);
 		return -1;
 	}
+	FILE *f = af.f;
+	/* an interrupted run: one more test case, in error, so that a CI does not take the
+	 * cases that finished for the run */
+	json_t *intr = json_object_get(r, "interrupted");
+	int interrupted = json_is_object(intr);
 	/* timestamp: JUnit's is ISO 8601 without a zone; the report's is UTC */
 	char stamp[32];
 	snprintf(stamp, sizeof stamp, "%s", qc_report_str(run, "started"));
@@ -310,7 +315,27 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
 	        "time=\"%.6f\">\n",
-	        json_array_size(cases), failures, errors, skipped, total_time);
+	        json_array_size(cases) + (size_t)interrupted, failures,
+	        errors + (unsigned long long)interrupted, skipped, total_time);
+	if (interrupted) {
+		fputs("  <testsuite name=\"qconform\" tests=\"1\" failures=\"0\" errors=\"1\" "
+		      "skipped=\"0\" time=\"0\">\n    <testcase classname=\"qconform\" "
+		      "name=\"run interrupted\" time=\"0\">\n      <error type=\"INTERRUPTED\" "
+		      "message=\"",
+		      f);
+		char what[256];
+		snprintf(what, sizeof what, "stopped by %s after %llu of %llu cases",
+		         qc_report_str(intr, "signal"), qc_report_key_count(intr, "cases_done"),
+		         qc_report_key_count(intr, "cases_planned"));
+		xesc(f, what, 1);
+		fputs("\">", f);
+		xesc(f, what, 0);
+		if (json_is_string(json_object_get(intr, "journal"))) {
+			fputs("\nresume: qconform run --resume ", f);
+			xesc(f, qc_report_str(intr, "journal"), 0);
+		}
+		fputs("</error>\n    </testcase>\n  </testsuite>\n", f);
+	}
 	for (i = 0; i < t.n; i++) {
 		op_group *g = &t.g[i];
 		if (!g->n)
@@ -353,12 +378,7 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	}
 	fputs("</testsuites>\n", f);
 	table_free(&t);
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		snprintf(err, errsz, "%s: write error: %s", xml_path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return qc_afile_commit(&af, err, errsz);
 oom:
 	table_free(&t);
 	snprintf(err, errsz, "%s: out of memory", xml_path);

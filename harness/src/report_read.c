@@ -4,7 +4,10 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "utf8.h"
 
 static int is_report(json_t *r, const char **why)
 {
@@ -129,4 +132,15 @@ const char *qc_report_num_text(char *buf, size_t n, const json_t *v)
 	else
 		snprintf(buf, n, "%.6g", d);
 	return buf;
+}
+
+json_t *qc_report_jstring(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (qc_utf8_valid(s ? s : "", n))
+		return json_stringn(s ? s : "", n);
+	char *clean = qc_utf8_sanitize_dup(s, n);
+	json_t *v = clean ? json_string(clean) : NULL;
+	free(clean);
+	return v ? v : json_string("");
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static qc_op_stats *find_op(qc_run_stats *s, const char *semantics, const char *op)
 {
 	for (int i = 0; i < s->n_ops; i++)
@@ -21,8 +23,9 @@ static qc_op_stats *find_op(qc_run_stats *s, const char *semantics, const char *
 	}
 	qc_op_stats *o = &s->ops[s->n_ops++];
 	memset(o, 0, sizeof *o);
-	snprintf(o->semantics, sizeof o->semantics, "%s", semantics);
-	snprintf(o->op, sizeof o->op, "%s", op);
+	/* a longer name is cut on a character boundary: the report stays UTF-8 */
+	qc_utf8_copy(o->semantics, sizeof o->semantics, semantics);
+	qc_utf8_copy(o->op, sizeof o->op, op);
 	return o;
 }
 
@@ -40,7 +43,7 @@ void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r)
 		if (j == o->n_outputs) {
 			if (j == QC_MAX_TENSORS)
 				continue;
-			snprintf(o->out_names[j], sizeof o->out_names[j], "%s", name);
+			qc_utf8_copy(o->out_names[j], sizeof o->out_names[j], name);
 			qc_metrics_init(&o->m[j], r->m[k].unit);
 			o->n_outputs++;
 		}

@@ -1,8 +1,12 @@
 #include "run.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 #include "dtype.h"
 #include "dump.h"
 #include "expected.h"
+#include "journal.h"
 #include "poison.h"
 #include "pool.h"
 #include "profile.h"
@@ -26,8 +31,10 @@
 #include "results.h"
 #include "rng.h"
 #include "runner.h"
+#include "sha256.h"
 #include "slua.h"
 #include "spec.h"
+#include "utf8.h"
 #include "util.h"
 #include "waivers.h"
 
@@ -340,6 +347,79 @@ static const char *default_reference_plugin(char *buf, size_t size)
 	return buf;
 }
 
+/* ---- signals: SIGINT, SIGTERM and SIGHUP stop a run, they do not kill it ---- */
+
+/*
+ * The handler records the first signal and cancels the pool (qc_pool_cancel is
+ * async-signal-safe: it kills the workers, and every batch not yet returned comes back
+ * cancelled). The run loop sees the signal, stops submitting, drains the pool and writes the
+ * reports of what was judged. The signals are blocked while the pool starts, so its job
+ * threads inherit them blocked and only the main thread runs the handler; they are blocked
+ * again around qc_pool_close, so the handler never sees a pool being freed.
+ */
+static _Atomic(qc_pool *) stop_pool;
+static volatile sig_atomic_t stop_signal;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS ((int)(sizeof stop_signals / sizeof stop_signals[0]))
+
+static void on_stop_signal(int sig)
+{
+	if (!stop_signal)
+		stop_signal = sig;
+	qc_pool *p = atomic_load(&stop_pool);
+	if (p)
+		qc_pool_cancel(p);
+}
+
+typedef struct stop_state {
+	struct sigaction old[N_STOP_SIGNALS];
+	sigset_t set, old_mask;
+} stop_state;
+
+/* Installs the handler with the signals blocked in this thread (unblock with stop_unblock). */
+static void stop_catch(stop_state *s)
+{
+	stop_signal = 0;
+	sigemptyset(&s->set);
+	for (int i = 0; i < N_STOP_SIGNALS; i++)
+		sigaddset(&s->set, stop_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &s->set, &s->old_mask);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sa.sa_mask = s->set;
+	sa.sa_flags = SA_RESTART;
+	for (int i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, &s->old[i]);
+}
+
+static void stop_block(stop_state *s)
+{
+	pthread_sigmask(SIG_BLOCK, &s->set, NULL);
+}
+
+static void stop_unblock(stop_state *s)
+{
+	pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+}
+
+/* The dispositions before stop_catch (a signal still pending was delivered by stop_unblock). */
+static void stop_restore(stop_state *s)
+{
+	atomic_store(&stop_pool, NULL);
+	stop_unblock(s);
+	for (int i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &s->old[i], NULL);
+}
+
+static const char *signal_name(int sig)
+{
+	return sig == SIGINT    ? "SIGINT"
+	       : sig == SIGTERM ? "SIGTERM"
+	       : sig == SIGHUP  ? "SIGHUP"
+	                        : "signal";
+}
+
 typedef struct batch {
 	qc_pool_batch pb; /* calls point into cases[i]->call */
 	qc_case *cases[QC_POOL_BATCH];
@@ -358,7 +438,12 @@ typedef struct run_state {
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
-	qc_dump *dump; /* --dump, or NULL */
+	qc_dump *dump;                  /* --dump, or NULL */
+	qc_journal *journal;            /* one line per judged case, synced per batch (or NULL) */
+	uint64_t replayed;              /* --resume: cases taken from the journal */
+	double journal_sync_s;          /* time spent flushing and syncing it */
+	struct timespec journal_synced; /* the last fdatasync */
+	unsigned long journal_syncs;
 } run_state;
 
 /* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors. */
@@ -411,20 +496,99 @@ static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tenso
 	}
 }
 
-/* Judges and reports the oldest batch in flight, then frees it. -1 if no worker could run it. */
+/* A failing case on the console (the first MAX_PRINTED_FAILURES), and the progress line. */
+static void print_case(run_state *st, const qc_case *c, const qc_result *r, const char *waived)
+{
+	if (!qc_verdict_conforms(r->verdict) && st->printed_failures < MAX_PRINTED_FAILURES) {
+		if (st->tty)
+			fprintf(stdout, "\r\033[K");
+		/* as the report shows them: no bytes a terminal would act on */
+		char name[sizeof c->name * 3], msg[sizeof r->message * 3];
+		qc_utf8_sanitize(name, sizeof name, c->name, strlen(c->name));
+		qc_utf8_sanitize(msg, sizeof msg, r->message, strlen(r->message));
+		fprintf(stdout, "%-8s %s: %s%s%s%s\n", qc_verdict_name(r->verdict), name, msg,
+		        waived ? " (waived: " : "", waived ? waived : "", waived ? ")" : "");
+		if (++st->printed_failures == MAX_PRINTED_FAILURES)
+			fprintf(stdout, "(further failures only in the report)\n");
+	}
+	if (st->tty && !st->o->quiet) {
+		char shown[101]; /* at most 100 bytes, whole characters */
+		qc_utf8_sanitize(shown, sizeof shown, c->name, strlen(c->name));
+		fprintf(stdout, "\r\033[K[%llu/%llu] %s", (unsigned long long)st->done,
+		        (unsigned long long)st->total, shown);
+	}
+}
+
+/* A failure a waiver accepts keeps its verdict and counts as allowed: the waiver's reason. */
+static const char *apply_waiver(run_state *st, const qc_case *c, qc_verdict v)
+{
+	qc_waiver *w = qc_waivers_match(st->waivers, c->name);
+	if (!w || qc_verdict_conforms(v))
+		return NULL;
+	w->applied++;
+	st->waived++;
+	return w->reason;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/*
+ * After every batch the journal's lines go to the kernel (fflush: a SIGKILL loses none of
+ * them) and, at most every JOURNAL_SYNC_S seconds, to the disk (fdatasync: a power cut loses
+ * at most that much judged work). An fdatasync per batch of the reference's fast cases cost
+ * about a sixth of the run's time; a batch of slower cases takes longer than the interval, so
+ * every batch is synced. A journal that cannot be written is given up (said once): the run
+ * goes on, only --resume is lost.
+ */
+#define JOURNAL_SYNC_S 0.25
+
+static void sync_journal(run_state *st)
+{
+	if (!st->journal)
+		return;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int due = !st->journal_synced.tv_sec ||
+	          (double)(t0.tv_sec - st->journal_synced.tv_sec) +
+	                          1e-9 * (double)(t0.tv_nsec - st->journal_synced.tv_nsec) >=
+	                  JOURNAL_SYNC_S;
+	if ((due ? qc_journal_sync(st->journal) : qc_journal_flush(st->journal)) != 0) {
+		fprintf(stderr,
+		        "qconform: cannot write the journal (%s): this run cannot be "
+		        "resumed\n",
+		        strerror(errno));
+		qc_journal_close(st->journal);
+		st->journal = NULL;
+	}
+	if (due) {
+		clock_gettime(CLOCK_MONOTONIC, &st->journal_synced);
+		st->journal_syncs++;
+	}
+	st->journal_sync_s += seconds_since(&t0);
+}
+
+/*
+ * Judges and reports the oldest batch in flight, then frees it. -1 if no worker could run it.
+ * A batch cancelled by a signal is not judged: its cases are simply not done.
+ */
 static int finish_batch(run_state *st)
 {
 	batch *b = (batch *)qc_pool_next(st->pool);
 	if (!b)
 		return 0;
 	int rc = 0;
-	if (b->pb.failed) {
+	if (b->pb.failed && !b->pb.cancelled) {
 		fprintf(stderr, "qconform: %s\n", b->pb.err);
 		rc = -1;
 	}
 	for (int i = 0; i < b->pb.n; i++) {
 		qc_case *c = b->cases[i];
-		if (rc == 0) {
+		if (rc == 0 && !b->pb.cancelled) {
 			qcf_tensor kernel_out[QC_MAX_TENSORS];
 			for (int k = 0; k < c->call.n_outputs; k++) {
 				kernel_out[k] = c->out[k];
@@ -437,15 +601,14 @@ static int finish_batch(run_state *st)
 			if (c->tol.check && r.verdict == QC_PASS_WITHIN_TOLERANCE)
 				custom_check(c, b->expected[i], kernel_out, &r);
 			qc_stats_add(&st->stats, c, &r);
-			/* a failure a waiver accepts keeps its verdict and counts as allowed */
-			qc_waiver *w = qc_waivers_match(st->waivers, c->name);
-			const char *waived = NULL;
-			if (w && !qc_verdict_conforms(r.verdict)) {
-				w->applied++;
-				st->waived++;
-				waived = w->reason;
-			}
-			qc_json_case_ex(st->json, c, &r, b->ordinal[i], waived);
+			const char *waived = apply_waiver(st, c, r.verdict);
+			size_t len;
+			char *text =
+			        qc_json_case_text(st->json, c, &r, b->ordinal[i], waived, &len);
+			qc_json_case_raw(st->json, text, len);
+			if (st->journal)
+				qc_journal_case(st->journal, text, len, &r);
+			free(text);
 			/* --dump: the data of a verdict that does not conform (waived or not); the
 			 * kernel's outputs were copied out of the worker's arena by the pool */
 			if (st->dump && !qc_verdict_conforms(r.verdict)) {
@@ -457,29 +620,43 @@ static int finish_batch(run_state *st)
 					fprintf(stderr, "qconform: --dump: %s\n", derr);
 			}
 			st->done++;
-			if (!qc_verdict_conforms(r.verdict) &&
-			    st->printed_failures < MAX_PRINTED_FAILURES) {
-				if (st->tty)
-					fprintf(stdout, "\r\033[K");
-				fprintf(stdout, "%-8s %s: %s%s%s%s\n", qc_verdict_name(r.verdict),
-				        c->name, r.message, waived ? " (waived: " : "",
-				        waived ? waived : "", waived ? ")" : "");
-				if (++st->printed_failures == MAX_PRINTED_FAILURES)
-					fprintf(stdout, "(further failures only in the report)\n");
-			}
-			if (st->tty && !st->o->quiet)
-				fprintf(stdout, "\r\033[K[%llu/%llu] %.100s",
-				        (unsigned long long)st->done, (unsigned long long)st->total,
-				        c->name);
+			print_case(st, c, &r, waived);
 		}
 		qc_expected_free(b->expected[i], c->call.n_outputs);
 		qc_case_free(c);
 	}
+	if (!b->pb.cancelled && rc == 0)
+		sync_journal(st);
 	if (st->tty && !st->o->quiet)
 		fflush(stdout);
 	qc_pool_batch_clear(&b->pb);
 	free(b);
 	return rc;
+}
+
+/*
+ * --resume: a case the journal holds, reported as it was judged: its case object as written,
+ * its metrics into the roll-ups, its waiver counted. -1 if the journal's case at this
+ * position has another name (not this run's journal).
+ */
+static int replay_case(run_state *st, const qc_case *c, const qc_journal_entry *e)
+{
+	char name[sizeof c->name * 3];
+	qc_utf8_sanitize(name, sizeof name, c->name, strlen(c->name));
+	if (strcmp(name, e->name) != 0) {
+		fprintf(stderr,
+		        "qconform: --resume %s: case %llu is %s in the journal but %s in this run: "
+		        "not this run's journal\n",
+		        st->o->resume, (unsigned long long)e->ordinal, e->name, name);
+		return -1;
+	}
+	qc_stats_add(&st->stats, c, e->r);
+	const char *waived = apply_waiver(st, c, e->r->verdict);
+	qc_json_case_raw(st->json, e->text, e->len);
+	st->done++;
+	st->replayed++;
+	print_case(st, c, e->r, waived);
+	return 0;
 }
 
 static size_t case_bytes(const qc_case *c)
@@ -517,12 +694,94 @@ static int report_waivers(const qc_waivers *ws, uint64_t waived, int status)
 
 static int render_reports(const qc_run_opts *o, const char *json_path);
 
+/* A JSON string array of n strings. */
+static json_t *jstrings(const char *const *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, qc_report_jstring(v[i]));
+	return a;
+}
+
+/*
+ * What makes two runs the same run, case for case: the journal's "identity". A resumed run
+ * must have the same one (the spec files' and the plugin's sha256 included: a journal says
+ * nothing about edited specs or a rebuilt plugin). Not in it: --jobs, the report paths,
+ * --quiet, --trace, --dump, --baseline (none changes a case's result).
+ */
+static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_plugin_info *info,
+                            const char *waivers_sha)
+{
+	json_t *id = json_object();
+	json_object_set_new(id, "qconform_version", json_string(QC_VERSION));
+	json_t *specs = json_array();
+	for (int i = 0; i < ss->n; i++) {
+		json_t *sp = json_object();
+		json_object_set_new(sp, "path", qc_report_jstring(ss->specs[i]->path));
+		json_object_set_new(sp, "sha256", qc_report_jstring(ss->specs[i]->sha256));
+		json_array_append_new(specs, sp);
+	}
+	json_object_set_new(id, "specs", specs);
+	char seed[32];
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+	json_object_set_new(id, "seed", json_string(seed));
+	json_t *plugin = json_object();
+	json_object_set_new(plugin, "path", qc_report_jstring(info->path));
+	json_object_set_new(plugin, "sha256", qc_report_jstring(info->sha256));
+	json_t *opts = json_array();
+	for (int i = 0; i < o->n_options; i++) {
+		char *kv = NULL;
+		if (asprintf(&kv, "%s=%s", o->options[i].key, o->options[i].value) < 0)
+			kv = NULL;
+		json_array_append_new(opts, qc_report_jstring(kv ? kv : ""));
+		free(kv);
+	}
+	json_object_set_new(plugin, "options", opts);
+	json_object_set_new(id, "plugin", plugin);
+	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
+	json_object_set_new(id, "profile",
+	                    o->profile ? qc_report_jstring(o->profile) : json_null());
+	json_t *shard = json_null();
+	if (o->shard_count) {
+		shard = json_object();
+		json_object_set_new(shard, "index", json_integer(o->shard_index));
+		json_object_set_new(shard, "count", json_integer(o->shard_count));
+	}
+	json_object_set_new(id, "shard", shard);
+	json_object_set_new(id, "timeout_seconds", json_real(o->timeout_s));
+	json_object_set_new(id, "waivers_sha256",
+	                    waivers_sha ? json_string(waivers_sha) : json_null());
+	json_object_set_new(id, "cases", json_integer((json_int_t)ss->total));
+	return id;
+}
+
+/* The first member of the identity that differs, in words. */
+static const char *identity_difference(const json_t *a, const json_t *b)
+{
+	static const struct {
+		const char *key, *what;
+	} keys[] = {{"qconform_version", "another qconform version"},
+	            {"specs", "other specs (paths or sha256: a spec file changed)"},
+	            {"seed", "another --seed"},
+	            {"plugin", "another plugin (path, sha256 or --plugin-option)"},
+	            {"filters", "other --filter"},
+	            {"profile", "another --profile"},
+	            {"shard", "another --shard"},
+	            {"timeout_seconds", "another --timeout"},
+	            {"waivers_sha256", "other --waivers"},
+	            {"cases", "another number of cases"}};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!json_equal(json_object_get(a, keys[i].key), json_object_get(b, keys[i].key)))
+			return keys[i].what;
+	return json_equal(a, b) ? NULL : "another identity";
+}
+
 int qc_cmd_run(const qc_run_opts *o)
 {
 	qc_diag diag = {0, 0, stderr};
 	specset ss = {0};
 	time_t started = time(NULL);
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (load_specs(o, &ss, &diag, 1) != 0) {
 		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", diag.errors,
@@ -537,6 +796,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	/* waivers and the baseline are read before anything runs: their errors are usage errors */
 	qc_waivers *waivers = NULL;
+	char waivers_sha[65] = "";
 	if (o->waivers) {
 		if (!(waivers = qc_waivers_load(o->waivers, &diag))) {
 			fprintf(stderr, "qconform: %d error%s in %s; nothing was run\n",
@@ -545,16 +805,27 @@ int qc_cmd_run(const qc_run_opts *o)
 			return 2;
 		}
 		qc_waivers_expire(waivers, started);
+		if (qc_sha256_file(o->waivers, waivers_sha) != 0)
+			waivers_sha[0] = 0;
 	}
 	json_t *baseline = NULL;
+	char err[1200];
 	if (o->baseline) {
-		char berr[1024];
-		if (!(baseline = qc_report_read(o->baseline, berr, sizeof berr))) {
-			fprintf(stderr, "qconform: --baseline %s\n", berr);
+		if (!(baseline = qc_report_read(o->baseline, err, sizeof err))) {
+			fprintf(stderr, "qconform: --baseline %s\n", err);
 			qc_waivers_free(waivers);
 			specset_free(&ss);
 			return 2;
 		}
+	}
+	/* --resume: the journal is read before anything starts */
+	qc_journal_data jd = {0};
+	if (o->resume && qc_journal_load(o->resume, &jd, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform: --resume %s\n", err);
+		json_decref(baseline);
+		qc_waivers_free(waivers);
+		specset_free(&ss);
+		return 2;
 	}
 	qc_dump *dump = NULL;
 	if (o->dump_dir) {
@@ -564,6 +835,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		                    o->options, o->n_options, derr, sizeof derr);
 		if (!dump) {
 			fprintf(stderr, "qconform: --dump %s\n", derr);
+			qc_journal_data_free(&jd);
 			json_decref(baseline);
 			qc_waivers_free(waivers);
 			specset_free(&ss);
@@ -583,20 +855,26 @@ int qc_cmd_run(const qc_run_opts *o)
 	cfg.worker_memory =
 	        o->worker_memory_set ? o->worker_memory : default_worker_memory(o->jobs);
 	qc_plugin_info info;
-	char err[512];
 	run_state st = {0};
 	st.o = o;
 	st.waivers = waivers;
 	st.dump = dump;
+	stop_state sigs;
+	stop_catch(&sigs); /* blocked: the pool's job threads start with the signals blocked */
 	if (qc_pool_open(&cfg, o->jobs, &st.pool, &info, err, sizeof err) != 0) {
+		stop_restore(&sigs);
 		fprintf(stderr, "qconform: %s\n", err);
 		qc_dump_close(dump, NULL);
+		qc_journal_data_free(&jd);
 		qc_waivers_free(waivers);
 		json_decref(baseline);
 		specset_free(&ss);
 		return 2;
 	}
-	char json_path[1024];
+	atomic_store(&stop_pool, st.pool);
+	stop_unblock(&sigs);
+
+	char json_path[1024], journal_path[1100];
 	if (o->json_path)
 		snprintf(json_path, sizeof json_path, "%s", o->json_path);
 	else {
@@ -608,6 +886,21 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	if (o->json_written)
 		snprintf(o->json_written, o->json_written_size, "%s", json_path);
+	snprintf(journal_path, sizeof journal_path, "%s",
+	         o->resume         ? o->resume
+	         : o->journal_path ? o->journal_path
+	                           : json_path);
+	if (!o->resume && !o->journal_path)
+		snprintf(journal_path, sizeof journal_path, "%s.journal", json_path);
+	json_t *identity = run_identity(o, &ss, &info, waivers_sha[0] ? waivers_sha : NULL);
+	const char *refused = NULL;
+	if (o->resume &&
+	    (refused = identity_difference(json_object_get(jd.header, "identity"), identity))) {
+		fprintf(stderr,
+		        "qconform: --resume %s: the journal is of another run (%s); run without "
+		        "--resume to start again\n",
+		        o->resume, refused);
+	}
 	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i],
@@ -628,12 +921,49 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .shard_index = o->shard_count ? o->shard_index : 0,
 	                    .shard_count = o->shard_count,
 	                    .waivers = waivers};
-	st.json = qc_json_open(json_path, &meta, err, sizeof err);
-	if (!st.json) {
+	if (o->resume) {
+		/* the report of the run that was started: its command and start time */
+		const char *cmd0 = json_string_value(json_object_get(jd.header, "command"));
+		json_t *t = json_object_get(jd.header, "started");
+		meta.command = cmd0 ? cmd0 : o->command;
+		if (json_is_integer(t))
+			meta.started = (time_t)json_integer_value(t);
+		meta.resumed_from = o->resume;
+		meta.resumed_cases = jd.n;
+		meta.resume_command = o->command;
+	}
+	if (!refused && !(st.json = qc_json_open(json_path, &meta, err, sizeof err)))
 		fprintf(stderr, "qconform: %s\n", err);
-		qc_dump_close(dump, NULL);
+	if (st.json && o->resume) {
+		if (!(st.journal = qc_journal_reopen(journal_path, jd.good_bytes, err, sizeof err)))
+			fprintf(stderr, "qconform: %s\n", err);
+	} else if (st.json) {
+		if (access(journal_path, F_OK) == 0)
+			fprintf(stderr,
+			        "qconform: note: %s is replaced (resume an unfinished run with "
+			        "run --resume)\n",
+			        journal_path);
+		json_t *h = json_object();
+		json_object_set_new(h, "format", json_string("qconform-journal"));
+		json_object_set_new(h, "format_version", json_integer(1));
+		json_object_set_new(h, "started", json_integer((json_int_t)started));
+		json_object_set_new(h, "command", qc_report_jstring(o->command));
+		json_object_set_new(h, "argv", jstrings((const char *const *)o->argv, o->argc));
+		json_object_set_new(h, "identity", json_incref(identity));
+		if (!(st.journal = qc_journal_create(journal_path, h, err, sizeof err)))
+			fprintf(stderr, "qconform: %s\n", err);
+		json_decref(h);
+	}
+	json_decref(identity);
+	if (!st.journal) {
+		qc_json_abort(st.json);
+		stop_block(&sigs);
+		atomic_store(&stop_pool, NULL);
 		qc_pool_close(st.pool);
+		stop_restore(&sigs);
+		qc_dump_close(dump, NULL);
 		free(metas);
+		qc_journal_data_free(&jd);
 		qc_waivers_free(waivers);
 		json_decref(baseline);
 		specset_free(&ss);
@@ -641,22 +971,34 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	st.total = ss.total;
 	st.tty = isatty(1);
+	char shown_name[sizeof info.name * 3], shown_version[sizeof info.version * 3];
+	qc_utf8_sanitize(shown_name, sizeof shown_name, info.name, strlen(info.name));
+	qc_utf8_sanitize(shown_version, sizeof shown_version, info.version, strlen(info.version));
 	printf("qconform %s: %llu cases from %d specs, plugin %s %s (ABI %u)\n", QC_VERSION,
-	       (unsigned long long)ss.total, ss.n, info.name, info.version, info.abi_version);
+	       (unsigned long long)ss.total, ss.n, shown_name, shown_version, info.abi_version);
 	if (o->shard_count)
 		printf("shard %d/%d: %llu of the run's %llu cases\n", o->shard_index,
 		       o->shard_count, (unsigned long long)ss.total,
 		       (unsigned long long)ss.unsharded);
+	if (o->resume)
+		printf("resuming %s: %zu case%s done before, %llu to run\n", o->resume, jd.n,
+		       jd.n == 1 ? "" : "s",
+		       (unsigned long long)(ss.total > jd.n ? ss.total - jd.n : 0));
 	fflush(stdout);
 
 	/* The main thread expands cases and computes the reference's answers while the
-	 * workers run earlier batches; results are judged in case order. */
+	 * workers run earlier batches; results are judged in case order. A signal stops the
+	 * submitting; what is in flight comes back cancelled. */
 	int rc = 0;
 	size_t cap = qc_pool_capacity(st.pool);
-	int max_in_flight = 2 * (o->jobs > 0 ? o->jobs : 1);
+	/* With one worker the pool runs a batch inside qc_pool_submit (harness/src/pool.c): it
+	 * is done when submitted, and judging it before the next one keeps the journal no more
+	 * than one batch behind (what a SIGKILL loses). With job threads, two batches a worker
+	 * keep them busy while this thread expands cases. */
+	int max_in_flight = o->jobs > 1 ? 2 * o->jobs : 1;
 	batch *b = qc_xcalloc(1, sizeof *b);
 	uint64_t ordinal = 0; /* cases the filters keep, every shard: the unsharded order */
-	for (int i = 0; i < ss.n && rc == 0; i++) {
+	for (int i = 0; i < ss.n && rc == 0 && !stop_signal; i++) {
 		if (!ss.selected[i]) {
 			/* none in this shard: its cases still count for the ordinals after it */
 			ordinal += ss.filtered[i];
@@ -665,7 +1007,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 1, &diag);
 		qc_case *c;
 		int got;
-		while (rc == 0 && (got = qc_cases_next(it, &c)) != 0) {
+		while (rc == 0 && !stop_signal && (got = qc_cases_next(it, &c)) != 0) {
 			if (got < 0)
 				continue; /* cannot happen after validation */
 			if (!qc_filter_match(o->filters, o->n_filters, c->name)) {
@@ -674,6 +1016,21 @@ int qc_cmd_run(const qc_run_opts *o)
 			}
 			uint64_t this_ordinal = ordinal++;
 			if (!in_shard(o, c->name)) {
+				qc_case_free(c);
+				continue;
+			}
+			const qc_journal_entry *je =
+			        o->resume ? qc_journal_find(&jd, this_ordinal) : NULL;
+			if (je) {
+				/* judged before: what is in flight first, to keep the order */
+				if (b->pb.n) {
+					qc_pool_submit(st.pool, &b->pb);
+					b = qc_xcalloc(1, sizeof *b);
+				}
+				while (rc == 0 && qc_pool_in_flight(st.pool) > 0)
+					rc = finish_batch(&st);
+				if (rc == 0 && !stop_signal)
+					rc = replay_case(&st, c, je);
 				qc_case_free(c);
 				continue;
 			}
@@ -698,27 +1055,48 @@ int qc_cmd_run(const qc_run_opts *o)
 		}
 		qc_cases_end(it);
 	}
-	if (b->pb.n)
+	if (b->pb.n && !stop_signal) {
 		qc_pool_submit(st.pool, &b->pb);
-	else
+	} else {
+		for (int i = 0; i < b->pb.n; i++) {
+			qc_expected_free(b->expected[i], b->cases[i]->call.n_outputs);
+			qc_case_free(b->cases[i]);
+		}
 		free(b);
+	}
 	while (qc_pool_in_flight(st.pool) > 0) {
 		int r = finish_batch(&st);
 		if (r)
 			rc = r;
 	}
+	/* no handler may touch the pool while it is freed */
+	stop_block(&sigs);
+	atomic_store(&stop_pool, NULL);
 	qc_pool_close(st.pool);
+	stop_unblock(&sigs);
+	int sig = stop_signal;
+	/* a signal after the last verdict stopped nothing: the run is complete */
+	int interrupted = sig && st.done < st.total;
 	meta.finished = time(NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	meta.wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	meta.wall_s = seconds_since(&t0);
 	if (st.tty && !o->quiet)
 		printf("\r\033[K");
 	meta.waived = st.waived;
+	if (interrupted) {
+		meta.interrupted = signal_name(sig);
+		meta.cases_done = st.done;
+		meta.cases_planned = st.total;
+		meta.journal = journal_path;
+	}
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
 		fprintf(stderr, "qconform: writing %s failed\n", json_path);
 		rc = -1;
 	}
-	qc_console_table(stdout, &st.stats);
+	int journal_ok = qc_journal_close(st.journal) == 0;
+	if (getenv("QCONFORM_JOURNAL_TIMING"))
+		fprintf(stderr, "qconform: journal: %.3f s flushing, %lu fdatasync\n",
+		        st.journal_sync_s, st.journal_syncs);
+	qc_console_table(stdout, &st.stats, &meta);
 	if (ss.profile)
 		printf("profile %s: %d required ops, %llu cases run (the profile needs %llu)%s\n",
 		       ss.profile->name, ss.profile->n_ops, (unsigned long long)st.stats.cases,
@@ -737,7 +1115,12 @@ int qc_cmd_run(const qc_run_opts *o)
 	printf("report: %s\n", json_path);
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;
-	if (baseline && rc == 0) {
+	if (interrupted) {
+		printf("INTERRUPTED by %s after %llu of %llu cases: the reports hold the cases "
+		       "judged before it\nresume: qconform run --resume %s\n",
+		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
+		       journal_path);
+	} else if (baseline && rc == 0) {
 		/* the same comparison as qconform diff BASELINE REPORT */
 		char derr[1024];
 		json_t *cur = qc_report_read(json_path, derr, sizeof derr);
@@ -751,7 +1134,20 @@ int qc_cmd_run(const qc_run_opts *o)
 		}
 		json_decref(cur);
 	}
+	if (sig && !interrupted)
+		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
+		        signal_name(sig));
+	/* the journal has served once the complete report is written */
+	if (!interrupted && status != 2 && journal_ok && !o->keep_journal)
+		unlink(journal_path);
+	else if (!interrupted && o->keep_journal)
+		printf("journal: %s\n", journal_path);
+	stop_restore(&sigs);
+	if (interrupted)
+		status = 128 + sig;
+	fflush(stdout);
 	json_decref(baseline);
+	qc_journal_data_free(&jd);
 	qc_waivers_free(waivers);
 	qc_stats_free(&st.stats);
 	free(metas);

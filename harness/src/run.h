@@ -30,7 +30,9 @@ typedef struct qc_run_opts {
 	int quiet;
 	int trace;
 	const char *command; /* the command line, for the report */
-	int shard_index;     /* --shard K/N: 1 <= K <= N; 0 when not sharded */
+	char **argv;         /* the arguments after the command (the journal keeps them) */
+	int argc;
+	int shard_index; /* --shard K/N: 1 <= K <= N; 0 when not sharded */
 	int shard_count;
 	const char *baseline; /* --baseline FILE: a report to diff the run against */
 	const char *waivers;  /* --waivers FILE */
@@ -39,12 +41,21 @@ typedef struct qc_run_opts {
 	int no_sandbox;       /* --no-sandbox */
 	const char *sandbox_allow[QC_MAX_OPTIONS]; /* --sandbox-allow PATH */
 	int n_sandbox_allow;
-	size_t worker_memory;  /* --worker-memory (bytes; 0: no limit) */
-	int worker_memory_set; /* else: half the RAM over the jobs */
-	char *json_written;    /* if not NULL: receives the path of the JSON report (certify) */
+	size_t worker_memory;     /* --worker-memory (bytes; 0: no limit) */
+	int worker_memory_set;    /* else: half the RAM over the jobs */
+	const char *journal_path; /* --journal FILE (default: the JSON report's path + .journal) */
+	const char *resume;       /* --resume JOURNAL: run only the cases the journal lacks */
+	int keep_journal;         /* --keep-journal: keep it after a complete report */
+	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
 } qc_run_opts;
 
+/*
+ * Runs the specs. Exit status: 0 conforms, 1 does not, 2 usage, spec, plugin or journal error;
+ * 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped the run: the
+ * reports then hold the cases judged before it and say "interrupted", and the journal stays
+ * for --resume.
+ */
 int qc_cmd_run(const qc_run_opts *o);
 int qc_cmd_list(const qc_run_opts *o);
 int qc_cmd_validate(const qc_run_opts *o);
