@@ -213,6 +213,12 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->path);
 	fputs(", \"sha256\": ", f);
 	qc_json_string(f, meta->plugin->sha256);
+	fputs(", \"sandbox\": ", f);
+	if (meta->plugin->sandbox[0])
+		qc_json_string(f, meta->plugin->sandbox);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
 	fputs(", \"options\": [", f);
 	for (int i = 0; i < meta->n_options; i++) {
 		if (i)
