@@ -59,6 +59,8 @@ typedef struct qc_case {
 	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_TENSORS][QCF_MAX_RANK];
 	qcf_attr attrs[QC_MAX_ATTRS];
 	struct qc_chunk *mem;
+	/* where the case is defined: an explicit case's name, the sweep, or the document */
+	const yaml_node_t *where;
 } qc_case;
 
 typedef struct qc_cases qc_cases;
