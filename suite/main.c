@@ -12,6 +12,7 @@
 #pragma weak qct_register_gen
 #pragma weak qct_register_runner
 #pragma weak qct_register_spec
+#pragma weak qct_register_spec_limits
 #pragma weak qct_register_compare
 #pragma weak qct_register_run
 #pragma weak qct_register_litert_conv
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 	                        qct_register_gen,
 	                        qct_register_runner,
 	                        qct_register_spec,
+	                        qct_register_spec_limits,
 	                        qct_register_compare,
 	                        qct_register_run,
 	                        qct_register_lua,

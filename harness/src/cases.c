@@ -195,7 +195,7 @@ static void *vnode_alloc_cb(void *ctx, size_t n)
 }
 
 /* A Lua error at line `line` (1-based, 0 unknown) of the chunk written at node n. */
-static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int line)
+yaml_node_t qc_chunk_at(const yaml_node_t *n, int line)
 {
 	yaml_node_t at = *n;
 	int block =
@@ -207,6 +207,12 @@ static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int li
 		at.start_mark.line += (size_t)(line - 1);
 	if (block || line > 1)
 		at.start_mark.column = n->start_mark.column;
+	return at;
+}
+
+static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int line)
+{
+	yaml_node_t at = qc_chunk_at(n, line);
 	if (first_report(it, n))
 		qc_diag_error(it->diag, path_of(it), &at, "Lua: %s", msg);
 }

@@ -299,8 +299,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
 		qc_case *c;
 		int rc;
-		const yaml_node_t *reported[8];
-		int n_reported = 0;
+		const yaml_node_t *reported[8], *checked[8];
+		int n_reported = 0, n_checked = 0;
 		uint64_t first = n_keys, cap = first + qc_cases_count(s);
 		while ((rc = qc_cases_next(it, &c)) != 0) {
 			if (rc < 0)
@@ -313,6 +313,41 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			all_cases[i]++;
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
+			/* a custom check runs once here on the reference's own outputs (errors 0):
+			 * one that fails, loops or is stopped on them is a spec error now, not an
+			 * ERROR verdict per case later */
+			int tried = !c->tol.check || !with_data || n_checked == 8;
+			for (int k = 0; k < n_checked && !tried; k++)
+				tried = checked[k] == c->tol.check_node;
+			if (!tried) {
+				checked[n_checked++] = c->tol.check_node;
+				char cerr[512] = "", why[256];
+				if (!s->lua && !(s->lua = qc_lua_new(cerr, sizeof cerr)))
+					qc_diag_error(diag, s->path, c->tol.check_node,
+					              "cannot start Lua: %s", cerr);
+				qc_expected *e =
+				        s->lua ? qc_expected_new(c, cerr, sizeof cerr) : NULL;
+				for (int k = 0; e && e->status == QCF_OK && k < c->call.n_outputs;
+				     k++) {
+					size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
+					double *v = qc_xcalloc(n, sizeof *v);
+					for (size_t j = 0; j < n; j++)
+						v[j] = qref_get(&e->out[k], j);
+					int ok, line = 0;
+					int r = qc_lua_check(s->lua, c->tol.check, e->errors[k], v,
+					                     v, n, &ok, why, sizeof why, cerr,
+					                     sizeof cerr, &line);
+					free(v);
+					if (r != 0) {
+						yaml_node_t at =
+						        qc_chunk_at(c->tol.check_node, line);
+						qc_diag_error(diag, s->path, &at, "Lua: %s", cerr);
+						break;
+					}
+				}
+				if (e)
+					qc_expected_free(e, c->call.n_outputs);
+			}
 			if (qc_filter_match(o->filters, o->n_filters, c->name)) {
 				ss->unsharded++;
 				ss->filtered[i]++;

@@ -968,13 +968,17 @@ static const char *file_kind(mode_t m)
 
 char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer (fstat refuses it next) */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* opening a socket fails: say why */
+		qc_diag_error(diag, path, NULL, "not a regular file (%s)", file_kind(st.st_mode));
+		return NULL;
+	}
+	/* O_NONBLOCK: opening a FIFO (put there since the stat) must not wait for a writer */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
-	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
 		close(fd);
