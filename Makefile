@@ -178,13 +178,7 @@ $(FUZZER): $(BUILD)/suite/fuzz/fuzz_spec.o $(HARNESS_A) $(REF_A)
 	$(CC) $(subst fuzzer-no-link,fuzzer,$(LDFLAGS)) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 fuzz:
-	@missing=""; for p in $(FUZZ_DEB_PKGS); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	$(MAKE) deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_BUILD)/fuzz_spec
 	@mkdir -p $(FUZZ_BUILD)/corpus && \
 	  find specs -name '*.yaml' | while read -r f; do cp "$$f" "$(FUZZ_BUILD)/corpus/spec_$$(echo "$$f" | tr / _)"; done && \

@@ -130,6 +130,14 @@ static char *gen_many_cases_dup(void)
 	return b.s;
 }
 
+static char *gen_many_keys(void)
+{
+	buf b = {0};
+	for (int i = 0; i < 100000; i++)
+		bprintf(&b, "k%d: 0\n", i);
+	return b.s;
+}
+
 /* Four sweep variables of 1,000 values: 10^12 cases. */
 static char *gen_sweep_1e12(void)
 {
@@ -344,13 +352,25 @@ static const row rows[] = {
          "attrs: {a: \"=string.gsub('aa', 'a', function() while true do end end)\"}\n", NULL, NULL,
          "9:12", "Lua: attempt to call a nil value (field 'gsub')"},
         {"next over a big table is O(n) per call in C",
-         "attrs: {a: \"=(function() local t = {} for i = 1, 1e6 do t[i] = i end for k in next, "
+         "attrs: {a: \"=(function() local t = {} for i = 1, 1e5 do t[i] = i end for k in next, "
          "t do end end)()\"}\n",
          NULL, NULL, "9:12", LIMIT_MSG},
         {"table.move loops in C",
          "attrs: {a: \"=(function() for i = 1, 1e9 do table.move({}, 1, 1e7, 1, {}) end "
          "end)()\"}\n",
          NULL, NULL, "9:12", LIMIT_MSG},
+        {"pairs sorts the keys in C at every call",
+         "attrs: {a: \"=(function() local t = {} for i = 1, 1e5 do t[i] = i end for i = 1, 1e9 "
+         "do for k in pairs(t) do break end end end)()\"}\n",
+         NULL, NULL, "9:12", LIMIT_MSG},
+        {"string.rep fills memory in C",
+         "attrs: {a: \"=(function() for i = 1, 1e9 do local s = string.rep('x', 1e7) end "
+         "end)()\"}\n",
+         NULL, NULL, "9:12", LIMIT_MSG},
+        {"table.insert with a huge __len",
+         "attrs: {a: \"=table.insert(setmetatable({}, {__len = function() return 2^53 end}), 1, "
+         "0)\"}\n",
+         NULL, NULL, "9:12", "Lua: table.insert: more than 16777216 elements"},
         {"table.remove with a huge __len",
          "attrs: {a: \"=table.remove(setmetatable({}, {__len = function() return 2^53 end}), "
          "1)\"}\n",
@@ -385,6 +405,8 @@ static const row rows[] = {
          "nesting deeper than 256 levels"},
         {"more YAML nodes than the limit", NULL, gen_too_many_nodes, NULL, "9:3999931",
          "more than 2000000 YAML nodes in one file"},
+        {"100,000 unknown keys (duplicates were looked for in O(n^2))", NULL, gen_many_keys, NULL,
+         "9:1", "unknown key 'k0' in the spec"},
         {"100,000 cases, the last a duplicate", NULL, gen_many_cases_dup, NULL, "100010:11",
          "duplicate case name 'c0' (also case 1)"},
         /* case counts */
@@ -454,6 +476,8 @@ static void expect_refused(const row *r, const char *cmd, const char *at, const 
 		        r->what, cmd, prefix, want, HANG_SECONDS, p.status, t,
 		        (int)(first < 400 ? first : 400), p.err);
 	CU_ASSERT(ok);
+	if (getenv("QCT_TIMES"))
+		fprintf(stderr, "\n  %.2f s  %s", t, r->what);
 	qct_proc_free(&p);
 }
 
@@ -546,6 +570,29 @@ static void *pool_alloc(void *ctx, size_t n)
 	return memset(&p->mem[p->used - k], 0, k * sizeof(max_align_t));
 }
 
+/* A waiver file that is a FIFO: `run --waivers` refuses it at once. */
+static void test_waivers_fifo(void)
+{
+	const char *dir = qct_tmpdir();
+	char spec[600], fifo[600];
+	snprintf(spec, sizeof spec, "%s/x.yaml", dir);
+	snprintf(fifo, sizeof fifo, "%s/waivers.yaml", dir);
+	write_spec(spec, "");
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	qct_proc p;
+	double t0 = now_s();
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s run %s --waivers %s --quiet --json %s/r.json",
+	                             qct_build_path("qconform"), spec, fifo, dir),
+	                      0);
+	CU_ASSERT(now_s() - t0 < HANG_SECONDS);
+	CU_ASSERT_EQUAL(p.status, 2);
+	char want[700];
+	snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", fifo);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	qct_proc_free(&p);
+	qct_rmdir(dir);
+}
+
 /* The spec-wide Lua budgets, through the API: instructions, then the wall clock. */
 static void test_lua_budgets(void)
 {
@@ -578,7 +625,7 @@ static void test_lua_budgets(void)
 	qc_lua_set_budget(L, UINT64_MAX, 0.5);
 	qc_lua_budget_reset(L);
 	const char *slow =
-	        "(function() for i = 1, 20 do table.move({}, 1, 1e6, 1, {}) end return 1 end)()";
+	        "(function() for i = 1, 5 do table.move({}, 1, 1e6, 1, {}) end return 1 end)()";
 	int r = 0;
 	double t0 = now_s();
 	for (int k = 0; k < 1000 && r == 0; k++)
@@ -619,6 +666,7 @@ void qct_register_spec_limits(void)
 	CU_add_test(s, "hostile specs: exit 2, file:line:col, in bounded time", test_table);
 	CU_add_test(s, "100,000 explicit cases validate in seconds", test_many_cases);
 	CU_add_test(s, "a file reached twice is loaded once", test_file_once);
+	CU_add_test(s, "a waiver file that is a FIFO", test_waivers_fifo);
 	CU_add_test(s, "spec-wide Lua budgets: instructions, wall clock", test_lua_budgets);
 	CU_add_test(s, "a spec from memory", test_load_text);
 }
