@@ -130,6 +130,16 @@ static char *gen_many_cases_dup(void)
 	return b.s;
 }
 
+/* 100,000 cases named alike: each later one names the first, in O(n log n). */
+static char *gen_same_name(void)
+{
+	buf b = {0};
+	bprintf(&b, "cases:\n");
+	for (int i = 0; i < 100000; i++)
+		bprintf(&b, "  - name: c\n");
+	return b.s;
+}
+
 static char *gen_many_keys(void)
 {
 	buf b = {0};
@@ -407,6 +417,8 @@ static const row rows[] = {
          "more than 2000000 YAML nodes in one file"},
         {"100,000 unknown keys (duplicates were looked for in O(n^2))", NULL, gen_many_keys, NULL,
          "9:1", "unknown key 'k0' in the spec"},
+        {"100,000 cases of one name", NULL, gen_same_name, NULL, "11:11",
+         "duplicate case name 'c' (also case 1)"},
         {"100,000 cases, the last a duplicate", NULL, gen_many_cases_dup, NULL, "100010:11",
          "duplicate case name 'c0' (also case 1)"},
         /* case counts */

@@ -17,7 +17,6 @@
 #include "expected.h"
 #include "pool.h"
 #include "profile.h"
-#include "qc_limits.h"
 #include "qref.h"
 #include "report.h"
 #include "report_html.h"

@@ -55,7 +55,7 @@
 
 #define HOOK_STEP 1000 /* instructions between two count hooks */
 /* Work done in C is charged as instructions: an element moved or a key compared costs ~8 VM
- * instructions' time, a byte of a new string 1/4 (its page faults). */
+ * instructions' time, a byte of a new string 1/2 (allocation, page faults, copies). */
 #define MAX_DEPTH 32                     /* table nesting, both directions */
 #define MAX_ITEMS ((lua_Integer)1 << 24) /* values in one converted result, list lengths */
 #define CACHE_MAX 4096                   /* compiled chunks per kind before the cache restarts */
@@ -550,7 +550,7 @@ static int sb_rep(lua_State *L)
 		getq(L)->oom = 1;
 		return luaL_error(L, "not enough memory");
 	}
-	charge(L, getq(L), (un * l + (un - 1) * ls) / 4, 1); /* page faults cost more than a copy */
+	charge(L, getq(L), (un * l + (un - 1) * ls) / 2, 1);
 	return forward(L, 1);
 }
 

@@ -740,11 +740,10 @@ static void check_case_names(checker *c, yaml_node_t *cases)
 			v[k++] = (named_case){nm, (int)i};
 	}
 	qsort(v, k, sizeof *v, cmp_named_case);
-	for (size_t i = 1; i < k; i++) {
-		size_t first = i - 1;
-		while (first > 0 && strcmp(v[first - 1].name, v[i].name) == 0)
-			first--;
-		if (strcmp(v[i - 1].name, v[i].name) == 0)
+	for (size_t i = 1, first = 0; i < k; i++) {
+		if (strcmp(v[i - 1].name, v[i].name) != 0)
+			first = i; /* v[first]: the earliest case of this name */
+		else
 			ERR(c,
 			    qc_map_get(s, qc_node(s, cases->data.sequence.items.start[v[i].index]),
 			               "name"),
