@@ -27,13 +27,20 @@
  * would make results depend on when the collector runs).
  *
  * Runaway scripts. The count hook stops an evaluation after
- * QC_LUA_INSTRUCTION_LIMIT VM instructions, the allocator refuses growth past
- * QC_LUA_MEM_LIMIT; pcall and xpcall cannot catch either of those two errors.
- * C loops the hook cannot see are bounded: string.rep of an empty string
- * returns at once (and a result larger than the memory limit is a memory
- * error without trying), table.move refuses more than 2^24 elements. The
- * pattern functions (string.find, match, gmatch, gsub) are left out: their
- * backtracking runs in C where no count can stop it.
+ * QC_LUA_INSTRUCTION_LIMIT VM instructions or QC_LUA_EVAL_SECONDS, and the
+ * evaluations of one expansion of a spec after QC_LUA_SPEC_INSTRUCTION_LIMIT
+ * instructions or QC_LUA_SPEC_SECONDS in all; the allocator refuses growth
+ * past QC_LUA_MEM_LIMIT. Nothing catches a stop: pcall and xpcall re-raise
+ * it, xpcall's message handler is skipped once stopped (Lua runs it inside the
+ * hook, where no hook fires), and after a stop the hook fires at every
+ * instruction, so a __close metamethod that loops is stopped at once. C loops
+ * the hook cannot see are charged as instructions (next, pairs, table.move,
+ * insert, remove, sort, string.rep, qc.range, qc.primes, converting values)
+ * or bounded: string.rep of an empty string returns at once (and a result
+ * larger than the memory limit is a memory error without trying), table.move,
+ * insert and remove refuse more than 2^24 elements. The pattern functions
+ * (string.find, match, gmatch, gsub) are left out: their backtracking runs in
+ * C where no count can stop it.
  *
  * Errors carry the chunk line: "expr:3: msg" from Lua itself, and a message
  * handler gives errors raised inside C functions the line of the innermost
