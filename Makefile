@@ -14,6 +14,10 @@ DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-de
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT      := -O1
+else ifeq ($(SAN),fuzz)
+# `make fuzz`: clang's coverage for libFuzzer on every object, plus ASan and UBSan
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT      := -O1
 else
 SANFLAGS :=
 OPT      := -O2
@@ -49,7 +53,7 @@ TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
 .PHONY: all deps check-deps run test test-unit test-san bench clean format format-check import-onnx \
-        plugins mutation examples
+        plugins mutation examples fuzz
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
 
@@ -160,6 +164,31 @@ import-onnx: deps
 	  $(QCONFORM) import-onnx $(ONNX_TESTDATA) --out $(BUILD)/onnx-imported \
 	    --provenance "Debian package libonnx-testdata $$v" && \
 	  rm -rf specs/onnx/imported && cp -r $(BUILD)/onnx-imported specs/onnx/imported
+
+# libFuzzer on the spec loader and the case expansion (suite/fuzz/fuzz_spec.c), for
+# FUZZ_SECONDS, built with Debian's clang in build/fuzz. The corpus (build/fuzz/corpus) keeps
+# what earlier runs found and is seeded each run with every spec of specs/ and the hostile
+# seeds of suite/fuzz/seeds; findings (crash-*, leak-*, timeout-*, oom-*) land in build/fuzz.
+# Not part of `make test`.
+FUZZ_DEB_PKGS := clang libclang-rt-14-dev libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config
+FUZZ_SECONDS  ?= 60
+FUZZ_BUILD    := build/fuzz
+FUZZ_ARGS     ?=
+FUZZER        := $(BUILD)/fuzz_spec
+
+$(FUZZER): $(BUILD)/suite/fuzz/fuzz_spec.o $(HARNESS_A) $(REF_A)
+	$(CC) $(subst fuzzer-no-link,fuzzer,$(LDFLAGS)) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+fuzz:
+	$(MAKE) deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_BUILD)/fuzz_spec
+	@mkdir -p $(FUZZ_BUILD)/corpus && \
+	  find specs -name '*.yaml' | while read -r f; do cp "$$f" "$(FUZZ_BUILD)/corpus/spec_$$(echo "$$f" | tr / _)"; done && \
+	  cp suite/fuzz/seeds/*.yaml $(FUZZ_BUILD)/corpus/
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_spec \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=30 -rss_limit_mb=2048 \
+	  -dict=suite/fuzz/spec.dict -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	  $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

@@ -13,6 +13,7 @@
 #pragma weak qct_register_runner
 #pragma weak qct_register_hostile
 #pragma weak qct_register_spec
+#pragma weak qct_register_spec_limits
 #pragma weak qct_register_compare
 #pragma weak qct_register_run
 #pragma weak qct_register_litert_conv
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 	                        qct_register_runner,
 	                        qct_register_hostile,
 	                        qct_register_spec,
+	                        qct_register_spec_limits,
 	                        qct_register_compare,
 	                        qct_register_run,
 	                        qct_register_lua,

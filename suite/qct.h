@@ -61,6 +61,7 @@ void qct_register_gen(void);
 void qct_register_runner(void);
 void qct_register_hostile(void);
 void qct_register_spec(void);
+void qct_register_spec_limits(void);
 void qct_register_compare(void);
 void qct_register_run(void);
 void qct_register_litert_conv(void);

@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "qc_limits.h"
 #include "qparams.h"
 #include "qref.h"
 #include "rng.h"
@@ -160,6 +161,8 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 	it->n_points = sweep_points(s);
 	it->n_explicit = s->cases ? (int)seq_len(s->cases) : 0;
 	it->mark = qc_vnode_get_mark(s);
+	if (s->lua) /* the spec-wide Lua budgets count per expansion */
+		qc_lua_budget_reset(s->lua);
 	return it;
 }
 
@@ -192,7 +195,7 @@ static void *vnode_alloc_cb(void *ctx, size_t n)
 }
 
 /* A Lua error at line `line` (1-based, 0 unknown) of the chunk written at node n. */
-static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int line)
+yaml_node_t qc_chunk_at(const yaml_node_t *n, int line)
 {
 	yaml_node_t at = *n;
 	int block =
@@ -204,6 +207,12 @@ static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int li
 		at.start_mark.line += (size_t)(line - 1);
 	if (block || line > 1)
 		at.start_mark.column = n->start_mark.column;
+	return at;
+}
+
+static void lua_fail(qc_cases *it, const yaml_node_t *n, const char *msg, int line)
+{
+	yaml_node_t at = qc_chunk_at(n, line);
 	if (first_report(it, n))
 		qc_diag_error(it->diag, path_of(it), &at, "Lua: %s", msg);
 }
@@ -566,10 +575,14 @@ static int build_shape(qc_cases *it, yaml_node_t *n, int64_t *shape, int32_t *ra
 			return 0;
 		}
 	}
-	size_t n_el = qref_numel(*rank, shape);
-	if (n_el > (1u << 28)) {
-		fail(it, n, "tensor of %zu elements is too large", n_el);
-		return 0;
+	uint64_t n_el = 1; /* the product without overflow: 2^16 x 2^16 x 2^16 x 2^16 is not 0 */
+	for (int32_t i = 0; i < *rank; i++) {
+		if (shape[i] && n_el > QC_TENSOR_MAX_ELEMENTS / (uint64_t)shape[i]) {
+			fail(it, n, "tensor of more than %llu elements is too large",
+			     (unsigned long long)QC_TENSOR_MAX_ELEMENTS);
+			return 0;
+		}
+		n_el *= (uint64_t)shape[i];
 	}
 	return 1;
 }
@@ -1484,6 +1497,12 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	uint64_t n_sweep = it->n_points * (uint64_t)s->repeat;
 	if (it->next >= n_sweep + (uint64_t)it->n_explicit)
 		return 0;
+	if (s->lua && qc_lua_exhausted(s->lua)) {
+		/* the spec's Lua budget ran out (reported once): the rest would fail the same way
+		 */
+		it->next = n_sweep + (uint64_t)it->n_explicit;
+		return 0;
+	}
 	uint64_t idx = it->next++;
 	qc_case *c = calloc(1, sizeof *c);
 	if (!c)
@@ -1519,11 +1538,16 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		}
 		it->n_bind = sw ? sw->n_vars : 0;
 		case_name(it, c, rep);
+		c->where =
+		        sw ? qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc),
+		                        "sweep")
+		           : NULL;
 	} else {
 		cn = seq_at(s, s->cases, idx - n_sweep);
 		const char *nm = qc_scalar(qc_map_get(s, cn, "name"));
 		snprintf(c->params, sizeof c->params, "%s", nm);
 		snprintf(c->name, sizeof c->name, "%s/case/%s", s->id, nm);
+		c->where = qc_map_get(s, cn, "name");
 		yaml_node_t *vars = qc_map_get(s, cn, "vars");
 		if (vars)
 			for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
@@ -1534,6 +1558,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 				it->n_bind++;
 			}
 	}
+	if (!c->where)
+		c->where = yaml_document_get_root_node((yaml_document_t *)&s->doc);
 	c->seed = qc_hash64(c->name, s->seed ^ (it->run_seed * 0x9e3779b97f4a7c15ull));
 
 	yaml_node_t *expect = cn ? qc_map_get(s, cn, "expect") : NULL;

@@ -59,6 +59,8 @@ typedef struct qc_case {
 	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_TENSORS][QCF_MAX_RANK];
 	qcf_attr attrs[QC_MAX_ATTRS];
 	struct qc_chunk *mem;
+	/* where the case is defined: an explicit case's name, the sweep, or the document */
+	const yaml_node_t *where;
 } qc_case;
 
 typedef struct qc_cases qc_cases;
@@ -77,6 +79,10 @@ void qc_case_free(qc_case *c);
 
 /* Number of cases the spec expands to (without building them). */
 uint64_t qc_cases_count(const qc_spec *s);
+
+/* Where line `line` (1-based, 0 unknown) of the Lua chunk written at node n is: a copy of n
+ * whose start mark points there (block scalars start on the line after the indicator). */
+yaml_node_t qc_chunk_at(const yaml_node_t *n, int line);
 
 /* Allocates zeroed memory owned by the case. */
 void *qc_case_alloc(qc_case *c, size_t n);

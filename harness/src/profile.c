@@ -57,35 +57,15 @@ void qc_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *cons
 	}
 }
 
-int qc_yaml_load(FILE *f, const char *path, yaml_document_t *doc, qc_diag *diag)
+int qc_yaml_load(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag)
 {
-	yaml_parser_t parser;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	int loaded = yaml_parser_load(&parser, doc);
-	if (!loaded) {
-		FILE *out = diag && diag->out ? diag->out : stderr;
-		fprintf(out, "%s:%zu:%zu: YAML error: %s\n", path, parser.problem_mark.line + 1,
-		        parser.problem_mark.column + 1,
-		        parser.problem ? parser.problem : "unknown");
-		if (diag)
-			diag->errors++;
-	}
-	yaml_parser_delete(&parser);
-	return loaded;
+	return qc_yaml_load_file(path, what, doc, diag);
 }
 
 qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		qc_diag_error(diag, path, NULL, "cannot read the profile");
-		return NULL;
-	}
 	yaml_document_t doc;
-	int loaded = qc_yaml_load(f, path, &doc, diag);
-	fclose(f);
-	if (!loaded)
+	if (!qc_yaml_load(path, "profile", &doc, diag))
 		return NULL;
 
 	int before = diag ? diag->errors : 0;

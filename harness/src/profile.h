@@ -37,9 +37,9 @@ void qc_profile_free(qc_profile *p);
 const qc_profile *qc_profile_find(qc_profile *const *profiles, int n, const char *name);
 
 /* libyaml helpers of the small YAML files (profiles, waivers: harness/src/waivers.c). */
-/* Loads the document of the open file f; a syntax error is reported to diag as
- * "path:line:column: YAML error: ..." (counted) and gives 0. */
-int qc_yaml_load(FILE *f, const char *path, yaml_document_t *doc, qc_diag *diag);
+/* Reads path and loads its document within the limits of qc_limits.h (qc_yaml_load_file);
+ * an error is reported to diag as "path:line:column: message" (counted) and gives 0. */
+int qc_yaml_load(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
 /* The scalar under key in a mapping (NULL if absent or not a scalar); *node gets the value. */
 const char *qc_yaml_scalar_at(yaml_document_t *doc, yaml_node_t *map, const char *key,
                               yaml_node_t **node);

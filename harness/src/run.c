@@ -273,6 +273,31 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		fprintf(stderr, "qconform: no spec files found\n");
 		return -1;
 	}
+	/* case names identify cases in reports, filters, baselines, merges and waivers: they must
+	 * be unique in the whole run. One entry per case (the name's hash first, so cmp_u64 sorts
+	 * by it), with where the case is defined, to name both places of a duplicate. */
+	typedef struct case_key {
+		uint64_t hash;
+		const yaml_node_t *at;
+		uint32_t spec, ord;
+	} case_key;
+	uint64_t run_cases = 0;
+	for (int i = 0; i < ss->n; i++) {
+		if (!spec_in_profile(ss->specs[i], o->profile))
+			continue;
+		run_cases += qc_cases_count(ss->specs[i]); /* each at most QC_SPEC_MAX_CASES */
+		if (run_cases > QC_RUN_MAX_CASES) {
+			qc_diag_error(
+			        diag, ss->specs[i]->path, NULL,
+			        "with this spec the run has %llu cases, more than the limit of "
+			        "%llu",
+			        (unsigned long long)run_cases,
+			        (unsigned long long)QC_RUN_MAX_CASES);
+			return -1;
+		}
+	}
+	case_key *keys = qc_xcalloc((size_t)run_cases, sizeof *keys);
+	uint64_t n_keys = 0;
 	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
 	for (int i = 0; i < ss->n; i++) {
 		qc_spec *s = ss->specs[i];
@@ -281,18 +306,55 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
 		qc_case *c;
 		int rc;
-		const yaml_node_t *reported[8];
-		int n_reported = 0;
-		uint64_t n_names = 0, cap = qc_cases_count(s);
-		uint64_t *names = qc_xcalloc((size_t)cap, sizeof *names);
+		const yaml_node_t *reported[8], *checked[8];
+		int n_reported = 0, n_checked = 0;
+		uint64_t first = n_keys, cap = first + qc_cases_count(s);
 		while ((rc = qc_cases_next(it, &c)) != 0) {
 			if (rc < 0)
 				continue;
-			if (n_names < cap)
-				names[n_names++] = qc_hash64(c->name, 0);
+			if (n_keys < cap) {
+				uint32_t ord = (uint32_t)(n_keys - first);
+				keys[n_keys++] = (case_key){qc_hash64(c->name, 0), c->where,
+				                            (uint32_t)i, ord};
+			}
 			all_cases[i]++;
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
+			/* a custom check runs once here on the reference's own outputs (errors 0):
+			 * one that fails, loops or is stopped on them is a spec error now, not an
+			 * ERROR verdict per case later */
+			int tried = !c->tol.check || !with_data || n_checked == 8;
+			for (int k = 0; k < n_checked && !tried; k++)
+				tried = checked[k] == c->tol.check_node;
+			if (!tried) {
+				checked[n_checked++] = c->tol.check_node;
+				char cerr[512] = "", why[256];
+				if (!s->lua && !(s->lua = qc_lua_new(cerr, sizeof cerr)))
+					qc_diag_error(diag, s->path, c->tol.check_node,
+					              "cannot start Lua: %s", cerr);
+				qc_expected *e =
+				        s->lua ? qc_expected_new(c, cerr, sizeof cerr) : NULL;
+				for (int k = 0; e && e->status == QCF_OK && k < c->call.n_outputs;
+				     k++) {
+					size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
+					double *v = qc_xcalloc(n, sizeof *v);
+					for (size_t j = 0; j < n; j++)
+						v[j] = qref_get(&e->out[k], j);
+					int ok, line = 0;
+					int r = qc_lua_check(s->lua, c->tol.check, e->errors[k], v,
+					                     v, n, &ok, why, sizeof why, cerr,
+					                     sizeof cerr, &line);
+					free(v);
+					if (r != 0) {
+						yaml_node_t at =
+						        qc_chunk_at(c->tol.check_node, line);
+						qc_diag_error(diag, s->path, &at, "Lua: %s", cerr);
+						break;
+					}
+				}
+				if (e)
+					qc_expected_free(e, c->call.n_outputs);
+			}
 			if (qc_filter_match(o->filters, o->n_filters, c->name)) {
 				ss->unsharded++;
 				ss->filtered[i]++;
@@ -301,19 +363,61 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			qc_case_free(c);
 		}
 		qc_cases_end(it);
-		/* case names identify cases in reports, filters and baselines: they must be unique
-		 */
-		qsort(names, (size_t)n_names, sizeof *names, cmp_u64);
-		for (uint64_t k = 1; k < n_names; k++)
-			if (names[k] == names[k - 1]) {
-				qc_diag_error(diag, s->path, NULL,
-				              "two cases expand to the same name; make sweep "
-				              "values distinct");
-				break;
-			}
-		free(names);
 		ss->total += ss->selected[i];
 	}
+	qsort(keys, (size_t)n_keys, sizeof *keys, cmp_u64);
+	unsigned char *dup_reported = qc_xcalloc((size_t)ss->n, 1);
+	FILE *devnull = NULL;
+	for (uint64_t k = 0, end; k < n_keys; k = end) {
+		/* a run of equal hashes: the first definition (spec order, then case order) is the
+		 * original, each later one is reported, once per spec */
+		uint64_t orig = k;
+		for (end = k + 1; end < n_keys && keys[end].hash == keys[k].hash; end++)
+			if (keys[end].spec < keys[orig].spec ||
+			    (keys[end].spec == keys[orig].spec && keys[end].ord < keys[orig].ord))
+				orig = end;
+		for (uint64_t j = k; j < end; j++) {
+			const case_key *d = &keys[j], *f = &keys[orig];
+			if (j == orig || dup_reported[d->spec])
+				continue;
+			dup_reported[d->spec] = 1;
+			/* the name itself: expand the duplicate again up to its ordinal */
+			char name[512] = "?";
+			if (!devnull && !(devnull = fopen("/dev/null", "w")))
+				devnull = stderr;
+			qc_diag quiet = {0, 0, devnull}; /* its errors were reported already */
+			qc_cases *it = qc_cases_begin(ss->specs[d->spec], o->seed, 0, &quiet);
+			qc_case *c;
+			int rc;
+			for (uint32_t ord = 0; (rc = qc_cases_next(it, &c)) != 0;) {
+				if (rc < 0)
+					continue;
+				int hit = ord++ == d->ord;
+				if (hit)
+					snprintf(name, sizeof name, "%s", c->name);
+				qc_case_free(c);
+				if (hit)
+					break;
+			}
+			qc_cases_end(it);
+			if (d->spec == f->spec)
+				qc_diag_error(
+				        diag, ss->specs[d->spec]->path, d->at,
+				        "two cases expand to the same name %s (also at %zu:%zu); "
+				        "make sweep values distinct",
+				        name, f->at->start_mark.line + 1,
+				        f->at->start_mark.column + 1);
+			else
+				qc_diag_error(diag, ss->specs[d->spec]->path, d->at,
+				              "case name %s is also defined by %s (%zu:%zu)", name,
+				              ss->specs[f->spec]->path, f->at->start_mark.line + 1,
+				              f->at->start_mark.column + 1);
+		}
+	}
+	if (devnull && devnull != stderr)
+		fclose(devnull);
+	free(dup_reported);
+	free(keys);
 	if (ss->profile && !diag->errors)
 		check_profile_coverage(ss, all_cases, diag);
 	free(all_cases);

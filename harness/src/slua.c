@@ -27,13 +27,20 @@
  * would make results depend on when the collector runs).
  *
  * Runaway scripts. The count hook stops an evaluation after
- * QC_LUA_INSTRUCTION_LIMIT VM instructions, the allocator refuses growth past
- * QC_LUA_MEM_LIMIT; pcall and xpcall cannot catch either of those two errors.
- * C loops the hook cannot see are bounded: string.rep of an empty string
- * returns at once (and a result larger than the memory limit is a memory
- * error without trying), table.move refuses more than 2^24 elements. The
- * pattern functions (string.find, match, gmatch, gsub) are left out: their
- * backtracking runs in C where no count can stop it.
+ * QC_LUA_INSTRUCTION_LIMIT VM instructions or QC_LUA_EVAL_SECONDS, and the
+ * evaluations of one expansion of a spec after QC_LUA_SPEC_INSTRUCTION_LIMIT
+ * instructions or QC_LUA_SPEC_SECONDS in all; the allocator refuses growth
+ * past QC_LUA_MEM_LIMIT. Nothing catches a stop: pcall and xpcall re-raise
+ * it, xpcall's message handler is skipped once stopped (Lua runs it inside the
+ * hook, where no hook fires), and after a stop the hook fires at every
+ * instruction, so a __close metamethod that loops is stopped at once. C loops
+ * the hook cannot see are charged as instructions (next, pairs, table.move,
+ * insert, remove, sort, string.rep, qc.range, qc.primes, converting values)
+ * or bounded: string.rep of an empty string returns at once (and a result
+ * larger than the memory limit is a memory error without trying), table.move,
+ * insert and remove refuse more than 2^24 elements. The pattern functions
+ * (string.find, match, gmatch, gsub) are left out: their backtracking runs in
+ * C where no count can stop it.
  *
  * Errors carry the chunk line: "expr:3: msg" from Lua itself, and a message
  * handler gives errors raised inside C functions the line of the innermost
@@ -47,12 +54,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
-#define HOOK_STEP 1000                   /* instructions between two count hooks */
+#define HOOK_STEP 1000 /* instructions between two count hooks */
+/* Work done in C is charged as instructions: an element moved or a key compared costs ~8 VM
+ * instructions' time, a byte of a new string 1/2 (allocation, page faults, copies). */
 #define MAX_DEPTH 32                     /* table nesting, both directions */
 #define MAX_ITEMS ((lua_Integer)1 << 24) /* values in one converted result, list lengths */
 #define CACHE_MAX 4096                   /* compiled chunks per kind before the cache restarts */
@@ -62,15 +72,28 @@ enum { K_EXPR, K_GEN, K_CHECK, K_KINDS };
 static const char *const chunk_name[K_KINDS] = {"=expr", "=generator", "=check"};
 static const char *const chunk_tag[K_KINDS] = {"expr", "generator", "check"};
 
+/* Spec-wide budgets: one for the expansion (expressions, generators), one for the checks, so
+ * that checks run by `run` cannot change which cases the expansion gives. */
+enum { B_EXPAND, B_CHECK, B_KINDS };
+
 struct qc_lua {
 	lua_State *L;
-	size_t used;    /* bytes the state holds */
-	uint64_t steps; /* instructions run by the current evaluation (counted per HOOK_STEP) */
-	int stopped;    /* the instruction budget ran out: nothing may catch that */
-	int oom;        /* a memory error happened in this evaluation */
-	qc_rng *rng;    /* the generator's rng while qc_lua_generate runs, else NULL */
-	int ref_envmt;  /* registry: metatable of the per-evaluation environments */
-	int ref_rng;    /* registry: the rng object handed to generators */
+	size_t used;        /* bytes the state holds */
+	uint64_t steps;     /* instructions run by the current evaluation (counted per HOOK_STEP) */
+	int stopped;        /* a budget ran out: nothing may catch that, every hook raises again */
+	int oom;            /* a memory error happened in this evaluation */
+	char stop_msg[256]; /* the error of the stop, with the chunk position */
+	int budget;         /* B_EXPAND or B_CHECK: the budget the current evaluation draws on */
+	double t0;          /* when the current evaluation started (monotonic seconds) */
+	struct budget {
+		uint64_t steps, max_steps; /* instructions since qc_lua_budget_reset */
+		double seconds, max_seconds;
+		int exhausted; /* ran out: every evaluation fails at once until the reset */
+		char msg[192]; /* why, without a position */
+	} b[B_KINDS];
+	qc_rng *rng;   /* the generator's rng while qc_lua_generate runs, else NULL */
+	int ref_envmt; /* registry: metatable of the per-evaluation environments */
+	int ref_rng;   /* registry: the rng object handed to generators */
 	int ref_cache[K_KINDS];
 	int cache_n[K_KINDS];
 };
@@ -117,19 +140,78 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return p;
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sb_hook(lua_State *L, lua_Debug *ar);
+
+/* Raises the stop error. The first stop records it and makes the count hook fire at every
+ * instruction, so that whatever still runs (a message handler, a __close metamethod) is
+ * stopped again at once; level is the stack level whose position the message carries. */
+__attribute__((noreturn)) static void stop(lua_State *L, qc_lua *q, int level, const char *why)
+{
+	if (!q->stopped) {
+		q->stopped = 1;
+		luaL_where(L, level);
+		snprintf(q->stop_msg, sizeof q->stop_msg, "%s%s", lua_tostring(L, -1), why);
+		lua_pop(L, 1);
+		lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+	}
+	lua_pushstring(L, q->stop_msg);
+	lua_error(L);
+	abort(); /* lua_error does not return */
+}
+
+/* Counts n instructions (or units of work done in C) against the evaluation's and the spec's
+ * budgets, and checks the spec's clock; raises the stop error when one runs out. */
+static void charge(lua_State *L, qc_lua *q, uint64_t n, int level)
+{
+	if (q->stopped)
+		stop(L, q, level, "");
+	struct budget *b = &q->b[q->budget];
+	q->steps += n;
+	b->steps += n;
+	char why[192];
+	if (q->steps >= QC_LUA_INSTRUCTION_LIMIT) {
+		snprintf(why, sizeof why,
+		         "instruction limit exceeded (%llu instructions): endless loop?",
+		         (unsigned long long)QC_LUA_INSTRUCTION_LIMIT);
+		stop(L, q, level, why);
+	}
+	if (b->steps >= b->max_steps) {
+		snprintf(b->msg, sizeof b->msg,
+		         "instruction budget of the spec exceeded (%llu instructions over all its "
+		         "%s)",
+		         (unsigned long long)b->max_steps,
+		         q->budget == B_CHECK ? "checks" : "cases");
+		b->exhausted = 1;
+		stop(L, q, level, b->msg);
+	}
+	double t = now_seconds() - q->t0;
+	if (t > QC_LUA_EVAL_SECONDS) {
+		snprintf(why, sizeof why,
+		         "time limit exceeded (%g s in one evaluation): endless loop in a library "
+		         "function?",
+		         QC_LUA_EVAL_SECONDS);
+		stop(L, q, level, why);
+	}
+	if (b->seconds + t > b->max_seconds) {
+		snprintf(b->msg, sizeof b->msg,
+		         "time limit of the spec exceeded (%g s of Lua over all its %s)",
+		         b->max_seconds, q->budget == B_CHECK ? "checks" : "cases");
+		b->exhausted = 1;
+		stop(L, q, level, b->msg);
+	}
+}
+
 static void sb_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
-	qc_lua *q = getq(L);
-	q->steps += HOOK_STEP;
-	if (q->steps < QC_LUA_INSTRUCTION_LIMIT)
-		return;
-	q->stopped = 1;
-	luaL_where(L, 0); /* level 0 in a hook: the function that is running */
-	lua_pushfstring(L, "instruction limit exceeded (%I instructions): endless loop?",
-	                (lua_Integer)QC_LUA_INSTRUCTION_LIMIT);
-	lua_concat(L, 2);
-	lua_error(L);
+	charge(L, getq(L), HOOK_STEP, 0); /* level 0 in a hook: the function that is running */
 }
 
 static int sb_panic(lua_State *L)
@@ -296,6 +378,7 @@ static int det_pairs_raw(lua_State *L, int t)
 		lua_pushvalue(L, -1);
 		lua_rawseti(L, keys, ++n);
 	}
+	charge(L, getq(L), (uint64_t)n * 24, 1); /* the traversal and the sort: n log n */
 	keyd *kd = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof(keyd), 0);
 	for (lua_Integer j = 1; j <= n; j++) {
 		lua_rawgeti(L, keys, j);
@@ -341,8 +424,10 @@ static int sb_next(lua_State *L)
 		key_describe(L, 2, &after, "next");
 	lua_pushnil(L); /* 3: best key so far */
 	lua_pushnil(L);
+	uint64_t seen = 0;
 	while (lua_next(L, 1)) {
 		lua_pop(L, 1);
+		seen++;
 		key_describe(L, -1, &cur, "next");
 		if ((!have_after || key_cmp(&cur, &after) > 0) &&
 		    (!have_best || key_cmp(&cur, &best) < 0)) {
@@ -352,6 +437,7 @@ static int sb_next(lua_State *L)
 			have_best = 1;
 		}
 	}
+	charge(L, getq(L), 8 * seen, 1); /* O(n) per call: a loop over next is O(n^2) in C */
 	if (!have_best) {
 		lua_pushnil(L);
 		return 1;
@@ -471,6 +557,7 @@ static int sb_rep(lua_State *L)
 		getq(L)->oom = 1;
 		return luaL_error(L, "not enough memory");
 	}
+	charge(L, getq(L), (un * l + (un - 1) * ls) / 2, 1);
 	return forward(L, 1);
 }
 
@@ -480,7 +567,26 @@ static int sb_move(lua_State *L)
 	lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
 	if (e >= f && (lua_Unsigned)e - (lua_Unsigned)f >= (lua_Unsigned)MAX_ITEMS)
 		return luaL_error(L, "table.move: more than %I elements", MAX_ITEMS);
+	if (e >= f)
+		charge(L, getq(L), 8 * ((uint64_t)(e - f) + 1), 1);
 	return forward(L, 1);
+}
+
+/* table.insert and table.remove shift up to #t elements in a C loop, and #t can be any
+ * number a __len metamethod gives: the shift is charged, and refused past MAX_ITEMS. */
+static int sb_shift(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_Integer n = luaL_len(L, 1);
+	int insert = *lua_tostring(L, lua_upvalueindex(2)) == 'i';
+	lua_Integer pos = insert ? (lua_gettop(L) >= 3 ? luaL_checkinteger(L, 2) : n + 1)
+	                         : luaL_optinteger(L, 2, n);
+	lua_Unsigned span = pos <= n ? (lua_Unsigned)n - (lua_Unsigned)pos + 1 : 0;
+	if (n > MAX_ITEMS || span > (lua_Unsigned)MAX_ITEMS)
+		return luaL_error(L, "table.%s: more than %I elements",
+		                  insert ? "insert" : "remove", MAX_ITEMS);
+	charge(L, getq(L), 8 * ((uint64_t)span + 1), 1);
+	return forward(L, LUA_MULTRET);
 }
 
 static int sort_less(lua_State *L, int has_comp)
@@ -513,6 +619,10 @@ static int sb_sort(lua_State *L)
 		return luaL_error(L, "table.sort: more than %I elements", MAX_ITEMS);
 	if (n < 2)
 		return 0;
+	uint64_t passes = 1;
+	for (lua_Integer w = 1; w < n; w *= 2)
+		passes++;
+	charge(L, getq(L), (uint64_t)n * passes, 1);
 	lua_createtable(L, (int)n, 0); /* 3: a */
 	lua_createtable(L, (int)n, 0); /* 4: b */
 	for (lua_Integer i = 1; i <= n; i++) {
@@ -620,10 +730,27 @@ static int sb_pcall(lua_State *L)
 	return lua_gettop(L);
 }
 
+/* xpcall's message handler runs before the error unwinds; for the stop error that is inside
+ * the count hook, where Lua runs no hooks, so a handler that loops would never be stopped.
+ * Once an evaluation is stopped (or out of memory) the script's handler is not called. */
+static int sb_msgh(lua_State *L)
+{
+	qc_lua *q = getq(L);
+	if (q->stopped || q->oom)
+		return 1; /* the error as it is */
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
 static int sb_xpcall(lua_State *L)
 {
 	int n = lua_gettop(L);
 	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_pushcclosure(L, sb_msgh, 1);
+	lua_replace(L, 2);
 	lua_pushboolean(L, 1);
 	lua_pushvalue(L, 1);
 	lua_rotate(L, 3, 2); /* f, msgh, true, f, args... */
@@ -731,6 +858,7 @@ static int qc_primes(lua_State *L)
 		return 1;
 	if (hi - lo >= MAX_ITEMS)
 		return luaL_error(L, "qc.primes: more than %I candidates", MAX_ITEMS);
+	charge(L, getq(L), (uint64_t)(hi - lo) + 1, 1);
 	lua_Integer root = 1;
 	while ((root + 1) * (root + 1) <= hi)
 		root++;
@@ -786,6 +914,7 @@ static int qc_range(lua_State *L)
 		if (span / mag >= (lua_Unsigned)MAX_ITEMS)
 			return luaL_error(L, "qc.range: more than %I items", MAX_ITEMS);
 		lua_Unsigned count = span / mag + 1;
+		charge(L, getq(L), (uint64_t)count, 1);
 		lua_Unsigned v = (lua_Unsigned)a;
 		for (lua_Unsigned k = 1; k <= count; k++, v += (lua_Unsigned)step) {
 			lua_pushinteger(L, (lua_Integer)v);
@@ -801,6 +930,8 @@ static int qc_range(lua_State *L)
 	lua_newtable(L);
 	if ((b - a) / step > (lua_Number)MAX_ITEMS)
 		return luaL_error(L, "qc.range: more than %I items", MAX_ITEMS);
+	if ((b - a) / step > 0)
+		charge(L, getq(L), (uint64_t)((b - a) / step) + 1, 1);
 	lua_Number prev = 0;
 	for (lua_Integer k = 0;; k++) {
 		lua_Number v = a + (lua_Number)k * step;
@@ -997,6 +1128,8 @@ static int p_open(lua_State *L)
 	lua_pushcfunction(L, sb_sort);
 	lua_setfield(L, -2, "sort");
 	wrap_field(L, lua_gettop(L), "move", sb_move);
+	wrap_field(L, lua_gettop(L), "insert", sb_shift);
+	wrap_field(L, lua_gettop(L), "remove", sb_shift);
 	lua_pop(L, 1);
 
 	static const luaL_Reg qclib[] = {{"sizes", qc_sizes},   {"primes", qc_primes},
@@ -1121,14 +1254,24 @@ static int p_msgh(lua_State *L)
 	return 1;
 }
 
-/* Calls f(ctx) under lua_pcall with a fresh instruction budget. */
+/* Calls f(ctx) under lua_pcall with a fresh instruction budget, drawing on the spec's
+ * budget of its kind; once that is exhausted, fails at once. */
 static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *err,
                          size_t err_size, int *line)
 {
 	lua_State *L = q->L;
+	q->budget = kind == K_CHECK ? B_CHECK : B_EXPAND;
+	struct budget *b = &q->b[q->budget];
+	if (b->exhausted) {
+		if (err && err_size)
+			snprintf(err, err_size, "%s", b->msg);
+		set_line(line, 0);
+		return -1;
+	}
 	q->steps = 0;
 	q->stopped = 0;
 	q->oom = 0;
+	q->t0 = now_seconds();
 	lua_sethook(L, sb_hook, LUA_MASKCOUNT, HOOK_STEP); /* also restarts the count */
 	lua_settop(L, 0);
 	lua_pushcfunction(L, p_msgh);
@@ -1136,6 +1279,15 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	lua_pushlightuserdata(L, ctx);
 	int status = lua_pcall(L, 1, 0, 1);
 	q->rng = NULL;
+	b->seconds += now_seconds() - q->t0;
+	if (q->stopped) {
+		/* whatever the script made of the error object on its way out, a stop is a stop */
+		lua_settop(L, 0);
+		lua_pushstring(L, q->stop_msg);
+		take_error(L, kind, err, err_size, line);
+		lua_settop(L, 0);
+		return -1;
+	}
 	if (status == LUA_OK) {
 		lua_settop(L, 0);
 		set_line(line, 0);
@@ -1172,6 +1324,7 @@ qc_lua *qc_lua_new(char *err, size_t err_size)
 		return NULL;
 	}
 	lua_atpanic(q->L, sb_panic);
+	qc_lua_set_budget(q, QC_LUA_SPEC_INSTRUCTION_LIMIT, QC_LUA_SPEC_SECONDS);
 	int line;
 	if (run_protected(q, K_EXPR, p_open, q, err, err_size, &line) != 0) {
 		lua_close(q->L);
@@ -1179,6 +1332,28 @@ qc_lua *qc_lua_new(char *err, size_t err_size)
 		return NULL;
 	}
 	return q;
+}
+
+void qc_lua_budget_reset(qc_lua *q)
+{
+	for (int k = 0; k < B_KINDS; k++) {
+		q->b[k].steps = 0;
+		q->b[k].seconds = 0;
+		q->b[k].exhausted = 0;
+	}
+}
+
+void qc_lua_set_budget(qc_lua *q, uint64_t instructions, double seconds)
+{
+	for (int k = 0; k < B_KINDS; k++) {
+		q->b[k].max_steps = instructions;
+		q->b[k].max_seconds = seconds;
+	}
+}
+
+int qc_lua_exhausted(const qc_lua *q)
+{
+	return q->b[B_EXPAND].exhausted;
 }
 
 void qc_lua_free(qc_lua *q)
@@ -1241,6 +1416,8 @@ static void push_lval(lua_State *L, const qc_lval *v, int depth)
 	if (depth > MAX_DEPTH)
 		fail(L, "a binding is nested deeper than %d levels", MAX_DEPTH);
 	luaL_checkstack(L, 4, NULL);
+	if (v->kind == QC_LV_LIST || v->kind == QC_LV_MAP)
+		charge(L, getq(L), v->n, 1);
 	switch (v->kind) {
 	case QC_LV_NIL: lua_pushnil(L); break;
 	case QC_LV_BOOL: lua_pushboolean(L, v->b); break;
@@ -1343,6 +1520,8 @@ static void count_items(lua_State *L, int idx, int depth, lua_Integer *items)
 	while (lua_next(L, idx)) {
 		if (++*items > MAX_ITEMS)
 			fail(L, "a value with more than %I items", MAX_ITEMS);
+		if (!(*items & 1023))
+			charge(L, getq(L), 1024, 1);
 		count_items(L, lua_gettop(L), depth + 1, items);
 		lua_pop(L, 1);
 	}

@@ -6,7 +6,8 @@
  * the string (without string.dump), table, math (without math.random and
  * math.randomseed: randomness comes from the case's rng) and utf8 libraries,
  * plus the `qc` helper library. There is no io, os, package, debug or
- * coroutine. Every evaluation runs under an instruction budget (count hook)
+ * coroutine. Every evaluation runs under an instruction budget (count hook),
+ * the evaluations of a spec under a shared budget of instructions and time,
  * and the whole state under a memory limit (allocator): a runaway script
  * ends as an error, never as a hang or a crash.
  *
@@ -23,8 +24,7 @@
 
 #include "rng.h"
 
-#define QC_LUA_MEM_LIMIT         ((size_t)64 << 20)   /* bytes per spec state */
-#define QC_LUA_INSTRUCTION_LIMIT ((uint64_t)50000000) /* VM instructions per evaluation */
+#include "qc_limits.h" /* QC_LUA_MEM_LIMIT, QC_LUA_INSTRUCTION_LIMIT, QC_LUA_SPEC_* */
 
 typedef enum qc_lv_kind {
 	QC_LV_NIL = 0,
@@ -61,6 +61,18 @@ typedef struct qc_lua qc_lua;
 /* A new sandboxed state; NULL with a reason in err on failure. */
 qc_lua *qc_lua_new(char *err, size_t err_size);
 void qc_lua_free(qc_lua *L);
+
+/*
+ * Spec-wide budgets: besides the limit of each evaluation, all the expressions and
+ * generators of one expansion of the spec share QC_LUA_SPEC_INSTRUCTION_LIMIT instructions
+ * and QC_LUA_SPEC_SECONDS of wall-clock time, and all its checks another such budget. Once
+ * one runs out, every later evaluation of its kind fails at once with the same message.
+ * qc_lua_budget_reset starts a new expansion; qc_lua_set_budget changes both budgets (tests);
+ * qc_lua_exhausted tells whether the expansion's budget has run out.
+ */
+void qc_lua_budget_reset(qc_lua *L);
+void qc_lua_set_budget(qc_lua *L, uint64_t instructions, double seconds);
+int qc_lua_exhausted(const qc_lua *L);
 
 /*
  * Evaluates the expression `expr` (the text after '='; it is compiled as

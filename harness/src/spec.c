@@ -2,14 +2,18 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "qc_limits.h"
 #include "sha256.h"
 #include "slua.h"
+#include "util.h"
 
 static void diag_emit(qc_diag *d, const char *kind, const char *file, const yaml_node_t *at,
                       const char *fmt, va_list ap)
@@ -371,6 +375,7 @@ static int check_keys(checker *c, const yaml_node_t *map, const char *const *all
                       const char *where)
 {
 	int ok = 1;
+	unsigned char seen[32] = {0};
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *kn = qc_node(c->s, p->key);
@@ -382,7 +387,16 @@ static int check_keys(checker *c, const yaml_node_t *map, const char *const *all
 		}
 		int known = 0;
 		for (const char *const *a = allowed; *a; a++)
-			known |= strcmp(*a, k) == 0;
+			if (strcmp(*a, k) == 0) {
+				known = 1;
+				/* duplicates of known keys only (an unknown key is an error
+				 * already): O(keys) however large the mapping */
+				if (seen[a - allowed]) {
+					ERR(c, kn, "duplicate key '%s' in %s", k, where);
+					ok = 0;
+				}
+				seen[a - allowed] = 1;
+			}
 		if (!known) {
 			char list[512] = "";
 			for (const char *const *a = allowed; *a; a++) {
@@ -392,13 +406,6 @@ static int check_keys(checker *c, const yaml_node_t *map, const char *const *all
 			}
 			ERR(c, kn, "unknown key '%s' in %s (expected one of: %s)", k, where, list);
 			ok = 0;
-		}
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-			const char *k2 = qc_scalar(qc_node(c->s, q->key));
-			if (k2 && strcmp(k, k2) == 0) {
-				ERR(c, kn, "duplicate key '%s' in %s", k, where);
-				ok = 0;
-			}
 		}
 	}
 	return ok;
@@ -707,6 +714,114 @@ static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
 	}
 }
 
+/* Explicit case names are unique in a spec: sorted, so 100,000 cases cost O(n log n). */
+typedef struct named_case {
+	const char *name;
+	int index;
+} named_case;
+
+static int cmp_named_case(const void *a, const void *b)
+{
+	const named_case *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+	return r ? r : (x->index > y->index) - (x->index < y->index);
+}
+
+static void check_case_names(checker *c, yaml_node_t *cases)
+{
+	qc_spec *s = c->s;
+	size_t n = (size_t)(cases->data.sequence.items.top - cases->data.sequence.items.start);
+	named_case *v = qc_xcalloc(n, sizeof *v);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = qc_scalar(
+		        qc_map_get(s, qc_node(s, cases->data.sequence.items.start[i]), "name"));
+		if (nm)
+			v[k++] = (named_case){nm, (int)i};
+	}
+	qsort(v, k, sizeof *v, cmp_named_case);
+	for (size_t i = 1, first = 0; i < k; i++) {
+		if (strcmp(v[i - 1].name, v[i].name) != 0)
+			first = i; /* v[first]: the earliest case of this name */
+		else
+			ERR(c,
+			    qc_map_get(s, qc_node(s, cases->data.sequence.items.start[v[i].index]),
+			               "name"),
+			    "duplicate case name '%s' (also case %d)", v[i].name,
+			    v[first].index + 1);
+	}
+	free(v);
+}
+
+/* The number of cases, without overflow, against QC_SPEC_MAX_CASES; reported at the sweep
+ * block (or the repeat, or the case list) that crosses the limit. */
+static void check_case_count(checker *c, yaml_node_t *root)
+{
+	qc_spec *s = c->s;
+	const uint64_t lim = QC_SPEC_MAX_CASES;
+	uint64_t points = 0;
+	yaml_node_t *at = NULL;
+	char what[64] = "";
+	for (int b = 0; b < s->n_sweeps && !at; b++) {
+		const qc_sweep *sw = &s->sweeps[b];
+		uint64_t n = 1;
+		for (int i = 0; i < sw->n_vars && !at; i++) {
+			const yaml_node_t *vals = sw->vars[i].node;
+			uint64_t len = vals->type == YAML_SEQUENCE_NODE
+			                       ? (uint64_t)(vals->data.sequence.items.top -
+			                                    vals->data.sequence.items.start)
+			                       : 1;
+			if (len &&
+			    n > lim / len) /* n * len > lim: the exact count is in the message */
+				at = qc_map_get(s, root, "sweep");
+			n *= len;
+		}
+		if (!at && points + n > lim)
+			at = qc_map_get(s, root, "sweep");
+		points += n;
+	}
+	if (!s->n_sweeps)
+		points = s->cases ? 0 : 1;
+	if (at) {
+		/* the product may not fit 64 bits: say it as the factors' exact product in decimal
+		 * when it fits, else as a power of ten */
+		long double total = 0;
+		for (int b = 0; b < s->n_sweeps; b++) {
+			long double n = 1;
+			for (int i = 0; i < s->sweeps[b].n_vars; i++) {
+				const yaml_node_t *vals = s->sweeps[b].vars[i].node;
+				n *= vals->type == YAML_SEQUENCE_NODE
+				             ? (long double)(vals->data.sequence.items.top -
+				                             vals->data.sequence.items.start)
+				             : 1;
+			}
+			total += n;
+		}
+		total *= (long double)s->repeat;
+		if (total < 1e19L)
+			snprintf(what, sizeof what, "%llu", (unsigned long long)total);
+		else
+			snprintf(what, sizeof what, "%.3Le", total);
+		ERR(c, at, "sweep expands to %s cases, more than the limit of %llu", what,
+		    (unsigned long long)lim);
+		return;
+	}
+	uint64_t explicit_n = s->cases ? (uint64_t)(s->cases->data.sequence.items.top -
+	                                            s->cases->data.sequence.items.start)
+	                               : 0;
+	if (points && (uint64_t)s->repeat > lim / points) {
+		ERR(c, qc_map_get(s, root, "repeat"),
+		    "sweep expands to %llu cases (%llu points, repeat %d), more than the limit of "
+		    "%llu",
+		    (unsigned long long)points * (unsigned long long)s->repeat,
+		    (unsigned long long)points, s->repeat, (unsigned long long)lim);
+	} else if (points * (uint64_t)s->repeat + explicit_n > lim) {
+		ERR(c, s->cases, "the spec expands to %llu cases, more than the limit of %llu",
+		    (unsigned long long)(points * (uint64_t)s->repeat + explicit_n),
+		    (unsigned long long)lim);
+	}
+}
+
 static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf", NULL};
 
 static void check_spec(checker *c)
@@ -831,51 +946,353 @@ static void check_spec(checker *c)
 		s->cases = v;
 		int i = 0;
 		for (yaml_node_item_t *it = v->data.sequence.items.start;
-		     it < v->data.sequence.items.top; it++, i++) {
+		     it < v->data.sequence.items.top; it++, i++)
 			check_case(c, qc_node(s, *it), i);
-			const char *nm = qc_scalar(qc_map_get(s, qc_node(s, *it), "name"));
-			int j = 0;
-			for (yaml_node_item_t *jt = v->data.sequence.items.start; jt < it;
-			     jt++, j++) {
-				const char *nm2 = qc_scalar(qc_map_get(s, qc_node(s, *jt), "name"));
-				if (nm && nm2 && strcmp(nm, nm2) == 0)
-					ERR(c, qc_map_get(s, qc_node(s, *it), "name"),
-					    "duplicate case name '%s' (also case %d)", nm, j + 1);
-			}
-		}
+		check_case_names(c, v);
 	}
+	check_case_count(c, root);
 }
 
-static char *read_file(const char *path, size_t *len, char *err, size_t err_size)
+/* ---- reading a file, and its YAML within the limits (qc_limits.h) ---- */
+
+static const char *file_kind(mode_t m)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, err_size, "%s", strerror(errno));
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	                     : "not a file";
+}
+
+char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* opening a socket fails: say why */
+		qc_diag_error(diag, path, NULL, "not a regular file (%s)", file_kind(st.st_mode));
 		return NULL;
 	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	size_t r;
-	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
+	/* O_NONBLOCK: opening a FIFO (put there since the stat) must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		qc_diag_error(diag, path, NULL, "not a regular file (%s)", file_kind(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > QC_SPEC_MAX_BYTES) {
+		qc_diag_error(diag, path, NULL, "%s file larger than %zu MiB (%lld bytes)", what,
+		              QC_SPEC_MAX_BYTES >> 20, (long long)st.st_size);
+		close(fd);
+		return NULL;
+	}
+	/* the size may change while reading: read at most one byte past the limit */
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		qc_diag_error(diag, path, NULL, "out of memory reading %zu bytes", cap);
+		close(fd);
+		return NULL;
+	}
+	for (;;) {
 		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
+			if (cap > QC_SPEC_MAX_BYTES)
+				break;
+			size_t nc =
+			        cap * 2 > QC_SPEC_MAX_BYTES + 1 ? QC_SPEC_MAX_BYTES + 1 : cap * 2;
+			char *nb = realloc(buf, nc + 1);
+			if (!nb)
+				break;
 			buf = nb;
+			cap = nc;
 		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
 	}
-	if (!buf || ferror(f)) {
-		snprintf(err, err_size, "%s", buf ? "read error" : "out of memory");
+	close(fd);
+	if (n > QC_SPEC_MAX_BYTES || n == cap) {
+		qc_diag_error(diag, path, NULL, "%s file larger than %zu MiB (it grew while read)",
+		              what, QC_SPEC_MAX_BYTES >> 20);
 		free(buf);
-		fclose(f);
 		return NULL;
 	}
-	fclose(f);
+	buf[n] = 0;
 	*len = n;
 	return buf;
+}
+
+static void yaml_error(qc_diag *d, const char *path, const yaml_parser_t *p)
+{
+	FILE *out = d && d->out ? d->out : stderr;
+	fprintf(out, "%s:%zu:%zu: YAML error: %s%s%s\n", path, p->problem_mark.line + 1,
+	        p->problem_mark.column + 1, p->problem ? p->problem : "unknown",
+	        p->context ? " " : "", p->context ? p->context : "");
+	if (d)
+		d->errors++;
+}
+
+static void mark_error(qc_diag *d, const char *path, yaml_mark_t m, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void mark_error(qc_diag *d, const char *path, yaml_mark_t m, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	yaml_node_t at;
+	memset(&at, 0, sizeof at);
+	at.start_mark = m;
+	qc_diag_error(d, path, &at, "%s", msg);
+}
+
+/* Anchors of the document being scanned: name -> the size of its node, expanded. */
+typedef struct anchor {
+	char *name;
+	uint64_t size;
+	int open; /* its node has not ended yet: an alias to it would be a cycle */
+	int next; /* chain of the hash bucket */
+} anchor;
+
+#define ANCHOR_BUCKETS 4096
+
+typedef struct scan {
+	anchor *a;
+	size_t n, cap;
+	int bucket[ANCHOR_BUCKETS];
+	struct frame {
+		uint64_t size;
+		long anchor; /* index in a, or -1 */
+	} stack[QC_YAML_MAX_DEPTH + 1];
+	int depth;
+	uint64_t nodes, alias_nodes, root;
+} scan;
+
+static unsigned anchor_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % ANCHOR_BUCKETS;
+}
+
+static void scan_reset(scan *sc)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		free(sc->a[i].name);
+	sc->n = 0;
+	for (int i = 0; i < ANCHOR_BUCKETS; i++)
+		sc->bucket[i] = -1;
+	sc->depth = 0;
+	sc->root = 0;
+}
+
+/* The latest definition of name, or NULL. */
+static anchor *anchor_find(scan *sc, const char *name)
+{
+	for (int i = sc->bucket[anchor_hash(name)]; i >= 0; i = sc->a[i].next)
+		if (strcmp(sc->a[i].name, name) == 0)
+			return &sc->a[i];
+	return NULL;
+}
+
+static long anchor_add(scan *sc, const char *name)
+{
+	if (!name)
+		return -1;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? 2 * sc->cap : 64;
+		anchor *na = realloc(sc->a, cap * sizeof *na);
+		if (!na) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		sc->a = na;
+		sc->cap = cap;
+	}
+	unsigned b = anchor_hash(name);
+	anchor *x = &sc->a[sc->n];
+	x->name = strdup(name);
+	if (!x->name) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	x->size = 1;
+	x->open = 1;
+	x->next = sc->bucket[b]; /* newest first: a redefinition hides the older one */
+	sc->bucket[b] = (int)sc->n;
+	return (long)sc->n++;
+}
+
+/* Sizes saturate just past the alias limit: any alias of such a node is refused anyway. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t cap = (uint64_t)QC_YAML_MAX_ALIAS_NODES + 1;
+	return a >= cap || b >= cap || a + b >= cap ? cap : a + b;
+}
+
+static void scan_add(scan *sc, uint64_t size)
+{
+	if (sc->depth)
+		sc->stack[sc->depth - 1].size = sat_add(sc->stack[sc->depth - 1].size, size);
+	else
+		sc->root = sat_add(sc->root, size);
+}
+
+/*
+ * Reads the event stream once before libyaml builds documents: nesting, the number of nodes
+ * and what aliases expand to are checked here, where each costs O(1) per event, so a hostile
+ * file is refused after O(limit) work (libyaml's scanner is quadratic in the flow depth, and
+ * an alias bomb expands only when the spec is walked). 1 if within the limits.
+ */
+static int yaml_prescan(const char *path, const unsigned char *text, size_t len, qc_diag *diag)
+{
+	yaml_parser_t p;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, text, len);
+	scan *sc = calloc(1, sizeof *sc);
+	if (!sc) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	scan_reset(sc);
+	int ok = 1, done = 0;
+	while (ok && !done) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			yaml_error(diag, path, &p);
+			ok = 0;
+			break;
+		}
+		yaml_mark_t m = ev.start_mark;
+		const char *anchor_name = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT: done = 1; break;
+		case YAML_DOCUMENT_END_EVENT: scan_reset(sc); break; /* anchors are per document */
+		case YAML_SCALAR_EVENT:
+		case YAML_ALIAS_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++sc->nodes > QC_YAML_MAX_NODES) {
+				mark_error(diag, path, m, "more than %d YAML nodes in one file",
+				           QC_YAML_MAX_NODES);
+				ok = 0;
+			}
+			break;
+		default: break;
+		}
+		if (!ok)
+			goto next;
+		if (ev.type == YAML_SCALAR_EVENT) {
+			long a = anchor_add(sc, (const char *)ev.data.scalar.anchor);
+			if (a >= 0)
+				sc->a[a].open = 0;
+			scan_add(sc, 1);
+		} else if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		           ev.type == YAML_MAPPING_START_EVENT) {
+			if (sc->depth == QC_YAML_MAX_DEPTH) {
+				mark_error(diag, path, m, "nesting deeper than %d levels",
+				           QC_YAML_MAX_DEPTH);
+				ok = 0;
+				goto next;
+			}
+			anchor_name = ev.type == YAML_SEQUENCE_START_EVENT
+			                      ? (const char *)ev.data.sequence_start.anchor
+			                      : (const char *)ev.data.mapping_start.anchor;
+			sc->stack[sc->depth].size = 1;
+			sc->stack[sc->depth].anchor = anchor_add(sc, anchor_name);
+			sc->depth++;
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+		           ev.type == YAML_MAPPING_END_EVENT) {
+			if (sc->depth > 0) {
+				struct frame f = sc->stack[--sc->depth];
+				if (f.anchor >= 0) {
+					sc->a[f.anchor].size = f.size;
+					sc->a[f.anchor].open = 0;
+				}
+				scan_add(sc, f.size);
+			}
+		} else if (ev.type == YAML_ALIAS_EVENT) {
+			const char *name = (const char *)ev.data.alias.anchor;
+			anchor *a = anchor_find(sc, name);
+			if (a && a->open) {
+				mark_error(diag, path, m,
+				           "alias *%s refers to a node that contains it (a cycle)",
+				           name);
+				ok = 0;
+			} else if (a) { /* an undefined alias is libyaml's error, below */
+				sc->alias_nodes = sat_add(sc->alias_nodes, a->size);
+				if (sc->alias_nodes > QC_YAML_MAX_ALIAS_NODES) {
+					mark_error(diag, path, m,
+					           "alias expansion exceeds %d nodes (alias bomb?)",
+					           QC_YAML_MAX_ALIAS_NODES);
+					ok = 0;
+				}
+				scan_add(sc, a->size);
+			}
+		}
+	next:
+		yaml_event_delete(&ev);
+	}
+	scan_reset(sc);
+	free(sc->a);
+	free(sc);
+	yaml_parser_delete(&p);
+	return ok;
+}
+
+int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
+                  yaml_document_t *doc, qc_diag *diag)
+{
+	if (!yaml_prescan(path, text, len, diag))
+		return 0;
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, text, len);
+	if (!yaml_parser_load(&parser, doc)) {
+		yaml_error(diag, path, &parser);
+		yaml_parser_delete(&parser);
+		return 0;
+	}
+	yaml_document_t extra;
+	if (one_document && yaml_parser_load(&parser, &extra)) {
+		yaml_node_t *r = yaml_document_get_root_node(&extra);
+		if (r)
+			mark_error(diag, path, r->start_mark,
+			           "a spec file holds one YAML document");
+		yaml_document_delete(&extra);
+	}
+	yaml_parser_delete(&parser);
+	return 1;
+}
+
+int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag)
+{
+	size_t len;
+	char *text = qc_read_file(path, what, &len, diag);
+	if (!text)
+		return 0;
+	int r = qc_yaml_parse(path, (const unsigned char *)text, len, 0, doc, diag);
+	free(text);
+	return r;
 }
 
 static char *make_id(const char *path, const char *semantics)
@@ -890,58 +1307,20 @@ static char *make_id(const char *path, const char *semantics)
 	return id;
 }
 
-qc_spec *qc_spec_load(const char *path, qc_diag *diag)
+qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_diag *diag)
 {
-	char err[256];
-	size_t len;
-	char *text = read_file(path, &len, err, sizeof err);
-	if (!text) {
-		qc_diag_error(diag, path, NULL, "cannot read: %s", err);
-		return NULL;
-	}
 	qc_spec *s = calloc(1, sizeof *s);
-	if (!s) {
-		free(text);
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
 		qc_diag_error(diag, path, NULL, "out of memory");
 		return NULL;
 	}
-	s->path = strdup(path);
 	qc_sha256_hex((const unsigned char *)text, len, s->sha256);
-
-	yaml_parser_t parser;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	int loaded = yaml_parser_load(&parser, &s->doc);
-	if (!loaded) {
-		yaml_mark_t m = parser.problem_mark;
-		FILE *out = diag && diag->out ? diag->out : stderr;
-		fprintf(out, "%s:%zu:%zu: YAML error: %s%s%s\n", path, m.line + 1, m.column + 1,
-		        parser.problem ? parser.problem : "unknown", parser.context ? " " : "",
-		        parser.context ? parser.context : "");
-		if (diag)
-			diag->errors++;
-		yaml_parser_delete(&parser);
-		free(text);
+	if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, diag)) {
 		free(s->path);
 		free(s);
 		return NULL;
 	}
-	/* one document per file */
-	yaml_document_t extra;
-	if (yaml_parser_load(&parser, &extra)) {
-		yaml_node_t *r = yaml_document_get_root_node(&extra);
-		if (r) {
-			FILE *out = diag && diag->out ? diag->out : stderr;
-			fprintf(out, "%s:%zu:%zu: a spec file holds one YAML document\n", path,
-			        r->start_mark.line + 1, r->start_mark.column + 1);
-			if (diag)
-				diag->errors++;
-		}
-		yaml_document_delete(&extra);
-	}
-	yaml_parser_delete(&parser);
-	free(text);
-
 	int before = diag ? diag->errors : 0;
 	checker c = {s, diag};
 	check_spec(&c);
@@ -951,6 +1330,17 @@ qc_spec *qc_spec_load(const char *path, qc_diag *diag)
 		qc_spec_free(s);
 		return NULL;
 	}
+	return s;
+}
+
+qc_spec *qc_spec_load(const char *path, qc_diag *diag)
+{
+	size_t len;
+	char *text = qc_read_file(path, "spec", &len, diag);
+	if (!text)
+		return NULL;
+	qc_spec *s = qc_spec_load_text(path, text, len, diag);
+	free(text);
 	return s;
 }
 
@@ -999,14 +1389,83 @@ static int has_yaml_ext(const char *name)
 	       (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
-/* Spec files below dir, sorted; files in a directory named "profiles" are profiles. */
-static void walk(const char *dir, strvec *out, strvec *profiles, qc_diag *diag)
+/* Files and directories already listed, by device and inode: a file reached twice (two
+ * paths, a symlink) is listed once; a directory that is its own ancestor is a symlink loop. */
+typedef struct fileid {
+	dev_t dev;
+	ino_t ino;
+} fileid;
+
+typedef struct finder {
+	strvec *out, *profiles;
+	qc_diag *diag;
+	fileid *seen; /* open addressing, dev == 0 && ino == 0 is empty */
+	size_t n_seen, cap;
+	fileid stack[QC_SPEC_MAX_DIR_DEPTH + 1]; /* directories being walked */
+	const char *stack_path[QC_SPEC_MAX_DIR_DEPTH + 1];
+	int depth;
+} finder;
+
+static size_t fileid_slot(const finder *f, fileid id)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
-		qc_diag_error(diag, dir, NULL, "cannot open directory: %s", strerror(errno));
+	uint64_t h = ((uint64_t)id.dev * 0x9e3779b97f4a7c15ull) ^
+	             ((uint64_t)id.ino * 0xc2b2ae3d27d4eb4full);
+	return (size_t)(h ^ (h >> 29)) & (f->cap - 1);
+}
+
+/* 1 if id was not seen before (it is now). */
+static int mark_seen(finder *f, const struct stat *st)
+{
+	fileid id = {st->st_dev, st->st_ino};
+	if (2 * (f->n_seen + 1) > f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 256;
+		fileid *old = f->seen;
+		size_t old_cap = f->cap;
+		f->seen = qc_xcalloc(cap, sizeof *f->seen);
+		f->cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].dev || old[i].ino) {
+				size_t k = fileid_slot(f, old[i]);
+				while (f->seen[k].dev || f->seen[k].ino)
+					k = (k + 1) & (f->cap - 1);
+				f->seen[k] = old[i];
+			}
+		free(old);
+	}
+	size_t k = fileid_slot(f, id);
+	while (f->seen[k].dev || f->seen[k].ino) {
+		if (f->seen[k].dev == id.dev && f->seen[k].ino == id.ino)
+			return 0;
+		k = (k + 1) & (f->cap - 1);
+	}
+	f->seen[k] = id;
+	f->n_seen++;
+	return 1;
+}
+
+/* Spec files below dir, sorted; files in a directory named "profiles" are profiles. */
+static void walk(finder *f, const char *dir, const struct stat *dst)
+{
+	for (int i = 0; i < f->depth; i++)
+		if (f->stack[i].dev == dst->st_dev && f->stack[i].ino == dst->st_ino) {
+			qc_diag_error(f->diag, dir, NULL, "symlink loop: the same directory as %s",
+			              f->stack_path[i]);
+			return;
+		}
+	if (!mark_seen(f, dst))
+		return; /* reached before through another path */
+	if (f->depth == QC_SPEC_MAX_DIR_DEPTH) {
+		qc_diag_error(f->diag, dir, NULL, "directories nested deeper than %d levels",
+		              QC_SPEC_MAX_DIR_DEPTH);
 		return;
 	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		qc_diag_error(f->diag, dir, NULL, "cannot open directory: %s", strerror(errno));
+		return;
+	}
+	f->stack[f->depth] = (fileid){dst->st_dev, dst->st_ino};
+	f->stack_path[f->depth++] = dir;
 	const char *base = strrchr(dir, '/');
 	int in_profiles = strcmp(base ? base + 1 : dir, "profiles") == 0;
 	strvec here = {0};
@@ -1015,7 +1474,11 @@ static void walk(const char *dir, strvec *out, strvec *profiles, qc_diag *diag)
 		if (e->d_name[0] == '.')
 			continue;
 		char p[4096];
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p) {
+			qc_diag_error(f->diag, dir, NULL, "a path below is longer than %zu bytes",
+			              sizeof p - 1);
+			continue;
+		}
 		struct stat st;
 		if (stat(p, &st) != 0)
 			continue;
@@ -1026,19 +1489,25 @@ static void walk(const char *dir, strvec *out, strvec *profiles, qc_diag *diag)
 	qsort(here.v, (size_t)here.n, sizeof *here.v, cmp_str);
 	for (int i = 0; i < here.n; i++) {
 		struct stat st;
-		if (stat(here.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-			walk(here.v[i], out, profiles, diag);
-		else
-			push(in_profiles ? profiles : out, here.v[i]);
+		if (stat(here.v[i], &st) != 0) {
+			free(here.v[i]);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode))
+			walk(f, here.v[i], &st);
+		else if (mark_seen(f, &st)) /* FIFOs, devices: refused when read */
+			push(in_profiles ? f->profiles : f->out, here.v[i]);
 		free(here.v[i]);
 	}
 	free(here.v);
+	f->depth--;
 }
 
 int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles, int *n_profiles,
                  qc_diag *diag)
 {
 	strvec sv = {0}, pv = {0};
+	finder f = {&sv, &pv, diag, NULL, 0, 0, {{0, 0}}, {NULL}, 0};
 	for (int i = 0; i < n_paths; i++) {
 		struct stat st;
 		char p[4096];
@@ -1049,10 +1518,11 @@ int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles,
 		if (stat(p, &st) != 0)
 			qc_diag_error(diag, p, NULL, "no such file or directory");
 		else if (S_ISDIR(st.st_mode))
-			walk(p, &sv, &pv, diag);
-		else
+			walk(&f, p, &st);
+		else if (mark_seen(&f, &st))
 			push(&sv, p);
 	}
+	free(f.seen);
 	*out = sv.v;
 	*profiles = pv.v;
 	*n_profiles = pv.n;

@@ -79,6 +79,21 @@ typedef struct qc_spec {
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
 qc_spec *qc_spec_load(const char *path, qc_diag *diag);
+/* The same from text in memory (len bytes); path names it in messages and case names. */
+qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_diag *diag);
+
+/* Reads a whole file without blocking or growing past QC_SPEC_MAX_BYTES (qc_limits.h): a
+ * FIFO, device, socket or directory is "not a regular file". Returns the text (malloc'd,
+ * NUL-terminated, *len bytes) or NULL with "path: message" in diag; `what` names the file in
+ * the size message ("spec", "profile", "waiver"). */
+char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag);
+/* Loads the YAML document of text after checking its nesting, node count and alias
+ * expansion (qc_limits.h); one_document: a second document is an error. 1 on success; 0
+ * with "path:line:col: message" in diag (the document is then not initialised). */
+int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
+                  yaml_document_t *doc, qc_diag *diag);
+/* qc_read_file then qc_yaml_parse (one document not required). */
+int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
 void qc_spec_free(qc_spec *s);
 
 /* Lists the spec files named by paths (files, or directories searched

@@ -36,15 +36,8 @@ static long parse_date(const char *s)
 
 qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		qc_diag_error(diag, path, NULL, "cannot read the waiver file: %s", strerror(errno));
-		return NULL;
-	}
 	yaml_document_t doc;
-	int loaded = qc_yaml_load(f, path, &doc, diag);
-	fclose(f);
-	if (!loaded)
+	if (!qc_yaml_load(path, "waiver", &doc, diag))
 		return NULL;
 
 	int before = diag ? diag->errors : 0;
