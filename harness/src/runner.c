@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/falloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -1464,7 +1465,7 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 				break;
 			need += L.d.slot_len;
 		}
-		size_t off = ring_start(r, need);
+		size_t off = ring_start(r, need), piece_start = off;
 		for (; i < j; i++) {
 			qc_exec_result *res = &results[i];
 			const char *bad = check_call(calls[i]);
@@ -1524,6 +1525,13 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 			if (staged)
 				staged[sc->index] = sc->result;
 		}
+		/* Everything was copied out: give the piece's pages back (they stay closed in the
+		 * worker, so a late write still faults), and memory stays one piece whatever the
+		 * number of cases. */
+		size_t len = QC_ROUND_UP(off - piece_start, r->page);
+		if (fallocate(r->arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		              (off_t)piece_start, (off_t)len) != 0)
+			madvise(r->arena + piece_start, len, MADV_REMOVE);
 	}
 	return 0;
 }
