@@ -709,6 +709,50 @@ static void test_run_renders(void)
 	qct_rmdir(tmp);
 }
 
+/* A report path that is not a regular file is written in place, never replaced by a file
+ * renamed over it (as root that would replace /dev/null itself), and gets no journal beside
+ * it; a symbolic link keeps pointing at the report it names. */
+static void test_report_to_special_files(void)
+{
+	const char *tmp = qct_tmpdir();
+	char fifo[600], link[600], real[600], dir[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo.json", tmp);
+	snprintf(link, sizeof link, "%s/link.json", tmp);
+	snprintf(real, sizeof real, "%s/real.json", tmp);
+	snprintf(dir, sizeof dir, "%s", tmp);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	qct_proc p;
+	/* the reader takes the report out of the FIFO while the run writes it */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "cat '%s' > '%s/read.json' & %s run "
+	                             "specs/litert/dequantize.yaml --quiet --json '%s'; wait",
+	                             fifo, tmp, qct_build_path("qconform"), fifo),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	struct stat sb;
+	CU_ASSERT(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode));
+	char path[700];
+	snprintf(path, sizeof path, "%s.journal", fifo);
+	CU_ASSERT(access(path, F_OK) != 0);
+	snprintf(path, sizeof path, "%s/read.json", tmp);
+	json_error_t e;
+	json_t *r = json_load_file(path, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL(r);
+	json_decref(r);
+	FILE *f = fopen(real, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(symlink(real, link), 0);
+	int st;
+	r = qct_run_report(dir, &st, NULL, "specs/litert/dequantize.yaml --json %s", link);
+	json_decref(r);
+	CU_ASSERT(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+	CU_ASSERT(stat(real, &sb) == 0 && sb.st_size > 0);
+	CU_ASSERT(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+	qct_rmdir(tmp);
+}
+
 void qct_register_reports(void)
 {
 	CU_pSuite s = qct_suite("reports");
@@ -719,4 +763,5 @@ void qct_register_reports(void)
 	CU_add_test(s, "html profile verdict", test_html_profile);
 	CU_add_test(s, "large run", test_large_run);
 	CU_add_test(s, "run --html --junit", test_run_renders);
+	CU_add_test(s, "reports to a FIFO and through a symlink", test_report_to_special_files);
 }

@@ -1,7 +1,10 @@
 #include "afile.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int qc_afile_open(qc_afile *a, const char *path, char *err, size_t err_size)
@@ -12,7 +15,23 @@ int qc_afile_open(qc_afile *a, const char *path, char *err, size_t err_size)
 		return -1;
 	}
 	snprintf(a->path, sizeof a->path, "%s", path);
-	snprintf(a->tmp, sizeof a->tmp, "%s.tmp", path);
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		/* /dev/null, a FIFO, /dev/stdout: written in place (renaming a file over a
+		 * device would replace the device) */
+		a->direct = 1;
+		if (!(a->f = fopen(path, "w"))) {
+			snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* a symbolic link to a file: the file is replaced, not the link */
+	char real[PATH_MAX];
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && realpath(path, real) &&
+	    strlen(real) < sizeof a->path)
+		snprintf(a->path, sizeof a->path, "%s", real);
+	snprintf(a->tmp, sizeof a->tmp, "%s.tmp", a->path);
 	if (!(a->f = fopen(a->tmp, "w"))) {
 		snprintf(err, err_size, "cannot write %s: %s", a->tmp, strerror(errno));
 		return -1;
@@ -39,6 +58,11 @@ int qc_afile_commit(qc_afile *a, char *err, size_t err_size)
 		bad = 1;
 		e = errno;
 	}
+	if (a->direct) {
+		if (bad)
+			snprintf(err, err_size, "%s: write error: %s", a->path, strerror(e));
+		return bad ? -1 : 0;
+	}
 	if (!bad && rename(a->tmp, a->path) != 0) {
 		bad = 1;
 		e = errno;
@@ -56,6 +80,6 @@ void qc_afile_abort(qc_afile *a)
 	if (a->f)
 		fclose(a->f);
 	a->f = NULL;
-	if (a->tmp[0])
+	if (a->tmp[0] && !a->direct)
 		unlink(a->tmp);
 }

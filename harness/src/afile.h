@@ -2,6 +2,8 @@
  * afile: a report file written whole or not at all. The writer writes to PATH.tmp; commit
  * flushes it to the disk (fdatasync) and renames it over PATH, so a reader, a second signal,
  * a SIGKILL or a power cut sees either the old file or the complete new one, never a cut one.
+ * A PATH that exists and is not a regular file (/dev/null, a FIFO) is written in place; a
+ * symbolic link's target is replaced, not the link.
  */
 #ifndef QC_AFILE_H
 #define QC_AFILE_H
@@ -10,6 +12,7 @@
 
 typedef struct qc_afile {
 	FILE *f;
+	int direct; /* PATH itself is written (not a regular file) */
 	char path[1100];
 	char tmp[1110];
 } qc_afile;

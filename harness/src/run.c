@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -996,6 +997,12 @@ int qc_cmd_run(const qc_run_opts *o)
 	                           : json_path);
 	if (!o->resume && !o->journal_path)
 		snprintf(journal_path, sizeof journal_path, "%s.journal", json_path);
+	/* a report to /dev/null or a FIFO gets no journal beside it (unless one is named) */
+	struct stat jsb;
+	int journaled =
+	        o->resume || o->journal_path || stat(json_path, &jsb) != 0 || S_ISREG(jsb.st_mode);
+	if (!journaled)
+		journal_path[0] = '\0';
 	json_t *identity = run_identity(o, &ss, &info, waivers_sha[0] ? waivers_sha : NULL);
 	const char *refused = NULL;
 	if (o->resume &&
@@ -1041,7 +1048,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	if (st.json && o->resume) {
 		if (!(st.journal = qc_journal_reopen(journal_path, jd.good_bytes, err, sizeof err)))
 			fprintf(stderr, "qconform: %s\n", err);
-	} else if (st.json) {
+	} else if (st.json && journaled) {
 		if (access(journal_path, F_OK) == 0)
 			fprintf(stderr,
 			        "qconform: note: %s is replaced (resume an unfinished run with "
@@ -1059,7 +1066,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		json_decref(h);
 	}
 	json_decref(identity);
-	if (!st.journal) {
+	if (!st.json || (journaled && !st.journal)) {
 		qc_json_abort(st.json);
 		stop_block(&sigs);
 		atomic_store(&stop_pool, NULL);
@@ -1112,8 +1119,16 @@ int qc_cmd_run(const qc_run_opts *o)
 		qc_case *c;
 		int got;
 		while (rc == 0 && !stop_signal && (got = qc_cases_next(it, &c)) != 0) {
-			if (got < 0)
-				continue; /* cannot happen after validation */
+			if (got < 0) {
+				/* it validated: only a budget (time) can make it fail now, and a
+				 * report that silently lacks a case would be wrong */
+				fprintf(stderr,
+				        "qconform: %s: a case failed to expand during the run (it "
+				        "validated); the run stops\n",
+				        ss.specs[i]->path);
+				rc = -1;
+				break;
+			}
 			if (!qc_filter_match(o->filters, o->n_filters, c->name)) {
 				qc_case_free(c);
 				continue;
@@ -1190,7 +1205,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		meta.interrupted = signal_name(sig);
 		meta.cases_done = st.done;
 		meta.cases_planned = st.total;
-		meta.journal = journal_path;
+		meta.journal = journaled ? journal_path : NULL;
 	}
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
 		fprintf(stderr, "qconform: writing %s failed\n", json_path);
@@ -1221,9 +1236,10 @@ int qc_cmd_run(const qc_run_opts *o)
 		status = 2;
 	if (interrupted) {
 		printf("INTERRUPTED by %s after %llu of %llu cases: the reports hold the cases "
-		       "judged before it\nresume: qconform run --resume %s\n",
-		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
-		       journal_path);
+		       "judged before it\n",
+		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total);
+		if (journaled)
+			printf("resume: qconform run --resume %s\n", journal_path);
 	} else if (baseline && rc == 0) {
 		/* the same comparison as qconform diff BASELINE REPORT */
 		char derr[1024];
@@ -1242,7 +1258,9 @@ int qc_cmd_run(const qc_run_opts *o)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
 		        signal_name(sig));
 	/* the journal has served once the complete report is written */
-	if (!interrupted && status != 2 && journal_ok && !o->keep_journal)
+	if (!journaled)
+		;
+	else if (!interrupted && status != 2 && journal_ok && !o->keep_journal)
 		unlink(journal_path);
 	else if (!interrupted && o->keep_journal)
 		printf("journal: %s\n", journal_path);
