@@ -140,10 +140,11 @@ test-san:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(MAKE) BUILD=build/san SAN=1 test-unit
 
+# The two test runs are independent (their own build directories): on two cores they run at
+# once, each mostly one process at a time.
 test: deps
 	$(MAKE) format-check
-	$(MAKE) test-unit
-	$(MAKE) test-san
+	$(MAKE) -j2 --output-sync=target test-unit test-san
 
 # Throughput of the reference over every spec: three runs, wall time from each report.
 bench: all

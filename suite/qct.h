@@ -23,6 +23,8 @@ typedef struct qct_proc {
 /* Runs cmd (printf-style) with sh -c; returns 0 if it could be run. */
 int qct_sh(qct_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void qct_proc_free(qct_proc *p);
+/* A whole file, NUL-terminated (malloc'd), or NULL. */
+char *qct_read_file(const char *path);
 
 /* A fresh directory under $TMPDIR for one test; removed by qct_rmdir. */
 const char *qct_tmpdir(void);

@@ -78,25 +78,6 @@ static int has_reason(json_t *c, const char *want)
 	return 0;
 }
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = malloc((size_t)n + 1);
-	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	if (s)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
-
 /* The reference certifies every framework profile; the certificate carries the identity a
  * reviewer checks: the plugin's sha256, the profile file's, each spec's. */
 static void test_reference_certifies(void)
@@ -138,7 +119,7 @@ static void test_reference_certifies(void)
 		        json_string_value(json_object_get(json_object_get(c, "plugin"), "sha256")),
 		        ref_sha);
 		CU_ASSERT_TRUE(json_array_size(json_object_get(c, "specs")) > 0);
-		char *html = slurp_file(certify_path(tmp, profiles[i], "certificate.html"));
+		char *html = qct_read_file(certify_path(tmp, profiles[i], "certificate.html"));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 		/* the certificate section comes first, then the run's own report */
 		char *verdict = strstr(html, "id=\"certificate-verdict\">CERTIFIED<");
@@ -182,7 +163,7 @@ static void test_not_supported_refused(void)
 	}
 	/* NOT_SUPPORTED is an allowed verdict of a run: only the certificate refuses it */
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(c, "reasons")), 6);
-	char *html = slurp_file(certify_path(tmp, "ns", "certificate.html"));
+	char *html = qct_read_file(certify_path(tmp, "ns", "certificate.html"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"certificate-verdict\">NOT CERTIFIED<"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<li>required op tf/fake_quant_with_min_max_args: "));
@@ -235,7 +216,7 @@ static void test_failing_refused_and_waived(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(w0, "reason")),
 	                       "<b>ties</b> & 'half up' until 2.0");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(w0, "expires")), "2099-12-31");
-	char *html = slurp_file(certify_path(tmp, "waived", "certificate.html"));
+	char *html = qct_read_file(certify_path(tmp, "waived", "certificate.html"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"certificate-verdict\">CERTIFIED<"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "&lt;b&gt;ties&lt;/b&gt; &amp; &#39;half up&#39;"));

@@ -120,7 +120,7 @@ static int leftovers(const char *tmp)
 {
 	qct_proc p;
 	/* "stat[e]" matches "state" but not this shell's own command line */
-	if (qct_sh(&p, "sleep 0.2; pgrep -f -- 'qconform-worker.*%s/stat[e]' | wc -l", tmp) != 0)
+	if (qct_sh(&p, "pgrep -f -- 'qconform-worker.*%s/stat[e]' | wc -l", tmp) != 0)
 		return -1;
 	int n = atoi(p.out);
 	qct_proc_free(&p);

@@ -94,25 +94,6 @@ static int wait_for_cases(const char *journal)
 	return 0;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	if (b)
-		b[n] = 0;
-	fclose(f);
-	return b;
-}
-
 static int exists(const char *path)
 {
 	return access(path, F_OK) == 0;
@@ -228,7 +209,7 @@ static void one_signal(const signal_row *row)
 		kill(pid, row->second);
 	int st = wait_status(pid);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != row->status) {
-		char *e = slurp(p.err);
+		char *e = qct_read_file(p.err);
 		fprintf(stderr, "\n  %s: wait status %#x, stderr: %s", row->name, st, e ? e : "");
 		free(e);
 	}
@@ -251,12 +232,12 @@ static void one_signal(const signal_row *row)
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(summary, "cases")), done);
 	/* the journal holds exactly the reported cases, in order */
 	CU_ASSERT_EQUAL(line_count(p.journal), 1 + done);
-	char *html = slurp(p.html), *out = slurp(p.out);
+	char *html = qct_read_file(p.html), *out = qct_read_file(p.out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, ">INTERRUPTED</div>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"interrupted\""));
 	CU_ASSERT(xmllint_ok(p.junit));
-	char *xml = slurp(p.junit);
+	char *xml = qct_read_file(p.junit);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
 	CU_ASSERT_PTR_NOT_NULL(strstr(xml, "name=\"run interrupted\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "INTERRUPTED by "));
@@ -339,7 +320,7 @@ static void test_kill_then_resume(void)
 	int lines = line_count(p.journal);
 	CU_ASSERT(lines >= 2 && lines < 1 + CASES);
 	/* the crash also cut the line being written: half of the last one, no newline */
-	char *journal = slurp(p.journal);
+	char *journal = qct_read_file(p.journal);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(journal);
 	size_t jl = strlen(journal);
 	char *last = journal + jl - 1;
@@ -466,7 +447,7 @@ static void test_mismatched_journal(void)
 	snprintf(cmd, sizeof cmd, "run %s --keep-journal", base);
 	CU_ASSERT_EQUAL_FATAL(run_now(cmd, NULL), 0);
 	CU_ASSERT_FATAL(exists(p.journal));
-	char *before = slurp(p.journal);
+	char *before = qct_read_file(p.journal);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(before);
 	/* the same run resumes (every case from the journal) */
 	snprintf(cmd, sizeof cmd, "run --resume '%s' --keep-journal --quiet", p.journal);
@@ -498,7 +479,7 @@ static void test_mismatched_journal(void)
 		CU_ASSERT(one_line);
 		free(err);
 		err = NULL;
-		char *after = slurp(p.journal);
+		char *after = qct_read_file(p.journal);
 		CU_ASSERT(after && !strcmp(after, before));
 		free(after);
 		if (m->change == 1) {

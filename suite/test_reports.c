@@ -465,21 +465,6 @@ static void test_html_in_chromium(void)
 	qct_rmdir(tmp);
 }
 
-static char *slurp_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (s)
-		s[fread(s, 1, (size_t)n, f)] = 0;
-	fclose(f);
-	return s;
-}
-
 /* With --profile the page carries the profile's own verdict: the reference meets onnx-qdq,
  * a kernel that rounds ties half up fails it on QuantizeLinear and nowhere else. */
 static void test_html_profile(void)
@@ -502,7 +487,7 @@ static void test_html_profile(void)
 		                    : qct_run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
-		char *page = slurp_file(html);
+		char *page = qct_read_file(html);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(page);
 		char want[128];
 		snprintf(want, sizeof want, "id=\"profile-verdict\">%s<", runs[k].verdict);

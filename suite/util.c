@@ -29,6 +29,16 @@ static char *slurp(FILE *f)
 	return buf;
 }
 
+char *qct_read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *b = slurp(f);
+	fclose(f);
+	return b;
+}
+
 int qct_sh(qct_proc *p, const char *fmt, ...)
 {
 	char cmd[8192];

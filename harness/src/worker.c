@@ -281,6 +281,7 @@ static qc_outcome outcome_of(qcf_status st)
  * swap. Not under AddressSanitizer, whose shadow memory takes terabytes of address space.
  */
 static size_t memory_limit; /* RLIMIT_AS in force, 0: none */
+static size_t page_bytes;   /* for the fault handler, which may not call sysconf */
 
 static void limit_memory(const qc_worker_args *a, qc_load_report *rep)
 {
@@ -294,9 +295,27 @@ static void limit_memory(const qc_worker_args *a, qc_load_report *rep)
 	struct rlimit rl = {lim, lim};
 	if (setrlimit(RLIMIT_AS, &rl) == 0) {
 		memory_limit = lim;
+		page_bytes = (size_t)sysconf(_SC_PAGESIZE);
 		rep->memory = a->memory;
 	}
 #endif
+}
+
+/* /proc/self/NAME into buf, NUL-terminated: the bytes read, or -1. Async-signal-safe. */
+static ssize_t read_proc_self(const char *name, char *buf, size_t size)
+{
+	char path[64] = "/proc/self/";
+	size_t l = strlen(path);
+	for (size_t i = 0; name[i] && l + 1 < sizeof path; i++)
+		path[l++] = name[i];
+	path[l] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
 }
 
 /* Is the address space within 1/16 (and 64 MiB) of the limit? Async-signal-safe. */
@@ -304,18 +323,14 @@ static int near_memory_limit(void)
 {
 	if (!memory_limit)
 		return 0;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	char buf[64];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	ssize_t n = read_proc_self("statm", buf, sizeof buf);
 	if (n <= 0)
 		return 0;
 	size_t pages = 0;
 	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
 		pages = pages * 10 + (size_t)(buf[i] - '0');
-	size_t used = pages * (size_t)sysconf(_SC_PAGESIZE), slack = memory_limit / 16;
+	size_t used = pages * page_bytes, slack = memory_limit / 16;
 	if (slack < ((size_t)64 << 20))
 		slack = (size_t)64 << 20;
 	return used + slack >= memory_limit;
@@ -484,15 +499,9 @@ static void close_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *a
 /* Threads of the process besides this one (a plugin's pool, or a thread it left running). */
 static int other_threads(void)
 {
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
 	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
+	if (read_proc_self("status", buf, sizeof buf) <= 0)
 		return 1;
-	buf[n] = '\0';
 	const char *t = strstr(buf, "\nThreads:");
 	return t ? atoi(t + 10) > 1 : 1;
 }
