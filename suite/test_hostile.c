@@ -66,7 +66,7 @@ static const fault_row rows[] = {
          30, 0, 0},
         {"stray", "DEQUANTIZE", -1, "ERROR", "before the start of output 0", OTHERS_KEEP, "", 30, 0,
          0},
-        {"stray", "DEQUANTIZE", -4096, "ERROR", "output 0", OTHERS_KEEP, "", 30, 0, 0},
+        {"stray", "DEQUANTIZE", -4096, "ERROR", "", OTHERS_KEEP, "", 30, 0, 0},
         {"stray", "QUANTIZE", 1 << 20, "ERROR", "outside its buffers", OTHERS_KEEP, "--jobs 2", 30,
          0, 0},
         {"stray", "EQUAL", -(1 << 20), "ERROR", "outside its buffers", OTHERS_KEEP, "", 30, 0, 0},

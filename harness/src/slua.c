@@ -60,7 +60,8 @@
 #include <lua.h>
 #include <lualib.h>
 
-#define HOOK_STEP 1000 /* instructions between two count hooks */
+#define HOOK_STEP   1000 /* instructions between two count hooks */
+#define CLOCK_EVERY 16   /* hook charges between two reads of the clock */
 /* Work done in C is charged as instructions: an element moved or a key compared costs ~8 VM
  * instructions' time, a byte of a new string 1/2 (allocation, page faults, copies). */
 #define MAX_DEPTH 32                     /* table nesting, both directions */
@@ -84,7 +85,8 @@ struct qc_lua {
 	int oom;            /* a memory error happened in this evaluation */
 	char stop_msg[256]; /* the error of the stop, with the chunk position */
 	int budget;         /* B_EXPAND or B_CHECK: the budget the current evaluation draws on */
-	double t0;          /* when the current evaluation started (monotonic seconds) */
+	double t0;          /* the current evaluation's first charge (monotonic seconds), or 0 */
+	int clock_skip;     /* charges since the clock was last read */
 	struct budget {
 		uint64_t steps, max_steps; /* instructions since qc_lua_budget_reset */
 		double seconds, max_seconds;
@@ -191,6 +193,13 @@ static void charge(lua_State *L, qc_lua *q, uint64_t n, int level)
 		b->exhausted = 1;
 		stop(L, q, level, b->msg);
 	}
+	/* the clock: from the first charge of an evaluation on (one shorter than a hook step
+	 * costs no clock read), then every CLOCK_EVERY charges */
+	if (!q->t0)
+		q->t0 = now_seconds();
+	else if (++q->clock_skip < CLOCK_EVERY && n <= HOOK_STEP)
+		return;
+	q->clock_skip = 0;
 	double t = now_seconds() - q->t0;
 	if (t > QC_LUA_EVAL_SECONDS) {
 		snprintf(why, sizeof why,
@@ -1271,7 +1280,8 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	q->steps = 0;
 	q->stopped = 0;
 	q->oom = 0;
-	q->t0 = now_seconds();
+	q->t0 = 0; /* the first charge starts the clock */
+	q->clock_skip = 0;
 	lua_sethook(L, sb_hook, LUA_MASKCOUNT, HOOK_STEP); /* also restarts the count */
 	lua_settop(L, 0);
 	lua_pushcfunction(L, p_msgh);
@@ -1279,7 +1289,8 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	lua_pushlightuserdata(L, ctx);
 	int status = lua_pcall(L, 1, 0, 1);
 	q->rng = NULL;
-	b->seconds += now_seconds() - q->t0;
+	if (q->t0)
+		b->seconds += now_seconds() - q->t0;
 	if (q->stopped) {
 		/* whatever the script made of the error object on its way out, a stop is a stop */
 		lua_settop(L, 0);

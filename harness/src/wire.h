@@ -47,23 +47,24 @@
 
 /*
  * The arena, as the worker sees it. The worker maps it PROT_NONE and opens
- * one case at a time: while a case runs, its call description and inputs
- * are read-only, its output regions writable, and every other byte of the
- * arena inaccessible; when execute returns, the case's slot is closed again
- * before the answer is sent. A slot, every boundary a page boundary:
+ * one case at a time: while a case runs, its call description, inputs and
+ * output regions are accessible and every other byte of the arena is not;
+ * the moment execute returns, the slot is closed again. A slot, every
+ * boundary a page boundary:
  *
- *   [ro: qcf_op_call, arrays, strings | input 0, 64 pattern bytes | ...]
- *   [gap page] [output 0 region] [gap page] [output 1 region] [gap page] ...
+ *   [qcf_op_call, arrays, strings | input 0, 64 pattern bytes | ...]
+ *   [output 0 region] [closed page] [output 1 region] [closed page] ...
  *
  * An output region is whole pages; the output's data ends within 63 bytes of
  * the region's end (64-byte aligned start), and the bytes around it (head
  * and tail) hold qc_guard_pattern. So a stray write lands in a page the case
- * cannot write (a fault the worker reports: qc_fault) or in a head or tail
- * that the harness checks. Gap pages are never opened.
+ * cannot touch (a fault the worker reports: qc_fault), or in pattern bytes,
+ * the call or an input, which the harness compares with its own copies.
+ * Closed pages are never opened.
  */
 typedef struct qc_case_desc {
 	uint64_t slot_off, slot_len; /* the whole slot: closed after the case */
-	uint64_t ro_off, ro_len;     /* call description and inputs: read-only */
+	uint64_t ro_off, ro_len;     /* call description and inputs */
 	uint64_t call_off;           /* the qcf_op_call */
 	uint32_t n_outputs;
 	uint32_t pad;
@@ -102,14 +103,14 @@ typedef struct qc_load_report {
 #define QC_PROBATION_SETTLE_MS 20
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
- * returned, the outputs made read-only and hashed; release() runs after it is sent. */
+ * returned and the slot was closed; release() runs after it is sent. */
 typedef struct qc_answer {
 	uint32_t magic; /* QC_MSG_ANSWER */
 	uint32_t seq;
 	int32_t outcome; /* qc_outcome */
 	int32_t pad;
 	double seconds;
-	uint64_t out_hash; /* qc_wire_hash of the outputs the moment execute returned */
+	uint64_t reserved; /* 0 */
 	char message[256];
 } qc_answer;
 

@@ -10,8 +10,8 @@
  * closed) -> default signal dispositions, no core dumps -> the arena mapped
  * at the harness's address, inaccessible -> the fault handler -> dlopen,
  * negotiate, create -> load report. Then commands: per case the slot is
- * opened (wire.h), supports, prepare, execute, the outputs hashed, release,
- * the slot closed, and the answer sent. A fault on an arena address is
+ * opened (wire.h), supports, prepare, execute, the slot closed, the answer
+ * sent, release. A fault on an arena address is
  * reported (qc_fault) before the worker dies of it, so the harness can tell
  * whose it was.
  */
@@ -413,23 +413,21 @@ static int protect(unsigned char *arena, uint64_t off, uint64_t len, int prot)
 	return len ? mprotect(arena + off, len, prot) : 0;
 }
 
-/* Opens the slot of a case for its run: 0, or -1 when the kernel refuses. */
+/*
+ * Opens the slot of a case for its run: 0, or -1 when the kernel refuses. The call, its
+ * inputs and output 0 are one range (the harness compares the call and the inputs with its
+ * own copies afterwards); each further output opens by itself, so the closed page between two
+ * outputs stays closed. Two system calls a case in all (this and closing), whatever it is.
+ */
 static int open_slot(unsigned char *arena, const qc_case_desc *c)
 {
-	if (protect(arena, c->ro_off, c->ro_len, PROT_READ) < 0)
+	uint64_t end = c->n_outputs ? c->rw_off[0] + c->rw_len[0] : c->ro_off + c->ro_len;
+	if (protect(arena, c->ro_off, end - c->ro_off, PROT_READ | PROT_WRITE) < 0)
 		return -1;
-	for (uint32_t k = 0; k < c->n_outputs; k++)
+	for (uint32_t k = 1; k < c->n_outputs; k++)
 		if (protect(arena, c->rw_off[k], c->rw_len[k], PROT_READ | PROT_WRITE) < 0)
 			return -1;
 	return 0;
-}
-
-static uint64_t hash_outputs(const unsigned char *arena, const qc_case_desc *c)
-{
-	uint64_t h = 0;
-	for (uint32_t k = 0; k < c->n_outputs; k++)
-		h = h * 31 + qc_wire_hash(arena + c->out_off[k], c->out_len[k]);
-	return h;
 }
 
 /* Runs case seq of a command up to its answer (release and closing come after it is sent). */
@@ -468,12 +466,10 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		}
 		seconds = qc_now_s() - t0;
 	}
-	/* The outputs as they are the moment execute returned: read-only from now on, so a
-	 * late write faults (and is blamed on this case), and their hash tells the harness
-	 * whether its copy is what execute left. */
-	protect(arena, c->ro_off, c->slot_off + c->slot_len - c->ro_off, PROT_READ);
+	/* Closed the moment execute returned: a late write (or read) of the kernel faults and is
+	 * blamed on this case; the harness copies the outputs as execute left them. */
+	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	fault_ctx.state = QC_FAULT_RETURNED;
-	ans->out_hash = hash_outputs(arena, c);
 	if (st != QCF_OK) {
 		copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
 		if (!ans->message[0] ||
@@ -486,13 +482,11 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	*prep_out = prepared ? prep : NULL;
 }
 
-/* After the answer is sent: release, then the slot is closed. */
-static void close_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
-                       const qc_case_desc *c, qcf_prepared *prep)
+/* After the answer is sent: release (the slot is closed already). */
+static void close_case(const qcf_plugin *d, qcf_instance *inst, qcf_prepared *prep)
 {
 	if (prep && d->release)
 		d->release(inst, prep);
-	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	fault_ctx.state = QC_FAULT_IDLE;
 }
 
@@ -571,7 +565,7 @@ int qc_worker_main(int argc, char **argv)
 			run_case(&d, inst, arena, c, i, &ans, &prep);
 			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
-			close_case(&d, inst, arena, c, prep);
+			close_case(&d, inst, prep);
 		}
 		/* The command's end. A kernel with threads of its own gets a moment in which a
 		 * late write still meets a closed slot of this command (and is blamed). */

@@ -132,7 +132,7 @@ typedef struct stray_job {
 
 static void *stray_main(void *p)
 {
-	*((stray_job *)p)->at = 0;
+	*((stray_job *)p)->at ^= 0xa5;
 	return NULL;
 }
 
@@ -217,7 +217,7 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 	if (st != QCF_OK)
 		return st;
 	if (!strcmp(fault, "stray"))
-		*(volatile unsigned char *)stray = 0; /* no pattern byte is 0 */
+		*(volatile unsigned char *)stray ^= 0xa5; /* the byte changes, whatever it held */
 	else if (!strcmp(fault, "late-garble"))
 		write_later(out, NULL, arg);
 	return st;
