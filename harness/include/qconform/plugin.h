@@ -100,10 +100,11 @@ typedef struct qcf_quant {
 } qcf_quant;
 
 /*
- * A tensor. Inputs are read-only (the host maps them so), and may be read up to 64 bytes
- * past their end. Output data is 64-byte aligned, starts filled with values that are not the
- * answer (a poison), and must be complete when execute() returns: the host makes it read-only
- * then, so a write from a thread of the plugin after that is a fault blamed on the call.
+ * A tensor. Inputs must not be written (the host compares them afterwards), and may be read up
+ * to 64 bytes past their end. Output data is 64-byte aligned, starts filled with values that
+ * are not the answer (a poison), and must be complete when execute() returns: the host closes
+ * the call's memory then, so an access from a thread of the plugin after that is a fault blamed
+ * on the call.
  */
 typedef struct qcf_tensor {
 	uint32_t struct_size;
