@@ -1,6 +1,6 @@
 /*
  * gemmlowp fixed-point functions and LiteRT lookup tables, restated from
- * FACTS-ops.md section 0 and section 2 (see fixedpoint.h). Portable C: no
+ * gemmlowp's and LiteRT's sources named in fixedpoint.h. Portable C: no
  * signed overflow, no implementation-defined shifts of negative values.
  */
 #include "fixedpoint.h"

@@ -2,8 +2,8 @@
  * gemmlowp-style fixed-point building blocks and LiteRT lookup tables used
  * by the LiteRT activation kernels (reference/litert_activations.c).
  *
- * Restated from FACTS-ops.md section 0 (gemmlowp
- * fixedpoint/fixedpoint.h; LiteRT tflite/kernels/internal/common.h,
+ * Restated from gemmlowp
+ * fixedpoint/fixedpoint.h and LiteRT tflite/kernels/internal/common.h,
  * reference/integer_ops/{logistic,tanh}.h), where every function was
  * checked bit for bit against TFLM's kernel outputs. Raw values are int32;
  * Q[i] means raw r stands for r / 2^(31 - i). Additions and subtractions

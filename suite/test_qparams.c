@@ -1,4 +1,4 @@
-/* Tests for harness/src/qparams.c: FACTS.md section 1 and `qconform quant`. */
+/* Tests for harness/src/qparams.c (the three forms of the parameters) and `qconform quant`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,13 +320,13 @@ static void test_cmd_mean_std(void)
 	HAS("(min, max)           min -1  max 1\n");
 	HAS("as stored: scale 0.00784313772 (0x1.010102p-7)  zero_point 128 (mean rounded half "
 	    "away from zero)");
-	/* the seeds/001 contradiction and the other reading, labelled */
-	HAS("note: seeds/001 writes the way back as min = -mean*std_dev");
-	HAS("contradicts its own forward formula");
+	/* the contradiction of the other texts' way back, and their reading, labelled */
+	HAS("note: some texts write the way back as min = -mean*std_dev");
+	HAS("contradicts the forward formula");
 	HAS("The consistent way back is min = -mean/std_dev");
-	HAS("[seeds/001 reading: std_dev is the scale]");
-	HAS("scale 127.5  zero_point 127.5  [seeds/001 reading]");
-	HAS("min -16256.25  max 16256.25  [seeds/001 reading");
+	HAS("[the other reading: std_dev is the scale]");
+	HAS("scale 127.5  zero_point 127.5  [the other reading]");
+	HAS("min -16256.25  max 16256.25  [the other reading");
 	/* nudged from the converter's range (-1, 1) */
 	HAS("zero point before rounding 127.499992");
 	/* (0, 255) std 255 -> range (0, 1) */
@@ -334,7 +334,7 @@ static void test_cmd_mean_std(void)
 	                                           "255", NULL}),
 	                0);
 	HAS("(min, max)           min 0  max 1\n");
-	HAS("min 0  max 65025  [seeds/001 reading");
+	HAS("min 0  max 65025  [the other reading");
 	CU_ASSERT_EQUAL(run_quant((const char *[]){"--dtype", "uint8", "--mean", "0", "--std-dev",
 	                                           "1", NULL}),
 	                0);
@@ -424,13 +424,13 @@ void qct_register_qparams(void)
 {
 	CU_pSuite s = qct_suite("qparams");
 	CU_add_test(s, "dtype ranges and convention names", test_qrange);
-	CU_add_test(s, "from (scale, zero_point): FACTS worked values", test_scale_zp);
+	CU_add_test(s, "from (scale, zero_point): worked values", test_scale_zp);
 	CU_add_test(s, "from (mean, std_dev)", test_mean_std);
 	CU_add_test(s, "from (min, max): tf, onnx, symmetric", test_min_max);
 	CU_add_test(s, "error messages", test_errors);
 	CU_add_test(s, "quant: ranges (0,255) (0,1) (-1,1) -253..257", test_cmd_ranges);
 	CU_add_test(s, "quant: (scale, zero_point) forms", test_cmd_scale_zp);
-	CU_add_test(s, "quant: (mean, std_dev) and the seeds/001 reading", test_cmd_mean_std);
+	CU_add_test(s, "quant: (mean, std_dev) and the other reading", test_cmd_mean_std);
 	CU_add_test(s, "quant: int16, narrow int8, uint4, help", test_cmd_other_dtypes);
 	CU_add_test(s, "quant: usage errors", test_cmd_errors);
 }

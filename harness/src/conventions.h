@@ -1,7 +1,7 @@
 /*
  * The convention matrix: one input set and one set of quantization
  * parameters through each framework's quantize, side by side, with the
- * reason wherever they disagree (FACTS.md sections 3-6). Every column is
+ * reason wherever they disagree (each reason names its framework's source). Every column is
  * computed by the reference's own kernel for that framework, so the matrix
  * shows exactly what each convention's specs judge.
  */

@@ -10,7 +10,7 @@
  *   std_dev = n / (max - min),  mean = qmin - min * std_dev
  *                                    = (qmin * max - qmax * min) / (max - min),
  * and back: min = (qmin - mean) / std_dev, max = (qmax - mean) / std_dev.
- * For uint8 (qmin 0, qmax 255) these are FACTS.md's mean = 255 min / (min - max),
+ * For uint8 (qmin 0, qmax 255) these give mean = 255 min / (min - max),
  * std_dev = 255 / (max - min), min = -mean / std_dev, max = (255 - mean) / std_dev.
  * The "exact" numbers leave zp fractional; a convention then makes it an integer.
  *
@@ -547,22 +547,22 @@ int qc_cmd_quant(int argc, char **argv)
 		fprintf(o, "  as stored: scale %s  zero_point %" PRId32 "%s\n", ff(p.scale),
 		        p.zero_point,
 		        mean == floor(mean) ? "" : " (mean rounded half away from zero)");
-		fprintf(o, "\nnote: seeds/001 writes the way back as min = -mean*std_dev, max = "
+		fprintf(o, "\nnote: some texts write the way back as min = -mean*std_dev, max = "
 		           "(255 - mean)*std_dev.\n"
-		           "  That contradicts its own forward formula std_dev = 255/(max - min): "
+		           "  That contradicts the forward formula std_dev = 255/(max - min): "
 		           "range (-1, 1) gives\n"
 		           "  mean 127.5, std_dev 127.5, and -127.5*127.5 is not -1. It holds only "
 		           "where std_dev means\n"
-		           "  the scale, as seeds/001 says other texts write it (q = f/std_dev + "
+		           "  the scale, as those texts also write it (q = f/std_dev + "
 		           "mean, "
 		           "f = (q - mean)*std_dev).\n"
 		           "  The consistent way back is min = -mean/std_dev (uint8); in general "
 		           "min = (qmin - mean)/std_dev.\n");
-		fprintf(o, "\n[seeds/001 reading: std_dev is the scale]\n");
-		fprintf(o, "  (scale, zero_point)  scale %s  zero_point %s  [seeds/001 reading]\n",
+		fprintf(o, "\n[the other reading: std_dev is the scale]\n");
+		fprintf(o, "  (scale, zero_point)  scale %s  zero_point %s  [the other reading]\n",
 		        fd(std), fd(mean));
 		fprintf(o,
-		        "  (min, max)           min %s  max %s  [seeds/001 reading: (qmin - "
+		        "  (min, max)           min %s  max %s  [the other reading: (qmin - "
 		        "mean)*std_dev, (qmax - mean)*std_dev]\n",
 		        fd(((double)qmin - mean) * std), fd(((double)qmax - mean) * std));
 		fprintf(o, "  (mean, std_dev)      mean %s  std_dev %s  %s\n", fd(mean),
