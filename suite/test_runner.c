@@ -970,21 +970,29 @@ static int readlink_fd(pid_t pid, const char *fd, char *out, size_t size)
  * nothing else of the harness's (not even fds without close-on-exec), and it
  * maps the arena at the harness's address.
  */
-/* Where this process maps a runner's arena (the first one in /proc/self/maps), or 0. */
-static uintptr_t arena_address(void)
+/* The first mapping of process pid (0: this one) whose line in /proc/PID/maps holds needle:
+ * 1 with its range, else 0. */
+static int find_mapping(pid_t pid, const char *needle, uintptr_t *lo, uintptr_t *hi)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	uintptr_t at = 0;
-	while (f && !at && fgets(line, sizeof line, f)) {
-		uintptr_t lo, hi;
-		if (strstr(line, "qconform-arena") &&
-		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
-			at = lo;
-	}
+	char path[64], line[512];
+	if (pid)
+		snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
+	else
+		snprintf(path, sizeof path, "/proc/self/maps");
+	FILE *f = fopen(path, "r");
+	int found = 0;
+	while (f && !found && fgets(line, sizeof line, f))
+		found = strstr(line, needle) && sscanf(line, "%" SCNxPTR "-%" SCNxPTR, lo, hi) == 2;
 	if (f)
 		fclose(f);
-	return at;
+	return found;
+}
+
+/* Where this process maps a runner's arena, or 0. */
+static uintptr_t arena_address(void)
+{
+	uintptr_t lo, hi;
+	return find_mapping(0, "qconform-arena", &lo, &hi) ? lo : 0;
 }
 
 static void test_worker_process(void)
@@ -1189,18 +1197,9 @@ static void test_worker_by_hand(void)
 	 * where it was in the probe. */
 	pid = worker_report(0x200000000000u, 65536, 1, &rep, &chan);
 	CU_ASSERT_FATAL(pid > 0);
-	uintptr_t stack_end = 0;
-	char path[64], line[512];
-	snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
-	FILE *f = rep.ok == 1 ? fopen(path, "r") : NULL;
-	while (f && fgets(line, sizeof line, f)) {
-		uintptr_t lo, hi;
-		if (strstr(line, "[stack]") &&
-		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2)
-			stack_end = hi;
-	}
-	if (f)
-		fclose(f);
+	uintptr_t stack_end = 0, stack_lo;
+	if (rep.ok == 1 && !find_mapping(pid, "[stack]", &stack_lo, &stack_end))
+		stack_end = 0;
 	close(chan); /* the worker sees its channel close and exits */
 	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
 	if (rep.ok != 1 || !stack_end) {

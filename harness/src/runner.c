@@ -1060,11 +1060,6 @@ static place locate(const staged_case *sc, const qcf_op_call *orig, uint64_t off
 		if (off >= d->rw_off[k] && off < d->out_off[k])
 			return IN_BEFORE;
 	}
-	/* the gap between the inputs and output 0 */
-	if (d->n_outputs && off < d->rw_off[0]) {
-		*which = 0;
-		return IN_BEFORE;
-	}
 	return IN_SLOT;
 }
 
