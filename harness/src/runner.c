@@ -208,11 +208,8 @@ static int reap(pid_t pid, int pfd, double grace_s)
 			break;
 		double left = end - qc_now_s();
 		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			grace_s = 0;
-			end = qc_now_s() + 3600;
-			left = 3600;
+			kill(pid, SIGKILL); /* the group follows below */
+			break;
 		}
 		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};
@@ -1076,8 +1073,6 @@ static void relative(const staged_case *sc, uint64_t off, char *buf, size_t size
 	long long bd = 0;
 	for (uint32_t k = 0; k < d->n_outputs; k++) {
 		long long delta = (long long)off - (long long)d->out_off[k];
-		if (off >= d->out_off[k] + d->out_len[k])
-			delta = (long long)off - (long long)d->out_off[k];
 		if (k == 0 || llabs(delta) < llabs(bd)) {
 			best = k;
 			bd = delta;
@@ -1326,7 +1321,8 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			staged_case *sc = waiting ? &r->cases[list[seq]] : NULL;
 			qc_exec_result *res = sc ? &results[sc->index] : NULL;
 			worker_msg msg;
-			int got = next_msg(r, waiting ? r->timeout_s : r->timeout_s + 1, &msg);
+			int got =
+			        next_msg(r, r->timeout_s, &msg); /* release() is plugin code too */
 			if (atomic_load(&r->cancelled)) {
 				end_worker(r, 1);
 				return -2;
