@@ -166,14 +166,22 @@ int qfp_checked_log2(float x, int *log2)
 	return fabsf(l - k) < 1e-3f;
 }
 
-void qfp_lut8(qfp_fn_f f, float s_in, int32_t zp_in, float s_out, int32_t zp_out, int8_t table[256])
+int qfp_lut8(qfp_fn_f f, float s_in, int32_t zp_in, float s_out, int32_t zp_out, int8_t table[256],
+             uint8_t undefined[256])
 {
 	float inv = 1.0f / s_out;
+	int n_undefined = 0;
 	for (int v = -128; v <= 127; v++) {
 		float y = f(s_in * (float)(v - zp_in));
-		int q = (int)(roundf(y * inv) + (float)zp_out);
-		table[v + 128] = (int8_t)(q < -128 ? -128 : q > 127 ? 127 : q);
+		float q = roundf(y * inv) + (float)zp_out;
+		/* LiteRT converts q to int32 before clamping: undefined outside int32 (or NaN) */
+		int bad = !(q >= -2147483648.0f && q < 2147483648.0f);
+		n_undefined += bad;
+		if (undefined)
+			undefined[v + 128] = (uint8_t)bad;
+		table[v + 128] = (int8_t)(q < -128.0f ? -128 : q > 127.0f ? 127 : bad ? 0 : (int)q);
 	}
+	return n_undefined;
 }
 
 static int16_t clamp16d(double v)

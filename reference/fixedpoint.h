@@ -52,11 +52,13 @@ int32_t qfp_logq(int32_t z);
  * returns 1 when x is a power of two to within 1e-3 in log2. */
 int qfp_checked_log2(float x, int *log2);
 
-/* LUT8 (float math): table[v + 128] = clamp(RA(f(s_in * (v - zp_in)) / s_out) + zp_out)
- * for every int8 v. */
+/* LUT8 (float math): table[v + 128] = clamp(RA(f(s_in * (v - zp_in)) * (1 / s_out)) + zp_out)
+ * for every int8 v. Where RA(...) + zp_out is NaN or outside int32, LiteRT's conversion to
+ * int32 is undefined: undefined[v + 128] = 1 there (when undefined is not NULL) and the table
+ * holds the saturated value. Returns the number of such entries. */
 typedef float (*qfp_fn_f)(float);
-void qfp_lut8(qfp_fn_f f, float s_in, int32_t zp_in, float s_out, int32_t zp_out,
-              int8_t table[256]);
+int qfp_lut8(qfp_fn_f f, float s_in, int32_t zp_in, float s_out, int32_t zp_out, int8_t table[256],
+             uint8_t undefined[256]);
 
 /* LUT16 in double (LiteRT's build of the int16 softmax tables): 513 entries. */
 typedef double (*qfp_fn_d)(double);

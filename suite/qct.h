@@ -78,6 +78,7 @@ void qct_register_tf(void);
 void qct_register_conventions(void);
 void qct_register_reports(void);
 void qct_register_gating(void);
+void qct_register_examples(void);
 void qct_register_certify(void);
 void qct_register_dump(void);
 void qct_register_plugin_xnnpack(void);

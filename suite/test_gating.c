@@ -362,6 +362,26 @@ static void test_diff_names_the_worse_op(void)
 	CU_ASSERT_EQUAL(run_to(tmp, "waived2.json", args), 1);
 	json_decref(worse);
 
+	/* the gate is "no new failure and nothing worse": the same failures as the baseline pass
+	 * it (one verdict line, the gate's), an ADD failure the baseline lacks fails it */
+	snprintf(args, sizeof args, "--plugin %s --baseline %s/worse.json", qct_stub("worse_add"),
+	         tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "gate.json", args), 0);
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/gate.json.log", tmp) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "0 regressions"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE PASSED against "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "each failing in the baseline too"));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "CONFORMS"));
+	qct_proc_free(&p);
+	CU_ASSERT_EQUAL(run_to(tmp, "noadd.json", "--filter '-litert/add/*'"), 0);
+	snprintf(args, sizeof args, "--plugin %s --baseline %s/noadd.json", qct_stub("worse_add"),
+	         tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "gate2.json", args), 1);
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/gate2.json.log", tmp) == 0);
+	CU_ASSERT_EQUAL(count_lines(p.out, ": new case, FAIL"), changed);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
+	qct_proc_free(&p);
+
 	/* gone: a case of the base that the new run would select but lacks */
 	CU_ASSERT_EQUAL(run_to(tmp, "nosub.json", "--filter '-litert/sub/*'"), 0);
 	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/ref.json %s/nosub.json", q, tmp, tmp) == 0);
@@ -497,7 +517,8 @@ static void test_waivers(void)
 	CU_ASSERT_FATAL(qct_sh(&p, "%s", log) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "waiver unused: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "'litert/nothing/*' matches no case"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "with waivers: CONFORMS"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "CONFORMS with waivers: "));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "DOES NOT CONFORM"));
 	qct_proc_free(&p);
 
 	/* expired: the run fails even though the reference passes everything */
@@ -572,6 +593,61 @@ static void test_waivers(void)
 	qct_rmdir(tmp);
 }
 
+/* --case NAME keeps exactly the cases so named, '[' and all (a --filter glob of the same name
+ * matches nothing); a name that selects nothing is an error; the run's report says which;
+ * the reproduce command of a failing case is such a command and runs that case alone. */
+static void test_case_names(void)
+{
+	const char *q = qct_build_path("qconform");
+	const char *name = "litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/1";
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list specs/litert/add.yaml --case '%s' --case '%s'", q, name,
+	                       "litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/2") == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_EQUAL(lines(p.out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, name));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list specs/litert/add.yaml --filter '%s'", q, name) == 0);
+	CU_ASSERT_EQUAL(lines(p.out), 0); /* the brackets are a glob's character class */
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s run specs/litert/add.yaml --case 'litert/add/nope' --quiet",
+	                       q) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "--case: no case of the selected specs is named "
+	                                     "'litert/add/nope'"));
+	qct_proc_free(&p);
+
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --plugin %s",
+	                           qct_stub("worse_add"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases"), *fail = NULL;
+	for (size_t i = 0; i < json_array_size(cases) && !fail; i++)
+		if (!strcmp(qct_verdict(json_array_get(cases, i)), "FAIL"))
+			fail = json_array_get(cases, i);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fail);
+	const char *cmd = qct_str(fail, "reproduce");
+	char want[200];
+	snprintf(want, sizeof want, "%s run 'specs/litert/add.yaml' --seed 0 --plugin ", q);
+	CU_ASSERT_EQUAL(strncmp(cmd, want, strlen(want)), 0);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s --quiet --json %s/one.json", cmd, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	qct_proc_free(&p);
+	json_t *one = load(tmp, "one.json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+	json_t *oc = json_object_get(one, "cases");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(oc), 1);
+	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(oc, 0), "name"), qct_str(fail, "name"));
+	CU_ASSERT_STRING_EQUAL(qct_verdict(json_array_get(oc, 0)), "FAIL");
+	json_t *names = json_object_get(json_object_get(one, "run"), "case_names");
+	CU_ASSERT_EQUAL(json_array_size(names), 1);
+	json_decref(one);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_gating(void)
 {
 	CU_pSuite s = qct_suite("gating");
@@ -583,4 +659,5 @@ void qct_register_gating(void)
 	            test_diff_names_the_worse_op);
 	CU_add_test(s, "diff: the noise rule", test_diff_noise);
 	CU_add_test(s, "waivers: waived, unused, expired, errors", test_waivers);
+	CU_add_test(s, "--case: exact names; reproduce commands run their case", test_case_names);
 }

@@ -300,7 +300,7 @@ static void test_lut8_vs_tflm(void)
 		for (int t = 0; t < 2; t++) {
 			int8_t tab[256];
 			qfp_lut8(t ? tanh_f : logistic_f, s_in, zp, t ? 1.0f / 128 : 1.0f / 256,
-			         t ? 0 : -128, tab);
+			         t ? 0 : -128, tab, NULL);
 			for (int v = -128; v <= 127; v++)
 				if (tab[v + 128] != tflm_act8(t, s_in, zp, v) && mism++ < 5)
 					fprintf(stderr,
@@ -518,10 +518,31 @@ static void test_refusals(void)
 	tt_1d(&in, QCF_INT8, 4, 0.1f, 0);
 	tt_1d(&out, QCF_INT8, 4, 1.0f / 256 * 1.0005f, -128); /* LiteRT compares exactly */
 	ASSERT_INVALID(run("LOGISTIC", &in, &out, NULL, 0, 0, &d), &d, "scale 1/256");
-	tt_1d(&out, QCF_INT8, 4, 1.0f / 256, 0);
-	ASSERT_INVALID(run("LOGISTIC", &in, &out, NULL, 0, 0, &d), &d, "zero point -128");
-	tt_1d(&out, QCF_INT8, 4, 1.0f / 256, -128);
-	ASSERT_INVALID(run("TANH", &in, &out, NULL, 0, 0, &d), &d, "scale 1/128");
+	/* LiteRT's Prepare: LOGISTIC reads no zero point, TANH neither scale nor zero point; the
+	 * table follows the declared ones */
+	int xs[4] = {-30, -1, 2, 25};
+	tt_fill(&in, xs, 4);
+	tt_1d(&out, QCF_INT8, 4, 1.0f / 256, 3);
+	CU_ASSERT_EQUAL(run("LOGISTIC", &in, &out, NULL, 0, 0, &d), QCF_OK);
+	for (int i = 0; i < 4; i++) {
+		float y = roundf(logistic_f(0.1f * (float)xs[i]) * 256.0f) + 3.0f;
+		CU_ASSERT_EQUAL(get(&out, (size_t)i), y > 127 ? 127 : (int)y);
+	}
+	tt_1d(&out, QCF_INT8, 4, 0.0123f, 60);
+	CU_ASSERT_EQUAL(run("TANH", &in, &out, NULL, 0, 0, &d), QCF_OK);
+	for (int i = 0; i < 4; i++) {
+		float y = roundf(tanh_f(0.1f * (float)xs[i]) * (1.0f / 0.0123f)) + 60.0f;
+		CU_ASSERT_EQUAL(get(&out, (size_t)i), y > 127 ? 127 : y < -128 ? -128 : (int)y);
+	}
+	/* an output scale that sends round(f / s_out) out of int32: undefined in LiteRT, any */
+	int8_t tab[256];
+	uint8_t undef[256];
+	CU_ASSERT_EQUAL(qfp_lut8(tanh_f, 0.1f, 0, 1e-12f, 0, tab, undef), 255);
+	CU_ASSERT_EQUAL(undef[128], 0); /* tanh(0) = 0 */
+	CU_ASSERT_EQUAL(tab[128], 0);
+	CU_ASSERT_EQUAL(undef[129], 1);
+	CU_ASSERT_EQUAL(qfp_lut8(tanh_f, 0.1f, 0, 1.0f / 128, 0, tab, undef), 0);
+	tt_1d(&in, QCF_INT8, 4, 0.1f, 0);
 	tt_1d(&out, QCF_INT16, 4, 1.0f / 32768, 0);
 	ASSERT_INVALID(run("TANH", &in, &out, NULL, 0, 0, &d), &d, "output type");
 	tt_1d(&in, QCF_INT16, 4, 1.0f / 4096, 1);

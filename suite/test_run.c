@@ -421,6 +421,59 @@ static void test_rounding_tolerance(void)
 	qct_rmdir(tmp);
 }
 
+/* A golden value is checked against the set the reference accepts (the rounding band), or
+ * within the case's golden_tolerance of it; a golden value outside fails the case, naming the
+ * element and the set; one inside changes nothing for the kernel. */
+static void test_golden_against_accepted_set(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "suite/specs/golden_band.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	static const struct {
+		const char *name, *verdict, *message;
+	} want[] = {
+	        {"default_build", "PASS", ""},
+	        {"single_rounding_build", "PASS", ""},
+	        {"outside_the_band", "FAIL",
+	         "REFERENCE DISAGREES WITH GOLDEN: output 'y'[0]: reference accepts [-3, -2], "
+	         "golden -4 (a wrong table)"},
+	        {"outside_within_its_tolerance", "PASS", ""},
+	        {"beyond_its_tolerance", "FAIL",
+	         "REFERENCE DISAGREES WITH GOLDEN: output 'y'[1]: reference 1, golden 3 (golden "
+	         "tolerance 1) (a test that compared within one step)"},
+	};
+	json_t *cases = json_object_get(r, "cases");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(cases), sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		json_t *c = json_array_get(cases, i);
+		CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(c, "name"), want[i].name));
+		CU_ASSERT_STRING_EQUAL(qct_verdict(c), want[i].verdict);
+		CU_ASSERT_STRING_EQUAL(qct_str(c, "message"), want[i].message);
+	}
+	json_decref(r);
+	/* a golden tolerance states its bound and why */
+	char path[1100];
+	snprintf(path, sizeof path, "%s/g.yaml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform: 1\nop: QUANTIZE\nsemantics: litert\n"
+	      "inputs:\n  x: {dtype: int8, shape: [1], quant: {scale: 0.1}, data: [-10]}\n"
+	      "outputs:\n  y: {dtype: int8, shape: [1], quant: {scale: 0.4}}\n"
+	      "cases:\n  - name: a\n    golden: {y: [-3]}\n    source: s\n"
+	      "    golden_tolerance: {max_abs: -1}\n",
+	      f);
+	fclose(f);
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "g.yaml:12:33: golden_tolerance needs max_abs"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "g.yaml:12:23: golden_tolerance needs a 'reason'"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 /* A kernel that computes what it should refuse fails every negative case. */
 static void test_negative_cases_lenient(void)
 {
@@ -464,4 +517,6 @@ void qct_register_run(void)
 	CU_add_test(s, "rounding band: single rounding legal, not exact", test_rounding_tolerance);
 	CU_add_test(s, "a kernel accepting forbidden params fails negative cases",
 	            test_negative_cases_lenient);
+	CU_add_test(s, "goldens are checked against what the reference accepts",
+	            test_golden_against_accepted_set);
 }

@@ -402,7 +402,7 @@ static void test_run_with_bad_strings(void)
 	                       "output 'y': custom check: check says " R " no: 4");
 	/* the reproduce command still names the case byte for byte */
 	CU_ASSERT_PTR_NOT_NULL(
-	        strstr(qct_str(ff, "reproduce"), "--filter $'onnx/quantize_linear/tag=ff\\xff'"));
+	        strstr(qct_str(ff, "reproduce"), "--case $'onnx/quantize_linear/tag=ff\\xff'"));
 
 	CU_ASSERT(is_valid_utf8_file(html));
 	CU_ASSERT(is_valid_utf8_file(xml));

@@ -1648,6 +1648,12 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		if (gn)
 			ok = build_golden(it, c, gn);
 		c->golden_source = qc_scalar(qc_map_get(s, cn, "source"));
+		yaml_node_t *gt = qc_map_get(s, cn, "golden_tolerance");
+		if (ok && gt) {
+			ok = get_num(it, qc_map_get(s, gt, "max_abs"), &c->golden_max_abs,
+			             "golden_tolerance max_abs");
+			c->golden_tolerance_reason = qc_scalar(qc_map_get(s, gt, "reason"));
+		}
 	}
 	for (int i = 0; i < s->n_outputs && ok; i++)
 		c->out[i].data = qc_case_alloc(c, c->out[i].nbytes);

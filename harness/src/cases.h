@@ -54,6 +54,10 @@ typedef struct qc_case {
 	int64_t auto_qmin[QC_MAX_TENSORS], auto_qmax[QC_MAX_TENSORS];
 	const yaml_node_t *auto_node[QC_MAX_TENSORS];
 	const char *golden_source;
+	/* golden_tolerance: how far a golden value may lie from the set the reference accepts
+	 * (in the output's unit: LSB, or steps of a float grid); 0 without one */
+	double golden_max_abs;
+	const char *golden_tolerance_reason;
 	/* storage behind the pointers above */
 	qcf_quant quant_in[QC_MAX_TENSORS], quant_out[QC_MAX_TENSORS];
 	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_TENSORS][QCF_MAX_RANK];

@@ -129,6 +129,12 @@ json_t *qc_certify_reasons(json_t *report)
 		       "filtered run (%zu --filter): a certificate needs every case of "
 		       "the profile",
 		       json_array_size(filters));
+	if (json_array_size(json_object_get(run, "case_names")))
+		reason(reasons,
+		       "run of %zu --case name%s: a certificate needs every case of the "
+		       "profile",
+		       json_array_size(json_object_get(run, "case_names")),
+		       json_array_size(json_object_get(run, "case_names")) == 1 ? "" : "s");
 	json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard))
 		reason(reasons, "shard %llu of %llu: a certificate needs every case of the profile",
@@ -311,11 +317,13 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
 		                       "certify)\n"),
 		       2;
-	if (in->n_filters || in->shard_count)
+	if (in->n_filters || in->n_case_names || in->shard_count)
 		return fprintf(stderr,
 		               "qconform certify: %s selects part of the profile; a "
 		               "certificate runs all of it (use run for a partial run)\n",
-		               in->n_filters ? "--filter" : "--shard"),
+		               in->n_filters      ? "--filter"
+		               : in->n_case_names ? "--case"
+		                                  : "--shard"),
 		       2;
 	if (in->json_path || in->html_path || in->junit_path)
 		return fprintf(stderr, "qconform certify: the report goes to --out DIR "

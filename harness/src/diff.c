@@ -175,6 +175,14 @@ static int selected(const json_t *run, const char *name)
 			f[nf++] = json_string_value(json_array_get(filters, i));
 	if (!qc_filter_match(f, nf, name))
 		return 0;
+	const json_t *names = json_object_get(run, "case_names");
+	if (json_array_size(names)) {
+		int listed = 0;
+		for (size_t i = 0; i < json_array_size(names) && !listed; i++)
+			listed = !strcmp(json_string_value(json_array_get(names, i)) ?: "", name);
+		if (!listed)
+			return 0;
+	}
 	const json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard)) {
 		int k = (int)qc_report_int(json_object_get(shard, "index")),
@@ -207,6 +215,12 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 		idx[i].name = qc_report_str(idx[i].c, "name");
 	}
 	qsort(idx, nn, sizeof *idx, cmp_named);
+	named *bidx = qc_xcalloc(nb ? nb : 1, sizeof *bidx);
+	for (size_t i = 0; i < nb; i++) {
+		bidx[i].c = json_array_get(bcases, i);
+		bidx[i].name = qc_report_str(bidx[i].c, "name");
+	}
+	qsort(bidx, nb, sizeof *bidx, cmp_named);
 
 	/* ops of the base, and how many of their cases both reports hold */
 	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");
@@ -259,6 +273,8 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 			int was = qc_report_case_allowed(bc), is = qc_report_case_allowed(nc);
 			const char *vb = qc_report_str(bc, "verdict"),
 			           *vn = qc_report_str(nc, "verdict");
+			if (pass == PASS_REGRESSIONS && !was && !is)
+				n->still_failing++;
 			if (was && !is) {
 				add(&w, "verdict %s -> %s", vb, vn);
 				w.worse = 1;
@@ -284,6 +300,19 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 				n->changes++;
 			}
 		}
+		/* a case the base does not hold that fails is a new failure */
+		for (size_t i = 0; pass == PASS_REGRESSIONS && i < nn; i++) {
+			named key = {idx[i].name, NULL};
+			if (qc_report_case_allowed(idx[i].c) ||
+			    bsearch(&key, bidx, nb, sizeof *bidx, cmp_named))
+				continue;
+			char opname[160];
+			op_key(idx[i].c, opname, sizeof opname);
+			fprintf(out, "regression  %s  %s: new case, %s\n", opname, key.name,
+			        qc_report_str(idx[i].c, "verdict"));
+			n->new_failing++;
+			n->case_regressions++;
+		}
 		/* op roll-ups, where both reports hold exactly the same cases of the op */
 		for (int i = 0; i < n_ops; i++) {
 			opkey *o = &ops[i];
@@ -307,16 +336,17 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 	n->regressions = n->case_regressions + n->op_regressions;
 	fprintf(out,
 	        "diff: %llu regression%s (%llu case%s, %llu op%s), %llu improvement%s, %llu other "
-	        "change%s; %llu cases compared, %llu new, %llu gone\n",
+	        "change%s; %llu cases compared, %llu new, %llu gone, %llu failing in both\n",
 	        (unsigned long long)n->regressions, n->regressions == 1 ? "" : "s",
 	        (unsigned long long)n->case_regressions, n->case_regressions == 1 ? "" : "s",
 	        (unsigned long long)n->op_regressions, n->op_regressions == 1 ? "" : "s",
 	        (unsigned long long)n->improvements, n->improvements == 1 ? "" : "s",
 	        (unsigned long long)n->changes, n->changes == 1 ? "" : "s",
 	        (unsigned long long)n->compared, (unsigned long long)n->added,
-	        (unsigned long long)n->gone);
+	        (unsigned long long)n->gone, (unsigned long long)n->still_failing);
 	free(ops);
 	free(idx);
+	free(bidx);
 	return 0;
 }
 

@@ -26,6 +26,8 @@ typedef struct qc_diff_counts {
 	uint64_t regressions, case_regressions, op_regressions;
 	uint64_t improvements, changes;
 	uint64_t compared, added, gone;
+	uint64_t new_failing;   /* cases only NEW holds, failing (counted in regressions) */
+	uint64_t still_failing; /* cases failing in both reports (not regressions by themselves) */
 } qc_diff_counts;
 
 /* Compares NEW against BASE: prints every regression (one line each), then improvements and

@@ -181,8 +181,9 @@ static const char readme[] =
         "Failing cases written by qconform run --dump, one directory each (index.txt: case\n"
         "name -> directory). In a case directory:\n"
         "  input_<name>.npy     the case's inputs\n"
-        "  expected_<name>.npy  the reference's outputs (the published golden values when the\n"
-        "                       case has them); absent when the reference refuses the case\n"
+        "  expected_<name>.npy  the reference's outputs (checked against the published golden\n"
+        "                       values when the case has them); absent when the reference\n"
+        "                       refuses the case\n"
         "  got_<name>.npy       the kernel's outputs, when it produced any\n"
         "  case.yaml            the case as a standalone qconform spec with its data written\n"
         "                       out: qconform run case.yaml --plugin PLUGIN judges it again\n"
@@ -497,6 +498,13 @@ static int write_case_yaml(const qc_dump *d, const char *path, const char *dirna
 		fputs("    source: ", f);
 		put_quoted(f, c->golden_source ? c->golden_source : "the original spec");
 		fputc('\n', f);
+		if (c->golden_max_abs > 0) {
+			fprintf(f, "    golden_tolerance: {max_abs: %.17g, reason: ",
+			        c->golden_max_abs);
+			put_quoted(f, c->golden_tolerance_reason ? c->golden_tolerance_reason
+			                                         : "the original spec");
+			fputs("}\n", f);
+		}
 	}
 	int bad = ferror(f);
 	return fclose(f) != 0 || bad ? -1 : 0;

@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	        "      --plugin PATH        kernel under test (default: the built reference)\n"
 	        "      --plugin-option K=V  passed to the plugin's create()\n"
 	        "      --filter GLOB        case names to keep (repeatable; leading '-' excludes)\n"
+	        "      --case NAME          only the case of exactly this name (repeatable)\n"
 	        "      --profile NAME       only specs of this certification profile\n"
 	        "      --seed N             input generation seed (default 0)\n"
 	        "      --timeout SECONDS    per case (default 30)\n"
@@ -51,12 +52,8 @@ static void usage(FILE *f)
 	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
 	        "                           where the kernel allows; see README)\n"
 	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
-	        "      --worker-memory SIZE address space a worker may take (e.g. 4G, 512M; 0: no\n"
-	        "                           limit; default half the RAM over the jobs)\n"
-	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
-	        "                           where the kernel allows; see README)\n"
-	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
-	        "  list [SPEC ...]          expanded case names, one a line (--filter, --profile)\n"
+	        "  list [SPEC ...]          expanded case names, one a line (--filter, --case, "
+	        "--profile)\n"
 	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
 	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
 	        "  certify --profile NAME --plugin PATH [--out DIR] [SPEC ...] [run options]\n"
@@ -120,6 +117,7 @@ static void parsed_free(parsed *p)
 	for (int k = 0; k < p->o.n_options; k++)
 		free((char *)p->o.options[k].key);
 	free(p->o.paths);
+	free(p->o.case_names);
 	memset(p, 0, sizeof *p);
 }
 
@@ -134,7 +132,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 	o->argv = args;
 	o->argc = n;
 	o->paths = calloc((size_t)n + 1, sizeof *o->paths);
-	if (!o->paths)
+	o->case_names = calloc((size_t)n + 1, sizeof *o->case_names);
+	if (!o->paths || !o->case_names)
 		return 2;
 	for (int i = 0; i < n; i++) {
 		const char *a = args[i];
@@ -163,6 +162,9 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			if (o->n_filters == QC_MAX_FILTERS)
 				return bad(cmd, "too many --filter", NULL);
 			o->filters[o->n_filters++] = v;
+		} else if (!strcmp(a, "--case")) {
+			NEED_ARG();
+			o->case_names[o->n_case_names++] = v;
 		} else if (!strcmp(a, "--profile")) {
 			NEED_ARG();
 			o->profile = v;
@@ -383,6 +385,7 @@ int main(int argc, char **argv)
 		return prc;
 	}
 	qc_run_opts o = p.o;
+	o.self = argv[0];
 	const char *show_name = p.show_name, *out_dir = p.out_dir;
 	int rc;
 	if (!strcmp(cmd, "run"))

@@ -237,6 +237,11 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		else if (!json_equal(json_object_get(run, "filters"),
 		                     json_object_get(run0, "filters")))
 			what = "other filters";
+		else if ((json_object_get(run, "case_names") ||
+		          json_object_get(run0, "case_names")) &&
+		         !json_equal(json_object_get(run, "case_names"),
+		                     json_object_get(run0, "case_names")))
+			what = "other --case names";
 		else if (!json_equal(json_object_get(run, "profile"),
 		                     json_object_get(run0, "profile")))
 			what = "another profile";

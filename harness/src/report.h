@@ -30,6 +30,9 @@ typedef struct qc_run_meta {
 	int n_specs;
 	const char *const *filters;
 	int n_filters;
+	const char *const *case_names; /* --case NAME */
+	int n_case_names;
+	const char *self; /* the qconform that ran (argv[0]): reproduce commands start with it */
 	const char *profile;
 	const qc_profile *profile_def; /* the --profile's file, when given */
 	double timeout_s;

@@ -378,6 +378,17 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	if (!json_array_size(filters))
 		fputs("(none: every case)", f);
 	fputs("</td></tr>\n", f);
+	json_t *names = json_object_get(run, "case_names");
+	if (json_array_size(names)) {
+		fputs("<tr><th>cases named</th><td>", f);
+		json_array_foreach(names, i, x)
+		{
+			fputs(i ? ", <code>" : "<code>", f);
+			esc(f, json_string_value(x));
+			fputs("</code>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
 	json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard)) {
 		snprintf(buf, sizeof buf, "%llu of %llu", qc_report_key_count(shard, "index"),

@@ -59,6 +59,18 @@ int qc_filter_match(const char *const *filters, int n, const char *name)
 	return !includes || included;
 }
 
+int qc_case_selected(const qc_run_opts *o, const char *name)
+{
+	if (!qc_filter_match(o->filters, o->n_filters, name))
+		return 0;
+	if (!o->n_case_names)
+		return 1;
+	for (int i = 0; i < o->n_case_names; i++)
+		if (!strcmp(o->case_names[i], name))
+			return 1;
+	return 0;
+}
+
 /*
  * --shard K/N keeps the cases whose name hashes to K. A hash of the name (not the position in
  * the expansion) keeps every case in its shard when other specs gain or lose cases, so a
@@ -298,6 +310,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		}
 	}
 	case_key *keys = qc_xcalloc((size_t)run_cases, sizeof *keys);
+	unsigned char *case_found = qc_xcalloc((size_t)o->n_case_names + 1, 1);
 	uint64_t n_keys = 0;
 	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
 	for (int i = 0; i < ss->n; i++) {
@@ -356,7 +369,10 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				if (e)
 					qc_expected_free(e, c->call.n_outputs);
 			}
-			if (qc_filter_match(o->filters, o->n_filters, c->name)) {
+			if (qc_case_selected(o, c->name)) {
+				for (int k = 0; k < o->n_case_names; k++)
+					if (!strcmp(o->case_names[k], c->name))
+						case_found[k] = 1;
 				ss->unsharded++;
 				ss->filtered[i]++;
 				ss->selected[i] += in_shard(o, c->name);
@@ -422,6 +438,13 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	if (ss->profile && !diag->errors)
 		check_profile_coverage(ss, all_cases, diag);
 	free(all_cases);
+	/* an exact name that selects nothing is a mistake (a reproduce command run elsewhere) */
+	for (int k = 0; k < o->n_case_names && !diag->errors; k++)
+		if (!case_found[k])
+			qc_diag_error(diag, "--case", NULL,
+			              "no case of the selected specs is named '%s'",
+			              o->case_names[k]);
+	free(case_found);
 	return diag->errors ? -1 : 0;
 }
 
@@ -791,10 +814,63 @@ static int report_waivers(const qc_waivers *ws, uint64_t waived, int status)
 			       w->line, w->glob);
 		}
 	}
-	printf("with waivers: %s (%llu failing case%s accepted by %s)\n",
-	       status == 0 ? "CONFORMS" : "DOES NOT CONFORM", (unsigned long long)waived,
-	       waived == 1 ? "" : "s", ws->path);
+	(void)waived;
 	return status;
+}
+
+/* Failing cases: verdicts that do not conform, waived or not. */
+static uint64_t failing_cases(const qc_run_stats *s)
+{
+	uint64_t n = 0;
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (!qc_verdict_conforms((qc_verdict)v))
+			n += s->verdicts[v];
+	return n;
+}
+
+/*
+ * The run's one verdict line, last: what the exit status says. With waivers it counts the
+ * failures they accepted; with a baseline it is the gate's verdict ("no new failure and
+ * nothing worse"), and says what the run itself holds.
+ */
+static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t waived,
+                          const char *baseline, const qc_diff_counts *dc, int status)
+{
+	uint64_t failing = failing_cases(s), cases = s->cases;
+	int expired = 0;
+	for (int i = 0; ws && i < ws->n; i++)
+		expired += ws->w[i].expired;
+	char own[512], extra[256] = "";
+	int o = snprintf(own, sizeof own, "%llu case%s, ", (unsigned long long)cases,
+	                 cases == 1 ? "" : "s");
+	if (!failing)
+		snprintf(own + o, sizeof own - (size_t)o, "every verdict allowed");
+	else
+		snprintf(own + o, sizeof own - (size_t)o, "%llu failing",
+		         (unsigned long long)failing);
+	if (ws && waived)
+		snprintf(extra, sizeof extra, ", %llu of them accepted by %s",
+		         (unsigned long long)waived, ws->path);
+	if (expired)
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+		         "; %d waiver%s expired", expired, expired == 1 ? "" : "s");
+	if (baseline && dc) {
+		if (status == 0)
+			printf("GATE PASSED against %s: no new failure and nothing worse "
+			       "(%s%s%s)\n",
+			       baseline, own, extra,
+			       failing > waived ? ", each failing in the baseline too" : "");
+		else
+			printf("GATE FAILED against %s: %llu regression%s (%s%s)\n", baseline,
+			       (unsigned long long)dc->regressions, dc->regressions == 1 ? "" : "s",
+			       own, extra);
+		return;
+	}
+	if (status == 0)
+		printf("CONFORMS%s: %s%s\n", ws && waived ? " with waivers" : "", own, extra);
+	else
+		printf("DOES NOT CONFORM: %s%s%s\n", own, extra,
+		       failing > waived ? ": see the failing cases in the report" : "");
 }
 
 static int render_reports(const qc_run_opts *o, const char *json_path);
@@ -844,6 +920,8 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 	json_object_set_new(plugin, "options", opts);
 	json_object_set_new(id, "plugin", plugin);
 	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
+	json_object_set_new(id, "case_names",
+	                    jstrings((const char *const *)o->case_names, o->n_case_names));
 	json_object_set_new(id, "profile",
 	                    o->profile ? qc_report_jstring(o->profile) : json_null());
 	json_t *shard = json_null();
@@ -870,6 +948,7 @@ static const char *identity_difference(const json_t *a, const json_t *b)
 	            {"seed", "another --seed"},
 	            {"plugin", "another plugin (path, sha256 or --plugin-option)"},
 	            {"filters", "other --filter"},
+	            {"case_names", "other --case"},
 	            {"profile", "another --profile"},
 	            {"shard", "another --shard"},
 	            {"timeout_seconds", "another --timeout"},
@@ -1022,6 +1101,9 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .n_specs = ss.n,
 	                    .filters = o->filters,
 	                    .n_filters = o->n_filters,
+	                    .case_names = (const char *const *)o->case_names,
+	                    .n_case_names = o->n_case_names,
+	                    .self = o->self,
 	                    .profile = o->profile,
 	                    .profile_def = ss.profile,
 	                    .timeout_s = o->timeout_s,
@@ -1129,7 +1211,7 @@ int qc_cmd_run(const qc_run_opts *o)
 				rc = -1;
 				break;
 			}
-			if (!qc_filter_match(o->filters, o->n_filters, c->name)) {
+			if (!qc_case_selected(o, c->name)) {
 				qc_case_free(c);
 				continue;
 			}
@@ -1220,7 +1302,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		printf("profile %s: %d required ops, %llu cases run (the profile needs %llu)%s\n",
 		       ss.profile->name, ss.profile->n_ops, (unsigned long long)st.stats.cases,
 		       (unsigned long long)ss.profile->min_cases,
-		       o->n_filters ? "; filtered run: not a certification" : "");
+		       o->n_filters || o->n_case_names ? "; filtered run: not a certification"
+		                                       : "");
 	if (o->shard_count && !st.stats.cases)
 		printf("shard %d/%d holds none of the run's cases: nothing failed (merge the "
 		       "shards "
@@ -1229,6 +1312,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	int status = rc != 0 ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
 	if (waivers)
 		status = report_waivers(waivers, st.waived, status);
+	qc_diff_counts dc;
+	int gated = 0;
 	if (dump && qc_dump_close(dump, stdout) != 0)
 		status = 2;
 	printf("report: %s\n", json_path);
@@ -1244,16 +1329,23 @@ int qc_cmd_run(const qc_run_opts *o)
 		/* the same comparison as qconform diff BASELINE REPORT */
 		char derr[1024];
 		json_t *cur = qc_report_read(json_path, derr, sizeof derr);
-		qc_diff_counts dc;
 		printf("baseline %s:\n", o->baseline);
 		if (!cur || qc_diff_reports(baseline, cur, stdout, &dc, derr, sizeof derr) != 0) {
 			fprintf(stderr, "qconform: --baseline: %s\n", derr);
 			status = 2;
-		} else if (dc.regressions && status == 0) {
-			status = 1;
+		} else if (status != 2) {
+			/* the gate: a failure the baseline holds too does not fail it by itself */
+			int expired = 0;
+			for (int i = 0; waivers && i < waivers->n; i++)
+				expired |= waivers->w[i].expired;
+			status = dc.regressions || expired ? 1 : 0;
+			gated = 1;
 		}
 		json_decref(cur);
 	}
+	if (!interrupted && status != 2)
+		print_verdict(&st.stats, waivers, st.waived, gated ? o->baseline : NULL,
+		              gated ? &dc : NULL, status);
 	if (sig && !interrupted)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
 		        signal_name(sig));
@@ -1346,8 +1438,7 @@ int qc_cmd_list(const qc_run_opts *o)
 		while ((got = qc_cases_next(it, &c)) != 0) {
 			if (got < 0)
 				continue;
-			if (qc_filter_match(o->filters, o->n_filters, c->name) &&
-			    in_shard(o, c->name))
+			if (qc_case_selected(o, c->name) && in_shard(o, c->name))
 				printf("%s\n", c->name);
 			qc_case_free(c);
 		}

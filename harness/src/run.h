@@ -20,6 +20,9 @@ typedef struct qc_run_opts {
 	int n_options;
 	const char *filters[QC_MAX_FILTERS]; /* --filter GLOB; leading '-' excludes */
 	int n_filters;
+	const char **case_names; /* --case NAME: exact case names to keep (repeatable) */
+	int n_case_names;
+	const char *self; /* the qconform that runs, as invoked: reproduce commands name it */
 	const char *profile;
 	uint64_t seed;
 	double timeout_s;
@@ -63,6 +66,9 @@ int qc_cmd_show(const qc_run_opts *o, const char *case_name);
 
 /* Keep a case name under the filters? (exported for tests) */
 int qc_filter_match(const char *const *filters, int n, const char *name);
+
+/* Keep a case name under the filters and the exact names (--case) of o? */
+int qc_case_selected(const qc_run_opts *o, const char *name);
 
 /* The shard (1..n) a case belongs to under --shard K/n; parses "K/N" for main (0, or -1). */
 int qc_shard_of(const char *case_name, int n);

@@ -432,9 +432,10 @@ static const char *const tensor_keys[] = {"dtype", "shape", "quant", "data", NUL
 static const char *const tol_keys[] = {"exact",         "max_abs", "steps", "bias", "mse",
                                        "mismatch_rate", "ulp",     "abs",   "rel",  "rounding",
                                        "check",         "reason",  NULL};
-static const char *const case_keys[] = {"name",      "description", "vars",       "inputs",
-                                        "outputs",   "attrs",       "golden",     "source",
-                                        "tolerance", "expect",      "saturation", NULL};
+static const char *const case_keys[] = {
+        "name",   "description",      "vars",      "inputs", "outputs",    "attrs", "golden",
+        "source", "golden_tolerance", "tolerance", "expect", "saturation", NULL};
+static const char *const golden_tol_keys[] = {"max_abs", "reason", NULL};
 static const char *const top_keys[] = {
         "qconform",  "op",     "semantics", "profile", "description", "source",
         "seed",      "repeat", "sweep",     "inputs",  "outputs",     "attrs",
@@ -645,6 +646,24 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 		if (n && !qc_map_get(c->s, cn, "source"))
 			ERR(c, v,
 			    "golden outputs need a 'source' (where the values were published)");
+	}
+	if ((v = qc_map_get(c->s, cn, "golden_tolerance")) &&
+	    want(c, v, YAML_MAPPING_NODE, "golden_tolerance")) {
+		/* how far the published values themselves may be from what the reference accepts,
+		 * when their source compared within a bound (TFLM's tests: within a step) */
+		check_keys(c, v, golden_tol_keys, "golden_tolerance");
+		yaml_node_t *m = qc_map_get(c->s, v, "max_abs");
+		const char *ms = m ? qc_scalar(m) : NULL;
+		char *end = NULL;
+		double d = ms ? strtod(ms, &end) : -1;
+		if (!m || !ms || !end || *end || !(d >= 0))
+			ERR(c, m ? m : v,
+			    "golden_tolerance needs max_abs: a number >= 0 (in the output's unit: "
+			    "LSB, or steps of a float output's grid)");
+		if (!qc_map_get(c->s, v, "reason"))
+			ERR(c, v, "golden_tolerance needs a 'reason' (how its source compared)");
+		if (!qc_map_get(c->s, cn, "golden"))
+			ERR(c, v, "golden_tolerance without golden outputs");
 	}
 	if ((v = qc_map_get(c->s, cn, "tolerance")))
 		check_tolerance(c, v);
