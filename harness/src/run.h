@@ -11,6 +11,7 @@
 
 #define QC_MAX_FILTERS 32
 #define QC_MAX_OPTIONS 32
+#define QC_MAX_EXTENSIONS 16
 
 typedef struct qc_run_opts {
 	char **paths; /* spec files or directories (default: specs) */
@@ -21,6 +22,10 @@ typedef struct qc_run_opts {
 	const char *filters[QC_MAX_FILTERS]; /* --filter GLOB; leading '-' excludes */
 	int n_filters;
 	const char *profile;
+	/* --extension NAME: the extensions of the profile the run covers besides its base ("all":
+	 * every one); cases of the others are not run */
+	const char *extensions[QC_MAX_EXTENSIONS];
+	int n_extensions;
 	uint64_t seed;
 	double timeout_s;
 	int jobs;               /* parallel workers, >= 1 */
