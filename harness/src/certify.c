@@ -142,9 +142,11 @@ static void class_reasons(json_t *report, json_t *cls, const char *ext, json_t *
 			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
 		} else if (ns) {
 			json_t *c = first_refused(report, ext, jstr(o, "op"));
-			reason(reasons, "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s",
-			       pre, jstr(o, "op"), ns, n, c ? "; the first, " : "",
-			       c ? jstr(c, "name") : "", c ? ": " : "", c ? jstr(c, "message") : "");
+			reason(reasons,
+			       "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s", pre,
+			       jstr(o, "op"), ns, n, c ? "; the first, " : "",
+			       c ? jstr(c, "name") : "", c ? ": " : "",
+			       c ? jstr(c, "message") : "");
 		}
 	}
 	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
@@ -443,8 +445,7 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	json_t *cov = json_object_get(json_object_get(cert, "profile"), "covers");
 	printf("  profile %s: ", o.profile);
 	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
-	printf("\n  plugin %s %s (sha256 %s)\n",
-	       jstr(json_object_get(cert, "plugin"), "name"),
+	printf("\n  plugin %s %s (sha256 %s)\n", jstr(json_object_get(cert, "plugin"), "name"),
 	       jstr(json_object_get(cert, "plugin"), "version"),
 	       jstr(json_object_get(cert, "plugin"), "sha256"));
 	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));

@@ -314,12 +314,13 @@ static void tensor_cond(loader *L, yaml_node_t *n, qc_profile_tensor *t)
 	t->quantized = t->per_axis = t->blocked = -1;
 	if (!n || n->type != YAML_MAPPING_NODE || !n->data.mapping.pairs.top ||
 	    n->data.mapping.pairs.start == n->data.mapping.pairs.top) {
-		LERR(L, n, "a tensor condition is a mapping of dtype, name, quantized, per_axis, "
-		           "blocked");
+		LERR(L, n,
+		     "a tensor condition is a mapping of dtype, name, quantized, per_axis, "
+		     "blocked");
 		return;
 	}
-	static const char *const keys[] = {"dtype", "name", "quantized", "per_axis", "blocked",
-	                                   NULL};
+	static const char *const keys[] = {"dtype",    "name",    "quantized",
+	                                   "per_axis", "blocked", NULL};
 	qc_yaml_check_keys(L->doc, n, keys, "a tensor condition",
 	                   "dtype, name, quantized, per_axis, blocked", L->path, L->diag);
 	for (yaml_node_pair_t *kp = n->data.mapping.pairs.start; kp < n->data.mapping.pairs.top;
@@ -382,8 +383,8 @@ static void rule(loader *L, yaml_node_t *n, qc_profile_rule *r)
 		return;
 	}
 	static const char *const keys[] = {"tensor", "no_tensor", "op", "attr", NULL};
-	qc_yaml_check_keys(L->doc, n, keys, "a match rule", "tensor, no_tensor, op, attr",
-	                   L->path, L->diag);
+	qc_yaml_check_keys(L->doc, n, keys, "a match rule", "tensor, no_tensor, op, attr", L->path,
+	                   L->diag);
 	for (yaml_node_pair_t *kp = n->data.mapping.pairs.start; kp < n->data.mapping.pairs.top;
 	     kp++) {
 		const char *k = scalar(yaml_document_get_node(L->doc, kp->key));
@@ -406,8 +407,9 @@ static void rule(loader *L, yaml_node_t *n, qc_profile_rule *r)
 		} else if (!strcmp(k, "attr")) {
 			if (v->type != YAML_MAPPING_NODE ||
 			    v->data.mapping.pairs.start == v->data.mapping.pairs.top) {
-				LERR(L, v, "'attr' is a mapping of attribute names to a value or a "
-				           "list of values");
+				LERR(L, v,
+				     "'attr' is a mapping of attribute names to a value or a "
+				     "list of values");
 				continue;
 			}
 			for (yaml_node_pair_t *ap = v->data.mapping.pairs.start;
@@ -484,8 +486,7 @@ static void extension(loader *L, qc_profile *p, yaml_node_t *key, yaml_node_t *n
 	qc_yaml_scalar_at(L->doc, n, "match", &v);
 	if (!v || v->type != YAML_SEQUENCE_NODE ||
 	    v->data.sequence.items.start == v->data.sequence.items.top) {
-		LERR(L, v ? v : n, "extension '%s' needs 'match', a non-empty list of rules",
-		     name);
+		LERR(L, v ? v : n, "extension '%s' needs 'match', a non-empty list of rules", name);
 		return;
 	}
 	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
@@ -530,8 +531,8 @@ qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 		                   "qconform_profile, name, description, required_ops, min_cases",
 		                   path, diag);
 	} else {
-		static const char *const keys[] = {"qconform_profile", "name",       "description",
-		                                   "base",             "extensions", NULL};
+		static const char *const keys[] = {
+		        "qconform_profile", "name", "description", "base", "extensions", NULL};
 		qc_yaml_check_keys(&doc, root, keys, "a profile",
 		                   "qconform_profile, name, description, base, extensions", path,
 		                   diag);

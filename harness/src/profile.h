@@ -108,8 +108,8 @@ int qc_profile_ext_index(const qc_profile *p, const char *name);
  * gives -1, with the two (extension index, rule index) pairs in first[2] and second[2]. Rule
  * hits are counted in hits (per extension, per rule; may be NULL).
  */
-int qc_profile_classify(const qc_profile *p, const struct qc_case *c, int first[2],
-                        int second[2], uint64_t hits[][QC_PROFILE_MAX_RULES]);
+int qc_profile_classify(const qc_profile *p, const struct qc_case *c, int first[2], int second[2],
+                        uint64_t hits[][QC_PROFILE_MAX_RULES]);
 
 /* "base", or the extension's name, of class k. */
 const char *qc_profile_class_name(const qc_profile *p, int k);

@@ -475,7 +475,8 @@ static void profile_class_json(FILE *f, const qc_profile *p, const qc_profile_ta
 	for (int i = 0; i < n_ops; i++) {
 		fputs(i ? ", {\"op\": " : "{\"op\": ", f);
 		qc_json_string(f, ops[i]);
-		fprintf(f, ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)t->op_cases[k][i]);
+		fprintf(f,
+		        ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)t->op_cases[k][i]);
 		verdicts_json(f, t->op_verdicts[k][i]);
 		fputs("}", f);
 	}

@@ -46,7 +46,7 @@ typedef struct qc_run_meta {
 	const char *const *filters;
 	int n_filters;
 	const char *profile;
-	const qc_profile *profile_def;   /* the --profile's file, when given */
+	const qc_profile *profile_def;         /* the --profile's file, when given */
 	const qc_profile_tally *profile_tally; /* what its classes ran (with profile_def) */
 	double timeout_s;
 	time_t started, finished;

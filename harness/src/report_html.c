@@ -848,8 +848,9 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 				        e, 0,
 				        json_integer(json_integer_value(json_array_get(e, 0)) + 1));
 			else
-				json_object_set_new(seen, msg,
-				                    json_pack("[iO]", 1, json_object_get(c, "name")));
+				json_object_set_new(
+				        seen, msg,
+				        json_pack("[iO]", 1, json_object_get(c, "name")));
 		}
 		const char *msg;
 		json_t *e;
@@ -975,6 +976,16 @@ static void certificate(FILE *f, json_t *c)
 	}
 	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
 	kv_row(f, "profile", qc_report_str(p, "name"), 0);
+	{
+		/* what the certificate covers: the base and the declared extensions */
+		char covers[1024] = "";
+		size_t k, used = 0;
+		json_t *x;
+		json_array_foreach(json_object_get(p, "covers"), k, x) if (used < sizeof covers)
+		        used += (size_t)snprintf(covers + used, sizeof covers - used, "%s%s",
+		                                 k ? ", " : "", json_string_value(x));
+		kv_row(f, "covers", covers[0] ? covers : "base", 0);
+	}
 	kv_row(f, "profile description", qc_report_str(p, "description"), 0);
 	kv_row(f, "profile file", qc_report_str(p, "path"), 1);
 	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);

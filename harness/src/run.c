@@ -217,12 +217,14 @@ static int resolve_extensions(const qc_run_opts *o, specset *ss)
 			continue;
 		}
 		if (k < 0) {
-			fprintf(stderr, "qconform: --extension %s: profile %s has no such extension (",
-			        x, p->name);
+			fprintf(stderr,
+			        "qconform: --extension %s: profile %s has no such extension (", x,
+			        p->name);
 			if (!p->n_ext)
 				fprintf(stderr, "it has none: its base is all of it");
 			for (int e = 0; e < p->n_ext; e++)
-				fprintf(stderr, "%s%s", e ? ", " : "its extensions: ", p->ext[e].name);
+				fprintf(stderr, "%s%s",
+				        e ? ", " : "its extensions: ", p->ext[e].name);
 			fprintf(stderr, "%s)\n", p->n_ext ? "; or all" : "");
 			return -1;
 		}
@@ -295,8 +297,8 @@ static void classify_case(specset *ss, const qc_spec *s, qc_case *c, int *report
                           uint64_t (*ext_ops)[QC_PROFILE_MAX_OPS], qc_diag *diag)
 {
 	for (int i = 0; i < s->n_profiles; i++) {
-		qc_profile *p = (qc_profile *)qc_profile_find(ss->profiles, ss->n_profiles,
-		                                              s->profiles[i]);
+		qc_profile *p =
+		        (qc_profile *)qc_profile_find(ss->profiles, ss->n_profiles, s->profiles[i]);
 		if (!p || (ss->profile && p != ss->profile))
 			continue;
 		int a[2], b[2];
@@ -304,16 +306,16 @@ static void classify_case(specset *ss, const qc_spec *s, qc_case *c, int *report
 		if (k < 0) {
 			if (!reported[i]) {
 				reported[i] = 1;
-				yaml_node_t at =
-				        at_mark(p->ext[b[0]].rules[b[1]].line,
-				                p->ext[b[0]].rules[b[1]].column);
-				qc_diag_error(diag, p->path, &at,
-				              "case %s (%s) meets this rule of extension '%s' and the "
-				              "rule of extension '%s' at %zu:%zu: a case belongs to the "
-				              "base or to exactly one extension",
-				              c->name, s->path, p->ext[b[0]].name, p->ext[a[0]].name,
-				              p->ext[a[0]].rules[a[1]].line + 1,
-				              p->ext[a[0]].rules[a[1]].column + 1);
+				yaml_node_t at = at_mark(p->ext[b[0]].rules[b[1]].line,
+				                         p->ext[b[0]].rules[b[1]].column);
+				qc_diag_error(
+				        diag, p->path, &at,
+				        "case %s (%s) meets this rule of extension '%s' and the "
+				        "rule of extension '%s' at %zu:%zu: a case belongs to the "
+				        "base or to exactly one extension",
+				        c->name, s->path, p->ext[b[0]].name, p->ext[a[0]].name,
+				        p->ext[a[0]].rules[a[1]].line + 1,
+				        p->ext[a[0]].rules[a[1]].column + 1);
 			}
 			continue;
 		}
@@ -403,9 +405,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	}
 	free(files);
 	check_profile_names(ss, diag);
-	if (o->profile &&
-	    !(ss->profile = (qc_profile *)qc_profile_find(ss->profiles, ss->n_profiles,
-	                                                  o->profile)))
+	if (o->profile && !(ss->profile = (qc_profile *)qc_profile_find(
+	                            ss->profiles, ss->n_profiles, o->profile)))
 		qc_diag_error(diag, o->profile, NULL, "unknown profile (no profiles/%s.yaml found)",
 		              o->profile);
 	if (diag->errors)
@@ -696,7 +697,7 @@ typedef struct run_state {
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
-	qc_profile_tally *tally; /* --profile: what its classes ran, or NULL */
+	qc_profile_tally *tally;        /* --profile: what its classes ran, or NULL */
 	qc_dump *dump;                  /* --dump, or NULL */
 	qc_journal *journal;            /* one line per judged case, synced per batch (or NULL) */
 	uint64_t replayed;              /* --resume: cases taken from the journal */
@@ -1024,8 +1025,8 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 		json_t *cls = json_array();
 		for (int k = 1; k <= ss->profile->n_ext; k++)
 			if (ss->tally->covered[k])
-				json_array_append_new(cls,
-				                      qc_report_jstring(ss->profile->ext[k - 1].name));
+				json_array_append_new(
+				        cls, qc_report_jstring(ss->profile->ext[k - 1].name));
 		json_object_set_new(id, "extensions", cls);
 	}
 	json_t *shard = json_null();

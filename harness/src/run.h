@@ -9,8 +9,8 @@
 
 #include "qconform/plugin.h"
 
-#define QC_MAX_FILTERS 32
-#define QC_MAX_OPTIONS 32
+#define QC_MAX_FILTERS    32
+#define QC_MAX_OPTIONS    32
 #define QC_MAX_EXTENSIONS 16
 
 typedef struct qc_run_opts {

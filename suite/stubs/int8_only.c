@@ -49,7 +49,8 @@ static qcf_status int8_execute(qcf_instance *inst, qcf_prepared *prep, const qcf
 			if (why) {
 				snprintf(inst->err, sizeof inst->err,
 				         "int8 only: %s '%s' is %s%s: %s", out ? "output" : "input",
-				         ts[i].name ? ts[i].name : "?", ts[i].quant ? "quantized " : "",
+				         ts[i].name ? ts[i].name : "?",
+				         ts[i].quant ? "quantized " : "",
 				         qref_dtype_name(ts[i].dtype), why);
 				return QCF_NOT_SUPPORTED;
 			}
