@@ -1020,15 +1020,12 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
 	json_object_set_new(id, "profile",
 	                    o->profile ? qc_report_jstring(o->profile) : json_null());
-	if (ss->tally) {
-		/* the classes the run covers (the base always) */
-		json_t *cls = json_array();
-		for (int k = 1; k <= ss->profile->n_ext; k++)
-			if (ss->tally->covered[k])
-				json_array_append_new(
-				        cls, qc_report_jstring(ss->profile->ext[k - 1].name));
-		json_object_set_new(id, "extensions", cls);
-	}
+	/* the extensions of the profile the run covers besides its base (none without one) */
+	json_t *cls = json_array();
+	for (int k = 1; ss->tally && k <= ss->profile->n_ext; k++)
+		if (ss->tally->covered[k])
+			json_array_append_new(cls, qc_report_jstring(ss->profile->ext[k - 1].name));
+	json_object_set_new(id, "extensions", cls);
 	json_t *shard = json_null();
 	if (o->shard_count) {
 		shard = json_object();
