@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "certify.h"
+#include "profile.h"
 #include "qct.h"
 #include "report_read.h"
 #include "sha256.h"
@@ -78,6 +80,22 @@ static int has_reason(json_t *c, const char *want)
 	return 0;
 }
 
+/* Does the certificate give a reason that starts with prefix and ends with suffix? */
+static int has_reason_prefix(json_t *c, const char *prefix, const char *suffix)
+{
+	size_t i, pl = strlen(prefix), sl = strlen(suffix);
+	json_t *r;
+	json_array_foreach(json_object_get(c, "reasons"), i, r)
+	{
+		const char *s = json_string_value(r);
+		size_t n = strlen(s);
+		if (n >= pl + sl && !strncmp(s, prefix, pl) && !strcmp(s + n - sl, suffix))
+			return 1;
+	}
+	fprintf(stderr, "\nno reason %s...%s\n", prefix, suffix);
+	return 0;
+}
+
 /* The reference certifies every framework profile; the certificate carries the identity a
  * reviewer checks: the plugin's sha256, the profile file's, each spec's. */
 static void test_reference_certifies(void)
@@ -90,7 +108,9 @@ static void test_reference_certifies(void)
 	CU_ASSERT_FATAL(qc_sha256_file(ref, ref_sha) == 0);
 	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
 		char args[1200];
-		snprintf(args, sizeof args, "--profile %s --plugin %s", profiles[i], ref);
+		/* every extension too: the reference does all of each profile */
+		snprintf(args, sizeof args, "--profile %s --extension all --plugin %s --jobs 2",
+		         profiles[i], ref);
 		qct_proc p;
 		json_t *c = certify(tmp, profiles[i], &p, args);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -102,6 +122,32 @@ static void test_reference_certifies(void)
 		json_t *prof = json_object_get(c, "profile");
 		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(prof, "name")),
 		                       profiles[i]);
+		/* it covers the base and every extension of the profile file, none left out */
+		qc_diag pd = {0, 0, stderr};
+		char ppath[600];
+		snprintf(ppath, sizeof ppath, "specs/profiles/%s.yaml", profiles[i]);
+		qc_profile *pf = qc_profile_load(ppath, &pd);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pf);
+		json_t *covers = json_object_get(prof, "covers");
+		CU_ASSERT_EQUAL(json_array_size(covers), (size_t)pf->n_ext + 1);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(covers, 0)), "base");
+		for (int e = 0; e < pf->n_ext; e++)
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(covers, e + 1)),
+			                       pf->ext[e].name);
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(prof, "not_covered")), 0);
+		json_t *exts = json_object_get(prof, "extensions");
+		CU_ASSERT_EQUAL(json_array_size(exts), (size_t)pf->n_ext);
+		size_t e;
+		json_t *x;
+		json_array_foreach(exts, e, x)
+		{
+			CU_ASSERT_TRUE(json_integer_value(json_object_get(x, "cases")) >=
+			               json_integer_value(json_object_get(x, "min_cases")));
+			CU_ASSERT_TRUE(json_array_size(json_object_get(x, "required_ops")) > 0);
+		}
+		if (!strcmp(profiles[i], "litert-int8"))
+			CU_ASSERT_TRUE(pf->n_ext >= 3);
+		qc_profile_free(pf);
 		CU_ASSERT_TRUE(json_integer_value(json_object_get(c, "cases")) >=
 		               json_integer_value(json_object_get(prof, "min_cases")));
 		size_t k;
@@ -155,10 +201,13 @@ static void test_not_supported_refused(void)
 	{
 		char want[512];
 		long long n = json_integer_value(json_object_get(o, "cases"));
-		snprintf(want, sizeof want, "required op %s: %lld of %lld cases NOT_SUPPORTED",
-		         json_string_value(json_object_get(o, "op")), n, n);
+		/* the count, then the first refused case with the plugin's message */
+		snprintf(want, sizeof want,
+		         "required op %s: %lld of %lld cases NOT_SUPPORTED; the first, %s/",
+		         json_string_value(json_object_get(o, "op")), n, n,
+		         json_string_value(json_object_get(o, "op")));
 		CU_ASSERT_TRUE(n > 0);
-		CU_ASSERT_TRUE(has_reason(c, want));
+		CU_ASSERT_TRUE(has_reason_prefix(c, want, ": this stub supports nothing"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, want));
 	}
 	/* NOT_SUPPORTED is an allowed verdict of a run: only the certificate refuses it */
@@ -250,10 +299,11 @@ static void test_min_cases_refused(void)
 {
 	const char *tmp = qct_tmpdir();
 	qct_proc p;
-	CU_ASSERT_FATAL(qct_sh(&p,
-	                       "mkdir -p %s/profiles && sed 's/^min_cases: .*/min_cases: 1000000/' "
-	                       "specs/profiles/tf-fakequant.yaml > %s/profiles/tf-fakequant.yaml",
-	                       tmp, tmp) == 0);
+	CU_ASSERT_FATAL(
+	        qct_sh(&p,
+	               "mkdir -p %s/profiles && sed 's/^  min_cases: .*/  min_cases: 1000000/' "
+	               "specs/profiles/tf-fakequant.yaml > %s/profiles/tf-fakequant.yaml",
+	               tmp, tmp) == 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	qct_proc_free(&p);
 	char args[1400];
@@ -356,6 +406,290 @@ static void test_partial_refused(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * A kernel of exactly the LiteRT int8 spec (suite/stubs/int8_only.c) certifies litert-int8's
+ * base and nothing more: the certificate covers the base alone and lists the extensions it
+ * does not; declaring int16x8 refuses it, naming the extension, the op, the count and the
+ * first refused case with the kernel's message.
+ */
+static void test_int8_only_base(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *stub = qct_stub("int8_only");
+	char args[1200];
+	snprintf(args, sizeof args, "--profile litert-int8 --plugin %s --jobs 2", stub);
+	qct_proc p;
+	json_t *c = certify(tmp, "base", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "certificate: CERTIFIED"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "profile litert-int8: base\n"));
+	json_t *prof = json_object_get(c, "profile");
+	json_t *covers = json_object_get(prof, "covers");
+	CU_ASSERT_EQUAL(json_array_size(covers), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(covers, 0)), "base");
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(prof, "extensions")), 0);
+	/* the others are named, with the cases not run */
+	json_t *nc = json_object_get(prof, "not_covered");
+	int int16x8 = 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(nc, i, x)
+	{
+		CU_ASSERT_TRUE(json_integer_value(json_object_get(x, "cases")) > 0);
+		int16x8 |= !strcmp(json_string_value(json_object_get(x, "name")), "int16x8");
+	}
+	CU_ASSERT_TRUE(int16x8);
+	/* the run held only base cases: none of them carries an extension */
+	char rerr[1200];
+	json_t *r = qc_report_read(certify_path(tmp, "base", "report.json"), rerr, sizeof rerr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *cs = json_object_get(r, "cases");
+	CU_ASSERT_EQUAL((long long)json_array_size(cs),
+	                json_integer_value(json_object_get(prof, "cases")));
+	size_t with_ext = 0;
+	json_array_foreach(cs, i, x) with_ext += json_object_get(x, "extension") != NULL;
+	CU_ASSERT_EQUAL(with_ext, 0);
+	json_decref(r);
+	json_decref(c);
+	qct_proc_free(&p);
+
+	snprintf(args, sizeof args,
+	         "--profile litert-int8 --extension int16x8 --plugin %s --jobs 2", stub);
+	c = certify(tmp, "int16x8", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "certificate: NOT CERTIFIED"));
+	covers = json_object_get(json_object_get(c, "profile"), "covers");
+	CU_ASSERT_EQUAL(json_array_size(covers), 2);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(covers, 1)), "int16x8");
+	/* every reason is the extension's: the base still passes */
+	json_t *reasons = json_object_get(c, "reasons");
+	CU_ASSERT_TRUE(json_array_size(reasons) > 0);
+	json_array_foreach(reasons, i, x)
+	        CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(x), "extension int16x8: "));
+	CU_ASSERT_TRUE(has_reason_prefix(c, "extension int16x8: required op litert/CONV_2D: ",
+	                                 ": quantized tensors are int8 (and an int32 bias)"));
+	json_decref(c);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/* Writes TMP/profiles/NAME.yaml. */
+static void write_profile(const char *tmp, const char *name, const char *text)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/profiles", tmp);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/profiles/%s.yaml", tmp, name);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define ONNX_BASE                                                                                  \
+	"qconform_profile: 2\nname: onnx-qdq\nbase:\n  required_ops: [onnx/QuantizeLinear]\n"      \
+	"  min_cases: 1\n"
+
+/*
+ * list --profile gives each case's class in a second column (plain list stays one name a
+ * line); --extension restricts it to the base and that extension; an unknown extension is a
+ * usage error naming the profile's extensions; a format-1 profile is all base; a case that
+ * meets the rules of two extensions, a rule that matches nothing and an extension below its
+ * min_cases are errors at file:line:col of the profile.
+ */
+static void test_list_classes(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *q = qct_build_path("qconform");
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx", q) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	/* a blocked case, a 4-bit one and an 8-bit one of QuantizeLinear's specs */
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tblocked\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tint4\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tbase\n"));
+	size_t lines = 0, tabs = 0;
+	for (const char *s = p.out; *s; s++) {
+		lines += *s == '\n';
+		tabs += *s == '\t';
+	}
+	CU_ASSERT_EQUAL(lines, tabs);
+	char *all = strdup(p.out);
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list specs/onnx", q) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NULL(strchr(p.out, '\t'));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq --extension int4 specs/onnx", q) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tint4\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tbase\n"));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "\tblocked\n"));
+	CU_ASSERT_TRUE(strlen(p.out) < strlen(all));
+	free(all);
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s run --profile onnx-qdq --extension int5 specs/onnx", q) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "profile onnx-qdq has no such extension (its "
+	                                     "extensions: int16, int4, int32, blocked; or all)"));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s run --extension int4 specs/onnx", q) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "needs --profile"));
+	qct_proc_free(&p);
+
+	/* format 1 still loads: its base is every case */
+	write_profile(tmp, "onnx-qdq",
+	              "qconform_profile: 1\nname: onnx-qdq\nrequired_ops: [onnx/QuantizeLinear]\n"
+	              "min_cases: 1\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tbase\n"));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "\tblocked\n"));
+	qct_proc_free(&p);
+
+	/* line 9: a rule on every int8 tensor; line 13: one on every quantized tensor (both hold
+	 * for a QuantizeLinear to int8) */
+	write_profile(tmp, "onnx-qdq",
+	              ONNX_BASE "extensions:\n"
+	                        "  eight:\n    match:\n      - tensor: {dtype: int8}\n"
+	                        "    min_cases: 1\n"
+	                        "  quantized:\n    match:\n      - tensor: {quantized: true}\n"
+	                        "    min_cases: 1\n"
+	                        "  f64:\n    match:\n      - tensor: {dtype: float64}\n"
+	                        "    min_cases: 1\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	char want[900];
+	snprintf(want, sizeof want, "%s/profiles/onnx-qdq.yaml:13:9: case onnx/", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "meets this rule of extension 'quantized' and the "
+	                                     "rule of extension 'eight' at 9:9: a case belongs "
+	                                     "to the base or to exactly one extension"));
+	qct_proc_free(&p);
+	write_profile(tmp, "onnx-qdq",
+	              ONNX_BASE "extensions:\n"
+	                        "  f64:\n    match:\n      - tensor: {dtype: float64}\n"
+	                        "    min_cases: 1\n"
+	                        "  four:\n    match:\n      - tensor: {dtype: [int4, uint4]}\n"
+	                        "    min_cases: 100000\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	snprintf(want, sizeof want,
+	         "%s/profiles/onnx-qdq.yaml:9:9: extension 'f64': this match rule matches no "
+	         "case of the profile's specs",
+	         tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	snprintf(want, sizeof want,
+	         "%s/profiles/onnx-qdq.yaml:11:3: extension 'four' needs at least 100000 cases",
+	         tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	qct_proc_free(&p);
+	/* bad rules: an unknown key, an unknown dtype, a reserved name */
+	write_profile(tmp, "onnx-qdq",
+	              ONNX_BASE "extensions:\n"
+	                        "  all:\n    match:\n      - tensor: {dtype: int8}\n"
+	                        "    min_cases: 1\n"
+	                        "  x:\n    match:\n      - tensor: {dtype: int7, size: 3}\n"
+	                        "    min_cases: 1\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	snprintf(want, sizeof want, "%s/profiles/onnx-qdq.yaml:7:3: an extension's name", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	snprintf(want, sizeof want, "%s/profiles/onnx-qdq.yaml:13:31: unknown key 'size'", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	snprintf(want, sizeof want, "%s/profiles/onnx-qdq.yaml:13:25: unknown dtype 'int7'", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/* s with ' as the HTML report writes it (&#39;), in a static buffer. */
+static const char *html_quote(const char *s)
+{
+	static char buf[2][1024];
+	static int k;
+	char *b = buf[k++ % 2];
+	size_t n = 0;
+	for (; *s && n + 6 < sizeof buf[0]; s++) {
+		if (*s == '\'') {
+			memcpy(b + n, "&#39;", 5);
+			n += 5;
+		} else {
+			b[n++] = *s;
+		}
+	}
+	b[n] = 0;
+	return b;
+}
+
+/* The HTML report lists every distinct NOT_SUPPORTED message of an op with its count: the
+ * int8-only kernel declines QUANTIZE to uint8 and to int16 with two messages. */
+static void test_html_not_supported_reasons(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/litert/quantize.yaml --plugin %s --html %s/r.html",
+	                           qct_stub("int8_only"), tmp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	long long u8 = 0, i16 = 0;
+	size_t i;
+	json_t *c;
+	const char *m8 = NULL, *m16 = NULL;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		if (strcmp(json_string_value(json_object_get(c, "verdict")), "NOT_SUPPORTED") != 0)
+			continue;
+		const char *m = json_string_value(json_object_get(c, "message"));
+		if (strstr(m, "quantized uint8")) {
+			u8++;
+			CU_ASSERT_TRUE(!m8 || !strcmp(m8, m));
+			m8 = m;
+		} else if (strstr(m, "quantized int16")) {
+			i16++;
+		}
+		if (strstr(m, "output 'y' is quantized int16"))
+			m16 = m;
+	}
+	CU_ASSERT_TRUE(u8 > 0 && i16 > 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m8);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m16);
+	char path[700];
+	snprintf(path, sizeof path, "%s/r.html", tmp);
+	char *html = qct_read_file(path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	char *sec = strstr(html, "id=\"not-supported-reasons\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	char want[1200];
+	snprintf(want, sizeof want,
+	         "<tr><td>litert/QUANTIZE</td><td class=\"n\">%lld</td><td>%s</td>", u8,
+	         html_quote(m8));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec, want));
+	/* the int16 outputs: one message (the output y); the inputs of int16: another */
+	long long out16 = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c) out16 +=
+	        !strcmp(json_string_value(json_object_get(c, "message")), m16);
+	snprintf(want, sizeof want,
+	         "<tr><td>litert/QUANTIZE</td><td class=\"n\">%lld</td><td>%s</td>", out16,
+	         html_quote(m16));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec, want));
+	free(html);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_certify(void)
 {
 	CU_pSuite s = qct_suite("certify");
@@ -369,4 +703,10 @@ void qct_register_certify(void)
 	            test_min_cases_refused);
 	CU_add_test(s, "--filter, --shard, --json, no plugin/profile: usage errors",
 	            test_partial_refused);
+	CU_add_test(s, "an int8-only kernel certifies litert-int8's base, not int16x8",
+	            test_int8_only_base);
+	CU_add_test(s, "list --profile shows classes; rule errors at file:line:col",
+	            test_list_classes);
+	CU_add_test(s, "HTML: every distinct NOT_SUPPORTED message of an op, counted",
+	            test_html_not_supported_reasons);
 }

@@ -100,7 +100,7 @@ static void test_fakequant_profile(void)
 		return;
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = run(tmp, &st, "specs --profile torch-fakequant");
+	json_t *r = run(tmp, &st, "specs --profile torch-fakequant --extension all");
 	if (!r) {
 		qct_rmdir(tmp);
 		return;

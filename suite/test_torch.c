@@ -611,7 +611,8 @@ static void test_reference_specs(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = qct_run_report(tmp, &st, NULL, "specs --profile torch-fakequant");
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL, "specs --profile torch-fakequant --extension all");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *cases = json_object_get(r, "cases");

@@ -65,6 +65,9 @@ typedef struct qc_case {
 	struct qc_chunk *mem;
 	/* where the case is defined: an explicit case's name, the sweep, or the document */
 	const yaml_node_t *where;
+	/* the --profile extension the case belongs to (set by run.c; NULL: the base, or no
+	 * profile): the report's case "extension" */
+	const char *extension;
 } qc_case;
 
 typedef struct qc_cases qc_cases;

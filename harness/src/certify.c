@@ -104,6 +104,57 @@ static void failing_reasons(json_t *report, json_t *reasons)
 	}
 }
 
+/* The first case of class ext (NULL: the base) and semantics/op with a NOT_SUPPORTED verdict. */
+static json_t *first_refused(json_t *report, const char *ext, const char *sem_op)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(report, "cases"), i, c)
+	{
+		if (strcmp(jstr(c, "verdict"), "NOT_SUPPORTED") != 0)
+			continue;
+		const char *x = json_string_value(json_object_get(c, "extension"));
+		if (ext ? !x || strcmp(x, ext) != 0 : x != NULL)
+			continue;
+		const char *sem = jstr(c, "semantics");
+		size_t sl = strlen(sem);
+		if (!strncmp(sem_op, sem, sl) && sem_op[sl] == '/' &&
+		    !strcmp(sem_op + sl + 1, jstr(c, "op")))
+			return c;
+	}
+	return NULL;
+}
+
+/* One class of the profile: every required op ran, none NOT_SUPPORTED (the first refused case
+ * and the kernel's message named), and at least min_cases cases. */
+static void class_reasons(json_t *report, json_t *cls, const char *ext, json_t *reasons)
+{
+	char pre[160] = "";
+	if (ext)
+		snprintf(pre, sizeof pre, "extension %s: ", ext);
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(cls, "required_ops"), i, o)
+	{
+		unsigned long long n = jcount(o, "cases");
+		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		if (!n) {
+			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
+		} else if (ns) {
+			json_t *c = first_refused(report, ext, jstr(o, "op"));
+			reason(reasons,
+			       "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s", pre,
+			       jstr(o, "op"), ns, n, c ? "; the first, " : "",
+			       c ? jstr(c, "name") : "", c ? ": " : "",
+			       c ? jstr(c, "message") : "");
+		}
+	}
+	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
+	if (cases < min)
+		reason(reasons, "%s%llu cases, the %s needs %llu", pre, cases,
+		       ext ? "extension" : "profile", min);
+}
+
 json_t *qc_certify_reasons(json_t *report)
 {
 	json_t *reasons = json_array();
@@ -141,19 +192,10 @@ json_t *qc_certify_reasons(json_t *report)
 		       jcount(shard, "index"), jcount(shard, "count"));
 	size_t i;
 	json_t *o;
-	json_array_foreach(json_object_get(profile, "required_ops"), i, o)
-	{
-		unsigned long long n = jcount(o, "cases");
-		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
-		if (!n)
-			reason(reasons, "required op %s: no case ran", jstr(o, "op"));
-		else if (ns)
-			reason(reasons, "required op %s: %llu of %llu cases NOT_SUPPORTED",
-			       jstr(o, "op"), ns, n);
-	}
-	unsigned long long cases = jcount(profile, "cases"), min = jcount(profile, "min_cases");
-	if (cases < min)
-		reason(reasons, "%llu cases, the profile needs %llu", cases, min);
+	/* the base (the profile's top level), then each extension the run covers */
+	class_reasons(report, profile, NULL, reasons);
+	json_array_foreach(json_object_get(profile, "extensions"), i, o)
+	        class_reasons(report, o, jstr(o, "name"), reasons);
 	failing_reasons(report, reasons);
 	json_array_foreach(json_object_get(report, "waivers"), i, o)
 	{
@@ -214,6 +256,15 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
 	json_t *ops = json_object_get(profile, "required_ops");
 	json_object_set_new(p, "required_ops", ops ? json_deep_copy(ops) : json_array());
+	/* what the certificate covers: the base and the extensions the run declared */
+	json_t *covers = json_array(), *exts = json_object_get(profile, "extensions"), *x;
+	json_array_append_new(covers, json_string("base"));
+	size_t k;
+	json_array_foreach(exts, k, x) json_array_append_new(covers, copy(x, "name"));
+	json_object_set_new(p, "covers", covers);
+	json_object_set_new(p, "extensions", exts ? json_deep_copy(exts) : json_array());
+	json_t *nc = json_object_get(profile, "not_covered");
+	json_object_set_new(p, "not_covered", nc ? json_deep_copy(nc) : json_array());
 	json_object_set_new(cert, "profile", p);
 
 	json_object_set_new(cert, "cases", json_integer((json_int_t)jcount(summary, "cases")));
@@ -396,13 +447,15 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	}
 	int certified = json_is_true(json_object_get(cert, "certified"));
 	json_t *reasons = json_object_get(cert, "reasons");
-	printf("certificate: %s\n", certified ? "CERTIFIED" : "NOT CERTIFIED");
-	printf("  profile %s, plugin %s %s (sha256 %s)\n", o.profile,
-	       jstr(json_object_get(cert, "plugin"), "name"),
-	       jstr(json_object_get(cert, "plugin"), "version"),
-	       jstr(json_object_get(cert, "plugin"), "sha256"));
 	size_t i;
 	json_t *x;
+	printf("certificate: %s\n", certified ? "CERTIFIED" : "NOT CERTIFIED");
+	json_t *cov = json_object_get(json_object_get(cert, "profile"), "covers");
+	printf("  profile %s: ", o.profile);
+	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
+	printf("\n  plugin %s %s (sha256 %s)\n", jstr(json_object_get(cert, "plugin"), "name"),
+	       jstr(json_object_get(cert, "plugin"), "version"),
+	       jstr(json_object_get(cert, "plugin"), "sha256"));
 	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
 	if (json_array_size(json_object_get(cert, "waived")))
 		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",

@@ -1,13 +1,16 @@
 /*
- * certify: `qconform certify --profile NAME --plugin PATH [--out DIR]` runs a certification
- * profile exactly as `qconform run --profile NAME` does (qc_cmd_run), reads the run's JSON
- * report back and decides: CERTIFIED only if every required op of the profile ran with at
- * least one case and none NOT_SUPPORTED, the run has at least the profile's min_cases, every
- * verdict is allowed (failures a waiver accepts count as allowed and are listed) and no waiver
- * expired. Writes DIR/certificate.json (format "qconform-certificate", version 1; schema in
- * reports/schema/certificate.schema.json) and DIR/certificate.html (the run's HTML report with
- * the certificate section on top). Exit 0 certified, 1 not certified, 2 usage, spec or plugin
- * error (no certificate).
+ * certify: `qconform certify --profile NAME [--extension X ...] --plugin PATH [--out DIR]` runs
+ * a certification profile exactly as `qconform run --profile NAME --extension X` does
+ * (qc_cmd_run: the base and the declared extensions; the cases of the others are not run),
+ * reads the run's JSON report back and decides: CERTIFIED only if, in the base and in each
+ * declared extension, every required op ran with at least one case and none NOT_SUPPORTED (a
+ * reason names the op, the count and the first refused case with the plugin's message) and the
+ * class has at least its min_cases; every verdict is allowed (failures a waiver accepts count as
+ * allowed and are listed) and no waiver expired. Writes DIR/certificate.json (format
+ * "qconform-certificate", version 2: profile.covers names the base and the extensions it covers;
+ * schema in reports/schema/certificate.schema.json) and DIR/certificate.html (the run's HTML
+ * report with the certificate section on top). Exit 0 certified, 1 not certified, 2 usage,
+ * spec or plugin error (no certificate).
  */
 #ifndef QC_CERTIFY_H
 #define QC_CERTIFY_H
@@ -16,7 +19,7 @@
 
 #include "run.h"
 
-#define QC_CERTIFICATE_FORMAT 1
+#define QC_CERTIFICATE_FORMAT 2
 
 /*
  * The decision on a report read back (qc_report_read): a new array of reasons, one string

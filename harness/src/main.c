@@ -26,7 +26,8 @@ static void usage(FILE *f)
 	        "      --plugin-option K=V  passed to the plugin's create()\n"
 	        "      --filter GLOB        case names to keep (repeatable; leading '-' excludes)\n"
 	        "      --case NAME          only the case of exactly this name (repeatable)\n"
-	        "      --profile NAME       only specs of this certification profile\n"
+	        "      --profile NAME       only specs of this certification profile: its base\n"
+	        "      --extension NAME     and this extension of the profile (repeatable; all)\n"
 	        "      --seed N             input generation seed (default 0)\n"
 	        "      --timeout SECONDS    per case (default 30)\n"
 	        "      --jobs N             parallel workers (default 1)\n"
@@ -52,11 +53,14 @@ static void usage(FILE *f)
 	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
 	        "                           where the kernel allows; see README)\n"
 	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
-	        "  list [SPEC ...]          expanded case names, one a line (--filter, --case, "
-	        "--profile)\n"
+	        "  list [SPEC ...]          expanded case names, one a line (--filter, --case); "
+	        "with\n"
+	        "                           --profile a second column: base or the extension\n"
 	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
 	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
-	        "  certify --profile NAME --plugin PATH [--out DIR] [SPEC ...] [run options]\n"
+	        "  certify --profile NAME [--extension NAME ...] --plugin PATH [--out DIR] [SPEC "
+	        "...]\n"
+	        "          [run options]\n"
 	        "                           run the profile, write DIR/certificate.json and "
 	        "certificate.html\n"
 	        "                           (default DIR reports/out/<plugin>; exit 0 "
@@ -168,6 +172,11 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--profile")) {
 			NEED_ARG();
 			o->profile = v;
+		} else if (!strcmp(a, "--extension")) {
+			NEED_ARG();
+			if (o->n_extensions == QC_MAX_EXTENSIONS)
+				return bad(cmd, "too many --extension", NULL);
+			o->extensions[o->n_extensions++] = v;
 		} else if (!strcmp(a, "--seed")) {
 			NEED_ARG();
 			char *end;
@@ -273,6 +282,9 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		p->identity_args += identity;
 #undef NEED_ARG
 	}
+	if (o->n_extensions && !o->profile)
+		return bad(cmd, "--extension names an extension of a profile: it needs --profile",
+		           o->extensions[0]);
 	return 0;
 }
 

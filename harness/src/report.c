@@ -369,6 +369,11 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		fputs(", \"waived\": ", f);
 		qc_json_string(f, waived);
 	}
+	if (c->extension) {
+		/* the --profile extension the case belongs to (absent: the base) */
+		fputs(", \"extension\": ", f);
+		qc_json_string(f, c->extension);
+	}
 	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
 		/* everything needed to run this one case again */
 		char *cmd = NULL;
@@ -486,6 +491,35 @@ static void verdicts_json(FILE *f, const uint64_t *v)
 	fputs("}", f);
 }
 
+int qc_profile_op_index(char *const *ops, int n, const qc_case *c)
+{
+	size_t sl = strlen(c->call.semantics);
+	for (int k = 0; k < n; k++)
+		if (!strncmp(ops[k], c->call.semantics, sl) && ops[k][sl] == '/' &&
+		    !strcmp(ops[k] + sl + 1, c->call.op))
+			return k;
+	return -1;
+}
+
+/* min_cases, cases and required_ops of class k of the profile (0: the base) */
+static void profile_class_json(FILE *f, const qc_profile *p, const qc_profile_tally *t, int k)
+{
+	char *const *ops = k ? p->ext[k - 1].ops : p->ops;
+	int n_ops = k ? p->ext[k - 1].n_ops : p->n_ops;
+	fprintf(f, "\"min_cases\": %llu, \"cases\": %llu, \"required_ops\": [",
+	        (unsigned long long)(k ? p->ext[k - 1].min_cases : p->min_cases),
+	        (unsigned long long)t->cases[k]);
+	for (int i = 0; i < n_ops; i++) {
+		fputs(i ? ", {\"op\": " : "{\"op\": ", f);
+		qc_json_string(f, ops[i]);
+		fprintf(f,
+		        ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)t->op_cases[k][i]);
+		verdicts_json(f, t->op_verdicts[k][i]);
+		fputs("}", f);
+	}
+	fputs("]", f);
+}
+
 int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 {
 	FILE *f = j->f;
@@ -530,31 +564,34 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 			        w->expired ? "true" : "false");
 		}
 	}
-	if (meta->profile_def) {
-		/* what the profile requires against what ran */
+	if (meta->profile_def && meta->profile_tally) {
+		/* what the profile requires against what ran: the base at the top, then the
+		 * extensions the run covers, then those it does not */
 		const qc_profile *p = meta->profile_def;
+		const qc_profile_tally *t = meta->profile_tally;
 		fputs("\n],\n\"profile\": {\"name\": ", f);
 		qc_json_string(f, p->name);
-		fprintf(f, ", \"min_cases\": %llu, \"cases\": %llu, \"required_ops\": [",
-		        (unsigned long long)p->min_cases, (unsigned long long)s->cases);
-		for (int k = 0; k < p->n_ops; k++) {
-			uint64_t none[QC_N_VERDICTS] = {0};
-			const uint64_t *v = none;
-			uint64_t cases = 0;
-			for (int i = 0; i < s->n_ops; i++) {
-				const qc_op_stats *o = &s->ops[i];
-				size_t sl = strlen(o->semantics);
-				if (!strncmp(p->ops[k], o->semantics, sl) && p->ops[k][sl] == '/' &&
-				    !strcmp(p->ops[k] + sl + 1, o->op)) {
-					v = o->verdicts;
-					cases = o->cases;
-				}
-			}
-			fputs(k ? ", {\"op\": " : "{\"op\": ", f);
-			qc_json_string(f, p->ops[k]);
-			fprintf(f, ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)cases);
-			verdicts_json(f, v);
+		fprintf(f, ", \"format_version\": %d, ", p->format);
+		profile_class_json(f, p, t, 0);
+		fputs(", \"extensions\": [", f);
+		int n = 0;
+		for (int k = 1; k <= p->n_ext; k++) {
+			if (!t->covered[k])
+				continue;
+			fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, p->ext[k - 1].name);
+			fputs(", ", f);
+			profile_class_json(f, p, t, k);
 			fputs("}", f);
+		}
+		fputs("], \"not_covered\": [", f);
+		n = 0;
+		for (int k = 1; k <= p->n_ext; k++) {
+			if (t->covered[k])
+				continue;
+			fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, p->ext[k - 1].name);
+			fprintf(f, ", \"cases\": %llu}", (unsigned long long)t->planned[k]);
 		}
 		fputs("]}", f);
 	} else {

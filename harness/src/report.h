@@ -23,6 +23,21 @@ typedef struct qc_spec_meta {
 	const char *description; /* the spec's own, or NULL */
 } qc_spec_meta;
 
+/* What the classes of the --profile ran: run.c counts, report.c writes the profile section.
+ * Class 0 is the base, class k + 1 extension k; class k's required ops are the base's
+ * (k = 0) or the extension's (qc_profile_ext.ops). */
+typedef struct qc_profile_tally {
+	const qc_profile *p;
+	int covered[1 + QC_PROFILE_MAX_EXT];      /* the run holds class k's cases */
+	uint64_t planned[1 + QC_PROFILE_MAX_EXT]; /* cases of class k in the profile's specs */
+	uint64_t cases[1 + QC_PROFILE_MAX_EXT];   /* cases of class k judged */
+	uint64_t op_cases[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS];
+	uint64_t op_verdicts[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS][QC_N_VERDICTS];
+} qc_profile_tally;
+
+/* The index of c's "semantics/OP" among ops, or -1. */
+int qc_profile_op_index(char *const *ops, int n, const qc_case *c);
+
 typedef struct qc_run_meta {
 	uint64_t seed;
 	const qc_plugin_info *plugin;
@@ -34,7 +49,8 @@ typedef struct qc_run_meta {
 	int n_case_names;
 	const char *self; /* the qconform that ran (argv[0]): reproduce commands start with it */
 	const char *profile;
-	const qc_profile *profile_def; /* the --profile's file, when given */
+	const qc_profile *profile_def;         /* the --profile's file, when given */
+	const qc_profile_tally *profile_tally; /* what its classes ran (with profile_def) */
 	double timeout_s;
 	time_t started, finished;
 	double wall_s;             /* monotonic seconds from start to finish */

@@ -823,7 +823,7 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 				             spec_description(r, qc_report_str(c, "spec")));
 		}
 	}
-	/* NOT_SUPPORTED: per operator, the count and the plugin's first message */
+	/* NOT_SUPPORTED: per operator, every distinct message of the plugin with its count */
 	json_t *ops = json_object_get(r, "ops"), *o;
 	unsigned long long ns = 0;
 	json_array_foreach(ops, i, o) ns +=
@@ -833,8 +833,8 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>operator</th><th class=\"n\">cases</th><th>first case</th><th>the "
-	      "plugin's message</th></tr>\n",
+	fputs("<table id=\"not-supported-reasons\"><tr><th>operator</th><th class=\"n\">"
+	      "cases</th><th>the plugin's message</th><th>first case</th></tr>\n",
 	      f);
 	json_array_foreach(ops, i, o)
 	{
@@ -842,28 +842,43 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 		if (!n)
 			continue;
-		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op"),
-		           *msg = "", *name = "";
+		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op");
+		/* every distinct message of the op, in the order first given, with its count */
+		json_t *seen = json_object(); /* message -> [count, first case] */
 		size_t j;
 		json_array_foreach(cases, j, c)
 		{
-			if (!strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") &&
-			    !strcmp(qc_report_str(c, "semantics"), sem) &&
-			    !strcmp(qc_report_str(c, "op"), op)) {
-				msg = qc_report_str(c, "message");
-				name = qc_report_str(c, "name");
-				break;
-			}
+			if (strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") != 0 ||
+			    strcmp(qc_report_str(c, "semantics"), sem) != 0 ||
+			    strcmp(qc_report_str(c, "op"), op) != 0)
+				continue;
+			const char *msg = qc_report_str(c, "message");
+			json_t *e = json_object_get(seen, msg);
+			if (e)
+				json_array_set_new(
+				        e, 0,
+				        json_integer(json_integer_value(json_array_get(e, 0)) + 1));
+			else
+				json_object_set_new(
+				        seen, msg,
+				        json_pack("[iO]", 1, json_object_get(c, "name")));
 		}
-		fputs("<tr><td>", f);
-		esc(f, sem);
-		fputs("/", f);
-		esc(f, op);
-		fprintf(f, "</td><td class=\"n\">%llu</td><td>", n);
-		esc(f, name);
-		fputs("</td><td>", f);
-		esc(f, msg);
-		fputs("</td></tr>\n", f);
+		const char *msg;
+		json_t *e;
+		json_object_foreach(seen, msg, e)
+		{
+			fputs("<tr><td>", f);
+			esc(f, sem);
+			fputs("/", f);
+			esc(f, op);
+			fprintf(f, "</td><td class=\"n\">%lld</td><td>",
+			        (long long)json_integer_value(json_array_get(e, 0)));
+			esc(f, msg);
+			fputs("</td><td>", f);
+			esc(f, json_string_value(json_array_get(e, 1)));
+			fputs("</td></tr>\n", f);
+		}
+		json_decref(seen);
 	}
 	fputs("</table>\n", f);
 }
@@ -972,6 +987,16 @@ static void certificate(FILE *f, json_t *c)
 	}
 	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
 	kv_row(f, "profile", qc_report_str(p, "name"), 0);
+	{
+		/* what the certificate covers: the base and the declared extensions */
+		char covers[1024] = "";
+		size_t k, used = 0;
+		json_t *x;
+		json_array_foreach(json_object_get(p, "covers"), k, x) if (used < sizeof covers)
+		        used += (size_t)snprintf(covers + used, sizeof covers - used, "%s%s",
+		                                 k ? ", " : "", json_string_value(x));
+		kv_row(f, "covers", covers[0] ? covers : "base", 0);
+	}
 	kv_row(f, "profile description", qc_report_str(p, "description"), 0);
 	kv_row(f, "profile file", qc_report_str(p, "path"), 1);
 	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);

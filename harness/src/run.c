@@ -127,7 +127,9 @@ typedef struct specset {
 	uint64_t *filtered; /* per spec: cases after filters, every shard */
 	qc_profile **profiles;
 	int n_profiles;
-	const qc_profile *profile; /* --profile */
+	qc_profile *profile;     /* --profile */
+	qc_profile_tally *tally; /* its classes: covered, planned (with --profile) */
+	uint64_t hits[QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_RULES]; /* cases per match rule */
 } specset;
 
 static void specset_free(specset *ss)
@@ -140,6 +142,7 @@ static void specset_free(specset *ss)
 	free(ss->selected);
 	free(ss->filtered);
 	free(ss->profiles);
+	free(ss->tally);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -175,33 +178,171 @@ static void check_profile_names(specset *ss, qc_diag *diag)
 	}
 }
 
-/* A profile run must hold every required op and at least min_cases cases. */
-static void check_profile_coverage(const specset *ss, const uint64_t *all_cases, qc_diag *diag)
+/* A node that only carries a position (0-based line and column), for messages. */
+static yaml_node_t at_mark(size_t line, size_t column)
 {
-	const qc_profile *p = ss->profile;
-	uint64_t total = 0;
-	for (int i = 0; i < ss->n; i++)
-		if (spec_in_profile(ss->specs[i], p->name))
-			total += all_cases[i];
-	for (int k = 0; k < p->n_ops; k++) {
-		uint64_t n = 0;
-		for (int i = 0; i < ss->n; i++) {
-			const qc_spec *s = ss->specs[i];
-			size_t sl = strlen(s->semantics);
-			if (spec_in_profile(s, p->name) && !strncmp(p->ops[k], s->semantics, sl) &&
-			    p->ops[k][sl] == '/' && !strcmp(p->ops[k] + sl + 1, s->op))
-				n += all_cases[i];
+	yaml_node_t n;
+	memset(&n, 0, sizeof n);
+	n.start_mark.line = line;
+	n.start_mark.column = column;
+	return n;
+}
+
+/*
+ * The class of a case under the --profile (0 the base, k + 1 extension k; c->extension set),
+ * or -1 if it meets rules of two extensions (load_specs reports it).
+ */
+static int case_class(const specset *ss, qc_case *c)
+{
+	c->extension = NULL;
+	if (!ss->profile)
+		return 0;
+	int a[2], b[2];
+	int k = qc_profile_classify(ss->profile, c, a, b, NULL);
+	if (k > 0)
+		c->extension = ss->profile->ext[k - 1].name;
+	return k;
+}
+
+/* Does the run hold the cases of class k (the base, a declared extension, no profile)? */
+static int class_covered(const specset *ss, int k)
+{
+	return !ss->tally || (k >= 0 && ss->tally->covered[k]);
+}
+
+/*
+ * --extension: the profile's extensions the run covers besides its base. An unknown name is a
+ * usage error that lists the profile's extensions.
+ */
+static int resolve_extensions(const qc_run_opts *o, specset *ss)
+{
+	qc_profile *p = ss->profile;
+	ss->tally = qc_xcalloc(1, sizeof *ss->tally);
+	ss->tally->p = p;
+	ss->tally->covered[0] = 1;
+	for (int i = 0; i < o->n_extensions; i++) {
+		const char *x = o->extensions[i];
+		int k = qc_profile_ext_index(p, x);
+		if (!strcmp(x, "all")) {
+			for (int e = 0; e < p->n_ext; e++)
+				ss->tally->covered[e + 1] = 1;
+			continue;
 		}
-		if (!n)
+		if (k < 0) {
+			fprintf(stderr,
+			        "qconform: --extension %s: profile %s has no such extension (", x,
+			        p->name);
+			if (!p->n_ext)
+				fprintf(stderr, "it has none: its base is all of it");
+			for (int e = 0; e < p->n_ext; e++)
+				fprintf(stderr, "%s%s",
+				        e ? ", " : "its extensions: ", p->ext[e].name);
+			fprintf(stderr, "%s)\n", p->n_ext ? "; or all" : "");
+			return -1;
+		}
+		ss->tally->covered[k + 1] = 1;
+	}
+	return 0;
+}
+
+/*
+ * A profile run must hold every required op and at least min_cases cases, in its base and in
+ * each extension (declared or not: a suite that lost cases is refused either way), and every
+ * extension's match rule must match a case. An extension without required_ops of its own gets
+ * the base's required ops that have cases in it. base_ops[k][i]: cases of class k of the
+ * base's required op i; ext_ops[e][i]: cases of extension e's required op i.
+ */
+static void check_profile_coverage(specset *ss, uint64_t (*base_ops)[QC_PROFILE_MAX_OPS],
+                                   uint64_t (*ext_ops)[QC_PROFILE_MAX_OPS], qc_diag *diag)
+{
+	qc_profile *p = ss->profile;
+	const uint64_t *planned = ss->tally->planned;
+	for (int k = 0; k < p->n_ops; k++)
+		if (!base_ops[0][k])
 			qc_diag_error(diag, p->path, NULL,
 			              "profile '%s' requires %s, but no spec of the profile has "
-			              "cases for it",
-			              p->name, p->ops[k]);
-	}
-	if (total < p->min_cases)
+			              "cases for it%s",
+			              p->name, p->ops[k], p->n_ext ? " in its base" : "");
+	if (planned[0] < p->min_cases)
 		qc_diag_error(diag, p->path, NULL,
-		              "profile '%s' needs at least %llu cases, its specs give %llu",
-		              p->name, (unsigned long long)p->min_cases, (unsigned long long)total);
+		              "profile '%s'%s needs at least %llu cases, its specs give %llu",
+		              p->name, p->n_ext ? ": the base" : "",
+		              (unsigned long long)p->min_cases, (unsigned long long)planned[0]);
+	for (int e = 0; e < p->n_ext; e++) {
+		qc_profile_ext *x = &p->ext[e];
+		yaml_node_t at = at_mark(x->line, x->column);
+		if (!x->ops_given) {
+			for (int k = 0; k < p->n_ops; k++)
+				if (base_ops[e + 1][k])
+					x->ops[x->n_ops++] = strdup(p->ops[k]);
+		}
+		for (int k = 0; x->ops_given && k < x->n_ops; k++)
+			if (!ext_ops[e][k])
+				qc_diag_error(diag, p->path, &at,
+				              "extension '%s' requires %s, but no case of the "
+				              "profile's specs in the extension has it",
+				              x->name, x->ops[k]);
+		if (planned[e + 1] < x->min_cases)
+			qc_diag_error(diag, p->path, &at,
+			              "extension '%s' needs at least %llu cases, the profile's "
+			              "specs give %llu",
+			              x->name, (unsigned long long)x->min_cases,
+			              (unsigned long long)planned[e + 1]);
+		for (int r = 0; r < x->n_rules; r++) {
+			yaml_node_t rat = at_mark(x->rules[r].line, x->rules[r].column);
+			if (!ss->hits[e][r])
+				qc_diag_error(diag, p->path, &rat,
+				              "extension '%s': this match rule matches no case of "
+				              "the profile's specs",
+				              x->name);
+		}
+	}
+}
+
+/*
+ * Classifies case c of spec s under every profile s names: a case meeting the rules of two
+ * extensions is an error at the second rule in the profile file (once per spec and profile).
+ * Under the --profile, counts the case in its class and the class's required ops.
+ */
+static void classify_case(specset *ss, const qc_spec *s, qc_case *c, int *reported,
+                          uint64_t (*base_ops)[QC_PROFILE_MAX_OPS],
+                          uint64_t (*ext_ops)[QC_PROFILE_MAX_OPS], qc_diag *diag)
+{
+	for (int i = 0; i < s->n_profiles; i++) {
+		qc_profile *p =
+		        (qc_profile *)qc_profile_find(ss->profiles, ss->n_profiles, s->profiles[i]);
+		if (!p || (ss->profile && p != ss->profile))
+			continue;
+		int a[2], b[2];
+		int k = qc_profile_classify(p, c, a, b, p == ss->profile ? ss->hits : NULL);
+		if (k < 0) {
+			if (!reported[i]) {
+				reported[i] = 1;
+				yaml_node_t at = at_mark(p->ext[b[0]].rules[b[1]].line,
+				                         p->ext[b[0]].rules[b[1]].column);
+				qc_diag_error(
+				        diag, p->path, &at,
+				        "case %s (%s) meets this rule of extension '%s' and the "
+				        "rule of extension '%s' at %zu:%zu: a case belongs to the "
+				        "base or to exactly one extension",
+				        c->name, s->path, p->ext[b[0]].name, p->ext[a[0]].name,
+				        p->ext[a[0]].rules[a[1]].line + 1,
+				        p->ext[a[0]].rules[a[1]].column + 1);
+			}
+			continue;
+		}
+		if (p != ss->profile)
+			continue;
+		ss->tally->planned[k]++;
+		int bi = qc_profile_op_index(p->ops, p->n_ops, c);
+		if (bi >= 0)
+			base_ops[k][bi]++;
+		if (k > 0) {
+			int ei = qc_profile_op_index(p->ext[k - 1].ops, p->ext[k - 1].n_ops, c);
+			if (ei >= 0)
+				ext_ops[k - 1][ei]++;
+		}
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -276,12 +417,16 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	}
 	free(files);
 	check_profile_names(ss, diag);
-	if (o->profile &&
-	    !(ss->profile = qc_profile_find(ss->profiles, ss->n_profiles, o->profile)))
+	if (o->profile && !(ss->profile = (qc_profile *)qc_profile_find(
+	                            ss->profiles, ss->n_profiles, o->profile)))
 		qc_diag_error(diag, o->profile, NULL, "unknown profile (no profiles/%s.yaml found)",
 		              o->profile);
 	if (diag->errors)
 		return -1;
+	if (ss->profile && resolve_extensions(o, ss) != 0) {
+		diag->errors++;
+		return -1;
+	}
 	if (n == 0) {
 		fprintf(stderr, "qconform: no spec files found\n");
 		return -1;
@@ -313,10 +458,15 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	unsigned char *case_found = qc_xcalloc((size_t)o->n_case_names + 1, 1);
 	uint64_t n_keys = 0;
 	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
+	/* per class, the cases of each of the base's required ops; per extension, of its own */
+	uint64_t(*base_ops)[QC_PROFILE_MAX_OPS] =
+	        qc_xcalloc(1 + QC_PROFILE_MAX_EXT, sizeof *base_ops);
+	uint64_t(*ext_ops)[QC_PROFILE_MAX_OPS] = qc_xcalloc(QC_PROFILE_MAX_EXT, sizeof *ext_ops);
 	for (int i = 0; i < ss->n; i++) {
 		qc_spec *s = ss->specs[i];
 		if (!spec_in_profile(s, o->profile))
 			continue;
+		int profile_reported[QC_MAX_PROFILES] = {0};
 		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
 		qc_case *c;
 		int rc;
@@ -332,6 +482,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				                            (uint32_t)i, ord};
 			}
 			all_cases[i]++;
+			classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
 			/* a custom check runs once here on the reference's own outputs (errors 0):
@@ -369,7 +520,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				if (e)
 					qc_expected_free(e, c->call.n_outputs);
 			}
-			if (qc_case_selected(o, c->name)) {
+			if (qc_case_selected(o, c->name) && class_covered(ss, case_class(ss, c))) {
 				for (int k = 0; k < o->n_case_names; k++)
 					if (!strcmp(o->case_names[k], c->name))
 						case_found[k] = 1;
@@ -436,7 +587,9 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	free(dup_reported);
 	free(keys);
 	if (ss->profile && !diag->errors)
-		check_profile_coverage(ss, all_cases, diag);
+		check_profile_coverage(ss, base_ops, ext_ops, diag);
+	free(base_ops);
+	free(ext_ops);
 	free(all_cases);
 	/* an exact name that selects nothing is a mistake (a reproduce command run elsewhere) */
 	for (int k = 0; k < o->n_case_names && !diag->errors; k++)
@@ -566,6 +719,7 @@ typedef struct run_state {
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
+	qc_profile_tally *tally;        /* --profile: what its classes ran, or NULL */
 	qc_dump *dump;                  /* --dump, or NULL */
 	qc_journal *journal;            /* one line per judged case, synced per batch (or NULL) */
 	uint64_t replayed;              /* --resume: cases taken from the journal */
@@ -644,6 +798,23 @@ static void print_case(run_state *st, const qc_case *c, const qc_result *r, cons
 		qc_utf8_sanitize(shown, sizeof shown, c->name, strlen(c->name));
 		fprintf(stdout, "\r\033[K[%llu/%llu] %s", (unsigned long long)st->done,
 		        (unsigned long long)st->total, shown);
+	}
+}
+
+/* A judged case in its profile class and, when one of the class's required ops, there. */
+static void tally_case(qc_profile_tally *t, const qc_case *c, qc_verdict v)
+{
+	if (!t)
+		return;
+	int k = c->extension ? qc_profile_ext_index(t->p, c->extension) + 1 : 0;
+	if (k < 0)
+		return;
+	t->cases[k]++;
+	int i = k ? qc_profile_op_index(t->p->ext[k - 1].ops, t->p->ext[k - 1].n_ops, c)
+	          : qc_profile_op_index(t->p->ops, t->p->n_ops, c);
+	if (i >= 0) {
+		t->op_cases[k][i]++;
+		t->op_verdicts[k][i][v]++;
 	}
 }
 
@@ -729,6 +900,7 @@ static int finish_batch(run_state *st)
 			if (c->tol.check && r.verdict == QC_PASS_WITHIN_TOLERANCE)
 				custom_check(c, b->expected[i], kernel_out, &r);
 			qc_stats_add(&st->stats, c, &r);
+			tally_case(st->tally, c, r.verdict);
 			const char *waived = apply_waiver(st, c, r.verdict);
 			size_t len;
 			char *text =
@@ -779,6 +951,7 @@ static int replay_case(run_state *st, const qc_case *c, const qc_journal_entry *
 		return -1;
 	}
 	qc_stats_add(&st->stats, c, e->r);
+	tally_case(st->tally, c, e->r->verdict);
 	const char *waived = apply_waiver(st, c, e->r->verdict);
 	qc_json_case_raw(st->json, e->text, e->len);
 	st->done++;
@@ -924,6 +1097,12 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 	                    jstrings((const char *const *)o->case_names, o->n_case_names));
 	json_object_set_new(id, "profile",
 	                    o->profile ? qc_report_jstring(o->profile) : json_null());
+	/* the extensions of the profile the run covers besides its base (none without one) */
+	json_t *cls = json_array();
+	for (int k = 1; ss->tally && k <= ss->profile->n_ext; k++)
+		if (ss->tally->covered[k])
+			json_array_append_new(cls, qc_report_jstring(ss->profile->ext[k - 1].name));
+	json_object_set_new(id, "extensions", cls);
 	json_t *shard = json_null();
 	if (o->shard_count) {
 		shard = json_object();
@@ -950,6 +1129,7 @@ static const char *identity_difference(const json_t *a, const json_t *b)
 	            {"filters", "other --filter"},
 	            {"case_names", "other --case"},
 	            {"profile", "another --profile"},
+	            {"extensions", "other --extension"},
 	            {"shard", "another --shard"},
 	            {"timeout_seconds", "another --timeout"},
 	            {"waivers_sha256", "other --waivers"},
@@ -1042,6 +1222,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	run_state st = {0};
 	st.o = o;
 	st.waivers = waivers;
+	st.tally = ss.tally;
 	st.dump = dump;
 	stop_state sigs;
 	stop_catch(&sigs); /* blocked: the pool's job threads start with the signals blocked */
@@ -1106,6 +1287,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .self = o->self,
 	                    .profile = o->profile,
 	                    .profile_def = ss.profile,
+	                    .profile_tally = ss.tally,
 	                    .timeout_s = o->timeout_s,
 	                    .started = started,
 	                    .command = o->command,
@@ -1211,7 +1393,9 @@ int qc_cmd_run(const qc_run_opts *o)
 				rc = -1;
 				break;
 			}
-			if (!qc_case_selected(o, c->name)) {
+			if (!qc_case_selected(o, c->name) ||
+			    !class_covered(&ss, case_class(&ss, c))) {
+				/* filtered, or of an extension the run does not cover */
 				qc_case_free(c);
 				continue;
 			}
@@ -1298,12 +1482,26 @@ int qc_cmd_run(const qc_run_opts *o)
 		fprintf(stderr, "qconform: journal: %.3f s flushing, %lu fdatasync\n",
 		        st.journal_sync_s, st.journal_syncs);
 	qc_console_table(stdout, &st.stats, &meta);
-	if (ss.profile)
-		printf("profile %s: %d required ops, %llu cases run (the profile needs %llu)%s\n",
-		       ss.profile->name, ss.profile->n_ops, (unsigned long long)st.stats.cases,
+	if (ss.profile) {
+		const qc_profile_tally *t = ss.tally;
+		printf("profile %s: base: %d required ops, %llu cases run (it needs %llu)%s\n",
+		       ss.profile->name, ss.profile->n_ops, (unsigned long long)t->cases[0],
 		       (unsigned long long)ss.profile->min_cases,
 		       o->n_filters || o->n_case_names ? "; filtered run: not a certification"
 		                                       : "");
+		for (int k = 1; k <= ss.profile->n_ext; k++) {
+			const qc_profile_ext *x = &ss.profile->ext[k - 1];
+			if (t->covered[k])
+				printf("  extension %s: %d required ops, %llu cases run (it needs "
+				       "%llu)\n",
+				       x->name, x->n_ops, (unsigned long long)t->cases[k],
+				       (unsigned long long)x->min_cases);
+			else
+				printf("  extension %s: not covered, its %llu cases not run "
+				       "(--extension %s)\n",
+				       x->name, (unsigned long long)t->planned[k], x->name);
+		}
+	}
 	if (o->shard_count && !st.stats.cases)
 		printf("shard %d/%d holds none of the run's cases: nothing failed (merge the "
 		       "shards "
@@ -1421,10 +1619,18 @@ int qc_cmd_validate(const qc_run_opts *o)
 	return rc == 0 ? 0 : 2;
 }
 
-int qc_cmd_list(const qc_run_opts *o)
+int qc_cmd_list(const qc_run_opts *in)
 {
 	qc_diag diag = {0, 0, stderr};
 	specset ss = {0};
+	/* list --profile P without --extension: every case of the profile, with its class */
+	qc_run_opts all = *in;
+	const qc_run_opts *o = in;
+	if (in->profile && !in->n_extensions) {
+		all.extensions[0] = "all";
+		all.n_extensions = 1;
+		o = &all;
+	}
 	if (load_specs(o, &ss, &diag, 0) != 0) {
 		specset_free(&ss);
 		return 2;
@@ -1438,8 +1644,15 @@ int qc_cmd_list(const qc_run_opts *o)
 		while ((got = qc_cases_next(it, &c)) != 0) {
 			if (got < 0)
 				continue;
-			if (qc_case_selected(o, c->name) && in_shard(o, c->name))
-				printf("%s\n", c->name);
+			int k = case_class(&ss, c);
+			if (!ss.profile) {
+				if (qc_case_selected(o, c->name) && in_shard(o, c->name))
+					printf("%s\n", c->name);
+			} else if (qc_case_selected(o, c->name) && in_shard(o, c->name) &&
+			           class_covered(&ss, k)) {
+				/* the second column: the case's class */
+				printf("%s\t%s\n", c->name, qc_profile_class_name(ss.profile, k));
+			}
 			qc_case_free(c);
 		}
 		qc_cases_end(it);

@@ -9,8 +9,9 @@
 
 #include "qconform/plugin.h"
 
-#define QC_MAX_FILTERS 32
-#define QC_MAX_OPTIONS 32
+#define QC_MAX_FILTERS    32
+#define QC_MAX_OPTIONS    32
+#define QC_MAX_EXTENSIONS 16
 
 typedef struct qc_run_opts {
 	char **paths; /* spec files or directories (default: specs) */
@@ -24,6 +25,10 @@ typedef struct qc_run_opts {
 	int n_case_names;
 	const char *self; /* the qconform that runs, as invoked: reproduce commands name it */
 	const char *profile;
+	/* --extension NAME: the extensions of the profile the run covers besides its base ("all":
+	 * every one); cases of the others are not run */
+	const char *extensions[QC_MAX_EXTENSIONS];
+	int n_extensions;
 	uint64_t seed;
 	double timeout_s;
 	int jobs;               /* parallel workers, >= 1 */
