@@ -45,7 +45,7 @@ $(GEMMLOWP_SO): $(GEMMLOWP_OBJ)
 # adapter runs FULLY_CONNECTED only.
 examples-gemmlowp: $(QCONFORM) $(WORKER) $(GEMMLOWP_SO)
 	@for p in $(GEMMLOWP_PROFILES); do \
-	  $(call qc_example,$(GEMMLOWP_SO),$(GEMMLOWP_OUT),$$p,specs --profile $$p) || exit $$?; done
+	  $(call qc_example,$(GEMMLOWP_SO),$(GEMMLOWP_OUT),$$p,specs --profile $$p --extension all) || exit $$?; done
 	@$(call qc_example,$(GEMMLOWP_SO),$(GEMMLOWP_OUT),fully_connected_uint8,specs/litert/fully_connected_uint8.yaml)
 else
 plugin-gemmlowp:

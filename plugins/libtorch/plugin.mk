@@ -36,7 +36,7 @@ $(LIBTORCH_SO): $(LIBTORCH_OBJ) plugins/libtorch/exports.map
 
 examples-libtorch: $(QCONFORM) $(WORKER) $(LIBTORCH_SO)
 	@$(call qc_example,$(LIBTORCH_SO),$(LIBTORCH_EXAMPLES),torch-fakequant,specs \
-	  --profile torch-fakequant --jobs $(LIBTORCH_JOBS))
+	  --profile torch-fakequant --extension all --jobs $(LIBTORCH_JOBS))
 	@$(call qc_example,$(LIBTORCH_SO),$(LIBTORCH_EXAMPLES),quantized_linear,\
 	  specs/torch/quantized_linear.yaml --jobs $(LIBTORCH_JOBS))
 else

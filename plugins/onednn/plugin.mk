@@ -34,9 +34,9 @@ $(ONEDNN_SO): $(ONEDNN_OBJ)
 ONEDNN_LOW_ISA ?= avx2
 examples-onednn: $(QCONFORM) $(WORKER) $(ONEDNN_SO)
 	@for p in $(ONEDNN_PROFILES); do \
-	  $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p,specs --profile $$p) || exit $$?; \
+	  $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p,specs --profile $$p --extension all) || exit $$?; \
 	  if grep -qw $(ONEDNN_LOW_ISA) /proc/cpuinfo; then \
-	    $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p.isa-$(ONEDNN_LOW_ISA),specs --profile $$p \
+	    $(call qc_example,$(ONEDNN_SO),$(ONEDNN_REPORTS),$$p.isa-$(ONEDNN_LOW_ISA),specs --profile $$p --extension all \
 	      --plugin-option isa=$(ONEDNN_LOW_ISA)) || exit $$?; \
 	  else echo "examples: onednn $$p isa=$(ONEDNN_LOW_ISA) skipped: this CPU has no $(ONEDNN_LOW_ISA)"; fi; \
 	done

@@ -27,7 +27,7 @@ $(XNNPACK_SO): $(XNNPACK_OBJ)
 
 examples-xnnpack: $(QCONFORM) $(WORKER) $(XNNPACK_SO)
 	@for p in $(XNNPACK_PROFILES); do \
-	  $(call qc_example,$(XNNPACK_SO),$(XNNPACK_EXAMPLES),$$p,specs --profile $$p) || exit $$?; done
+	  $(call qc_example,$(XNNPACK_SO),$(XNNPACK_EXAMPLES),$$p,specs --profile $$p --extension all) || exit $$?; done
 else
 plugin-xnnpack:
 	@echo "plugins: skipping xnnpack: Debian package $(XNNPACK_MISSING) is not installed"
