@@ -840,6 +840,9 @@ static void test_qc_requant(void)
 	EXPECT_ERROR(L, "qc.requant_scales('shift', {s_in = -1})", "finite float32 > 0", 1);
 	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 1}, 'tie')", "no final", 1);
 	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 1}, 'nope')", "unknown kind 'nope'", 1);
+	/* a search that cannot succeed stops (C work cannot be interrupted by the hook) */
+	EXPECT_ERROR(L, "qc.requant_scales('f32_product', {mult = 2^-12, ymax = 2^20})",
+	             "more than 8388608 candidates", 1);
 	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 2^40}, 'boundary', {ymax = 1})",
 	             "flushed to 0", 1);
 	EXPECT_ERROR(L,

@@ -765,8 +765,14 @@ int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int s
 {
 	double d = own_mult(t, o, f32);
 	*ok = 1;
-	if (o->conv == QC_EDGE_ONNX)
-		return (int64_t)nearbyint((double)acc * d);
+	if (o->conv == QC_EDGE_ONNX) {
+		double v = nearbyint((double)acc * d);
+		if (!(fabs(v) < 0x1p62)) {
+			*ok = 0;
+			return 0;
+		}
+		return (int64_t)v;
+	}
 	if (acc < INT32_MIN || acc > INT32_MAX) {
 		*ok = 0;
 		return 0;
@@ -785,6 +791,19 @@ int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int s
 	if (v < INT32_MIN || v > INT32_MAX)
 		*ok = 0;
 	return v;
+}
+
+/* The most candidates one search may try (about a second of work): a search that cannot
+ * succeed stops instead of holding the harness, whatever its options. */
+#define EDGE_WORK_MAX (UINT64_C(1) << 23)
+
+static int over_budget(const uint64_t *work, char *err, size_t err_size)
+{
+	if (*work <= EDGE_WORK_MAX)
+		return 0;
+	snprintf(err, err_size, "the search tried more than %llu candidates",
+	         (unsigned long long)EDGE_WORK_MAX);
+	return 1;
 }
 
 /* Boundary number b of the walk (b = 0, 1, 2, ...): j + 1/2 with j = 0, -1, 1, -2, 2, ... */
@@ -874,6 +893,8 @@ static int requant_acc(const qc_scale3 *t, qc_edge_kind kind, const qc_edge_opts
 	}
 	int n = 0;
 	for (int64_t b = 0; b < 2 * o->ymax + 2 && n < max; b++) {
+		if (over_budget(work, err, err_size))
+			return -1;
 		int64_t j = walk_j(b);
 		if (j < -o->ymax - 1 || j > o->ymax)
 			continue;
@@ -986,7 +1007,8 @@ int qc_requant_scales(qc_edge_kind kind, const qc_edge_opts *o, qc_scale3 *out, 
 			return -1;
 		}
 		for (long it = 0; it < (1L << 22) && n < max; it++, sw = nextafterf(sw, INFINITY)) {
-			++*work;
+			if (++*work > EDGE_WORK_MAX)
+				break;
 			float fp = (float)((double)o->s_in * (double)sw);
 			float so = (float)((double)fp / o->mult);
 			if (!(so >= FLT_MIN) || !isfinite(so) || (double)so * o->mult != (double)fp)
@@ -1016,6 +1038,8 @@ int qc_requant_scales(qc_edge_kind kind, const qc_edge_opts *o, qc_scale3 *out, 
 		float si = o->s_in;
 		const int ratio = o->s_w == 1.0f; /* s_in / s_out: s_in steps */
 		for (long it = 0; it < 4096 && n < max; it++) {
+			if (over_budget(work, err, err_size))
+				return -1;
 			++*work;
 			qc_scale3 t = {si, sw, so, 0, 0};
 			if (ratio)
