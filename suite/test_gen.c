@@ -8,6 +8,7 @@
 #include "dtype.h"
 #include "gen.h"
 #include "qct.h"
+#include "requant.h"
 #include "rng.h"
 
 /* ---- the generator ------------------------------------------------------- */
@@ -633,6 +634,242 @@ static void test_kinds(void)
 	CU_ASSERT_STRING_EQUAL(qc_gen_kind_name(QC_GEN_NORMAL), "normal");
 }
 
+/* ---- requantization edges ------------------------------------------------ */
+
+/* The reference's own steps, written out here: QuantizeMultiplier of d (double build) and
+ * MultiplyByQuantizedMultiplier of acc in the double (single = 0) and single builds. */
+static int64_t ref_out(double d, int single, int64_t acc)
+{
+	int32_t m;
+	int sh;
+	qref_quantize_multiplier(d, single ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &m, &sh);
+	if (single)
+		return qref_mbqm_single_wide((int32_t)acc, m, sh);
+	return qref_mbqm((int32_t)acc, m, sh, QREF_ROUND_DOUBLE);
+}
+
+static double d_double(const qc_scale3 *t)
+{
+	return (double)t->s_in * (double)t->s_w / (double)t->s_out;
+}
+
+static double d_product(const qc_scale3 *t)
+{
+	float p = t->s_in * t->s_w;
+	return (double)p / (double)t->s_out;
+}
+
+static void test_requant_round_up(void)
+{
+	qc_edge_opts o;
+	qc_edge_opts_default(&o);
+	qc_scale3 t[6];
+	uint64_t work = 0;
+	char err[256];
+	static const double mults[] = {0x1p-10, 0x1p-3, 0x1p2};
+	for (int k = 0; k < 3; k++) {
+		o.mult = mults[k];
+		int n = qc_requant_scales(QC_EDGE_ROUND_UP, &o, t, 6, &work, err, sizeof err);
+		CU_ASSERT_EQUAL_FATAL(n, 6);
+		for (int i = 0; i < n; i++) {
+			/* float32 scales; s_out = f32(s_in * s_w) / mult exactly */
+			CU_ASSERT_EQUAL(t[i].s_in, o.s_in);
+			CU_ASSERT_EQUAL((double)t[i].s_out * mults[k],
+			                (double)(float)((double)t[i].s_in * (double)t[i].s_w));
+			double d = d_double(&t[i]);
+			int e;
+			double q = frexp(d, &e);
+			/* the mantissa rounds to 2^31: the fix-up halves it and raises the shift */
+			CU_ASSERT(q != 0.5);
+			CU_ASSERT_EQUAL(round(q * 2147483648.0), 2147483648.0);
+			int32_t m;
+			int sh;
+			qref_quantize_multiplier(d, QREF_ROUND_DOUBLE, &m, &sh);
+			CU_ASSERT_EQUAL(m, INT32_C(1) << 30);
+			CU_ASSERT_EQUAL(sh, e + 1);
+			CU_ASSERT_EQUAL(t[i].multiplier, m);
+			CU_ASSERT_EQUAL(t[i].shift, sh);
+			if (i)
+				CU_ASSERT(t[i].s_w > t[i - 1].s_w);
+		}
+	}
+	/* the same call, the same triples */
+	qc_scale3 u[6];
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_ROUND_UP, &o, u, 6, &work, err, sizeof err), 6);
+	CU_ASSERT_EQUAL(memcmp(t, u, sizeof t), 0);
+	o.mult = 0.001;
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_ROUND_UP, &o, t, 2, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "power of two"));
+	o.mult = 0x1p-10;
+	o.conv = QC_EDGE_ONNX;
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_ROUND_UP, &o, t, 2, &work, err, sizeof err), -1);
+}
+
+/* acc catches the kernel with the other multiplier in build b (the property QC_EDGE_F32
+ * promises), recomputed from the reference's functions. */
+static int caught(const qc_scale3 *t, int ref_f32, int half, int b, int64_t acc)
+{
+	double own = ref_f32 ? d_product(t) : d_double(t);
+	double other = ref_f32 ? d_double(t) : d_product(t);
+	int64_t x = ref_out(other, b, acc);
+	if (x == ref_out(own, 0, acc) || x == ref_out(own, 1, acc))
+		return 0;
+	return !half || x != (int64_t)round((double)acc * d_double(t));
+}
+
+static void test_requant_f32(void)
+{
+	for (int v = 0; v < 3; v++) {
+		qc_edge_opts o;
+		qc_edge_opts_default(&o);
+		o.mult = 3.1e-6;
+		o.ref_f32 = v == 1;
+		o.half_away = v >= 1;
+		if (v == 2)
+			o.s_w = 0.0123f;
+		qc_scale3 t[4];
+		uint64_t work = 0;
+		char err[256];
+		int n = qc_requant_scales(QC_EDGE_F32_PRODUCT, &o, t, 4, &work, err, sizeof err);
+		CU_ASSERT_EQUAL_FATAL(n, 4);
+		for (int i = 0; i < n; i++) {
+			int32_t m1, m2;
+			int s1, s2;
+			qref_quantize_multiplier(d_double(&t[i]), QREF_ROUND_DOUBLE, &m1, &s1);
+			qref_quantize_multiplier(d_product(&t[i]), QREF_ROUND_DOUBLE, &m2, &s2);
+			CU_ASSERT(m1 != m2 || s1 != s2); /* really different multipliers */
+			int64_t acc[16];
+			int k = qc_requant_acc(&t[i], QC_EDGE_F32, &o, acc, 16, &work, err,
+			                       sizeof err);
+			CU_ASSERT_FATAL(k >= 2);
+			int per[2] = {0, 0};
+			for (int j = 0; j < k; j++) {
+				int c0 = caught(&t[i], o.ref_f32, o.half_away, 0, acc[j]);
+				int c1 = caught(&t[i], o.ref_f32, o.half_away, 1, acc[j]);
+				CU_ASSERT(c0 || c1);
+				per[0] += c0;
+				per[1] += c1;
+				CU_ASSERT(llabs(ref_out(d_double(&t[i]), 0, acc[j])) <= o.ymax);
+			}
+			/* each build's kernel is caught, the first two already */
+			CU_ASSERT(per[0] >= 1 && per[1] >= 1);
+			CU_ASSERT(caught(&t[i], o.ref_f32, o.half_away, 0, acc[0]) ||
+			          caught(&t[i], o.ref_f32, o.half_away, 0, acc[1]));
+			CU_ASSERT(caught(&t[i], o.ref_f32, o.half_away, 1, acc[0]) ||
+			          caught(&t[i], o.ref_f32, o.half_away, 1, acc[1]));
+		}
+	}
+	/* ONNX: rint(acc * float32 multiplier) against rint(acc * double multiplier) */
+	qc_edge_opts o;
+	qc_edge_opts_default(&o);
+	o.conv = QC_EDGE_ONNX;
+	o.ref_f32 = 1;
+	o.mult = 2.5e-4;
+	o.ymax = 127;
+	qc_scale3 t[2];
+	uint64_t work = 0;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(
+	        qc_requant_scales(QC_EDGE_F32_PRODUCT, &o, t, 2, &work, err, sizeof err), 2);
+	for (int i = 0; i < 2; i++) {
+		double ms = (double)(float)(t[i].s_in * t[i].s_w / t[i].s_out);
+		int64_t acc[8];
+		int k = qc_requant_acc(&t[i], QC_EDGE_F32, &o, acc, 8, &work, err, sizeof err);
+		CU_ASSERT_FATAL(k >= 1);
+		for (int j = 0; j < k; j++)
+			CU_ASSERT(nearbyint((double)acc[j] * ms) !=
+			          nearbyint((double)acc[j] * d_double(&t[i])));
+	}
+}
+
+static void test_requant_shift_tie_boundary(void)
+{
+	qc_edge_opts o;
+	qc_edge_opts_default(&o);
+	qc_scale3 t[5];
+	uint64_t work = 0;
+	char err[256];
+	static const int shifts[] = {-31, -13, -1, 0, 4, 30};
+	for (int k = 0; k < 6; k++) {
+		o.shift = shifts[k];
+		CU_ASSERT_EQUAL_FATAL(
+		        qc_requant_scales(QC_EDGE_SHIFT, &o, t, 5, &work, err, sizeof err), 5);
+		for (int i = 0; i < 5; i++) {
+			int32_t m;
+			int sh;
+			qref_quantize_multiplier(d_double(&t[i]), QREF_ROUND_DOUBLE, &m, &sh);
+			CU_ASSERT_EQUAL(sh, shifts[k]);
+			CU_ASSERT(m >= INT32_C(1) << 30);
+		}
+		/* both ends of the shift's range come first: the smallest and largest d */
+		double lo = ldexp(1.0, shifts[k] - 1), hi = ldexp(1.0, shifts[k]);
+		CU_ASSERT(d_double(&t[0]) >= lo && d_double(&t[0]) < lo * (1 + 0x1p-20));
+		CU_ASSERT(d_double(&t[1]) < hi && d_double(&t[1]) > hi * (1 - 0x1p-20));
+	}
+	/* shift -31: the boundaries are near +-2^31, where the output steps 0 <-> +-1 */
+	o.shift = -31;
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_SHIFT, &o, t, 3, &work, err, sizeof err), 3);
+	int64_t acc[64];
+	int n = qc_requant_acc(&t[2], QC_EDGE_BOUNDARY, &o, acc, 64, &work, err, sizeof err);
+	CU_ASSERT_EQUAL_FATAL(n, 8); /* two steps (0 to 1, -1 to 0), four each */
+	for (int i = 0; i < n; i++)
+		CU_ASSERT(llabs(acc[i]) > (INT64_C(1) << 29) && llabs(acc[i]) <= INT32_MAX);
+	CU_ASSERT_EQUAL(ref_out(d_double(&t[2]), 0, acc[1]), 0);
+	CU_ASSERT_EQUAL(ref_out(d_double(&t[2]), 0, acc[2]), 1);
+
+	/* ties: SaturatingRoundingDoublingHighMul lands on x = (j + 1/2) 2^r exactly */
+	o.shift = -6;
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_SHIFT, &o, t, 3, &work, err, sizeof err), 3);
+	n = qc_requant_acc(&t[2], QC_EDGE_TIE, &o, acc, 64, &work, err, sizeof err);
+	CU_ASSERT_FATAL(n >= 32);
+	int32_t m;
+	int sh;
+	qref_quantize_multiplier(d_double(&t[2]), QREF_ROUND_DOUBLE, &m, &sh);
+	int r = -sh, beyond = 0;
+	for (int i = 0; i < n; i++) {
+		int64_t x = qref_srdhm((int32_t)acc[i], m);
+		CU_ASSERT_EQUAL(((x % (1 << r)) + (1 << r)) % (1 << r), 1 << (r - 1));
+		/* a negative tie the exact product passes: a final shift rounding half up gives
+		 * neither build's result */
+		int64_t up = qref_asr64(x + (1 << (r - 1)), r);
+		if (x < 0 && up != ref_out(d_double(&t[2]), 0, acc[i]) &&
+		    up != ref_out(d_double(&t[2]), 1, acc[i]))
+			beyond++;
+	}
+	CU_ASSERT(beyond >= 4);
+	o.shift = 0;
+	CU_ASSERT_EQUAL(qc_requant_scales(QC_EDGE_SHIFT, &o, t, 1, &work, err, sizeof err), 1);
+	CU_ASSERT_EQUAL(qc_requant_acc(&t[0], QC_EDGE_TIE, &o, acc, 4, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no final"));
+
+	/* ONNX ties: acc * 3/8 is exactly k + 1/2 */
+	qc_scale3 q = {1.0f, 0.75f, 2.0f, 0, 0};
+	o.conv = QC_EDGE_ONNX;
+	o.ref_f32 = 1;
+	n = qc_requant_acc(&q, QC_EDGE_TIE, &o, acc, 64, &work, err, sizeof err);
+	CU_ASSERT_FATAL(n >= 32);
+	for (int i = 0; i < n; i++) {
+		double v = (double)acc[i] * 0.375;
+		CU_ASSERT_EQUAL(v - floor(v), 0.5);
+	}
+}
+
+/* The fix-up is out of reach of a quotient of two float32 values (ADD, SUB, MEAN, SUM,
+ * REQUANTIZE, per-tensor FULLY_CONNECTED): the closest such quotients to a power of two, a / b
+ * with a the float32 below b or below 2b, keep their mantissa below 2^31 - 64. */
+static void test_requant_quotients_never_round_up(void)
+{
+	float b = 0.001f;
+	for (int i = 0; i < 20000; i++, b = nextafterf(b * 1.0001f, INFINITY)) {
+		float near[2] = {nextafterf(b, 0.0f), nextafterf(2.0f * b, 0.0f)};
+		for (int k = 0; k < 2; k++) {
+			int e;
+			double q = frexp((double)near[k] / (double)b, &e);
+			CU_ASSERT(round(q * 2147483648.0) <= 2147483648.0 - 64);
+		}
+	}
+}
+
 void qct_register_gen(void)
 {
 	CU_pSuite s = qct_suite("gen");
@@ -651,4 +888,9 @@ void qct_register_gen(void)
 	CU_add_test(s, "edges: per-axis channels", test_edges_per_axis);
 	CU_add_test(s, "same seed, same bytes", test_reproducible);
 	CU_add_test(s, "uniform, normal, choice, sequence, errors", test_kinds);
+	CU_add_test(s, "requant edges: mantissas that round to 2^31", test_requant_round_up);
+	CU_add_test(s, "requant edges: float32 against double products", test_requant_f32);
+	CU_add_test(s, "requant edges: shifts, ties, boundaries", test_requant_shift_tie_boundary);
+	CU_add_test(s, "requant edges: float32 quotients never reach the fix-up",
+	            test_requant_quotients_never_round_up);
 }

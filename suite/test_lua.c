@@ -792,6 +792,66 @@ static void test_qc(void)
 	arena_free(&A);
 }
 
+/* qc.requant_scales, qc.requant_acc, qc.spread: the Lua side of gen.h's requantization edges
+ * (the numeric properties are tested in test_gen.c). */
+static void test_qc_requant(void)
+{
+	qc_lua *L = new_state();
+	qc_lval v;
+	CU_ASSERT_EQUAL_FATAL(eval(L, "qc.requant_scales('round_up', {n = 2, mult = 2^-10})", &v),
+	                      0);
+	CU_ASSERT_EQUAL_FATAL(v.kind, QC_LV_LIST);
+	CU_ASSERT_EQUAL_FATAL(v.n, 2);
+	for (size_t i = 0; i < v.n; i++) {
+		const qc_lval *t = &v.items[i];
+		CU_ASSERT_EQUAL_FATAL(t->kind, QC_LV_MAP);
+		CU_ASSERT_EQUAL_FATAL(t->n, 5); /* multiplier, s_in, s_out, s_w, shift */
+		CU_ASSERT_STRING_EQUAL(t->keys[0], "multiplier");
+		CU_ASSERT(t->items[0].kind == QC_LV_INT && t->items[0].i == (INT64_C(1) << 30));
+		CU_ASSERT(t->items[1].num == (double)0.02f);
+		for (int k = 1; k <= 3; k++)
+			CU_ASSERT_EQUAL(t->items[k].num, (double)(float)t->items[k].num);
+		CU_ASSERT(t->items[4].kind == QC_LV_INT && t->items[4].i == -9);
+	}
+	EXPECT_TRUE(L, "#qc.requant_scales('shift', {shift = -31}) == 4 and "
+	               "qc.requant_scales('shift', {shift = 4, n = 1})[1].shift == 4");
+	/* exactly n accumulators, the found ones repeated in order */
+	EXPECT_TRUE(L, "(function() local t = qc.requant_scales('shift', {shift = -31, n = 3})[3] "
+	               "local a = qc.requant_acc(t, 'boundary', {n = 20}) "
+	               "return #a == 20 and a[9] == a[1] and a[20] == a[4] and "
+	               "math.type(a[1]) == 'integer' end)()");
+	EXPECT_TRUE(L, "(function() local a = qc.requant_acc({s_in = 0.5, s_w = 0.25, s_out = 1}, "
+	               "'tie', {convention = 'onnx', n = 4}) "
+	               "return a[1] == 4 and a[2] == -4 and a[3] == 12 and a[4] == -12 end)()");
+	EXPECT_TRUE(L,
+	            "#qc.requant_acc(qc.requant_scales('f32_product', {n = 1, mult = 3.1e-6})[1], "
+	            "'f32', {n = 5}) == 5");
+	/* spread: rows summing to each total, values as equal as possible */
+	CU_ASSERT_EQUAL_FATAL(eval(L, "qc.spread({7, -7, 0}, 3, -3, 3)", &v), 0);
+	static const double sp[] = {3, 2, 2, -2, -2, -3, 0, 0, 0};
+	expect_list_nums(&v, sp, 9);
+	EXPECT_ERROR(L, "qc.spread({10}, 3, -3, 3)", "does not split into 3 values", 1);
+	EXPECT_ERROR(L, "qc.spread({1.5}, 3, -3, 3)", "not an integer", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('big')", "unknown kind 'big'", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('round_up', {mult = 0.001})", "power of two", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('round_up', {convention = 'onnx'})", "LiteRT", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('shift', {shift = 31})", "shift must be an integer", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('shift', {convention = 'tf'})", "'litert' or 'onnx'", 1);
+	EXPECT_ERROR(L, "qc.requant_scales('shift', {s_in = -1})", "finite float32 > 0", 1);
+	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 1}, 'tie')", "no final", 1);
+	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 1}, 'nope')", "unknown kind 'nope'", 1);
+	/* a search that cannot succeed stops (C work cannot be interrupted by the hook) */
+	EXPECT_ERROR(L, "qc.requant_scales('f32_product', {mult = 2^-12, ymax = 2^20})",
+	             "more than 8388608 candidates", 1);
+	EXPECT_ERROR(L, "qc.requant_acc({s_in = 1, s_out = 2^40}, 'boundary', {ymax = 1})",
+	             "flushed to 0", 1);
+	EXPECT_ERROR(L,
+	             "qc.requant_acc({s_in = 1, s_out = 10}, 'boundary', {ymax = 100, accmax = 1})",
+	             "no 'boundary' accumulator", 1);
+	qc_lua_free(L);
+	arena_free(&A);
+}
+
 void qct_register_lua(void)
 {
 	CU_pSuite s = qct_suite("lua");
@@ -807,4 +867,5 @@ void qct_register_lua(void)
 	CU_add_test(s, "generators", test_generate);
 	CU_add_test(s, "custom checks", test_check);
 	CU_add_test(s, "qc helpers", test_qc);
+	CU_add_test(s, "qc requantization edges", test_qc_requant);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "requant.h"
 #include "util.h"
 
 static const char *const kind_names[] = {"uniform", "normal", "choice", "sequence", "edges"};
@@ -713,4 +714,405 @@ int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *gr
 	case QC_GEN_EDGES: return fill_edges(g, rng, repeat, grid, t, n, err, err_size);
 	}
 	return qc_errf(err, err_size, "gen: unknown generator kind %d", (int)g->kind);
+}
+
+/* ---- requantization edges ------------------------------------------------- */
+
+void qc_edge_opts_default(qc_edge_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->conv = QC_EDGE_LITERT;
+	o->fl = QC_F32_PRODUCT;
+	o->s_in = 0.02f;
+	o->s_w = 0.005f;
+	o->mult = 0x1p-10;
+	o->shift = -31;
+	o->ymax = 100;
+	o->accmax = INT32_MAX;
+	o->min_acc = 1;
+	o->ref_f32 = 0;
+	o->half_away = 0;
+}
+
+double qc_edge_mult(const qc_scale3 *t)
+{
+	return (double)t->s_in * (double)t->s_w / (double)t->s_out;
+}
+
+double qc_edge_mult_f32(const qc_scale3 *t, qc_edge_float fl)
+{
+	float p = t->s_in * t->s_w; /* one float32 rounding (FLT_EVAL_METHOD 0) */
+	if (fl == QC_F32_ALL)
+		return (double)(float)(p / t->s_out);
+	return (double)p / (double)t->s_out;
+}
+
+/* The multiplier the op itself uses: ONNX's is the float32 one, LiteRT's the double one. */
+static int op_f32(const qc_edge_opts *o)
+{
+	return o->ref_f32;
+}
+
+/* The double multiplier (f32 = 0) or the float32 variant of the convention (f32 = 1). */
+static double own_mult(const qc_scale3 *t, const qc_edge_opts *o, int f32)
+{
+	return f32 ? qc_edge_mult_f32(t, o->conv == QC_EDGE_ONNX ? QC_F32_ALL : o->fl)
+	           : qc_edge_mult(t);
+}
+
+int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int single, int64_t acc,
+                       int *ok)
+{
+	double d = own_mult(t, o, f32);
+	*ok = 1;
+	if (o->conv == QC_EDGE_ONNX) {
+		double v = nearbyint((double)acc * d);
+		if (!(fabs(v) < 0x1p62)) {
+			*ok = 0;
+			return 0;
+		}
+		return (int64_t)v;
+	}
+	if (acc < INT32_MIN || acc > INT32_MAX) {
+		*ok = 0;
+		return 0;
+	}
+	int32_t m;
+	int sh;
+	qref_quantize_multiplier(d, single ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &m, &sh);
+	if (!single) {
+		if (sh >= 31 || !qref_mbqm_preshift_fits((int32_t)acc, sh)) {
+			*ok = 0;
+			return 0;
+		}
+		return qref_mbqm((int32_t)acc, m, sh, QREF_ROUND_DOUBLE);
+	}
+	int64_t v = qref_mbqm_single_wide((int32_t)acc, m, sh);
+	if (v < INT32_MIN || v > INT32_MAX)
+		*ok = 0;
+	return v;
+}
+
+/* The most candidates one search may try (about a second of work): a search that cannot
+ * succeed stops instead of holding the harness, whatever its options. */
+#define EDGE_WORK_MAX (UINT64_C(1) << 23)
+
+static int over_budget(const uint64_t *work, char *err, size_t err_size)
+{
+	if (*work <= EDGE_WORK_MAX)
+		return 0;
+	snprintf(err, err_size, "the search tried more than %llu candidates",
+	         (unsigned long long)EDGE_WORK_MAX);
+	return 1;
+}
+
+/* Boundary number b of the walk (b = 0, 1, 2, ...): j + 1/2 with j = 0, -1, 1, -2, 2, ... */
+static int64_t walk_j(int64_t b)
+{
+	return b % 2 ? -(b + 1) / 2 : b / 2;
+}
+
+static int acc_ok(const qc_edge_opts *o, int64_t a)
+{
+	return a >= -o->accmax && a <= o->accmax;
+}
+
+static int push_acc(int64_t *out, int n, int max, int64_t a)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i] == a)
+			return n;
+	if (n < max)
+		out[n++] = a;
+	return n;
+}
+
+/* Bit b set when the kernel with the other multiplier (not the op's own), in build b
+ * (0 double, 1 single; ONNX: b = 0 only), gives an output that no build of the op's
+ * multiplier gives at acc, every output within ymax. */
+static int f32_catches(const qc_scale3 *t, const qc_edge_opts *o, int64_t a)
+{
+	const int f = op_f32(o), nb = o->conv == QC_EDGE_LITERT ? 2 : 1;
+	int64_t r[2];
+	for (int b = 0; b < nb; b++) {
+		int ok;
+		r[b] = qc_edge_output(t, o, f, b, a, &ok);
+		if (!ok || r[b] < -o->ymax || r[b] > o->ymax)
+			return 0;
+	}
+	int64_t h = r[0];
+	if (o->half_away) { /* round half away from zero, exactly as round() does */
+		h = (int64_t)round((double)a * qc_edge_mult(t));
+		if (h < -o->ymax || h > o->ymax)
+			return 0;
+	}
+	int bits = 0;
+	for (int b = 0; b < nb; b++) {
+		int ok;
+		int64_t x = qc_edge_output(t, o, !f, b, a, &ok);
+		if (ok && x >= -o->ymax && x <= o->ymax && x != r[0] && x != r[nb - 1] && x != h)
+			bits |= 1 << b;
+	}
+	return bits;
+}
+
+static int requant_acc(const qc_scale3 *t, qc_edge_kind kind, const qc_edge_opts *o, int64_t *out,
+                       int max, uint64_t *work, char *err, size_t err_size)
+{
+	if (kind != QC_EDGE_TIE && kind != QC_EDGE_F32 && kind != QC_EDGE_BOUNDARY) {
+		snprintf(err, err_size, "not an accumulator kind");
+		return -1;
+	}
+	if (!(t->s_in > 0) || !(t->s_w > 0) || !(t->s_out > 0) || !isfinite(t->s_in) ||
+	    !isfinite(t->s_w) || !isfinite(t->s_out)) {
+		snprintf(err, err_size, "scales must be finite and > 0");
+		return -1;
+	}
+	const int f = op_f32(o);
+	const double d = own_mult(t, o, f);
+	const double d2 = kind == QC_EDGE_F32 ? own_mult(t, o, !f) : d;
+	if (!(d > 0) || !isfinite(d) || !(d2 > 0) || !isfinite(d2)) {
+		snprintf(err, err_size, "the multiplier s_in * s_w / s_out is not finite and > 0");
+		return -1;
+	}
+	int32_t m = 0;
+	int sh = 0;
+	if (o->conv == QC_EDGE_LITERT) {
+		qref_quantize_multiplier(d, QREF_ROUND_DOUBLE, &m, &sh);
+		if (m == 0) {
+			snprintf(err, err_size, "the multiplier %.17g is flushed to 0", d);
+			return -1;
+		}
+		if (kind == QC_EDGE_TIE && sh >= 0) {
+			snprintf(err, err_size,
+			         "shift %d: no final RoundingDivideByPOT, so no tie after the "
+			         "multiplier",
+			         sh);
+			return -1;
+		}
+	}
+	int n = 0;
+	for (int64_t b = 0; b < 2 * o->ymax + 2 && n < max; b++) {
+		if (over_budget(work, err, err_size))
+			return -1;
+		int64_t j = walk_j(b);
+		if (j < -o->ymax - 1 || j > o->ymax)
+			continue;
+		double y = (double)j + 0.5;
+		if (kind == QC_EDGE_TIE && o->conv == QC_EDGE_LITERT) {
+			int r = -sh;
+			double x = (double)j * ldexp(1.0, r) + ldexp(1.0, r - 1);
+			if (fabs(x) >= 0x1p31)
+				break;
+			double a0 = floor(x * 0x1p31 / (double)m);
+			for (int64_t a = (int64_t)a0 - 3; a <= (int64_t)a0 + 3; a++) {
+				++*work;
+				if (a < INT32_MIN || a > INT32_MAX || !acc_ok(o, a))
+					continue;
+				if ((double)qref_srdhm((int32_t)a, m) == x)
+					n = push_acc(out, n, max, a);
+			}
+			continue;
+		}
+		double b1 = y / d, b2 = y / d2;
+		double lo = floor(b1 < b2 ? b1 : b2) - 2, hi = ceil(b1 < b2 ? b2 : b1) + 2;
+		if (!(fabs(lo) < 0x1p62) || !(fabs(hi) < 0x1p62) || hi - lo > 4096)
+			continue;
+		for (int64_t a = (int64_t)lo; a <= (int64_t)hi && n < max; a++) {
+			++*work;
+			if (!acc_ok(o, a))
+				continue;
+			int ok1, ok2;
+			if (kind == QC_EDGE_TIE) { /* ONNX */
+				double v2 = 2.0 * ((double)a * d);
+				if (fabs(v2) < 0x1p52 && v2 == floor(v2) && ((int64_t)v2 & 1))
+					n = push_acc(out, n, max, a);
+			} else if (kind == QC_EDGE_BOUNDARY) {
+				int64_t y0 = qc_edge_output(t, o, f, 0, a - 1, &ok1);
+				int64_t y1 = qc_edge_output(t, o, f, 0, a, &ok2);
+				if (ok1 && ok2 && y0 <= j && y1 > j)
+					for (int64_t k = a - 2; k <= a + 1; k++)
+						if (acc_ok(o, k))
+							n = push_acc(out, n, max, k);
+			} else if (f32_catches(t, o, a) != 0) {
+				n = push_acc(out, n, max, a);
+			}
+		}
+	}
+	return n;
+}
+
+/* F32: the accumulators that catch the double-build kernel and those that catch the
+ * single-build one, alternately, so that the first few catch both. */
+int qc_requant_acc(const qc_scale3 *t, qc_edge_kind kind, const qc_edge_opts *o, int64_t *out,
+                   int max, uint64_t *work, char *err, size_t err_size)
+{
+	if (kind != QC_EDGE_F32 || o->conv != QC_EDGE_LITERT)
+		return requant_acc(t, kind, o, out, max, work, err, err_size);
+	enum { CAP = 1024 };
+	int64_t *all = malloc(CAP * sizeof *all);
+	if (!all) {
+		snprintf(err, err_size, "out of memory");
+		return -1;
+	}
+	int c = requant_acc(t, kind, o, all, CAP, work, err, err_size);
+	int n = 0;
+	for (int pass = 0; c > 0 && n < max; pass++) {
+		int any = 0;
+		for (int b = 0; b < 2 && n < max; b++) {
+			/* the pass-th accumulator that catches build b */
+			for (int i = 0, seen = 0; i < c; i++) {
+				if (!((f32_catches(t, o, all[i]) >> b) & 1))
+					continue;
+				if (seen++ == pass) {
+					n = push_acc(out, n, max, all[i]);
+					any = 1;
+					break;
+				}
+			}
+		}
+		if (!any)
+			break;
+	}
+	free(all);
+	return c < 0 ? -1 : n;
+}
+
+static int shift_of(double d, int32_t *m)
+{
+	int sh;
+	qref_quantize_multiplier(d, QREF_ROUND_DOUBLE, m, &sh);
+	return sh;
+}
+
+int qc_requant_scales(qc_edge_kind kind, const qc_edge_opts *o, qc_scale3 *out, int max,
+                      uint64_t *work, char *err, size_t err_size)
+{
+	if (!(o->s_in > 0) || !(o->s_w > 0) || !isfinite(o->s_in) || !isfinite(o->s_w) ||
+	    !(o->mult > 0) || !isfinite(o->mult)) {
+		snprintf(err, err_size, "s_in, s_w and mult must be finite and > 0");
+		return -1;
+	}
+	int n = 0;
+	float sw = o->s_w;
+	if (kind == QC_EDGE_ROUND_UP) {
+		int k;
+		if (frexp(o->mult, &k) != 0.5) {
+			snprintf(err, err_size, "round_up: mult must be a power of two");
+			return -1;
+		}
+		if (o->conv != QC_EDGE_LITERT) {
+			snprintf(err, err_size,
+			         "round_up: only the LiteRT convention has an integer multiplier");
+			return -1;
+		}
+		for (long it = 0; it < (1L << 22) && n < max; it++, sw = nextafterf(sw, INFINITY)) {
+			if (++*work > EDGE_WORK_MAX)
+				break;
+			float fp = (float)((double)o->s_in * (double)sw);
+			float so = (float)((double)fp / o->mult);
+			if (!(so >= FLT_MIN) || !isfinite(so) || (double)so * o->mult != (double)fp)
+				continue;
+			qc_scale3 t = {o->s_in, sw, so, 0, 0};
+			double d = qc_edge_mult(&t);
+			int e;
+			t.shift = shift_of(d, &t.multiplier);
+			if (t.multiplier == (INT32_C(1) << 30) &&
+			    frexp(d, &e) > 0.75) /* q rounded up */
+				out[n++] = t;
+		}
+		if (n < max) {
+			snprintf(err, err_size, "round_up: only %d of %d triples found", n, max);
+			return -1;
+		}
+		return n;
+	}
+	if (kind == QC_EDGE_F32_PRODUCT) {
+		float so = (float)((double)o->s_in * (double)o->s_w / o->mult);
+		if (!(so >= FLT_MIN) || !isfinite(so)) {
+			snprintf(err, err_size, "f32_product: s_in * s_w / mult is not a float32");
+			return -1;
+		}
+		int64_t acc[64];
+		int need = o->min_acc < 1 ? 1 : o->min_acc > 64 ? 64 : o->min_acc;
+		float si = o->s_in;
+		const int ratio = o->s_w == 1.0f; /* s_in / s_out: s_in steps */
+		for (long it = 0; it < 4096 && n < max; it++) {
+			if (over_budget(work, err, err_size))
+				return -1;
+			++*work;
+			qc_scale3 t = {si, sw, so, 0, 0};
+			if (ratio)
+				si = nextafterf(si, INFINITY);
+			else
+				sw = nextafterf(sw, INFINITY);
+			double d = qc_edge_mult(&t);
+			double df =
+			        qc_edge_mult_f32(&t, o->conv == QC_EDGE_ONNX ? QC_F32_ALL : o->fl);
+			t.shift = shift_of(d, &t.multiplier);
+			int32_t mf;
+			int shf = shift_of(df, &mf);
+			if (o->conv == QC_EDGE_LITERT ? (mf == t.multiplier && shf == t.shift)
+			                              : d == df)
+				continue;
+			int c = requant_acc(&t, QC_EDGE_F32, o, acc, 64, work, err, err_size);
+			if (c < 0)
+				return -1;
+			int per[2] = {0, 0};
+			for (int i = 0; i < c; i++) {
+				int bits = f32_catches(&t, o, acc[i]);
+				per[0] += bits & 1;
+				per[1] += (bits >> 1) & 1;
+			}
+			if (per[0] >= need && (o->conv == QC_EDGE_ONNX || per[1] >= need))
+				out[n++] = t;
+		}
+		if (n < max) {
+			snprintf(err, err_size, "f32_product: only %d of %d triples found", n, max);
+			return -1;
+		}
+		return n;
+	}
+	if (kind == QC_EDGE_SHIFT) {
+		if (o->shift < -31 || o->shift > 30) {
+			snprintf(err, err_size, "shift: %d outside [-31, 30]", o->shift);
+			return -1;
+		}
+		double top = ldexp(1.0, o->shift); /* d in [top / 2, top) */
+		float si = o->s_in;
+		const int ratio = o->s_w == 1.0f; /* s_in / s_out: s_in steps */
+		for (int j = 0; j < max; j++) {
+			if (j > 0 && ratio)
+				si = nextafterf(si, INFINITY);
+			else if (j > 0)
+				sw = nextafterf(sw, INFINITY);
+			double p = (double)si * (double)sw;
+			double u = j == 0   ? 0.5
+			           : j == 1 ? 1.0
+			                    : 0.5 + 0.5 * (2.0 * (j - 2) + 1) / (2.0 * (max - 2));
+			float so = (float)(p / (u * top));
+			qc_scale3 t = {si, sw, so, 0, 0};
+			/* the ends: step s_out until d is inside [top / 2, top) after rounding */
+			for (int step = 0; step < 64; step++) {
+				++*work;
+				if (!(t.s_out >= FLT_MIN) || !isfinite(t.s_out))
+					break;
+				t.shift = shift_of(qc_edge_mult(&t), &t.multiplier);
+				if (t.shift == o->shift && t.multiplier != 0)
+					break;
+				int low = t.multiplier == 0 || t.shift < o->shift;
+				t.s_out = nextafterf(t.s_out, low ? 0.0f : INFINITY);
+			}
+			if (t.shift != o->shift || t.multiplier == 0) {
+				snprintf(err, err_size,
+				         "shift: no triple of shift %d near s_in %.9g s_w %.9g",
+				         o->shift, (double)si, (double)sw);
+				return -1;
+			}
+			out[n++] = t;
+		}
+		return n;
+	}
+	snprintf(err, err_size, "not a scale kind");
+	return -1;
 }

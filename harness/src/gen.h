@@ -119,4 +119,100 @@ size_t qc_gen_edges_count(const qc_grid *grid, const qcf_tensor *t);
  * 1 for an empty tensor). */
 uint64_t qc_gen_edges_repeats(const qc_grid *grid, const qcf_tensor *t);
 
+/*
+ * Requantization edges: parameters that reach the places where integer
+ * requantizers diverge. The multiplier of a triple (s_in, s_w, s_out), all
+ * float32, is d = s_in * s_w / s_out in double (LiteRT's and TFLM's per-channel
+ * CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED; s_w = 1 for a ratio s_in /
+ * s_out such as MEAN / SUM), taken apart by reference/requant.c's
+ * qref_quantize_multiplier; its float32 variant is (double)f32(s_in * s_w) /
+ * s_out (QC_F32_PRODUCT) or f32(f32(s_in * s_w) / s_out) (QC_F32_ALL: MUL,
+ * ONNX's op_qlinear_*.py, MEAN in float). Convention LITERT rescales an
+ * integer accumulator with MultiplyByQuantizedMultiplier (both builds);
+ * convention ONNX computes rint(acc * f32 multiplier) in double, as
+ * op_qlinear_matmul.py / op_qlinear_conv.py do. Everything is exact double
+ * arithmetic, frexp and round (no transcendental): the same on every machine.
+ */
+typedef enum qc_edge_kind {
+	QC_EDGE_ROUND_UP = 0, /* scales: the mantissa of d rounds to 2^31 (the fix-up) */
+	QC_EDGE_F32_PRODUCT,  /* scales: the double and float32 multipliers disagree */
+	QC_EDGE_SHIFT,        /* scales: d has a given shift (e.g. -31, the smallest kept) */
+	QC_EDGE_TIE,          /* accumulators: on an exact tie after the multiplier */
+	QC_EDGE_F32,          /* accumulators: where the double and float32 multipliers differ */
+	QC_EDGE_BOUNDARY      /* accumulators: either side of each rounding boundary */
+} qc_edge_kind;
+
+typedef enum qc_edge_conv { QC_EDGE_LITERT = 0, QC_EDGE_ONNX = 1 } qc_edge_conv;
+typedef enum qc_edge_float { QC_F32_PRODUCT = 0, QC_F32_ALL = 1 } qc_edge_float;
+
+typedef struct qc_scale3 {
+	float s_in, s_w, s_out;
+	int32_t multiplier; /* LITERT: QuantizeMultiplier(d), double build */
+	int shift;
+} qc_scale3;
+
+typedef struct qc_edge_opts {
+	qc_edge_conv conv;
+	qc_edge_float fl;
+	float s_in, s_w; /* scales: start of the search (s_w steps by float32 ulps) */
+	double mult;     /* scales: about the multiplier d (a power of two for ROUND_UP) */
+	int shift;       /* SHIFT: the shift of d (QuantizeMultiplier's, d = m * 2^(shift - 31)) */
+	int64_t ymax;    /* accumulators: |output before the zero point| <= ymax */
+	int64_t accmax;  /* accumulators: |acc| <= accmax */
+	int min_acc;     /* F32_PRODUCT: at least this many QC_EDGE_F32 accumulators per build */
+	int ref_f32;     /* the op's own multiplier is the float32 variant (LiteRT per-tensor
+	                    FULLY_CONNECTED, ONNX; Lua: reference = "f32", the default for ONNX) */
+	int half_away;   /* F32: round_half_away(acc * d in double) is an accepted output too
+	                    (LiteRT's FULLY_CONNECTED_REF) */
+} qc_edge_opts;
+
+/* Defaults: LITERT, QC_F32_PRODUCT, s_in 0.02, s_w 0.005, mult 2^-10, shift -31, ymax 100,
+ * accmax 2^31 - 1, min_acc 1, ref_f32 0, half_away 0. */
+void qc_edge_opts_default(qc_edge_opts *o);
+
+/* d in double and its float32 variant (opts->fl), as doubles. */
+double qc_edge_mult(const qc_scale3 *t);
+double qc_edge_mult_f32(const qc_scale3 *t, qc_edge_float fl);
+
+/*
+ * Up to max triples of kind ROUND_UP, F32_PRODUCT or SHIFT into out (s_in fixed at
+ * opts->s_in, s_w stepping up from opts->s_w; s_out derived), in a fixed order.
+ * *work counts the candidates tried (callers charge it). Returns the count, or -1
+ * with a reason in err.
+ *  ROUND_UP: s_out = f32(s_in * s_w) / mult (mult a power of two): d is just below
+ *    a power of two and round(q * 2^31) == 2^31 (LITERT only: the ONNX multiplier
+ *    is a float32).
+ *  F32_PRODUCT: s_out = f32(opts->s_in * opts->s_w / mult) for all (with s_w = 1, a
+ *    ratio s_in / s_out, s_in steps instead of s_w); kept when the
+ *    two multipliers differ and at least min_acc F32 accumulators catch the other
+ *    multiplier's kernel in each build (LITERT: double and single; ONNX: one).
+ *  SHIFT: d = u * 2^shift with u spread over [0.5, 1), the first two entries at both
+ *    ends (the smallest and the largest d of that shift), each checked with
+ *    qref_quantize_multiplier.
+ */
+int qc_requant_scales(qc_edge_kind kind, const qc_edge_opts *o, qc_scale3 *out, int max,
+                      uint64_t *work, char *err, size_t err_size);
+
+/*
+ * Up to max accumulators of kind TIE, F32 or BOUNDARY for triple t, ordered by |y|
+ * (y = 0, then -1, 1, -2, ...). *work counts the candidates tried. Returns the count
+ * (0 if none) or -1 with a reason in err.
+ *  TIE, LITERT: SaturatingRoundingDoublingHighMul(acc, m) is an exact tie of the final
+ *    RoundingDivideByPOT (needs shift < 0), on either side of the exact product;
+ *    ONNX: acc * f32 multiplier is exactly k + 1/2 in double.
+ *  F32: a kernel with the other multiplier (the float32 one when the op's own is the
+ *    double one, and the reverse) gives, in some build, an output that no build of the
+ *    op's multiplier gives (nor, with half_away, round_half_away(acc * d)).
+ *  BOUNDARY: LITERT: acc - 2 .. acc + 1 where the double build's output (op's multiplier)
+ *    steps from y to y + 1 between acc - 1 and acc; ONNX: the same for rint.
+ */
+int qc_requant_acc(const qc_scale3 *t, qc_edge_kind kind, const qc_edge_opts *o, int64_t *out,
+                   int max, uint64_t *work, char *err, size_t err_size);
+
+/* The output of acc under t: LITERT with the double (single = 0) or single build
+ * (single = 1) of MultiplyByQuantizedMultiplier; f32 selects the float32 multiplier.
+ * ONNX: rint(acc * m) in double. Sets *ok = 0 where the op is undefined (shift). */
+int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int single, int64_t acc,
+                       int *ok);
+
 #endif

@@ -48,6 +48,8 @@
  */
 #include "slua.h"
 
+#include "gen.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1041,6 +1043,223 @@ static int qc_multipliers(lua_State *L)
 	return 1;
 }
 
+/* ---- requantization edges (gen.h) ----------------------------------------- */
+
+/* opts[key] as a number, or def when absent; a float32 scale is rounded to float32. */
+static double opt_num(lua_State *L, int t, const char *fn, const char *key, double def)
+{
+	if (lua_isnoneornil(L, t))
+		return def;
+	lua_getfield(L, t, key);
+	double v = def;
+	if (!lua_isnil(L, -1)) {
+		if (!lua_isnumber(L, -1))
+			luaL_error(L, "%s: %s must be a number", fn, key);
+		v = lua_tonumber(L, -1);
+	}
+	lua_pop(L, 1);
+	return v;
+}
+
+static lua_Integer opt_int(lua_State *L, int t, const char *fn, const char *key, lua_Integer def,
+                           lua_Integer lo, lua_Integer hi)
+{
+	double v = opt_num(L, t, fn, key, (double)def);
+	if (!(v >= (double)lo && v <= (double)hi) || v != floor(v))
+		luaL_error(L, "%s: %s must be an integer in [%I, %I]", fn, key, lo, hi);
+	return (lua_Integer)v;
+}
+
+static int opt_choice(lua_State *L, int t, const char *fn, const char *key,
+                      const char *const *names, int def)
+{
+	if (lua_isnoneornil(L, t))
+		return def;
+	lua_getfield(L, t, key);
+	int r = def;
+	if (!lua_isnil(L, -1)) {
+		const char *v = lua_tostring(L, -1);
+		r = -1;
+		for (int i = 0; v && names[i]; i++)
+			if (strcmp(v, names[i]) == 0)
+				r = i;
+		if (r < 0)
+			luaL_error(L, "%s: %s must be '%s' or '%s'", fn, key, names[0], names[1]);
+	}
+	lua_pop(L, 1);
+	return r;
+}
+
+static float opt_scale(lua_State *L, int t, const char *fn, const char *key, float def)
+{
+	double v = opt_num(L, t, fn, key, (double)def);
+	float f = (float)f32_round(v);
+	if (!(f > 0) || !isfinite(f))
+		luaL_error(L, "%s: %s must be a finite float32 > 0", fn, key);
+	return f;
+}
+
+static void edge_opts(lua_State *L, int t, const char *fn, qc_edge_opts *o)
+{
+	static const char *const convs[] = {"litert", "onnx", NULL};
+	static const char *const fls[] = {"product", "all", NULL};
+	qc_edge_opts_default(o);
+	if (!lua_isnoneornil(L, t))
+		luaL_checktype(L, t, LUA_TTABLE);
+	o->conv = (qc_edge_conv)opt_choice(L, t, fn, "convention", convs, 0);
+	o->fl = (qc_edge_float)opt_choice(L, t, fn, "float", fls, 0);
+	o->s_in = opt_scale(L, t, fn, "s_in", o->s_in);
+	o->s_w = opt_scale(L, t, fn, "s_w", o->s_w);
+	o->mult = opt_num(L, t, fn, "mult", o->mult);
+	o->shift = (int)opt_int(L, t, fn, "shift", o->shift, -31, 30);
+	o->ymax = opt_int(L, t, fn, "ymax", o->ymax, 0, 1 << 20);
+	o->accmax = opt_int(L, t, fn, "accmax", o->accmax, 1, INT32_MAX);
+	o->min_acc = (int)opt_int(L, t, fn, "min_acc", o->min_acc, 1, 64);
+	static const char *const refs[] = {"double", "f32", NULL};
+	o->ref_f32 = opt_choice(L, t, fn, "reference", refs, o->conv == QC_EDGE_ONNX);
+	if (!lua_isnoneornil(L, t)) {
+		lua_getfield(L, t, "half_away");
+		o->half_away = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+}
+
+/*
+ * qc.requant_scales(kind [, opts]): a list of opts.n (default 4) triples {s_in, s_w, s_out,
+ * multiplier, shift} (float32 scales; QuantizeMultiplier of s_in * s_w / s_out in double).
+ * kind "round_up" (the mantissa rounds to 2^31), "f32_product" (the float32 product gives
+ * another multiplier, and accumulators exist where the outputs differ), "shift" (the given
+ * shift, both ends first). See gen.h.
+ */
+static int qc_requant_scales_l(lua_State *L)
+{
+	static const char *const kinds[] = {"round_up", "f32_product", "shift"};
+	const char *kind = luaL_checkstring(L, 1);
+	int k = -1;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			k = i;
+	if (k < 0)
+		return luaL_error(L,
+		                  "qc.requant_scales: unknown kind '%s' (round_up, f32_product, "
+		                  "shift)",
+		                  kind);
+	qc_edge_opts o;
+	edge_opts(L, 2, "qc.requant_scales", &o);
+	int n = (int)opt_int(L, 2, "qc.requant_scales", "n", 4, 1, 256);
+	qc_scale3 *t = lua_newuserdatauv(L, (size_t)n * sizeof *t, 0);
+	uint64_t work = 0;
+	char e[256];
+	int got = qc_requant_scales((qc_edge_kind)k, &o, t, n, &work, e, sizeof e);
+	charge(L, getq(L), work * 4, 1);
+	if (got < 0)
+		return luaL_error(L, "qc.requant_scales: %s", e);
+	lua_createtable(L, got, 0);
+	for (int i = 0; i < got; i++) {
+		lua_createtable(L, 0, 5);
+		lua_pushnumber(L, (double)t[i].s_in);
+		lua_setfield(L, -2, "s_in");
+		lua_pushnumber(L, (double)t[i].s_w);
+		lua_setfield(L, -2, "s_w");
+		lua_pushnumber(L, (double)t[i].s_out);
+		lua_setfield(L, -2, "s_out");
+		lua_pushinteger(L, t[i].multiplier);
+		lua_setfield(L, -2, "multiplier");
+		lua_pushinteger(L, t[i].shift);
+		lua_setfield(L, -2, "shift");
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+/*
+ * qc.requant_acc(t, kind [, opts]): exactly opts.n (default 16) accumulators for the triple
+ * t = {s_in, s_w (default 1), s_out}: kind "tie", "f32" or "boundary" (gen.h), the ones
+ * found repeated in order when fewer; an error when there are none.
+ */
+static int qc_requant_acc_l(lua_State *L)
+{
+	static const char *const kinds[] = {"tie", "f32", "boundary"};
+	luaL_checktype(L, 1, LUA_TTABLE);
+	const char *kind = luaL_checkstring(L, 2);
+	int k = -1;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			k = i;
+	if (k < 0)
+		return luaL_error(L, "qc.requant_acc: unknown kind '%s' (tie, f32, boundary)",
+		                  kind);
+	qc_edge_opts o;
+	edge_opts(L, 3, "qc.requant_acc", &o);
+	int n = (int)opt_int(L, 3, "qc.requant_acc", "n", 16, 1, 4096);
+	qc_scale3 t = {opt_scale(L, 1, "qc.requant_acc", "s_in", 1.0f),
+	               opt_scale(L, 1, "qc.requant_acc", "s_w", 1.0f),
+	               opt_scale(L, 1, "qc.requant_acc", "s_out", 1.0f), 0, 0};
+	int64_t *a = lua_newuserdatauv(L, (size_t)n * sizeof *a, 0);
+	uint64_t work = 0;
+	char e[256];
+	int got = qc_requant_acc(&t, (qc_edge_kind)(QC_EDGE_TIE + k), &o, a, n, &work, e, sizeof e);
+	charge(L, getq(L), work * 4, 1);
+	if (got < 0)
+		return luaL_error(L, "qc.requant_acc: %s", e);
+	if (got == 0) {
+		snprintf(e, sizeof e,
+		         "qc.requant_acc: no '%s' accumulator with |y| <= %lld and |acc| <= %lld "
+		         "for "
+		         "s_in %.9g, s_w %.9g, s_out %.9g",
+		         kind, (long long)o.ymax, (long long)o.accmax, (double)t.s_in,
+		         (double)t.s_w, (double)t.s_out);
+		return luaL_error(L, "%s", e);
+	}
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushinteger(L, a[i % got]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+/*
+ * qc.spread(totals, count, lo, hi): for each total, count integers in [lo, hi] as equal as
+ * possible (the first total % count one higher) summing to it, concatenated: the data of a
+ * reduction or a matmul row whose accumulator must be exactly the total.
+ */
+static int qc_spread(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_Integer count = luaL_checkinteger(L, 2), lo = luaL_checkinteger(L, 3),
+	            hi = luaL_checkinteger(L, 4);
+	lua_Integer nt = (lua_Integer)lua_rawlen(L, 1);
+	if (count < 1 || lo > hi)
+		return luaL_error(L, "qc.spread: count must be >= 1 and lo <= hi");
+	if (nt > 0 && count > MAX_ITEMS / nt)
+		return luaL_error(L, "qc.spread: more than %I items", MAX_ITEMS);
+	charge(L, getq(L), (uint64_t)(nt * count), 1);
+	lua_createtable(L, (int)(nt * count), 0);
+	lua_Integer k = 0;
+	for (lua_Integer i = 1; i <= nt; i++) {
+		lua_rawgeti(L, 1, i);
+		int isint;
+		lua_Integer tot = lua_tointegerx(L, -1, &isint);
+		lua_pop(L, 1);
+		if (!isint || tot > INT64_C(1) << 50 || tot < -(INT64_C(1) << 50))
+			return luaL_error(L, "qc.spread: total %I is not an integer below 2^50", i);
+		lua_Integer base = tot >= 0 ? tot / count : -((-tot + count - 1) / count);
+		lua_Integer rem = tot - base * count; /* in [0, count) */
+		if (base < lo || base + (rem > 0) > hi)
+			return luaL_error(
+			        L,
+			        "qc.spread: total %I does not split into %I values in [%I, "
+			        "%I]",
+			        tot, count, lo, hi);
+		for (lua_Integer j = 0; j < count; j++) {
+			lua_pushinteger(L, base + (j < rem));
+			lua_rawseti(L, -2, ++k);
+		}
+	}
+	return 1;
+}
+
 /* qc.qrange(dtype): qmin, qmax of an integer dtype (int4 .. int32). */
 static int qc_qrange(lua_State *L)
 {
@@ -1141,10 +1360,17 @@ static int p_open(lua_State *L)
 	wrap_field(L, lua_gettop(L), "remove", sb_shift);
 	lua_pop(L, 1);
 
-	static const luaL_Reg qclib[] = {{"sizes", qc_sizes},   {"primes", qc_primes},
-	                                 {"range", qc_range},   {"f32", qc_f32},
-	                                 {"next32", qc_next32}, {"multipliers", qc_multipliers},
-	                                 {"qrange", qc_qrange}, {NULL, NULL}};
+	static const luaL_Reg qclib[] = {{"sizes", qc_sizes},
+	                                 {"primes", qc_primes},
+	                                 {"range", qc_range},
+	                                 {"f32", qc_f32},
+	                                 {"next32", qc_next32},
+	                                 {"multipliers", qc_multipliers},
+	                                 {"qrange", qc_qrange},
+	                                 {"requant_scales", qc_requant_scales_l},
+	                                 {"requant_acc", qc_requant_acc_l},
+	                                 {"spread", qc_spread},
+	                                 {NULL, NULL}};
 	luaL_newlib(L, qclib);
 	lua_setfield(L, G, "qc");
 
