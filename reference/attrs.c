@@ -1,10 +1,43 @@
 #include "attrs.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "kernel.h"
+#include "qref.h"
+
+/* Reads of a name the op's schema (reference/schema.c) does not list: a kernel that reads an
+ * attribute its schema lacks is counted here, whether or not the call has it. */
+static atomic_ulong unlisted_reads;
+static atomic_int unlisted_first_set;
+static char unlisted_first[160];
+
+static void note_read(const qcf_op_call *call, const char *name)
+{
+	const qref_op_schema *op = qref_op_schema_find(call->semantics, call->op);
+	if (!op || qref_attr_schema_find(op, name))
+		return;
+	atomic_fetch_add(&unlisted_reads, 1);
+	int expected = 0;
+	if (atomic_compare_exchange_strong(&unlisted_first_set, &expected, 1))
+		snprintf(unlisted_first, sizeof unlisted_first, "%s/%s reads '%s'", call->semantics,
+		         call->op, name);
+}
+
+unsigned long qref_attr_unlisted_reads(char *first, size_t size)
+{
+	unsigned long n = atomic_load(&unlisted_reads);
+	if (first && size)
+		snprintf(first, size, "%s", n ? unlisted_first : "");
+	return n;
+}
 
 const qcf_attr *qref_attr_find(const qcf_op_call *call, const char *name)
 {
+	if (call && name)
+		note_read(call, name);
 	if (!call || !call->attrs)
 		return NULL;
 	for (int32_t i = 0; i < call->n_attrs; i++) {

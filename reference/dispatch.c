@@ -61,8 +61,11 @@ qcf_status qref_supports(const qcf_op_call *call)
 
 qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 {
-	if (detail)
+	if (detail) {
 		detail->message[0] = '\0';
+		memset(&detail->cause, 0, sizeof detail->cause);
+		detail->call = call;
+	}
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");
 	const entry *e = lookup(call);
@@ -99,6 +102,7 @@ qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, 
 {
 	qref_detail d;
 	memset(&d, 0, sizeof d);
+	d.call = call;
 	qcf_status s = real_output(call, k, values, &d);
 	if (message && size)
 		snprintf(message, size, "%s", s == QCF_OK ? "" : d.message);

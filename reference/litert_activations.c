@@ -59,8 +59,8 @@ static qcf_status check_input(const qcf_op_call *call, qref_detail *d, const cha
 	const qcf_tensor *in = &call->inputs[0];
 	const qcf_tensor *out = &call->outputs[0];
 	if (!qref_same_shape(in, out))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s output shape must equal input shape",
-		                 op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s output shape must equal input shape", op);
 	if (in->rank < min_rank)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s needs an input of rank >= %d, got %d",
 		                 op, min_rank, (int)in->rank);

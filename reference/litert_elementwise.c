@@ -75,9 +75,10 @@ static qcf_status bcast_init(const qcf_op_call *call, int max_rank, const char *
 		same_out = out->shape[k] == b->shape[k];
 	if (!same_out) {
 		shape_str(out, s0, sizeof s0);
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output shape %s is not the broadcast shape of the inputs",
-		                 call->op, s0);
+		return qref_fail_output(
+		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		        "%s: output shape %s is not the broadcast shape of the inputs", call->op,
+		        s0);
 	}
 	if (!qref_same_shape(in[0], in[1]) && b->rank > max_rank)
 		return qref_fail(

@@ -93,7 +93,8 @@ static qcf_status shape_mismatch(qref_detail *d, const char *op, int rank, const
 	for (int k = 0; k < rank && o < sizeof buf - 24; k++)
 		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld", k ? ", " : "",
 		                      (long long)shape[k]);
-	return qref_fail(d, QCF_INVALID_PARAM, "%s output shape must be [%s]", op, buf);
+	return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+	                        "%s output shape must be [%s]", op, buf);
 }
 
 /* String attribute (default def when absent); NULL when present but not a string. */

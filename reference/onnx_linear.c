@@ -225,9 +225,9 @@ static qcf_status mm_shape(const qcf_op_call *call, const qcf_tensor *a, const q
 	for (int32_t j = 0; same && j < rw; j++)
 		same = y->shape[j] == want[j];
 	if (!same)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output shape does not match numpy.matmul of a and b",
-		                 call->op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape does not match numpy.matmul of a and b",
+		                        call->op);
 	return QCF_OK;
 }
 
@@ -599,8 +599,8 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 	for (int32_t i = 0; same && i < y->rank; i++)
 		same = y->shape[i] == want[i];
 	if (!same)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
+		return qref_fail_output(
+		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		        "%s: output shape must be [N, M, out...] = [%lld, %lld, %lld, ...]",
 		        call->op, (long long)want[0], (long long)want[1], (long long)want[2]);
 	return QCF_OK;

@@ -164,11 +164,11 @@ static qcf_status check_output(const qcf_op_call *call, int k, const qcf_tensor 
 	else
 		ok = ok && o->rank == 1 && o->shape[0] == depth;
 	if (!ok)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output %d must be float32 of shape %s",
-		                 call->op, k,
-		                 like        ? "the inputs' shape"
-		                 : depth < 0 ? "[]"
-		                             : "[depth]");
+		return qref_fail_output(d, k, QREF_PART_TENSOR, QCF_INVALID_PARAM,
+		                        "%s: output %d must be float32 of shape %s", call->op, k,
+		                        like        ? "the inputs' shape"
+		                        : depth < 0 ? "[]"
+		                                    : "[depth]");
 	return QCF_OK;
 }
 
@@ -223,9 +223,9 @@ static qcf_status args_params(const qcf_op_call *call, tf_nudged *n, qref_detail
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: min and max must be numbers", call->op);
 	float fmin_ = (float)min, fmax_ = (float)max; /* float attrs */
 	if (!(fmin_ < fmax_))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: min has to be smaller than max, was: %g >= %g", call->op,
-		                 (double)fmin_, (double)fmax_);
+		return qref_fail_attr(d, "min", QCF_INVALID_PARAM,
+		                      "%s: min has to be smaller than max, was: %g >= %g", call->op,
+		                      (double)fmin_, (double)fmax_);
 	int qmin, qmax;
 	qcf_status s = qrange(call, &qmin, &qmax, d);
 	if (s != QCF_OK)
