@@ -44,16 +44,23 @@ qcf_status qref_fail_attr(qref_detail *detail, const char *attr, qcf_status stat
 	return status;
 }
 
+_Thread_local const qcf_op_call *qref_running_call;
+
 /* Which tensor of the running call t is: sets the cause, or the op's when it is none. */
 static void tensor_cause(qref_detail *d, const qcf_tensor *t, qref_tensor_part part)
 {
-	const qcf_op_call *c = d->call;
-	if (c && c->inputs && t >= c->inputs && t < c->inputs + c->n_inputs)
-		set_cause(d, QREF_CAUSE_INPUT, (int)(t - c->inputs), part, NULL);
-	else if (c && c->outputs && t >= c->outputs && t < c->outputs + c->n_outputs)
-		set_cause(d, QREF_CAUSE_OUTPUT, (int)(t - c->outputs), part, NULL);
-	else
-		set_cause(d, QREF_CAUSE_OP, 0, QREF_PART_TENSOR, NULL);
+	const qcf_op_call *c = qref_running_call;
+	for (int32_t k = 0; c && c->inputs && k < c->n_inputs; k++)
+		if (t == &c->inputs[k]) {
+			set_cause(d, QREF_CAUSE_INPUT, k, part, NULL);
+			return;
+		}
+	for (int32_t k = 0; c && c->outputs && k < c->n_outputs; k++)
+		if (t == &c->outputs[k]) {
+			set_cause(d, QREF_CAUSE_OUTPUT, k, part, NULL);
+			return;
+		}
+	set_cause(d, QREF_CAUSE_OP, 0, QREF_PART_TENSOR, NULL);
 }
 
 qcf_status qref_fail_tensor(qref_detail *detail, const qcf_tensor *t, qref_tensor_part part,

@@ -8,7 +8,8 @@
  * reference can also be run as a kernel under test.
  *
  * Operators, their inputs, outputs and attributes are listed in
- * specs/README.md ("Operators").
+ * specs/README.md ("Operators") and, for programs, in the schemas below
+ * (qref_op_schema, reference/schema.c).
  */
 #ifndef QREF_H
 #define QREF_H
@@ -123,8 +124,6 @@ typedef struct qref_detail {
 	qref_output_detail out[QREF_MAX_OUTPUTS]; /* in: buffers; out: filled */
 	char message[256]; /* out: for QCF_INVALID_PARAM, the rule that failed */
 	qref_cause cause;  /* out: with message, what it is about */
-	/* internal: the call qref_execute / qref_real_output runs (to name a tensor's index) */
-	const qcf_op_call *call;
 } qref_detail;
 
 /*

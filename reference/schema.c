@@ -12,19 +12,43 @@
 
 #include "qref.h"
 
-#define INF  INFINITY
-#define I32  2147483647.0
+#define INF       INFINITY
+#define I32       2147483647.0
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define END       {NULL, 0, 0, 0, 0, 0, NULL, 0, NULL}
+#define END                                                                                        \
+	{                                                                                          \
+		NULL, 0, 0, 0, 0, 0, NULL, 0, NULL                                                 \
+	}
 
 /* attribute rows: name, type, required, min, max, min_open, names, by_index, default */
-#define A_INT(n, lo, hi, def)  {n, QREF_ATTR_INT, 0, lo, hi, 0, NULL, 0, def}
-#define A_INT_REQ(n, lo, hi)   {n, QREF_ATTR_INT, 1, lo, hi, 0, NULL, 0, NULL}
-#define A_BOOL(n, def)         {n, QREF_ATTR_BOOL, 0, 0, 1, 0, NULL, 0, def}
-#define A_NUM(n, def)          {n, QREF_ATTR_FLOAT, 0, -INF, INF, 0, NULL, 0, def}
-#define A_NUM_REQ(n)           {n, QREF_ATTR_FLOAT, 1, -INF, INF, 0, NULL, 0, NULL}
-#define A_ENUM(n, names, idx, def) {n, QREF_ATTR_ENUM, 0, 0, 0, 0, names, idx, def}
-#define A_INTS(n, lo, def)     {n, QREF_ATTR_INTS, 0, lo, INF, 0, NULL, 0, def}
+#define A_INT(n, lo, hi, def)                                                                      \
+	{                                                                                          \
+		n, QREF_ATTR_INT, 0, lo, hi, 0, NULL, 0, def                                       \
+	}
+#define A_INT_REQ(n, lo, hi)                                                                       \
+	{                                                                                          \
+		n, QREF_ATTR_INT, 1, lo, hi, 0, NULL, 0, NULL                                      \
+	}
+#define A_BOOL(n, def)                                                                             \
+	{                                                                                          \
+		n, QREF_ATTR_BOOL, 0, 0, 1, 0, NULL, 0, def                                        \
+	}
+#define A_NUM(n, def)                                                                              \
+	{                                                                                          \
+		n, QREF_ATTR_FLOAT, 0, -INF, INF, 0, NULL, 0, def                                  \
+	}
+#define A_NUM_REQ(n)                                                                               \
+	{                                                                                          \
+		n, QREF_ATTR_FLOAT, 1, -INF, INF, 0, NULL, 0, NULL                                 \
+	}
+#define A_ENUM(n, names, idx, def)                                                                 \
+	{                                                                                          \
+		n, QREF_ATTR_ENUM, 0, 0, 0, 0, names, idx, def                                     \
+	}
+#define A_INTS(n, lo, def)                                                                         \
+	{                                                                                          \
+		n, QREF_ATTR_INTS, 0, lo, INF, 0, NULL, 0, def                                     \
+	}
 
 /* TFLite's ActivationFunctionType, in the schema's order (CONV_2D, DEPTHWISE_CONV_2D and
  * FULLY_CONNECTED take the name or its index) */
@@ -182,7 +206,7 @@ static const qref_attr_schema torch_learn_pc_attrs[] = {
 };
 
 /* op rows: semantics, op, inputs, min and max inputs, outputs, outputs, attributes */
-#define XY LIST("x"), 1, 1, LIST("y"), 1
+#define XY   LIST("x"), 1, 1, LIST("y"), 1
 #define AB_Y LIST("a", "b"), 2, 2, LIST("y"), 1
 
 static const qref_op_schema schemas[] = {
@@ -218,8 +242,7 @@ static const qref_op_schema schemas[] = {
         {"litert", "RESHAPE", LIST("x", "shape"), 2, 2, LIST("y"), 1, no_attrs},
         {"litert", "TRANSPOSE", LIST("x", "perm"), 2, 2, LIST("y"), 1, no_attrs},
         {"litert", "PAD", LIST("x", "paddings"), 2, 2, LIST("y"), 1, no_attrs},
-        {"litert", "PADV2", LIST("x", "paddings", "constant_values"), 3, 3, LIST("y"), 1,
-         no_attrs},
+        {"litert", "PADV2", LIST("x", "paddings", "constant_values"), 3, 3, LIST("y"), 1, no_attrs},
         {"litert", "SLICE", LIST("x", "begin", "size"), 3, 3, LIST("y"), 1, no_attrs},
         {"litert", "GATHER", LIST("x", "positions"), 2, 2, LIST("y"), 1, gather_attrs},
         {"litert", "SQUEEZE", XY, squeeze_attrs},
@@ -237,8 +260,8 @@ static const qref_op_schema schemas[] = {
          2, torch_pt_attrs},
         {"torch", "fake_quantize_per_channel_affine", LIST("x", "scale", "zero_point"), 3, 3,
          LIST("y"), 1, torch_pc_attrs},
-        {"torch", "fake_quantize_per_channel_affine_cachemask", LIST("x", "scale", "zero_point"),
-         3, 3, LIST("y", "mask"), 2, torch_pc_attrs},
+        {"torch", "fake_quantize_per_channel_affine_cachemask", LIST("x", "scale", "zero_point"), 3,
+         3, LIST("y", "mask"), 2, torch_pc_attrs},
         {"torch", "fake_quantize_per_tensor_affine_backward", LIST("dY", "X"), 2, 2, LIST("dX"), 1,
          torch_pt_attrs},
         {"torch", "fake_quantize_per_channel_affine_backward",
@@ -264,8 +287,8 @@ static const qref_op_schema schemas[] = {
         /* TensorFlow (specs/tf/OPERATORS.md) */
         {"tf", "fake_quant_with_min_max_args", LIST("inputs"), 1, 1, LIST("outputs"), 1,
          tf_args_attrs},
-        {"tf", "fake_quant_with_min_max_vars", LIST("inputs", "min", "max"), 3, 3,
-         LIST("outputs"), 1, tf_vars_attrs},
+        {"tf", "fake_quant_with_min_max_vars", LIST("inputs", "min", "max"), 3, 3, LIST("outputs"),
+         1, tf_vars_attrs},
         {"tf", "fake_quant_with_min_max_vars_per_channel", LIST("inputs", "min", "max"), 3, 3,
          LIST("outputs"), 1, tf_vars_attrs},
         {"tf", "fake_quant_with_min_max_args_gradient", LIST("gradients", "inputs"), 2, 2,
@@ -283,10 +306,10 @@ static const qref_op_schema schemas[] = {
         {"onnx", "MatMulInteger", LIST("a", "b", "a_zero_point", "b_zero_point"), 2, 4, LIST("y"),
          1, no_attrs},
         {"onnx", "QLinearConv", LIST("x", "w", "B"), 2, 3, LIST("y"), 1, onnx_conv_attrs},
-        {"onnx", "ConvInteger", LIST("x", "w", "x_zero_point", "w_zero_point"), 2, 4, LIST("y"),
-         1, onnx_conv_attrs},
-        {"onnx", "DynamicQuantizeLinear", LIST("x"), 1, 1, LIST("y", "y_scale", "y_zero_point"),
-         3, no_attrs},
+        {"onnx", "ConvInteger", LIST("x", "w", "x_zero_point", "w_zero_point"), 2, 4, LIST("y"), 1,
+         onnx_conv_attrs},
+        {"onnx", "DynamicQuantizeLinear", LIST("x"), 1, 1, LIST("y", "y_scale", "y_zero_point"), 3,
+         no_attrs},
 };
 
 #define N_SCHEMAS ((int)(sizeof schemas / sizeof schemas[0]))
@@ -365,8 +388,14 @@ static void shown(const qcf_attr *a, char *buf, size_t size)
 static int scalar(const qcf_attr *a, double *v, int *integral)
 {
 	switch (a->type) {
-	case QCF_ATTR_INT: *v = (double)a->v.i; *integral = 1; return 1;
-	case QCF_ATTR_FLOAT: *v = a->v.f; *integral = 0; return 1;
+	case QCF_ATTR_INT:
+		*v = (double)a->v.i;
+		*integral = 1;
+		return 1;
+	case QCF_ATTR_FLOAT:
+		*v = a->v.f;
+		*integral = 0;
+		return 1;
 	case QCF_ATTR_INTS:
 		if (a->count != 1 || !a->v.ints)
 			return 0;
@@ -401,10 +430,10 @@ int qref_attr_check(const qref_attr_schema *s, const qcf_attr *a, char *message,
 	switch (s->type) {
 	case QREF_ATTR_INT:
 	case QREF_ATTR_BOOL:
-		describe(s, s->type == QREF_ATTR_BOOL ? "0 or 1 (false or true)" : "an integer",
-		         want, sizeof want);
 		if (s->type == QREF_ATTR_BOOL)
 			snprintf(want, sizeof want, "0 or 1 (false or true)");
+		else
+			describe(s, "an integer", want, sizeof want);
 		if (scalar(a, &v, &integral) && is_int(v, integral) && in_range(s, v))
 			return 0;
 		break;
@@ -433,9 +462,10 @@ int qref_attr_check(const qref_attr_schema *s, const qcf_attr *a, char *message,
 		break;
 	}
 	case QREF_ATTR_INTS: {
-		describe(s, "a list of integers", want, sizeof want);
 		if (s->min > -INF)
 			snprintf(want, sizeof want, "a list of integers, each >= %.17g", s->min);
+		else
+			snprintf(want, sizeof want, "a list of integers");
 		if (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT) {
 			if (scalar(a, &v, &integral) && is_int(v, integral) && in_range(s, v))
 				return 0;
