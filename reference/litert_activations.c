@@ -125,10 +125,11 @@ static qcf_status get_beta(const qcf_op_call *call, qref_detail *d, float *beta)
 	double b = 1.0;
 	int r = qref_attr_number(call, "beta", &b);
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "SOFTMAX attribute beta must be a number");
+		return qref_fail_attr(d, "beta", QCF_INVALID_PARAM,
+		                      "SOFTMAX attribute beta must be a number");
 	if (!(isfinite(b) && (float)b > 0.0f && isfinite((float)b)))
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
+		return qref_fail_attr(
+		        d, "beta", QCF_INVALID_PARAM,
 		        "SOFTMAX beta must be positive and finite (LiteRT does not check it: "
 		        "its int8 path aborts for beta <= 0, its int16 LUT covers exp of "
 		        "non-positive arguments only)");
@@ -627,8 +628,9 @@ static qcf_status l2norm_check(const qcf_op_call *call, qref_detail *d, int full
 		        qref_dtype_name(call->outputs[0].dtype));
 	const qcf_attr *a = qref_attr_find(call, "fused_activation_function");
 	if (a && (a->type != QCF_ATTR_STRING || !a->v.s || strcmp(a->v.s, "NONE") != 0))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "L2_NORMALIZATION supports fused_activation_function NONE only");
+		return qref_fail_attr(
+		        d, "fused_activation_function", QCF_INVALID_PARAM,
+		        "L2_NORMALIZATION supports fused_activation_function NONE only");
 	return QCF_OK;
 }
 

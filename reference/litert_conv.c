@@ -83,8 +83,8 @@ static int int_attr(const qcf_op_call *call, const char *name, int64_t def, int6
 	if (r == 0)
 		*out = def;
 	if (r < 0) {
-		qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be an integer", call->op,
-		          name);
+		qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: attribute %s must be an integer",
+		               call->op, name);
 		return -1;
 	}
 	return 0;
@@ -118,7 +118,8 @@ static int enum_attr(const qcf_op_call *call, const char *name, const char *cons
 	for (int k = 0; k < n && len < sizeof list; k++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
 		                        names[k]);
-	qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be one of %s", call->op, name, list);
+	qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: attribute %s must be one of %s", call->op,
+	               name, list);
 	return -1;
 }
 

@@ -99,11 +99,11 @@ qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_
 {
 	int r = qref_attr_int(call, name, v);
 	if (r == 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: missing attribute '%s'", call->op,
-		                 name);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: missing attribute '%s'",
+		                      call->op, name);
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute '%s' must be an integer",
-		                 call->op, name);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM,
+		                      "%s: attribute '%s' must be an integer", call->op, name);
 	return QCF_OK;
 }
 
@@ -207,8 +207,8 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	double scale_attr;
 	int r = qref_attr_number(call, "scale", &scale_attr);
 	if (r <= 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute 'scale' %s", call->op,
-		                 r == 0 ? "missing" : "must be a number");
+		return qref_fail_attr(d, "scale", QCF_INVALID_PARAM, "%s: attribute 'scale' %s",
+		                      call->op, r == 0 ? "missing" : "must be a number");
 	int64_t zp, qmin, qmax;
 	if ((s = qref_torch_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
 	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||

@@ -52,8 +52,8 @@ static qcf_status grad_factor(const qcf_op_call *call, double *gf, qref_detail *
 {
 	*gf = 1.0; /* native_functions.yaml: float grad_factor=1.0 */
 	if (qref_attr_number(call, "grad_factor", gf) < 0)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: attribute 'grad_factor' must be a number", call->op);
+		return qref_fail_attr(d, "grad_factor", QCF_INVALID_PARAM,
+		                      "%s: attribute 'grad_factor' must be a number", call->op);
 	return QCF_OK;
 }
 
@@ -162,8 +162,8 @@ qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detai
 	double scale;
 	int r = qref_attr_number(call, "scale", &scale);
 	if (r <= 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute 'scale' %s", call->op,
-		                 r == 0 ? "missing" : "must be a number");
+		return qref_fail_attr(d, "scale", QCF_INVALID_PARAM, "%s: attribute 'scale' %s",
+		                      call->op, r == 0 ? "missing" : "must be a number");
 	int64_t zp, qmin, qmax;
 	if ((s = qref_torch_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
 	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
 #include "attrs.h"
+#include "cases.h"
 #include "kernel.h"
 #include "qct.h"
 #include "qref.h"
@@ -37,8 +37,8 @@ static void expect_error(const char *dir, const char *name, const char *text, co
 	int ok = p.status == 2 && (prefix ? first >= wl : first == wl) &&
 	         strncmp(p.err, full, wl) == 0;
 	if (!ok)
-		fprintf(stderr, "\n  %s: want exit 2 and\n    %s\n  got exit %d and\n    %.*s\n", name,
-		        full, p.status, (int)first, p.err);
+		fprintf(stderr, "\n  %s: want exit 2 and\n    %s\n  got exit %d and\n    %.*s\n",
+		        name, full, p.status, (int)first, p.err);
 	CU_ASSERT(ok);
 	qct_proc_free(&p);
 }
@@ -95,22 +95,25 @@ static void test_unknown_op(void)
 	"semantics: litert\n"                                                                      \
 	"inputs:\n"                                                                                \
 	"  input: {dtype: int8, shape: [1, 3, 3, 1], quant: {scale: 0.5}, data: {gen: uniform}}\n" \
-	"  filter: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 0.5}, data: {gen: uniform}}\n"
+	"  filter: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 0.5}, data: {gen: "           \
+	"uniform}}\n"
 
 static void test_attributes(void)
 {
 	const char *dir = qct_tmpdir();
-	const char *out = "outputs:\n  output: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 1}}\n";
+	const char *out =
+	        "outputs:\n  output: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 1}}\n";
 	char text[2048];
 	/* a misspelt name is an error with the nearest name, not a silent default */
-	snprintf(text, sizeof text, CONV_HEAD "%sattrs: {padding: VALID, fused_activaton_function: RELU}\n",
-	         out);
+	snprintf(text, sizeof text,
+	         CONV_HEAD "%sattrs: {padding: VALID, fused_activaton_function: RELU}\n", out);
 	expect_error(dir, "misspelt.yaml", text,
 	             "9:25: unknown attribute 'fused_activaton_function' of litert/CONV_2D; did "
 	             "you mean 'fused_activation_function'?");
 	/* in an explicit case too */
 	snprintf(text, sizeof text,
-	         CONV_HEAD "%sattrs: {padding: VALID}\ncases:\n  - name: c\n    attrs: {strides: 2}\n",
+	         CONV_HEAD
+	         "%sattrs: {padding: VALID}\ncases:\n  - name: c\n    attrs: {strides: 2}\n",
 	         out);
 	expect_error(dir, "case_attr.yaml", text,
 	             "12:13: unknown attribute 'strides' of litert/CONV_2D; did you mean "
@@ -196,16 +199,17 @@ static void test_reference_checks(void)
 	             "8:32: the reference refuses case litert/conv_shape/default, which the spec "
 	             "calls valid: CONV_2D: output shape must be [1, 2, 2, 1]");
 	/* a tensor's quantization: at its quant */
-	expect_error(dir, "quant.yaml",
-	             "qconform: 1\nop: CONV_2D\nsemantics: litert\ninputs:\n"
-	             "  input: {dtype: int8, shape: [1, 3, 3, 1], quant: {scale: 0.5}, data: {gen: "
-	             "uniform}}\n"
-	             "  filter: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 0.5}, data: {gen: "
-	             "uniform}}\n"
-	             "outputs:\n  output: {dtype: int8, shape: [1, 2, 2, 1], quant: {axis: 3, "
-	             "scales: [1]}}\nattrs: {padding: VALID}\n",
-	             "8:53: the reference refuses case litert/quant/default, which the spec calls "
-	             "valid: output must be quantized per tensor, not per axis");
+	expect_error(
+	        dir, "quant.yaml",
+	        "qconform: 1\nop: CONV_2D\nsemantics: litert\ninputs:\n"
+	        "  input: {dtype: int8, shape: [1, 3, 3, 1], quant: {scale: 0.5}, data: {gen: "
+	        "uniform}}\n"
+	        "  filter: {dtype: int8, shape: [1, 2, 2, 1], quant: {scale: 0.5}, data: {gen: "
+	        "uniform}}\n"
+	        "outputs:\n  output: {dtype: int8, shape: [1, 2, 2, 1], quant: {axis: 3, "
+	        "scales: [1]}}\nattrs: {padding: VALID}\n",
+	        "8:53: the reference refuses case litert/quant/default, which the spec calls "
+	        "valid: output must be quantized per tensor, not per axis");
 	/* the number of inputs: at inputs */
 	expect_error(dir, "count.yaml",
 	             "qconform: 1\nop: QUANTIZE\nsemantics: litert\ninputs:\n"
@@ -234,10 +238,15 @@ static void test_committed_specs_validate(void)
  * kernel reads an attribute its op's schema does not list. */
 static void test_schema_matches_kernels(void)
 {
-	const qref_op_entry *const families[] = {
-	        qref_ops_qdq,         qref_ops_litert_conv, qref_ops_litert_elementwise,
-	        qref_ops_litert_activations, qref_ops_litert_layout, qref_ops_torch,
-	        qref_ops_tf,          qref_ops_onnx,        qref_ops_onnx_linear};
+	const qref_op_entry *const families[] = {qref_ops_qdq,
+	                                         qref_ops_litert_conv,
+	                                         qref_ops_litert_elementwise,
+	                                         qref_ops_litert_activations,
+	                                         qref_ops_litert_layout,
+	                                         qref_ops_torch,
+	                                         qref_ops_tf,
+	                                         qref_ops_onnx,
+	                                         qref_ops_onnx_linear};
 	int n_entries = 0, n_schemas = 0;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
 		for (const qref_op_entry *e = families[f]; e->op; e++) {
@@ -247,7 +256,8 @@ static void test_schema_matches_kernels(void)
 			CU_ASSERT_PTR_NOT_NULL(qref_op_schema_find(e->semantics, e->op));
 		}
 	for (const qref_op_schema *o; (o = qref_op_schema_at(n_schemas)); n_schemas++) {
-		qcf_op_call call = {.struct_size = sizeof call, .op = o->op, .semantics = o->semantics};
+		qcf_op_call call = {
+		        .struct_size = sizeof call, .op = o->op, .semantics = o->semantics};
 		CU_ASSERT_EQUAL(qref_supports(&call), QCF_OK);
 		int n_in = 0, n_out = 0;
 		while (o->inputs[n_in])
@@ -301,8 +311,8 @@ static void test_schema_matches_kernels(void)
 	char first[200];
 	unsigned long unlisted = qref_attr_unlisted_reads(first, sizeof first) - before;
 	if (unlisted)
-		fprintf(stderr, "\n  %lu reads of attributes no schema lists, first: %s\n", unlisted,
-		        first);
+		fprintf(stderr, "\n  %lu reads of attributes no schema lists, first: %s\n",
+		        unlisted, first);
 	CU_ASSERT_EQUAL(unlisted, 0);
 	CU_ASSERT(cases > 20000);
 	/* and every attribute a schema lists is one its kernel reads */
@@ -378,10 +388,20 @@ static void test_refusal_causes(void)
 {
 	float xs[4] = {0, 1, 2, 3}, ys[4];
 	int64_t shape4[1] = {4}, shape5[1] = {5};
-	qcf_tensor in = {.struct_size = sizeof in, .name = "x", .dtype = QCF_FLOAT32, .rank = 1,
-	                 .shape = shape4, .data = xs, .nbytes = sizeof xs};
-	qcf_tensor out = {.struct_size = sizeof out, .name = "y", .dtype = QCF_FLOAT32, .rank = 1,
-	                  .shape = shape4, .data = ys, .nbytes = sizeof ys};
+	qcf_tensor in = {.struct_size = sizeof in,
+	                 .name = "x",
+	                 .dtype = QCF_FLOAT32,
+	                 .rank = 1,
+	                 .shape = shape4,
+	                 .data = xs,
+	                 .nbytes = sizeof xs};
+	qcf_tensor out = {.struct_size = sizeof out,
+	                  .name = "y",
+	                  .dtype = QCF_FLOAT32,
+	                  .rank = 1,
+	                  .shape = shape4,
+	                  .data = ys,
+	                  .nbytes = sizeof ys};
 	qcf_attr attrs[4] = {
 	        {.name = "scale", .type = QCF_ATTR_FLOAT, .count = 1, .v.f = 0.1},
 	        {.name = "zero_point", .type = QCF_ATTR_INT, .count = 1, .v.i = 0},
@@ -402,16 +422,40 @@ static void test_refusal_causes(void)
 	CU_ASSERT_EQUAL(qref_execute(&call, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_EQUAL(d.cause.kind, QREF_CAUSE_ATTR);
 	CU_ASSERT_STRING_EQUAL(d.cause.attr, "quant_min");
+	/* an attribute helper's refusal names the attribute: tf's num_bits */
+	qcf_attr bits = {.name = "num_bits", .type = QCF_ATTR_INT, .count = 1, .v.i = 1};
+	qcf_op_call tf = {.struct_size = sizeof tf,
+	                  .op = "fake_quant_with_min_max_args",
+	                  .semantics = "tf",
+	                  .n_inputs = 1,
+	                  .inputs = &in,
+	                  .n_outputs = 1,
+	                  .outputs = &out,
+	                  .n_attrs = 1,
+	                  .attrs = &bits};
+	CU_ASSERT_EQUAL(qref_execute(&tf, &d), QCF_INVALID_PARAM);
+	CU_ASSERT_EQUAL(d.cause.kind, QREF_CAUSE_ATTR);
+	CU_ASSERT_STRING_EQUAL(d.cause.attr, "num_bits");
 	/* the count of inputs */
 	call.n_inputs = 0;
 	CU_ASSERT_EQUAL(qref_execute(&call, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_EQUAL(d.cause.kind, QREF_CAUSE_INPUTS);
 	/* a tensor's quantization: QUANTIZE's output without any */
 	int8_t q[5];
-	qcf_tensor qout = {.struct_size = sizeof qout, .name = "y", .dtype = QCF_INT8, .rank = 1,
-	                   .shape = shape4, .data = q, .nbytes = 4};
-	qcf_op_call qz = {.struct_size = sizeof qz, .op = "QUANTIZE", .semantics = "litert",
-	                  .n_inputs = 1, .inputs = &in, .n_outputs = 1, .outputs = &qout};
+	qcf_tensor qout = {.struct_size = sizeof qout,
+	                   .name = "y",
+	                   .dtype = QCF_INT8,
+	                   .rank = 1,
+	                   .shape = shape4,
+	                   .data = q,
+	                   .nbytes = 4};
+	qcf_op_call qz = {.struct_size = sizeof qz,
+	                  .op = "QUANTIZE",
+	                  .semantics = "litert",
+	                  .n_inputs = 1,
+	                  .inputs = &in,
+	                  .n_outputs = 1,
+	                  .outputs = &qout};
 	CU_ASSERT_EQUAL(qref_execute(&qz, &d), QCF_INVALID_PARAM);
 	CU_ASSERT_EQUAL(d.cause.kind, QREF_CAUSE_OUTPUT);
 	CU_ASSERT_EQUAL(d.cause.index, 0);
@@ -419,7 +463,10 @@ static void test_refusal_causes(void)
 	/* its shape */
 	float one = 0.1f;
 	int32_t zp = 0;
-	qcf_quant qp = {.struct_size = sizeof qp, .axis = -1, .count = 1, .scales = &one,
+	qcf_quant qp = {.struct_size = sizeof qp,
+	                .axis = -1,
+	                .count = 1,
+	                .scales = &one,
 	                .zero_points = &zp};
 	qout.quant = &qp;
 	qout.shape = shape5;
