@@ -1,10 +1,65 @@
 #include "attrs.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "kernel.h"
+#include "qref.h"
+
+/* Reads of a name the op's schema (reference/schema.c) does not list: a kernel that reads an
+ * attribute its schema lacks is counted here, whether or not the call has it. */
+static atomic_ulong unlisted_reads;
+static atomic_int unlisted_first_set;
+static char unlisted_first[160];
+
+/* Which listed attributes were read (any call, present or not): [op][attribute]. */
+#define MAX_OPS   128
+#define MAX_ATTRS 16
+static atomic_bool listed_read[MAX_OPS][MAX_ATTRS];
+
+static void note_read(const qcf_op_call *call, const char *name)
+{
+	const qref_op_schema *op = qref_op_schema_find(call->semantics, call->op);
+	if (!op)
+		return;
+	const qref_attr_schema *a = qref_attr_schema_find(op, name);
+	if (a) {
+		ptrdiff_t i = op - qref_op_schema_at(0), k = a - op->attrs;
+		if (i >= 0 && i < MAX_OPS && k >= 0 && k < MAX_ATTRS)
+			atomic_store(&listed_read[i][k], 1);
+		return;
+	}
+	atomic_fetch_add(&unlisted_reads, 1);
+	int expected = 0;
+	if (atomic_compare_exchange_strong(&unlisted_first_set, &expected, 1))
+		snprintf(unlisted_first, sizeof unlisted_first, "%s/%s reads '%s'", call->semantics,
+		         call->op, name);
+}
+
+int qref_attr_was_read(const qref_op_schema *op, const qref_attr_schema *a)
+{
+	if (!op || !a)
+		return 0;
+	ptrdiff_t i = op - qref_op_schema_at(0), k = a - op->attrs;
+	return i >= 0 && i < MAX_OPS && k >= 0 && k < MAX_ATTRS && atomic_load(&listed_read[i][k]);
+}
+
+unsigned long qref_attr_unlisted_reads(char *first, size_t size)
+{
+	unsigned long n = atomic_load(&unlisted_reads);
+	if (first && size)
+		snprintf(first, size, "%s", n ? unlisted_first : "");
+	return n;
+}
 
 const qcf_attr *qref_attr_find(const qcf_op_call *call, const char *name)
 {
+	if (call && name)
+		note_read(call, name);
 	if (!call || !call->attrs)
 		return NULL;
 	for (int32_t i = 0; i < call->n_attrs; i++) {

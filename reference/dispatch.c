@@ -61,14 +61,20 @@ qcf_status qref_supports(const qcf_op_call *call)
 
 qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 {
-	if (detail)
+	if (detail) {
 		detail->message[0] = '\0';
+		memset(&detail->cause, 0, sizeof detail->cause);
+	}
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");
 	const entry *e = lookup(call);
 	if (!e)
 		return no_such_op(call, detail);
-	return e->fn(call, detail);
+	const qcf_op_call *outer = qref_running_call;
+	qref_running_call = call;
+	qcf_status s = e->fn(call, detail);
+	qref_running_call = outer;
+	return s;
 }
 
 static qcf_status real_output(const qcf_op_call *call, int k, double *values, qref_detail *d)
@@ -91,7 +97,11 @@ static qcf_status real_output(const qcf_op_call *call, int k, double *values, qr
 	}
 	if (!values)
 		return qref_fail(d, QCF_ERROR, "no values buffer");
-	return e->real(call, k, values, d);
+	const qcf_op_call *outer = qref_running_call;
+	qref_running_call = call;
+	qcf_status s = e->real(call, k, values, d);
+	qref_running_call = outer;
+	return s;
 }
 
 qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, char *message,

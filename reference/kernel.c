@@ -8,6 +8,17 @@
 
 #include "dtype.h"
 
+static void set_cause(qref_detail *d, qref_cause_kind kind, int index, qref_tensor_part part,
+                      const char *attr)
+{
+	memset(&d->cause, 0, sizeof d->cause);
+	d->cause.kind = kind;
+	d->cause.index = index;
+	d->cause.part = part;
+	if (attr)
+		snprintf(d->cause.attr, sizeof d->cause.attr, "%s", attr);
+}
+
 qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ...)
 {
 	if (detail) {
@@ -15,7 +26,76 @@ qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ..
 		va_start(ap, fmt);
 		vsnprintf(detail->message, sizeof detail->message, fmt, ap);
 		va_end(ap);
+		set_cause(detail, QREF_CAUSE_OP, 0, QREF_PART_TENSOR, NULL);
 	}
+	return status;
+}
+
+qcf_status qref_fail_attr(qref_detail *detail, const char *attr, qcf_status status, const char *fmt,
+                          ...)
+{
+	if (detail) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(detail->message, sizeof detail->message, fmt, ap);
+		va_end(ap);
+		set_cause(detail, QREF_CAUSE_ATTR, 0, QREF_PART_TENSOR, attr);
+	}
+	return status;
+}
+
+_Thread_local const qcf_op_call *qref_running_call;
+
+/* Which tensor of the running call t is: sets the cause, or the op's when it is none. */
+static void tensor_cause(qref_detail *d, const qcf_tensor *t, qref_tensor_part part)
+{
+	const qcf_op_call *c = qref_running_call;
+	for (int32_t k = 0; c && c->inputs && k < c->n_inputs; k++)
+		if (t == &c->inputs[k]) {
+			set_cause(d, QREF_CAUSE_INPUT, k, part, NULL);
+			return;
+		}
+	for (int32_t k = 0; c && c->outputs && k < c->n_outputs; k++)
+		if (t == &c->outputs[k]) {
+			set_cause(d, QREF_CAUSE_OUTPUT, k, part, NULL);
+			return;
+		}
+	set_cause(d, QREF_CAUSE_OP, 0, QREF_PART_TENSOR, NULL);
+}
+
+qcf_status qref_fail_tensor(qref_detail *detail, const qcf_tensor *t, qref_tensor_part part,
+                            qcf_status status, const char *fmt, ...)
+{
+	if (detail) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(detail->message, sizeof detail->message, fmt, ap);
+		va_end(ap);
+		tensor_cause(detail, t, part);
+	}
+	return status;
+}
+
+qcf_status qref_fail_output(qref_detail *detail, int k, qref_tensor_part part, qcf_status status,
+                            const char *fmt, ...)
+{
+	if (detail) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(detail->message, sizeof detail->message, fmt, ap);
+		va_end(ap);
+		set_cause(detail, QREF_CAUSE_OUTPUT, k, part, NULL);
+	}
+	return status;
+}
+
+/* The cause of the message just written: input or output idx (kind "input" / "output"). */
+static qcf_status at_tensor(qref_detail *d, const char *kind, int idx, qref_tensor_part part,
+                            qcf_status status)
+{
+	if (d)
+		set_cause(d, kind[0] == 'i' ? QREF_CAUSE_INPUT : QREF_CAUSE_OUTPUT, idx, part,
+		          NULL);
 	return status;
 }
 
@@ -28,28 +108,38 @@ static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, i
                                qref_detail *d)
 {
 	if (t->rank < 0 || t->rank > QCF_MAX_RANK || (t->rank > 0 && !t->shape))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %d", kind, idx, t->rank);
+		return at_tensor(
+		        d, kind, idx, QREF_PART_SHAPE,
+		        qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %d", kind, idx, t->rank));
 	for (int32_t k = 0; k < t->rank; k++)
 		if (t->shape[k] < 0)
-			return qref_fail(d, QCF_INVALID_PARAM, "%s %d: negative dimension", kind,
-			                 idx);
+			return at_tensor(d, kind, idx, QREF_PART_SHAPE,
+			                 qref_fail(d, QCF_INVALID_PARAM,
+			                           "%s %d: negative dimension", kind, idx));
 	size_t need = qcf_dtype_nbytes(t->dtype, qref_tensor_numel(t));
 	if (need == 0 && qref_tensor_numel(t) > 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s %d: invalid dtype %d", kind, idx,
-		                 (int)t->dtype);
+		return at_tensor(d, kind, idx, QREF_PART_DTYPE,
+		                 qref_fail(d, QCF_INVALID_PARAM, "%s %d: invalid dtype %d", kind,
+		                           idx, (int)t->dtype));
 	if (need_data && need > 0 && (!t->data || t->nbytes < need))
-		return qref_fail(d, QCF_ERROR, "%s %d: buffer of %zu bytes, need %zu", kind, idx,
-		                 t->data ? t->nbytes : 0, need);
+		return at_tensor(d, kind, idx, QREF_PART_DATA,
+		                 qref_fail(d, QCF_ERROR, "%s %d: buffer of %zu bytes, need %zu",
+		                           kind, idx, t->data ? t->nbytes : 0, need));
 	return QCF_OK;
 }
 
 static qcf_status check_call(const qcf_op_call *call, int n_inputs, int n_outputs, int output_data,
                              qref_detail *detail)
 {
-	if (call->n_inputs != n_inputs || call->n_outputs != n_outputs)
-		return qref_fail(detail, QCF_INVALID_PARAM,
-		                 "%s expects %d input(s) and %d output(s), got %d and %d", call->op,
-		                 n_inputs, n_outputs, call->n_inputs, call->n_outputs);
+	if (call->n_inputs != n_inputs || call->n_outputs != n_outputs) {
+		qcf_status s =
+		        qref_fail(detail, QCF_INVALID_PARAM,
+		                  "%s expects %d input(s) and %d output(s), got %d and %d",
+		                  call->op, n_inputs, n_outputs, call->n_inputs, call->n_outputs);
+		if (detail)
+			set_cause(detail, QREF_CAUSE_INPUTS, 0, QREF_PART_TENSOR, NULL);
+		return s;
+	}
 	if ((n_inputs > 0 && !call->inputs) || (n_outputs > 0 && !call->outputs))
 		return qref_fail(detail, QCF_ERROR, "missing tensor array");
 	for (int i = 0; i < n_inputs; i++) {
@@ -109,8 +199,8 @@ static int64_t blocked_count(const qcf_tensor *t, int32_t axis, int32_t block_si
  * dimension axis replaced by ceil(shape[axis] / block_size)). A negative
  * block_size is refused everywhere.
  */
-qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_only, qcf_quant *q,
-                          qref_detail *detail)
+static qcf_status get_quant(const qcf_tensor *t, const char *what, int per_tensor_only,
+                            qcf_quant *q, qref_detail *detail)
 {
 	memset(q, 0, sizeof *q);
 	if (!t->quant)
@@ -163,6 +253,15 @@ qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_
 		                 "%s: %d scales for dimension %d of size %lld", what, q->count,
 		                 q->axis, (long long)t->shape[q->axis]);
 	return QCF_OK;
+}
+
+qcf_status qref_get_quant(const qcf_tensor *t, const char *what, int per_tensor_only, qcf_quant *q,
+                          qref_detail *detail)
+{
+	qcf_status s = get_quant(t, what, per_tensor_only, q, detail);
+	if (s != QCF_OK && detail)
+		tensor_cause(detail, t, QREF_PART_QUANT);
+	return s;
 }
 
 int32_t qref_quant_index(const qcf_tensor *t, const qcf_quant *q, size_t i)

@@ -48,9 +48,37 @@ extern const qref_op_entry qref_ops_onnx_linear[];        /* onnx_linear.c */
 #define QREF_PRINTF(f, a)
 #endif
 
-/* Writes the message into detail (when given) and returns status. */
+/* Writes the message into detail (when given) and returns status; the refusal is about the
+ * op as a whole (detail->cause QREF_CAUSE_OP). */
 qcf_status qref_fail(qref_detail *detail, qcf_status status, const char *fmt, ...)
         QREF_PRINTF(3, 4);
+
+/* As qref_fail, about the attribute called attr. */
+qcf_status qref_fail_attr(qref_detail *detail, const char *attr, qcf_status status, const char *fmt,
+                          ...) QREF_PRINTF(4, 5);
+
+/* The call qref_execute / qref_real_output is running in this thread (NULL outside them): how
+ * qref_fail_tensor and qref_get_quant know which input or output a tensor is. */
+extern _Thread_local const qcf_op_call *qref_running_call;
+
+/* As qref_fail, about part of tensor t: input or output k of the call qref_execute runs when t
+ * is one of its tensors (about the op otherwise, e.g. for a tensor the kernel made). */
+qcf_status qref_fail_tensor(qref_detail *detail, const qcf_tensor *t, qref_tensor_part part,
+                            qcf_status status, const char *fmt, ...) QREF_PRINTF(5, 6);
+
+/* As qref_fail, about part of output k. */
+qcf_status qref_fail_output(qref_detail *detail, int k, qref_tensor_part part, qcf_status status,
+                            const char *fmt, ...) QREF_PRINTF(5, 6);
+
+/* Reads (qref_attr_find and the readers on it, reference/attrs.h) of an attribute that the
+ * op's schema does not list, since the process started; the first one is described in first
+ * ("litert/ADD reads 'x'", size bytes) when it is not NULL. Zero unless a kernel and its
+ * schema disagree. */
+unsigned long qref_attr_unlisted_reads(char *first, size_t size);
+
+/* 1 once a kernel has read attribute a of op (a row of op's schema) in this process, whether
+ * or not the call had it: a listed attribute no kernel reads would be accepted and ignored. */
+int qref_attr_was_read(const qref_op_schema *op, const qref_attr_schema *a);
 
 /*
  * Checks the counts of inputs and outputs and that every tensor's buffer

@@ -59,8 +59,8 @@ static qcf_status check_input(const qcf_op_call *call, qref_detail *d, const cha
 	const qcf_tensor *in = &call->inputs[0];
 	const qcf_tensor *out = &call->outputs[0];
 	if (!qref_same_shape(in, out))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s output shape must equal input shape",
-		                 op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s output shape must equal input shape", op);
 	if (in->rank < min_rank)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s needs an input of rank >= %d, got %d",
 		                 op, min_rank, (int)in->rank);
@@ -125,10 +125,11 @@ static qcf_status get_beta(const qcf_op_call *call, qref_detail *d, float *beta)
 	double b = 1.0;
 	int r = qref_attr_number(call, "beta", &b);
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "SOFTMAX attribute beta must be a number");
+		return qref_fail_attr(d, "beta", QCF_INVALID_PARAM,
+		                      "SOFTMAX attribute beta must be a number");
 	if (!(isfinite(b) && (float)b > 0.0f && isfinite((float)b)))
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
+		return qref_fail_attr(
+		        d, "beta", QCF_INVALID_PARAM,
 		        "SOFTMAX beta must be positive and finite (LiteRT does not check it: "
 		        "its int8 path aborts for beta <= 0, its int16 LUT covers exp of "
 		        "non-positive arguments only)");
@@ -628,8 +629,9 @@ static qcf_status l2norm_check(const qcf_op_call *call, qref_detail *d, int full
 		        qref_dtype_name(call->outputs[0].dtype));
 	const qcf_attr *a = qref_attr_find(call, "fused_activation_function");
 	if (a && (a->type != QCF_ATTR_STRING || !a->v.s || strcmp(a->v.s, "NONE") != 0))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "L2_NORMALIZATION supports fused_activation_function NONE only");
+		return qref_fail_attr(
+		        d, "fused_activation_function", QCF_INVALID_PARAM,
+		        "L2_NORMALIZATION supports fused_activation_function NONE only");
 	return QCF_OK;
 }
 

@@ -83,8 +83,8 @@ static int int_attr(const qcf_op_call *call, const char *name, int64_t def, int6
 	if (r == 0)
 		*out = def;
 	if (r < 0) {
-		qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be an integer", call->op,
-		          name);
+		qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: attribute %s must be an integer",
+		               call->op, name);
 		return -1;
 	}
 	return 0;
@@ -118,7 +118,8 @@ static int enum_attr(const qcf_op_call *call, const char *name, const char *cons
 	for (int k = 0; k < n && len < sizeof list; k++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
 		                        names[k]);
-	qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be one of %s", call->op, name, list);
+	qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: attribute %s must be one of %s", call->op,
+	               name, list);
 	return -1;
 }
 
@@ -253,10 +254,10 @@ static qcf_status conv_geometry(const qcf_op_call *call, plan *p, qref_detail *d
 		if (int_attr(call, "depth_multiplier", p->dm, &dm, d) < 0)
 			return QCF_INVALID_PARAM;
 		if (dm != p->dm)
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: depth_multiplier %lld, but the shapes give %lld "
-			                 "(C_out / C_in)",
-			                 op, (long long)dm, (long long)p->dm);
+			return qref_fail_attr(d, "depth_multiplier", QCF_INVALID_PARAM,
+			                      "%s: depth_multiplier %lld, but the shapes give %lld "
+			                      "(C_out / C_in)",
+			                      op, (long long)dm, (long long)p->dm);
 	}
 	if (padding(same, p->ih, p->kh, p->sh, p->dh, &p->oh, &p->ph) < 0 ||
 	    padding(same, p->iw, p->kw, p->sw, p->dw, &p->ow, &p->pw) < 0)
@@ -293,8 +294,8 @@ static qcf_status fc_geometry(const qcf_op_call *call, plan *p, qref_detail *d)
 	p->batches = n / p->depth; /* LiteRT does not check divisibility */
 	if (keep) {
 		if (in->shape[in->rank - 1] != p->depth)
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
+			return qref_fail_attr(
+			        d, "keep_num_dims", QCF_INVALID_PARAM,
 			        "%s: keep_num_dims needs the input's last dimension (%lld) "
 			        "equal to the filter's dimension 1 (%lld)",
 			        op, (long long)in->shape[in->rank - 1], (long long)p->depth);
@@ -418,7 +419,8 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 		for (int32_t k = 0; k < p->out_rank && len < sizeof buf - 24; k++)
 			len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld",
 			                        k ? ", " : "", (long long)p->out_shape[k]);
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must be [%s]", opn, buf);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape must be [%s]", opn, buf);
 	}
 
 	/* quantization */

@@ -75,9 +75,10 @@ static qcf_status bcast_init(const qcf_op_call *call, int max_rank, const char *
 		same_out = out->shape[k] == b->shape[k];
 	if (!same_out) {
 		shape_str(out, s0, sizeof s0);
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output shape %s is not the broadcast shape of the inputs",
-		                 call->op, s0);
+		return qref_fail_output(
+		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		        "%s: output shape %s is not the broadcast shape of the inputs", call->op,
+		        s0);
 	}
 	if (!qref_same_shape(in[0], in[1]) && b->rank > max_rank)
 		return qref_fail(
@@ -167,10 +168,10 @@ static qcf_status get_activation(const qcf_op_call *call, int *act, qref_detail 
 				*act = k;
 				return QCF_OK;
 			}
-	return qref_fail(d, QCF_INVALID_PARAM,
-	                 "%s: fused_activation_function must be NONE, RELU, RELU6 or "
-	                 "RELU_N1_TO_1",
-	                 call->op);
+	return qref_fail_attr(d, "fused_activation_function", QCF_INVALID_PARAM,
+	                      "%s: fused_activation_function must be NONE, RELU, RELU6 or "
+	                      "RELU_N1_TO_1",
+	                      call->op);
 }
 
 /* zp + (int)roundf(f / scale), as kernel_util.cc Quantize: fails when the
@@ -299,8 +300,8 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 				        (long long)qmax);
 	int64_t pot_attr = 0;
 	if (qref_attr_int(call, "pot_scale_int16", &pot_attr) < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: pot_scale_int16 must be 0 or 1",
-		                 call->op);
+		return qref_fail_attr(d, "pot_scale_int16", QCF_INVALID_PARAM,
+		                      "%s: pot_scale_int16 must be 0 or 1", call->op);
 	if (dt == QCF_INT16 && !sub)
 		for (int j = 0; j < 3; j++)
 			if (p->q[j].zp != 0)

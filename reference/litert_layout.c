@@ -93,7 +93,8 @@ static qcf_status shape_mismatch(qref_detail *d, const char *op, int rank, const
 	for (int k = 0; k < rank && o < sizeof buf - 24; k++)
 		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld", k ? ", " : "",
 		                      (long long)shape[k]);
-	return qref_fail(d, QCF_INVALID_PARAM, "%s output shape must be [%s]", op, buf);
+	return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+	                        "%s output shape must be [%s]", op, buf);
 }
 
 /* String attribute (default def when absent); NULL when present but not a string. */
@@ -113,8 +114,8 @@ static qcf_status attr_i(const qcf_op_call *call, const char *name, int64_t def,
 	if (r == 0)
 		*out = def;
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s must be an integer",
-		                 call->op, name);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM,
+		                      "%s: attribute %s must be an integer", call->op, name);
 	return QCF_OK;
 }
 
@@ -315,10 +316,10 @@ static qcf_status get_act(const qcf_op_call *call, act_kind *a, qref_detail *d)
 	else if (s && !strcmp(s, "RELU_N1_TO_1"))
 		*a = ACT_RELU_N1_TO_1;
 	else
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: fused_activation_function must be NONE, RELU, RELU6 or "
-		                 "RELU_N1_TO_1",
-		                 call->op);
+		return qref_fail_attr(d, "fused_activation_function", QCF_INVALID_PARAM,
+		                      "%s: fused_activation_function must be NONE, RELU, RELU6 or "
+		                      "RELU_N1_TO_1",
+		                      call->op);
 	return QCF_OK;
 }
 
@@ -426,8 +427,8 @@ static qcf_status pool_setup(const qcf_op_call *call, pool *p, int need_out, qre
 		                 call->op, (long long)p->fh, (long long)p->fw);
 	const char *pad = attr_s(call, "padding", "VALID");
 	if (!pad || (strcmp(pad, "SAME") && strcmp(pad, "VALID")))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: padding must be SAME or VALID",
-		                 call->op);
+		return qref_fail_attr(d, "padding", QCF_INVALID_PARAM,
+		                      "%s: padding must be SAME or VALID", call->op);
 	int same = !strcmp(pad, "SAME");
 	p->n = in->shape[0];
 	p->h = in->shape[1];
@@ -767,9 +768,9 @@ static qcf_status concat_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if ((s = get_act(call, &a, d)) != QCF_OK)
 		return s;
 	if (a != ACT_NONE)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "CONCATENATION: fused_activation_function must be NONE for "
-		                 "quantized types");
+		return qref_fail_attr(d, "fused_activation_function", QCF_INVALID_PARAM,
+		                      "CONCATENATION: fused_activation_function must be NONE for "
+		                      "quantized types");
 	int rank = in0->rank;
 	if (axis < -rank || axis >= rank)
 		return qref_fail(d, QCF_INVALID_PARAM, "CONCATENATION: axis %lld out of [-%d, %d)",
@@ -1219,7 +1220,8 @@ static qcf_status s2d_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if (s != QCF_OK)
 		return s;
 	if (bs <= 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "SPACE_TO_DEPTH: block_size must be > 0");
+		return qref_fail_attr(d, "block_size", QCF_INVALID_PARAM,
+		                      "SPACE_TO_DEPTH: block_size must be > 0");
 	int64_t N = in->shape[0], H = in->shape[1], W = in->shape[2], C = in->shape[3];
 	if (H % bs || W % bs)
 		return qref_fail(d, QCF_INVALID_PARAM,

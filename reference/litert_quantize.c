@@ -149,8 +149,8 @@ qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *d)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	if (!qref_same_shape(in, &call->outputs[0]))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "QUANTIZE output shape must equal input shape");
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "QUANTIZE output shape must equal input shape");
 	if (in->dtype == QCF_FLOAT32)
 		return quantize_float(call, d);
 	return requantize(call, d);
@@ -168,8 +168,8 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];
 	if (!qref_same_shape(in, out))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "DEQUANTIZE output shape must equal input shape");
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "DEQUANTIZE output shape must equal input shape");
 	if (out->dtype != QCF_FLOAT32)
 		return qref_fail(d, QCF_INVALID_PARAM, "DEQUANTIZE output must be float32, got %s",
 		                 qref_dtype_name(out->dtype));
@@ -230,8 +230,8 @@ qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *val
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	if (!qref_same_shape(in, &call->outputs[0]))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "QUANTIZE output shape must equal input shape");
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "QUANTIZE output shape must equal input shape");
 	size_t n = qref_tensor_numel(in);
 	if (in->dtype == QCF_FLOAT32) {
 		for (size_t i = 0; i < n; i++)

@@ -225,9 +225,9 @@ static qcf_status mm_shape(const qcf_op_call *call, const qcf_tensor *a, const q
 	for (int32_t j = 0; same && j < rw; j++)
 		same = y->shape[j] == want[j];
 	if (!same)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output shape does not match numpy.matmul of a and b",
-		                 call->op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape does not match numpy.matmul of a and b",
+		                        call->op);
 	return QCF_OK;
 }
 
@@ -483,17 +483,17 @@ static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n
 		return QCF_OK;
 	if (a->count != n || (a->type != QCF_ATTR_INTS && a->type != QCF_ATTR_FLOATS &&
 	                      !(n == 1 && (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT))))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute %s needs %d integers",
-		                 call->op, name, n);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM,
+		                      "%s: attribute %s needs %d integers", call->op, name, n);
 	for (int32_t i = 0; i < n; i++) {
 		double v = a->type == QCF_ATTR_INTS     ? (double)a->v.ints[i]
 		           : a->type == QCF_ATTR_FLOATS ? a->v.floats[i]
 		           : a->type == QCF_ATTR_INT    ? (double)a->v.i
 		                                        : a->v.f;
 		if (v != floor(v) || v < (double)min || v > 1e9)
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: attribute %s: %g is not an integer >= %lld", call->op,
-			                 name, v, (long long)min);
+			return qref_fail_attr(d, name, QCF_INVALID_PARAM,
+			                      "%s: attribute %s: %g is not an integer >= %lld",
+			                      call->op, name, v, (long long)min);
 		out[i] = (int64_t)v;
 	}
 	return QCF_OK;
@@ -517,8 +517,8 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 	g->cout = w->shape[0];
 	int64_t grp = 1;
 	if (qref_attr_int(call, "group", &grp) < 0 || grp < 1)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: group must be an integer >= 1",
-		                 call->op);
+		return qref_fail_attr(d, "group", QCF_INVALID_PARAM,
+		                      "%s: group must be an integer >= 1", call->op);
 	g->group = grp;
 	if (g->cin != w->shape[1] * grp || g->cout % grp != 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
@@ -541,8 +541,8 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 		g->in[i] = x->shape[2 + i];
 		g->k[i] = w->shape[2 + i];
 		if (ks_given && ks[i] != g->k[i])
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
+			return qref_fail_attr(
+			        d, "kernel_shape", QCF_INVALID_PARAM,
 			        "%s: kernel_shape[%d] = %lld but w's kernel dimension is %lld",
 			        call->op, i, (long long)ks[i], (long long)g->k[i]);
 		g->in_sp *= (size_t)g->in[i];
@@ -557,15 +557,15 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 			if (strcmp(ap->v.s, modes[i]) == 0)
 				mode = i;
 		if (mode < 0)
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
+			return qref_fail_attr(
+			        d, "auto_pad", QCF_INVALID_PARAM,
 			        "%s: auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID",
 			        call->op);
 	}
 	if (mode != 0 && pads_given)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: pads cannot be used together with auto_pad %s", call->op,
-		                 modes[mode]);
+		return qref_fail_attr(d, "pads", QCF_INVALID_PARAM,
+		                      "%s: pads cannot be used together with auto_pad %s", call->op,
+		                      modes[mode]);
 	int64_t want[QCF_MAX_RANK];
 	want[0] = g->batch;
 	want[1] = g->cout;
@@ -599,8 +599,8 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 	for (int32_t i = 0; same && i < y->rank; i++)
 		same = y->shape[i] == want[i];
 	if (!same)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
+		return qref_fail_output(
+		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		        "%s: output shape must be [N, M, out...] = [%lld, %lld, %lld, ...]",
 		        call->op, (long long)want[0], (long long)want[1], (long long)want[2]);
 	return QCF_OK;

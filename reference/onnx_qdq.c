@@ -54,8 +54,8 @@ static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 {
 	const qcf_tensor *x = &call->inputs[0];
 	if (!qref_same_shape(x, &call->outputs[0]))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
-		                 call->op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape must equal input shape", call->op);
 	if (x->dtype == QCF_FLOAT16 || x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: %s input is not implemented", call->op,
 		                 qref_dtype_name(x->dtype));
@@ -113,8 +113,8 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *y = &call->outputs[0];
 	if (!qref_same_shape(x, y))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
-		                 call->op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape must equal input shape", call->op);
 	if (!onnx_qtype(x->dtype) && x->dtype != QCF_INT32)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: input must be int8, uint8, int16, uint16, int32, int4 or "

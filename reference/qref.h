@@ -8,7 +8,8 @@
  * reference can also be run as a kernel under test.
  *
  * Operators, their inputs, outputs and attributes are listed in
- * specs/README.md ("Operators").
+ * specs/README.md ("Operators") and, for programs, in the schemas below
+ * (qref_op_schema, reference/schema.c).
  */
 #ifndef QREF_H
 #define QREF_H
@@ -85,11 +86,108 @@ typedef struct qref_output_detail {
 	double *step;
 } qref_output_detail;
 
+/*
+ * What a refusal is about, so that a host can point at what its user wrote
+ * (qconform validate reports a refused case at the attribute's, the
+ * tensor's or the case's line). Set with every message: by the common
+ * checks (the tensor checks and qref_get_quant in kernel.c name the input or
+ * output and its part; the attribute checks name the attribute) and at the
+ * kernels' refusal sites that name one; every other refusal is about the op
+ * as a whole (QREF_CAUSE_OP), which is also what a zero-initialised cause
+ * means.
+ */
+typedef enum qref_cause_kind {
+	QREF_CAUSE_OP = 0,     /* the call as a whole, or a rule that ties several parts */
+	QREF_CAUSE_ATTR = 1,   /* the attribute named attr */
+	QREF_CAUSE_INPUT = 2,  /* input index, its part */
+	QREF_CAUSE_OUTPUT = 3, /* output index, its part */
+	QREF_CAUSE_INPUTS = 4  /* the number of inputs or outputs */
+} qref_cause_kind;
+
+typedef enum qref_tensor_part {
+	QREF_PART_TENSOR = 0, /* the tensor as a whole (or several of its parts) */
+	QREF_PART_DTYPE = 1,
+	QREF_PART_SHAPE = 2,
+	QREF_PART_QUANT = 3, /* its quantization parameters */
+	QREF_PART_DATA = 4   /* its values (an index tensor's entries, a buffer) */
+} qref_tensor_part;
+
+typedef struct qref_cause {
+	qref_cause_kind kind;
+	int index;             /* QREF_CAUSE_INPUT / _OUTPUT: which tensor */
+	qref_tensor_part part; /* QREF_CAUSE_INPUT / _OUTPUT: which part of it */
+	char attr[64];         /* QREF_CAUSE_ATTR: the attribute's name */
+} qref_cause;
+
 typedef struct qref_detail {
 	qref_rounding rounding;                   /* in: see qref_rounding */
 	qref_output_detail out[QREF_MAX_OUTPUTS]; /* in: buffers; out: filled */
 	char message[256]; /* out: for QCF_INVALID_PARAM, the rule that failed */
+	qref_cause cause;  /* out: with message, what it is about */
 } qref_detail;
+
+/*
+ * The operators' schemas: for every op the reference implements, its inputs
+ * (names in ABI order; the ones past min_inputs are optional), its outputs
+ * and its attributes with their types, ranges or values and defaults. The
+ * reference reads attributes only through reference/attrs.c, which counts a
+ * read of a name the op's schema does not list (a test keeps that at zero),
+ * so the schema and the kernels cannot drift apart; qconform validate checks
+ * every spec's attributes against it.
+ */
+typedef enum qref_attr_type {
+	QREF_ATTR_INT = 1,   /* an integer (an integral float, a one-element list) in [min, max] */
+	QREF_ATTR_BOOL = 2,  /* 0 or 1 (true, false) */
+	QREF_ATTR_FLOAT = 3, /* a number (an integer, a one-element list) in [min, max]; */
+	                     /* min_open: > min */
+	QREF_ATTR_ENUM = 4,  /* a string among names; by_index: or its index as an integer */
+	QREF_ATTR_INTS = 5   /* a list of integers, each in [min, max] (one integer: a list of */
+	                     /* one) */
+} qref_attr_type;
+
+typedef struct qref_attr_schema {
+	const char *name;
+	qref_attr_type type;
+	int required; /* 1: the kernel refuses a call without it */
+	double min, max;
+	int min_open;
+	const char *const *names; /* QREF_ATTR_ENUM: the values, NULL-terminated */
+	int by_index;
+	const char *def; /* the value when absent, as text; NULL when required */
+} qref_attr_schema;
+
+#define QREF_MAX_SCHEMA_TENSORS 16
+
+typedef struct qref_op_schema {
+	const char *semantics;
+	const char *op;
+	const char *const *inputs; /* NULL-terminated; input k >= their count is named as */
+	                           /* the last (CONCATENATION's 1..16 values) */
+	int min_inputs, max_inputs;
+	const char *const *outputs; /* NULL-terminated, one per output */
+	int n_outputs;
+	const qref_attr_schema *attrs; /* ends with a NULL name */
+} qref_op_schema;
+
+/* The schema of semantics / op, or NULL when the reference has no such op. */
+const qref_op_schema *qref_op_schema_find(const char *semantics, const char *op);
+
+/* Schema i (0, 1, ...) of every op the reference implements; NULL past the last. */
+const qref_op_schema *qref_op_schema_at(int i);
+
+/* The attribute called name of op's schema, or NULL. */
+const qref_attr_schema *qref_attr_schema_find(const qref_op_schema *op, const char *name);
+
+/* The name of input (is_output 0) or output k of op ("input 3" beyond the schema). */
+const char *qref_schema_tensor_name(const qref_op_schema *op, int is_output, int k, char *buf,
+                                    size_t size);
+
+/*
+ * Checks value a against attribute schema s, as the kernels read it (types
+ * as in reference/attrs.h). 0 if it fits; -1 with the reason in message
+ * ("must be an integer >= 1, got 0"; size bytes, NUL-terminated).
+ */
+int qref_attr_check(const qref_attr_schema *s, const qcf_attr *a, char *message, size_t size);
 
 /* QCF_OK if the reference implements call->semantics / call->op. */
 qcf_status qref_supports(const qcf_op_call *call);

@@ -128,14 +128,16 @@ static qcf_status qrange(const qcf_op_call *call, int *qmin, int *qmax, qref_det
 	int64_t bits = 8, narrow = 0;
 	int r = qref_attr_int(call, "num_bits", &bits);
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: num_bits must be an integer", call->op);
+		return qref_fail_attr(d, "num_bits", QCF_INVALID_PARAM,
+		                      "%s: num_bits must be an integer", call->op);
 	if (bits < 2 || bits > 16)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: num_bits must be between 2 and 16, inclusive (got %lld)",
-		                 call->op, (long long)bits);
+		return qref_fail_attr(d, "num_bits", QCF_INVALID_PARAM,
+		                      "%s: num_bits must be between 2 and 16, inclusive (got %lld)",
+		                      call->op, (long long)bits);
 	r = qref_attr_int(call, "narrow_range", &narrow);
 	if (r < 0 || (narrow != 0 && narrow != 1))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: narrow_range must be 0 or 1", call->op);
+		return qref_fail_attr(d, "narrow_range", QCF_INVALID_PARAM,
+		                      "%s: narrow_range must be 0 or 1", call->op);
 	*qmin = narrow ? 1 : 0;
 	*qmax = (1 << bits) - 1;
 	return QCF_OK;
@@ -164,11 +166,11 @@ static qcf_status check_output(const qcf_op_call *call, int k, const qcf_tensor 
 	else
 		ok = ok && o->rank == 1 && o->shape[0] == depth;
 	if (!ok)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output %d must be float32 of shape %s",
-		                 call->op, k,
-		                 like        ? "the inputs' shape"
-		                 : depth < 0 ? "[]"
-		                             : "[depth]");
+		return qref_fail_output(d, k, QREF_PART_TENSOR, QCF_INVALID_PARAM,
+		                        "%s: output %d must be float32 of shape %s", call->op, k,
+		                        like        ? "the inputs' shape"
+		                        : depth < 0 ? "[]"
+		                                    : "[depth]");
 	return QCF_OK;
 }
 
@@ -220,12 +222,13 @@ static qcf_status args_params(const qcf_op_call *call, tf_nudged *n, qref_detail
 {
 	double min = -6.0, max = 6.0;
 	if (qref_attr_number(call, "min", &min) < 0 || qref_attr_number(call, "max", &max) < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: min and max must be numbers", call->op);
+		return qref_fail_attr(d, "min", QCF_INVALID_PARAM,
+		                      "%s: min and max must be numbers", call->op);
 	float fmin_ = (float)min, fmax_ = (float)max; /* float attrs */
 	if (!(fmin_ < fmax_))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: min has to be smaller than max, was: %g >= %g", call->op,
-		                 (double)fmin_, (double)fmax_);
+		return qref_fail_attr(d, "min", QCF_INVALID_PARAM,
+		                      "%s: min has to be smaller than max, was: %g >= %g", call->op,
+		                      (double)fmin_, (double)fmax_);
 	int qmin, qmax;
 	qcf_status s = qrange(call, &qmin, &qmax, d);
 	if (s != QCF_OK)

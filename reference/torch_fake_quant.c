@@ -99,11 +99,11 @@ qcf_status qref_torch_int_attr(const qcf_op_call *call, const char *name, int64_
 {
 	int r = qref_attr_int(call, name, v);
 	if (r == 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: missing attribute '%s'", call->op,
-		                 name);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: missing attribute '%s'",
+		                      call->op, name);
 	if (r < 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute '%s' must be an integer",
-		                 call->op, name);
+		return qref_fail_attr(d, name, QCF_INVALID_PARAM,
+		                      "%s: attribute '%s' must be an integer", call->op, name);
 	return QCF_OK;
 }
 
@@ -120,8 +120,9 @@ static qcf_status check_io(const qcf_op_call *call, int n_inputs, int cachemask,
 		                 call->op, qref_dtype_name(x->dtype));
 	const qcf_tensor *y = &call->outputs[0];
 	if (y->dtype != x->dtype || !qref_same_shape(x, y))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output must have the input's dtype and shape", call->op);
+		return qref_fail_output(d, 0, QREF_PART_TENSOR, QCF_INVALID_PARAM,
+		                        "%s: output must have the input's dtype and shape",
+		                        call->op);
 	if (cachemask) {
 		const qcf_tensor *m = &call->outputs[1];
 		if (m->dtype != QCF_BOOL || !qref_same_shape(x, m))
@@ -135,10 +136,10 @@ static qcf_status check_io(const qcf_op_call *call, int n_inputs, int cachemask,
 static qcf_status check_range(const qcf_op_call *call, int64_t qmin, int64_t qmax, qref_detail *d)
 {
 	if (qmin > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `quant_min` should be less than or equal to `quant_max` "
-		                 "(%lld > %lld)",
-		                 call->op, (long long)qmin, (long long)qmax);
+		return qref_fail_attr(d, "quant_min", QCF_INVALID_PARAM,
+		                      "%s: `quant_min` should be less than or equal to `quant_max` "
+		                      "(%lld > %lld)",
+		                      call->op, (long long)qmin, (long long)qmax);
 	return QCF_OK;
 }
 
@@ -206,8 +207,8 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	double scale_attr;
 	int r = qref_attr_number(call, "scale", &scale_attr);
 	if (r <= 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute 'scale' %s", call->op,
-		                 r == 0 ? "missing" : "must be a number");
+		return qref_fail_attr(d, "scale", QCF_INVALID_PARAM, "%s: attribute 'scale' %s",
+		                      call->op, r == 0 ? "missing" : "must be a number");
 	int64_t zp, qmin, qmax;
 	if ((s = qref_torch_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
 	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||
@@ -215,9 +216,9 @@ static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail
 	    (s = check_range(call, qmin, qmax, d)) != QCF_OK)
 		return s;
 	if (zp < qmin || zp > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `zero_point` must be between `quant_min` and `quant_max`",
-		                 call->op);
+		return qref_fail_attr(
+		        d, "zero_point", QCF_INVALID_PARAM,
+		        "%s: `zero_point` must be between `quant_min` and `quant_max`", call->op);
 	const qref_rounding rmode = qref_detail_rounding(d);
 	if ((s = qref_torch_check_rounding(call, d, "x * inv to an integer")) != QCF_OK)
 		return s;
@@ -382,10 +383,11 @@ qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, con
 		return s;
 	/* self.size(axis) raises for an axis outside [0, dim) before torch's own axis check */
 	if (*axis < 0 || *axis >= x->rank)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `axis` must be between 0 and number of dimensions of input "
-		                 "(axis %lld, rank %d)",
-		                 call->op, (long long)*axis, x->rank);
+		return qref_fail_attr(
+		        d, "axis", QCF_INVALID_PARAM,
+		        "%s: `axis` must be between 0 and number of dimensions of input "
+		        "(axis %lld, rank %d)",
+		        call->op, (long long)*axis, x->rank);
 	if (st->shape[0] != x->shape[*axis])
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: dimensions of scale and zero-point are not consistent with "

@@ -52,17 +52,17 @@ static qcf_status grad_factor(const qcf_op_call *call, double *gf, qref_detail *
 {
 	*gf = 1.0; /* native_functions.yaml: float grad_factor=1.0 */
 	if (qref_attr_number(call, "grad_factor", gf) < 0)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: attribute 'grad_factor' must be a number", call->op);
+		return qref_fail_attr(d, "grad_factor", QCF_INVALID_PARAM,
+		                      "%s: attribute 'grad_factor' must be a number", call->op);
 	return QCF_OK;
 }
 
 static qcf_status check_qrange(const qcf_op_call *call, int64_t qmin, int64_t qmax, qref_detail *d)
 {
 	if (qmin > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `quant_min` should be less than or equal to `quant_max`.",
-		                 call->op);
+		return qref_fail_attr(
+		        d, "quant_min", QCF_INVALID_PARAM,
+		        "%s: `quant_min` should be less than or equal to `quant_max`.", call->op);
 	return QCF_OK;
 }
 
@@ -95,9 +95,9 @@ static qcf_status check_zp_in(const qcf_op_call *call, int64_t zp, int64_t qmin,
                               qref_detail *d)
 {
 	if (zp < qmin || zp > qmax)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: `zero_point` must be between `quant_min` and `quant_max`.",
-		                 call->op);
+		return qref_fail_attr(
+		        d, "zero_point", QCF_INVALID_PARAM,
+		        "%s: `zero_point` must be between `quant_min` and `quant_max`.", call->op);
 	return QCF_OK;
 }
 
@@ -132,8 +132,9 @@ static qcf_status need_float_io(const qcf_op_call *call, const qcf_tensor *x, qr
 		                 call->op, qref_dtype_name(x->dtype));
 	const qcf_tensor *y = &call->outputs[0];
 	if (y->dtype != x->dtype || !qref_same_shape(x, y))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output must have the input's dtype and shape", call->op);
+		return qref_fail_output(d, 0, QREF_PART_TENSOR, QCF_INVALID_PARAM,
+		                        "%s: output must have the input's dtype and shape",
+		                        call->op);
 	return QCF_OK;
 }
 
@@ -161,8 +162,8 @@ qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detai
 	double scale;
 	int r = qref_attr_number(call, "scale", &scale);
 	if (r <= 0)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: attribute 'scale' %s", call->op,
-		                 r == 0 ? "missing" : "must be a number");
+		return qref_fail_attr(d, "scale", QCF_INVALID_PARAM, "%s: attribute 'scale' %s",
+		                      call->op, r == 0 ? "missing" : "must be a number");
 	int64_t zp, qmin, qmax;
 	if ((s = qref_torch_int_attr(call, "zero_point", &zp, d)) != QCF_OK ||
 	    (s = qref_torch_int_attr(call, "quant_min", &qmin, d)) != QCF_OK ||

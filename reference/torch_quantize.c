@@ -319,8 +319,8 @@ qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *valu
 		                 "%s: Quantize only works on Float Tensor, got %s", call->op,
 		                 qref_dtype_name(x->dtype));
 	if (!qref_same_shape(x, &call->outputs[0]))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: output shape must equal input shape",
-		                 call->op);
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape must equal input shape", call->op);
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++)
 		values[i] = qref_get(x, i);

@@ -258,6 +258,8 @@ static void test_memory_flat(void)
 	qct_rmdir(tmp);
 }
 
+void qct_register_validate(void); /* suite/test_validate.c */
+
 void qct_register_spec(void)
 {
 	CU_pSuite s = qct_suite("spec");
@@ -269,4 +271,5 @@ void qct_register_spec(void)
 	CU_add_test(s, "filters include and exclude", test_filters);
 	CU_add_test(s, "list agrees with validate", test_list_matches_validate);
 	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
+	qct_register_validate();
 }

@@ -911,8 +911,13 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 }
 
 static int build_tensor(qc_cases *it, qc_case *c, const tview *tv, qcf_tensor *t, qcf_quant *q,
-                        int64_t *shape)
+                        int64_t *shape, qc_tensor_nodes *where)
 {
+	where->tensor = tv->over && tv->over->type == YAML_MAPPING_NODE ? tv->over : tv->base;
+	where->dtype = tget(it, tv, "dtype");
+	where->shape = tget(it, tv, "shape");
+	where->quant = tget(it, tv, "quant");
+	where->data = tget(it, tv, "data");
 	memset(t, 0, sizeof *t);
 	t->struct_size = sizeof *t;
 	t->name = tv->name;
@@ -1343,10 +1348,12 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 				n++;
 		}
 	}
+	const qref_op_schema *schema = qref_op_schema_find(s->semantics, s->op);
 	for (int i = 0; i < n; i++) {
 		qcf_attr *a = &c->attrs[i];
 		a->name = all[i].name;
 		a->count = 1;
+		c->attr_nodes[i] = all[i].node;
 		yaml_node_t *r = resolve(it, all[i].node);
 		if (!r)
 			return 0;
@@ -1399,6 +1406,34 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 	}
 	c->call.n_attrs = n;
 	c->call.attrs = c->attrs;
+	/* the op's schema (qref.h): each value of the type and range it reads, every attribute
+	 * it needs present; a negative case may break either on purpose */
+	if (!schema || it->expect_error)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		const qref_attr_schema *as = qref_attr_schema_find(schema, c->attrs[i].name);
+		char why[256];
+		if (as && qref_attr_check(as, &c->attrs[i], why, sizeof why) != 0) {
+			fail(it, all[i].node, "attribute '%s' of %s/%s %s", c->attrs[i].name,
+			     s->semantics, s->op, why);
+			return 0;
+		}
+	}
+	for (const qref_attr_schema *as = schema->attrs; as->name; as++) {
+		if (!as->required)
+			continue;
+		int j;
+		for (j = 0; j < n && strcmp(c->attrs[j].name, as->name); j++)
+			;
+		if (j == n) {
+			yaml_node_t *root = yaml_document_get_root_node((yaml_document_t *)&s->doc);
+			const yaml_node_t *at = over ? over : qc_map_get(s, root, "attrs");
+			fail(it, at ? at : c->where,
+			     "%s/%s needs attribute '%s' (it has no default)", s->semantics, s->op,
+			     as->name);
+			return 0;
+		}
+	}
 	return 1;
 }
 
@@ -1565,6 +1600,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	yaml_node_t *expect = cn ? qc_map_get(s, cn, "expect") : NULL;
 	if (!expect)
 		expect = s->expect;
+	c->case_node = cn;
+	c->expect_node = expect;
 	if (expect) {
 		/* "ok", "error", or an expression giving one of them (a negative sweep point) */
 		const char *e = get_str(it, expect, "expect");
@@ -1588,14 +1625,16 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	for (int i = 0; i < s->n_inputs && ok; i++) {
 		tview tv = {s->inputs[i].name, s->inputs[i].node,
 		            ov_in ? qc_map_get(s, ov_in, s->inputs[i].name) : NULL};
-		ok = build_tensor(it, c, &tv, &c->in[i], &c->quant_in[i], c->shape_in[i]);
+		ok = build_tensor(it, c, &tv, &c->in[i], &c->quant_in[i], c->shape_in[i],
+		                  &c->in_nodes[i]);
 		it->n_in_built += ok;
 	}
 	c->call.n_outputs = s->n_outputs;
 	for (int i = 0; i < s->n_outputs && ok; i++) {
 		tview tv = {s->outputs[i].name, s->outputs[i].node,
 		            ov_out ? qc_map_get(s, ov_out, s->outputs[i].name) : NULL};
-		ok = build_tensor(it, c, &tv, &c->out[i], &c->quant_out[i], c->shape_out[i]);
+		ok = build_tensor(it, c, &tv, &c->out[i], &c->quant_out[i], c->shape_out[i],
+		                  &c->out_nodes[i]);
 		it->n_out_built += ok;
 	}
 	/* data after all tensors exist: an edges generator may use another tensor's grid */
@@ -1663,4 +1702,126 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	}
 	*out = c;
 	return 1;
+}
+
+/* ---- validate: the case against the reference ---- */
+
+/* The node of a case that a refusal's cause names (qref_cause, qref.h). */
+static const yaml_node_t *cause_node(qc_cases *it, const qc_case *c, const qref_cause *why)
+{
+	const qc_spec *s = it->s;
+	yaml_node_t *root = yaml_document_get_root_node((yaml_document_t *)&s->doc);
+	const yaml_node_t *at = NULL;
+	switch (why->kind) {
+	case QREF_CAUSE_ATTR:
+		for (int i = 0; i < c->call.n_attrs && !at; i++)
+			if (!strcmp(c->attrs[i].name, why->attr))
+				at = c->attr_nodes[i];
+		if (!at && c->case_node)
+			at = qc_map_get(s, c->case_node, "attrs");
+		if (!at)
+			at = qc_map_get(s, root, "attrs");
+		break;
+	case QREF_CAUSE_INPUT:
+	case QREF_CAUSE_OUTPUT: {
+		int out = why->kind == QREF_CAUSE_OUTPUT;
+		int n = out ? c->call.n_outputs : c->call.n_inputs;
+		if (why->index < 0 || why->index >= n)
+			break;
+		const qc_tensor_nodes *tn =
+		        out ? &c->out_nodes[why->index] : &c->in_nodes[why->index];
+		switch (why->part) {
+		case QREF_PART_DTYPE: at = tn->dtype; break;
+		case QREF_PART_SHAPE: at = tn->shape; break;
+		case QREF_PART_QUANT: at = tn->quant; break;
+		case QREF_PART_DATA: at = tn->data; break;
+		case QREF_PART_TENSOR: break;
+		}
+		if (!at)
+			at = tn->tensor;
+		break;
+	}
+	case QREF_CAUSE_INPUTS: at = qc_map_get(s, root, "inputs"); break;
+	case QREF_CAUSE_OP: break;
+	}
+	return at ? at : c->where;
+}
+
+/* "2 inputs (a, b)", "2 to 3 inputs (input, filter, bias)" */
+static void tensor_list(const qref_op_schema *o, int out, char *buf, size_t size)
+{
+	int lo = out ? o->n_outputs : o->min_inputs, hi = out ? o->n_outputs : o->max_inputs;
+	size_t used;
+	if (lo == hi)
+		used = (size_t)snprintf(buf, size, "%d %s%s (", lo, out ? "output" : "input",
+		                        lo == 1 ? "" : "s");
+	else
+		used = (size_t)snprintf(buf, size, "%d to %d %ss (", lo, hi,
+		                        out ? "output" : "input");
+	const char *const *names = out ? o->outputs : o->inputs;
+	int k;
+	for (k = 0; names[k] && used < size; k++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s%s", k ? ", " : "", names[k],
+		                         !out && k >= o->min_inputs ? " (optional)" : "");
+	if (used < size)
+		snprintf(buf + used, size - used, "%s)", hi > k ? ", ..." : "");
+}
+
+void qc_cases_check_reference(qc_cases *it, const qc_case *c)
+{
+	const qc_spec *s = it->s;
+	const qref_op_schema *o = qref_op_schema_find(s->semantics, s->op);
+	if (!o)
+		return; /* reported when the spec was loaded */
+	yaml_node_t *root = yaml_document_get_root_node((yaml_document_t *)&s->doc);
+	if (!c->expect_error) {
+		char want[256];
+		if (c->call.n_inputs < o->min_inputs || c->call.n_inputs > o->max_inputs) {
+			tensor_list(o, 0, want, sizeof want);
+			fail(it, qc_map_get(s, root, "inputs"), "%s/%s takes %s, the spec gives %d",
+			     s->semantics, s->op, want, c->call.n_inputs);
+			return;
+		}
+		if (c->call.n_outputs != o->n_outputs) {
+			tensor_list(o, 1, want, sizeof want);
+			fail(it, qc_map_get(s, root, "outputs"), "%s/%s gives %s, the spec has %d",
+			     s->semantics, s->op, want, c->call.n_outputs);
+			return;
+		}
+	}
+	/* the reference computes the case: its checks and its arithmetic are one step */
+	qcf_tensor out[QC_MAX_TENSORS];
+	qcf_op_call call = c->call;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		out[k] = c->out[k];
+		out[k].data = calloc(1, c->out[k].nbytes ? c->out[k].nbytes : 1);
+		if (!out[k].data) {
+			fprintf(stderr, "qconform: out of memory (%zu bytes)\n", c->out[k].nbytes);
+			exit(2);
+		}
+	}
+	call.outputs = out;
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	qcf_status st = qref_execute(&call, &d);
+	for (int k = 0; k < c->call.n_outputs; k++)
+		free(out[k].data);
+	if (c->expect_error) {
+		if (st == QCF_OK)
+			fail(it, c->expect_node ? c->expect_node : c->where,
+			     "case %s expects an error, but the reference accepts it (run would "
+			     "judge it ERROR: the spec and the reference disagree)",
+			     c->name);
+		else if (st != QCF_INVALID_PARAM)
+			fail(it, cause_node(it, c, &d.cause),
+			     "the reference cannot run case %s: %s", c->name, d.message);
+		return;
+	}
+	if (st == QCF_INVALID_PARAM)
+		fail(it, cause_node(it, c, &d.cause),
+		     "the reference refuses case %s, which the spec calls valid: %s", c->name,
+		     d.message);
+	else if (st != QCF_OK)
+		fail(it, cause_node(it, c, &d.cause), "the reference cannot run case %s: %s",
+		     c->name, d.message);
 }

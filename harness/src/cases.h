@@ -34,6 +34,11 @@ typedef struct qc_tolerance {
 	const char *reason;
 } qc_tolerance;
 
+/* Where a tensor of a case is written: the tensor's mapping and its keys' values. */
+typedef struct qc_tensor_nodes {
+	const yaml_node_t *tensor, *dtype, *shape, *quant, *data;
+} qc_tensor_nodes;
+
 typedef struct qc_case {
 	char name[512];
 	char params[384]; /* "var=value,..." of the sweep point, or the explicit case's name */
@@ -68,6 +73,12 @@ typedef struct qc_case {
 	/* the --profile extension the case belongs to (set by run.c; NULL: the base, or no
 	 * profile): the report's case "extension" */
 	const char *extension;
+	/* where its parts are written (NULL when not written): for reporting at the node that
+	 * causes a refusal. A case's override wins over the spec's template. */
+	const yaml_node_t *case_node;   /* the explicit case's mapping, or NULL */
+	const yaml_node_t *expect_node; /* the expect that applies, or NULL */
+	qc_tensor_nodes in_nodes[QC_MAX_TENSORS], out_nodes[QC_MAX_TENSORS];
+	const yaml_node_t *attr_nodes[QC_MAX_ATTRS]; /* the value of attrs[i] as written */
 } qc_case;
 
 typedef struct qc_cases qc_cases;
@@ -83,6 +94,17 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 int qc_cases_next(qc_cases *it, qc_case **out);
 void qc_cases_end(qc_cases *it);
 void qc_case_free(qc_case *c);
+
+/*
+ * qconform validate's check of case c (just returned by qc_cases_next(it)) against the
+ * reference: its input and output counts against the op's schema, then the reference's own
+ * parameter checks (it computes the case). A case the spec calls valid that the reference
+ * refuses (or cannot compute) is an error at the node that causes it (the attribute, the
+ * tensor's dtype, shape or quant, the case), with the reference's message; a case with
+ * expect: error that the reference accepts is an error at its expect. Errors go to the
+ * iterator's diag, once per node.
+ */
+void qc_cases_check_reference(qc_cases *it, const qc_case *c);
 
 /* Number of cases the spec expands to (without building them). */
 uint64_t qc_cases_count(const qc_spec *s);

@@ -390,7 +390,8 @@ static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag
 	qc_diag_error(diag, s->path, at, "%s", msg);
 }
 
-/* Loads, then expands every case with its data (nothing runs): any error -> -1. */
+/* Loads, then expands every case (with its data when with_data; 2: validate, which also runs
+ * the reference's checks on every case, qc_cases_check_reference): any error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
 	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
@@ -485,6 +486,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
+			if (with_data == 2) /* validate: the reference's own checks */
+				qc_cases_check_reference(it, c);
 			/* a custom check runs once here on the reference's own outputs (errors 0):
 			 * one that fails, loops or is stopped on them is a spec error now, not an
 			 * ERROR verdict per case later */
@@ -1609,7 +1612,7 @@ int qc_cmd_validate(const qc_run_opts *o)
 {
 	qc_diag diag = {0, 0, stderr};
 	specset ss = {0};
-	int rc = load_specs(o, &ss, &diag, 1);
+	int rc = load_specs(o, &ss, &diag, 2);
 	if (rc == 0)
 		printf("%d spec%s valid, %llu cases\n", ss.n, ss.n == 1 ? "" : "s",
 		       (unsigned long long)ss.total);

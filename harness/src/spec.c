@@ -1,5 +1,6 @@
 #include "spec.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "qc_limits.h"
+#include "qref.h"
 #include "sha256.h"
 #include "slua.h"
 #include "util.h"
@@ -589,6 +591,8 @@ static void check_saturation(checker *c, yaml_node_t *v)
 		ERR(c, v, "saturation must be a share in [0, 1] (e.g. 0.05)");
 }
 
+static void check_attr_names(checker *c, yaml_node_t *map);
+
 static void check_case(checker *c, yaml_node_t *cn, int index)
 {
 	char where[64];
@@ -630,6 +634,7 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 	if ((v = qc_map_get(c->s, cn, "attrs")) && want(c, v, YAML_MAPPING_NODE, "attrs")) {
 		qc_named tmp[QC_MAX_ATTRS];
 		collect_named(c, v, tmp, QC_MAX_ATTRS, "attrs");
+		check_attr_names(c, v);
 	}
 	if ((v = qc_map_get(c->s, cn, "golden"))) {
 		qc_named tmp[QC_MAX_TENSORS];
@@ -843,6 +848,126 @@ static void check_case_count(checker *c, yaml_node_t *root)
 
 static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf", NULL};
 
+/* ---- the op and its attributes, against the reference's schema (qref.h) ---- */
+
+/* Edit distance of a and b (insertions, deletions, substitutions; case-insensitive), capped:
+ * names of 64 bytes or more count as far. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la >= 64 || lb >= 64)
+		return 1000;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int same = tolower((unsigned char)a[i - 1]) ==
+			           tolower((unsigned char)b[j - 1]);
+			int v = diag + !same;
+			if (row[j] + 1 < v)
+				v = row[j] + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Close enough to be a misspelling: at most a third of the longer name, at least 1. */
+static int close_to(const char *a, const char *b, int d)
+{
+	size_t n = strlen(a) > strlen(b) ? strlen(a) : strlen(b);
+	int lim = (int)(n / 3);
+	return d <= (lim < 1 ? 1 : lim);
+}
+
+/* The op must be one the reference implements: reported at the op's node with the nearest
+ * names of the same semantics. */
+static void check_op(checker *c, yaml_node_t *at)
+{
+	qc_spec *s = c->s;
+	if (!s->op || !s->semantics || qref_op_schema_find(s->semantics, s->op))
+		return;
+	const char *best[3] = {NULL, NULL, NULL};
+	int bd[3] = {1 << 30, 1 << 30, 1 << 30}, n_ops = 0;
+	for (int i = 0; qref_op_schema_at(i); i++) {
+		const qref_op_schema *o = qref_op_schema_at(i);
+		if (strcmp(o->semantics, s->semantics) != 0)
+			continue;
+		n_ops++;
+		int d = distance(s->op, o->op);
+		for (int k = 0; k < 3; k++)
+			if (d < bd[k]) {
+				for (int m = 2; m > k; m--) {
+					bd[m] = bd[m - 1];
+					best[m] = best[m - 1];
+				}
+				bd[k] = d;
+				best[k] = o->op;
+				break;
+			}
+	}
+	if (best[0] && *s->op && close_to(s->op, best[0], bd[0])) {
+		ERR(c, at, "unknown op '%s' of %s; did you mean '%s'?", s->op, s->semantics,
+		    best[0]);
+		return;
+	}
+	char near[256] = "";
+	size_t used = 0;
+	for (int k = 0; k < 3 && best[k] && used < sizeof near; k++)
+		used += (size_t)snprintf(near + used, sizeof near - used, "%s'%s'", k ? ", " : "",
+		                         best[k]);
+	ERR(c, at,
+	    "unknown op '%s' of %s; the nearest of its %d ops are %s (specs/README.md, "
+	    "\"Operators\")",
+	    s->op, s->semantics, n_ops, near);
+}
+
+/* Every attribute name of map (spec or case attrs) must be one of the op's. */
+static void check_attr_names(checker *c, yaml_node_t *map)
+{
+	qc_spec *s = c->s;
+	const qref_op_schema *o = qref_op_schema_find(s->semantics, s->op);
+	if (!o || !map || map->type != YAML_MAPPING_NODE)
+		return;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *kn = qc_node(s, p->key);
+		const char *k = qc_scalar(kn);
+		if (!k || qref_attr_schema_find(o, k))
+			continue;
+		const char *best = NULL;
+		int bd = 1 << 30;
+		char all[512] = "";
+		size_t used = 0;
+		for (const qref_attr_schema *a = o->attrs; a->name; a++) {
+			int d = distance(k, a->name);
+			if (d < bd) {
+				bd = d;
+				best = a->name;
+			}
+			if (used < sizeof all)
+				used += (size_t)snprintf(all + used, sizeof all - used, "%s%s",
+				                         used ? ", " : "", a->name);
+		}
+		if (!best)
+			ERR(c, kn, "unknown attribute '%s' of %s/%s, which takes no attributes", k,
+			    s->semantics, s->op);
+		else if (close_to(k, best, bd))
+			ERR(c, kn, "unknown attribute '%s' of %s/%s; did you mean '%s'?", k,
+			    s->semantics, s->op, best);
+		else
+			ERR(c, kn, "unknown attribute '%s' of %s/%s (its attributes: %s)", k,
+			    s->semantics, s->op, all);
+	}
+}
+
 static void check_spec(checker *c)
 {
 	qc_spec *s = c->s;
@@ -947,8 +1072,11 @@ static void check_spec(checker *c)
 			ERR(c, qc_map_get(s, s->outputs[i].node, "data"),
 			    "outputs have no data; give expected values as a case's 'golden'");
 	}
-	if ((v = qc_map_get(s, root, "attrs")))
+	check_op(c, qc_map_get(s, root, "op"));
+	if ((v = qc_map_get(s, root, "attrs"))) {
 		s->n_attrs = collect_named(c, v, s->attrs, QC_MAX_ATTRS, "attrs");
+		check_attr_names(c, v);
+	}
 	if ((v = qc_map_get(s, root, "tolerance"))) {
 		s->tolerance = v;
 		check_tolerance(c, v);
