@@ -37,6 +37,7 @@
 #pragma weak qct_register_mutation
 #pragma weak qct_register_utf8
 #pragma weak qct_register_interrupt
+#pragma weak qct_register_refusals
 
 const char *qct_build_path(const char *rel)
 {
@@ -94,7 +95,8 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_libtorch,
 	                        qct_register_mutation,
 	                        qct_register_utf8,
-	                        qct_register_interrupt};
+	                        qct_register_interrupt,
+	                        qct_register_refusals};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);
