@@ -220,7 +220,7 @@ static void test_make_refusals(void)
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
 	                             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s "
-	                             "--no-print-directory BUILD='%s' refusals",
+	                             "--no-print-directory -j2 BUILD='%s' refusals",
 	                             b && *b ? b : "build"),
 	                      0);
 	if (p.status != 0)
@@ -238,7 +238,7 @@ static void test_make_refusals(void)
 	                5);
 	CU_ASSERT(sites >= 300);
 	CU_ASSERT(exercised >= sites / 2);
-	CU_ASSERT(allowed <= 20);
+	CU_ASSERT(allowed <= 25); /* the allowlist stays short: growing it is a decision */
 	CU_ASSERT_EQUAL(never, 0);
 	qct_proc_free(&p);
 }
