@@ -567,6 +567,15 @@ static allow *read_allow(const char *path, int kind, allow *a, size_t *n_io)
 
 /* ---- main ---- */
 
+static void free_sites(sites *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		free(ss->v[i].function);
+		free(ss->v[i].message);
+	}
+	free(ss->v);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: refusals sites FILE.c...\n"
@@ -605,6 +614,7 @@ int main(int argc, char **argv)
 			       ss.v[i].message);
 		printf("refusals: %zu sites, %zu propagations of a helper's refusal\n", ss.n,
 		       ss.propagations);
+		free_sites(&ss);
 		return 0;
 	}
 
@@ -669,5 +679,16 @@ int main(int argc, char **argv)
 	printf("refusals: %zu sites: %zu exercised, %zu allowlisted, %zu pending, %zu never "
 	       "exercised\n",
 	       ss.n, exercised, allowed, pending, never);
+	free_sites(&ss);
+	for (size_t i = 0; i < g.n; i++) {
+		free(g.f[i].source);
+		free(g.f[i].v);
+	}
+	free(g.f);
+	for (size_t a = 0; a < n_allow; a++) {
+		free(al[a].function);
+		free(al[a].message);
+	}
+	free(al);
 	return problems ? 1 : 0;
 }
