@@ -12,7 +12,8 @@
  *       "format""), every listed site that a case reached after all, and every
  *       entry that names no site. Exit 1 when there is any.
  *
- * A refusal site is a call qref_fail(detail, QCF_INVALID_PARAM, "format", ...)
+ * A refusal site is a call qref_fail(detail, QCF_INVALID_PARAM, "format", ...),
+ * or of a variant qref_fail_*(detail, WHAT..., QCF_INVALID_PARAM, "format", ...)
  * (the message is the format's string literals as written in the source), or a
  * bare `return QCF_INVALID_PARAM;` that is a refusal of its own. A bare return
  * under an `if` whose condition calls a helper with the function's qref_detail
@@ -319,32 +320,44 @@ static void scan_function(const char *path, const toks *t, size_t body, size_t e
 {
 	for (size_t i = body; i < end; i++) {
 		const tok *k = &t->v[i];
-		if (k->k == T_ID && is(k, "qref_fail") && i + 1 < end && is(&t->v[i + 1], "(")) {
+		if (k->k == T_ID && k->n >= 9 && memcmp(k->s, "qref_fail", 9) == 0 && i + 1 < end &&
+		    is(&t->v[i + 1], "(")) {
+			/* qref_fail(d, STATUS, "format", ...) and its variants that name what the
+			 * refusal is about first (qref_fail_attr(d, attr, STATUS, "format", ...)):
+			 * the status is an argument of its own, the format the one after it */
 			size_t close = closing(t, i + 1);
 			if (!close)
-				die(path, k->line, "%.*s: unbalanced qref_fail call", (int)fn->n,
-				    fn->s);
-			size_t st[3], en[3];
-			int n = call_args(t, i + 1, close, st, en, 3);
-			int invalid = 0;
-			for (size_t j = n >= 2 ? st[1] : close; j < (n >= 2 ? en[1] : close); j++)
-				invalid |= is(&t->v[j], "QCF_INVALID_PARAM");
-			if (invalid) {
-				if (en[1] != st[1] + 1)
-					die(path, k->line,
-					    "%.*s: qref_fail with a status expression that names "
-					    "QCF_INVALID_PARAM: write the status alone",
-					    (int)fn->n, fn->s);
-				char *m = n >= 3 ? literal(t, st[2], en[2]) : NULL;
+				die(path, k->line, "%.*s: unbalanced %.*s call", (int)fn->n, fn->s,
+				    (int)k->n, k->s);
+			size_t st[16], en[16];
+			int n = call_args(t, i + 1, close, st, en, 16);
+			int status = -1;
+			for (int a = 0; a < n && a < 16; a++)
+				for (size_t j = st[a]; j < en[a]; j++)
+					if (is(&t->v[j], "QCF_INVALID_PARAM")) {
+						if (en[a] != st[a] + 1 || status >= 0)
+							die(path, t->v[j].line,
+							    "%.*s: %.*s with a status expression "
+							    "that "
+							    "names QCF_INVALID_PARAM: write the "
+							    "status "
+							    "alone",
+							    (int)fn->n, fn->s, (int)k->n, k->s);
+						status = a;
+					}
+			if (status >= 0) {
+				char *m = status + 1 < n && status + 1 < 16
+				                  ? literal(t, st[status + 1], en[status + 1])
+				                  : NULL;
 				if (!m)
 					die(path, k->line,
-					    "%.*s: qref_fail(..., QCF_INVALID_PARAM, ...) without "
-					    "a "
-					    "string literal format",
-					    (int)fn->n, fn->s);
+					    "%.*s: %.*s(..., QCF_INVALID_PARAM, ...) without a "
+					    "string "
+					    "literal format after the status",
+					    (int)fn->n, fn->s, (int)k->n, k->s);
 				add_site(ss, path, fn, m, k->line, t->v[close].line);
 			}
-			i = n >= 2 ? en[1] : i; /* the status token is taken */
+			i = close; /* its status token is taken */
 			continue;
 		}
 		if (!(k->k == T_ID && is(k, "QCF_INVALID_PARAM")))
