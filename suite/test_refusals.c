@@ -1,14 +1,13 @@
 /*
  * Refusal coverage of the specs (suite/refusals/refusals.mk): the tool finds
  * the refusal sites of a source the way the reference writes them (a
- * qref_fail with QCF_INVALID_PARAM over several lines, a bare return of its
- * own, not the propagation of a helper's refusal), refuses a use it does not
- * understand, reads gcov's text and reports a site no case reached, a listed
- * site that is reached and a stale entry; and `make refusals` finds every
- * refusal of the reference exercised by a spec or listed.
+ * qref_fail with QCF_INVALID_PARAM over several lines or a qref_fail_* variant, a bare return of
+ * its own, not the propagation of a helper's refusal), refuses a use it does not understand, reads
+ * gcov's text and reports a site no case reached, a listed site that is reached and a stale entry;
+ * and `make refusals` finds every refusal of the reference exercised by a spec or listed.
  *
- * `make refusals` runs every spec against a coverage build of the reference
- * (seconds): it is skipped under the sanitizers (QCONFORM_BUILD ending in
+ * `make refusals` runs the specs with negative cases against a coverage build of
+ * the reference (about 4 s): it is skipped under the sanitizers (QCONFORM_BUILD ending in
  * "san", or SAN set), where `make test` has already run it once unsanitized.
  */
 #include <stdio.h>
@@ -57,34 +56,38 @@ static const char *write_file(const char *dir, const char *name, const char *tex
 
 /* Lines 1..: the fixture's line numbers matter to the expected output below. */
 static const char fixture[] =
-        "#include \"kernel.h\"\n"                                            /* 1 */
-        "/* QCF_INVALID_PARAM in a comment is no site */\n"                  /* 2 */
-        "static int helper(const qcf_op_call *call, qref_detail *d)\n"       /* 3 */
-        "{\n"                                                                /* 4 */
-        "\treturn qref_fail(d, QCF_INVALID_PARAM, \"%s: helper \"\n"         /* 5 */
-        "\t                 \"rule\", call->op) ? -1 : 0;\n"                 /* 6 */
-        "}\n"                                                                /* 7 */
-        "static const char *names[] = {\"a\", \"b\"};\n"                     /* 8 */
-        "qcf_status kern(const qcf_op_call *call, qref_detail *det)\n"       /* 9 */
-        "{\n"                                                                /* 10 */
-        "\tif (helper(call, det) < 0)\n"                                     /* 11 */
-        "\t\treturn QCF_INVALID_PARAM;\n"                                    /* 12 */
-        "\tif (call->n_inputs > 3)\n"                                        /* 13 */
-        "\t\treturn QCF_INVALID_PARAM;\n"                                    /* 14 */
-        "\tif (call->n_inputs == 2)\n"                                       /* 15 */
-        "\t\treturn qref_fail(det, QCF_NOT_SUPPORTED, \"not a refusal\");\n" /* 16 */
-        "\tif (call->n_inputs == 1)\n"                                       /* 17 */
-        "\t\treturn qref_fail(\n"                                            /* 18 */
-        "\t\t        det, QCF_INVALID_PARAM,\n"                              /* 19 */
-        "\t\t        \"kern: \\\"quoted\\\" %d\", 1);\n"                     /* 20 */
-        "\treturn QCF_OK;\n"                                                 /* 21 */
-        "}\n"                                                                /* 22 */
-        "#define M(n) static int n##_f(void) { return 0; }\n"                /* 23 */
-        "M(x)\n"                                                             /* 24 */
-        "static int after_macro(qref_detail *d)\n"                           /* 25 */
-        "{\n"                                                                /* 26 */
-        "\treturn qref_fail(d, QCF_INVALID_PARAM, \"after\");\n"             /* 27 */
-        "}\n";                                                               /* 28 */
+        "#include \"kernel.h\"\n"                                                        /* 1 */
+        "/* QCF_INVALID_PARAM in a comment is no site */\n"                              /* 2 */
+        "static int helper(const qcf_op_call *call, qref_detail *d)\n"                   /* 3 */
+        "{\n"                                                                            /* 4 */
+        "\treturn qref_fail(d, QCF_INVALID_PARAM, \"%s: helper \"\n"                     /* 5 */
+        "\t                 \"rule\", call->op) ? -1 : 0;\n"                             /* 6 */
+        "}\n"                                                                            /* 7 */
+        "static const char *names[] = {\"a\", \"b\"};\n"                                 /* 8 */
+        "qcf_status kern(const qcf_op_call *call, qref_detail *det)\n"                   /* 9 */
+        "{\n"                                                                            /* 10 */
+        "\tif (helper(call, det) < 0)\n"                                                 /* 11 */
+        "\t\treturn QCF_INVALID_PARAM;\n"                                                /* 12 */
+        "\tif (call->n_inputs > 3)\n"                                                    /* 13 */
+        "\t\treturn QCF_INVALID_PARAM;\n"                                                /* 14 */
+        "\tif (call->n_inputs == 2)\n"                                                   /* 15 */
+        "\t\treturn qref_fail(det, QCF_NOT_SUPPORTED, \"not a refusal\");\n"             /* 16 */
+        "\tif (call->n_inputs == 1)\n"                                                   /* 17 */
+        "\t\treturn qref_fail(\n"                                                        /* 18 */
+        "\t\t        det, QCF_INVALID_PARAM,\n"                                          /* 19 */
+        "\t\t        \"kern: \\\"quoted\\\" %d\", 1);\n"                                 /* 20 */
+        "\treturn QCF_OK;\n"                                                             /* 21 */
+        "}\n"                                                                            /* 22 */
+        "#define M(n) static int n##_f(void) { return 0; }\n"                            /* 23 */
+        "M(x)\n"                                                                         /* 24 */
+        "static int after_macro(qref_detail *d)\n"                                       /* 25 */
+        "{\n"                                                                            /* 26 */
+        "\treturn qref_fail(d, QCF_INVALID_PARAM, \"after\");\n"                         /* 27 */
+        "}\n"                                                                            /* 28 */
+        "static int attr_rule(qref_detail *d)\n"                                         /* 29 */
+        "{\n"                                                                            /* 30 */
+        "\treturn qref_fail_attr(d, \"axis\", QCF_INVALID_PARAM, \"%s: bad\", \"x\");\n" /* 31 */
+        "}\n";                                                                           /* 32 */
 
 static void test_sites(void)
 {
@@ -98,7 +101,8 @@ static void test_sites(void)
 	                              "fixture.c:14: kern: \"\"\n"
 	                              "fixture.c:18: kern: \"kern: \\\"quoted\\\" %d\"\n"
 	                              "fixture.c:27: after_macro: \"after\"\n"
-	                              "refusals: 4 sites, 1 propagations of a helper's refusal\n");
+	                              "fixture.c:31: attr_rule: \"%s: bad\"\n"
+	                              "refusals: 5 sites, 1 propagations of a helper's refusal\n");
 	if (p.status != 0)
 		fprintf(stderr, "\n%s", p.err);
 	qct_proc_free(&p);
@@ -131,8 +135,9 @@ static void test_unclassified(void)
 	qct_rmdir(dir);
 }
 
-/* gcov -t text for the fixture: line 18's call reached twice, the others never; line 5 is
- * shared by two functions (as a macro's lines are) and given per function after the sum. */
+/* gcov -t text for the fixture: line 18's call reached twice, line 31's once, the others never;
+ * line 5 is shared by two functions (as a macro's lines are) and given per function after the sum.
+ */
 static const char gcov_text[] = "        -:    0:Source:fixture.c\n"
                                 "        -:    0:Graph:fixture.gcno\n"
                                 "        3:    5:\treturn qref_fail(...\n"
@@ -147,7 +152,8 @@ static const char gcov_text[] = "        -:    0:Source:fixture.c\n"
                                 "    #####:   14:\t\treturn QCF_INVALID_PARAM;\n"
                                 "        -:   18:\t\treturn qref_fail(\n"
                                 "       2*:   19:\t\t        det, ...\n"
-                                "    #####:   27:\treturn qref_fail(d, ...\n";
+                                "    #####:   27:\treturn qref_fail(d, ...\n"
+                                "        1:   31:\treturn qref_fail_attr(d, ...\n";
 
 static void test_check(void)
 {
@@ -175,7 +181,8 @@ static void test_check(void)
 	        "fixture.c:14: kern: 0 (allowlisted): \"\"\n"
 	        "fixture.c:18: kern: 2: \"kern: \\\"quoted\\\" %d\"\n"
 	        "fixture.c:27: after_macro: 0 (pending: no negative case yet): \"after\"\n"
-	        "refusals: 4 sites: 1 exercised, 2 allowlisted, 1 pending, 0 never exercised\n");
+	        "fixture.c:31: attr_rule: 1: \"%s: bad\"\n"
+	        "refusals: 5 sites: 2 exercised, 2 allowlisted, 1 pending, 0 never exercised\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "fixture.c:5: helper: listed refusal is exercised "
 	                                     "(3 times): drop it from allow"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "allow:4: gone: \"no such rule\" names no refusal "
