@@ -219,7 +219,7 @@ static void test_make_refusals(void)
 	if (under_sanitizers()) {
 		fprintf(stderr,
 		        "\n  refusals: `make refusals` is not run under sanitizers (the negative "
-		        "against a coverage build); `make test` runs it in the unsanitized "
+		        "cases against a coverage build); `make test` runs it in the unsanitized "
 		        "pass\n");
 		return;
 	}
