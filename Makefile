@@ -78,6 +78,9 @@ examples: $(EXAMPLE_TARGETS)
 # Mutant plugins (suite/mutants/): `make mutation` prints the score.
 -include suite/mutants/mutants.mk
 
+# Refusal coverage of the specs (suite/refusals/): `make refusals`.
+-include suite/refusals/refusals.mk
+
 # Installs the Debian packages the build needs, when missing (needs root).
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

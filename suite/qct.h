@@ -88,5 +88,6 @@ void qct_register_plugin_libtorch(void);
 void qct_register_mutation(void);
 void qct_register_utf8(void);
 void qct_register_interrupt(void);
+void qct_register_refusals(void);
 
 #endif

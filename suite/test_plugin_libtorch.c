@@ -106,7 +106,8 @@ static void test_fakequant_profile(void)
 		return;
 	}
 	CU_ASSERT_EQUAL(st, 0);
-	size_t i, pass = 0, refused = 0, torch_refusals = 0, bf16 = 0, limit = 0, other = 0;
+	size_t i, pass = 0, refused = 0, torch_refusals = 0, call_refusals = 0, bf16 = 0, limit = 0;
+	size_t other = 0;
 	size_t f64 = 0, f64_either = 0, f64_exact = 0, big = 0;
 	json_t *c;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
@@ -129,6 +130,10 @@ static void test_fakequant_profile(void)
 		} else if (strcmp(v, "EXPECTED_ERROR") == 0) {
 			refused++;
 			torch_refusals += !strstr(msg ? msg : "", "(adapter:");
+			/* outputs torch would make itself, arguments its signature types: the
+			 * adapter's to refuse, torch never sees them */
+			call_refusals += strstr(msg ? msg : "", "(adapter: output '") ||
+			                 strstr(msg ? msg : "", "(adapter: attribute '");
 		} else if (strcmp(v, "NOT_SUPPORTED") == 0 && strstr(name, "bfloat16") &&
 		           strstr(msg ? msg : "", "not implemented for 'BFloat16'")) {
 			bf16++;
@@ -150,7 +155,8 @@ static void test_fakequant_profile(void)
 	        pass, f64, f64_either, f64_exact, big, refused, bf16, limit);
 	CU_ASSERT(pass >= 740);
 	CU_ASSERT(refused >= 100);
-	CU_ASSERT(torch_refusals * 10 >= refused * 9); /* the refusals are torch's own */
+	/* the refusals torch can make are torch's own */
+	CU_ASSERT(torch_refusals * 10 >= (refused - call_refusals) * 9);
 	CU_ASSERT(f64 >= 40);
 	CU_ASSERT(f64_either > f64_exact); /* torch 1.13's double product: most elements */
 	CU_ASSERT(big > 0);
@@ -237,7 +243,7 @@ static void test_quantized_linear(void)
 	CU_ASSERT(within >= 1); /* the requantization really differs somewhere */
 	CU_ASSERT_EQUAL(ns, 40);
 	CU_ASSERT_EQUAL(fail, 1);
-	CU_ASSERT_EQUAL(refused, 8);
+	CU_ASSERT_EQUAL(refused, 10);
 	CU_ASSERT_EQUAL(other, 0);
 	json_decref(r);
 	qct_rmdir(tmp);
