@@ -87,7 +87,16 @@ static const char fixture[] =
         "static int attr_rule(qref_detail *d)\n"                                         /* 29 */
         "{\n"                                                                            /* 30 */
         "\treturn qref_fail_attr(d, \"axis\", QCF_INVALID_PARAM, \"%s: bad\", \"x\");\n" /* 31 */
-        "}\n";                                                                           /* 32 */
+        "}\n"                                                                            /* 32 */
+        "static int wrapped(qref_detail *d, int x)\n"                                    /* 33 */
+        "{\n"                                                                            /* 34 */
+        "\tif (x)\n"                                                                     /* 35 */
+        "\t\treturn at(d, 1,\n"                                                          /* 36 */
+        "\t\t          qref_fail(d, QCF_INVALID_PARAM, \"wrapped\"));\n"                 /* 37 */
+        "\tif (x > 1) return at(d,\n"                                                    /* 38 */
+        "\t\t\tqref_fail(d, QCF_INVALID_PARAM, \"cond\"));\n"                            /* 39 */
+        "\treturn 0;\n"                                                                  /* 40 */
+        "}\n";                                                                           /* 41 */
 
 static void test_sites(void)
 {
@@ -102,7 +111,11 @@ static void test_sites(void)
 	                              "fixture.c:18: kern: \"kern: \\\"quoted\\\" %d\"\n"
 	                              "fixture.c:27: after_macro: \"after\"\n"
 	                              "fixture.c:31: attr_rule: \"%s: bad\"\n"
-	                              "refusals: 5 sites, 1 propagations of a helper's refusal\n");
+	                              /* gcc counts a wrapped call on its return's line; a
+	                               * condition on that line would count it as reached */
+	                              "fixture.c:36: wrapped: \"wrapped\"\n"
+	                              "fixture.c:39: wrapped: \"cond\"\n"
+	                              "refusals: 7 sites, 1 propagations of a helper's refusal\n");
 	if (p.status != 0)
 		fprintf(stderr, "\n%s", p.err);
 	qct_proc_free(&p);
@@ -135,7 +148,8 @@ static void test_unclassified(void)
 	qct_rmdir(dir);
 }
 
-/* gcov -t text for the fixture: line 18's call reached twice, line 31's once, the others never;
+/* gcov -t text for the fixture: line 18's call reached twice, lines 31 and 36 once, the others
+ * never (line 38's condition ran, its refusal on line 39 did not);
  * line 5 is shared by two functions (as a macro's lines are) and given per function after the sum.
  */
 static const char gcov_text[] = "        -:    0:Source:fixture.c\n"
@@ -153,7 +167,12 @@ static const char gcov_text[] = "        -:    0:Source:fixture.c\n"
                                 "        -:   18:\t\treturn qref_fail(\n"
                                 "       2*:   19:\t\t        det, ...\n"
                                 "    #####:   27:\treturn qref_fail(d, ...\n"
-                                "        1:   31:\treturn qref_fail_attr(d, ...\n";
+                                "        1:   31:\treturn qref_fail_attr(d, ...\n"
+                                "        4:   35:\tif (x)\n"
+                                "        1:   36:\t\treturn at(d, 1,\n"
+                                "        -:   37:\t\t          qref_fail(...\n"
+                                "        4:   38:\tif (x > 1) return at(d,\n"
+                                "    #####:   39:\t\t\tqref_fail(...\n";
 
 static void test_check(void)
 {
@@ -182,7 +201,10 @@ static void test_check(void)
 	        "fixture.c:18: kern: 2: \"kern: \\\"quoted\\\" %d\"\n"
 	        "fixture.c:27: after_macro: 0 (pending: no negative case yet): \"after\"\n"
 	        "fixture.c:31: attr_rule: 1: \"%s: bad\"\n"
-	        "refusals: 5 sites: 2 exercised, 2 allowlisted, 1 pending, 0 never exercised\n");
+	        /* counted on its return's line; not on a line a condition shares */
+	        "fixture.c:36: wrapped: 1: \"wrapped\"\n"
+	        "fixture.c:39: wrapped: 0: \"cond\"\n"
+	        "refusals: 7 sites: 3 exercised, 2 allowlisted, 1 pending, 1 never exercised\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "fixture.c:5: helper: listed refusal is exercised "
 	                                     "(3 times): drop it from allow"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "allow:4: gone: \"no such rule\" names no refusal "
@@ -209,7 +231,9 @@ static void test_check(void)
 	CU_ASSERT_EQUAL(p.status, 1);
 	CU_ASSERT_STRING_EQUAL(p.err, "fixture.c:14: kern: refusal never exercised: \"\"\n"
 	                              "fixture.c:27: after_macro: refusal never exercised: "
-	                              "\"after\"\n");
+	                              "\"after\"\n"
+	                              "fixture.c:39: wrapped: refusal never exercised: "
+	                              "\"cond\"\n");
 	qct_proc_free(&p);
 	qct_rmdir(dir);
 }
