@@ -577,7 +577,7 @@ static void test_list_classes(void)
 	qct_proc_free(&p);
 	write_profile(tmp, "onnx-qdq",
 	              ONNX_BASE "extensions:\n"
-	                        "  f64:\n    match:\n      - tensor: {dtype: float64}\n"
+	                        "  bools:\n    match:\n      - tensor: {dtype: bool}\n"
 	                        "    min_cases: 1\n"
 	                        "  four:\n    match:\n      - tensor: {dtype: [int4, uint4]}\n"
 	                        "    min_cases: 100000\n");
@@ -585,7 +585,7 @@ static void test_list_classes(void)
 	                0);
 	CU_ASSERT_EQUAL(p.status, 2);
 	snprintf(want, sizeof want,
-	         "%s/profiles/onnx-qdq.yaml:9:9: extension 'f64': this match rule matches no "
+	         "%s/profiles/onnx-qdq.yaml:9:9: extension 'bools': this match rule matches no "
 	         "case of the profile's specs",
 	         tmp);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
