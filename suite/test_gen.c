@@ -870,6 +870,241 @@ static void test_requant_quotients_never_round_up(void)
 	}
 }
 
+/* ---- elementwise edges (LiteRT ADD, SUB, MUL) ---------------------------------------- */
+
+/* The kernel's stages written out again from add.cc / mul.cc, with the reference's requant
+ * functions: QuantizeMultiplier of d, then MBQM in build b (0 double, 1 single). */
+typedef struct ew_q {
+	int32_t m;
+	int e;
+} ew_q;
+
+static ew_q ew_qm(double d, int b)
+{
+	ew_q q;
+	qref_quantize_multiplier(d, b ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &q.m, &q.e);
+	return q;
+}
+
+static int64_t ew_apply(ew_q q, int b, int32_t x)
+{
+	return b ? qref_mbqm_single_wide(x, q.m, q.e) : qref_mbqm(x, q.m, q.e, QREF_ROUND_DOUBLE);
+}
+
+/* floor(v / 2^r) with v rounded half up (up = 1) or half down (up = 0): a tie of a division by
+ * 2^r is exactly where the two differ. */
+static int64_t div_half(int64_t v, int r, int up)
+{
+	return qref_asr64(v + (INT64_C(1) << (r - 1)) - (up ? 0 : 1), r);
+}
+
+/* The values stage q can give at x (e <= 0) in build b when one of its exact ties is rounded
+ * the other way (ties found from their definitions: the doubled product's low 32 bits are
+ * exactly 2^31; half up and half down of the final shift differ; x m 2^(e - 31) is k + 1/2),
+ * into alt; returns their count. */
+static int ew_other(ew_q q, int b, int32_t x, int64_t *alt)
+{
+	int n = 0;
+	int64_t v = ew_apply(q, b, x);
+	if (b == 0) {
+		int r = -q.e;
+		int64_t p2 = (int64_t)x * q.m * 2;
+		int32_t h = qref_srdhm(x, q.m);
+		if (((uint64_t)p2 & 0xFFFFFFFFu) == UINT64_C(1) << 31) /* rounded up */
+			alt[n++] = qref_rdbpot(h - 1, r);
+		if (r > 0 && div_half(h, r, 1) != div_half(h, r, 0))
+			alt[n++] = h > 0 ? div_half(h, r, 0) : div_half(h, r, 1);
+	} else {
+		int64_t p = (int64_t)x * q.m;
+		int t = 31 - q.e;
+		if (t <= 62 && div_half(p, t, 1) != div_half(p, t, 0))
+			alt[n++] = div_half(p, t, 0);
+	}
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (alt[i] != v)
+			alt[k++] = alt[i];
+	return k;
+}
+
+typedef struct ew_ref {
+	int sub, ls;
+	ew_q in[2][2], out[2];
+} ew_ref;
+
+static ew_ref ew_ref_add(const float s[3], int sub)
+{
+	ew_ref r;
+	r.sub = sub;
+	r.ls = 20;
+	double tm = 2.0 * (double)fmaxf(s[0], s[1]);
+	for (int b = 0; b < 2; b++) {
+		r.in[0][b] = ew_qm((double)s[0] / tm, b);
+		r.in[1][b] = ew_qm((double)s[1] / tm, b);
+		r.out[b] = ew_qm(tm / (1048576.0 * (double)s[2]), b);
+	}
+	return r;
+}
+
+static int32_t ew_in(const ew_ref *r, int i, int b, int32_t q, int32_t zp)
+{
+	return (int32_t)ew_apply(r->in[i][b], b, (q - zp) * (1 << r->ls));
+}
+
+/* The pair's output when v1, v2 are given (build b). */
+static int64_t ew_add_out(const ew_ref *r, int b, int64_t v1, int64_t v2)
+{
+	return ew_apply(r->out[b], b, (int32_t)(r->sub ? v1 - v2 : v1 + v2));
+}
+
+static void test_ew_add_ties(void)
+{
+	char err[256];
+	uint64_t work = 0;
+	int32_t a[64], c[64];
+	for (int sub = 0; sub < 2; sub++) {
+		qc_ew_opts o;
+		qc_ew_opts_default(&o, 0);
+		o.op = sub ? QC_EW_SUB : QC_EW_ADD;
+		o.zp1 = 5;
+		o.zp2 = -9;
+		o.zp_out = 3;
+		const float s[3] = {0.05f, nextafterf(0.025f, 1.0f), 0.05f};
+		/* TIE: the output stage is on an exact tie in some build */
+		int n = qc_ew_pairs(s, QC_EW_TIE, &o, a, c, 64, &work, err, sizeof err);
+		CU_ASSERT_FATAL(n > 4);
+		ew_ref r = ew_ref_add(s, sub);
+		int neg = 0;
+		for (int i = 0; i < n; i++) {
+			int ties = 0;
+			for (int b = 0; b < 2; b++) {
+				int64_t v1 = ew_in(&r, 0, b, a[i], o.zp1),
+				        v2 = ew_in(&r, 1, b, c[i], o.zp2);
+				int64_t y = ew_add_out(&r, b, v1, v2), alt[2];
+				CU_ASSERT(y >= -o.ymax && y <= o.ymax && y + o.zp_out <= 127);
+				ties += ew_other(r.out[b], b, (int32_t)(sub ? v1 - v2 : v1 + v2),
+				                 alt);
+				/* a final shift rounding negative ties up differs somewhere */
+				int32_t raw = (int32_t)(sub ? v1 - v2 : v1 + v2),
+				        h = qref_srdhm(raw, r.out[0].m);
+				if (b == 0 && div_half(h, -r.out[0].e, 1) != y)
+					neg++;
+			}
+			CU_ASSERT(ties > 0);
+		}
+		CU_ASSERT(neg > 0);
+		/* TIE_IN: an input tie whose other rounding moves the output */
+		n = qc_ew_pairs(s, QC_EW_TIE_IN, &o, a, c, 64, &work, err, sizeof err);
+		CU_ASSERT_FATAL(n > 4);
+		for (int i = 0; i < n; i++) {
+			int moved = 0;
+			for (int b = 0; b < 2; b++) {
+				int64_t v[2] = {ew_in(&r, 0, b, a[i], o.zp1),
+				                ew_in(&r, 1, b, c[i], o.zp2)};
+				int64_t y = ew_add_out(&r, b, v[0], v[1]);
+				for (int j = 0; j < 2; j++) {
+					int64_t alt[2];
+					int32_t q = j ? c[i] : a[i], zp = j ? o.zp2 : o.zp1;
+					int k = ew_other(r.in[j][b], b, (q - zp) * (1 << 20), alt);
+					for (int t = 0; t < k; t++) {
+						int64_t w[2] = {v[0], v[1]};
+						w[j] = alt[t];
+						moved += ew_add_out(&r, b, w[0], w[1]) != y;
+					}
+				}
+			}
+			CU_ASSERT(moved > 0);
+		}
+		/* high-mul ties only: there SRDHM(-x, m) != -SRDHM(x, m) */
+		o.stage = QC_EW_STAGE_HIGH_MUL;
+		o.zp1 = o.zp2 = o.zp_out = 0;
+		float s2[3] = {0x1p-7f, 0x1p-8f * (1 + 8 * 0x1p-23f), 0x1p-7f};
+		n = qc_ew_pairs(s2, QC_EW_TIE_IN, &o, a, c, 64, &work, err, sizeof err);
+		CU_ASSERT_FATAL(n > 0);
+		r = ew_ref_add(s2, sub);
+		int asym = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < 2; j++) {
+				int32_t x = (j ? c[i] : a[i]) * (1 << 20);
+				asym += qref_srdhm(-x, r.in[j][0].m) !=
+				        -qref_srdhm(x, r.in[j][0].m);
+			}
+		CU_ASSERT(asym > 0);
+	}
+}
+
+static void test_ew_mul(void)
+{
+	char err[256];
+	uint64_t work = 0;
+	int32_t a[64], c[64];
+	qc_ew_opts o;
+	qc_ew_opts_default(&o, 0);
+	o.op = QC_EW_MUL;
+	o.s1 = 0.1f;
+	o.s2 = 0.1f;
+	o.ratio = 0.5;
+	o.zp1 = -3;
+	float t[2][3];
+	CU_ASSERT_EQUAL_FATAL(qc_ew_scales(QC_EW_F32, &o, t, 2, &work, err, sizeof err), 2);
+	for (int k = 0; k < 2; k++) {
+		/* s_out follows s2 */
+		CU_ASSERT_EQUAL(t[k][2], (float)((double)t[k][0] * (double)t[k][1] / 0.5));
+		int n = qc_ew_pairs(t[k], QC_EW_F32, &o, a, c, 64, &work, err, sizeof err);
+		CU_ASSERT_FATAL(n >= o.min_pairs);
+		float p = t[k][0] * t[k][1];
+		double own = (double)(float)(p / t[k][2]);
+		double dd = (double)t[k][0] * (double)t[k][1] / (double)t[k][2];
+		const double other[3] = {dd, (double)p / (double)t[k][2], (double)(float)dd};
+		for (int i = 0; i < n; i++) {
+			int64_t x = (int64_t)(a[i] - o.zp1) * (c[i] - o.zp2);
+			int64_t y0 = ref_out(own, 0, x), y1 = ref_out(own, 1, x);
+			int caught = 0;
+			for (int j = 0; j < 3; j++)
+				for (int b = 0; b < 2; b++) {
+					int64_t v = ref_out(other[j], b, x);
+					caught += v != y0 && v != y1;
+				}
+			CU_ASSERT(caught > 0);
+		}
+	}
+	/* ties of the product's requantization, exact */
+	qc_ew_opts_default(&o, 0);
+	o.op = QC_EW_MUL;
+	const float s[3] = {0.5f, 0.25f, (float)(0.125 / 0.375)};
+	int n = qc_ew_pairs(s, QC_EW_TIE, &o, a, c, 64, &work, err, sizeof err);
+	CU_ASSERT_FATAL(n > 8);
+	ew_q q0 = ew_qm((double)(float)(0.125f / s[2]), 0),
+	     q1 = ew_qm((double)(float)(0.125f / s[2]), 1);
+	for (int i = 0; i < n; i++) {
+		int64_t alt[2];
+		int32_t x = a[i] * c[i];
+		CU_ASSERT(ew_other(q0, 0, x, alt) + ew_other(q1, 1, x, alt) > 0);
+	}
+	/* errors: kinds the op lacks, too many pairs, scales the op refuses */
+	CU_ASSERT_EQUAL(qc_ew_pairs(s, QC_EW_TIE_IN, &o, a, c, 4, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ADD and SUB only"));
+	o.op = QC_EW_ADD;
+	CU_ASSERT_EQUAL(qc_ew_pairs(s, QC_EW_F32, &o, a, c, 4, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "MUL only"));
+	const float tiny[3] = {1.0f, 1.0f, 0x1p-20f};
+	CU_ASSERT_EQUAL(qc_ew_pairs(tiny, QC_EW_TIE, &o, a, c, 4, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "must be < 1"));
+	qc_ew_opts_default(&o, 1);
+	CU_ASSERT_EQUAL(qc_ew_pairs(s, QC_EW_TIE, &o, a, c, 4, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than 2^24 pairs"));
+	/* a search that cannot succeed stops: the output multiplier just below 1 (shift 0) has no
+	 * reachable output tie (raw m = 2^30 mod 2^31 needs |raw| >= 2^22, far beyond ymax) */
+	qc_ew_opts_default(&o, 0);
+	o.s1 = 0x1p-7f;
+	o.s2 = 0x1p-8f;
+	o.s_out = nextafterf(0x1p-26f, 1.0f);
+	work = 0;
+	CU_ASSERT_EQUAL(qc_ew_scales(QC_EW_TIE, &o, t, 1, &work, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "only 0 of 1"));
+	CU_ASSERT(work <= (UINT64_C(1) << 25) + 65536);
+}
+
 void qct_register_gen(void)
 {
 	CU_pSuite s = qct_suite("gen");
@@ -893,4 +1128,7 @@ void qct_register_gen(void)
 	CU_add_test(s, "requant edges: shifts, ties, boundaries", test_requant_shift_tie_boundary);
 	CU_add_test(s, "requant edges: float32 quotients never reach the fix-up",
 	            test_requant_quotients_never_round_up);
+	CU_add_test(s, "elementwise edges: ADD / SUB ties of the output and the inputs",
+	            test_ew_add_ties);
+	CU_add_test(s, "elementwise edges: MUL multipliers, ties, errors", test_ew_mul);
 }

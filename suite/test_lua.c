@@ -852,6 +852,66 @@ static void test_qc_requant(void)
 	arena_free(&A);
 }
 
+/* qc.elementwise_scales, qc.elementwise_pairs: the Lua side of gen.h's elementwise edges (the
+ * numeric properties are tested in test_gen.c). */
+static void test_qc_elementwise(void)
+{
+	qc_lua *L = new_state();
+	qc_lval v;
+	CU_ASSERT_EQUAL_FATAL(
+	        eval(L, "qc.elementwise_scales('tie', {n = 2, s1 = 2^-7, s2 = 2^-8, s_out = 2^-7})",
+	             &v),
+	        0);
+	CU_ASSERT_EQUAL_FATAL(v.kind, QC_LV_LIST);
+	CU_ASSERT_EQUAL_FATAL(v.n, 2);
+	for (size_t i = 0; i < v.n; i++) {
+		const qc_lval *t = &v.items[i];
+		CU_ASSERT_EQUAL_FATAL(t->kind, QC_LV_MAP);
+		CU_ASSERT_EQUAL_FATAL(t->n, 3); /* s1, s2, s_out */
+		CU_ASSERT_STRING_EQUAL(t->keys[0], "s1");
+		CU_ASSERT(t->items[0].num == 0x1p-7);
+		CU_ASSERT(t->items[2].num == 0x1p-7);
+	}
+	CU_ASSERT(v.items[0].items[1].num == 0x1p-8); /* s2 steps up from opts.s2 */
+	CU_ASSERT(v.items[1].items[1].num == (double)nextafterf(0x1p-8f, 1.0f));
+	/* exactly n pairs, integers in the dtype, the found ones repeated in order */
+	EXPECT_TRUE(L, "(function() local p = qc.elementwise_pairs({s1 = 2^-7, s2 = 2^-34, "
+	               "s_out = 2^-6}, 'tie_in', {n = 200, zp2 = -1}) "
+	               "local seen, g = {}, 0 "
+	               "for i = 1, 200 do local k = p.a[i] * 1000 + p.b[i] "
+	               "if not seen[k] then seen[k] = true g = g + 1 end end "
+	               "for i = 1, 200 do if p.a[i] ~= p.a[(i - 1) % g + 1] or "
+	               "p.b[i] ~= p.b[(i - 1) % g + 1] then return false end end "
+	               "return #p.a == 200 and #p.b == 200 and g > 1 and g < 200 and "
+	               "math.type(p.a[1]) == 'integer' and p.b[1] == 127 end)()");
+	EXPECT_TRUE(L, "#qc.elementwise_scales('f32', {op = 'mul', n = 1, s1 = 0.1, s2 = 0.1, "
+	               "ratio = 0.5}) == 1");
+	EXPECT_TRUE(L, "qc.elementwise_scales('f32', {op = 'mul', n = 1, s1 = 0.1, s2 = 0.1, "
+	               "ratio = 0.5})[1].s_out == qc.f32(qc.f32(0.1) * qc.f32(0.1) / 0.5)");
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'nope')",
+	             "unknown kind 'nope'", 1);
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'tie', {op = 'div'})",
+	             "op must be 'add', 'sub' or 'mul'", 1);
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'tie', {stage = 'x'})",
+	             "stage must be", 1);
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'tie', {zp1 = 128})",
+	             "zp1 must be an integer in [-128, 127]", 1);
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'f32')", "MUL only", 1);
+	EXPECT_ERROR(L, "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'tie', {op = 'mul'})",
+	             "no 'tie' pair", 1);
+	EXPECT_ERROR(L,
+	             "qc.elementwise_pairs({s1 = 1, s2 = 1, s_out = 1}, 'tie', "
+	             "{dtype = 'int16'})",
+	             "more than 2^24 pairs", 1);
+	EXPECT_ERROR(L, "qc.elementwise_scales('tie', {ratio = -1})", "ratio must be", 1);
+	EXPECT_ERROR(L,
+	             "qc.elementwise_scales('tie', {s1 = 2^-7, s2 = 2^-8, "
+	             "s_out = qc.f32(2^-26 * (1 + 2^-23)), n = 1})",
+	             "only 0 of 1 triples", 1);
+	qc_lua_free(L);
+	arena_free(&A);
+}
+
 void qct_register_lua(void)
 {
 	CU_pSuite s = qct_suite("lua");
@@ -868,4 +928,5 @@ void qct_register_lua(void)
 	CU_add_test(s, "custom checks", test_check);
 	CU_add_test(s, "qc helpers", test_qc);
 	CU_add_test(s, "qc requantization edges", test_qc_requant);
+	CU_add_test(s, "qc elementwise edges", test_qc_elementwise);
 }

@@ -1116,3 +1116,349 @@ int qc_requant_scales(qc_edge_kind kind, const qc_edge_opts *o, qc_scale3 *out, 
 	snprintf(err, err_size, "not a scale kind");
 	return -1;
 }
+
+/* ---- elementwise requantization edges (LiteRT ADD, SUB, MUL) ---------------- */
+
+#define EW_WORK_MAX  (UINT64_C(1) << 25) /* pairs one scale search may try */
+#define EW_PAIRS_MAX (INT64_C(1) << 24)  /* pairs of one search range */
+#define EW_CLASSES   6                   /* at most: tie_in's 2 inputs x 3 stages */
+
+void qc_ew_opts_default(qc_ew_opts *o, int int16)
+{
+	memset(o, 0, sizeof *o);
+	o->op = QC_EW_ADD;
+	o->int16 = int16;
+	o->s1 = 0.02f;
+	o->s2 = 0.01f;
+	o->s_out = 0.02f;
+	o->lo1 = o->lo2 = int16 ? -32768 : -128;
+	o->hi1 = o->hi2 = int16 ? 32767 : 127;
+	o->ymax = 100;
+	o->min_pairs = 4;
+	o->stage = QC_EW_STAGE_ANY;
+}
+
+/* p mod 2^k (floor, as two's complement bits), k in [1, 62]. */
+static uint64_t mod_pot(int64_t p, int k)
+{
+	return (uint64_t)p & ((UINT64_C(1) << k) - 1);
+}
+
+/* One requantization stage x -> MBQM(x, m, e) of one build (b = 0 double, 1 single). */
+typedef struct ew_stage {
+	int32_t m;
+	int e;
+} ew_stage;
+
+static ew_stage ew_quantize(double d, int b)
+{
+	ew_stage s;
+	qref_quantize_multiplier(d, b ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &s.m, &s.e);
+	return s;
+}
+
+/* The stage's output for x in build b; *ok = 0 where the kernel is undefined (the
+ * pre-shift wraps, a result beyond int32, a shift beyond 30). */
+static int64_t ew_out(const ew_stage *s, int b, int64_t x, int *ok)
+{
+	*ok = x >= INT32_MIN && x <= INT32_MAX && s->e <= 30;
+	if (!*ok)
+		return 0;
+	if (b == 0) {
+		*ok = qref_mbqm_preshift_fits((int32_t)x, s->e);
+		return *ok ? qref_mbqm((int32_t)x, s->m, s->e, QREF_ROUND_DOUBLE) : 0;
+	}
+	int64_t v = qref_mbqm_single_wide((int32_t)x, s->m, s->e);
+	*ok = v >= INT32_MIN && v <= INT32_MAX;
+	return v;
+}
+
+/* Tie stages: 0 the double build's high mul, 1 its final shift, 2 the single build's. */
+static int stage_wanted(const qc_ew_opts *o, int st)
+{
+	return o->stage == QC_EW_STAGE_ANY || (o->stage == QC_EW_STAGE_HIGH_MUL && st != 1) ||
+	       (o->stage == QC_EW_STAGE_SHIFT && st == 1);
+}
+
+/* The outputs the stage gives at x (output y, ew_out ok) when one of its exact ties goes the
+ * other way, into alt with their tie stages in st (at most 2); returns their count. */
+static int ew_alts(const ew_stage *s, int b, int32_t x, int64_t y, int64_t *alt, int *st)
+{
+	int n = 0;
+	if (b == 0) {
+		int pre = s->e > 0 ? s->e : 0, r = s->e < 0 ? -s->e : 0;
+		int32_t xs = (int32_t)((int64_t)x * ((int64_t)1 << pre)); /* fits: checked */
+		int32_t h = qref_srdhm(xs, s->m);
+		if (mod_pot((int64_t)xs * s->m, 31) == UINT64_C(1) << 30) { /* rounded up */
+			st[n] = 0;
+			alt[n++] = qref_rdbpot(h - 1, r);
+		}
+		if (r > 0 && mod_pot(h, r) == UINT64_C(1) << (r - 1)) { /* away from zero */
+			st[n] = 1;
+			alt[n++] = h > 0 ? y - 1 : y + 1;
+		}
+	} else {
+		int total = 31 - s->e; /* in [1, 62] */
+		if (mod_pot((int64_t)x * s->m, total) == UINT64_C(1) << (total - 1)) {
+			st[n] = 2;
+			alt[n++] = y - 1; /* ties toward +infinity */
+		}
+	}
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (alt[i] != y) {
+			st[k] = st[i];
+			alt[k++] = alt[i];
+		}
+	return k;
+}
+
+typedef struct ew_pipe {
+	qc_ew_op op;
+	int ls;
+	ew_stage in[2][2], out[2]; /* [input][build], [build] */
+	ew_stage other[3][2];      /* MUL: the other kernels' multipliers, [kind][build] */
+	int64_t qmin, qmax;
+} ew_pipe;
+
+static int ew_setup(const float s[3], const qc_ew_opts *o, ew_pipe *p, char *err, size_t es)
+{
+	memset(p, 0, sizeof *p);
+	p->op = o->op;
+	p->qmin = o->int16 ? -32768 : -128;
+	p->qmax = o->int16 ? 32767 : 127;
+	for (int j = 0; j < 3; j++)
+		if (!(s[j] > 0) || !isfinite(s[j]))
+			return qc_errf(err, es, "scales must be finite and > 0");
+	const int32_t zp[3] = {o->zp1, o->zp2, o->zp_out};
+	for (int j = 0; j < 3; j++)
+		if (zp[j] < p->qmin || zp[j] > p->qmax)
+			return qc_errf(err, es, "zero point %d outside the dtype", (int)zp[j]);
+	if (o->lo1 < p->qmin || o->hi1 > p->qmax || o->lo1 > o->hi1 || o->lo2 < p->qmin ||
+	    o->hi2 > p->qmax || o->lo2 > o->hi2)
+		return qc_errf(err, es, "lo1..hi1 and lo2..hi2 must be ranges within the dtype");
+	if ((o->hi1 - o->lo1 + 1) * (o->hi2 - o->lo2 + 1) > EW_PAIRS_MAX)
+		return qc_errf(err, es, "more than 2^24 pairs: narrow lo1..hi1 or lo2..hi2");
+	if (o->ymax < 0 || o->ymax > QC_EW_YMAX)
+		return qc_errf(err, es, "ymax must be in [0, %d]", QC_EW_YMAX);
+	if (o->op == QC_EW_MUL) {
+		float prod = s[0] * s[1]; /* float32 math, one rounding each (mul.cc) */
+		float ratio = prod / s[2];
+		double dd = (double)s[0] * (double)s[1] / (double)s[2];
+		if (!isfinite(ratio) || !(ratio > 0))
+			return qc_errf(err, es,
+			               "MUL: f32(s1 * s2) / s_out is not a positive float32");
+		for (int b = 0; b < 2; b++) {
+			p->out[b] = ew_quantize((double)ratio, b);
+			p->other[0][b] = ew_quantize(dd, b);
+			p->other[1][b] = ew_quantize((double)prod / (double)s[2], b);
+			p->other[2][b] = ew_quantize((double)(float)dd, b);
+		}
+		return 0;
+	}
+	p->ls = o->int16 ? 15 : 20;
+	double tm = 2.0 * (double)(s[0] > s[1] ? s[0] : s[1]);
+	double r[3] = {(double)s[0] / tm, (double)s[1] / tm,
+	               tm / ((double)(1 << p->ls) * (double)s[2])};
+	if (!(r[2] < 1.0))
+		return qc_errf(err, es, "ADD / SUB: 2 max(s1, s2) / (2^%d s_out) must be < 1",
+		               p->ls);
+	for (int b = 0; b < 2; b++) {
+		p->in[0][b] = ew_quantize(r[0], b);
+		p->in[1][b] = ew_quantize(r[1], b);
+		p->out[b] = ew_quantize(r[2], b);
+		if (p->in[0][b].e > 0 || p->in[1][b].e > 0 || p->out[b].e > 0)
+			return qc_errf(err, es, "ADD / SUB: a multiplier rounds up to 1");
+	}
+	return 0;
+}
+
+static int ew_in_range(const ew_pipe *p, const qc_ew_opts *o, int64_t y)
+{
+	return y >= -o->ymax && y <= o->ymax && y + o->zp_out >= p->qmin &&
+	       y + o->zp_out <= p->qmax;
+}
+
+/* One input's rescale v = MBQM_LT1((q - zp) 2^ls) per build and its other roundings. */
+typedef struct ew_in {
+	int32_t v[2];
+	int64_t alt[2][2];
+	int st[2][2], nalt[2];
+} ew_in;
+
+static ew_in *ew_inputs(const ew_pipe *p, int i, int64_t lo, int64_t hi, int32_t zp)
+{
+	ew_in *t = calloc((size_t)(hi - lo + 1), sizeof *t);
+	if (!t)
+		return NULL;
+	for (int64_t q = lo; q <= hi; q++) {
+		ew_in *e = &t[q - lo];
+		/* |q - zp| <= 255 with ls 20, <= 65535 with ls 15: fits int32 */
+		int32_t x = (int32_t)((q - zp) * ((int64_t)1 << p->ls));
+		for (int b = 0; b < 2; b++) {
+			e->v[b] = qref_mbqm_lt1(x, p->in[i][b].m, p->in[i][b].e,
+			                        b ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE);
+			e->nalt[b] = ew_alts(&p->in[i][b], b, x, e->v[b], e->alt[b], e->st[b]);
+		}
+	}
+	return t;
+}
+
+static int sgn3(int64_t v)
+{
+	return v < 0 ? 0 : v == 0 ? 1 : 2;
+}
+
+/* The classes (bit c) the pair (q1, q2) is of kind in, *y its double-build output: TIE the tie
+ * stage, TIE_IN 3 * input + stage, F32 the other multiplier. */
+static int ew_pair_classes(const ew_pipe *p, const qc_ew_opts *o, qc_ew_kind kind, const ew_in *i1,
+                           const ew_in *i2, int64_t q1, int64_t q2, int64_t *y)
+{
+	int64_t yb[2], alt[2], x[2];
+	int ok, st[2], bits = 0;
+	const int sub = p->op == QC_EW_SUB;
+	for (int b = 0; b < 2; b++) {
+		x[b] = p->op == QC_EW_MUL ? (q1 - o->zp1) * (q2 - o->zp2)
+		       : sub              ? (int64_t)i1->v[b] - i2->v[b]
+		                          : (int64_t)i1->v[b] + i2->v[b];
+		yb[b] = ew_out(&p->out[b], b, x[b], &ok);
+		if (!ok || !ew_in_range(p, o, yb[b]))
+			return 0;
+	}
+	*y = yb[0];
+	for (int b = 0; b < 2; b++) {
+		if (kind == QC_EW_TIE) {
+			int n = ew_alts(&p->out[b], b, (int32_t)x[b], yb[b], alt, st);
+			for (int k = 0; k < n; k++)
+				if (stage_wanted(o, st[k]) && ew_in_range(p, o, alt[k]))
+					bits |= 1 << st[k];
+		} else if (kind == QC_EW_F32) {
+			for (int k = 0; k < 3; k++) {
+				int64_t v = ew_out(&p->other[k][b], b, x[b], &ok);
+				if (ok && v != yb[0] && v != yb[1] && ew_in_range(p, o, v))
+					bits |= 1 << k;
+			}
+		} else {
+			const ew_in *in[2] = {i1, i2};
+			for (int i = 0; i < 2; i++)
+				for (int k = 0; k < in[i]->nalt[b]; k++) {
+					if (!stage_wanted(o, in[i]->st[b][k]))
+						continue;
+					int64_t d = in[i]->alt[b][k] - in[i]->v[b];
+					int64_t v = ew_out(&p->out[b], b,
+					                   x[b] + (sub && i ? -d : d), &ok);
+					if (ok && v != yb[b] && ew_in_range(p, o, v))
+						bits |= 1 << (3 * i + in[i]->st[b][k]);
+				}
+		}
+	}
+	return bits;
+}
+
+int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1, int32_t *q2,
+                int max, uint64_t *work, char *err, size_t err_size)
+{
+	ew_pipe p;
+	if (ew_setup(s, o, &p, err, err_size) < 0)
+		return -1;
+	if (kind == QC_EW_TIE_IN && o->op == QC_EW_MUL)
+		return qc_errf(err, err_size, "tie_in: ADD and SUB only (MUL has one stage)");
+	if (kind == QC_EW_F32 && o->op != QC_EW_MUL)
+		return qc_errf(err, err_size, "f32: MUL only (ADD's multipliers are double)");
+	if (kind != QC_EW_TIE && kind != QC_EW_TIE_IN && kind != QC_EW_F32)
+		return qc_errf(err, err_size, "unknown kind %d", (int)kind);
+	/* buckets: class-major; within a class by y (0, -1, 1, ...), then the signs */
+	const size_t per = (size_t)(2 * o->ymax + 1) * 9, nb = per * EW_CLASSES;
+	int64_t *best = malloc(nb * sizeof *best);
+	ew_in *in1 = NULL, *in2 = NULL;
+	if (o->op != QC_EW_MUL) {
+		in1 = ew_inputs(&p, 0, o->lo1, o->hi1, o->zp1);
+		in2 = ew_inputs(&p, 1, o->lo2, o->hi2, o->zp2);
+	}
+	if (!best || (o->op != QC_EW_MUL && (!in1 || !in2))) {
+		free(best);
+		free(in1);
+		free(in2);
+		return qc_errf(err, err_size, "out of memory");
+	}
+	for (size_t k = 0; k < nb; k++)
+		best[k] = -1;
+	const int64_t n2 = o->hi2 - o->lo2 + 1;
+	for (int64_t a = o->lo1; a <= o->hi1; a++)
+		for (int64_t c = o->lo2; c <= o->hi2; c++) {
+			int64_t y = 0;
+			int bits = ew_pair_classes(&p, o, kind, in1 ? &in1[a - o->lo1] : NULL,
+			                           in2 ? &in2[c - o->lo2] : NULL, a, c, &y);
+			size_t k = (size_t)(y >= 0 ? 2 * y : -2 * y - 1) * 9 +
+			           (size_t)(3 * sgn3(a - o->zp1) + sgn3(c - o->zp2));
+			for (int cl = 0; bits && cl < EW_CLASSES; cl++)
+				if ((bits >> cl & 1) && best[cl * per + k] < 0)
+					best[cl * per + k] = (a - o->lo1) * n2 + (c - o->lo2);
+		}
+	*work += (uint64_t)((o->hi1 - o->lo1 + 1) * n2);
+	/* round robin over the classes: the first pair of each, then the second, ... */
+	size_t cur[EW_CLASSES] = {0};
+	int n = 0, more = 1;
+	while (n < max && more) {
+		more = 0;
+		for (int cl = 0; cl < EW_CLASSES && n < max; cl++) {
+			while (cur[cl] < per && best[cl * per + cur[cl]] < 0)
+				cur[cl]++;
+			if (cur[cl] == per)
+				continue;
+			more = 1;
+			int64_t v = best[cl * per + cur[cl]++];
+			int32_t a = (int32_t)(o->lo1 + v / n2), c = (int32_t)(o->lo2 + v % n2);
+			int dup = 0;
+			for (int i = 0; i < n && !dup; i++)
+				dup = q1[i] == a && q2[i] == c;
+			if (!dup) {
+				q1[n] = a;
+				q2[n] = c;
+				n++;
+			}
+		}
+	}
+	free(best);
+	free(in1);
+	free(in2);
+	return n;
+}
+
+int qc_ew_scales(qc_ew_kind kind, const qc_ew_opts *o, float (*out)[3], int max, uint64_t *work,
+                 char *err, size_t err_size)
+{
+	float s[3] = {o->s1, o->s2, o->s_out};
+	int need = o->min_pairs < 1 ? 1 : o->min_pairs;
+	int32_t *a = malloc((size_t)need * 2 * sizeof *a);
+	if (!a)
+		return qc_errf(err, err_size, "out of memory");
+	int n = 0, it;
+	uint64_t w0 = *work;
+	char why[256] = "";
+	if (o->ratio < 0 || (o->ratio > 0 && o->step_out) || !isfinite(o->ratio)) {
+		free(a);
+		return qc_errf(err, err_size, "ratio must be finite and > 0, and s2 must step");
+	}
+	for (it = 0; it < 4096 && n < max && *work - w0 <= EW_WORK_MAX; it++) {
+		if (o->ratio > 0)
+			s[2] = (float)((o->op == QC_EW_MUL ? (double)s[0] * (double)s[1]
+			                                   : (double)(s[0] > s[1] ? s[0] : s[1])) /
+			               o->ratio);
+		int c = qc_ew_pairs(s, kind, o, a, a + need, need, work, why, sizeof why);
+		if (c < 0 && !strstr(why, "ADD / SUB:") && !strstr(why, "MUL:")) {
+			free(a);
+			return qc_errf(err, err_size, "%s", why); /* the options, not the scales */
+		}
+		if (c >= need)
+			memcpy(out[n++], s, sizeof s);
+		float *st = o->step_out ? &s[2] : &s[1];
+		*st = nextafterf(*st, INFINITY);
+	}
+	free(a);
+	if (n < max)
+		return qc_errf(err, err_size,
+		               "only %d of %d triples with %d pairs found in %d candidates", n, max,
+		               need, it);
+	return n;
+}

@@ -215,4 +215,81 @@ int qc_requant_acc(const qc_scale3 *t, qc_edge_kind kind, const qc_edge_opts *o,
 int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int single, int64_t acc,
                        int *ok);
 
+/*
+ * Elementwise requantization edges (LiteRT ADD, SUB, MUL): pairs of stored input values
+ * (q1, q2) where integer kernels of these ops diverge, found by running every pair of the
+ * searched ranges through the op's integer pipeline with reference/requant.c's functions, in
+ * both MultiplyByQuantizedMultiplier builds (double and single rounding):
+ *  ADD / SUB: ls = 20 (8-bit) or 15 (int16), tm = 2 max(s1, s2) in double,
+ *    (m_i, e_i) = QuantizeMultiplier(s_i / tm), (m_o, e_o) = QuantizeMultiplier(tm / (2^ls s_out));
+ *    v_i = MBQM_LT1((q_i - zp_i) 2^ls, m_i, e_i), raw = v1 + v2 (SUB: v1 - v2),
+ *    y = MBQM_LT1(raw, m_o, e_o) (add.cc, sub.cc, integer_ops/add.h);
+ *  MUL: (m, e) = QuantizeMultiplier(f32(f32(s1 s2) / s_out)), raw = (q1 - zp1)(q2 - zp2),
+ *    y = MBQM(raw, m, e) (mul.cc).
+ * An exact tie of a stage: double build, the product of SaturatingRoundingDoublingHighMul is
+ * exactly k + 1/2 (it rounds toward +infinity), or its result is a tie of the final
+ * RoundingDivideByPOT (away from zero); single build, x m 2^(e - 31) is exactly k + 1/2.
+ * Kinds:
+ *  QC_EW_TIE: the output stage (raw) is on an exact tie in some build.
+ *  QC_EW_TIE_IN: ADD / SUB: an input rescale is on an exact tie in some build, and rounding
+ *    that tie the other way changes that build's output (raw at a step of the output).
+ *  QC_EW_F32: MUL: a kernel with another multiplier (s1 s2 / s_out in double,
+ *    double(f32(s1 s2)) / s_out, f32(s1 s2 / s_out)) gives, in some build, an output that
+ *    neither build of mul.cc's multiplier gives.
+ * Every output considered, plus zp_out, is within the dtype and |y| <= ymax. The pairs of a
+ * kind fall in classes (TIE: the tie's stage; TIE_IN: the input and the stage; F32: the other
+ * multiplier); within a class they are ordered by y (0, -1, 1, -2, ...), at most one per y
+ * and signs of q1 - zp1 and q2 - zp2 (the first in the order q1, then q2, ascending), and the
+ * classes are taken in turn (the first pair of each, then the second, ...), without repeats.
+ */
+typedef enum qc_ew_op { QC_EW_ADD = 0, QC_EW_SUB = 1, QC_EW_MUL = 2 } qc_ew_op;
+typedef enum qc_ew_kind { QC_EW_TIE = 0, QC_EW_TIE_IN = 1, QC_EW_F32 = 2 } qc_ew_kind;
+/* Which ties TIE and TIE_IN take: any; those of the rounding toward +infinity (the double
+ * build's high mul, the single build's one shift: where round(-x) != -round(x)); those of
+ * the double build's final RoundingDivideByPOT (away from zero). */
+typedef enum qc_ew_stage {
+	QC_EW_STAGE_ANY = 0,
+	QC_EW_STAGE_HIGH_MUL = 1,
+	QC_EW_STAGE_SHIFT = 2
+} qc_ew_stage;
+
+#define QC_EW_YMAX 4096
+
+typedef struct qc_ew_opts {
+	qc_ew_op op;
+	int int16;                  /* int16 inputs and output (ADD / SUB: left shift 15) */
+	float s1, s2, s_out;        /* scales: where the search starts */
+	int step_out;               /* scales: s_out steps by float32 ulps instead of s2 */
+	double ratio;               /* scales, > 0: s_out follows s2, s_out = f32(s1 s2 / ratio)
+	                               (MUL) or f32(max(s1, s2) / ratio) (ADD, SUB) */
+	int32_t zp1, zp2, zp_out;   /* zero points */
+	int64_t lo1, hi1, lo2, hi2; /* the stored values searched, within the dtype */
+	int64_t ymax;               /* |y| <= ymax <= QC_EW_YMAX */
+	int min_pairs;              /* scales: kept with at least this many pairs */
+	qc_ew_stage stage;          /* TIE, TIE_IN: the ties taken */
+} qc_ew_opts;
+
+/* Defaults: ADD, int8 (int16 if int16), s1 0.02, s2 0.01, s_out 0.02, s2 steps, zero points
+ * 0, the whole dtype range for q1 and q2, ymax 100, min_pairs 4, every tie stage, no ratio. */
+void qc_ew_opts_default(qc_ew_opts *o, int int16);
+
+/*
+ * Up to max pairs of kind for the scales s = {s1, s2, s_out} into q1[], q2[]. *work counts
+ * the pairs tried. Returns the count (0 if none), or -1 with a reason in err (scales the op
+ * refuses, a search range larger than 2^24 pairs, a kind the op does not have).
+ */
+int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1, int32_t *q2,
+                int max, uint64_t *work, char *err, size_t err_size);
+
+/*
+ * Up to max scale triples {s1, s2, s_out} (s1 = o->s1; s2 or, with step_out, s_out stepping
+ * up by float32 ulps from o->s2 / o->s_out; with ratio, s2 steps and s_out follows it, so that
+ * the real multiplier stays within a float32 rounding of ratio while its float32 roundings
+ * change; candidates the op refuses are skipped) with at
+ * least o->min_pairs pairs of kind. Returns max, or -1 with a reason in err (not enough
+ * found within 4096 candidates or 2^25 pairs).
+ */
+int qc_ew_scales(qc_ew_kind kind, const qc_ew_opts *o, float (*out)[3], int max, uint64_t *work,
+                 char *err, size_t err_size);
+
 #endif

@@ -1260,6 +1260,146 @@ static int qc_spread(lua_State *L)
 	return 1;
 }
 
+/* The options of qc.elementwise_scales / qc.elementwise_pairs (gen.h, qc_ew_opts). */
+static void ew_opts(lua_State *L, int t, const char *fn, qc_ew_opts *o)
+{
+	static const char *const dts[] = {"int8", "int16", NULL};
+	static const char *const steps[] = {"s2", "s_out", NULL};
+	static const char *const ops[] = {"add", "sub", "mul"};
+	if (!lua_isnoneornil(L, t))
+		luaL_checktype(L, t, LUA_TTABLE);
+	int int16 = opt_choice(L, t, fn, "dtype", dts, 0);
+	qc_ew_opts_default(o, int16);
+	if (!lua_isnoneornil(L, t)) {
+		lua_getfield(L, t, "op");
+		if (!lua_isnil(L, -1)) {
+			const char *v = lua_tostring(L, -1);
+			int r = -1;
+			for (int i = 0; v && i < 3; i++)
+				if (strcmp(v, ops[i]) == 0)
+					r = i;
+			if (r < 0)
+				luaL_error(L, "%s: op must be 'add', 'sub' or 'mul'", fn);
+			o->op = (qc_ew_op)r;
+		}
+		lua_pop(L, 1);
+	}
+	o->s1 = opt_scale(L, t, fn, "s1", o->s1);
+	o->s2 = opt_scale(L, t, fn, "s2", o->s2);
+	o->s_out = opt_scale(L, t, fn, "s_out", o->s_out);
+	o->step_out = opt_choice(L, t, fn, "step", steps, 0);
+	o->ratio = opt_num(L, t, fn, "ratio", 0.0);
+	if (!(o->ratio >= 0) || !isfinite(o->ratio))
+		luaL_error(L, "%s: ratio must be a finite number > 0", fn);
+	lua_Integer qmin = int16 ? -32768 : -128, qmax = int16 ? 32767 : 127;
+	o->zp1 = (int32_t)opt_int(L, t, fn, "zp1", 0, qmin, qmax);
+	o->zp2 = (int32_t)opt_int(L, t, fn, "zp2", 0, qmin, qmax);
+	o->zp_out = (int32_t)opt_int(L, t, fn, "zp_out", 0, qmin, qmax);
+	o->lo1 = opt_int(L, t, fn, "lo1", qmin, qmin, qmax);
+	o->hi1 = opt_int(L, t, fn, "hi1", qmax, qmin, qmax);
+	o->lo2 = opt_int(L, t, fn, "lo2", qmin, qmin, qmax);
+	o->hi2 = opt_int(L, t, fn, "hi2", qmax, qmin, qmax);
+	o->ymax = opt_int(L, t, fn, "ymax", o->ymax, 0, QC_EW_YMAX);
+	o->min_pairs = (int)opt_int(L, t, fn, "min_pairs", o->min_pairs, 1, 256);
+	if (!lua_isnoneornil(L, t)) {
+		static const char *const stages[] = {"any", "high_mul", "shift"};
+		lua_getfield(L, t, "stage");
+		if (!lua_isnil(L, -1)) {
+			const char *v = lua_tostring(L, -1);
+			int r = -1;
+			for (int i = 0; v && i < 3; i++)
+				if (strcmp(v, stages[i]) == 0)
+					r = i;
+			if (r < 0)
+				luaL_error(L, "%s: stage must be 'any', 'high_mul' or 'shift'", fn);
+			o->stage = (qc_ew_stage)r;
+		}
+		lua_pop(L, 1);
+	}
+}
+
+static int ew_kind(lua_State *L, int i, const char *fn)
+{
+	static const char *const kinds[] = {"tie", "tie_in", "f32"};
+	const char *kind = luaL_checkstring(L, i);
+	for (int k = 0; k < 3; k++)
+		if (strcmp(kind, kinds[k]) == 0)
+			return k;
+	return luaL_error(L, "%s: unknown kind '%s' (tie, tie_in, f32)", fn, kind);
+}
+
+/*
+ * qc.elementwise_scales(kind [, opts]): opts.n (default 4) scale triples {s1, s2, s_out}
+ * (float32) of LiteRT ADD, SUB or MUL (opts.op) with at least opts.min_pairs input pairs of
+ * kind (qc.elementwise_pairs); s2 (or, with step = 's_out', s_out) steps up by float32 ulps
+ * from opts.s2 (opts.s_out). See gen.h.
+ */
+static int qc_ew_scales_l(lua_State *L)
+{
+	const char *fn = "qc.elementwise_scales";
+	int k = ew_kind(L, 1, fn);
+	qc_ew_opts o;
+	ew_opts(L, 2, fn, &o);
+	int n = (int)opt_int(L, 2, fn, "n", 4, 1, 64);
+	float(*s)[3] = lua_newuserdatauv(L, (size_t)n * sizeof *s, 0);
+	uint64_t work = 0;
+	char e[256];
+	int got = qc_ew_scales((qc_ew_kind)k, &o, s, n, &work, e, sizeof e);
+	charge(L, getq(L), work, 1);
+	if (got < 0)
+		return luaL_error(L, "%s: %s", fn, e);
+	lua_createtable(L, got, 0);
+	for (int i = 0; i < got; i++) {
+		lua_createtable(L, 0, 3);
+		lua_pushnumber(L, (double)s[i][0]);
+		lua_setfield(L, -2, "s1");
+		lua_pushnumber(L, (double)s[i][1]);
+		lua_setfield(L, -2, "s2");
+		lua_pushnumber(L, (double)s[i][2]);
+		lua_setfield(L, -2, "s_out");
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+/*
+ * qc.elementwise_pairs(t, kind [, opts]): {a = {...}, b = {...}}, exactly opts.n (default 16)
+ * pairs of stored input values of kind for the scales t = {s1, s2, s_out} (the ones found
+ * repeated in order when fewer; an error when there are none). See gen.h.
+ */
+static int qc_ew_pairs_l(lua_State *L)
+{
+	const char *fn = "qc.elementwise_pairs";
+	luaL_checktype(L, 1, LUA_TTABLE);
+	int k = ew_kind(L, 2, fn);
+	qc_ew_opts o;
+	ew_opts(L, 3, fn, &o);
+	int n = (int)opt_int(L, 3, fn, "n", 16, 1, 4096);
+	float s[3] = {opt_scale(L, 1, fn, "s1", 1.0f), opt_scale(L, 1, fn, "s2", 1.0f),
+	              opt_scale(L, 1, fn, "s_out", 1.0f)};
+	int32_t *q = lua_newuserdatauv(L, (size_t)n * 2 * sizeof *q, 0);
+	uint64_t work = 0;
+	char e[256];
+	int got = qc_ew_pairs(s, (qc_ew_kind)k, &o, q, q + n, n, &work, e, sizeof e);
+	charge(L, getq(L), work, 1);
+	if (got < 0)
+		return luaL_error(L, "%s: %s", fn, e);
+	if (got == 0)
+		return luaL_error(L, "%s: no '%s' pair with |y| <= %I for s1 %f, s2 %f, s_out %f",
+		                  fn, lua_tostring(L, 2), (lua_Integer)o.ymax, (double)s[0],
+		                  (double)s[1], (double)s[2]);
+	lua_createtable(L, 0, 2);
+	for (int j = 0; j < 2; j++) {
+		lua_createtable(L, n, 0);
+		for (int i = 0; i < n; i++) {
+			lua_pushinteger(L, q[j * n + i % got]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		lua_setfield(L, -2, j ? "b" : "a");
+	}
+	return 1;
+}
+
 /* qc.qrange(dtype): qmin, qmax of an integer dtype (int4 .. int32). */
 static int qc_qrange(lua_State *L)
 {
@@ -1370,6 +1510,8 @@ static int p_open(lua_State *L)
 	                                 {"requant_scales", qc_requant_scales_l},
 	                                 {"requant_acc", qc_requant_acc_l},
 	                                 {"spread", qc_spread},
+	                                 {"elementwise_scales", qc_ew_scales_l},
+	                                 {"elementwise_pairs", qc_ew_pairs_l},
 	                                 {NULL, NULL}};
 	luaL_newlib(L, qclib);
 	lua_setfield(L, G, "qc");
