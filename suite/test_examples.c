@@ -68,7 +68,8 @@ static void rerun(const char *cmd, const char *name, char *verdict, size_t size)
 				snprintf(verdict, size, "%s", qct_verdict(c));
 		}
 		if (json_array_size(cases) != 1)
-			fprintf(stderr, "\n  %s: ran %zu cases, not 1", cmd, json_array_size(cases));
+			fprintf(stderr, "\n  %s: ran %zu cases, not 1", cmd,
+			        json_array_size(cases));
 		json_decref(r);
 	}
 	if (!verdict[0])
@@ -112,8 +113,8 @@ static void test_reproduce_commands(void)
 			if (!so) {
 				/* the adapter's Debian package is missing: its test says so too */
 				if (!skipped++)
-					fprintf(stderr, "\n  examples: %s not built, %s skipped", plugin,
-					        g.gl_pathv[f]);
+					fprintf(stderr, "\n  examples: %s not built, %s skipped",
+					        plugin, g.gl_pathv[f]);
 				break;
 			}
 			fclose(so);
@@ -121,8 +122,10 @@ static void test_reproduce_commands(void)
 			char got[64];
 			rerun(cmd, qct_str(c, "name"), got, sizeof got);
 			if (strcmp(got, v) != 0)
-				fprintf(stderr, "\n  %s: %s: the report says %s, the command gives %s",
-				        g.gl_pathv[f], qct_str(c, "name"), v, got[0] ? got : "nothing");
+				fprintf(stderr,
+				        "\n  %s: %s: the report says %s, the command gives %s",
+				        g.gl_pathv[f], qct_str(c, "name"), v,
+				        got[0] ? got : "nothing");
 			CU_ASSERT_STRING_EQUAL(got, v);
 			sampled++;
 		}
