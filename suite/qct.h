@@ -54,6 +54,10 @@ typedef struct qct_tally {
 } qct_tally;
 qct_tally qct_tally_report(json_t *r);
 
+/* This test run's build has the sanitizers ($SAN set, or $QCONFORM_BUILD ending in "san"):
+ * the tests that take minutes or name build/ binaries run in the unsanitized pass only. */
+int qct_under_sanitizers(void);
+
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);
 

@@ -14,14 +14,6 @@
 
 #define MAX_SAMPLED 8 /* distinct verdicts sampled per report */
 
-/* The build directory of this test run ends in "san": the commands name build/ binaries. */
-static int under_sanitizers(void)
-{
-	const char *b = getenv("QCONFORM_BUILD");
-	size_t n = b ? strlen(b) : 0;
-	return n >= 3 && strcmp(b + n - 3, "san") == 0;
-}
-
 static json_t *load_gz(const char *gz, const char *tmp)
 {
 	qct_proc p;
@@ -79,7 +71,7 @@ static void rerun(const char *cmd, const char *name, char *verdict, size_t size)
 
 static void test_reproduce_commands(void)
 {
-	if (under_sanitizers()) {
+	if (qct_under_sanitizers()) {
 		fprintf(stderr, "\n  examples: the commands name build/, run in the unsanitized "
 		                "pass\n");
 		return;

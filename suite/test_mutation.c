@@ -23,15 +23,6 @@ static const char *build_dir(void)
 	return b && *b ? b : "build";
 }
 
-static int under_sanitizers(void)
-{
-	const char *b = build_dir(), *san = getenv("SAN");
-	size_t n = strlen(b);
-	if (san && *san && strcmp(san, "0") != 0)
-		return 1;
-	return n >= 3 && strcmp(b + n - 3, "san") == 0;
-}
-
 /* The mutate tool's absolute path (the broken-definition test runs it from elsewhere). */
 static const char *tool_path(void)
 {
@@ -193,7 +184,7 @@ static const char *line_starting(const char *out, const char *prefix)
 
 static void test_score(void)
 {
-	if (under_sanitizers()) {
+	if (qct_under_sanitizers()) {
 		fprintf(stderr,
 		        "\n  mutation: the score is not run under sanitizers (every mutant's "
 		        "specs, minutes); `make test` runs it in the unsanitized pass\n");

@@ -17,17 +17,6 @@
 
 #include "qct.h"
 
-static int under_sanitizers(void)
-{
-	const char *b = getenv("QCONFORM_BUILD"), *san = getenv("SAN");
-	if (!b || !*b)
-		b = "build";
-	size_t n = strlen(b);
-	if (san && *san && strcmp(san, "0") != 0)
-		return 1;
-	return n >= 3 && strcmp(b + n - 3, "san") == 0;
-}
-
 /* The tool's absolute path (the tests run it from their own directory). */
 static const char *tool(void)
 {
@@ -240,7 +229,7 @@ static void test_check(void)
 
 static void test_make_refusals(void)
 {
-	if (under_sanitizers()) {
+	if (qct_under_sanitizers()) {
 		fprintf(stderr,
 		        "\n  refusals: `make refusals` is not run under sanitizers (the negative "
 		        "cases against a coverage build); `make test` runs it in the unsanitized "

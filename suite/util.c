@@ -261,3 +261,14 @@ qct_tally qct_tally_report(json_t *r)
 	}
 	return t;
 }
+
+int qct_under_sanitizers(void)
+{
+	const char *b = getenv("QCONFORM_BUILD"), *san = getenv("SAN");
+	if (!b || !*b)
+		b = "build";
+	size_t n = strlen(b);
+	if (san && *san && strcmp(san, "0") != 0)
+		return 1;
+	return n >= 3 && strcmp(b + n - 3, "san") == 0;
+}
