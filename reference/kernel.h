@@ -154,7 +154,7 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values,
                                      qref_detail *detail);
 
-/* litert_conv.c (specs/litert/OPS-conv.md) */
+/* litert_conv.c (specs/litert/OPERATORS.md) */
 qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_litert_depthwise_conv2d(const qcf_op_call *call, qref_detail *detail);
 qcf_status qref_litert_fully_connected(const qcf_op_call *call, qref_detail *detail);

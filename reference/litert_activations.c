@@ -3,9 +3,9 @@
  * int16 (tflite/kernels/activations.cc, l2norm.cc; internal/reference/
  * softmax.h, log_softmax.h, integer_ops/{logistic,tanh,l2normalization,
  * log_softmax}.h; TFLM softmax_common.cc, logistic_common.cc, tanh.cc).
- * Algorithms: FACTS-ops.md sections 0 to 3 (verified bit for
- * bit against TFLM); the fixed-point building blocks are in fixedpoint.c.
- * ABI: specs/litert/OPS-activations.md.
+ * Algorithms, ABI and refusals: specs/litert/OPERATORS.md ("LiteRT
+ * activations family"; verified bit for bit against TFLM); the fixed-point
+ * building blocks are in fixedpoint.c.
  *
  * Every kernel checks all of its rules (and the data-dependent aborts of
  * LiteRT) before it writes any output.

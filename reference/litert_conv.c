@@ -8,8 +8,9 @@
  * Sources: tflite/kernels/{conv,depthwise_conv,fully_connected,padding,
  * kernel_util}.cc, internal/reference/integer_ops/{conv,depthwise_conv,
  * fully_connected}.h (google-ai-edge/LiteRT), the same files in
- * tensorflow/tflite-micro. Facts: FACTS.md section 3, FACTS-ops.md section 4;
- * the ops, tensors and attributes: specs/litert/OPS-conv.md.
+ * tensorflow/tflite-micro. The arithmetic, ops, tensors and attributes:
+ * specs/litert/OPERATORS.md ("Integer requantization", "LiteRT convolution
+ * operators").
  *
  * The norm is the integer pipeline every LiteRT optimized kernel and TFLM run:
  *   acc = sum w * (x - zp_in) + bias[c]          (int32; int64 for 16x8 with int64 bias)

@@ -6,8 +6,8 @@
  * maximum_minimum.cc, comparisons.cc, kernel_util.cc
  * (CalculateActivationRangeQuantized); internal/reference/add.h, sub.h,
  * integer_ops/add.h, integer_ops/mul.h, maximum_minimum.h, comparisons.h.
- * Facts: FACTS.md section 3, FACTS-ops.md sections 3 ("MAXIMUM / MINIMUM",
- * "Comparisons") and 5. Every operand is broadcast by numpy rules; the
+ * The arithmetic: specs/litert/OPERATORS.md ("Integer requantization",
+ * "LiteRT elementwise operators"). Every operand is broadcast by numpy rules; the
  * per-element formula is the one without broadcasting.
  */
 #include <math.h>
@@ -242,7 +242,7 @@ static qcf_status same_dtypes(const qcf_op_call *call, int with_output, qref_det
 	return QCF_OK;
 }
 
-/* CheckedLog2 (FACTS-ops section 0), float math. */
+/* CheckedLog2 (common.h; specs/litert/OPERATORS.md), float math. */
 static int checked_log2(float x, int *k)
 {
 	float l = logf(x) * (1.0f / logf(2.0f));

@@ -4,12 +4,13 @@
  * SPACE_TO_DEPTH, PAD, PADV2, GATHER, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND,
  * TRANSPOSE, SQUEEZE, SLICE, ARG_MAX, SHAPE.
  *
- * Facts: FACTS.md sections 2 and 3, FACTS-ops.md sections 0, 3 and 4
- * (padding); sources google-ai-edge/LiteRT tflite/kernels/{pooling,reduce,
+ * Sources (google-ai-edge/LiteRT): tflite/kernels/{pooling,reduce,
  * concatenation,reshape,resize_bilinear,space_to_depth,pad,gather,
  * batch_to_space_nd,space_to_batch_nd,transpose,squeeze,slice,arg_min_max,
  * shape}.cc and tflite/kernels/internal/reference/{integer_ops/pooling.h,
- * reduce.h,resize_bilinear.h}. ABI: specs/litert/OPS-layout.md.
+ * reduce.h,resize_bilinear.h}. The arithmetic and ABI: specs/litert/
+ * OPERATORS.md ("Integer requantization", "LiteRT layout family"; padding as
+ * for the convolutions).
  *
  * The data movement ops are written once as index mappings over a "mover":
  * the kernel moves raw stored elements (bytes), the real-valued hook moves
@@ -300,7 +301,7 @@ static qcf_status same_params(const qcf_op_call *call, int k, const char *why, q
 	return QCF_OK;
 }
 
-/* ---- activation range (FACTS.md section 3, FACTS-ops.md section 4) ------ */
+/* ---- activation range (kernel_util.cc; specs/litert/OPERATORS.md) ------- */
 
 typedef enum { ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1 } act_kind;
 

@@ -1,7 +1,8 @@
 /*
  * LiteRT QUANTIZE and DEQUANTIZE (tflite/kernels/quantize.cc,
  * dequantize.cc; internal/reference/quantize.h, requantize.h,
- * dequantize.h). FACTS.md section 3, FACTS-ops.md "QUANTIZE".
+ * dequantize.h). The requantization: specs/litert/OPERATORS.md ("Integer
+ * requantization"); the ops: specs/README.md ("Operators").
  */
 #include <math.h>
 #include <string.h>

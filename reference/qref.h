@@ -214,7 +214,7 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail);
  *  - onnx QuantizeLinear: x itself.
  *  - litert CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: the accumulator
  *    times s_in * s_w[c], plus the bias's real value, then the fused
- *    activation (specs/litert/OPS-conv.md).
+ *    activation (specs/litert/OPERATORS.md).
  * NaN and infinities of a float input are passed through.
  *
  * Needs the inputs (checked as the kernel checks them: counts, dtypes,

@@ -2,8 +2,8 @@
  * LiteRT integer requantization helpers: the one place they live.
  *
  * Semantics follow LiteRT/TFLM (tflite/kernels/internal/quantization_util.cc,
- * common.cc) and gemmlowp (fixedpoint/fixedpoint.h); notation and facts in
- * FACTS.md section 3 and FACTS-ops.md section 0. Every function here is
+ * common.cc) and gemmlowp (fixedpoint/fixedpoint.h); in words in
+ * specs/litert/OPERATORS.md ("Integer requantization"). Every function here is
  * portable C: no implementation-defined shifts of negative numbers, no
  * signed overflow. Where LiteRT relies on wrapping (the int32 pre-shift of
  * the double-rounding MBQM), the wrap is done explicitly in uint32.

@@ -1,6 +1,6 @@
 /*
  * LiteRT CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (reference/litert_conv.c,
- * specs/litert/OPS-conv.md): the reference kernels through qref_execute, and
+ * specs/litert/OPERATORS.md): the reference kernels through qref_execute, and
  * end to end through the binary against the reference and two stubs:
  * float_requant (XNNPACK-style float requantization) and ignore_axis
  * (per-axis weight scales ignored).
