@@ -636,10 +636,7 @@ void qc_json_abort(qc_json *j)
 
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 {
-	uint64_t disallowed = 0;
-	for (int v = 0; v < QC_N_VERDICTS; v++)
-		if (!qc_verdict_conforms((qc_verdict)v))
-			disallowed += s->verdicts[v];
+	uint64_t disallowed = qc_stats_failing(s);
 	int expired = 0;
 	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
 		expired |= meta->waivers->w[i].expired;

@@ -53,14 +53,18 @@ void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r)
 	s->verdicts[r->verdict]++;
 }
 
+uint64_t qc_stats_failing(const qc_run_stats *s)
+{
+	uint64_t n = 0;
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (!qc_verdict_conforms((qc_verdict)v))
+			n += s->verdicts[v];
+	return n;
+}
+
 int qc_stats_conforms(const qc_run_stats *s)
 {
-	if (!s->cases)
-		return 0;
-	for (int v = 0; v < QC_N_VERDICTS; v++)
-		if (s->verdicts[v] && !qc_verdict_conforms((qc_verdict)v))
-			return 0;
-	return 1;
+	return s->cases && !qc_stats_failing(s);
 }
 
 void qc_stats_free(qc_run_stats *s)

@@ -27,6 +27,8 @@ typedef struct qc_run_stats {
 void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r);
 /* 1 if every case has a conforming verdict (and there was at least one case). */
 int qc_stats_conforms(const qc_run_stats *s);
+/* Cases whose verdict does not conform (waived or not). */
+uint64_t qc_stats_failing(const qc_run_stats *s);
 void qc_stats_free(qc_run_stats *s);
 
 #endif

@@ -974,7 +974,7 @@ static size_t case_bytes(const qc_case *c)
 }
 
 /* After the table: what the waivers did, the expired ones (they fail the run), the unused. */
-static int report_waivers(const qc_waivers *ws, uint64_t waived, int status)
+static int report_waivers(const qc_waivers *ws, int status)
 {
 	for (int i = 0; i < ws->n; i++) {
 		const qc_waiver *w = &ws->w[i];
@@ -990,18 +990,7 @@ static int report_waivers(const qc_waivers *ws, uint64_t waived, int status)
 			       w->line, w->glob);
 		}
 	}
-	(void)waived;
 	return status;
-}
-
-/* Failing cases: verdicts that do not conform, waived or not. */
-static uint64_t failing_cases(const qc_run_stats *s)
-{
-	uint64_t n = 0;
-	for (int v = 0; v < QC_N_VERDICTS; v++)
-		if (!qc_verdict_conforms((qc_verdict)v))
-			n += s->verdicts[v];
-	return n;
 }
 
 /*
@@ -1009,13 +998,10 @@ static uint64_t failing_cases(const qc_run_stats *s)
  * failures they accepted; with a baseline it is the gate's verdict ("no new failure and
  * nothing worse"), and says what the run itself holds.
  */
-static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t waived,
+static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t waived, int expired,
                           const char *baseline, const qc_diff_counts *dc, int status)
 {
-	uint64_t failing = failing_cases(s), cases = s->cases;
-	int expired = 0;
-	for (int i = 0; ws && i < ws->n; i++)
-		expired += ws->w[i].expired;
+	uint64_t failing = qc_stats_failing(s), cases = s->cases;
 	char own[512], extra[256] = "";
 	int o = snprintf(own, sizeof own, "%llu case%s, ", (unsigned long long)cases,
 	                 cases == 1 ? "" : "s");
@@ -1163,6 +1149,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	/* waivers and the baseline are read before anything runs: their errors are usage errors */
 	qc_waivers *waivers = NULL;
+	int n_expired = 0; /* waivers past their expiry day: they fail the run */
 	char waivers_sha[65] = "";
 	if (o->waivers) {
 		if (!(waivers = qc_waivers_load(o->waivers, &diag))) {
@@ -1171,7 +1158,7 @@ int qc_cmd_run(const qc_run_opts *o)
 			specset_free(&ss);
 			return 2;
 		}
-		qc_waivers_expire(waivers, started);
+		n_expired = qc_waivers_expire(waivers, started);
 		if (qc_sha256_file(o->waivers, waivers_sha) != 0)
 			waivers_sha[0] = 0;
 	}
@@ -1512,7 +1499,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		       o->shard_index, o->shard_count);
 	int status = rc != 0 ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
 	if (waivers)
-		status = report_waivers(waivers, st.waived, status);
+		status = report_waivers(waivers, status);
 	qc_diff_counts dc;
 	int gated = 0;
 	if (dump && qc_dump_close(dump, stdout) != 0)
@@ -1536,16 +1523,13 @@ int qc_cmd_run(const qc_run_opts *o)
 			status = 2;
 		} else if (status != 2) {
 			/* the gate: a failure the baseline holds too does not fail it by itself */
-			int expired = 0;
-			for (int i = 0; waivers && i < waivers->n; i++)
-				expired |= waivers->w[i].expired;
-			status = dc.regressions || expired ? 1 : 0;
+			status = dc.regressions || n_expired ? 1 : 0;
 			gated = 1;
 		}
 		json_decref(cur);
 	}
 	if (!interrupted && status != 2)
-		print_verdict(&st.stats, waivers, st.waived, gated ? o->baseline : NULL,
+		print_verdict(&st.stats, waivers, st.waived, n_expired, gated ? o->baseline : NULL,
 		              gated ? &dc : NULL, status);
 	if (sig && !interrupted)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
