@@ -143,6 +143,19 @@ static int cmp_named(const void *a, const void *b)
 	return strcmp(((const named *)a)->name, ((const named *)b)->name);
 }
 
+/* The cases of a report sorted by name, for bsearch with cmp_named (a new array). */
+static named *name_index(const json_t *cases)
+{
+	size_t n = json_array_size(cases);
+	named *idx = qc_xcalloc(n ? n : 1, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		idx[i].c = json_array_get(cases, i);
+		idx[i].name = qc_report_str(idx[i].c, "name");
+	}
+	qsort(idx, n, sizeof *idx, cmp_named);
+	return idx;
+}
+
 typedef struct opkey {
 	char key[160];
 	const json_t *base_op, *cur_op;
@@ -209,18 +222,7 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 	const json_t *bcases = json_object_get(base, "cases"),
 	             *ncases = json_object_get(cur, "cases");
 	size_t nn = json_array_size(ncases), nb = json_array_size(bcases);
-	named *idx = qc_xcalloc(nn ? nn : 1, sizeof *idx);
-	for (size_t i = 0; i < nn; i++) {
-		idx[i].c = json_array_get(ncases, i);
-		idx[i].name = qc_report_str(idx[i].c, "name");
-	}
-	qsort(idx, nn, sizeof *idx, cmp_named);
-	named *bidx = qc_xcalloc(nb ? nb : 1, sizeof *bidx);
-	for (size_t i = 0; i < nb; i++) {
-		bidx[i].c = json_array_get(bcases, i);
-		bidx[i].name = qc_report_str(bidx[i].c, "name");
-	}
-	qsort(bidx, nb, sizeof *bidx, cmp_named);
+	named *idx = name_index(ncases), *bidx = name_index(bcases);
 
 	/* ops of the base, and how many of their cases both reports hold */
 	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");

@@ -21,19 +21,19 @@ struct qc_json {
 };
 
 /*
- * Writes " " and s as one shell word: single quotes (' written as '\''); a word with bytes that
- * are not well-formed UTF-8 or with control characters is written $'...' with those bytes as
- * \xNN (bash, zsh, ksh, dash >= 0.5.12), so the reproduce command still names the case
- * byte for byte once the report has replaced them by U+FFFD.
+ * Writes s as one shell word: single quotes (' written as '\''); a word with bytes that are not
+ * well-formed UTF-8 or with control characters is written $'...' with those bytes as \xNN
+ * (bash, zsh, ksh, dash >= 0.5.12), so the reproduce command still names the case byte for
+ * byte once the report has replaced them by U+FFFD.
  */
-static void shell_word(FILE *m, const char *s)
+static void shell_quote(FILE *m, const char *s)
 {
 	size_t n = strlen(s);
 	int plain = qc_utf8_valid(s, n);
 	for (size_t i = 0; plain && i < n; i++)
 		plain = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
 	if (plain) {
-		fputs(" '", m);
+		fputc('\'', m);
 		for (; *s; s++)
 			if (*s == '\'')
 				fputs("'\\''", m);
@@ -42,7 +42,7 @@ static void shell_word(FILE *m, const char *s)
 		fputc('\'', m);
 		return;
 	}
-	fputs(" $'", m);
+	fputs("$'", m);
 	for (size_t i = 0; i < n;) {
 		int32_t cp;
 		size_t k = qc_utf8_next(s + i, n - i, &cp);
@@ -58,29 +58,25 @@ static void shell_word(FILE *m, const char *s)
 	fputc('\'', m);
 }
 
+/* " " and s as one shell word (shell_quote). */
+static void shell_word(FILE *m, const char *s)
+{
+	fputc(' ', m);
+	shell_quote(m, s);
+}
+
 /* The command's first word, the qconform that ran: as is when the shell takes it so
- * (build/qconform), else quoted as shell_word does. */
+ * (build/qconform), else quoted. */
 static void shell_command(FILE *m, const char *s)
 {
-	int safe = *s != 0;
+	int safe = *s != 0 && *s != '-';
 	for (const char *p = s; *p && safe; p++)
 		safe = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		       (*p >= '0' && *p <= '9') || strchr("/._+-", *p);
-	if (safe && *s != '-') {
+	if (safe)
 		fputs(s, m);
-		return;
-	}
-	char *w = NULL;
-	size_t len = 0;
-	FILE *t = open_memstream(&w, &len);
-	if (!t) {
-		fputs("qconform", m);
-		return;
-	}
-	shell_word(t, s);
-	fclose(t);
-	fputs(w + 1, m); /* without shell_word's separating space */
-	free(w);
+	else
+		shell_quote(m, s);
 }
 
 /* The characters of s[0..n) inside a JSON string: escaped, and every ill-formed UTF-8
