@@ -39,6 +39,7 @@
 #pragma weak qct_register_interrupt
 #pragma weak qct_register_examples
 #pragma weak qct_register_refusals
+#pragma weak qct_register_pipeline
 
 const char *qct_build_path(const char *rel)
 {
@@ -98,7 +99,8 @@ int main(int argc, char **argv)
 	                        qct_register_utf8,
 	                        qct_register_interrupt,
 	                        qct_register_examples,
-	                        qct_register_refusals};
+	                        qct_register_refusals,
+	                        qct_register_pipeline};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

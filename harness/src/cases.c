@@ -80,6 +80,7 @@ struct qc_cases {
 	int n_in_built, n_out_built;
 	int channel;        /* > 0 while a per-channel expression is evaluated (its `c`, from 1) */
 	qc_vnode_mark mark; /* Lua-made nodes of earlier cases are dropped back to here */
+	qc_case name_case;  /* qc_cases_name's */
 };
 
 static const char *path_of(qc_cases *it)
@@ -1526,6 +1527,79 @@ static void case_name(qc_cases *it, qc_case *c, uint64_t rep)
 		snprintf(c->name, sizeof c->name, "%s/%s", s->id, c->params);
 }
 
+/*
+ * Binds the sweep point (or explicit case) of case idx: it->bind, and its name into c->name
+ * and c->params. Returns the explicit case's node (NULL for a sweep point); *rep is the
+ * repetition. No Lua, no data: the name depends only on the point.
+ */
+static yaml_node_t *bind_case(qc_cases *it, uint64_t idx, qc_case *c, uint64_t *rep)
+{
+	const qc_spec *s = it->s;
+	uint64_t n_sweep = it->n_points * (uint64_t)s->repeat;
+	yaml_node_t *cn = NULL;
+	it->n_bind = 0;
+	*rep = 0;
+	if (idx < n_sweep) {
+		uint64_t point = idx / (uint64_t)s->repeat;
+		*rep = idx % (uint64_t)s->repeat;
+		const qc_sweep *sw = NULL;
+		for (int b = 0; b < s->n_sweeps; b++) {
+			uint64_t np = block_points(&s->sweeps[b]);
+			if (point < np) {
+				sw = &s->sweeps[b];
+				break;
+			}
+			point -= np;
+		}
+		for (int i = sw ? sw->n_vars - 1 : -1; i >= 0; i--) {
+			uint64_t len = seq_len(sw->vars[i].node);
+			it->bind[i].name = sw->vars[i].name;
+			it->bind[i].node = seq_at(s, sw->vars[i].node, point % len);
+			point /= len;
+		}
+		it->n_bind = sw ? sw->n_vars : 0;
+		case_name(it, c, *rep);
+		c->where =
+		        sw ? qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc),
+		                        "sweep")
+		           : NULL;
+	} else {
+		cn = seq_at(s, s->cases, idx - n_sweep);
+		const char *nm = qc_scalar(qc_map_get(s, cn, "name"));
+		snprintf(c->params, sizeof c->params, "%s", nm ? nm : "");
+		snprintf(c->name, sizeof c->name, "%s/case/%s", s->id, nm ? nm : "");
+		c->where = qc_map_get(s, cn, "name");
+		yaml_node_t *vars = qc_map_get(s, cn, "vars");
+		if (vars)
+			for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
+			     p < vars->data.mapping.pairs.top && it->n_bind < 2 * QC_MAX_VARS;
+			     p++) {
+				it->bind[it->n_bind].name = qc_scalar(qc_node(s, p->key));
+				it->bind[it->n_bind].node = qc_node(s, p->value);
+				it->n_bind++;
+			}
+	}
+	if (!c->where)
+		c->where = yaml_document_get_root_node((yaml_document_t *)&s->doc);
+	return cn;
+}
+
+void qc_cases_seek(qc_cases *it, uint64_t idx)
+{
+	it->next = idx;
+}
+
+const char *qc_cases_name(qc_cases *it, uint64_t idx, const yaml_node_t **where)
+{
+	uint64_t rep;
+	qc_case *c = &it->name_case;
+	bind_case(it, idx, c, &rep);
+	it->n_bind = 0;
+	if (where)
+		*where = c->where;
+	return c->name;
+}
+
 int qc_cases_next(qc_cases *it, qc_case **out)
 {
 	const qc_spec *s = it->s;
@@ -1544,57 +1618,14 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		return -1;
 	c->spec = s;
 	it->failed = 0;
-	it->n_bind = 0;
 	/* nodes Lua made for the previous case are no longer needed (the case copies what
 	 * it keeps) */
 	qc_vnode_reset(s, it->mark);
 	it->cur = c;
 	it->n_in_built = it->n_out_built = 0;
 	it->channel = 0;
-	yaml_node_t *cn = NULL; /* explicit case node */
-	uint64_t rep = 0;
-	if (idx < n_sweep) {
-		uint64_t point = idx / (uint64_t)s->repeat;
-		rep = idx % (uint64_t)s->repeat;
-		const qc_sweep *sw = NULL;
-		for (int b = 0; b < s->n_sweeps; b++) {
-			uint64_t np = block_points(&s->sweeps[b]);
-			if (point < np) {
-				sw = &s->sweeps[b];
-				break;
-			}
-			point -= np;
-		}
-		for (int i = sw ? sw->n_vars - 1 : -1; i >= 0; i--) {
-			uint64_t len = seq_len(sw->vars[i].node);
-			it->bind[i].name = sw->vars[i].name;
-			it->bind[i].node = seq_at(s, sw->vars[i].node, point % len);
-			point /= len;
-		}
-		it->n_bind = sw ? sw->n_vars : 0;
-		case_name(it, c, rep);
-		c->where =
-		        sw ? qc_map_get(s, yaml_document_get_root_node((yaml_document_t *)&s->doc),
-		                        "sweep")
-		           : NULL;
-	} else {
-		cn = seq_at(s, s->cases, idx - n_sweep);
-		const char *nm = qc_scalar(qc_map_get(s, cn, "name"));
-		snprintf(c->params, sizeof c->params, "%s", nm);
-		snprintf(c->name, sizeof c->name, "%s/case/%s", s->id, nm);
-		c->where = qc_map_get(s, cn, "name");
-		yaml_node_t *vars = qc_map_get(s, cn, "vars");
-		if (vars)
-			for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
-			     p < vars->data.mapping.pairs.top && it->n_bind < 2 * QC_MAX_VARS;
-			     p++) {
-				it->bind[it->n_bind].name = qc_scalar(qc_node(s, p->key));
-				it->bind[it->n_bind].node = qc_node(s, p->value);
-				it->n_bind++;
-			}
-	}
-	if (!c->where)
-		c->where = yaml_document_get_root_node((yaml_document_t *)&s->doc);
+	uint64_t rep;
+	yaml_node_t *cn = bind_case(it, idx, c, &rep); /* explicit case node */
 	c->seed = qc_hash64(c->name, s->seed ^ (it->run_seed * 0x9e3779b97f4a7c15ull));
 
 	yaml_node_t *expect = cn ? qc_map_get(s, cn, "expect") : NULL;

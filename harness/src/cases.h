@@ -93,6 +93,12 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
  * -1: this case has an error (reported in diag); iteration may continue. */
 int qc_cases_next(qc_cases *it, qc_case **out);
 void qc_cases_end(qc_cases *it);
+/* The next qc_cases_next builds case idx (0 <= idx < qc_cases_count): a case depends only on
+ * its index, so any range of a spec's cases can be expanded on its own. */
+void qc_cases_seek(qc_cases *it, uint64_t idx);
+/* The name of case idx, and where it is defined, without building it (no Lua, no data): the
+ * name depends only on the sweep point. Valid until the next call on it. */
+const char *qc_cases_name(qc_cases *it, uint64_t idx, const yaml_node_t **where);
 void qc_case_free(qc_case *c);
 
 /*

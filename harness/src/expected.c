@@ -182,3 +182,26 @@ double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k)
 	}
 	return counted ? (double)sat / (double)counted : 0;
 }
+
+const yaml_node_t *qc_expected_spec_error(const qc_case *c, const qc_expected *e, char *msg,
+                                          size_t size)
+{
+	if (e->status == QCF_NOT_SUPPORTED && c->tol.n_roundings) {
+		snprintf(msg, size, "%s (case %s)", e->detail.message, c->name);
+		return c->rounding_node;
+	}
+	if (e->status != QCF_OK || c->max_saturation < 0)
+		return NULL;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		double sat = qc_expected_saturation(c, e, k);
+		if (sat > c->max_saturation) {
+			snprintf(msg, size,
+			         "%.1f%% of output '%s' saturates in case %s, the spec allows "
+			         "%.1f%%: "
+			         "widen the output range (quant: {auto: range})",
+			         100 * sat, c->out[k].name, c->name, 100 * c->max_saturation);
+			return c->saturation_node;
+		}
+	}
+	return NULL;
+}

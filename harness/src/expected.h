@@ -21,4 +21,10 @@ void qc_expected_free(qc_expected *e, int n_outputs);
 /* Share of quantized output k at either end of its dtype's range (0 for float outputs). */
 double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k);
 
+/* What only the reference's answer tells about a spec: a rounding the op does not have, a case
+ * whose outputs saturate more than the spec allows. The node to report at, with the message in
+ * msg; NULL when the case is sound. */
+const yaml_node_t *qc_expected_spec_error(const qc_case *c, const qc_expected *e, char *msg,
+                                          size_t size);
+
 #endif

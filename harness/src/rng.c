@@ -168,6 +168,16 @@ double qc_rng_normal(qc_rng *rng, double mean, double std)
 	return mean + std * z;
 }
 
+uint64_t qc_hash64_bytes(const void *data, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= ((const unsigned char *)data)[i];
+		h *= 0x100000001b3u;
+	}
+	return qc_splitmix64(&h);
+}
+
 uint64_t qc_hash64(const char *s, uint64_t seed)
 {
 	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a 64 offset basis */

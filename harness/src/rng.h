@@ -11,6 +11,7 @@
 #ifndef QC_RNG_H
 #define QC_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct qc_rng {
@@ -39,6 +40,8 @@ double qc_rng_normal(qc_rng *rng, double mean, double std);
 /* Seed for a named thing: FNV-1a 64 of the bytes of s, xor seed, then one
  * splitmix64 step (which adds the golden gamma and mixes). */
 uint64_t qc_hash64(const char *s, uint64_t seed);
+/* The same hash (without a seed) of n bytes. */
+uint64_t qc_hash64_bytes(const void *data, size_t n);
 
 /* Deterministic log, sin, cos (absolute error ~1e-15 for moderate |x|;
  * sin/cos reduce by pi/2 in two parts, accurate for |x| <= 1e5). */

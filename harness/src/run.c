@@ -20,9 +20,9 @@
 #include "dtype.h"
 #include "dump.h"
 #include "expected.h"
+#include "jobs.h"
 #include "journal.h"
 #include "poison.h"
-#include "pool.h"
 #include "profile.h"
 #include "qref.h"
 #include "report.h"
@@ -39,8 +39,8 @@
 #include "util.h"
 #include "waivers.h"
 
-#define BATCH_CASES          64
-#define BATCH_BYTES          ((size_t)64 << 20)
+#define RUN_PLAN             1
+#define UNIT_CASES           32
 #define MAX_PRINTED_FAILURES 20
 
 int qc_filter_match(const char *const *filters, int n, const char *name)
@@ -130,6 +130,8 @@ typedef struct specset {
 	qc_profile *profile;     /* --profile */
 	qc_profile_tally *tally; /* its classes: covered, planned (with --profile) */
 	uint64_t hits[QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_RULES]; /* cases per match rule */
+	qc_job_unit *units; /* run: what the job threads take, in order */
+	size_t n_units, cap_units;
 } specset;
 
 static void specset_free(specset *ss)
@@ -143,6 +145,7 @@ static void specset_free(specset *ss)
 	free(ss->filtered);
 	free(ss->profiles);
 	free(ss->tally);
+	free(ss->units);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -351,34 +354,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* What only the reference's answer can tell about a spec: a rounding the op does not have,
- * a case whose outputs saturate more than the spec allows. Reported once per node. */
+/* What only the reference's answer can tell about a spec (qc_expected_spec_error), reported
+ * once per node. */
 static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag,
                                const yaml_node_t **reported, int *n_reported)
 {
 	if (!c->tol.n_roundings && c->max_saturation < 0)
 		return;
-	char err[256] = "";
+	char err[256] = "", msg[512] = "";
 	qc_expected *e = qc_expected_new(c, err, sizeof err);
-	const yaml_node_t *at = NULL;
-	char msg[512] = "";
-	if (e->status == QCF_NOT_SUPPORTED && c->tol.n_roundings) {
-		at = c->rounding_node;
-		snprintf(msg, sizeof msg, "%s (case %s)", e->detail.message, c->name);
-	} else if (e->status == QCF_OK && c->max_saturation >= 0) {
-		for (int k = 0; k < c->call.n_outputs && !at; k++) {
-			double sat = qc_expected_saturation(c, e, k);
-			if (sat > c->max_saturation) {
-				at = c->saturation_node;
-				snprintf(msg, sizeof msg,
-				         "%.1f%% of output '%s' saturates in case %s, the spec "
-				         "allows "
-				         "%.1f%%: widen the output range (quant: {auto: range})",
-				         100 * sat, c->out[k].name, c->name,
-				         100 * c->max_saturation);
-			}
-		}
-	}
+	const yaml_node_t *at = qc_expected_spec_error(c, e, msg, sizeof msg);
 	qc_expected_free(e, c->call.n_outputs);
 	if (!at)
 		return;
@@ -390,8 +375,24 @@ static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag
 	qc_diag_error(diag, s->path, at, "%s", msg);
 }
 
-/* Loads, then expands every case (with its data when with_data; 2: validate, which also runs
- * the reference's checks on every case, qc_cases_check_reference): any error -> -1. */
+/* A unit of the run: cases [first, end) of spec i, the first the run holds at `ordinal`. */
+static void add_unit(specset *ss, uint32_t i, uint64_t first, uint64_t end, uint64_t ordinal)
+{
+	if (ss->n_units == ss->cap_units) {
+		ss->cap_units = ss->cap_units ? 2 * ss->cap_units : 256;
+		ss->units = realloc(ss->units, ss->cap_units * sizeof *ss->units);
+		if (!ss->units) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+	}
+	ss->units[ss->n_units++] = (qc_job_unit){i, first, end, ordinal};
+}
+
+/* Loads, then expands every case: without its data (0: list), with it (2: validate, which also
+ * runs the reference's checks on every case, qc_cases_check_reference), or for a run
+ * (RUN_PLAN: the names only, under a --profile without data; the job threads build the cases
+ * the run holds, units of UNIT_CASES cases of a spec in ss->units). Any error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
 	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
@@ -468,21 +469,62 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		if (!spec_in_profile(s, o->profile))
 			continue;
 		int profile_reported[QC_MAX_PROFILES] = {0};
-		qc_cases *it = qc_cases_begin(s, o->seed, with_data, diag);
-		qc_case *c;
-		int rc;
+		/* run: the names only (no Lua, no data), and under a --profile each case without
+		 * its data for its class; the job threads build the cases the run holds */
+		int names_only = with_data == RUN_PLAN && !ss->profile;
+		qc_cases *it =
+		        qc_cases_begin(s, o->seed, with_data == RUN_PLAN ? 0 : with_data, diag);
+		qc_case *c = NULL;
 		const yaml_node_t *reported[8], *checked[8];
 		int n_reported = 0, n_checked = 0;
-		uint64_t first = n_keys, cap = first + qc_cases_count(s);
-		while ((rc = qc_cases_next(it, &c)) != 0) {
-			if (rc < 0)
-				continue;
-			if (n_keys < cap) {
-				uint32_t ord = (uint32_t)(n_keys - first);
-				keys[n_keys++] = (case_key){qc_hash64(c->name, 0), c->where,
-				                            (uint32_t)i, ord};
+		uint64_t n_spec = qc_cases_count(s), cap = n_keys + n_spec;
+		uint64_t unit_first = 0, unit_ordinal = ss->unsharded, unit_shard = 0;
+		for (uint64_t idx = 0; idx < n_spec; idx++) {
+			const char *name;
+			const yaml_node_t *where;
+			c = NULL;
+			if (names_only) {
+				name = qc_cases_name(it, idx, &where);
+			} else {
+				int rc = qc_cases_next(it, &c);
+				if (rc == 0)
+					break;
+				if (rc < 0)
+					continue;
+				name = c->name;
+				where = c->where;
 			}
+			if (n_keys < cap)
+				keys[n_keys++] = (case_key){qc_hash64(name, 0), where, (uint32_t)i,
+				                            (uint32_t)idx};
 			all_cases[i]++;
+			if (with_data == RUN_PLAN) {
+				if (c)
+					classify_case(ss, s, c, profile_reported, base_ops, ext_ops,
+					              diag);
+				if (qc_case_selected(o, name) &&
+				    (!c || class_covered(ss, case_class(ss, c)))) {
+					for (int k = 0; k < o->n_case_names; k++)
+						if (!strcmp(o->case_names[k], name))
+							case_found[k] = 1;
+					ss->unsharded++;
+					ss->filtered[i]++;
+					int here = in_shard(o, name);
+					ss->selected[i] += here;
+					unit_shard += here;
+				}
+				qc_case_free(c);
+				/* a unit ends every UNIT_CASES cases of the spec, and with it */
+				if (idx + 1 - unit_first == UNIT_CASES || idx + 1 == n_spec) {
+					if (unit_shard)
+						add_unit(ss, (uint32_t)i, unit_first, idx + 1,
+						         unit_ordinal);
+					unit_first = idx + 1;
+					unit_ordinal = ss->unsharded;
+					unit_shard = 0;
+				}
+				continue;
+			}
 			classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
 			if (with_data)
 				check_case_answers(s, c, diag, reported, &n_reported);
@@ -538,7 +580,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	}
 	qsort(keys, (size_t)n_keys, sizeof *keys, cmp_u64);
 	unsigned char *dup_reported = qc_xcalloc((size_t)ss->n, 1);
-	FILE *devnull = NULL;
 	for (uint64_t k = 0, end; k < n_keys; k = end) {
 		/* a run of equal hashes: the first definition (spec order, then case order) is the
 		 * original, each later one is reported, once per spec */
@@ -552,24 +593,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			if (j == orig || dup_reported[d->spec])
 				continue;
 			dup_reported[d->spec] = 1;
-			/* the name itself: expand the duplicate again up to its ordinal */
-			char name[512] = "?";
-			if (!devnull && !(devnull = fopen("/dev/null", "w")))
-				devnull = stderr;
-			qc_diag quiet = {0, 0, devnull}; /* its errors were reported already */
+			/* the name itself, from its index */
+			char name[512];
+			qc_diag quiet = {0, 0, stderr};
 			qc_cases *it = qc_cases_begin(ss->specs[d->spec], o->seed, 0, &quiet);
-			qc_case *c;
-			int rc;
-			for (uint32_t ord = 0; (rc = qc_cases_next(it, &c)) != 0;) {
-				if (rc < 0)
-					continue;
-				int hit = ord++ == d->ord;
-				if (hit)
-					snprintf(name, sizeof name, "%s", c->name);
-				qc_case_free(c);
-				if (hit)
-					break;
-			}
+			snprintf(name, sizeof name, "%s", qc_cases_name(it, d->ord, NULL));
 			qc_cases_end(it);
 			if (d->spec == f->spec)
 				qc_diag_error(
@@ -585,8 +613,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				              f->at->start_mark.column + 1);
 		}
 	}
-	if (devnull && devnull != stderr)
-		fclose(devnull);
 	free(dup_reported);
 	free(keys);
 	if (ss->profile && !diag->errors)
@@ -634,14 +660,14 @@ static const char *default_reference_plugin(char *buf, size_t size)
 /* ---- signals: SIGINT, SIGTERM and SIGHUP stop a run, they do not kill it ---- */
 
 /*
- * The handler records the first signal and cancels the pool (qc_pool_cancel is
- * async-signal-safe: it kills the workers, and every batch not yet returned comes back
- * cancelled). The run loop sees the signal, stops submitting, drains the pool and writes the
- * reports of what was judged. The signals are blocked while the pool starts, so its job
- * threads inherit them blocked and only the main thread runs the handler; they are blocked
- * again around qc_pool_close, so the handler never sees a pool being freed.
+ * The handler records the first signal and cancels the jobs (qc_jobs_cancel is
+ * async-signal-safe: it kills the workers, and every unit not yet done comes back cancelled).
+ * The run loop sees the signal, takes back what was judged and writes the reports of it. The
+ * signals are blocked while the job threads start, so they inherit them blocked and only the
+ * main thread runs the handler; they are blocked again around qc_jobs_close, so the handler
+ * never sees the jobs being freed.
  */
-static _Atomic(qc_pool *) stop_pool;
+static _Atomic(qc_jobs *) stop_jobs;
 static volatile sig_atomic_t stop_signal;
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define N_STOP_SIGNALS ((int)(sizeof stop_signals / sizeof stop_signals[0]))
@@ -650,9 +676,9 @@ static void on_stop_signal(int sig)
 {
 	if (!stop_signal)
 		stop_signal = sig;
-	qc_pool *p = atomic_load(&stop_pool);
-	if (p)
-		qc_pool_cancel(p);
+	qc_jobs *J = atomic_load(&stop_jobs);
+	if (J)
+		qc_jobs_cancel(J);
 }
 
 typedef struct stop_state {
@@ -690,7 +716,7 @@ static void stop_unblock(stop_state *s)
 /* The dispositions before stop_catch (a signal still pending was delivered by stop_unblock). */
 static void stop_restore(stop_state *s)
 {
-	atomic_store(&stop_pool, NULL);
+	atomic_store(&stop_jobs, NULL);
 	stop_unblock(s);
 	for (int i = 0; i < N_STOP_SIGNALS; i++)
 		sigaction(stop_signals[i], &s->old[i], NULL);
@@ -704,17 +730,8 @@ static const char *signal_name(int sig)
 	                        : "signal";
 }
 
-typedef struct batch {
-	qc_pool_batch pb; /* calls point into cases[i]->call */
-	qc_case *cases[QC_POOL_BATCH];
-	qc_expected *expected[QC_POOL_BATCH];
-	uint64_t ordinal[QC_POOL_BATCH]; /* position in the unsharded run */
-	size_t bytes;
-} batch;
-
 typedef struct run_state {
 	const qc_run_opts *o;
-	qc_pool *pool;
 	qc_json *json;
 	qc_run_stats stats;
 	uint64_t done, total;
@@ -722,64 +739,17 @@ typedef struct run_state {
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
-	qc_profile_tally *tally;        /* --profile: what its classes ran, or NULL */
-	qc_dump *dump;                  /* --dump, or NULL */
-	qc_journal *journal;            /* one line per judged case, synced per batch (or NULL) */
-	uint64_t replayed;              /* --resume: cases taken from the journal */
-	double journal_sync_s;          /* time spent flushing and syncing it */
+	qc_profile_tally *tally; /* --profile: what its classes ran, or NULL */
+	qc_dump *dump;           /* --dump, or NULL */
+	qc_journal *journal;     /* one line per judged case, synced per batch (or NULL) */
+	uint64_t replayed;       /* --resume: cases taken from the journal */
+	double journal_sync_s;   /* time spent flushing and syncing it */
+	uint64_t spec_errors;    /* cases that failed to expand while running */
+	uint64_t diag_seen[256]; /* hashes of the expansion messages printed */
+	int n_diag_seen;
 	struct timespec journal_synced; /* the last fdatasync */
 	unsigned long journal_syncs;
 } run_state;
-
-/* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors. */
-static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tensor *kout,
-                         qc_result *r)
-{
-	qc_spec *s = (qc_spec *)c->spec;
-	char err[512] = "", why[256] = "";
-	if (!s->lua && !(s->lua = qc_lua_new(err, sizeof err))) {
-		r->verdict = QC_ERROR;
-		snprintf(r->message, sizeof r->message, "custom check: cannot start Lua: %s", err);
-		return;
-	}
-	for (int k = 0; k < c->call.n_outputs; k++) {
-		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
-		double *want = malloc((n ? n : 1) * sizeof *want),
-		       *got = malloc((n ? n : 1) * sizeof *got);
-		if (!want || !got) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-		for (size_t i = 0; i < n; i++) {
-			want[i] = qref_get(&e->out[k], i);
-			got[i] = qref_get(&kout[k], i);
-		}
-		int ok = 1, line = 0;
-		int rc = qc_lua_check(s->lua, c->tol.check, e->errors[k], want, got, n, &ok, why,
-		                      sizeof why, err, sizeof err, &line);
-		free(want);
-		free(got);
-		if (rc != 0) {
-			const yaml_node_t *at = c->tol.check_node;
-			int block = at->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
-			            at->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
-			r->verdict = QC_ERROR;
-			snprintf(r->message, sizeof r->message, "custom check: %s:%zu: Lua: %s",
-			         s->path,
-			         at->start_mark.line + 1 +
-			                 (size_t)(block ? (line > 0 ? line : 1)
-			                                : (line > 1 ? line - 1 : 0)),
-			         err);
-			return;
-		}
-		if (!ok) {
-			r->verdict = QC_FAIL;
-			snprintf(r->message, sizeof r->message, "output '%s': custom check: %s",
-			         c->out[k].name, why);
-			return;
-		}
-	}
-}
 
 /* A failing case on the console (the first MAX_PRINTED_FAILURES), and the progress line. */
 static void print_case(run_state *st, const qc_case *c, const qc_result *r, const char *waived)
@@ -875,69 +845,6 @@ static void sync_journal(run_state *st)
 }
 
 /*
- * Judges and reports the oldest batch in flight, then frees it. -1 if no worker could run it.
- * A batch cancelled by a signal is not judged: its cases are simply not done.
- */
-static int finish_batch(run_state *st)
-{
-	batch *b = (batch *)qc_pool_next(st->pool);
-	if (!b)
-		return 0;
-	int rc = 0;
-	if (b->pb.failed && !b->pb.cancelled) {
-		fprintf(stderr, "qconform: %s\n", b->pb.err);
-		rc = -1;
-	}
-	for (int i = 0; i < b->pb.n; i++) {
-		qc_case *c = b->cases[i];
-		if (rc == 0 && !b->pb.cancelled) {
-			qcf_tensor kernel_out[QC_MAX_TENSORS];
-			for (int k = 0; k < c->call.n_outputs; k++) {
-				kernel_out[k] = c->out[k];
-				kernel_out[k].data = b->pb.out[i][k];
-			}
-			qc_result r;
-			qc_judge(c, b->expected[i], &b->pb.ex[i], kernel_out, &r);
-			for (int k = 0; k < r.n_outputs; k++)
-				r.saturated[k] = qc_expected_saturation(c, b->expected[i], k);
-			if (c->tol.check && r.verdict == QC_PASS_WITHIN_TOLERANCE)
-				custom_check(c, b->expected[i], kernel_out, &r);
-			qc_stats_add(&st->stats, c, &r);
-			tally_case(st->tally, c, r.verdict);
-			const char *waived = apply_waiver(st, c, r.verdict);
-			size_t len;
-			char *text =
-			        qc_json_case_text(st->json, c, &r, b->ordinal[i], waived, &len);
-			qc_json_case_raw(st->json, text, len);
-			if (st->journal)
-				qc_journal_case(st->journal, text, len, &r);
-			free(text);
-			/* --dump: the data of a verdict that does not conform (waived or not); the
-			 * kernel's outputs were copied out of the worker's arena by the pool */
-			if (st->dump && !qc_verdict_conforms(r.verdict)) {
-				char derr[512];
-				int got = b->pb.ex[i].outcome == QC_EXEC_OK && b->pb.out[i][0];
-				if (qc_dump_case(st->dump, c, b->expected[i],
-				                 got ? kernel_out : NULL, &r, derr,
-				                 sizeof derr) < 0)
-					fprintf(stderr, "qconform: --dump: %s\n", derr);
-			}
-			st->done++;
-			print_case(st, c, &r, waived);
-		}
-		qc_expected_free(b->expected[i], c->call.n_outputs);
-		qc_case_free(c);
-	}
-	if (!b->pb.cancelled && rc == 0)
-		sync_journal(st);
-	if (st->tty && !st->o->quiet)
-		fflush(stdout);
-	qc_pool_batch_clear(&b->pb);
-	free(b);
-	return rc;
-}
-
-/*
  * --resume: a case the journal holds, reported as it was judged: its case object as written,
  * its metrics into the roll-ups, its waiver counted. -1 if the journal's case at this
  * position has another name (not this run's journal).
@@ -963,14 +870,89 @@ static int replay_case(run_state *st, const qc_case *c, const qc_journal_entry *
 	return 0;
 }
 
-static size_t case_bytes(const qc_case *c)
+/*
+ * Reports one case the job threads judged, in the run's order: roll-ups, waiver, the report's
+ * object, the journal, --dump, the console.
+ */
+static void take_case(run_state *st, qc_job_case *jc)
 {
-	size_t n = 0;
-	for (int i = 0; i < c->call.n_inputs; i++)
-		n += c->in[i].nbytes;
-	for (int i = 0; i < c->call.n_outputs; i++)
-		n += c->out[i].nbytes;
-	return n;
+	qc_case *c = jc->c;
+	qc_stats_add(&st->stats, c, &jc->r);
+	tally_case(st->tally, c, jc->r.verdict);
+	const char *waived = apply_waiver(st, c, jc->r.verdict);
+	qc_json_case_raw(st->json, jc->text, jc->len);
+	if (st->journal)
+		qc_journal_case(st->journal, jc->text, jc->len, &jc->r);
+	/* --dump: the data of a verdict that does not conform (waived or not) */
+	if (st->dump && jc->full) {
+		char derr[512];
+		qcf_tensor kout[QC_MAX_TENSORS];
+		for (int k = 0; k < c->call.n_outputs; k++) {
+			kout[k] = c->out[k];
+			kout[k].data = jc->kout[k];
+		}
+		if (qc_dump_case(st->dump, c, jc->e, jc->kout[0] ? kout : NULL, &jc->r, derr,
+		                 sizeof derr) < 0)
+			fprintf(stderr, "qconform: --dump: %s\n", derr);
+	}
+	st->spec_errors += jc->spec_error;
+	st->done++;
+	print_case(st, c, &jc->r, waived);
+}
+
+/* What expanding a unit reported, each line once per run (a unit reports once per node). */
+static void print_diag(run_state *st, const char *text)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) + 1 : strlen(text);
+		uint64_t h = qc_hash64_bytes(text, n);
+		int seen = 0;
+		for (int i = 0; i < st->n_diag_seen && !seen; i++)
+			seen = st->diag_seen[i] == h;
+		if (!seen) {
+			if (st->n_diag_seen < (int)(sizeof st->diag_seen / sizeof st->diag_seen[0]))
+				st->diag_seen[st->n_diag_seen++] = h;
+			if (st->tty && !st->o->quiet)
+				fprintf(stdout, "\r\033[K");
+			fflush(stdout);
+			fwrite(text, 1, n, stderr);
+		}
+		text += n;
+	}
+}
+
+/*
+ * Takes the units back in order and reports their cases. 0; -1 if no worker could run a unit
+ * or a journal does not fit the run. Stops at a unit a cancel cut short.
+ */
+static int take_units(run_state *st, qc_jobs *J)
+{
+	qc_job_case *cases;
+	const char *diag;
+	int failed, cancelled, n, rc = 0;
+	while (rc == 0 && (n = qc_jobs_next(J, &cases, &diag, &failed, &cancelled)) >= 0) {
+		if (failed) {
+			fprintf(stderr, "qconform: %s\n", diag);
+			rc = -1;
+		} else {
+			print_diag(st, diag);
+		}
+		for (int i = 0; i < n && rc == 0; i++) {
+			if (cases[i].replay)
+				rc = replay_case(st, cases[i].c, cases[i].replay);
+			else
+				take_case(st, &cases[i]);
+		}
+		qc_jobs_release(J);
+		if (rc == 0 && !failed)
+			sync_journal(st);
+		if (st->tty && !st->o->quiet)
+			fflush(stdout);
+		if (cancelled)
+			break;
+	}
+	return rc;
 }
 
 /* After the table: what the waivers did, the expired ones (they fail the run), the unused. */
@@ -1129,6 +1111,23 @@ static const char *identity_difference(const json_t *a, const json_t *b)
 	return json_equal(a, b) ? NULL : "another identity";
 }
 
+/* The run's selection, for the job threads (read only). */
+typedef struct plan_ctx {
+	const qc_run_opts *o;
+	const specset *ss;
+} plan_ctx;
+
+static int plan_selected(void *ctx, const char *name, qc_case *c)
+{
+	plan_ctx *p = ctx;
+	return qc_case_selected(p->o, name) && (!c || class_covered(p->ss, case_class(p->ss, c)));
+}
+
+static int plan_in_shard(void *ctx, const char *name)
+{
+	return in_shard(((plan_ctx *)ctx)->o, name);
+}
+
 int qc_cmd_run(const qc_run_opts *o)
 {
 	qc_diag diag = {0, 0, stderr};
@@ -1136,7 +1135,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	time_t started = time(NULL);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (load_specs(o, &ss, &diag, 1) != 0) {
+	if (load_specs(o, &ss, &diag, RUN_PLAN) != 0) {
 		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", diag.errors,
 		        diag.errors == 1 ? "" : "s");
 		specset_free(&ss);
@@ -1215,8 +1214,9 @@ int qc_cmd_run(const qc_run_opts *o)
 	st.tally = ss.tally;
 	st.dump = dump;
 	stop_state sigs;
-	stop_catch(&sigs); /* blocked: the pool's job threads start with the signals blocked */
-	if (qc_pool_open(&cfg, o->jobs, &st.pool, &info, err, sizeof err) != 0) {
+	stop_catch(&sigs); /* blocked: the job threads start with the signals blocked */
+	qc_jobs *jobs = NULL;
+	if (qc_jobs_open(&cfg, o->jobs, &jobs, &info, err, sizeof err) != 0) {
 		stop_restore(&sigs);
 		fprintf(stderr, "qconform: %s\n", err);
 		qc_dump_close(dump, NULL);
@@ -1226,8 +1226,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		specset_free(&ss);
 		return 2;
 	}
-	atomic_store(&stop_pool, st.pool);
-	stop_unblock(&sigs);
+	atomic_store(&stop_jobs, jobs);
 
 	char json_path[1024], journal_path[1100];
 	if (o->json_path)
@@ -1322,9 +1321,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	json_decref(identity);
 	if (!st.json || (journaled && !st.journal)) {
 		qc_json_abort(st.json);
-		stop_block(&sigs);
-		atomic_store(&stop_pool, NULL);
-		qc_pool_close(st.pool);
+		atomic_store(&stop_jobs, NULL);
+		qc_jobs_close(jobs);
 		stop_restore(&sigs);
 		qc_dump_close(dump, NULL);
 		free(metas);
@@ -1351,103 +1349,30 @@ int qc_cmd_run(const qc_run_opts *o)
 		       (unsigned long long)(ss.total > jd.n ? ss.total - jd.n : 0));
 	fflush(stdout);
 
-	/* The main thread expands cases and computes the reference's answers while the
-	 * workers run earlier batches; results are judged in case order. A signal stops the
-	 * submitting; what is in flight comes back cancelled. */
-	int rc = 0;
-	size_t cap = qc_pool_capacity(st.pool);
-	/* With one worker the pool runs a batch inside qc_pool_submit (harness/src/pool.c): it
-	 * is done when submitted, and judging it before the next one keeps the journal no more
-	 * than one batch behind (what a SIGKILL loses). With job threads, two batches a worker
-	 * keep them busy while this thread expands cases. */
-	int max_in_flight = o->jobs > 1 ? 2 * o->jobs : 1;
-	batch *b = qc_xcalloc(1, sizeof *b);
-	uint64_t ordinal = 0; /* cases the filters keep, every shard: the unsharded order */
-	for (int i = 0; i < ss.n && rc == 0 && !stop_signal; i++) {
-		if (!ss.selected[i]) {
-			/* none in this shard: its cases still count for the ordinals after it */
-			ordinal += ss.filtered[i];
-			continue;
-		}
-		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 1, &diag);
-		qc_case *c;
-		int got;
-		while (rc == 0 && !stop_signal && (got = qc_cases_next(it, &c)) != 0) {
-			if (got < 0) {
-				/* it validated: only a budget (time) can make it fail now, and a
-				 * report that silently lacks a case would be wrong */
-				fprintf(stderr,
-				        "qconform: %s: a case failed to expand during the run (it "
-				        "validated); the run stops\n",
-				        ss.specs[i]->path);
-				rc = -1;
-				break;
-			}
-			if (!qc_case_selected(o, c->name) ||
-			    !class_covered(&ss, case_class(&ss, c))) {
-				/* filtered, or of an extension the run does not cover */
-				qc_case_free(c);
-				continue;
-			}
-			uint64_t this_ordinal = ordinal++;
-			if (!in_shard(o, c->name)) {
-				qc_case_free(c);
-				continue;
-			}
-			const qc_journal_entry *je =
-			        o->resume ? qc_journal_find(&jd, this_ordinal) : NULL;
-			if (je) {
-				/* judged before: what is in flight first, to keep the order */
-				if (b->pb.n) {
-					qc_pool_submit(st.pool, &b->pb);
-					b = qc_xcalloc(1, sizeof *b);
-				}
-				while (rc == 0 && qc_pool_in_flight(st.pool) > 0)
-					rc = finish_batch(&st);
-				if (rc == 0 && !stop_signal)
-					rc = replay_case(&st, c, je);
-				qc_case_free(c);
-				continue;
-			}
-			size_t bytes = case_bytes(c);
-			if (b->pb.n &&
-			    (b->pb.n == QC_POOL_BATCH || b->bytes + bytes > BATCH_BYTES ||
-			     b->bytes + bytes > cap / 2)) {
-				while (rc == 0 && qc_pool_in_flight(st.pool) >= max_in_flight)
-					rc = finish_batch(&st);
-				qc_pool_submit(st.pool, &b->pb);
-				b = qc_xcalloc(1, sizeof *b);
-			}
-			b->ordinal[b->pb.n] = this_ordinal;
-			qc_expected *e = qc_expected_new(c, err, sizeof err);
-			/* the kernel's outputs start as values the answer cannot be (poison.h) */
-			for (int k = 0; k < c->call.n_outputs; k++)
-				qc_poison_fill(&c->out[k], e->status == QCF_OK ? &e->out[k] : NULL);
-			b->expected[b->pb.n] = e;
-			b->cases[b->pb.n] = c;
-			b->pb.calls[b->pb.n++] = &c->call;
-			b->bytes += bytes;
-		}
-		qc_cases_end(it);
-	}
-	if (b->pb.n && !stop_signal) {
-		qc_pool_submit(st.pool, &b->pb);
-	} else {
-		for (int i = 0; i < b->pb.n; i++) {
-			qc_expected_free(b->expected[i], b->cases[i]->call.n_outputs);
-			qc_case_free(b->cases[i]);
-		}
-		free(b);
-	}
-	while (qc_pool_in_flight(st.pool) > 0) {
-		int r = finish_batch(&st);
-		if (r)
-			rc = r;
-	}
-	/* no handler may touch the pool while it is freed */
+	/* The job threads expand, compute the reference's answers, run and judge; this thread
+	 * reports the cases in order. A signal cancels the jobs: what was judged is reported. */
+	qc_jobs_plan plan = {.specs = ss.specs,
+	                     .units = ss.units,
+	                     .n_units = ss.n_units,
+	                     .seed = o->seed,
+	                     .selected = plan_selected,
+	                     .in_shard = plan_in_shard,
+	                     .need_case = ss.profile != NULL,
+	                     .ctx = &(plan_ctx){o, &ss},
+	                     .json = st.json,
+	                     .resume = o->resume ? &jd : NULL,
+	                     .waivers = waivers,
+	                     .keep_failing = dump != NULL};
+	int rc = qc_jobs_start(jobs, &plan, err, sizeof err);
+	stop_unblock(&sigs);
+	if (rc != 0)
+		fprintf(stderr, "qconform: %s\n", err);
+	else
+		rc = take_units(&st, jobs);
+	/* no handler may touch the jobs while they are freed */
 	stop_block(&sigs);
-	atomic_store(&stop_pool, NULL);
-	qc_pool_close(st.pool);
+	atomic_store(&stop_jobs, NULL);
+	qc_jobs_close(jobs);
 	stop_unblock(&sigs);
 	int sig = stop_signal;
 	/* a signal after the last verdict stopped nothing: the run is complete */
@@ -1497,7 +1422,7 @@ int qc_cmd_run(const qc_run_opts *o)
 		       "shards "
 		       "for the run's verdict)\n",
 		       o->shard_index, o->shard_count);
-	int status = rc != 0 ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
+	int status = rc != 0 || st.spec_errors ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
 	if (waivers)
 		status = report_waivers(waivers, status);
 	qc_diff_counts dc;

@@ -49,6 +49,7 @@
 #include "slua.h"
 
 #include "gen.h"
+#include "rng.h"
 
 #include <float.h>
 #include <math.h>
@@ -72,6 +73,7 @@
 #define RNG_TNAME "qc.rng"
 
 enum { K_EXPR, K_GEN, K_CHECK, K_KINDS };
+#define MEMO_N 16
 static const char *const chunk_name[K_KINDS] = {"=expr", "=generator", "=check"};
 static const char *const chunk_tag[K_KINDS] = {"expr", "generator", "check"};
 
@@ -100,7 +102,50 @@ struct qc_lua {
 	int ref_rng;   /* registry: the rng object handed to generators */
 	int ref_cache[K_KINDS];
 	int cache_n[K_KINDS];
+	/* the searches of qc.elementwise_*: pure functions of their arguments, which every case of
+	 * a sweep point calls again with the same ones; a hit charges the work of the search as
+	 * if it ran, so budgets do not depend on what the cache holds */
+	struct memo {
+		uint64_t hash;
+		unsigned char *key, *val;
+		size_t klen, vlen;
+		int got;
+		uint64_t work;
+	} memo[MEMO_N];
+	int memo_next;
 };
+
+/* The cached result of the search keyed by key[0..klen), or NULL. */
+static const struct memo *memo_get(qc_lua *q, const void *key, size_t klen)
+{
+	uint64_t h = qc_hash64_bytes(key, klen);
+	for (int i = 0; i < MEMO_N; i++)
+		if (q->memo[i].key && q->memo[i].hash == h && q->memo[i].klen == klen &&
+		    !memcmp(q->memo[i].key, key, klen))
+			return &q->memo[i];
+	return NULL;
+}
+
+static void memo_put(qc_lua *q, const void *key, size_t klen, const void *val, size_t vlen, int got,
+                     uint64_t work)
+{
+	struct memo *m = &q->memo[q->memo_next++ % MEMO_N];
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+	if (!(m->key = malloc(klen)) || !(m->val = malloc(vlen ? vlen : 1))) {
+		free(m->key);
+		m->key = NULL;
+		return;
+	}
+	memcpy(m->key, key, klen);
+	memcpy(m->val, val, vlen);
+	m->hash = qc_hash64_bytes(key, klen);
+	m->klen = klen;
+	m->vlen = vlen;
+	m->got = got;
+	m->work = work;
+}
 
 static qc_lua *getq(lua_State *L)
 {
@@ -1344,8 +1389,28 @@ static int qc_ew_scales_l(lua_State *L)
 	float(*s)[3] = lua_newuserdatauv(L, (size_t)n * sizeof *s, 0);
 	uint64_t work = 0;
 	char e[256];
-	int got = qc_ew_scales((qc_ew_kind)k, &o, s, n, &work, e, sizeof e);
-	charge(L, getq(L), work, 1);
+	struct {
+		int fn, k, n;
+		qc_ew_opts o;
+	} key;
+	memset(&key, 0, sizeof key);
+	key.fn = 1;
+	key.k = k;
+	key.n = n;
+	memcpy(&key.o, &o, sizeof o); /* with its padding, zeroed by qc_ew_opts_default */
+	qc_lua *q = getq(L);
+	const struct memo *m = memo_get(q, &key, sizeof key);
+	int got;
+	if (m) {
+		got = m->got;
+		work = m->work;
+		memcpy(s, m->val, m->vlen);
+	} else {
+		got = qc_ew_scales((qc_ew_kind)k, &o, s, n, &work, e, sizeof e);
+		if (got >= 0)
+			memo_put(q, &key, sizeof key, s, (size_t)got * sizeof *s, got, work);
+	}
+	charge(L, q, work, 1);
 	if (got < 0)
 		return luaL_error(L, "%s: %s", fn, e);
 	lua_createtable(L, got, 0);
@@ -1380,8 +1445,30 @@ static int qc_ew_pairs_l(lua_State *L)
 	int32_t *q = lua_newuserdatauv(L, (size_t)n * 2 * sizeof *q, 0);
 	uint64_t work = 0;
 	char e[256];
-	int got = qc_ew_pairs(s, (qc_ew_kind)k, &o, q, q + n, n, &work, e, sizeof e);
-	charge(L, getq(L), work, 1);
+	struct {
+		int fn, k, n;
+		float s[3];
+		qc_ew_opts o;
+	} key;
+	memset(&key, 0, sizeof key);
+	key.fn = 2;
+	key.k = k;
+	key.n = n;
+	memcpy(key.s, s, sizeof key.s);
+	memcpy(&key.o, &o, sizeof o);
+	qc_lua *ql = getq(L);
+	const struct memo *m = memo_get(ql, &key, sizeof key);
+	int got;
+	if (m) {
+		got = m->got;
+		work = m->work;
+		memcpy(q, m->val, m->vlen);
+	} else {
+		got = qc_ew_pairs(s, (qc_ew_kind)k, &o, q, q + n, n, &work, e, sizeof e);
+		if (got >= 0)
+			memo_put(ql, &key, sizeof key, q, (size_t)n * 2 * sizeof *q, got, work);
+	}
+	charge(L, ql, work, 1);
 	if (got < 0)
 		return luaL_error(L, "%s: %s", fn, e);
 	if (got == 0)
@@ -1740,6 +1827,10 @@ void qc_lua_free(qc_lua *q)
 	if (!q)
 		return;
 	lua_close(q->L);
+	for (int i = 0; i < MEMO_N; i++) {
+		free(q->memo[i].key);
+		free(q->memo[i].val);
+	}
 	free(q);
 }
 

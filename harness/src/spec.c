@@ -1473,11 +1473,18 @@ qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_di
 	check_spec(&c);
 	if (s->semantics)
 		s->id = make_id(path, s->semantics);
-	if ((diag && diag->errors > before) || !s->id) {
+	if ((diag && diag->errors > before) || !s->id || !(s->text = malloc(len ? len : 1))) {
 		qc_spec_free(s);
 		return NULL;
 	}
+	memcpy(s->text, text, len);
+	s->text_len = len;
 	return s;
+}
+
+qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag)
+{
+	return qc_spec_load_text(s->path, s->text, s->text_len, diag);
 }
 
 qc_spec *qc_spec_load(const char *path, qc_diag *diag)
@@ -1501,6 +1508,7 @@ void qc_spec_free(qc_spec *s)
 		qc_lua_free(s->lua);
 	free(s->path);
 	free(s->id);
+	free(s->text);
 	free(s);
 }
 

@@ -75,6 +75,8 @@ typedef struct qc_spec {
 	yaml_node_t *expect;    /* "ok" (default) or "error" for every sweep case */
 	struct qc_lua *lua;     /* the spec's sandboxed Lua, made on first use */
 	struct qc_vnodes *vn;   /* nodes made from Lua values (ids < 0) */
+	char *text;             /* the file as loaded (qc_spec_copy) */
+	size_t text_len;
 } qc_spec;
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
@@ -95,6 +97,10 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 /* qc_read_file then qc_yaml_parse (one document not required). */
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
 void qc_spec_free(qc_spec *s);
+/* A private copy of s, loaded again from the same text: its Lua state and its Lua-made nodes
+ * are its own, so threads expand one spec at once, each through its own copy. NULL (errors in
+ * diag) only when out of memory. */
+qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag);
 
 /* Lists the spec files named by paths (files, or directories searched
  * recursively for *.yaml / *.yml, sorted); files inside a directory named

@@ -162,6 +162,14 @@ int qc_waivers_expire(qc_waivers *ws, time_t now)
 	return n;
 }
 
+const qc_waiver *qc_waivers_find(const qc_waivers *ws, const char *case_name)
+{
+	for (int i = 0; ws && i < ws->n; i++)
+		if (!ws->w[i].expired && fnmatch(ws->w[i].glob, case_name, 0) == 0)
+			return &ws->w[i];
+	return NULL;
+}
+
 qc_waiver *qc_waivers_match(qc_waivers *ws, const char *case_name)
 {
 	qc_waiver *first = NULL;
