@@ -52,7 +52,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san bench clean format format-check import-onnx \
+.PHONY: all deps check-deps run test test-unit test-san bench bench-kernels clean format format-check import-onnx \
         plugins mutation examples fuzz
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
@@ -150,7 +150,21 @@ test: deps
 	$(MAKE) -j2 --output-sync=target test-unit test-san
 
 # Throughput of the reference over every spec: three runs, wall time from each report.
-bench: all
+# `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
+# a run, in GOPS, beside XNNPACK's single-threaded time on the same shapes when its Debian
+# packages are installed (suite/bench/bench_kernels.c says what is timed).
+BENCH_KERNELS := $(BUILD)/bench_kernels
+BENCH_XNNPACK := $(and $(wildcard /usr/include/xnnpack.h),$(wildcard /usr/include/pthreadpool.h))
+
+$(BENCH_KERNELS): suite/bench/bench_kernels.c $(REF_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(BENCH_XNNPACK),-DQCB_HAVE_XNNPACK) -o $@ $< $(REF_A) \
+	  $(LDFLAGS) $(if $(BENCH_XNNPACK),-lXNNPACK) $(LDLIBS)
+
+bench-kernels: $(BENCH_KERNELS)
+	$(BENCH_KERNELS)
+
+bench: all bench-kernels
 	@for i in 1 2 3; do \
 	  $(QCONFORM) run specs --quiet --json $(BUILD)/bench.json >/dev/null || exit 1; \
 	  sed -n 's/.*"summary": {"cases": \([0-9]*\),.*"wall_seconds": \([0-9.]*\)}.*/\1 \2/p' \

@@ -64,6 +64,8 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 	if (detail) {
 		detail->message[0] = '\0';
 		memset(&detail->cause, 0, sizeof detail->cause);
+		detail->extra_done = 0;
+		detail->default_rounding = QREF_ROUND_DEFAULT;
 	}
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");

@@ -527,7 +527,14 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 	return QCF_OK;
 }
 
-/* The input minus its zero point, and the filter minus the applied zero point, unpacked. */
+/* ---- accumulation ------------------------------------------------------------------------ */
+
+/*
+ * The scalar model: the input minus its zero point and the filter minus the applied zero point,
+ * unpacked to int32, and one output's accumulator at a time in int64. It runs the calls the
+ * blocked kernels below do not take (uint8 FULLY_CONNECTED, a filter zero point, an input
+ * zero point that takes x - zp_in outside int16).
+ */
 typedef struct operands {
 	int32_t *x, *w;
 } operands;
@@ -545,9 +552,9 @@ static qcf_status operands_load(const plan *p, operands *o, qref_detail *d)
 	}
 	int32_t zi = p->qi.zero_points[0];
 	for (size_t i = 0; i < nx; i++)
-		o->x[i] = (int32_t)qref_get(p->in, i) - zi;
+		o->x[i] = (int32_t)((uint32_t)(int32_t)qref_get(p->in, i) - (uint32_t)zi);
 	for (size_t i = 0; i < nw; i++)
-		o->w[i] = (int32_t)qref_get(p->w, i) - p->zp_w;
+		o->w[i] = (int32_t)((uint32_t)(int32_t)qref_get(p->w, i) - (uint32_t)p->zp_w);
 	return QCF_OK;
 }
 
@@ -557,17 +564,11 @@ static void operands_free(operands *o)
 	free(o->w);
 }
 
-/* Output channel of output element i. */
-static int64_t out_channel(const plan *p, size_t i)
-{
-	return (int64_t)(i % (size_t)p->n_ch);
-}
-
-/* The exact accumulator of output element i, without the bias. */
+/* The exact accumulator of output element i, without the bias (the scalar model). */
 static int64_t accumulate(const plan *p, const operands *o, size_t i)
 {
 	int64_t acc = 0;
-	int64_t c = out_channel(p, i);
+	int64_t c = (int64_t)(i % (size_t)p->n_ch);
 	if (p->op == OP_FC) {
 		int64_t b = (int64_t)(i / (size_t)p->n_ch);
 		const int32_t *x = o->x + b * p->depth, *w = o->w + c * p->depth;
@@ -603,6 +604,315 @@ static int64_t accumulate(const plan *p, const operands *o, size_t i)
 	return acc;
 }
 
+/*
+ * The blocked kernels. Operands, read in their own types:
+ *   x  int16 [rows][k]  the input minus its zero point, every value in [-32768, 32767]
+ *                       (an int16 input is used as it is: its zero point is 0)
+ *   w  int8  [cols][k]  filter rows as stored: FULLY_CONNECTED [units][depth], CONV_2D OHWI
+ *                       (k = kh * kw * C_in / groups), DEPTHWISE_CONV_2D [kh][kw][C_out];
+ *                       an int4 filter is unpacked to int8 once per call
+ * A block of 4 rows x 4 filter rows accumulates its 16 dot products in int32, with the k loop
+ * innermost so that the compiler vectorises it. int32 is exact when
+ *   k * max|x| * max|w| <= INT32_MAX;
+ * gemm_acc splits k into chunks that keep it so (kchunk) and adds each chunk's sums to the
+ * int64 accumulators, so the result is the exact int64 sum the scalar model computes.
+ */
+/*
+ * Built by GCC for x86-64 with optimisation and without sanitizers, the kernels marked
+ * QREF_KERNEL are also compiled for AVX2 and the one for the running CPU is chosen at load time
+ * (target_clones), with the vectoriser's cost model that -O3 uses; the C is the same, and so
+ * is the result (integer arithmetic).
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__OPTIMIZE__) &&    \
+        !defined(__SANITIZE_ADDRESS__)
+#define QREF_KERNEL                                                                                \
+	__attribute__((target_clones("avx2", "default"), optimize("vect-cost-model=dynamic")))
+#else
+#define QREF_KERNEL
+#endif
+
+#define QREF_MR 4 /* rows (pixels, batches) per block */
+#define QREF_NR 4 /* filter rows (output channels) per block */
+
+QREF_KERNEL
+static int32_t dot_1x1(const int16_t *x, const int8_t *w, int64_t n)
+{
+	int32_t a = 0;
+	for (int64_t k = 0; k < n; k++)
+		a += (int32_t)x[k] * w[k];
+	return a;
+}
+
+/* a[j] = dot(x, w + j * ws) for j < 4 */
+QREF_KERNEL
+static void dot_1x4(const int16_t *x, const int8_t *w, int64_t ws, int64_t n, int32_t *a)
+{
+	const int8_t *w0 = w, *w1 = w + ws, *w2 = w + 2 * ws, *w3 = w + 3 * ws;
+	int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	for (int64_t k = 0; k < n; k++) {
+		int32_t v = x[k];
+		a0 += v * w0[k];
+		a1 += v * w1[k];
+		a2 += v * w2[k];
+		a3 += v * w3[k];
+	}
+	a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+}
+
+/* a[4 * i + j] = dot(x + i * xs, w + j * ws) for i, j < 4 */
+QREF_KERNEL
+static void dot_4x4(const int16_t *x, int64_t xs, const int8_t *w, int64_t ws, int64_t n,
+                    int32_t *a)
+{
+	const int16_t *x0 = x, *x1 = x + xs, *x2 = x + 2 * xs, *x3 = x + 3 * xs;
+	const int8_t *w0 = w, *w1 = w + ws, *w2 = w + 2 * ws, *w3 = w + 3 * ws;
+	int32_t a00 = 0, a01 = 0, a02 = 0, a03 = 0, a10 = 0, a11 = 0, a12 = 0, a13 = 0;
+	int32_t a20 = 0, a21 = 0, a22 = 0, a23 = 0, a30 = 0, a31 = 0, a32 = 0, a33 = 0;
+	for (int64_t k = 0; k < n; k++) {
+		int32_t u0 = w0[k], u1 = w1[k], u2 = w2[k], u3 = w3[k];
+		int32_t v0 = x0[k], v1 = x1[k], v2 = x2[k], v3 = x3[k];
+		a00 += v0 * u0, a01 += v0 * u1, a02 += v0 * u2, a03 += v0 * u3;
+		a10 += v1 * u0, a11 += v1 * u1, a12 += v1 * u2, a13 += v1 * u3;
+		a20 += v2 * u0, a21 += v2 * u1, a22 += v2 * u2, a23 += v2 * u3;
+		a30 += v3 * u0, a31 += v3 * u1, a32 += v3 * u2, a33 += v3 * u3;
+	}
+	a[0] = a00, a[1] = a01, a[2] = a02, a[3] = a03, a[4] = a10, a[5] = a11, a[6] = a12;
+	a[7] = a13, a[8] = a20, a[9] = a21, a[10] = a22, a[11] = a23, a[12] = a30, a[13] = a31;
+	a[14] = a32, a[15] = a33;
+}
+
+/* The longest k for which the int32 sums of a block are exact. */
+static int64_t kchunk(int32_t xmax, int32_t wmax, int64_t k)
+{
+	int64_t per = (int64_t)xmax * wmax;
+	int64_t kc = per ? INT32_MAX / per : k;
+	return kc < 1 ? 1 : kc < k ? kc : k;
+}
+
+/*
+ * acc[r * as + c] += sum over j < k of x[r * xs + j] * w[c * ws + j], for r < rows, c < cols,
+ * in chunks of kc; filter rows in tiles of about 32 KiB, so that a tile stays in cache while
+ * every row block passes over it.
+ */
+static void gemm_acc(const int16_t *x, int64_t xs, int64_t rows, const int8_t *w, int64_t ws,
+                     int64_t cols, int64_t k, int64_t kc, int64_t *acc, int64_t as)
+{
+	int32_t a[QREF_MR * QREF_NR];
+	for (int64_t k0 = 0; k0 < k; k0 += kc) {
+		int64_t n = k - k0 < kc ? k - k0 : kc;
+		int64_t tile = (32768 / n) & ~(int64_t)(QREF_NR - 1);
+		if (tile < QREF_NR)
+			tile = QREF_NR;
+		for (int64_t c0 = 0; c0 < cols; c0 += tile) {
+			int64_t c1 = c0 + tile < cols ? c0 + tile : cols;
+			int64_t r = 0;
+			for (; r + QREF_MR <= rows; r += QREF_MR) {
+				const int16_t *xr = x + r * xs + k0;
+				int64_t *ar = acc + r * as;
+				int64_t c = c0;
+				for (; c + QREF_NR <= c1; c += QREF_NR) {
+					dot_4x4(xr, xs, w + c * ws + k0, ws, n, a);
+					for (int i = 0; i < QREF_MR; i++)
+						for (int j = 0; j < QREF_NR; j++)
+							ar[i * as + c + j] += a[i * QREF_NR + j];
+				}
+				for (; c < c1; c++)
+					for (int i = 0; i < QREF_MR; i++)
+						ar[i * as + c] +=
+						        dot_1x1(xr + i * xs, w + c * ws + k0, n);
+			}
+			for (; r < rows; r++) {
+				const int16_t *xr = x + r * xs + k0;
+				int64_t *ar = acc + r * as;
+				int64_t c = c0;
+				for (; c + QREF_NR <= c1; c += QREF_NR) {
+					dot_1x4(xr, w + c * ws + k0, ws, n, a);
+					for (int j = 0; j < QREF_NR; j++)
+						ar[c + j] += a[j];
+				}
+				for (; c < c1; c++)
+					ar[c] += dot_1x1(xr, w + c * ws + k0, n);
+			}
+		}
+	}
+}
+
+/* CONV_2D: the input patches of a block of output pixels (im2col, int16, padding as 0 = the
+ * zero point) against each group's filter rows. */
+#define QREF_PIXELS 32
+
+static void conv_acc(const plan *p, const int16_t *x, const int8_t *w, int32_t xmax, int32_t wmax,
+                     int16_t *patch, int64_t *acc)
+{
+	int64_t k = p->kh * p->kw * p->fc_in, cpg = p->n_ch / p->groups;
+	int64_t kc = kchunk(xmax, wmax, k), npix = p->nb * p->oh * p->ow;
+	for (int64_t p0 = 0; p0 < npix; p0 += QREF_PIXELS) {
+		int64_t np = npix - p0 < QREF_PIXELS ? npix - p0 : QREF_PIXELS;
+		for (int64_t g = 0; g < p->groups; g++) {
+			for (int64_t q = 0; q < np; q++) {
+				int64_t pix = p0 + q, ox = pix % p->ow, oy = pix / p->ow % p->oh;
+				int64_t b = pix / p->ow / p->oh;
+				int64_t y0 = oy * p->sh - p->ph, x0 = ox * p->sw - p->pw;
+				int16_t *row = patch + q * k;
+				for (int64_t ky = 0; ky < p->kh; ky++) {
+					int64_t y = y0 + ky * p->dh;
+					for (int64_t kx = 0; kx < p->kw; kx++) {
+						int64_t xx = x0 + kx * p->dw;
+						int16_t *dst = row + (ky * p->kw + kx) * p->fc_in;
+						if (y < 0 || y >= p->ih || xx < 0 || xx >= p->iw) {
+							memset(dst, 0,
+							       (size_t)p->fc_in * sizeof *dst);
+							continue;
+						}
+						const int16_t *src =
+						        x + ((b * p->ih + y) * p->iw + xx) * p->ic +
+						        g * p->fc_in;
+						memcpy(dst, src, (size_t)p->fc_in * sizeof *dst);
+					}
+				}
+			}
+			gemm_acc(patch, k, np, w + g * cpg * k, k, cpg, k, kc,
+			         acc + p0 * p->n_ch + g * cpg, p->n_ch);
+		}
+	}
+}
+
+/* DEPTHWISE_CONV_2D: per output pixel and tap, a pass over the output channels (int64, so no
+ * chunking: one tap adds one product to each accumulator). */
+QREF_KERNEL
+static void dw_acc(const plan *p, const int16_t *x, const int8_t *w, int64_t *acc)
+{
+	int64_t nc = p->n_ch, dm = p->dm;
+	for (int64_t b = 0; b < p->nb; b++)
+		for (int64_t oy = 0; oy < p->oh; oy++)
+			for (int64_t ox = 0; ox < p->ow; ox++) {
+				int64_t *a = acc + ((b * p->oh + oy) * p->ow + ox) * nc;
+				int64_t y0 = oy * p->sh - p->ph, x0 = ox * p->sw - p->pw;
+				for (int64_t ky = 0; ky < p->kh; ky++) {
+					int64_t y = y0 + ky * p->dh;
+					if (y < 0 || y >= p->ih)
+						continue;
+					for (int64_t kx = 0; kx < p->kw; kx++) {
+						int64_t xx = x0 + kx * p->dw;
+						if (xx < 0 || xx >= p->iw)
+							continue;
+						const int16_t *px =
+						        x + ((b * p->ih + y) * p->iw + xx) * p->ic;
+						const int8_t *pw = w + (ky * p->kw + kx) * nc;
+						if (dm == 1)
+							for (int64_t c = 0; c < nc; c++)
+								a[c] += (int32_t)pw[c] * px[c];
+						else
+							for (int64_t c = 0; c < nc; c++)
+								a[c] += (int32_t)pw[c] * px[c / dm];
+					}
+				}
+			}
+}
+
+/*
+ * The exact accumulator of every output element, without the bias, into acc (numel(out)
+ * entries, in the output's order). The blocked kernels take int8 and int16 inputs whose x -
+ * zp_in fits int16 with int8 or int4 filters and no filter zero point; the scalar model the
+ * rest.
+ */
+static qcf_status accumulators(const plan *p, int64_t *acc, qref_detail *d)
+{
+	size_t n = qref_tensor_numel(p->out);
+	size_t nx = qref_tensor_numel(p->in), nw = qref_tensor_numel(p->w);
+	int16_t *xbuf = NULL, *patch = NULL;
+	int8_t *wbuf = NULL;
+	const int16_t *x = NULL;
+	int32_t xmax = 0, zi = p->qi.zero_points[0];
+	int fast = !p->u8 && p->zp_w == 0;
+	if (fast && p->int16) {
+		x = (const int16_t *)p->in->data; /* zero point 0 */
+		for (size_t i = 0; i < nx; i++) {
+			int32_t v = x[i] < 0 ? -(int32_t)x[i] : x[i];
+			xmax = v > xmax ? v : xmax;
+		}
+	} else if (fast) {
+		xbuf = malloc((nx ? nx : 1) * sizeof *xbuf);
+		if (!xbuf)
+			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+		const int8_t *xi = (const int8_t *)p->in->data;
+		for (size_t i = 0; i < nx && fast; i++) {
+			int64_t v = (int64_t)xi[i] - zi;
+			fast = v >= INT16_MIN && v <= INT16_MAX;
+			xbuf[i] = (int16_t)(fast ? v : 0);
+			v = v < 0 ? -v : v;
+			xmax = (int32_t)(v > xmax ? v : xmax);
+		}
+		x = xbuf;
+	}
+	if (!fast) {
+		free(xbuf);
+		operands o;
+		qcf_status s = operands_load(p, &o, d);
+		if (s != QCF_OK)
+			return s;
+		for (size_t i = 0; i < n; i++)
+			acc[i] = accumulate(p, &o, i);
+		operands_free(&o);
+		return QCF_OK;
+	}
+	const int8_t *w = (const int8_t *)p->w->data;
+	int32_t wmax = 128;
+	if (p->w->dtype == QCF_INT4) {
+		wbuf = malloc(nw ? nw : 1);
+		if (!wbuf) {
+			free(xbuf);
+			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+		}
+		const uint8_t *packed = (const uint8_t *)p->w->data;
+		for (size_t i = 0; i < nw; i++) {
+			int v = (i & 1) ? packed[i / 2] >> 4 : packed[i / 2] & 0xf;
+			wbuf[i] = (int8_t)(v >= 8 ? v - 16 : v);
+		}
+		w = wbuf;
+		wmax = 8;
+	}
+	int64_t k = p->kh * p->kw * p->fc_in;
+	if (p->op == OP_CONV) {
+		patch = malloc((size_t)(QREF_PIXELS * k) * sizeof *patch);
+		if (!patch) {
+			free(xbuf);
+			free(wbuf);
+			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+		}
+	}
+	memset(acc, 0, n * sizeof *acc);
+	if (p->op == OP_FC)
+		gemm_acc(x, p->depth, p->batches, w, p->depth, p->n_ch, p->depth,
+		         kchunk(xmax, wmax, p->depth), acc, p->n_ch);
+	else if (p->op == OP_CONV)
+		conv_acc(p, x, w, xmax, wmax, patch, acc);
+	else
+		dw_acc(p, x, w, acc);
+	free(patch);
+	free(xbuf);
+	free(wbuf);
+	return QCF_OK;
+}
+
+/* accumulators into a fresh array (NULL after a refusal in d). */
+static int64_t *accumulators_new(const plan *p, qref_detail *d)
+{
+	size_t n = qref_tensor_numel(p->out);
+	int64_t *acc = malloc((n ? n : 1) * sizeof *acc);
+	if (!acc) {
+		qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+		return NULL;
+	}
+	if (accumulators(p, acc, d) != QCF_OK) {
+		free(acc);
+		return NULL;
+	}
+	return acc;
+}
+
+/* ---- requantization ---------------------------------------------------------------------- */
+
 static float filter_scale(const plan *p, int64_t c)
 {
 	return p->qw.scales[scale_index(&p->qw, c)];
@@ -624,15 +934,46 @@ static double multiplier_double(const plan *p, int64_t c)
 	return (double)p->qi.scales[0] * (double)filter_scale(p, c) / (double)p->qo.scales[0];
 }
 
-/*
- * Requantizes acc; returns 0 and *y (before zp_out and the clamp), or -1 where the
- * step LiteRT takes is outside its contract (int32 overflow, shift domain): the
- * element is unpredictable.
- */
-static int requantize(const plan *p, int64_t acc, int64_t c, qref_rounding rnd, int64_t *y)
+/* What requantizing channel c under one rounding needs, computed once per channel. */
+typedef struct channel_rq {
+	qref_rounding rnd; /* as asked (half_*), or the build (double, single) */
+	int usable;        /* 0: every element of the channel is unpredictable */
+	double md;         /* multiplier_double */
+	int32_t m;         /* QuantizeMultiplier of multiplier_real */
+	int sh;
+} channel_rq;
+
+static void channel_rq_init(const plan *p, int64_t c, qref_rounding rnd, channel_rq *q)
 {
+	memset(q, 0, sizeof *q);
+	q->md = multiplier_double(p, c);
+	q->usable = 1;
 	if (qref_rounding_is_half(rnd)) {
-		double v = qref_round_half((double)acc * multiplier_double(p, c), rnd);
+		q->rnd = rnd;
+		return;
+	}
+	q->rnd = qref_requant_build(rnd);
+	double e = multiplier_real(p, c);
+	if (!isfinite(e)) { /* a float product beyond FLT_MAX */
+		q->usable = 0;
+		return;
+	}
+	qref_quantize_multiplier(e, p->wide ? QREF_ROUND_DOUBLE : q->rnd, &q->m, &q->sh);
+	if (p->wide)
+		q->usable = q->sh >= -31 && q->sh <= 7;
+	else if (q->rnd == QREF_ROUND_DOUBLE)
+		q->usable = q->sh < 31;
+}
+
+/*
+ * Requantizes acc (bias included) of channel q; returns 0 and *y (before zp_out and the
+ * clamp), or -1 where the step LiteRT takes is outside its contract (int32 overflow, shift
+ * domain): the element is unpredictable.
+ */
+static int requantize(const plan *p, int64_t acc, const channel_rq *q, int64_t *y)
+{
+	if (qref_rounding_is_half(q->rnd)) {
+		double v = qref_round_half((double)acc * q->md, q->rnd);
 		if (!(v >= -0x1p31 && v < 0x1p31))
 			return -1;
 		*y = (int64_t)v;
@@ -640,38 +981,37 @@ static int requantize(const plan *p, int64_t acc, int64_t c, qref_rounding rnd, 
 	}
 	if (!p->wide && (acc < INT32_MIN || acc > INT32_MAX))
 		return -1;
-	rnd = qref_requant_build(rnd);
-	double e = multiplier_real(p, c);
-	if (!isfinite(e)) /* a float product beyond FLT_MAX */
+	if (!q->usable)
 		return -1;
-	int32_t m;
-	int sh;
-	qref_quantize_multiplier(e, p->wide ? QREF_ROUND_DOUBLE : rnd, &m, &sh);
 	if (p->wide) {
-		if (sh < -31 || sh > 7 || acc < -(INT64_C(1) << 47) || acc >= (INT64_C(1) << 47))
+		if (acc < -(INT64_C(1) << 47) || acc >= (INT64_C(1) << 47))
 			return -1;
-		*y = qref_mbqm64(acc, m, sh);
+		*y = qref_mbqm64(acc, q->m, q->sh);
 		return 0;
 	}
-	if (rnd == QREF_ROUND_DOUBLE) {
-		if (sh >= 31 || !qref_mbqm_preshift_fits((int32_t)acc, sh))
+	if (q->rnd == QREF_ROUND_DOUBLE) {
+		if (!qref_mbqm_preshift_fits((int32_t)acc, q->sh))
 			return -1;
-		*y = qref_mbqm((int32_t)acc, m, sh, rnd);
+		*y = qref_mbqm((int32_t)acc, q->m, q->sh, q->rnd);
 		return 0;
 	}
-	int64_t v = qref_mbqm_single_wide((int32_t)acc, m, sh);
+	int64_t v = qref_mbqm_single_wide((int32_t)acc, q->m, q->sh);
 	if (v < INT32_MIN || v > INT32_MAX)
 		return -1;
 	*y = v;
 	return 0;
 }
 
+static int rounding_applies(const plan *p, qref_rounding rnd)
+{
+	return rnd == QREF_ROUND_DEFAULT || rnd == QREF_ROUND_DOUBLE || rnd == QREF_ROUND_SINGLE ||
+	       (p->op == OP_FC && qref_rounding_is_half(rnd));
+}
+
 static qcf_status check_rounding(const qcf_op_call *call, const plan *p, qref_rounding rnd,
                                  qref_detail *d)
 {
-	if (rnd == QREF_ROUND_DEFAULT || rnd == QREF_ROUND_DOUBLE || rnd == QREF_ROUND_SINGLE)
-		return QCF_OK;
-	if (p->op == OP_FC && qref_rounding_is_half(rnd))
+	if (rounding_applies(p, rnd))
 		return QCF_OK;
 	return qref_rounding_na(call, d, rnd,
 	                        p->op == OP_FC
@@ -680,6 +1020,59 @@ static qcf_status check_rounding(const qcf_op_call *call, const plan *p, qref_ro
 	                                : "acc * s_in * s_w / s_out by an integer multiplier");
 }
 
+/* The bias of every channel as int64 (zeros without one); NULL when out of memory. */
+static int64_t *bias_new(const plan *p)
+{
+	int64_t *b = calloc((size_t)(p->n_ch ? p->n_ch : 1), sizeof *b);
+	if (b && p->bias)
+		for (int64_t c = 0; c < p->n_ch; c++)
+			b[c] = get_i64(p->bias, (size_t)c);
+	return b;
+}
+
+/* Output 0 under rnd from the accumulators (without the bias), into out; element details to
+ * d (NULL for an extra rounding). */
+static qcf_status requantize_all(const plan *p, const int64_t *acc, const int64_t *bias,
+                                 qref_rounding rnd, qcf_tensor *out, qref_detail *d)
+{
+	channel_rq *q = malloc((size_t)(p->n_ch ? p->n_ch : 1) * sizeof *q);
+	if (!q)
+		return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
+	for (int64_t c = 0; c < p->n_ch; c++)
+		channel_rq_init(p, c, rnd, &q[c]);
+	double lo, hi;
+	qref_range_d(out->dtype, &lo, &hi);
+	size_t n = qref_tensor_numel(out), nc = (size_t)p->n_ch;
+	if (!nc)
+		n = 0;
+	int32_t zo = p->qo.zero_points[0];
+	for (size_t i0 = 0; i0 < n; i0 += nc)
+		for (size_t c = 0; c < nc && i0 + c < n; c++) {
+			size_t i = i0 + c;
+			int64_t a = acc[i] + bias[c], y = 0;
+			double v;
+			if (requantize(p, a, &q[c], &y) < 0 || y + zo < INT32_MIN ||
+			    y + zo > INT32_MAX) {
+				qref_mark_any(d, 0, i, lo, hi);
+				v = qref_clamp_d(round((double)a * q[c].md) + zo, p->act_min,
+				                 p->act_max);
+			} else {
+				qref_mark_exact(d, 0, i);
+				y += zo;
+				v = (double)(y < p->act_min   ? p->act_min
+				             : y > p->act_max ? p->act_max
+				                              : y);
+			}
+			qref_set(out, i, v);
+		}
+	free(q);
+	return QCF_OK;
+}
+
+/*
+ * The kernel: checks, the accumulators once, then output 0 under the asked rounding and under
+ * every applicable rounding in d->extra (qref_detail).
+ */
 static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
 {
 	plan p;
@@ -690,36 +1083,27 @@ static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
 	s = check_rounding(call, &p, rnd, d);
 	if (s != QCF_OK)
 		return s;
-	operands o;
-	s = operands_load(&p, &o, d);
-	if (s != QCF_OK)
-		return s;
-	qcf_tensor *out = &call->outputs[0];
-	double lo, hi;
-	qref_range_d(out->dtype, &lo, &hi);
-	size_t n = qref_tensor_numel(out);
-	int32_t zo = p.qo.zero_points[0];
-	for (size_t i = 0; i < n; i++) {
-		int64_t c = out_channel(&p, i);
-		int64_t acc = accumulate(&p, &o, i);
-		if (p.bias)
-			acc += get_i64(p.bias, (size_t)c);
-		int64_t y = 0;
-		double v;
-		if (requantize(&p, acc, c, rnd, &y) < 0 || y + zo < INT32_MIN ||
-		    y + zo > INT32_MAX) {
-			qref_mark_any(d, 0, i, lo, hi);
-			v = qref_clamp_d(round((double)acc * multiplier_double(&p, c)) + zo,
-			                 p.act_min, p.act_max);
-		} else {
-			qref_mark_exact(d, 0, i);
-			y += zo;
-			v = (double)(y < p.act_min ? p.act_min : y > p.act_max ? p.act_max : y);
-		}
-		qref_set(out, i, v);
+	int64_t *acc = accumulators_new(&p, d);
+	int64_t *bias = acc ? bias_new(&p) : NULL;
+	if (!bias) {
+		free(acc);
+		return acc ? qref_fail(d, QCF_ERROR, "%s: out of memory", p.name) : QCF_ERROR;
 	}
-	operands_free(&o);
-	return QCF_OK;
+	if (d)
+		d->default_rounding = QREF_ROUND_DOUBLE;
+	s = requantize_all(&p, acc, bias, rnd, &call->outputs[0], d);
+	for (int r = 1; d && s == QCF_OK && r < QREF_ROUND_COUNT; r++) {
+		if (!d->extra[r][0] || r == (int)rnd || !rounding_applies(&p, (qref_rounding)r))
+			continue;
+		qcf_tensor t = call->outputs[0];
+		t.data = d->extra[r][0];
+		s = requantize_all(&p, acc, bias, (qref_rounding)r, &t, NULL);
+		if (s == QCF_OK)
+			d->extra_done |= 1u << r;
+	}
+	free(acc);
+	free(bias);
+	return s;
 }
 
 qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail)
@@ -749,16 +1133,15 @@ static qcf_status real(const qcf_op_call *call, int op, double *values, qref_det
 	qcf_status s = plan_init(call, op, 0, &p, d);
 	if (s != QCF_OK)
 		return s;
-	operands o;
-	s = operands_load(&p, &o, d);
-	if (s != QCF_OK)
-		return s;
+	int64_t *acc = accumulators_new(&p, d);
+	if (!acc)
+		return QCF_ERROR;
 	size_t n = qref_tensor_numel(p.out);
 	double si = (double)p.qi.scales[0];
 	for (size_t i = 0; i < n; i++) {
-		int64_t c = out_channel(&p, i);
+		int64_t c = (int64_t)(i % (size_t)p.n_ch);
 		double sw = (double)filter_scale(&p, c);
-		double v = (double)accumulate(&p, &o, i) * si * sw;
+		double v = (double)acc[i] * si * sw;
 		if (p.bias) {
 			double b = (double)get_i64(p.bias, (size_t)c);
 			v += p.has_qb ? b * (double)p.qb.scales[scale_index(&p.qb, c)]
@@ -772,7 +1155,7 @@ static qcf_status real(const qcf_op_call *call, int op, double *values, qref_det
 		}
 		values[i] = v;
 	}
-	operands_free(&o);
+	free(acc);
 	return QCF_OK;
 }
 
@@ -812,16 +1195,13 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 	if (t->n != n || (n && (!t->acc || !t->channel)))
 		return qref_fail(d, QCF_ERROR, "%s: buffers for %zu elements, need %zu", call->op,
 		                 t->n, n);
-	operands o;
-	s = operands_load(&p, &o, d);
-	if (s != QCF_OK)
-		return s;
+	if (n && accumulators(&p, t->acc, d) != QCF_OK)
+		return QCF_ERROR;
 	for (size_t i = 0; i < n; i++) {
-		int64_t c = out_channel(&p, i);
-		t->acc[i] = accumulate(&p, &o, i) + (p.bias ? get_i64(p.bias, (size_t)c) : 0);
+		int64_t c = (int64_t)(i % (size_t)p.n_ch);
+		t->acc[i] += p.bias ? get_i64(p.bias, (size_t)c) : 0;
 		t->channel[i] = (int32_t)c;
 	}
-	operands_free(&o);
 	t->input_scale = p.qi.scales[0];
 	t->output_scale = p.qo.scales[0];
 	t->filter_scales = p.qw.scales;

@@ -119,11 +119,28 @@ typedef struct qref_cause {
 	char attr[64];         /* QREF_CAUSE_ATTR: the attribute's name */
 } qref_cause;
 
+/*
+ * Several roundings from one call. An op whose cost is its accumulation
+ * (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) computes the accumulators
+ * once and requantizes them under `rounding` into call->outputs and under
+ * every rounding r with extra[r][k] != NULL into extra[r][k] (a buffer like
+ * call->outputs[k]'s data: same dtype, element count and size). It sets bit
+ * r of extra_done for each such r it wrote; a rounding it refuses, and every
+ * rounding of a kernel that does not read extra, stays unset, and the
+ * caller computes it with a call of its own (which also gives the refusal's
+ * message). The element details (out) and the status are those of
+ * `rounding` alone. qref_execute clears extra_done and default_rounding.
+ */
 typedef struct qref_detail {
 	qref_rounding rounding;                   /* in: see qref_rounding */
 	qref_output_detail out[QREF_MAX_OUTPUTS]; /* in: buffers; out: filled */
 	char message[256]; /* out: for QCF_INVALID_PARAM, the rule that failed */
 	qref_cause cause;  /* out: with message, what it is about */
+	void *extra[QREF_ROUND_COUNT][QREF_MAX_OUTPUTS]; /* in: outputs under other roundings */
+	uint32_t extra_done;                             /* out: bit r: extra[r] written */
+	/* out: the named rounding QREF_ROUND_DEFAULT is for this call (its outputs are those of
+	 * that rounding), QREF_ROUND_DEFAULT when the kernel does not say */
+	qref_rounding default_rounding;
 } qref_detail;
 
 /*

@@ -54,7 +54,9 @@ int32_t qref_srdhm(int32_t a, int32_t b)
 		return INT32_MAX;
 	int64_t ab = (int64_t)a * (int64_t)b;
 	int64_t nudge = ab >= 0 ? INT64_C(1) << 30 : 1 - (INT64_C(1) << 30);
-	return (int32_t)((ab + nudge) / (INT64_C(1) << 31)); /* C division truncates */
+	/* (ab + nudge) / 2^31 truncated toward zero, by shifts (|ab + nudge| < 2^62) */
+	int64_t t = ab + nudge;
+	return (int32_t)(t >= 0 ? t >> 31 : -((-t) >> 31));
 }
 
 int32_t qref_rdbpot(int32_t x, int exponent)
@@ -63,8 +65,8 @@ int32_t qref_rdbpot(int32_t x, int exponent)
 	/* x mod 2^e in [0, mask], via unsigned arithmetic (well defined) */
 	int64_t rem = (int64_t)((uint64_t)(int64_t)x & (uint64_t)mask);
 	int64_t threshold = (mask >> 1) + (x < 0);
-	/* x - rem is a multiple of 2^e: exact division = floor(x / 2^e) */
-	int64_t q = ((int64_t)x - rem) / (INT64_C(1) << exponent);
+	/* x - rem is a multiple of 2^e: the arithmetic shift is the exact floor(x / 2^e) */
+	int64_t q = qref_asr64((int64_t)x - rem, exponent);
 	return (int32_t)(q + (rem > threshold));
 }
 

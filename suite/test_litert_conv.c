@@ -586,6 +586,228 @@ static void test_ignore_axis(void)
 	qct_rmdir(tmp);
 }
 
+/* ---- the blocked kernels against a scalar model ------------------------------------------ */
+
+static uint64_t blk_state = 0x2545f4914f6cdd1du;
+
+/* uniform in [lo, hi] */
+static int64_t blk_rand(int64_t lo, int64_t hi)
+{
+	blk_state ^= blk_state << 13;
+	blk_state ^= blk_state >> 7;
+	blk_state ^= blk_state << 17;
+	return lo + (int64_t)(blk_state % (uint64_t)(hi - lo + 1));
+}
+
+/* A tensor on the heap (the shapes here outgrow qt's storage). */
+typedef struct blk_tensor {
+	qcf_tensor t;
+	int64_t shape[4];
+	qcf_quant q;
+	float scales[64];
+	int32_t zps[64];
+} blk_tensor;
+
+static void blk_make(blk_tensor *b, qcf_dtype dt, int rank, const int64_t *shape, int axis,
+                     int count, int32_t zp)
+{
+	memset(b, 0, sizeof *b);
+	size_t n = 1;
+	for (int k = 0; k < rank; k++) {
+		b->shape[k] = shape[k];
+		n *= (size_t)shape[k];
+	}
+	b->t.struct_size = sizeof b->t;
+	b->t.name = "t";
+	b->t.dtype = dt;
+	b->t.rank = rank;
+	b->t.shape = b->shape;
+	b->t.nbytes = dt == QCF_INT4 ? (n + 1) / 2
+	                             : n * (dt == QCF_INT8    ? 1
+	                                    : dt == QCF_INT16 ? 2
+	                                    : dt == QCF_INT32 ? 4
+	                                                      : 8);
+	b->t.data = calloc(b->t.nbytes + 1, 1);
+	for (int c = 0; c < count; c++) {
+		b->scales[c] = 0.01f * (float)(1 + c % 7);
+		b->zps[c] = zp;
+	}
+	b->q = (qcf_quant){sizeof b->q, axis, count, b->scales, b->zps, NULL, 0};
+	b->t.quant = count ? &b->q : NULL;
+}
+
+/*
+ * The accumulator of every output element the way the op's semantics write it, one element at
+ * a time from the tensors' values (specs/litert/OPERATORS.md): sum of (x - zp_in) * w, plus the
+ * bias.
+ */
+static void blk_model(int op, const qcf_tensor *x, const qcf_tensor *w, const qcf_tensor *bias,
+                      const qcf_tensor *y, int64_t sh, int64_t sw, int64_t dh, int64_t dw, int same,
+                      int64_t *acc)
+{
+	int32_t zi = x->quant->zero_points[0];
+	size_t n = qref_tensor_numel(y);
+	int64_t nc = y->shape[y->rank - 1];
+	for (size_t i = 0; i < n; i++) {
+		int64_t c = (int64_t)(i % (size_t)nc), r = (int64_t)(i / (size_t)nc), a = 0;
+		a = (int64_t)qref_get(bias, (size_t)c);
+		if (op == 2) {
+			int64_t depth = w->shape[1];
+			for (int64_t k = 0; k < depth; k++)
+				a += ((int64_t)qref_get(x, (size_t)(r * depth + k)) - zi) *
+				     (int64_t)qref_get(w, (size_t)(c * depth + k));
+			acc[i] = a;
+			continue;
+		}
+		int64_t ih = x->shape[1], iw = x->shape[2], ic = x->shape[3];
+		int64_t kh = w->shape[1], kw = w->shape[2], oh = y->shape[1], ow = y->shape[2];
+		int64_t ox = r % ow, oy = r / ow % oh, b = r / ow / oh;
+		int64_t eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw + 1;
+		int64_t th = (oh - 1) * sh + eh - ih, tw = (ow - 1) * sw + ew - iw;
+		int64_t ph = same && th > 0 ? th / 2 : 0, pw = same && tw > 0 ? tw / 2 : 0;
+		for (int64_t ky = 0; ky < kh; ky++)
+			for (int64_t kx = 0; kx < kw; kx++) {
+				int64_t yy = oy * sh - ph + ky * dh, xx = ox * sw - pw + kx * dw;
+				if (yy < 0 || yy >= ih || xx < 0 || xx >= iw)
+					continue;
+				size_t px = (size_t)(((b * ih + yy) * iw + xx) * ic);
+				if (op == 1) {
+					int64_t wv = (int64_t)qref_get(
+					        w, (size_t)((ky * kw + kx) * nc + c));
+					a += wv *
+					     ((int64_t)qref_get(x, px + (size_t)(c / (nc / ic))) -
+					      zi);
+					continue;
+				}
+				int64_t fin = w->shape[3], g = c / (nc / (ic / fin));
+				for (int64_t k = 0; k < fin; k++)
+					a += ((int64_t)qref_get(x, px + (size_t)(g * fin + k)) -
+					      zi) *
+					     (int64_t)qref_get(
+					             w,
+					             (size_t)(((c * kh + ky) * kw + kx) * fin + k));
+			}
+		acc[i] = a;
+	}
+}
+
+static void test_blocked_vs_scalar(void)
+{
+	static const char *const ops[] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
+	static const int64_t chans[] = {1, 3, 17, 4, 8};
+	int compared = 0, chunked = 0;
+	for (int trial = 0; trial < 150; trial++) {
+		int op = trial % 3, int16 = blk_rand(0, 3) == 0, int4 = blk_rand(0, 3) == 0;
+		int per_channel = blk_rand(0, 1), same = blk_rand(0, 1);
+		int64_t sh = blk_rand(1, 2), sw = blk_rand(1, 3), dh = blk_rand(1, 2),
+		        dw = blk_rand(1, 2);
+		int64_t nb = blk_rand(1, 2), ih = blk_rand(1, 9), iw = blk_rand(1, 9);
+		int64_t kh = blk_rand(1, 3), kw = blk_rand(1, 3);
+		int64_t ic = chans[blk_rand(0, 4)], nc = chans[blk_rand(0, 4)], groups = 1;
+		int64_t xs[4], ws[4], ys[4], bs[1];
+		int xr = 4, wr = 4, yr = 4;
+		if (op == 0 && blk_rand(0, 3) == 0 && ic % 2 == 0 && nc % 2 == 0)
+			groups = 2;
+		if (op == 1)
+			nc = ic * blk_rand(1, 2);
+		if (op == 2) {
+			/* depth past an int32 chunk (511 for int16 at full range) now and then */
+			int64_t depth = blk_rand(0, 4) == 0 ? blk_rand(500, 1200) : blk_rand(1, 70);
+			xr = wr = yr = 2;
+			xs[0] = ys[0] = blk_rand(1, 9);
+			xs[1] = ws[1] = depth;
+			ws[0] = ys[1] = nc;
+			chunked += int16 && depth > 511;
+		} else {
+			int64_t eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw + 1;
+			int64_t oh = same ? (ih + sh - 1) / sh : (ih + sh - eh) / sh;
+			int64_t ow = same ? (iw + sw - 1) / sw : (iw + sw - ew) / sw;
+			if (oh <= 0 || ow <= 0)
+				continue;
+			int64_t x4[] = {nb, ih, iw, ic}, y4[] = {nb, oh, ow, nc};
+			int64_t w4[] = {nc, kh, kw, ic / groups}, d4[] = {1, kh, kw, nc};
+			memcpy(xs, x4, sizeof x4);
+			memcpy(ys, y4, sizeof y4);
+			memcpy(ws, op == 1 ? d4 : w4, sizeof w4);
+		}
+		bs[0] = nc;
+		qcf_dtype at = int16 ? QCF_INT16 : QCF_INT8;
+		int axis = op == 1 ? 3 : 0;
+		blk_tensor x, w, b, y;
+		blk_make(&x, at, xr, xs, -1, 1, int16 ? 0 : (int32_t)blk_rand(-128, 127));
+		blk_make(&w, int4 ? QCF_INT4 : QCF_INT8, wr, ws, per_channel ? axis : -1,
+		         per_channel ? (int)nc : 1, 0);
+		blk_make(&b, int16 ? QCF_INT64 : QCF_INT32, 1, bs, -1, 0, 0);
+		blk_make(&y, at, yr, ys, -1, 1, 0);
+		y.scales[0] = 0.5f;
+		int64_t xlo = int16 ? -32768 : -128, xhi = int16 ? 32767 : 127;
+		int extreme = blk_rand(0, 2) == 0;
+		for (size_t i = 0; i < qref_tensor_numel(&x.t); i++)
+			qref_set(&x.t, i,
+			         (double)(extreme ? (blk_rand(0, 1) ? xlo : xhi)
+			                          : blk_rand(xlo, xhi)));
+		for (size_t i = 0; i < qref_tensor_numel(&w.t); i++)
+			qref_set(&w.t, i,
+			         (double)(int4      ? blk_rand(-8, 7)
+			                  : extreme ? (blk_rand(0, 1) ? -128 : 127)
+			                            : blk_rand(-128, 127)));
+		for (int64_t c = 0; c < nc; c++)
+			qref_set(&b.t, (size_t)c, (double)blk_rand(-5000, 5000));
+		qcf_tensor in[3] = {x.t, w.t, b.t};
+		in[0].name = "input", in[1].name = "filter", in[2].name = "bias";
+		qcf_attr at_[5] = {qt_str("padding", same ? "SAME" : "VALID"),
+		                   qt_int("stride_h", sh), qt_int("stride_w", sw),
+		                   qt_int("dilation_h_factor", dh),
+		                   qt_int("dilation_w_factor", dw)};
+		qcf_op_call call = {sizeof call, ops[op], "litert",        3,  in,
+		                    1,           &y.t,    op == 2 ? 0 : 5, at_};
+		size_t n = qref_tensor_numel(&y.t);
+		qref_conv_terms t;
+		memset(&t, 0, sizeof t);
+		t.n = n;
+		t.acc = calloc(n + 1, sizeof *t.acc);
+		t.channel = calloc(n + 1, sizeof *t.channel);
+		int64_t *want = calloc(n + 1, sizeof *want);
+		qref_detail d;
+		memset(&d, 0, sizeof d);
+		qcf_status st = qref_litert_conv_terms(&call, &t, &d);
+		if (st != QCF_OK)
+			fprintf(stderr, "%s: %s\n", ops[op], d.message);
+		CU_ASSERT_EQUAL(st, QCF_OK);
+		blk_model(op, &in[0], &in[1], &in[2], &y.t, sh, sw, dh, dw, same, want);
+		size_t bad = 0;
+		for (size_t i = 0; st == QCF_OK && i < n; i++)
+			bad += t.acc[i] != want[i];
+		if (bad)
+			fprintf(stderr, "%s trial %d: %zu of %zu accumulators differ\n", ops[op],
+			        trial, bad, n);
+		CU_ASSERT_EQUAL(bad, 0);
+		compared += st == QCF_OK;
+		/* an extra rounding from the same call equals its own call */
+		void *single = calloc(y.t.nbytes + 1, 1), *own = y.t.data;
+		memset(&d, 0, sizeof d);
+		d.extra[QREF_ROUND_SINGLE][0] = single;
+		CU_ASSERT_EQUAL(qref_execute(&call, &d), QCF_OK);
+		CU_ASSERT(d.extra_done == 1u << QREF_ROUND_SINGLE);
+		CU_ASSERT_EQUAL(d.default_rounding, QREF_ROUND_DOUBLE);
+		y.t.data = calloc(y.t.nbytes + 1, 1);
+		CU_ASSERT_EQUAL(qref_execute(&call, qt_detail(&d, QREF_ROUND_SINGLE)), QCF_OK);
+		CU_ASSERT(memcmp(y.t.data, single, y.t.nbytes) == 0);
+		free(y.t.data);
+		y.t.data = own;
+		free(single);
+		free(want);
+		free(t.acc);
+		free(t.channel);
+		free(x.t.data);
+		free(w.t.data);
+		free(b.t.data);
+		free(y.t.data);
+	}
+	CU_ASSERT(compared >= 100);
+	CU_ASSERT(chunked >= 1);
+}
+
 void qct_register_litert_conv(void)
 {
 	CU_pSuite s = qct_suite("litert/conv");
@@ -596,6 +818,8 @@ void qct_register_litert_conv(void)
 	CU_add_test(s, "int32 accumulator overflow is unpredictable", test_overflow_unpredictable);
 	CU_add_test(s, "real-valued output", test_real_output);
 	CU_add_test(s, "accumulator terms for stubs", test_terms);
+	CU_add_test(s, "blocked kernels equal a scalar model; extra roundings",
+	            test_blocked_vs_scalar);
 	CU_add_test(s, "reference passes the conv specs; rounding bands", test_reference_specs);
 	CU_add_test(s, "float requantization: within 1 LSB, not exact", test_float_requant);
 	CU_add_test(s, "ignoring per-axis weight scales fails per-axis cases", test_ignore_axis);

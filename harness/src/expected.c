@@ -86,9 +86,39 @@ static void apply_golden(const qc_case *c, qc_expected *e)
 	}
 }
 
-/* The band of legal roundings: per element the lowest and highest output over the
- * tolerance's roundings (and the default, which is always legal). */
-static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, size_t err_size)
+/* The tolerance's roundings, in its order, parsed once: the buffers for their outputs (one set
+ * per distinct rounding other than the default, which e->out holds). */
+typedef struct roundings {
+	void *out[QREF_ROUND_COUNT][QC_MAX_TENSORS];
+} roundings;
+
+static void roundings_alloc(const qc_case *c, roundings *rs)
+{
+	memset(rs, 0, sizeof *rs);
+	for (int r = 0; r < c->tol.n_roundings; r++) {
+		int mode = qref_rounding_parse(c->tol.roundings[r]);
+		if (mode <= QREF_ROUND_DEFAULT || rs->out[mode][0])
+			continue;
+		for (int k = 0; k < c->call.n_outputs; k++)
+			rs->out[mode][k] = qc_xcalloc(c->out[k].nbytes ? c->out[k].nbytes : 1, 1);
+	}
+}
+
+static void roundings_free(const qc_case *c, roundings *rs)
+{
+	for (int m = 0; m < QREF_ROUND_COUNT; m++)
+		for (int k = 0; k < c->call.n_outputs; k++)
+			free(rs->out[m][k]);
+}
+
+/*
+ * The band of legal roundings: per element the lowest and highest output over the tolerance's
+ * roundings (and the default, which is always legal). A rounding is computed once: not at all
+ * when it is the default (the kernel says which named rounding that is), from the default's
+ * call when the kernel wrote it there (qref_detail.extra), else by a call of its own.
+ */
+static qcf_status rounding_band(const qc_case *c, qc_expected *e, roundings *rs, char *err,
+                                size_t err_size)
 {
 	qcf_tensor alt[QC_MAX_TENSORS];
 	qcf_op_call call = c->call;
@@ -100,24 +130,30 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, siz
 		for (size_t i = 0; i < n; i++)
 			e->band_lo[k][i] = e->band_hi[k][i] = qref_get(&e->out[k], i);
 		alt[k] = c->out[k];
-		alt[k].data = qc_xcalloc(c->out[k].nbytes, 1);
 	}
-	qcf_status st = QCF_OK;
-	for (int r = 0; r < c->tol.n_roundings && st == QCF_OK; r++) {
-		qref_detail d;
-		memset(&d, 0, sizeof d);
+	int seen[QREF_ROUND_COUNT] = {0};
+	for (int r = 0; r < c->tol.n_roundings; r++) {
 		int mode = qref_rounding_parse(c->tol.roundings[r]);
 		if (mode < 0) {
 			snprintf(err, err_size, "unknown rounding '%s'", c->tol.roundings[r]);
-			st = QCF_NOT_SUPPORTED;
-			break;
+			return QCF_NOT_SUPPORTED;
 		}
-		d.rounding = (qref_rounding)mode;
-		st = qref_execute(&call, &d);
-		if (st != QCF_OK) {
-			snprintf(err, err_size, "rounding '%s': %s", c->tol.roundings[r],
-			         d.message);
-			break;
+		if (mode == QREF_ROUND_DEFAULT || mode == (int)e->detail.default_rounding ||
+		    seen[mode])
+			continue; /* the default's outputs, or already in the band */
+		seen[mode] = 1;
+		for (int k = 0; k < c->call.n_outputs; k++)
+			alt[k].data = rs->out[mode][k];
+		if (!(e->detail.extra_done & (1u << mode))) {
+			qref_detail d;
+			memset(&d, 0, sizeof d);
+			d.rounding = (qref_rounding)mode;
+			qcf_status st = qref_execute(&call, &d);
+			if (st != QCF_OK) {
+				snprintf(err, err_size, "rounding '%s': %s", c->tol.roundings[r],
+				         d.message);
+				return st;
+			}
 		}
 		for (int k = 0; k < c->call.n_outputs; k++) {
 			size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
@@ -128,9 +164,7 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, char *err, siz
 			}
 		}
 	}
-	for (int k = 0; k < c->call.n_outputs; k++)
-		free(alt[k].data);
-	return st;
+	return QCF_OK;
 }
 
 qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
@@ -151,18 +185,25 @@ qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
 		if (c->tol.check)
 			e->errors[k] = qc_xcalloc(n, sizeof(double));
 	}
+	/* the tolerance's other roundings from the same call, where the kernel can */
+	roundings rs;
+	roundings_alloc(c, &rs);
+	if (c->call.n_outputs <= QREF_MAX_OUTPUTS)
+		for (int m = 0; m < QREF_ROUND_COUNT; m++)
+			for (int k = 0; k < c->call.n_outputs; k++)
+				e->detail.extra[m][k] = rs.out[m][k];
 	e->status = qref_execute(&call, &e->detail);
-	if (e->status != QCF_OK)
-		return e;
-	if (c->tol.n_roundings) {
-		qcf_status st = rounding_band(c, e, err, err_size);
+	memset(e->detail.extra, 0, sizeof e->detail.extra);
+	if (e->status == QCF_OK && c->tol.n_roundings) {
+		qcf_status st = rounding_band(c, e, &rs, err, err_size);
 		if (st != QCF_OK) {
 			e->status = st;
 			snprintf(e->detail.message, sizeof e->detail.message, "%s", err);
-			return e;
 		}
 	}
-	apply_golden(c, e);
+	roundings_free(c, &rs);
+	if (e->status == QCF_OK)
+		apply_golden(c, e);
 	return e;
 }
 
