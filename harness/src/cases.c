@@ -60,6 +60,31 @@ typedef struct binding {
 
 #define MAX_REPORTED 64
 
+/* A built tensor's Lua value, kept while the tensor stays as it was when it was made: compared
+ * field by field at each use, contents of the quantization included (auto_quant rewrites an
+ * output's in place). Made in the case's Lua-made memory, so it lives until the case ends. */
+typedef struct tval {
+	uint64_t gen; /* the case (qc_cases.gen) it was made in; 0: none */
+	const qcf_tensor *t;
+	const char *name;
+	qcf_dtype dtype;
+	int32_t rank;
+	int64_t shape[QCF_MAX_RANK];
+	const qcf_quant *q;
+	int32_t axis, count, block_size;
+	float *scales; /* copies (count), malloc'd */
+	int32_t *zero_points;
+	int32_t cap;
+	qc_lval val;
+} tval;
+
+/* A sweep variable's Lua value, kept for the case. */
+typedef struct vval {
+	uint64_t gen;
+	const yaml_node_t *node;
+	qc_lval val;
+} vval;
+
 struct qc_cases {
 	const qc_spec *s;
 	uint64_t run_seed;
@@ -81,6 +106,11 @@ struct qc_cases {
 	int channel;        /* > 0 while a per-channel expression is evaluated (its `c`, from 1) */
 	qc_vnode_mark mark; /* Lua-made nodes of earlier cases are dropped back to here */
 	qc_case name_case;  /* qc_cases_name's */
+	/* the Lua values of the bindings, converted once per case (bindings()) */
+	uint64_t gen; /* counts the cases begun: the values of earlier ones are gone */
+	tval tv_in[QC_MAX_TENSORS], tv_out[QC_MAX_TENSORS];
+	vval vv[2 * QC_MAX_VARS];
+	qc_lval chan_val; /* `c` */
 };
 
 static const char *path_of(qc_cases *it)
@@ -162,6 +192,7 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 	it->n_points = sweep_points(s);
 	it->n_explicit = s->cases ? (int)seq_len(s->cases) : 0;
 	it->mark = qc_vnode_get_mark(s);
+	it->gen = 1;
 	if (s->lua) /* the spec-wide Lua budgets count per expansion */
 		qc_lua_budget_reset(s->lua);
 	return it;
@@ -169,8 +200,15 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 
 void qc_cases_end(qc_cases *it)
 {
-	if (it)
-		qc_vnode_reset(it->s, it->mark);
+	if (!it)
+		return;
+	qc_vnode_reset(it->s, it->mark);
+	for (int i = 0; i < QC_MAX_TENSORS; i++) {
+		free(it->tv_in[i].scales);
+		free(it->tv_in[i].zero_points);
+		free(it->tv_out[i].scales);
+		free(it->tv_out[i].zero_points);
+	}
 	free(it);
 }
 
@@ -297,31 +335,94 @@ static void lval_of_tensor(const qc_spec *s, const qcf_tensor *t, qc_lval *v)
 	v->kind = QC_LV_MAP, v->n = n, v->items = items, v->keys = k;
 }
 
-/* Everything an expression may name: sweep variables, built tensors, `c`. */
+/* Does the tensor still look as it did when its value was made in this case? */
+static int tval_fresh(const qc_cases *it, const tval *v, const qcf_tensor *t)
+{
+	const qcf_quant *q = t->quant;
+	if (v->gen != it->gen || v->t != t || v->name != t->name || v->dtype != t->dtype ||
+	    v->rank != t->rank || v->q != q)
+		return 0;
+	for (int d = 0; d < t->rank; d++)
+		if (v->shape[d] != t->shape[d])
+			return 0;
+	if (!q)
+		return 1;
+	return v->axis == q->axis && v->count == q->count && v->block_size == q->block_size &&
+	       (q->count <= 0 ||
+	        (!memcmp(v->scales, q->scales, (size_t)q->count * sizeof(float)) &&
+	         !memcmp(v->zero_points, q->zero_points, (size_t)q->count * sizeof(int32_t))));
+}
+
+/* The Lua value of built tensor t, converted once per case (and again if t changes). */
+static const qc_lval *tensor_value(qc_cases *it, tval *v, const qcf_tensor *t)
+{
+	if (tval_fresh(it, v, t))
+		return &v->val;
+	const qcf_quant *q = t->quant;
+	v->gen = 0;
+	if (q && q->count > v->cap) {
+		float *sc = realloc(v->scales, (size_t)q->count * sizeof *sc);
+		if (sc)
+			v->scales = sc;
+		int32_t *zp = sc ? realloc(v->zero_points, (size_t)q->count * sizeof *zp) : NULL;
+		if (zp)
+			v->zero_points = zp;
+		if (!sc || !zp) { /* no copy to compare with: convert at every use */
+			qc_lval *x = qc_vnode_alloc(it->s, sizeof *x);
+			lval_of_tensor(it->s, t, x);
+			return x;
+		}
+		v->cap = q->count;
+	}
+	lval_of_tensor(it->s, t, &v->val);
+	v->t = t;
+	v->name = t->name;
+	v->dtype = t->dtype;
+	v->rank = t->rank;
+	for (int d = 0; d < t->rank; d++)
+		v->shape[d] = t->shape[d];
+	v->q = q;
+	if (q) {
+		v->axis = q->axis;
+		v->count = q->count;
+		v->block_size = q->block_size;
+		if (q->count > 0) {
+			memcpy(v->scales, q->scales, (size_t)q->count * sizeof(float));
+			memcpy(v->zero_points, q->zero_points, (size_t)q->count * sizeof(int32_t));
+		}
+	}
+	v->gen = it->gen;
+	return &v->val;
+}
+
+/* The Lua value of sweep variable i, converted once per case. */
+static const qc_lval *var_value(qc_cases *it, int i)
+{
+	vval *v = &it->vv[i];
+	if (v->gen != it->gen || v->node != it->bind[i].node) {
+		qc_lval_of_node(it->s, it->bind[i].node, &v->val);
+		v->node = it->bind[i].node;
+		v->gen = it->gen;
+	}
+	return &v->val;
+}
+
+/* Everything an expression may name: sweep variables, built tensors, `c`. Lua converts a
+ * name to a Lua value on its first use in an evaluation (slua.h), from these values, which
+ * are converted once per case. */
 static int bindings(qc_cases *it, qc_lbind *b, int max)
 {
-	const qc_spec *s = it->s;
 	int n = 0;
 	qc_case *c = it->cur;
-	for (int i = 0; c && i < it->n_in_built && n < max; i++) {
-		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
-		lval_of_tensor(s, &c->in[i], v);
-		b[n++] = (qc_lbind){c->in[i].name, v};
-	}
-	for (int i = 0; c && i < it->n_out_built && n < max; i++) {
-		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
-		lval_of_tensor(s, &c->out[i], v);
-		b[n++] = (qc_lbind){c->out[i].name, v};
-	}
-	for (int i = 0; i < it->n_bind && n < max; i++) { /* variables win over tensor names */
-		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
-		qc_lval_of_node(s, it->bind[i].node, v);
-		b[n++] = (qc_lbind){it->bind[i].name, v};
-	}
+	for (int i = 0; c && i < it->n_in_built && n < max; i++)
+		b[n++] = (qc_lbind){c->in[i].name, tensor_value(it, &it->tv_in[i], &c->in[i])};
+	for (int i = 0; c && i < it->n_out_built && n < max; i++)
+		b[n++] = (qc_lbind){c->out[i].name, tensor_value(it, &it->tv_out[i], &c->out[i])};
+	for (int i = 0; i < it->n_bind && n < max; i++) /* variables win over tensor names */
+		b[n++] = (qc_lbind){it->bind[i].name, var_value(it, i)};
 	if (it->channel > 0 && n < max) {
-		qc_lval *v = qc_vnode_alloc(s, sizeof *v);
-		v->kind = QC_LV_INT, v->i = it->channel;
-		b[n++] = (qc_lbind){"c", v};
+		it->chan_val = (qc_lval){.kind = QC_LV_INT, .i = it->channel};
+		b[n++] = (qc_lbind){"c", &it->chan_val};
 	}
 	return n;
 }
@@ -1621,6 +1722,7 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	/* nodes Lua made for the previous case are no longer needed (the case copies what
 	 * it keeps) */
 	qc_vnode_reset(s, it->mark);
+	it->gen++; /* the bindings' values were in that memory */
 	it->cur = c;
 	it->n_in_built = it->n_out_built = 0;
 	it->channel = 0;

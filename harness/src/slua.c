@@ -6,8 +6,17 @@
  *    of them replaced by deterministic or guarded versions (below), and
  *    read-only views of string, table, math, utf8 and qc;
  *  - per evaluation a fresh environment table whose metatable (protected)
- *    has __index = G, holding the bindings and _G = itself, so a script's
- *    global writes land in its own environment and vanish with it;
+ *    has __index = G, holding _G = itself, so a script's global writes land
+ *    in its own environment and vanish with it;
+ *  - the bindings are lazy: G's own (hidden) metatable has an __index that
+ *    converts a binding of the running evaluation on its first use and stores
+ *    it in the environment, so an evaluation pays only for the names it reads.
+ *    It behaves as if every binding had been stored in the environment at the
+ *    start: a binding whose name G holds (or _G) is stored at once; a name the
+ *    script assigns first is no longer resolved; before anything reads the
+ *    environment raw (next, pairs, rawget, rawset, converting a result) the
+ *    bindings still pending are stored; and the conversion of every binding is
+ *    charged at the start, as before;
  *  - compiled chunks cached by source text in three registry tables (one per
  *    kind: expression, generator, check); a chunk's only upvalue is _ENV and
  *    it is pointed at the fresh environment before each call.
@@ -99,7 +108,14 @@ struct qc_lua {
 	} b[B_KINDS];
 	qc_rng *rng;   /* the generator's rng while qc_lua_generate runs, else NULL */
 	int ref_envmt; /* registry: metatable of the per-evaluation environments */
-	int ref_rng;   /* registry: the rng object handed to generators */
+	int ref_env;   /* registry: the running evaluation's environment, or nil */
+	/* the running evaluation's bindings, resolved on first use (env_index) */
+	const qc_lbind *binds;
+	int n_binds;
+	int pending;            /* some binding is neither resolved nor overridden yet */
+	unsigned char *touched; /* per binding: resolved, overridden or stored at the start */
+	int touched_cap;
+	int ref_rng; /* registry: the rng object handed to generators */
 	int ref_cache[K_KINDS];
 	int cache_n[K_KINDS];
 	/* the searches of qc.elementwise_*: pure functions of their arguments, which every case of
@@ -153,6 +169,10 @@ static qc_lua *getq(lua_State *L)
 	lua_getallocf(L, &ud);
 	return ud;
 }
+
+static void env_settle(lua_State *L, int idx);
+static int env_index(lua_State *L);
+static int env_newindex(lua_State *L);
 
 /* Raises a formatted error without position (lua_pushfstring formats: %s %d %I %f %c %%). */
 static int fail(lua_State *L, const char *fmt, ...)
@@ -425,6 +445,7 @@ static int det_pairs_iter(lua_State *L)
 static int det_pairs_raw(lua_State *L, int t)
 {
 	t = lua_absindex(L, t);
+	env_settle(L, t);
 	lua_Integer n = 0;
 	lua_newtable(L); /* the keys, in traversal order */
 	int keys = lua_gettop(L);
@@ -474,6 +495,7 @@ static int sb_next(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_settop(L, 2);
+	env_settle(L, 1);
 	keyd after, best, cur;
 	int have_after = !lua_isnil(L, 2), have_best = 0;
 	if (have_after)
@@ -757,7 +779,19 @@ static int sb_rawset(lua_State *L)
 	if (is_readonly(L, 1))
 		return luaL_error(L, "rawset: sandbox library tables are read-only");
 	lua_settop(L, 3);
+	env_settle(L, 1);
 	lua_rawset(L, 1);
+	return 1;
+}
+
+/* rawget(t, k), seeing an environment's bindings as if stored from the start. */
+static int sb_rawget(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_checkany(L, 2);
+	lua_settop(L, 2);
+	env_settle(L, 1);
+	lua_rawget(L, 1);
 	return 1;
 }
 
@@ -1559,6 +1593,8 @@ static int p_open(lua_State *L)
 	lua_setfield(L, G, "setmetatable");
 	lua_pushcfunction(L, sb_rawset);
 	lua_setfield(L, G, "rawset");
+	lua_pushcfunction(L, sb_rawget);
+	lua_setfield(L, G, "rawget");
 
 	lua_getfield(L, G, LUA_STRLIBNAME);
 	int str = lua_gettop(L);
@@ -1624,12 +1660,21 @@ static int p_open(lua_State *L)
 	lua_pop(L, 3);
 	lua_pop(L, 1); /* the real string table */
 
-	lua_createtable(L, 0, 2);
+	lua_createtable(L, 0, 3);
 	lua_pushvalue(L, G);
 	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, env_newindex);
+	lua_setfield(L, -2, "__newindex");
 	lua_pushboolean(L, 0);
 	lua_setfield(L, -2, "__metatable");
 	q->ref_envmt = luaL_ref(L, LUA_REGISTRYINDEX);
+	lua_pushboolean(L, 0);
+	q->ref_env = luaL_ref(L, LUA_REGISTRYINDEX);
+	/* G itself is out of the scripts' reach; its misses look at the bindings */
+	lua_createtable(L, 0, 1);
+	lua_pushcfunction(L, env_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, G);
 
 	lua_newuserdatauv(L, 1, 0);
 	luaL_newmetatable(L, RNG_TNAME);
@@ -1744,6 +1789,14 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	lua_pushlightuserdata(L, ctx);
 	int status = lua_pcall(L, 1, 0, 1);
 	q->rng = NULL;
+	/* the bindings were the caller's for this call only */
+	q->binds = NULL;
+	q->n_binds = 0;
+	q->pending = 0;
+	if (q->ref_env > 0) { /* the slot exists and is not nil: this cannot allocate */
+		lua_pushboolean(L, 0);
+		lua_rawseti(L, LUA_REGISTRYINDEX, q->ref_env);
+	}
 	if (q->t0)
 		b->seconds += now_seconds() - q->t0;
 	if (q->stopped) {
@@ -1831,6 +1884,7 @@ void qc_lua_free(qc_lua *q)
 		free(q->memo[i].key);
 		free(q->memo[i].val);
 	}
+	free(q->touched);
 	free(q);
 }
 
@@ -1877,6 +1931,33 @@ static void push_chunk(lua_State *L, qc_lua *q, int kind, const char *src)
 	lua_settop(L, cache);
 }
 
+/* Charges converting v (its lists' and maps' items) and fails where push_lval would: push_env
+ * charges every binding at the start, read or not, so budgets do not depend on what a script
+ * reads. */
+static void charge_lval(lua_State *L, qc_lua *q, const qc_lval *v, int depth)
+{
+	if (!v)
+		return;
+	if (depth > MAX_DEPTH)
+		fail(L, "a binding is nested deeper than %d levels", MAX_DEPTH);
+	switch (v->kind) {
+	case QC_LV_NIL:
+	case QC_LV_BOOL:
+	case QC_LV_INT:
+	case QC_LV_NUM:
+	case QC_LV_STR: break;
+	case QC_LV_LIST:
+	case QC_LV_MAP:
+		charge(L, q, v->n, 1);
+		for (size_t i = 0; i < v->n; i++)
+			if (v->kind == QC_LV_LIST || v->keys[i])
+				charge_lval(L, q, &v->items[i], depth + 1);
+		break;
+	default: fail(L, "a binding has an unknown value kind %d", (int)v->kind);
+	}
+}
+
+/* Pushes v as a fresh Lua value (charge_lval has charged it). */
 static void push_lval(lua_State *L, const qc_lval *v, int depth)
 {
 	if (!v) {
@@ -1886,8 +1967,6 @@ static void push_lval(lua_State *L, const qc_lval *v, int depth)
 	if (depth > MAX_DEPTH)
 		fail(L, "a binding is nested deeper than %d levels", MAX_DEPTH);
 	luaL_checkstack(L, 4, NULL);
-	if (v->kind == QC_LV_LIST || v->kind == QC_LV_MAP)
-		charge(L, getq(L), v->n, 1);
 	switch (v->kind) {
 	case QC_LV_NIL: lua_pushnil(L); break;
 	case QC_LV_BOOL: lua_pushboolean(L, v->b); break;
@@ -1915,22 +1994,151 @@ static void push_lval(lua_State *L, const qc_lval *v, int depth)
 	}
 }
 
-/* Pushes a fresh environment holding the bindings; _G is the environment itself. */
+/* ---- lazy bindings ------------------------------------------------------- */
+
+/* The binding that the name name[0..len) reads (the last one of that name), or -1. */
+static int binding_of(const qc_lua *q, const char *name, size_t len)
+{
+	for (int i = q->n_binds - 1; i >= 0; i--) {
+		const char *b = q->binds[i].name;
+		if (b && strlen(b) == len && !memcmp(b, name, len))
+			return i;
+	}
+	return -1;
+}
+
+/* Stores binding i in the environment at env (nil stores nothing) and pushes its value. */
+static void env_store(lua_State *L, qc_lua *q, int i, int env)
+{
+	q->touched[i] = 1;
+	push_lval(L, q->binds[i].val, 0);
+	lua_pushstring(L, q->binds[i].name);
+	lua_pushvalue(L, -2);
+	lua_rawset(L, env);
+}
+
+/* __index of G, reached when neither the environment nor G holds the name: a pending
+ * binding of the running evaluation, converted now and kept in its environment. */
+static int env_index(lua_State *L)
+{
+	qc_lua *q = getq(L);
+	if (!q->pending || lua_type(L, 2) != LUA_TSTRING)
+		return 0;
+	size_t len;
+	const char *k = lua_tolstring(L, 2, &len);
+	int i = binding_of(q, k, len);
+	if (i < 0 || q->touched[i])
+		return 0;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, q->ref_env);
+	env_store(L, q, i, lua_gettop(L));
+	return 1;
+}
+
+/* __newindex of the environments (a name they do not hold): a binding assigned before it is
+ * read is no longer resolved; the assignment itself is raw, as without the metamethod. */
+static int env_newindex(lua_State *L)
+{
+	qc_lua *q = getq(L);
+	int t = lua_type(L, 2);
+	if (q->pending && t == LUA_TSTRING) {
+		size_t len;
+		const char *k = lua_tolstring(L, 2, &len);
+		int i = binding_of(q, k, len);
+		if (i >= 0)
+			q->touched[i] = 1;
+	}
+	if (t == LUA_TNIL ||
+	    (t == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2)))) {
+		/* the error the assignment gives without the metamethod, at the same position */
+		luaL_where(L, 1);
+		lua_pushstring(L, t == LUA_TNIL ? "index is nil" : "index is NaN");
+		lua_concat(L, 2);
+		return lua_error(L);
+	}
+	lua_settop(L, 3);
+	lua_rawset(L, 1);
+	return 0;
+}
+
+/* Before the table at idx is read raw: if it is the running evaluation's environment, stores
+ * the bindings still pending, so that it holds what it would have held from the start. */
+static void env_settle(lua_State *L, int idx)
+{
+	qc_lua *q = getq(L);
+	if (!q->pending || lua_type(L, idx) != LUA_TTABLE)
+		return;
+	idx = lua_absindex(L, idx);
+	luaL_checkstack(L, 6, NULL);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, q->ref_env);
+	int same = lua_rawequal(L, -1, idx);
+	lua_pop(L, 1);
+	if (!same)
+		return;
+	for (int i = 0; i < q->n_binds; i++) {
+		const char *nm = q->binds[i].name;
+		if (q->touched[i] || !nm)
+			continue;
+		if (binding_of(q, nm, strlen(nm)) != i) {
+			q->touched[i] = 1; /* a later binding of the name wins */
+			continue;
+		}
+		env_store(L, q, i, idx);
+		lua_pop(L, 1);
+	}
+	q->pending = 0;
+}
+
+/* Room for n bindings' flags (outside Lua: the caller's memory, not the state's). */
+static int bind_room(qc_lua *q, int n)
+{
+	if (n <= q->touched_cap)
+		return 0;
+	unsigned char *t = realloc(q->touched, (size_t)n);
+	if (!t)
+		return -1;
+	q->touched = t;
+	q->touched_cap = n;
+	return 0;
+}
+
+/*
+ * Pushes a fresh environment for the bindings b[0..n): _G is the environment itself; a
+ * binding named like a global of G (or _G) is stored at once, the others wait for their first
+ * use (env_index). Every binding's conversion is charged now, as if all were stored.
+ */
 static void push_env(lua_State *L, qc_lua *q, const qc_lbind *b, int n)
 {
-	luaL_checkstack(L, 4, NULL);
-	lua_createtable(L, 0, n + 1);
+	luaL_checkstack(L, 6, NULL);
+	lua_createtable(L, 0, 4);
+	int env = lua_gettop(L);
+	lua_pushvalue(L, env);
+	lua_setfield(L, env, LUA_GNAME); /* before the metatable: a raw store */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, q->ref_envmt);
-	lua_setmetatable(L, -2);
-	lua_pushvalue(L, -1);
-	lua_setfield(L, -2, LUA_GNAME);
+	lua_setmetatable(L, env);
+	lua_pushvalue(L, env);
+	lua_rawseti(L, LUA_REGISTRYINDEX, q->ref_env);
+	lua_pushglobaltable(L);
+	int G = lua_gettop(L);
+	q->binds = b;
+	q->n_binds = n;
+	q->pending = 0;
 	for (int i = 0; i < n; i++) {
+		q->touched[i] = 1;
 		if (!b[i].name)
 			continue;
+		charge_lval(L, q, b[i].val, 0);
 		lua_pushstring(L, b[i].name);
-		push_lval(L, b[i].val, 0);
-		lua_rawset(L, -3);
+		int shadows = !strcmp(b[i].name, LUA_GNAME) || lua_rawget(L, G) != LUA_TNIL;
+		lua_pop(L, 1);
+		if (shadows) {
+			env_store(L, q, i, env);
+			lua_pop(L, 1);
+		} else {
+			q->touched[i] = 0;
+			q->pending = 1;
+		}
 	}
+	lua_settop(L, env);
 }
 
 /* Pushes the chunk with a fresh environment as its _ENV. */
@@ -1986,6 +2194,7 @@ static void count_items(lua_State *L, int idx, int depth, lua_Integer *items)
 		fail(L, "tables nested deeper than %d levels (a table containing itself?)",
 		     MAX_DEPTH);
 	luaL_checkstack(L, 4, NULL);
+	env_settle(L, idx);
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		if (++*items > MAX_ITEMS)
@@ -2003,6 +2212,7 @@ static void table_to_lval(lua_State *L, int t, conv *cv, int depth, qc_lval *out
 		fail(L, "tables nested deeper than %d levels (a table containing itself?)",
 		     MAX_DEPTH);
 	luaL_checkstack(L, 6, NULL);
+	env_settle(L, t);
 	lua_Integer total = 0, maxk = 0;
 	int list = 1, strs = 1;
 	lua_pushnil(L);
@@ -2116,6 +2326,12 @@ int qc_lua_eval(qc_lua *L, const char *expr, const qc_lbind *binds, int n_binds,
                 void *alloc_ctx, qc_lval *out, char *err, size_t err_size, int *line)
 {
 	memset(out, 0, sizeof *out);
+	if (bind_room(L, n_binds) != 0) {
+		if (err && err_size)
+			snprintf(err, err_size, "out of memory");
+		set_line(line, 0);
+		return -1;
+	}
 	eval_ctx c = {L, expr, binds, n_binds, {alloc, alloc_ctx, 0}, out};
 	int r = run_protected(L, K_EXPR, p_eval, &c, err, err_size, line);
 	if (r != 0)
@@ -2191,6 +2407,12 @@ int qc_lua_generate(qc_lua *L, const char *chunk, const qc_lbind *binds, int n_b
                     const int64_t *shape, int rank, qc_rng *rng, double *values, size_t count,
                     char *err, size_t err_size, int *line)
 {
+	if (bind_room(L, n_binds) != 0) {
+		if (err && err_size)
+			snprintf(err, err_size, "out of memory");
+		set_line(line, 0);
+		return -1;
+	}
 	gen_ctx c = {L, chunk, binds, n_binds, shape, rank, rng, values, count};
 	return run_protected(L, K_GEN, p_generate, &c, err, err_size, line);
 }
