@@ -912,6 +912,139 @@ static void test_qc_elementwise(void)
 	arena_free(&A);
 }
 
+/* Bindings are converted on first use (slua.c): nothing of that may show. */
+static void test_lazy_bindings(void)
+{
+	qc_lua *L = new_state();
+	qc_lval v;
+	int64_t shape[2] = {3, 4};
+	qc_lval dims[2] = {{.kind = QC_LV_INT, .i = 3}, {.kind = QC_LV_INT, .i = 4}};
+	const char *tk[3] = {"name", "rank", "shape"};
+	qc_lval tv[3] = {{.kind = QC_LV_STR, .str = "x"},
+	                 {.kind = QC_LV_INT, .i = 2},
+	                 {.kind = QC_LV_LIST, .n = 2, .items = dims}};
+	qc_lval t = {.kind = QC_LV_MAP, .n = 3, .items = tv, .keys = tk};
+	qc_lval k = {.kind = QC_LV_INT, .i = 1}, nil = {.kind = QC_LV_NIL};
+	qc_lbind b[] = {{"x", &t}, {"k", &k}, {"n", &nil}};
+
+	/* an undefined name gives the error it always gave, bindings or not */
+	const char *undef[][2] = {{"undefined_name + 1",
+	                           "attempt to perform arithmetic on a nil value (global "
+	                           "'undefined_name')"},
+	                          {"nope.shape", "attempt to index a nil value (global 'nope')"},
+	                          {"nope(1)", "attempt to call a nil value (global 'nope')"},
+	                          {"(function() local t = {}\n return t.a.b end)()",
+	                           "attempt to index a nil value (field 'a')"}};
+	for (size_t i = 0; i < sizeof undef / sizeof undef[0]; i++) {
+		char e0[512];
+		int l0;
+		CU_ASSERT_EQUAL(eval_b(L, undef[i][0], NULL, 0, &v), -1);
+		snprintf(e0, sizeof e0, "%s", err);
+		l0 = line;
+		CU_ASSERT_EQUAL(eval_b(L, undef[i][0], b, 3, &v), -1);
+		if (!strstr(err, undef[i][1]) || strcmp(err, e0))
+			fprintf(stderr, "\n%s: got '%s' and '%s', want '%s'\n", undef[i][0], e0,
+			        err, undef[i][1]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, undef[i][1]));
+		CU_ASSERT_STRING_EQUAL(err, e0);
+		CU_ASSERT_EQUAL(line, l0);
+	}
+	CU_ASSERT_EQUAL(eval_b(L, "k + n", b, 3, &v), -1); /* a nil binding is undefined */
+	CU_ASSERT_STRING_EQUAL(err, "attempt to perform arithmetic on a nil value (global 'n')");
+	CU_ASSERT_EQUAL(line, 1);
+	CU_ASSERT_EQUAL(eval_b(L, "(function() _G[nil] = k end)()", b, 3, &v), -1);
+	CU_ASSERT_STRING_EQUAL(err, "table index is nil");
+	CU_ASSERT_EQUAL(line, 1);
+	CU_ASSERT_EQUAL(eval_b(L, "select(2, pcall(function() _G[0/0] = k end))", b, 3, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_STR && !strcmp(v.str, "expr:1: table index is NaN"));
+	CU_ASSERT_EQUAL(eval_b(L, "undefined_name", b, 3, &v), 0);
+	CU_ASSERT_EQUAL(v.kind, QC_LV_NIL);
+
+	/* a binding changed between evaluations (the next case, the same array) is seen fresh */
+	CU_ASSERT_EQUAL(eval_b(L, "x.shape[1] * 10 + k", b, 3, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_INT && v.i == 31);
+	dims[0].i = 5;
+	k.i = 2;
+	CU_ASSERT_EQUAL(eval_b(L, "x.shape[1] * 10 + k", b, 3, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_INT && v.i == 52);
+	qc_lval k9 = {.kind = QC_LV_INT, .i = 9};
+	qc_lbind other[] = {{"k", &k9}};
+	CU_ASSERT_EQUAL(eval_b(L, "k", other, 1, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_INT && v.i == 9);
+	CU_ASSERT_EQUAL(eval_b(L, "x", other, 1, &v), 0); /* no value of another call */
+	CU_ASSERT_EQUAL(v.kind, QC_LV_NIL);
+	/* a generator reads them as well, from every call of its function */
+	double gv[3];
+	qc_rng rng;
+	qc_rng_seed(&rng, 1);
+	CU_ASSERT_EQUAL(gen(L, "return function(i) return x.shape[2] + k * i end", b, 3, shape, 2,
+	                    &rng, gv, 3),
+	                0);
+	CU_ASSERT(gv[0] == 4 && gv[1] == 6 && gv[2] == 8);
+
+	/* a tensor's table: one table per evaluation, changes stay in that evaluation */
+	EXPECT_TRUE(L, "true");
+	CU_ASSERT_EQUAL(eval_b(L,
+	                       "(function() local s = x.shape s[1] = 99 x.extra = 1 "
+	                       "return rawequal(x.shape, s) and x.shape[1] == 99 end)()",
+	                       b, 3, &v),
+	                0);
+	CU_ASSERT(v.kind == QC_LV_BOOL && v.b == 1);
+	CU_ASSERT_EQUAL(eval_b(L, "x.shape[1] == 5 and x.extra == nil and #x.shape == 2", b, 3, &v),
+	                0);
+	CU_ASSERT(v.kind == QC_LV_BOOL && v.b == 1);
+	CU_ASSERT_EQUAL(eval_b(L, "(function() x = nil return x end)()", b, 3, &v), 0);
+	CU_ASSERT_EQUAL(v.kind, QC_LV_NIL);
+	CU_ASSERT_EQUAL(eval_b(L, "x.name", b, 3, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_STR && !strcmp(v.str, "x"));
+	CU_ASSERT(dims[0].i == 5 && tv[0].str[0] == 'x'); /* the caller's value is untouched */
+
+	/* as if every binding were in the environment from the start */
+	const char *same[] = {
+	        /* assigned before read: not resolved again */
+	        "(function() x = 1 x = nil return x == nil end)()",
+	        "(function() rawset(_G, 'k', 7) k = nil return k == nil end)()",
+	        "(function() _G.k = nil return k == nil end)()",
+	        /* raw views hold them */
+	        "rawget(_G, 'k') == k and rawget(_G, 'x') == x",
+	        "(function() local ks = {} for key in pairs(_G) do ks[#ks + 1] = key end "
+	        "return table.concat(ks, ',') == '_G,k,x' end)()",
+	        "next(_G) == '_G' and next(_G, '_G') == 'k' and next(_G, 'k') == 'x'",
+	        "(function() local t = x return pairs(_G) ~= nil and rawequal(t, x) end)()",
+	        "n == nil and rawget(_G, 'n') == nil",
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		int r = eval_b(L, same[i], b, 3, &v);
+		if (r || v.kind != QC_LV_BOOL || !v.b)
+			fprintf(stderr, "\n%s: %s\n", same[i], r ? err : "false");
+		CU_ASSERT(r == 0 && v.kind == QC_LV_BOOL && v.b == 1);
+	}
+	/* a result holding the environment converts what it held from the start */
+	CU_ASSERT_EQUAL(
+	        eval_b(L, "(function() local e = _G e._G = nil x = nil return e end)()", b, 3, &v),
+	        0);
+	CU_ASSERT(v.kind == QC_LV_MAP && v.n == 1 && !strcmp(v.keys[0], "k"));
+	/* names of globals and _G are bindings too; the last binding of a name wins */
+	qc_lval s1 = {.kind = QC_LV_STR, .str = "one"}, s2 = {.kind = QC_LV_STR, .str = "two"};
+	qc_lbind shadow[] = {{"type", &s1}, {"k", &s1}, {"k", &s2}, {"_G", &k}};
+	CU_ASSERT_EQUAL(eval_b(L, "type .. k .. _G", shadow, 4, &v), 0);
+	CU_ASSERT(v.kind == QC_LV_STR && !strcmp(v.str, "onetwo2"));
+
+	/* converting a binding is charged whether the script reads it or not */
+	qc_lval *many = calloc(100000, sizeof *many);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(many);
+	qc_lval big = {.kind = QC_LV_LIST, .n = 100000, .items = many};
+	qc_lbind bb[] = {{"big", &big}, {"k", &k}};
+	qc_lua_set_budget(L, 150000, 60);
+	qc_lua_budget_reset(L);
+	CU_ASSERT_EQUAL(eval_b(L, "k", bb, 2, &v), 0);
+	CU_ASSERT_EQUAL(eval_b(L, "k", bb, 2, &v), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "instruction budget of the spec exceeded"));
+	free(many);
+	qc_lua_free(L);
+	arena_free(&A);
+}
+
 void qct_register_lua(void)
 {
 	CU_pSuite s = qct_suite("lua");
@@ -924,6 +1057,7 @@ void qct_register_lua(void)
 	CU_add_test(s, "error lines", test_error_lines);
 	CU_add_test(s, "values into Lua", test_values_in);
 	CU_add_test(s, "values out of Lua", test_values_out);
+	CU_add_test(s, "lazy bindings", test_lazy_bindings);
 	CU_add_test(s, "generators", test_generate);
 	CU_add_test(s, "custom checks", test_check);
 	CU_add_test(s, "qc helpers", test_qc);

@@ -2034,6 +2034,12 @@ static int env_index(lua_State *L)
 	return 1;
 }
 
+static int raw_set(lua_State *L)
+{
+	lua_rawset(L, 1);
+	return 0;
+}
+
 /* __newindex of the environments (a name they do not hold): a binding assigned before it is
  * read is no longer resolved; the assignment itself is raw, as without the metamethod. */
 static int env_newindex(lua_State *L)
@@ -2049,11 +2055,20 @@ static int env_newindex(lua_State *L)
 	}
 	if (t == LUA_TNIL ||
 	    (t == LUA_TNUMBER && !lua_isinteger(L, 2) && isnan(lua_tonumber(L, 2)))) {
-		/* the error the assignment gives without the metamethod, at the same position */
-		luaL_where(L, 1);
-		lua_pushstring(L, t == LUA_TNIL ? "index is nil" : "index is NaN");
-		lua_concat(L, 2);
-		return lua_error(L);
+		/* the error the assignment gives without the metamethod ("table index is nil"),
+		 * at the position Lua gives it: the assigning line */
+		lua_settop(L, 3);
+		lua_pushcfunction(L, raw_set);
+		lua_rotate(L, 1, 1);
+		int status = lua_pcall(L, 3, 0, 0);
+		if (status == LUA_ERRMEM)
+			getq(L)->oom = 1;
+		else if (status != LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
+			luaL_where(L, 1);
+			lua_insert(L, -2);
+			lua_concat(L, 2);
+		}
+		return status == LUA_OK ? 0 : lua_error(L);
 	}
 	lua_settop(L, 3);
 	lua_rawset(L, 1);
