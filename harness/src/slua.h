@@ -50,7 +50,12 @@ typedef struct qc_lval {
 /* Allocator for results: returns zeroed memory that lives as long as the caller needs. */
 typedef void *(*qc_lalloc)(void *ctx, size_t n);
 
-/* A name bound in an evaluation's environment. */
+/*
+ * A name bound in an evaluation's environment. An evaluation converts a binding to a Lua value
+ * on its first use (a fresh value for each evaluation: changes a script makes stay in it), so
+ * the bindings and their values must stay valid until the call returns; the result is as if
+ * every binding had been converted at the start, whose cost every evaluation is charged.
+ */
 typedef struct qc_lbind {
 	const char *name;
 	const qc_lval *val;
