@@ -149,7 +149,9 @@ test: deps
 	$(MAKE) format-check
 	$(MAKE) -j2 --output-sync=target test-unit test-san
 
-# Throughput of the reference over every spec: three runs, wall time from each report.
+# `make bench`: the reference kernels (bench-kernels), then the pipeline over every spec with
+# the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time
+# per case (suite/bench/bench_run.sh). Ratios within one run, not seconds across machines.
 # `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
 # a run, in GOPS, beside XNNPACK's single-threaded time on the same shapes when its Debian
 # packages are installed (suite/bench/bench_kernels.c says what is timed).
@@ -165,11 +167,7 @@ bench-kernels: $(BENCH_KERNELS)
 	$(BENCH_KERNELS)
 
 bench: all bench-kernels
-	@for i in 1 2 3; do \
-	  $(QCONFORM) run specs --quiet --json $(BUILD)/bench.json >/dev/null || exit 1; \
-	  sed -n 's/.*"summary": {"cases": \([0-9]*\),.*"wall_seconds": \([0-9.]*\)}.*/\1 \2/p' \
-	    $(BUILD)/bench.json | awk '{ printf "run %d: %d cases in %.2f s (%.0f cases/s)\n", '"$$i"', $$1, $$2, $$1 / $$2 }'; \
-	done
+	suite/bench/bench_run.sh $(BUILD)
 
 # ONNX's own backend node tests of the quantization ops (Debian's libonnx-testdata) as
 # golden specs in specs/onnx/imported/, with the package and version as provenance; the

@@ -186,6 +186,8 @@ static qc_lua *spec_lua(qc_cases *it, const yaml_node_t *at)
 		char err[256];
 		if (!(s->lua = qc_lua_new(err, sizeof err)))
 			fail(it, at, "cannot start Lua: %s", err);
+		else if (s->lua_share)
+			qc_lua_share_budget(s->lua, s->lua_share);
 	}
 	return s->lua;
 }

@@ -53,6 +53,7 @@ struct qc_jobs {
 	pthread_cond_t taken; /* the main thread handed a unit back, or stop */
 	pthread_cond_t done;  /* a unit is done */
 	const qc_jobs_plan *plan;
+	qc_lua_share *shares; /* per spec: the budgets its copies share */
 	job *jobs;
 	int n_jobs, n_threads;
 	size_t capacity;
@@ -151,7 +152,9 @@ static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tenso
 {
 	qc_spec *s = (qc_spec *)c->spec;
 	char err[512] = "", why[256] = "";
-	if (!s->lua && !(s->lua = qc_lua_new(err, sizeof err))) {
+	if (!s->lua && (s->lua = qc_lua_new(err, sizeof err)) && s->lua_share)
+		qc_lua_share_budget(s->lua, s->lua_share);
+	if (!s->lua) {
 		r->verdict = QC_ERROR;
 		snprintf(r->message, sizeof r->message, "custom check: cannot start Lua: %s", err);
 		return;
@@ -338,6 +341,7 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 			fclose(diag_f);
 			return;
 		}
+		s->lua_share = &J->shares[un->spec];
 		j->copy = qc_xcalloc(1, sizeof *j->copy);
 		j->copy->s = s;
 		atomic_init(&j->copy->refs, 1);
@@ -398,6 +402,16 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 				qc_case_free(c);
 				c = NULL;
 			}
+		}
+		if (!c && s->lua && qc_lua_exhausted(s->lua)) {
+			/* the spec's budget ran out: every later case would fail the same way */
+			u->failed = 1;
+			snprintf(u->err, sizeof u->err,
+			         "%s: the spec's Lua budget ran out while its cases were built: "
+			         "the run "
+			         "stops",
+			         run_spec->path);
+			break;
 		}
 		if (!c) {
 			spec_error_case(p, run_spec, u, name, ord);
@@ -489,6 +503,7 @@ static void *job_main(void *arg)
 int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_size)
 {
 	J->plan = plan;
+	J->shares = qc_xcalloc((size_t)(plan->n_specs > 0 ? plan->n_specs : 1), sizeof *J->shares);
 	for (int i = 0; i < J->n_jobs; i++) {
 		if (pthread_create(&J->jobs[i].thread, NULL, job_main, &J->jobs[i]) != 0) {
 			snprintf(err, err_size, "cannot start a job thread");
@@ -499,7 +514,8 @@ int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_si
 	return 0;
 }
 
-int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, int *failed, int *cancelled)
+int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, const char **err, int *failed,
+                 int *cancelled)
 {
 	if (!J->plan || !J->n_threads || J->returned >= J->plan->n_units)
 		return -1;
@@ -515,8 +531,7 @@ int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, int *failed
 	*cancelled = u->cancelled;
 	if (u->failed && !u->err[0])
 		snprintf(u->err, sizeof u->err, "no worker could run the cases");
-	if (u->failed)
-		*diag = u->err;
+	*err = u->err;
 	return u->n;
 }
 
@@ -584,5 +599,6 @@ void qc_jobs_close(qc_jobs *J)
 	pthread_mutex_destroy(&J->mu);
 	free(J->outs);
 	free(J->jobs);
+	free(J->shares);
 	free(J);
 }

@@ -50,6 +50,7 @@ typedef struct qc_job_case {
 
 typedef struct qc_jobs_plan {
 	qc_spec **specs; /* the run's specs: read only while the jobs run */
+	int n_specs;
 	const qc_job_unit *units;
 	size_t n_units;
 	uint64_t seed;
@@ -78,9 +79,11 @@ int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_si
 
 /* The next unit's cases, in order (blocks until it is done). Returns the number of cases
  * (*cases valid until qc_jobs_release), or -1 when every unit was handed back. *diag: what
- * expanding the unit reported (file:line:col lines, or ""), *failed: no worker could run it
- * (*diag says why), *cancelled: a cancel stopped it (the cases given were judged before). */
-int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, int *failed, int *cancelled);
+ * expanding the unit reported (file:line:col lines, or ""); *failed: the run cannot go on,
+ * *err says why (no worker could run the unit, the spec's Lua budget ran out); *cancelled: a
+ * cancel stopped it. Either way the cases given were judged before. */
+int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, const char **err, int *failed,
+                 int *cancelled);
 /* Frees what qc_jobs_next gave (a full case's data included) and lets the threads go on. */
 void qc_jobs_release(qc_jobs *J);
 

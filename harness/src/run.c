@@ -348,12 +348,6 @@ static void classify_case(specset *ss, const qc_spec *s, qc_case *c, int *report
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* What only the reference's answer can tell about a spec (qc_expected_spec_error), reported
  * once per node. */
 static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag,
@@ -373,6 +367,173 @@ static void check_case_answers(const qc_spec *s, const qc_case *c, qc_diag *diag
 	if (*n_reported < 8)
 		reported[(*n_reported)++] = at;
 	qc_diag_error(diag, s->path, at, "%s", msg);
+}
+
+/*
+ * Case names identify cases in reports, filters, baselines, merges and waivers: they must be
+ * unique in the whole run. A name is "<semantics>/<file stem>/..." (the spec's id first), so
+ * only the specs of one id can share names: each group of specs with the same id is checked
+ * on its own, by its names alone (no Lua, no data), and memory grows with the largest group,
+ * not with the run. The first definition (spec order, then case order) is the original; each
+ * later one is reported, once per spec.
+ */
+typedef struct case_key {
+	uint64_t hash;
+	uint32_t spec;
+	uint32_t idx;
+} case_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const case_key *x = a, *y = b;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->spec != y->spec)
+		return x->spec < y->spec ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void check_duplicates(const qc_run_opts *o, specset *ss, qc_diag *diag)
+{
+	unsigned char *done = qc_xcalloc((size_t)ss->n + 1, 1);
+	unsigned char *dup_reported = qc_xcalloc((size_t)ss->n + 1, 1);
+	qc_diag quiet = {0, 0, stderr};
+	for (int g = 0; g < ss->n; g++) {
+		if (done[g] || !spec_in_profile(ss->specs[g], o->profile))
+			continue;
+		uint64_t n = 0;
+		for (int i = g; i < ss->n; i++)
+			if (!strcmp(ss->specs[i]->id, ss->specs[g]->id) &&
+			    spec_in_profile(ss->specs[i], o->profile))
+				n += qc_cases_count(ss->specs[i]);
+		case_key *keys = qc_xcalloc((size_t)(n ? n : 1), sizeof *keys);
+		uint64_t k = 0;
+		for (int i = g; i < ss->n; i++) {
+			if (strcmp(ss->specs[i]->id, ss->specs[g]->id) ||
+			    !spec_in_profile(ss->specs[i], o->profile))
+				continue;
+			done[i] = 1;
+			qc_cases *it = qc_cases_begin(ss->specs[i], o->seed, 0, &quiet);
+			uint64_t count = qc_cases_count(ss->specs[i]);
+			for (uint64_t idx = 0; idx < count && k < n; idx++)
+				keys[k++] = (case_key){qc_hash64(qc_cases_name(it, idx, NULL), 0),
+				                       (uint32_t)i, (uint32_t)idx};
+			qc_cases_end(it);
+		}
+		qsort(keys, (size_t)k, sizeof *keys, cmp_key);
+		for (uint64_t a = 0, end; a < k; a = end) {
+			for (end = a + 1; end < k && keys[end].hash == keys[a].hash; end++)
+				;
+			const case_key *f = &keys[a]; /* sorted: the first definition */
+			for (uint64_t j = a + 1; j < end; j++) {
+				const case_key *d = &keys[j];
+				if (dup_reported[d->spec])
+					continue;
+				dup_reported[d->spec] = 1;
+				char name[512];
+				const yaml_node_t *d_at, *f_at;
+				qc_cases *it =
+				        qc_cases_begin(ss->specs[f->spec], o->seed, 0, &quiet);
+				qc_cases_name(it, f->idx, &f_at);
+				qc_cases_end(it);
+				it = qc_cases_begin(ss->specs[d->spec], o->seed, 0, &quiet);
+				snprintf(name, sizeof name, "%s", qc_cases_name(it, d->idx, &d_at));
+				qc_cases_end(it);
+				if (d->spec == f->spec)
+					qc_diag_error(
+					        diag, ss->specs[d->spec]->path, d_at,
+					        "two cases expand to the same name %s (also at "
+					        "%zu:%zu); make sweep values distinct",
+					        name, f_at->start_mark.line + 1,
+					        f_at->start_mark.column + 1);
+				else
+					qc_diag_error(
+					        diag, ss->specs[d->spec]->path, d_at,
+					        "case name %s is also defined by %s (%zu:%zu)",
+					        name, ss->specs[f->spec]->path,
+					        f_at->start_mark.line + 1,
+					        f_at->start_mark.column + 1);
+			}
+		}
+		free(keys);
+	}
+	free(done);
+	free(dup_reported);
+}
+
+/*
+ * A custom check runs once on the reference's own outputs (errors 0), for the first case of
+ * each check of the spec: one that fails, loops or is stopped on them is a spec error now, not
+ * an ERROR verdict per case later. checked[] holds the checks tried (at most 8).
+ */
+static void try_check(qc_spec *s, const qc_case *c, qc_diag *diag, const yaml_node_t **checked,
+                      int *n_checked)
+{
+	int tried = !c->tol.check || *n_checked == 8;
+	for (int k = 0; k < *n_checked && !tried; k++)
+		tried = checked[k] == c->tol.check_node;
+	if (tried)
+		return;
+	checked[(*n_checked)++] = c->tol.check_node;
+	char cerr[512] = "", why[256];
+	if (!s->lua && !(s->lua = qc_lua_new(cerr, sizeof cerr)))
+		qc_diag_error(diag, s->path, c->tol.check_node, "cannot start Lua: %s", cerr);
+	qc_expected *e = s->lua ? qc_expected_new(c, cerr, sizeof cerr) : NULL;
+	for (int k = 0; e && e->status == QCF_OK && k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
+		double *v = qc_xcalloc(n ? n : 1, sizeof *v);
+		for (size_t j = 0; j < n; j++)
+			v[j] = qref_get(&e->out[k], j);
+		int ok, line = 0;
+		int r = qc_lua_check(s->lua, c->tol.check, e->errors[k], v, v, n, &ok, why,
+		                     sizeof why, cerr, sizeof cerr, &line);
+		free(v);
+		if (r != 0) {
+			yaml_node_t at = qc_chunk_at(c->tol.check_node, line);
+			qc_diag_error(diag, s->path, &at, "Lua: %s", cerr);
+			break;
+		}
+	}
+	if (e)
+		qc_expected_free(e, c->call.n_outputs);
+}
+
+/* Has the explicit case at node cn a custom check of its own? */
+static int case_has_check(const qc_spec *s, const yaml_node_t *cn)
+{
+	yaml_node_t *t = qc_map_get(s, cn, "tolerance");
+	return t && t->type == YAML_MAPPING_NODE && qc_map_get(s, t, "check");
+}
+
+/* A run tries each custom check of s before anything runs, on one case that has it (built with
+ * its data): the spec's own check on its first case, a case's own check on that case. */
+static void try_checks(const qc_run_opts *o, qc_spec *s, qc_diag *diag)
+{
+	uint64_t n = qc_cases_count(s),
+	         n_explicit = s->cases ? (uint64_t)(s->cases->data.sequence.items.top -
+	                                            s->cases->data.sequence.items.start)
+	                               : 0;
+	const yaml_node_t *checked[8];
+	int n_checked = 0;
+	qc_cases *it = NULL;
+	for (uint64_t idx = 0; idx < n && n_checked < 8; idx++) {
+		int want = idx == 0 && s->tolerance && qc_map_get(s, s->tolerance, "check");
+		if (idx >= n - n_explicit)
+			want |= case_has_check(s,
+			                       qc_node(s, s->cases->data.sequence.items
+			                                          .start[idx - (n - n_explicit)]));
+		if (!want)
+			continue;
+		if (!it)
+			it = qc_cases_begin(s, o->seed, 1, diag);
+		qc_case *c;
+		qc_cases_seek(it, idx);
+		if (qc_cases_next(it, &c) > 0) {
+			try_check(s, c, diag, checked, &n_checked);
+			qc_case_free(c);
+		}
+	}
+	qc_cases_end(it);
 }
 
 /* A unit of the run: cases [first, end) of spec i, the first the run holds at `ordinal`. */
@@ -433,14 +594,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		fprintf(stderr, "qconform: no spec files found\n");
 		return -1;
 	}
-	/* case names identify cases in reports, filters, baselines, merges and waivers: they must
-	 * be unique in the whole run. One entry per case (the name's hash first, so cmp_u64 sorts
-	 * by it), with where the case is defined, to name both places of a duplicate. */
-	typedef struct case_key {
-		uint64_t hash;
-		const yaml_node_t *at;
-		uint32_t spec, ord;
-	} case_key;
 	uint64_t run_cases = 0;
 	for (int i = 0; i < ss->n; i++) {
 		if (!spec_in_profile(ss->specs[i], o->profile))
@@ -456,9 +609,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			return -1;
 		}
 	}
-	case_key *keys = qc_xcalloc((size_t)run_cases, sizeof *keys);
 	unsigned char *case_found = qc_xcalloc((size_t)o->n_case_names + 1, 1);
-	uint64_t n_keys = 0;
 	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
 	/* per class, the cases of each of the base's required ops; per extension, of its own */
 	uint64_t(*base_ops)[QC_PROFILE_MAX_OPS] =
@@ -469,6 +620,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		if (!spec_in_profile(s, o->profile))
 			continue;
 		int profile_reported[QC_MAX_PROFILES] = {0};
+		if (with_data == RUN_PLAN)
+			try_checks(o, s, diag);
 		/* run: the names only (no Lua, no data), and under a --profile each case without
 		 * its data for its class; the job threads build the cases the run holds */
 		int names_only = with_data == RUN_PLAN && !ss->profile;
@@ -477,14 +630,13 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		qc_case *c = NULL;
 		const yaml_node_t *reported[8], *checked[8];
 		int n_reported = 0, n_checked = 0;
-		uint64_t n_spec = qc_cases_count(s), cap = n_keys + n_spec;
+		uint64_t n_spec = qc_cases_count(s);
 		uint64_t unit_first = 0, unit_ordinal = ss->unsharded, unit_shard = 0;
 		for (uint64_t idx = 0; idx < n_spec; idx++) {
 			const char *name;
-			const yaml_node_t *where;
 			c = NULL;
 			if (names_only) {
-				name = qc_cases_name(it, idx, &where);
+				name = qc_cases_name(it, idx, NULL);
 			} else {
 				int rc = qc_cases_next(it, &c);
 				if (rc == 0)
@@ -492,11 +644,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				if (rc < 0)
 					continue;
 				name = c->name;
-				where = c->where;
 			}
-			if (n_keys < cap)
-				keys[n_keys++] = (case_key){qc_hash64(name, 0), where, (uint32_t)i,
-				                            (uint32_t)idx};
 			all_cases[i]++;
 			if (with_data == RUN_PLAN) {
 				if (c)
@@ -530,41 +678,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				check_case_answers(s, c, diag, reported, &n_reported);
 			if (with_data == 2) /* validate: the reference's own checks */
 				qc_cases_check_reference(it, c);
-			/* a custom check runs once here on the reference's own outputs (errors 0):
-			 * one that fails, loops or is stopped on them is a spec error now, not an
-			 * ERROR verdict per case later */
-			int tried = !c->tol.check || !with_data || n_checked == 8;
-			for (int k = 0; k < n_checked && !tried; k++)
-				tried = checked[k] == c->tol.check_node;
-			if (!tried) {
-				checked[n_checked++] = c->tol.check_node;
-				char cerr[512] = "", why[256];
-				if (!s->lua && !(s->lua = qc_lua_new(cerr, sizeof cerr)))
-					qc_diag_error(diag, s->path, c->tol.check_node,
-					              "cannot start Lua: %s", cerr);
-				qc_expected *e =
-				        s->lua ? qc_expected_new(c, cerr, sizeof cerr) : NULL;
-				for (int k = 0; e && e->status == QCF_OK && k < c->call.n_outputs;
-				     k++) {
-					size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
-					double *v = qc_xcalloc(n, sizeof *v);
-					for (size_t j = 0; j < n; j++)
-						v[j] = qref_get(&e->out[k], j);
-					int ok, line = 0;
-					int r = qc_lua_check(s->lua, c->tol.check, e->errors[k], v,
-					                     v, n, &ok, why, sizeof why, cerr,
-					                     sizeof cerr, &line);
-					free(v);
-					if (r != 0) {
-						yaml_node_t at =
-						        qc_chunk_at(c->tol.check_node, line);
-						qc_diag_error(diag, s->path, &at, "Lua: %s", cerr);
-						break;
-					}
-				}
-				if (e)
-					qc_expected_free(e, c->call.n_outputs);
-			}
+			if (with_data)
+				try_check(s, c, diag, checked, &n_checked);
 			if (qc_case_selected(o, c->name) && class_covered(ss, case_class(ss, c))) {
 				for (int k = 0; k < o->n_case_names; k++)
 					if (!strcmp(o->case_names[k], c->name))
@@ -578,43 +693,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		qc_cases_end(it);
 		ss->total += ss->selected[i];
 	}
-	qsort(keys, (size_t)n_keys, sizeof *keys, cmp_u64);
-	unsigned char *dup_reported = qc_xcalloc((size_t)ss->n, 1);
-	for (uint64_t k = 0, end; k < n_keys; k = end) {
-		/* a run of equal hashes: the first definition (spec order, then case order) is the
-		 * original, each later one is reported, once per spec */
-		uint64_t orig = k;
-		for (end = k + 1; end < n_keys && keys[end].hash == keys[k].hash; end++)
-			if (keys[end].spec < keys[orig].spec ||
-			    (keys[end].spec == keys[orig].spec && keys[end].ord < keys[orig].ord))
-				orig = end;
-		for (uint64_t j = k; j < end; j++) {
-			const case_key *d = &keys[j], *f = &keys[orig];
-			if (j == orig || dup_reported[d->spec])
-				continue;
-			dup_reported[d->spec] = 1;
-			/* the name itself, from its index */
-			char name[512];
-			qc_diag quiet = {0, 0, stderr};
-			qc_cases *it = qc_cases_begin(ss->specs[d->spec], o->seed, 0, &quiet);
-			snprintf(name, sizeof name, "%s", qc_cases_name(it, d->ord, NULL));
-			qc_cases_end(it);
-			if (d->spec == f->spec)
-				qc_diag_error(
-				        diag, ss->specs[d->spec]->path, d->at,
-				        "two cases expand to the same name %s (also at %zu:%zu); "
-				        "make sweep values distinct",
-				        name, f->at->start_mark.line + 1,
-				        f->at->start_mark.column + 1);
-			else
-				qc_diag_error(diag, ss->specs[d->spec]->path, d->at,
-				              "case name %s is also defined by %s (%zu:%zu)", name,
-				              ss->specs[f->spec]->path, f->at->start_mark.line + 1,
-				              f->at->start_mark.column + 1);
-		}
-	}
-	free(dup_reported);
-	free(keys);
+	check_duplicates(o, ss, diag);
 	if (ss->profile && !diag->errors)
 		check_profile_coverage(ss, base_ops, ext_ops, diag);
 	free(base_ops);
@@ -929,23 +1008,22 @@ static void print_diag(run_state *st, const char *text)
 static int take_units(run_state *st, qc_jobs *J)
 {
 	qc_job_case *cases;
-	const char *diag;
+	const char *diag, *err;
 	int failed, cancelled, n, rc = 0;
-	while (rc == 0 && (n = qc_jobs_next(J, &cases, &diag, &failed, &cancelled)) >= 0) {
-		if (failed) {
-			fprintf(stderr, "qconform: %s\n", diag);
-			rc = -1;
-		} else {
-			print_diag(st, diag);
-		}
+	while (rc == 0 && (n = qc_jobs_next(J, &cases, &diag, &err, &failed, &cancelled)) >= 0) {
+		print_diag(st, diag);
 		for (int i = 0; i < n && rc == 0; i++) {
 			if (cases[i].replay)
 				rc = replay_case(st, cases[i].c, cases[i].replay);
 			else
 				take_case(st, &cases[i]);
 		}
+		if (failed) {
+			fprintf(stderr, "qconform: %s\n", err);
+			rc = -1;
+		}
 		qc_jobs_release(J);
-		if (rc == 0 && !failed)
+		if (rc == 0)
 			sync_journal(st);
 		if (st->tty && !st->o->quiet)
 			fflush(stdout);
@@ -1352,6 +1430,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	/* The job threads expand, compute the reference's answers, run and judge; this thread
 	 * reports the cases in order. A signal cancels the jobs: what was judged is reported. */
 	qc_jobs_plan plan = {.specs = ss.specs,
+	                     .n_specs = ss.n,
 	                     .units = ss.units,
 	                     .n_units = ss.n_units,
 	                     .seed = o->seed,

@@ -113,6 +113,8 @@ struct qc_lua {
 		uint64_t work;
 	} memo[MEMO_N];
 	int memo_next;
+	qc_lua_share *share;  /* the spec's budgets shared with other states, or NULL */
+	uint64_t share_steps; /* the shared count when the evaluation began */
 };
 
 /* The cached result of the search keyed by key[0..klen), or NULL. */
@@ -1726,6 +1728,16 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	lua_State *L = q->L;
 	q->budget = kind == K_CHECK ? B_CHECK : B_EXPAND;
 	struct budget *b = &q->b[q->budget];
+	if (q->share) {
+		/* the evaluation starts from what every state sharing the budget has used */
+		qc_lua_share *sh = q->share;
+		if (atomic_load(&sh->state[q->budget]) == 2 && !b->exhausted) {
+			b->exhausted = 1;
+			snprintf(b->msg, sizeof b->msg, "%s", sh->msg[q->budget]);
+		}
+		b->steps = q->share_steps = atomic_load(&sh->steps[q->budget]);
+		b->seconds = 1e-9 * (double)atomic_load(&sh->nanos[q->budget]);
+	}
 	if (b->exhausted) {
 		if (err && err_size)
 			snprintf(err, err_size, "%s", b->msg);
@@ -1744,8 +1756,19 @@ static int run_protected(qc_lua *q, int kind, lua_CFunction f, void *ctx, char *
 	lua_pushlightuserdata(L, ctx);
 	int status = lua_pcall(L, 1, 0, 1);
 	q->rng = NULL;
-	if (q->t0)
-		b->seconds += now_seconds() - q->t0;
+	double spent = q->t0 ? now_seconds() - q->t0 : 0;
+	b->seconds += spent;
+	if (q->share) {
+		qc_lua_share *sh = q->share;
+		int k = q->budget;
+		atomic_fetch_add(&sh->steps[k], (unsigned long long)(b->steps - q->share_steps));
+		atomic_fetch_add(&sh->nanos[k], (unsigned long long)(spent * 1e9));
+		int none = 0;
+		if (b->exhausted && atomic_compare_exchange_strong(&sh->state[k], &none, 1)) {
+			snprintf(sh->msg[k], sizeof sh->msg[k], "%s", b->msg);
+			atomic_store(&sh->state[k], 2);
+		}
+	}
 	if (q->stopped) {
 		/* whatever the script made of the error object on its way out, a stop is a stop */
 		lua_settop(L, 0);
@@ -1819,7 +1842,13 @@ void qc_lua_set_budget(qc_lua *q, uint64_t instructions, double seconds)
 
 int qc_lua_exhausted(const qc_lua *q)
 {
-	return q->b[B_EXPAND].exhausted;
+	return q->b[B_EXPAND].exhausted ||
+	       (q->share && atomic_load(&q->share->state[B_EXPAND]) == 2);
+}
+
+void qc_lua_share_budget(qc_lua *q, qc_lua_share *share)
+{
+	q->share = share;
 }
 
 void qc_lua_free(qc_lua *q)

@@ -19,6 +19,7 @@
 #ifndef QC_SLUA_H
 #define QC_SLUA_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,15 @@ void qc_lua_free(qc_lua *L);
  * qc_lua_exhausted tells whether the expansion's budget has run out.
  */
 void qc_lua_budget_reset(qc_lua *L);
+/* A spec's budgets shared by several states, one per thread that expands a part of the spec
+ * in one run (zero-initialised; it outlives them): each draws on it, and once one exhausts
+ * it every evaluation of that kind fails at once, in every state, with the same message. */
+typedef struct qc_lua_share {
+	_Atomic unsigned long long steps[2], nanos[2];
+	_Atomic int state[2]; /* 0, 1 being exhausted, 2 exhausted (msg written) */
+	char msg[2][192];
+} qc_lua_share;
+void qc_lua_share_budget(qc_lua *L, qc_lua_share *share);
 void qc_lua_set_budget(qc_lua *L, uint64_t instructions, double seconds);
 int qc_lua_exhausted(const qc_lua *L);
 

@@ -70,12 +70,13 @@ typedef struct qc_spec {
 	int n_outputs;
 	qc_named attrs[QC_MAX_ATTRS];
 	int n_attrs;
-	yaml_node_t *tolerance; /* NULL: exact */
-	yaml_node_t *cases;     /* sequence of explicit cases, or NULL */
-	yaml_node_t *expect;    /* "ok" (default) or "error" for every sweep case */
-	struct qc_lua *lua;     /* the spec's sandboxed Lua, made on first use */
-	struct qc_vnodes *vn;   /* nodes made from Lua values (ids < 0) */
-	char *text;             /* the file as loaded (qc_spec_copy) */
+	yaml_node_t *tolerance;         /* NULL: exact */
+	yaml_node_t *cases;             /* sequence of explicit cases, or NULL */
+	yaml_node_t *expect;            /* "ok" (default) or "error" for every sweep case */
+	struct qc_lua *lua;             /* the spec's sandboxed Lua, made on first use */
+	struct qc_vnodes *vn;           /* nodes made from Lua values (ids < 0) */
+	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */
+	char *text;                     /* the file as loaded (qc_spec_copy) */
 	size_t text_len;
 } qc_spec;
 
