@@ -1,5 +1,6 @@
 #include "diff.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -339,9 +340,26 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 		}
 	}
 
+	/* one pass over BASE: the regressions are printed as found, the improvements and other
+	 * changes (printed after every regression) wait in a temporary file */
+	FILE *later = tmpfile();
+	if (!later) {
+		free(idx);
+		free(fail);
+		free(bidx);
+		free(ops);
+		return qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	}
 	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
 		qc_report_rewind(base_r);
-		for (;;) {
+		if (pass == PASS_IMPROVEMENTS) {
+			char buf[8192];
+			size_t k;
+			rewind(later);
+			while ((k = fread(buf, 1, sizeof buf, later)) > 0)
+				fwrite(buf, 1, k, out);
+		}
+		for (; pass == PASS_REGRESSIONS;) {
 			json_decref(bc);
 			json_decref(nc);
 			bc = nc = NULL;
@@ -396,14 +414,13 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 			if (pass == PASS_REGRESSIONS && w.worse) {
 				fprintf(out, "regression  %s  %s: %s\n", opname, name, w.buf);
 				n->case_regressions++;
-			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
-				fprintf(out, "improvement %s  %s: %s\n", opname, name, b.buf);
+			} else if (!w.worse && b.better) {
+				fprintf(later, "improvement %s  %s: %s\n", opname, name, b.buf);
 				n->improvements++;
-			} else if (pass == PASS_IMPROVEMENTS && !w.worse && !b.better &&
-			           strcmp(vb, vn)) {
+			} else if (!w.worse && !b.better && strcmp(vb, vn)) {
 				/* between allowed verdicts (PASS -> NOT_SUPPORTED): worth a look */
-				fprintf(out, "changed     %s  %s: verdict %s -> %s\n", opname, name,
-				        vb, vn);
+				fprintf(later, "changed     %s  %s: verdict %s -> %s\n", opname,
+				        name, vb, vn);
 				n->changes++;
 			}
 		}
@@ -480,6 +497,9 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 	free(fail);
 	free(idx);
 	free(bidx);
+	if (ferror(later) && !rc)
+		rc = qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	fclose(later);
 	if (rc < 0) {
 		free(ops);
 		return -1;
