@@ -148,7 +148,7 @@ struct qc_report {
 	int bigint;   /* an integer beyond int64: every integer is read as a double */
 	char tok[40]; /* the number token being scanned */
 	size_t ntok;
-	int tok_bad;
+	int tok_bad; /* longer than tok: 1 all digits (an integer beyond int64), 2 not */
 };
 
 enum { R_START, R_VALUE, R_DONE, R_AT };
@@ -205,19 +205,22 @@ static int skip_ws(qc_report *r)
 
 static int syntax(qc_report *r, char *err, size_t errsz, int c, const char *what)
 {
-	char near[16];
-	if (c == EOF)
-		snprintf(near, sizeof near, "end of file");
+	/* jansson's words: "X expected near 'c'", "premature end of input" */
+	char near[32];
+	if (c == EOF && !strcmp(what, "premature end of input"))
+		near[0] = 0;
+	else if (c == EOF)
+		snprintf(near, sizeof near, " near end of file");
 	else if (c >= 0x20 && c < 0x7f)
-		snprintf(near, sizeof near, "'%c'", c);
+		snprintf(near, sizeof near, " near '%c'", c);
 	else
-		snprintf(near, sizeof near, "byte 0x%02x", c & 0xff);
+		snprintf(near, sizeof near, " near byte 0x%02x", c & 0xff);
 	if (r->at_pos_mode)
-		snprintf(err, errsz, "%s: invalid JSON near byte %lld: %s near %s", r->path, r->off,
-		         what, near);
+		snprintf(err, errsz, "%s: invalid JSON near byte %lld: %s%s", r->path, r->off, what,
+		         near);
 	else
-		snprintf(err, errsz, "%s: invalid JSON at line %ld, column %ld: %s near %s",
-		         r->path, r->line, r->col, what, near);
+		snprintf(err, errsz, "%s: invalid JSON at line %ld, column %ld: %s%s", r->path,
+		         r->line, r->col, what, near);
 	return -1;
 }
 
@@ -228,11 +231,11 @@ static void end_token(qc_report *r)
 	if (!r->ntok)
 		return;
 	r->tok[r->ntok] = 0;
-	if (!r->tok_bad && r->ntok > 18 &&
+	if (r->tok_bad < 2 && r->ntok > 18 &&
 	    strspn(r->tok + (r->tok[0] == '-'), "0123456789") == r->ntok - (r->tok[0] == '-')) {
 		errno = 0;
 		(void)strtoll(r->tok, NULL, 10);
-		if (errno == ERANGE)
+		if (errno == ERANGE || r->tok_bad)
 			r->bigint = 1;
 	}
 	r->ntok = 0;
@@ -243,11 +246,14 @@ static void end_token(qc_report *r)
  * the reason in err. */
 static int scan_value(qc_report *r, int c, char *err, size_t errsz)
 {
-	char stack[256];
+	char stack[2048]; /* jansson's own limit of nesting */
 	int depth = 0;
 	for (;;) {
 		if (c == EOF)
-			return syntax(r, err, errsz, c, "unexpected end of file");
+			return syntax(r, err, errsz, c,
+			              !depth                    ? "premature end of input"
+			              : stack[depth - 1] == '[' ? "']' expected"
+			                                        : "'}' expected");
 		if (put(r, c) != 0)
 			goto oom;
 		if (c == '"') {
@@ -255,7 +261,7 @@ static int scan_value(qc_report *r, int c, char *err, size_t errsz)
 			for (;;) {
 				c = rd(r);
 				if (c == EOF)
-					return syntax(r, err, errsz, c, "unterminated string");
+					return syntax(r, err, errsz, c, "premature end of input");
 				if (put(r, c) != 0)
 					goto oom;
 				if (c == '"')
@@ -264,7 +270,7 @@ static int scan_value(qc_report *r, int c, char *err, size_t errsz)
 					c = rd(r);
 					if (c == EOF)
 						return syntax(r, err, errsz, c,
-						              "unterminated string");
+						              "premature end of input");
 					if (put(r, c) != 0)
 						goto oom;
 				}
@@ -287,7 +293,8 @@ static int scan_value(qc_report *r, int c, char *err, size_t errsz)
 		} else if (r->ntok + 1 < sizeof r->tok) {
 			r->tok[r->ntok++] = (char)c;
 		} else {
-			r->tok_bad = 1; /* long: a real, or jansson's error later */
+			/* long: an integer beyond int64, or a real, or jansson's error later */
+			r->tok_bad = r->tok_bad == 2 || c < '0' || c > '9' ? 2 : 1;
 		}
 		if (!depth && c != '{' && c != '[') {
 			if (c == '"' || c == '}' || c == ']')
@@ -358,7 +365,7 @@ static int scan_cases(qc_report *r, char *err, size_t errsz)
 			if (c == ']')
 				break;
 			if (c != ',')
-				return syntax(r, err, errsz, c, "',' or ']' expected");
+				return syntax(r, err, errsz, c, "']' expected");
 			c = skip_ws(r);
 		}
 	r->n_cases = n;
@@ -461,7 +468,7 @@ qc_report *qc_report_open(const char *json_path, char *err, size_t errsz)
 			if (c == '}')
 				break;
 			if (c != ',') {
-				syntax(r, err, errsz, c, "',' or '}' expected");
+				syntax(r, err, errsz, c, "'}' expected");
 				goto fail;
 			}
 			c = skip_ws(r);
@@ -583,7 +590,7 @@ int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz)
 			return -1;
 		}
 		r->line = r->cases_line;
-		r->col = r->cases_col;
+		r->col = r->cases_col - 1; /* the [ is read again */
 		r->at_pos_mode = 0;
 		ch = rd(r);
 		if (ch != '[')
@@ -612,7 +619,7 @@ int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz)
 	} else if (ch != ',') {
 		json_decref(*c);
 		*c = NULL;
-		return syntax(r, err, errsz, ch, "',' or ']' expected");
+		return syntax(r, err, errsz, ch, "']' expected");
 	}
 	return 1;
 }
