@@ -50,38 +50,92 @@ static void reason(json_t *reasons, const char *fmt, ...)
 	json_array_append_new(reasons, qc_report_jstring(buf));
 }
 
+/*
+ * What the decision needs of the cases, gathered in one pass over them (the cases stream:
+ * harness/src/report_read.h): per (class, semantics/op) the first NOT_SUPPORTED case, per
+ * disallowed verdict the unwaived cases counted per op, and the waived cases. Bounded by the
+ * number of ops, plus the waived cases the certificate lists.
+ */
+typedef struct cert_cases {
+	json_t *refused;               /* "class\nsemantics/op" -> first refused case */
+	json_t *per_op[QC_N_VERDICTS]; /* "semantics/op" -> count, in the order first failed */
+	json_t *waived;                /* [case] every waived case, in report order */
+} cert_cases;
+
+static void cert_cases_free(cert_cases *cc)
+{
+	json_decref(cc->refused);
+	json_decref(cc->waived);
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		json_decref(cc->per_op[v]);
+}
+
+/* The key of class ext (NULL: the base) and semantics/op in cert_cases.refused. */
+static void refused_key(char *key, size_t n, const char *ext, const char *sem_op)
+{
+	snprintf(key, n, "%s%s\n%s", ext ? "x" : "-", ext ? ext : "", sem_op);
+}
+
+static void cert_case(cert_cases *cc, json_t *c)
+{
+	char op[512];
+	if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >= (int)sizeof op)
+		qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
+	const char *verdict = jstr(c, "verdict");
+	if (!strcmp(verdict, "NOT_SUPPORTED")) {
+		char key[1024];
+		refused_key(key, sizeof key, json_string_value(json_object_get(c, "extension")),
+		            op);
+		if (!json_object_get(cc->refused, key))
+			json_object_set(cc->refused, key, c);
+	}
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		if (qc_verdict_conforms((qc_verdict)v) || json_object_get(c, "waived") ||
+		    strcmp(verdict, qc_verdict_name((qc_verdict)v)) != 0)
+			continue;
+		json_t *n = json_object_get(cc->per_op[v], op);
+		json_object_set_new(cc->per_op[v], op,
+		                    json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	if (json_object_get(c, "waived"))
+		json_array_append(cc->waived, c);
+}
+
+/* Reads every case of rep into cc. 0, or -1 with the reason in err. */
+static int cert_cases_read(cert_cases *cc, qc_report *rep, char *err, size_t errsz)
+{
+	cc->refused = json_object();
+	cc->waived = json_array();
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		cc->per_op[v] = json_object(); /* insertion order is kept (jansson >= 2.8) */
+	json_t *c;
+	int rc;
+	qc_report_rewind(rep);
+	while ((rc = qc_report_next(rep, &c, err, errsz)) > 0) {
+		cert_case(cc, c);
+		json_decref(c);
+	}
+	return rc;
+}
+
 /* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
  * the order the ops first fail: "12 cases FAIL: litert/ADD 12". */
-static void failing_reasons(json_t *report, json_t *reasons)
+static void failing_reasons(const cert_cases *cc, json_t *reasons)
 {
-	json_t *cases = json_object_get(report, "cases");
 	for (int v = 0; v < QC_N_VERDICTS; v++) {
 		if (qc_verdict_conforms((qc_verdict)v))
 			continue;
 		const char *vn = qc_verdict_name((qc_verdict)v);
-		json_t *per_op = json_object(); /* insertion order is kept (jansson >= 2.8) */
+		json_t *per_op = cc->per_op[v];
 		unsigned long long total = 0;
-		size_t i;
-		json_t *c;
-		json_array_foreach(cases, i, c)
-		{
-			if (strcmp(jstr(c, "verdict"), vn) != 0 || json_object_get(c, "waived"))
-				continue;
-			char op[512];
-			if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >=
-			    (int)sizeof op)
-				qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
-			json_t *n = json_object_get(per_op, op);
-			json_object_set_new(per_op, op,
-			                    json_integer(n ? json_integer_value(n) + 1 : 1));
-			total++;
-		}
+		const char *op;
+		json_t *n;
+		json_object_foreach(per_op, op, n) total +=
+		        (unsigned long long)json_integer_value(n);
 		if (total) {
 			char buf[1536];
 			size_t used = (size_t)snprintf(buf, sizeof buf, "%llu case%s %s:", total,
 			                               total == 1 ? "" : "s", vn);
-			const char *op;
-			json_t *n;
 			int k = 0;
 			json_object_foreach(per_op, op, n)
 			{
@@ -100,34 +154,20 @@ static void failing_reasons(json_t *report, json_t *reasons)
 				qc_utf8_trim_tail(buf, sizeof buf - 1);
 			reason(reasons, "%s", buf);
 		}
-		json_decref(per_op);
 	}
 }
 
 /* The first case of class ext (NULL: the base) and semantics/op with a NOT_SUPPORTED verdict. */
-static json_t *first_refused(json_t *report, const char *ext, const char *sem_op)
+static json_t *first_refused(const cert_cases *cc, const char *ext, const char *sem_op)
 {
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(report, "cases"), i, c)
-	{
-		if (strcmp(jstr(c, "verdict"), "NOT_SUPPORTED") != 0)
-			continue;
-		const char *x = json_string_value(json_object_get(c, "extension"));
-		if (ext ? !x || strcmp(x, ext) != 0 : x != NULL)
-			continue;
-		const char *sem = jstr(c, "semantics");
-		size_t sl = strlen(sem);
-		if (!strncmp(sem_op, sem, sl) && sem_op[sl] == '/' &&
-		    !strcmp(sem_op + sl + 1, jstr(c, "op")))
-			return c;
-	}
-	return NULL;
+	char key[1024];
+	refused_key(key, sizeof key, ext, sem_op);
+	return json_object_get(cc->refused, key);
 }
 
 /* One class of the profile: every required op ran, none NOT_SUPPORTED (the first refused case
  * and the kernel's message named), and at least min_cases cases. */
-static void class_reasons(json_t *report, json_t *cls, const char *ext, json_t *reasons)
+static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, json_t *reasons)
 {
 	char pre[160] = "";
 	if (ext)
@@ -141,7 +181,7 @@ static void class_reasons(json_t *report, json_t *cls, const char *ext, json_t *
 		if (!n) {
 			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
 		} else if (ns) {
-			json_t *c = first_refused(report, ext, jstr(o, "op"));
+			json_t *c = first_refused(cc, ext, jstr(o, "op"));
 			reason(reasons,
 			       "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s", pre,
 			       jstr(o, "op"), ns, n, c ? "; the first, " : "",
@@ -155,7 +195,7 @@ static void class_reasons(json_t *report, json_t *cls, const char *ext, json_t *
 		       ext ? "extension" : "profile", min);
 }
 
-json_t *qc_certify_reasons(json_t *report)
+static json_t *reasons_of(json_t *report, const cert_cases *cc)
 {
 	json_t *reasons = json_array();
 	json_t *run = json_object_get(report, "run");
@@ -193,10 +233,10 @@ json_t *qc_certify_reasons(json_t *report)
 	size_t i;
 	json_t *o;
 	/* the base (the profile's top level), then each extension the run covers */
-	class_reasons(report, profile, NULL, reasons);
+	class_reasons(cc, profile, NULL, reasons);
 	json_array_foreach(json_object_get(profile, "extensions"), i, o)
-	        class_reasons(report, o, jstr(o, "name"), reasons);
-	failing_reasons(report, reasons);
+	        class_reasons(cc, o, jstr(o, "name"), reasons);
+	failing_reasons(cc, reasons);
 	json_array_foreach(json_object_get(report, "waivers"), i, o)
 	{
 		if (json_is_true(json_object_get(o, "expired")))
@@ -206,6 +246,19 @@ json_t *qc_certify_reasons(json_t *report)
 	if (!json_array_size(reasons) &&
 	    !json_is_true(json_object_get(json_object_get(report, "summary"), "conforms")))
 		reason(reasons, "the run does not conform");
+	return reasons;
+}
+
+json_t *qc_certify_reasons(json_t *report)
+{
+	qc_report *rep = qc_report_of(report);
+	cert_cases cc = {0};
+	char err[256];
+	json_t *reasons = NULL;
+	if (rep && cert_cases_read(&cc, rep, err, sizeof err) == 0)
+		reasons = reasons_of(report, &cc);
+	cert_cases_free(&cc);
+	qc_report_close(rep);
 	return reasons;
 }
 
@@ -232,12 +285,18 @@ static json_t *waiver_of(json_t *report, const char *name)
 	return NULL;
 }
 
-json_t *qc_certificate_build(json_t *report, const char *report_path, const char *report_sha256,
-                             const qc_certify_profile_file *pf)
+json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char *report_sha256,
+                             const qc_certify_profile_file *pf, char *err, size_t errsz)
 {
+	cert_cases cc = {0};
+	if (cert_cases_read(&cc, rep, err, errsz) != 0) {
+		cert_cases_free(&cc);
+		return NULL;
+	}
+	json_t *report = qc_report_doc(rep);
 	json_t *run = json_object_get(report, "run"), *summary = json_object_get(report, "summary");
 	json_t *profile = json_object_get(report, "profile");
-	json_t *reasons = qc_certify_reasons(report);
+	json_t *reasons = reasons_of(report, &cc);
 	json_t *cert = json_object();
 	json_object_set_new(cert, "format", json_string("qconform-certificate"));
 	json_object_set_new(cert, "format_version", json_integer(QC_CERTIFICATE_FORMAT));
@@ -272,11 +331,9 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_t *waived = json_array();
 	size_t i;
 	json_t *c;
-	json_array_foreach(json_object_get(report, "cases"), i, c)
+	json_array_foreach(cc.waived, i, c)
 	{
 		json_t *why = json_object_get(c, "waived");
-		if (!why)
-			continue;
 		json_t *w = waiver_of(report, jstr(c, "name")), *e = json_object_get(w, "expires");
 		json_t *x = json_object();
 		json_object_set_new(x, "case", copy(c, "name"));
@@ -299,6 +356,7 @@ json_t *qc_certificate_build(json_t *report, const char *report_path, const char
 	json_object_set_new(ev, "path", qc_report_jstring(report_path));
 	json_object_set_new(ev, "sha256", json_string(report_sha256));
 	json_object_set_new(cert, "report", ev);
+	cert_cases_free(&cc);
 	return cert;
 }
 
@@ -410,14 +468,14 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 		return 2;
 	}
 	char err[1200], sha[65];
-	json_t *report = qc_report_read(written, err, sizeof err);
+	qc_report *report = qc_report_open(written, err, sizeof err);
 	if (!report) {
 		fprintf(stderr, "qconform certify: %s\n", err);
 		return 2;
 	}
 	if (qc_sha256_file(written, sha) != 0) {
 		fprintf(stderr, "qconform certify: %s: %s\n", written, strerror(errno));
-		json_decref(report);
+		qc_report_close(report);
 		return 2;
 	}
 	qc_profile *prof = find_profile(&o);
@@ -432,8 +490,13 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	}
 	qc_certify_profile_file pf = {prof ? prof->path : NULL, prof_sha[0] ? prof_sha : NULL,
 	                              prof ? prof->description : NULL};
-	json_t *cert = qc_certificate_build(report, written, sha, &pf);
+	json_t *cert = qc_certificate_build(report, written, sha, &pf, err, sizeof err);
 	qc_profile_free(prof);
+	if (!cert) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		qc_report_close(report);
+		return 2;
+	}
 
 	/* beside the report: DIR/ or reports/out/<plugin>/ */
 	size_t dl = strrchr(written, '/') ? (size_t)(strrchr(written, '/') - written) + 1 : 0;
@@ -464,7 +527,7 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	if (rc == 0)
 		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
 	json_decref(cert);
-	json_decref(report);
+	qc_report_close(report);
 	if (run_rc >= 128)
 		return run_rc;
 	return rc ? rc : certified ? 0 : 1;

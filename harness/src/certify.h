@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "report_read.h"
 #include "run.h"
 
 #define QC_CERTIFICATE_FORMAT 2
@@ -38,10 +39,12 @@ typedef struct qc_certify_profile_file {
 /*
  * The certificate of a report (README.md, "Certificates"): the decision with its reasons,
  * the profile, verdict counts, waived cases, plugin identity, suite version, spec hashes,
- * host, seed, times, and the path and sha256 of the report (the evidence). A new object.
+ * host, seed, times, and the path and sha256 of the report (the evidence), from one pass
+ * over the report's cases. A new object, or NULL with the reason in err when a case cannot
+ * be read.
  */
-json_t *qc_certificate_build(json_t *report, const char *report_path, const char *report_sha256,
-                             const qc_certify_profile_file *pf);
+json_t *qc_certificate_build(qc_report *report, const char *report_path, const char *report_sha256,
+                             const qc_certify_profile_file *pf, char *err, size_t errsz);
 
 /* `qconform certify`: o as for run (main.c parses it), out_dir from --out or NULL. */
 int qc_cmd_certify(const qc_run_opts *o, const char *out_dir);

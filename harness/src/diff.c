@@ -1,5 +1,6 @@
 #include "diff.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -133,27 +134,114 @@ static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b
 
 /* ---- the two reports ---- */
 
-typedef struct named {
-	const char *name;
-	const json_t *c;
-} named;
+/*
+ * Cases are matched by name through an index per report: the 64-bit hash of each case's name
+ * and where the case is in the file (16 bytes a case), sorted by hash. A hit is read again
+ * from the file (qc_report_at) and its name compared, so a collision of hashes costs a read,
+ * never a wrong match. Any order of the cases works; in the usual one (both reports in the
+ * run's order) the reads go forward through the file.
+ */
+typedef struct hpos {
+	uint64_t h;
+	long long pos;
+} hpos;
 
-static int cmp_named(const void *a, const void *b)
+static uint64_t name_hash(const char *s)
 {
-	return strcmp(((const named *)a)->name, ((const named *)b)->name);
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
 }
 
-/* The cases of a report sorted by name, for bsearch with cmp_named (a new array). */
-static named *name_index(const json_t *cases)
+static int cmp_hpos(const void *a, const void *b)
 {
-	size_t n = json_array_size(cases);
-	named *idx = qc_xcalloc(n ? n : 1, sizeof *idx);
-	for (size_t i = 0; i < n; i++) {
-		idx[i].c = json_array_get(cases, i);
-		idx[i].name = qc_report_str(idx[i].c, "name");
+	const hpos *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
 	}
-	qsort(idx, n, sizeof *idx, cmp_named);
+	return q;
+}
+
+static void hpos_add(hpos **v, size_t *n, size_t *cap, uint64_t h, long long pos)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = (hpos){h, pos};
+}
+
+/* The name index of r (sorted by hash, *n entries); with fail, also the position of every
+ * case that is not allowed (qc_report_case_allowed) in *fail. NULL with err on a read
+ * error. */
+static hpos *name_index(qc_report *r, size_t *n, hpos **fail, size_t *nfail, char *err,
+                        size_t errsz)
+{
+	size_t cap = qc_report_ncases(r) + 1, fcap = 0;
+	hpos *idx = qc_xcalloc(cap, sizeof *idx);
+	*n = 0;
+	json_t *c;
+	int rc;
+	qc_report_rewind(r);
+	while ((rc = qc_report_next(r, &c, err, errsz)) > 0) {
+		uint64_t h = name_hash(qc_report_str(c, "name"));
+		hpos_add(&idx, n, &cap, h, qc_report_pos_of_last(r));
+		if (fail && !qc_report_case_allowed(c))
+			hpos_add(fail, nfail, &fcap, h, qc_report_pos_of_last(r));
+		json_decref(c);
+	}
+	if (rc < 0) {
+		free(idx);
+		return NULL;
+	}
+	qsort(idx, *n, sizeof *idx, cmp_hpos);
 	return idx;
+}
+
+/* The first case of r named name (by its index idx): 1 with a new reference in *c, 0 when
+ * there is none, -1 on a read error. */
+static int find_case(qc_report *r, const hpos *idx, size_t n, const char *name, json_t **c,
+                     char *err, size_t errsz)
+{
+	uint64_t h = name_hash(name);
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (idx[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*c = NULL;
+	for (; lo < n && idx[lo].h == h; lo++) {
+		if (qc_report_at(r, idx[lo].pos, c, err, errsz) != 0)
+			return -1;
+		if (!strcmp(qc_report_str(*c, "name"), name))
+			return 1;
+		json_decref(*c);
+		*c = NULL;
+	}
+	return 0;
+}
+
+/* A new failing case: its name and the line to print. */
+typedef struct newcase {
+	char *name, *text;
+} newcase;
+
+static int cmp_newcase(const void *a, const void *b)
+{
+	return strcmp(((const newcase *)a)->name, ((const newcase *)b)->name);
 }
 
 typedef struct opkey {
@@ -208,10 +296,11 @@ static int selected(const json_t *run, const char *name)
 
 enum { PASS_REGRESSIONS, PASS_IMPROVEMENTS };
 
-int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, char *err,
+int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_counts *n, char *err,
                     size_t err_size)
 {
 	memset(n, 0, sizeof *n);
+	json_t *base = qc_report_doc(base_r), *cur = qc_report_doc(cur_r);
 	const json_t *brun = json_object_get(base, "run"), *nrun = json_object_get(cur, "run");
 	const json_t *bseed = json_object_get(brun, "seed"), *nseed = json_object_get(nrun, "seed");
 	if (!json_equal((json_t *)bseed, (json_t *)nseed))
@@ -219,10 +308,16 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 		               "the reports ran with different seeds (%lld, %lld): their inputs "
 		               "differ; compare runs of the same --seed",
 		               (long long)qc_report_int(bseed), (long long)qc_report_int(nseed));
-	const json_t *bcases = json_object_get(base, "cases"),
-	             *ncases = json_object_get(cur, "cases");
-	size_t nn = json_array_size(ncases), nb = json_array_size(bcases);
-	named *idx = name_index(ncases), *bidx = name_index(bcases);
+	size_t nn, nb, nfail = 0;
+	hpos *fail = NULL, *bidx = NULL,
+	     *idx = name_index(cur_r, &nn, &fail, &nfail, err, err_size);
+	if (!idx || !(bidx = name_index(base_r, &nb, NULL, NULL, err, err_size))) {
+		free(idx);
+		free(fail);
+		return -1;
+	}
+	int rc = 0;
+	json_t *bc = NULL, *nc = NULL;
 
 	/* ops of the base, and how many of their cases both reports hold */
 	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");
@@ -245,23 +340,51 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 		}
 	}
 
+	/* one pass over BASE: the regressions are printed as found, the improvements and other
+	 * changes (printed after every regression) wait in a temporary file */
+	FILE *later = tmpfile();
+	if (!later) {
+		free(idx);
+		free(fail);
+		free(bidx);
+		free(ops);
+		return qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	}
 	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
-		for (size_t i = 0; i < nb; i++) {
-			const json_t *bc = json_array_get(bcases, i);
-			named key = {qc_report_str(bc, "name"), NULL};
-			named *hit = bsearch(&key, idx, nn, sizeof *idx, cmp_named);
+		qc_report_rewind(base_r);
+		if (pass == PASS_IMPROVEMENTS) {
+			char buf[8192];
+			size_t k;
+			rewind(later);
+			while ((k = fread(buf, 1, sizeof buf, later)) > 0)
+				fwrite(buf, 1, k, out);
+		}
+		for (; pass == PASS_REGRESSIONS;) {
+			json_decref(bc);
+			json_decref(nc);
+			bc = nc = NULL;
+			int got = qc_report_next(base_r, &bc, err, err_size);
+			if (got <= 0) {
+				rc = got;
+				break;
+			}
+			const char *name = qc_report_str(bc, "name");
+			int hit = find_case(cur_r, idx, nn, name, &nc, err, err_size);
+			if (hit < 0) {
+				rc = -1;
+				break;
+			}
 			char opname[160];
 			op_key(bc, opname, sizeof opname);
 			if (!hit) {
-				if (pass == PASS_REGRESSIONS && selected(nrun, key.name)) {
+				if (pass == PASS_REGRESSIONS && selected(nrun, name)) {
 					fprintf(out, "regression  %s  %s: case gone (was %s)\n",
-					        opname, key.name, qc_report_str(bc, "verdict"));
+					        opname, name, qc_report_str(bc, "verdict"));
 					n->gone++;
 					n->case_regressions++;
 				}
 				continue;
 			}
-			const json_t *nc = hit->c;
 			if (pass == PASS_REGRESSIONS) {
 				n->compared++;
 				opkey *ok = find_op(ops, n_ops, opname);
@@ -289,32 +412,69 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 				compare_outputs(json_object_get(bc, "outputs"),
 				                json_object_get(nc, "outputs"), &w, &b);
 			if (pass == PASS_REGRESSIONS && w.worse) {
-				fprintf(out, "regression  %s  %s: %s\n", opname, key.name, w.buf);
+				fprintf(out, "regression  %s  %s: %s\n", opname, name, w.buf);
 				n->case_regressions++;
-			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
-				fprintf(out, "improvement %s  %s: %s\n", opname, key.name, b.buf);
+			} else if (!w.worse && b.better) {
+				fprintf(later, "improvement %s  %s: %s\n", opname, name, b.buf);
 				n->improvements++;
-			} else if (pass == PASS_IMPROVEMENTS && !w.worse && !b.better &&
-			           strcmp(vb, vn)) {
+			} else if (!w.worse && !b.better && strcmp(vb, vn)) {
 				/* between allowed verdicts (PASS -> NOT_SUPPORTED): worth a look */
-				fprintf(out, "changed     %s  %s: verdict %s -> %s\n", opname,
-				        key.name, vb, vn);
+				fprintf(later, "changed     %s  %s: verdict %s -> %s\n", opname,
+				        name, vb, vn);
 				n->changes++;
 			}
 		}
-		/* a case the base does not hold that fails is a new failure */
-		for (size_t i = 0; pass == PASS_REGRESSIONS && i < nn; i++) {
-			named key = {idx[i].name, NULL};
-			if (qc_report_case_allowed(idx[i].c) ||
-			    bsearch(&key, bidx, nb, sizeof *bidx, cmp_named))
-				continue;
-			char opname[160];
-			op_key(idx[i].c, opname, sizeof opname);
-			fprintf(out, "regression  %s  %s: new case, %s\n", opname, key.name,
-			        qc_report_str(idx[i].c, "verdict"));
-			n->new_failing++;
-			n->case_regressions++;
+		json_decref(bc);
+		json_decref(nc);
+		bc = nc = NULL;
+		if (rc < 0)
+			break;
+		/* a case the base does not hold that fails is a new failure, in the order of
+		 * the names */
+		newcase *nw = NULL;
+		size_t nnew = 0, capnew = 0;
+		for (size_t i = 0; pass == PASS_REGRESSIONS && i < nfail && !rc; i++) {
+			json_t *c, *in_base = NULL;
+			if (qc_report_at(cur_r, fail[i].pos, &c, err, err_size) != 0) {
+				rc = -1;
+				break;
+			}
+			const char *name = qc_report_str(c, "name");
+			int hit = find_case(base_r, bidx, nb, name, &in_base, err, err_size);
+			json_decref(in_base);
+			if (hit < 0)
+				rc = -1;
+			if (!hit) {
+				char opname[160], *text;
+				op_key(c, opname, sizeof opname);
+				char *copy = strdup(name);
+				if (asprintf(&text, "regression  %s  %s: new case, %s\n", opname,
+				             name, qc_report_str(c, "verdict")) < 0 ||
+				    !copy) {
+					fprintf(stderr, "qconform: out of memory\n");
+					exit(2);
+				}
+				if (nnew == capnew) {
+					capnew = capnew ? 2 * capnew : 64;
+					nw = xrealloc(nw, capnew * sizeof *nw);
+				}
+				nw[nnew++] = (newcase){copy, text};
+			}
+			json_decref(c);
 		}
+		qsort(nw, nnew, sizeof *nw, cmp_newcase);
+		for (size_t i = 0; i < nnew; i++) {
+			if (!rc) {
+				fputs(nw[i].text, out);
+				n->new_failing++;
+				n->case_regressions++;
+			}
+			free(nw[i].name);
+			free(nw[i].text);
+		}
+		free(nw);
+		if (rc < 0)
+			break;
 		/* op roll-ups, where both reports hold exactly the same cases of the op */
 		for (int i = 0; i < n_ops; i++) {
 			opkey *o = &ops[i];
@@ -334,6 +494,16 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 			}
 		}
 	}
+	free(fail);
+	free(idx);
+	free(bidx);
+	if (ferror(later) && !rc)
+		rc = qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	fclose(later);
+	if (rc < 0) {
+		free(ops);
+		return -1;
+	}
 	n->added = nn > n->compared ? nn - n->compared : 0;
 	n->regressions = n->case_regressions + n->op_regressions;
 	fprintf(out,
@@ -347,8 +517,6 @@ int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, cha
 	        (unsigned long long)n->compared, (unsigned long long)n->added,
 	        (unsigned long long)n->gone, (unsigned long long)n->still_failing);
 	free(ops);
-	free(idx);
-	free(bidx);
 	return 0;
 }
 
@@ -373,19 +541,19 @@ int qc_cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	char err[1024];
-	json_t *base = qc_report_read(files[0], err, sizeof err), *cur = NULL;
+	qc_report *base = qc_report_open(files[0], err, sizeof err), *cur = NULL;
 	if (base)
-		cur = qc_report_read(files[1], err, sizeof err);
+		cur = qc_report_open(files[1], err, sizeof err);
 	if (!cur) {
 		fprintf(stderr, "qconform diff: %s\n", err);
-		json_decref(base);
+		qc_report_close(base);
 		return 2;
 	}
 	qc_diff_counts n;
 	int rc = qc_diff_reports(base, cur, stdout, &n, err, sizeof err);
 	if (rc != 0)
 		fprintf(stderr, "qconform diff: %s\n", err);
-	json_decref(base);
-	json_decref(cur);
+	qc_report_close(base);
+	qc_report_close(cur);
 	return rc != 0 ? 2 : n.regressions ? 1 : 0;
 }

@@ -30,10 +30,11 @@ typedef struct qc_diff_counts {
 	uint64_t still_failing; /* cases failing in both reports (not regressions by themselves) */
 } qc_diff_counts;
 
-/* Compares NEW against BASE: prints every regression (one line each), then improvements and
- * other changes, then a summary line to out. 0, or -1 with the reason in err when the reports
- * cannot be compared (different seeds). */
-int qc_diff_reports(json_t *base, json_t *cur, FILE *out, qc_diff_counts *n, char *err,
+/* Compares NEW against BASE (open reports, report_read.h; their cases are streamed, matched
+ * by name through an index of 16 bytes a case): prints every regression (one line each), then
+ * improvements and other changes, then a summary line to out. 0, or -1 with the reason in err
+ * when the reports cannot be compared (different seeds) or a case cannot be read. */
+int qc_diff_reports(qc_report *base, qc_report *cur, FILE *out, qc_diff_counts *n, char *err,
                     size_t err_size);
 
 /* qconform diff BASE.json NEW.json: exit 1 if there is a regression, 2 on a usage error. */

@@ -183,18 +183,42 @@ static int same_waivers(const json_t *a, const json_t *b)
 
 static int cmp_ordinal(const void *a, const void *b)
 {
-	json_int_t x = qc_report_int(json_object_get(*(json_t *const *)a, "ordinal")),
-	           y = qc_report_int(json_object_get(*(json_t *const *)b, "ordinal"));
-	return x < y ? -1 : x > y;
+	const qc_merge_case *x = a, *y = b;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n,
-                         const char *command, char *err, size_t err_size)
+/* The case of the merge order at i: a new reference, or NULL with the reason in err. */
+static json_t *merge_case(qc_report *const *reps, const qc_merge_order *order, size_t i, char *err,
+                          size_t err_size)
 {
+	json_t *c;
+	const qc_merge_case *m = &order->c[i];
+	return qc_report_at(reps[m->shard], m->pos, &c, err, err_size) == 0 ? c : NULL;
+}
+
+void qc_merge_order_free(qc_merge_order *order)
+{
+	free(order->c);
+	order->c = NULL;
+	order->n = 0;
+}
+
+json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n,
+                         const char *command, qc_merge_order *order, char *err, size_t err_size)
+{
+	order->c = NULL;
+	order->n = 0;
 	if (n < 1) {
 		qc_errf(err, err_size, "no reports to merge");
 		return NULL;
 	}
+	json_t *reports[n];
+	for (int i = 0; i < n; i++)
+		reports[i] = qc_report_doc(reps[i]);
 	const json_t *run0 = json_object_get(reports[0], "run");
 	int idx0, count;
 	if (shard_of(reports[0], &idx0, &count) != 0) {
@@ -263,7 +287,7 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 			return NULL;
 		}
 		by_shard[k] = names[i];
-		total += json_array_size(json_object_get(reports[i], "cases"));
+		total += qc_report_ncases(reps[i]);
 	}
 	for (int k = 1; k <= count; k++)
 		if (!by_shard[k]) {
@@ -273,34 +297,52 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 		}
 	free(by_shard);
 
-	/* the cases in unsharded order */
-	json_t **cases = qc_xcalloc(total ? total : 1, sizeof *cases);
+	/* the cases in unsharded order: where each is (24 bytes a case), sorted by ordinal; the
+	 * cases are read again from the shards one at a time */
+	qc_merge_case *cases = qc_xcalloc(total ? total : 1, sizeof *cases);
 	size_t nc = 0;
 	for (int i = 0; i < n; i++) {
-		size_t j;
 		json_t *c;
-		json_array_foreach(json_object_get(reports[i], "cases"), j, c)
-		{
+		int rc;
+		qc_report_rewind(reps[i]);
+		while ((rc = qc_report_next(reps[i], &c, err, err_size)) > 0) {
 			if (!json_is_number(json_object_get(c, "ordinal"))) {
 				qc_errf(err, err_size, "%s: case %s has no ordinal", names[i],
 				        str(c, "name"));
-				free(cases);
-				return NULL;
+				rc = -1;
+			} else if (nc == total) {
+				qc_errf(err, err_size, "%s: changed while read", names[i]);
+				rc = -1;
+			} else {
+				cases[nc++] = (qc_merge_case){
+				        qc_report_int(json_object_get(c, "ordinal")),
+				        qc_report_pos_of_last(reps[i]), i};
 			}
-			cases[nc++] = c;
+			json_decref(c);
+			if (rc < 0)
+				break;
+		}
+		if (rc < 0) {
+			free(cases);
+			return NULL;
 		}
 	}
 	qsort(cases, nc, sizeof *cases, cmp_ordinal);
+	order->c = cases;
+	order->n = nc;
 	for (size_t i = 0; i < nc; i++)
-		if (qc_report_int(json_object_get(cases[i], "ordinal")) != (json_int_t)i) {
-			qc_errf(err, err_size,
-			        "the shards' cases are not one run's: ordinal %zu is %s (%s)", i,
-			        i && qc_report_int(json_object_get(cases[i], "ordinal")) <
-			                                (json_int_t)i + 1
-			                ? "given twice"
-			                : "missing",
-			        str(cases[i], "name"));
-			free(cases);
+		if (cases[i].ordinal != (json_int_t)i) {
+			json_t *c = merge_case(reps, order, i, err, err_size);
+			if (c)
+				qc_errf(err, err_size,
+				        "the shards' cases are not one run's: ordinal %zu is %s "
+				        "(%s)",
+				        i,
+				        i && cases[i].ordinal < (json_int_t)i + 1 ? "given twice"
+				                                                  : "missing",
+				        str(c, "name"));
+			json_decref(c);
+			qc_merge_order_free(order);
 			return NULL;
 		}
 
@@ -329,14 +371,20 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 	set(run, "started", qc_report_jstring(started));
 	set(out, "run", run);
 
-	json_t *jcases = json_array();
+	json_t *jcases = json_array(); /* written from the order by qc_report_write */
 	mop *ops = NULL;
 	int n_ops = 0, cap = 0;
 	double verdicts[QC_N_VERDICTS] = {0}, waived = 0;
 	int conforms = nc > 0;
 	for (size_t i = 0; i < nc; i++) {
-		json_t *c = cases[i];
-		json_array_append(jcases, c);
+		json_t *c = merge_case(reps, order, i, err, err_size);
+		if (!c) {
+			free(ops);
+			json_decref(jcases);
+			json_decref(out);
+			qc_merge_order_free(order);
+			return NULL;
+		}
 		mop *o = NULL;
 		for (int k = 0; k < n_ops && !o; k++)
 			if (!strcmp(ops[k].op, str(c, "op")) &&
@@ -385,8 +433,8 @@ json_t *qc_merge_reports(json_t *const *reports, const char *const *names, int n
 			}
 			mout_add(&o->out[k], out_m);
 		}
+		json_decref(c);
 	}
-	free(cases);
 	set(out, "cases", jcases);
 	json_t *jops = json_array();
 	for (int i = 0; i < n_ops; i++) {
@@ -477,7 +525,8 @@ static int dump_line(FILE *f, const json_t *v)
 	return json_dumpf(v, f, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 }
 
-int qc_report_write(const char *path, const json_t *r)
+int qc_report_write(const char *path, const json_t *r, qc_report *const *reps,
+                    const qc_merge_order *order)
 {
 	qc_afile af;
 	char err[1200];
@@ -504,6 +553,18 @@ int qc_report_write(const char *path, const json_t *r)
 			{
 				fputs(i ? ",\n " : "\n ", f);
 				bad |= dump_line(f, c);
+			}
+			for (size_t k = 0; order && !strcmp(key, "cases") && k < order->n && !bad;
+			     k++) {
+				char rerr[1200];
+				if (!(c = merge_case(reps, order, k, rerr, sizeof rerr))) {
+					fprintf(stderr, "qconform merge: %s\n", rerr);
+					bad = 1;
+					break;
+				}
+				fputs(k ? ",\n " : "\n ", f);
+				bad |= dump_line(f, c);
+				json_decref(c);
 			}
 			fputs("\n]", f);
 		} else {
@@ -573,14 +634,16 @@ int qc_cmd_merge(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	json_t **reports = qc_xcalloc((size_t)nf, sizeof *reports);
+	qc_report **reports = qc_xcalloc((size_t)nf, sizeof *reports);
 	char err[1024];
 	int rc = 0;
 	for (int i = 0; i < nf && !rc; i++)
-		if (!(reports[i] = qc_report_read(files[i], err, sizeof err)))
+		if (!(reports[i] = qc_report_open(files[i], err, sizeof err)))
 			rc = 2;
 	json_t *merged = NULL;
-	if (!rc && !(merged = qc_merge_reports(reports, files, nf, command, err, sizeof err)))
+	qc_merge_order order = {0};
+	if (!rc &&
+	    !(merged = qc_merge_reports(reports, files, nf, command, &order, err, sizeof err)))
 		rc = 2;
 	char path[1024];
 	if (!rc) {
@@ -592,7 +655,7 @@ int qc_cmd_merge(int argc, char **argv)
 			snprintf(path, sizeof path, "reports/out/%s/report.json",
 			         strstr(name, "reference") ? "reference" : name);
 		}
-		if (mkdirs(path) != 0 || qc_report_write(path, merged) != 0) {
+		if (mkdirs(path) != 0 || qc_report_write(path, merged, reports, &order) != 0) {
 			snprintf(err, sizeof err, "cannot write %s: %s", path, strerror(errno));
 			rc = 2;
 		}
@@ -608,8 +671,9 @@ int qc_cmd_merge(int argc, char **argv)
 		rc = ok ? 0 : 1;
 	}
 	json_decref(merged);
+	qc_merge_order_free(&order);
 	for (int i = 0; i < nf; i++)
-		json_decref(reports[i]);
+		qc_report_close(reports[i]);
 	free(reports);
 	free(files);
 	return rc;

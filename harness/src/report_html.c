@@ -138,23 +138,91 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 	fputs("</ul>\n", f);
 }
 
+/* What the page needs of the cases, gathered in one pass over them (the cases stream:
+ * harness/src/report_read.h), in memory bounded by the listed cases. */
+typedef struct page_cases {
+	unsigned long long failing, within;
+	json_t *failing_list; /* the first QC_HTML_MAX_LISTED failing cases: [index, case] */
+	json_t *within_list;  /* the cases within tolerance, while QC_HTML_MAX_WITHIN at most */
+	json_t *waived;       /* "semantics\nop" -> how many cases a waiver accepted */
+	json_t *unsupported;  /* "semantics\nop" -> {message: [count, first case]} */
+} page_cases;
+
+static void op_slot(char *key, size_t n, const char *sem, const char *op)
+{
+	snprintf(key, n, "%s\n%s", sem, op);
+}
+
+static void page_cases_free(page_cases *pc)
+{
+	json_decref(pc->failing_list);
+	json_decref(pc->within_list);
+	json_decref(pc->waived);
+	json_decref(pc->unsupported);
+}
+
+static void page_case(page_cases *pc, json_t *c, size_t i)
+{
+	char key[512];
+	const char *verdict = qc_report_str(c, "verdict");
+	int v = verdict_index(verdict);
+	op_slot(key, sizeof key, qc_report_str(c, "semantics"), qc_report_str(c, "op"));
+	if (is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
+		json_array_append_new(pc->failing_list, json_pack("[IO]", (json_int_t)i, c));
+	if (v == QC_PASS_WITHIN_TOLERANCE && pc->within++ < QC_HTML_MAX_WITHIN)
+		json_array_append_new(pc->within_list, json_pack("[IO]", (json_int_t)i, c));
+	else if (v == QC_PASS_WITHIN_TOLERANCE)
+		json_array_clear(pc->within_list); /* too many: counted only */
+	if (json_object_get(c, "waived"))
+		json_object_set_new(
+		        pc->waived, key,
+		        json_integer(json_integer_value(json_object_get(pc->waived, key)) + 1));
+	if (strcmp(verdict, "NOT_SUPPORTED") != 0)
+		return;
+	/* every distinct message of the op, in the order first given, with its count */
+	json_t *seen = json_object_get(pc->unsupported, key);
+	if (!seen)
+		json_object_set_new(pc->unsupported, key, seen = json_object());
+	const char *msg = qc_report_str(c, "message");
+	json_t *e = json_object_get(seen, msg);
+	if (e)
+		json_array_set_new(e, 0,
+		                   json_integer(json_integer_value(json_array_get(e, 0)) + 1));
+	else
+		json_object_set_new(seen, msg, json_pack("[iO]", 1, json_object_get(c, "name")));
+}
+
+/* Reads every case of rep into pc. 0, or -1 with the reason in err. */
+static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t errsz)
+{
+	memset(pc, 0, sizeof *pc);
+	pc->failing_list = json_array();
+	pc->within_list = json_array();
+	pc->waived = json_object();
+	pc->unsupported = json_object();
+	json_t *c;
+	int rc;
+	size_t i = 0;
+	qc_report_rewind(rep);
+	while ((rc = qc_report_next(rep, &c, err, errsz)) > 0) {
+		page_case(pc, c, i++);
+		json_decref(c);
+	}
+	return rc;
+}
+
 /* Failing cases of semantics/op that a waiver accepted (the case's "waived"; issue 6). */
-static unsigned long long waived_in(json_t *r, const char *sem, const char *op)
+static unsigned long long waived_in(json_t *r, const page_cases *pc, const char *sem,
+                                    const char *op)
 {
 	if (!qc_report_key_count(json_object_get(r, "summary"), "waived"))
 		return 0;
-	unsigned long long n = 0;
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(r, "cases"), i, c)
-	{
-		n += json_object_get(c, "waived") && !strcmp(qc_report_str(c, "semantics"), sem) &&
-		     !strcmp(qc_report_str(c, "op"), op);
-	}
-	return n;
+	char key[512];
+	op_slot(key, sizeof key, sem, op);
+	return (unsigned long long)json_integer_value(json_object_get(pc->waived, key));
 }
 
-static void banner(FILE *f, json_t *r)
+static void banner(FILE *f, json_t *r, const page_cases *pc)
 {
 	json_t *summary = json_object_get(r, "summary");
 	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
@@ -201,7 +269,7 @@ static void banner(FILE *f, json_t *r)
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
 				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
-		bad -= waived_in(r, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		bad -= waived_in(r, pc, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
 		if (!bad)
 			continue;
 		if (shown++ == 12) {
@@ -227,19 +295,19 @@ static void banner(FILE *f, json_t *r)
 }
 
 /* waived_in for a profile's "semantics/op" */
-static unsigned long long op_waived(json_t *r, const char *sem_op)
+static unsigned long long op_waived(json_t *r, const page_cases *pc, const char *sem_op)
 {
 	const char *slash = strchr(sem_op, '/');
 	if (!slash)
 		return 0;
 	char sem[64];
 	snprintf(sem, sizeof sem, "%.*s", (int)(slash - sem_op), sem_op);
-	return waived_in(r, sem, slash + 1);
+	return waived_in(r, pc, sem, slash + 1);
 }
 
 /* The profile's verdict: every required op ran, none NOT_SUPPORTED or failing, and at least
  * min_cases cases (the requirements of issue 6's certificate; DESIGN.md, profiles). */
-static void profile_banner(FILE *f, json_t *r)
+static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 {
 	json_t *p = json_object_get(r, "profile");
 	if (!json_is_object(p))
@@ -258,7 +326,7 @@ static void profile_banner(FILE *f, json_t *r)
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k) || k == QC_NOT_SUPPORTED)
 				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
-		bad -= op_waived(r, qc_report_str(o, "op"));
+		bad -= op_waived(r, pc, qc_report_str(o, "op"));
 		if (!qc_report_key_count(o, "cases") || bad)
 			ok = 0;
 	}
@@ -282,7 +350,7 @@ static void profile_banner(FILE *f, json_t *r)
 			why = "no cases ran";
 		else if (qc_report_key_count(v, "NOT_SUPPORTED"))
 			why = "not supported";
-		unsigned long long failing = 0, waived = op_waived(r, qc_report_str(o, "op"));
+		unsigned long long failing = 0, waived = op_waived(r, pc, qc_report_str(o, "op"));
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
 				failing += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
@@ -772,18 +840,11 @@ static const char *spec_description(json_t *r, const char *path)
 
 /* Failing cases (up to QC_HTML_MAX_LISTED), cases within tolerance (when few), and the
  * operators the plugin does not support. */
-static void drill_down(FILE *f, json_t *r, const char *json_path)
+static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *json_path)
 {
-	json_t *cases = json_object_get(r, "cases");
-	unsigned long long failing = 0, within = 0, listed = 0;
+	unsigned long long failing = pc->failing, within = pc->within;
 	size_t i;
 	json_t *c;
-	json_array_foreach(cases, i, c)
-	{
-		int v = verdict_index(qc_report_str(c, "verdict"));
-		failing += is_failing(v);
-		within += v == QC_PASS_WITHIN_TOLERANCE;
-	}
 	fprintf(f, "<h2 id=\"failing\">Failing cases (%llu)</h2>\n", failing);
 	if (!failing)
 		fputs("<p class=\"note\">No case failed, errored, crashed or timed out.</p>\n", f);
@@ -796,14 +857,11 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		esc(f, json_path);
 		fputs("</code>).</p>\n", f);
 	}
-	json_array_foreach(cases, i, c)
+	json_array_foreach(pc->failing_list, i, c)
 	{
-		if (listed == QC_HTML_MAX_LISTED)
-			break;
-		if (is_failing(verdict_index(qc_report_str(c, "verdict")))) {
-			case_article(f, c, i, spec_description(r, qc_report_str(c, "spec")));
-			listed++;
-		}
+		json_t *cc = json_array_get(c, 1);
+		case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
+		             spec_description(r, qc_report_str(cc, "spec")));
 	}
 	fprintf(f, "<h2 id=\"within\">Passed within tolerance (%llu)</h2>\n", within);
 	if (within > QC_HTML_MAX_WITHIN) {
@@ -816,11 +874,11 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 	} else if (!within) {
 		fputs("<p class=\"note\">None: every passing case is bit-exact.</p>\n", f);
 	} else {
-		json_array_foreach(cases, i, c)
+		json_array_foreach(pc->within_list, i, c)
 		{
-			if (verdict_index(qc_report_str(c, "verdict")) == QC_PASS_WITHIN_TOLERANCE)
-				case_article(f, c, i,
-				             spec_description(r, qc_report_str(c, "spec")));
+			json_t *cc = json_array_get(c, 1);
+			case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
+			             spec_description(r, qc_report_str(cc, "spec")));
 		}
 	}
 	/* NOT_SUPPORTED: per operator, every distinct message of the plugin with its count */
@@ -843,29 +901,11 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 		if (!n)
 			continue;
 		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op");
-		/* every distinct message of the op, in the order first given, with its count */
-		json_t *seen = json_object(); /* message -> [count, first case] */
-		size_t j;
-		json_array_foreach(cases, j, c)
-		{
-			if (strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") != 0 ||
-			    strcmp(qc_report_str(c, "semantics"), sem) != 0 ||
-			    strcmp(qc_report_str(c, "op"), op) != 0)
-				continue;
-			const char *msg = qc_report_str(c, "message");
-			json_t *e = json_object_get(seen, msg);
-			if (e)
-				json_array_set_new(
-				        e, 0,
-				        json_integer(json_integer_value(json_array_get(e, 0)) + 1));
-			else
-				json_object_set_new(
-				        seen, msg,
-				        json_pack("[iO]", 1, json_object_get(c, "name")));
-		}
+		char key[512];
+		op_slot(key, sizeof key, sem, op);
 		const char *msg;
 		json_t *e;
-		json_object_foreach(seen, msg, e)
+		json_object_foreach(json_object_get(pc->unsupported, key), msg, e)
 		{
 			fputs("<tr><td>", f);
 			esc(f, sem);
@@ -878,7 +918,6 @@ static void drill_down(FILE *f, json_t *r, const char *json_path)
 			esc(f, json_string_value(json_array_get(e, 1)));
 			fputs("</td></tr>\n", f);
 		}
-		json_decref(seen);
 	}
 	fputs("</table>\n", f);
 }
@@ -1033,44 +1072,53 @@ static void certificate(FILE *f, json_t *c)
 	      f);
 }
 
-int qc_html_write_doc(json_t *r, const char *json_path, const char *html_path, char *err,
+int qc_html_write_doc(qc_report *rep, const char *json_path, const char *html_path, char *err,
                       size_t errsz)
 {
-	return qc_html_write_cert(r, NULL, json_path, html_path, err, errsz);
+	return qc_html_write_cert(rep, NULL, json_path, html_path, err, errsz);
 }
 
-int qc_html_write_cert(json_t *r, json_t *cert, const char *json_path, const char *html_path,
+int qc_html_write_cert(qc_report *rep, json_t *cert, const char *json_path, const char *html_path,
                        char *err, size_t errsz)
 {
-	qc_afile af;
-	if (qc_afile_open(&af, html_path, err, errsz) != 0)
+	page_cases pc;
+	if (page_cases_read(&pc, rep, err, errsz) != 0) {
+		page_cases_free(&pc);
 		return -1;
+	}
+	json_t *r = qc_report_doc(rep);
+	qc_afile af;
+	if (qc_afile_open(&af, html_path, err, errsz) != 0) {
+		page_cases_free(&pc);
+		return -1;
+	}
 	FILE *f = af.f;
 	json_t *run = json_object_get(r, "run");
 	head(f, run);
 	if (cert)
 		certificate(f, cert);
-	banner(f, r);
-	profile_banner(f, r);
+	banner(f, r, &pc);
+	profile_banner(f, r, &pc);
 	metadata(f, r, json_path);
 	ops_table(f, r);
 	waivers(f, r);
-	drill_down(f, r, json_path);
+	drill_down(f, r, &pc, json_path);
 	fputs("<p class=\"muted\">Generated by qconform ", f);
 	esc(f, qc_report_str(run, "qconform_version"));
 	fputs(" from <code>", f);
 	esc(f, json_path);
 	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);
+	page_cases_free(&pc);
 	return qc_afile_commit(&af, err, errsz);
 }
 
 int qc_html_write(const char *json_path, const char *html_path, char *err, size_t errsz)
 {
-	json_t *r = qc_report_read(json_path, err, errsz);
+	qc_report *r = qc_report_open(json_path, err, errsz);
 	if (!r)
 		return -1;
 	int rc = qc_html_write_doc(r, json_path, html_path, err, errsz);
-	json_decref(r);
+	qc_report_close(r);
 	return rc;
 }
 
@@ -1126,7 +1174,7 @@ int qc_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	char err[1024];
-	json_t *r = qc_report_read(json, err, sizeof err);
+	qc_report *r = qc_report_open(json, err, sizeof err);
 	if (!r) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
@@ -1151,6 +1199,6 @@ int qc_cmd_report(int argc, char **argv)
 	}
 	free(html_def);
 	free(junit_def);
-	json_decref(r);
+	qc_report_close(r);
 	return rc;
 }

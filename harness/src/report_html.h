@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "report_read.h"
+
 /* Most failing cases the HTML lists one by one; the rest are counted (the JSON has them). */
 #define QC_HTML_MAX_LISTED 500
 /* Cases that passed within tolerance are listed only when there are at most this many. */
@@ -19,8 +21,9 @@
 /* Writes the HTML report of json_path to html_path. 0, or -1 with "path: reason" in err. */
 int qc_html_write(const char *json_path, const char *html_path, char *err, size_t errsz);
 
-/* The same from a loaded report (json_path is named in the page). */
-int qc_html_write_doc(json_t *report, const char *json_path, const char *html_path, char *err,
+/* The same from an open report (report_read.h; json_path is named in the page): one pass over
+ * its cases, in memory bounded by the cases the page lists. */
+int qc_html_write_doc(qc_report *report, const char *json_path, const char *html_path, char *err,
                       size_t errsz);
 
 /*
@@ -29,8 +32,8 @@ int qc_html_write_doc(json_t *report, const char *json_path, const char *html_pa
  * plugin's identity and sha256, the suite version, the spec hashes, the host and the report
  * it was made from. cert NULL: exactly qc_html_write_doc.
  */
-int qc_html_write_cert(json_t *report, json_t *cert, const char *json_path, const char *html_path,
-                       char *err, size_t errsz);
+int qc_html_write_cert(qc_report *report, json_t *cert, const char *json_path,
+                       const char *html_path, char *err, size_t errsz);
 
 /* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
 int qc_cmd_report(int argc, char **argv);

@@ -178,8 +178,9 @@ static void testcase(FILE *f, json_t *c)
 /* ---- cases grouped by operator ---- */
 
 typedef struct op_group {
-	const char *sem, *op;
-	size_t *cases, n, cap;
+	char *sem, *op;
+	long long *cases; /* where each case of the group is in the report (qc_report_at) */
+	size_t n, cap;
 	unsigned long long failures, errors, skipped;
 	double time;
 } op_group;
@@ -232,25 +233,33 @@ static op_group *group_of(op_table *t, const char *sem, const char *op)
 		t->g = ng;
 		t->cap = nc;
 	}
-	t->slot[h] = t->n + 1;
-	op_group *g = &t->g[t->n++];
+	op_group *g = &t->g[t->n];
 	memset(g, 0, sizeof *g);
-	g->sem = sem;
-	g->op = op;
+	g->sem = strdup(sem);
+	g->op = strdup(op);
+	if (!g->sem || !g->op) {
+		free(g->sem);
+		free(g->op);
+		return NULL;
+	}
+	t->slot[h] = ++t->n;
 	return g;
 }
 
 static void table_free(op_table *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->g[i].cases);
+		free(t->g[i].sem);
+		free(t->g[i].op);
+	}
 	free(t->g);
 	free(t->slot);
 }
 
-int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
+int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t errsz)
 {
-	json_t *cases = json_object_get(r, "cases"), *run = json_object_get(r, "run");
+	json_t *r = qc_report_doc(rep), *run = json_object_get(r, "run");
 	json_t *plugin = json_object_get(run, "plugin");
 	op_table t = {0};
 	/* operators in the order of the report's roll-up, then any others in case order */
@@ -263,20 +272,27 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	}
 	unsigned long long failures = 0, errors = 0, skipped = 0;
 	double total_time = 0;
-	json_array_foreach(cases, i, x)
-	{
+	size_t n_cases = 0;
+	int rc;
+	qc_report_rewind(rep);
+	while ((rc = qc_report_next(rep, &x, err, errsz)) > 0) {
+		n_cases++;
 		op_group *g = group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op"));
-		if (!g)
+		if (!g) {
+			json_decref(x);
 			goto oom;
+		}
 		if (g->n == g->cap) {
 			size_t nc = g->cap ? 2 * g->cap : 16;
-			size_t *nca = realloc(g->cases, nc * sizeof *nca);
-			if (!nca)
+			long long *nca = realloc(g->cases, nc * sizeof *nca);
+			if (!nca) {
+				json_decref(x);
 				goto oom;
+			}
 			g->cases = nca;
 			g->cap = nc;
 		}
-		g->cases[g->n++] = i;
+		g->cases[g->n++] = qc_report_pos_of_last(rep);
 		const char *v = qc_report_str(x, "verdict");
 		if (json_object_get(x, "waived")) {
 			g->skipped++;
@@ -287,6 +303,11 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 			g->skipped += !strcmp(v, "NOT_SUPPORTED");
 		}
 		g->time += secs(json_object_get(x, "seconds"));
+		json_decref(x);
+	}
+	if (rc < 0) {
+		table_free(&t);
+		return -1;
 	}
 	for (i = 0; i < t.n; i++) {
 		failures += t.g[i].failures;
@@ -315,8 +336,8 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
 	        "time=\"%.6f\">\n",
-	        json_array_size(cases) + (size_t)interrupted, failures,
-	        errors + (unsigned long long)interrupted, skipped, total_time);
+	        n_cases + (size_t)interrupted, failures, errors + (unsigned long long)interrupted,
+	        skipped, total_time);
 	if (interrupted) {
 		fputs("  <testsuite name=\"qconform\" tests=\"1\" failures=\"0\" errors=\"1\" "
 		      "skipped=\"0\" time=\"0\">\n    <testcase classname=\"qconform\" "
@@ -372,8 +393,15 @@ int qc_junit_write_doc(json_t *r, const char *xml_path, char *err, size_t errsz)
 		fputs("      <property name=\"qconform.version\" value=\"", f);
 		xesc(f, qc_report_str(run, "qconform_version"), 1);
 		fputs("\"/>\n    </properties>\n", f);
-		for (size_t k = 0; k < g->n; k++)
-			testcase(f, json_array_get(cases, g->cases[k]));
+		for (size_t k = 0; k < g->n; k++) {
+			if (qc_report_at(rep, g->cases[k], &x, err, errsz) != 0) {
+				qc_afile_abort(&af);
+				table_free(&t);
+				return -1;
+			}
+			testcase(f, x);
+			json_decref(x);
+		}
 		fputs("  </testsuite>\n", f);
 	}
 	fputs("</testsuites>\n", f);
@@ -387,10 +415,10 @@ oom:
 
 int qc_junit_write(const char *json_path, const char *xml_path, char *err, size_t errsz)
 {
-	json_t *r = qc_report_read(json_path, err, errsz);
+	qc_report *r = qc_report_open(json_path, err, errsz);
 	if (!r)
 		return -1;
 	int rc = qc_junit_write_doc(r, xml_path, err, errsz);
-	json_decref(r);
+	qc_report_close(r);
 	return rc;
 }

@@ -13,10 +13,13 @@
 
 #include <jansson.h>
 
+#include "report_read.h"
+
 /* Writes the JUnit XML of json_path to xml_path. 0, or -1 with "path: reason" in err. */
 int qc_junit_write(const char *json_path, const char *xml_path, char *err, size_t errsz);
 
-/* The same from a report loaded with qc_report_read (report_html.h). */
-int qc_junit_write_doc(json_t *report, const char *xml_path, char *err, size_t errsz);
+/* The same from an open report (report_read.h): the cases are grouped by operator through
+ * their positions in the file (8 bytes a case), then read again one at a time. */
+int qc_junit_write_doc(qc_report *report, const char *xml_path, char *err, size_t errsz);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * report_read: a JSON report read back (README.md, "Reports"), with jansson: the one
- * reader of reports for the HTML and JUnit renderers, merge, diff and --baseline.
+ * reader of reports for the HTML and JUnit renderers, merge, diff, --baseline and certify.
  */
 #ifndef QC_REPORT_READ_H
 #define QC_REPORT_READ_H
@@ -10,9 +10,38 @@
 #include <jansson.h>
 
 /*
- * Reads a report: a JSON file with format "qconform-report", version 1, and the run, cases,
- * ops and summary members. Returns the document, or NULL with "path: reason" in err.
+ * A report read as a stream: qc_report_open checks the whole file (a cut or unbalanced file
+ * fails there) and parses every member but the cases, which qc_report_next then parses one at
+ * a time; the memory needed is the largest case's, whatever the number of cases. Any layout of
+ * the JSON reads. Errors: one line "path: reason" in err, with the line and column of
+ * the fault (or its byte offset after qc_report_at).
  */
+typedef struct qc_report qc_report;
+
+/* Opens a report: a JSON file with format "qconform-report", version 1, and the run, cases,
+ * ops and summary members. NULL with "path: reason" in err. */
+qc_report *qc_report_open(const char *json_path, char *err, size_t errsz);
+/* A stream over a report document in memory (its "cases"); NULL when out of memory. */
+qc_report *qc_report_of(json_t *doc);
+void qc_report_close(qc_report *r);
+/* The document: every member; from a file, "cases" is an empty list (the cases stream). */
+json_t *qc_report_doc(const qc_report *r);
+/* The file's path. */
+const char *qc_report_path(const qc_report *r);
+/* How many cases the report holds. */
+size_t qc_report_ncases(const qc_report *r);
+/* The next case: 1 with a new reference in *c, 0 after the last, -1 with the reason in err.
+ * The first call, and the first after qc_report_rewind or qc_report_at, starts at the first
+ * case. */
+int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz);
+void qc_report_rewind(qc_report *r);
+/* Where the case qc_report_next returned last is, for qc_report_at. */
+long long qc_report_pos_of_last(const qc_report *r);
+/* The case at pos (from qc_report_pos_of_last): 0 with a new reference in *c, or -1. */
+int qc_report_at(qc_report *r, long long pos, json_t **c, char *err, size_t errsz);
+
+/* The whole report in memory (qc_report_open, then every case): the document, or NULL with
+ * "path: reason" in err. */
 json_t *qc_report_read(const char *json_path, char *err, size_t errsz);
 
 /* Values of a report read back, for every reader (HTML, JUnit, diff, merge). */

@@ -1239,10 +1239,13 @@ int qc_cmd_run(const qc_run_opts *o)
 		if (qc_sha256_file(o->waivers, waivers_sha) != 0)
 			waivers_sha[0] = 0;
 	}
-	json_t *baseline = NULL;
+	json_t *baseline = NULL; /* checked now, its cases streamed at the end */
 	char err[1200];
 	if (o->baseline) {
-		if (!(baseline = qc_report_read(o->baseline, err, sizeof err))) {
+		qc_report *b = qc_report_open(o->baseline, err, sizeof err);
+		baseline = b ? json_incref(qc_report_doc(b)) : NULL;
+		qc_report_close(b);
+		if (!baseline) {
 			fprintf(stderr, "qconform: --baseline %s\n", err);
 			qc_waivers_free(waivers);
 			specset_free(&ss);
@@ -1520,9 +1523,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	} else if (baseline && rc == 0) {
 		/* the same comparison as qconform diff BASELINE REPORT */
 		char derr[1024];
-		json_t *cur = qc_report_read(json_path, derr, sizeof derr);
+		qc_report *base = qc_report_open(o->baseline, derr, sizeof derr),
+		          *cur = base ? qc_report_open(json_path, derr, sizeof derr) : NULL;
 		printf("baseline %s:\n", o->baseline);
-		if (!cur || qc_diff_reports(baseline, cur, stdout, &dc, derr, sizeof derr) != 0) {
+		if (!cur || qc_diff_reports(base, cur, stdout, &dc, derr, sizeof derr) != 0) {
 			fprintf(stderr, "qconform: --baseline: %s\n", derr);
 			status = 2;
 		} else if (status != 2) {
@@ -1530,7 +1534,8 @@ int qc_cmd_run(const qc_run_opts *o)
 			status = dc.regressions || n_expired ? 1 : 0;
 			gated = 1;
 		}
-		json_decref(cur);
+		qc_report_close(base);
+		qc_report_close(cur);
 	}
 	if (!interrupted && status != 2)
 		print_verdict(&st.stats, waivers, st.waived, n_expired, gated ? o->baseline : NULL,
@@ -1580,7 +1585,7 @@ static int render_reports(const qc_run_opts *o, const char *json_path)
 	if (!h && !x)
 		return 0;
 	char err[1024];
-	json_t *doc = qc_report_read(json_path, err, sizeof err);
+	qc_report *doc = qc_report_open(json_path, err, sizeof err);
 	int rc = doc ? 0 : -1;
 	if (doc && h && qc_html_write_doc(doc, json_path, h, err, sizeof err) != 0)
 		rc = -1;
@@ -1592,7 +1597,7 @@ static int render_reports(const qc_run_opts *o, const char *json_path)
 		printf("junit: %s\n", x);
 	if (rc != 0)
 		fprintf(stderr, "qconform: %s\n", err);
-	json_decref(doc);
+	qc_report_close(doc);
 	return rc;
 }
 
