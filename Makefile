@@ -151,7 +151,9 @@ test: deps
 
 # `make bench`: the reference kernels (bench-kernels), then the pipeline over every spec with
 # the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time
-# per case (suite/bench/bench_run.sh). Ratios within one run, not seconds across machines.
+# per case (suite/bench/bench_run.sh), then the readers of reports (report, diff, merge) on
+# reports of BENCH_REPORT_CASES cases made from that run (suite/bench/bench_reports.sh): peak
+# RSS and time. Ratios within one run, not seconds across machines.
 # `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
 # a run, in GOPS, beside XNNPACK's single-threaded time on the same shapes when its Debian
 # packages are installed (suite/bench/bench_kernels.c says what is timed).
@@ -168,6 +170,8 @@ bench-kernels: $(BENCH_KERNELS)
 
 bench: all bench-kernels
 	suite/bench/bench_run.sh $(BUILD)
+	suite/bench/bench_reports.sh $(BUILD) $(BUILD)/bench/jobs1.best.json $(BENCH_REPORT_CASES)
+BENCH_REPORT_CASES ?= 100000 1000000
 
 # ONNX's own backend node tests of the quantization ops (Debian's libonnx-testdata) as
 # golden specs in specs/onnx/imported/, with the package and version as provenance; the
