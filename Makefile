@@ -31,13 +31,15 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
-CPPFLAGS := -Iharness/include -Iharness/src -Ireference
+# The harness, one folder per stage of the pipeline (harness/src/README.md).
+HARNESS_DIRS := spec cases run judge report gate tools base
+CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
-HARNESS_SRC := $(filter-out harness/src/main.c,$(wildcard harness/src/*.c))
+HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
@@ -120,7 +122,7 @@ $(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
 $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-# The process a plugin runs in (harness/src/worker.c); qconform spawns it from
+# The process a plugin runs in (harness/src/run/worker.c); qconform spawns it from
 # its own directory. Built with the same flags, sanitizers included. libm is
 # linked even though the worker calls nothing in it, so a plugin that uses it
 # without linking it still loads (as it did in a worker forked from qconform).

@@ -1,6 +1,6 @@
 /*
  * CI gating: run --shard K/N and merge, diff and run --baseline, run --waivers
- * (harness/src/run.c, merge.c, diff.c, waivers.c), end to end through the
+ * (harness/src/run/run.c, merge.c, diff.c, waivers.c), end to end through the
  * qconform binary and its JSON reports (read back with jansson).
  */
 #include <jansson.h>

@@ -743,7 +743,7 @@ static void test_report_to_special_files(void)
 	qct_rmdir(tmp);
 }
 
-/* ---- reports read as a stream (harness/src/report_read.c) ---- */
+/* ---- reports read as a stream (harness/src/report/report_read.c) ---- */
 
 /* s with every "from" replaced by "to" (a new string). */
 static char *replaced(const char *s, const char *from, const char *to)

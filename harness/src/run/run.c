@@ -76,7 +76,7 @@ int qc_case_selected(const qc_run_opts *o, const char *name)
  * the expansion) keeps every case in its shard when other specs gain or lose cases, so a
  * shard's history (timings, a per-shard baseline, a flaky case) follows the case; with
  * thousands of cases the shards come out even to a few percent. The hash is FNV-1a mixed by
- * splitmix64 (harness/src/rng.c qc_hash64) with a fixed seed: it does not depend on --seed,
+ * splitmix64 (harness/src/cases/rng.c qc_hash64) with a fixed seed: it does not depend on --seed,
  * the host or the plugin, so every machine of a CI matrix splits the same way.
  */
 #define SHARD_HASH_SEED 0x5348415244ull /* "SHARD" */

@@ -13,7 +13,7 @@
  *                        0, zp rounded half to even)
  *     QC_NUDGE_SYMMETRIC LiteRT weights: zp 0, scale = max(|min|,|max|)/qmax
  *
- * Each convention's source is named in harness/src/qparams.c; golden values are in
+ * Each convention's source is named in harness/src/cases/qparams.c; golden values are in
  * suite/test_qparams.c.
  */
 #ifndef QC_QPARAMS_H

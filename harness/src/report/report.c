@@ -80,7 +80,7 @@ static void shell_command(FILE *m, const char *s)
 }
 
 /* The characters of s[0..n) inside a JSON string: escaped, and every ill-formed UTF-8
- * subsequence replaced by U+FFFD (harness/src/utf8.h), so one bad byte from a plugin or a Lua
+ * subsequence replaced by U+FFFD (harness/src/base/utf8.h), so one bad byte from a plugin or a Lua
  * string cannot make the report invalid JSON. */
 static void json_chars(FILE *f, const char *s, size_t n)
 {

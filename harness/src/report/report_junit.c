@@ -23,7 +23,7 @@ static double secs(json_t *v)
 /*
  * XML text or attribute value. XML 1.0 (section 2.2, Char) allows tab, newline, carriage
  * return, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: other C0 controls, U+FFFE,
- * U+FFFF and any ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. In attributes, tab and
+ * U+FFFF and any ill-formed UTF-8 (harness/src/base/utf8.h) become U+FFFD. In attributes, tab and
  * line ends are written as character references so attribute-value normalization keeps them.
  */
 static void xesc(FILE *f, const char *s, int attr)

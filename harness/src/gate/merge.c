@@ -21,7 +21,7 @@ static const char *str(const json_t *o, const char *key)
 }
 
 /* A number as the run's writer prints it: whole numbers as integers, NaN and infinities as
- * strings (harness/src/report.c num). */
+ * strings (harness/src/report/report.c num). */
 static json_t *jnum(double v)
 {
 	if (isnan(v))
@@ -38,7 +38,7 @@ static void set(json_t *o, const char *key, json_t *v)
 	json_object_set_new(o, key, v);
 }
 
-/* ---- per-op roll-ups from the cases, as harness/src/results.c qc_stats_add does ---- */
+/* ---- per-op roll-ups from the cases, as harness/src/judge/results.c qc_stats_add does ---- */
 
 typedef struct mout {
 	char name[32];
@@ -64,7 +64,7 @@ static int verdict_index(const char *v)
 	return -1;
 }
 
-/* Adds one case output's metrics, as qc_metrics_merge does (harness/src/compare.c). The sums
+/* Adds one case output's metrics, as qc_metrics_merge does (harness/src/judge/compare.c). The sums
  * of e and e^2 come back as mean * elements; in LSB the errors are integers, so the sums are
  * whole numbers and rounding them recovers them exactly: the merged LSB bias and MSE equal
  * the unsharded run's bit for bit. In steps and ULP they agree to rounding (diff's noise). */

@@ -74,7 +74,7 @@ typedef struct qc_run_meta {
 typedef struct qc_json qc_json;
 
 /* Opens path (creating its directory) and writes the run header. The report goes to
- * PATH.tmp and replaces PATH when qc_json_close succeeds (harness/src/afile.h). */
+ * PATH.tmp and replaces PATH when qc_json_close succeeds (harness/src/base/afile.h). */
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size);
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r);
 /* The same, with the case's position in the unsharded run and the reason of the waiver that
@@ -83,7 +83,7 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
                      const char *waived);
 /* The case object qc_json_case_ex writes, as malloc'd text (its length in *len), and that
  * text written as the report's next case: the journal keeps the same bytes
- * (harness/src/journal.h). */
+ * (harness/src/run/journal.h). */
 char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                         const char *waived, size_t *len);
 void qc_json_case_raw(qc_json *j, const char *text, size_t len);

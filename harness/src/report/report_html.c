@@ -31,7 +31,7 @@ static int is_failing(int v)
 /* ---- escaping ---- */
 
 /* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline, DEL,
- * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/utf8.h) become U+FFFD. */
+ * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/base/utf8.h) become U+FFFD. */
 static void esc(FILE *f, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -139,7 +139,7 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 }
 
 /* What the page needs of the cases, gathered in one pass over them (the cases stream:
- * harness/src/report_read.h), in memory bounded by the listed cases. */
+ * harness/src/report/report_read.h), in memory bounded by the listed cases. */
 typedef struct page_cases {
 	unsigned long long failing, within;
 	json_t *failing_list; /* the first QC_HTML_MAX_LISTED failing cases: [index, case] */
@@ -922,7 +922,7 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	fputs("</table>\n", f);
 }
 
-/* ---- the certificate (qconform certify; harness/src/certify.c) ---- */
+/* ---- the certificate (qconform certify; harness/src/gate/certify.c) ---- */
 
 static void cert_kv_count(FILE *f, const char *key, unsigned long long n)
 {

@@ -32,7 +32,7 @@ typedef struct qc_runner_config {
 	/* The worker executable. NULL: $QCONFORM_WORKER if set, else "qconform-worker"
 	 * in the directory of the running executable. */
 	const char *worker_path;
-	int sandbox; /* the worker enters the sandbox (harness/src/sandbox.h) */
+	int sandbox; /* the worker enters the sandbox (harness/src/run/sandbox.h) */
 	const char *const *sandbox_allow; /* paths that stay writable in it */
 	int n_sandbox_allow;
 	size_t worker_memory; /* address space a worker may take beyond the arena; 0: no limit */

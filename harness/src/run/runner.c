@@ -606,7 +606,7 @@ typedef struct stager {
 } stager;
 
 /* The bytes an output starts with when the caller gives none: never a plausible answer of
- * every element at once (harness/src/poison.c fills the caller's buffers better). */
+ * every element at once (harness/src/run/poison.c fills the caller's buffers better). */
 static void default_poison(unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -763,7 +763,7 @@ static int map_set(test *t, int s, char *err, size_t n)
 /* ---- YAML -------------------------------------------------------------- */
 
 /* A float32 value as the shortest decimal that the spec parser (strtod,
- * then the nearest float32: harness/src/spec.c qc_parse_float) reads back
+ * then the nearest float32: harness/src/spec/spec.c qc_parse_float) reads back
  * to the same bits; .nan / .inf / -.inf as YAML spells them; -0 as -0.0. */
 static void fmt_f32(char *buf, size_t size, float f)
 {

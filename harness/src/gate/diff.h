@@ -18,7 +18,7 @@
 
 #include "report_read.h" /* qc_report_num, qc_report_int */
 
-/* Reports are read with qc_report_read (harness/src/report_html.h). */
+/* Reports are read with qc_report_read (harness/src/report/report_html.h). */
 /* An allowed verdict (README "Verdicts"), or a failure a waiver accepted ("waived"). */
 int qc_report_case_allowed(const json_t *c);
 

@@ -114,7 +114,7 @@ int qc_profile_classify(const qc_profile *p, const struct qc_case *c, int first[
 /* "base", or the extension's name, of class k. */
 const char *qc_profile_class_name(const qc_profile *p, int k);
 
-/* libyaml helpers of the small YAML files (profiles, waivers: harness/src/waivers.c). */
+/* libyaml helpers of the small YAML files (profiles, waivers: harness/src/gate/waivers.c). */
 /* Reads path and loads its document within the limits of qc_limits.h (qc_yaml_load_file);
  * an error is reported to diag as "path:line:column: message" (counted) and gives 0. */
 int qc_yaml_load(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);

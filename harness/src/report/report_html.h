@@ -27,7 +27,7 @@ int qc_html_write_doc(qc_report *report, const char *json_path, const char *html
                       size_t errsz);
 
 /*
- * The same with a certificate (harness/src/certify.c, qconform certify) on top: a banner
+ * The same with a certificate (harness/src/gate/certify.c, qconform certify) on top: a banner
  * CERTIFIED / NOT CERTIFIED, the reasons, the waived cases, the profile's required ops, the
  * plugin's identity and sha256, the suite version, the spec hashes, the host and the report
  * it was made from. cert NULL: exactly qc_html_write_doc.

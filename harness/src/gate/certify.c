@@ -52,7 +52,7 @@ static void reason(json_t *reasons, const char *fmt, ...)
 
 /*
  * What the decision needs of the cases, gathered in one pass over them (the cases stream:
- * harness/src/report_read.h): per (class, semantics/op) the first NOT_SUPPORTED case, per
+ * harness/src/report/report_read.h): per (class, semantics/op) the first NOT_SUPPORTED case, per
  * disallowed verdict the unwaived cases counted per op, and the waived cases. Bounded by the
  * number of ops, plus the waived cases the certificate lists.
  */
@@ -271,7 +271,7 @@ static json_t *copy(json_t *o, const char *key)
 }
 
 /* The waiver that accepted a case: the first unexpired one in file order whose glob matches
- * (harness/src/waivers.c qc_waivers_match); NULL if the report lists none. */
+ * (harness/src/gate/waivers.c qc_waivers_match); NULL if the report lists none. */
 static json_t *waiver_of(json_t *report, const char *name)
 {
 	size_t i;
@@ -362,7 +362,7 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 
 /* ---- qconform certify ---- */
 
-/* The profile file the run used, found where the run finds it (harness/src/run.c load_specs:
+/* The profile file the run used, found where the run finds it (harness/src/run/run.c load_specs:
  * profiles/ directories under the spec paths, else specs/profiles). NULL if not found. */
 static qc_profile *find_profile(const qc_run_opts *o)
 {

@@ -59,7 +59,7 @@ unsigned long long qc_report_key_count(const json_t *o, const char *key);
  * "-inf". Returns buf. */
 const char *qc_report_num_text(char *buf, size_t n, const json_t *v);
 
-/* json_string of any bytes: s made reportable first (qc_utf8_sanitize, harness/src/utf8.h), so
+/* json_string of any bytes: s made reportable first (qc_utf8_sanitize, harness/src/base/utf8.h), so
  * never NULL for a string jansson would refuse; NULL s gives "". */
 json_t *qc_report_jstring(const char *s);
 
