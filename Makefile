@@ -31,13 +31,15 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
-CPPFLAGS := -Iharness/include -Iharness/src -Ireference
+# The harness, one folder per stage of the pipeline (harness/src/README.md).
+HARNESS_DIRS := spec cases run judge report gate tools base
+CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
-HARNESS_SRC := $(filter-out harness/src/main.c,$(wildcard harness/src/*.c))
+HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
@@ -120,7 +122,7 @@ $(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
 $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-# The process a plugin runs in (harness/src/worker.c); qconform spawns it from
+# The process a plugin runs in (harness/src/run/worker.c); qconform spawns it from
 # its own directory. Built with the same flags, sanitizers included. libm is
 # linked even though the worker calls nothing in it, so a plugin that uses it
 # without linking it still loads (as it did in a worker forked from qconform).
@@ -149,7 +151,11 @@ test: deps
 	$(MAKE) format-check
 	$(MAKE) -j2 --output-sync=target test-unit test-san
 
-# Throughput of the reference over every spec: three runs, wall time from each report.
+# `make bench`: the reference kernels (bench-kernels), then the pipeline over every spec with
+# the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time
+# per case (suite/bench/bench_run.sh), then the readers of reports (report, diff, merge) on
+# reports of BENCH_REPORT_CASES cases made from that run (suite/bench/bench_reports.sh): peak
+# RSS and time. Ratios within one run, not seconds across machines.
 # `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
 # a run, in GOPS, beside XNNPACK's single-threaded time on the same shapes when its Debian
 # packages are installed (suite/bench/bench_kernels.c says what is timed).
@@ -165,11 +171,9 @@ bench-kernels: $(BENCH_KERNELS)
 	$(BENCH_KERNELS)
 
 bench: all bench-kernels
-	@for i in 1 2 3; do \
-	  $(QCONFORM) run specs --quiet --json $(BUILD)/bench.json >/dev/null || exit 1; \
-	  sed -n 's/.*"summary": {"cases": \([0-9]*\),.*"wall_seconds": \([0-9.]*\)}.*/\1 \2/p' \
-	    $(BUILD)/bench.json | awk '{ printf "run %d: %d cases in %.2f s (%.0f cases/s)\n", '"$$i"', $$1, $$2, $$1 / $$2 }'; \
-	done
+	suite/bench/bench_run.sh $(BUILD)
+	suite/bench/bench_reports.sh $(BUILD) $(BUILD)/bench/jobs1.best.json $(BENCH_REPORT_CASES)
+BENCH_REPORT_CASES ?= 100000 1000000
 
 # ONNX's own backend node tests of the quantization ops (Debian's libonnx-testdata) as
 # golden specs in specs/onnx/imported/, with the package and version as provenance; the

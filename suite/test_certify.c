@@ -1,5 +1,5 @@
 /*
- * qconform certify (harness/src/certify.c): the reference certifies the profiles; a plugin
+ * qconform certify (harness/src/gate/certify.c): the reference certifies the profiles; a plugin
  * that declines a required op, one that fails cases, a suite below the profile's min_cases
  * and a filtered run are refused with the reason; the certificate matches its schema
  * (reports/schema/certificate.schema.json) and names the report it was made from by sha256.

@@ -1,5 +1,5 @@
 /*
- * The convention matrix (harness/src/conventions.c) on the worked examples
+ * The convention matrix (harness/src/tools/conventions.c) on the worked examples
  * of FACTS.md sections 4-6, the compare-conventions command, and the
  * divide-by-scale stub: a torch kernel that divides where torch multiplies
  * by the reciprocal fails exactly the cases where the two differ.

@@ -1,5 +1,5 @@
 /*
- * run --dump DIR (harness/src/dump.c): the .npy header layout byte for byte, and end to end
+ * run --dump DIR (harness/src/report/dump.c): the .npy header layout byte for byte, and end to end
  * through the qconform binary: failing stubs dumped, every .npy read back by NumPy (Debian's
  * python3-numpy) and checked against `qconform show` and the report's mismatches, and every
  * dumped case.yaml run again: the same verdict with the same stub, PASS with the reference.

@@ -1,6 +1,6 @@
 /*
  * CI gating: run --shard K/N and merge, diff and run --baseline, run --waivers
- * (harness/src/run.c, merge.c, diff.c, waivers.c), end to end through the
+ * (harness/src/run/run.c, merge.c, diff.c, waivers.c), end to end through the
  * qconform binary and its JSON reports (read back with jansson).
  */
 #include <jansson.h>
@@ -442,7 +442,10 @@ static void test_diff_noise(void)
 		qc_diff_counts n;
 		char err[256];
 		FILE *out = fopen("/dev/null", "w");
-		CU_ASSERT_EQUAL(qc_diff_reports(base, cur, out, &n, err, sizeof err), 0);
+		qc_report *rb = qc_report_of(base), *rc = qc_report_of(cur);
+		CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, out, &n, err, sizeof err), 0);
+		qc_report_close(rb);
+		qc_report_close(rc);
 		fclose(out);
 		if (n.regressions != (uint64_t)t[i].regressions ||
 		    n.improvements != (uint64_t)t[i].improvements) {
@@ -458,7 +461,10 @@ static void test_diff_noise(void)
 	qc_diff_counts n;
 	char err[256];
 	FILE *out = fopen("/dev/null", "w");
-	CU_ASSERT_EQUAL(qc_diff_reports(base, cur, out, &n, err, sizeof err), 0);
+	qc_report *rb = qc_report_of(base), *rc = qc_report_of(cur);
+	CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, out, &n, err, sizeof err), 0);
+	qc_report_close(rb);
+	qc_report_close(rc);
 	fclose(out);
 	CU_ASSERT_EQUAL(n.regressions, 1);
 	json_decref(cur);

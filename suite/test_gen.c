@@ -1,4 +1,4 @@
-/* Tests for harness/src/rng.c and harness/src/gen.c. */
+/* Tests for harness/src/cases/rng.c and harness/src/gen.c. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

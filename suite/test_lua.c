@@ -1,4 +1,4 @@
-/* Tests for harness/src/slua.c: the sandbox, its limits, values, generators, checks, qc. */
+/* Tests for harness/src/cases/slua.c: the sandbox, its limits, values, generators, checks, qc. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

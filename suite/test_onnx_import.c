@@ -1,5 +1,5 @@
 /*
- * The ONNX importer (harness/src/onnxpb.c, harness/src/onnx_import.c): the
+ * The ONNX importer (harness/src/tools/onnxpb.c, harness/src/tools/onnx_import.c): the
  * protobuf wire reader on hand-made and hostile bytes, the TensorProto
  * decoder on every element type, SHA-256, the `import-onnx` command on
  * hostile and hand-made test directories, and end to end: the installed

@@ -1,4 +1,5 @@
-/* Tests for harness/src/qparams.c (the three forms of the parameters) and `qconform quant`. */
+/* Tests for harness/src/cases/qparams.c (the three forms of the parameters) and `qconform quant`.
+ */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -743,6 +743,163 @@ static void test_report_to_special_files(void)
 	qct_rmdir(tmp);
 }
 
+/* ---- reports read as a stream (harness/src/report/report_read.c) ---- */
+
+/* s with every "from" replaced by "to" (a new string). */
+static char *replaced(const char *s, const char *from, const char *to)
+{
+	size_t n = 0, fl = strlen(from), tl = strlen(to);
+	for (const char *p = s; (p = strstr(p, from)); p += fl)
+		n++;
+	char *out = malloc(strlen(s) + n * tl + 1), *o = out;
+	for (const char *p = s, *q; (q = strstr(p, from)) || *p; p = q + fl) {
+		if (!q) {
+			strcpy(o, p);
+			return out;
+		}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, to, tl);
+		o += tl;
+	}
+	*o = 0;
+	return out;
+}
+
+/* The output file of `qconform ARGS` in dir DIR (lines or indented), with DIR named "lines". */
+static char *output_of(const char *tmp, const char *dir, const char *file)
+{
+	char path[700], from[700], to[700];
+	snprintf(path, sizeof path, "%s/%s/%s", tmp, dir, file);
+	char *text = qct_read_file(path);
+	if (!text)
+		return NULL;
+	snprintf(from, sizeof from, "%s/%s/", tmp, dir);
+	snprintf(to, sizeof to, "%s/lines/", tmp);
+	char *r = replaced(text, from, to);
+	free(text);
+	return r;
+}
+
+/* A report laid out another way (re-indented, one member a line, not one case a line) renders,
+ * diffs and merges exactly as the writer's layout. */
+static void test_any_layout(void)
+{
+	const char *tmp = qct_tmpdir();
+	qct_proc p;
+	const char *stub = qct_stub("worse_add");
+	char qc[4096]; /* absolute: the renderings run in the report's directory */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(qct_build_path("qconform"), qc));
+	static const char *const names[] = {"report.json", "s1.json", "s2.json"};
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p,
+		               "mkdir -p '%s/lines' '%s/indented' && %s run "
+		               "specs/litert/add.yaml specs/litert/mul.yaml --plugin %s "
+		               "--quiet --shard %d/2 --json '%s/lines/s%d.json'",
+		               tmp, tmp, qct_build_path("qconform"), stub, k + 1, tmp, k + 1),
+		        0);
+		CU_ASSERT_EQUAL(p.status, 1);
+		qct_proc_free(&p);
+	}
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/litert/add.yaml specs/litert/mul.yaml --plugin %s", stub);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_decref(r);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char from[700], lines[700], ind[700];
+		snprintf(from, sizeof from, "%s/%s", tmp, names[i]);
+		snprintf(lines, sizeof lines, "%s/lines/%s", tmp, names[i]);
+		snprintf(ind, sizeof ind, "%s/indented/%s", tmp, names[i]);
+		if (i == 0)
+			CU_ASSERT_EQUAL(rename(from, lines), 0);
+		json_error_t e;
+		json_t *doc = json_load_file(lines, 0, &e);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+		CU_ASSERT_EQUAL(json_dump_file(doc, ind, JSON_INDENT(3)), 0);
+		json_decref(doc);
+	}
+	static const char *const dirs[] = {"lines", "indented"};
+	for (int d = 0; d < 2; d++) {
+		const char *dir = dirs[d];
+		CU_ASSERT_EQUAL(qct_sh(&p,
+		                       "cd '%s/%s' && %s report report.json --html '%s/%s/r.html' "
+		                       "--junit '%s/%s/r.xml' && { %s diff report.json s1.json > "
+		                       "diff.txt; test $? -le 1; } && { %s merge s1.json s2.json "
+		                       "--json '%s/%s/merged.json'; test $? -le 1; }",
+		                       tmp, dir, qc, tmp, dir, tmp, dir, qc, qc, tmp, dir),
+		                0);
+		if (p.status)
+			fprintf(stderr, "\n  %s: %s", dir, p.err);
+		CU_ASSERT_EQUAL(p.status, 0);
+		qct_proc_free(&p);
+	}
+	static const char *const outputs[] = {"r.html", "r.xml", "diff.txt", "merged.json"};
+	for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+		char *a = output_of(tmp, "lines", outputs[i]),
+		     *b = output_of(tmp, "indented", outputs[i]);
+		CU_ASSERT_PTR_NOT_NULL(a);
+		CU_ASSERT_PTR_NOT_NULL(b);
+		if (a && b && strcmp(a, b) != 0) {
+			CU_FAIL("another layout renders otherwise");
+			fprintf(stderr, "\n  %s differs", outputs[i]);
+		}
+		free(a);
+		free(b);
+	}
+	/* and the failing cases are there: the comparison compared something */
+	char *html = output_of(tmp, "lines", "r.html");
+	CU_ASSERT(html && strstr(html, "<article"));
+	free(html);
+	qct_rmdir(tmp);
+}
+
+/* A report cut anywhere (a run killed while writing it): every reader says so in one line
+ * "path: invalid JSON at line L, column C: ...", exit 2. */
+static void test_truncated_report(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --plugin %s",
+	                           qct_stub("worse_add"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_decref(r);
+	char whole[600], cut[600];
+	snprintf(whole, sizeof whole, "%s/report.json", tmp);
+	snprintf(cut, sizeof cut, "%s/cut.json", tmp);
+	char *text = qct_read_file(whole);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	size_t n = strlen(text);
+	/* in the middle of the cases, and just before the last brace */
+	size_t at[] = {n / 2, n - 3};
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+		FILE *f = fopen(cut, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fwrite(text, 1, at[i], f);
+		fclose(f);
+		static const char *const cmds[] = {"report '%s' --html /dev/null", "diff '%s' '%s'",
+		                                   "merge '%s' --json /dev/null"};
+		for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+			char args[1400];
+			snprintf(args, sizeof args, cmds[k], cut, whole);
+			qct_proc p;
+			CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s", qct_build_path("qconform"), args),
+			                      0);
+			char want[700];
+			snprintf(want, sizeof want, "%s: invalid JSON at line ", cut);
+			CU_ASSERT_EQUAL(p.status, 2);
+			CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+			CU_ASSERT_EQUAL(occurrences(p.err, "\n"), 1);
+			if (p.status != 2 || !strstr(p.err, want))
+				fprintf(stderr, "\n  qconform %s: %s", args, p.err);
+			qct_proc_free(&p);
+		}
+	}
+	free(text);
+	qct_rmdir(tmp);
+}
+
 void qct_register_reports(void)
 {
 	CU_pSuite s = qct_suite("reports");
@@ -754,4 +911,6 @@ void qct_register_reports(void)
 	CU_add_test(s, "large run", test_large_run);
 	CU_add_test(s, "run --html --junit", test_run_renders);
 	CU_add_test(s, "reports to a FIFO and through a symlink", test_report_to_special_files);
+	CU_add_test(s, "any layout reads alike", test_any_layout);
+	CU_add_test(s, "a cut report: one line", test_truncated_report);
 }

@@ -1,5 +1,5 @@
 /*
- * Hostile specs (harness/src/qc_limits.h): each row of the table is an input that once hung,
+ * Hostile specs (harness/src/spec/qc_limits.h): each row of the table is an input that once hung,
  * crashed, blew memory or silently doubled the suite. `qconform validate` and `qconform run`
  * must both end it with exit 2 and the message at its place ("file:line:col: message", or
  * "file: message" for a file as a whole), within a generous time bound that only detects a

@@ -1,5 +1,5 @@
 /*
- * Strings that are not UTF-8 (harness/src/utf8.c): the sanitizer on a table of ill-formed
+ * Strings that are not UTF-8 (harness/src/base/utf8.c): the sanitizer on a table of ill-formed
  * inputs (each maximal subpart one U+FFFD, as the Unicode standard's section 3.9 and WHATWG
  * decode), against Python's own UTF-8 decoder on random bytes, the bounded copy at every cut,
  * the JSON writer read back by jansson; then end to end, a plugin and a spec whose strings are

@@ -1,6 +1,6 @@
 /*
  * qconform-worker: the process a plugin runs in. The harness starts it (see
- * harness/src/wire.h for its command line); it is not meant to be run by hand.
+ * harness/src/run/wire.h for its command line); it is not meant to be run by hand.
  */
 #include "wire.h"
 

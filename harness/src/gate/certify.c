@@ -1,0 +1,534 @@
+#include "certify.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "compare.h"
+#include "profile.h"
+#include "report.h"
+#include "report_html.h"
+#include "report_read.h"
+#include "sha256.h"
+#include "spec.h"
+#include "utf8.h"
+
+/* ---- reading the report ---- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static unsigned long long jcount(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_integer(v))
+		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
+	double d = json_is_real(v) ? json_real_value(v) : 0;
+	return d > 0 ? (unsigned long long)d : 0;
+}
+
+static void reason(json_t *reasons, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(json_t *reasons, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	/* a long reason is cut by bytes: not in the middle of a character */
+	if (n >= (int)sizeof buf)
+		qc_utf8_trim_tail(buf, sizeof buf - 1);
+	json_array_append_new(reasons, qc_report_jstring(buf));
+}
+
+/*
+ * What the decision needs of the cases, gathered in one pass over them (the cases stream:
+ * harness/src/report/report_read.h): per (class, semantics/op) the first NOT_SUPPORTED case, per
+ * disallowed verdict the unwaived cases counted per op, and the waived cases. Bounded by the
+ * number of ops, plus the waived cases the certificate lists.
+ */
+typedef struct cert_cases {
+	json_t *refused;               /* "class\nsemantics/op" -> first refused case */
+	json_t *per_op[QC_N_VERDICTS]; /* "semantics/op" -> count, in the order first failed */
+	json_t *waived;                /* [case] every waived case, in report order */
+} cert_cases;
+
+static void cert_cases_free(cert_cases *cc)
+{
+	json_decref(cc->refused);
+	json_decref(cc->waived);
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		json_decref(cc->per_op[v]);
+}
+
+/* The key of class ext (NULL: the base) and semantics/op in cert_cases.refused. */
+static void refused_key(char *key, size_t n, const char *ext, const char *sem_op)
+{
+	snprintf(key, n, "%s%s\n%s", ext ? "x" : "-", ext ? ext : "", sem_op);
+}
+
+static void cert_case(cert_cases *cc, json_t *c)
+{
+	char op[512];
+	if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >= (int)sizeof op)
+		qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
+	const char *verdict = jstr(c, "verdict");
+	if (!strcmp(verdict, "NOT_SUPPORTED")) {
+		char key[1024];
+		refused_key(key, sizeof key, json_string_value(json_object_get(c, "extension")),
+		            op);
+		if (!json_object_get(cc->refused, key))
+			json_object_set(cc->refused, key, c);
+	}
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		if (qc_verdict_conforms((qc_verdict)v) || json_object_get(c, "waived") ||
+		    strcmp(verdict, qc_verdict_name((qc_verdict)v)) != 0)
+			continue;
+		json_t *n = json_object_get(cc->per_op[v], op);
+		json_object_set_new(cc->per_op[v], op,
+		                    json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
+	if (json_object_get(c, "waived"))
+		json_array_append(cc->waived, c);
+}
+
+/* Reads every case of rep into cc. 0, or -1 with the reason in err. */
+static int cert_cases_read(cert_cases *cc, qc_report *rep, char *err, size_t errsz)
+{
+	cc->refused = json_object();
+	cc->waived = json_array();
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		cc->per_op[v] = json_object(); /* insertion order is kept (jansson >= 2.8) */
+	json_t *c;
+	int rc;
+	qc_report_rewind(rep);
+	while ((rc = qc_report_next(rep, &c, err, errsz)) > 0) {
+		cert_case(cc, c);
+		json_decref(c);
+	}
+	return rc;
+}
+
+/* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
+ * the order the ops first fail: "12 cases FAIL: litert/ADD 12". */
+static void failing_reasons(const cert_cases *cc, json_t *reasons)
+{
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		if (qc_verdict_conforms((qc_verdict)v))
+			continue;
+		const char *vn = qc_verdict_name((qc_verdict)v);
+		json_t *per_op = cc->per_op[v];
+		unsigned long long total = 0;
+		const char *op;
+		json_t *n;
+		json_object_foreach(per_op, op, n) total +=
+		        (unsigned long long)json_integer_value(n);
+		if (total) {
+			char buf[1536];
+			size_t used = (size_t)snprintf(buf, sizeof buf, "%llu case%s %s:", total,
+			                               total == 1 ? "" : "s", vn);
+			int k = 0;
+			json_object_foreach(per_op, op, n)
+			{
+				if (used >= sizeof buf - 64) {
+					/* an op name may have filled the buffer: cut before it */
+					if (used >= sizeof buf)
+						used = qc_utf8_trim_tail(buf, sizeof buf - 64);
+					snprintf(buf + used, sizeof buf - used, ", ...");
+					break;
+				}
+				used += (size_t)snprintf(buf + used, sizeof buf - used,
+				                         "%s %s %lld", k++ ? "," : "", op,
+				                         (long long)json_integer_value(n));
+			}
+			if (used >= sizeof buf)
+				qc_utf8_trim_tail(buf, sizeof buf - 1);
+			reason(reasons, "%s", buf);
+		}
+	}
+}
+
+/* The first case of class ext (NULL: the base) and semantics/op with a NOT_SUPPORTED verdict. */
+static json_t *first_refused(const cert_cases *cc, const char *ext, const char *sem_op)
+{
+	char key[1024];
+	refused_key(key, sizeof key, ext, sem_op);
+	return json_object_get(cc->refused, key);
+}
+
+/* One class of the profile: every required op ran, none NOT_SUPPORTED (the first refused case
+ * and the kernel's message named), and at least min_cases cases. */
+static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, json_t *reasons)
+{
+	char pre[160] = "";
+	if (ext)
+		snprintf(pre, sizeof pre, "extension %s: ", ext);
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(cls, "required_ops"), i, o)
+	{
+		unsigned long long n = jcount(o, "cases");
+		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		if (!n) {
+			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
+		} else if (ns) {
+			json_t *c = first_refused(cc, ext, jstr(o, "op"));
+			reason(reasons,
+			       "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s", pre,
+			       jstr(o, "op"), ns, n, c ? "; the first, " : "",
+			       c ? jstr(c, "name") : "", c ? ": " : "",
+			       c ? jstr(c, "message") : "");
+		}
+	}
+	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
+	if (cases < min)
+		reason(reasons, "%s%llu cases, the %s needs %llu", pre, cases,
+		       ext ? "extension" : "profile", min);
+}
+
+static json_t *reasons_of(json_t *report, const cert_cases *cc)
+{
+	json_t *reasons = json_array();
+	json_t *run = json_object_get(report, "run");
+	json_t *profile = json_object_get(report, "profile");
+	/* a run stopped by a signal judged only part of the profile */
+	json_t *intr = json_object_get(report, "interrupted");
+	if (intr)
+		reason(reasons,
+		       "interrupted run (%s after %llu of %llu cases): a certificate needs "
+		       "every case of the profile",
+		       json_is_object(intr) ? jstr(intr, "signal") : "?",
+		       jcount(intr, "cases_done"), jcount(intr, "cases_planned"));
+	if (!json_is_object(profile)) {
+		reason(reasons, "the report has no profile (a run without --profile certifies "
+		                "nothing)");
+		return reasons;
+	}
+	/* a certificate covers the whole profile: a selection of it proves nothing */
+	json_t *filters = json_object_get(run, "filters");
+	if (json_array_size(filters))
+		reason(reasons,
+		       "filtered run (%zu --filter): a certificate needs every case of "
+		       "the profile",
+		       json_array_size(filters));
+	if (json_array_size(json_object_get(run, "case_names")))
+		reason(reasons,
+		       "run of %zu --case name%s: a certificate needs every case of the "
+		       "profile",
+		       json_array_size(json_object_get(run, "case_names")),
+		       json_array_size(json_object_get(run, "case_names")) == 1 ? "" : "s");
+	json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard))
+		reason(reasons, "shard %llu of %llu: a certificate needs every case of the profile",
+		       jcount(shard, "index"), jcount(shard, "count"));
+	size_t i;
+	json_t *o;
+	/* the base (the profile's top level), then each extension the run covers */
+	class_reasons(cc, profile, NULL, reasons);
+	json_array_foreach(json_object_get(profile, "extensions"), i, o)
+	        class_reasons(cc, o, jstr(o, "name"), reasons);
+	failing_reasons(cc, reasons);
+	json_array_foreach(json_object_get(report, "waivers"), i, o)
+	{
+		if (json_is_true(json_object_get(o, "expired")))
+			reason(reasons, "waiver expired: '%s' (%s) held until %s", jstr(o, "case"),
+			       jstr(o, "reason"), jstr(o, "expires"));
+	}
+	if (!json_array_size(reasons) &&
+	    !json_is_true(json_object_get(json_object_get(report, "summary"), "conforms")))
+		reason(reasons, "the run does not conform");
+	return reasons;
+}
+
+json_t *qc_certify_reasons(json_t *report)
+{
+	qc_report *rep = qc_report_of(report);
+	cert_cases cc = {0};
+	char err[256];
+	json_t *reasons = NULL;
+	if (rep && cert_cases_read(&cc, rep, err, sizeof err) == 0)
+		reasons = reasons_of(report, &cc);
+	cert_cases_free(&cc);
+	qc_report_close(rep);
+	return reasons;
+}
+
+/* ---- the certificate ---- */
+
+static json_t *copy(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return v ? json_deep_copy(v) : json_null();
+}
+
+/* The waiver that accepted a case: the first unexpired one in file order whose glob matches
+ * (harness/src/gate/waivers.c qc_waivers_match); NULL if the report lists none. */
+static json_t *waiver_of(json_t *report, const char *name)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(report, "waivers"), i, w)
+	{
+		if (!json_is_true(json_object_get(w, "expired")) &&
+		    fnmatch(jstr(w, "case"), name, 0) == 0)
+			return w;
+	}
+	return NULL;
+}
+
+json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char *report_sha256,
+                             const qc_certify_profile_file *pf, char *err, size_t errsz)
+{
+	cert_cases cc = {0};
+	if (cert_cases_read(&cc, rep, err, errsz) != 0) {
+		cert_cases_free(&cc);
+		return NULL;
+	}
+	json_t *report = qc_report_doc(rep);
+	json_t *run = json_object_get(report, "run"), *summary = json_object_get(report, "summary");
+	json_t *profile = json_object_get(report, "profile");
+	json_t *reasons = reasons_of(report, &cc);
+	json_t *cert = json_object();
+	json_object_set_new(cert, "format", json_string("qconform-certificate"));
+	json_object_set_new(cert, "format_version", json_integer(QC_CERTIFICATE_FORMAT));
+	json_object_set_new(cert, "certified", json_boolean(json_array_size(reasons) == 0));
+	json_object_set_new(cert, "reasons", reasons);
+
+	json_t *p = json_object();
+	json_object_set_new(p, "name",
+	                    json_is_object(profile) ? copy(profile, "name") : copy(run, "profile"));
+	json_object_set_new(p, "description",
+	                    pf && pf->description ? qc_report_jstring(pf->description)
+	                                          : json_null());
+	json_object_set_new(p, "path", pf && pf->path ? qc_report_jstring(pf->path) : json_null());
+	json_object_set_new(p, "sha256", pf && pf->sha256 ? json_string(pf->sha256) : json_null());
+	json_object_set_new(p, "min_cases", json_integer((json_int_t)jcount(profile, "min_cases")));
+	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
+	json_t *ops = json_object_get(profile, "required_ops");
+	json_object_set_new(p, "required_ops", ops ? json_deep_copy(ops) : json_array());
+	/* what the certificate covers: the base and the extensions the run declared */
+	json_t *covers = json_array(), *exts = json_object_get(profile, "extensions"), *x;
+	json_array_append_new(covers, json_string("base"));
+	size_t k;
+	json_array_foreach(exts, k, x) json_array_append_new(covers, copy(x, "name"));
+	json_object_set_new(p, "covers", covers);
+	json_object_set_new(p, "extensions", exts ? json_deep_copy(exts) : json_array());
+	json_t *nc = json_object_get(profile, "not_covered");
+	json_object_set_new(p, "not_covered", nc ? json_deep_copy(nc) : json_array());
+	json_object_set_new(cert, "profile", p);
+
+	json_object_set_new(cert, "cases", json_integer((json_int_t)jcount(summary, "cases")));
+	json_object_set_new(cert, "verdicts", copy(summary, "verdicts"));
+	json_t *waived = json_array();
+	size_t i;
+	json_t *c;
+	json_array_foreach(cc.waived, i, c)
+	{
+		json_t *why = json_object_get(c, "waived");
+		json_t *w = waiver_of(report, jstr(c, "name")), *e = json_object_get(w, "expires");
+		json_t *x = json_object();
+		json_object_set_new(x, "case", copy(c, "name"));
+		json_object_set_new(x, "verdict", copy(c, "verdict"));
+		json_object_set_new(x, "reason", json_deep_copy(why));
+		json_object_set_new(x, "expires",
+		                    json_is_string(e) ? json_deep_copy(e) : json_null());
+		json_array_append_new(waived, x);
+	}
+	json_object_set_new(cert, "waived", waived);
+	json_object_set_new(cert, "plugin", copy(run, "plugin"));
+	json_object_set_new(cert, "qconform_version", copy(run, "qconform_version"));
+	json_object_set_new(cert, "specs", copy(run, "specs"));
+	json_object_set_new(cert, "host", copy(run, "host"));
+	json_object_set_new(cert, "seed", copy(run, "seed"));
+	json_object_set_new(cert, "command", copy(run, "command"));
+	json_object_set_new(cert, "started", copy(run, "started"));
+	json_object_set_new(cert, "finished", copy(summary, "finished"));
+	json_t *ev = json_object();
+	json_object_set_new(ev, "path", qc_report_jstring(report_path));
+	json_object_set_new(ev, "sha256", json_string(report_sha256));
+	json_object_set_new(cert, "report", ev);
+	cert_cases_free(&cc);
+	return cert;
+}
+
+/* ---- qconform certify ---- */
+
+/* The profile file the run used, found where the run finds it (harness/src/run/run.c load_specs:
+ * profiles/ directories under the spec paths, else specs/profiles). NULL if not found. */
+static qc_profile *find_profile(const qc_run_opts *o)
+{
+	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
+	char **files = NULL, **pfiles = NULL;
+	int n_pfiles = 0;
+	FILE *devnull = fopen("/dev/null", "w");
+	qc_diag diag = {0, 0, devnull ? devnull : stderr};
+	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
+	                     &pfiles, &n_pfiles, &diag);
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	if (!n_pfiles && access(def_profiles[0], F_OK) == 0) {
+		char **none = NULL;
+		free(pfiles);
+		qc_spec_find(def_profiles, 1, &none, &pfiles, &n_pfiles, &diag);
+		free(none);
+	}
+	qc_profile *found = NULL;
+	for (int i = 0; i < n_pfiles; i++) {
+		qc_profile *p = found ? NULL : qc_profile_load(pfiles[i], &diag);
+		if (p && !strcmp(p->name, o->profile))
+			found = p;
+		else
+			qc_profile_free(p);
+		free(pfiles[i]);
+	}
+	free(pfiles);
+	if (devnull)
+		fclose(devnull);
+	return found;
+}
+
+static int write_json(json_t *doc, const char *path)
+{
+	qc_afile af;
+	char err[1200];
+	if (qc_afile_open(&af, path, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return -1;
+	}
+	if (json_dumpf(doc, af.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
+		qc_afile_abort(&af);
+		return -1;
+	}
+	fputc('\n', af.f); /* a final newline, as the other files */
+	if (qc_afile_commit(&af, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
+{
+	if (!in->profile)
+		return fprintf(stderr, "qconform certify: needs --profile NAME\n"), 2;
+	if (!in->plugin)
+		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
+		                       "certify)\n"),
+		       2;
+	if (in->n_filters || in->n_case_names || in->shard_count)
+		return fprintf(stderr,
+		               "qconform certify: %s selects part of the profile; a "
+		               "certificate runs all of it (use run for a partial run)\n",
+		               in->n_filters      ? "--filter"
+		               : in->n_case_names ? "--case"
+		                                  : "--shard"),
+		       2;
+	if (in->json_path || in->html_path || in->junit_path)
+		return fprintf(stderr, "qconform certify: the report goes to --out DIR "
+		                       "(report.json, report.html, certificate.json, "
+		                       "certificate.html); no --json, --html or --junit\n"),
+		       2;
+	if (in->baseline)
+		return fprintf(stderr, "qconform certify: --baseline gates CI runs; a certificate "
+		                       "judges one run on its own (use run --baseline)\n"),
+		       2;
+	qc_run_opts o = *in;
+	char json_path[1100], html_path[1100], junit_path[1100], written[1100] = "";
+	if (out_dir) {
+		int n = (int)strlen(out_dir);
+		while (n > 1 && out_dir[n - 1] == '/')
+			n--;
+		snprintf(json_path, sizeof json_path, "%.*s/report.json", n, out_dir);
+		snprintf(html_path, sizeof html_path, "%.*s/report.html", n, out_dir);
+		snprintf(junit_path, sizeof junit_path, "%.*s/report.junit.xml", n, out_dir);
+		o.json_path = json_path;
+		o.html_path = html_path;
+		o.junit_path = junit_path;
+	}
+	o.json_written = written;
+	o.json_written_size = sizeof written;
+	int run_rc = qc_cmd_run(&o);
+	if (run_rc >= 128 && written[0]) {
+		/* a signal stopped the run: the certificate says why it refuses, then the exit
+		 * status is the run's (130, 143, 129) */
+		printf("the run was interrupted: the certificate refuses it\n");
+	} else if (run_rc == 2 || !written[0]) {
+		fprintf(stderr, "qconform certify: the run stopped (exit 2); no certificate\n");
+		return 2;
+	}
+	char err[1200], sha[65];
+	qc_report *report = qc_report_open(written, err, sizeof err);
+	if (!report) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		return 2;
+	}
+	if (qc_sha256_file(written, sha) != 0) {
+		fprintf(stderr, "qconform certify: %s: %s\n", written, strerror(errno));
+		qc_report_close(report);
+		return 2;
+	}
+	qc_profile *prof = find_profile(&o);
+	char prof_sha[65] = "";
+	if (prof && qc_sha256_file(prof->path, prof_sha) != 0)
+		prof_sha[0] = 0;
+	if (prof && prof->description) {
+		/* a folded YAML scalar ends in a newline */
+		size_t n = strlen(prof->description);
+		while (n && (prof->description[n - 1] == '\n' || prof->description[n - 1] == ' '))
+			prof->description[--n] = 0;
+	}
+	qc_certify_profile_file pf = {prof ? prof->path : NULL, prof_sha[0] ? prof_sha : NULL,
+	                              prof ? prof->description : NULL};
+	json_t *cert = qc_certificate_build(report, written, sha, &pf, err, sizeof err);
+	qc_profile_free(prof);
+	if (!cert) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		qc_report_close(report);
+		return 2;
+	}
+
+	/* beside the report: DIR/ or reports/out/<plugin>/ */
+	size_t dl = strrchr(written, '/') ? (size_t)(strrchr(written, '/') - written) + 1 : 0;
+	char cjson[1200], chtml[1200];
+	snprintf(cjson, sizeof cjson, "%.*scertificate.json", (int)dl, written);
+	snprintf(chtml, sizeof chtml, "%.*scertificate.html", (int)dl, written);
+	int rc = write_json(cert, cjson) == 0 ? 0 : 2;
+	if (rc == 0 && qc_html_write_cert(report, cert, written, chtml, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform certify: %s\n", err);
+		rc = 2;
+	}
+	int certified = json_is_true(json_object_get(cert, "certified"));
+	json_t *reasons = json_object_get(cert, "reasons");
+	size_t i;
+	json_t *x;
+	printf("certificate: %s\n", certified ? "CERTIFIED" : "NOT CERTIFIED");
+	json_t *cov = json_object_get(json_object_get(cert, "profile"), "covers");
+	printf("  profile %s: ", o.profile);
+	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
+	printf("\n  plugin %s %s (sha256 %s)\n", jstr(json_object_get(cert, "plugin"), "name"),
+	       jstr(json_object_get(cert, "plugin"), "version"),
+	       jstr(json_object_get(cert, "plugin"), "sha256"));
+	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
+	if (json_array_size(json_object_get(cert, "waived")))
+		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",
+		       json_array_size(json_object_get(cert, "waived")),
+		       json_array_size(json_object_get(cert, "waived")) == 1 ? "" : "s");
+	if (rc == 0)
+		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
+	json_decref(cert);
+	qc_report_close(report);
+	if (run_rc >= 128)
+		return run_rc;
+	return rc ? rc : certified ? 0 : 1;
+}

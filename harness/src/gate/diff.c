@@ -1,0 +1,559 @@
+#include "diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_read.h"
+#include "run.h"
+#include "utf8.h"
+#include "util.h"
+
+/*
+ * Noise. max |e| and mismatches are a maximum and a count over the same inputs (the seed
+ * fixes them): they carry no arithmetic noise, so any increase is a change of the kernel.
+ * bias and MSE are sums of errors divided by the element count, computed in double; the same
+ * errors summed in another order (a merged sharded run, an op roll-up) differ by at most
+ * n * 2^-53 relative, below 1.2e-7 for n < 1e9 elements. So |bias| and MSE count as up only
+ * beyond DIFF_REL relative plus DIFF_ABS absolute (in the output's unit: LSB, steps or ULP;
+ * the absolute term absorbs cancellation around 0). A real change of one element's error in
+ * a case of up to 1e8 elements moves MSE by more than 1e-8, and it moves mismatches or max
+ * |e| anyway.
+ */
+#define DIFF_REL 1e-6
+#define DIFF_ABS 1e-9
+
+int qc_report_case_allowed(const json_t *c)
+{
+	static const char *const ok[] = {"PASS", "PASS_WITHIN_TOLERANCE", "NOT_SUPPORTED",
+	                                 "EXPECTED_ERROR"};
+	const char *v = qc_report_str(c, "verdict");
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(v, ok[i]))
+			return 1;
+	return json_string_value(json_object_get(c, "waived")) != NULL;
+}
+
+/* ---- one output's metrics, old against new ---- */
+
+/* Up beyond noise (a NaN is worse than any number). */
+static int up_noisy(double old, double cur)
+{
+	if (isnan(cur) || isnan(old))
+		return isnan(cur) && !isnan(old);
+	return cur > old + DIFF_ABS + DIFF_REL * fabs(old);
+}
+
+/* Up at all: maxima and counts. */
+static int up_exact(double old, double cur)
+{
+	if (isnan(cur) || isnan(old))
+		return isnan(cur) && !isnan(old);
+	return cur > old;
+}
+
+typedef struct line {
+	char buf[2048];
+	size_t used;
+	int worse, better;
+} line;
+
+static void add(line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(line *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (l->used < sizeof l->buf)
+		l->used += (size_t)vsnprintf(l->buf + l->used, sizeof l->buf - l->used, fmt, ap);
+	va_end(ap);
+	if (l->used >= sizeof l->buf) /* cut by bytes: not in the middle of a character */
+		qc_utf8_trim_tail(l->buf, strlen(l->buf));
+}
+
+static const json_t *output_named(const json_t *outputs, const char *name)
+{
+	for (size_t i = 0; i < json_array_size(outputs); i++)
+		if (!strcmp(qc_report_str(json_array_get(outputs, i), "name"), name))
+			return json_array_get(outputs, i);
+	return NULL;
+}
+
+/* A verdict whose outputs were compared (the others carry no meaningful metrics). */
+static int compared(const char *verdict)
+{
+	return !strcmp(verdict, "PASS") || !strcmp(verdict, "PASS_WITHIN_TOLERANCE") ||
+	       !strcmp(verdict, "FAIL");
+}
+
+/* Compares the outputs of two cases (or two op roll-ups): what got worse goes to w, what got
+ * better to b. */
+static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b)
+{
+	size_t i;
+	const json_t *o;
+	json_array_foreach(bo, i, o)
+	{
+		const char *name = qc_report_str(o, "name");
+		const json_t *p = output_named(no, name);
+		if (!p)
+			continue;
+		static const struct {
+			const char *key, *label;
+			int noisy, absolute;
+		} m[] = {{"max_abs", "max|e|", 0, 0},
+		         {"mismatches", "mismatches", 0, 0},
+		         {"bias", "|bias|", 1, 1},
+		         {"mse", "mse", 1, 0}};
+		int wn = 0, bn = 0;
+		for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+			double x = qc_report_num(json_object_get(o, m[k].key)),
+			       y = qc_report_num(json_object_get(p, m[k].key));
+			if (m[k].absolute) {
+				x = fabs(x);
+				y = fabs(y);
+			}
+			int worse = m[k].noisy ? up_noisy(x, y) : up_exact(x, y);
+			int better = m[k].noisy ? up_noisy(y, x) : up_exact(y, x);
+			line *l = worse ? w : better ? b : NULL;
+			if (!l)
+				continue;
+			int *cnt = worse ? &wn : &bn;
+			if (*cnt)
+				add(l, ", ");
+			else
+				add(l, "%soutput %s: ", l->used ? "; " : "", name);
+			add(l, k == 1 ? "%s %.0f -> %.0f" : "%s %.6g -> %.6g", m[k].label, x, y);
+			(*cnt)++;
+			l->worse |= worse;
+			l->better |= better;
+		}
+	}
+}
+
+/* ---- the two reports ---- */
+
+/*
+ * Cases are matched by name through an index per report: the 64-bit hash of each case's name
+ * and where the case is in the file (16 bytes a case), sorted by hash. A hit is read again
+ * from the file (qc_report_at) and its name compared, so a collision of hashes costs a read,
+ * never a wrong match. Any order of the cases works; in the usual one (both reports in the
+ * run's order) the reads go forward through the file.
+ */
+typedef struct hpos {
+	uint64_t h;
+	long long pos;
+} hpos;
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
+static int cmp_hpos(const void *a, const void *b)
+{
+	const hpos *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return q;
+}
+
+static void hpos_add(hpos **v, size_t *n, size_t *cap, uint64_t h, long long pos)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = (hpos){h, pos};
+}
+
+/* The name index of r (sorted by hash, *n entries); with fail, also the position of every
+ * case that is not allowed (qc_report_case_allowed) in *fail. NULL with err on a read
+ * error. */
+static hpos *name_index(qc_report *r, size_t *n, hpos **fail, size_t *nfail, char *err,
+                        size_t errsz)
+{
+	size_t cap = qc_report_ncases(r) + 1, fcap = 0;
+	hpos *idx = qc_xcalloc(cap, sizeof *idx);
+	*n = 0;
+	json_t *c;
+	int rc;
+	qc_report_rewind(r);
+	while ((rc = qc_report_next(r, &c, err, errsz)) > 0) {
+		uint64_t h = name_hash(qc_report_str(c, "name"));
+		hpos_add(&idx, n, &cap, h, qc_report_pos_of_last(r));
+		if (fail && !qc_report_case_allowed(c))
+			hpos_add(fail, nfail, &fcap, h, qc_report_pos_of_last(r));
+		json_decref(c);
+	}
+	if (rc < 0) {
+		free(idx);
+		return NULL;
+	}
+	qsort(idx, *n, sizeof *idx, cmp_hpos);
+	return idx;
+}
+
+/* The first case of r named name (by its index idx): 1 with a new reference in *c, 0 when
+ * there is none, -1 on a read error. */
+static int find_case(qc_report *r, const hpos *idx, size_t n, const char *name, json_t **c,
+                     char *err, size_t errsz)
+{
+	uint64_t h = name_hash(name);
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (idx[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*c = NULL;
+	for (; lo < n && idx[lo].h == h; lo++) {
+		if (qc_report_at(r, idx[lo].pos, c, err, errsz) != 0)
+			return -1;
+		if (!strcmp(qc_report_str(*c, "name"), name))
+			return 1;
+		json_decref(*c);
+		*c = NULL;
+	}
+	return 0;
+}
+
+/* A new failing case: its name and the line to print. */
+typedef struct newcase {
+	char *name, *text;
+} newcase;
+
+static int cmp_newcase(const void *a, const void *b)
+{
+	return strcmp(((const newcase *)a)->name, ((const newcase *)b)->name);
+}
+
+typedef struct opkey {
+	char key[160];
+	const json_t *base_op, *cur_op;
+	uint64_t base_cases, cur_cases, common;
+} opkey;
+
+static void op_key(const json_t *o, char *buf, size_t n)
+{
+	if (snprintf(buf, n, "%s/%s", qc_report_str(o, "semantics"), qc_report_str(o, "op")) >=
+	    (int)n)
+		qc_utf8_trim_tail(buf, n - 1);
+}
+
+static opkey *find_op(opkey *ops, int n, const char *key)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ops[i].key, key))
+			return &ops[i];
+	return NULL;
+}
+
+/* Would NEW's run have selected this case name (its --filter and --shard)? */
+static int selected(const json_t *run, const char *name)
+{
+	const json_t *filters = json_object_get(run, "filters");
+	const char *f[QC_MAX_FILTERS];
+	int nf = 0;
+	for (size_t i = 0; i < json_array_size(filters) && nf < QC_MAX_FILTERS; i++)
+		if (json_is_string(json_array_get(filters, i)))
+			f[nf++] = json_string_value(json_array_get(filters, i));
+	if (!qc_filter_match(f, nf, name))
+		return 0;
+	const json_t *names = json_object_get(run, "case_names");
+	if (json_array_size(names)) {
+		int listed = 0;
+		for (size_t i = 0; i < json_array_size(names) && !listed; i++)
+			listed = !strcmp(json_string_value(json_array_get(names, i)) ?: "", name);
+		if (!listed)
+			return 0;
+	}
+	const json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard)) {
+		int k = (int)qc_report_int(json_object_get(shard, "index")),
+		    cnt = (int)qc_report_int(json_object_get(shard, "count"));
+		if (cnt > 1 && qc_shard_of(name, cnt) != k)
+			return 0;
+	}
+	return 1;
+}
+
+enum { PASS_REGRESSIONS, PASS_IMPROVEMENTS };
+
+int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_counts *n, char *err,
+                    size_t err_size)
+{
+	memset(n, 0, sizeof *n);
+	json_t *base = qc_report_doc(base_r), *cur = qc_report_doc(cur_r);
+	const json_t *brun = json_object_get(base, "run"), *nrun = json_object_get(cur, "run");
+	const json_t *bseed = json_object_get(brun, "seed"), *nseed = json_object_get(nrun, "seed");
+	if (!json_equal((json_t *)bseed, (json_t *)nseed))
+		return qc_errf(err, err_size,
+		               "the reports ran with different seeds (%lld, %lld): their inputs "
+		               "differ; compare runs of the same --seed",
+		               (long long)qc_report_int(bseed), (long long)qc_report_int(nseed));
+	size_t nn, nb, nfail = 0;
+	hpos *fail = NULL, *bidx = NULL,
+	     *idx = name_index(cur_r, &nn, &fail, &nfail, err, err_size);
+	if (!idx || !(bidx = name_index(base_r, &nb, NULL, NULL, err, err_size))) {
+		free(idx);
+		free(fail);
+		return -1;
+	}
+	int rc = 0;
+	json_t *bc = NULL, *nc = NULL;
+
+	/* ops of the base, and how many of their cases both reports hold */
+	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");
+	int n_ops = (int)json_array_size(bops);
+	opkey *ops = qc_xcalloc((size_t)(n_ops ? n_ops : 1), sizeof *ops);
+	for (int i = 0; i < n_ops; i++) {
+		ops[i].base_op = json_array_get(bops, (size_t)i);
+		op_key(ops[i].base_op, ops[i].key, sizeof ops[i].key);
+		ops[i].base_cases =
+		        (uint64_t)qc_report_int(json_object_get(ops[i].base_op, "cases"));
+	}
+	for (size_t i = 0; i < json_array_size(nops); i++) {
+		char k[160];
+		const json_t *o = json_array_get(nops, i);
+		op_key(o, k, sizeof k);
+		opkey *ok = find_op(ops, n_ops, k);
+		if (ok) {
+			ok->cur_op = o;
+			ok->cur_cases = (uint64_t)qc_report_int(json_object_get(o, "cases"));
+		}
+	}
+
+	/* one pass over BASE: the regressions are printed as found, the improvements and other
+	 * changes (printed after every regression) wait in a temporary file */
+	FILE *later = tmpfile();
+	if (!later) {
+		free(idx);
+		free(fail);
+		free(bidx);
+		free(ops);
+		return qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	}
+	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
+		qc_report_rewind(base_r);
+		if (pass == PASS_IMPROVEMENTS) {
+			char buf[8192];
+			size_t k;
+			rewind(later);
+			while ((k = fread(buf, 1, sizeof buf, later)) > 0)
+				fwrite(buf, 1, k, out);
+		}
+		for (; pass == PASS_REGRESSIONS;) {
+			json_decref(bc);
+			json_decref(nc);
+			bc = nc = NULL;
+			int got = qc_report_next(base_r, &bc, err, err_size);
+			if (got <= 0) {
+				rc = got;
+				break;
+			}
+			const char *name = qc_report_str(bc, "name");
+			int hit = find_case(cur_r, idx, nn, name, &nc, err, err_size);
+			if (hit < 0) {
+				rc = -1;
+				break;
+			}
+			char opname[160];
+			op_key(bc, opname, sizeof opname);
+			if (!hit) {
+				if (pass == PASS_REGRESSIONS && selected(nrun, name)) {
+					fprintf(out, "regression  %s  %s: case gone (was %s)\n",
+					        opname, name, qc_report_str(bc, "verdict"));
+					n->gone++;
+					n->case_regressions++;
+				}
+				continue;
+			}
+			if (pass == PASS_REGRESSIONS) {
+				n->compared++;
+				opkey *ok = find_op(ops, n_ops, opname);
+				if (ok &&
+				    !strcmp(qc_report_str(nc, "semantics"),
+				            qc_report_str(bc, "semantics")) &&
+				    !strcmp(qc_report_str(nc, "op"), qc_report_str(bc, "op")))
+					ok->common++;
+			}
+			line w = {0}, b = {0};
+			int was = qc_report_case_allowed(bc), is = qc_report_case_allowed(nc);
+			const char *vb = qc_report_str(bc, "verdict"),
+			           *vn = qc_report_str(nc, "verdict");
+			if (pass == PASS_REGRESSIONS && !was && !is)
+				n->still_failing++;
+			if (was && !is) {
+				add(&w, "verdict %s -> %s", vb, vn);
+				w.worse = 1;
+			} else if (!was && is) {
+				add(&b, "verdict %s -> %s%s", vb, vn,
+				    json_object_get(nc, "waived") ? " (waived)" : "");
+				b.better = 1;
+			}
+			if (compared(vb) && compared(vn))
+				compare_outputs(json_object_get(bc, "outputs"),
+				                json_object_get(nc, "outputs"), &w, &b);
+			if (pass == PASS_REGRESSIONS && w.worse) {
+				fprintf(out, "regression  %s  %s: %s\n", opname, name, w.buf);
+				n->case_regressions++;
+			} else if (!w.worse && b.better) {
+				fprintf(later, "improvement %s  %s: %s\n", opname, name, b.buf);
+				n->improvements++;
+			} else if (!w.worse && !b.better && strcmp(vb, vn)) {
+				/* between allowed verdicts (PASS -> NOT_SUPPORTED): worth a look */
+				fprintf(later, "changed     %s  %s: verdict %s -> %s\n", opname,
+				        name, vb, vn);
+				n->changes++;
+			}
+		}
+		json_decref(bc);
+		json_decref(nc);
+		bc = nc = NULL;
+		if (rc < 0)
+			break;
+		/* a case the base does not hold that fails is a new failure, in the order of
+		 * the names */
+		newcase *nw = NULL;
+		size_t nnew = 0, capnew = 0;
+		for (size_t i = 0; pass == PASS_REGRESSIONS && i < nfail && !rc; i++) {
+			json_t *c, *in_base = NULL;
+			if (qc_report_at(cur_r, fail[i].pos, &c, err, err_size) != 0) {
+				rc = -1;
+				break;
+			}
+			const char *name = qc_report_str(c, "name");
+			int hit = find_case(base_r, bidx, nb, name, &in_base, err, err_size);
+			json_decref(in_base);
+			if (hit < 0)
+				rc = -1;
+			if (!hit) {
+				char opname[160], *text;
+				op_key(c, opname, sizeof opname);
+				char *copy = strdup(name);
+				if (asprintf(&text, "regression  %s  %s: new case, %s\n", opname,
+				             name, qc_report_str(c, "verdict")) < 0 ||
+				    !copy) {
+					fprintf(stderr, "qconform: out of memory\n");
+					exit(2);
+				}
+				if (nnew == capnew) {
+					capnew = capnew ? 2 * capnew : 64;
+					nw = xrealloc(nw, capnew * sizeof *nw);
+				}
+				nw[nnew++] = (newcase){copy, text};
+			}
+			json_decref(c);
+		}
+		qsort(nw, nnew, sizeof *nw, cmp_newcase);
+		for (size_t i = 0; i < nnew; i++) {
+			if (!rc) {
+				fputs(nw[i].text, out);
+				n->new_failing++;
+				n->case_regressions++;
+			}
+			free(nw[i].name);
+			free(nw[i].text);
+		}
+		free(nw);
+		if (rc < 0)
+			break;
+		/* op roll-ups, where both reports hold exactly the same cases of the op */
+		for (int i = 0; i < n_ops; i++) {
+			opkey *o = &ops[i];
+			if (!o->cur_op || o->common != o->base_cases || o->common != o->cur_cases)
+				continue;
+			line w = {0}, b = {0};
+			compare_outputs(json_object_get(o->base_op, "outputs"),
+			                json_object_get(o->cur_op, "outputs"), &w, &b);
+			if (pass == PASS_REGRESSIONS && w.worse) {
+				fprintf(out, "regression  %s  (op, %llu cases): %s\n", o->key,
+				        (unsigned long long)o->common, w.buf);
+				n->op_regressions++;
+			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
+				fprintf(out, "improvement %s  (op, %llu cases): %s\n", o->key,
+				        (unsigned long long)o->common, b.buf);
+				n->improvements++;
+			}
+		}
+	}
+	free(fail);
+	free(idx);
+	free(bidx);
+	if (ferror(later) && !rc)
+		rc = qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
+	fclose(later);
+	if (rc < 0) {
+		free(ops);
+		return -1;
+	}
+	n->added = nn > n->compared ? nn - n->compared : 0;
+	n->regressions = n->case_regressions + n->op_regressions;
+	fprintf(out,
+	        "diff: %llu regression%s (%llu case%s, %llu op%s), %llu improvement%s, %llu other "
+	        "change%s; %llu cases compared, %llu new, %llu gone, %llu failing in both\n",
+	        (unsigned long long)n->regressions, n->regressions == 1 ? "" : "s",
+	        (unsigned long long)n->case_regressions, n->case_regressions == 1 ? "" : "s",
+	        (unsigned long long)n->op_regressions, n->op_regressions == 1 ? "" : "s",
+	        (unsigned long long)n->improvements, n->improvements == 1 ? "" : "s",
+	        (unsigned long long)n->changes, n->changes == 1 ? "" : "s",
+	        (unsigned long long)n->compared, (unsigned long long)n->added,
+	        (unsigned long long)n->gone, (unsigned long long)n->still_failing);
+	free(ops);
+	return 0;
+}
+
+int qc_cmd_diff(int argc, char **argv)
+{
+	const char *files[2];
+	int nf = 0;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "qconform diff: unknown option %s\n", argv[i]);
+			return 2;
+		}
+		if (nf == 2) {
+			fprintf(stderr,
+			        "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
+			return 2;
+		}
+		files[nf++] = argv[i];
+	}
+	if (nf != 2) {
+		fprintf(stderr, "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
+		return 2;
+	}
+	char err[1024];
+	qc_report *base = qc_report_open(files[0], err, sizeof err), *cur = NULL;
+	if (base)
+		cur = qc_report_open(files[1], err, sizeof err);
+	if (!cur) {
+		fprintf(stderr, "qconform diff: %s\n", err);
+		qc_report_close(base);
+		return 2;
+	}
+	qc_diff_counts n;
+	int rc = qc_diff_reports(base, cur, stdout, &n, err, sizeof err);
+	if (rc != 0)
+		fprintf(stderr, "qconform diff: %s\n", err);
+	qc_report_close(base);
+	qc_report_close(cur);
+	return rc != 0 ? 2 : n.regressions ? 1 : 0;
+}

@@ -1,0 +1,675 @@
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "dtype.h"
+#include "utf8.h"
+#include "waivers.h"
+
+struct qc_json {
+	FILE *f;
+	qc_afile af; /* written to PATH.tmp, renamed over PATH when closed */
+	int n_cases;
+	char path[1024];
+	const qc_run_meta *meta;
+};
+
+/*
+ * Writes s as one shell word: single quotes (' written as '\''); a word with bytes that are not
+ * well-formed UTF-8 or with control characters is written $'...' with those bytes as \xNN
+ * (bash, zsh, ksh, dash >= 0.5.12), so the reproduce command still names the case byte for
+ * byte once the report has replaced them by U+FFFD.
+ */
+static void shell_quote(FILE *m, const char *s)
+{
+	size_t n = strlen(s);
+	int plain = qc_utf8_valid(s, n);
+	for (size_t i = 0; plain && i < n; i++)
+		plain = (unsigned char)s[i] >= 0x20 && s[i] != 0x7f;
+	if (plain) {
+		fputc('\'', m);
+		for (; *s; s++)
+			if (*s == '\'')
+				fputs("'\\''", m);
+			else
+				fputc(*s, m);
+		fputc('\'', m);
+		return;
+	}
+	fputs("$'", m);
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		if (cp == '\'' || cp == '\\')
+			fprintf(m, "\\%c", (char)cp);
+		else if (cp >= 0x20 && cp != 0x7f)
+			fwrite(s + i, 1, k, m);
+		else
+			for (size_t b = 0; b < k; b++)
+				fprintf(m, "\\x%02x", (unsigned char)s[i + b]);
+		i += k;
+	}
+	fputc('\'', m);
+}
+
+/* " " and s as one shell word (shell_quote). */
+static void shell_word(FILE *m, const char *s)
+{
+	fputc(' ', m);
+	shell_quote(m, s);
+}
+
+/* The command's first word, the qconform that ran: as is when the shell takes it so
+ * (build/qconform), else quoted. */
+static void shell_command(FILE *m, const char *s)
+{
+	int safe = *s != 0 && *s != '-';
+	for (const char *p = s; *p && safe; p++)
+		safe = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		       (*p >= '0' && *p <= '9') || strchr("/._+-", *p);
+	if (safe)
+		fputs(s, m);
+	else
+		shell_quote(m, s);
+}
+
+/* The characters of s[0..n) inside a JSON string: escaped, and every ill-formed UTF-8
+ * subsequence replaced by U+FFFD (harness/src/base/utf8.h), so one bad byte from a plugin or a Lua
+ * string cannot make the report invalid JSON. */
+static void json_chars(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t run = i; /* printable ASCII needs nothing: written in one piece */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, f);
+			i = run;
+			continue;
+		}
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
+		case -1: fputs(QC_UTF8_REPLACEMENT, f); break;
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (cp < 0x20 || cp == 0x7f)
+				fprintf(f, "\\u%04x", (unsigned)cp);
+			else
+				fwrite(s + i, 1, k, f);
+		}
+		i += k;
+	}
+}
+
+void qc_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	if (s)
+		json_chars(f, s, strlen(s));
+	fputc('"', f);
+}
+
+/* "key=value" as one JSON string (a --plugin-option), however long. */
+static void json_option(FILE *f, const qcf_option *o)
+{
+	fputc('"', f);
+	if (o->key)
+		json_chars(f, o->key, strlen(o->key));
+	fputc('=', f);
+	if (o->value)
+		json_chars(f, o->value, strlen(o->value));
+	fputc('"', f);
+}
+
+/* Numbers: JSON has no NaN or infinity; they are written as strings. */
+static void num(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\"nan\"", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.17g", v);
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+static void iso_time(char *buf, size_t n, time_t t)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size)
+{
+	if (mkdirs(path) != 0) {
+		snprintf(err, err_size, "cannot create the directory of %s: %s", path,
+		         strerror(errno));
+		return NULL;
+	}
+	qc_json *j = calloc(1, sizeof *j);
+	if (!j) {
+		snprintf(err, err_size, "out of memory");
+		return NULL;
+	}
+	if (qc_afile_open(&j->af, path, err, err_size) != 0) {
+		free(j);
+		return NULL;
+	}
+	j->f = j->af.f;
+	snprintf(j->path, sizeof j->path, "%s", path);
+	j->meta = meta;
+	FILE *f = j->f;
+	char host[256] = "unknown", when[32];
+	gethostname(host, sizeof host - 1);
+	iso_time(when, sizeof when, meta->started);
+	fprintf(f, "{\n\"format\": \"qconform-report\",\n\"format_version\": %d,\n",
+	        QC_REPORT_FORMAT);
+	fprintf(f, "\"run\": {\"qconform_version\": \"%s\", \"seed\": %llu, \"started\": \"%s\", ",
+	        QC_VERSION, (unsigned long long)meta->seed, when);
+	fputs("\"host\": ", f);
+	qc_json_string(f, host);
+	fputs(", \"command\": ", f);
+	qc_json_string(f, meta->command);
+	fprintf(f, ", \"timeout_seconds\": ");
+	num(f, meta->timeout_s);
+	fputs(", \"profile\": ", f);
+	if (meta->profile)
+		qc_json_string(f, meta->profile);
+	else
+		fputs("null", f);
+	fputs(", \"filters\": [", f);
+	for (int i = 0; i < meta->n_filters; i++) {
+		if (i)
+			fputs(", ", f);
+		qc_json_string(f, meta->filters[i]);
+	}
+	fputs("]", f);
+	if (meta->n_case_names) {
+		fputs(", \"case_names\": [", f);
+		for (int i = 0; i < meta->n_case_names; i++) {
+			if (i)
+				fputs(", ", f);
+			qc_json_string(f, meta->case_names[i]);
+		}
+		fputs("]", f);
+	}
+	if (meta->shard_count > 0)
+		fprintf(f, ", \"shard\": {\"index\": %d, \"count\": %d}", meta->shard_index,
+		        meta->shard_count);
+	else
+		fputs(", \"shard\": null", f);
+	if (meta->resumed_from) {
+		fputs(", \"resumed\": {\"journal\": ", f);
+		qc_json_string(f, meta->resumed_from);
+		fprintf(f, ", \"cases\": %llu, \"command\": ",
+		        (unsigned long long)meta->resumed_cases);
+		qc_json_string(f, meta->resume_command);
+		fputs("}", f);
+	}
+	fputs(",\n  \"plugin\": {\"name\": ", f);
+	qc_json_string(f, meta->plugin->name);
+	fputs(", \"version\": ", f);
+	qc_json_string(f, meta->plugin->version);
+	fprintf(f, ", \"abi_version\": %u, \"path\": ", meta->plugin->abi_version);
+	qc_json_string(f, meta->plugin->path);
+	fputs(", \"sha256\": ", f);
+	qc_json_string(f, meta->plugin->sha256);
+	fputs(", \"sandbox\": ", f);
+	if (meta->plugin->sandbox[0])
+		qc_json_string(f, meta->plugin->sandbox);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
+	fputs(", \"options\": [", f);
+	for (int i = 0; i < meta->n_options; i++) {
+		if (i)
+			fputs(", ", f);
+		json_option(f, &meta->options[i]);
+	}
+	fputs("]},\n  \"specs\": [", f);
+	for (int i = 0; i < meta->n_specs; i++) {
+		fputs(i ? ",\n    {\"path\": " : "\n    {\"path\": ", f);
+		qc_json_string(f, meta->specs[i].path);
+		fputs(", \"sha256\": ", f);
+		qc_json_string(f, meta->specs[i].sha256);
+		fprintf(f, ", \"cases\": %llu, \"description\": ",
+		        (unsigned long long)meta->specs[i].cases);
+		if (meta->specs[i].description)
+			qc_json_string(f, meta->specs[i].description);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
+	fputs("]},\n\"cases\": [", f);
+	return j;
+}
+
+static void metrics_json(FILE *f, const qc_metrics *m)
+{
+	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ",
+	        qc_unit_name(m->unit), (unsigned long long)m->n, (unsigned long long)m->mismatches);
+	fprintf(f,
+	        "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, "
+	        "\"max_abs\": ",
+	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range,
+	        (unsigned long long)m->in_band);
+	num(f, m->max_abs);
+	fputs(", \"bias\": ", f);
+	num(f, qc_metrics_bias(m));
+	fputs(", \"mse\": ", f);
+	num(f, qc_metrics_mse(m));
+	if (m->unit != QC_UNIT_LSB) {
+		fputs(", \"max_ulp\": ", f);
+		num(f, m->max_ulp);
+		fputs(", \"max_abs_error\": ", f);
+		num(f, m->max_abs_err);
+		fputs(", \"max_rel_error\": ", f);
+		num(f, m->max_rel_err);
+	}
+	fputs(", \"histogram\": {", f);
+	int first = 1;
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		if (!m->hist[b])
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", qc_hist_labels[b],
+		        (unsigned long long)m->hist[b]);
+		first = 0;
+	}
+	fputs("}", f);
+}
+
+static int same_shape(const qcf_tensor *a, const qcf_tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int32_t d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return 0;
+	return 1;
+}
+
+/* The inputs of an element-wise output's element i: each input of the output's shape. */
+static void worst_inputs(FILE *f, const qc_case *c, const qcf_tensor *out, uint64_t i)
+{
+	int n = 0;
+	for (int j = 0; j < c->call.n_inputs; j++) {
+		const qcf_tensor *in = &c->in[j];
+		if (!in->data || !same_shape(in, out))
+			continue;
+		fputs(n++ ? ", " : ", \"inputs\": {", f);
+		qc_json_string(f, in->name);
+		fputs(": ", f);
+		num(f, qref_get(in, (size_t)i));
+	}
+	if (n)
+		fputs("}", f);
+}
+
+void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
+{
+	qc_json_case_ex(j, c, r, (uint64_t)j->n_cases, NULL);
+}
+
+/* One case object, {"name": ...} */
+static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_result *r,
+                      uint64_t ordinal, const char *waived)
+{
+	fputs("{\"name\": ", f);
+	qc_json_string(f, c->name);
+	fprintf(f, ", \"ordinal\": %llu", (unsigned long long)ordinal);
+	fputs(", \"spec\": ", f);
+	qc_json_string(f, c->spec->path);
+	fputs(", \"semantics\": ", f);
+	qc_json_string(f, c->call.semantics);
+	fputs(", \"op\": ", f);
+	qc_json_string(f, c->call.op);
+	fputs(", \"params\": ", f);
+	qc_json_string(f, c->params);
+	fprintf(f,
+	        ", \"seed\": \"%016llx\", \"expect\": \"%s\", \"verdict\": \"%s\", \"seconds\": ",
+	        (unsigned long long)c->seed, c->expect_error ? "error" : "ok",
+	        qc_verdict_name(r->verdict));
+	num(f, r->seconds);
+	fputs(", \"message\": ", f);
+	qc_json_string(f, r->message);
+	if (waived) {
+		fputs(", \"waived\": ", f);
+		qc_json_string(f, waived);
+	}
+	if (c->extension) {
+		/* the --profile extension the case belongs to (absent: the base) */
+		fputs(", \"extension\": ", f);
+		qc_json_string(f, c->extension);
+	}
+	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
+		/* everything needed to run this one case again */
+		char *cmd = NULL;
+		size_t cmd_len = 0;
+		FILE *m = open_memstream(&cmd, &cmd_len);
+		if (m) {
+			shell_command(m, j->meta->self ? j->meta->self : "qconform");
+			fputs(" run", m);
+			shell_word(m, c->spec->path);
+			fprintf(m, " --seed %llu --plugin", (unsigned long long)j->meta->seed);
+			shell_word(m, j->meta->plugin->path);
+			for (int i = 0; i < j->meta->n_options; i++) {
+				const qcf_option *o = &j->meta->options[i];
+				size_t kl = strlen(o->key), vl = strlen(o->value);
+				char *kv = malloc(kl + vl + 2);
+				if (!kv)
+					continue;
+				memcpy(kv, o->key, kl);
+				kv[kl] = '=';
+				memcpy(kv + kl + 1, o->value, vl + 1);
+				fputs(" --plugin-option", m);
+				shell_word(m, kv);
+				free(kv);
+			}
+			if (j->meta->timeout_s != 30) /* a TIMEOUT depends on it */
+				fprintf(m, " --timeout %.17g", j->meta->timeout_s);
+			fputs(" --case", m);
+			shell_word(m, c->name);
+			fclose(m);
+		}
+		fputs(", \"reproduce\": ", f);
+		qc_json_string(f, cmd ? cmd : "qconform run");
+		free(cmd);
+	}
+	int autos = 0;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		if (!c->auto_quant[k] || !c->out[k].quant)
+			continue;
+		/* the parameters quant: {auto: range} chose for this case */
+		fputs(autos++ ? ", " : ", \"auto_quant\": {", f);
+		qc_json_string(f, c->out[k].name);
+		fprintf(f, ": {\"scale\": %.9g, \"zero_point\": %d}", c->out[k].quant->scales[0],
+		        c->out[k].quant->zero_points[0]);
+	}
+	if (autos)
+		fputs("}", f);
+	if (c->golden_source) {
+		fputs(", \"golden_source\": ", f);
+		qc_json_string(f, c->golden_source);
+	}
+	fputs(", \"outputs\": [", f);
+	for (int k = 0; k < r->n_outputs; k++) {
+		const qc_metrics *m = &r->m[k];
+		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+		qc_json_string(f, c->out[k].name);
+		fprintf(f,
+		        ", \"dtype\": \"%s\", \"saturated\": ", qref_dtype_name(c->out[k].dtype));
+		num(f, r->saturated[k]);
+		fputs(", ", f);
+		metrics_json(f, m);
+		fputs(", \"worst\": [", f);
+		for (int w = 0; w < m->n_worst; w++) {
+			fprintf(f, "%s{\"index\": %llu, \"expected\": ", w ? ", " : "",
+			        (unsigned long long)m->worst[w].index);
+			num(f, m->worst[w].expected);
+			fputs(", \"got\": ", f);
+			num(f, m->worst[w].got);
+			fputs(", \"error\": ", f);
+			num(f, m->worst[w].error);
+			worst_inputs(f, c, &c->out[k], m->worst[w].index);
+			fputs("}", f);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}", f);
+}
+
+char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                        const char *waived, size_t *len)
+{
+	char *text = NULL;
+	*len = 0;
+	FILE *m = open_memstream(&text, len);
+	if (!m) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	case_json(m, j, c, r, ordinal, waived);
+	if (fclose(m) != 0 || !text) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return text;
+}
+
+void qc_json_case_raw(qc_json *j, const char *text, size_t len)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	fwrite(text, 1, len, j->f);
+}
+
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived)
+{
+	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
+	case_json(j->f, j, c, r, ordinal, waived);
+}
+
+static void verdicts_json(FILE *f, const uint64_t *v)
+{
+	fputs("{", f);
+	for (int i = 0; i < QC_N_VERDICTS; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", qc_verdict_name((qc_verdict)i),
+		        (unsigned long long)v[i]);
+	fputs("}", f);
+}
+
+int qc_profile_op_index(char *const *ops, int n, const qc_case *c)
+{
+	size_t sl = strlen(c->call.semantics);
+	for (int k = 0; k < n; k++)
+		if (!strncmp(ops[k], c->call.semantics, sl) && ops[k][sl] == '/' &&
+		    !strcmp(ops[k] + sl + 1, c->call.op))
+			return k;
+	return -1;
+}
+
+/* min_cases, cases and required_ops of class k of the profile (0: the base) */
+static void profile_class_json(FILE *f, const qc_profile *p, const qc_profile_tally *t, int k)
+{
+	char *const *ops = k ? p->ext[k - 1].ops : p->ops;
+	int n_ops = k ? p->ext[k - 1].n_ops : p->n_ops;
+	fprintf(f, "\"min_cases\": %llu, \"cases\": %llu, \"required_ops\": [",
+	        (unsigned long long)(k ? p->ext[k - 1].min_cases : p->min_cases),
+	        (unsigned long long)t->cases[k]);
+	for (int i = 0; i < n_ops; i++) {
+		fputs(i ? ", {\"op\": " : "{\"op\": ", f);
+		qc_json_string(f, ops[i]);
+		fprintf(f,
+		        ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)t->op_cases[k][i]);
+		verdicts_json(f, t->op_verdicts[k][i]);
+		fputs("}", f);
+	}
+	fputs("]", f);
+}
+
+int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
+{
+	FILE *f = j->f;
+	fputs("\n],\n\"ops\": [", f);
+	for (int i = 0; i < s->n_ops; i++) {
+		const qc_op_stats *o = &s->ops[i];
+		fputs(i ? ",\n {\"semantics\": " : "\n {\"semantics\": ", f);
+		qc_json_string(f, o->semantics);
+		fputs(", \"op\": ", f);
+		qc_json_string(f, o->op);
+		fprintf(f, ", \"cases\": %llu, \"verdicts\": ", (unsigned long long)o->cases);
+		verdicts_json(f, o->verdicts);
+		fputs(", \"seconds\": ", f);
+		num(f, o->seconds);
+		fputs(", \"outputs\": [", f);
+		for (int k = 0; k < o->n_outputs; k++) {
+			fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, o->out_names[k]);
+			fputs(", ", f);
+			metrics_json(f, &o->m[k]);
+			fputs("}", f);
+		}
+		fputs("]}", f);
+	}
+	if (meta->waivers) {
+		/* every waiver of the file, used or not */
+		const qc_waivers *ws = meta->waivers;
+		fputs("\n],\n\"waivers\": [", f);
+		for (int i = 0; i < ws->n; i++) {
+			const qc_waiver *w = &ws->w[i];
+			fputs(i ? ",\n {\"case\": " : "\n {\"case\": ", f);
+			qc_json_string(f, w->glob);
+			fputs(", \"reason\": ", f);
+			qc_json_string(f, w->reason);
+			fputs(", \"expires\": ", f);
+			if (w->expires[0])
+				qc_json_string(f, w->expires);
+			else
+				fputs("null", f);
+			fprintf(f, ", \"matched\": %llu, \"applied\": %llu, \"expired\": %s}",
+			        (unsigned long long)w->matched, (unsigned long long)w->applied,
+			        w->expired ? "true" : "false");
+		}
+	}
+	if (meta->profile_def && meta->profile_tally) {
+		/* what the profile requires against what ran: the base at the top, then the
+		 * extensions the run covers, then those it does not */
+		const qc_profile *p = meta->profile_def;
+		const qc_profile_tally *t = meta->profile_tally;
+		fputs("\n],\n\"profile\": {\"name\": ", f);
+		qc_json_string(f, p->name);
+		fprintf(f, ", \"format_version\": %d, ", p->format);
+		profile_class_json(f, p, t, 0);
+		fputs(", \"extensions\": [", f);
+		int n = 0;
+		for (int k = 1; k <= p->n_ext; k++) {
+			if (!t->covered[k])
+				continue;
+			fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, p->ext[k - 1].name);
+			fputs(", ", f);
+			profile_class_json(f, p, t, k);
+			fputs("}", f);
+		}
+		fputs("], \"not_covered\": [", f);
+		n = 0;
+		for (int k = 1; k <= p->n_ext; k++) {
+			if (t->covered[k])
+				continue;
+			fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+			qc_json_string(f, p->ext[k - 1].name);
+			fprintf(f, ", \"cases\": %llu}", (unsigned long long)t->planned[k]);
+		}
+		fputs("]}", f);
+	} else {
+		fputs("\n]", f);
+	}
+	if (meta->interrupted) {
+		/* what finished before the signal: a partial run, never conforming */
+		fputs(",\n\"interrupted\": {\"signal\": ", f);
+		qc_json_string(f, meta->interrupted);
+		fprintf(f, ", \"cases_done\": %llu, \"cases_planned\": %llu, \"journal\": ",
+		        (unsigned long long)meta->cases_done,
+		        (unsigned long long)meta->cases_planned);
+		if (meta->journal)
+			qc_json_string(f, meta->journal);
+		else
+			fputs("null", f);
+		fputs("}", f);
+	}
+	fputs(",\n\"summary\": {", f);
+	char when[32];
+	iso_time(when, sizeof when, meta->finished);
+	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
+	verdicts_json(f, s->verdicts);
+	fprintf(f,
+	        ", \"waived\": %llu, \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": "
+	        "%.3f}\n}\n",
+	        (unsigned long long)meta->waived, qc_run_conforms(s, meta) ? "true" : "false", when,
+	        meta->wall_s);
+	char err[1200];
+	int rc = qc_afile_commit(&j->af, err, sizeof err);
+	free(j);
+	return rc;
+}
+
+void qc_json_abort(qc_json *j)
+{
+	if (!j)
+		return;
+	qc_afile_abort(&j->af);
+	free(j);
+}
+
+int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
+{
+	uint64_t disallowed = qc_stats_failing(s);
+	int expired = 0;
+	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
+		expired |= meta->waivers->w[i].expired;
+	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
+	       !meta->interrupted;
+}
+
+void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
+{
+	static const qc_verdict cols[] = {
+	        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
+	        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
+	static const char *const heads[] = {"pass",  "within",  "fail", "error",
+	                                    "crash", "timeout", "n/s",  "exp.err"};
+	fprintf(f, "%-8s %-44s %7s", "sem", "op", "cases");
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+		fprintf(f, " %7s", heads[i]);
+	fprintf(f, " %9s\n", "max|e|");
+	for (int i = 0; i < s->n_ops; i++) {
+		const qc_op_stats *o = &s->ops[i];
+		fprintf(f, "%-8s %-44s %7llu", o->semantics, o->op, (unsigned long long)o->cases);
+		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+			fprintf(f, " %7llu", (unsigned long long)o->verdicts[cols[c]]);
+		if (o->n_outputs)
+			fprintf(f, " %5.4g %s\n", o->m[0].max_abs, qc_unit_name(o->m[0].unit));
+		else
+			fprintf(f, " %9s\n", "-");
+	}
+	fprintf(f, "%-8s %-44s %7llu", "", "total", (unsigned long long)s->cases);
+	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
+	if (meta && meta->interrupted) {
+		fprintf(f, "\nINTERRUPTED: %llu of %llu cases (%s), a partial run\n",
+		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,
+		        qc_stats_conforms(s) ? "every verdict so far allowed"
+		                             : "see the failing cases in the report");
+		return;
+	}
+	fputc('\n', f);
+}

@@ -1,0 +1,106 @@
+/*
+ * report: writers of run results. The JSON report streams one case at a
+ * time (memory does not grow with the run); the console prints a table per
+ * operator at the end. Format of the JSON report: README.md, "Reports".
+ */
+#ifndef QC_REPORT_H
+#define QC_REPORT_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "profile.h"
+#include "results.h"
+#include "runner.h"
+
+#define QC_VERSION       "0.1.0"
+#define QC_REPORT_FORMAT 1
+
+typedef struct qc_spec_meta {
+	const char *path;
+	const char *sha256;
+	uint64_t cases;
+	const char *description; /* the spec's own, or NULL */
+} qc_spec_meta;
+
+/* What the classes of the --profile ran: run.c counts, report.c writes the profile section.
+ * Class 0 is the base, class k + 1 extension k; class k's required ops are the base's
+ * (k = 0) or the extension's (qc_profile_ext.ops). */
+typedef struct qc_profile_tally {
+	const qc_profile *p;
+	int covered[1 + QC_PROFILE_MAX_EXT];      /* the run holds class k's cases */
+	uint64_t planned[1 + QC_PROFILE_MAX_EXT]; /* cases of class k in the profile's specs */
+	uint64_t cases[1 + QC_PROFILE_MAX_EXT];   /* cases of class k judged */
+	uint64_t op_cases[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS];
+	uint64_t op_verdicts[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS][QC_N_VERDICTS];
+} qc_profile_tally;
+
+/* The index of c's "semantics/OP" among ops, or -1. */
+int qc_profile_op_index(char *const *ops, int n, const qc_case *c);
+
+typedef struct qc_run_meta {
+	uint64_t seed;
+	const qc_plugin_info *plugin;
+	const qc_spec_meta *specs;
+	int n_specs;
+	const char *const *filters;
+	int n_filters;
+	const char *const *case_names; /* --case NAME */
+	int n_case_names;
+	const char *self; /* the qconform that ran (argv[0]): reproduce commands start with it */
+	const char *profile;
+	const qc_profile *profile_def;         /* the --profile's file, when given */
+	const qc_profile_tally *profile_tally; /* what its classes ran (with profile_def) */
+	double timeout_s;
+	time_t started, finished;
+	double wall_s;             /* monotonic seconds from start to finish */
+	const char *command;       /* the command line that reproduces the run */
+	const qcf_option *options; /* --plugin-option: run.plugin.options, reproduce */
+	int n_options;
+	int shard_index, shard_count;     /* --shard K/N (0, 0: not sharded) */
+	const struct qc_waivers *waivers; /* --waivers, or NULL */
+	uint64_t waived;                  /* failing cases a waiver turned allowed */
+	/* A run stopped by SIGINT, SIGTERM or SIGHUP: the signal's name ("SIGINT"), else NULL;
+	 * the cases judged before it and the cases the run had (the top-level "interrupted") */
+	const char *interrupted;
+	uint64_t cases_done, cases_planned;
+	const char *journal; /* the run's journal, kept for --resume (or NULL) */
+	/* run --resume: the journal, how many cases it held, the command (run.resumed) */
+	const char *resumed_from;
+	uint64_t resumed_cases;
+	const char *resume_command;
+} qc_run_meta;
+
+typedef struct qc_json qc_json;
+
+/* Opens path (creating its directory) and writes the run header. The report goes to
+ * PATH.tmp and replaces PATH when qc_json_close succeeds (harness/src/base/afile.h). */
+qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size);
+void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r);
+/* The same, with the case's position in the unsharded run and the reason of the waiver that
+ * accepted its failure (or NULL). qc_json_case numbers cases in the order written. */
+void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                     const char *waived);
+/* The case object qc_json_case_ex writes, as malloc'd text (its length in *len), and that
+ * text written as the report's next case: the journal keeps the same bytes
+ * (harness/src/run/journal.h). */
+char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                        const char *waived, size_t *len);
+void qc_json_case_raw(qc_json *j, const char *text, size_t len);
+/* Every verdict allowed or waived, no waiver expired, not interrupted, and a case at all (a
+ * shard may be empty). The summary's "conforms" and run's exit status. */
+int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta);
+/* Writes roll-ups and the summary, closes, renames PATH.tmp to PATH. Returns 0, or -1 on a
+ * write error (PATH is then as it was). */
+int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta);
+/* Drops the report being written (PATH is as it was). */
+void qc_json_abort(qc_json *j);
+
+/* JSON string escaping, shared by every writer. */
+void qc_json_string(FILE *f, const char *s);
+
+/* Console: the per-op table and the totals (meta may be NULL; an interrupted run's totals
+ * say so). */
+void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta);
+
+#endif

@@ -1,0 +1,1204 @@
+#include "report_html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afile.h"
+#include "compare.h"
+#include "report_junit.h"
+#include "report_read.h"
+#include "utf8.h"
+
+/* ---- values ---- */
+
+static int verdict_index(const char *s)
+{
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (s && !strcmp(s, qc_verdict_name((qc_verdict)v)))
+			return v;
+	return -1;
+}
+
+/* Verdicts that fail a run (qc_verdict_conforms is 0). */
+static int is_failing(int v)
+{
+	return v >= 0 && !qc_verdict_conforms((qc_verdict)v);
+}
+
+/* ---- escaping ---- */
+
+/* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline, DEL,
+ * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/base/utf8.h) become U+FFFD. */
+static void esc(FILE *f, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t k = qc_utf8_next(s + i, n - i, &cp);
+		switch (cp) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		case '\r':
+		case 0x7f: fputs("&#xFFFD;", f); break;
+		default:
+			if (!qc_utf8_reportable(cp))
+				fputs("&#xFFFD;", f);
+			else
+				fwrite(s + i, 1, k, f);
+		}
+		i += k;
+	}
+}
+
+/* ---- the page ---- */
+
+static const char css[] =
+        "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;"
+        "margin:0;color:#1d1d1f;background:#f6f7f9}"
+        "main{max-width:1200px;margin:0 auto;padding:0 20px 40px}"
+        "h2{font-size:18px;margin:28px 0 10px;border-bottom:1px solid #d0d4da;padding-bottom:4px}"
+        "h3{font-size:15px;margin:0 0 8px;word-break:break-all}"
+        "h4{font-size:13px;margin:12px 0 4px}"
+        ".banner{color:#fff;padding:18px 20px 14px}"
+        ".banner.ok{background:#1b7f3b}.banner.bad{background:#b3261e}"
+        ".banner .big{font-size:34px;font-weight:700;letter-spacing:.5px}"
+        ".banner .sub{font-size:15px;opacity:.95;margin-top:2px;word-break:break-all}"
+        ".counts{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:8px}"
+        ".counts li{background:rgba(255,255,255,.16);border-radius:4px;padding:3px 10px}"
+        ".counts li.zero{opacity:.55}.counts b{font-size:17px;margin-right:4px}"
+        ".profile{border-left:6px solid;padding:8px 14px;margin:14px 0;background:#fff}"
+        ".profile.ok{border-color:#1b7f3b}.profile.bad{border-color:#b3261e}"
+        ".profile h2{border:0;margin:4px 0}"
+        "table{border-collapse:collapse;background:#fff;font-size:13px}"
+        "th,td{border:1px solid #dde1e6;padding:3px 7px;text-align:left;vertical-align:top}"
+        "th{background:#eef1f4;font-weight:600}"
+        "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
+        "table.kv th{width:150px}table.kv td{word-break:break-all}"
+        "table.ops{width:100%}table.ops td.z{color:#b0b6bd}"
+        "table.ops td:nth-child(2){word-break:break-word}"
+        ".meta{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}"
+        ".meta table{flex:1 1 480px}"
+        ".banner .failing{margin-top:10px;font-size:14px}"
+        ".banner a{color:#fff}"
+        "tr.bad td{background:#fdecea}tr.ns td{background:#fff8e1}"
+        "td.bad{color:#b3261e;font-weight:700}"
+        "code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}"
+        "pre{background:#1e2329;color:#e8eaed;padding:8px 10px;border-radius:4px;"
+        "white-space:pre-wrap;word-break:break-all;margin:4px 0}"
+        ".case{background:#fff;border:1px solid #dde1e6;border-left:6px solid #b3261e;"
+        "padding:10px 14px;margin:12px 0}"
+        ".case.v-PASS_WITHIN_TOLERANCE{border-left-color:#c77c02}"
+        ".badge{display:inline-block;color:#fff;border-radius:3px;padding:0 6px;font-size:12px;"
+        "margin-right:6px;vertical-align:1px}"
+        ".v-FAIL .badge,.badge.v-FAIL{background:#b3261e}"
+        ".badge.v-ERROR,.badge.v-CRASH,.badge.v-TIMEOUT{background:#6a1b9a}"
+        ".badge.v-PASS_WITHIN_TOLERANCE{background:#c77c02}"
+        "svg.hist{display:block;margin:4px 0}svg.mini{vertical-align:middle}"
+        ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}"
+        "svg text{font:10px system-ui,sans-serif;fill:#444}"
+        ".note{color:#555}.muted{color:#777}"
+        ".cert{border:6px solid;margin:0}.cert.ok{border-color:#1b7f3b}"
+        ".cert.bad{border-color:#b3261e}"
+        ".certhead{color:#fff;padding:20px 22px 16px}.cert.ok .certhead{background:#1b7f3b}"
+        ".cert.bad .certhead{background:#b3261e}"
+        ".certhead .big{font-size:44px;font-weight:800;letter-spacing:1px}"
+        ".certhead .small{font-size:13px;text-transform:uppercase;letter-spacing:1px}"
+        ".certhead .sub{font-size:15px;margin-top:4px;word-break:break-all}"
+        ".certhead code{color:#fff}"
+        ".reasons{font-size:16px;font-weight:600;margin:10px 0 0;padding-left:22px}"
+        ".certbody{background:#fff;padding:6px 22px 12px}.certbody h3{margin:14px 0 6px}";
+
+static void head(FILE *f, json_t *run)
+{
+	json_t *plugin = json_object_get(run, "plugin");
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
+	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
+	fputs("<title>qconform report: ", f);
+	esc(f, qc_report_str(plugin, "name"));
+	fputs(" ", f);
+	esc(f, qc_report_str(plugin, "version"));
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+}
+
+static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
+{
+	fputs("<ul class=\"counts\">", f);
+	for (int v = 0; v < QC_N_VERDICTS; v++) {
+		const char *name = qc_verdict_name((qc_verdict)v);
+		unsigned long long n = qc_report_key_count(verdicts, name);
+		fprintf(f, "<li class=\"v-%s%s\"><b id=\"%s%s\">%llu</b>%s</li>", name,
+		        n ? "" : " zero", id_prefix, name, n, name);
+	}
+	fputs("</ul>\n", f);
+}
+
+/* What the page needs of the cases, gathered in one pass over them (the cases stream:
+ * harness/src/report/report_read.h), in memory bounded by the listed cases. */
+typedef struct page_cases {
+	unsigned long long failing, within;
+	json_t *failing_list; /* the first QC_HTML_MAX_LISTED failing cases: [index, case] */
+	json_t *within_list;  /* the cases within tolerance, while QC_HTML_MAX_WITHIN at most */
+	json_t *waived;       /* "semantics\nop" -> how many cases a waiver accepted */
+	json_t *unsupported;  /* "semantics\nop" -> {message: [count, first case]} */
+} page_cases;
+
+static void op_slot(char *key, size_t n, const char *sem, const char *op)
+{
+	snprintf(key, n, "%s\n%s", sem, op);
+}
+
+static void page_cases_free(page_cases *pc)
+{
+	json_decref(pc->failing_list);
+	json_decref(pc->within_list);
+	json_decref(pc->waived);
+	json_decref(pc->unsupported);
+}
+
+static void page_case(page_cases *pc, json_t *c, size_t i)
+{
+	char key[512];
+	const char *verdict = qc_report_str(c, "verdict");
+	int v = verdict_index(verdict);
+	op_slot(key, sizeof key, qc_report_str(c, "semantics"), qc_report_str(c, "op"));
+	if (is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
+		json_array_append_new(pc->failing_list, json_pack("[IO]", (json_int_t)i, c));
+	if (v == QC_PASS_WITHIN_TOLERANCE && pc->within++ < QC_HTML_MAX_WITHIN)
+		json_array_append_new(pc->within_list, json_pack("[IO]", (json_int_t)i, c));
+	else if (v == QC_PASS_WITHIN_TOLERANCE)
+		json_array_clear(pc->within_list); /* too many: counted only */
+	if (json_object_get(c, "waived"))
+		json_object_set_new(
+		        pc->waived, key,
+		        json_integer(json_integer_value(json_object_get(pc->waived, key)) + 1));
+	if (strcmp(verdict, "NOT_SUPPORTED") != 0)
+		return;
+	/* every distinct message of the op, in the order first given, with its count */
+	json_t *seen = json_object_get(pc->unsupported, key);
+	if (!seen)
+		json_object_set_new(pc->unsupported, key, seen = json_object());
+	const char *msg = qc_report_str(c, "message");
+	json_t *e = json_object_get(seen, msg);
+	if (e)
+		json_array_set_new(e, 0,
+		                   json_integer(json_integer_value(json_array_get(e, 0)) + 1));
+	else
+		json_object_set_new(seen, msg, json_pack("[iO]", 1, json_object_get(c, "name")));
+}
+
+/* Reads every case of rep into pc. 0, or -1 with the reason in err. */
+static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t errsz)
+{
+	memset(pc, 0, sizeof *pc);
+	pc->failing_list = json_array();
+	pc->within_list = json_array();
+	pc->waived = json_object();
+	pc->unsupported = json_object();
+	json_t *c;
+	int rc;
+	size_t i = 0;
+	qc_report_rewind(rep);
+	while ((rc = qc_report_next(rep, &c, err, errsz)) > 0) {
+		page_case(pc, c, i++);
+		json_decref(c);
+	}
+	return rc;
+}
+
+/* Failing cases of semantics/op that a waiver accepted (the case's "waived"; issue 6). */
+static unsigned long long waived_in(json_t *r, const page_cases *pc, const char *sem,
+                                    const char *op)
+{
+	if (!qc_report_key_count(json_object_get(r, "summary"), "waived"))
+		return 0;
+	char key[512];
+	op_slot(key, sizeof key, sem, op);
+	return (unsigned long long)json_integer_value(json_object_get(pc->waived, key));
+}
+
+static void banner(FILE *f, json_t *r, const page_cases *pc)
+{
+	json_t *summary = json_object_get(r, "summary");
+	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
+	int ok = json_is_true(json_object_get(summary, "conforms"));
+	json_t *intr = json_object_get(r, "interrupted");
+	char ws[32];
+	fprintf(f, "<header class=\"banner %s\">\n<div class=\"big\" id=\"verdict\">%s</div>\n",
+	        ok ? "ok" : "bad",
+	        json_is_object(intr) ? "INTERRUPTED"
+	        : ok                 ? "CONFORMS"
+	                             : "DOES NOT CONFORM");
+	if (json_is_object(intr)) {
+		/* a partial run: what finished, and how to go on */
+		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
+		esc(f, qc_report_str(intr, "signal"));
+		fprintf(f,
+		        " after <b>%llu</b> of %llu cases: the cases below are the ones that "
+		        "finished",
+		        qc_report_key_count(intr, "cases_done"),
+		        qc_report_key_count(intr, "cases_planned"));
+		if (json_is_string(json_object_get(intr, "journal"))) {
+			fputs("; resume with <code>qconform run --resume ", f);
+			esc(f, qc_report_str(intr, "journal"));
+			fputs("</code>", f);
+		}
+		fputs("</div>\n", f);
+	}
+	fputs("<div class=\"sub\">plugin <b>", f);
+	esc(f, qc_report_str(plugin, "name"));
+	fputs("</b> ", f);
+	esc(f, qc_report_str(plugin, "version"));
+	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> cases in %s s &middot; %s</div>\n",
+	        qc_report_key_count(summary, "cases"),
+	        qc_report_num_text(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
+	        ok ? "every verdict allowed" : "failing cases are listed below");
+	verdict_counts(f, json_object_get(summary, "verdicts"), "count-");
+	/* where it failed: each operator with failing cases, linked to its table row */
+	size_t i, shown = 0;
+	json_t *o;
+	json_array_foreach(json_object_get(r, "ops"), i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= waived_in(r, pc, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		if (!bad)
+			continue;
+		if (shown++ == 12) {
+			fputs(" &middot; more in the operator table", f);
+			break;
+		}
+		fputs(shown == 1 ? "<div class=\"failing\">Failing: " : " &middot; ", f);
+		fprintf(f, "<a href=\"#op-%zu\">", i);
+		esc(f, qc_report_str(o, "semantics"));
+		fputs("/", f);
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</a> (%llu of %llu)", bad, qc_report_key_count(o, "cases"));
+	}
+	if (shown)
+		fputs("</div>\n", f);
+	if (qc_report_key_count(summary, "waived"))
+		fprintf(f,
+		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing cases accepted "
+		        "by "
+		        "a waiver: <a href=\"#waivers\">waivers</a></div>\n",
+		        qc_report_key_count(summary, "waived"));
+	fputs("</header>\n<main>\n", f);
+}
+
+/* waived_in for a profile's "semantics/op" */
+static unsigned long long op_waived(json_t *r, const page_cases *pc, const char *sem_op)
+{
+	const char *slash = strchr(sem_op, '/');
+	if (!slash)
+		return 0;
+	char sem[64];
+	snprintf(sem, sizeof sem, "%.*s", (int)(slash - sem_op), sem_op);
+	return waived_in(r, pc, sem, slash + 1);
+}
+
+/* The profile's verdict: every required op ran, none NOT_SUPPORTED or failing, and at least
+ * min_cases cases (the requirements of issue 6's certificate; DESIGN.md, profiles). */
+static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
+{
+	json_t *p = json_object_get(r, "profile");
+	if (!json_is_object(p))
+		return;
+	json_t *ops = json_object_get(p, "required_ops");
+	unsigned long long cases = qc_report_key_count(p, "cases"),
+	                   min = qc_report_key_count(p, "min_cases");
+	int ok = json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")) &&
+	         cases >= min;
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k) || k == QC_NOT_SUPPORTED)
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= op_waived(r, pc, qc_report_str(o, "op"));
+		if (!qc_report_key_count(o, "cases") || bad)
+			ok = 0;
+	}
+	fprintf(f, "<section class=\"profile %s\" id=\"profile\">\n<h2>Profile ",
+	        ok ? "ok" : "bad");
+	esc(f, qc_report_str(p, "name"));
+	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
+	        ok ? "CONFORMS" : "DOES NOT CONFORM");
+	fprintf(f, "<p><b>%llu</b> cases (the profile asks for at least %llu)%s. ", cases, min,
+	        cases < min ? ": <b>too few</b>" : "");
+	fprintf(f, "%zu required operators:</p>\n", json_array_size(ops));
+	fputs("<table><tr><th>operator</th><th class=\"n\">cases</th>", f);
+	for (int k = 0; k < QC_N_VERDICTS; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", qc_verdict_name((qc_verdict)k));
+	fputs("<th>status</th></tr>\n", f);
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		const char *why = NULL;
+		if (!qc_report_key_count(o, "cases"))
+			why = "no cases ran";
+		else if (qc_report_key_count(v, "NOT_SUPPORTED"))
+			why = "not supported";
+		unsigned long long failing = 0, waived = op_waived(r, pc, qc_report_str(o, "op"));
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				failing += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		if (!why && failing > waived)
+			why = "failing cases";
+		fprintf(f, "<tr%s><td>", why ? " class=\"bad\"" : "");
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		for (int k = 0; k < QC_N_VERDICTS; k++) {
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
+		}
+		if (why || !waived)
+			fprintf(f, "<td>%s</td></tr>\n", why ? why : "ok");
+		else
+			fprintf(f, "<td>ok (%llu waived)</td></tr>\n", waived);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+static void kv_row(FILE *f, const char *key, const char *value, int code)
+{
+	fprintf(f, "<tr><th>%s</th><td>%s", key, code ? "<code>" : "");
+	esc(f, value);
+	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
+}
+
+/* The plugin's identity rows, in the run table and in a certificate. */
+static void plugin_rows(FILE *f, json_t *plugin)
+{
+	char buf[64];
+	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
+	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
+	kv_row(f, "plugin ABI", buf, 0);
+	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
+	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	json_t *opts = json_object_get(plugin, "options");
+	if (json_array_size(opts) == 0) {
+		kv_row(f, "plugin options", "none", 0);
+		return;
+	}
+	fputs("<tr><th>plugin options</th><td><code>", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(opts, i, o)
+	{
+		if (i)
+			fputc(' ', f);
+		esc(f, json_string_value(o) ? json_string_value(o) : "");
+	}
+	fputs("</code></td></tr>\n", f);
+}
+
+/* The seed row: an integer as is, a seed read back as a double (above 2^63) as a number. */
+static void kv_seed(FILE *f, json_t *seed)
+{
+	char buf[64];
+	if (json_is_integer(seed))
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
+	else
+		qc_report_num_text(buf, sizeof buf, seed);
+	kv_row(f, "seed", buf, 0);
+}
+
+static void metadata(FILE *f, json_t *r, const char *json_path)
+{
+	json_t *run = json_object_get(r, "run"), *summary = json_object_get(r, "summary");
+	json_t *plugin = json_object_get(run, "plugin");
+	char buf[64];
+	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
+	kv_row(f, "qconform", qc_report_str(run, "qconform_version"), 0);
+	kv_seed(f, json_object_get(run, "seed"));
+	kv_row(f, "started", qc_report_str(run, "started"), 0);
+	kv_row(f, "finished", qc_report_str(summary, "finished"), 0);
+	kv_row(f, "host", qc_report_str(run, "host"), 0);
+	kv_row(f, "command", qc_report_str(run, "command"), 1);
+	kv_row(f, "timeout per case",
+	       qc_report_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
+	json_t *prof = json_object_get(run, "profile");
+	kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
+	json_t *filters = json_object_get(run, "filters");
+	fputs("<tr><th>filters</th><td>", f);
+	size_t i;
+	json_t *x;
+	json_array_foreach(filters, i, x)
+	{
+		fputs(i ? ", <code>" : "<code>", f);
+		esc(f, json_string_value(x));
+		fputs("</code>", f);
+	}
+	if (!json_array_size(filters))
+		fputs("(none: every case)", f);
+	fputs("</td></tr>\n", f);
+	json_t *names = json_object_get(run, "case_names");
+	if (json_array_size(names)) {
+		fputs("<tr><th>cases named</th><td>", f);
+		json_array_foreach(names, i, x)
+		{
+			fputs(i ? ", <code>" : "<code>", f);
+			esc(f, json_string_value(x));
+			fputs("</code>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard)) {
+		snprintf(buf, sizeof buf, "%llu of %llu", qc_report_key_count(shard, "index"),
+		         qc_report_key_count(shard, "count"));
+		kv_row(f, "shard", buf, 0);
+	}
+	if (json_object_get(run, "merged_shards")) {
+		snprintf(buf, sizeof buf, "merged from %llu shard reports",
+		         qc_report_key_count(run, "merged_shards"));
+		kv_row(f, "shards", buf, 0);
+	}
+	fputs("</table>\n<table class=\"kv\">\n", f);
+	plugin_rows(f, plugin);
+	kv_row(f, "JSON report", json_path, 1);
+	fputs("</table></div>\n", f);
+	json_t *specs = json_object_get(run, "specs");
+	unsigned long long total = 0;
+	json_array_foreach(specs, i, x) total += qc_report_key_count(x, "cases");
+	fprintf(f,
+	        "<details id=\"specs\"><summary>%zu spec files, %llu cases (path, sha256, cases "
+	        "of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
+	        "class=\"n\">cases</th></tr>\n",
+	        json_array_size(specs), total);
+	json_array_foreach(specs, i, x)
+	{
+		fputs("<tr><td>", f);
+		esc(f, qc_report_str(x, "path"));
+		fputs("</td><td><code>", f);
+		esc(f, qc_report_str(x, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
+		        qc_report_key_count(x, "cases"));
+	}
+	fputs("</table></details>\n", f);
+}
+
+/* ---- histograms as SVG ---- */
+
+static int hist_counts(json_t *hist, unsigned long long c[QC_HIST_BINS])
+{
+	int n = 0;
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		c[b] = qc_report_key_count(hist, qc_hist_labels[b]);
+		n += c[b] != 0;
+	}
+	return n;
+}
+
+static const char *bar_class(int b)
+{
+	return b == 7 ? "bar0" : b == QC_HIST_NAN ? "barn" : "barx";
+}
+
+/* Bar height on a log scale: 1 element still shows, the largest bin fills h. */
+static double bar_height(unsigned long long c, unsigned long long max, double h)
+{
+	if (!c)
+		return 0;
+	double v = log1p((double)c) / log1p((double)max) * h;
+	return v < 2 ? 2 : v;
+}
+
+/* A small histogram for the operator table: one bar per non-empty bin. */
+static void mini_hist(FILE *f, json_t *hist)
+{
+	unsigned long long c[QC_HIST_BINS], max = 0;
+	hist_counts(hist, c);
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		max = c[b] > max ? c[b] : max;
+	fputs("<svg class=\"mini\" width=\"96\" height=\"22\" viewBox=\"0 0 96 22\" "
+	      "role=\"img\"><line x1=\"0\" y1=\"21.5\" x2=\"96\" y2=\"21.5\" stroke=\"#bbb\"/>",
+	      f);
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		if (!c[b])
+			continue;
+		double h = bar_height(c[b], max, 20);
+		fprintf(f,
+		        "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"5\" height=\"%.1f\">"
+		        "<title>e %s: %llu</title></rect>",
+		        bar_class(b), b * 6, 21 - h, h, qc_hist_labels[b], c[b]);
+	}
+	fputs("</svg>", f);
+}
+
+/* The histogram of one case's output: every bin labelled, a bar with its count per
+ * non-empty bin (class "bar"), log scale. */
+static void case_hist(FILE *f, json_t *hist, const char *unit)
+{
+	unsigned long long c[QC_HIST_BINS], max = 0;
+	int n = hist_counts(hist, c);
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		max = c[b] > max ? c[b] : max;
+	const int w = 46, top = 16, h = 90, width = QC_HIST_BINS * w;
+	fprintf(f,
+	        "<svg class=\"hist\" data-bins=\"%d\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+	        "%d\" role=\"img\"><title>error histogram (%s), elements per bin, log "
+	        "scale</title>",
+	        n, width, top + h + 30, width, top + h + 30, unit);
+	fprintf(f, "<line x1=\"0\" y1=\"%d.5\" x2=\"%d\" y2=\"%d.5\" stroke=\"#999\"/>", top + h,
+	        width, top + h);
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		double x = b * w;
+		if (c[b]) {
+			double bh = bar_height(c[b], max, h);
+			fprintf(f,
+			        "<rect class=\"bar %s\" x=\"%.0f\" y=\"%.1f\" width=\"%d\" "
+			        "height=\"%.1f\"><title>e %s: %llu</title></rect>",
+			        bar_class(b), x + 4, top + h - bh, w - 8, bh, qc_hist_labels[b],
+			        c[b]);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">%llu</text>",
+			        x + w / 2.0, top + h - bh - 3, c[b]);
+		}
+		fprintf(f, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">", x + w / 2.0,
+		        top + h + 13);
+		esc(f, qc_hist_labels[b]);
+		fputs("</text>", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">e in %s</text></svg>\n", width,
+	        top + h + 27, unit);
+}
+
+/* ---- the operator table ---- */
+
+static const int op_cols[] = {
+        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
+        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
+static const char *const op_heads[] = {"pass",  "within",  "fail", "error",
+                                       "crash", "timeout", "n/s",  "exp. err"};
+
+static void ops_table(FILE *f, json_t *r)
+{
+	json_t *ops = json_object_get(r, "ops");
+	fprintf(f,
+	        "<h2 id=\"ops\">Operators (%zu)</h2>\n<p class=\"note\">Errors e are in the "
+	        "output's unit: lsb for quantized outputs, steps of the scale for fake-quantized "
+	        "float outputs, ulp for other floats. The histogram bins run from &le;-65 through "
+	        "0 (green) to &ge;65, then non-finite; log scale.</p>\n",
+	        json_array_size(ops));
+	fputs("<table class=\"ops\"><thead><tr><th>semantics</th><th>op</th><th "
+	      "class=\"n\">cases</th>",
+	      f);
+	for (size_t k = 0; k < sizeof op_heads / sizeof op_heads[0]; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", op_heads[k]);
+	fputs("<th>max |e|</th><th>errors</th></tr></thead>\n<tbody>\n", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			if (is_failing(k))
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		int ns = qc_report_key_count(v, "NOT_SUPPORTED") != 0;
+		fprintf(f, "<tr id=\"op-%zu\"%s><td>", i,
+		        bad  ? " class=\"bad\""
+		        : ns ? " class=\"ns\""
+		             : "");
+		esc(f, qc_report_str(o, "semantics"));
+		fputs("</td><td>", f);
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		for (size_t k = 0; k < sizeof op_cols / sizeof op_cols[0]; k++) {
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)op_cols[k]));
+			fprintf(f, "<td class=\"n%s\">%llu</td>",
+			        !n                       ? " z"
+			        : is_failing(op_cols[k]) ? " bad"
+			                                 : "",
+			        n);
+		}
+		json_t *outs = json_object_get(o, "outputs"), *m;
+		size_t k;
+		fputs("<td>", f);
+		json_array_foreach(outs, k, m)
+		{
+			char b[32];
+			if (k)
+				fputs("<br>", f);
+			if (json_array_size(outs) > 1) {
+				esc(f, qc_report_str(m, "name"));
+				fputs(": ", f);
+			}
+			fprintf(f, "%s ",
+			        qc_report_num_text(b, sizeof b, json_object_get(m, "max_abs")));
+			esc(f, qc_report_str(m, "unit"));
+		}
+		if (!json_array_size(outs))
+			fputs("&ndash;", f);
+		fputs("</td><td>", f);
+		json_array_foreach(outs, k, m)
+		{
+			if (k)
+				fputs("<br>", f);
+			mini_hist(f, json_object_get(m, "histogram"));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* Every waiver of the run's waiver file, used or not, and what it did. */
+static void waivers(FILE *f, json_t *r)
+{
+	json_t *ws = json_object_get(r, "waivers");
+	if (!json_is_array(ws))
+		return;
+	fprintf(f,
+	        "<h2 id=\"waivers\">Waivers (%zu)</h2>\n<table><tr><th>cases</th><th>reason</th>"
+	        "<th>expires</th><th class=\"n\">matched</th><th class=\"n\">applied</th></tr>\n",
+	        json_array_size(ws));
+	size_t i;
+	json_t *w;
+	json_array_foreach(ws, i, w)
+	{
+		int expired = json_is_true(json_object_get(w, "expired"));
+		fprintf(f, "<tr%s><td><code>", expired ? " class=\"bad\"" : "");
+		esc(f, qc_report_str(w, "case"));
+		fputs("</code></td><td>", f);
+		esc(f, qc_report_str(w, "reason"));
+		fputs("</td><td>", f);
+		json_t *e = json_object_get(w, "expires");
+		esc(f, json_is_string(e) ? json_string_value(e) : "never");
+		fprintf(f, "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
+		        expired ? " (expired: fails the run)" : "",
+		        qc_report_key_count(w, "matched"), qc_report_key_count(w, "applied"));
+	}
+	fputs("</table>\n", f);
+}
+
+/* ---- one case ---- */
+
+static const char *safe_unit(const char *u)
+{
+	for (int k = QC_UNIT_LSB; k <= QC_UNIT_ULP; k++)
+		if (!strcmp(u, qc_unit_name((qc_unit)k)))
+			return qc_unit_name((qc_unit)k);
+	return "?";
+}
+
+/* A metrics column head: the JSON key with spaces, so a narrow page can wrap it. */
+static void head_cell(FILE *f, const char *key)
+{
+	fputs("<th class=\"n\">", f);
+	for (const char *p = key; *p; p++)
+		fputc(*p == '_' ? ' ' : *p, f);
+	fputs("</th>", f);
+}
+
+static void case_article(FILE *f, json_t *c, size_t index, const char *why)
+{
+	/* names written into markup unescaped come from qconform's own tables */
+	int vi = verdict_index(qc_report_str(c, "verdict"));
+	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
+	char b1[32], b2[32], b3[32];
+	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
+	        verdict, index, verdict);
+	esc(f, verdict);
+	fputs("</span><span class=\"name\">", f);
+	esc(f, qc_report_str(c, "name"));
+	fputs("</span></h3>\n<table class=\"kv\">\n", f);
+	kv_row(f, "message", qc_report_str(c, "message"), 0);
+	fputs("<tr><th>operator</th><td>", f);
+	esc(f, qc_report_str(c, "semantics"));
+	fputs("/", f);
+	esc(f, qc_report_str(c, "op"));
+	fputs("</td></tr>\n", f);
+	kv_row(f, "spec", qc_report_str(c, "spec"), 0);
+	if (why)
+		kv_row(f, "what the spec is for", why, 0);
+	kv_row(f, "params", qc_report_str(c, "params"), 1);
+	kv_row(f, "case seed", qc_report_str(c, "seed"), 1);
+	if (json_object_get(c, "waived"))
+		kv_row(f, "waived", qc_report_str(c, "waived"), 0);
+	kv_row(f, "expect", qc_report_str(c, "expect"), 0);
+	kv_row(f, "seconds", qc_report_num_text(b1, sizeof b1, json_object_get(c, "seconds")), 0);
+	json_t *aq = json_object_get(c, "auto_quant");
+	if (json_is_object(aq)) {
+		const char *k;
+		json_t *q;
+		fputs("<tr><th>auto quant</th><td>", f);
+		json_object_foreach(aq, k, q)
+		{
+			esc(f, k);
+			fprintf(f, ": scale %s, zero point %s; ",
+			        qc_report_num_text(b1, sizeof b1, json_object_get(q, "scale")),
+			        qc_report_num_text(b2, sizeof b2,
+			                           json_object_get(q, "zero_point")));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	if (json_object_get(c, "golden_source"))
+		kv_row(f, "golden source", qc_report_str(c, "golden_source"), 0);
+	fputs("</table>\n", f);
+	size_t k;
+	json_t *o;
+	json_array_foreach(json_object_get(c, "outputs"), k, o)
+	{
+		const char *unit = safe_unit(qc_report_str(o, "unit"));
+		fputs("<h4>output ", f);
+		esc(f, qc_report_str(o, "name"));
+		fputs(" (", f);
+		esc(f, qc_report_str(o, "dtype"));
+		fputs(", e in ", f);
+		esc(f, unit);
+		fputs(")</h4>\n<table class=\"metrics\"><tr>", f);
+		static const char *const counts[] = {"elements", "mismatches", "within_rounding",
+		                                     "unpredictable", "out_of_range"};
+		static const char *const nums[] = {"max_abs",      "bias",    "mse",
+		                                   "saturated",    "max_ulp", "max_abs_error",
+		                                   "max_rel_error"};
+		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
+			head_cell(f, counts[j]);
+		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
+			if (json_object_get(o, nums[j]))
+				head_cell(f, !strcmp(nums[j], "max_abs") ? "max |e|" : nums[j]);
+		fputs("</tr><tr>", f);
+		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
+			fprintf(f, "<td class=\"n\">%llu</td>", qc_report_key_count(o, counts[j]));
+		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
+			if (json_object_get(o, nums[j]))
+				fprintf(f, "<td class=\"n\">%s</td>",
+				        qc_report_num_text(b1, sizeof b1,
+				                           json_object_get(o, nums[j])));
+		fputs("</tr></table>\n", f);
+		case_hist(f, json_object_get(o, "histogram"), unit);
+		json_t *worst = json_object_get(o, "worst");
+		if (json_array_size(worst)) {
+			fputs("<table class=\"worst\"><tr><th class=\"n\">index</th><th>inputs at "
+			      "the index</th><th class=\"n\">expected</th><th "
+			      "class=\"n\">got</th><th class=\"n\">error</th></tr>\n",
+			      f);
+			size_t w;
+			json_t *e;
+			json_array_foreach(worst, w, e)
+			{
+				fprintf(f, "<tr><td class=\"n\">%llu</td><td>",
+				        qc_report_key_count(e, "index"));
+				const char *in;
+				json_t *iv;
+				int first = 1;
+				json_object_foreach(json_object_get(e, "inputs"), in, iv)
+				{
+					fputs(first ? "" : ", ", f);
+					esc(f, in);
+					fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
+					first = 0;
+				}
+				fprintf(f,
+				        "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+				        "class=\"n\">%s</td></tr>\n",
+				        qc_report_num_text(b1, sizeof b1,
+				                           json_object_get(e, "expected")),
+				        qc_report_num_text(b2, sizeof b2,
+				                           json_object_get(e, "got")),
+				        qc_report_num_text(b3, sizeof b3,
+				                           json_object_get(e, "error")));
+			}
+			fputs("</table>\n", f);
+		}
+	}
+	if (json_object_get(c, "reproduce")) {
+		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
+		esc(f, qc_report_str(c, "reproduce"));
+		fputs("</pre>\n", f);
+	}
+	fputs("</article>\n", f);
+}
+
+/* The description of the spec at path (run.specs), or NULL. */
+static const char *spec_description(json_t *r, const char *path)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(json_object_get(r, "run"), "specs"), i, s)
+	{
+		if (strcmp(qc_report_str(s, "path"), path) == 0)
+			return json_string_value(json_object_get(s, "description"));
+	}
+	return NULL;
+}
+
+/* Failing cases (up to QC_HTML_MAX_LISTED), cases within tolerance (when few), and the
+ * operators the plugin does not support. */
+static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *json_path)
+{
+	unsigned long long failing = pc->failing, within = pc->within;
+	size_t i;
+	json_t *c;
+	fprintf(f, "<h2 id=\"failing\">Failing cases (%llu)</h2>\n", failing);
+	if (!failing)
+		fputs("<p class=\"note\">No case failed, errored, crashed or timed out.</p>\n", f);
+	if (failing > QC_HTML_MAX_LISTED)
+		fprintf(f,
+		        "<p class=\"note\" id=\"more-failing\">The first %d are listed here; %llu "
+		        "more failing cases are in the JSON report (<code>",
+		        QC_HTML_MAX_LISTED, failing - QC_HTML_MAX_LISTED);
+	if (failing > QC_HTML_MAX_LISTED) {
+		esc(f, json_path);
+		fputs("</code>).</p>\n", f);
+	}
+	json_array_foreach(pc->failing_list, i, c)
+	{
+		json_t *cc = json_array_get(c, 1);
+		case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
+		             spec_description(r, qc_report_str(cc, "spec")));
+	}
+	fprintf(f, "<h2 id=\"within\">Passed within tolerance (%llu)</h2>\n", within);
+	if (within > QC_HTML_MAX_WITHIN) {
+		fprintf(f,
+		        "<p class=\"note\">%llu cases are not bit-exact but within their spec's "
+		        "tolerance; the operator table counts them per operator and the JSON "
+		        "report "
+		        "lists them.</p>\n",
+		        within);
+	} else if (!within) {
+		fputs("<p class=\"note\">None: every passing case is bit-exact.</p>\n", f);
+	} else {
+		json_array_foreach(pc->within_list, i, c)
+		{
+			json_t *cc = json_array_get(c, 1);
+			case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
+			             spec_description(r, qc_report_str(cc, "spec")));
+		}
+	}
+	/* NOT_SUPPORTED: per operator, every distinct message of the plugin with its count */
+	json_t *ops = json_object_get(r, "ops"), *o;
+	unsigned long long ns = 0;
+	json_array_foreach(ops, i, o) ns +=
+	        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+	fprintf(f, "<h2 id=\"not-supported\">Not supported (%llu)</h2>\n", ns);
+	if (!ns) {
+		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
+		return;
+	}
+	fputs("<table id=\"not-supported-reasons\"><tr><th>operator</th><th class=\"n\">"
+	      "cases</th><th>the plugin's message</th><th>first case</th></tr>\n",
+	      f);
+	json_array_foreach(ops, i, o)
+	{
+		unsigned long long n =
+		        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		if (!n)
+			continue;
+		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op");
+		char key[512];
+		op_slot(key, sizeof key, sem, op);
+		const char *msg;
+		json_t *e;
+		json_object_foreach(json_object_get(pc->unsupported, key), msg, e)
+		{
+			fputs("<tr><td>", f);
+			esc(f, sem);
+			fputs("/", f);
+			esc(f, op);
+			fprintf(f, "</td><td class=\"n\">%lld</td><td>",
+			        (long long)json_integer_value(json_array_get(e, 0)));
+			esc(f, msg);
+			fputs("</td><td>", f);
+			esc(f, json_string_value(json_array_get(e, 1)));
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n", f);
+}
+
+/* ---- the certificate (qconform certify; harness/src/gate/certify.c) ---- */
+
+static void cert_kv_count(FILE *f, const char *key, unsigned long long n)
+{
+	fprintf(f, "<tr><th>%s</th><td>%llu</td></tr>\n", key, n);
+}
+
+static void certificate(FILE *f, json_t *c)
+{
+	int ok = json_is_true(json_object_get(c, "certified"));
+	json_t *p = json_object_get(c, "profile"), *plugin = json_object_get(c, "plugin");
+	json_t *reasons = json_object_get(c, "reasons"), *waived = json_object_get(c, "waived");
+	fprintf(f,
+	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
+	        "<div class=\"small\">qconform certificate &middot; profile <b>",
+	        ok ? "ok" : "bad");
+	esc(f, qc_report_str(p, "name"));
+	fprintf(f, "</b></div>\n<div class=\"big\" id=\"certificate-verdict\">%s</div>\n",
+	        ok ? "CERTIFIED" : "NOT CERTIFIED");
+	fputs("<div class=\"sub\">plugin <b>", f);
+	esc(f, qc_report_str(plugin, "name"));
+	fputs("</b> ", f);
+	esc(f, qc_report_str(plugin, "version"));
+	fputs(" &middot; sha256 <code>", f);
+	esc(f, qc_report_str(plugin, "sha256"));
+	fprintf(f, "</code> &middot; %llu cases (the profile needs %llu)</div>\n",
+	        qc_report_key_count(c, "cases"), qc_report_key_count(p, "min_cases"));
+	if (json_array_size(reasons)) {
+		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");
+		size_t i;
+		json_t *x;
+		json_array_foreach(reasons, i, x)
+		{
+			fputs("<li>", f);
+			esc(f, json_string_value(x));
+			fputs("</li>", f);
+		}
+		fputs("</ol>\n", f);
+	} else {
+		fputs("<div class=\"sub\">every required operator ran, none NOT_SUPPORTED; "
+		      "enough cases; every verdict allowed; no waiver expired</div>\n",
+		      f);
+	}
+	fputs("</div>\n<div class=\"certbody\">\n", f);
+	if (json_array_size(waived)) {
+		fprintf(f,
+		        "<h3>%zu failing case%s accepted by a waiver</h3>\n<table "
+		        "id=\"certificate-waived\"><tr><th>case</th><th>verdict</th><th>reason</th>"
+		        "<th>expires</th></tr>\n",
+		        json_array_size(waived), json_array_size(waived) == 1 ? "" : "s");
+		size_t i;
+		json_t *w;
+		json_array_foreach(waived, i, w)
+		{
+			if (i == QC_HTML_MAX_LISTED) {
+				fprintf(f,
+				        "<tr><td colspan=\"4\">%zu more in "
+				        "certificate.json</td></tr>\n",
+				        json_array_size(waived) - i);
+				break;
+			}
+			json_t *e = json_object_get(w, "expires");
+			fputs("<tr><td>", f);
+			esc(f, qc_report_str(w, "case"));
+			fputs("</td><td>", f);
+			esc(f, qc_report_str(w, "verdict"));
+			fputs("</td><td>", f);
+			esc(f, qc_report_str(w, "reason"));
+			fputs("</td><td>", f);
+			esc(f, json_is_string(e) ? json_string_value(e) : "never");
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	json_t *ops = json_object_get(p, "required_ops");
+	fprintf(f,
+	        "<h3>Required operators (%zu)</h3>\n<table "
+	        "id=\"certificate-ops\"><tr><th>operator</th><th class=\"n\">cases</th>",
+	        json_array_size(ops));
+	for (int k = 0; k < QC_N_VERDICTS; k++)
+		fprintf(f, "<th class=\"n\">%s</th>", qc_verdict_name((qc_verdict)k));
+	fputs("</tr>\n", f);
+	size_t i;
+	json_t *o;
+	json_array_foreach(ops, i, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		int bad =
+		        !qc_report_key_count(o, "cases") || qc_report_key_count(v, "NOT_SUPPORTED");
+		for (int k = 0; k < QC_N_VERDICTS; k++)
+			bad |= is_failing(k) &&
+			       qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+		fprintf(f, "<tr%s><td>", bad ? " class=\"bad\"" : "");
+		esc(f, qc_report_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		for (int k = 0; k < QC_N_VERDICTS; k++) {
+			unsigned long long n =
+			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
+	kv_row(f, "profile", qc_report_str(p, "name"), 0);
+	{
+		/* what the certificate covers: the base and the declared extensions */
+		char covers[1024] = "";
+		size_t k, used = 0;
+		json_t *x;
+		json_array_foreach(json_object_get(p, "covers"), k, x) if (used < sizeof covers)
+		        used += (size_t)snprintf(covers + used, sizeof covers - used, "%s%s",
+		                                 k ? ", " : "", json_string_value(x));
+		kv_row(f, "covers", covers[0] ? covers : "base", 0);
+	}
+	kv_row(f, "profile description", qc_report_str(p, "description"), 0);
+	kv_row(f, "profile file", qc_report_str(p, "path"), 1);
+	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);
+	cert_kv_count(f, "profile min_cases", qc_report_key_count(p, "min_cases"));
+	cert_kv_count(f, "cases run", qc_report_key_count(c, "cases"));
+	plugin_rows(f, plugin);
+	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
+	kv_row(f, "host", qc_report_str(c, "host"), 0);
+	kv_seed(f, json_object_get(c, "seed"));
+	kv_row(f, "started", qc_report_str(c, "started"), 0);
+	kv_row(f, "finished", qc_report_str(c, "finished"), 0);
+	kv_row(f, "command", qc_report_str(c, "command"), 1);
+	json_t *ev = json_object_get(c, "report");
+	kv_row(f, "evidence (JSON report)", qc_report_str(ev, "path"), 1);
+	kv_row(f, "evidence sha256", qc_report_str(ev, "sha256"), 1);
+	fputs("</table>\n", f);
+	json_t *specs = json_object_get(c, "specs");
+	fprintf(f,
+	        "<details id=\"certificate-specs\"><summary>%zu spec files (path, sha256, "
+	        "cases)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
+	        "class=\"n\">cases</th></tr>\n",
+	        json_array_size(specs));
+	json_array_foreach(specs, i, o)
+	{
+		fputs("<tr><td>", f);
+		esc(f, qc_report_str(o, "path"));
+		fputs("</td><td><code>", f);
+		esc(f, qc_report_str(o, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
+		        qc_report_key_count(o, "cases"));
+	}
+	fputs("</table></details>\n<p class=\"note\">The run's full report follows.</p>\n"
+	      "</div>\n</section>\n",
+	      f);
+}
+
+int qc_html_write_doc(qc_report *rep, const char *json_path, const char *html_path, char *err,
+                      size_t errsz)
+{
+	return qc_html_write_cert(rep, NULL, json_path, html_path, err, errsz);
+}
+
+int qc_html_write_cert(qc_report *rep, json_t *cert, const char *json_path, const char *html_path,
+                       char *err, size_t errsz)
+{
+	page_cases pc;
+	if (page_cases_read(&pc, rep, err, errsz) != 0) {
+		page_cases_free(&pc);
+		return -1;
+	}
+	json_t *r = qc_report_doc(rep);
+	qc_afile af;
+	if (qc_afile_open(&af, html_path, err, errsz) != 0) {
+		page_cases_free(&pc);
+		return -1;
+	}
+	FILE *f = af.f;
+	json_t *run = json_object_get(r, "run");
+	head(f, run);
+	if (cert)
+		certificate(f, cert);
+	banner(f, r, &pc);
+	profile_banner(f, r, &pc);
+	metadata(f, r, json_path);
+	ops_table(f, r);
+	waivers(f, r);
+	drill_down(f, r, &pc, json_path);
+	fputs("<p class=\"muted\">Generated by qconform ", f);
+	esc(f, qc_report_str(run, "qconform_version"));
+	fputs(" from <code>", f);
+	esc(f, json_path);
+	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);
+	page_cases_free(&pc);
+	return qc_afile_commit(&af, err, errsz);
+}
+
+int qc_html_write(const char *json_path, const char *html_path, char *err, size_t errsz)
+{
+	qc_report *r = qc_report_open(json_path, err, errsz);
+	if (!r)
+		return -1;
+	int rc = qc_html_write_doc(r, json_path, html_path, err, errsz);
+	qc_report_close(r);
+	return rc;
+}
+
+/* ---- qconform report ---- */
+
+static const char report_usage[] =
+        "usage: qconform report RESULT.json [--html FILE] [--junit FILE]\n"
+        "  renders a JSON report again; without --html or --junit, writes both beside it\n"
+        "  (RESULT.html, RESULT.junit.xml)\n";
+
+/* path without a trailing ".json", plus ext */
+static char *beside(const char *path, const char *ext)
+{
+	size_t n = strlen(path);
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		n -= 5;
+	char *s = malloc(n + strlen(ext) + 1);
+	if (s) {
+		memcpy(s, path, n);
+		strcpy(s + n, ext);
+	}
+	return s;
+}
+
+int qc_cmd_report(int argc, char **argv)
+{
+	const char *json = NULL, *html = NULL, *junit = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--html") || !strcmp(a, "--junit")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "qconform report: missing value after %s\n", a);
+				return 2;
+			}
+			*(a[2] == 'h' ? &html : &junit) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "qconform report: unknown option %s\n%s", a, report_usage);
+			return 2;
+		} else if (json) {
+			fprintf(stderr, "qconform report: one JSON report at a time (%s, %s)\n",
+			        json, a);
+			return 2;
+		} else {
+			json = a;
+		}
+	}
+	if (!json) {
+		fprintf(stderr, "qconform report: needs a JSON report\n%s", report_usage);
+		return 2;
+	}
+	char err[1024];
+	qc_report *r = qc_report_open(json, err, sizeof err);
+	if (!r) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	char *html_def = NULL, *junit_def = NULL;
+	if (!html && !junit) {
+		html = html_def = beside(json, ".html");
+		junit = junit_def = beside(json, ".junit.xml");
+	}
+	int rc = 0;
+	if (html && qc_html_write_doc(r, json, html, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		rc = 2;
+	} else if (html) {
+		printf("html: %s\n", html);
+	}
+	if (!rc && junit && qc_junit_write_doc(r, junit, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		rc = 2;
+	} else if (!rc && junit) {
+		printf("junit: %s\n", junit);
+	}
+	free(html_def);
+	free(junit_def);
+	qc_report_close(r);
+	return rc;
+}

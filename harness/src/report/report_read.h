@@ -1,0 +1,66 @@
+/*
+ * report_read: a JSON report read back (README.md, "Reports"), with jansson: the one
+ * reader of reports for the HTML and JUnit renderers, merge, diff, --baseline and certify.
+ */
+#ifndef QC_REPORT_READ_H
+#define QC_REPORT_READ_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/*
+ * A report read as a stream: qc_report_open checks the whole file (a cut or unbalanced file
+ * fails there) and parses every member but the cases, which qc_report_next then parses one at
+ * a time; the memory needed is the largest case's, whatever the number of cases. Any layout of
+ * the JSON reads. Errors: one line "path: reason" in err, with the line and column of
+ * the fault (or its byte offset after qc_report_at).
+ */
+typedef struct qc_report qc_report;
+
+/* Opens a report: a JSON file with format "qconform-report", version 1, and the run, cases,
+ * ops and summary members. NULL with "path: reason" in err. */
+qc_report *qc_report_open(const char *json_path, char *err, size_t errsz);
+/* A stream over a report document in memory (its "cases"); NULL when out of memory. */
+qc_report *qc_report_of(json_t *doc);
+void qc_report_close(qc_report *r);
+/* The document: every member; from a file, "cases" is an empty list (the cases stream). */
+json_t *qc_report_doc(const qc_report *r);
+/* The file's path. */
+const char *qc_report_path(const qc_report *r);
+/* How many cases the report holds. */
+size_t qc_report_ncases(const qc_report *r);
+/* The next case: 1 with a new reference in *c, 0 after the last, -1 with the reason in err.
+ * The first call, and the first after qc_report_rewind or qc_report_at, starts at the first
+ * case. */
+int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz);
+void qc_report_rewind(qc_report *r);
+/* Where the case qc_report_next returned last is, for qc_report_at. */
+long long qc_report_pos_of_last(const qc_report *r);
+/* The case at pos (from qc_report_pos_of_last): 0 with a new reference in *c, or -1. */
+int qc_report_at(qc_report *r, long long pos, json_t **c, char *err, size_t errsz);
+
+/* The whole report in memory (qc_report_open, then every case): the document, or NULL with
+ * "path: reason" in err. */
+json_t *qc_report_read(const char *json_path, char *err, size_t errsz);
+
+/* Values of a report read back, for every reader (HTML, JUnit, diff, merge). */
+/* A report number: an integer, a real, or "nan", "inf", "-inf"; NAN when absent. */
+double qc_report_num(const json_t *v);
+/* A report integer (also when read as a double); 0 when absent. */
+json_int_t qc_report_int(const json_t *v);
+/* The string member key of o, or "" when absent or not a string. */
+const char *qc_report_str(const json_t *o, const char *key);
+/* A report count: a positive integer or finite real (truncated), else 0. qc_report_key_count
+ * reads member key of o. */
+unsigned long long qc_report_count(const json_t *v);
+unsigned long long qc_report_key_count(const json_t *o, const char *key);
+/* A report number as text: integers exactly, others with 6 significant digits; "nan", "inf",
+ * "-inf". Returns buf. */
+const char *qc_report_num_text(char *buf, size_t n, const json_t *v);
+
+/* json_string of any bytes: s made reportable first (qc_utf8_sanitize, harness/src/base/utf8.h), so
+ * never NULL for a string jansson would refuse; NULL s gives "". */
+json_t *qc_report_jstring(const char *s);
+
+#endif

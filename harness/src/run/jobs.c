@@ -1,0 +1,604 @@
+#include "jobs.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "expected.h"
+#include "poison.h"
+#include "qref.h"
+#include "slua.h"
+#include "spec.h"
+#include "util.h"
+
+#define BATCH_CASES 64
+#define BATCH_BYTES ((size_t)64 << 20)
+
+/* A thread's copy of a spec; a case kept for --dump holds it too. */
+typedef struct qc_spec_ref {
+	qc_spec *s;
+	atomic_int refs;
+} qc_spec_ref;
+
+static void ref_release(qc_spec_ref *r)
+{
+	if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
+		qc_spec_free(r->s);
+		free(r);
+	}
+}
+
+typedef struct unit_out {
+	qc_job_case *cases;
+	int n, cap;
+	char *diag; /* what expanding the unit reported */
+	size_t diag_len;
+	int failed, cancelled, done;
+	char err[512];
+} unit_out;
+
+typedef struct job {
+	qc_jobs *J;
+	qc_runner *runner;
+	pthread_t thread;
+	uint32_t spec; /* the spec of `copy` */
+	qc_spec_ref *copy;
+} job;
+
+struct qc_jobs {
+	pthread_mutex_t mu;
+	pthread_cond_t taken; /* the main thread handed a unit back, or stop */
+	pthread_cond_t done;  /* a unit is done */
+	const qc_jobs_plan *plan;
+	qc_lua_share *shares; /* per spec: the budgets its copies share */
+	job *jobs;
+	int n_jobs, n_threads;
+	size_t capacity;
+	size_t window;   /* units taken and not yet handed back, at most */
+	unit_out *outs;  /* ring of `window` slots: unit u in outs[u % window] */
+	size_t next;     /* the next unit a thread takes */
+	size_t returned; /* units handed back (released) */
+	int holding;     /* qc_jobs_next gave a unit not yet released */
+	int stop;
+	atomic_int cancelled;
+};
+
+int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
+                 char *err, size_t err_size)
+{
+	if (jobs < 1)
+		jobs = 1;
+	qc_jobs *J = qc_xcalloc(1, sizeof *J);
+	J->jobs = qc_xcalloc((size_t)jobs, sizeof *J->jobs);
+	/* every worker is started before anything runs: the first load refusal stops the run */
+	for (int i = 0; i < jobs; i++) {
+		J->jobs[i].J = J;
+		if (qc_runner_open(cfg, &J->jobs[i].runner, info, err, err_size) != 0) {
+			for (int k = 0; k < i; k++)
+				qc_runner_close(J->jobs[k].runner);
+			free(J->jobs);
+			free(J);
+			return -1;
+		}
+		size_t cap = qc_runner_capacity(J->jobs[i].runner);
+		if (!J->capacity || cap < J->capacity)
+			J->capacity = cap;
+	}
+	J->n_jobs = jobs;
+	J->window = 4 * (size_t)jobs + 4;
+	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
+	pthread_mutex_init(&J->mu, NULL);
+	pthread_cond_init(&J->taken, NULL);
+	pthread_cond_init(&J->done, NULL);
+	*out = J;
+	return 0;
+}
+
+/* ---- one case ---- */
+
+static qc_job_case *new_case(unit_out *u)
+{
+	if (u->n == u->cap) {
+		u->cap = u->cap ? 2 * u->cap : 16;
+		u->cases = realloc(u->cases, (size_t)u->cap * sizeof *u->cases);
+		if (!u->cases) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+	}
+	qc_job_case *jc = &u->cases[u->n++];
+	memset(jc, 0, sizeof *jc);
+	return jc;
+}
+
+/* What the main thread needs of a case, pointing into the run's own spec (which outlives the
+ * thread's copy): name, params, op, tensors' names, extension. Without c (a case that cannot
+ * be built), what the spec alone says. */
+static qc_case *slim_case(const qc_spec *run_spec, const qc_case *c, const char *name)
+{
+	qc_case *s = qc_xcalloc(1, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", c ? c->name : name);
+	if (c)
+		memcpy(s->params, c->params, sizeof s->params);
+	s->spec = run_spec;
+	s->seed = c ? c->seed : 0;
+	s->expect_error = c && c->expect_error;
+	s->extension = c ? c->extension : NULL;
+	s->call.struct_size = sizeof s->call;
+	s->call.op = run_spec->op;
+	s->call.semantics = run_spec->semantics;
+	s->call.n_inputs = c ? c->call.n_inputs : run_spec->n_inputs;
+	s->call.n_outputs = c ? c->call.n_outputs : run_spec->n_outputs;
+	s->call.inputs = s->in;
+	s->call.outputs = s->out;
+	for (int k = 0; k < s->call.n_outputs && k < run_spec->n_outputs; k++) {
+		s->out[k].name = run_spec->outputs[k].name;
+		s->out[k].dtype = c ? c->out[k].dtype : QCF_INT8;
+	}
+	for (int k = 0; k < s->call.n_inputs && k < run_spec->n_inputs; k++) {
+		s->in[k].name = run_spec->inputs[k].name;
+		s->in[k].dtype = c ? c->in[k].dtype : QCF_INT8;
+	}
+	return s;
+}
+
+/* tolerance: {check: {lua: ...}}: the spec's own function over each output's errors, in the
+ * thread's copy of the spec (its own Lua state). */
+static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tensor *kout,
+                         qc_result *r)
+{
+	qc_spec *s = (qc_spec *)c->spec;
+	char err[512] = "", why[256] = "";
+	if (!s->lua && (s->lua = qc_lua_new(err, sizeof err)) && s->lua_share)
+		qc_lua_share_budget(s->lua, s->lua_share);
+	if (!s->lua) {
+		r->verdict = QC_ERROR;
+		snprintf(r->message, sizeof r->message, "custom check: cannot start Lua: %s", err);
+		return;
+	}
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		double *want = qc_xcalloc(n ? n : 1, sizeof *want),
+		       *got = qc_xcalloc(n ? n : 1, sizeof *got);
+		for (size_t i = 0; i < n; i++) {
+			want[i] = qref_get(&e->out[k], i);
+			got[i] = qref_get(&kout[k], i);
+		}
+		int ok = 1, line = 0;
+		int rc = qc_lua_check(s->lua, c->tol.check, e->errors[k], want, got, n, &ok, why,
+		                      sizeof why, err, sizeof err, &line);
+		free(want);
+		free(got);
+		if (rc != 0) {
+			const yaml_node_t *at = c->tol.check_node;
+			int block = at->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
+			            at->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
+			r->verdict = QC_ERROR;
+			snprintf(r->message, sizeof r->message, "custom check: %s:%zu: Lua: %s",
+			         s->path,
+			         at->start_mark.line + 1 +
+			                 (size_t)(block ? (line > 0 ? line : 1)
+			                                : (line > 1 ? line - 1 : 0)),
+			         err);
+			return;
+		}
+		if (!ok) {
+			r->verdict = QC_FAIL;
+			snprintf(r->message, sizeof r->message, "output '%s': custom check: %s",
+			         c->out[k].name, why);
+			return;
+		}
+	}
+}
+
+/* The report's case object of jc (judged): the waiver that accepts it goes into the text. */
+static void case_text(const qc_jobs_plan *p, qc_job_case *jc, const qc_case *c)
+{
+	const qc_waiver *w =
+	        qc_verdict_conforms(jc->r.verdict) ? NULL : qc_waivers_find(p->waivers, c->name);
+	jc->text =
+	        qc_json_case_text(p->json, c, &jc->r, jc->ordinal, w ? w->reason : NULL, &jc->len);
+}
+
+/* ---- a batch of cases through the worker ---- */
+
+typedef struct batch {
+	int n;
+	size_t bytes;
+	qc_case *cases[BATCH_CASES];
+	qc_expected *expected[BATCH_CASES];
+	int slot[BATCH_CASES]; /* the case's record: an index, the records move as they grow */
+} batch;
+
+static size_t case_bytes(const qc_case *c)
+{
+	size_t n = 0;
+	for (int i = 0; i < c->call.n_inputs; i++)
+		n += c->in[i].nbytes;
+	for (int i = 0; i < c->call.n_outputs; i++)
+		n += c->out[i].nbytes;
+	return n;
+}
+
+static void batch_drop(batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		qc_expected_free(b->expected[i], b->cases[i]->call.n_outputs);
+		qc_case_free(b->cases[i]);
+	}
+	b->n = 0;
+	b->bytes = 0;
+}
+
+/* Runs the batch in the job's worker and judges it. -1 when the unit cannot go on (no worker,
+ * or cancelled: u says which). */
+static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
+{
+	qc_jobs *J = j->J;
+	const qc_jobs_plan *p = J->plan;
+	if (!b->n)
+		return 0;
+	const qcf_op_call *calls[BATCH_CASES], *staged[BATCH_CASES];
+	qc_exec_result ex[BATCH_CASES];
+	for (int i = 0; i < b->n; i++)
+		calls[i] = &b->cases[i]->call;
+	memset(staged, 0, sizeof staged);
+	int rc = atomic_load(&J->cancelled) ? -2
+	                                    : qc_runner_execute(j->runner, calls, b->n, ex, staged,
+	                                                        u->err, sizeof u->err);
+	if (rc == -2 || atomic_load(&J->cancelled)) {
+		u->cancelled = 1;
+		batch_drop(b);
+		return -1;
+	}
+	if (rc != 0) {
+		u->failed = 1;
+		batch_drop(b);
+		return -1;
+	}
+	for (int i = 0; i < b->n; i++) {
+		qc_case *c = b->cases[i];
+		qc_expected *e = b->expected[i];
+		qc_job_case *jc = &u->cases[b->slot[i]];
+		qcf_tensor kout[QC_MAX_TENSORS];
+		int got = ex[i].outcome == QC_EXEC_OK && staged[i];
+		for (int k = 0; k < c->call.n_outputs; k++) {
+			kout[k] = c->out[k];
+			kout[k].data = got ? staged[i]->outputs[k].data : NULL;
+		}
+		qc_judge(c, e, &ex[i], kout, &jc->r);
+		for (int k = 0; k < jc->r.n_outputs; k++)
+			jc->r.saturated[k] = qc_expected_saturation(c, e, k);
+		if (c->tol.check && jc->r.verdict == QC_PASS_WITHIN_TOLERANCE)
+			custom_check(c, e, kout, &jc->r);
+		case_text(p, jc, c);
+		if (p->keep_failing && !qc_verdict_conforms(jc->r.verdict)) {
+			/* --dump: the case as it is, with the kernel's outputs copied out of the
+			 * worker's arena */
+			jc->full = 1;
+			jc->c = c;
+			jc->e = e;
+			for (int k = 0; got && k < c->call.n_outputs; k++) {
+				size_t n = staged[i]->outputs[k].nbytes;
+				jc->kout[k] = qc_xcalloc(n ? n : 1, 1);
+				memcpy(jc->kout[k], staged[i]->outputs[k].data, n);
+			}
+			jc->ref = j->copy;
+			atomic_fetch_add(&j->copy->refs, 1);
+		} else {
+			jc->c = slim_case(run_spec, c, NULL);
+			qc_expected_free(e, c->call.n_outputs);
+			qc_case_free(c);
+		}
+	}
+	b->n = 0;
+	b->bytes = 0;
+	return 0;
+}
+
+/* ---- a unit ---- */
+
+/* A case that fails to expand while the run runs: an ERROR that names the spec error. */
+static void spec_error_case(const qc_jobs_plan *p, const qc_spec *run_spec, unit_out *u,
+                            const char *name, uint64_t ordinal)
+{
+	qc_job_case *jc = new_case(u);
+	qc_case *c = slim_case(run_spec, NULL, name);
+	c->call.n_outputs = 0; /* nothing was compared */
+	jc->c = c;
+	jc->ordinal = ordinal;
+	jc->spec_error = 1;
+	jc->r.verdict = QC_ERROR;
+	snprintf(jc->r.message, sizeof jc->r.message,
+	         "spec error found while expanding the case (qconform validate %s reports it)",
+	         run_spec->path);
+	case_text(p, jc, c);
+}
+
+static void run_unit(job *j, size_t ui, unit_out *u)
+{
+	qc_jobs *J = j->J;
+	const qc_jobs_plan *p = J->plan;
+	const qc_job_unit *un = &p->units[ui];
+	const qc_spec *run_spec = p->specs[un->spec];
+	FILE *diag_f = open_memstream(&u->diag, &u->diag_len);
+	if (!diag_f) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	qc_diag diag = {0, 0, diag_f};
+	if (!j->copy || j->spec != un->spec) {
+		ref_release(j->copy);
+		j->copy = NULL;
+		qc_spec *s = qc_spec_copy(run_spec, &diag);
+		if (!s) {
+			u->failed = 1;
+			snprintf(u->err, sizeof u->err, "%s: cannot load the spec again",
+			         run_spec->path);
+			fclose(diag_f);
+			return;
+		}
+		s->lua_share = &J->shares[un->spec];
+		j->copy = qc_xcalloc(1, sizeof *j->copy);
+		j->copy->s = s;
+		atomic_init(&j->copy->refs, 1);
+		j->spec = un->spec;
+	}
+	qc_spec *s = j->copy->s;
+	qc_cases *it = qc_cases_begin(s, p->seed, 1, &diag);
+	qc_cases *names = qc_cases_begin(s, p->seed, 0, &diag);
+	batch *b = qc_xcalloc(1, sizeof *b);
+	uint64_t ordinal = un->ordinal;
+	char err[512];
+	for (uint64_t idx = un->first; idx < un->end; idx++) {
+		if (atomic_load(&J->cancelled)) {
+			u->cancelled = 1;
+			break;
+		}
+		const char *name = qc_cases_name(names, idx, NULL);
+		qc_case *c = NULL;
+		int errors = diag.errors;
+		if (!p->selected(p->ctx, name, NULL))
+			continue;
+		if (p->need_case) {
+			qc_cases_seek(it, idx);
+			int rc = qc_cases_next(it, &c);
+			if (rc <= 0 || diag.errors > errors) {
+				/* the plan expanded it already: only a budget can make it fail */
+				qc_case_free(c);
+				c = NULL;
+			} else if (!p->selected(p->ctx, name, c)) {
+				qc_case_free(c);
+				continue;
+			}
+		}
+		uint64_t ord = ordinal++;
+		if (!p->in_shard(p->ctx, name)) {
+			qc_case_free(c);
+			continue;
+		}
+		const qc_journal_entry *je = p->resume ? qc_journal_find(p->resume, ord) : NULL;
+		if (je) {
+			/* judged before: its record comes from the journal */
+			qc_job_case *jc = new_case(u);
+			jc->ordinal = ord;
+			jc->replay = je;
+			if (!c) {
+				qc_cases_seek(it, idx);
+				if (qc_cases_next(it, &c) <= 0)
+					c = NULL;
+			}
+			jc->c = slim_case(run_spec, c, name);
+			qc_case_free(c);
+			continue;
+		}
+		if (!c && !p->need_case) {
+			qc_cases_seek(it, idx);
+			int rc = qc_cases_next(it, &c);
+			if (rc <= 0 || diag.errors > errors) {
+				qc_case_free(c);
+				c = NULL;
+			}
+		}
+		if (!c && s->lua && qc_lua_exhausted(s->lua)) {
+			/* the spec's budget ran out: every later case would fail the same way */
+			u->failed = 1;
+			snprintf(u->err, sizeof u->err,
+			         "%s: the spec's Lua budget ran out while its cases were built: "
+			         "the run "
+			         "stops",
+			         run_spec->path);
+			break;
+		}
+		if (!c) {
+			spec_error_case(p, run_spec, u, name, ord);
+			continue;
+		}
+		qc_expected *e = qc_expected_new(c, err, sizeof err);
+		char msg[512];
+		const yaml_node_t *bad = qc_expected_spec_error(c, e, msg, sizeof msg);
+		if (bad) {
+			qc_diag_error(&diag, s->path, bad, "%s", msg);
+			qc_expected_free(e, c->call.n_outputs);
+			qc_case_free(c);
+			spec_error_case(p, run_spec, u, name, ord);
+			continue;
+		}
+		/* the kernel's outputs start as values the answer cannot be (poison.h) */
+		for (int k = 0; k < c->call.n_outputs; k++)
+			qc_poison_fill(&c->out[k], e->status == QCF_OK ? &e->out[k] : NULL);
+		size_t bytes = case_bytes(c);
+		if (b->n && (b->n == BATCH_CASES || b->bytes + bytes > BATCH_BYTES ||
+		             b->bytes + bytes > J->capacity / 2)) {
+			if (batch_run(j, run_spec, u, b) != 0) {
+				qc_expected_free(e, c->call.n_outputs);
+				qc_case_free(c);
+				break;
+			}
+		}
+		qc_job_case *jc = new_case(u);
+		jc->ordinal = ord;
+		b->slot[b->n] = u->n - 1;
+		b->cases[b->n] = c;
+		b->expected[b->n] = e;
+		b->n++;
+		b->bytes += bytes;
+	}
+	if (!u->failed && !u->cancelled)
+		batch_run(j, run_spec, u, b);
+	else
+		batch_drop(b);
+	if (u->failed || u->cancelled) {
+		/* only the cases judged before count: the rest of the unit is dropped */
+		int keep = 0;
+		while (keep < u->n && (u->cases[keep].text || u->cases[keep].replay))
+			keep++;
+		for (int i = keep; i < u->n; i++)
+			qc_job_case_clear(&u->cases[i]);
+		u->n = keep;
+	}
+	free(b);
+	qc_cases_end(names);
+	qc_cases_end(it);
+	fclose(diag_f);
+}
+
+static void *job_main(void *arg)
+{
+	job *j = arg;
+	qc_jobs *J = j->J;
+	const qc_jobs_plan *p = J->plan;
+	for (;;) {
+		pthread_mutex_lock(&J->mu);
+		while (!J->stop && J->next < p->n_units && J->next >= J->returned + J->window)
+			pthread_cond_wait(&J->taken, &J->mu);
+		if (J->stop || J->next >= p->n_units) {
+			pthread_mutex_unlock(&J->mu);
+			break;
+		}
+		size_t ui = J->next++;
+		unit_out *u = &J->outs[ui % J->window];
+		memset(u, 0, sizeof *u);
+		pthread_mutex_unlock(&J->mu);
+
+		run_unit(j, ui, u);
+
+		pthread_mutex_lock(&J->mu);
+		u->done = 1;
+		pthread_cond_broadcast(&J->done);
+		pthread_mutex_unlock(&J->mu);
+	}
+	ref_release(j->copy);
+	j->copy = NULL;
+	/* a worker this thread restarted dies with the thread (parent-death signal): close it
+	 * here, while its destroy() can still run */
+	qc_runner_close(j->runner);
+	j->runner = NULL;
+	return NULL;
+}
+
+int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_size)
+{
+	J->plan = plan;
+	J->shares = qc_xcalloc((size_t)(plan->n_specs > 0 ? plan->n_specs : 1), sizeof *J->shares);
+	for (int i = 0; i < J->n_jobs; i++) {
+		if (pthread_create(&J->jobs[i].thread, NULL, job_main, &J->jobs[i]) != 0) {
+			snprintf(err, err_size, "cannot start a job thread");
+			return -1;
+		}
+		J->n_threads++;
+	}
+	return 0;
+}
+
+int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, const char **err, int *failed,
+                 int *cancelled)
+{
+	if (!J->plan || !J->n_threads || J->returned >= J->plan->n_units)
+		return -1;
+	pthread_mutex_lock(&J->mu);
+	unit_out *u = &J->outs[J->returned % J->window];
+	while (!(J->returned < J->next && u->done))
+		pthread_cond_wait(&J->done, &J->mu);
+	pthread_mutex_unlock(&J->mu);
+	J->holding = 1;
+	*cases = u->cases;
+	*diag = u->diag ? u->diag : "";
+	*failed = u->failed;
+	*cancelled = u->cancelled;
+	if (u->failed && !u->err[0])
+		snprintf(u->err, sizeof u->err, "no worker could run the cases");
+	*err = u->err;
+	return u->n;
+}
+
+void qc_job_case_clear(qc_job_case *jc)
+{
+	if (jc->full) {
+		qc_expected_free(jc->e, jc->c->call.n_outputs);
+		for (int k = 0; k < QC_MAX_TENSORS; k++)
+			free(jc->kout[k]);
+	}
+	qc_case_free(jc->c);
+	free(jc->text);
+	ref_release(jc->ref);
+	memset(jc, 0, sizeof *jc);
+}
+
+void qc_jobs_release(qc_jobs *J)
+{
+	if (!J->holding)
+		return;
+	unit_out *u = &J->outs[J->returned % J->window];
+	for (int i = 0; i < u->n; i++)
+		qc_job_case_clear(&u->cases[i]);
+	free(u->cases);
+	free(u->diag);
+	pthread_mutex_lock(&J->mu);
+	memset(u, 0, sizeof *u);
+	J->returned++;
+	J->holding = 0;
+	pthread_cond_broadcast(&J->taken);
+	pthread_mutex_unlock(&J->mu);
+}
+
+void qc_jobs_cancel(qc_jobs *J)
+{
+	atomic_store(&J->cancelled, 1);
+	for (int i = 0; i < J->n_jobs; i++)
+		if (J->jobs[i].runner)
+			qc_runner_cancel(J->jobs[i].runner);
+}
+
+void qc_jobs_close(qc_jobs *J)
+{
+	if (!J)
+		return;
+	pthread_mutex_lock(&J->mu);
+	J->stop = 1;
+	pthread_cond_broadcast(&J->taken);
+	pthread_mutex_unlock(&J->mu);
+	for (int i = 0; i < J->n_threads; i++)
+		pthread_join(J->jobs[i].thread, NULL);
+	/* units done and never handed back */
+	for (size_t u = J->returned; u < J->next; u++) {
+		unit_out *o = &J->outs[u % J->window];
+		for (int i = 0; i < o->n; i++)
+			qc_job_case_clear(&o->cases[i]);
+		free(o->cases);
+		free(o->diag);
+	}
+	for (int i = J->n_threads; i < J->n_jobs; i++)
+		if (J->jobs[i].runner) /* never started: the threads close their own */
+			qc_runner_close(J->jobs[i].runner);
+	pthread_cond_destroy(&J->taken);
+	pthread_cond_destroy(&J->done);
+	pthread_mutex_destroy(&J->mu);
+	free(J->outs);
+	free(J->jobs);
+	free(J->shares);
+	free(J);
+}

@@ -1,0 +1,98 @@
+/*
+ * jobs: the run's job threads, one per worker.
+ *
+ * Enters: the run's plan, a list of units (a range of one spec's cases, with the ordinal of
+ * its first selected case). Leaves: per unit, in order, one record per case of the unit that
+ * the run holds: its verdict and metrics, its report text, what --dump needs.
+ *
+ * A job thread takes the next unit, expands its cases through its own copy of the spec (its
+ * own Lua state and Lua-made nodes), computes the reference's answer, runs the kernel in its
+ * own worker (runner.h), judges, and writes each case's report object. The main thread takes
+ * the units back in order (qc_jobs_next) and only counts, orders and writes: reports are the
+ * same whatever the number of jobs. At most a window of units is taken and not yet handed
+ * back, so memory does not grow with the number of cases.
+ */
+#ifndef QC_JOBS_H
+#define QC_JOBS_H
+
+#include <stdint.h>
+
+#include "cases.h"
+#include "compare.h"
+#include "journal.h"
+#include "report.h"
+#include "runner.h"
+#include "waivers.h"
+
+/* A range [first, end) of the cases of spec `spec`; `ordinal` is the ordinal (position in the
+ * unsharded run) of its first case that the run holds. */
+typedef struct qc_job_unit {
+	uint32_t spec;
+	uint64_t first, end;
+	uint64_t ordinal;
+} qc_job_unit;
+
+/* One case of a unit, as the main thread needs it. */
+typedef struct qc_job_case {
+	qc_case *c;     /* the case without its data: name, spec (the run's), op, outputs' names,
+	                   extension; the whole case (its copy's) when `full` */
+	int full;       /* --dump: c, e and kout are the case's own (a verdict that fails) */
+	qc_expected *e; /* with full */
+	void *kout[QC_MAX_TENSORS];     /* with full: the kernel's outputs, or NULL */
+	qc_result r;                    /* judged */
+	const qc_journal_entry *replay; /* --resume: judged before (r, text unused) */
+	char *text;                     /* the report's case object */
+	size_t len;
+	int spec_error; /* a value error found while expanding */
+	uint64_t ordinal;
+	struct qc_spec_ref *ref; /* with full: keeps the spec copy */
+} qc_job_case;
+
+typedef struct qc_jobs_plan {
+	qc_spec **specs; /* the run's specs: read only while the jobs run */
+	int n_specs;
+	const qc_job_unit *units;
+	size_t n_units;
+	uint64_t seed;
+	/* Does the run hold the case named `name`? With need_case, the built case c is given too
+	 * (its --profile class); without, c is NULL and a case that fails is never built. */
+	int (*selected)(void *ctx, const char *name, qc_case *c);
+	/* Is the case, which the run holds, in this shard? */
+	int (*in_shard)(void *ctx, const char *name);
+	int need_case;
+	void *ctx;
+	qc_json *json;                 /* writes the case objects (read only: the run's meta) */
+	const qc_journal_data *resume; /* --resume: the journal read, or NULL */
+	const qc_waivers *waivers;     /* --waivers, or NULL */
+	int keep_failing;              /* --dump: keep the data of cases that do not conform */
+} qc_jobs_plan;
+
+typedef struct qc_jobs qc_jobs;
+
+/* Opens `jobs` (>= 1) workers; no thread runs yet. On a plugin load refusal: -1 and a one-line
+ * reason. */
+int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
+                 char *err, size_t err_size);
+/* Starts the job threads on the plan (which must outlive qc_jobs_close). -1 and err if a thread
+ * cannot start. Call with the stop signals blocked: the threads inherit the mask. */
+int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_size);
+
+/* The next unit's cases, in order (blocks until it is done). Returns the number of cases
+ * (*cases valid until qc_jobs_release), or -1 when every unit was handed back. *diag: what
+ * expanding the unit reported (file:line:col lines, or ""); *failed: the run cannot go on,
+ * *err says why (no worker could run the unit, the spec's Lua budget ran out); *cancelled: a
+ * cancel stopped it. Either way the cases given were judged before. */
+int qc_jobs_next(qc_jobs *J, qc_job_case **cases, const char **diag, const char **err, int *failed,
+                 int *cancelled);
+/* Frees what qc_jobs_next gave (a full case's data included) and lets the threads go on. */
+void qc_jobs_release(qc_jobs *J);
+
+/* Async-signal-safe: kills every worker; the units not yet done come back cancelled. */
+void qc_jobs_cancel(qc_jobs *J);
+/* Stops and joins the threads, closes the workers. */
+void qc_jobs_close(qc_jobs *J);
+
+/* Frees what a job case holds (its case, full data, text). */
+void qc_job_case_clear(qc_job_case *jc);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * journal: a run's progress on disk, so that a run killed by SIGKILL or a power cut (or
+ * stopped by a signal) goes on with `qconform run --resume JOURNAL` instead of starting again.
+ *
+ * The file (default: beside the JSON report, REPORT.json.journal) is JSON Lines, UTF-8:
+ *
+ *   line 1, the run's identity:
+ *     {"format": "qconform-journal", "format_version": 1, "started": EPOCH SECONDS,
+ *      "command": "qconform run ...", "argv": [the arguments after "run"],
+ *      "identity": {qconform version, specs (path, sha256), seed, plugin (path, sha256,
+ *                   options), filters, profile, shard, timeout, waivers' sha256,
+ *                   cases planned}}
+ *   then one line per judged case, in the report's order:
+ *     {"stats": [per output: every qc_metrics counter and sum, doubles exact],
+ *      "case": {the case object of the JSON report, byte for byte}}
+ *
+ * A resumed run copies each journaled case object into its report as it is, and rebuilds the
+ * per-op roll-ups and the summary from "stats" with qc_stats_add, as if the case had just run:
+ * the report equals the uninterrupted run's case by case. Lines are flushed after every batch
+ * and synced (fdatasync) after a batch at most every 0.25 s (harness/src/run/run.c); a last line
+ * cut by the crash is ignored and cut off.
+ */
+#ifndef QC_JOURNAL_H
+#define QC_JOURNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+
+typedef struct qc_journal qc_journal;
+
+/* Creates (or empties) path and writes the header line, synced. NULL with a reason. */
+qc_journal *qc_journal_create(const char *path, const json_t *header, char *err, size_t err_size);
+/* Opens an existing journal to append after its first keep_bytes bytes (what
+ * qc_journal_load found whole); what follows is cut off. NULL with a reason. */
+qc_journal *qc_journal_reopen(const char *path, long keep_bytes, char *err, size_t err_size);
+/* Appends one case: the report's case object (text, len) and what the roll-ups need (r). */
+void qc_journal_case(qc_journal *j, const char *text, size_t len, const qc_result *r);
+/* fflush: every line so far survives the process (SIGKILL). 0, or -1. */
+int qc_journal_flush(qc_journal *j);
+/* fflush + fdatasync: every line so far survives a power cut. 0, or -1. */
+int qc_journal_sync(qc_journal *j);
+/* Syncs and closes. 0, or -1 if any write failed. */
+int qc_journal_close(qc_journal *j);
+
+/* One journaled case. */
+typedef struct qc_journal_entry {
+	uint64_t ordinal;
+	char *name;       /* as the report holds it */
+	qc_result *r;     /* verdict, seconds, message, n_outputs, m[] (no worst) */
+	const char *text; /* the case object, into qc_journal_data.buf */
+	size_t len;
+} qc_journal_entry;
+
+typedef struct qc_journal_data {
+	json_t *header;
+	qc_journal_entry *e; /* sorted by ordinal */
+	size_t n;
+	long good_bytes;  /* the file up to the end of its last whole line */
+	int dropped_tail; /* a cut last line was ignored */
+	char *buf;        /* the file */
+} qc_journal_data;
+
+/* Reads a journal: its header and every whole case line. -1 with "path: reason" (not a
+ * journal, a damaged line before the last one). */
+int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_size);
+/* The entry of a case's ordinal, or NULL. */
+const qc_journal_entry *qc_journal_find(const qc_journal_data *d, uint64_t ordinal);
+void qc_journal_data_free(qc_journal_data *d);
+/* Only the header line (main reads the run's arguments from it). NULL with a reason. */
+json_t *qc_journal_header(const char *path, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * spec: loads a YAML spec (format v1, specs/README.md) with libyaml's
+ * document API and checks its structure: known keys, types, required
+ * fields. Values that may name sweep variables ("=name") are kept as YAML
+ * nodes and evaluated per case by cases.c, which reports value errors
+ * (scale <= 0, zero point outside the dtype, ...) at the node's mark.
+ *
+ * Every error is "file:line:col: message" (1-based), collected in a
+ * qc_diag; a spec with any error runs nothing.
+ */
+#ifndef QC_SPEC_H
+#define QC_SPEC_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <yaml.h>
+
+#define QC_SPEC_FORMAT  1
+#define QC_MAX_TENSORS  8
+#define QC_MAX_ATTRS    16
+#define QC_MAX_VARS     16
+#define QC_MAX_PROFILES 8
+#define QC_MAX_SWEEPS   32
+
+/* Collected diagnostics. */
+typedef struct qc_diag {
+	int errors;
+	int warnings;
+	FILE *out; /* where messages go as they are found (stderr by default) */
+} qc_diag;
+
+void qc_diag_error(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+void qc_diag_warn(qc_diag *d, const char *file, const yaml_node_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* A named node inside a mapping: tensor templates, attrs, sweep variables. */
+typedef struct qc_named {
+	const char *name;
+	yaml_node_t *node;
+} qc_named;
+
+/* One cartesian product of sweep variables. */
+typedef struct qc_sweep {
+	qc_named vars[QC_MAX_VARS]; /* name -> sequence of values */
+	int n_vars;
+} qc_sweep;
+
+struct qc_vnodes;
+struct qc_lua;
+
+typedef struct qc_spec {
+	char *path;
+	char *id; /* "<semantics>/<file stem>": prefix of every case name */
+	char sha256[65];
+	yaml_document_t doc;
+	const char *op;
+	const char *semantics;
+	const char *description;
+	const char *profiles[QC_MAX_PROFILES];
+	yaml_node_t *profile_nodes[QC_MAX_PROFILES];
+	int n_profiles;
+	uint64_t seed;
+	int repeat;
+	qc_sweep sweeps[QC_MAX_SWEEPS]; /* sweep: one product, or a list of them (their union) */
+	int n_sweeps;
+	qc_named inputs[QC_MAX_TENSORS];
+	int n_inputs;
+	qc_named outputs[QC_MAX_TENSORS];
+	int n_outputs;
+	qc_named attrs[QC_MAX_ATTRS];
+	int n_attrs;
+	yaml_node_t *tolerance;         /* NULL: exact */
+	yaml_node_t *cases;             /* sequence of explicit cases, or NULL */
+	yaml_node_t *expect;            /* "ok" (default) or "error" for every sweep case */
+	struct qc_lua *lua;             /* the spec's sandboxed Lua, made on first use */
+	struct qc_vnodes *vn;           /* nodes made from Lua values (ids < 0) */
+	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */
+	char *text;                     /* the file as loaded (qc_spec_copy) */
+	size_t text_len;
+} qc_spec;
+
+/* Loads and checks one file. Returns NULL (errors in diag) on failure. */
+qc_spec *qc_spec_load(const char *path, qc_diag *diag);
+/* The same from text in memory (len bytes); path names it in messages and case names. */
+qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_diag *diag);
+
+/* Reads a whole file without blocking or growing past QC_SPEC_MAX_BYTES (qc_limits.h): a
+ * FIFO, device, socket or directory is "not a regular file". Returns the text (malloc'd,
+ * NUL-terminated, *len bytes) or NULL with "path: message" in diag; `what` names the file in
+ * the size message ("spec", "profile", "waiver"). */
+char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag);
+/* Loads the YAML document of text after checking its nesting, node count and alias
+ * expansion (qc_limits.h); one_document: a second document is an error. 1 on success; 0
+ * with "path:line:col: message" in diag (the document is then not initialised). */
+int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
+                  yaml_document_t *doc, qc_diag *diag);
+/* qc_read_file then qc_yaml_parse (one document not required). */
+int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
+void qc_spec_free(qc_spec *s);
+/* A private copy of s, loaded again from the same text: its Lua state and its Lua-made nodes
+ * are its own, so threads expand one spec at once, each through its own copy. NULL (errors in
+ * diag) only when out of memory. */
+qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag);
+
+/* Lists the spec files named by paths (files, or directories searched
+ * recursively for *.yaml / *.yml, sorted); files inside a directory named
+ * "profiles" are listed in *profiles instead. Returns the number of spec
+ * files; *out and *profiles are malloc'd. */
+int qc_spec_find(char *const *paths, int n_paths, char ***out, char ***profiles, int *n_profiles,
+                 qc_diag *diag);
+
+/* Nodes made from Lua values: negative ids, valid until qc_vnode_reset below
+ * a mark taken before they were made. Memory from qc_vnode_alloc likewise. */
+typedef struct qc_vnode_mark {
+	size_t nodes, mem;
+} qc_vnode_mark;
+int qc_vnode_add(const qc_spec *s, const yaml_node_t *node);
+void *qc_vnode_alloc(const qc_spec *s, size_t n);
+qc_vnode_mark qc_vnode_get_mark(const qc_spec *s);
+void qc_vnode_reset(const qc_spec *s, qc_vnode_mark mark);
+
+/* Conversions between nodes and Lua values (slua.h). Plain scalars are typed as
+ * YAML types them; Lua strings become quoted scalars. */
+struct qc_lval;
+void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, struct qc_lval *v);
+int qc_node_of_lval(const qc_spec *s, const struct qc_lval *v, const yaml_node_t *at);
+
+/* Node helpers shared with cases.c. */
+yaml_node_t *qc_node(const qc_spec *s, int id);
+yaml_node_t *qc_map_get(const qc_spec *s, const yaml_node_t *map, const char *key);
+const char *qc_scalar(const yaml_node_t *n); /* NULL if not a scalar */
+int qc_scalar_is_quoted(const yaml_node_t *n);
+/* Plain-scalar typing: 1 and sets out on success. */
+int qc_parse_int(const char *s, int64_t *out);
+int qc_parse_float(const char *s, double *out); /* also .inf, -.inf, .nan, hex floats */
+int qc_parse_bool(const char *s, int *out);
+
+#endif
