@@ -357,7 +357,7 @@ static void test_profile_guard(void)
 	                       strstr(err, "requires torch/fake_quantize_per_channel_affine"));
 	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "needs at least"));
 	free(err);
-	r = qct_run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
+	r = qct_run_shared(&st, NULL, NULL, "specs --profile onnx-qdq"); /* also reports' */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *p = json_object_get(r, "profile");
