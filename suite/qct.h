@@ -96,6 +96,10 @@ qct_tally qct_tally_report(json_t *r);
 /* This test run's build has the sanitizers ($SAN set, or $QCONFORM_BUILD ending in "san"):
  * the tests that take minutes or name build/ binaries run in the unsanitized pass only. */
 int qct_under_sanitizers(void);
+/* The specs a run "over every spec" with a stub plugin takes: "specs", or $QCT_SPECS when set
+ * (the sanitizer pass of `make test` sets a smaller set that still has every semantics, every
+ * op family's harness path and the negative cases: see SAN_SPECS in the Makefile). */
+const char *qct_specs(void);
 
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);

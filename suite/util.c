@@ -429,6 +429,12 @@ qct_tally qct_tally_report(json_t *r)
 	return t;
 }
 
+const char *qct_specs(void)
+{
+	const char *s = getenv("QCT_SPECS");
+	return s && *s ? s : "specs";
+}
+
 int qct_under_sanitizers(void)
 {
 	const char *b = getenv("QCONFORM_BUILD"), *san = getenv("SAN");
