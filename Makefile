@@ -54,7 +54,8 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san bench bench-kernels clean format format-check import-onnx \
+.PHONY: all deps check-deps run test test-unit test-san test-quick bench bench-kernels clean format \
+        format-check import-onnx \
         plugins mutation examples fuzz
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
@@ -140,10 +141,35 @@ run: deps
 test-unit: all
 	QCONFORM_BUILD=$(BUILD) $(TESTS)
 
-# Same tests, every object built with ASan + UBSan; any report aborts the run.
+# Same tests, every object built with ASan + UBSan; any report aborts the run. This pass looks
+# for memory errors in the harness, the reference and the stubs, and repeats two things less:
+#  - the stub plugins' runs over every spec (the run suite's pure delegate and lenient stub,
+#    qct_specs() in suite/) take SAN_SPECS: every ONNX, torch and TF spec and LiteRT specs with
+#    the negative cases and the conv, pooling, softmax, elementwise and gather paths. The
+#    reference's own run still takes all of specs/, so every kernel runs under the sanitizers;
+#  - no report is checked against its JSON Schema: the plain pass checks the same reports, and
+#    the validator (python3-jsonschema) is not what the sanitizers are for.
+SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/litert/dequantize.yaml \
+             specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/average_pool_2d.yaml \
+             specs/litert/softmax.yaml specs/litert/gather_edges.yaml
 test-san:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(MAKE) BUILD=build/san SAN=1 test-unit
+	  QCT_SPECS='$(SAN_SPECS)' $(MAKE) BUILD=build/san SAN=1 test-unit
+
+# The edit-compile loop (well under 2 minutes of CPU): the unit suites of QUICK_SUITES (the
+# reference's arithmetic, quantization parameters, generators, spec loading and validation, Lua,
+# the op families with their small end-to-end runs; QCT_SUITE syntax, see suite/main.c) and one
+# small end-to-end run of the binary over every semantics. No format check, no sanitizer pass,
+# none of the long end-to-end suites (run, gating, certify, reports, hostile, interrupt, dump,
+# mutation, refusals, examples, utf8, onnx/import) nor the adapters' suites: `make test` is
+# still what CI runs.
+QUICK_SUITES := reference,=qparams,=gen,=runner,=compare,=lua,litert,=onnx,=torch,=tf,=conventions
+QUICK_SPECS  := specs/litert/add.yaml specs/litert/conv_2d.yaml specs/onnx/quantize_linear.yaml \
+                specs/torch/fake_quantize_per_tensor_affine.yaml specs/tf/fake_quant_with_min_max_args.yaml
+test-quick: all
+	QCONFORM_BUILD=$(BUILD) QCT_SUITE='$(QUICK_SUITES)' $(TESTS)
+	@mkdir -p $(BUILD)/quick
+	$(QCONFORM) run $(QUICK_SPECS) --quiet --json $(BUILD)/quick/report.json
 
 # The two test runs are independent (their own build directories): on two cores they run at
 # once, each mostly one process at a time.

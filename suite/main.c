@@ -51,13 +51,39 @@ const char *qct_build_path(const char *rel)
 	return out;
 }
 
+/* Every suite ends with the schema checks its tests asked for (qct_validate_report_later):
+ * one validator process for all of them; an invalid file fails the suite. */
+static int suite_cleanup(void)
+{
+	int bad = qct_validate_pending(stderr);
+	if (bad)
+		fprintf(stderr, "  suite %s: %d file(s) failed their schema check\n",
+		        CU_get_current_suite() ? CU_get_current_suite()->pName : "?",
+		        bad < 0 ? 1 : bad);
+	return bad != 0;
+}
+
+static int suite_selected(const char *name, const char *patterns)
+{
+	for (const char *p = patterns; *p;) {
+		size_t len = strcspn(p, ",");
+		char pat[256];
+		snprintf(pat, sizeof pat, "%.*s", (int)len, p);
+		if (pat[0] == '=' ? !strcmp(name, pat + 1) : pat[0] && strstr(name, pat))
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 CU_pSuite qct_suite(const char *name)
 {
-	/* QCT_SUITE=TEXT keeps the suites whose name contains TEXT; the others are
-	 * registered inactive (CUnit counts them as not run). */
+	/* QCT_SUITE=TEXT keeps the suites whose name contains TEXT, QCT_SUITE==NAME the one
+	 * named NAME, and a comma-separated list of these the suites any of them keeps; the others
+	 * are registered inactive (CUnit counts them as not run). */
 	const char *only = getenv("QCT_SUITE");
-	CU_pSuite s = CU_add_suite(name, NULL, NULL);
-	if (s && only && *only && !strstr(name, only))
+	CU_pSuite s = CU_add_suite(name, NULL, suite_cleanup);
+	if (s && only && *only && !suite_selected(name, only))
 		CU_set_suite_active(s, CU_FALSE);
 	if (!s) {
 		fprintf(stderr, "CU_add_suite(%s): %s\n", name, CU_get_error_msg());

@@ -9,6 +9,7 @@
 #define QCT_H
 
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 
 /* Path of a built file: qct_build_path("stubs/libstub_ok.so"). Static buffer. */
 const char *qct_build_path(const char *rel);
@@ -35,6 +36,44 @@ void qct_rmdir(const char *dir);
 typedef struct json_t json_t;
 json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* Schema checks, by an independent validator (Debian's python3-jsonschema, suite/util.c).
+ * qct_validate_json: 0 valid, 1 not (up to three "path: message" lines in msg), -1 the
+ * validator could not run (the reason in msg); qct_validate_report: against the report schema.
+ * qct_validate_many: one validator process for n files, each entry's status and msg set as
+ * above; returns the number of invalid files, or -1 if any could not be checked. */
+#define QCT_REPORT_SCHEMA "reports/schema/report.schema.json"
+int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size);
+int qct_validate_report(const char *json_path, char *msg, size_t msg_size);
+typedef struct qct_validation {
+	const char *schema, *path;
+	int status;
+	char msg[2048];
+} qct_validation;
+int qct_validate_many(qct_validation *v, size_t n);
+/* Checks the file later, with every other file of the suite in one validator process, when the
+ * suite ends (qct_validate_pending, run by the suite's cleanup): a copy is kept, so the test
+ * may overwrite or delete the file. what says what the file is (e.g. the run's arguments).
+ * Not in the sanitizer pass (qct_under_sanitizers): the plain pass checks the same reports. */
+void qct_validate_json_later(const char *schema_path, const char *json_path, const char *what);
+void qct_validate_report_later(const char *json_path, const char *what);
+/* Checks every file waiting; prints each one that is invalid (or could not be checked) to log
+ * with its original path, the test that produced it and what it is, and keeps its copy.
+ * Returns the number of such files, -1 if the validator could not run. A suite with one fails
+ * (its cleanup fails: CUnit counts the suite as failed and the run exits 1). */
+int qct_validate_pending(FILE *log);
+
+/* For runs that several tests make with identical arguments (within one process): the first
+ * call runs `qconform run ARGS` as qct_run_report does, in a directory of its own, and later
+ * calls give the same result without running it again. Returns a reference to the parsed
+ * report (json_decref it; do not modify it: the other tests read it too), the exit status,
+ * a malloc'd stderr in *err_out and the report's path in *json_path (each if not NULL); the
+ * file stays until the process exits. */
+json_t *qct_run_shared(int *status, char **err_out, const char **json_path, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* qct_sh for a command whose output depends only on the committed files (e.g. `qconform
+ * validate specs`): run once per process, the same status and output (fresh copies) after. */
+int qct_sh_shared(qct_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Path of a built stub plugin: qct_stub("crash") -> build/stubs/libstub_crash.so. */
 const char *qct_stub(const char *name);
 /* The verdict string of a case object of a report. */
@@ -57,6 +96,10 @@ qct_tally qct_tally_report(json_t *r);
 /* This test run's build has the sanitizers ($SAN set, or $QCONFORM_BUILD ending in "san"):
  * the tests that take minutes or name build/ binaries run in the unsanitized pass only. */
 int qct_under_sanitizers(void);
+/* The specs a run "over every spec" with a stub plugin takes: "specs", or $QCT_SPECS when set
+ * (the sanitizer pass of `make test` sets a smaller set that still has every semantics, every
+ * op family's harness path and the negative cases: see SAN_SPECS in the Makefile). */
+const char *qct_specs(void);
 
 /* Adds a suite with its tests; returns the suite (never NULL, aborts on failure). */
 CU_pSuite qct_suite(const char *name);

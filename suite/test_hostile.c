@@ -23,8 +23,6 @@
 
 #include "qct.h"
 
-int qct_validate_report(const char *json_path, char *msg, size_t msg_size); /* suite/util.c */
-
 #define SPECS "specs/litert/dequantize.yaml specs/litert/quantize.yaml specs/litert/equal.yaml"
 
 typedef enum { OTHERS_KEEP, OTHERS_NO_WORKER } others_rule;
@@ -159,10 +157,10 @@ static json_t *run_row(const char *tmp, const fault_row *f, int *status, double 
 	}
 	json_error_t e;
 	json_t *r = json_load_file(json, 0, &e);
-	char msg[2048];
-	if (r && qct_validate_report(json, msg, sizeof msg) != 0) {
-		fprintf(stderr, "\n  %s: report does not match its schema: %s\n", f->fault, msg);
-		CU_FAIL("report does not match report.schema.json");
+	if (r) {
+		char what[200];
+		snprintf(what, sizeof what, "fault %s on %s", f->fault, f->op);
+		qct_validate_report_later(json, what);
 	}
 	return r;
 }

@@ -23,7 +23,8 @@ static long long summary_count(json_t *r, const char *v)
 }
 
 /* The reference against its own specs: every case PASS or EXPECTED_ERROR, over 2,000 cases,
- * and the report is consistent with itself. */
+ * and the report is consistent with itself. All of specs/ in the sanitizer pass too: this run
+ * takes every reference kernel through ASan and UBSan. */
 static void test_reference_run(void)
 {
 	const char *tmp = qct_tmpdir();
@@ -290,7 +291,7 @@ static void test_answers_and_memory_rules(void)
 	CU_ASSERT(n > 10 && m == n);
 	json_decref(r);
 	/* the pure delegate conforms everywhere */
-	r = qct_run_report(tmp, &st, NULL, "specs --plugin %s", qct_stub("ok"));
+	r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", qct_specs(), qct_stub("ok"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	CU_ASSERT(json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")));
@@ -357,7 +358,7 @@ static void test_profile_guard(void)
 	                       strstr(err, "requires torch/fake_quantize_per_channel_affine"));
 	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "needs at least"));
 	free(err);
-	r = qct_run_report(tmp, &st, NULL, "specs --profile onnx-qdq");
+	r = qct_run_shared(&st, NULL, NULL, "specs --profile onnx-qdq"); /* also reports' */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	json_t *p = json_object_get(r, "profile");
@@ -479,7 +480,8 @@ static void test_negative_cases_lenient(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
-	json_t *r = qct_run_report(tmp, &st, NULL, "specs --plugin %s", qct_stub("lenient"));
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", qct_specs(), qct_stub("lenient"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	json_t *cases = json_object_get(r, "cases");

@@ -200,7 +200,7 @@ static void test_list_matches_validate(void)
 	qct_proc l, v;
 	const char *q = qct_build_path("qconform");
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&l, "%s list specs | wc -l", q), 0);
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&v, "%s validate specs", q), 0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh_shared(&v, "%s validate specs", q), 0);
 	CU_ASSERT_EQUAL(v.status, 0);
 	long n = strtol(l.out, NULL, 10);
 	char want[64];

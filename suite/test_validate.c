@@ -225,7 +225,8 @@ static void test_reference_checks(void)
 static void test_committed_specs_validate(void)
 {
 	qct_proc p;
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate specs", qct_build_path("qconform")), 0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh_shared(&p, "%s validate specs", qct_build_path("qconform")),
+	                      0);
 	if (p.status != 0)
 		fprintf(stderr, "\n%s", p.err);
 	CU_ASSERT_EQUAL(p.status, 0);

@@ -98,16 +98,12 @@ void qct_rmdir(const char *dir)
 }
 
 /*
- * Validates a JSON file against a JSON schema (e.g. reports/schema/report.schema.json) with an
- * independent validator, Debian's python3-jsonschema (4.10 in Debian 12: validator_for picks
- * the schema's draft, 2020-12). Returns 0 if valid; 1 if not, with the validator's messages
- * (up to three, "path: message") in msg; -1 if the validator could not run, with the reason in
- * msg. qct_validate_report is the same against the report schema. Declared where they are used
- * (suite/test_reports.c, suite/test_certify.c).
+ * Schema checks with an independent validator, Debian's python3-jsonschema (4.10 in Debian 12:
+ * validator_for picks the schema's draft, 2020-12). One python3 process checks a whole list of
+ * files (its start and the import of jsonschema cost more than most checks): the manifest has
+ * one "SCHEMA<tab>FILE" line per file, the answer is one JSON line [index, status, message] per
+ * file, status 0 valid, 1 invalid (up to three "path: message" lines in message).
  */
-int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size);
-int qct_validate_report(const char *json_path, char *msg, size_t msg_size);
-
 static const char validate_py[] =
         "import json, sys, itertools\n"
         "try:\n"
@@ -117,42 +113,216 @@ static const char validate_py[] =
         "deps)\")\n"
         "    sys.exit(3)\n"
         "def bare(c):\n"
-        "    print(\"bare \" + c + \" is not JSON\")\n"
-        "    sys.exit(1)\n"
-        "schema = json.load(open(sys.argv[1]))\n"
-        "V = jsonschema.validators.validator_for(schema)\n"
-        "V.check_schema(schema)\n"
-        "report = json.load(open(sys.argv[2]), parse_constant=bare)\n"
-        "errs = list(itertools.islice(V(schema).iter_errors(report), 50))\n"
-        "errs.sort(key=lambda e: len(e.absolute_path), reverse=True)\n"
-        "for e in errs[:3]:\n"
-        "    where = \"/\".join(str(p) for p in e.absolute_path) or \"(top)\"\n"
-        "    m = e.message if len(e.message) < 300 else e.message[:300] + \"...\"\n"
-        "    print(where + \": \" + m)\n"
-        "sys.exit(1 if errs else 0)\n";
+        "    raise ValueError(\"bare \" + c + \" is not JSON\")\n"
+        "checkers = {}\n"
+        "def checker(path):\n"
+        "    if path not in checkers:\n"
+        "        schema = json.load(open(path))\n"
+        "        V = jsonschema.validators.validator_for(schema)\n"
+        "        V.check_schema(schema)\n"
+        "        checkers[path] = V(schema)\n"
+        "    return checkers[path]\n"
+        "for i, line in enumerate(open(sys.argv[1])):\n"
+        "    schema, path = line.rstrip(\"\\n\").split(\"\\t\")\n"
+        "    try:\n"
+        "        v = checker(schema)\n"
+        "        doc = json.load(open(path), parse_constant=bare)\n"
+        "        errs = list(itertools.islice(v.iter_errors(doc), 50))\n"
+        "    except Exception as e:\n"
+        "        print(json.dumps([i, 1, type(e).__name__ + \": \" + str(e)[:300]]))\n"
+        "        continue\n"
+        "    errs.sort(key=lambda e: len(e.absolute_path), reverse=True)\n"
+        "    msgs = []\n"
+        "    for e in errs[:3]:\n"
+        "        where = \"/\".join(str(p) for p in e.absolute_path) or \"(top)\"\n"
+        "        m = e.message if len(e.message) < 300 else e.message[:300] + \"...\"\n"
+        "        msgs.append(where + \": \" + m)\n"
+        "    print(json.dumps([i, 1 if errs else 0, \"\\n\".join(msgs)]), flush=True)\n";
 
-int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size)
+int qct_validate_many(qct_validation *v, size_t n)
 {
+	for (size_t i = 0; i < n; i++) {
+		v[i].status = -1;
+		snprintf(v[i].msg, sizeof v[i].msg, "no answer from the validator");
+	}
+	if (n == 0)
+		return 0;
+	const char *dir = qct_tmpdir();
+	char manifest[700];
+	snprintf(manifest, sizeof manifest, "%s/manifest", dir ? dir : "");
+	FILE *f = dir ? fopen(manifest, "w") : NULL;
+	if (!f) {
+		for (size_t i = 0; i < n; i++)
+			snprintf(v[i].msg, sizeof v[i].msg,
+			         "cannot write the validator's manifest");
+		qct_rmdir(dir);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\t%s\n", v[i].schema, v[i].path);
+	fclose(f);
 	/* Debian's interpreter first: its python3-jsonschema is the one CI installs */
 	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 	qct_proc p;
 	/* the script has no single quote: one shell word */
-	if (qct_sh(&p, "%s -c '%s' '%s' '%s'", py, validate_py, schema_path, json_path) != 0) {
-		snprintf(msg, msg_size, "cannot run %s", py);
+	int rc = qct_sh(&p, "%s -c '%s' '%s'", py, validate_py, manifest);
+	qct_rmdir(dir);
+	if (rc != 0) {
+		for (size_t i = 0; i < n; i++)
+			snprintf(v[i].msg, sizeof v[i].msg, "cannot run %s", py);
 		return -1;
 	}
-	int st = p.status;
-	snprintf(msg, msg_size, "%s%s", p.out, p.err);
+	for (const char *l = p.out; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		json_t *a = json_loadb(l, len, 0, NULL);
+		json_int_t i = json_integer_value(json_array_get(a, 0));
+		const char *m = json_string_value(json_array_get(a, 2));
+		if (json_is_array(a) && i >= 0 && (size_t)i < n && m) {
+			v[i].status = json_integer_value(json_array_get(a, 1)) == 0 ? 0 : 1;
+			snprintf(v[i].msg, sizeof v[i].msg, "%s", m);
+		}
+		json_decref(a);
+		l = end ? end + 1 : l + len;
+	}
+	int invalid = 0, unchecked = 0;
+	for (size_t i = 0; i < n; i++) {
+		invalid += v[i].status == 1;
+		unchecked += v[i].status < 0;
+		if (v[i].status < 0 && p.status != 0) /* e.g. jsonschema missing (exit 3) */
+			snprintf(v[i].msg, sizeof v[i].msg, "validator exit %d: %s%s", p.status,
+			         p.out, p.err);
+	}
+	qct_proc_free(&p);
+	return unchecked ? -1 : invalid;
+}
+
+int qct_validate_json(const char *schema_path, const char *json_path, char *msg, size_t msg_size)
+{
+	qct_validation v = {schema_path, json_path, 0, ""};
+	qct_validate_many(&v, 1);
+	snprintf(msg, msg_size, "%s", v.msg);
 	size_t n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = 0;
-	qct_proc_free(&p);
-	return st == 0 ? 0 : st == 1 ? 1 : -1;
+	return v.status;
 }
 
 int qct_validate_report(const char *json_path, char *msg, size_t msg_size)
 {
-	return qct_validate_json("reports/schema/report.schema.json", json_path, msg, msg_size);
+	return qct_validate_json(QCT_REPORT_SCHEMA, json_path, msg, msg_size);
+}
+
+/* The files waiting for qct_validate_pending: copies in one directory, each with the test
+ * that asked and what the file is. */
+typedef struct pending_check {
+	char *schema, *copy, *origin, *test, *what;
+} pending_check;
+static pending_check *pending;
+static size_t n_pending, cap_pending;
+static char pending_dir[600];
+static unsigned pending_seq;
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb");
+	if (!in)
+		return -1;
+	FILE *out = fopen(to, "wb");
+	int ok = out != NULL;
+	char buf[1 << 16];
+	size_t r;
+	while (ok && (r = fread(buf, 1, sizeof buf, in)) > 0)
+		ok = fwrite(buf, 1, r, out) == r;
+	ok = ok && !ferror(in);
+	fclose(in);
+	if (out && fclose(out) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
+static char *dup_or_die(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+void qct_validate_json_later(const char *schema_path, const char *json_path, const char *what)
+{
+	/* The sanitizer pass looks for memory errors; the reports it writes are those of the plain
+	 * pass, whose schema checks cover them (a whole-suite report takes python3-jsonschema
+	 * some 20 s of CPU). */
+	if (qct_under_sanitizers())
+		return;
+	if (!pending_dir[0]) {
+		const char *d = qct_tmpdir();
+		if (d)
+			snprintf(pending_dir, sizeof pending_dir, "%s", d);
+	}
+	char copy[700];
+	snprintf(copy, sizeof copy, "%s/%u.json", pending_dir, pending_seq++);
+	if (!pending_dir[0] || copy_file(json_path, copy) != 0) {
+		char m[1200];
+		snprintf(m, sizeof m, "cannot keep %s for its schema check", json_path);
+		CU_assertImplementation(CU_FALSE, __LINE__, m, __FILE__, "", CU_FALSE);
+		return;
+	}
+	if (n_pending == cap_pending) {
+		size_t cap = cap_pending ? 2 * cap_pending : 64;
+		pending_check *np = realloc(pending, cap * sizeof *np);
+		if (!np)
+			abort();
+		pending = np;
+		cap_pending = cap;
+	}
+	CU_pTest t = CU_get_current_test();
+	pending[n_pending++] = (pending_check){
+	        dup_or_die(schema_path), dup_or_die(copy), dup_or_die(json_path),
+	        dup_or_die(t && t->pName ? t->pName : "(none)"), dup_or_die(what ? what : "")};
+}
+
+void qct_validate_report_later(const char *json_path, const char *what)
+{
+	qct_validate_json_later(QCT_REPORT_SCHEMA, json_path, what);
+}
+
+int qct_validate_pending(FILE *log)
+{
+	if (n_pending == 0)
+		return 0;
+	qct_validation *v = calloc(n_pending, sizeof *v);
+	if (!v)
+		abort();
+	for (size_t i = 0; i < n_pending; i++) {
+		v[i].schema = pending[i].schema;
+		v[i].path = pending[i].copy;
+	}
+	int rc = qct_validate_many(v, n_pending);
+	int bad = 0;
+	for (size_t i = 0; i < n_pending; i++) {
+		if (v[i].status != 0) {
+			bad++;
+			fprintf(log,
+			        "\n  %s %s: %s\n    (%s, written by test %s%s%s; copy kept: %s)\n",
+			        v[i].status > 0 ? "does not match" : "could not be checked against",
+			        pending[i].schema, v[i].msg, pending[i].origin, pending[i].test,
+			        pending[i].what[0] ? ", " : "", pending[i].what, pending[i].copy);
+		}
+		free(pending[i].schema);
+		free(pending[i].copy);
+		free(pending[i].origin);
+		free(pending[i].test);
+		free(pending[i].what);
+	}
+	free(v);
+	n_pending = 0;
+	/* the copies of the files that failed stay for a look */
+	if (!bad)
+		qct_rmdir(pending_dir);
+	pending_dir[0] = 0;
+	return rc < 0 ? -1 : bad;
 }
 
 /* Runs `qconform run ARGS --json TMP/report.json`; returns the parsed report (or NULL). */
@@ -177,14 +347,11 @@ json_t *qct_run_report(const char *tmp, int *status, char **err_out, const char 
 	if (!r && *status != 2)
 		fprintf(stderr, "\nreport %s: %s (line %d)\n", json, e.text, e.line);
 	if (r) {
-		/* every report the tests produce must match its published schema */
-		char msg[2048], what[2200];
-		if (qct_validate_report(json, msg, sizeof msg) != 0) {
-			snprintf(what, sizeof what, "report does not match report.schema.json: %s",
-			         msg);
-			fprintf(stderr, "\n%s (qconform run %s)\n", what, args);
-			CU_assertImplementation(CU_FALSE, __LINE__, what, __FILE__, "", CU_FALSE);
-		}
+		/* every report the tests produce must match its published schema: checked with
+		 * the others of the suite when it ends (qct_validate_pending) */
+		char what[4200];
+		snprintf(what, sizeof what, "qconform run %s", args);
+		qct_validate_report_later(json, what);
 	}
 	return r;
 }
@@ -262,6 +429,12 @@ qct_tally qct_tally_report(json_t *r)
 	return t;
 }
 
+const char *qct_specs(void)
+{
+	const char *s = getenv("QCT_SPECS");
+	return s && *s ? s : "specs";
+}
+
 int qct_under_sanitizers(void)
 {
 	const char *b = getenv("QCONFORM_BUILD"), *san = getenv("SAN");
@@ -271,4 +444,108 @@ int qct_under_sanitizers(void)
 	if (san && *san && strcmp(san, "0") != 0)
 		return 1;
 	return n >= 3 && strcmp(b + n - 3, "san") == 0;
+}
+
+/* ---- runs several tests share ---- */
+
+typedef struct shared_run {
+	char *key;      /* the command or the run's arguments */
+	char *dir;      /* a run's directory, kept until exit */
+	json_t *report; /* a run's report, or NULL */
+	char *json;     /* its path */
+	qct_proc proc;  /* the command's status and output */
+} shared_run;
+static shared_run *shared;
+static size_t n_shared;
+
+static void shared_free(void)
+{
+	for (size_t i = 0; i < n_shared; i++) {
+		free(shared[i].key);
+		qct_rmdir(shared[i].dir);
+		free(shared[i].dir);
+		json_decref(shared[i].report);
+		free(shared[i].json);
+		qct_proc_free(&shared[i].proc);
+	}
+	free(shared);
+	shared = NULL;
+	n_shared = 0;
+}
+
+static shared_run *shared_find(const char *key)
+{
+	for (size_t i = 0; i < n_shared; i++)
+		if (!strcmp(shared[i].key, key))
+			return &shared[i];
+	return NULL;
+}
+
+static shared_run *shared_add(const char *key)
+{
+	if (n_shared == 0)
+		atexit(shared_free);
+	shared_run *ns = realloc(shared, (n_shared + 1) * sizeof *ns);
+	if (!ns)
+		abort();
+	shared = ns;
+	shared_run *s = &shared[n_shared++];
+	memset(s, 0, sizeof *s);
+	s->key = dup_or_die(key);
+	return s;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? dup_or_die(s) : NULL;
+}
+
+json_t *qct_run_shared(int *status, char **err_out, const char **json_path, const char *fmt, ...)
+{
+	char args[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	shared_run *s = shared_find(args);
+	if (!s) {
+		s = shared_add(args);
+		const char *dir = qct_tmpdir();
+		if (!dir)
+			return NULL;
+		s->dir = dup_or_die(dir);
+		char *err = NULL;
+		s->report = qct_run_report(s->dir, &s->proc.status, &err, "%s", args);
+		s->proc.err = err;
+		char json[700];
+		snprintf(json, sizeof json, "%s/report.json", s->dir);
+		s->json = dup_or_die(json);
+	}
+	*status = s->proc.status;
+	if (err_out)
+		*err_out = dup_or_null(s->proc.err);
+	if (json_path)
+		*json_path = s->json;
+	return json_incref(s->report);
+}
+
+int qct_sh_shared(qct_proc *p, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	shared_run *s = shared_find(cmd);
+	if (!s) {
+		qct_proc q;
+		if (qct_sh(&q, "%s", cmd) != 0)
+			return -1;
+		s = shared_add(cmd);
+		s->proc = q;
+	}
+	p->status = s->proc.status;
+	p->out = dup_or_die(s->proc.out);
+	p->err = dup_or_die(s->proc.err);
+	return 0;
 }
