@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cases.h"
 #include "dtype.h"
 #include "qct.h"
@@ -64,9 +66,37 @@ static void test_bad_specs(void)
 		CU_ASSERT_EQUAL_FATAL(
 		        qct_sh(&p, "%s run %s --json %s", qct_build_path("qconform"), path, json),
 		        0);
+		/* run: the same error first; an error the plan finds (the format, the names, a
+		 * profile) runs nothing, one only building the case finds makes that case an ERROR
+		 * that names it, in a complete report */
 		CU_ASSERT_EQUAL(p.status, 2);
-		CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "nothing was run"));
-		CU_ASSERT_NOT_EQUAL(access(json, F_OK), 0);
+		first = strcspn(p.err, "\n");
+		if (strncmp(p.err, want, first) != 0 || strlen(want) != first)
+			fprintf(stderr, "\n%s (run): want\n  %s\ngot\n  %.*s\n", names[i], want,
+			        (int)first, p.err);
+		CU_ASSERT(strncmp(p.err, want, first) == 0 && strlen(want) == first);
+		if (access(json, F_OK) != 0) {
+			CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "nothing was run"));
+		} else {
+			json_error_t je;
+			json_t *r = json_load_file(json, 0, &je);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+			char spec_error[600];
+			snprintf(spec_error, sizeof spec_error, "spec error: %s", want);
+			int named = 0;
+			json_t *cases = json_object_get(r, "cases");
+			for (size_t k = 0; k < json_array_size(cases); k++) {
+				json_t *c = json_array_get(cases, k);
+				named += !strcmp(qct_verdict(c), "ERROR") &&
+				         !strcmp(qct_str(c, "message"), spec_error);
+			}
+			if (!named)
+				fprintf(stderr, "\n%s (run): no ERROR case says %s\n", names[i],
+				        spec_error);
+			CU_ASSERT(named > 0);
+			json_decref(r);
+			unlink(json);
+		}
 		qct_proc_free(&p);
 		free(names[i]);
 	}

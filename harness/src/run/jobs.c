@@ -303,8 +303,20 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 
 /* A case that fails to expand while the run runs: an ERROR that names the spec error. */
 static void spec_error_case(const qc_jobs_plan *p, const qc_spec *run_spec, unit_out *u,
-                            const char *name, uint64_t ordinal)
+                            const char *name, uint64_t ordinal, FILE *diag)
 {
+	/* the error is the last line expanding the unit reported (each node reports once) */
+	char why[384] = "";
+	fflush(diag);
+	if (u->diag && u->diag_len) {
+		size_t end = u->diag_len;
+		while (end && u->diag[end - 1] == '\n')
+			end--;
+		size_t start = end;
+		while (start && u->diag[start - 1] != '\n')
+			start--;
+		snprintf(why, sizeof why, "%.*s", (int)(end - start), u->diag + start);
+	}
 	qc_job_case *jc = new_case(u);
 	qc_case *c = slim_case(run_spec, NULL, name);
 	c->call.n_outputs = 0; /* nothing was compared */
@@ -312,9 +324,8 @@ static void spec_error_case(const qc_jobs_plan *p, const qc_spec *run_spec, unit
 	jc->ordinal = ordinal;
 	jc->spec_error = 1;
 	jc->r.verdict = QC_ERROR;
-	snprintf(jc->r.message, sizeof jc->r.message,
-	         "spec error found while expanding the case (qconform validate %s reports it)",
-	         run_spec->path);
+	snprintf(jc->r.message, sizeof jc->r.message, "spec error: %s",
+	         why[0] ? why : "the case cannot be built (qconform validate says why)");
 	case_text(p, jc, c);
 }
 
@@ -414,7 +425,7 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 			break;
 		}
 		if (!c) {
-			spec_error_case(p, run_spec, u, name, ord);
+			spec_error_case(p, run_spec, u, name, ord, diag_f);
 			continue;
 		}
 		qc_expected *e = qc_expected_new(c, err, sizeof err);
@@ -424,7 +435,7 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 			qc_diag_error(&diag, s->path, bad, "%s", msg);
 			qc_expected_free(e, c->call.n_outputs);
 			qc_case_free(c);
-			spec_error_case(p, run_spec, u, name, ord);
+			spec_error_case(p, run_spec, u, name, ord, diag_f);
 			continue;
 		}
 		/* the kernel's outputs start as values the answer cannot be (poison.h) */

@@ -1546,7 +1546,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	/* the journal has served once the complete report is written */
 	if (!journaled)
 		;
-	else if (!interrupted && status != 2 && journal_ok && !o->keep_journal)
+	else if (!interrupted && rc == 0 && journal_ok && !o->keep_journal)
 		unlink(journal_path);
 	else if (!interrupted && o->keep_journal)
 		printf("journal: %s\n", journal_path);

@@ -6,7 +6,7 @@
  * (scale <= 0, zero point outside the dtype, ...) at the node's mark.
  *
  * Every error is "file:line:col: message" (1-based), collected in a
- * qc_diag; a spec with any error runs nothing.
+ * qc_diag; a spec with an error of its own (not of a case's values) runs nothing.
  */
 #ifndef QC_SPEC_H
 #define QC_SPEC_H
