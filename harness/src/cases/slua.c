@@ -62,6 +62,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@
 #define RNG_TNAME "qc.rng"
 
 enum { K_EXPR, K_GEN, K_CHECK, K_KINDS };
-#define MEMO_N 16
+#define MEMO_N 64
 static const char *const chunk_name[K_KINDS] = {"=expr", "=generator", "=check"};
 static const char *const chunk_tag[K_KINDS] = {"expr", "generator", "check"};
 
@@ -118,51 +119,62 @@ struct qc_lua {
 	int ref_rng; /* registry: the rng object handed to generators */
 	int ref_cache[K_KINDS];
 	int cache_n[K_KINDS];
-	/* the searches of qc.elementwise_*: pure functions of their arguments, which every case of
-	 * a sweep point calls again with the same ones; a hit charges the work of the search as
-	 * if it ran, so budgets do not depend on what the cache holds */
-	struct memo {
-		uint64_t hash;
-		unsigned char *key, *val;
-		size_t klen, vlen;
-		int got;
-		uint64_t work;
-	} memo[MEMO_N];
-	int memo_next;
 	qc_lua_share *share;  /* the spec's budgets shared with other states, or NULL */
 	uint64_t share_steps; /* the shared count when the evaluation began */
 };
 
-/* The cached result of the search keyed by key[0..klen), or NULL. */
-static const struct memo *memo_get(qc_lua *q, const void *key, size_t klen)
+/*
+ * The searches of qc.elementwise_*: pure functions of their arguments, which every case of a
+ * sweep point, and every copy of a spec (one per job thread), calls again with the same ones.
+ * One cache for the process, shared by every state; a hit charges the work of the search as if
+ * it ran, so budgets do not depend on what the cache holds.
+ */
+static struct memo {
+	uint64_t hash;
+	unsigned char *key, *val;
+	size_t klen, vlen;
+	int got;
+	uint64_t work;
+} memo[MEMO_N];
+static unsigned memo_next;
+static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The cached result of the search keyed by key[0..klen) into val (vlen bytes at most): 1, or 0
+ * when it is not cached. */
+static int memo_get(const void *key, size_t klen, void *val, size_t vlen, int *got, uint64_t *work)
 {
 	uint64_t h = qc_hash64_bytes(key, klen);
-	for (int i = 0; i < MEMO_N; i++)
-		if (q->memo[i].key && q->memo[i].hash == h && q->memo[i].klen == klen &&
-		    !memcmp(q->memo[i].key, key, klen))
-			return &q->memo[i];
-	return NULL;
+	int hit = 0;
+	pthread_mutex_lock(&memo_mu);
+	for (int i = 0; i < MEMO_N && !hit; i++)
+		if (memo[i].key && memo[i].hash == h && memo[i].klen == klen &&
+		    memo[i].vlen <= vlen && !memcmp(memo[i].key, key, klen)) {
+			memcpy(val, memo[i].val, memo[i].vlen);
+			*got = memo[i].got;
+			*work = memo[i].work;
+			hit = 1;
+		}
+	pthread_mutex_unlock(&memo_mu);
+	return hit;
 }
 
-static void memo_put(qc_lua *q, const void *key, size_t klen, const void *val, size_t vlen, int got,
+static void memo_put(const void *key, size_t klen, const void *val, size_t vlen, int got,
                      uint64_t work)
 {
-	struct memo *m = &q->memo[q->memo_next++ % MEMO_N];
-	free(m->key);
-	free(m->val);
-	memset(m, 0, sizeof *m);
-	if (!(m->key = malloc(klen)) || !(m->val = malloc(vlen ? vlen : 1))) {
-		free(m->key);
-		m->key = NULL;
+	unsigned char *k = malloc(klen), *v = malloc(vlen ? vlen : 1);
+	if (!k || !v) {
+		free(k);
+		free(v);
 		return;
 	}
-	memcpy(m->key, key, klen);
-	memcpy(m->val, val, vlen);
-	m->hash = qc_hash64_bytes(key, klen);
-	m->klen = klen;
-	m->vlen = vlen;
-	m->got = got;
-	m->work = work;
+	memcpy(k, key, klen);
+	memcpy(v, val, vlen);
+	pthread_mutex_lock(&memo_mu);
+	struct memo *m = &memo[memo_next++ % MEMO_N];
+	free(m->key);
+	free(m->val);
+	*m = (struct memo){qc_hash64_bytes(key, klen), k, v, klen, vlen, got, work};
+	pthread_mutex_unlock(&memo_mu);
 }
 
 static qc_lua *getq(lua_State *L)
@@ -1435,16 +1447,11 @@ static int qc_ew_scales_l(lua_State *L)
 	key.n = n;
 	memcpy(&key.o, &o, sizeof o); /* with its padding, zeroed by qc_ew_opts_default */
 	qc_lua *q = getq(L);
-	const struct memo *m = memo_get(q, &key, sizeof key);
 	int got;
-	if (m) {
-		got = m->got;
-		work = m->work;
-		memcpy(s, m->val, m->vlen);
-	} else {
+	if (!memo_get(&key, sizeof key, s, (size_t)n * sizeof *s, &got, &work)) {
 		got = qc_ew_scales((qc_ew_kind)k, &o, s, n, &work, e, sizeof e);
 		if (got >= 0)
-			memo_put(q, &key, sizeof key, s, (size_t)got * sizeof *s, got, work);
+			memo_put(&key, sizeof key, s, (size_t)got * sizeof *s, got, work);
 	}
 	charge(L, q, work, 1);
 	if (got < 0)
@@ -1493,16 +1500,11 @@ static int qc_ew_pairs_l(lua_State *L)
 	memcpy(key.s, s, sizeof key.s);
 	memcpy(&key.o, &o, sizeof o);
 	qc_lua *ql = getq(L);
-	const struct memo *m = memo_get(ql, &key, sizeof key);
 	int got;
-	if (m) {
-		got = m->got;
-		work = m->work;
-		memcpy(q, m->val, m->vlen);
-	} else {
+	if (!memo_get(&key, sizeof key, q, (size_t)n * 2 * sizeof *q, &got, &work)) {
 		got = qc_ew_pairs(s, (qc_ew_kind)k, &o, q, q + n, n, &work, e, sizeof e);
 		if (got >= 0)
-			memo_put(ql, &key, sizeof key, q, (size_t)n * 2 * sizeof *q, got, work);
+			memo_put(&key, sizeof key, q, (size_t)n * 2 * sizeof *q, got, work);
 	}
 	charge(L, ql, work, 1);
 	if (got < 0)
@@ -1909,10 +1911,6 @@ void qc_lua_free(qc_lua *q)
 	if (!q)
 		return;
 	lua_close(q->L);
-	for (int i = 0; i < MEMO_N; i++) {
-		free(q->memo[i].key);
-		free(q->memo[i].val);
-	}
 	free(q->touched);
 	free(q);
 }
