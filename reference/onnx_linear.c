@@ -87,10 +87,11 @@ static qcf_status rounding_ok(const qcf_op_call *call, qref_detail *d, int allow
                               const char *what)
 {
 	const qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
+	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN ||
+	    (allow_half && qref_rounding_is_half(r))) {
+		qref_set_default_rounding(d, QREF_ROUND_HALF_EVEN);
 		return QCF_OK;
-	if (allow_half && qref_rounding_is_half(r))
-		return QCF_OK;
+	}
 	return qref_rounding_na(call, d, r, what);
 }
 
