@@ -38,13 +38,13 @@ void qref_quantize_multiplier(double d, qref_rounding rounding, int32_t *multipl
  * is 1 - 2^30 and the division truncates. a == b == INT32_MIN gives
  * INT32_MAX (the only overflow). Result in [INT32_MIN + 1, INT32_MAX].
  */
-static inline int32_t qref_srdhm(int32_t a, int32_t b);
+int32_t qref_srdhm(int32_t a, int32_t b);
 
 /*
  * gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties
  * away from zero. exponent in [0, 31]; any int32 x.
  */
-static inline int32_t qref_rdbpot(int32_t x, int exponent);
+int32_t qref_rdbpot(int32_t x, int exponent);
 
 /*
  * MultiplyByQuantizedMultiplier(x, m, shift) = x * m * 2^(shift - 31),
@@ -58,7 +58,7 @@ static inline int32_t qref_rdbpot(int32_t x, int exponent);
  *    [-31, 30]; a result outside int32 is narrowed modulo 2^32 (LiteRT only
  *    DCHECKs it; callers check with qref_mbqm_single_wide).
  */
-static inline int32_t qref_mbqm(int32_t x, int32_t multiplier, int shift, qref_rounding rounding);
+int32_t qref_mbqm(int32_t x, int32_t multiplier, int shift, qref_rounding rounding);
 
 /* QREF_ROUND_SINGLE for QREF_ROUND_SINGLE, else QREF_ROUND_DOUBLE: the
  * build a rounding argument selects. */
@@ -66,10 +66,10 @@ qref_rounding qref_requant_build(qref_rounding rounding);
 
 /* 1 if x * 2^max(shift, 0) fits int32 (the double-rounding pre-shift does not
  * wrap); shift in [-31, 31]. */
-static inline int qref_mbqm_preshift_fits(int32_t x, int shift);
+int qref_mbqm_preshift_fits(int32_t x, int shift);
 
 /* The single-rounding MBQM before narrowing to int32 (same domain). */
-static inline int64_t qref_mbqm_single_wide(int32_t x, int32_t multiplier, int shift);
+int64_t qref_mbqm_single_wide(int32_t x, int32_t multiplier, int shift);
 
 /*
  * MultiplyByQuantizedMultiplierGreaterThanOne / SmallerThanOne (LiteRT
@@ -88,90 +88,9 @@ int32_t qref_mbqm_lt1(int32_t x, int32_t multiplier, int shift, qref_rounding ro
  * to int32 modulo 2^32. Domain (LiteRT asserts): m >= 0, shift in [-31, 7],
  * x in [-2^47, 2^47).
  */
-static inline int32_t qref_mbqm64(int64_t x, int32_t multiplier, int shift);
+int32_t qref_mbqm64(int64_t x, int32_t multiplier, int shift);
 
 /* Arithmetic right shift (floor division by 2^n), portable; n in [0, 63]. */
-static inline int64_t qref_asr64(int64_t v, int n);
-
-/* ---- the definitions of the inline helpers above: the kernels' per-element loops call ---- */
-/* ---- them once per element, so they are inline rather than calls into requant.c      ---- */
-
-/* v modulo 2^32 as int32, without implementation-defined conversions. */
-static inline int32_t qref_wrap32(uint64_t v)
-{
-	uint32_t u = (uint32_t)v;
-	if (u <= (uint32_t)INT32_MAX)
-		return (int32_t)u;
-	return (int32_t)(u - 0x80000000u) + INT32_MIN;
-}
-
-static inline int64_t qref_asr64(int64_t v, int n)
-{
-	/* for v < 0, ~v = -v - 1 >= 0 and ~(~v >> n) = floor(v / 2^n) */
-	return v >= 0 ? v >> n : ~(~v >> n);
-}
-
-static inline int32_t qref_srdhm(int32_t a, int32_t b)
-{
-	if (a == INT32_MIN && b == INT32_MIN)
-		return INT32_MAX;
-	int64_t ab = (int64_t)a * (int64_t)b;
-	int64_t neg = ab < 0;
-	/* nudge 2^30 for ab >= 0, 1 - 2^30 below (without a branch on the sign: data-dependent) */
-	int64_t t = ab + (INT64_C(1) << 30) - neg * ((INT64_C(1) << 31) - 1);
-	/* t / 2^31 truncated toward zero (|t| < 2^62): the floor of t + 2^31 - 1 when t < 0 (t < 0
-	 * exactly when ab < 0) */
-	return (int32_t)qref_asr64(t + neg * ((INT64_C(1) << 31) - 1), 31);
-}
-
-static inline int32_t qref_rdbpot(int32_t x, int exponent)
-{
-	int64_t mask = (INT64_C(1) << exponent) - 1;
-	/* x mod 2^e in [0, mask], via unsigned arithmetic (well defined) */
-	int64_t rem = (int64_t)((uint64_t)(int64_t)x & (uint64_t)mask);
-	int64_t threshold = (mask >> 1) + (x < 0);
-	/* x - rem is a multiple of 2^e: the arithmetic shift is the exact floor(x / 2^e) */
-	int64_t q = qref_asr64((int64_t)x - rem, exponent);
-	return (int32_t)(q + (rem > threshold));
-}
-
-static inline int qref_mbqm_preshift_fits(int32_t x, int shift)
-{
-	if (shift <= 0)
-		return 1;
-	if (shift >= 31)
-		return x == 0;
-	int64_t v = (int64_t)x * (INT64_C(1) << shift);
-	return v >= INT32_MIN && v <= INT32_MAX;
-}
-
-static inline int32_t qref_preshift32(int32_t x, int shift)
-{
-	return qref_wrap32((uint64_t)(uint32_t)x << shift);
-}
-
-static inline int64_t qref_mbqm_single_wide(int32_t x, int32_t multiplier, int shift)
-{
-	int total = 31 - shift;
-	int64_t round_add = INT64_C(1) << (total - 1);
-	return qref_asr64((int64_t)x * (int64_t)multiplier + round_add, total);
-}
-
-static inline int32_t qref_mbqm(int32_t x, int32_t multiplier, int shift, qref_rounding rounding)
-{
-	if (rounding == QREF_ROUND_SINGLE)
-		return qref_wrap32((uint64_t)qref_mbqm_single_wide(x, multiplier, shift));
-	int left = shift > 0 ? shift : 0;
-	int right = shift > 0 ? 0 : -shift;
-	return qref_rdbpot(qref_srdhm(qref_preshift32(x, left), multiplier), right);
-}
-
-static inline int32_t qref_mbqm64(int64_t x, int32_t multiplier, int shift)
-{
-	int32_t rm = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
-	int total = 15 - shift;
-	int64_t round_add = INT64_C(1) << (total - 1);
-	return qref_wrap32((uint64_t)qref_asr64(x * (int64_t)rm + round_add, total));
-}
+int64_t qref_asr64(int64_t v, int n);
 
 #endif
