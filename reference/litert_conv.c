@@ -1020,7 +1020,8 @@ static inline int requantize(const plan *p, int64_t acc, const channel_rq *q, in
 		return 0;
 	}
 	if (q->rnd == QREF_ROUND_DOUBLE) {
-		if (!qref_mbqm_preshift_fits((int32_t)acc, q->sh))
+		if (q->sh > 0 &&
+		    !qref_mbqm_preshift_fits((int32_t)acc, q->sh)) /* fits for sh <= 0 */
 			return -1;
 		*y = qref_mbqm((int32_t)acc, q->m, q->sh, q->rnd);
 		return 0;
