@@ -848,17 +848,21 @@ static qcf_status acc_src_init(const plan *p, acc_src *a, qref_detail *d)
 			a->xmax = v > a->xmax ? v : a->xmax;
 		}
 	} else if (a->fast) {
-		a->xbuf = malloc((nx ? nx : 1) * sizeof *a->xbuf);
-		if (!a->xbuf)
+		/* every int8 x - zp_in fits int16 (else the scalar model, which gives the same
+		 * sums) */
+		a->fast = zi >= INT16_MIN + 128 && zi <= INT16_MAX - 127;
+		a->xbuf = a->fast ? malloc((nx ? nx : 1) * sizeof *a->xbuf) : NULL;
+		if (a->fast && !a->xbuf)
 			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 		const int8_t *xi = (const int8_t *)p->in->data;
-		for (size_t i = 0; i < nx && a->fast; i++) {
-			int64_t v = (int64_t)xi[i] - zi;
-			a->fast = v >= INT16_MIN && v <= INT16_MAX;
-			a->xbuf[i] = (int16_t)(a->fast ? v : 0);
+		int32_t xmax = 0;
+		for (size_t i = 0; a->fast && i < nx; i++) {
+			int32_t v = (int32_t)xi[i] - zi;
+			a->xbuf[i] = (int16_t)v;
 			v = v < 0 ? -v : v;
-			a->xmax = (int32_t)(v > a->xmax ? v : a->xmax);
+			xmax = v > xmax ? v : xmax;
 		}
+		a->xmax = xmax;
 		a->x = a->xbuf;
 	}
 	if (!a->fast) {
