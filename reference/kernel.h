@@ -129,6 +129,11 @@ double qref_clamp_d(double v, double lo, double hi);
 /* detail->rounding, or QREF_ROUND_DEFAULT when detail is NULL. */
 qref_rounding qref_detail_rounding(const qref_detail *detail);
 
+/* detail->default_rounding = rounding (when detail is not NULL): the kernel's
+ * QREF_ROUND_DEFAULT outputs are those of that named rounding, so that a caller asking for
+ * it does not compute it again. Kernels call it once the rounding check has passed. */
+void qref_set_default_rounding(qref_detail *detail, qref_rounding rounding);
+
 /* 1 for QREF_ROUND_HALF_EVEN, _HALF_AWAY, _HALF_UP, _HALF_DOWN. */
 int qref_rounding_is_half(qref_rounding rounding);
 

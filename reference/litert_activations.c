@@ -31,6 +31,7 @@ static qcf_status mbqm_build(const qcf_op_call *call, qref_detail *d, const char
 	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
 		return qref_rounding_na(call, d, r, what);
 	*build = qref_requant_build(r);
+	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	return QCF_OK;
 }
 

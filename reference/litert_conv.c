@@ -741,13 +741,14 @@ static void gemm_acc(const int16_t *x, int64_t xs, int64_t rows, const int8_t *w
  * zero point) against each group's filter rows. */
 #define QREF_PIXELS 32
 
+/* Output pixels [r0, r1); acc[(pix - r0) * n_ch + c] += ... */
 static void conv_acc(const plan *p, const int16_t *x, const int8_t *w, int32_t xmax, int32_t wmax,
-                     int16_t *patch, int64_t *acc)
+                     int16_t *patch, int64_t r0, int64_t r1, int64_t *acc)
 {
 	int64_t k = p->kh * p->kw * p->fc_in, cpg = p->n_ch / p->groups;
-	int64_t kc = kchunk(xmax, wmax, k), npix = p->nb * p->oh * p->ow;
-	for (int64_t p0 = 0; p0 < npix; p0 += QREF_PIXELS) {
-		int64_t np = npix - p0 < QREF_PIXELS ? npix - p0 : QREF_PIXELS;
+	int64_t kc = kchunk(xmax, wmax, k);
+	for (int64_t p0 = r0; p0 < r1; p0 += QREF_PIXELS) {
+		int64_t np = r1 - p0 < QREF_PIXELS ? r1 - p0 : QREF_PIXELS;
 		for (int64_t g = 0; g < p->groups; g++) {
 			for (int64_t q = 0; q < np; q++) {
 				int64_t pix = p0 + q, ox = pix % p->ow, oy = pix / p->ow % p->oh;
@@ -772,7 +773,7 @@ static void conv_acc(const plan *p, const int16_t *x, const int8_t *w, int32_t x
 				}
 			}
 			gemm_acc(patch, k, np, w + g * cpg * k, k, cpg, k, kc,
-			         acc + p0 * p->n_ch + g * cpg, p->n_ch);
+			         acc + (p0 - r0) * p->n_ch + g * cpg, p->n_ch);
 		}
 	}
 }
@@ -780,122 +781,150 @@ static void conv_acc(const plan *p, const int16_t *x, const int8_t *w, int32_t x
 /* DEPTHWISE_CONV_2D: per output pixel and tap, a pass over the output channels (int64, so no
  * chunking: one tap adds one product to each accumulator). */
 QREF_KERNEL
-static void dw_acc(const plan *p, const int16_t *x, const int8_t *w, int64_t *acc)
+static void dw_acc(const plan *p, const int16_t *x, const int8_t *w, int64_t r0, int64_t r1,
+                   int64_t *acc)
 {
 	int64_t nc = p->n_ch, dm = p->dm;
-	for (int64_t b = 0; b < p->nb; b++)
-		for (int64_t oy = 0; oy < p->oh; oy++)
-			for (int64_t ox = 0; ox < p->ow; ox++) {
-				int64_t *a = acc + ((b * p->oh + oy) * p->ow + ox) * nc;
-				int64_t y0 = oy * p->sh - p->ph, x0 = ox * p->sw - p->pw;
-				for (int64_t ky = 0; ky < p->kh; ky++) {
-					int64_t y = y0 + ky * p->dh;
-					if (y < 0 || y >= p->ih)
-						continue;
-					for (int64_t kx = 0; kx < p->kw; kx++) {
-						int64_t xx = x0 + kx * p->dw;
-						if (xx < 0 || xx >= p->iw)
-							continue;
-						const int16_t *px =
-						        x + ((b * p->ih + y) * p->iw + xx) * p->ic;
-						const int8_t *pw = w + (ky * p->kw + kx) * nc;
-						if (dm == 1)
-							for (int64_t c = 0; c < nc; c++)
-								a[c] += (int32_t)pw[c] * px[c];
-						else
-							for (int64_t c = 0; c < nc; c++)
-								a[c] += (int32_t)pw[c] * px[c / dm];
-					}
-				}
+	for (int64_t pix = r0; pix < r1; pix++) {
+		int64_t ox = pix % p->ow, oy = pix / p->ow % p->oh, b = pix / p->ow / p->oh;
+		int64_t *a = acc + (pix - r0) * nc;
+		int64_t y0 = oy * p->sh - p->ph, x0 = ox * p->sw - p->pw;
+		for (int64_t ky = 0; ky < p->kh; ky++) {
+			int64_t y = y0 + ky * p->dh;
+			if (y < 0 || y >= p->ih)
+				continue;
+			for (int64_t kx = 0; kx < p->kw; kx++) {
+				int64_t xx = x0 + kx * p->dw;
+				if (xx < 0 || xx >= p->iw)
+					continue;
+				const int16_t *px = x + ((b * p->ih + y) * p->iw + xx) * p->ic;
+				const int8_t *pw = w + (ky * p->kw + kx) * nc;
+				if (dm == 1)
+					for (int64_t c = 0; c < nc; c++)
+						a[c] += (int32_t)pw[c] * px[c];
+				else
+					for (int64_t c = 0; c < nc; c++)
+						a[c] += (int32_t)pw[c] * px[c / dm];
 			}
+		}
+	}
 }
 
 /*
- * The exact accumulator of every output element, without the bias, into acc (numel(out)
- * entries, in the output's order). The blocked kernels take int8 and int16 inputs whose x -
- * zp_in fits int16 with int8 or int4 filters and no filter zero point; the scalar model the
- * rest.
+ * What the accumulators of a call read, prepared once: the blocked kernels take int8 and int16
+ * inputs whose x - zp_in fits int16 with int8 or int4 filters and no filter zero point (fast),
+ * the scalar model the rest (o).
  */
-static qcf_status accumulators(const plan *p, int64_t *acc, qref_detail *d)
+typedef struct acc_src {
+	int fast;
+	const int16_t *x; /* fast: the input minus its zero point */
+	const int8_t *w;  /* fast: the filter as int8 */
+	int32_t xmax, wmax;
+	int16_t *xbuf, *patch;
+	int8_t *wbuf;
+	operands o; /* !fast */
+} acc_src;
+
+static void acc_src_free(acc_src *a)
 {
-	size_t n = qref_tensor_numel(p->out);
+	free(a->xbuf);
+	free(a->wbuf);
+	free(a->patch);
+	if (!a->fast)
+		operands_free(&a->o);
+	memset(a, 0, sizeof *a);
+}
+
+static qcf_status acc_src_init(const plan *p, acc_src *a, qref_detail *d)
+{
+	memset(a, 0, sizeof *a);
 	size_t nx = qref_tensor_numel(p->in), nw = qref_tensor_numel(p->w);
-	int16_t *xbuf = NULL, *patch = NULL;
-	int8_t *wbuf = NULL;
-	const int16_t *x = NULL;
-	int32_t xmax = 0, zi = p->qi.zero_points[0];
-	int fast = !p->u8 && p->zp_w == 0;
-	if (fast && p->int16) {
-		x = (const int16_t *)p->in->data; /* zero point 0 */
+	int32_t zi = p->qi.zero_points[0];
+	a->fast = !p->u8 && p->zp_w == 0;
+	if (a->fast && p->int16) {
+		a->x = (const int16_t *)p->in->data; /* zero point 0 */
 		for (size_t i = 0; i < nx; i++) {
-			int32_t v = x[i] < 0 ? -(int32_t)x[i] : x[i];
-			xmax = v > xmax ? v : xmax;
+			int32_t v = a->x[i] < 0 ? -(int32_t)a->x[i] : a->x[i];
+			a->xmax = v > a->xmax ? v : a->xmax;
 		}
-	} else if (fast) {
-		xbuf = malloc((nx ? nx : 1) * sizeof *xbuf);
-		if (!xbuf)
+	} else if (a->fast) {
+		/* every int8 x - zp_in fits int16 (else the scalar model, which gives the same
+		 * sums) */
+		a->fast = zi >= INT16_MIN + 128 && zi <= INT16_MAX - 127;
+		a->xbuf = a->fast ? malloc((nx ? nx : 1) * sizeof *a->xbuf) : NULL;
+		if (a->fast && !a->xbuf)
 			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 		const int8_t *xi = (const int8_t *)p->in->data;
-		for (size_t i = 0; i < nx && fast; i++) {
-			int64_t v = (int64_t)xi[i] - zi;
-			fast = v >= INT16_MIN && v <= INT16_MAX;
-			xbuf[i] = (int16_t)(fast ? v : 0);
+		int32_t xmax = 0;
+		for (size_t i = 0; a->fast && i < nx; i++) {
+			int32_t v = (int32_t)xi[i] - zi;
+			a->xbuf[i] = (int16_t)v;
 			v = v < 0 ? -v : v;
-			xmax = (int32_t)(v > xmax ? v : xmax);
+			xmax = v > xmax ? v : xmax;
 		}
-		x = xbuf;
+		a->xmax = xmax;
+		a->x = a->xbuf;
 	}
-	if (!fast) {
-		free(xbuf);
-		operands o;
-		qcf_status s = operands_load(p, &o, d);
-		if (s != QCF_OK)
-			return s;
-		for (size_t i = 0; i < n; i++)
-			acc[i] = accumulate(p, &o, i);
-		operands_free(&o);
-		return QCF_OK;
+	if (!a->fast) {
+		free(a->xbuf);
+		a->xbuf = NULL;
+		return operands_load(p, &a->o, d);
 	}
-	const int8_t *w = (const int8_t *)p->w->data;
-	int32_t wmax = 128;
+	a->w = (const int8_t *)p->w->data;
+	a->wmax = 128;
 	if (p->w->dtype == QCF_INT4) {
-		wbuf = malloc(nw ? nw : 1);
-		if (!wbuf) {
-			free(xbuf);
+		a->wbuf = malloc(nw ? nw : 1);
+		if (!a->wbuf) {
+			acc_src_free(a);
 			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 		}
 		const uint8_t *packed = (const uint8_t *)p->w->data;
 		for (size_t i = 0; i < nw; i++) {
 			int v = (i & 1) ? packed[i / 2] >> 4 : packed[i / 2] & 0xf;
-			wbuf[i] = (int8_t)(v >= 8 ? v - 16 : v);
+			a->wbuf[i] = (int8_t)(v >= 8 ? v - 16 : v);
 		}
-		w = wbuf;
-		wmax = 8;
+		a->w = a->wbuf;
+		a->wmax = 8;
 	}
-	int64_t k = p->kh * p->kw * p->fc_in;
 	if (p->op == OP_CONV) {
-		patch = malloc((size_t)(QREF_PIXELS * k) * sizeof *patch);
-		if (!patch) {
-			free(xbuf);
-			free(wbuf);
+		int64_t k = p->kh * p->kw * p->fc_in;
+		a->patch = malloc((size_t)(QREF_PIXELS * (k ? k : 1)) * sizeof *a->patch);
+		if (!a->patch) {
+			acc_src_free(a);
 			return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 		}
 	}
-	memset(acc, 0, n * sizeof *acc);
-	if (p->op == OP_FC)
-		gemm_acc(x, p->depth, p->batches, w, p->depth, p->n_ch, p->depth,
-		         kchunk(xmax, wmax, p->depth), acc, p->n_ch);
-	else if (p->op == OP_CONV)
-		conv_acc(p, x, w, xmax, wmax, patch, acc);
-	else
-		dw_acc(p, x, w, acc);
-	free(patch);
-	free(xbuf);
-	free(wbuf);
 	return QCF_OK;
 }
 
-/* accumulators into a fresh array (NULL after a refusal in d). */
+/* The output's rows: pixels (CONV_2D, DEPTHWISE_CONV_2D) or batches (FULLY_CONNECTED), each
+ * of n_ch elements. */
+static int64_t out_rows(const plan *p)
+{
+	return p->n_ch ? (int64_t)(qref_tensor_numel(p->out) / (size_t)p->n_ch) : 0;
+}
+
+/* The exact accumulators, without the bias, of output rows [r0, r1) into acc
+ * ((r1 - r0) * n_ch entries, in the output's order). */
+static void acc_rows(const plan *p, const acc_src *a, int64_t r0, int64_t r1, int64_t *acc)
+{
+	size_t n = (size_t)((r1 - r0) * p->n_ch), i0 = (size_t)(r0 * p->n_ch);
+	if (!a->fast) {
+		for (size_t i = 0; i < n; i++)
+			acc[i] = accumulate(p, &a->o, i0 + i);
+		return;
+	}
+	memset(acc, 0, n * sizeof *acc);
+	if (p->op == OP_FC)
+		gemm_acc(a->x + r0 * p->depth, p->depth, r1 - r0, a->w, p->depth, p->n_ch, p->depth,
+		         kchunk(a->xmax, a->wmax, p->depth), acc, p->n_ch);
+	else if (p->op == OP_CONV)
+		conv_acc(p, a->x, a->w, a->xmax, a->wmax, a->patch, r0, r1, acc);
+	else
+		dw_acc(p, a->x, a->w, r0, r1, acc);
+}
+
+/* The accumulators of every output element into a fresh array (NULL after a refusal in d). */
 static int64_t *accumulators_new(const plan *p, qref_detail *d)
 {
 	size_t n = qref_tensor_numel(p->out);
@@ -904,10 +933,13 @@ static int64_t *accumulators_new(const plan *p, qref_detail *d)
 		qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 		return NULL;
 	}
-	if (accumulators(p, acc, d) != QCF_OK) {
+	acc_src a;
+	if (acc_src_init(p, &a, d) != QCF_OK) {
 		free(acc);
 		return NULL;
 	}
+	acc_rows(p, &a, 0, out_rows(p), acc);
+	acc_src_free(&a);
 	return acc;
 }
 
@@ -937,6 +969,7 @@ static double multiplier_double(const plan *p, int64_t c)
 /* What requantizing channel c under one rounding needs, computed once per channel. */
 typedef struct channel_rq {
 	qref_rounding rnd; /* as asked (half_*), or the build (double, single) */
+	int half;          /* rnd is a QREF_ROUND_HALF_* */
 	int usable;        /* 0: every element of the channel is unpredictable */
 	double md;         /* multiplier_double */
 	int32_t m;         /* QuantizeMultiplier of multiplier_real */
@@ -950,6 +983,7 @@ static void channel_rq_init(const plan *p, int64_t c, qref_rounding rnd, channel
 	q->usable = 1;
 	if (qref_rounding_is_half(rnd)) {
 		q->rnd = rnd;
+		q->half = 1;
 		return;
 	}
 	q->rnd = qref_requant_build(rnd);
@@ -970,9 +1004,9 @@ static void channel_rq_init(const plan *p, int64_t c, qref_rounding rnd, channel
  * clamp), or -1 where the step LiteRT takes is outside its contract (int32 overflow, shift
  * domain): the element is unpredictable.
  */
-static int requantize(const plan *p, int64_t acc, const channel_rq *q, int64_t *y)
+static inline int requantize(const plan *p, int64_t acc, const channel_rq *q, int64_t *y)
 {
-	if (qref_rounding_is_half(q->rnd)) {
+	if (q->half) {
 		double v = qref_round_half((double)acc * q->md, q->rnd);
 		if (!(v >= -0x1p31 && v < 0x1p31))
 			return -1;
@@ -990,7 +1024,8 @@ static int requantize(const plan *p, int64_t acc, const channel_rq *q, int64_t *
 		return 0;
 	}
 	if (q->rnd == QREF_ROUND_DOUBLE) {
-		if (!qref_mbqm_preshift_fits((int32_t)acc, q->sh))
+		if (q->sh > 0 &&
+		    !qref_mbqm_preshift_fits((int32_t)acc, q->sh)) /* fits for sh <= 0 */
 			return -1;
 		*y = qref_mbqm((int32_t)acc, q->m, q->sh, q->rnd);
 		return 0;
@@ -1030,48 +1065,80 @@ static int64_t *bias_new(const plan *p)
 	return b;
 }
 
-/* Output 0 under rnd from the accumulators (without the bias), into out; element details to
- * d (NULL for an extra rounding). */
-static qcf_status requantize_all(const plan *p, const int64_t *acc, const int64_t *bias,
-                                 qref_rounding rnd, qcf_tensor *out, qref_detail *d)
+/* y, in the output dtype's range, as element i of out: stored by type for the output dtypes of
+ * these ops, through qref_set for any other. */
+static inline void store_int(qcf_tensor *out, size_t i, int32_t y)
 {
-	channel_rq *q = malloc((size_t)(p->n_ch ? p->n_ch : 1) * sizeof *q);
-	if (!q)
+	switch (out->dtype) {
+	case QCF_INT8: ((int8_t *)out->data)[i] = (int8_t)y; break;
+	case QCF_UINT8: ((uint8_t *)out->data)[i] = (uint8_t)y; break;
+	case QCF_INT16: ((int16_t *)out->data)[i] = (int16_t)y; break;
+	default: qref_set(out, i, (double)y); break;
+	}
+}
+
+/* Output 0 under one rounding: its channels' requantization, where it goes, its details. */
+typedef struct rq_target {
+	qref_rounding rnd;
+	channel_rq *q; /* per channel */
+	qcf_tensor out;
+	qref_detail *d; /* element details: the asked rounding only (NULL for an extra) */
+	double lo, hi;  /* the output dtype's range */
+} rq_target;
+
+static qcf_status rq_target_init(const plan *p, qref_rounding rnd, const qcf_tensor *out,
+                                 qref_detail *d, rq_target *t)
+{
+	t->rnd = rnd;
+	t->out = *out;
+	t->d = d;
+	qref_range_d(out->dtype, &t->lo, &t->hi);
+	t->q = malloc((size_t)(p->n_ch ? p->n_ch : 1) * sizeof *t->q);
+	if (!t->q)
 		return qref_fail(d, QCF_ERROR, "%s: out of memory", p->name);
 	for (int64_t c = 0; c < p->n_ch; c++)
-		channel_rq_init(p, c, rnd, &q[c]);
-	double lo, hi;
-	qref_range_d(out->dtype, &lo, &hi);
-	size_t n = qref_tensor_numel(out), nc = (size_t)p->n_ch;
-	if (!nc)
-		n = 0;
-	int32_t zo = p->qo.zero_points[0];
-	for (size_t i0 = 0; i0 < n; i0 += nc)
-		for (size_t c = 0; c < nc && i0 + c < n; c++) {
-			size_t i = i0 + c;
-			int64_t a = acc[i] + bias[c], y = 0;
-			double v;
-			if (requantize(p, a, &q[c], &y) < 0 || y + zo < INT32_MIN ||
-			    y + zo > INT32_MAX) {
-				qref_mark_any(d, 0, i, lo, hi);
-				v = qref_clamp_d(round((double)a * q[c].md) + zo, p->act_min,
-				                 p->act_max);
-			} else {
-				qref_mark_exact(d, 0, i);
-				y += zo;
-				v = (double)(y < p->act_min   ? p->act_min
-				             : y > p->act_max ? p->act_max
-				                              : y);
-			}
-			qref_set(out, i, v);
-		}
-	free(q);
+		channel_rq_init(p, c, rnd, &t->q[c]);
 	return QCF_OK;
 }
 
+/* Output rows [r0, r1) under t from their accumulators acc (without the bias; row r0 first). */
+static void requant_rows(const plan *p, const int64_t *acc, const int64_t *bias, rq_target *t,
+                         int64_t r0, int64_t r1)
+{
+	size_t nc = (size_t)p->n_ch;
+	int32_t zo = p->qo.zero_points[0], amin = p->act_min, amax = p->act_max;
+	uint8_t *any = t->d ? t->d->out[0].any : NULL;
+	for (int64_t r = r0; r < r1; r++, acc += nc)
+		for (size_t c = 0; c < nc; c++) {
+			size_t i = (size_t)r * nc + c;
+			int64_t a = acc[c] + bias[c], y = 0;
+			if (requantize(p, a, &t->q[c], &y) < 0 || y + zo < INT32_MIN ||
+			    y + zo > INT32_MAX) {
+				qref_mark_any(t->d, 0, i, t->lo, t->hi);
+				qref_set(&t->out, i,
+				         qref_clamp_d(round((double)a * t->q[c].md) + zo, amin,
+				                      amax));
+				continue;
+			}
+			if (any)
+				any[i] = 0; /* qref_mark_exact */
+			y += zo;
+			store_int(&t->out, i, (int32_t)(y < amin ? amin : y > amax ? amax : y));
+		}
+}
+
+/* Output rows per block: the accumulators of a block are requantized while in cache. A
+ * FULLY_CONNECTED block is all its batches up to 64 (each block passes over the whole
+ * filter). */
+static int64_t block_rows(const plan *p)
+{
+	return p->op == OP_FC ? 64 : QREF_PIXELS;
+}
+
 /*
- * The kernel: checks, the accumulators once, then output 0 under the asked rounding and under
- * every applicable rounding in d->extra (qref_detail).
+ * The kernel: checks, then per block of output rows the accumulators once, requantized into
+ * output 0 under the asked rounding and under every applicable rounding in d->extra
+ * (qref_detail).
  */
 static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
 {
@@ -1083,24 +1150,48 @@ static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
 	s = check_rounding(call, &p, rnd, d);
 	if (s != QCF_OK)
 		return s;
-	int64_t *acc = accumulators_new(&p, d);
-	int64_t *bias = acc ? bias_new(&p) : NULL;
-	if (!bias) {
-		free(acc);
-		return acc ? qref_fail(d, QCF_ERROR, "%s: out of memory", p.name) : QCF_ERROR;
-	}
-	if (d)
-		d->default_rounding = QREF_ROUND_DOUBLE;
-	s = requantize_all(&p, acc, bias, rnd, &call->outputs[0], d);
+	rq_target t[QREF_ROUND_COUNT];
+	int nt = 0;
+	int64_t *acc = NULL, *bias = NULL;
+	acc_src a;
+	memset(&a, 0, sizeof a);
+	a.fast = 1;
+	s = rq_target_init(&p, rnd, &call->outputs[0], d, &t[nt]);
+	if (s == QCF_OK)
+		nt++;
 	for (int r = 1; d && s == QCF_OK && r < QREF_ROUND_COUNT; r++) {
 		if (!d->extra[r][0] || r == (int)rnd || !rounding_applies(&p, (qref_rounding)r))
 			continue;
-		qcf_tensor t = call->outputs[0];
-		t.data = d->extra[r][0];
-		s = requantize_all(&p, acc, bias, (qref_rounding)r, &t, NULL);
+		qcf_tensor o = call->outputs[0];
+		o.data = d->extra[r][0];
+		s = rq_target_init(&p, (qref_rounding)r, &o, NULL, &t[nt]);
 		if (s == QCF_OK)
-			d->extra_done |= 1u << r;
+			nt++;
 	}
+	int64_t rows = out_rows(&p), br = block_rows(&p);
+	if (s == QCF_OK) {
+		acc = malloc((size_t)((rows < br ? rows : br) * p.n_ch + 1) * sizeof *acc);
+		bias = bias_new(&p);
+		if (!acc || !bias)
+			s = qref_fail(d, QCF_ERROR, "%s: out of memory", p.name);
+	}
+	if (s == QCF_OK)
+		s = acc_src_init(&p, &a, d);
+	if (s == QCF_OK) {
+		for (int64_t r0 = 0; r0 < rows; r0 += br) {
+			int64_t r1 = rows - r0 < br ? rows : r0 + br;
+			acc_rows(&p, &a, r0, r1, acc);
+			for (int k = 0; k < nt; k++)
+				requant_rows(&p, acc, bias, &t[k], r0, r1);
+		}
+		acc_src_free(&a);
+		if (d)
+			d->default_rounding = QREF_ROUND_DOUBLE;
+		for (int k = 1; k < nt; k++)
+			d->extra_done |= 1u << t[k].rnd;
+	}
+	for (int k = 0; k < nt; k++)
+		free(t[k].q);
 	free(acc);
 	free(bias);
 	return s;
@@ -1195,8 +1286,13 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 	if (t->n != n || (n && (!t->acc || !t->channel)))
 		return qref_fail(d, QCF_ERROR, "%s: buffers for %zu elements, need %zu", call->op,
 		                 t->n, n);
-	if (n && accumulators(&p, t->acc, d) != QCF_OK)
-		return QCF_ERROR;
+	if (n) {
+		acc_src a;
+		if (acc_src_init(&p, &a, d) != QCF_OK)
+			return QCF_ERROR;
+		acc_rows(&p, &a, 0, out_rows(&p), t->acc);
+		acc_src_free(&a);
+	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t c = (int64_t)(i % (size_t)p.n_ch);
 		t->acc[i] += p.bias ? get_i64(p.bias, (size_t)c) : 0;

@@ -150,6 +150,7 @@ static qcf_status requant_build(const qcf_op_call *call, qref_detail *d, const c
 	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
 		return qref_rounding_na(call, d, r, what);
 	*rnd = qref_requant_build(r);
+	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	return QCF_OK;
 }
 

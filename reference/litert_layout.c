@@ -649,6 +649,7 @@ static qcf_status reduce_kernel(const qcf_op_call *call, qref_detail *d, int is_
 	if (named != QREF_ROUND_DEFAULT && named != QREF_ROUND_DOUBLE && named != QREF_ROUND_SINGLE)
 		return qref_rounding_na(call, d, named, "the sum by an integer multiplier");
 	const qref_rounding rnd = qref_requant_build(named);
+	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];
 	size_t ni = qref_tensor_numel(in), no = qref_tensor_numel(out);
@@ -1490,6 +1491,7 @@ static qcf_status resize_kernel(const qcf_op_call *call, qref_detail *d)
 	qref_rounding r = qref_detail_rounding(d);
 	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
 		return qref_rounding_na(call, d, r, "the Q20 interpolation sum to an integer");
+	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	int single = r == QREF_ROUND_SINGLE;
 	size_t oi = 0;
 	for (int64_t b = 0; b < z.n; b++)

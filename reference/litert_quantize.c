@@ -39,6 +39,7 @@ static qcf_status quantize_float(const qcf_op_call *call, qref_detail *d)
 	const int named = rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_AWAY;
 	if (rnd != QREF_ROUND_DEFAULT && !qref_rounding_is_half(rnd))
 		return qref_rounding_na(call, d, rnd, "x / scale to an integer");
+	qref_set_default_rounding(d, QREF_ROUND_HALF_AWAY); /* roundf */
 	double lo, hi;
 	qref_range_d(ot, &lo, &hi);
 	size_t n = qref_tensor_numel(in);
@@ -108,6 +109,7 @@ static qcf_status requantize(const qcf_op_call *call, qref_detail *d)
 		return qref_rounding_na(call, d, named,
 		                        "(q - zp_in) * s_in / s_out by an integer multiplier");
 	const qref_rounding rnd = qref_requant_build(named); /* DEFAULT is DOUBLE */
+	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	double ratio = (double)si / (double)so;
 	int32_t m;
 	int sh;

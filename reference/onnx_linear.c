@@ -41,6 +41,31 @@ static const char *tname(qcf_dtype t)
 	return qref_dtype_name(t);
 }
 
+/* Element i of an int8 or uint8 tensor (the operands of every op here are 8-bit). */
+static inline int32_t q8_at(const qcf_tensor *t, size_t i)
+{
+	return t->dtype == QCF_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
+}
+
+/* An 8-bit value minus a zero point of its type lies in [-255, 255]: operands are kept as int16,
+ * and a product's magnitude is at most 255 * 255, so that DOT16_CHUNK products sum exactly in
+ * int32. */
+#define DOT16_CHUNK 32768
+
+/* The exact sum of x[k] * y[k] for k < n: int32 sums of DOT16_CHUNK products, added in int64. */
+static int64_t dot16(const int16_t *x, const int16_t *y, int64_t n)
+{
+	int64_t s = 0;
+	for (int64_t k0 = 0; k0 < n; k0 += DOT16_CHUNK) {
+		int64_t k1 = n - k0 < DOT16_CHUNK ? n : k0 + DOT16_CHUNK;
+		int32_t a = 0;
+		for (int64_t k = k0; k < k1; k++)
+			a += (int32_t)x[k] * y[k];
+		s += a;
+	}
+	return s;
+}
+
 /* Wraps an exact sum to int32 as numpy's int32 matmul does (two's complement). */
 static int32_t wrap32(int64_t v)
 {
@@ -87,10 +112,11 @@ static qcf_status rounding_ok(const qcf_op_call *call, qref_detail *d, int allow
                               const char *what)
 {
 	const qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN)
+	if (r == QREF_ROUND_DEFAULT || r == QREF_ROUND_HALF_EVEN ||
+	    (allow_half && qref_rounding_is_half(r))) {
+		qref_set_default_rounding(d, QREF_ROUND_HALF_EVEN);
 		return QCF_OK;
-	if (allow_half && qref_rounding_is_half(r))
-		return QCF_OK;
+	}
 	return qref_rounding_na(call, d, r, what);
 }
 
@@ -162,7 +188,11 @@ static void qlinear_set(qcf_tensor *y, size_t o, double v, int undefined, qref_r
 		return;
 	}
 	qref_mark_exact(d, 0, o);
-	qref_set(y, o, qref_clamp_d(round_named(v, rnd), lo, hi));
+	double q = qref_clamp_d(round_named(v, rnd), lo, hi); /* an integer of y's type */
+	if (y->dtype == QCF_INT8)
+		((int8_t *)y->data)[o] = (int8_t)q;
+	else
+		((uint8_t *)y->data)[o] = (uint8_t)q;
 }
 
 /* ------------------------------------------------------------------ */
@@ -243,29 +273,44 @@ static void mm_batch(const mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
 	}
 }
 
-/* Exact sum over k of (a - za[row]) * (b - zb[col]) for every output element, in row-major
- * output order; za / zb index with row / column when per-row / per-column (na, nb > 1). */
-static void mm_acc(const mm_geom *g, const qcf_tensor *a, const qcf_tensor *b, const int32_t *za,
-                   int32_t nza, const int32_t *zb, int32_t nzb, int64_t *acc)
+/*
+ * Exact sum over k of (a - za[row]) * (b - zb[col]) for every output element, in row-major
+ * output order; za / zb index with row / column when per-row / per-column (na, nb > 1). Per
+ * batch, a minus its zero points as int16 rows and b minus its zero points transposed to int16
+ * rows, then one dot16 per element. -1 when out of memory.
+ */
+static int mm_acc(const mm_geom *g, const qcf_tensor *a, const qcf_tensor *b, const int32_t *za,
+                  int32_t nza, const int32_t *zb, int32_t nzb, int64_t *acc)
 {
-	size_t out = 0;
+	size_t mk = (size_t)(g->m * g->k), kn = (size_t)(g->k * g->n), out = 0;
+	int16_t *ar = malloc((mk ? mk : 1) * sizeof *ar), *bt = malloc((kn ? kn : 1) * sizeof *bt);
+	if (!ar || !bt) {
+		free(ar);
+		free(bt);
+		return -1;
+	}
 	for (size_t bi = 0; bi < g->nbatch; bi++) {
 		int64_t ao, bo;
 		mm_batch(g, bi, &ao, &bo);
-		size_t abase = (size_t)(ao * g->m * g->k), bbase = (size_t)(bo * g->k * g->n);
+		size_t abase = (size_t)ao * mk, bbase = (size_t)bo * kn;
+		for (int64_t i = 0; i < g->m; i++) {
+			int32_t zi = za[nza > 1 ? i : 0];
+			for (int64_t t = 0; t < g->k; t++)
+				ar[i * g->k + t] =
+				        (int16_t)(q8_at(a, abase + (size_t)(i * g->k + t)) - zi);
+		}
+		for (int64_t t = 0; t < g->k; t++)
+			for (int64_t j = 0; j < g->n; j++)
+				bt[j * g->k + t] =
+				        (int16_t)(q8_at(b, bbase + (size_t)(t * g->n + j)) -
+				                  zb[nzb > 1 ? j : 0]);
 		for (int64_t i = 0; i < g->m; i++)
-			for (int64_t j = 0; j < g->n; j++) {
-				int64_t s = 0, zi = za[nza > 1 ? i : 0], zj = zb[nzb > 1 ? j : 0];
-				for (int64_t t = 0; t < g->k; t++) {
-					int64_t av = (int64_t)qref_get(
-					        a, abase + (size_t)(i * g->k + t));
-					int64_t bv = (int64_t)qref_get(
-					        b, bbase + (size_t)(t * g->n + j));
-					s += (av - zi) * (bv - zj);
-				}
-				acc[out++] = s;
-			}
+			for (int64_t j = 0; j < g->n; j++)
+				acc[out++] = dot16(ar + i * g->k, bt + j * g->k, g->k);
 	}
+	free(ar);
+	free(bt);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -333,8 +378,11 @@ static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, qref_detail 
 	int64_t *acc = n ? malloc(n * sizeof *acc) : NULL;
 	if (n && !acc)
 		return qref_fail(d, QCF_ERROR, "out of memory");
-	mm_acc(&p.g, &call->inputs[0], &call->inputs[1], p.qa.zero_points, p.qa.count,
-	       p.qb.zero_points, p.qb.count, acc);
+	if (mm_acc(&p.g, &call->inputs[0], &call->inputs[1], p.qa.zero_points, p.qa.count,
+	           p.qb.zero_points, p.qb.count, acc) < 0) {
+		free(acc);
+		return qref_fail(d, QCF_ERROR, "out of memory");
+	}
 	double lo, hi;
 	qref_range_d(y->dtype, &lo, &hi);
 	for (size_t o = 0; o < n; o++) {
@@ -365,8 +413,11 @@ static qcf_status qref_onnx_qlinear_matmul_real(const qcf_op_call *call, int k, 
 	int64_t *acc = n ? malloc(n * sizeof *acc) : NULL;
 	if (n && !acc)
 		return qref_fail(d, QCF_ERROR, "out of memory");
-	mm_acc(&p.g, &call->inputs[0], &call->inputs[1], p.qa.zero_points, p.qa.count,
-	       p.qb.zero_points, p.qb.count, acc);
+	if (mm_acc(&p.g, &call->inputs[0], &call->inputs[1], p.qa.zero_points, p.qa.count,
+	           p.qb.zero_points, p.qb.count, acc) < 0) {
+		free(acc);
+		return qref_fail(d, QCF_ERROR, "out of memory");
+	}
 	for (size_t o = 0; o < n; o++) {
 		int64_t i, j;
 		mm_rc(&p.g, o, &i, &j);
@@ -445,12 +496,13 @@ static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, qref_detail 
 	if (s == QCF_OK)
 		s = zp_input(call, 3, "b_zero_point", b, b->rank >= 2 ? g.n : 0, "per column of b",
 		             zb, &nzb, d);
+	if (s == QCF_OK && mm_acc(&g, a, b, za, nza, zb, nzb, acc) < 0)
+		s = qref_fail(d, QCF_ERROR, "out of memory");
 	if (s == QCF_OK) {
-		mm_acc(&g, a, b, za, nza, zb, nzb, acc);
 		/* op_matmul_integer.py: int32 arrays, A32 @ B32 (wraps on overflow) */
 		for (size_t o = 0; o < n; o++) {
 			qref_mark_exact(d, 0, o);
-			qref_set(y, o, (double)wrap32(acc[o]));
+			((int32_t *)y->data)[o] = wrap32(acc[o]);
 		}
 	}
 	free(za);
@@ -609,55 +661,76 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 /*
  * Exact conv accumulators in y's row-major order: sum of (x - zx) * (w - zw[m]) over the
  * group's channels and the taps inside x (padding contributes 0: the reference pads x after
- * subtracting its zero point), plus bias[m] when bias != NULL.
+ * subtracting its zero point), plus bias[m] when bias != NULL. w minus its zero points as int16
+ * once ([m][c][tap], w's own order); per batch, group and output position the input patch in
+ * that order (int16, 0 outside x), then one dot16 per output channel of the group. -1 when out
+ * of memory.
  */
-static void conv_acc(const conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
-                     const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc)
+static int conv_acc(const conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
+                    const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc)
 {
-	size_t o = 0;
+	size_t kk = (size_t)g->cg * g->k_sp;
+	int16_t *wb = malloc(((size_t)g->cout * kk + 1) * sizeof *wb);
+	int16_t *patch = malloc((kk + 1) * sizeof *patch);
+	size_t *off = malloc((g->k_sp + 1) * sizeof *off);
+	if (!wb || !patch || !off) {
+		free(wb);
+		free(patch);
+		free(off);
+		return -1;
+	}
+	for (int64_t m = 0; m < g->cout; m++) {
+		int32_t wz = zw[nzw > 1 ? m : 0];
+		for (size_t e = 0; e < kk; e++)
+			wb[(size_t)m * kk + e] = (int16_t)(q8_at(w, (size_t)m * kk + e) - wz);
+	}
 	int64_t opos[QCF_MAX_RANK], kpos[QCF_MAX_RANK];
 	for (int64_t nb = 0; nb < g->batch; nb++)
-		for (int64_t m = 0; m < g->cout; m++) {
-			int64_t grp = m / g->mg, wz = zw[nzw > 1 ? m : 0];
-			for (size_t os = 0; os < g->out_sp; os++, o++) {
+		for (int64_t grp = 0; grp < g->group; grp++)
+			for (size_t os = 0; os < g->out_sp; os++) {
 				size_t rem = os;
 				for (int32_t i = g->nsp - 1; i >= 0; i--) {
 					opos[i] = (int64_t)(rem % (size_t)g->out[i]);
 					rem /= (size_t)g->out[i];
 				}
-				int64_t s = bias ? (int64_t)qref_get(bias, (size_t)m) : 0;
+				/* x's spatial offset of each tap, or SIZE_MAX outside x */
 				for (size_t ks = 0; ks < g->k_sp; ks++) {
 					size_t kr = ks, xoff = 0;
-					int inside = 1;
 					for (int32_t i = g->nsp - 1; i >= 0; i--) {
 						kpos[i] = (int64_t)(kr % (size_t)g->k[i]);
 						kr /= (size_t)g->k[i];
 					}
-					for (int32_t i = 0; i < g->nsp; i++) {
+					for (int32_t i = 0; i < g->nsp && xoff != SIZE_MAX; i++) {
 						int64_t p = opos[i] * g->stride[i] - g->pad0[i] +
 						            kpos[i] * g->dil[i];
-						if (p < 0 || p >= g->in[i]) {
-							inside = 0;
-							break;
-						}
-						xoff = xoff * (size_t)g->in[i] + (size_t)p;
+						xoff = p < 0 || p >= g->in[i]
+						               ? SIZE_MAX
+						               : xoff * (size_t)g->in[i] +
+						                         (size_t)p;
 					}
-					if (!inside)
-						continue;
-					for (int64_t c = 0; c < g->cg; c++) {
-						size_t xi =
-						        ((size_t)(nb * g->cin + grp * g->cg + c)) *
-						                g->in_sp +
-						        xoff;
-						size_t wi =
-						        ((size_t)(m * g->cg + c)) * g->k_sp + ks;
-						s += ((int64_t)qref_get(x, xi) - zx) *
-						     ((int64_t)qref_get(w, wi) - wz);
-					}
+					off[ks] = xoff;
 				}
-				acc[o] = s;
+				for (int64_t c = 0; c < g->cg; c++) {
+					size_t xb =
+					        (size_t)(nb * g->cin + grp * g->cg + c) * g->in_sp;
+					int16_t *pr = patch + (size_t)c * g->k_sp;
+					for (size_t ks = 0; ks < g->k_sp; ks++)
+						pr[ks] =
+						        off[ks] == SIZE_MAX
+						                ? 0
+						                : (int16_t)(q8_at(x, xb + off[ks]) -
+						                            zx);
+				}
+				for (int64_t m = grp * g->mg; m < (grp + 1) * g->mg; m++) {
+					int64_t s0 = bias ? ((const int32_t *)bias->data)[m] : 0;
+					acc[(size_t)(nb * g->cout + m) * g->out_sp + os] =
+					        s0 + dot16(patch, wb + (size_t)m * kk, (int64_t)kk);
+				}
 			}
-		}
+	free(wb);
+	free(patch);
+	free(off);
+	return 0;
 }
 
 /* Output channel of y's element o. */
@@ -730,9 +803,11 @@ static qcf_status qconv_check(const qcf_op_call *call, int shapes_only, qconv *p
 static int64_t *qconv_acc(const qcf_op_call *call, const qconv *p, size_t n)
 {
 	int64_t *acc = malloc((n ? n : 1) * sizeof *acc);
-	if (acc)
-		conv_acc(&p->g, &call->inputs[0], &call->inputs[1], p->qx.zero_points[0],
-		         p->qw.zero_points, p->qw.count, p->bias, acc);
+	if (acc && conv_acc(&p->g, &call->inputs[0], &call->inputs[1], p->qx.zero_points[0],
+	                    p->qw.zero_points, p->qw.count, p->bias, acc) < 0) {
+		free(acc);
+		return NULL;
+	}
 	return acc;
 }
 
@@ -812,7 +887,11 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d
 	else if ((s = zp_input(call, 2, "x_zero_point", x, 0, NULL, &zx, &nzx, d)) == QCF_OK &&
 	         (s = zp_input(call, 3, "w_zero_point", w, g.cout, "per output channel", zw, &nzw,
 	                       d)) == QCF_OK) {
-		conv_acc(&g, x, w, zx, zw, nzw, NULL, acc);
+		if (conv_acc(&g, x, w, zx, zw, nzw, NULL, acc) < 0) {
+			free(zw);
+			free(acc);
+			return qref_fail(d, QCF_ERROR, "out of memory");
+		}
 		double lo, hi;
 		qref_range_d(QCF_INT32, &lo, &hi);
 		for (size_t o = 0; o < n; o++) {
@@ -822,7 +901,7 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d
 				continue;
 			}
 			qref_mark_exact(d, 0, o);
-			qref_set(y, o, (double)acc[o]);
+			((int32_t *)y->data)[o] = (int32_t)acc[o];
 		}
 	}
 	free(zw);

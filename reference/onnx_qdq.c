@@ -86,6 +86,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	if (rnd != QREF_ROUND_DEFAULT && !qref_rounding_is_half(rnd))
 		return qref_rounding_na(call, d, rnd, "x / scale to an integer");
 	const int named = rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN;
+	qref_set_default_rounding(d, QREF_ROUND_HALF_EVEN); /* nearbyintf */
 	double lo, hi;
 	qref_range_d(y->dtype, &lo, &hi);
 	size_t n = qref_tensor_numel(x);

@@ -139,7 +139,8 @@ typedef struct qref_detail {
 	void *extra[QREF_ROUND_COUNT][QREF_MAX_OUTPUTS]; /* in: outputs under other roundings */
 	uint32_t extra_done;                             /* out: bit r: extra[r] written */
 	/* out: the named rounding QREF_ROUND_DEFAULT is for this call (its outputs are those of
-	 * that rounding), QREF_ROUND_DEFAULT when the kernel does not say */
+	 * that rounding: the "default" column above), set by every kernel that accepts a named
+	 * rounding; QREF_ROUND_DEFAULT for the kernels that accept none */
 	qref_rounding default_rounding;
 } qref_detail;
 

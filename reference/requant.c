@@ -53,10 +53,14 @@ int32_t qref_srdhm(int32_t a, int32_t b)
 	if (a == INT32_MIN && b == INT32_MIN)
 		return INT32_MAX;
 	int64_t ab = (int64_t)a * (int64_t)b;
-	int64_t nudge = ab >= 0 ? INT64_C(1) << 30 : 1 - (INT64_C(1) << 30);
-	/* (ab + nudge) / 2^31 truncated toward zero, by shifts (|ab + nudge| < 2^62) */
+	int64_t neg = ab < 0;
+	/* nudge 2^30 for ab >= 0, 1 - 2^30 below, without a branch on the sign (it follows the
+	 * data: a mispredicted branch per element costs more than the arithmetic) */
+	int64_t nudge = (INT64_C(1) << 30) - neg * ((INT64_C(1) << 31) - 1);
 	int64_t t = ab + nudge;
-	return (int32_t)(t >= 0 ? t >> 31 : -((-t) >> 31));
+	/* t / 2^31 truncated toward zero (|t| < 2^62): the floor of t + 2^31 - 1 when t < 0 (t < 0
+	 * exactly when ab < 0) */
+	return (int32_t)qref_asr64(t + neg * ((INT64_C(1) << 31) - 1), 31);
 }
 
 int32_t qref_rdbpot(int32_t x, int exponent)

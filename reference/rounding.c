@@ -33,6 +33,12 @@ qref_rounding qref_detail_rounding(const qref_detail *detail)
 	return detail ? detail->rounding : QREF_ROUND_DEFAULT;
 }
 
+void qref_set_default_rounding(qref_detail *detail, qref_rounding rounding)
+{
+	if (detail)
+		detail->default_rounding = rounding;
+}
+
 int qref_rounding_is_half(qref_rounding rounding)
 {
 	return rounding == QREF_ROUND_HALF_EVEN || rounding == QREF_ROUND_HALF_AWAY ||

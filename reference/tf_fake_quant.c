@@ -92,8 +92,10 @@ static float fq(const tf_nudged *n, tf_form form, qref_rounding r, float x)
 /* NOT_SUPPORTED unless r is the default or a QREF_ROUND_HALF_* rounding. */
 static qcf_status check_rounding(const qcf_op_call *call, qref_rounding r, qref_detail *d)
 {
-	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
+	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r)) {
+		qref_set_default_rounding(d, QREF_ROUND_HALF_UP); /* floorf(v + 0.5f) */
 		return QCF_OK;
+	}
 	return qref_rounding_na(call, d, r, "(x - nudged_min) / scale - quant_zero to an integer");
 }
 

@@ -89,8 +89,10 @@ float qref_torch_round_f(float v, qref_rounding r)
 qcf_status qref_torch_check_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
 {
 	qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r))
+	if (r == QREF_ROUND_DEFAULT || qref_rounding_is_half(r)) {
+		qref_set_default_rounding(d, QREF_ROUND_HALF_EVEN); /* nearbyint */
 		return QCF_OK;
+	}
 	return qref_rounding_na(call, d, r, what);
 }
 

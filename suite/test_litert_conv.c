@@ -691,17 +691,82 @@ static void blk_model(int op, const qcf_tensor *x, const qcf_tensor *w, const qc
 	}
 }
 
+/*
+ * Output element i from its accumulator (bias included) the way specs/litert/OPERATORS.md
+ * writes the requantization, one element at a time: QuantizeMultiplier(s_in * s_w[c] / s_out)
+ * (the product in float for per-tensor FULLY_CONNECTED), then MultiplyByQuantizedMultiplier of
+ * the build (the int64 one for a wide accumulator), + zp_out, clamped to the activation range.
+ * 0 and *y, or -1 where the element is outside LiteRT's contract (unpredictable).
+ */
+static int blk_requant(int op, const qcf_tensor *x, const qcf_tensor *w, const qcf_tensor *y,
+                       int wide, qref_rounding rnd, int64_t amin, int64_t amax, int64_t acc,
+                       int64_t c, int64_t *out)
+{
+	float si = x->quant->scales[0], so = y->quant->scales[0];
+	float sw = w->quant->scales[w->quant->count > 1 ? c : 0];
+	double e = op == 2 && w->quant->count == 1 ? (double)(si * sw) / (double)so
+	                                           : (double)si * (double)sw / (double)so;
+	int32_t m;
+	int sh;
+	qref_quantize_multiplier(e, wide ? QREF_ROUND_DOUBLE : rnd, &m, &sh);
+	int64_t v;
+	if (wide) {
+		if (sh < -31 || sh > 7 || acc < -(INT64_C(1) << 47) || acc >= (INT64_C(1) << 47))
+			return -1;
+		v = qref_mbqm64(acc, m, sh);
+	} else {
+		if (acc < INT32_MIN || acc > INT32_MAX)
+			return -1;
+		if (rnd == QREF_ROUND_SINGLE) {
+			v = qref_mbqm_single_wide((int32_t)acc, m, sh);
+			if (v < INT32_MIN || v > INT32_MAX)
+				return -1;
+		} else {
+			if (sh >= 31 || !qref_mbqm_preshift_fits((int32_t)acc, sh))
+				return -1;
+			v = qref_mbqm((int32_t)acc, m, sh, QREF_ROUND_DOUBLE);
+		}
+	}
+	v += y->quant->zero_points[0];
+	*out = v < amin ? amin : v > amax ? amax : v;
+	return 0;
+}
+
+/* The outputs (values of out, and any) of one rounding against blk_requant of the model's
+ * accumulators; the number of elements that differ. */
+static size_t blk_check_out(int op, const qcf_tensor *x, const qcf_tensor *w, const qcf_tensor *y,
+                            const void *out, const uint8_t *any, int wide, qref_rounding rnd,
+                            int64_t amin, int64_t amax, const int64_t *want, size_t *exact)
+{
+	qcf_tensor o = *y;
+	o.data = (void *)out;
+	size_t n = qref_tensor_numel(y), bad = 0;
+	int64_t nc = y->shape[y->rank - 1];
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = 0;
+		int ok = blk_requant(op, x, w, y, wide, rnd, amin, amax, want[i],
+		                     (int64_t)(i % (size_t)nc), &v) == 0;
+		if (any && any[i] != !ok)
+			bad++;
+		else if (ok && (int64_t)qref_get(&o, i) != v)
+			bad++;
+		*exact += ok;
+	}
+	return bad;
+}
+
 static void test_blocked_vs_scalar(void)
 {
 	static const char *const ops[] = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"};
 	static const int64_t chans[] = {1, 3, 17, 4, 8};
-	int compared = 0, chunked = 0;
-	for (int trial = 0; trial < 150; trial++) {
+	int compared = 0, chunked = 0, blocks = 0;
+	size_t exact = 0;
+	for (int trial = 0; trial < 240; trial++) {
 		int op = trial % 3, int16 = blk_rand(0, 3) == 0, int4 = blk_rand(0, 3) == 0;
 		int per_channel = blk_rand(0, 1), same = blk_rand(0, 1);
 		int64_t sh = blk_rand(1, 2), sw = blk_rand(1, 3), dh = blk_rand(1, 2),
 		        dw = blk_rand(1, 2);
-		int64_t nb = blk_rand(1, 2), ih = blk_rand(1, 9), iw = blk_rand(1, 9);
+		int64_t nb = blk_rand(1, 2), ih = blk_rand(1, 12), iw = blk_rand(1, 12);
 		int64_t kh = blk_rand(1, 3), kw = blk_rand(1, 3);
 		int64_t ic = chans[blk_rand(0, 4)], nc = chans[blk_rand(0, 4)], groups = 1;
 		int64_t xs[4], ws[4], ys[4], bs[1];
@@ -714,7 +779,9 @@ static void test_blocked_vs_scalar(void)
 			/* depth past an int32 chunk (511 for int16 at full range) now and then */
 			int64_t depth = blk_rand(0, 4) == 0 ? blk_rand(500, 1200) : blk_rand(1, 70);
 			xr = wr = yr = 2;
-			xs[0] = ys[0] = blk_rand(1, 9);
+			/* batches past a block of 64 rows now and then */
+			xs[0] = ys[0] = blk_rand(0, 5) == 0 ? blk_rand(60, 140) : blk_rand(1, 9);
+			blocks += xs[0] > 64;
 			xs[1] = ws[1] = depth;
 			ws[0] = ys[1] = nc;
 			chunked += int16 && depth > 511;
@@ -729,6 +796,7 @@ static void test_blocked_vs_scalar(void)
 			memcpy(xs, x4, sizeof x4);
 			memcpy(ys, y4, sizeof y4);
 			memcpy(ws, op == 1 ? d4 : w4, sizeof w4);
+			blocks += nb * oh * ow > 32; /* past a block of 32 pixels */
 		}
 		bs[0] = nc;
 		qcf_dtype at = int16 ? QCF_INT16 : QCF_INT8;
@@ -738,29 +806,58 @@ static void test_blocked_vs_scalar(void)
 		blk_make(&w, int4 ? QCF_INT4 : QCF_INT8, wr, ws, per_channel ? axis : -1,
 		         per_channel ? (int)nc : 1, 0);
 		blk_make(&b, int16 ? QCF_INT64 : QCF_INT32, 1, bs, -1, 0, 0);
-		blk_make(&y, at, yr, ys, -1, 1, 0);
-		y.scales[0] = 0.5f;
+		blk_make(&y, at, yr, ys, -1, 1, int16 ? 0 : (int32_t)blk_rand(-20, 20));
+		/* s_in * s_w[c] / s_out from about 7 (an accumulator's every unit shows, most
+		 * elements saturate) down to about 2^-12 */
+		y.scales[0] = 1e-4f * (float)(1 << blk_rand(0, 12));
+		/* small operands: accumulators within a few hundred, requantized by about 1, so
+		 * that every unit of an accumulator shows in the output */
+		int small = blk_rand(0, 2) == 0;
+		if (small)
+			y.scales[0] = 1e-4f;
+		int act = (int)blk_rand(0, 3); /* NONE, RELU, RELU_N1_TO_1, RELU6 */
+		static const char *const acts[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6"};
 		int64_t xlo = int16 ? -32768 : -128, xhi = int16 ? 32767 : 127;
-		int extreme = blk_rand(0, 2) == 0;
+		int extreme = !small && blk_rand(0, 2) == 0;
+		if (small) {
+			int32_t zi = x.zps[0];
+			xlo = zi - 3 > xlo ? zi - 3 : xlo;
+			xhi = zi + 3 < xhi ? zi + 3 : xhi;
+		}
 		for (size_t i = 0; i < qref_tensor_numel(&x.t); i++)
 			qref_set(&x.t, i,
 			         (double)(extreme ? (blk_rand(0, 1) ? xlo : xhi)
 			                          : blk_rand(xlo, xhi)));
 		for (size_t i = 0; i < qref_tensor_numel(&w.t); i++)
 			qref_set(&w.t, i,
-			         (double)(int4      ? blk_rand(-8, 7)
+			         (double)(small     ? blk_rand(-3, 3)
+			                  : int4    ? blk_rand(-8, 7)
 			                  : extreme ? (blk_rand(0, 1) ? -128 : 127)
 			                            : blk_rand(-128, 127)));
 		for (int64_t c = 0; c < nc; c++)
 			qref_set(&b.t, (size_t)c, (double)blk_rand(-5000, 5000));
 		qcf_tensor in[3] = {x.t, w.t, b.t};
 		in[0].name = "input", in[1].name = "filter", in[2].name = "bias";
-		qcf_attr at_[5] = {qt_str("padding", same ? "SAME" : "VALID"),
-		                   qt_int("stride_h", sh), qt_int("stride_w", sw),
+		qcf_attr at_[6] = {qt_str("fused_activation_function", acts[act]),
+		                   qt_str("padding", same ? "SAME" : "VALID"),
+		                   qt_int("stride_h", sh),
+		                   qt_int("stride_w", sw),
 		                   qt_int("dilation_h_factor", dh),
 		                   qt_int("dilation_w_factor", dw)};
 		qcf_op_call call = {sizeof call, ops[op], "litert",        3,  in,
-		                    1,           &y.t,    op == 2 ? 0 : 5, at_};
+		                    1,           &y.t,    op == 2 ? 1 : 6, at_};
+		/* the activation range (kernel_util.cc CalculateActivationRangeQuantized) */
+		int64_t amin = int16 ? -32768 : -128, amax = int16 ? 32767 : 127;
+		int32_t zo = y.zps[0];
+		float so = y.scales[0];
+		if (act != 0) {
+			int64_t lo = zo + (int64_t)roundf((act == 2 ? -1.0f : 0.0f) / so);
+			amin = lo > amin ? lo : amin;
+		}
+		if (act >= 2) {
+			int64_t hi = zo + (int64_t)roundf((act == 2 ? 1.0f : 6.0f) / so);
+			amax = hi < amax ? hi : amax;
+		}
 		size_t n = qref_tensor_numel(&y.t);
 		qref_conv_terms t;
 		memset(&t, 0, sizeof t);
@@ -785,11 +882,24 @@ static void test_blocked_vs_scalar(void)
 		compared += st == QCF_OK;
 		/* an extra rounding from the same call equals its own call */
 		void *single = calloc(y.t.nbytes + 1, 1), *own = y.t.data;
+		uint8_t *any = calloc(n + 1, 1);
 		memset(&d, 0, sizeof d);
 		d.extra[QREF_ROUND_SINGLE][0] = single;
+		d.out[0].any = any;
 		CU_ASSERT_EQUAL(qref_execute(&call, &d), QCF_OK);
 		CU_ASSERT(d.extra_done == 1u << QREF_ROUND_SINGLE);
 		CU_ASSERT_EQUAL(d.default_rounding, QREF_ROUND_DOUBLE);
+		/* the outputs of both roundings against the model's requantization */
+		int wide = int16; /* an int64 bias */
+		bad = blk_check_out(op, &in[0], &in[1], &y.t, y.t.data, any, wide,
+		                    QREF_ROUND_DOUBLE, amin, amax, want, &exact);
+		bad += blk_check_out(op, &in[0], &in[1], &y.t, single, NULL, wide,
+		                     QREF_ROUND_SINGLE, amin, amax, want, &exact);
+		if (bad)
+			fprintf(stderr, "%s trial %d: %zu outputs differ from the model\n", ops[op],
+			        trial, bad);
+		CU_ASSERT_EQUAL(bad, 0);
+		free(any);
 		y.t.data = calloc(y.t.nbytes + 1, 1);
 		CU_ASSERT_EQUAL(qref_execute(&call, qt_detail(&d, QREF_ROUND_SINGLE)), QCF_OK);
 		CU_ASSERT(memcmp(y.t.data, single, y.t.nbytes) == 0);
@@ -806,6 +916,8 @@ static void test_blocked_vs_scalar(void)
 	}
 	CU_ASSERT(compared >= 100);
 	CU_ASSERT(chunked >= 1);
+	CU_ASSERT(blocks >= 20);
+	CU_ASSERT(exact >= 10000); /* elements inside LiteRT's contract, compared by value */
 }
 
 void qct_register_litert_conv(void)

@@ -531,6 +531,271 @@ static void test_blocked_end_to_end(void)
 	qct_rmdir(tmp);
 }
 
+/* ---- the typed kernels against a scalar model ------------------------------------------- */
+
+static uint64_t lin_state = 0x9e3779b97f4a7c15u;
+
+/* uniform in [lo, hi] */
+static int64_t lin_rand(int64_t lo, int64_t hi)
+{
+	lin_state ^= lin_state << 13;
+	lin_state ^= lin_state >> 7;
+	lin_state ^= lin_state << 17;
+	return lo + (int64_t)(lin_state % (uint64_t)(hi - lo + 1));
+}
+
+static qcf_dtype lin_q8(void)
+{
+	return lin_rand(0, 1) ? QCF_INT8 : QCF_UINT8;
+}
+
+/* A uniform value of an 8-bit type. */
+static int32_t lin_val(qcf_dtype t)
+{
+	return (int32_t)(t == QCF_INT8 ? lin_rand(-128, 127) : lin_rand(0, 255));
+}
+
+static void lin_fill(qt *x)
+{
+	for (size_t i = 0; i < qref_tensor_numel(&x->t); i++)
+		qref_set(&x->t, i, lin_val(x->t.dtype));
+}
+
+/* The reference's requantization (op_qlinear_*.py), one element: float32 scale, float64
+ * product plus the zero point, rint, clip. */
+static double lin_requant(double acc, float sa, float sb, float sy, int32_t zy, qcf_dtype yt)
+{
+	float ms = (sa * sb) / sy;
+	double v = nearbyint(acc * (double)ms + (double)zy);
+	double lo = yt == QCF_INT8 ? -128 : 0, hi = yt == QCF_INT8 ? 127 : 255;
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Its value wrapped to int32 (numpy's int32 matmul). */
+static double lin_wrap32(int64_t v)
+{
+	return (double)(int32_t)(uint32_t)(uint64_t)v;
+}
+
+/* MatMulInteger and QLinearMatMul on random shapes (batches, per-row and per-column zero points
+ * and scales, both 8-bit types) against the sums written out element by element. */
+static int lin_matmul_trial(int qlinear)
+{
+	int64_t bt = lin_rand(1, 3), m = lin_rand(1, 6), k = lin_rand(1, 40), n = lin_rand(1, 6);
+	int ra = lin_rand(0, 1) ? 3 : 2, rb = ra == 3 && lin_rand(0, 1) ? 3 : 2;
+	int64_t as[3] = {bt, m, k}, bs[3] = {bt, k, n}, ys[3] = {bt, m, n};
+	if (ra == 2)
+		as[0] = m, as[1] = k, ys[0] = m, ys[1] = n;
+	if (rb == 2)
+		bs[0] = k, bs[1] = n;
+	int64_t nbt = ra == 3 ? bt : 1;
+	qt a, b, za, zb, y;
+	ot_init(&a, "a", lin_q8(), ra, as);
+	ot_init(&b, "b", lin_q8(), rb, bs);
+	lin_fill(&a);
+	lin_fill(&b);
+	int32_t zav[8], zbv[8];
+	float sav[8], sbv[8];
+	int pr = lin_rand(0, 1), pc = lin_rand(0, 1);
+	for (int i = 0; i < 8; i++) {
+		zav[i] = lin_val(a.t.dtype);
+		zbv[i] = lin_val(b.t.dtype);
+		sav[i] = 0.01f * (float)lin_rand(1, 50);
+		sbv[i] = 0.01f * (float)lin_rand(1, 50);
+	}
+	int32_t zy = 0;
+	float sy = 0.01f * (float)lin_rand(1, 400);
+	qcf_status st;
+	if (qlinear) {
+		qt_quant(&a, pr ? ra - 2 : -1, pr ? (int)m : 1, sav, zav);
+		qt_quant(&b, pc ? rb - 1 : -1, pc ? (int)n : 1, sbv, zbv);
+		ot_init(&y, "y", lin_q8(), ra, ys);
+		zy = lin_val(y.t.dtype);
+		qt_quant1(&y, sy, zy);
+		st = run("QLinearMatMul", (qt *[]){&a, &b}, 2, (qt *[]){&y}, 1, NULL, 0);
+	} else {
+		int64_t zas[1] = {pr ? m : 1}, zbs[1] = {pc ? n : 1};
+		ot_init(&za, "a_zero_point", a.t.dtype, 1, zas);
+		ot_init(&zb, "b_zero_point", b.t.dtype, 1, zbs);
+		for (int64_t i = 0; i < zas[0]; i++)
+			qref_set(&za.t, (size_t)i, zav[i]);
+		for (int64_t j = 0; j < zbs[0]; j++)
+			qref_set(&zb.t, (size_t)j, zbv[j]);
+		ot_init(&y, "y", QCF_INT32, ra, ys);
+		st = run("MatMulInteger", (qt *[]){&a, &b, &za, &zb}, 4, (qt *[]){&y}, 1, NULL, 0);
+	}
+	CU_ASSERT_EQUAL(st, QCF_OK);
+	if (st != QCF_OK) {
+		fprintf(stderr, "\n  %s: %s\n", qlinear ? "QLinearMatMul" : "MatMulInteger",
+		        g_d.message);
+		return 1;
+	}
+	int bad = 0;
+	for (int64_t q = 0; q < nbt; q++)
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				int64_t acc = 0, zi = zav[pr ? i : 0], zj = zbv[pc ? j : 0];
+				int64_t qb = rb == 3 ? q : 0;
+				for (int64_t t = 0; t < k; t++)
+					acc += ((int64_t)qt_get(&a, (size_t)((q * m + i) * k + t)) -
+					        zi) *
+					       ((int64_t)qt_get(&b,
+					                        (size_t)((qb * k + t) * n + j)) -
+					        zj);
+				double want =
+				        qlinear ? lin_requant(lin_wrap32(acc), sav[pr ? i : 0],
+				                              sbv[pc ? j : 0], sy, zy, y.t.dtype)
+				                : lin_wrap32(acc);
+				bad += qt_get(&y, (size_t)((q * m + i) * n + j)) != want;
+			}
+	return bad;
+}
+
+/* ConvInteger and QLinearConv on random 2-D shapes (groups, strides, dilations, pads, per-channel
+ * weights, bias, both 8-bit types) against the sums written out element by element. */
+static int lin_conv_trial(int qlinear)
+{
+	int64_t grp = lin_rand(1, 2), cg = lin_rand(1, 3), mg = lin_rand(1, 3);
+	int64_t h = lin_rand(1, 6), w_ = lin_rand(1, 6), kh = lin_rand(1, 3), kw = lin_rand(1, 3);
+	int64_t st[2] = {lin_rand(1, 2), lin_rand(1, 2)}, dl[2] = {lin_rand(1, 2), lin_rand(1, 2)};
+	int64_t pads[4] = {lin_rand(0, 1), lin_rand(0, 1), lin_rand(0, 1), lin_rand(0, 1)};
+	int64_t c = grp * cg, mo = grp * mg;
+	int64_t spanh = h + pads[0] + pads[2] - ((kh - 1) * dl[0] + 1);
+	int64_t spanw = w_ + pads[1] + pads[3] - ((kw - 1) * dl[1] + 1);
+	if (spanh < 0 || spanw < 0)
+		return -1;
+	int64_t oh = spanh / st[0] + 1, ow = spanw / st[1] + 1;
+	int64_t xs[4] = {1, c, h, w_}, ws[4] = {mo, cg, kh, kw}, ys[4] = {1, mo, oh, ow};
+	int64_t bsh[1] = {mo}, one[1] = {1};
+	qt x, w, b, zx, zw, y;
+	ot_init(&x, "x", lin_q8(), 4, xs);
+	ot_init(&w, "w", lin_q8(), 4, ws);
+	lin_fill(&x);
+	lin_fill(&w);
+	int32_t zxv = lin_val(x.t.dtype), zwv[8], bias[8] = {0};
+	float swv[8], sx = 0.01f * (float)lin_rand(1, 50), sy = 0.01f * (float)lin_rand(1, 400);
+	int pcw = lin_rand(0, 1), has_b = qlinear && lin_rand(0, 1);
+	for (int i = 0; i < 8; i++) {
+		zwv[i] = qlinear ? 0 : lin_val(w.t.dtype);
+		swv[i] = 0.01f * (float)lin_rand(1, 50);
+		bias[i] = has_b ? (int32_t)lin_rand(-3000, 3000) : 0;
+	}
+	if (qlinear && lin_rand(0, 1)) /* w zero points other than 0, per tensor */
+		zwv[0] = lin_val(w.t.dtype), pcw = 0;
+	qcf_attr at[4] = {qt_ints("strides", st, 2), qt_ints("dilations", dl, 2),
+	                  qt_ints("pads", pads, 4), qt_int("group", grp)};
+	int32_t zy = 0;
+	qcf_status s;
+	if (qlinear) {
+		qt_quant1(&x, sx, zxv);
+		qt_quant(&w, pcw ? 0 : -1, pcw ? (int)mo : 1, swv, zwv);
+		ot_init(&b, "B", QCF_INT32, 1, bsh);
+		for (int64_t m = 0; m < mo; m++)
+			qref_set(&b.t, (size_t)m, bias[m]);
+		ot_init(&y, "y", lin_q8(), 4, ys);
+		zy = lin_val(y.t.dtype);
+		qt_quant1(&y, sy, zy);
+		s = run("QLinearConv", (qt *[]){&x, &w, &b}, has_b ? 3 : 2, (qt *[]){&y}, 1, at, 4);
+	} else {
+		ot_init(&zx, "x_zero_point", x.t.dtype, 1, one);
+		qref_set(&zx.t, 0, zxv);
+		ot_init(&zw, "w_zero_point", w.t.dtype, 1, pcw ? bsh : one);
+		for (int64_t m = 0; m < (pcw ? mo : 1); m++)
+			qref_set(&zw.t, (size_t)m, zwv[m]);
+		ot_init(&y, "y", QCF_INT32, 4, ys);
+		s = run("ConvInteger", (qt *[]){&x, &w, &zx, &zw}, 4, (qt *[]){&y}, 1, at, 4);
+	}
+	CU_ASSERT_EQUAL(s, QCF_OK);
+	if (s != QCF_OK) {
+		fprintf(stderr, "\n  %s: %s\n", qlinear ? "QLinearConv" : "ConvInteger",
+		        g_d.message);
+		return 1;
+	}
+	int bad = 0;
+	for (int64_t m = 0; m < mo; m++)
+		for (int64_t oy = 0; oy < oh; oy++)
+			for (int64_t ox = 0; ox < ow; ox++) {
+				int64_t g = m / mg, acc = bias[m], zwm = zwv[pcw ? m : 0];
+				for (int64_t ci = 0; ci < cg; ci++)
+					for (int64_t ky = 0; ky < kh; ky++)
+						for (int64_t kx = 0; kx < kw; kx++) {
+							int64_t iy =
+							        oy * st[0] - pads[0] + ky * dl[0];
+							int64_t ix =
+							        ox * st[1] - pads[1] + kx * dl[1];
+							if (iy < 0 || iy >= h || ix < 0 || ix >= w_)
+								continue;
+							size_t xi = (size_t)(((g * cg + ci) * h +
+							                      iy) * w_ +
+							                     ix);
+							size_t wi = (size_t)(((m * cg + ci) * kh +
+							                      ky) * kw +
+							                     kx);
+							acc += ((int64_t)qt_get(&x, xi) - zxv) *
+							       ((int64_t)qt_get(&w, wi) - zwm);
+						}
+				double want =
+				        qlinear ? lin_requant((double)acc, sx, swv[pcw ? m : 0], sy,
+				                              zy, y.t.dtype)
+				                : (double)acc;
+				bad += qt_get(&y, (size_t)((m * oh + oy) * ow + ox)) != want;
+			}
+	return bad;
+}
+
+static void test_linear_vs_scalar(void)
+{
+	int done[4] = {0}, bad = 0;
+	for (int trial = 0; trial < 400; trial++) {
+		int op = trial % 4;
+		int r = op < 2 ? lin_matmul_trial(op) : lin_conv_trial(op - 2);
+		if (r < 0)
+			continue; /* a kernel larger than the padded input */
+		if (r)
+			fprintf(stderr, "\n  trial %d (op %d): %d elements differ\n", trial, op, r);
+		bad += r;
+		done[op]++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	for (int op = 0; op < 4; op++)
+		CU_ASSERT(done[op] >= 60);
+}
+
+/* Sums past an int32 chunk of products (ConvInteger over 40000 input channels, every product
+ * -255 * 255): exact, in range (20000 non-zero products) and beyond (40000: undefined). */
+static void test_linear_long_sum(void)
+{
+	enum { C = 40000 };
+	static int8_t xd[C], wd[C];
+	int64_t xs[3] = {1, C, 1}, ws[3] = {1, C, 1}, ys[3] = {1, 1, 1}, one[1] = {1};
+	for (int nz = 20000; nz <= C; nz += 20000) {
+		for (int i = 0; i < C; i++) {
+			xd[i] = (int8_t)(i < nz ? -128 : 127); /* x - 127: -255 or 0 */
+			wd[i] = 127;                           /* w + 128: 255 */
+		}
+		qt x, w, zx, zw, y;
+		ot_init(&x, "x", QCF_INT8, 3, xs);
+		ot_init(&w, "w", QCF_INT8, 3, ws);
+		x.t.data = xd;
+		x.t.nbytes = C;
+		w.t.data = wd;
+		w.t.nbytes = C;
+		ot_init(&zx, "x_zero_point", QCF_INT8, 1, one);
+		ot_init(&zw, "w_zero_point", QCF_INT8, 1, one);
+		qref_set(&zx.t, 0, 127);
+		qref_set(&zw.t, 0, -128);
+		ot_init(&y, "y", QCF_INT32, 3, ys);
+		qt_det det;
+		CU_ASSERT_EQUAL(qt_run("onnx", "ConvInteger", (qt *[]){&x, &w, &zx, &zw}, 4,
+		                       (qt *[]){&y}, 1, NULL, 0,
+		                       qt_det_init(&det, QREF_ROUND_DEFAULT)),
+		                QCF_OK);
+		CU_ASSERT_EQUAL(det.any[0][0], nz == C);
+		if (nz < C)
+			CU_ASSERT_EQUAL(qt_get(&y, 0), -255.0 * 255.0 * nz);
+	}
+}
+
 void qct_register_onnx(void)
 {
 	CU_pSuite s = qct_suite("onnx");
@@ -551,4 +816,8 @@ void qct_register_onnx(void)
 	CU_add_test(s, "QuantizeLinear blocked example and refusals", test_blocked_quantize);
 	CU_add_test(s, "DequantizeLinear short last block", test_blocked_dequantize);
 	CU_add_test(s, "block_size through the harness and a worker", test_blocked_end_to_end);
+	CU_add_test(s,
+	            "QLinearMatMul, MatMulInteger, QLinearConv, ConvInteger equal a scalar model",
+	            test_linear_vs_scalar);
+	CU_add_test(s, "ConvInteger sums past an int32 chunk", test_linear_long_sum);
 }

@@ -947,8 +947,9 @@ static int half_index(qref_rounding r)
 /*
  * Output 0 element i is unit * tie_q[mode][i] under each half_* rounding;
  * DEFAULT, and a NULL detail, give the bytes of def (the op's own rounding)
- * on every output; the roundings differ from the default exactly where
- * tie_q says so.
+ * on every output, and the kernel names def as its default (so that the
+ * harness does not compute it again); the roundings differ from the default
+ * exactly where tie_q says so.
  */
 static void check_ties(opc *c, double unit, qref_rounding def)
 {
@@ -956,6 +957,7 @@ static void check_ties(opc *c, double unit, qref_rounding def)
 	opc_run(c, QREF_ROUND_DEFAULT, 0, &dflt);
 	opc_run(c, QREF_ROUND_DEFAULT, 1, &nul);
 	CU_ASSERT_EQUAL_FATAL(dflt.st, QCF_OK);
+	CU_ASSERT_EQUAL(dflt.dd.d.default_rounding, def);
 	CU_ASSERT_EQUAL(nul.st, QCF_OK);
 	CU_ASSERT(snap_same(c, &dflt, &nul));
 	int di = half_index(def);
@@ -1070,6 +1072,7 @@ static void test_rounding_litert_requantize(void)
 	opc_run(&c, QREF_ROUND_DOUBLE, 0, &dbl);
 	opc_run(&c, QREF_ROUND_SINGLE, 0, &sgl);
 	CU_ASSERT_EQUAL(dflt.st, QCF_OK);
+	CU_ASSERT_EQUAL(dflt.dd.d.default_rounding, QREF_ROUND_DOUBLE);
 	CU_ASSERT_EQUAL(sgl.st, QCF_OK);
 	CU_ASSERT(snap_same(&c, &dflt, &dbl)); /* DEFAULT is double rounding */
 	CU_ASSERT(snap_same(&c, &dflt, &nul));
