@@ -204,7 +204,8 @@ static hpos *name_index(qc_report *r, size_t *n, hpos **fail, size_t *nfail, cha
 		free(idx);
 		return NULL;
 	}
-	qsort(idx, *n, sizeof *idx, cmp_hpos);
+	if (*n) /* no cases: idx may be NULL, which qsort may not be given */
+		qsort(idx, *n, sizeof *idx, cmp_hpos);
 	return idx;
 }
 
@@ -462,7 +463,8 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 			}
 			json_decref(c);
 		}
-		qsort(nw, nnew, sizeof *nw, cmp_newcase);
+		if (nnew)
+			qsort(nw, nnew, sizeof *nw, cmp_newcase);
 		for (size_t i = 0; i < nnew; i++) {
 			if (!rc) {
 				fputs(nw[i].text, out);

@@ -327,7 +327,8 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			return NULL;
 		}
 	}
-	qsort(cases, nc, sizeof *cases, cmp_ordinal);
+	if (nc)
+		qsort(cases, nc, sizeof *cases, cmp_ordinal);
 	order->c = cases;
 	order->n = nc;
 	for (size_t i = 0; i < nc; i++)

@@ -550,6 +550,70 @@ static void add_unit(specset *ss, uint32_t i, uint64_t first, uint64_t end, uint
 	ss->units[ss->n_units++] = (qc_job_unit){i, first, end, ordinal};
 }
 
+/* ---- loading every spec, on up to --jobs threads ---- */
+
+typedef struct loader {
+	char **files;
+	int n;
+	atomic_int next;
+	qc_spec **out;
+	char **text; /* per file: what loading it reported */
+	size_t *len;
+	int *errors, *warnings;
+} loader;
+
+static void *load_main(void *arg)
+{
+	loader *l = arg;
+	for (int i; (i = atomic_fetch_add(&l->next, 1)) < l->n;) {
+		FILE *f = open_memstream(&l->text[i], &l->len[i]);
+		if (!f) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		qc_diag d = {0, 0, f};
+		l->out[i] = qc_spec_load(l->files[i], &d);
+		fclose(f);
+		l->errors[i] = d.errors;
+		l->warnings[i] = d.warnings;
+	}
+	return NULL;
+}
+
+/* Loads files[0..n) into out[] (NULL where a file has an error), on up to `jobs` threads; what
+ * each reports goes to diag in file order, as if they were loaded one after the other. */
+static void load_files(char **files, int n, int jobs, qc_spec **out, qc_diag *diag)
+{
+	loader l = {files,
+	            n,
+	            0,
+	            out,
+	            qc_xcalloc((size_t)n + 1, sizeof(char *)),
+	            qc_xcalloc((size_t)n + 1, sizeof(size_t)),
+	            qc_xcalloc((size_t)n + 1, sizeof(int)),
+	            qc_xcalloc((size_t)n + 1, sizeof(int))};
+	int threads = jobs < n ? jobs : n;
+	pthread_t t[64];
+	int started = 0;
+	for (; started < threads - 1 && started < 64; started++)
+		if (pthread_create(&t[started], NULL, load_main, &l) != 0)
+			break;
+	load_main(&l); /* this thread too */
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < n; i++) {
+		if (l.len[i])
+			fwrite(l.text[i], 1, l.len[i], diag->out);
+		free(l.text[i]);
+		diag->errors += l.errors[i];
+		diag->warnings += l.warnings[i];
+	}
+	free(l.text);
+	free(l.len);
+	free(l.errors);
+	free(l.warnings);
+}
+
 /* Loads, then expands every case: without its data (0: list), with it (2: validate, which also
  * runs the reference's checks on every case, qc_cases_check_reference), or for a run
  * (RUN_PLAN: the names only, under a --profile without data; the job threads build the cases
@@ -572,12 +636,14 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
 	ss->filtered = qc_xcalloc((size_t)(n ? n : 1), sizeof *ss->filtered);
+	qc_spec **loaded = qc_xcalloc((size_t)(n ? n : 1), sizeof *loaded);
+	load_files(files, n, o->jobs, loaded, diag);
 	for (int i = 0; i < n; i++) {
-		qc_spec *s = qc_spec_load(files[i], diag);
-		if (s)
-			ss->specs[ss->n++] = s;
+		if (loaded[i])
+			ss->specs[ss->n++] = loaded[i];
 		free(files[i]);
 	}
+	free(loaded);
 	free(files);
 	check_profile_names(ss, diag);
 	if (o->profile && !(ss->profile = (qc_profile *)qc_profile_find(
