@@ -25,6 +25,7 @@ measure() { # LABEL N COMMAND...: one line, peak RSS and wall time
 }
 echo "readers of reports (from $src):"
 for n in "$@"; do
+	python3 suite/bigreport.py "$src" "$n" "$out/big.json" >/dev/null
 	python3 suite/bigreport.py "$src" "$n" "$out/big.json" --shards 4 >/dev/null
 	measure "report --html --junit" "$n" "$q" report "$out/big.json" --html "$out/big.html" \
 		--junit "$out/big.xml"
