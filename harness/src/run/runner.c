@@ -4,7 +4,7 @@
  *
  * Workers. A worker is a fresh process of its own executable
  * (qconform-worker), started with posix_spawn: never a bare fork of the
- * harness, which may be multi-threaded (pool.c runs one thread per job, and
+ * harness, which is multi-threaded (jobs.c runs one thread per job, and
  * a job thread restarts its worker while other threads allocate), and a
  * forked child that goes on to dlopen or malloc can inherit a lock another
  * thread held at fork time and hang. The executable is cfg->worker_path,
