@@ -911,7 +911,8 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d
 
 /* ------------------------------------------------------------------ */
 /* DynamicQuantizeLinear: input [x: float32], outputs [y: uint8, y_scale: float32 [],
- * y_zero_point: uint8 []] (op_dynamic_quantize_linear.py; FACTS.md section 1) */
+ * y_zero_point: uint8 []] (op_dynamic_quantize_linear.py; specs/onnx/OPERATORS.md,
+ * "Arithmetic") */
 
 static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, qref_detail *d)
 {

@@ -1,7 +1,7 @@
 /*
  * ONNX QuantizeLinear / DequantizeLinear (onnx/defs/quantization/defs.cc,
  * onnx/reference/ops/op_quantize_linear.py, op_dequantize_linear.py).
- * FACTS.md section 5.
+ * specs/onnx/OPERATORS.md, "Arithmetic".
  *  QuantizeLinear: y = saturate(rint(x / scale) + zp), x / scale a float32
  *    division (numpy float32 arrays), rint ties to even, zp added after
  *    rounding. +-inf saturates (the spec's saturate; the numpy reference's

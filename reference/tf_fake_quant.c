@@ -1,7 +1,7 @@
 /*
  * TensorFlow fake_quant_with_min_max_{args,vars,vars_per_channel}
  * (tensorflow/core/kernels/fake_quant_ops.cc, fake_quant_ops_functor.h).
- * FACTS.md sections 1 and 6. Everything is float32, one rounding per
+ * specs/tf/OPERATORS.md, "Arithmetic". Everything is float32, one rounding per
  * operation, in the order the functor writes it:
  *   Nudge: scale = (max - min) / (qmax - qmin); inv = (qmax - qmin) / (max - min);
  *          zf = qmin - min / scale; zp = qmin if zf < qmin, qmax if zf > qmax,

@@ -1,7 +1,7 @@
 /*
  * PyTorch fake quantization, CPU kernels (aten/src/ATen/native/quantized/
  * FakeQuantPerTensorAffine.cpp, FakeQuantPerChannelAffine.cpp,
- * cpu/kernels/QuantizedOpKernels.cpp). FACTS.md section 4.
+ * cpu/kernels/QuantizedOpKernels.cpp). specs/torch/OPERATORS.md, "Fake quantization".
  *
  * Arithmetic types, as the C++ promotions in those kernels give them:
  *  - inv = 1.0f / scale in float. The product x * inv is float for float32,
@@ -23,9 +23,9 @@
  * x * inv or, on the float zero point path, zp + x * inv; QREF_ROUND_HALF_*
  * replace it (on both the plain and the fused float zero point variants),
  * nothing else changes.
- * Undefined (FACTS.md section 4, torch <= 1.13 and the per-channel kernels
- * cast to int64 before clamping): NaN, +-inf, |value| >= 2^63. Those
- * elements are marked unpredictable.
+ * Undefined (specs/torch/OPERATORS.md, "Fake quantization"; torch <= 1.13 and the per-channel
+ * kernels cast to int64 before clamping): NaN, +-inf, |value| >= 2^63. Those elements are marked
+ * unpredictable.
  */
 #include <math.h>
 #include <string.h>

@@ -32,8 +32,8 @@
  * in ANY order, n * 2^-24 * sum|term| (+1%), around the exact sum, widened by
  * the terms a fused-multiply-add build computes (QuantizedOpKernels.cpp is
  * compiled again with -mavx2 -mfma, where `z + x * inv` and `xfq - x` may
- * contract to one FMA; FACTS.md section 4). Elements whose mask the FMA build
- * would flip get dX marked as either value.
+ * contract to one FMA; specs/torch/OPERATORS.md, "Fake quantization"). Elements whose mask the FMA
+ * build would flip get dX marked as either value.
  */
 #include <math.h>
 #include <stdlib.h>
