@@ -217,17 +217,20 @@ void qc_cases_end(qc_cases *it)
 /* Follows "=name" to the bound node; NULL (reported) if undefined. */
 /* ---- Lua: expressions, generators, checks ---- */
 
+qc_lua *qc_spec_lua(qc_spec *s, char *err, size_t err_size)
+{
+	if (!s->lua && (s->lua = qc_lua_new(err, err_size)) && s->lua_share)
+		qc_lua_share_budget(s->lua, s->lua_share);
+	return s->lua;
+}
+
 static qc_lua *spec_lua(qc_cases *it, const yaml_node_t *at)
 {
-	qc_spec *s = (qc_spec *)it->s;
-	if (!s->lua) {
-		char err[256];
-		if (!(s->lua = qc_lua_new(err, sizeof err)))
-			fail(it, at, "cannot start Lua: %s", err);
-		else if (s->lua_share)
-			qc_lua_share_budget(s->lua, s->lua_share);
-	}
-	return s->lua;
+	char err[256];
+	qc_lua *L = qc_spec_lua((qc_spec *)it->s, err, sizeof err);
+	if (!L)
+		fail(it, at, "cannot start Lua: %s", err);
+	return L;
 }
 
 static void *vnode_alloc_cb(void *ctx, size_t n)

@@ -119,6 +119,9 @@ uint64_t qc_cases_count(const qc_spec *s);
  * whose start mark points there (block scalars start on the line after the indicator). */
 yaml_node_t qc_chunk_at(const yaml_node_t *n, int line);
 
+/* The spec's sandboxed Lua state, made on first use (drawing on s->lua_share's budgets when a
+ * run shares them between copies of the spec); NULL with the reason in err. */
+struct qc_lua *qc_spec_lua(qc_spec *s, char *err, size_t err_size);
 /* Allocates zeroed memory owned by the case. */
 void *qc_case_alloc(qc_case *c, size_t n);
 

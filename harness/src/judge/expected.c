@@ -7,6 +7,7 @@
 
 #include "dtype.h"
 #include "qref.h"
+#include "slua.h"
 #include "util.h"
 
 void qc_expected_free(qc_expected *e, int n_outputs)
@@ -245,4 +246,25 @@ const yaml_node_t *qc_expected_spec_error(const qc_case *c, const qc_expected *e
 		}
 	}
 	return NULL;
+}
+
+int qc_expected_check(struct qc_lua *L, const qc_case *c, const qc_expected *e, int k,
+                      const qcf_tensor *got, int *ok, char *why, size_t why_size, char *err,
+                      size_t err_size, yaml_node_t *at)
+{
+	size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
+	double *want = qc_xcalloc(n ? n : 1, sizeof *want), *g = qc_xcalloc(n ? n : 1, sizeof *g);
+	for (size_t i = 0; i < n; i++) {
+		want[i] = qref_get(&e->out[k], i);
+		g[i] = qref_get(got, i);
+	}
+	int line = 0;
+	*ok = 1;
+	int rc = qc_lua_check(L, c->tol.check, e->errors[k], want, g, n, ok, why, why_size, err,
+	                      err_size, &line);
+	free(want);
+	free(g);
+	if (rc != 0)
+		*at = qc_chunk_at(c->tol.check_node, line);
+	return rc;
 }

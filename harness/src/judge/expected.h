@@ -27,4 +27,14 @@ double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k);
 const yaml_node_t *qc_expected_spec_error(const qc_case *c, const qc_expected *e, char *msg,
                                           size_t size);
 
+/*
+ * The spec's custom check of case c (tolerance: {check: {lua: ...}}) over output k: the
+ * reference's answer in e against got (the kernel's output k, or the reference's own for a
+ * trial), in the Lua state L. 0 with *ok (and the check's reason in why), or -1 with the Lua
+ * error in err and in *at the node of the chunk's failing line.
+ */
+int qc_expected_check(struct qc_lua *L, const qc_case *c, const qc_expected *e, int k,
+                      const qcf_tensor *got, int *ok, char *why, size_t why_size, char *err,
+                      size_t err_size, yaml_node_t *at);
+
 #endif

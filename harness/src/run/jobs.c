@@ -152,37 +152,20 @@ static void custom_check(const qc_case *c, const qc_expected *e, const qcf_tenso
 {
 	qc_spec *s = (qc_spec *)c->spec;
 	char err[512] = "", why[256] = "";
-	if (!s->lua && (s->lua = qc_lua_new(err, sizeof err)) && s->lua_share)
-		qc_lua_share_budget(s->lua, s->lua_share);
-	if (!s->lua) {
+	qc_lua *L = qc_spec_lua(s, err, sizeof err);
+	if (!L) {
 		r->verdict = QC_ERROR;
 		snprintf(r->message, sizeof r->message, "custom check: cannot start Lua: %s", err);
 		return;
 	}
 	for (int k = 0; k < c->call.n_outputs; k++) {
-		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
-		double *want = qc_xcalloc(n ? n : 1, sizeof *want),
-		       *got = qc_xcalloc(n ? n : 1, sizeof *got);
-		for (size_t i = 0; i < n; i++) {
-			want[i] = qref_get(&e->out[k], i);
-			got[i] = qref_get(&kout[k], i);
-		}
-		int ok = 1, line = 0;
-		int rc = qc_lua_check(s->lua, c->tol.check, e->errors[k], want, got, n, &ok, why,
-		                      sizeof why, err, sizeof err, &line);
-		free(want);
-		free(got);
-		if (rc != 0) {
-			const yaml_node_t *at = c->tol.check_node;
-			int block = at->data.scalar.style == YAML_LITERAL_SCALAR_STYLE ||
-			            at->data.scalar.style == YAML_FOLDED_SCALAR_STYLE;
+		int ok;
+		yaml_node_t at;
+		if (qc_expected_check(L, c, e, k, &kout[k], &ok, why, sizeof why, err, sizeof err,
+		                      &at) != 0) {
 			r->verdict = QC_ERROR;
 			snprintf(r->message, sizeof r->message, "custom check: %s:%zu: Lua: %s",
-			         s->path,
-			         at->start_mark.line + 1 +
-			                 (size_t)(block ? (line > 0 ? line : 1)
-			                                : (line > 1 ? line - 1 : 0)),
-			         err);
+			         s->path, at.start_mark.line + 1, err);
 			return;
 		}
 		if (!ok) {

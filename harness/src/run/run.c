@@ -476,26 +476,22 @@ static void try_check(qc_spec *s, const qc_case *c, qc_diag *diag, const yaml_no
 		return;
 	checked[(*n_checked)++] = c->tol.check_node;
 	char cerr[512] = "", why[256];
-	if (!s->lua && !(s->lua = qc_lua_new(cerr, sizeof cerr)))
+	qc_lua *L = qc_spec_lua(s, cerr, sizeof cerr);
+	if (!L) {
 		qc_diag_error(diag, s->path, c->tol.check_node, "cannot start Lua: %s", cerr);
-	qc_expected *e = s->lua ? qc_expected_new(c, cerr, sizeof cerr) : NULL;
-	for (int k = 0; e && e->status == QCF_OK && k < c->call.n_outputs; k++) {
-		size_t n = qref_numel(e->out[k].rank, e->out[k].shape);
-		double *v = qc_xcalloc(n ? n : 1, sizeof *v);
-		for (size_t j = 0; j < n; j++)
-			v[j] = qref_get(&e->out[k], j);
-		int ok, line = 0;
-		int r = qc_lua_check(s->lua, c->tol.check, e->errors[k], v, v, n, &ok, why,
-		                     sizeof why, cerr, sizeof cerr, &line);
-		free(v);
-		if (r != 0) {
-			yaml_node_t at = qc_chunk_at(c->tol.check_node, line);
+		return;
+	}
+	qc_expected *e = qc_expected_new(c, cerr, sizeof cerr);
+	for (int k = 0; e->status == QCF_OK && k < c->call.n_outputs; k++) {
+		int ok;
+		yaml_node_t at;
+		if (qc_expected_check(L, c, e, k, &e->out[k], &ok, why, sizeof why, cerr,
+		                      sizeof cerr, &at) != 0) {
 			qc_diag_error(diag, s->path, &at, "Lua: %s", cerr);
 			break;
 		}
 	}
-	if (e)
-		qc_expected_free(e, c->call.n_outputs);
+	qc_expected_free(e, c->call.n_outputs);
 }
 
 /* Has the explicit case at node cn a custom check of its own? */
@@ -712,49 +708,35 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				name = c->name;
 			}
 			all_cases[i]++;
-			if (with_data == RUN_PLAN) {
-				if (c)
-					classify_case(ss, s, c, profile_reported, base_ops, ext_ops,
-					              diag);
-				if (qc_case_selected(o, name) &&
-				    (!c || class_covered(ss, case_class(ss, c)))) {
-					for (int k = 0; k < o->n_case_names; k++)
-						if (!strcmp(o->case_names[k], name))
-							case_found[k] = 1;
-					ss->unsharded++;
-					ss->filtered[i]++;
-					int here = in_shard(o, name);
-					ss->selected[i] += here;
-					unit_shard += here;
-				}
-				qc_case_free(c);
-				/* a unit ends every UNIT_CASES cases of the spec, and with it */
-				if (idx + 1 - unit_first == UNIT_CASES || idx + 1 == n_spec) {
-					if (unit_shard)
-						add_unit(ss, (uint32_t)i, unit_first, idx + 1,
-						         unit_ordinal);
-					unit_first = idx + 1;
-					unit_ordinal = ss->unsharded;
-					unit_shard = 0;
-				}
-				continue;
-			}
-			classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
-			if (with_data)
+			if (c)
+				classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
+			if (with_data == 2) { /* validate: what the reference's answer tells too */
 				check_case_answers(s, c, diag, reported, &n_reported);
-			if (with_data == 2) /* validate: the reference's own checks */
 				qc_cases_check_reference(it, c);
-			if (with_data)
 				try_check(s, c, diag, checked, &n_checked);
-			if (qc_case_selected(o, c->name) && class_covered(ss, case_class(ss, c))) {
+			}
+			if (qc_case_selected(o, name) &&
+			    (!c || class_covered(ss, case_class(ss, c)))) {
 				for (int k = 0; k < o->n_case_names; k++)
-					if (!strcmp(o->case_names[k], c->name))
+					if (!strcmp(o->case_names[k], name))
 						case_found[k] = 1;
 				ss->unsharded++;
 				ss->filtered[i]++;
-				ss->selected[i] += in_shard(o, c->name);
+				int here = in_shard(o, name);
+				ss->selected[i] += here;
+				unit_shard += here;
 			}
 			qc_case_free(c);
+			/* run: a unit ends every UNIT_CASES cases of the spec, and with it */
+			if (with_data == RUN_PLAN &&
+			    (idx + 1 - unit_first == UNIT_CASES || idx + 1 == n_spec)) {
+				if (unit_shard)
+					add_unit(ss, (uint32_t)i, unit_first, idx + 1,
+					         unit_ordinal);
+				unit_first = idx + 1;
+				unit_ordinal = ss->unsharded;
+				unit_shard = 0;
+			}
 		}
 		qc_cases_end(it);
 		ss->total += ss->selected[i];
