@@ -8,7 +8,7 @@ SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng
 DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev pkg-config \
             clang-format libonnx-testdata \
-            python3-jsonschema libxml2-utils parallel python3-numpy chromium g++ \
+            python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
             libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
 
 ifeq ($(SAN),1)
