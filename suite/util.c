@@ -70,7 +70,8 @@ int qct_sh(qct_proc *p, const char *fmt, ...)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (getenv("QCT_TIMES"))
 		fprintf(stderr, "[%.2fs] %.300s\n",
-		        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9, cmd);
+		        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+		        cmd);
 	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	p->out = slurp(out);
 	p->err = slurp(err);
