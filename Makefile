@@ -6,7 +6,9 @@ CC      ?= cc
 BUILD   ?= build
 SAN     ?=
 PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev pkg-config \
+DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev \
+            pkg-config
+DEB_PKGS := $(DEB_PKGS_RUN) \
             clang-format libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
             libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
@@ -32,7 +34,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
 # The harness, one folder per stage of the pipeline (harness/src/README.md).
-HARNESS_DIRS := spec cases run judge report gate tools base
+HARNESS_DIRS := spec cases run judge report gate tools base cli
 CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
@@ -54,8 +56,8 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps check-deps run test test-unit test-san test-quick bench bench-kernels clean format \
-        format-check import-onnx \
+.PHONY: all deps deps-run check-deps run test test-unit test-san test-quick bench bench-kernels clean \
+        format format-check import-onnx man install uninstall \
         plugins mutation examples fuzz
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
@@ -94,6 +96,10 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# What `make run` needs: the build's own libraries.
+deps-run:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_PKGS_RUN)"
+
 check-deps:
 	@pkg-config --exists $(PKGS) 2>/dev/null || { \
 	  echo "missing build dependencies ($(PKGS)); run 'make deps' (Debian: $(DEB_PKGS))" >&2; exit 2; }
@@ -131,10 +137,18 @@ $(WORKER): $(BUILD)/harness/worker/main.o $(HARNESS_A)
 	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng \
 	  $(LDLIBS)
 
-# The main job: every spec against the reference plugin.
-run: deps
-	$(MAKE) all
-	$(QCONFORM) run specs --plugin $(REF_SO)
+# The main job: every spec against the reference plugin. Builds only qconform, its worker
+# and the reference plugin (not the adapters, stubs or tests), then says what comes next.
+run: deps-run
+	$(MAKE) $(QCONFORM) $(WORKER) $(REF_SO)
+	@$(QCONFORM) run specs --plugin $(REF_SO); st=$$?; \
+	  echo; echo "next:"; \
+	  echo "  the report:       reports/out/reference/report.html (JSON and JUnit beside it)"; \
+	  echo "  your own kernel:  plugins/README.md, from plugins/example/example.c"; \
+	  echo "  run it:           $(QCONFORM) run specs --plugin ./libyours.so"; \
+	  echo "  certify it:       $(QCONFORM) certify --profile litert-int8 --plugin ./libyours.so"; \
+	  echo "  every command:    $(QCONFORM) --help"; \
+	  exit $$st
 
 # The CUnit suites: unit tests, and end-to-end runs of the binary against the
 # reference and the stub plugins (suite/test_run.c).
@@ -237,6 +251,46 @@ fuzz:
 	  -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=30 -rss_limit_mb=2048 \
 	  -dict=suite/fuzz/spec.dict -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	  $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus
+
+# `make install PREFIX=/usr/local DESTDIR=`: qconform (bin/), its worker (libexec/qconform/),
+# the reference plugin and the adapters that were built (lib/qconform/, lib/qconform/plugins/),
+# the plugin header and qconform-plugin.pc (include/qconform/, lib/pkgconfig/), the specs and
+# the report schemas (share/qconform/: the installed qconform takes these specs by default) and
+# the man pages (share/man/man1/, written by qconform itself from its --help text: `make man`).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+QC_VERSION := $(shell sed -n 's/^\#define QC_VERSION *"\(.*\)"/\1/p' harness/src/report/report.h)
+# one page per command qconform lists (qconform --commands)
+man: $(QCONFORM)
+	@mkdir -p $(BUILD)/man
+	$(QCONFORM) --man > $(BUILD)/man/qconform.1
+	@for c in $$($(QCONFORM) --commands); do \
+	  echo "$(QCONFORM) --man $$c > $(BUILD)/man/qconform-$$c.1"; \
+	  $(QCONFORM) --man $$c > $(BUILD)/man/qconform-$$c.1 || exit 2; done
+
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/qconform \
+	  $(DESTDIR)$(PREFIX)/lib/qconform/plugins $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/qconform $(DESTDIR)$(PREFIX)/share/qconform \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(QCONFORM) $(DESTDIR)$(PREFIX)/bin/qconform
+	install -m 755 $(WORKER) $(DESTDIR)$(PREFIX)/libexec/qconform/qconform-worker
+	install -m 644 $(REF_SO) $(DESTDIR)$(PREFIX)/lib/qconform/libqconform_reference.so
+	for p in $(wildcard $(BUILD)/plugins/libqcf_*.so); do \
+	  install -m 644 $$p $(DESTDIR)$(PREFIX)/lib/qconform/plugins/ || exit 2; done
+	install -m 644 harness/include/qconform/plugin.h $(DESTDIR)$(PREFIX)/include/qconform/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(QC_VERSION)|' \
+	  harness/pkgconfig/qconform-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/qconform-plugin.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/qconform/specs $(DESTDIR)$(PREFIX)/share/qconform/schema
+	cp -R specs $(DESTDIR)$(PREFIX)/share/qconform/specs
+	cp -R reports/schema $(DESTDIR)$(PREFIX)/share/qconform/schema
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/qconform $(DESTDIR)$(PREFIX)/libexec/qconform \
+	  $(DESTDIR)$(PREFIX)/lib/qconform $(DESTDIR)$(PREFIX)/lib/pkgconfig/qconform-plugin.pc \
+	  $(DESTDIR)$(PREFIX)/include/qconform $(DESTDIR)$(PREFIX)/share/qconform \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/qconform.1 $(DESTDIR)$(PREFIX)/share/man/man1/qconform-*.1
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')

@@ -8,6 +8,7 @@
 #include "certify.h"
 #include "conventions.h"
 #include "diff.h"
+#include "help.h"
 #include "journal.h"
 #include "merge.h"
 #include "onnx_import.h"
@@ -17,83 +18,20 @@
 #include "run.h"
 #include "util.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: qconform COMMAND [ARGS]\n"
-	        "  run [SPEC|DIR ...]       run specs (default: specs/) against a plugin\n"
-	        "      --plugin PATH        kernel under test (default: the built reference)\n"
-	        "      --plugin-option K=V  passed to the plugin's create()\n"
-	        "      --filter GLOB        case names to keep (repeatable; leading '-' excludes)\n"
-	        "      --case NAME          only the case of exactly this name (repeatable)\n"
-	        "      --profile NAME       only specs of this certification profile: its base\n"
-	        "      --extension NAME     and this extension of the profile (repeatable; all)\n"
-	        "      --seed N             input generation seed (default 0)\n"
-	        "      --timeout SECONDS    per case (default 30)\n"
-	        "      --jobs N             parallel workers (default 1)\n"
-	        "      --json FILE          report (default reports/out/<plugin>/report.json)\n"
-	        "      --html FILE          HTML report (default: beside the default JSON)\n"
-	        "      --junit FILE         JUnit XML (default: beside the default JSON)\n"
-	        "      --shard K/N          only shard K of N (cases split by a hash of their "
-	        "name)\n"
-	        "      --baseline FILE      also exit 1 on a regression against this report\n"
-	        "      --waivers FILE       known failures to accept (case glob, reason, expires)\n"
-	        "      --dump DIR           failing cases' inputs and outputs as .npy, plus a "
-	        "case.yaml\n"
-	        "      --dump-max N         at most N cases dumped (default 100)\n"
-	        "      --journal FILE       progress journal (default: the JSON report + "
-	        ".journal)\n"
-	        "      --resume JOURNAL     run only the cases the journal of an interrupted run "
-	        "lacks\n"
-	        "      --keep-journal       keep the journal after a complete report\n"
-	        "      --quiet              no progress line\n"
-	        "      --trace              print each plugin load step (also QCONFORM_TRACE=1)\n"
-	        "      --worker-memory SIZE address space a worker may take (e.g. 4G, 512M; 0: no\n"
-	        "                           limit; default half the RAM over the jobs)\n"
-	        "      --no-sandbox         run the plugin without the sandbox (default: in it,\n"
-	        "                           where the kernel allows; see README)\n"
-	        "      --sandbox-allow PATH a file or directory the plugin may write (repeatable)\n"
-	        "  list [SPEC ...]          expanded case names, one a line (--filter, --case); "
-	        "with\n"
-	        "                           --profile a second column: base or the extension\n"
-	        "  validate [SPEC ...]      check specs; errors as file:line:col: message\n"
-	        "  show CASE [SPEC ...]     inputs, params and reference output of one case\n"
-	        "  certify --profile NAME [--extension NAME ...] --plugin PATH [--out DIR] [SPEC "
-	        "...]\n"
-	        "          [run options]\n"
-	        "                           run the profile, write DIR/certificate.json and "
-	        "certificate.html\n"
-	        "                           (default DIR reports/out/<plugin>; exit 0 "
-	        "certified, 1 not)\n"
-	        "  quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D | --min A "
-	        "--max B)\n"
-	        "        [--nudge tf|onnx|symmetric] [--narrow-range]\n"
-	        "                           the three forms of quantization parameters\n"
-	        "  compare-conventions --dtype T --scale S --zero-point Z [--narrow-range] [--all] "
-	        "[X ...]\n"
-	        "                           each framework's quantize of the same values, side "
-	        "by side\n"
-	        "  import-onnx DIR [--out OUTDIR] [--provenance TEXT]\n"
-	        "                           ONNX backend node tests (DIR/<test>/model.onnx, "
-	        "test_data_set_N)\n"
-	        "                           as golden specs (default OUTDIR: specs/onnx/imported)\n"
-	        "  report RESULT.json [--html FILE] [--junit FILE]\n"
-	        "                           render a JSON report as HTML and JUnit XML "
-	        "(default: beside it)\n"
-	        "  merge A.json B.json ... [--json OUT]\n"
-	        "                           join the reports of run --shard K/N into one\n"
-	        "  diff BASE.json NEW.json  regressions and improvements of NEW against BASE "
-	        "(exit 1: a regression)\n"
-	        "  version\n"
-	        "exit status: 0 every case conforms, 1 a case failed, 2 usage, spec or plugin "
-	        "error;\n"
-	        "  run stopped by a signal: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (reports of what "
-	        "finished)\n");
-}
-
 static int bad(const char *cmd, const char *msg, const char *arg)
 {
 	fprintf(stderr, "qconform %s: %s%s%s\n", cmd, msg, arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
+/* The error first, then the nearest command, then where the list is. */
+static int unknown_command(const char *cmd)
+{
+	const char *near = qc_help_nearest_command(cmd);
+	fprintf(stderr, "qconform: unknown command '%s'", cmd);
+	if (near)
+		fprintf(stderr, " (did you mean '%s'?)", near);
+	fprintf(stderr, "; qconform --help lists the commands\n");
 	return 2;
 }
 
@@ -273,7 +211,7 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				        v);
 			o->worker_memory_set = 1;
 		} else if (a[0] == '-' && a[1]) {
-			return bad(cmd, "unknown option", a);
+			return qc_help_unknown_option(cmd, a);
 		} else if (!strcmp(cmd, "show") && !p->show_name) {
 			p->show_name = a;
 		} else {
@@ -352,15 +290,44 @@ int main(int argc, char **argv)
 	sp.sa_flags = SA_RESTART;
 	sigaction(SIGPIPE, &sp, NULL);
 	if (argc < 2) {
-		usage(stderr);
+		qc_help_usage(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		usage(stdout);
+		const qc_help_command *c = argc > 2 ? qc_help_find(argv[2]) : NULL;
+		if (argc > 2 && !c)
+			return unknown_command(argv[2]);
+		if (c)
+			qc_help_print(stdout, c);
+		else
+			qc_help_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+	/* the man pages (make man): qconform --commands lists the names, --man [COMMAND] */
+	if (!strcmp(cmd, "--commands")) {
+		qc_help_names(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--man")) {
+		const qc_help_command *c = argc > 2 ? qc_help_find(argv[2]) : NULL;
+		if (argc > 2 && !c)
+			return unknown_command(argv[2]);
+		qc_help_man(stdout, c);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+		cmd = "version";
+	const qc_help_command *doc = qc_help_find(cmd);
+	if (!doc)
+		return unknown_command(cmd);
+	/* COMMAND --help or -h anywhere among its arguments */
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			qc_help_print(stdout, doc);
+			return 0;
+		}
+	if (!strcmp(cmd, "version")) {
 		printf("qconform %s (plugin ABI %d..%d, spec format %d, report format %d)\n",
 		       QC_VERSION, QCF_ABI_VERSION_MIN, QCF_ABI_VERSION, 1, QC_REPORT_FORMAT);
 		return 0;
@@ -410,10 +377,8 @@ int main(int argc, char **argv)
 		rc = qc_cmd_certify(&o, out_dir);
 	else if (!strcmp(cmd, "show"))
 		rc = show_name ? qc_cmd_show(&o, show_name) : bad(cmd, "needs a case name", NULL);
-	else {
-		usage(stderr);
-		rc = bad(cmd, "unknown command", NULL);
-	}
+	else /* a command of the description with no code: a bug */
+		rc = bad(cmd, "is described but not implemented", NULL);
 	parsed_free(&p);
 	free(journal_argv);
 	json_decref(journal_header);

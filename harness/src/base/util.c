@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int qc_errf(char *err, size_t err_size, const char *fmt, ...)
 {
@@ -69,4 +70,26 @@ char *qc_path_component(const char *name, char *out, size_t out_size)
 		n = (size_t)snprintf(out, out_size, "plugin");
 	out[n] = '\0';
 	return out;
+}
+
+int qc_installed_path(const char *name, const char *installed, char *buf, size_t size)
+{
+	char dir[4096];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+	dir[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (installed) {
+		snprintf(buf, size, "%s/../%s", dir, installed);
+		if (access(buf, F_OK) == 0)
+			return 0;
+	}
+	if (name) {
+		snprintf(buf, size, "%s/%s", dir, name);
+		return access(buf, F_OK) == 0 ? 0 : -1;
+	}
+	return -1;
 }

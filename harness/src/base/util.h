@@ -20,4 +20,13 @@ int qc_parse_size(const char *s, size_t *out);
  */
 char *qc_path_component(const char *name, char *out, size_t out_size);
 
+/*
+ * A file that comes with qconform, found from the running executable's directory DIR:
+ * DIR/../INSTALLED when it exists (make install: bin/qconform beside lib/qconform/ and
+ * share/qconform/), else DIR/NAME (a build tree: qconform, its worker and the reference plugin
+ * side by side). Either may be NULL. The path in buf; 0, or -1 (none exists; buf holds the
+ * last one tried).
+ */
+int qc_installed_path(const char *name, const char *installed, char *buf, size_t size);
+
 #endif

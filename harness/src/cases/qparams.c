@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "help.h"
 #include "util.h"
 
 int qc_nudge_parse(const char *name)
@@ -378,10 +379,6 @@ static void print_summary(FILE *o, double scale, double zp, double min, double m
 	}
 }
 
-static const char USAGE[] =
-        "usage: qconform quant --dtype T (--scale S --zero-point Z | --mean M --std-dev D |\n"
-        "                      --min A --max B) [--nudge tf|onnx|symmetric] [--narrow-range]\n";
-
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -410,17 +407,13 @@ int qc_cmd_quant(int argc, char **argv)
 	const char *val[O_COUNT] = {0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(USAGE, stdout);
-			return 0;
-		}
 		if (strncmp(a, "--", 2) != 0)
 			return usage_error("unexpected argument '%s' (see --help)", a);
 		char name[32];
 		const char *eq = strchr(a + 2, '=');
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		if (len >= sizeof name)
-			return usage_error("unknown option '%s'", a);
+			return qc_help_unknown_option("quant", a);
 		for (size_t k = 0; k < len; k++) /* --zero_point == --zero-point */
 			name[k] = a[2 + k] == '_' ? '-' : a[2 + k];
 		name[len] = 0;
@@ -428,7 +421,7 @@ int qc_cmd_quant(int argc, char **argv)
 		while (o < O_COUNT && strcmp(opt_names[o], name) != 0)
 			o++;
 		if (o == O_COUNT)
-			return usage_error("unknown option '%s'", a);
+			return qc_help_unknown_option("quant", a);
 		if (val[o])
 			return usage_error("--%s given twice", opt_names[o]);
 		if (o == O_NARROW) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "help.h"
 #include "report_read.h"
 #include "run.h"
 #include "utf8.h"
@@ -528,7 +529,7 @@ int qc_cmd_diff(int argc, char **argv)
 	int nf = 0;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "qconform diff: unknown option %s\n", argv[i]);
+			qc_help_unknown_option("diff", argv[i]);
 			return 2;
 		}
 		if (nf == 2) {

@@ -10,6 +10,7 @@
 #include "afile.h"
 #include "compare.h"
 #include "diff.h"
+#include "help.h"
 #include "report_read.h"
 #include "utf8.h"
 #include "util.h"
@@ -622,7 +623,7 @@ int qc_cmd_merge(int argc, char **argv)
 				used += (size_t)snprintf(command + used, sizeof command - used,
 				                         " %s", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "qconform merge: unknown option %s\n", argv[i]);
+			qc_help_unknown_option("merge", argv[i]);
 			free(files);
 			return 2;
 		} else {

@@ -8,6 +8,7 @@
 
 #include "afile.h"
 #include "compare.h"
+#include "help.h"
 #include "report_junit.h"
 #include "report_read.h"
 #include "utf8.h"
@@ -1124,11 +1125,6 @@ int qc_html_write(const char *json_path, const char *html_path, char *err, size_
 
 /* ---- qconform report ---- */
 
-static const char report_usage[] =
-        "usage: qconform report RESULT.json [--html FILE] [--junit FILE]\n"
-        "  renders a JSON report again; without --html or --junit, writes both beside it\n"
-        "  (RESULT.html, RESULT.junit.xml)\n";
-
 /* path without a trailing ".json", plus ext */
 static char *beside(const char *path, const char *ext)
 {
@@ -1148,10 +1144,6 @@ int qc_cmd_report(int argc, char **argv)
 	const char *json = NULL, *html = NULL, *junit = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(report_usage, stdout);
-			return 0;
-		}
 		if (!strcmp(a, "--html") || !strcmp(a, "--junit")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "qconform report: missing value after %s\n", a);
@@ -1159,8 +1151,7 @@ int qc_cmd_report(int argc, char **argv)
 			}
 			*(a[2] == 'h' ? &html : &junit) = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "qconform report: unknown option %s\n%s", a, report_usage);
-			return 2;
+			return qc_help_unknown_option("report", a);
 		} else if (json) {
 			fprintf(stderr, "qconform report: one JSON report at a time (%s, %s)\n",
 			        json, a);
@@ -1170,7 +1161,7 @@ int qc_cmd_report(int argc, char **argv)
 		}
 	}
 	if (!json) {
-		fprintf(stderr, "qconform report: needs a JSON report\n%s", report_usage);
+		fprintf(stderr, "qconform report: needs a JSON report (qconform report --help)\n");
 		return 2;
 	}
 	char err[1024];

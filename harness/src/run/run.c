@@ -610,13 +610,22 @@ static void load_files(char **files, int n, int jobs, qc_spec **out, qc_diag *di
 	free(l.warnings);
 }
 
+void qc_default_specs(char *buf, size_t size)
+{
+	if (qc_installed_path(NULL, "share/qconform/specs", buf, size) != 0)
+		snprintf(buf, size, "specs");
+}
+
 /* Loads, then expands every case: without its data (0: list), with it (2: validate, which also
  * runs the reference's checks on every case, qc_cases_check_reference), or for a run
  * (RUN_PLAN: the names only, under a --profile without data; the job threads build the cases
  * the run holds, units of UNIT_CASES cases of a spec in ss->units). Any error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
-	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
+	char specs_dir[PATH_MAX], profiles_dir[PATH_MAX + 16];
+	qc_default_specs(specs_dir, sizeof specs_dir);
+	snprintf(profiles_dir, sizeof profiles_dir, "%s/profiles", specs_dir);
+	char *def[] = {specs_dir}, *def_profiles[] = {profiles_dir};
 	char **files = NULL, **pfiles = NULL;
 	int n_pfiles = 0;
 	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
@@ -770,17 +779,11 @@ static size_t default_worker_memory(int jobs)
 	return each < ((size_t)1 << 30) ? (size_t)1 << 30 : each;
 }
 
+/* The reference plugin installed with qconform (lib/qconform/), or beside it in a build tree. */
 static const char *default_reference_plugin(char *buf, size_t size)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return "build/libqconform_reference.so";
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	snprintf(buf, size, "%s/libqconform_reference.so", exe);
+	qc_installed_path("libqconform_reference.so", "lib/qconform/libqconform_reference.so", buf,
+	                  size);
 	return buf;
 }
 

@@ -79,4 +79,8 @@ int qc_case_selected(const qc_run_opts *o, const char *name);
 int qc_shard_of(const char *case_name, int n);
 int qc_shard_parse(const char *s, int *index, int *count);
 
+/* The specs a command takes when given none: those installed with the running qconform
+ * (share/qconform/specs), else ./specs. */
+void qc_default_specs(char *buf, size_t size);
+
 #endif

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "sha256.h"
+#include "util.h"
 #include "wire.h"
 
 extern char **environ;
@@ -1596,7 +1597,8 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* The worker executable: cfg's, $QCONFORM_WORKER, or next to the running executable. */
+/* The worker executable: cfg's, $QCONFORM_WORKER, or the one installed with the running
+ * executable (qc_installed_path: libexec/qconform/, or beside it in a build tree). */
 static char *worker_path(const qc_runner_config *cfg)
 {
 	const char *w = cfg->worker_path;
@@ -1604,21 +1606,9 @@ static char *worker_path(const qc_runner_config *cfg)
 		w = getenv("QCONFORM_WORKER");
 	if (w && *w)
 		return strdup(w);
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return strdup(WORKER_NAME);
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		slash[1] = '\0';
-	else
-		exe[0] = '\0';
-	size_t len = strlen(exe) + sizeof WORKER_NAME;
-	char *path = malloc(len);
-	if (path)
-		snprintf(path, len, "%s%s", exe, WORKER_NAME);
-	return path;
+	char path[PATH_MAX];
+	qc_installed_path(WORKER_NAME, "libexec/qconform/" WORKER_NAME, path, sizeof path);
+	return strdup(path);
 }
 
 int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,

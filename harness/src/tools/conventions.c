@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "help.h"
 #include "qparams.h"
 #include "qref.h"
 #include "util.h"
@@ -257,18 +258,6 @@ long qc_conventions_probe(const qc_conv_params *p, float *out, size_t cap)
 
 /* ---- the command ---- */
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: qconform compare-conventions --dtype T --scale S --zero-point Z\n"
-	           "         [--narrow-range] [--all] [X ...]\n"
-	           "  Quantizes the values X (default: probe values around every rounding\n"
-	           "  boundary) as each framework does, with the same (scale, zero point),\n"
-	           "  and shows where and why they disagree. T: int8 uint8 int16 uint16 int4\n"
-	           "  uint4. For a (min, max) range, `qconform quant --min A --max B` shows\n"
-	           "  the (scale, zero point) each framework derives from it.\n"
-	           "  --all  print every value, not only those where conventions disagree\n");
-}
-
 static int parse_num(const char *s, double *v)
 {
 	char *end;
@@ -310,11 +299,7 @@ int qc_cmd_compare_conventions(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		double v;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			status = 0;
-			goto out;
-		} else if (!strcmp(a, "--dtype") && i + 1 < argc) {
+		if (!strcmp(a, "--dtype") && i + 1 < argc) {
 			p.dtype = qref_dtype_parse(argv[++i]);
 		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
 			if (!parse_num(argv[++i], &v)) {
@@ -354,8 +339,13 @@ int qc_cmd_compare_conventions(int argc, char **argv)
 		} else if (parse_num(a, &v)) {
 			values[nv++] = (float)v;
 		} else {
-			fprintf(stderr, "qconform compare-conventions: unknown argument '%s'\n", a);
-			usage(stderr);
+			if (a[0] == '-' && a[1] == '-')
+				qc_help_unknown_option("compare-conventions", a);
+			else
+				fprintf(stderr,
+				        "qconform compare-conventions: unknown argument '%s' "
+				        "(qconform compare-conventions --help)\n",
+				        a);
 			goto out;
 		}
 	}

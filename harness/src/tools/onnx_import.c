@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "help.h"
 #include "onnxpb.h"
 #include "sha256.h"
 
@@ -1330,7 +1331,7 @@ int qc_cmd_import_onnx(int argc, char **argv)
 			else
 				prov = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "qconform import-onnx: unknown option %s\n", a);
+			qc_help_unknown_option("import-onnx", a);
 			return 2;
 		} else if (dir) {
 			fprintf(stderr, "qconform import-onnx: one DIR only, got %s too\n", a);

@@ -1,0 +1,259 @@
+/* The command line as a user meets it: help, version, mistakes, and the installed tool. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+#include <jansson.h>
+
+#include "qct.h"
+
+/* Every command answers --help and -h on stdout with exit 0, its usage line first; so does
+ * `qconform help COMMAND`; --version and version say the same. */
+static void test_help_everywhere(void)
+{
+	const char *q = qct_build_path("qconform");
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s --commands", q), 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	char *names = strdup(p.out);
+	qct_proc_free(&p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(names);
+	int n = 0;
+	for (char *name = strtok(names, "\n"); name; name = strtok(NULL, "\n"), n++) {
+		static const char *const forms[] = {"%s %s --help", "%s %s -h", "%s help %s",
+		                                    "%s %s --plugin x --help"};
+		char want[128];
+		snprintf(want, sizeof want, "usage: qconform %s", name);
+		for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+			const char *fmt = forms[f];
+			char cmd[256];
+			if (f == 2)
+				snprintf(cmd, sizeof cmd, fmt, q, name);
+			else
+				snprintf(cmd, sizeof cmd, fmt, q, name);
+			CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s", cmd), 0);
+			if (p.status != 0 || strncmp(p.out, want, strlen(want)) != 0)
+				fprintf(stderr, "\n  %s: exit %d, %.200s%.200s", cmd, p.status,
+				        p.out, p.err);
+			CU_ASSERT_EQUAL(p.status, 0);
+			CU_ASSERT_EQUAL(strncmp(p.out, want, strlen(want)), 0);
+			CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "exit status:"));
+			CU_ASSERT_STRING_EQUAL(p.err, "");
+			qct_proc_free(&p);
+		}
+	}
+	free(names);
+	/* the commands of the main usage (the ones a user reaches from it) */
+	CU_ASSERT_TRUE(n >= 12);
+	const char *versions[] = {"--version", "version", "-V"};
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s", q, versions[i]), 0);
+		CU_ASSERT_EQUAL(p.status, 0);
+		CU_ASSERT_EQUAL(strncmp(p.out, "qconform ", 9), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "plugin ABI"));
+		qct_proc_free(&p);
+	}
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s --help", q), 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "  certify "));
+	qct_proc_free(&p);
+}
+
+/* A mistyped command or option: exit 2, the error on the first line of stderr with the
+ * nearest valid word, nothing on stdout. */
+static void test_mistakes_name_the_nearest(void)
+{
+	static const struct {
+		const char *args, *says;
+	} cases[] = {
+	        {"rnu", "qconform: unknown command 'rnu' (did you mean 'run'?)"},
+	        {"certfy --profile x",
+	         "qconform: unknown command 'certfy' (did you mean 'certify'?)"},
+	        {"run --filtr 'x*'",
+	         "qconform run: unknown option --filtr (did you mean --filter?)"},
+	        {"list --seeed 3", "qconform list: unknown option --seeed (did you mean --seed?)"},
+	        {"quant --dtype int8 --scal 0.5", "qconform quant: unknown option --scal (did you "
+	                                          "mean --scale?)"},
+	        {"merge a.json --jsn b.json", "qconform merge: unknown option --jsn (did you mean "
+	                                      "--json?)"},
+	        {"report r.json --htm x.html", "qconform report: unknown option --htm (did you "
+	                                       "mean --html?)"},
+	        {"zzzzzz",
+	         "qconform: unknown command 'zzzzzz'; qconform --help lists the commands"},
+	        {"help rnu", "qconform: unknown command 'rnu' (did you mean 'run'?)"},
+	};
+	const char *q = qct_build_path("qconform");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		qct_proc p;
+		CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s", q, cases[i].args), 0);
+		size_t n = strlen(cases[i].says);
+		if (p.status != 2 || strncmp(p.err, cases[i].says, n) != 0)
+			fprintf(stderr, "\n  qconform %s: exit %d, said: %s", cases[i].args,
+			        p.status, p.err);
+		CU_ASSERT_EQUAL(p.status, 2);
+		CU_ASSERT_EQUAL(strncmp(p.err, cases[i].says, n), 0);
+		/* one line */
+		const char *nl = strchr(p.err, '\n');
+		CU_ASSERT_TRUE(nl && nl[1] == 0);
+		CU_ASSERT_STRING_EQUAL(p.out, "");
+		qct_proc_free(&p);
+	}
+}
+
+/* The man pages come from the same description as --help: one per command, in roff, naming
+ * every option the --help of the command names. */
+static void test_man_pages(void)
+{
+	const char *q = qct_build_path("qconform");
+	qct_proc p, h;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s --man run", q), 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_EQUAL(strncmp(p.out, ".TH QCONFORM-RUN 1 ", 19), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, ".SH OPTIONS"));
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&h, "%s run --help", q), 0);
+	/* every flag of the help, in the page (roff spells '-' as '\-') */
+	int flags = 0;
+	for (const char *s = h.out; (s = strstr(s, "\n  --")) != NULL; s += 3) {
+		char flag[64], roff[128];
+		size_t n = strcspn(s + 3, " \n");
+		snprintf(flag, sizeof flag, "%.*s", (int)n, s + 3);
+		size_t k = 0;
+		for (const char *c = flag; *c && k + 3 < sizeof roff; c++) {
+			if (*c == '-')
+				roff[k++] = '\\';
+			roff[k++] = *c;
+		}
+		roff[k] = 0;
+		if (!strstr(p.out, roff))
+			fprintf(stderr, "\n  %s is not in the man page", flag);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, roff));
+		flags++;
+	}
+	CU_ASSERT_TRUE(flags >= 20);
+	qct_proc_free(&p);
+	qct_proc_free(&h);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s --man nosuch", q), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	qct_proc_free(&p);
+}
+
+/*
+ * make install into a temporary DESTDIR; a plugin built out of tree against the installed
+ * header through pkg-config (plugins/example/example.c, as the porting guide builds it); the
+ * installed qconform, from a directory with no specs, runs a profile with its installed specs,
+ * worker and reference. Not in the sanitizer pass: it checks what is installed, not memory.
+ */
+static void test_install(void)
+{
+	if (qct_under_sanitizers()) {
+		printf("\n  the plain pass installs (packaging, not memory)\n");
+		return;
+	}
+	const char *tmp = qct_tmpdir();
+	char build[512];
+	snprintf(build, sizeof build, "%s", qct_build_path(""));
+	build[strlen(build) - 1] = 0; /* no trailing '/' */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s "
+	                             "--no-print-directory BUILD='%s' DESTDIR='%s/root' "
+	                             "PREFIX=/opt/qc install",
+	                             build, tmp),
+	                      0);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	qct_proc_free(&p);
+	static const char *const files[] = {
+	        "bin/qconform",
+	        "libexec/qconform/qconform-worker",
+	        "lib/qconform/libqconform_reference.so",
+	        "include/qconform/plugin.h",
+	        "lib/pkgconfig/qconform-plugin.pc",
+	        "share/qconform/specs/profiles/onnx-qdq.yaml",
+	        "share/qconform/specs/onnx/dequantize_linear.yaml",
+	        "share/qconform/schema/report.schema.json",
+	        "share/man/man1/qconform.1",
+	        "share/man/man1/qconform-run.1",
+	        "share/man/man1/qconform-certify.1",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/root/opt/qc/%s", tmp, files[i]);
+		if (access(path, R_OK) != 0)
+			fprintf(stderr, "\n  not installed: %s", files[i]);
+		CU_ASSERT_EQUAL(access(path, R_OK), 0);
+	}
+	/* the vendor's build: pkg-config finds the header (the sysroot is the DESTDIR) */
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p,
+	               "mkdir -p %s/vendor && cp plugins/example/example.c %s/vendor/ && cd "
+	               "%s/vendor && export PKG_CONFIG_PATH=%s/root/opt/qc/lib/pkgconfig "
+	               "PKG_CONFIG_SYSROOT_DIR=%s/root && pkg-config --modversion qconform-plugin "
+	               "&& cc $(pkg-config --cflags qconform-plugin) -std=c99 -Wall -Wextra "
+	               "-Werror -O2 -shared -fPIC -fvisibility=hidden -o libexample.so example.c",
+	               tmp, tmp, tmp, tmp, tmp),
+	        0);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	qct_proc_free(&p);
+	/* the installed qconform, elsewhere: its own specs, worker and reference plugin */
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p,
+	               "cd %s/vendor && env -u QCONFORM_WORKER %s/root/opt/qc/bin/qconform "
+	               "run --profile onnx-qdq --plugin ./libexample.so --json r.json",
+	               tmp, tmp),
+	        0);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "CONFORMS"));
+	qct_proc_free(&p);
+	char rpath[800], want[800];
+	snprintf(rpath, sizeof rpath, "%s/vendor/r.json", tmp);
+	json_error_t e;
+	json_t *r = json_load_file(rpath, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *spec0 = json_array_get(json_object_get(json_object_get(r, "run"), "specs"), 0);
+	snprintf(want, sizeof want, "%s/root/opt/qc/bin/../share/qconform/specs/", tmp);
+	CU_ASSERT_EQUAL(strncmp(qct_str(spec0, "path"), want, strlen(want)), 0);
+	size_t i, pass = 0, refused = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		pass += !strcmp(qct_verdict(c), "PASS");
+		refused += !strcmp(qct_verdict(c), "EXPECTED_ERROR");
+	}
+	CU_ASSERT_TRUE(pass > 100);
+	CU_ASSERT_TRUE(refused >= 1);
+	json_decref(r);
+	/* the reference plugin is the default; the man page is the run command's */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "cd %s/vendor && %s/root/opt/qc/bin/qconform run --quiet "
+	                             "--json ref.json --filter 'onnx/dequantize_linear/*' && "
+	                             "cat %s/root/opt/qc/share/man/man1/qconform-run.1",
+	                             tmp, tmp, tmp),
+	                      0);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "qconform-reference"));
+	CU_ASSERT_PTR_NOT_NULL(
+	        strstr(p.out, "qconform\\-run \\- run specs against a kernel plugin"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+void qct_register_cli(void)
+{
+	CU_pSuite s = qct_suite("cli");
+	CU_add_test(s, "--help and -h for every command; --version", test_help_everywhere);
+	CU_add_test(s, "mistakes: exit 2, the error first, the nearest word",
+	            test_mistakes_name_the_nearest);
+	CU_add_test(s, "man pages from the help's description", test_man_pages);
+	CU_add_test(s, "make install; a plugin built with pkg-config; the installed run",
+	            test_install);
+}
