@@ -319,8 +319,8 @@ static void test_cmd_mean_std(void)
 	HAS("given (mean, std_dev) = (127.5, 127.5)  [converter reading: real = (q - mean) / "
 	    "std_dev]");
 	HAS("(min, max)           min -1  max 1\n");
-	HAS("as stored: scale 0.00784313772 (0x1.010102p-7)  zero_point 128 (mean rounded half "
-	    "away from zero)");
+	HAS("stored from (mean, std_dev) itself: scale 0.00784313772 (0x1.010102p-7)  zero_point "
+	    "128 (the mean rounded half away from zero)");
 	/* the contradiction of the other texts' way back, and their reading, labelled */
 	HAS("note: some texts write the way back as min = -mean*std_dev");
 	HAS("contradicts the forward formula");
@@ -362,8 +362,14 @@ static void test_cmd_other_dtypes(void)
 	        0);
 	HAS("q in [0, 15], 16 levels");
 	HAS("scale 0.1 ");
-	CU_ASSERT_EQUAL(run_quant((const char *[]){"--help", NULL}), 0);
-	HAS("usage: qconform quant");
+	/* the zero point defaults to 0, as in the specs */
+	CU_ASSERT_EQUAL(run_quant((const char *[]){"--dtype", "int8", "--scale", "0.5", NULL}), 0);
+	HAS("given (scale, zero_point) = (0.5, 0)");
+	/* (mean, std_dev) 127.5: which zero point is which */
+	CU_ASSERT_EQUAL(run_quant((const char *[]){"--dtype", "uint8", "--mean", "127.5",
+	                                           "--std-dev", "127.5", NULL}),
+	                0);
+	HAS("zero point 128 or 127? 128 is the mean rounded");
 }
 
 static void test_cmd_errors(void)
@@ -377,8 +383,8 @@ static void test_cmd_errors(void)
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--scale", "1", "--zero-point", "0",
 	                                    "--min", "0", "--max", "1", NULL},
 	                   "give exactly one of");
-	expect_usage_error((const char *[]){"--dtype", "uint8", "--scale", "1", NULL},
-	                   "--scale needs --zero-point");
+	expect_usage_error((const char *[]){"--dtype", "uint8", "--zero-point", "1", NULL},
+	                   "--zero-point needs --scale");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--std-dev", "1", NULL},
 	                   "--std-dev needs --mean");
 	expect_usage_error(
@@ -410,7 +416,7 @@ static void test_cmd_errors(void)
 	                                    "--nudge", "tflite", NULL},
 	                   "unknown --nudge 'tflite'");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--bogus", NULL},
-	                   "unknown option '--bogus'");
+	                   "unknown option --bogus");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--min", NULL},
 	                   "--min needs a value");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--dtype", "int8", NULL},

@@ -467,6 +467,9 @@ int qc_cmd_quant(int argc, char **argv)
 	for (int f = 0; f < 3; f++) {
 		if (!val[pair[f][0]] && !val[pair[f][1]])
 			continue;
+		/* a zero point left out is 0, as in the specs */
+		if (f == 0 && !val[O_ZP])
+			val[O_ZP] = "0";
 		for (int k = 0; k < 2; k++) {
 			const char *s = val[pair[f][k]];
 			if (!s)
@@ -537,9 +540,11 @@ int qc_cmd_quant(int argc, char **argv)
 		fprintf(o,
 		        "  derivation: scale = 1/std_dev, zero_point = mean, min = (qmin - mean) "
 		        "/ std_dev, max = (qmax - mean) / std_dev\n");
-		fprintf(o, "  as stored: scale %s  zero_point %" PRId32 "%s\n", ff(p.scale),
-		        p.zero_point,
-		        mean == floor(mean) ? "" : " (mean rounded half away from zero)");
+		fprintf(o,
+		        "  stored from (mean, std_dev) itself: scale %s  zero_point %" PRId32
+		        "%s\n",
+		        ff(p.scale), p.zero_point,
+		        mean == floor(mean) ? "" : " (the mean rounded half away from zero)");
 		fprintf(o, "\nnote: some texts write the way back as min = -mean*std_dev, max = "
 		           "(255 - mean)*std_dev.\n"
 		           "  That contradicts the forward formula std_dev = 255/(max - min): "
@@ -578,6 +583,25 @@ int qc_cmd_quant(int argc, char **argv)
 	for (int n = QC_NUDGE_TF; n <= QC_NUDGE_SYMMETRIC; n++)
 		print_nudged(o, (qc_nudge)n, n == (int)sel, min, max, qmin, qmax);
 	print_summary(o, scale_exact, zp_exact, min, max, sel, qmin, qmax);
+	if (has_ms) {
+		/* two zero points on one screen: say which is which */
+		qc_qparams n;
+		char nerr[256];
+		if (qc_qparams_from_min_max(min, max, qmin, qmax, sel, &n, nerr, sizeof nerr) ==
+		            0 &&
+		    n.zero_point != p.zero_point)
+			fprintf(o,
+			        "\nzero point %" PRId32 " or %" PRId32 "? %" PRId32
+			        " is the mean rounded, what a model stores when given (mean, "
+			        "std_dev);\n  %" PRId32 " is what %s derives from the range (min, "
+			                                "max) the mean and std_dev "
+			        "describe\n  (its float32 arithmetic puts the real zero just below "
+			        "%s). The same kernel gives different\n  outputs for the two: "
+			        "quantize "
+			        "with the one the model holds.\n",
+			        p.zero_point, n.zero_point, p.zero_point, n.zero_point,
+			        qc_nudge_name(sel), fd(zp_exact));
+	}
 	fflush(o);
 	return 0;
 }
