@@ -137,5 +137,6 @@ void qct_register_utf8(void);
 void qct_register_interrupt(void);
 void qct_register_refusals(void);
 void qct_register_pipeline(void);
+void qct_register_docs(void);
 
 #endif
