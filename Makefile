@@ -172,12 +172,12 @@ test-san:
 
 # The edit-compile loop (well under 2 minutes of CPU): the unit suites of QUICK_SUITES (the
 # reference's arithmetic, quantization parameters, generators, spec loading and validation, Lua,
-# the op families with their small end-to-end runs; QCT_SUITE syntax, see suite/main.c) and one
-# small end-to-end run of the binary over every semantics. No format check, no sanitizer pass,
-# none of the long end-to-end suites (run, gating, certify, reports, hostile, interrupt, dump,
-# mutation, refusals, examples, utf8, onnx/import) nor the adapters' suites: `make test` is
-# still what CI runs.
-QUICK_SUITES := reference,=qparams,=gen,=runner,=compare,=lua,litert,=onnx,=torch,=tf,=conventions
+# the op families with their small end-to-end runs, the references between files (docs); QCT_SUITE
+# syntax, see suite/main.c) and one small end-to-end run of the binary over every semantics. No
+# format check, no sanitizer pass, none of the long end-to-end suites (run, gating, certify,
+# reports, hostile, interrupt, dump, mutation, refusals, examples, utf8, onnx/import) nor the
+# adapters' suites: `make test` is still what CI runs.
+QUICK_SUITES := reference,=qparams,=gen,=runner,=compare,=lua,litert,=onnx,=torch,=tf,=conventions,=docs
 QUICK_SPECS  := specs/litert/add.yaml specs/litert/conv_2d.yaml specs/onnx/quantize_linear.yaml \
                 specs/torch/fake_quantize_per_tensor_affine.yaml specs/tf/fake_quant_with_min_max_args.yaml
 test-quick: all

@@ -2,7 +2,8 @@
  * LiteRT QUANTIZE and DEQUANTIZE (tflite/kernels/quantize.cc,
  * dequantize.cc; internal/reference/quantize.h, requantize.h,
  * dequantize.h). The requantization: specs/litert/OPERATORS.md ("Integer
- * requantization"); the ops: specs/README.md ("Operators").
+ * requantization"); the ops: specs/README.md ("Operators"); their arithmetic and
+ * its sources: docs/litert.md ("QUANTIZE and DEQUANTIZE").
  */
 #include <math.h>
 #include <string.h>

@@ -41,6 +41,7 @@
 #pragma weak qct_register_refusals
 #pragma weak qct_register_pipeline
 #pragma weak qct_register_cli
+#pragma weak qct_register_docs
 
 const char *qct_build_path(const char *rel)
 {
@@ -128,7 +129,8 @@ int main(int argc, char **argv)
 	                        qct_register_examples,
 	                        qct_register_refusals,
 	                        qct_register_pipeline,
-	                        qct_register_cli};
+	                        qct_register_cli,
+	                        qct_register_docs};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

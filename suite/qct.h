@@ -138,5 +138,6 @@ void qct_register_interrupt(void);
 void qct_register_refusals(void);
 void qct_register_pipeline(void);
 void qct_register_cli(void);
+void qct_register_docs(void);
 
 #endif

@@ -158,7 +158,7 @@ static void test_unpredictable(void)
 	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
 }
 
-/* The verdict table of DESIGN.md, from the reference's and the kernel's answers. */
+/* The verdict table of README.md ("Verdicts"), from the reference's and the kernel's answers. */
 static void test_verdicts(void)
 {
 	int8_t ref[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ker[8] = {1, 2, 3, 4, 5, 6, 7, 9};

@@ -1,6 +1,6 @@
 /*
  * The convention matrix (harness/src/tools/conventions.c) on the worked examples
- * of FACTS.md sections 4-6, the compare-conventions command, and the
+ * of docs/conventions.md, the compare-conventions command, and the
  * divide-by-scale stub: a torch kernel that divides where torch multiplies
  * by the reciprocal fails exactly the cases where the two differ.
  */
@@ -26,8 +26,8 @@ static void run_rows(const qc_conv_params *p, const float *x, size_t n, qc_conv_
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 }
 
-/* FACTS.md section 4: x * (1.0f/s) is exactly 127.5 (ties to even: 128) while x / s is
- * 127.499992 (127): torch multiplies, ONNX and LiteRT's reference divide. */
+/* docs/conventions.md ("Where they part"): x * (1.0f/s) is exactly 127.5 (ties to even: 128) while
+ * x / s is 127.499992 (127): torch multiplies, ONNX and LiteRT's reference divide. */
 static void test_reciprocal_tie(void)
 {
 	qc_conv_params p = {QCF_UINT8, 0, 0.00214854861f, 0};
@@ -43,7 +43,7 @@ static void test_reciprocal_tie(void)
 	CU_ASSERT_FALSE(r.why & QC_WHY_TIE_DIV);
 }
 
-/* FACTS.md section 4, the libtorch example: scale 0.1, zero point 3,
+/* docs/conventions.md ("PyTorch"), the example on ties: scale 0.1, zero point 3,
  * [-0.25, -0.15, -0.05, 0.05, 0.15, 0.25, 0.35] -> [-0.2, -0.2, 0, 0, 0.2, 0.2, 0.4], that is
  * codes [1, 1, 3, 3, 5, 5, 7] (ties to even, zero point after rounding). The float zero point
  * path rounds zp + x*inv: every value is a tie and zp is odd, so each moves by one; TF rounds
@@ -68,7 +68,7 @@ static void test_libtorch_example(void)
 	}
 }
 
-/* FACTS.md section 5, ONNX QuantizeLinear's documented example: scale 2, zero point 128,
+/* docs/conventions.md ("ONNX"), ONNX QuantizeLinear's documented example: scale 2, zero point 128,
  * uint8: [0, 2, 3, 1000, -254, -1000] -> [128, 129, 130, 255, 1, 0]; 3/2 = 1.5 is a tie
  * that every convention here rounds to 2 (even, away and up agree on it). */
 static void test_onnx_example(void)

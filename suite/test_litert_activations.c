@@ -1,9 +1,9 @@
 /*
  * Tests of the LiteRT activation family: the gemmlowp fixed-point building
  * blocks (reference/fixedpoint.c) on hand-derivable values and against
- * double precision, the lookup tables, the kernels on the golden values of
- * FACTS-ops.md (TFLM runs) and TFLM's float goldens within their test
- * tolerance, every refusal, and an end-to-end run of the specs.
+ * double precision, the lookup tables, the kernels on the outputs of TFLM's
+ * kernels in its own tests (tensorflow/tflite-micro at 90b983c2) and TFLM's float goldens within
+ * their test tolerance, every refusal, and an end-to-end run of the specs.
  */
 #include <jansson.h>
 #include <math.h>
@@ -206,9 +206,9 @@ static void test_lut16(void)
 	int16_t e[513], r[513];
 	qfp_lut16(exp_d, 10.0 / 65535.0, 32767, 2.0 / 65535.0, 0, e);
 	qfp_lut16(recip_d, 1.0 / 65535.0, -32768, 2.0 / 65535.0, 0, r);
-	/* FACTS-ops.md section 1: exp_lut starts 2,2,2,2 and ends 32767; rec_lut
-	 * starts 32767 and ends 16384; double build: rec_lut[160] = 24967,
-	 * rec_lut[294] = 20815 (TFLM's float build: 24966, 20816) */
+	/* int16 SOFTMAX's tables (LiteRT activations.cc, TFLM softmax_common.cc): exp_lut starts
+	 * 2,2,2,2 and ends 32767; rec_lut starts 32767 and ends 16384; double build: rec_lut[160] =
+	 * 24967, rec_lut[294] = 20815 (TFLM's float build: 24966, 20816) */
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(e[i], 2);
 	CU_ASSERT_EQUAL(e[512], 32767);
@@ -260,8 +260,9 @@ static void test_int16_tables(void)
 	printf("\n  int16 logistic worst %.2f tanh worst %.2f", wl, wt);
 }
 
-/* TFLM's int8 LOGISTIC / TANH (fixed point Q4, FACTS-ops.md section 2), to
- * cross-check the float LUT8 the reference uses. */
+/* TFLM's int8 LOGISTIC / TANH (fixed point Q4, tensorflow/tflite-micro
+ * reference/integer_ops/logistic.h and tanh.h), to cross-check the float LUT8 the reference uses.
+ */
 static int tflm_act8(int is_tanh, float s_in, int zp_in, int x)
 {
 	int e;
@@ -321,7 +322,7 @@ static void test_softmax_goldens(void)
 	qt in, out;
 	qref_detail d;
 	qcf_attr b = beta_attr(1.0);
-	/* int8 -> int16, FACTS-ops.md section 1 (TFLM run) */
+	/* int8 -> int16, the output of TFLM's softmax_test.cc at 90b983c2 */
 	tt_init(&in, QCF_INT8, 2, sh, 0.1f, 0);
 	tt_fill(&in, x, 5);
 	tt_init(&out, QCF_INT16, 2, sh, 1.0f / 65536, -32768);

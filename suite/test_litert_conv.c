@@ -34,8 +34,8 @@ static qcf_status run(const char *op, qt **ins, int nin, qt *out, const qcf_attr
 	return qref_execute(mkcall(op, ins, nin, out, attrs, na), qt_detail(d, rounding));
 }
 
-/* conv_test.cc SimplePerChannelTest (FACTS.md section 3; specs/litert/conv_2d.yaml has the
- * derivation of the quantized values). */
+/* conv_test.cc SimplePerChannelTest (specs/litert/OPERATORS.md, "Golden values";
+ * specs/litert/conv_2d.yaml has the derivation of the quantized values). */
 static void golden_tensors(qt *x, qt *w, qt *b, qt *y)
 {
 	static const int64_t xs[] = {1, 2, 3, 2}, ws[] = {2, 2, 2, 2}, bs[] = {2},

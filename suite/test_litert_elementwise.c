@@ -2,7 +2,7 @@
  * Tests of the LiteRT elementwise kernels (reference/litert_elementwise.c):
  * ADD, SUB, MUL, MAXIMUM, MINIMUM and the comparisons. Golden values are
  * from TFLM's kernel tests (tensorflow/lite/micro/kernels/add_test.cc) or
- * hand-computed from FACTS-ops.md sections 3 and 5 (each test says which);
+ * hand-computed from specs/litert/OPERATORS.md (each test says which section);
  * then every refusal, the rounding builds at ties, broadcasting, and an
  * end-to-end run of the family's specs.
  */
@@ -115,7 +115,7 @@ static void test_add_tflm_goldens(void)
 
 /* Ties: s1 = s2 = 0.5, s_out = 1: y = (q1 +- q2) / 2 exactly. The default
  * build rounds the last step with RDBPOT (ties away from zero), the
- * single-rounding build toward +infinity (FACTS-ops section 0). */
+ * single-rounding build toward +infinity (specs/litert/OPERATORS.md, "Integer requantization"). */
 static void test_addsub_ties(void)
 {
 	const int a[] = {3, -3, 1, -1}, b[] = {0, 0, 2, -2};
@@ -134,7 +134,8 @@ static void test_addsub_ties(void)
 }
 
 /* MUL: multiplier 0.5 = (2^30, 0): SRDHM rounds ties toward +infinity in
- * both builds (FACTS-ops section 0); multiplier 8 with saturation. */
+ * both builds (specs/litert/OPERATORS.md, "Integer requantization"); multiplier 8 with saturation.
+ */
 static void test_mul(void)
 {
 	const int a[] = {3, -3, 1, -1}, one[] = {1, 1, 1, 1}, w[] = {2, -1, 1, 0};
@@ -263,7 +264,8 @@ static int cmp1(const char *op, float s1, int z1, int q1, float s2, int z2, int 
 	return (int)qref_get(&ty.t, 0);
 }
 
-/* Comparisons (FACTS-ops section 3): v = MBQM_LT1((q - zp) * 2^8, QM(scale)). */
+/* Comparisons (specs/litert/OPERATORS.md, "LiteRT elementwise operators"): v = MBQM_LT1((q - zp) *
+ * 2^8, QM(scale)). */
 static void test_comparisons(void)
 {
 	const qref_rounding D = QREF_ROUND_DEFAULT;

@@ -1,7 +1,7 @@
 /*
  * Tests of the LiteRT layout family (reference/litert_layout.c): pooling,
  * MEAN/SUM, RESIZE_BILINEAR and the data movement ops, on hand-checked
- * values (FACTS.md section 3, FACTS-ops.md section 3), their refusals, and
+ * values (specs/litert/OPERATORS.md, "LiteRT layout family"), their refusals, and
  * an end-to-end run of the family's specs with the reference.
  */
 #include <jansson.h>
@@ -136,7 +136,7 @@ static void test_mean_sum(void)
 	qt x, ax, y;
 	qcf_attr k0 = qt_int("keep_dims", 0);
 	/* TFLM MEAN golden: [2,48,26,6,18,34] at 0.5 -> 0.5 gives 23 (double rounding),
-	 * 22 in the single-rounding build (FACTS-ops.md section 3) */
+	 * 22 in the single-rounding build (specs/litert/OPERATORS.md, MEAN / SUM) */
 	lt_init(&x, QCF_INT8, 2, s16, (double[]){2, 48, 26, 6, 18, 34}, 0.5f, 0);
 	lt_init(&ax, QCF_INT32, 1, s1, (double[]){1}, 0, 0);
 	lt_init(&y, QCF_INT8, 1, s1, NULL, 0.5f, 0);
@@ -151,7 +151,8 @@ static void test_mean_sum(void)
 	lt_init(&y, QCF_INT8, 1, s1, NULL, 1.0f, -3);
 	CU_ASSERT_EQUAL(run("SUM", (qt *[]){&x, &ax}, 2, &y, &k0, 1, 0), QCF_OK);
 	CU_ASSERT(qt_equals(&y, (double[]){58}, 1));
-	/* SRDHM sends the negative tie -1.5 up to -1 (FACTS-ops.md section 0) */
+	/* SRDHM sends the negative tie -1.5 up to -1 (specs/litert/OPERATORS.md, "Integer
+	 * requantization") */
 	lt_init(&x, QCF_INT8, 2, s13, (double[]){-1, -1, -1}, 0.5f, 0);
 	lt_init(&y, QCF_INT8, 1, s1, NULL, 1.0f, 0);
 	CU_ASSERT_EQUAL(run("SUM", (qt *[]){&x, &ax}, 2, &y, &k0, 1, 0), QCF_OK);

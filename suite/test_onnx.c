@@ -382,8 +382,8 @@ static void test_dynamic_quantize_linear(void)
 	CU_ASSERT(qt_equals(&y, y3, 3));
 	CU_ASSERT_EQUAL(qref_get(&ys.t, 0), 1.0);
 	CU_ASSERT_EQUAL(qref_get(&yz.t, 0), 0);
-	/* FACTS.md section 1: min -253, max 257 -> scale 2, zero point 126.5 -> 126 (to even);
-	 * y = rint(-126.5) + 126 = 0 and rint(128.5) + 126 = 254 */
+	/* specs/onnx/OPERATORS.md (DynamicQuantizeLinear): min -253, max 257 -> scale 2, zero point
+	 * 126.5 -> 126 (to even); y = rint(-126.5) + 126 = 0 and rint(128.5) + 126 = 254 */
 	static const double x4[] = {-253, 257}, y4[] = {0, 254};
 	CU_ASSERT_EQUAL(dql(x4, 2, &y, &ys, &yz), QCF_OK);
 	CU_ASSERT_EQUAL(qref_get(&ys.t, 0), 2.0);

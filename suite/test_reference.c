@@ -2,7 +2,8 @@
  * Tests of the reference kernels (reference/): LiteRT requantization
  * helpers, LiteRT QUANTIZE/DEQUANTIZE, torch and TF fake quantization,
  * ONNX Q/DQ, the dispatch table and the plugin wrapper. Golden values are
- * from FACTS.md unless a comment says how they were derived.
+ * the worked values of docs/ and the specs/<framework>/OPERATORS.md pages unless a comment says how
+ * they were derived.
  */
 #include <dlfcn.h>
 #include <math.h>

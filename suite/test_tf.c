@@ -229,9 +229,9 @@ static void test_per_channel_rank4(void)
 	assert_close_values(&y, want, 24);
 }
 
-/* FACTS.md section 1: min -1, max 1, 8 bits: zero_point_from_min = 127.499992f, zero point
+/* docs/qparams.md: min -1, max 1, 8 bits: zero_point_from_min = 127.499992f, zero point
  * 127 (not 128): the nudged range is [-127 s, 128 s], s = 2/255. */
-static void test_facts_nudge(void)
+static void test_nudge_example(void)
 {
 	const float s = 2.0f / 255.0f;
 	static const float xv[] = {-1.0f, 0.0f, 1.0f, 2.0f};
@@ -585,7 +585,7 @@ void qct_register_tf(void)
 	CU_pSuite s = qct_suite("tf");
 	CU_add_test(s, "forward: fake_quant_ops_test expectations", test_forward_tf_tests);
 	CU_add_test(s, "per channel, rank 4, 4 bits narrow", test_per_channel_rank4);
-	CU_add_test(s, "FACTS nudge: min -1, max 1 -> zero point 127", test_facts_nudge);
+	CU_add_test(s, "nudge example: min -1, max 1 -> zero point 127", test_nudge_example);
 	CU_add_test(s, "min == max == 0", test_zero_range);
 	CU_add_test(s, "ties half up, 16 bits, positive and negative ranges", test_ties_and_ranges);
 	CU_add_test(s, "gradients: fake_quant_ops_test expectations", test_gradient_tf_tests);

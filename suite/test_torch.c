@@ -32,11 +32,11 @@ static qcf_status run(const char *op, qt **ins, int nin, qt **outs, int nout, co
 
 /* ---- fake quantization: ties, the reciprocal ----------------------------- */
 
-/* libtorch example (FACTS.md section 4): scale 0.1, zero point 3, inv = 1.0f / 0.1f = 10
- * exactly. x * 10 = -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5 round half to even to -2, -2, -0,
- * 0, 2, 2, 4, and y = (q - zp) * 0.1f. The reciprocal-vs-division case of FACTS.md section
- * 4: 0.273939937f * (1.0f / 0.00214854861f) is exactly 127.5 (ties to even: 128) while the
- * quotient 0.273939937f / 0.00214854861f is 127.499992 (127). */
+/* the example on ties (docs/conventions.md, "PyTorch"): scale 0.1, zero point 3, inv = 1.0f / 0.1f
+ * = 10 exactly. x * 10 = -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5 round half to even to -2, -2, -0, 0,
+ * 2, 2, 4, and y = (q - zp) * 0.1f. The reciprocal-vs-division case of docs/conventions.md
+ * ("Where they part"): 0.273939937f * (1.0f / 0.00214854861f) is exactly 127.5 (ties to even: 128)
+ * while the quotient 0.273939937f / 0.00214854861f is 127.499992 (127). */
 static void test_fq_ties_reciprocal(void)
 {
 	static const double xv[] = {-0.25, -0.15, -0.05, 0.05, 0.15, 0.25, 0.35};

@@ -1,6 +1,6 @@
 /*
  * Requantizes CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED as XNNPACK's
- * qs8/qc8 kernels do (FACTS.md section 7): the int32 accumulator (bias
+ * qs8/qc8 kernels do (reports/examples/xnnpack/README.md): the int32 accumulator (bias
  * included, as the reference computes it) converted to float, times the
  * requantization scale s_in * s_w[c] / s_out computed in float, rounded to
  * nearest with ties to even (lrintf), plus the output zero point, clamped to

@@ -1,7 +1,7 @@
 /*
  * PyTorch fake quantization that divides by the scale, v = x / scale, where
  * torch multiplies by the float reciprocal, v = x * (1.0f / scale)
- * (FACTS.md section 4). Everything else is torch's: ties to even, the zero
+ * (docs/conventions.md, "PyTorch"). Everything else is torch's: ties to even, the zero
  * point added after rounding, the clamp, the output arithmetic. Integer zero
  * points only (per tensor in the attributes, per channel in input tensors 1
  * and 2 along attribute axis); a float zero point call is left to the

@@ -307,7 +307,7 @@ static unsigned long long op_waived(json_t *r, const page_cases *pc, const char 
 }
 
 /* The profile's verdict: every required op ran, none NOT_SUPPORTED or failing, and at least
- * min_cases cases (the requirements of issue 6's certificate; DESIGN.md, profiles). */
+ * min_cases cases (README.md, "Certificates"; specs/README.md, "Profiles"). */
 static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 {
 	json_t *p = json_object_get(r, "profile");

@@ -1,0 +1,443 @@
+/*
+ * The repository refers only to files it holds. Over every tracked file (`git ls-files`; a walk
+ * of the tree when git cannot list them):
+ *  - none names a file kept outside the repository: the notes the project was started from and
+ *    numbered seed files (the names are spelled in pieces below, so this file does not name
+ *    them itself);
+ *  - Markdown: every relative link [text](target) reaches a file or directory, and its #anchor
+ *    a heading of the target (the slugs GitHub gives headings);
+ *  - every path that starts at one of the repository's own directories (docs/, specs/, suite/,
+ *    harness/, plugins/, reports/) or with ../ exists when it names a Markdown file or carries
+ *    an #anchor; in a spec (a .yaml file under specs/) every such path exists, whatever it names.
+ * reference/ is not among those directories: the specs cite LiteRT's
+ * tflite/kernels/internal/reference/X.h files as reference/X.h.
+ */
+#include <ctype.h>
+#include <ftw.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "qct.h"
+
+#define MAX_SHOWN 40
+
+typedef struct problems {
+	int n;
+	int shown;
+} problems;
+
+static void problem(problems *p, const char *path, const char *text, const char *at,
+                    const char *fmt, const char *what)
+{
+	p->n++;
+	if (p->shown >= MAX_SHOWN)
+		return;
+	p->shown++;
+	int line = 1;
+	for (const char *c = text; c < at; c++)
+		line += *c == '\n';
+	fprintf(stderr, "\n  %s:%d: ", path, line);
+	fprintf(stderr, fmt, what);
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+/* The whole file, NUL-terminated; NULL if it cannot be read or holds a NUL byte (binary). */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0, r;
+	char *b = malloc(cap);
+	while (b && (r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			char *nb = realloc(b, cap *= 2);
+			if (!nb)
+				free(b);
+			b = nb;
+		}
+	}
+	fclose(f);
+	if (!b)
+		return NULL;
+	b[n] = 0;
+	if (memchr(b, 0, n)) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	if (strpbrk(path, "*?[")) {
+		glob_t g = {0};
+		int found = glob(path, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+		globfree(&g);
+		return found;
+	}
+	return stat(path, &st) == 0;
+}
+
+/* dir + "/" + rel with "." and ".." folded; "" for the top directory. 0 if it leaves it. */
+static int join(const char *dir, const char *rel, char *out, size_t size)
+{
+	char buf[2048], *parts[256];
+	int n = 0;
+	snprintf(buf, sizeof buf, "%s%s%s", dir, *dir ? "/" : "", rel);
+	for (char *s = strtok(buf, "/"); s; s = strtok(NULL, "/")) {
+		if (!strcmp(s, "."))
+			continue;
+		if (!strcmp(s, "..")) {
+			if (n == 0)
+				return 0;
+			n--;
+			continue;
+		}
+		if (n < 256)
+			parts[n++] = s;
+	}
+	size_t len = 0;
+	out[0] = 0;
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? "/" : "", parts[i]);
+	if (n == 0)
+		snprintf(out, size, ".");
+	return len < size;
+}
+
+/* ---- Markdown headings -------------------------------------------------- */
+
+/* A heading's anchor as GitHub makes it: lower case, spaces to '-', ASCII punctuation other
+ * than '-' and '_' dropped, a link's target dropped; other bytes (UTF-8) kept. */
+static void slug(const char *h, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len && o + 1 < size; i++) {
+		unsigned char c = (unsigned char)h[i];
+		if (c == ']' && i + 1 < len && h[i + 1] == '(') {
+			while (i < len && h[i] != ')')
+				i++;
+			continue;
+		}
+		if (isalnum(c) || c == '-' || c == '_')
+			out[o++] = (char)tolower(c);
+		else if (c == ' ')
+			out[o++] = '-';
+		else if (c >= 0x80)
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+}
+
+/* Is anchor the slug of a heading of the Markdown file at path? Repeated headings get -1, -2,
+ * ...; fenced code is not searched. */
+static int has_anchor(const char *path, const char *anchor)
+{
+	char *t = read_text(path);
+	if (!t)
+		return 0;
+	enum { MAX_HEADINGS = 512 };
+	static char seen[MAX_HEADINGS][160];
+	int n_seen = 0, found = 0, fence = 0;
+	for (char *line = t; *line && !found;) {
+		char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (!strncmp(line, "```", 3))
+			fence = !fence;
+		else if (!fence && line[0] == '#') {
+			size_t k = 0;
+			while (k < len && line[k] == '#')
+				k++;
+			if (k <= 6 && k < len && line[k] == ' ') {
+				char s[160], full[170];
+				slug(line + k + 1, len - k - 1, s, sizeof s);
+				int dup = 0;
+				for (int i = 0; i < n_seen; i++)
+					dup += !strcmp(seen[i], s);
+				if (n_seen < MAX_HEADINGS)
+					snprintf(seen[n_seen++], sizeof seen[0], "%s", s);
+				if (dup)
+					snprintf(full, sizeof full, "%s-%d", s, dup);
+				else
+					snprintf(full, sizeof full, "%s", s);
+				found = !strcmp(full, anchor);
+			}
+		}
+		line += len + (end != NULL);
+	}
+	free(t);
+	return found;
+}
+
+/* ---- one file's text ---------------------------------------------------- */
+
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return len >= k && !memcmp(s + len - k, suffix, k);
+}
+
+/* target (path[#anchor], path relative to dir; with root_too also to the top) exists. */
+static void check_target(problems *p, const char *path, const char *text, const char *at,
+                         const char *dir, const char *target, int root_too)
+{
+	char file[1024], anchor[256] = "", resolved[2048] = "";
+	const char *hash = strchr(target, '#');
+	size_t flen = hash ? (size_t)(hash - target) : strlen(target);
+	snprintf(file, sizeof file, "%.*s", (int)flen, target);
+	if (hash)
+		snprintf(anchor, sizeof anchor, "%s", hash + 1);
+	if (!file[0]) {
+		snprintf(resolved, sizeof resolved, "%s", path);
+	} else {
+		char a[2048], b[2048];
+		int ok_a = join(dir, file, a, sizeof a) && exists(a);
+		int ok_b = root_too && join("", file, b, sizeof b) && exists(b);
+		if (ok_a)
+			snprintf(resolved, sizeof resolved, "%s", a);
+		else if (ok_b)
+			snprintf(resolved, sizeof resolved, "%s", b);
+		else {
+			problem(p, path, text, at,
+			        "'%s' refers to a file the repository does not hold", target);
+			return;
+		}
+	}
+	if (anchor[0] && ends_with(resolved, strlen(resolved), ".md") &&
+	    !has_anchor(resolved, anchor))
+		problem(p, path, text, at, "'%s': no heading of that file makes this anchor",
+		        target);
+}
+
+/* Names of files kept outside the repository, in pieces. */
+static const char *const outside[] = {"FACTS"
+                                      ".md",
+                                      "FACTS"
+                                      "-ops",
+                                      "DESIGN"
+                                      ".md",
+                                      "OPS"
+                                      "-conv",
+                                      "../"
+                                      "shared"};
+
+static int path_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '/' || c == '-' ||
+	       c == '*';
+}
+
+/* Checks one file's text (path relative to the top directory); returns the problems found. */
+static int check_text(const char *path, const char *text, problems *p)
+{
+	int before = p->n;
+	size_t plen = strlen(path);
+	int md = ends_with(path, plen, ".md");
+	int spec = !strncmp(path, "specs/", 6) && ends_with(path, plen, ".yaml");
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		dir[0] = 0;
+
+	for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+		for (const char *c = strstr(text, outside[i]); c; c = strstr(c + 1, outside[i]))
+			problem(p, path, text, c, "names %s, a file outside the repository",
+			        outside[i]);
+	for (const char *c = strstr(text, "seeds/"); c; c = strstr(c + 1, "seeds/"))
+		if (isdigit((unsigned char)c[6]))
+			problem(p, path, text, c, "names %s, a seed file outside the repository",
+			        "seeds/NNN");
+
+	/* Markdown links, outside fenced code */
+	if (md) {
+		int fence = 0;
+		for (const char *line = text; *line;) {
+			const char *end = strchr(line, '\n');
+			size_t len = end ? (size_t)(end - line) : strlen(line);
+			if (!strncmp(line, "```", 3))
+				fence = !fence;
+			for (size_t k = 0; !fence && k + 1 < len; k++) {
+				if (line[k] != ']' || line[k + 1] != '(')
+					continue;
+				size_t s = k + 2, e = s;
+				while (e < len && line[e] != ')' && line[e] != ' ')
+					e++;
+				char target[1024];
+				snprintf(target, sizeof target, "%.*s", (int)(e - s), line + s);
+				if (!target[0] || strstr(target, "://") ||
+				    !strncmp(target, "mailto:", 7))
+					continue;
+				check_target(p, path, text, line + k, dir, target, 0);
+			}
+			line += len + (end != NULL);
+		}
+	}
+
+	/* paths into the repository's own directories, or relative ones */
+	static const char *const prefixes[] = {"docs/",    "specs/",   "suite/", "harness/",
+	                                       "plugins/", "reports/", "../"};
+	for (const char *c = text; *c; c++) {
+		if (c > text && (path_char(c[-1]) || c[-1] == '#'))
+			continue;
+		if (md && c - text >= 2 && c[-1] == '(' && c[-2] == ']')
+			continue; /* a link's target: checked above */
+		size_t k = 0;
+		while (k < sizeof prefixes / sizeof prefixes[0] &&
+		       strncmp(c, prefixes[k], strlen(prefixes[k])))
+			k++;
+		if (k == sizeof prefixes / sizeof prefixes[0])
+			continue;
+		size_t len = 0;
+		while (path_char(c[len]))
+			len++;
+		while (len && (c[len - 1] == '.' || c[len - 1] == '-'))
+			len--; /* the end of a sentence or a range */
+		size_t alen = 0;
+		if (c[len] == '#')
+			while (isalnum((unsigned char)c[len + 1 + alen]) ||
+			       c[len + 1 + alen] == '-' || c[len + 1 + alen] == '_')
+				alen++;
+		if (!(spec || ends_with(c, len, ".md") || alen))
+			continue;
+		char target[1024];
+		snprintf(target, sizeof target, "%.*s", (int)(len + (alen ? alen + 1 : 0)), c);
+		check_target(p, path, text, c, dir, target, k < 6);
+		c += len;
+	}
+	return p->n - before;
+}
+
+/* ---- the repository's files --------------------------------------------- */
+
+typedef struct file_list {
+	char **v;
+	size_t n, cap;
+} file_list;
+
+static void add_file(file_list *l, const char *path)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+	}
+	if (l->v)
+		l->v[l->n++] = strdup(path);
+}
+
+static file_list *walk_into;
+
+static int walk_one(const char *fpath, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	const char *rel = fpath[0] == '.' && fpath[1] == '/' ? fpath + 2 : fpath;
+	const char *base = fpath + ftw->base;
+	if (type == FTW_D &&
+	    (!strcmp(base, ".git") || (ftw->level == 1 && !strncmp(base, "build", 5)) ||
+	     !strcmp(rel, "reports/out")))
+		return FTW_SKIP_SUBTREE;
+	if (type == FTW_F && strcmp(base, ".git") != 0) /* a worktree's .git is a file */
+		add_file(walk_into, rel);
+	return FTW_CONTINUE;
+}
+
+/* The tracked files (git), or every file under the top directory but .git, build* and
+ * reports/out when git cannot list them. */
+static void list_files(file_list *l)
+{
+	qct_proc pr;
+	if (qct_sh(&pr, "git -c core.quotePath=false ls-files") == 0 && pr.status == 0 &&
+	    pr.out[0]) {
+		for (char *s = strtok(pr.out, "\n"); s; s = strtok(NULL, "\n"))
+			add_file(l, s);
+		qct_proc_free(&pr);
+		return;
+	}
+	qct_proc_free(&pr);
+	fprintf(stderr, "\n  docs: git cannot list the tracked files here; walking the tree");
+	walk_into = l;
+	nftw(".", walk_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+}
+
+static void test_no_outside_references(void)
+{
+	file_list l = {0};
+	list_files(&l);
+	CU_ASSERT_FATAL(l.n > 100);
+	problems p = {0};
+	size_t texts = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		char *t = read_text(l.v[i]);
+		if (t) {
+			texts++;
+			check_text(l.v[i], t, &p);
+			free(t);
+		}
+		free(l.v[i]);
+	}
+	free(l.v);
+	if (p.n)
+		fprintf(stderr, "\n  docs: %d reference(s) to files the repository does not hold%s",
+		        p.n, p.n > p.shown ? " (the first shown)" : "");
+	CU_ASSERT(texts > 100);
+	CU_ASSERT_EQUAL(p.n, 0);
+}
+
+/* The checker finds what it looks for, and only that, in texts made up here. The bad
+ * references are split across string literals so that this file does not hold them. */
+static void test_checker_finds_bad_references(void)
+{
+	problems p = {0, MAX_SHOWN}; /* the expected problems are not printed */
+	CU_ASSERT_EQUAL(check_text("zz.md",
+	                           "see FACTS"
+	                           ".md and seeds/"
+	                           "001, not suite/fuzz/seeds/x.yaml",
+	                           &p),
+	                2);
+	CU_ASSERT_EQUAL(check_text("zz.md",
+	                           "[ok](README.md#quick-start) [ok](docs/)\n"
+	                           "[bad](nowhere/missing.md) [bad](README.md#no-such-heading)\n"
+	                           "specs/README.md#tolerances, ok; docs/"
+	                           "missing-page.md, bad.\n"
+	                           "```\n[in a fence](missing.md)\n```\n",
+	                           &p),
+	                3);
+	CU_ASSERT_EQUAL(check_text("specs/zz/x"
+	                           ".md",
+	                           "[up](../"
+	                           "README.md#profiles) [no](../"
+	                           "nope.md)",
+	                           &p),
+	                1);
+	CU_ASSERT_EQUAL(check_text("specs/zz/x.yaml",
+	                           "source: tflite/kernels/internal/reference/reduce.h, "
+	                           "reference/reduce.h; specs/litert/add.yaml, "
+	                           "specs/litert/no_such_spec.yaml",
+	                           &p),
+	                1);
+	CU_ASSERT_EQUAL(
+	        check_text("suite/x.c",
+	                   "/* specs/litert/OPERATORS.md"
+	                   "#no-such, specs/litert/OPERATORS.md#golden-values, docs/x.yaml */",
+	                   &p),
+	        1);
+	CU_ASSERT_EQUAL(p.n, 8);
+}
+
+void qct_register_docs(void)
+{
+	CU_pSuite s = qct_suite("docs");
+	CU_add_test(s, "the checker finds references to missing files",
+	            test_checker_finds_bad_references);
+	CU_add_test(s, "no file refers to a file the repository does not hold",
+	            test_no_outside_references);
+}
