@@ -594,7 +594,7 @@ int qc_cmd_quant(int argc, char **argv)
 			        "\nzero point %" PRId32 " or %" PRId32 "? %" PRId32
 			        " is the mean rounded, what a model stores when given (mean, "
 			        "std_dev);\n  %" PRId32 " is what %s derives from the range (min, "
-			                                "max) the mean and std_dev "
+			        "max) the mean and std_dev "
 			        "describe\n  (its float32 arithmetic puts the real zero just below "
 			        "%s). The same kernel gives different\n  outputs for the two: "
 			        "quantize "
