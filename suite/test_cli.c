@@ -7,6 +7,7 @@
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 
+#include "console.h"
 #include "qct.h"
 
 /* Every command answers --help and -h on stdout with exit 0, its usage line first; so does
@@ -247,6 +248,120 @@ static void test_install(void)
 	qct_rmdir(tmp);
 }
 
+/* The progress line: counts per verdict seen, the time left, the case, cut to the terminal's
+ * width in characters (never bytes of a character), no colour when asked for none. */
+static void test_progress_line(void)
+{
+	qc_progress p;
+	FILE *f = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	qc_progress_init(&p, f, 200, 1); /* not a terminal: counts, draws nothing */
+	CU_ASSERT_EQUAL(p.enabled, 0);
+	for (int i = 0; i < 50; i++)
+		qc_progress_case(&p, i % 10 == 0 ? QC_FAIL : QC_PASS, "x");
+	qc_progress_case(&p, QC_CRASH, "x");
+	CU_ASSERT_EQUAL(ftell(f), 0);
+	fclose(f);
+	char buf[512];
+	qc_progress_line(&p, "litert/add/case", 200, 10.2, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf,
+	                       "[51/200  25%] 45 pass 5 FAIL 1 CRASH, 0:30 left litert/add/case");
+	/* 40 columns: 39 characters, the name cut */
+	qc_progress_line(&p, "litert/add/case", 40, 10.2, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "[51/200  25%] 45 pass 5 FAIL 1 CRASH, 0");
+	/* a name of two-byte characters is cut between characters */
+	qc_progress_line(&p, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 51, 10.2, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf,
+	                       "[51/200  25%] 45 pass 5 FAIL 1 CRASH, 0:30 left \xc3\xa9\xc3\xa9");
+	/* no time left before a second has passed, none at the end */
+	qc_progress_line(&p, NULL, 80, 0.5, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "[51/200  25%] 45 pass 5 FAIL 1 CRASH");
+	/* NO_COLOR set: no colour even for a terminal */
+	setenv("NO_COLOR", "1", 1);
+	CU_ASSERT_EQUAL(qc_console_colour(stdout), 0);
+	unsetenv("NO_COLOR");
+	CU_ASSERT_STRING_EQUAL(qc_console_verdict_on(0, QC_FAIL), "");
+	CU_ASSERT_STRING_NOT_EQUAL(qc_console_verdict_on(1, QC_FAIL), "");
+}
+
+/* On a terminal (a pseudo-terminal of 60 columns under script(1)) every progress line fits
+ * in 59 columns, the verdicts are coloured, and NO_COLOR takes the colours away; with output
+ * to a file, no progress line at all; --quiet prints no failing case. */
+static void test_progress_on_terminal(void)
+{
+	qct_proc p;
+	char q[600]; /* qct_build_path's buffers turn over */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	if (qct_sh(&p, "command -v script") != 0 || p.status != 0) {
+		printf("\n  script(1) is missing: skipped\n");
+		qct_proc_free(&p);
+		return;
+	}
+	qct_proc_free(&p);
+	const char *tmp = qct_tmpdir();
+	for (int nocolor = 0; nocolor < 2; nocolor++) {
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p,
+		               "%s script -qec \"stty cols 60; %s run specs/litert/add.yaml "
+		               "specs/torch/fake_quantize_per_tensor_affine.yaml --plugin %s "
+		               "--json "
+		               "%s/r.json\" /dev/null",
+		               nocolor ? "NO_COLOR=1" : "env -u NO_COLOR", q,
+		               qct_stub("ties_half_up"), tmp),
+		        0);
+		CU_ASSERT_EQUAL(p.status, 1);
+		int progress = 0, wide = 0, coloured = strstr(p.out, "\033[1;31mFAIL") != NULL;
+		/* the screen's lines: split at \r and \n, drop the erase sequence and colours */
+		for (char *s = p.out; *s;) {
+			size_t n = strcspn(s, "\r\n");
+			char line[4096];
+			size_t k = 0, cols = 0;
+			for (size_t i = 0; i < n && k + 1 < sizeof line; i++) {
+				if (s[i] == '\033') { /* CSI ... final byte */
+					while (i < n &&
+					       !(s[i] >= '@' && s[i] <= '~' && s[i] != '['))
+						i++;
+					continue;
+				}
+				cols += ((unsigned char)s[i] & 0xC0) != 0x80;
+				line[k++] = s[i];
+			}
+			line[k] = 0;
+			if (line[0] == '[' && strstr(line, "%]")) {
+				progress++;
+				wide += cols > 59;
+			}
+			s += n;
+			while (*s == '\r' || *s == '\n')
+				s++;
+		}
+		CU_ASSERT_TRUE(progress >= 1);
+		CU_ASSERT_EQUAL(wide, 0);
+		CU_ASSERT_EQUAL(coloured, !nocolor);
+		qct_proc_free(&p);
+	}
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/torch/fake_quantize_per_tensor_affine.yaml "
+	                             "--plugin %s --json %s/r.json",
+	                             q, qct_stub("ties_half_up"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NULL(strchr(p.out, '\r'));
+	CU_ASSERT_PTR_NULL(strchr(p.out, '\033'));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\nFAIL "));
+	qct_proc_free(&p);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/torch/fake_quantize_per_tensor_affine.yaml "
+	                             "--plugin %s --json %s/r.json --quiet",
+	                             q, qct_stub("ties_half_up"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NULL(strstr(p.out, "\nFAIL "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "DOES NOT CONFORM"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_cli(void)
 {
 	CU_pSuite s = qct_suite("cli");
@@ -254,6 +369,10 @@ void qct_register_cli(void)
 	CU_add_test(s, "mistakes: exit 2, the error first, the nearest word",
 	            test_mistakes_name_the_nearest);
 	CU_add_test(s, "man pages from the help's description", test_man_pages);
+	CU_add_test(s, "the progress line: counts, time left, cut to the width",
+	            test_progress_line);
+	CU_add_test(s, "on a terminal: fits, coloured, NO_COLOR; --quiet",
+	            test_progress_on_terminal);
 	CU_add_test(s, "make install; a plugin built with pkg-config; the installed run",
 	            test_install);
 }

@@ -16,6 +16,7 @@
 
 #include "cases.h"
 #include "compare.h"
+#include "console.h"
 #include "diff.h"
 #include "dtype.h"
 #include "dump.h"
@@ -865,7 +866,8 @@ typedef struct run_state {
 	qc_json *json;
 	qc_run_stats stats;
 	uint64_t done, total;
-	int tty;
+	qc_progress progress; /* the line on a terminal */
+	int colour;           /* verdicts coloured on stdout */
 	int printed_failures;
 	qc_waivers *waivers; /* --waivers, or NULL */
 	uint64_t waived;
@@ -881,27 +883,28 @@ typedef struct run_state {
 	unsigned long journal_syncs;
 } run_state;
 
-/* A failing case on the console (the first MAX_PRINTED_FAILURES), and the progress line. */
+/* A failing case on the console (the first MAX_PRINTED_FAILURES, none with --quiet), its
+ * verdict coloured on a terminal, and the progress line (console.h). */
 static void print_case(run_state *st, const qc_case *c, const qc_result *r, const char *waived)
 {
-	if (!qc_verdict_conforms(r->verdict) && st->printed_failures < MAX_PRINTED_FAILURES) {
-		if (st->tty)
-			fprintf(stdout, "\r\033[K");
+	if (!qc_verdict_conforms(r->verdict) && !st->o->quiet &&
+	    st->printed_failures < MAX_PRINTED_FAILURES) {
+		qc_progress_clear(&st->progress);
 		/* as the report shows them: no bytes a terminal would act on */
 		char name[sizeof c->name * 3], msg[sizeof r->message * 3];
 		qc_utf8_sanitize(name, sizeof name, c->name, strlen(c->name));
 		qc_utf8_sanitize(msg, sizeof msg, r->message, strlen(r->message));
-		fprintf(stdout, "%-8s %s: %s%s%s%s\n", qc_verdict_name(r->verdict), name, msg,
-		        waived ? " (waived: " : "", waived ? waived : "", waived ? ")" : "");
+		fprintf(stdout, "%s%-8s%s %s: %s%s%s%s\n",
+		        qc_console_verdict_on(st->colour, r->verdict), qc_verdict_name(r->verdict),
+		        qc_console_off(st->colour), name, msg, waived ? " (waived: " : "",
+		        waived ? waived : "", waived ? ")" : "");
 		if (++st->printed_failures == MAX_PRINTED_FAILURES)
 			fprintf(stdout, "(further failures only in the report)\n");
 	}
-	if (st->tty && !st->o->quiet) {
-		char shown[101]; /* at most 100 bytes, whole characters */
+	char shown[sizeof c->name * 3];
+	if (st->progress.enabled)
 		qc_utf8_sanitize(shown, sizeof shown, c->name, strlen(c->name));
-		fprintf(stdout, "\r\033[K[%llu/%llu] %s", (unsigned long long)st->done,
-		        (unsigned long long)st->total, shown);
-	}
+	qc_progress_case(&st->progress, r->verdict, st->progress.enabled ? shown : NULL);
 }
 
 /* A judged case in its profile class and, when one of the class's required ops, there. */
@@ -1043,8 +1046,7 @@ static void print_diag(run_state *st, const char *text)
 		if (!seen) {
 			if (st->n_diag_seen < (int)(sizeof st->diag_seen / sizeof st->diag_seen[0]))
 				st->diag_seen[st->n_diag_seen++] = h;
-			if (st->tty && !st->o->quiet)
-				fprintf(stdout, "\r\033[K");
+			qc_progress_clear(&st->progress);
 			fflush(stdout);
 			fwrite(text, 1, n, stderr);
 		}
@@ -1076,7 +1078,7 @@ static int take_units(run_state *st, qc_jobs *J)
 		qc_jobs_release(J);
 		if (rc == 0)
 			sync_journal(st);
-		if (st->tty && !st->o->quiet)
+		if (st->progress.enabled)
 			fflush(stdout);
 		if (cancelled)
 			break;
@@ -1110,8 +1112,10 @@ static int report_waivers(const qc_waivers *ws, int status)
  * nothing worse"), and says what the run itself holds.
  */
 static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t waived, int expired,
-                          const char *baseline, const qc_diff_counts *dc, int status)
+                          const char *baseline, const qc_diff_counts *dc, int status, int colour)
 {
+	const char *on = qc_console_verdict_on(colour, status == 0 ? QC_PASS : QC_FAIL),
+	           *off = qc_console_off(colour);
 	uint64_t failing = qc_stats_failing(s), cases = s->cases;
 	char own[512], extra[256] = "";
 	int o = snprintf(own, sizeof own, "%llu case%s, ", (unsigned long long)cases,
@@ -1129,20 +1133,21 @@ static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t 
 		         "; %d waiver%s expired", expired, expired == 1 ? "" : "s");
 	if (baseline && dc) {
 		if (status == 0)
-			printf("GATE PASSED against %s: no new failure and nothing worse "
+			printf("%sGATE PASSED%s against %s: no new failure and nothing worse "
 			       "(%s%s%s)\n",
-			       baseline, own, extra,
+			       on, off, baseline, own, extra,
 			       failing > waived ? ", each failing in the baseline too" : "");
 		else
-			printf("GATE FAILED against %s: %llu regression%s (%s%s)\n", baseline,
-			       (unsigned long long)dc->regressions, dc->regressions == 1 ? "" : "s",
-			       own, extra);
+			printf("%sGATE FAILED%s against %s: %llu regression%s (%s%s)\n", on, off,
+			       baseline, (unsigned long long)dc->regressions,
+			       dc->regressions == 1 ? "" : "s", own, extra);
 		return;
 	}
 	if (status == 0)
-		printf("CONFORMS%s: %s%s\n", ws && waived ? " with waivers" : "", own, extra);
+		printf("%sCONFORMS%s%s: %s%s\n", on, ws && waived ? " with waivers" : "", off, own,
+		       extra);
 	else
-		printf("DOES NOT CONFORM: %s%s%s\n", own, extra,
+		printf("%sDOES NOT CONFORM%s: %s%s%s\n", on, off, own, extra,
 		       failing > waived ? ": see the failing cases in the report" : "");
 }
 
@@ -1465,7 +1470,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		return 2;
 	}
 	st.total = ss.total;
-	st.tty = isatty(1);
+	qc_progress_init(&st.progress, stdout, ss.total, !o->quiet);
+	st.colour = qc_console_colour(stdout);
 	char shown_name[sizeof info.name * 3], shown_version[sizeof info.version * 3];
 	qc_utf8_sanitize(shown_name, sizeof shown_name, info.name, strlen(info.name));
 	qc_utf8_sanitize(shown_version, sizeof shown_version, info.version, strlen(info.version));
@@ -1512,8 +1518,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	int interrupted = sig && st.done < st.total;
 	meta.finished = time(NULL);
 	meta.wall_s = seconds_since(&t0);
-	if (st.tty && !o->quiet)
-		printf("\r\033[K");
+	qc_progress_clear(&st.progress);
 	meta.waived = st.waived;
 	if (interrupted) {
 		meta.interrupted = signal_name(sig);
@@ -1590,7 +1595,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	if (!interrupted && status != 2)
 		print_verdict(&st.stats, waivers, st.waived, n_expired, gated ? o->baseline : NULL,
-		              gated ? &dc : NULL, status);
+		              gated ? &dc : NULL, status, st.colour);
 	if (sig && !interrupted)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
 		        signal_name(sig));
