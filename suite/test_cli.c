@@ -84,6 +84,9 @@ static void test_mistakes_name_the_nearest(void)
 	        {"zzzzzz",
 	         "qconform: unknown command 'zzzzzz'; qconform --help lists the commands"},
 	        {"help rnu", "qconform: unknown command 'rnu' (did you mean 'run'?)"},
+	        /* as run: a selection with no case */
+	        {"list specs/litert/add.yaml --filter 'zz*'",
+	         "qconform list: no case matches the filters/profile"},
 	};
 	const char *q = qct_build_path("qconform");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -101,6 +104,30 @@ static void test_mistakes_name_the_nearest(void)
 		CU_ASSERT_STRING_EQUAL(p.out, "");
 		qct_proc_free(&p);
 	}
+}
+
+/* show lays a tensor out by its shape: one row per innermost line, labelled with its index. */
+static void test_show_rows(void)
+{
+	qct_proc p;
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s show \"$(%s list specs/litert/conv_2d.yaml | head -n 1)\" "
+	                             "specs/litert/conv_2d.yaml",
+	                             q, q),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	/* input int8[1,6,7,3]: 42 rows of 3 values, the last [0,5,6,:] */
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "  input: int8[1,6,7,3] "));
+	const char *last = strstr(p.out, "\n    [0,5,6,:] ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+	int values = 0;
+	for (const char *c = last + strlen("\n    [0,5,6,:]"); *c && *c != '\n'; c++)
+		values += *c == ' ';
+	CU_ASSERT_EQUAL(values, 3);
+	CU_ASSERT_PTR_NULL(strstr(p.out, "[0,6,0,:]"));
+	qct_proc_free(&p);
 }
 
 /* The man pages come from the same description as --help: one per command, in roff, naming
@@ -369,6 +396,7 @@ void qct_register_cli(void)
 	CU_add_test(s, "mistakes: exit 2, the error first, the nearest word",
 	            test_mistakes_name_the_nearest);
 	CU_add_test(s, "man pages from the help's description", test_man_pages);
+	CU_add_test(s, "show: a row per innermost line of the shape", test_show_rows);
 	CU_add_test(s, "the progress line: counts, time left, cut to the width",
 	            test_progress_line);
 	CU_add_test(s, "on a terminal: fits, coloured, NO_COLOR; --quiet",

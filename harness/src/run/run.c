@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -1687,6 +1688,7 @@ int qc_cmd_list(const qc_run_opts *in)
 		specset_free(&ss);
 		return 2;
 	}
+	uint64_t selected = 0;
 	for (int i = 0; i < ss.n; i++) {
 		if (!ss.selected[i])
 			continue;
@@ -1697,11 +1699,14 @@ int qc_cmd_list(const qc_run_opts *in)
 			if (got < 0)
 				continue;
 			int k = case_class(&ss, c);
-			if (!ss.profile) {
-				if (qc_case_selected(o, c->name) && in_shard(o, c->name))
-					printf("%s\n", c->name);
-			} else if (qc_case_selected(o, c->name) && in_shard(o, c->name) &&
-			           class_covered(&ss, k)) {
+			int keep = qc_case_selected(o, c->name) &&
+			           (!ss.profile || class_covered(&ss, k));
+			selected += keep;
+			if (!keep || !in_shard(o, c->name)) {
+				/* not this one */
+			} else if (!ss.profile) {
+				printf("%s\n", c->name);
+			} else {
 				/* the second column: the case's class */
 				printf("%s\t%s\n", c->name, qc_profile_class_name(ss.profile, k));
 			}
@@ -1710,6 +1715,11 @@ int qc_cmd_list(const qc_run_opts *in)
 		qc_cases_end(it);
 	}
 	specset_free(&ss);
+	/* as run: a selection with no case is a mistake (a shard without one is not) */
+	if (!selected) {
+		fprintf(stderr, "qconform list: no case matches the filters/profile\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -1738,8 +1748,29 @@ static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
 			printf("]");
 		}
 	}
-	printf("\n   ");
+	/* one row per innermost line of the shape, labelled with its index when the rank is 2 or
+	 * more (a row longer than 16 values goes on over more lines) */
+	size_t row = t->rank > 0 && t->shape[t->rank - 1] > 0 ? (size_t)t->shape[t->rank - 1] : 1;
+	int label = 0; /* the row label's width */
 	for (size_t i = 0; i < n; i++) {
+		if (i % row == 0) {
+			printf("\n   ");
+			if (t->rank >= 2) {
+				size_t rest = i / row;
+				int64_t idx[QCF_MAX_RANK];
+				for (int k = t->rank - 2; k >= 0; k--) {
+					idx[k] = t->shape[k] ? (int64_t)(rest % (size_t)t->shape[k])
+					                     : 0;
+					rest = t->shape[k] ? rest / (size_t)t->shape[k] : 0;
+				}
+				label = printf(" [");
+				for (int k = 0; k + 1 < t->rank; k++)
+					label += printf("%" PRId64 ",", idx[k]);
+				label += printf(":]");
+			}
+		} else if (i % row % 16 == 0) {
+			printf("\n   %*s", label, "");
+		}
 		double v = qref_get(t, i);
 		if (d && d->any && d->any[i])
 			printf(" (any in [%g, %g])", d->lo[i], d->hi[i]);
@@ -1747,8 +1778,6 @@ static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
 			printf(" %.9g", v);
 		else
 			printf(" %.0f", v);
-		if (i % 8 == 7 && i + 1 < n)
-			printf("\n   ");
 	}
 	printf("\n");
 }
