@@ -5,8 +5,9 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
-PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng
-DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev pkg-config \
+PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle
+DEB_PKGS := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev nettle-dev \
+            pkg-config \
             clang-format libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
             libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
