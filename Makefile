@@ -5,9 +5,9 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
-PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng
+PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle libprotobuf-c
 DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev \
-            pkg-config
+            nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev pkg-config
 DEB_PKGS := $(DEB_PKGS_RUN) \
             clang-format libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
@@ -35,14 +35,16 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -
            -fvisibility=hidden $(SANFLAGS)
 # The harness, one folder per stage of the pipeline (harness/src/README.md).
 HARNESS_DIRS := spec cases run judge report gate tools base cli
-CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference
+# The C of onnx.proto, generated (see ONNX_PROTO below), lives in $(PB_GEN).
+PB_GEN   := $(BUILD)/gen
+CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference -I$(PB_GEN)
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
 HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
-HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o)
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o) $(PB_GEN)/onnx.pb-c.o
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
 TEST_SRC    := $(wildcard suite/*.c)
@@ -101,12 +103,37 @@ deps-run:
 	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_PKGS_RUN)"
 
 check-deps:
-	@pkg-config --exists $(PKGS) 2>/dev/null || { \
-	  echo "missing build dependencies ($(PKGS)); run 'make deps' (Debian: $(DEB_PKGS))" >&2; exit 2; }
+	@pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && [ -f $(ONNX_PROTO) ] || { \
+	  echo "missing build dependencies ($(PKGS), protoc-c, $(ONNX_PROTO)); run 'make deps' (Debian: $(DEB_PKGS))" >&2; \
+	  exit 2; }
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# onnx.proto as C, for the ONNX importer (harness/src/tools/onnx_proto.h): protoc-c
+# (protobuf-c-compiler) writes onnx.pb-c.c and onnx.pb-c.h into $(PB_GEN), compiled with the
+# project's flags and linked with -lprotobuf-c. ONNX_PROTO is the one .proto libonnx-dev
+# ships (`dpkg -L libonnx-dev`): onnx.proto, proto2, without ONNX_ML. model.onnx and the .pb
+# files are a ModelProto and TensorProtos on protobuf's wire, where onnx.proto3 and
+# onnx-ml.proto give every field the same number and type; onnx-ml.proto's one more kind of
+# TypeProto (opaque_type) is nothing the importer reads, and protobuf-c keeps a field it does
+# not know as an unknown field.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+
+$(PB_GEN)/onnx.pb-c.c $(PB_GEN)/onnx.pb-c.h &: $(ONNX_PROTO)
+	@mkdir -p $(PB_GEN)
+	protoc-c --c_out=$(PB_GEN) --proto_path=$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+
+$(PB_GEN)/onnx.pb-c.o: $(PB_GEN)/onnx.pb-c.c
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Before the first build no object knows it includes onnx.pb-c.h (-MMD says so afterwards).
+$(HARNESS_SRC:%.c=$(BUILD)/%.o) $(TEST_OBJ) $(BUILD)/suite/fuzz/fuzz_onnx.o: | $(PB_GEN)/onnx.pb-c.h
+
+# libseccomp's SCMP_A0_32() leaves the comparison's datum_b to zero initialization, which
+# clang's -Wextra (`make fuzz` builds with clang) reports as a missing field initializer.
+$(BUILD)/harness/src/run/sandbox.o: CFLAGS += -Wno-missing-field-initializers
 
 $(REF_A): $(REF_OBJ)
 	@mkdir -p $(dir $@)
@@ -227,30 +254,42 @@ import-onnx: deps
 	    --provenance "Debian package libonnx-testdata $$v" && \
 	  rm -rf specs/onnx/imported && cp -r $(BUILD)/onnx-imported specs/onnx/imported
 
-# libFuzzer on the spec loader and the case expansion (suite/fuzz/fuzz_spec.c), for
-# FUZZ_SECONDS, built with Debian's clang in build/fuzz. The corpus (build/fuzz/corpus) keeps
-# what earlier runs found and is seeded each run with every spec of specs/ and the hostile
-# seeds of suite/fuzz/seeds; findings (crash-*, leak-*, timeout-*, oom-*) land in build/fuzz.
+# libFuzzer, built with Debian's clang in build/fuzz, on two targets, each for FUZZ_SECONDS:
+#  - the spec loader and the case expansion (suite/fuzz/fuzz_spec.c). Its corpus
+#    (build/fuzz/corpus) keeps what earlier runs found and is seeded each run with every spec
+#    of specs/ and the hostile seeds of suite/fuzz/seeds; findings (crash-*, leak-*,
+#    timeout-*, oom-*) land in build/fuzz;
+#  - the ONNX importer's decoding of model.onnx and .pb files (suite/fuzz/fuzz_onnx.c). Its
+#    corpus (build/fuzz/corpus-onnx) is seeded each run with every file of the quantization
+#    ops' node tests of the installed libonnx-testdata (ONNX_TESTDATA); findings are
+#    build/fuzz/onnx-crash-* and so on.
 # Not part of `make test`.
-FUZZ_DEB_PKGS := clang libclang-rt-14-dev libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev pkg-config
+FUZZ_DEB_PKGS := clang libclang-rt-14-dev libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev \
+                 libseccomp-dev libcap-ng-dev nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
+                 libonnx-testdata pkg-config
 FUZZ_SECONDS  ?= 60
 FUZZ_BUILD    := build/fuzz
 FUZZ_ARGS     ?=
-FUZZER        := $(BUILD)/fuzz_spec
+FUZZ_ENV      := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+FUZZ_OPTS      = -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=30 -rss_limit_mb=2048 \
+                 -print_final_stats=1
 
-$(FUZZER): $(BUILD)/suite/fuzz/fuzz_spec.o $(HARNESS_A) $(REF_A)
+$(BUILD)/fuzz_%: $(BUILD)/suite/fuzz/fuzz_%.o $(HARNESS_A) $(REF_A)
 	$(CC) $(subst fuzzer-no-link,fuzzer,$(LDFLAGS)) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 fuzz:
 	$(MAKE) deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_BUILD)/fuzz_spec
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_BUILD)/fuzz_spec $(FUZZ_BUILD)/fuzz_onnx
 	@mkdir -p $(FUZZ_BUILD)/corpus && \
 	  find specs -name '*.yaml' | while read -r f; do cp "$$f" "$(FUZZ_BUILD)/corpus/spec_$$(echo "$$f" | tr / _)"; done && \
 	  cp suite/fuzz/seeds/*.yaml $(FUZZ_BUILD)/corpus/
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_BUILD)/fuzz_spec \
-	  -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=30 -rss_limit_mb=2048 \
-	  -dict=suite/fuzz/spec.dict -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
-	  $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus
+	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_spec $(FUZZ_OPTS) -dict=suite/fuzz/spec.dict \
+	  -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus
+	@mkdir -p $(FUZZ_BUILD)/corpus-onnx && cd $(ONNX_TESTDATA) && \
+	  find . -type f \( -path './test_*quantizelinear*' -o -path './test_qlinear*' -o -path './test_*integer*' \) | \
+	  while read -r f; do cp "$$f" "$(CURDIR)/$(FUZZ_BUILD)/corpus-onnx/$$(echo "$${f#./}" | tr / _)"; done
+	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_onnx $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_BUILD)/onnx- \
+	  $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus-onnx
 
 # `make install PREFIX=/usr/local DESTDIR=`: qconform (bin/), its worker (libexec/qconform/),
 # the reference plugin and the adapters that were built (lib/qconform/, lib/qconform/plugins/),

@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 
 #include "help.h"
-#include "onnxpb.h"
+#include "onnx_proto.h"
 #include "sha256.h"
 
-#define MAX_FILE   ((size_t)256 << 20) /* a node test's files are a few KiB */
-#define MAX_IO     16                  /* inputs or outputs of one of the seven ops */
-#define MAX_SETS   64                  /* test_data_set_N per test */
+#define MAX_FILE   QC_ONNX_MAX_BYTES /* a node test's files are a few KiB */
+#define MAX_IO     16                /* inputs or outputs of one of the seven ops */
+#define MAX_SETS   64                /* test_data_set_N per test */
 #define WRAP_WIDTH 96
 
 /* ---- growing strings --------------------------------------------------- */
@@ -101,6 +101,13 @@ static int read_all(const char *path, uint8_t **data, size_t *len, char *err, si
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(err, n, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* a file that says it is too large is refused before a byte is read */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_FILE) {
+		snprintf(err, n, "%s: larger than %zu MiB", path, MAX_FILE >> 20);
+		fclose(f);
 		return -1;
 	}
 	size_t cap = 4096, k = 0;
@@ -220,12 +227,18 @@ static const struct {
         {"ConvInteger", "convinteger", "convinteger"},
 };
 
-static int op_index(const qc_onnx_node *n)
+/* An optional string of a message: "" when absent. */
+static const char *str(const char *s)
 {
-	if (strcmp(n->domain.s, "") && strcmp(n->domain.s, "ai.onnx"))
+	return s ? s : "";
+}
+
+static int op_index(const Onnx__NodeProto *n)
+{
+	if (strcmp(str(n->domain), "") && strcmp(str(n->domain), "ai.onnx"))
 		return -1;
 	for (int i = 0; i < NOPS; i++)
-		if (!strcmp(n->op_type.s, ops[i].op))
+		if (!strcmp(str(n->op_type), ops[i].op))
 			return i;
 	return -1;
 }
@@ -274,8 +287,10 @@ typedef struct dataset {
 typedef struct test {
 	const char *dir, *name;
 	char path[4096];
-	qc_onnx_model model;
-	const qc_onnx_node *node;
+	Onnx__ModelProto *model;
+	const Onnx__GraphProto *graph; /* the model's; NULL if it has none */
+	const Onnx__NodeProto *node;
+	qc_onnx_tensor **inits; /* the graph's initializers, as read (NULL: not yet) */
 	int op;
 	int64_t opset;
 	sbuf hashes; /* "  sha256 FILE HEX" lines */
@@ -315,7 +330,11 @@ static void free_test(test *t)
 		for (int k = 0; k < t->sets[s].n_out; k++)
 			qc_onnx_tensor_free(t->sets[s].out[k]);
 	}
-	qc_onnx_model_free(&t->model);
+	for (size_t i = 0; t->inits && i < t->graph->n_initializer; i++)
+		qc_onnx_tensor_free(t->inits[i]);
+	free(t->inits);
+	if (t->model)
+		onnx__model_proto__free_unpacked(t->model, NULL);
 	sb_free(&t->hashes);
 }
 
@@ -345,33 +364,32 @@ static int read_pb(test *t, const char *rel, qc_onnx_tensor **out, char *err, si
 }
 
 /* Where node input `name` comes from: the K-th non-initializer graph input
- * (returns K), an initializer (*init), or nowhere (-1). */
-static int find_input(const qc_onnx_graph *g, const char *name, const qc_onnx_tensor **init)
+ * (returns K), initializer *init (the last of that name), or nowhere (-1;
+ * *init is SIZE_MAX when no initializer has the name). */
+static int find_input(const Onnx__GraphProto *g, const char *name, size_t *init)
 {
-	*init = NULL;
-	for (size_t i = 0; i < g->n_initializers; i++)
-		if (!strcmp(g->initializers[i].name.s ? g->initializers[i].name.s : "", name))
-			*init = &g->initializers[i];
+	*init = SIZE_MAX;
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (!strcmp(str(g->initializer[i]->name), name))
+			*init = i;
 	int k = 0;
-	for (size_t i = 0; i < g->n_inputs; i++) {
+	for (size_t i = 0; i < g->n_input; i++) {
 		int is_init = 0;
-		for (size_t j = 0; j < g->n_initializers; j++)
-			is_init |=
-			        !strcmp(g->initializers[j].name.s ? g->initializers[j].name.s : "",
-			                g->inputs[i].s);
+		for (size_t j = 0; j < g->n_initializer; j++)
+			is_init |= !strcmp(str(g->initializer[j]->name), str(g->input[i]->name));
 		if (is_init)
 			continue;
-		if (!strcmp(g->inputs[i].s, name))
+		if (!strcmp(str(g->input[i]->name), name))
 			return k;
 		k++;
 	}
 	return -1;
 }
 
-static int find_output(const qc_onnx_graph *g, const char *name)
+static int find_output(const Onnx__GraphProto *g, const char *name)
 {
-	for (size_t i = 0; i < g->n_outputs; i++)
-		if (!strcmp(g->outputs[i].s, name))
+	for (size_t i = 0; i < g->n_output; i++)
+		if (!strcmp(str(g->output[i]->name), name))
 			return (int)i;
 	return -1;
 }
@@ -399,23 +417,32 @@ static int read_upto(test *t, dataset *ds, const char *kind, qc_onnx_tensor **te
 /* Node input j of data set s, or NULL when omitted (absent or ""). */
 static int node_input(test *t, int s, size_t j, const qc_onnx_tensor **v, char *err, size_t n)
 {
-	const qc_onnx_node *nd = t->node;
-	const qc_onnx_graph *g = &t->model.graph;
+	const Onnx__NodeProto *nd = t->node;
+	const Onnx__GraphProto *g = t->graph;
 	dataset *ds = &t->sets[s];
 	char sn[96];
 	*v = NULL;
-	if (j >= nd->n_inputs || !nd->inputs[j].len)
+	if (j >= nd->n_input || !nd->input[j][0])
 		return 0;
-	const qc_onnx_tensor *init;
-	int k = find_input(g, nd->inputs[j].s, &init);
-	if (k < 0 && !init)
+	size_t init;
+	int k = find_input(g, nd->input[j], &init);
+	if (k < 0 && init == SIZE_MAX)
 		return skip(t, "node input '%s' is neither a graph input nor an initializer",
-		            safe(nd->inputs[j].s, sn, sizeof sn));
+		            safe(nd->input[j], sn, sizeof sn));
 	if (k < 0) {
-		qc_onnx_tensor *it = (qc_onnx_tensor *)init;
+		if (!t->inits && !(t->inits = calloc(g->n_initializer, sizeof *t->inits))) {
+			snprintf(err, n, "%s/model.onnx: out of memory", t->path);
+			return -1;
+		}
+		if (!t->inits[init] &&
+		    !(t->inits[init] = qc_onnx_tensor_of(g->initializer[init]))) {
+			snprintf(err, n, "%s/model.onnx: out of memory", t->path);
+			return -1;
+		}
+		qc_onnx_tensor *it = t->inits[init];
 		if (!qc_dtype(it->data_type))
 			return skip(t, "initializer '%s' holds %s data",
-			            safe(nd->inputs[j].s, sn, sizeof sn),
+			            safe(nd->input[j], sn, sizeof sn),
 			            qc_onnx_dtype_name(it->data_type));
 		char msg[512];
 		if (!it->count && !it->ints && !it->reals &&
@@ -431,47 +458,74 @@ static int node_input(test *t, int s, size_t j, const qc_onnx_tensor **v, char *
 
 static int node_output(test *t, int s, size_t j, const qc_onnx_tensor **v, char *err, size_t n)
 {
-	const qc_onnx_node *nd = t->node;
+	const Onnx__NodeProto *nd = t->node;
 	dataset *ds = &t->sets[s];
 	char sn[96];
 	*v = NULL;
-	if (j >= nd->n_outputs || !nd->outputs[j].len)
+	if (j >= nd->n_output || !nd->output[j][0])
 		return skip(t, "node output %zu is not given", j);
-	int k = find_output(&t->model.graph, nd->outputs[j].s);
+	int k = find_output(t->graph, nd->output[j]);
 	if (k < 0)
 		return skip(t, "node output '%s' is not a graph output",
-		            safe(nd->outputs[j].s, sn, sizeof sn));
+		            safe(nd->output[j], sn, sizeof sn));
 	return read_upto(t, ds, "output", ds->out, &ds->n_out, k, v, err, n);
 }
 
 /* ---- attributes -------------------------------------------------------- */
 
-static const qc_onnx_attr *attr(const test *t, const char *name)
+typedef Onnx__AttributeProto attr_pb;
+
+/* AttributeProto.AttributeType, the values the ops here take */
+enum {
+	ATTR_UNDEFINED = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED,
+	ATTR_FLOAT = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT,
+	ATTR_INT = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT,
+	ATTR_STRING = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING,
+	ATTR_TENSOR = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR,
+	ATTR_FLOATS = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS,
+	ATTR_INTS = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS
+};
+
+static const attr_pb *attr(const test *t, const char *name)
 {
-	for (size_t i = 0; i < t->node->n_attrs; i++)
-		if (!strcmp(t->node->attrs[i].name.s ? t->node->attrs[i].name.s : "", name))
-			return &t->node->attrs[i];
+	for (size_t i = 0; i < t->node->n_attribute; i++)
+		if (!strcmp(str(t->node->attribute[i]->name), name))
+			return t->node->attribute[i];
 	return NULL;
 }
 
 /* The attribute's type: as declared, or (IR version 1) from the field given. */
-static int32_t attr_type(const qc_onnx_attr *a)
+static int32_t attr_type(const attr_pb *a)
 {
 	if (a->type)
 		return a->type;
 	if (a->has_f)
-		return QC_ONNX_ATTR_FLOAT;
+		return ATTR_FLOAT;
 	if (a->has_i)
-		return QC_ONNX_ATTR_INT;
+		return ATTR_INT;
 	if (a->has_s)
-		return QC_ONNX_ATTR_STRING;
-	if (a->has_t)
-		return QC_ONNX_ATTR_TENSOR;
+		return ATTR_STRING;
+	if (a->t)
+		return ATTR_TENSOR;
 	if (a->n_floats)
-		return QC_ONNX_ATTR_FLOATS;
+		return ATTR_FLOATS;
 	if (a->n_ints)
-		return QC_ONNX_ATTR_INTS;
-	return QC_ONNX_ATTR_UNDEFINED;
+		return ATTR_INTS;
+	return ATTR_UNDEFINED;
+}
+
+/* Values of the kinds none of the ops here take: strings, tensors, graphs, sparse tensors,
+ * types, a reference to a function's attribute. */
+static size_t other_values(const attr_pb *a)
+{
+	return a->n_strings + a->n_tensors + a->n_graphs + a->n_sparse_tensors + a->n_type_protos +
+	       !!a->g + !!a->sparse_tensor + !!a->tp + !!a->ref_attr_name;
+}
+
+/* Is attribute a's string value s? (a bytes field: no NUL of its own) */
+static int attr_is(const attr_pb *a, const char *s)
+{
+	return a->s.len == strlen(s) && (!a->s.len || !memcmp(a->s.data, s, a->s.len));
 }
 
 /* Every attribute must be one this op's ABI takes: `allowed` lists
@@ -479,20 +533,20 @@ static int32_t attr_type(const qc_onnx_attr *a)
 static int check_attrs(test *t, const char *const *allowed, const int32_t *types)
 {
 	char sn[96];
-	for (size_t i = 0; i < t->node->n_attrs; i++) {
-		const qc_onnx_attr *a = &t->node->attrs[i];
-		const char *nm = a->name.s ? a->name.s : "";
+	for (size_t i = 0; i < t->node->n_attribute; i++) {
+		const attr_pb *a = t->node->attribute[i];
+		const char *nm = str(a->name);
 		int k = 0;
 		while (allowed[k] && strcmp(allowed[k], nm))
 			k++;
 		if (!allowed[k])
 			return skip(t, "attribute '%s' has no place in the plugin ABI of %s",
 			            safe(nm, sn, sizeof sn), ops[t->op].op);
-		if (attr_type(a) != types[k] || a->n_other)
+		if (attr_type(a) != types[k] || other_values(a))
 			return skip(t, "attribute '%s' is not of the type %s takes",
 			            safe(nm, sn, sizeof sn), ops[t->op].op);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(t->node->attrs[j].name.s ? t->node->attrs[j].name.s : "", nm))
+			if (!strcmp(str(t->node->attribute[j]->name), nm))
 				return skip(t, "attribute '%s' is given twice",
 				            safe(nm, sn, sizeof sn));
 	}
@@ -602,8 +656,8 @@ static int check_linear_attrs(test *t, int conv)
 {
 	static const char *const names[] = {"auto_pad", "dilations", "group", "kernel_shape",
 	                                    "pads",     "strides",   NULL};
-	static const int32_t types[] = {QC_ONNX_ATTR_STRING, QC_ONNX_ATTR_INTS, QC_ONNX_ATTR_INT,
-	                                QC_ONNX_ATTR_INTS,   QC_ONNX_ATTR_INTS, QC_ONNX_ATTR_INTS};
+	static const int32_t types[] = {ATTR_STRING, ATTR_INTS, ATTR_INT,
+	                                ATTR_INTS,   ATTR_INTS, ATTR_INTS};
 	if (!conv)
 		return check_attrs(t, (const char *const[]){NULL}, NULL);
 	return check_attrs(t, names, types);
@@ -621,12 +675,12 @@ static int map_set(test *t, int s, char *err, size_t n)
 	for (int j = 0; j < n_out; j++)
 		if ((rc = node_output(t, s, (size_t)j, &out[j], err, n)))
 			return rc;
-	if (t->node->n_outputs > (size_t)n_out)
-		return skip(t, "the node has %zu outputs, %s has %d", t->node->n_outputs,
+	if (t->node->n_output > (size_t)n_out)
+		return skip(t, "the node has %zu outputs, %s has %d", t->node->n_output,
 		            ops[t->op].op, n_out);
 	static const size_t max_in[NOPS] = {3, 3, 1, 8, 9, 4, 4};
-	if (t->node->n_inputs > max_in[t->op])
-		return skip(t, "the node has %zu inputs, %s takes at most %zu", t->node->n_inputs,
+	if (t->node->n_input > max_in[t->op])
+		return skip(t, "the node has %zu inputs, %s takes at most %zu", t->node->n_input,
 		            ops[t->op].op, max_in[t->op]);
 	itensor *I = ds->ins, *O = ds->outs;
 #define NEED(j, what)                                                                              \
@@ -634,7 +688,7 @@ static int map_set(test *t, int s, char *err, size_t n)
 		if (!in[j])                                                                        \
 			return skip(t, "required input %s is missing", what);                      \
 	} while (0)
-	const qc_onnx_attr *ax = attr(t, "axis"), *bs = attr(t, "block_size");
+	const attr_pb *ax = attr(t, "axis"), *bs = attr(t, "block_size");
 	int64_t axis = ax ? ax->i : 1, block = bs ? bs->i : 0;
 	if (bs && block < 0)
 		return skip(t, "block_size %" PRId64 " is negative", block);
@@ -643,8 +697,7 @@ static int map_set(test *t, int s, char *err, size_t n)
 	case DQ: {
 		static const char *const names[] = {"axis", "block_size", "saturate",
 		                                    "output_dtype", NULL};
-		static const int32_t types[] = {QC_ONNX_ATTR_INT, QC_ONNX_ATTR_INT,
-		                                QC_ONNX_ATTR_INT, QC_ONNX_ATTR_INT};
+		static const int32_t types[] = {ATTR_INT, ATTR_INT, ATTR_INT, ATTR_INT};
 		if ((rc = check_attrs(t, names, types)))
 			return rc;
 		NEED(0, "x");
@@ -657,7 +710,7 @@ static int map_set(test *t, int s, char *err, size_t n)
 		/* output_dtype (opset 21) names the type y has; saturate applies to
 		 * float8 outputs only (onnx/defs/quantization/defs.cc), none of which
 		 * reach here */
-		const qc_onnx_attr *od = attr(t, "output_dtype");
+		const attr_pb *od = attr(t, "output_dtype");
 		if (od && od->i && od->i != (t->op == Q ? q : f)->data_type)
 			return skip(t, "output_dtype %" PRId64 " differs from the output's type",
 			            od->i);
@@ -879,15 +932,17 @@ static void emit_attrs(sbuf *b, const test *t)
 	                                    "pads",     "strides",   NULL};
 	int any = 0;
 	for (int k = 0; order[k]; k++) {
-		const qc_onnx_attr *a = attr(t, order[k]);
+		const attr_pb *a = attr(t, order[k]);
 		if (!a)
 			continue;
 		if (!any++)
 			sb_printf(b, "    attrs:\n");
 		sb_printf(b, "      %s: ", order[k]);
 		switch (attr_type(a)) {
-		case QC_ONNX_ATTR_STRING: sb_printf(b, "\"%s\"\n", a->s.s); break;
-		case QC_ONNX_ATTR_INT: sb_printf(b, "%" PRId64 "\n", a->i); break;
+		case ATTR_STRING:
+			sb_printf(b, "\"%.*s\"\n", (int)a->s.len, (const char *)a->s.data);
+			break;
+		case ATTR_INT: sb_printf(b, "%" PRId64 "\n", a->i); break;
 		default:
 			sb_printf(b, "[");
 			for (size_t i = 0; i < a->n_ints; i++)
@@ -899,16 +954,18 @@ static void emit_attrs(sbuf *b, const test *t)
 
 static int check_attr_values(test *t)
 {
-	const qc_onnx_attr *a = attr(t, "auto_pad");
+	const attr_pb *a = attr(t, "auto_pad");
 	static const char *const pads[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
-	char sn[96];
+	char sn[96], s[96];
 	if (a) {
 		int k = 0;
-		while (pads[k] && strcmp(pads[k], a->s.s ? a->s.s : ""))
+		while (pads[k] && !attr_is(a, pads[k]))
 			k++;
+		snprintf(s, sizeof s, "%.*s", a->s.len < 90 ? (int)a->s.len : 90,
+		         a->s.len ? (const char *)a->s.data : "");
 		if (!pads[k])
 			return skip(t, "auto_pad '%s' is not one ONNX defines",
-			            safe(a->s.s, sn, sizeof sn));
+			            safe(s, sn, sizeof sn));
 	}
 	return 0;
 }
@@ -1013,8 +1070,8 @@ static int valid_name(const char *s)
 /* Is test t one of the seven ops' (by its graph or its name)? */
 static int relevant(const test *t)
 {
-	for (size_t i = 0; i < t->model.graph.n_nodes; i++)
-		if (op_index(&t->model.graph.nodes[i]) >= 0)
+	for (size_t i = 0; t->graph && i < t->graph->n_node; i++)
+		if (op_index(t->graph->node[i]) >= 0)
 			return 1;
 	char low[256];
 	size_t i = 0;
@@ -1041,29 +1098,31 @@ static int import_test(test *t, const char *prov, sbuf *out, char *err, size_t n
 	if (test_file(t, "model.onnx", &data, &len, err, n))
 		return -1;
 	char msg[512];
-	int rc = qc_onnx_model_decode(&t->model, data, len, msg, sizeof msg);
+	int rc;
+	t->model = qc_onnx_model_unpack(data, len, msg, sizeof msg);
 	free(data);
-	if (rc) {
+	if (!t->model) {
 		snprintf(err, n, "%s: %s", path, msg);
 		return -1;
 	}
+	t->graph = t->model->graph;
 	if (!relevant(t))
 		return 2;
 	if (!valid_name(t->name))
 		return skip(t, "the test's name has characters outside [A-Za-z0-9_-]");
-	const qc_onnx_graph *g = &t->model.graph;
-	if (!t->model.has_graph || g->n_nodes != 1)
+	const Onnx__GraphProto *g = t->graph;
+	if (!g || g->n_node != 1)
 		return skip(t, "the graph has %zu nodes (an expanded function body), not one",
-		            g->n_nodes);
-	t->node = &g->nodes[0];
+		            g ? g->n_node : 0);
+	t->node = g->node[0];
 	if ((t->op = op_index(t->node)) < 0)
 		return skip(t, "its one node is %s, not one of the seven ops",
-		            safe(t->node->op_type.s, sn, sizeof sn));
-	for (size_t i = 0; i < t->model.n_opsets; i++)
-		if (!strcmp(t->model.opsets[i].domain.s, "") ||
-		    !strcmp(t->model.opsets[i].domain.s, "ai.onnx"))
-			t->opset = t->model.opsets[i].version;
-	if (g->n_sparse)
+		            safe(str(t->node->op_type), sn, sizeof sn));
+	for (size_t i = 0; i < t->model->n_opset_import; i++)
+		if (!strcmp(str(t->model->opset_import[i]->domain), "") ||
+		    !strcmp(str(t->model->opset_import[i]->domain), "ai.onnx"))
+			t->opset = t->model->opset_import[i]->version;
+	if (g->n_sparse_initializer)
 		return skip(t, "the graph has sparse initializers");
 	if ((rc = check_attr_values(t)))
 		return rc;
