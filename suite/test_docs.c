@@ -312,7 +312,7 @@ static int check_text(const char *path, const char *text, problems *p)
 		char target[1024];
 		snprintf(target, sizeof target, "%.*s", (int)(len + (alen ? alen + 1 : 0)), c);
 		check_target(p, path, text, c, dir, target, k < 6);
-		c += len;
+		c += len - 1; /* the loop steps past the path's last character, not past its end */
 	}
 	return p->n - before;
 }
