@@ -7,6 +7,10 @@
  * quantized output (CONV_2D, FULLY_CONNECTED, ... as they are added) lists
  * its hook here beside its kernel; the hook answers QCF_NOT_SUPPORTED itself
  * for any of its outputs that is not quantized.
+ *
+ * qref_output_axes and qref_element_terms: the ops' output layouts, and the
+ * ops that give one element's accumulator (for the report of a failing
+ * element).
  */
 #include <stdio.h>
 #include <string.h>
@@ -120,4 +124,89 @@ qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, 
 qcf_status qref_real_output(const qcf_op_call *call, int k, double *values)
 {
 	return qref_real_output_msg(call, k, values, NULL, 0);
+}
+
+/* ---- where an element is, and its terms ---- */
+
+/* Ops whose rank-4 output is NHWC (n, h, w, c). */
+static const char *const nhwc_ops[] = {"CONV_2D",     "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D",
+                                       "MAX_POOL_2D", "RESIZE_BILINEAR",   "SPACE_TO_DEPTH",
+                                       NULL};
+
+static int op_is(const qcf_op_call *call, const char *semantics, const char *op)
+{
+	return call->semantics && call->op && !strcmp(call->semantics, semantics) &&
+	       !strcmp(call->op, op);
+}
+
+int qref_output_axes(const qcf_op_call *call, int k, char (*names)[QREF_AXIS_NAME],
+                     int *channel_axis)
+{
+	if (!call || k < 0 || k >= call->n_outputs || !call->outputs)
+		return -1;
+	const qcf_tensor *t = &call->outputs[k];
+	int rank = t->rank < 0 ? 0 : t->rank > QCF_MAX_RANK ? QCF_MAX_RANK : t->rank;
+	static const char *const nhwc[] = {"n", "h", "w", "c"};
+	static const char *const nchw[] = {"n", "c", "h", "w"};
+	const char *named[QCF_MAX_RANK] = {NULL}; /* the layout's names; NULL: d<i> */
+	int ch = -1, nhwc_op = 0;
+	for (int i = 0; nhwc_ops[i]; i++)
+		nhwc_op |= op_is(call, "litert", nhwc_ops[i]);
+	if (k == 0 && rank == 4 && nhwc_op) {
+		for (int i = 0; i < 4; i++)
+			named[i] = nhwc[i];
+		ch = 3;
+	} else if (k == 0 && rank >= 3 &&
+	           (op_is(call, "onnx", "QLinearConv") || op_is(call, "onnx", "ConvInteger"))) {
+		for (int i = 0; i < (rank == 4 ? 4 : 2); i++)
+			named[i] = nchw[i]; /* n, c, then h, w or d2, d3, ... */
+		ch = 1;
+	} else if (k == 0 && rank >= 1 && op_is(call, "litert", "FULLY_CONNECTED")) {
+		if (rank == 2)
+			named[0] = "batch";
+		named[rank - 1] = "out_channel";
+		ch = rank - 1;
+	} else if (t->quant && t->quant->count > 1 && t->quant->axis >= 0 &&
+	           t->quant->axis < rank) {
+		ch = t->quant->axis; /* per-axis quantized: its channels */
+	}
+	for (int i = 0; names && i < rank; i++)
+		if (named[i])
+			snprintf(names[i], QREF_AXIS_NAME, "%s", named[i]);
+		else
+			snprintf(names[i], QREF_AXIS_NAME, "d%d", i);
+	if (channel_axis)
+		*channel_axis = ch;
+	return rank;
+}
+
+/* The ops with qref_element_terms. */
+static const struct {
+	const char *semantics, *op;
+	qref_terms_fn fn;
+} terms_ops[] = {
+        {"litert", "CONV_2D", qref_litert_conv_element_terms},
+        {"litert", "DEPTHWISE_CONV_2D", qref_litert_conv_element_terms},
+        {"litert", "FULLY_CONNECTED", qref_litert_conv_element_terms},
+        {"onnx", "QLinearConv", qref_onnx_linear_element_terms},
+        {"onnx", "QLinearMatMul", qref_onnx_linear_element_terms},
+};
+
+qcf_status qref_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                              qref_terms *terms)
+{
+	if (!call || n < 0 || (n && (!idx || !terms)))
+		return QCF_ERROR;
+	for (size_t i = 0; i < sizeof terms_ops / sizeof terms_ops[0]; i++) {
+		if (!op_is(call, terms_ops[i].semantics, terms_ops[i].op))
+			continue;
+		qref_detail d;
+		memset(&d, 0, sizeof d);
+		const qcf_op_call *outer = qref_running_call;
+		qref_running_call = call;
+		qcf_status s = terms_ops[i].fn(call, k, idx, n, terms, &d);
+		qref_running_call = outer;
+		return s;
+	}
+	return QCF_NOT_SUPPORTED;
 }

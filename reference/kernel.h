@@ -186,4 +186,16 @@ typedef struct qref_conv_terms {
 qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *terms,
                                   qref_detail *detail);
 
+/*
+ * qref_element_terms of one op family (reference/dispatch.c picks it by op): the checks of
+ * the op's kernel, then terms[j] of element idx[j] of output k for j < n.
+ */
+typedef qcf_status (*qref_terms_fn)(const qcf_op_call *call, int k, const size_t *idx, int n,
+                                    qref_terms *terms, qref_detail *detail);
+qcf_status qref_litert_conv_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                                          qref_terms *terms, qref_detail *detail);
+/* onnx_linear.c: QLinearConv, QLinearMatMul */
+qcf_status qref_onnx_linear_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                                          qref_terms *terms, qref_detail *detail);
+
 #endif

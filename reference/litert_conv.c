@@ -1309,6 +1309,44 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 	return QCF_OK;
 }
 
+/* One element at a time: the scalar model's accumulator plus the channel's bias, and its value
+ * rescaled in double (multiplier_double) plus the output zero point. */
+qcf_status qref_litert_conv_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                                          qref_terms *terms, qref_detail *d)
+{
+	int op = -1;
+	for (int o = OP_CONV; o <= OP_FC; o++)
+		if (call->op && strcmp(call->op, op_name(o)) == 0)
+			op = o;
+	if (op < 0 || k != 0)
+		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: no accumulator for output %d",
+		                 call->op ? call->op : "(null)", k);
+	plan p;
+	qcf_status s = plan_init(call, op, 1, &p, d);
+	if (s != QCF_OK)
+		return s;
+	size_t numel = qref_tensor_numel(p.out);
+	for (int j = 0; j < n; j++)
+		if (idx[j] >= numel)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: no element %zu (output has %zu)", p.name, idx[j],
+			                 numel);
+	operands o;
+	if (n == 0)
+		return QCF_OK;
+	if ((s = operands_load(&p, &o, d)) != QCF_OK)
+		return s;
+	for (int j = 0; j < n; j++) {
+		int64_t c = (int64_t)(idx[j] % (size_t)p.n_ch);
+		int64_t acc =
+		        accumulate(&p, &o, idx[j]) + (p.bias ? get_i64(p.bias, (size_t)c) : 0);
+		terms[j].acc = acc;
+		terms[j].real = (double)acc * multiplier_double(&p, c) + p.qo.zero_points[0];
+	}
+	operands_free(&o);
+	return QCF_OK;
+}
+
 const qref_op_entry qref_ops_litert_conv[] = {
         {"litert", "CONV_2D", qref_litert_conv2d, conv2d_real},
         {"litert", "DEPTHWISE_CONV_2D", qref_litert_depthwise_conv2d, dw_real},

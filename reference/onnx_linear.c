@@ -981,6 +981,116 @@ static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, qre
 	return QCF_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* qref_element_terms: one element's accumulator by a scalar sum */
+
+/* QLinearMatMul element o: sum over k of (a - za[row]) * (b - zb[col]), wrapped to int32 as the
+ * kernel uses it. */
+static int64_t qmm_acc_at(const qmm *p, const qcf_tensor *a, const qcf_tensor *b, size_t o,
+                          int64_t *i, int64_t *j)
+{
+	const mm_geom *g = &p->g;
+	int64_t ao, bo;
+	mm_batch(g, o / (size_t)(g->m * g->n), &ao, &bo);
+	mm_rc(g, o, i, j);
+	size_t abase = (size_t)ao * (size_t)(g->m * g->k) + (size_t)(*i * g->k);
+	size_t bbase = (size_t)bo * (size_t)(g->k * g->n) + (size_t)*j;
+	int32_t za = p->qa.zero_points[p->qa.count > 1 ? *i : 0];
+	int32_t zb = p->qb.zero_points[p->qb.count > 1 ? *j : 0];
+	int64_t s = 0;
+	for (int64_t t = 0; t < g->k; t++)
+		s += (int64_t)(q8_at(a, abase + (size_t)t) - za) *
+		     (q8_at(b, bbase + (size_t)(t * g->n)) - zb);
+	return wrap32(s);
+}
+
+/* QLinearConv element o: bias[m] plus the sum over the group's channels and the taps inside x
+ * of (x - zx) * (w - zw[m]), as conv_acc adds them. */
+static int64_t qconv_acc_at(const qconv *p, const qcf_tensor *x, const qcf_tensor *w, size_t o,
+                            int64_t *m_out)
+{
+	const conv_geom *g = &p->g;
+	size_t os = o % g->out_sp;
+	int64_t m = conv_channel(g, o), nb = (int64_t)(o / g->out_sp / (size_t)g->cout);
+	int64_t grp = m / g->mg, opos[QCF_MAX_RANK], kpos[QCF_MAX_RANK];
+	for (int32_t i = g->nsp - 1; i >= 0; i--) {
+		opos[i] = (int64_t)(os % (size_t)g->out[i]);
+		os /= (size_t)g->out[i];
+	}
+	int32_t zx = p->qx.zero_points[0], zw = p->qw.zero_points[p->qw.count > 1 ? m : 0];
+	int64_t s = p->bias ? ((const int32_t *)p->bias->data)[m] : 0;
+	for (size_t ks = 0; ks < g->k_sp; ks++) {
+		size_t kr = ks, xoff = 0;
+		int inside = 1;
+		for (int32_t i = g->nsp - 1; i >= 0; i--) {
+			kpos[i] = (int64_t)(kr % (size_t)g->k[i]);
+			kr /= (size_t)g->k[i];
+		}
+		for (int32_t i = 0; i < g->nsp && inside; i++) {
+			int64_t q = opos[i] * g->stride[i] - g->pad0[i] + kpos[i] * g->dil[i];
+			inside = q >= 0 && q < g->in[i];
+			if (inside)
+				xoff = xoff * (size_t)g->in[i] + (size_t)q;
+		}
+		if (!inside)
+			continue;
+		for (int64_t c = 0; c < g->cg; c++) {
+			size_t xi = (size_t)(nb * g->cin + grp * g->cg + c) * g->in_sp + xoff;
+			size_t wi = ((size_t)m * (size_t)g->cg + (size_t)c) * g->k_sp + ks;
+			s += (int64_t)(q8_at(x, xi) - zx) * (q8_at(w, wi) - zw);
+		}
+	}
+	*m_out = m;
+	return s;
+}
+
+qcf_status qref_onnx_linear_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                                          qref_terms *terms, qref_detail *d)
+{
+	int mm = call->op && strcmp(call->op, "QLinearMatMul") == 0;
+	if ((!mm && !(call->op && strcmp(call->op, "QLinearConv") == 0)) || k != 0)
+		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: no accumulator for output %d",
+		                 call->op ? call->op : "(null)", k);
+	qmm pm;
+	qconv pc;
+	qcf_quant qy;
+	qcf_status s;
+	if (mm) {
+		if ((s = qref_check_call(call, 2, 1, d)) != QCF_OK ||
+		    (s = qmm_inputs(call, &pm, d)) != QCF_OK)
+			return s;
+		s = qlinear_output(call, "QLinearMatMul y", "", &qy, d);
+	} else {
+		if ((s = qconv_check(call, 0, &pc, d)) != QCF_OK)
+			return s;
+		s = qlinear_output(call, "QLinearConv y", "", &qy, d);
+	}
+	if (s != QCF_OK)
+		return s;
+	size_t numel = qref_tensor_numel(&call->outputs[0]);
+	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1];
+	for (int j = 0; j < n; j++) {
+		if (idx[j] >= numel)
+			return qref_fail(d, QCF_INVALID_PARAM, "%s: no element %zu (y has %zu)",
+			                 call->op, idx[j], numel);
+		double scale;
+		if (mm) {
+			int64_t r, c;
+			terms[j].acc = qmm_acc_at(&pm, x, w, idx[j], &r, &c);
+			scale = (double)pm.qa.scales[pm.qa.count > 1 ? r : 0] *
+			        (double)pm.qb.scales[pm.qb.count > 1 ? c : 0];
+		} else {
+			int64_t m;
+			terms[j].acc = qconv_acc_at(&pc, x, w, idx[j], &m);
+			scale = (double)pc.qx.scales[0] *
+			        (double)pc.qw.scales[pc.qw.count > 1 ? m : 0];
+		}
+		terms[j].real = (double)terms[j].acc * scale / (double)qy.scales[0] +
+		                (double)qy.zero_points[0];
+	}
+	return QCF_OK;
+}
+
 const qref_op_entry qref_ops_onnx_linear[] = {
         {"onnx", "QLinearMatMul", qref_onnx_qlinear_matmul, qref_onnx_qlinear_matmul_real},
         {"onnx", "MatMulInteger", qref_onnx_matmul_integer, NULL},

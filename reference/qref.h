@@ -256,4 +256,56 @@ qcf_status qref_real_output(const qcf_op_call *call, int k, double *values);
 qcf_status qref_real_output_msg(const qcf_op_call *call, int k, double *values, char *message,
                                 size_t size);
 
+/*
+ * Where an output element is and what the reference computed for it before
+ * it rounded it: for the report of a failing element, a few elements at a
+ * time (nothing here is on the kernels' path).
+ *
+ * qref_output_axes: the names of output k's axes in the op's layout, into
+ * names[0 .. rank) when names is not NULL, and the axis of its output
+ * channels into *channel_axis (-1: none):
+ *
+ *   op                                          axes                          channels
+ *   litert CONV_2D, DEPTHWISE_CONV_2D,          n, h, w, c                    c
+ *     AVERAGE_POOL_2D, MAX_POOL_2D,
+ *     RESIZE_BILINEAR, SPACE_TO_DEPTH (rank 4)
+ *   litert FULLY_CONNECTED                      batch, out_channel (rank 2);  out_channel
+ *                                               d0, ..., out_channel
+ *                                               (keep_num_dims)
+ *   onnx QLinearConv, ConvInteger               n, c, h, w (rank 4);          c
+ *                                               n, c, d2, ... (other ranks)
+ *   every other op (or another rank)            d0, d1, ...                   the output's
+ *                                                                             per-axis
+ *                                                                             quantization
+ *                                                                             axis, or none
+ *
+ * Reads the call's semantics and op and output k's rank and quantization.
+ * Returns the rank, or -1 when output k does not exist.
+ */
+#define QREF_AXIS_NAME 16
+int qref_output_axes(const qcf_op_call *call, int k, char (*names)[QREF_AXIS_NAME],
+                     int *channel_axis);
+
+/* What an op whose output is a requantized accumulator computed for one element before it
+ * rounded it. */
+typedef struct qref_terms {
+	int64_t acc; /* the integer accumulator, bias included */
+	/* acc * s_in * s_w[c] / s_out + zp_out in double (c the element's output channel): the
+	 * exact value the requantization rounds, before the clamp to the output dtype and the
+	 * fused activation */
+	double real;
+} qref_terms;
+
+/*
+ * terms[j] of element idx[j] (j < n) of output k, for litert CONV_2D,
+ * DEPTHWISE_CONV_2D, FULLY_CONNECTED and onnx QLinearConv, QLinearMatMul
+ * (output 0). Each accumulator is summed on its own (a scalar sum over the
+ * element's inputs, not the kernels' blocked path). Needs the call as
+ * qref_execute does (output k's quantization and buffer). QCF_OK;
+ * QCF_NOT_SUPPORTED for another op or output; the kernel's refusal for a
+ * call it refuses; QCF_INVALID_PARAM for an index outside the output.
+ */
+qcf_status qref_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
+                              qref_terms *terms);
+
 #endif

@@ -34,7 +34,7 @@ static void test_lsb_histogram(void)
 	int8_t got[8] = {0, 2, 1, 3, -4, 105, 30, -128};
 	qcf_tensor x = tensor(QCF_INT8, want), y = tensor(QCF_INT8, got);
 	qc_metrics m;
-	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_LSB);
 	CU_ASSERT_EQUAL(m.n, 8);
 	CU_ASSERT_EQUAL(m.mismatches, 4);
@@ -86,7 +86,7 @@ static void test_steps_exact(void)
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qref_output_detail d = {NULL, NULL, NULL, step};
 	qc_metrics m;
-	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_STEPS);
 	CU_ASSERT_EQUAL(m.mismatches, 4);
 	CU_ASSERT_EQUAL(m.max_abs, 1.0);
@@ -99,7 +99,7 @@ static void test_steps_exact(void)
 	CU_ASSERT_TRUE(qc_tolerance_check(&t, &m, why, sizeof why));
 	/* half a step off is not snapped */
 	got[0] = want[0] + 0.05f;
-	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, -1, &m);
 	int seen = 0;
 	for (int i = 0; i < m.n_worst; i++)
 		if (m.worst[i].index == 0)
@@ -109,7 +109,7 @@ static void test_steps_exact(void)
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(0)], 3);
 	/* one ulp off the grid point is a (tiny) mismatch, never "0 steps" */
 	got[0] = nextafterf(want[0], 1.0f);
-	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.mismatches, 5);
 	CU_ASSERT(m.worst[m.n_worst - 1].error != 0 && fabs(m.worst[m.n_worst - 1].error) < 1e-3);
 }
@@ -122,14 +122,14 @@ static void test_float_ulp_and_nan(void)
 	got[4] = nextafterf(nextafterf(3.0f, 0.0f), 0.0f);
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qc_metrics m;
-	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.unit, QC_UNIT_ULP);
 	CU_ASSERT_EQUAL(m.mismatches, 2); /* -0 == +0, NaN == NaN, inf == inf */
 	CU_ASSERT_EQUAL(m.max_ulp, 2);
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(1)], 1);
 	CU_ASSERT_EQUAL(m.hist[qc_hist_bin(-2)], 1);
 	got[7] = NAN;
-	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, NULL, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.hist[QC_HIST_NAN], 1);
 	qc_tolerance t = tol_exact();
 	t.exact = 0;
@@ -148,7 +148,7 @@ static void test_unpredictable(void)
 	qcf_tensor x = tensor(QCF_FLOAT32, want), y = tensor(QCF_FLOAT32, got);
 	qref_output_detail d = {any, lo, hi, NULL};
 	qc_metrics m;
-	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, &m);
+	qc_compare_output(&x, &y, &d, NULL, NULL, NULL, -1, &m);
 	CU_ASSERT_EQUAL(m.n, 6);
 	CU_ASSERT_EQUAL(m.unpredictable, 2);
 	CU_ASSERT_EQUAL(m.out_of_range, 1); /* NaN is not in [-1, 10]; 9 is */
@@ -214,6 +214,64 @@ static void test_verdicts(void)
 	CU_ASSERT_FALSE(qc_verdict_conforms(QC_TIMEOUT));
 }
 
+/* A failing case's message counts in the singular and the plural and ends with the worst
+ * element: its coordinates (no axis names for an op without a layout), expected and got. */
+static void test_messages(void)
+{
+	int8_t ref[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ker[8] = {1, 2, 3, 4, 5, 6, 7, 9};
+	qc_case c;
+	memset(&c, 0, sizeof c);
+	c.call.n_outputs = 1;
+	c.call.outputs = c.out;
+	c.out[0] = tensor(QCF_INT8, ref);
+	c.tol = tol_exact();
+	qc_expected e;
+	memset(&e, 0, sizeof e);
+	e.status = QCF_OK;
+	e.out[0] = tensor(QCF_INT8, ref);
+	qc_exec_result ex;
+	memset(&ex, 0, sizeof ex);
+	qcf_tensor kout = tensor(QCF_INT8, ker);
+	qc_result r;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_EQUAL(r.verdict, QC_FAIL);
+	CU_ASSERT_STRING_EQUAL(r.message, "output 'y': 1 of 8 elements differs (max |e| 1 lsb); "
+	                                  "tolerance is exact; worst at [7]: expected 8 got 9");
+	/* the failing element, counted along the last axis */
+	CU_ASSERT_EQUAL(r.m[0].along.axis, 0);
+	CU_ASSERT_EQUAL(r.m[0].along.n, 1);
+	CU_ASSERT_EQUAL(r.m[0].along.index[0], 7);
+	CU_ASSERT_EQUAL(r.m[0].along.count[0], 1);
+	ker[0] = 3;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_STRING_EQUAL(r.message, "output 'y': 2 of 8 elements differ (max |e| 2 lsb); "
+	                                  "tolerance is exact; worst at [0]: expected 1 got 3");
+	/* one element in all */
+	int64_t one = 1;
+	c.out[0].shape = e.out[0].shape = kout.shape = &one;
+	c.out[0].nbytes = e.out[0].nbytes = kout.nbytes = 1;
+	qc_judge(&c, &e, &ex, &kout, &r);
+	CU_ASSERT_STRING_EQUAL(r.message, "output 'y': 1 of 1 element differs (max |e| 2 lsb); "
+	                                  "tolerance is exact; worst at [0]: expected 1 got 3");
+	/* outside the legal roundings, and outside the allowed range */
+	qc_metrics m;
+	qc_metrics_init(&m, QC_UNIT_LSB);
+	m.n = m.mismatches = m.tol_mismatches = 1;
+	m.tol_max_abs = 1;
+	qc_tolerance t = tol_exact();
+	t.exact = 0;
+	t.n_roundings = 1;
+	char why[256];
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	CU_ASSERT_STRING_EQUAL(why, "1 element outside every legal rounding (max 1 lsb beyond)");
+	m.out_of_range = 1;
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	CU_ASSERT_STRING_EQUAL(why, "1 unpredictable element outside its allowed range");
+	m.out_of_range = 3;
+	CU_ASSERT_FALSE(qc_tolerance_check(&t, &m, why, sizeof why));
+	CU_ASSERT_STRING_EQUAL(why, "3 unpredictable elements outside their allowed range");
+}
+
 void qct_register_compare(void)
 {
 	CU_pSuite s = qct_suite("compare");
@@ -222,4 +280,5 @@ void qct_register_compare(void)
 	CU_add_test(s, "float ULP, signed zero, NaN", test_float_ulp_and_nan);
 	CU_add_test(s, "unpredictable elements range-checked", test_unpredictable);
 	CU_add_test(s, "verdicts", test_verdicts);
+	CU_add_test(s, "messages: singular, plural, the worst element", test_messages);
 }

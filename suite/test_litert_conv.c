@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrs.h"
 #include "cases.h"
 #include "dtype.h"
 #include "kernel.h"
@@ -586,6 +587,339 @@ static void test_ignore_axis(void)
 	qct_rmdir(tmp);
 }
 
+/* ---- one element's terms (qref_element_terms) and the outputs' axes ------------------------- */
+
+/*
+ * Every element of every valid case of the accumulating ops' specs: the scalar accumulator of
+ * qref_element_terms equals the blocked kernels' (qref_litert_conv_terms) for LiteRT, and its
+ * rescaled value that of the real-valued hook (qref_real_output: acc * s_x * s_w) for ONNX;
+ * an index outside the output, another output or another op has none.
+ */
+static void test_element_terms(void)
+{
+	static const char *const specs[] = {"specs/litert/conv_2d.yaml",
+	                                    "specs/litert/conv_2d_16x8.yaml",
+	                                    "specs/litert/depthwise_conv_2d.yaml",
+	                                    "specs/litert/fully_connected.yaml",
+	                                    "specs/litert/fully_connected_uint8.yaml",
+	                                    "specs/onnx/qlinear_conv.yaml",
+	                                    "specs/onnx/qlinear_conv_per_channel.yaml",
+	                                    "specs/onnx/qlinear_matmul.yaml",
+	                                    "specs/onnx/qlinear_matmul_per_row.yaml"};
+	size_t compared[2] = {0}, wrong = 0;
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		qc_diag diag = {0, 0, stderr};
+		qc_spec *sp = qc_spec_load(specs[s], &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		qc_cases *it = qc_cases_begin(sp, 0, 1, &diag);
+		qc_case *c;
+		while (qc_cases_next(it, &c) == 1) {
+			if (c->expect_error) {
+				qc_case_free(c);
+				continue;
+			}
+			int onnx = !strcmp(c->call.semantics, "onnx");
+			const qcf_tensor *y = &c->call.outputs[0];
+			size_t n = qref_tensor_numel(y);
+			size_t *idx = calloc(n + 1, sizeof *idx);
+			qref_terms *t = calloc(n + 1, sizeof *t);
+			int64_t *acc = calloc(n + 1, sizeof *acc);
+			int32_t *ch = calloc(n + 1, sizeof *ch);
+			double *real = calloc(n + 1, sizeof *real);
+			for (size_t i = 0; i < n; i++)
+				idx[i] = i;
+			CU_ASSERT_EQUAL_FATAL(qref_element_terms(&c->call, 0, idx, (int)n, t),
+			                      QCF_OK);
+			qref_detail d;
+			memset(&d, 0, sizeof d);
+			qref_conv_terms ct = {.n = n, .acc = acc, .channel = ch};
+			CU_ASSERT_EQUAL_FATAL(onnx ? qref_real_output(&c->call, 0, real)
+			                           : qref_litert_conv_terms(&c->call, &ct, &d),
+			                      QCF_OK);
+			float so = y->quant->scales[0];
+			int32_t zo = y->quant->zero_points[0];
+			size_t bad = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (onnx) {
+					double v = (t[i].real - zo) * (double)so;
+					bad += !(fabs(v - real[i]) <=
+					         1e-9 * fmax(1, fabs(real[i])));
+					continue;
+				}
+				const qcf_quant *qw = c->in[1].quant;
+				double md = (double)c->in[0].quant->scales[0] *
+				            (double)qw->scales[qw->count > 1 ? ch[i] : 0] /
+				            (double)so;
+				bad += t[i].acc != acc[i] || t[i].real != (double)acc[i] * md + zo;
+			}
+			if (bad && wrong++ < 3)
+				fprintf(stderr, "\n  %s: %zu of %zu elements' terms differ",
+				        c->name, bad, n);
+			compared[onnx] += n;
+			/* no such element, output or op */
+			idx[0] = n;
+			CU_ASSERT_EQUAL(qref_element_terms(&c->call, 0, idx, 1, t),
+			                QCF_INVALID_PARAM);
+			idx[0] = 0;
+			CU_ASSERT_EQUAL(qref_element_terms(&c->call, 1, idx, 1, t),
+			                QCF_NOT_SUPPORTED);
+			qcf_op_call other = c->call;
+			other.op = "ADD";
+			CU_ASSERT_EQUAL(qref_element_terms(&other, 0, idx, 1, t),
+			                QCF_NOT_SUPPORTED);
+			free(idx);
+			free(t);
+			free(acc);
+			free(ch);
+			free(real);
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_spec_free(sp);
+	}
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT(compared[0] >= 10000 && compared[1] >= 1000);
+}
+
+/* The names of the outputs' axes and their channel axis, by the op's layout. */
+static void test_output_axes(void)
+{
+	static const struct {
+		const char *semantics, *op;
+		int rank, quant_axis; /* the output's per-axis quantization axis, or -1 */
+		const char *names;
+		int channel;
+	} rows[] = {{"litert", "CONV_2D", 4, -1, "n,h,w,c", 3},
+	            {"litert", "DEPTHWISE_CONV_2D", 4, -1, "n,h,w,c", 3},
+	            {"litert", "MAX_POOL_2D", 4, -1, "n,h,w,c", 3},
+	            {"litert", "CONV_2D", 3, -1, "d0,d1,d2", -1},
+	            {"litert", "FULLY_CONNECTED", 2, -1, "batch,out_channel", 1},
+	            {"litert", "FULLY_CONNECTED", 3, -1, "d0,d1,out_channel", 2},
+	            {"onnx", "QLinearConv", 4, -1, "n,c,h,w", 1},
+	            {"onnx", "QLinearConv", 3, -1, "n,c,d2", 1},
+	            {"litert", "ADD", 2, -1, "d0,d1", -1},
+	            {"litert", "QUANTIZE", 3, 1, "d0,d1,d2", 1}};
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		int64_t shape[4] = {2, 2, 2, 2};
+		float sc[2] = {1, 1};
+		int32_t zp[2] = {0, 0};
+		qcf_quant q = {.struct_size = sizeof q,
+		               .axis = rows[r].quant_axis,
+		               .count = 2,
+		               .scales = sc,
+		               .zero_points = zp};
+		qcf_tensor y = {sizeof y, "y",  QCF_INT8, rows[r].rank,
+		                shape,    NULL, 0,        rows[r].quant_axis >= 0 ? &q : NULL};
+		qcf_op_call call = {sizeof call, rows[r].op, rows[r].semantics, 0, NULL, 1, &y,
+		                    0,           NULL};
+		char names[QCF_MAX_RANK][QREF_AXIS_NAME], joined[128] = "";
+		int ch = -2;
+		CU_ASSERT_EQUAL(qref_output_axes(&call, 0, names, &ch), rows[r].rank);
+		for (int d = 0; d < rows[r].rank; d++)
+			snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
+			         d ? "," : "", names[d]);
+		CU_ASSERT_STRING_EQUAL(joined, rows[r].names);
+		CU_ASSERT_EQUAL(ch, rows[r].channel);
+		CU_ASSERT_EQUAL(qref_output_axes(&call, 1, names, &ch), -1);
+	}
+}
+
+/* ---- a kernel wrong in one channel: the report locates it ------------------------------- */
+
+/* An integer attribute of the case (listed in the op's schema), or def. */
+static int64_t case_int(const qc_case *c, const char *name, int64_t def)
+{
+	int64_t v;
+	return qref_attr_int(&c->call, name, &v) == 1 ? v : def;
+}
+
+/* The accumulator of output element i of a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED case,
+ * bias included, straight from the layouts (NHWC input, OHWI / 1HWO / [units, depth] filter):
+ * sum of (x - zp_in) * (w - zp_w[c]) over the element's window. */
+static int64_t model_acc(const qc_case *c, size_t i, int64_t *channel)
+{
+	const qcf_tensor *x = &c->in[0], *w = &c->in[1], *y = &c->out[0];
+	int64_t nch = y->shape[y->rank - 1], ch = (int64_t)(i % (size_t)nch);
+	int64_t zi = x->quant->zero_points[0];
+	int64_t zw = w->quant->zero_points[w->quant->count > 1 ? ch : 0];
+	int64_t acc = c->call.n_inputs > 2 ? (int64_t)qref_get(&c->in[2], (size_t)ch) : 0;
+	*channel = ch;
+	if (!strcmp(c->call.op, "FULLY_CONNECTED")) {
+		int64_t depth = w->shape[1], b = (int64_t)(i / (size_t)nch);
+		for (int64_t k = 0; k < depth; k++)
+			acc += ((int64_t)qref_get(x, (size_t)(b * depth + k)) - zi) *
+			       ((int64_t)qref_get(w, (size_t)(ch * depth + k)) - zw);
+		return acc;
+	}
+	int dw = !strcmp(c->call.op, "DEPTHWISE_CONV_2D");
+	int64_t ih = x->shape[1], iw = x->shape[2], ic = x->shape[3];
+	int64_t kh = w->shape[1], kw = w->shape[2], kc = w->shape[3];
+	int64_t oh = y->shape[1], ow = y->shape[2];
+	int64_t sh = case_int(c, "stride_h", 1), sw = case_int(c, "stride_w", 1);
+	int64_t dh = case_int(c, "dilation_h_factor", 1), dwf = case_int(c, "dilation_w_factor", 1);
+	const qcf_attr *pa = qref_attr_find(&c->call, "padding");
+	int same = !pa || (pa->type == QCF_ATTR_STRING ? !strcmp(pa->v.s, "SAME") : pa->v.i == 0);
+	int64_t ph = 0, pw = 0;
+	if (same) {
+		int64_t th = (oh - 1) * sh + (kh - 1) * dh + 1 - ih,
+		        tw = (ow - 1) * sw + (kw - 1) * dwf + 1 - iw;
+		ph = th > 0 ? th / 2 : 0;
+		pw = tw > 0 ? tw / 2 : 0;
+	}
+	int64_t r = (int64_t)(i / (size_t)nch), ox = r % ow, oy = r / ow % oh, n = r / ow / oh;
+	int64_t per_group = dw ? 1 : nch / (ic / kc), g = dw ? 0 : ch / per_group;
+	for (int64_t ky = 0; ky < kh; ky++)
+		for (int64_t kx = 0; kx < kw; kx++) {
+			int64_t yy = oy * sh - ph + ky * dh, xx = ox * sw - pw + kx * dwf;
+			if (yy < 0 || yy >= ih || xx < 0 || xx >= iw)
+				continue;
+			size_t px = (size_t)(((n * ih + yy) * iw + xx) * ic);
+			if (dw) {
+				acc += ((int64_t)qref_get(x, px + (size_t)(ch / (nch / ic))) - zi) *
+				       ((int64_t)qref_get(w, (size_t)((ky * kw + kx) * nch + ch)) -
+				        zw);
+				continue;
+			}
+			for (int64_t k = 0; k < kc; k++)
+				acc += ((int64_t)qref_get(x, px + (size_t)(g * kc + k)) - zi) *
+				       ((int64_t)qref_get(
+				                w, (size_t)(((ch * kh + ky) * kw + kx) * kc + k)) -
+				        zw);
+		}
+	return acc;
+}
+
+/*
+ * A kernel one LSB off in output channel 3 (suite/stubs/channel3.c) over the conv family's
+ * int8 specs: every case with a channel 3 fails, the others pass; a failing case counts its
+ * failing elements along the channel axis at index 3 alone; each worst element's coordinates
+ * end in channel 3, and its accumulator and real value are those a model computes from the
+ * case's inputs; the message (the console's FAIL line) names the worst element's coordinates;
+ * the HTML page says "channel 3 only".
+ */
+static void test_channel3_located(void)
+{
+	static const char *const specs[] = {"specs/litert/conv_2d.yaml",
+	                                    "specs/litert/depthwise_conv_2d.yaml",
+	                                    "specs/litert/fully_connected.yaml"};
+	const char *tmp = qct_tmpdir();
+	char html[600];
+	snprintf(html, sizeof html, "%s/c3.html", tmp);
+	size_t failing = 0, located = 0, wrong = 0;
+	for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+		int st;
+		json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s --html '%s'", specs[s],
+		                           qct_stub("channel3"), html);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(st, 1);
+		json_t *cases = json_object_get(r, "cases");
+		qc_diag diag = {0, 0, stderr};
+		qc_spec *sp = qc_spec_load(specs[s], &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		qc_cases *it = qc_cases_begin(sp, 0, 1, &diag);
+		qc_case *c;
+		size_t i = 0, spec_failing = 0;
+		while (qc_cases_next(it, &c) == 1) {
+			json_t *jc = json_array_get(cases, i++);
+			CU_ASSERT_STRING_EQUAL(str(jc, "name"), c->name);
+			const qcf_tensor *y = &c->out[0];
+			int has3 = !c->expect_error && y->shape[y->rank - 1] > 3;
+			const char *v = qct_verdict(jc);
+			if (!has3) {
+				if (strcmp(v, "PASS") && strcmp(v, "EXPECTED_ERROR") && wrong++ < 3)
+					fprintf(stderr, "\n  %s: %s without a channel 3", c->name,
+					        v);
+				qc_case_free(c);
+				continue;
+			}
+			spec_failing++;
+			json_t *o = out0(jc), *fa = json_object_get(o, "failing_along");
+			json_t *counts = json_object_get(fa, "counts");
+			int ok = !strcmp(v, "FAIL") &&
+			         json_integer_value(json_object_get(o, "channel_axis")) ==
+			                 y->rank - 1 &&
+			         json_integer_value(json_object_get(fa, "axis")) == y->rank - 1 &&
+			         json_object_size(counts) == 1 &&
+			         json_integer_value(json_object_get(counts, "3")) ==
+			                 out_int(jc, "mismatches") + out_int(jc, "out_of_range") &&
+			         json_integer_value(json_object_get(fa, "other")) == 0;
+			/* the message ends with the worst element, its coordinates named */
+			const char *msg = str(jc, "message");
+			const char *at = strstr(msg, "; worst at [");
+			ok &= at &&
+			      strstr(at, !strcmp(c->call.op, "FULLY_CONNECTED") ? "out_channel=3)"
+			                                                        : ",c=3)") &&
+			      strstr(at, ", acc ") && strstr(at, ", real ");
+			json_t *worst = json_object_get(o, "worst"), *e;
+			size_t k;
+			ok &= json_array_size(worst) > 0;
+			json_array_foreach(worst, k, e)
+			{
+				size_t index =
+				        (size_t)json_integer_value(json_object_get(e, "index"));
+				json_t *coords = json_object_get(e, "coords");
+				/* the coordinates over the output's shape, row-major */
+				size_t flat = 0;
+				for (int d = 0; d < y->rank; d++)
+					flat = flat * (size_t)y->shape[d] +
+					       (size_t)json_integer_value(
+					               json_array_get(coords, (size_t)d));
+				ok &= json_array_size(coords) == (size_t)y->rank && flat == index &&
+				      json_integer_value(
+				              json_array_get(coords, (size_t)y->rank - 1)) == 3;
+				int64_t ch, acc = model_acc(c, index, &ch);
+				double real = (double)acc * (double)c->in[0].quant->scales[0] *
+				                      (double)c->in[1].quant->scales
+				                              [c->in[1].quant->count > 1 ? ch : 0] /
+				                      (double)y->quant->scales[0] +
+				              y->quant->zero_points[0];
+				json_t *ja = json_object_get(e, "acc");
+				double jr = json_number_value(json_object_get(e, "real"));
+				ok &= ch == 3 && json_is_integer(ja) &&
+				      json_integer_value(ja) == acc &&
+				      fabs(jr - real) <= 1e-9 * fmax(1, fabs(real));
+			}
+			located += ok;
+			if (!ok && wrong++ < 3)
+				fprintf(stderr, "\n  %s: %s; %s", c->name, v, msg);
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_spec_free(sp);
+		CU_ASSERT_EQUAL(i, json_array_size(cases));
+		CU_ASSERT(spec_failing > 0);
+		failing += spec_failing;
+		/* the page: the op's failures in channel 3 only */
+		char *page = qct_read_file(html);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+		const char *where = strstr(page, "<div class=\"where\" id=\"where-0\">");
+		CU_ASSERT_PTR_NOT_NULL(where);
+		CU_ASSERT_PTR_NOT_NULL(where ? strstr(where, "<b>channel 3 only</b>") : NULL);
+		CU_ASSERT_PTR_NULL(strstr(page, "id=\"where-1\""));
+		free(page);
+		json_decref(r);
+	}
+	printf("\n  channel3: %zu failing cases, %zu located in channel 3 with the model's "
+	       "accumulators\n",
+	       failing, located);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(located, failing);
+	CU_ASSERT(failing >= 100);
+	/* the console's FAIL lines carry the coordinates */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/litert/fully_connected.yaml --plugin %s "
+	                             "--quiet --json '%s/console.json'",
+	                             qct_build_path("qconform"), qct_stub("channel3"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	const char *line = strstr(p.out, "\nFAIL ");
+	CU_ASSERT_PTR_NOT_NULL(line ? strstr(line, ",3] (batch=") : NULL);
+	CU_ASSERT_PTR_NOT_NULL(line ? strstr(line, ",out_channel=3): expected ") : NULL);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 /* ---- the blocked kernels against a scalar model ------------------------------------------ */
 
 static uint64_t blk_state = 0x2545f4914f6cdd1du;
@@ -935,4 +1269,7 @@ void qct_register_litert_conv(void)
 	CU_add_test(s, "reference passes the conv specs; rounding bands", test_reference_specs);
 	CU_add_test(s, "float requantization: within 1 LSB, not exact", test_float_requant);
 	CU_add_test(s, "ignoring per-axis weight scales fails per-axis cases", test_ignore_axis);
+	CU_add_test(s, "one element's terms equal the kernels' accumulators", test_element_terms);
+	CU_add_test(s, "outputs' axes by the op's layout", test_output_axes);
+	CU_add_test(s, "a kernel wrong in channel 3: the report locates it", test_channel3_located);
 }

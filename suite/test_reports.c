@@ -358,9 +358,47 @@ static void test_junit(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "3 of 8 elements differ, max |e| 1, bias 0.375"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "histogram (e: elements): 0: 5 1: 3"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "worst: index 0, x = 0.5, expected 0, got 1, error 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "failing elements along d0: 0: 1 2: 1 6: 1\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	        strstr(text, "worst: index 0 at [0], x = 0.5, expected 0, got 1, error 1"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "qconform run"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "bell \xef\xbf\xbd escape \xef\xbf\xbd[31m"));
+	free(text);
+	/* one element that differs is counted in the singular */
+	json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
+	json_object_set_new(o, "mismatches", json_integer(1));
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(r, json, 0), 0);
+	check_junit(r, json, xml);
+	text = xpath_string(xml, "string(//testcase/failure)");
+	CU_ASSERT_PTR_NOT_NULL(text ? strstr(text, "1 of 8 elements differs, max |e| 1") : NULL);
+	free(text);
+	/* a test case's time is the case's seconds in the report, which each suite's properties
+	 * say are the kernel's; the run's wall time beside them */
+	json_t *c0 = NULL, *cx; /* a case whose name needs no quoting in the XPath */
+	size_t i;
+	json_array_foreach(json_object_get(r, "cases"), i,
+	                   cx) if (!c0 && !strpbrk(qct_str(cx, "name"), "'\"")) c0 = cx;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c0);
+	char expr[1200], want[64];
+	snprintf(expr, sizeof expr, "string(//testcase[@name=\"%s\"]/@time)", qct_str(c0, "name"));
+	snprintf(want, sizeof want, "%.6f", json_number_value(json_object_get(c0, "seconds")));
+	text = xpath_string(xml, expr);
+	CU_ASSERT_PTR_NOT_NULL(text);
+	CU_ASSERT_STRING_EQUAL(text ? text : "", want);
+	free(text);
+	CU_ASSERT_EQUAL(xpath_count(xml, "count(//testsuite/properties/property[@name="
+	                                 "\"qconform.time\"])"),
+	                xpath_count(xml, "count(//testsuite)"));
+	text = xpath_string(xml, "string(//property[@name=\"qconform.time\"]/@value)");
+	CU_ASSERT_PTR_NOT_NULL(text ? strstr(text,
+	                                     "testcase time: the kernel's prepare and execute "
+	                                     "seconds (the report's case seconds)")
+	                            : NULL);
+	free(text);
+	snprintf(want, sizeof want, "%.3f",
+	         json_number_value(json_object_get(json_object_get(r, "summary"), "wall_seconds")));
+	text = xpath_string(xml, "string(//property[@name=\"qconform.wall_seconds\"]/@value)");
+	CU_ASSERT_STRING_EQUAL(text ? text : "", want);
 	free(text);
 	json_decref(r);
 	qct_rmdir(tmp);
@@ -427,6 +465,19 @@ static long long id_number(const char *dom, const char *id)
 	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
 }
 
+/* The run's spec at path has a description. */
+static int spec_described(json_t *r, const char *path)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(json_object_get(r, "run"), "specs"), i, s)
+	{
+		if (!strcmp(qct_str(s, "path"), path))
+			return json_is_string(json_object_get(s, "description"));
+	}
+	return 0;
+}
+
 /* What Chromium rendered from one run's report: the banner's verdict and counts, one table
  * row per operator, each listed failing case with one SVG bar per non-empty histogram bin,
  * and every hostile string as text. */
@@ -455,6 +506,7 @@ static void check_rendered(json_t *r, const char *dom)
 	}
 	/* the drill-down: every failing case, its histogram bars */
 	json_t *cases = json_object_get(r, "cases"), *c;
+	json_t *groups = json_object(); /* the sections that state a spec's description */
 	size_t i, listed = 0;
 	json_array_foreach(cases, i, c)
 	{
@@ -470,6 +522,14 @@ static void check_rendered(json_t *r, const char *dom)
 		if (!a)
 			continue;
 		listed++;
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		if (spec_described(r, spec)) {
+			int within = !strcmp(verdict, "PASS_WITHIN_TOLERANCE");
+			char g[1200];
+			snprintf(g, sizeof g, "%s\n%s\n%s", within ? "within" : "failing",
+			         within ? "" : qct_str(c, "op"), spec);
+			json_object_set_new(groups, g, json_true());
+		}
 		const char *end = strstr(a, "</article>");
 		CU_ASSERT_PTR_NOT_NULL_FATAL(end);
 		char *art = strndup(a, (size_t)(end - a));
@@ -490,14 +550,25 @@ static void check_rendered(json_t *r, const char *dom)
 		         qct_build_path("qconform"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(art, repro));
 		CU_ASSERT_PTR_NOT_NULL(strstr(art, " --case "));
-		/* what the case's spec is for, from its description, as text */
-		const char *why = strstr(art, "<th>what the spec is for</th><td>");
-		CU_ASSERT_PTR_NOT_NULL(why);
-		if (why && strstr(json_string_value(json_object_get(c, "spec")), "hostile"))
-			CU_ASSERT_PTR_NOT_NULL(strstr(why, "</th><td>&lt;script&gt;alert("));
+		/* the spec's description is not repeated in the case */
+		CU_ASSERT_PTR_NULL(strstr(art, "spec-what"));
+		/* the case comes after its spec's heading, which says what the spec is for */
+		char head[700];
+		snprintf(head, sizeof head, "<h4>spec <code>%s</code></h4>",
+		         json_string_value(json_object_get(c, "spec")));
+		const char *h = strstr(dom, head);
+		CU_ASSERT(h && h < a);
+		static const char hostile_why[] = "<p class=\"spec-what\">&lt;script&gt;alert(";
+		if (h && strstr(head, "hostile"))
+			CU_ASSERT_EQUAL(strncmp(h + strlen(head), hostile_why, strlen(hostile_why)),
+			                0);
 		free(art);
 	}
 	CU_ASSERT_EQUAL(occurrences(dom, "<article "), listed);
+	/* each spec's description once: per failing op and spec among the failing cases, per
+	 * spec among the cases within tolerance */
+	CU_ASSERT_EQUAL(occurrences(dom, "<p class=\"spec-what\">"), json_object_size(groups));
+	json_decref(groups);
 	/* hostile strings are text: no element came out of them */
 	CU_ASSERT_PTR_NULL(strstr(dom, "<script"));
 	CU_ASSERT_PTR_NULL(strstr(dom, "<b>also</b>"));

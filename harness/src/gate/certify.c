@@ -183,16 +183,16 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 		} else if (ns) {
 			json_t *c = first_refused(cc, ext, jstr(o, "op"));
 			reason(reasons,
-			       "%srequired op %s: %llu of %llu cases NOT_SUPPORTED%s%s%s%s", pre,
-			       jstr(o, "op"), ns, n, c ? "; the first, " : "",
+			       "%srequired op %s: %llu of %llu case%s NOT_SUPPORTED%s%s%s%s", pre,
+			       jstr(o, "op"), ns, n, n == 1 ? "" : "s", c ? "; the first, " : "",
 			       c ? jstr(c, "name") : "", c ? ": " : "",
 			       c ? jstr(c, "message") : "");
 		}
 	}
 	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
 	if (cases < min)
-		reason(reasons, "%s%llu cases, the %s needs %llu", pre, cases,
-		       ext ? "extension" : "profile", min);
+		reason(reasons, "%s%llu case%s, the %s needs %llu", pre, cases,
+		       cases == 1 ? "" : "s", ext ? "extension" : "profile", min);
 }
 
 static json_t *reasons_of(json_t *report, const cert_cases *cc)

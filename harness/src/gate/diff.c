@@ -487,12 +487,14 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 			compare_outputs(json_object_get(o->base_op, "outputs"),
 			                json_object_get(o->cur_op, "outputs"), &w, &b);
 			if (pass == PASS_REGRESSIONS && w.worse) {
-				fprintf(out, "regression  %s  (op, %llu cases): %s\n", o->key,
-				        (unsigned long long)o->common, w.buf);
+				fprintf(out, "regression  %s  (op, %llu case%s): %s\n", o->key,
+				        (unsigned long long)o->common, o->common == 1 ? "" : "s",
+				        w.buf);
 				n->op_regressions++;
 			} else if (pass == PASS_IMPROVEMENTS && !w.worse && b.better) {
-				fprintf(out, "improvement %s  (op, %llu cases): %s\n", o->key,
-				        (unsigned long long)o->common, b.buf);
+				fprintf(out, "improvement %s  (op, %llu case%s): %s\n", o->key,
+				        (unsigned long long)o->common, o->common == 1 ? "" : "s",
+				        b.buf);
 				n->improvements++;
 			}
 		}
@@ -511,14 +513,15 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 	n->regressions = n->case_regressions + n->op_regressions;
 	fprintf(out,
 	        "diff: %llu regression%s (%llu case%s, %llu op%s), %llu improvement%s, %llu other "
-	        "change%s; %llu cases compared, %llu new, %llu gone, %llu failing in both\n",
+	        "change%s; %llu case%s compared, %llu new, %llu gone, %llu failing in both\n",
 	        (unsigned long long)n->regressions, n->regressions == 1 ? "" : "s",
 	        (unsigned long long)n->case_regressions, n->case_regressions == 1 ? "" : "s",
 	        (unsigned long long)n->op_regressions, n->op_regressions == 1 ? "" : "s",
 	        (unsigned long long)n->improvements, n->improvements == 1 ? "" : "s",
 	        (unsigned long long)n->changes, n->changes == 1 ? "" : "s",
-	        (unsigned long long)n->compared, (unsigned long long)n->added,
-	        (unsigned long long)n->gone, (unsigned long long)n->still_failing);
+	        (unsigned long long)n->compared, n->compared == 1 ? "" : "s",
+	        (unsigned long long)n->added, (unsigned long long)n->gone,
+	        (unsigned long long)n->still_failing);
 	free(ops);
 	return 0;
 }

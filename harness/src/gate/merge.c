@@ -667,8 +667,9 @@ int qc_cmd_merge(int argc, char **argv)
 	} else {
 		const json_t *s = json_object_get(merged, "summary");
 		int ok = json_is_true(json_object_get(s, "conforms"));
-		printf("merged %d shard report%s: %lld cases, %s\nreport: %s\n", nf,
-		       nf == 1 ? "" : "s", (long long)qc_report_int(json_object_get(s, "cases")),
+		long long cases = (long long)qc_report_int(json_object_get(s, "cases"));
+		printf("merged %d shard report%s: %lld case%s, %s\nreport: %s\n", nf,
+		       nf == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
 		       ok ? "CONFORMS" : "DOES NOT CONFORM", path);
 		rc = ok ? 0 : 1;
 	}

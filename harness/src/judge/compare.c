@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "locate.h"
 #include "poison.h"
 
 const char *const qc_hist_labels[QC_HIST_BINS] = {
@@ -54,6 +55,7 @@ void qc_metrics_init(qc_metrics *m, qc_unit unit)
 {
 	memset(m, 0, sizeof *m);
 	m->unit = unit;
+	m->along.axis = -1;
 }
 
 void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src)
@@ -137,9 +139,36 @@ static void add_worst(qc_metrics *m, uint64_t i, double exp, double got, double 
 		return;
 	int last = m->n_worst < QC_WORST ? m->n_worst : QC_WORST - 1;
 	memmove(&m->worst[pos + 1], &m->worst[pos], (size_t)(last - pos) * sizeof m->worst[0]);
-	m->worst[pos] = (qc_worst){i, exp, got, e};
+	m->worst[pos] = (qc_worst){.index = i, .expected = exp, .got = got, .error = e};
 	if (m->n_worst < QC_WORST)
 		m->n_worst++;
+}
+
+/* Where the index along m->along.axis is: element i is at (i / inner) % dim. */
+typedef struct along_geom {
+	uint64_t inner, dim;
+} along_geom;
+
+/* A failing element: among the worst, and counted along the axis. */
+static void add_failing(qc_metrics *m, const along_geom *g, uint64_t i, double exp, double got,
+                        double e)
+{
+	add_worst(m, i, exp, got, e);
+	qc_along *a = &m->along;
+	if (a->axis < 0)
+		return;
+	int64_t at = (int64_t)(i / g->inner % g->dim);
+	for (int j = 0; j < a->n; j++)
+		if (a->index[j] == at) {
+			a->count[j]++;
+			return;
+		}
+	if (a->n < QC_ALONG_KEYS) {
+		a->index[a->n] = at;
+		a->count[a->n++] = 1;
+	} else {
+		a->other++;
+	}
 }
 
 /* got - want in the output's unit; NAN when exactly one side is not finite. */
@@ -163,7 +192,7 @@ static double unit_error(qcf_dtype t, qc_unit unit, double want, double got, dou
 
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
                        const qref_output_detail *d, const double *band_lo, const double *band_hi,
-                       double *errors, qc_metrics *m)
+                       double *errors, int along_axis, qc_metrics *m)
 {
 	size_t n = qref_numel(expected->rank, expected->shape);
 	int is_float = qref_dtype_is_float(expected->dtype);
@@ -172,6 +201,15 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		for (size_t i = 0; i < n && !stepped; i++)
 			stepped = d->step[i] > 0;
 	qc_metrics_init(m, !is_float ? QC_UNIT_LSB : stepped ? QC_UNIT_STEPS : QC_UNIT_ULP);
+	along_geom g = {1, 1};
+	m->along.axis = along_axis >= 0 && along_axis < expected->rank ? along_axis : -1;
+	if (m->along.axis >= 0) {
+		for (int32_t k = m->along.axis + 1; k < expected->rank; k++)
+			g.inner *= (uint64_t)expected->shape[k];
+		g.dim = (uint64_t)expected->shape[m->along.axis];
+		if (!g.inner || !g.dim) /* no elements */
+			m->along.axis = -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double x = qref_get(expected, i), y = qref_get(got, i);
 		double step = stepped ? d->step[i] : 0;
@@ -185,7 +223,7 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 			double lo = d->lo ? d->lo[i] : -INFINITY, hi = d->hi ? d->hi[i] : INFINITY;
 			if (!(y >= lo && y <= hi)) {
 				m->out_of_range++;
-				add_worst(m, i, NAN, y, NAN);
+				add_failing(m, &g, i, NAN, y, NAN);
 			}
 			continue;
 		}
@@ -224,7 +262,7 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		if (isnan(e)) {
 			m->hist[QC_HIST_NAN]++;
 			m->max_abs = INFINITY;
-			add_worst(m, i, x, y, e);
+			add_failing(m, &g, i, x, y, e);
 			continue;
 		}
 		/* bin k holds k-1 < |e| <= k: a fraction of a step is never counted as exact */
@@ -234,7 +272,7 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		if (fabs(e) > m->max_abs)
 			m->max_abs = fabs(e);
 		if (e != 0)
-			add_worst(m, i, x, y, e);
+			add_failing(m, &g, i, x, y, e);
 	}
 }
 
@@ -242,26 +280,28 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 {
 	const char *u = qc_unit_name(m->unit);
 	if (m->out_of_range) {
-		snprintf(why, why_size, "%llu unpredictable elements outside their allowed range",
-		         (unsigned long long)m->out_of_range);
+		snprintf(why, why_size, "%llu unpredictable %s outside %s allowed range",
+		         (unsigned long long)m->out_of_range,
+		         m->out_of_range == 1 ? "element" : "elements",
+		         m->out_of_range == 1 ? "its" : "their");
 		return 0;
 	}
 	if (m->mismatches == 0)
 		return 1;
 	if (tol->exact) {
-		snprintf(why, why_size,
-		         "%llu of %llu elements differ (max |e| %.6g %s); tolerance is exact",
-		         (unsigned long long)m->mismatches, (unsigned long long)m->n, m->max_abs,
-		         u);
+		snprintf(why, why_size, "%llu of %llu %s %s (max |e| %.6g %s); tolerance is exact",
+		         (unsigned long long)m->mismatches, (unsigned long long)m->n,
+		         m->n == 1 ? "element" : "elements",
+		         m->mismatches == 1 ? "differs" : "differ", m->max_abs, u);
 		return 0;
 	}
 	/* Bounds apply to the errors left outside the legal rounding band (all of them when
 	 * the tolerance names no rounding). */
 	if (m->hist[QC_HIST_NAN] && isinf(m->tol_max_abs)) {
-		snprintf(
-		        why, why_size,
-		        "%llu elements non-finite where the expected value is not (or the reverse)",
-		        (unsigned long long)m->hist[QC_HIST_NAN]);
+		snprintf(why, why_size,
+		         "%llu %s non-finite where the expected value is not (or the reverse)",
+		         (unsigned long long)m->hist[QC_HIST_NAN],
+		         m->hist[QC_HIST_NAN] == 1 ? "element" : "elements");
 		return 0;
 	}
 	double n = m->n ? (double)m->n : 1;
@@ -270,9 +310,9 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	int bounded = tol->max_abs >= 0 || tol->steps >= 0 || tol->bias >= 0 || tol->mse >= 0 ||
 	              tol->mismatch_rate >= 0 || tol->ulp >= 0 || tol->abs >= 0 || tol->rel >= 0;
 	if (!bounded && tol->n_roundings && m->tol_mismatches) {
-		snprintf(why, why_size,
-		         "%llu elements outside every legal rounding (max %.6g %s beyond)",
-		         (unsigned long long)m->tol_mismatches, m->tol_max_abs, u);
+		snprintf(why, why_size, "%llu %s outside every legal rounding (max %.6g %s beyond)",
+		         (unsigned long long)m->tol_mismatches,
+		         m->tol_mismatches == 1 ? "element" : "elements", m->tol_max_abs, u);
 		return 0;
 	}
 	double max_abs = tol->max_abs;
@@ -377,16 +417,18 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 		return;
 	}
 	r->n_outputs = c->call.n_outputs;
-	int exact = 1, within = 1;
+	int exact = 1, within = 1, bad = 0;
 	char why[256] = "";
 	for (int k = 0; k < c->call.n_outputs; k++) {
 		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k],
-		                  ref->band_lo[k], ref->band_hi[k], ref->errors[k], &r->m[k]);
+		                  ref->band_lo[k], ref->band_hi[k], ref->errors[k],
+		                  qc_along_axis(c, k), &r->m[k]);
 		if (r->m[k].mismatches || r->m[k].out_of_range)
 			exact = 0;
 		char w[256];
 		if (!qc_tolerance_check(&c->tol, &r->m[k], w, sizeof w) && within) {
 			within = 0;
+			bad = k;
 			snprintf(why, sizeof why, "output '%s': %s", c->out[k].name, w);
 		}
 	}
@@ -397,9 +439,14 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 		return;
 	}
 	r->verdict = exact ? QC_PASS : within ? QC_PASS_WITHIN_TOLERANCE : QC_FAIL;
-	if (!within)
-		snprintf(r->message, sizeof r->message, "%s", why);
-	else if (!exact)
+	if (!within) {
+		/* where: the failing output's worst element, with its accumulator (locate.h) */
+		char at[256] = "";
+		qc_locate_worst(c, ref, r);
+		if (r->m[bad].n_worst)
+			qc_worst_text(c, bad, &r->m[bad].worst[0], at, sizeof at);
+		snprintf(r->message, sizeof r->message, "%s%s%s", why, at[0] ? "; worst " : "", at);
+	} else if (!exact)
 		snprintf(r->message, sizeof r->message, "within tolerance%s%s",
 		         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");
 	/* a failure where the kernel left the poison (poison.h) is named for what it is */
@@ -412,9 +459,9 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 			         c->out[k].name, first);
 		else if (left)
 			snprintf(r->message, sizeof r->message,
-			         "output '%s' partly written: %zu of %zu elements still hold the "
+			         "output '%s' partly written: %zu of %zu elements still %s the "
 			         "poison, the first at element %zu",
-			         c->out[k].name, left, n, first);
+			         c->out[k].name, left, n, left == 1 ? "holds" : "hold", first);
 		if (left)
 			break;
 	}

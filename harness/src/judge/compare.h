@@ -33,7 +33,24 @@ const char *qc_unit_name(qc_unit u);
 typedef struct qc_worst {
 	uint64_t index;
 	double expected, got, error;
+	/* a failing case of an op whose output is a requantized accumulator (qref_element_terms):
+	 * the element's accumulator, bias included, and its exact rescaled value (locate.h) */
+	int has_terms;
+	int64_t acc;
+	double real;
 } qc_worst;
+
+/* Elements that differ or lie outside their allowed range (the ones worst[] is drawn from),
+ * counted per index along one axis of the output: the first QC_ALONG_KEYS indices met in
+ * element order, and the elements at any other index. */
+#define QC_ALONG_KEYS 8
+typedef struct qc_along {
+	int axis; /* -1: not counted */
+	int n;
+	int64_t index[QC_ALONG_KEYS];
+	uint64_t count[QC_ALONG_KEYS];
+	uint64_t other;
+} qc_along;
 
 typedef struct qc_metrics {
 	qc_unit unit;
@@ -46,6 +63,7 @@ typedef struct qc_metrics {
 	uint64_t hist[QC_HIST_BINS];
 	int n_worst;
 	qc_worst worst[QC_WORST]; /* largest |e|, earliest index first among equals */
+	qc_along along;           /* not merged, as worst */
 	double max_ulp, max_abs_err, max_rel_err; /* float outputs, beyond the legal band */
 	/* With a rounding tolerance, the legal band of an element runs from its lowest to its
 	 * highest legal rounding; tolerance bounds apply to the errors beyond the band. */
@@ -64,10 +82,12 @@ double qc_metrics_mse(const qc_metrics *m);
  * Compares got against expected element by element. d may be NULL. band_lo and
  * band_hi (both or neither) give per element the lowest and highest output of the
  * legal roundings; errors (optional) receives e per element (0 where unpredictable).
+ * m->along counts the failing elements along axis along_axis of the output's shape (-1:
+ * not counted).
  */
 void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
                        const qref_output_detail *d, const double *band_lo, const double *band_hi,
-                       double *errors, qc_metrics *m);
+                       double *errors, int along_axis, qc_metrics *m);
 
 /* 1 if m is within tol; else 0 with the first bound broken in why. */
 int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, size_t why_size);

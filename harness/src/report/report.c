@@ -9,6 +9,7 @@
 
 #include "afile.h"
 #include "dtype.h"
+#include "locate.h"
 #include "utf8.h"
 #include "waivers.h"
 
@@ -334,6 +335,49 @@ static void worst_inputs(FILE *f, const qc_case *c, const qcf_tensor *out, uint6
 		fputs("}", f);
 }
 
+/* Where output k's failing elements are: the op's names of its axes, its channel axis, the
+ * failing elements per index along m->along's axis (locate.h). */
+static void where_json(FILE *f, const qc_case *c, int k, const qc_metrics *m)
+{
+	char names[QCF_MAX_RANK][QREF_AXIS_NAME];
+	int named, ch = -1, rank = qc_axis_names(c, k, names, &named);
+	qref_output_axes(&c->call, k, NULL, &ch);
+	fputs(", \"axes\": [", f);
+	for (int d = 0; d < rank; d++) {
+		fputs(d ? ", " : "", f);
+		qc_json_string(f, names[d]);
+	}
+	fputs("]", f);
+	if (ch >= 0)
+		fprintf(f, ", \"channel_axis\": %d", ch);
+	const qc_along *a = &m->along;
+	if (a->axis < 0)
+		return;
+	fprintf(f, ", \"failing_along\": {\"axis\": %d, \"counts\": {", a->axis);
+	for (int i = 0; i < a->n; i++)
+		fprintf(f, "%s\"%lld\": %llu", i ? ", " : "", (long long)a->index[i],
+		        (unsigned long long)a->count[i]);
+	fprintf(f, "}, \"other\": %llu}", (unsigned long long)a->other);
+}
+
+/* The worst element's coordinates, and the reference's accumulator and real value when known. */
+static void worst_where(FILE *f, const qc_case *c, int k, const qc_worst *w)
+{
+	int64_t at[QCF_MAX_RANK];
+	int32_t rank = c->out[k].rank < 0              ? 0
+	               : c->out[k].rank > QCF_MAX_RANK ? QCF_MAX_RANK
+	                                               : c->out[k].rank;
+	qc_coords(rank, c->out[k].shape, w->index, at);
+	fputs(", \"coords\": [", f);
+	for (int32_t d = 0; d < rank; d++)
+		fprintf(f, "%s%lld", d ? ", " : "", (long long)at[d]);
+	fputs("]", f);
+	if (!w->has_terms)
+		return;
+	fprintf(f, ", \"acc\": %lld, \"real\": ", (long long)w->acc);
+	num(f, w->real);
+}
+
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 {
 	qc_json_case_ex(j, c, r, (uint64_t)j->n_cases, NULL);
@@ -430,6 +474,8 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		num(f, r->saturated[k]);
 		fputs(", ", f);
 		metrics_json(f, m);
+		if (m->n_worst)
+			where_json(f, c, k, m);
 		fputs(", \"worst\": [", f);
 		for (int w = 0; w < m->n_worst; w++) {
 			fprintf(f, "%s{\"index\": %llu, \"expected\": ", w ? ", " : "",
@@ -439,6 +485,7 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 			num(f, m->worst[w].got);
 			fputs(", \"error\": ", f);
 			num(f, m->worst[w].error);
+			worst_where(f, c, k, &m->worst[w]);
 			worst_inputs(f, c, &c->out[k], m->worst[w].index);
 			fputs("}", f);
 		}
@@ -665,8 +712,9 @@ void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
 		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
 	if (meta && meta->interrupted) {
-		fprintf(f, "\nINTERRUPTED: %llu of %llu cases (%s), a partial run\n",
+		fprintf(f, "\nINTERRUPTED: %llu of %llu case%s (%s), a partial run\n",
 		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,
+		        meta->cases_planned == 1 ? "" : "s",
 		        qc_stats_conforms(s) ? "every verdict so far allowed"
 		                             : "see the failing cases in the report");
 		return;

@@ -104,6 +104,11 @@ static const char css[] =
         ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}"
         "svg text{font:10px system-ui,sans-serif;fill:#444}"
         ".note{color:#555}.muted{color:#777}"
+        "section.opfail{margin:18px 0 26px}section.opfail h3{font-size:16px;margin:0 0 6px}"
+        ".where{background:#fff;border:1px solid #dde1e6;padding:8px 14px;margin:6px 0 10px}"
+        ".where p{margin:4px 0}.where table{margin:6px 0}"
+        "ul.findings{margin:4px 0;padding-left:22px}ul.findings li{margin:2px 0}"
+        ".spec h4{margin:14px 0 2px;font-size:13px}.spec p.spec-what{margin:0 0 4px;color:#444}"
         ".cert{border:6px solid;margin:0}.cert.ok{border-color:#1b7f3b}"
         ".cert.bad{border-color:#b3261e}"
         ".certhead{color:#fff;padding:20px 22px 16px}.cert.ok .certhead{background:#1b7f3b}"
@@ -140,13 +145,15 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 }
 
 /* What the page needs of the cases, gathered in one pass over them (the cases stream:
- * harness/src/report/report_read.h), in memory bounded by the listed cases. */
+ * harness/src/report/report_read.h), in memory bounded by the listed cases and the caps of
+ * the breakdowns (WHERE_*). */
 typedef struct page_cases {
 	unsigned long long failing, within;
 	json_t *failing_list; /* the first QC_HTML_MAX_LISTED failing cases: [index, case] */
 	json_t *within_list;  /* the cases within tolerance, while QC_HTML_MAX_WITHIN at most */
 	json_t *waived;       /* "semantics\nop" -> how many cases a waiver accepted */
 	json_t *unsupported;  /* "semantics\nop" -> {message: [count, first case]} */
+	json_t *where;        /* "semantics\nop" of an op with failing cases -> its breakdown */
 } page_cases;
 
 static void op_slot(char *key, size_t n, const char *sem, const char *op)
@@ -160,6 +167,188 @@ static void page_cases_free(page_cases *pc)
 	json_decref(pc->within_list);
 	json_decref(pc->waived);
 	json_decref(pc->unsupported);
+	json_decref(pc->where);
+}
+
+/* ---- where an op's failures are: by sweep variable, along the output's channel axis ---- */
+
+#define WHERE_VARS    32 /* sweep variables (and keys of their map values) kept per op */
+#define WHERE_VALUES  64 /* values kept per variable; the cases with any other count as other */
+#define WHERE_AXES    16 /* outputs and axes kept per op */
+#define WHERE_INDICES 64 /* indices kept per output axis; the elements at others count as other */
+
+/*
+ * An op's breakdown, over every case of the report (not only the listed ones):
+ *   {"cases": n, "failing": n,
+ *    "vars": {NAME: {"vals": {VALUE: [cases, failing]}, "other": [cases, failing]}},
+ *    "along": {"OUTPUT\nAXIS": {"output", "axis", "channel": bool, "counts": {INDEX: n},
+ *              "other": n}}}
+ * NAME is a sweep variable of the case name's parameters (params, "name=value,..."), or
+ * NAME.KEY for a key of a map value ({key:value;...}), so that "wq.axis" stands beside "wq".
+ */
+static json_t *where_new(void)
+{
+	return json_pack("{s:i,s:i,s:{},s:{}}", "cases", 0, "failing", 0, "vars", "along");
+}
+
+static void count_add(json_t *o, const char *key, json_int_t n)
+{
+	json_object_set_new(o, key, json_integer(json_integer_value(json_object_get(o, key)) + n));
+}
+
+/* [cases, failing] += [1, failing] */
+static void pair_add(json_t *p, int failing)
+{
+	json_array_set_new(p, 0, json_integer(json_integer_value(json_array_get(p, 0)) + 1));
+	json_array_set_new(p, 1, json_integer(json_integer_value(json_array_get(p, 1)) + failing));
+}
+
+static void where_var(json_t *op, const char *name, const char *value, int failing)
+{
+	json_t *vars = json_object_get(op, "vars"), *v = json_object_get(vars, name);
+	if (!v) {
+		if (json_object_size(vars) >= WHERE_VARS)
+			return; /* a variable first met past the cap is left out, always */
+		v = json_pack("{s:{},s:[ii]}", "vals", "other", 0, 0);
+		if (json_object_set_new(vars, name, v) != 0)
+			return;
+	}
+	json_t *vals = json_object_get(v, "vals"), *p = json_object_get(vals, value);
+	if (!p && json_object_size(vals) < WHERE_VALUES) {
+		p = json_pack("[ii]", 0, 0);
+		if (json_object_set_new(vals, value, p) != 0)
+			p = NULL;
+	}
+	pair_add(p ? p : json_object_get(v, "other"), failing);
+}
+
+/* Splits s[0..n) at the separator sep outside brackets and braces; each part to fn. */
+static void split_top(const char *s, size_t n, char sep,
+                      void (*fn)(const char *part, size_t len, void *ctx), void *ctx)
+{
+	int depth = 0;
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && (s[i] == '[' || s[i] == '{'))
+			depth++;
+		else if (i < n && (s[i] == ']' || s[i] == '}') && depth > 0)
+			depth--;
+		else if (i == n || (s[i] == sep && depth == 0)) {
+			fn(s + start, i - start, ctx);
+			start = i + 1;
+		}
+	}
+}
+
+typedef struct var_ctx {
+	json_t *op;
+	int failing;
+	const char *name; /* map keys: the variable they belong to */
+} var_ctx;
+
+/* "key:value" of a map value of variable ctx->name: the variable NAME.KEY */
+static void map_entry(const char *part, size_t len, void *ctx)
+{
+	var_ctx *v = ctx;
+	const char *colon = memchr(part, ':', len);
+	if (!colon || colon == part)
+		return;
+	char name[256], value[512];
+	snprintf(name, sizeof name, "%s.%.*s", v->name, (int)(colon - part), part);
+	snprintf(value, sizeof value, "%.*s", (int)(len - (size_t)(colon + 1 - part)), colon + 1);
+	where_var(v->op, name, value, v->failing);
+}
+
+/* "name=value" of a case's params */
+static void param(const char *part, size_t len, void *ctx)
+{
+	var_ctx *v = ctx;
+	const char *eq = memchr(part, '=', len);
+	if (!eq || eq == part)
+		return;
+	char name[128], value[512];
+	snprintf(name, sizeof name, "%.*s", (int)(eq - part), part);
+	size_t vl = len - (size_t)(eq + 1 - part);
+	snprintf(value, sizeof value, "%.*s", (int)vl, eq + 1);
+	where_var(v->op, name, value, v->failing);
+	if (vl >= 2 && eq[1] == '{' && eq[vl] == '}') {
+		var_ctx m = {v->op, v->failing, name};
+		split_top(eq + 2, vl - 2, ';', map_entry, &m);
+	}
+}
+
+/* The pieces of params between top-level commas: a piece with '=' starts a variable, one
+ * without continues the value before it (a comma of a scalar value). */
+typedef struct params_ctx {
+	var_ctx v;
+	const char *start; /* the variable being read, or NULL */
+	size_t len;
+} params_ctx;
+
+static void params_piece(const char *part, size_t len, void *ctx)
+{
+	params_ctx *p = ctx;
+	if (p->start && memchr(part, '=', len)) {
+		param(p->start, p->len, &p->v);
+		p->start = NULL;
+	}
+	if (!p->start)
+		p->start = part;
+	p->len = (size_t)(part + len - p->start);
+}
+
+/* A case's params, "name=value,...": each variable (and each key of a map value). An explicit
+ * case's params are its name, with no '=': no variables. */
+static void where_params(json_t *op, const char *params, int failing)
+{
+	params_ctx p = {{op, failing, NULL}, NULL, 0};
+	split_top(params, strlen(params), ',', params_piece, &p);
+	if (p.start)
+		param(p.start, p.len, &p.v);
+}
+
+/* The failing elements of a failing case's outputs along their axes (failing_along). */
+static void where_along(json_t *op, json_t *c)
+{
+	json_t *along = json_object_get(op, "along"), *o;
+	size_t k;
+	json_array_foreach(json_object_get(c, "outputs"), k, o)
+	{
+		json_t *fa = json_object_get(o, "failing_along");
+		if (!json_is_object(fa))
+			continue;
+		json_int_t ax = qc_report_int(json_object_get(fa, "axis"));
+		const char *an = json_string_value(json_array_get(json_object_get(o, "axes"), ax));
+		char axis[32], key[256];
+		if (an)
+			snprintf(axis, sizeof axis, "%s", an);
+		else
+			snprintf(axis, sizeof axis, "axis %" JSON_INTEGER_FORMAT, ax);
+		snprintf(key, sizeof key, "%s\n%s", qc_report_str(o, "name"), axis);
+		json_t *t = json_object_get(along, key);
+		if (!t) {
+			if (json_object_size(along) >= WHERE_AXES)
+				continue;
+			json_t *ch = json_object_get(o, "channel_axis");
+			t = json_pack("{s:s,s:s,s:b,s:{},s:i}", "output", qc_report_str(o, "name"),
+			              "axis", axis, "channel",
+			              json_is_integer(ch) && json_integer_value(ch) == ax, "counts",
+			              "other", 0);
+			if (!t || json_object_set_new(along, key, t) != 0)
+				continue;
+		}
+		json_t *counts = json_object_get(t, "counts"), *n;
+		const char *idx;
+		json_object_foreach(json_object_get(fa, "counts"), idx, n)
+		{
+			if (json_object_get(counts, idx) ||
+			    json_object_size(counts) < WHERE_INDICES)
+				count_add(counts, idx, (json_int_t)qc_report_count(n));
+			else
+				count_add(t, "other", (json_int_t)qc_report_count(n));
+		}
+		count_add(t, "other", (json_int_t)qc_report_key_count(fa, "other"));
+	}
 }
 
 static void page_case(page_cases *pc, json_t *c, size_t i)
@@ -178,6 +367,14 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 		json_object_set_new(
 		        pc->waived, key,
 		        json_integer(json_integer_value(json_object_get(pc->waived, key)) + 1));
+	json_t *where = json_object_get(pc->where, key);
+	if (where) {
+		count_add(where, "cases", 1);
+		count_add(where, "failing", is_failing(v));
+		where_params(where, qc_report_str(c, "params"), is_failing(v));
+		if (is_failing(v))
+			where_along(where, c);
+	}
 	if (strcmp(verdict, "NOT_SUPPORTED") != 0)
 		return;
 	/* every distinct message of the op, in the order first given, with its count */
@@ -201,6 +398,22 @@ static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t err
 	pc->within_list = json_array();
 	pc->waived = json_object();
 	pc->unsupported = json_object();
+	/* a breakdown for each op the roll-up says fails */
+	pc->where = json_object();
+	size_t k;
+	json_t *o;
+	json_array_foreach(json_object_get(qc_report_doc(rep), "ops"), k, o)
+	{
+		json_t *v = json_object_get(o, "verdicts");
+		unsigned long long bad = 0;
+		for (int x = 0; x < QC_N_VERDICTS; x++)
+			if (is_failing(x))
+				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)x));
+		char key[512];
+		op_slot(key, sizeof key, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		if (bad && !json_object_get(pc->where, key))
+			json_object_set_new(pc->where, key, where_new());
+	}
 	json_t *c;
 	int rc;
 	size_t i = 0;
@@ -239,11 +452,11 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		/* a partial run: what finished, and how to go on */
 		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
 		esc(f, qc_report_str(intr, "signal"));
+		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
 		fprintf(f,
-		        " after <b>%llu</b> of %llu cases: the cases below are the ones that "
+		        " after <b>%llu</b> of %llu case%s: the cases below are the ones that "
 		        "finished",
-		        qc_report_key_count(intr, "cases_done"),
-		        qc_report_key_count(intr, "cases_planned"));
+		        qc_report_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
 		if (json_is_string(json_object_get(intr, "journal"))) {
 			fputs("; resume with <code>qconform run --resume ", f);
 			esc(f, qc_report_str(intr, "journal"));
@@ -255,8 +468,9 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 	esc(f, qc_report_str(plugin, "name"));
 	fputs("</b> ", f);
 	esc(f, qc_report_str(plugin, "version"));
-	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> cases in %s s &middot; %s</div>\n",
-	        qc_report_key_count(summary, "cases"),
+	unsigned long long total = qc_report_key_count(summary, "cases");
+	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> case%s in %s s &middot; %s</div>\n",
+	        total, total == 1 ? "" : "s",
 	        qc_report_num_text(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
 	        ok ? "every verdict allowed" : "failing cases are listed below");
 	verdict_counts(f, json_object_get(summary, "verdicts"), "count-");
@@ -286,12 +500,12 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 	}
 	if (shown)
 		fputs("</div>\n", f);
-	if (qc_report_key_count(summary, "waived"))
+	unsigned long long waived = qc_report_key_count(summary, "waived");
+	if (waived)
 		fprintf(f,
-		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing cases accepted "
-		        "by "
-		        "a waiver: <a href=\"#waivers\">waivers</a></div>\n",
-		        qc_report_key_count(summary, "waived"));
+		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing %s accepted by a "
+		        "waiver: <a href=\"#waivers\">waivers</a></div>\n",
+		        waived, waived == 1 ? "case" : "cases");
 	fputs("</header>\n<main>\n", f);
 }
 
@@ -336,8 +550,8 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 	esc(f, qc_report_str(p, "name"));
 	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
 	        ok ? "CONFORMS" : "DOES NOT CONFORM");
-	fprintf(f, "<p><b>%llu</b> cases (the profile asks for at least %llu)%s. ", cases, min,
-	        cases < min ? ": <b>too few</b>" : "");
+	fprintf(f, "<p><b>%llu</b> case%s (the profile asks for at least %llu)%s. ", cases,
+	        cases == 1 ? "" : "s", min, cases < min ? ": <b>too few</b>" : "");
 	fprintf(f, "%zu required operators:</p>\n", json_array_size(ops));
 	fputs("<table><tr><th>operator</th><th class=\"n\">cases</th>", f);
 	for (int k = 0; k < QC_N_VERDICTS; k++)
@@ -477,10 +691,11 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	unsigned long long total = 0;
 	json_array_foreach(specs, i, x) total += qc_report_key_count(x, "cases");
 	fprintf(f,
-	        "<details id=\"specs\"><summary>%zu spec files, %llu cases (path, sha256, cases "
-	        "of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
+	        "<details id=\"specs\"><summary>%zu spec file%s, %llu case%s (path, sha256, "
+	        "cases of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
 	        "class=\"n\">cases</th></tr>\n",
-	        json_array_size(specs), total);
+	        json_array_size(specs), json_array_size(specs) == 1 ? "" : "s", total,
+	        total == 1 ? "" : "s");
 	json_array_foreach(specs, i, x)
 	{
 		fputs("<tr><td>", f);
@@ -494,6 +709,15 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 }
 
 /* ---- histograms as SVG ---- */
+
+/* The unit of a report's metrics, as one of qconform's own names ("?" otherwise). */
+static const char *safe_unit(const char *u)
+{
+	for (int k = QC_UNIT_LSB; k <= QC_UNIT_ULP; k++)
+		if (!strcmp(u, qc_unit_name((qc_unit)k)))
+			return qc_unit_name((qc_unit)k);
+	return "?";
+}
 
 static int hist_counts(json_t *hist, unsigned long long c[QC_HIST_BINS])
 {
@@ -519,25 +743,52 @@ static double bar_height(unsigned long long c, unsigned long long max, double h)
 	return v < 2 ? 2 : v;
 }
 
-/* A small histogram for the operator table: one bar per non-empty bin. */
-static void mini_hist(FILE *f, json_t *hist)
+/* A small histogram for the operator table: one bar per non-empty bin (log scale), the bins
+ * labelled below the axis (<=-65, 0, >=65 and nf, the non-finite errors), the largest bin's
+ * count beside the top. */
+static void mini_hist(FILE *f, json_t *hist, const char *unit)
 {
 	unsigned long long c[QC_HIST_BINS], max = 0;
 	hist_counts(hist, c);
 	for (int b = 0; b < QC_HIST_BINS; b++)
 		max = c[b] > max ? c[b] : max;
-	fputs("<svg class=\"mini\" width=\"96\" height=\"22\" viewBox=\"0 0 96 22\" "
-	      "role=\"img\"><line x1=\"0\" y1=\"21.5\" x2=\"96\" y2=\"21.5\" stroke=\"#bbb\"/>",
-	      f);
+	const int bw = 8, w = QC_HIST_BINS * bw; /* a bin's width, all the bins' */
+	fprintf(f,
+	        "<svg class=\"mini\" width=\"%d\" height=\"34\" viewBox=\"0 0 %d 34\" "
+	        "role=\"img\"><title>elements per error bin (e in %s), log scale; the largest "
+	        "bin: %llu</title><line x1=\"0\" y1=\"21.5\" x2=\"%d\" y2=\"21.5\" "
+	        "stroke=\"#bbb\"/>",
+	        w + 34, w + 34, unit, max, w);
 	for (int b = 0; b < QC_HIST_BINS; b++) {
 		if (!c[b])
 			continue;
 		double h = bar_height(c[b], max, 20);
 		fprintf(f,
-		        "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"5\" height=\"%.1f\">"
+		        "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\">"
 		        "<title>e %s: %llu</title></rect>",
-		        bar_class(b), b * 6, 21 - h, h, qc_hist_labels[b], c[b]);
+		        bar_class(b), b * bw + 1, 21 - h, bw - 2, h, qc_hist_labels[b], c[b]);
 	}
+	/* ticks under the first, the zero, the last finite and the non-finite bin */
+	static const struct {
+		int bin;
+		const char *anchor, *text;
+	} ticks[] = {{0, "start", "&#8804;-65"},
+	             {7, "middle", "0"},
+	             {14, "end", "&#8805;65"},
+	             {QC_HIST_NAN, "start", "nf"}};
+	for (size_t t = 0; t < sizeof ticks / sizeof ticks[0]; t++) {
+		int b = ticks[t].bin;
+		double x = !strcmp(ticks[t].anchor, "start") ? b * bw + (b ? 2 : 0)
+		           : !strcmp(ticks[t].anchor, "end") ? (b + 1) * bw
+		                                             : b * bw + bw / 2.0;
+		fprintf(f,
+		        "<line x1=\"%.1f\" y1=\"22\" x2=\"%.1f\" y2=\"24\" stroke=\"#bbb\"/>"
+		        "<text x=\"%.1f\" y=\"32\" text-anchor=\"%s\" font-size=\"8\">%s</text>",
+		        b * bw + bw / 2.0, b * bw + bw / 2.0, x, ticks[t].anchor, ticks[t].text);
+	}
+	if (max)
+		fprintf(f, "<text x=\"%d\" y=\"9\" font-size=\"8\" class=\"mini-max\">%llu</text>",
+		        w + 3, max);
 	fputs("</svg>", f);
 }
 
@@ -600,7 +851,9 @@ static void ops_table(FILE *f, json_t *r)
 	      f);
 	for (size_t k = 0; k < sizeof op_heads / sizeof op_heads[0]; k++)
 		fprintf(f, "<th class=\"n\">%s</th>", op_heads[k]);
-	fputs("<th>max |e|</th><th>errors</th></tr></thead>\n<tbody>\n", f);
+	fputs("<th>max |e|</th><th>errors: elements per bin of e (log scale)</th></tr></thead>\n"
+	      "<tbody>\n",
+	      f);
 	size_t i;
 	json_t *o;
 	json_array_foreach(ops, i, o)
@@ -651,7 +904,8 @@ static void ops_table(FILE *f, json_t *r)
 		{
 			if (k)
 				fputs("<br>", f);
-			mini_hist(f, json_object_get(m, "histogram"));
+			mini_hist(f, json_object_get(m, "histogram"),
+			          safe_unit(qc_report_str(m, "unit")));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -689,14 +943,6 @@ static void waivers(FILE *f, json_t *r)
 
 /* ---- one case ---- */
 
-static const char *safe_unit(const char *u)
-{
-	for (int k = QC_UNIT_LSB; k <= QC_UNIT_ULP; k++)
-		if (!strcmp(u, qc_unit_name((qc_unit)k)))
-			return qc_unit_name((qc_unit)k);
-	return "?";
-}
-
 /* A metrics column head: the JSON key with spaces, so a narrow page can wrap it. */
 static void head_cell(FILE *f, const char *key)
 {
@@ -706,12 +952,101 @@ static void head_cell(FILE *f, const char *key)
 	fputs("</th>", f);
 }
 
-static void case_article(FILE *f, json_t *c, size_t index, const char *why)
+/* "0,3,2,5" and, when the op names its axes, "n=0, h=3, w=2, c=5" */
+static void coords_cell(FILE *f, json_t *coords, json_t *axes)
+{
+	size_t d;
+	json_t *v;
+	int named = json_array_size(axes) == json_array_size(coords), layout = 0;
+	json_array_foreach(axes, d, v)
+	{
+		char plain[32];
+		snprintf(plain, sizeof plain, "d%zu", d);
+		named &= json_is_string(v);
+		layout |= json_is_string(v) && strcmp(json_string_value(v), plain) != 0;
+	}
+	json_array_foreach(coords, d, v)
+	{
+		fputs(d ? ", " : "", f);
+		if (named && layout) {
+			esc(f, json_string_value(json_array_get(axes, d)));
+			fputc('=', f);
+		}
+		fprintf(f, "%llu", qc_report_count(v));
+	}
+}
+
+/* An output's worst elements: where each is (its index, its coordinates), the inputs at the
+ * index, expected, got, error, and the reference's accumulator and real value when known. */
+static void worst_table(FILE *f, json_t *o)
+{
+	json_t *worst = json_object_get(o, "worst"), *e;
+	size_t w;
+	char b1[32], b2[32], b3[32];
+	int coords = 0, terms = 0, inputs = 0;
+	json_array_foreach(worst, w, e)
+	{
+		coords |= json_is_array(json_object_get(e, "coords"));
+		terms |= json_object_get(e, "acc") != NULL;
+		inputs |= json_object_get(e, "inputs") != NULL;
+	}
+	if (!json_array_size(worst))
+		return;
+	fputs("<table class=\"worst\"><tr><th class=\"n\">index</th>", f);
+	if (coords)
+		fputs("<th>at</th>", f);
+	if (inputs)
+		fputs("<th>inputs at the index</th>", f);
+	fputs("<th class=\"n\">expected</th><th class=\"n\">got</th><th class=\"n\">error</th>", f);
+	if (terms)
+		fputs("<th class=\"n\">accumulator</th><th class=\"n\">real value (acc &times; "
+		      "s_in "
+		      "&times; s_w / s_out + zp_out)</th>",
+		      f);
+	fputs("</tr>\n", f);
+	json_array_foreach(worst, w, e)
+	{
+		fprintf(f, "<tr><td class=\"n\">%llu</td>", qc_report_key_count(e, "index"));
+		if (coords) {
+			fputs("<td>", f);
+			coords_cell(f, json_object_get(e, "coords"), json_object_get(o, "axes"));
+			fputs("</td>", f);
+		}
+		if (inputs) {
+			fputs("<td>", f);
+			const char *in;
+			json_t *iv;
+			int first = 1;
+			json_object_foreach(json_object_get(e, "inputs"), in, iv)
+			{
+				fputs(first ? "" : ", ", f);
+				esc(f, in);
+				fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
+				first = 0;
+			}
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
+		        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")),
+		        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
+		        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
+		if (terms && json_object_get(e, "acc"))
+			fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%.9g</td>",
+			        qc_report_num_text(b1, sizeof b1, json_object_get(e, "acc")),
+			        qc_report_num(json_object_get(e, "real")));
+		else if (terms)
+			fputs("<td></td><td></td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void case_article(FILE *f, json_t *c, size_t index)
 {
 	/* names written into markup unescaped come from qconform's own tables */
 	int vi = verdict_index(qc_report_str(c, "verdict"));
 	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32];
 	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
 	        verdict, index, verdict);
 	esc(f, verdict);
@@ -725,14 +1060,13 @@ static void case_article(FILE *f, json_t *c, size_t index, const char *why)
 	esc(f, qc_report_str(c, "op"));
 	fputs("</td></tr>\n", f);
 	kv_row(f, "spec", qc_report_str(c, "spec"), 0);
-	if (why)
-		kv_row(f, "what the spec is for", why, 0);
 	kv_row(f, "params", qc_report_str(c, "params"), 1);
 	kv_row(f, "case seed", qc_report_str(c, "seed"), 1);
 	if (json_object_get(c, "waived"))
 		kv_row(f, "waived", qc_report_str(c, "waived"), 0);
 	kv_row(f, "expect", qc_report_str(c, "expect"), 0);
-	kv_row(f, "seconds", qc_report_num_text(b1, sizeof b1, json_object_get(c, "seconds")), 0);
+	kv_row(f, "kernel seconds",
+	       qc_report_num_text(b1, sizeof b1, json_object_get(c, "seconds")), 0);
 	json_t *aq = json_object_get(c, "auto_quant");
 	if (json_is_object(aq)) {
 		const char *k;
@@ -783,40 +1117,7 @@ static void case_article(FILE *f, json_t *c, size_t index, const char *why)
 				                           json_object_get(o, nums[j])));
 		fputs("</tr></table>\n", f);
 		case_hist(f, json_object_get(o, "histogram"), unit);
-		json_t *worst = json_object_get(o, "worst");
-		if (json_array_size(worst)) {
-			fputs("<table class=\"worst\"><tr><th class=\"n\">index</th><th>inputs at "
-			      "the index</th><th class=\"n\">expected</th><th "
-			      "class=\"n\">got</th><th class=\"n\">error</th></tr>\n",
-			      f);
-			size_t w;
-			json_t *e;
-			json_array_foreach(worst, w, e)
-			{
-				fprintf(f, "<tr><td class=\"n\">%llu</td><td>",
-				        qc_report_key_count(e, "index"));
-				const char *in;
-				json_t *iv;
-				int first = 1;
-				json_object_foreach(json_object_get(e, "inputs"), in, iv)
-				{
-					fputs(first ? "" : ", ", f);
-					esc(f, in);
-					fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
-					first = 0;
-				}
-				fprintf(f,
-				        "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
-				        "class=\"n\">%s</td></tr>\n",
-				        qc_report_num_text(b1, sizeof b1,
-				                           json_object_get(e, "expected")),
-				        qc_report_num_text(b2, sizeof b2,
-				                           json_object_get(e, "got")),
-				        qc_report_num_text(b3, sizeof b3,
-				                           json_object_get(e, "error")));
-			}
-			fputs("</table>\n", f);
-		}
+		worst_table(f, o);
 	}
 	if (json_object_get(c, "reproduce")) {
 		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
@@ -824,6 +1125,223 @@ static void case_article(FILE *f, json_t *c, size_t index, const char *why)
 		fputs("</pre>\n", f);
 	}
 	fputs("</article>\n", f);
+}
+
+/* ---- where an op's failures are, rendered ---- */
+
+typedef struct ranked {
+	const char *key;
+	json_int_t n, m; /* what it is ranked by (most first), and a second count */
+	size_t order;    /* first met: the tie-break */
+} ranked;
+
+static int by_count(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The entries of a tally object ({KEY: n} or {KEY: [cases, failing]}), most first. */
+static ranked *ranked_of(json_t *o, size_t *n)
+{
+	*n = json_object_size(o);
+	ranked *r = calloc(*n ? *n : 1, sizeof *r);
+	const char *key;
+	json_t *v;
+	size_t i = 0;
+	if (!r) {
+		*n = 0;
+		return NULL;
+	}
+	json_object_foreach(o, key, v)
+	{
+		r[i].key = key;
+		r[i].order = i;
+		if (json_is_array(v)) {
+			r[i].n = json_integer_value(json_array_get(v, 1));
+			r[i].m = json_integer_value(json_array_get(v, 0));
+		} else {
+			r[i].n = json_integer_value(v);
+		}
+		i++;
+	}
+	qsort(r, *n, sizeof *r, by_count);
+	return r;
+}
+
+/* "1 case", "2 cases" */
+static const char *plural(json_int_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* What the breakdown w of an op shows first: every axis whose failing elements lie at one index
+ * ("channel 3 only"), and every sweep variable whose value all failing cases share when not
+ * every case of the op has it ("all failing cases have wq.axis=0"). Returns how many. */
+static int where_findings(FILE *f, json_t *w)
+{
+	json_int_t failing = json_integer_value(json_object_get(w, "failing")),
+	           cases = json_integer_value(json_object_get(w, "cases"));
+	int n = 0;
+	const char *key;
+	json_t *t;
+	json_object_foreach(json_object_get(w, "along"), key, t)
+	{
+		json_t *counts = json_object_get(t, "counts");
+		if (json_object_size(counts) != 1 ||
+		    json_integer_value(json_object_get(t, "other")))
+			continue;
+		const char *idx = json_object_iter_key(json_object_iter(counts));
+		json_int_t el =
+		        json_integer_value(json_object_iter_value(json_object_iter(counts)));
+		fputs(n++ ? "<li>" : "<ul class=\"findings\"><li>", f);
+		fputs("output <code>", f);
+		esc(f, qc_report_str(t, "output"));
+		fputs("</code>: <b>", f);
+		if (json_is_true(json_object_get(t, "channel")))
+			fputs("channel ", f);
+		else {
+			fputs("only at ", f);
+			esc(f, qc_report_str(t, "axis"));
+			fputs(" = ", f);
+		}
+		esc(f, idx);
+		fprintf(f, "%s</b> (%" JSON_INTEGER_FORMAT " failing %s)</li>",
+		        json_is_true(json_object_get(t, "channel")) ? " only" : "", el,
+		        plural(el, "element", "elements"));
+	}
+	json_object_foreach(json_object_get(w, "vars"), key, t)
+	{
+		json_t *vals = json_object_get(t, "vals"), *p, *shared = NULL;
+		const char *vk, *shared_key = NULL;
+		int with_failures =
+		        json_integer_value(json_array_get(json_object_get(t, "other"), 1)) > 0;
+		json_object_foreach(vals, vk, p)
+		{
+			if (json_integer_value(json_array_get(p, 1)) > 0) {
+				with_failures++;
+				shared = p;
+				shared_key = vk;
+			}
+		}
+		if (with_failures != 1 || !shared ||
+		    json_integer_value(json_array_get(shared, 1)) != failing)
+			continue;
+		json_int_t have = json_integer_value(json_array_get(shared, 0));
+		if (have >= cases)
+			continue; /* every case has it: it says nothing */
+		fputs(n++ ? "<li>" : "<ul class=\"findings\"><li>", f);
+		fputs(failing == 1 ? "<b>the failing case has <code>"
+		                   : "<b>all failing cases have <code>",
+		      f);
+		esc(f, key);
+		fputc('=', f);
+		esc(f, shared_key);
+		fprintf(f,
+		        "</code></b> (%" JSON_INTEGER_FORMAT " of the %" JSON_INTEGER_FORMAT
+		        " cases %s)</li>",
+		        have, cases, plural(have, "has it", "have it"));
+	}
+	if (n)
+		fputs("</ul>\n", f);
+	return n;
+}
+
+/* The breakdown of an op's failures (page_cases.where): findings, the failing elements along
+ * each output's axis, the values of the sweep variables that the failing cases have. */
+static void where_section(FILE *f, json_t *w, size_t id)
+{
+	json_int_t failing = json_integer_value(json_object_get(w, "failing")),
+	           cases = json_integer_value(json_object_get(w, "cases"));
+	fprintf(f,
+	        "<div class=\"where\" id=\"where-%zu\">\n<p><b>%" JSON_INTEGER_FORMAT
+	        "</b> of %" JSON_INTEGER_FORMAT " %s %s.</p>\n",
+	        id, failing, cases, plural(cases, "case", "cases"),
+	        plural(failing, "fails", "fail"));
+	if (!where_findings(f, w) && failing > 1)
+		fputs("<p class=\"note\">No one channel and no one value of a sweep variable holds "
+		      "every failure.</p>\n",
+		      f);
+	const char *key;
+	json_t *t;
+	if (json_object_size(json_object_get(w, "along"))) {
+		fputs("<table class=\"along\"><tr><th>output</th><th>along</th><th>failing "
+		      "elements "
+		      "per index (most first)</th></tr>\n",
+		      f);
+		json_object_foreach(json_object_get(w, "along"), key, t)
+		{
+			size_t n;
+			ranked *r = ranked_of(json_object_get(t, "counts"), &n);
+			fputs("<tr><td>", f);
+			esc(f, qc_report_str(t, "output"));
+			fputs("</td><td>", f);
+			esc(f, qc_report_str(t, "axis"));
+			fprintf(f, "%s</td><td>",
+			        json_is_true(json_object_get(t, "channel")) ? " (channels)" : "");
+			for (size_t i = 0; i < n && i < 16; i++) {
+				fputs(i ? ", " : "", f);
+				esc(f, r[i].key);
+				fprintf(f, ": %" JSON_INTEGER_FORMAT, r[i].n);
+			}
+			if (n > 16)
+				fprintf(f, ", %zu more indices", n - 16);
+			json_int_t other = json_integer_value(json_object_get(t, "other"));
+			if (other)
+				fprintf(f, "; %" JSON_INTEGER_FORMAT " at other indices", other);
+			fputs("</td></tr>\n", f);
+			free(r);
+		}
+		fputs("</table>\n", f);
+	}
+	int head = 0;
+	json_object_foreach(json_object_get(w, "vars"), key, t)
+	{
+		size_t n;
+		ranked *r = ranked_of(json_object_get(t, "vals"), &n);
+		json_t *other = json_object_get(t, "other");
+		json_int_t other_cases = json_integer_value(json_array_get(other, 0));
+		if (n < 2 && !other_cases) { /* one value in every case that has it */
+			free(r);
+			continue;
+		}
+		if (!head++)
+			fputs("<table class=\"vars\"><tr><th>sweep variable</th><th>its values in "
+			      "the "
+			      "failing cases (failing / cases with the value)</th><th>values with "
+			      "no "
+			      "failing case</th></tr>\n",
+			      f);
+		fputs("<tr><td><code>", f);
+		esc(f, key);
+		fputs("</code></td><td>", f);
+		size_t shown = 0, clean = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!r[i].n) {
+				clean++;
+				continue;
+			}
+			if (shown++ == 8)
+				continue;
+			fputs(shown > 1 ? "; <code>" : "<code>", f);
+			esc(f, r[i].key);
+			fprintf(f, "</code> %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, r[i].n,
+			        r[i].m);
+		}
+		if (shown > 8)
+			fprintf(f, "; %zu more values", shown - 8);
+		json_int_t of = json_integer_value(json_array_get(other, 1));
+		if (of)
+			fprintf(f, "; other values %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
+			        of, other_cases);
+		fprintf(f, "</td><td class=\"n\">%zu</td></tr>\n", clean);
+		free(r);
+	}
+	if (head)
+		fputs("</table>\n", f);
+	fputs("</div>\n", f);
 }
 
 /* The description of the spec at path (run.specs), or NULL. */
@@ -839,8 +1357,47 @@ static const char *spec_description(json_t *r, const char *path)
 	return NULL;
 }
 
-/* Failing cases (up to QC_HTML_MAX_LISTED), cases within tolerance (when few), and the
- * operators the plugin does not support. */
+/* The cases of list ([index, case] pairs) whose op is `key` (any op: NULL), by spec in the
+ * order each spec first comes: per spec its path and what it is for once, then its cases. */
+static void cases_by_spec(FILE *f, json_t *r, json_t *list, const char *key)
+{
+	json_t *done = json_object();
+	size_t i, j;
+	json_t *c, *d;
+	json_array_foreach(list, i, c)
+	{
+		json_t *cc = json_array_get(c, 1);
+		char k[512];
+		op_slot(k, sizeof k, qc_report_str(cc, "semantics"), qc_report_str(cc, "op"));
+		const char *spec = qc_report_str(cc, "spec");
+		if ((key && strcmp(k, key) != 0) || json_object_get(done, spec))
+			continue;
+		json_object_set_new(done, spec, json_true());
+		const char *why = spec_description(r, spec);
+		fputs("<div class=\"spec\"><h4>spec <code>", f);
+		esc(f, spec);
+		fputs("</code></h4>", f);
+		if (why) {
+			fputs("<p class=\"spec-what\">", f);
+			esc(f, why);
+			fputs("</p>", f);
+		}
+		fputs("</div>\n", f);
+		json_array_foreach(list, j, d)
+		{
+			json_t *dc = json_array_get(d, 1);
+			op_slot(k, sizeof k, qc_report_str(dc, "semantics"),
+			        qc_report_str(dc, "op"));
+			if ((!key || !strcmp(k, key)) && !strcmp(qc_report_str(dc, "spec"), spec))
+				case_article(f, dc,
+				             (size_t)json_integer_value(json_array_get(d, 0)));
+		}
+	}
+	json_decref(done);
+}
+
+/* Failing cases (up to QC_HTML_MAX_LISTED) per failing operator, each operator's breakdown
+ * first; cases within tolerance (when few); the operators the plugin does not support. */
 static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *json_path)
 {
 	unsigned long long failing = pc->failing, within = pc->within;
@@ -852,18 +1409,45 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	if (failing > QC_HTML_MAX_LISTED)
 		fprintf(f,
 		        "<p class=\"note\" id=\"more-failing\">The first %d are listed here; %llu "
-		        "more failing cases are in the JSON report (<code>",
-		        QC_HTML_MAX_LISTED, failing - QC_HTML_MAX_LISTED);
+		        "more failing %s in the JSON report (<code>",
+		        QC_HTML_MAX_LISTED, failing - QC_HTML_MAX_LISTED,
+		        failing - QC_HTML_MAX_LISTED == 1 ? "case is" : "cases are");
 	if (failing > QC_HTML_MAX_LISTED) {
 		esc(f, json_path);
 		fputs("</code>).</p>\n", f);
 	}
+	/* per failing op (the roll-up's order): where its failures are, then its listed cases */
+	const char *key;
+	json_t *w;
+	size_t id = 0;
+	json_object_foreach(pc->where, key, w)
+	{
+		/* the key is "semantics\nop": shown as semantics/op */
+		char name[512];
+		snprintf(name, sizeof name, "%s", key);
+		char *nl = strchr(name, '\n');
+		if (nl)
+			*nl = '/';
+		fprintf(f, "<section class=\"opfail\" id=\"failing-op-%zu\">\n<h3>", id);
+		esc(f, name);
+		fputs("</h3>\n", f);
+		where_section(f, w, id++);
+		cases_by_spec(f, r, pc->failing_list, key);
+		fputs("</section>\n", f);
+	}
+	/* listed failing cases of an op the roll-up does not name (a report edited by hand) */
+	json_t *rest = json_array();
 	json_array_foreach(pc->failing_list, i, c)
 	{
 		json_t *cc = json_array_get(c, 1);
-		case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
-		             spec_description(r, qc_report_str(cc, "spec")));
+		char k[512];
+		op_slot(k, sizeof k, qc_report_str(cc, "semantics"), qc_report_str(cc, "op"));
+		if (!json_object_get(pc->where, k))
+			json_array_append(rest, c);
 	}
+	if (json_array_size(rest))
+		cases_by_spec(f, r, rest, NULL);
+	json_decref(rest);
 	fprintf(f, "<h2 id=\"within\">Passed within tolerance (%llu)</h2>\n", within);
 	if (within > QC_HTML_MAX_WITHIN) {
 		fprintf(f,
@@ -875,12 +1459,7 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	} else if (!within) {
 		fputs("<p class=\"note\">None: every passing case is bit-exact.</p>\n", f);
 	} else {
-		json_array_foreach(pc->within_list, i, c)
-		{
-			json_t *cc = json_array_get(c, 1);
-			case_article(f, cc, (size_t)json_integer_value(json_array_get(c, 0)),
-			             spec_description(r, qc_report_str(cc, "spec")));
-		}
+		cases_by_spec(f, r, pc->within_list, NULL);
 	}
 	/* NOT_SUPPORTED: per operator, every distinct message of the plugin with its count */
 	json_t *ops = json_object_get(r, "ops"), *o;

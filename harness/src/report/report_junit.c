@@ -51,6 +51,34 @@ static void xesc(FILE *f, const char *s, int attr)
 	}
 }
 
+/* "[0,3,2,5] (n=0,h=3,w=2,c=5)": coordinates, with the output's axis names when the op has
+ * them (not only d0, d1, ...). */
+static void coords_text(FILE *f, json_t *coords, json_t *axes)
+{
+	size_t d;
+	json_t *v;
+	int named = json_array_size(axes) == json_array_size(coords), layout = 0;
+	json_array_foreach(axes, d, v)
+	{
+		char plain[32];
+		snprintf(plain, sizeof plain, "d%zu", d);
+		named &= json_is_string(v);
+		layout |= json_is_string(v) && strcmp(json_string_value(v), plain) != 0;
+	}
+	fputc('[', f);
+	json_array_foreach(coords, d, v) fprintf(f, "%s%llu", d ? "," : "", qc_report_count(v));
+	fputc(']', f);
+	if (!named || !layout)
+		return;
+	json_array_foreach(coords, d, v)
+	{
+		fputs(d ? "," : " (", f);
+		xesc(f, json_string_value(json_array_get(axes, d)), 0);
+		fprintf(f, "=%llu", qc_report_count(v));
+	}
+	fputc(')', f);
+}
+
 /* The metrics of a case's outputs as text: the body of a <failure>. */
 static void metrics_text(FILE *f, json_t *c)
 {
@@ -65,8 +93,10 @@ static void metrics_text(FILE *f, json_t *c)
 		xesc(f, qc_report_str(o, "dtype"), 0);
 		fputs(", e in ", f);
 		xesc(f, qc_report_str(o, "unit"), 0);
-		fprintf(f, "): %llu of %llu elements differ, max |e| %s, bias %s, mse %s",
-		        qc_report_key_count(o, "mismatches"), qc_report_key_count(o, "elements"),
+		unsigned long long mism = qc_report_key_count(o, "mismatches"),
+		                   n = qc_report_key_count(o, "elements");
+		fprintf(f, "): %llu of %llu %s %s, max |e| %s, bias %s, mse %s", mism, n,
+		        n == 1 ? "element" : "elements", mism == 1 ? "differs" : "differ",
 		        qc_report_num_text(b1, sizeof b1, json_object_get(o, "max_abs")),
 		        qc_report_num_text(b2, sizeof b2, json_object_get(o, "bias")),
 		        qc_report_num_text(b3, sizeof b3, json_object_get(o, "mse")));
@@ -91,11 +121,39 @@ static void metrics_text(FILE *f, json_t *c)
 				fprintf(f, ": %s", qc_report_num_text(b1, sizeof b1, n));
 			}
 		}
+		json_t *along = json_object_get(o, "failing_along");
+		if (json_is_object(along)) {
+			/* per index along the axis: where the failing elements are */
+			json_t *axes = json_object_get(o, "axes");
+			size_t ax = (size_t)qc_report_key_count(along, "axis");
+			const char *an = json_string_value(json_array_get(axes, ax));
+			fputs("\n  failing elements along ", f);
+			if (an)
+				xesc(f, an, 0);
+			else
+				fprintf(f, "axis %zu", ax);
+			fputc(':', f);
+			const char *at;
+			json_t *cnt;
+			json_object_foreach(json_object_get(along, "counts"), at, cnt)
+			{
+				fputc(' ', f);
+				xesc(f, at, 0);
+				fprintf(f, ": %llu", qc_report_count(cnt));
+			}
+			if (qc_report_key_count(along, "other"))
+				fprintf(f, " other: %llu", qc_report_key_count(along, "other"));
+		}
 		size_t w;
 		json_t *e;
 		json_array_foreach(json_object_get(o, "worst"), w, e)
 		{
 			fprintf(f, "\n  worst: index %llu", qc_report_key_count(e, "index"));
+			json_t *coords = json_object_get(e, "coords");
+			if (json_is_array(coords)) {
+				fputs(" at ", f);
+				coords_text(f, coords, json_object_get(o, "axes"));
+			}
 			const char *in;
 			json_t *iv;
 			json_object_foreach(json_object_get(e, "inputs"), in, iv)
@@ -108,6 +166,11 @@ static void metrics_text(FILE *f, json_t *c)
 			        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")),
 			        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
 			        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
+			if (json_object_get(e, "acc"))
+				fprintf(f, ", acc %s, real %.9g",
+				        qc_report_num_text(b1, sizeof b1,
+				                           json_object_get(e, "acc")),
+				        qc_report_num(json_object_get(e, "real")));
 		}
 		fputc('\n', f);
 	}
@@ -345,9 +408,10 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		      "message=\"",
 		      f);
 		char what[256];
-		snprintf(what, sizeof what, "stopped by %s after %llu of %llu cases",
+		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
+		snprintf(what, sizeof what, "stopped by %s after %llu of %llu case%s",
 		         qc_report_str(intr, "signal"), qc_report_key_count(intr, "cases_done"),
-		         qc_report_key_count(intr, "cases_planned"));
+		         planned, planned == 1 ? "" : "s");
 		xesc(f, what, 1);
 		fputs("\">", f);
 		xesc(f, what, 0);
@@ -392,7 +456,13 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		fprintf(f, "      <property name=\"seed\" value=\"%s\"/>\n", seed);
 		fputs("      <property name=\"qconform.version\" value=\"", f);
 		xesc(f, qc_report_str(run, "qconform_version"), 1);
-		fputs("\"/>\n    </properties>\n", f);
+		fputs("\"/>\n", f);
+		/* what the times are: the report's case seconds, the kernel's alone; the run's
+		 * whole wall time beside them */
+		fputs("      <property name=\"qconform.time\" value=\"" QC_JUNIT_TIME "\"/>\n", f);
+		fprintf(f, "      <property name=\"qconform.wall_seconds\" value=\"%.3f\"/>\n",
+		        secs(json_object_get(json_object_get(r, "summary"), "wall_seconds")));
+		fputs("    </properties>\n", f);
 		for (size_t k = 0; k < g->n; k++) {
 			if (qc_report_at(rep, g->cases[k], &x, err, errsz) != 0) {
 				qc_afile_abort(&af);

@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "expected.h"
+#include "locate.h"
 #include "poison.h"
 #include "qref.h"
 #include "slua.h"
@@ -255,8 +256,11 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		qc_judge(c, e, &ex[i], kout, &jc->r);
 		for (int k = 0; k < jc->r.n_outputs; k++)
 			jc->r.saturated[k] = qc_expected_saturation(c, e, k);
-		if (c->tol.check && jc->r.verdict == QC_PASS_WITHIN_TOLERANCE)
+		if (c->tol.check && jc->r.verdict == QC_PASS_WITHIN_TOLERANCE) {
 			custom_check(c, e, kout, &jc->r);
+			if (jc->r.verdict == QC_FAIL)
+				qc_locate_worst(c, e, &jc->r);
+		}
 		case_text(p, jc, c);
 		if (p->keep_failing && !qc_verdict_conforms(jc->r.verdict)) {
 			/* --dump: the case as it is, with the kernel's outputs copied out of the

@@ -1476,12 +1476,13 @@ int qc_cmd_run(const qc_run_opts *o)
 	char shown_name[sizeof info.name * 3], shown_version[sizeof info.version * 3];
 	qc_utf8_sanitize(shown_name, sizeof shown_name, info.name, strlen(info.name));
 	qc_utf8_sanitize(shown_version, sizeof shown_version, info.version, strlen(info.version));
-	printf("qconform %s: %llu cases from %d specs, plugin %s %s (ABI %u)\n", QC_VERSION,
-	       (unsigned long long)ss.total, ss.n, shown_name, shown_version, info.abi_version);
+	printf("qconform %s: %llu case%s from %d spec%s, plugin %s %s (ABI %u)\n", QC_VERSION,
+	       (unsigned long long)ss.total, ss.total == 1 ? "" : "s", ss.n, ss.n == 1 ? "" : "s",
+	       shown_name, shown_version, info.abi_version);
 	if (o->shard_count)
-		printf("shard %d/%d: %llu of the run's %llu cases\n", o->shard_index,
+		printf("shard %d/%d: %llu of the run's %llu case%s\n", o->shard_index,
 		       o->shard_count, (unsigned long long)ss.total,
-		       (unsigned long long)ss.unsharded);
+		       (unsigned long long)ss.unsharded, ss.unsharded == 1 ? "" : "s");
 	if (o->resume)
 		printf("resuming %s: %zu case%s done before, %llu to run\n", o->resume, jd.n,
 		       jd.n == 1 ? "" : "s",
@@ -1572,9 +1573,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;
 	if (interrupted) {
-		printf("INTERRUPTED by %s after %llu of %llu cases: the reports hold the cases "
+		printf("INTERRUPTED by %s after %llu of %llu case%s: the reports hold the cases "
 		       "judged before it\n",
-		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total);
+		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
+		       st.total == 1 ? "" : "s");
 		if (journaled)
 			printf("resume: qconform run --resume %s\n", journal_path);
 	} else if (baseline && rc == 0) {
@@ -1664,8 +1666,8 @@ int qc_cmd_validate(const qc_run_opts *o)
 	specset ss = {0};
 	int rc = load_specs(o, &ss, &diag, 2);
 	if (rc == 0)
-		printf("%d spec%s valid, %llu cases\n", ss.n, ss.n == 1 ? "" : "s",
-		       (unsigned long long)ss.total);
+		printf("%d spec%s valid, %llu case%s\n", ss.n, ss.n == 1 ? "" : "s",
+		       (unsigned long long)ss.total, ss.total == 1 ? "" : "s");
 	else
 		fprintf(stderr, "%d error%s\n", diag.errors, diag.errors == 1 ? "" : "s");
 	specset_free(&ss);
