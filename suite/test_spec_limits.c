@@ -25,8 +25,8 @@
 #include "slua.h"
 #include "spec.h"
 
-#define HANG_SECONDS                                                                               \
-	60.0 /* a hang detector, not a performance bound (a loaded machine takes 20 s) */
+/* a hang detector, not a performance bound (a loaded machine takes 20 s) */
+#define HANG_SECONDS 60.0
 
 /* Eight lines: whatever a row appends starts on line 9. */
 static const char BASE[] = "qconform: 1\n"
