@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "certify.h"
+#include "digest.h"
 #include "profile.h"
 #include "qct.h"
 #include "report_read.h"
-#include "sha256.h"
 
 #define CERT_SCHEMA "reports/schema/certificate.schema.json"
 

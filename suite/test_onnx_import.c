@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "onnx_import.h"
 #include "onnx_proto.h"
 #include "qct.h"
-#include "sha256.h"
 
 #define ONNX_NODE_DIR "/usr/share/libonnx-testdata/data/node"
 

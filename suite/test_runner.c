@@ -25,11 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "dtype.h"
 #include "qct.h"
 #include "qref.h"
 #include "runner.h"
-#include "sha256.h"
 #include "wire.h"
 
 extern char **environ;

@@ -11,11 +11,11 @@
 
 #include "afile.h"
 #include "compare.h"
+#include "digest.h"
 #include "profile.h"
 #include "report.h"
 #include "report_html.h"
 #include "report_read.h"
-#include "sha256.h"
 #include "spec.h"
 #include "utf8.h"
 

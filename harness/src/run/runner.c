@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include "digest.h"
 #include "util.h"
 #include "wire.h"
 

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "qc_limits.h"
 #include "qref.h"
-#include "sha256.h"
 #include "slua.h"
 #include "util.h"
 

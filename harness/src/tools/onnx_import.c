@@ -19,9 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "digest.h"
 #include "help.h"
 #include "onnx_proto.h"
-#include "sha256.h"
 
 #define MAX_FILE   QC_ONNX_MAX_BYTES /* a node test's files are a few KiB */
 #define MAX_IO     16                /* inputs or outputs of one of the seven ops */

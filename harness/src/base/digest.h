@@ -2,8 +2,8 @@
  * SHA-256 through nettle (Debian's nettle-dev): the digests that identify the plugin under
  * test, profiles, specs, waivers, reports and the ONNX importer's source files.
  */
-#ifndef QC_SHA256_H
-#define QC_SHA256_H
+#ifndef QC_DIGEST_H
+#define QC_DIGEST_H
 
 #include <nettle/sha2.h>
 #include <stddef.h>
