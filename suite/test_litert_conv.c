@@ -909,7 +909,7 @@ static void test_channel3_located(void)
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
 	                             "%s run specs/litert/fully_connected.yaml --plugin %s "
-	                             "--quiet --json '%s/console.json'",
+	                             "--json '%s/console.json'",
 	                             qct_build_path("qconform"), qct_stub("channel3"), tmp),
 	                      0);
 	CU_ASSERT_EQUAL(p.status, 1);
