@@ -42,6 +42,7 @@
 #pragma weak qct_register_pipeline
 #pragma weak qct_register_cli
 #pragma weak qct_register_docs
+#pragma weak qct_register_ci_examples
 
 const char *qct_build_path(const char *rel)
 {
@@ -130,7 +131,8 @@ int main(int argc, char **argv)
 	                        qct_register_refusals,
 	                        qct_register_pipeline,
 	                        qct_register_cli,
-	                        qct_register_docs};
+	                        qct_register_docs,
+	                        qct_register_ci_examples};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

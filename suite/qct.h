@@ -139,5 +139,6 @@ void qct_register_refusals(void);
 void qct_register_pipeline(void);
 void qct_register_cli(void);
 void qct_register_docs(void);
+void qct_register_ci_examples(void);
 
 #endif
