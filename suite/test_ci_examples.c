@@ -27,8 +27,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "digest.h"
 #include "qct.h"
-#include "sha256.h"
 
 #define GH_FILE     "docs/ci/github-actions.yml"
 #define GL_FILE     "docs/ci/gitlab-ci.yml"
