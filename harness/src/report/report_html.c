@@ -957,18 +957,11 @@ static void coords_cell(FILE *f, json_t *coords, json_t *axes)
 {
 	size_t d;
 	json_t *v;
-	int named = json_array_size(axes) == json_array_size(coords), layout = 0;
-	json_array_foreach(axes, d, v)
-	{
-		char plain[32];
-		snprintf(plain, sizeof plain, "d%zu", d);
-		named &= json_is_string(v);
-		layout |= json_is_string(v) && strcmp(json_string_value(v), plain) != 0;
-	}
+	int named = qc_report_axes_named(coords, axes);
 	json_array_foreach(coords, d, v)
 	{
 		fputs(d ? ", " : "", f);
-		if (named && layout) {
+		if (named) {
 			esc(f, json_string_value(json_array_get(axes, d)));
 			fputc('=', f);
 		}

@@ -57,18 +57,11 @@ static void coords_text(FILE *f, json_t *coords, json_t *axes)
 {
 	size_t d;
 	json_t *v;
-	int named = json_array_size(axes) == json_array_size(coords), layout = 0;
-	json_array_foreach(axes, d, v)
-	{
-		char plain[32];
-		snprintf(plain, sizeof plain, "d%zu", d);
-		named &= json_is_string(v);
-		layout |= json_is_string(v) && strcmp(json_string_value(v), plain) != 0;
-	}
+	int named = qc_report_axes_named(coords, axes);
 	fputc('[', f);
 	json_array_foreach(coords, d, v) fprintf(f, "%s%llu", d ? "," : "", qc_report_count(v));
 	fputc(']', f);
-	if (!named || !layout)
+	if (!named)
 		return;
 	json_array_foreach(coords, d, v)
 	{

@@ -682,3 +682,18 @@ json_t *qc_report_read(const char *json_path, char *err, size_t errsz)
 	}
 	return doc;
 }
+
+int qc_report_axes_named(json_t *coords, json_t *axes)
+{
+	size_t d;
+	json_t *v;
+	int named = json_array_size(axes) == json_array_size(coords), layout = 0;
+	json_array_foreach(axes, d, v)
+	{
+		char plain[32];
+		snprintf(plain, sizeof plain, "d%zu", d);
+		named &= json_is_string(v);
+		layout |= json_is_string(v) && strcmp(json_string_value(v), plain) != 0;
+	}
+	return named && layout;
+}

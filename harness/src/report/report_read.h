@@ -63,4 +63,8 @@ const char *qc_report_num_text(char *buf, size_t n, const json_t *v);
  * never NULL for a string jansson would refuse; NULL s gives "". */
 json_t *qc_report_jstring(const char *s);
 
+/* Whether a worst element's coordinates are worth naming by the output's axes: one name per
+ * coordinate, and a layout of the op's own (not only d0, d1, ...). */
+int qc_report_axes_named(json_t *coords, json_t *axes);
+
 #endif
