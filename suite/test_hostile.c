@@ -54,7 +54,8 @@ static const fault_row rows[] = {
          * right answer overwritten later is ERROR. The worker closes the case's memory the
          * instruction after execute returns; a write that lands before that (the worker
          * preempted, as it is while the job threads keep both cores busy) is the kernel's
-         * answer, so the overwrite comes 2 ms later, not within scheduling latency. */
+         * answer, so the stub's thread writes 2 ms later and only once it sees the memory
+         * closed (a preempted worker took longer than 2 ms on a loaded machine). */
         {"late", "DEQUANTIZE", 2000, "FAIL", "never written", OTHERS_KEEP, "", 30, 0, 0},
         {"late-garble", "DEQUANTIZE", 2000, "ERROR", "output changed after execute returned",
          OTHERS_KEEP, "", 30, 0, 0},

@@ -8,8 +8,10 @@
  *   thread-stray  the same byte, written by a thread of the kernel during execute
  *   input       writes input 0                 meta    changes its call's output nbytes
  *   unwritten   returns QCF_OK, writes nothing
- *   late        returns at once; a thread writes the answer arg microseconds later
- *   late-garble writes the answer, returns; a thread overwrites it arg microseconds later
+ *   late        returns at once; a thread writes the answer arg microseconds later, once the
+ *               case's memory is closed
+ *   late-garble writes the answer, returns; a thread overwrites it arg microseconds later,
+ *               once the case's memory is closed
  *   fork-crash  forks a child that sleeps 30 s holding every fd, then segfaults
  *   fork-linger forks a child that sleeps 30 s, answers correctly
  *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
@@ -95,10 +97,26 @@ typedef struct late_job {
 	long long delay_us;
 } late_job;
 
+/* Can the byte at p be written? Asked without a fault and without changing it: the kernel
+ * copies the byte out into a pipe and back in, and says EFAULT when the page is closed. */
+static int writable(unsigned char *p, const int fd[2])
+{
+	return write(fd[1], p, 1) == 1 && read(fd[0], p, 1) == 1;
+}
+
 static void *late_main(void *p)
 {
 	late_job *j = p;
 	sleep_us(j->delay_us);
+	/* late for sure: once the worker has closed the case's memory (a preempted worker closes
+	 * it later than any fixed delay), for at most 2 s */
+	int fd[2];
+	if (j->n && pipe(fd) == 0) {
+		for (int k = 0; k < 40000 && writable(j->dst, fd); k++)
+			sleep_us(50);
+		close(fd[0]);
+		close(fd[1]);
+	}
 	for (size_t i = 0; i < j->n; i++)
 		((volatile unsigned char *)j->dst)[i] =
 		        j->src ? j->src[i] : (unsigned char)(i * 7 + 1);
