@@ -143,8 +143,9 @@ static uint64_t count_of(const json_t *o, const char *key)
 	return (uint64_t)qc_report_count(json_object_get(o, key));
 }
 
-/* A case line: 0, or -1 if it is not one. */
-static int parse_entry(char *line, size_t len, qc_journal_entry *e)
+/* A case line: 0, or -1 if it is not one. Its verdict and metrics into r when r is not NULL
+ * (the loader only checks the line; a replayed case reads it again: qc_journal_result). */
+static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_result *r)
 {
 	json_error_t je;
 	json_t *v = json_loadb(line, len, 0, &je);
@@ -159,24 +160,31 @@ static int parse_entry(char *line, size_t len, qc_journal_entry *e)
 	int vi = verdict ? verdict_of(verdict) : -1;
 	/* the case object's bytes: the line is {"stats":[...],"case":OBJECT} */
 	static const char key[] = ",\"case\":";
-	char *at = memmem(line, len, key, sizeof key - 1);
+	const char *at = memmem(line, len, key, sizeof key - 1);
 	if (!name || vi < 0 || !json_is_integer(ord) || json_integer_value(ord) < 0 ||
 	    !json_is_array(stats) || json_array_size(stats) > QC_MAX_TENSORS || !at ||
 	    line[len - 1] != '}') {
 		json_decref(v);
 		return -1;
 	}
-	memset(e, 0, sizeof *e);
-	e->ordinal = (uint64_t)json_integer_value(ord);
-	e->name = strdup(name);
-	e->r = calloc(1, sizeof *e->r);
-	e->text = at + sizeof key - 1;
-	e->len = (size_t)(line + len - 1 - e->text);
-	if (!e->name || !e->r) {
-		fprintf(stderr, "qconform: out of memory\n");
-		exit(2);
+	if (e) {
+		memset(e, 0, sizeof *e);
+		e->ordinal = (uint64_t)json_integer_value(ord);
+		e->name = strdup(name);
+		e->line = line;
+		e->line_len = len;
+		e->text = at + sizeof key - 1;
+		e->len = (size_t)(line + len - 1 - e->text);
+		if (!e->name) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
 	}
-	qc_result *r = e->r;
+	if (!r) {
+		json_decref(v);
+		return 0;
+	}
+	memset(r, 0, sizeof *r);
 	r->verdict = (qc_verdict)vi;
 	r->seconds = qc_report_num(json_object_get(c, "seconds"));
 	qc_utf8_copy(r->message, sizeof r->message, qc_report_str(c, "message"));
@@ -315,7 +323,7 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 			d->dropped_tail = 1; /* cut by the crash, whatever it holds */
 			break;
 		}
-		if (l == 0 || parse_entry(buf + at, l, &e) != 0) {
+		if (l == 0 || parse_entry(buf + at, l, &e, NULL) != 0) {
 			if (last) {
 				d->dropped_tail = 1;
 				break;
@@ -349,6 +357,11 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 	return 0;
 }
 
+int qc_journal_result(const qc_journal_entry *e, qc_result *r)
+{
+	return parse_entry(e->line, e->line_len, NULL, r);
+}
+
 const qc_journal_entry *qc_journal_find(const qc_journal_data *d, uint64_t ordinal)
 {
 	size_t lo = 0, hi = d->n;
@@ -366,7 +379,6 @@ void qc_journal_data_free(qc_journal_data *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		free(d->e[i].name);
-		free(d->e[i].r);
 	}
 	free(d->e);
 	json_decref(d->header);

@@ -49,8 +49,9 @@ int qc_journal_close(qc_journal *j);
 typedef struct qc_journal_entry {
 	uint64_t ordinal;
 	char *name;       /* as the report holds it */
-	qc_result *r;     /* verdict, seconds, message, n_outputs, m[] (no worst) */
-	const char *text; /* the case object, into qc_journal_data.buf */
+	const char *line; /* the journal's line, into qc_journal_data.buf */
+	size_t line_len;
+	const char *text; /* the case object, into the line */
 	size_t len;
 } qc_journal_entry;
 
@@ -66,6 +67,9 @@ typedef struct qc_journal_data {
 /* Reads a journal: its header and every whole case line. -1 with "path: reason" (not a
  * journal, a damaged line before the last one). */
 int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_size);
+/* A journaled case's verdict, seconds, message, n_outputs and m[] (no worst), read from its
+ * line when it is replayed: memory holds the journal's text, not a result per case. 0, or -1. */
+int qc_journal_result(const qc_journal_entry *e, qc_result *r);
 /* The entry of a case's ordinal, or NULL. */
 const qc_journal_entry *qc_journal_find(const qc_journal_data *d, uint64_t ordinal);
 void qc_journal_data_free(qc_journal_data *d);
