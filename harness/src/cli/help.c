@@ -235,8 +235,9 @@ void qc_help_usage(FILE *f)
 	        exit_text);
 }
 
-/* text wrapped to width columns after indent spaces (the first line too) */
-static void wrap(FILE *f, const char *text, int indent, int width)
+/* text wrapped to width columns, each line after indent spaces; the first line goes on from
+ * column col (col < indent: it is indented too) */
+static void wrap(FILE *f, const char *text, int col, int indent, int width)
 {
 	const char *p = text;
 	while (*p) {
@@ -245,8 +246,9 @@ static void wrap(FILE *f, const char *text, int indent, int width)
 			p++;
 			continue;
 		}
-		int col = indent;
-		fprintf(f, "%*s", indent, "");
+		if (col < indent)
+			fprintf(f, "%*s", indent - col, "");
+		col = indent;
 		int first = 1;
 		while (*p && *p != '\n') {
 			size_t w = strcspn(p, " \n");
@@ -260,6 +262,7 @@ static void wrap(FILE *f, const char *text, int indent, int width)
 				p++;
 		}
 		fputc('\n', f);
+		col = 0;
 		if (*p == '\n')
 			p++;
 	}
@@ -271,7 +274,7 @@ void qc_help_print(FILE *f, const qc_help_command *c)
 	        c->summary);
 	if (c->text) {
 		fputc('\n', f);
-		wrap(f, c->text, 0, 79);
+		wrap(f, c->text, 0, 0, 79);
 	}
 	if (c->options && c->options[0].flag) {
 		fprintf(f, "\noptions:\n");
@@ -279,27 +282,12 @@ void qc_help_print(FILE *f, const qc_help_command *c)
 			char head[64];
 			snprintf(head, sizeof head, "%s%s%s", o->flag, o->arg ? " " : "",
 			         o->arg ? o->arg : "");
-			if (strlen(head) <= 24) {
+			if (strlen(head) <= 24) { /* the text beside the flag */
 				fprintf(f, "  %-24s", head);
-				/* the text beside the flag, wrapped under itself */
-				char *copy = strdup(o->text);
-				if (!copy)
-					return;
-				int col = 26;
-				for (char *w = strtok(copy, " "); w; w = strtok(NULL, " ")) {
-					int n = (int)strlen(w);
-					if (col > 26 && col + 1 + n > 79) {
-						fprintf(f, "\n%26s", "");
-						col = 26;
-					}
-					fprintf(f, "%s%s", col > 26 ? " " : "", w);
-					col += n + (col > 26);
-				}
-				fputc('\n', f);
-				free(copy);
+				wrap(f, o->text, 26, 26, 79);
 			} else {
 				fprintf(f, "  %s\n", head);
-				wrap(f, o->text, 26, 79);
+				wrap(f, o->text, 0, 26, 79);
 			}
 		}
 	}
