@@ -621,6 +621,22 @@ static void plugin_rows(FILE *f, json_t *plugin)
 	fputs("</code></td></tr>\n", f);
 }
 
+/* One table row per spec file: path, sha256, cases (the run's and the certificate's lists). */
+static void spec_rows(FILE *f, json_t *specs)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(specs, i, x)
+	{
+		fputs("<tr><td>", f);
+		esc(f, qc_report_str(x, "path"));
+		fputs("</td><td><code>", f);
+		esc(f, qc_report_str(x, "sha256"));
+		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
+		        qc_report_key_count(x, "cases"));
+	}
+}
+
 /* The seed row: an integer as is, a seed read back as a double (above 2^63) as a number. */
 static void kv_seed(FILE *f, json_t *seed)
 {
@@ -696,15 +712,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	        "class=\"n\">cases</th></tr>\n",
 	        json_array_size(specs), json_array_size(specs) == 1 ? "" : "s", total,
 	        total == 1 ? "" : "s");
-	json_array_foreach(specs, i, x)
-	{
-		fputs("<tr><td>", f);
-		esc(f, qc_report_str(x, "path"));
-		fputs("</td><td><code>", f);
-		esc(f, qc_report_str(x, "sha256"));
-		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
-		        qc_report_key_count(x, "cases"));
-	}
+	spec_rows(f, specs);
 	fputs("</table></details>\n", f);
 }
 
@@ -1631,15 +1639,7 @@ static void certificate(FILE *f, json_t *c)
 	        "cases)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
 	        "class=\"n\">cases</th></tr>\n",
 	        json_array_size(specs));
-	json_array_foreach(specs, i, o)
-	{
-		fputs("<tr><td>", f);
-		esc(f, qc_report_str(o, "path"));
-		fputs("</td><td><code>", f);
-		esc(f, qc_report_str(o, "sha256"));
-		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
-		        qc_report_key_count(o, "cases"));
-	}
+	spec_rows(f, specs);
 	fputs("</table></details>\n<p class=\"note\">The run's full report follows.</p>\n"
 	      "</div>\n</section>\n",
 	      f);
