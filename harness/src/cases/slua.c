@@ -1176,8 +1176,17 @@ static int opt_choice(lua_State *L, int t, const char *fn, const char *key,
 		for (int i = 0; v && names[i]; i++)
 			if (strcmp(v, names[i]) == 0)
 				r = i;
-		if (r < 0)
-			luaL_error(L, "%s: %s must be '%s' or '%s'", fn, key, names[0], names[1]);
+		if (r < 0) { /* "'a' or 'b'", "'a', 'b' or 'c'" */
+			luaL_Buffer b;
+			luaL_buffinit(L, &b);
+			for (int i = 0; names[i]; i++) {
+				luaL_addstring(&b, i == 0 ? "'" : names[i + 1] ? ", '" : " or '");
+				luaL_addstring(&b, names[i]);
+				luaL_addchar(&b, '\'');
+			}
+			luaL_pushresult(&b);
+			luaL_error(L, "%s: %s must be %s", fn, key, lua_tostring(L, -1));
+		}
 	}
 	lua_pop(L, 1);
 	return r;
@@ -1358,25 +1367,13 @@ static void ew_opts(lua_State *L, int t, const char *fn, qc_ew_opts *o)
 {
 	static const char *const dts[] = {"int8", "int16", NULL};
 	static const char *const steps[] = {"s2", "s_out", NULL};
-	static const char *const ops[] = {"add", "sub", "mul"};
+	static const char *const ops[] = {"add", "sub", "mul", NULL};
+	static const char *const stages[] = {"any", "high_mul", "shift", NULL};
 	if (!lua_isnoneornil(L, t))
 		luaL_checktype(L, t, LUA_TTABLE);
 	int int16 = opt_choice(L, t, fn, "dtype", dts, 0);
 	qc_ew_opts_default(o, int16);
-	if (!lua_isnoneornil(L, t)) {
-		lua_getfield(L, t, "op");
-		if (!lua_isnil(L, -1)) {
-			const char *v = lua_tostring(L, -1);
-			int r = -1;
-			for (int i = 0; v && i < 3; i++)
-				if (strcmp(v, ops[i]) == 0)
-					r = i;
-			if (r < 0)
-				luaL_error(L, "%s: op must be 'add', 'sub' or 'mul'", fn);
-			o->op = (qc_ew_op)r;
-		}
-		lua_pop(L, 1);
-	}
+	o->op = (qc_ew_op)opt_choice(L, t, fn, "op", ops, (int)o->op);
 	o->s1 = opt_scale(L, t, fn, "s1", o->s1);
 	o->s2 = opt_scale(L, t, fn, "s2", o->s2);
 	o->s_out = opt_scale(L, t, fn, "s_out", o->s_out);
@@ -1394,21 +1391,7 @@ static void ew_opts(lua_State *L, int t, const char *fn, qc_ew_opts *o)
 	o->hi2 = opt_int(L, t, fn, "hi2", qmax, qmin, qmax);
 	o->ymax = opt_int(L, t, fn, "ymax", o->ymax, 0, QC_EW_YMAX);
 	o->min_pairs = (int)opt_int(L, t, fn, "min_pairs", o->min_pairs, 1, 256);
-	if (!lua_isnoneornil(L, t)) {
-		static const char *const stages[] = {"any", "high_mul", "shift"};
-		lua_getfield(L, t, "stage");
-		if (!lua_isnil(L, -1)) {
-			const char *v = lua_tostring(L, -1);
-			int r = -1;
-			for (int i = 0; v && i < 3; i++)
-				if (strcmp(v, stages[i]) == 0)
-					r = i;
-			if (r < 0)
-				luaL_error(L, "%s: stage must be 'any', 'high_mul' or 'shift'", fn);
-			o->stage = (qc_ew_stage)r;
-		}
-		lua_pop(L, 1);
-	}
+	o->stage = (qc_ew_stage)opt_choice(L, t, fn, "stage", stages, (int)o->stage);
 }
 
 static int ew_kind(lua_State *L, int i, const char *fn)
