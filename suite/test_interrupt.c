@@ -505,6 +505,84 @@ static void test_mismatched_journal(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * --max-failures N: the run stops at the unit of its Nth failing case, exits 1, and its reports
+ * are valid, hold exactly the cases judged (a prefix of the whole run), say what stopped them,
+ * and keep no journal; merge and certify refuse them as partial. Bad N: one line, exit 2.
+ */
+static void test_max_failures(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *specs = "specs/litert/quantize_per_axis.yaml specs/litert/quantize.yaml "
+	                    "specs/litert/dequantize.yaml";
+	int st;
+	json_t *full =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs, qct_stub("ignore_axis"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+	CU_ASSERT_EQUAL(st, 1);
+	size_t n_full = json_array_size(json_object_get(full, "cases"));
+	paths p;
+	paths_in(&p, tmp);
+	qct_proc pr;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&pr,
+	                             "%s run %s --plugin %s --max-failures 1 --json '%s' --html "
+	                             "'%s' --junit '%s'",
+	                             qct_build_path("qconform"), specs, qct_stub("ignore_axis"),
+	                             p.json, p.html, p.junit),
+	                      0);
+	CU_ASSERT_EQUAL(pr.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pr.out, "STOPPED by --max-failures 1"));
+	qct_proc_free(&pr);
+	qct_validate_report_later(p.json, "report of a run --max-failures stopped");
+	json_t *r = json_load_file(p.json, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *intr = json_object_get(r, "interrupted"), *cases = json_object_get(r, "cases");
+	CU_ASSERT(json_is_null(json_object_get(intr, "signal")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(intr, "max_failures")), 1);
+	CU_ASSERT(json_is_null(json_object_get(intr, "journal")));
+	size_t n = json_array_size(cases);
+	CU_ASSERT_EQUAL((size_t)json_integer_value(json_object_get(intr, "cases_done")), n);
+	CU_ASSERT_EQUAL((size_t)json_integer_value(json_object_get(intr, "cases_planned")), n_full);
+	CU_ASSERT(n > 0 && n < n_full);
+	CU_ASSERT(json_is_false(json_object_get(json_object_get(r, "summary"), "conforms")));
+	size_t failing = 0, same = 0;
+	for (size_t i = 0; i < n && i < n_full; i++) {
+		json_t *c = json_array_get(cases, i),
+		       *f = json_array_get(json_object_get(full, "cases"), i);
+		failing += !strcmp(qct_verdict(c), "FAIL");
+		same += !strcmp(json_string_value(json_object_get(c, "name")),
+		                json_string_value(json_object_get(f, "name"))) &&
+		        !strcmp(qct_verdict(c), qct_verdict(f));
+	}
+	CU_ASSERT(failing >= 1);
+	CU_ASSERT_EQUAL(same, n);
+	CU_ASSERT(access(p.journal, F_OK) != 0);
+	char *html = qct_read_file(p.html), *junit = qct_read_file(p.junit);
+	CU_ASSERT(html && strstr(html, "stopped by --max-failures 1 after"));
+	CU_ASSERT(junit && strstr(junit, "stopped by --max-failures 1 after"));
+	free(html);
+	free(junit);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&pr, "%s merge '%s' '%s' --json '%s/m.json'",
+	                             qct_build_path("qconform"), p.json, p.json, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(pr.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pr.err, "(--max-failures 1 after"));
+	qct_proc_free(&pr);
+	json_decref(r);
+	json_decref(full);
+	const char *bad[] = {"0", "-1", "x", "2x"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CU_ASSERT_EQUAL_FATAL(qct_sh(&pr, "%s run %s --max-failures %s",
+		                             qct_build_path("qconform"), specs, bad[i]),
+		                      0);
+		CU_ASSERT_EQUAL(pr.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(
+		        strstr(pr.err, "--max-failures needs a number of cases >= 1"));
+		qct_proc_free(&pr);
+	}
+	qct_rmdir(tmp);
+}
+
 void qct_register_interrupt(void)
 {
 	CU_pSuite s = qct_suite("interrupt");
@@ -514,4 +592,6 @@ void qct_register_interrupt(void)
 	            test_kill_then_resume);
 	CU_add_test(s, "| head -1: the run goes on and writes its reports", test_closed_stdout);
 	CU_add_test(s, "a journal of another run is refused", test_mismatched_journal);
+	CU_add_test(s, "--max-failures: stops, exit 1, partial reports, no journal",
+	            test_max_failures);
 }

@@ -224,14 +224,20 @@ static void test_crash_abort_hang(void)
 	qct_rmdir(tmp);
 }
 
-/* Using channel 0's parameters everywhere fails every per-axis case with distinct channels. */
+/* Using channel 0's parameters everywhere fails every per-axis case with distinct channels
+ * (the quantize and dequantize specs of both semantics: the conv/FC families have their own
+ * test in test_litert_conv.c). */
 static void test_ignore_axis(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
 	size_t m, n;
-	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert specs/onnx --plugin %s",
-	                           qct_stub("ignore_axis"));
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/quantize_per_axis.yaml specs/litert/quantize.yaml "
+	        "specs/litert/dequantize.yaml specs/onnx/quantize_linear_per_axis.yaml "
+	        "--plugin %s",
+	        qct_stub("ignore_axis"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	count_prefix(r, "litert/quantize_per_axis/axis=", &m, &n, "FAIL");
@@ -287,8 +293,12 @@ static void test_answers_and_memory_rules(void)
 	const char *tmp = qct_tmpdir();
 	int st;
 	size_t m, n;
-	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert --plugin %s",
-	                           qct_stub("supports_nothing"));
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/quantize.yaml specs/litert/add.yaml specs/litert/conv_2d.yaml "
+	        "specs/litert/softmax.yaml specs/litert/gather.yaml specs/litert/mean.yaml "
+	        "--plugin %s",
+	        qct_stub("supports_nothing"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 0);
 	count_prefix(r, "litert/", &m, &n, "NOT_SUPPORTED");
@@ -314,14 +324,18 @@ static void test_answers_and_memory_rules(void)
 	qct_rmdir(tmp);
 }
 
-/* Parallel workers change nothing but the wall time: same cases, same order, same verdicts. */
+/* Parallel workers change nothing but the wall time: same cases, same order, same verdicts, with
+ * timeouts among them (test_pipeline.c compares whole runs of every spec across --jobs). */
 static void test_jobs_same_result(void)
 {
 	const char *tmp = qct_tmpdir();
 	int st1, st3;
-	const char *args = "specs/litert specs/onnx --timeout 0.3 --filter 'litert/*' "
-	                   "--filter 'onnx/dequantize_linear/*' --filter "
-	                   "'onnx/quantize_linear/dtype=int8,zp=0,*'";
+	const char *args =
+	        "specs/litert/quantize.yaml specs/litert/dequantize.yaml "
+	        "specs/litert/add.yaml specs/litert/conv_2d.yaml "
+	        "specs/litert/fully_connected.yaml specs/onnx --timeout 0.3 --filter 'litert/*' "
+	        "--filter 'onnx/dequantize_linear/*' --filter "
+	        "'onnx/quantize_linear/dtype=int8,zp=0,*'";
 	json_t *a =
 	        qct_run_report(tmp, &st1, NULL, "%s --plugin %s --jobs 1", args, qct_stub("hang"));
 	json_t *b =

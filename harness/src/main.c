@@ -179,6 +179,15 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				           v);
 			o->resume = v;
 			identity = 0;
+		} else if (!strcmp(a, "--max-failures") && !strcmp(cmd, "run")) {
+			NEED_ARG();
+			char *end;
+			long m = strtol(v, &end, 10);
+			if (*end || !*v || m < 1)
+				return bad(cmd, "--max-failures needs a number of cases >= 1, got",
+				           v);
+			o->max_failures = m;
+			identity = 0;
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
 			identity = 0;

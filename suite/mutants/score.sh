@@ -24,7 +24,8 @@ if [ "${1:-}" = --one ]; then
 	specs=$("$mutate" --field specs "$mut") || exit 2
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # specs is a list of paths
-	"$qconform" run $specs --plugin "$dir/libmutant.so" --timeout 10 \
+	# the first failing unit of cases decides: --max-failures 1 stops the run there
+	"$qconform" run $specs --plugin "$dir/libmutant.so" --timeout 10 --max-failures 1 \
 		--json /dev/null >"$dir/run.out" 2>"$dir/run.err"
 	rc=$?
 	t1=$(date +%s.%N)

@@ -67,6 +67,8 @@ static const qc_help_option run_options[] = {
         {"--journal", "FILE", "The progress journal (default: the JSON report's path + .journal)."},
         {"--resume", "JOURNAL", "Run only the cases an interrupted run's journal lacks."},
         {"--keep-journal", NULL, "Keep the journal after a complete report."},
+        {"--max-failures", "N",
+         "Stop after N failing cases (exit 1); the reports hold the cases judged by then."},
         OPT_QUIET,
         {NULL, NULL, NULL}};
 

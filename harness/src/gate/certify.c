@@ -202,12 +202,14 @@ static json_t *reasons_of(json_t *report, const cert_cases *cc)
 	json_t *profile = json_object_get(report, "profile");
 	/* a run stopped by a signal judged only part of the profile */
 	json_t *intr = json_object_get(report, "interrupted");
+	char by[64] = "?";
+	if (json_is_object(intr))
+		qc_report_stopped_by(intr, by, sizeof by);
 	if (intr)
 		reason(reasons,
 		       "interrupted run (%s after %llu of %llu cases): a certificate needs "
 		       "every case of the profile",
-		       json_is_object(intr) ? jstr(intr, "signal") : "?",
-		       jcount(intr, "cases_done"), jcount(intr, "cases_planned"));
+		       by, jcount(intr, "cases_done"), jcount(intr, "cases_planned"));
 	if (!json_is_object(profile)) {
 		reason(reasons, "the report has no profile (a run without --profile certifies "
 		                "nothing)");

@@ -235,10 +235,11 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		const char *what = NULL;
 		const json_t *intr = json_object_get(reports[i], "interrupted");
 		if (json_is_object(intr)) {
+			char by[64];
 			qc_errf(err, err_size,
 			        "%s is an interrupted run (%s after %llu of %llu cases): finish it "
 			        "with qconform run --resume %s, then merge",
-			        names[i], str(intr, "signal"),
+			        names[i], qc_report_stopped_by(intr, by, sizeof by),
 			        qc_report_key_count(intr, "cases_done"),
 			        qc_report_key_count(intr, "cases_planned"),
 			        json_is_string(json_object_get(intr, "journal"))

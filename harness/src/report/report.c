@@ -643,7 +643,10 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	if (meta->interrupted) {
 		/* what finished before the signal: a partial run, never conforming */
 		fputs(",\n\"interrupted\": {\"signal\": ", f);
-		qc_json_string(f, meta->interrupted);
+		if (meta->max_failures)
+			fprintf(f, "null, \"max_failures\": %ld", meta->max_failures);
+		else
+			qc_json_string(f, meta->interrupted);
 		fprintf(f, ", \"cases_done\": %llu, \"cases_planned\": %llu, \"journal\": ",
 		        (unsigned long long)meta->cases_done,
 		        (unsigned long long)meta->cases_planned);

@@ -64,6 +64,8 @@ typedef struct qc_run_meta {
 	 * the cases judged before it and the cases the run had (the top-level "interrupted") */
 	const char *interrupted;
 	uint64_t cases_done, cases_planned;
+	/* A run --max-failures N stopped (interrupted is then "--max-failures N"): N, else 0 */
+	long max_failures;
 	const char *journal; /* the run's journal, kept for --resume (or NULL) */
 	/* run --resume: the journal, how many cases it held, the command (run.resumed) */
 	const char *resumed_from;

@@ -450,8 +450,9 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 	                             : "DOES NOT CONFORM");
 	if (json_is_object(intr)) {
 		/* a partial run: what finished, and how to go on */
+		char by[64];
 		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
-		esc(f, qc_report_str(intr, "signal"));
+		esc(f, qc_report_stopped_by(intr, by, sizeof by));
 		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
 		fprintf(f,
 		        " after <b>%llu</b> of %llu case%s: the cases below are the ones that "

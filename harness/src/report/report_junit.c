@@ -400,11 +400,11 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		      "name=\"run interrupted\" time=\"0\">\n      <error type=\"INTERRUPTED\" "
 		      "message=\"",
 		      f);
-		char what[256];
+		char what[256], by[64];
 		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
 		snprintf(what, sizeof what, "stopped by %s after %llu of %llu case%s",
-		         qc_report_str(intr, "signal"), qc_report_key_count(intr, "cases_done"),
-		         planned, planned == 1 ? "" : "s");
+		         qc_report_stopped_by(intr, by, sizeof by),
+		         qc_report_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
 		xesc(f, what, 1);
 		fputs("\">", f);
 		xesc(f, what, 0);

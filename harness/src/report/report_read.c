@@ -76,6 +76,17 @@ const char *qc_report_str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
+const char *qc_report_stopped_by(const json_t *interrupted, char *buf, size_t size)
+{
+	const json_t *sig = json_object_get(interrupted, "signal");
+	if (json_is_string(sig))
+		snprintf(buf, size, "%s", json_string_value(sig));
+	else
+		snprintf(buf, size, "--max-failures %llu",
+		         qc_report_key_count(interrupted, "max_failures"));
+	return buf;
+}
+
 unsigned long long qc_report_count(const json_t *v)
 {
 	if (json_is_integer(v))

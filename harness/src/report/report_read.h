@@ -51,6 +51,9 @@ double qc_report_num(const json_t *v);
 json_int_t qc_report_int(const json_t *v);
 /* The string member key of o, or "" when absent or not a string. */
 const char *qc_report_str(const json_t *o, const char *key);
+/* What stopped an interrupted run (its "interrupted" object): the signal ("SIGINT") or
+ * "--max-failures N". Returns buf. */
+const char *qc_report_stopped_by(const json_t *interrupted, char *buf, size_t size);
 /* A report count: a positive integer or finite real (truncated), else 0. qc_report_key_count
  * reads member key of o. */
 unsigned long long qc_report_count(const json_t *v);

@@ -883,6 +883,8 @@ typedef struct run_state {
 	int n_diag_seen;
 	struct timespec journal_synced; /* the last fdatasync */
 	unsigned long journal_syncs;
+	uint64_t failing; /* cases neither allowed nor waived (--max-failures counts them) */
+	int stopped;      /* --max-failures was reached: the jobs were cancelled */
 } run_state;
 
 /* A failing case on the console (the first MAX_PRINTED_FAILURES, none with --quiet), its
@@ -1035,6 +1037,7 @@ static void take_case(run_state *st, qc_job_case *jc)
 	}
 	st->spec_errors += jc->spec_error;
 	st->done++;
+	st->failing += !qc_verdict_conforms(jc->r.verdict) && !waived;
 	print_case(st, c, &jc->r, waived);
 }
 
@@ -1076,6 +1079,12 @@ static int take_units(run_state *st, qc_jobs *J)
 			else
 				take_case(st, &cases[i]);
 		}
+		/* --max-failures: the rest of this unit is judged already; nothing after it */
+		if (st->o->max_failures && st->failing >= (uint64_t)st->o->max_failures &&
+		    !st->stopped) {
+			st->stopped = 1;
+			qc_jobs_cancel(J);
+		}
 		if (failed) {
 			fprintf(stderr, "qconform: %s\n", err);
 			rc = -1;
@@ -1085,7 +1094,7 @@ static int take_units(run_state *st, qc_jobs *J)
 			sync_journal(st);
 		if (st->progress.enabled)
 			fflush(stdout);
-		if (cancelled)
+		if (cancelled || st->stopped)
 			break;
 	}
 	return rc;
@@ -1521,16 +1530,20 @@ int qc_cmd_run(const qc_run_opts *o)
 	stop_unblock(&sigs);
 	int sig = stop_signal;
 	/* a signal after the last verdict stopped nothing: the run is complete */
-	int interrupted = sig && st.done < st.total;
+	int interrupted = (sig || st.stopped) && st.done < st.total;
+	int by_failures = interrupted && !sig; /* --max-failures: no journal, exit 1 */
+	char stopped_by[64];
+	snprintf(stopped_by, sizeof stopped_by, "--max-failures %ld", o->max_failures);
 	meta.finished = time(NULL);
 	meta.wall_s = seconds_since(&t0);
 	qc_progress_clear(&st.progress);
 	meta.waived = st.waived;
 	if (interrupted) {
-		meta.interrupted = signal_name(sig);
+		meta.interrupted = by_failures ? stopped_by : signal_name(sig);
+		meta.max_failures = by_failures ? o->max_failures : 0;
 		meta.cases_done = st.done;
 		meta.cases_planned = st.total;
-		meta.journal = journaled ? journal_path : NULL;
+		meta.journal = journaled && !by_failures ? journal_path : NULL;
 	}
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
 		fprintf(stderr, "qconform: writing %s failed\n", json_path);
@@ -1576,7 +1589,13 @@ int qc_cmd_run(const qc_run_opts *o)
 	printf("report: %s\n", json_path);
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;
-	if (interrupted) {
+	if (by_failures) {
+		printf("STOPPED by %s: %llu failing case%s after %llu of %llu case%s; the reports "
+		       "hold the cases judged\n",
+		       meta.interrupted, (unsigned long long)st.failing, st.failing == 1 ? "" : "s",
+		       (unsigned long long)st.done, (unsigned long long)st.total,
+		       st.total == 1 ? "" : "s");
+	} else if (interrupted) {
 		printf("INTERRUPTED by %s after %llu of %llu case%s: the reports hold the cases "
 		       "judged before it\n",
 		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
@@ -1609,12 +1628,12 @@ int qc_cmd_run(const qc_run_opts *o)
 	/* the journal has served once the complete report is written */
 	if (!journaled)
 		;
-	else if (!interrupted && rc == 0 && journal_ok && !o->keep_journal)
+	else if ((!interrupted || by_failures) && rc == 0 && journal_ok && !o->keep_journal)
 		unlink(journal_path);
 	else if (!interrupted && o->keep_journal)
 		printf("journal: %s\n", journal_path);
 	stop_restore(&sigs);
-	if (interrupted)
+	if (interrupted && !by_failures)
 		status = 128 + sig;
 	fflush(stdout);
 	json_decref(baseline);

@@ -54,6 +54,7 @@ typedef struct qc_run_opts {
 	const char *journal_path; /* --journal FILE (default: the JSON report's path + .journal) */
 	const char *resume;       /* --resume JOURNAL: run only the cases the journal lacks */
 	int keep_journal;         /* --keep-journal: keep it after a complete report */
+	long max_failures;        /* --max-failures N: stop after N failing cases (0: never) */
 	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
 } qc_run_opts;
@@ -62,7 +63,8 @@ typedef struct qc_run_opts {
  * Runs the specs. Exit status: 0 conforms, 1 does not, 2 usage, spec, plugin or journal error;
  * 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped the run: the
  * reports then hold the cases judged before it and say "interrupted", and the journal stays
- * for --resume.
+ * for --resume. --max-failures N stops the run after N failing cases (exit 1): the reports hold
+ * the cases judged by then and say "interrupted" (max_failures N); no journal is kept.
  */
 int qc_cmd_run(const qc_run_opts *o);
 int qc_cmd_list(const qc_run_opts *o);
