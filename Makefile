@@ -5,9 +5,9 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
-PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle libprotobuf-c
+PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle libprotobuf-c zlib
 DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev \
-            nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev pkg-config
+            nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev zlib1g-dev pkg-config
 DEB_PKGS := $(DEB_PKGS_RUN) \
             clang-format libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
@@ -161,7 +161,7 @@ $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 # linked even though the worker calls nothing in it, so a plugin that uses it
 # without linking it still loads (as it did in a worker forked from qconform).
 $(WORKER): $(BUILD)/harness/worker/main.o $(HARNESS_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng \
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng -lnettle -lz \
 	  $(LDLIBS)
 
 # The main job: every spec against the reference plugin. Builds only qconform, its worker

@@ -10,7 +10,9 @@
  *   - the run ends well within its time budget, also when its output goes into a pipe
  *     (`| cat` must not wait for a child the kernel forked);
  *   - no process the kernel started outlives the run.
- * Adding a fault is one row.
+ * Adding a fault is one row. The catalogue runs twice: with local workers, and through
+ * --remote with `qconform-worker --stdio` (harness/src/run/stream.h), where every row must end
+ * the same way.
  */
 #include <jansson.h>
 #include <signal.h>
@@ -121,8 +123,9 @@ static int computes(json_t *c)
 static int leftovers(const char *tmp)
 {
 	qct_proc p;
-	/* "stat[e]" matches "state" but not this shell's own command line */
-	if (qct_sh(&p, "pgrep -f -- 'qconform-worker.*%s/stat[e]' | wc -l", tmp) != 0)
+	/* "stat[e]" matches "state" (a local worker's options, a remote worker's name) but not
+	 * this shell's own command line */
+	if (qct_sh(&p, "pgrep -f -- '%s/stat[e]' | wc -l", tmp) != 0)
 		return -1;
 	int n = atoi(p.out);
 	qct_proc_free(&p);
@@ -131,10 +134,25 @@ static int leftovers(const char *tmp)
 
 /* The report of a run with the hostile stub, its exit status and elapsed time; the run's
  * stdout goes through `| cat`. */
-static json_t *run_row(const char *tmp, const fault_row *f, int *status, double *elapsed)
+static json_t *run_row(const char *tmp, const fault_row *f, int remote, int *status,
+                       double *elapsed)
 {
-	char json[600];
+	char json[600], via[1400] = "";
 	snprintf(json, sizeof json, "%s/report.json", tmp);
+	if (remote) {
+		/* the remote worker is tmp/state.worker, so that leftovers() finds it */
+		char cwd[512], link[700];
+		const char *w = qct_build_path("qconform-worker");
+		snprintf(link, sizeof link, "%s/state.worker", tmp);
+		if (!getcwd(cwd, sizeof cwd))
+			return NULL;
+		char target[1100];
+		snprintf(target, sizeof target, "%s%s%s", w[0] == '/' ? "" : cwd,
+		         w[0] == '/' ? "" : "/", w);
+		if (symlink(target, link) != 0)
+			return NULL;
+		snprintf(via, sizeof via, "--remote '%s --stdio'", link);
+	}
 	qct_proc p;
 	double t0 = now_s();
 	/* the state file's path names the row's processes for leftovers() too */
@@ -143,9 +161,9 @@ static json_t *run_row(const char *tmp, const fault_row *f, int *status, double 
 	               "{ %s run %s --quiet --json %s --html %s/report.html --junit %s/report.xml "
 	               "--plugin %s --plugin-option fault=%s --plugin-option op=%s "
 	               "--plugin-option arg=%lld --plugin-option state=%s/state --sandbox-allow %s "
-	               "%s; echo $? > %s/status; } | cat",
+	               "%s %s; echo $? > %s/status; } | cat",
 	               qct_build_path("qconform"), SPECS, json, tmp, tmp, qct_stub("hostile"),
-	               f->fault, f->op, f->arg, tmp, tmp, f->extra, tmp);
+	               f->fault, f->op, f->arg, tmp, tmp, f->extra, via, tmp);
 	*elapsed = now_s() - t0;
 	if (rc != 0)
 		return NULL;
@@ -169,7 +187,7 @@ static json_t *run_row(const char *tmp, const fault_row *f, int *status, double 
 	return r;
 }
 
-static void check_row(const fault_row *f, json_t *clean)
+static void check_row(const fault_row *f, json_t *clean, int remote)
 {
 #if defined(__SANITIZE_ADDRESS__)
 	if (f->needs_limit) {
@@ -181,11 +199,14 @@ static void check_row(const fault_row *f, json_t *clean)
 	const char *tmp = qct_tmpdir();
 	int status;
 	double elapsed;
-	json_t *r = run_row(tmp, f, &status, &elapsed);
-	printf("\n  %-12s %-10s %8lld: %.1f s", f->fault, f->op, f->arg, elapsed);
+	json_t *r = run_row(tmp, f, remote, &status, &elapsed);
+	printf("\n  %-12s %-10s %8lld%s: %.1f s", f->fault, f->op, f->arg, remote ? " remote" : "",
+	       elapsed);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT(elapsed < f->budget_s);
 	int conforming = !strcmp(f->verdict, "PASS");
+	if (status != (conforming ? 0 : 1))
+		printf(" (exit %d)", status);
 	CU_ASSERT_EQUAL(status, conforming ? 0 : 1);
 	char path[700];
 	struct stat sb;
@@ -245,7 +266,7 @@ static void check_row(const fault_row *f, json_t *clean)
 	qct_rmdir(tmp);
 }
 
-static void test_catalogue(void)
+static void catalogue(int remote)
 {
 	const char *tmp = qct_tmpdir();
 	int st;
@@ -254,13 +275,25 @@ static void test_catalogue(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
 	CU_ASSERT_EQUAL(st, 0);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		check_row(&rows[i], clean);
+		check_row(&rows[i], clean, remote);
 	json_decref(clean);
 	qct_rmdir(tmp);
+}
+
+static void test_catalogue(void)
+{
+	catalogue(0);
+}
+
+static void test_catalogue_remote(void)
+{
+	catalogue(1);
 }
 
 void qct_register_hostile(void)
 {
 	CU_pSuite s = qct_suite("hostile");
 	CU_add_test(s, "catalogue of hostile kernels", test_catalogue);
+	CU_add_test(s, "the catalogue through --remote (qconform-worker --stdio)",
+	            test_catalogue_remote);
 }

@@ -179,6 +179,11 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				           v);
 			o->resume = v;
 			identity = 0;
+		} else if (!strcmp(a, "--remote")) {
+			NEED_ARG();
+			if (!*v)
+				return bad(cmd, "--remote needs a command, got", "''");
+			o->remote = v;
 		} else if (!strcmp(a, "--max-failures") && !strcmp(cmd, "run")) {
 			NEED_ARG();
 			char *end;

@@ -36,6 +36,10 @@
 	         "Run the plugin without the sandbox (default: in it, where the kernel allows)."}, \
 	        {"--sandbox-allow", "PATH",                                                        \
 	         "A file or directory the plugin may write (repeatable)."},                        \
+	        {"--remote", "COMMAND",                                                            \
+	         "Start each worker with this shell command, which runs qconform-worker --stdio "  \
+	         "on another machine or under an emulator (ssh, adb, qemu-aarch64); --plugin "    \
+	         "then names the plugin there."},                                                 \
 	{                                                                                          \
 		"--trace", NULL, "Print each step of loading the plugin (also QCONFORM_TRACE=1)."  \
 	}

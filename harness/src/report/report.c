@@ -250,6 +250,16 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	else
 		fputs("null", f);
 	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
+	if (meta->plugin->remote[0]) {
+		/* --remote: the command, and what the worker said it runs on */
+		fputs(", \"remote\": {\"command\": ", f);
+		qc_json_string(f, meta->plugin->remote);
+		fputs(", \"machine\": ", f);
+		qc_json_string(f, meta->plugin->machine);
+		fputs(", \"system\": ", f);
+		qc_json_string(f, meta->plugin->system);
+		fputs("}", f);
+	}
 	fputs(", \"options\": [", f);
 	for (int i = 0; i < meta->n_options; i++) {
 		if (i)

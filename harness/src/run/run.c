@@ -1210,6 +1210,8 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 		free(kv);
 	}
 	json_object_set_new(plugin, "options", opts);
+	if (info->remote[0]) /* another machine: another run */
+		json_object_set_new(plugin, "machine", qc_report_jstring(info->machine));
 	json_object_set_new(id, "plugin", plugin);
 	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
 	json_object_set_new(id, "case_names",
@@ -1348,7 +1350,11 @@ int qc_cmd_run(const qc_run_opts *o)
 	}
 	char refbuf[PATH_MAX];
 	qc_runner_config cfg = {0};
-	cfg.plugin_path = o->plugin ? o->plugin : default_reference_plugin(refbuf, sizeof refbuf);
+	/* --remote: --plugin is a path where the worker runs (none: the worker's own) */
+	cfg.plugin_path = o->plugin   ? o->plugin
+	                  : o->remote ? NULL
+	                              : default_reference_plugin(refbuf, sizeof refbuf);
+	cfg.remote = o->remote;
 	cfg.options = o->options;
 	cfg.n_options = o->n_options;
 	cfg.timeout_s = o->timeout_s;

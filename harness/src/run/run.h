@@ -55,6 +55,7 @@ typedef struct qc_run_opts {
 	const char *resume;       /* --resume JOURNAL: run only the cases the journal lacks */
 	int keep_journal;         /* --keep-journal: keep it after a complete report */
 	long max_failures;        /* --max-failures N: stop after N failing cases (0: never) */
+	const char *remote;       /* --remote CMD: workers started by CMD (stream.h) */
 	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
 } qc_run_opts;

@@ -89,9 +89,11 @@ typedef struct staged_case {
 } staged_case;
 
 struct qc_runner {
-	char *shown;  /* the plugin path as the caller gave it, for messages */
-	char *path;   /* its realpath, which the worker loads */
-	char *worker; /* the worker executable (realpath) */
+	char *shown;      /* the plugin path as the caller gave it, for messages */
+	char *path;       /* its realpath, which the worker loads */
+	char *worker;     /* the worker executable (realpath) */
+	char *remote;     /* --remote: the command that starts a remote worker, or NULL */
+	char broken[300]; /* the relay's stream to the remote worker broke: why */
 	qcf_option *options;
 	int n_options;
 	double timeout_s;
@@ -330,6 +332,10 @@ static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 	        .n_allow = r->n_allow,
 	        .allow = (const char *const *)r->allow,
 	        .memory = r->memory,
+	        .remote = r->remote,
+	        .timeout_ms = r->timeout_s > 0 && r->timeout_s < 4e6
+	                              ? (unsigned)(r->timeout_s * 1000)
+	                              : 0,
 	};
 	char **argv = qc_wire_argv(r->worker, &a);
 	if (!argv)
@@ -482,6 +488,17 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 		snprintf(r->info.sandbox, sizeof r->info.sandbox, "%s", rep.sandbox);
 		r->info.worker_memory = (size_t)rep.memory;
 		r->info.abi_version = rep.abi;
+		if (r->remote) {
+			/* the plugin as the remote worker found it */
+			qc_remote_info *ri = &rep.remote;
+			ri->machine[sizeof ri->machine - 1] = ri->system[sizeof ri->system - 1] =
+			        '\0';
+			ri->sha256[64] = ri->plugin[sizeof ri->plugin - 1] = '\0';
+			snprintf(r->info.machine, sizeof r->info.machine, "%s", ri->machine);
+			snprintf(r->info.system, sizeof r->info.system, "%s", ri->system);
+			snprintf(r->info.sha256, sizeof r->info.sha256, "%s", ri->sha256);
+			snprintf(r->info.path, sizeof r->info.path, "%s", ri->plugin);
+		}
 		trace(r, "worker %ld ready: %s %s, ABI %u", (long)pid, rep.name, rep.version,
 		      rep.abi);
 		return 0;
@@ -840,7 +857,7 @@ static int worker_alive(qc_runner *r)
 }
 
 /* What came from the worker. */
-enum { MSG_TIMEOUT = 0, MSG_ANSWER, MSG_FAULT, MSG_GONE, MSG_GARBLED };
+enum { MSG_TIMEOUT = 0, MSG_ANSWER, MSG_FAULT, MSG_GONE, MSG_GARBLED, MSG_BROKEN };
 
 typedef union worker_msg {
 	uint32_t magic;
@@ -856,6 +873,8 @@ static int classify(const worker_msg *m, ssize_t n)
 		return MSG_ANSWER;
 	if (n == (ssize_t)sizeof m->fault && m->magic == QC_MSG_FAULT)
 		return MSG_FAULT;
+	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_BROKEN)
+		return MSG_BROKEN;
 	return n == 0 ? MSG_GONE : MSG_GARBLED;
 }
 
@@ -1358,6 +1377,14 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 				      fault.main_thread ? "" : " (another thread)");
 				continue; /* the worker dies of it next */
 			}
+			if (got == MSG_BROKEN) {
+				/* not the kernel's doing: the run stops here (--remote) */
+				msg.ans.message[sizeof msg.ans.message - 1] = '\0';
+				snprintf(r->broken, sizeof r->broken, "%s", msg.ans.message);
+				trace(r, "relay: %s", r->broken);
+				end_worker(r, 1);
+				return -1;
+			}
 			if (got == MSG_ANSWER || got == MSG_GARBLED) {
 				trace(r, "garbled message from worker %ld", (long)r->pid);
 				end_worker(r, 1);
@@ -1541,6 +1568,8 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 			trace(r, "batch does not fit the arena: running %zu case(s) in one piece",
 			      m);
 		int rc = run_piece(r, m, calls, results);
+		if (rc == -1)
+			snprintf(err, err_size, "%s: %s", r->shown, r->broken);
 		if (rc < 0)
 			return rc;
 		for (size_t q = 0; q < m; q++) {
@@ -1587,6 +1616,7 @@ static void free_runner(qc_runner *r)
 	free(r->path);
 	free(r->shown);
 	free(r->worker);
+	free(r->remote);
 	free(r->shadow);
 	free(r->cases);
 	free(r);
@@ -1615,11 +1645,13 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
                    size_t err_size)
 {
 	*out = NULL;
-	if (!cfg || !cfg->plugin_path || !*cfg->plugin_path) {
+	int remote = cfg && cfg->remote && *cfg->remote;
+	if (!cfg || (!remote && (!cfg->plugin_path || !*cfg->plugin_path))) {
 		snprintf(err, err_size, "no plugin path");
 		return -1;
 	}
-	const char *p = cfg->plugin_path;
+	/* remote: the plugin is a path where the worker runs (or the worker's own) */
+	const char *p = cfg->plugin_path && *cfg->plugin_path ? cfg->plugin_path : "";
 	qc_runner *r = calloc(1, sizeof *r);
 	if (!r) {
 		snprintf(err, err_size, "%s: out of memory", p);
@@ -1641,28 +1673,40 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 			if ((r->allow[r->n_allow] = strdup(cfg->sandbox_allow[i])))
 				r->n_allow++;
 	}
-	r->shown = strdup(p);
+	r->shown = strdup(*p ? p : "the remote worker's plugin");
+	if (remote && (r->remote = strdup(cfg->remote)) == NULL) {
+		free(r->shown);
+		r->shown = NULL;
+	}
 	if (!r->shown) {
 		snprintf(err, err_size, "%s: out of memory", p);
 		free_runner(r);
 		return -1;
 	}
 
-	trace(r, "plugin %s", p);
-	r->path = realpath(p, NULL);
+	trace(r, "plugin %s", r->shown);
+	if (strlen(p) >= sizeof r->info.path ||
+	    strlen(cfg->remote ? cfg->remote : "") >= sizeof r->info.remote) {
+		snprintf(err, err_size, "%s: path or remote command too long", r->shown);
+		free_runner(r);
+		return -1;
+	}
+	if (remote) {
+		/* nothing of the plugin is here: its sha256 comes from the worker */
+		snprintf(r->info.remote, sizeof r->info.remote, "%s", cfg->remote);
+		snprintf(r->info.path, sizeof r->info.path, "%s", p);
+		r->path = strdup(p);
+	} else {
+		r->path = realpath(p, NULL);
+	}
 	if (!r->path) {
 		snprintf(err, err_size, "%s: cannot open: %s", p, strerror(errno));
 		free_runner(r);
 		return -1;
 	}
-	if (strlen(p) >= sizeof r->info.path) {
-		snprintf(err, err_size, "%s: path too long", p);
-		free_runner(r);
-		return -1;
-	}
 	/* reports name the plugin as the user gave it (the sha256 says which file it was) */
 	snprintf(r->info.path, sizeof r->info.path, "%s", p);
-	if (qc_sha256_file(r->path, r->info.sha256) < 0) {
+	if (!remote && qc_sha256_file(r->path, r->info.sha256) < 0) {
 		snprintf(err, err_size, "%s: cannot open: %s", p, strerror(errno));
 		free_runner(r);
 		return -1;

@@ -36,6 +36,10 @@ typedef struct qc_runner_config {
 	const char *const *sandbox_allow; /* paths that stay writable in it */
 	int n_sandbox_allow;
 	size_t worker_memory; /* address space a worker may take beyond the arena; 0: no limit */
+	/* --remote: each worker is `qconform-worker --stdio` started by this shell command,
+	 * reached through a relay (harness/src/run/stream.h); plugin_path is then the plugin's
+	 * path where that worker runs, or NULL for the one on its command line. */
+	const char *remote;
 } qc_runner_config;
 
 typedef struct qc_plugin_info {
@@ -46,6 +50,11 @@ typedef struct qc_plugin_info {
 	char path[512];
 	char sandbox[160];    /* what of the sandbox is in force ("" without --sandbox) */
 	size_t worker_memory; /* the worker memory limit in force, 0: none */
+	/* --remote: the command, and what the worker said of itself (sha256 and path above are
+	 * then the plugin file's where it runs); all "" for a local worker */
+	char remote[512];
+	char machine[32]; /* uname -m */
+	char system[96];  /* uname -s -r */
 } qc_plugin_info;
 
 typedef enum qc_outcome {

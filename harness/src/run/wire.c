@@ -142,6 +142,13 @@ static void build(argv_builder *b, const char *path, const qc_worker_args *a)
 		add(b, "--memory");
 		add(b, num);
 	}
+	if (a->remote) {
+		add(b, "--remote");
+		add(b, a->remote);
+		snprintf(num, sizeof num, "%u", a->timeout_ms);
+		add(b, "--timeout-ms");
+		add(b, num);
+	}
 	for (int i = 0; i < a->n_options; i++) {
 		add(b, "--option");
 		add(b, a->options[i].key ? a->options[i].key : "");
@@ -186,15 +193,16 @@ enum {
 	F_BYTES,
 	N_REQUIRED,
 	F_MEMORY = N_REQUIRED,
+	F_TIMEOUT_MS,
 	N_NUMERIC
 };
 static const struct {
 	const char *flag;
 	unsigned long long max;
 } numeric[N_NUMERIC] = {
-        {"--protocol", 1000000},   {"--parent", INT32_MAX},  {"--channel-fd", INT32_MAX},
-        {"--arena-fd", INT32_MAX}, {"--arena", UINTPTR_MAX}, {"--arena-bytes", SIZE_MAX},
-        {"--memory", SIZE_MAX},
+        {"--protocol", 1000000},   {"--parent", INT32_MAX},      {"--channel-fd", INT32_MAX},
+        {"--arena-fd", INT32_MAX}, {"--arena", UINTPTR_MAX},     {"--arena-bytes", SIZE_MAX},
+        {"--memory", SIZE_MAX},    {"--timeout-ms", UINT32_MAX},
 };
 
 int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t why_size)
@@ -233,6 +241,14 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 				goto fail;
 			}
 			allow[a->n_allow++] = argv[++i];
+			continue;
+		}
+		if (strcmp(f, "--remote") == 0) {
+			if (left < 1) {
+				snprintf(why, why_size, "--remote needs a command");
+				goto fail;
+			}
+			a->remote = argv[++i];
 			continue;
 		}
 		if (strcmp(f, "--option") == 0) {
@@ -291,6 +307,7 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 	a->arena_addr = (uintptr_t)v[F_ARENA];
 	a->arena_bytes = (size_t)v[F_BYTES];
 	a->memory = seen[F_MEMORY] ? (size_t)v[F_MEMORY] : 0;
+	a->timeout_ms = seen[F_TIMEOUT_MS] ? (unsigned)v[F_TIMEOUT_MS] : 0;
 	a->options = opts;
 	a->allow = allow;
 	return 0;

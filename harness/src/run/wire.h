@@ -30,7 +30,7 @@
 #include "qconform/plugin.h"
 
 /* Bumped whenever anything in this file changes meaning; checked by the worker. */
-#define QC_WIRE_PROTOCOL 2
+#define QC_WIRE_PROTOCOL 3
 
 #define QC_GUARD_BYTES 64 /* pattern bytes after each input (readable slack) */
 #define QC_DATA_ALIGN  64
@@ -80,6 +80,14 @@ typedef struct qc_command {
 	uint32_t pad;
 } qc_command;
 
+/* What a remote worker (stream.h) says of itself; all "" for a local worker. */
+typedef struct qc_remote_info {
+	char machine[32]; /* uname -m */
+	char system[96];  /* uname -s -r */
+	char sha256[72];  /* of the plugin file, computed where it runs (64 hex digits) */
+	char plugin[256]; /* the path it loaded */
+} qc_remote_info;
+
 /* Sent once by the worker after loading (or failing to). */
 typedef struct qc_load_report {
 	int32_t ok;
@@ -91,11 +99,15 @@ typedef struct qc_load_report {
 	char error[256];
 	char sandbox[160]; /* what of the sandbox is in force, or "" when not asked for */
 	uint64_t memory;   /* the address space limit in force (bytes), 0: none */
+	qc_remote_info remote;
 } qc_load_report;
 
 #define QC_MSG_ANSWER 0x51414e53u /* "QANS" */
 #define QC_MSG_DONE   0x51444f4eu /* "QDON": a qc_answer that ends a command */
 #define QC_MSG_FAULT  0x51464c54u /* "QFLT" */
+/* A qc_answer from a relay (stream.h) whose stream to the remote worker broke (a corrupted or
+ * truncated frame): message says how. Not a verdict: the run stops with it. */
+#define QC_MSG_BROKEN 0x5142524bu /* "QBRK" */
 
 /* How long a worker whose plugin has threads waits at the end of a command before saying so;
  * once the plugin was caught writing late, each case is its own command, with the longer wait. */
@@ -151,6 +163,8 @@ typedef struct qc_worker_args {
 	int n_allow;
 	const char *const *allow; /* paths that stay writable in the sandbox */
 	size_t memory;            /* address space limit beyond the arena (bytes); 0: none */
+	const char *remote;       /* --remote CMD: relay to a worker CMD starts (stream.h) */
+	unsigned timeout_ms;      /* the case timeout, for a remote worker's own watchdog */
 } qc_worker_args;
 
 /*
@@ -176,7 +190,10 @@ uint64_t qc_wire_hash(const void *p, size_t n);
 /* One "qconform: trace [pid]: ..." line on stderr, in one write. */
 void qc_trace_line(const char *fmt, va_list ap);
 
-/* The worker executable's main (harness/worker/main.c calls it). */
+/* The worker executable's main (harness/worker/main.c calls it): a local worker, a relay
+ * (--remote, relay.c) or a remote worker (--stdio, stream.h). */
 int qc_worker_main(int argc, char **argv);
+/* The relay's main, once the arguments are parsed (relay.c). */
+int qc_relay_main(const qc_worker_args *a);
 
 #endif

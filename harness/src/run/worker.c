@@ -19,7 +19,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +31,15 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "stream.h"
 #include "wire.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -138,6 +143,39 @@ static void setup_fds(int a, int b)
 	dup2(2, 1);
 }
 
+/* --stdio: frames on this fd (stream.h) instead of packets on the channel; -1 otherwise. */
+static int stream_fd = -1;
+
+/* One frame at a time on the stream: a kernel's thread may fault (and its handler write a
+ * FAULT) while this thread writes an ANSWER. The handler waits for the frame in progress (at
+ * most about a second); this thread never holds the lock while plugin code runs. */
+static atomic_flag stream_busy = ATOMIC_FLAG_INIT;
+
+static int stream_send(uint32_t type, const void *a, size_t na, const void *b, size_t nb)
+{
+	for (long spins = 0; atomic_flag_test_and_set(&stream_busy); spins++)
+		if (spins > 1000000)
+			break; /* the holder is gone (killed in a handler): write anyway */
+		else if (spins > 1000)
+			sched_yield();
+	int rc = qc_frame_write(stream_fd, type, a, na, b, nb);
+	atomic_flag_clear(&stream_busy);
+	return rc;
+}
+
+/* The load report: a packet on the channel, or a LOADED frame on the stream. */
+static int send_report(int fd, const qc_load_report *rep)
+{
+	if (stream_fd < 0)
+		return qc_send_full(fd, rep, sizeof *rep);
+	qc_loaded l;
+	memset(&l, 0, sizeof l);
+	l.protocol = QC_STREAM_PROTOCOL;
+	l.layout = qc_stream_layout();
+	l.rep = *rep;
+	return stream_send(QC_FRAME_LOADED, &l, sizeof l, NULL, 0);
+}
+
 static _Noreturn void fail(int fd, qc_load_report *rep, const char *fmt, ...)
 {
 	va_list ap;
@@ -146,7 +184,7 @@ static _Noreturn void fail(int fd, qc_load_report *rep, const char *fmt, ...)
 	va_end(ap);
 	trace("worker: refused: %s", rep->error);
 	rep->ok = 0;
-	qc_send_full(fd, rep, sizeof *rep);
+	send_report(fd, rep);
 	_exit(1);
 }
 
@@ -259,7 +297,7 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 	trace("worker: create() ok, ready");
 	rep.ok = 1;
 	rep.abi = n.abi_version;
-	if (qc_send_full(fd, &rep, sizeof rep) < 0)
+	if (send_report(fd, &rep) < 0)
 		_exit(1);
 }
 
@@ -379,8 +417,24 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 		f.in_arena = in_arena;
 		f.oom = oom;
 		f.offset = in_arena ? a - lo : 0;
-		ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (stream_fd >= 0)
+			stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
+		ssize_t w = stream_fd >= 0
+		                    ? 0
+		                    : send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)w;
+	} else if (stream_fd >= 0) {
+		/* a remote worker's death by any signal: its relay cannot see it otherwise (an
+		 * ssh session ends with a status, not with the signal) */
+		qc_fault f;
+		memset(&f, 0, sizeof f);
+		f.magic = QC_MSG_FAULT;
+		f.seq = (uint32_t)fault_ctx.seq;
+		f.state = fault_ctx.state;
+		f.signal = sig;
+		f.write = -1;
+		f.main_thread = (pid_t)syscall(SYS_gettid) == fault_ctx.main_tid;
+		stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -404,6 +458,12 @@ static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGABRT, &sa, NULL);
+	if (stream_fd >= 0) {
+		/* every other deadly signal too, and SIGALRM: the watchdog of a remote case */
+		static const int more[] = {SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGALRM};
+		for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+			sigaction(more[i], &sa, NULL);
+	}
 }
 
 /* ------------------------------------------------------------ cases */
@@ -500,8 +560,12 @@ static int other_threads(void)
 	return t ? atoi(t + 10) > 1 : 1;
 }
 
+static int stdio_main(int argc, char **argv);
+
 int qc_worker_main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--stdio"))
+		return stdio_main(argc, argv);
 	qc_worker_args a;
 	char why[256];
 	if (qc_wire_parse(argc, argv, &a, why, sizeof why) < 0) {
@@ -520,6 +584,8 @@ int qc_worker_main(int argc, char **argv)
 	reset_signals();
 	struct rlimit nocore = {0, 0};
 	setrlimit(RLIMIT_CORE, &nocore); /* a crashing kernel is a verdict, not a core file */
+	if (a.remote)
+		return qc_relay_main(&a);
 
 	qc_load_report rep;
 	memset(&rep, 0, sizeof rep);
@@ -580,6 +646,382 @@ int qc_worker_main(int argc, char **argv)
 		done.magic = QC_MSG_DONE;
 		done.seq = cmd.c.count;
 		if (qc_send_full(fd, &done, sizeof done) < 0)
+			_exit(0);
+	}
+}
+
+/* ------------------------------------------------------------ --stdio */
+
+/*
+ * A remote worker (stream.h): `qconform-worker --stdio [--plugin PATH] [--trace]`, started by
+ * the command given to `qconform run --remote`. Frames come on stdin and go to stdout (the
+ * plugin's own prints go to stderr); everything else, the plugin path included when the
+ * command line has none, comes in the relay's HELLO.
+ */
+
+typedef struct stdio_state {
+	int in;
+	unsigned char *arena;
+	size_t bytes;
+	uint64_t base; /* the harness's address of the arena */
+	unsigned timeout_ms;
+	unsigned char *snap; /* the case's regions as installed */
+	size_t snap_cap;
+	unsigned char *out; /* an ANSWER frame's payload */
+	size_t out_cap, out_len;
+} stdio_state;
+
+static void *grow_buf(unsigned char **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return *p;
+	size_t c = *cap ? *cap : 4096;
+	while (c < need)
+		c *= 2;
+	unsigned char *n = realloc(*p, c);
+	if (!n) {
+		fprintf(stderr, "qconform-worker: out of memory (%zu bytes)\n", need);
+		_exit(3);
+	}
+	*p = n;
+	*cap = c;
+	return n;
+}
+
+/* Strings of a HELLO: a uint32 length and the bytes; a NUL-terminated copy in the frame's own
+ * buffer is not possible, so each goes to a malloc'd string (freed never: the worker's life). */
+static const char *take_string(const unsigned char **p, const unsigned char *end)
+{
+	uint32_t n;
+	if (end - *p < 4)
+		return NULL;
+	memcpy(&n, *p, 4);
+	*p += 4;
+	if ((size_t)(end - *p) < n)
+		return NULL;
+	char *s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, *p, n);
+	s[n] = '\0';
+	*p += n;
+	return s;
+}
+
+static int in_slot(const qc_case_desc *d, uint64_t off, uint64_t len)
+{
+	return off >= d->slot_off && len <= d->slot_len && off - d->slot_off <= d->slot_len - len;
+}
+
+/* Checks a case's description against the arena: 0, or -1. */
+static int desc_ok(const qc_case_desc *d, size_t bytes)
+{
+	if (d->slot_off > bytes || d->slot_len > bytes - d->slot_off ||
+	    d->n_outputs > QC_WIRE_MAX_OUTPUTS || !in_slot(d, d->ro_off, d->ro_len) ||
+	    !in_slot(d, d->call_off, sizeof(qcf_op_call)))
+		return -1;
+	for (uint32_t k = 0; k < d->n_outputs; k++)
+		if (!in_slot(d, d->rw_off[k], d->rw_len[k]) || d->out_off[k] < d->rw_off[k] ||
+		    d->out_len[k] > d->rw_len[k] ||
+		    d->out_off[k] - d->rw_off[k] > d->rw_len[k] - d->out_len[k])
+			return -1;
+	return 0;
+}
+
+/* The regions a case's bytes travel in: ro, then each output region. */
+static size_t regions(const qc_case_desc *d, uint64_t off[], uint64_t len[])
+{
+	size_t n = 0;
+	off[n] = d->ro_off;
+	len[n++] = d->ro_len;
+	for (uint32_t k = 0; k < d->n_outputs; k++) {
+		off[n] = d->rw_off[k];
+		len[n++] = d->rw_len[k];
+	}
+	return n;
+}
+
+/*
+ * Copies a case of a CASES frame into the arena at its offsets and moves its pointers from the
+ * harness's address to this arena's. The slot is closed again afterwards (run_case opens it).
+ * Returns the bytes of the frame it used, or 0 when they do not describe a case of this arena.
+ */
+static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, qc_case_desc *d)
+{
+	const unsigned char *start = p, *end = p + left;
+	uint32_t n_reloc;
+	if (left < sizeof *d + 8)
+		return 0;
+	memcpy(d, p, sizeof *d);
+	memcpy(&n_reloc, p + sizeof *d, 4);
+	p += sizeof *d + 8;
+	if (desc_ok(d, s->bytes) < 0 || n_reloc > d->ro_len / 8 ||
+	    (size_t)(end - p) < (size_t)n_reloc * 8)
+		return 0;
+	const unsigned char *relocs = p;
+	p += (size_t)n_reloc * 8;
+	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], len[1 + QC_WIRE_MAX_OUTPUTS];
+	size_t nr = regions(d, off, len), total = 0;
+	for (size_t i = 0; i < nr; i++)
+		total += len[i];
+	if ((size_t)(end - p) < total)
+		return 0;
+	if (protect(s->arena, d->slot_off, d->slot_len, PROT_READ | PROT_WRITE) < 0)
+		return 0;
+	for (size_t i = 0; i < nr; i++) {
+		memcpy(s->arena + off[i], p, len[i]);
+		p += len[i];
+	}
+	for (uint32_t i = 0; i < n_reloc; i++) {
+		uint64_t at, v;
+		memcpy(&at, relocs + 8 * (size_t)i, 8);
+		if (at < d->ro_off || at - d->ro_off > d->ro_len - 8)
+			return 0;
+		memcpy(&v, s->arena + at, 8);
+		if (!v)
+			continue;
+		if (v < s->base + d->slot_off || v - s->base - d->slot_off > d->slot_len)
+			return 0;
+		v = v - s->base + (uint64_t)(uintptr_t)s->arena;
+		memcpy(s->arena + at, &v, 8);
+	}
+	/* as installed: an ANSWER carries only what differs from this */
+	grow_buf(&s->snap, &s->snap_cap, total);
+	size_t at = 0;
+	for (size_t i = 0; i < nr; i++) {
+		memcpy(s->snap + at, s->arena + off[i], len[i]);
+		at += len[i];
+	}
+	protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
+	return (size_t)(p - start);
+}
+
+static void put_out(stdio_state *s, const void *src, size_t n)
+{
+	grow_buf(&s->out, &s->out_cap, s->out_len + n);
+	memcpy(s->out + s->out_len, src, n);
+	s->out_len += n;
+}
+
+/* The ANSWER of a case: the answer, then every run of changed bytes (runs closer than 16 bytes
+ * joined) of its regions. The slot is readable only while they are compared. */
+static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *ans)
+{
+	s->out_len = 0;
+	put_out(s, ans, sizeof *ans);
+	uint32_t n_spans = 0, pad = 0;
+	size_t count_at = s->out_len;
+	put_out(s, &n_spans, 4);
+	put_out(s, &pad, 4);
+	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], len[1 + QC_WIRE_MAX_OUTPUTS];
+	size_t nr = regions(d, off, len), at = 0;
+	protect(s->arena, d->slot_off, d->slot_len, PROT_READ);
+	for (size_t r = 0; r < nr; r++) {
+		const unsigned char *now = s->arena + off[r], *was = s->snap + at;
+		size_t i = 0, n = len[r];
+		while (i < n) {
+			if (now[i] == was[i]) {
+				i++;
+				continue;
+			}
+			size_t j = i + 1, same = 0;
+			for (; j < n && same < 16; j++)
+				same = now[j] == was[j] ? same + 1 : 0;
+			size_t e = j - same;
+			qc_span sp = {off[r] + i, (uint32_t)(e - i), 0};
+			put_out(s, &sp, sizeof sp);
+			put_out(s, now + i, e - i);
+			static const unsigned char zero[8];
+			put_out(s, zero, QC_ROUND_UP(e - i, 8) - (e - i));
+			n_spans++;
+			i = j;
+		}
+		at += n;
+	}
+	protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
+	/* the slot's pages go back to the system; closed, a late access still faults */
+	madvise(s->arena + d->slot_off, d->slot_len, MADV_DONTNEED);
+	memcpy(s->out + count_at, &n_spans, 4);
+}
+
+static _Noreturn void stdio_refuse(qc_load_report *rep, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep->error, sizeof rep->error, fmt, ap);
+	va_end(ap);
+	rep->ok = 0;
+	send_report(-1, rep);
+	_exit(2);
+}
+
+static int stdio_main(int argc, char **argv)
+{
+	const char *plugin = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--trace"))
+			tracing = 1;
+		else if (!strcmp(argv[i], "--plugin") && i + 1 < argc)
+			plugin = argv[++i];
+		else {
+			fprintf(stderr,
+			        "qconform-worker: --stdio takes --plugin PATH and --trace, not "
+			        "%s\n",
+			        argv[i]);
+			return 2;
+		}
+	}
+	prctl(PR_SET_NAME, "qconform-worker");
+	/* the frames keep the stream; the plugin's prints go to stderr */
+	int in = fcntl(0, F_DUPFD_CLOEXEC, 10), out = fcntl(1, F_DUPFD_CLOEXEC, 10);
+	if (in < 0 || out < 0) {
+		fprintf(stderr, "qconform-worker: --stdio needs its stdin and stdout\n");
+		return 2;
+	}
+	setup_fds(in, out);
+	stream_fd = out;
+	reset_signals();
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore);
+
+	qc_load_report rep;
+	memset(&rep, 0, sizeof rep);
+	struct utsname u;
+	if (uname(&u) == 0) {
+		snprintf(rep.remote.machine, sizeof rep.remote.machine, "%s", u.machine);
+		snprintf(rep.remote.system, sizeof rep.remote.system, "%s %s", u.sysname,
+		         u.release);
+	}
+	unsigned char *buf = NULL;
+	size_t cap = 0, len = 0;
+	uint32_t type;
+	char why[256];
+	int got = qc_frame_read(in, &type, &buf, &cap, &len, (size_t)1 << 20, why, sizeof why);
+	if (got <= 0 || type != QC_FRAME_HELLO || len < 4)
+		stdio_refuse(&rep, "no HELLO from the harness: %s",
+		             got < 0 ? why : "the stream ended or began with another frame");
+	qc_hello h;
+	uint32_t protocol;
+	memcpy(&protocol, buf, 4);
+	if (protocol != QC_STREAM_PROTOCOL)
+		stdio_refuse(&rep, "this worker speaks stream protocol %d, the harness %u",
+		             QC_STREAM_PROTOCOL, protocol);
+	if (len < sizeof h)
+		stdio_refuse(&rep, "short HELLO (%zu bytes)", len);
+	memcpy(&h, buf, sizeof h);
+	if (h.layout != qc_stream_layout())
+		stdio_refuse(&rep,
+		             "the plugin ABI's layout differs here (%s, %zu-bit pointers): run "
+		             "exported cases on this device (qconform export)",
+		             rep.remote.machine, sizeof(void *) * 8);
+	qc_worker_args a;
+	memset(&a, 0, sizeof a);
+	a.arena_bytes = (size_t)h.arena_bytes;
+	a.memory = (size_t)h.memory;
+	a.sandbox = (int)h.sandbox;
+	tracing |= (int)h.trace;
+	const unsigned char *p = buf + sizeof h, *end = buf + len;
+	qcf_option *opts = calloc(h.n_options + 1, sizeof *opts);
+	const char **allow = calloc(h.n_allow + 1, sizeof *allow);
+	if (!opts || !allow || h.n_options > 4096 || h.n_allow > 4096)
+		stdio_refuse(&rep, "bad HELLO: %u options, %u paths", h.n_options, h.n_allow);
+	for (uint32_t i = 0; i < h.n_options; i++) {
+		opts[i].key = take_string(&p, end);
+		opts[i].value = take_string(&p, end);
+		if (!opts[i].key || !opts[i].value)
+			stdio_refuse(&rep, "bad HELLO: option %u", i);
+	}
+	for (uint32_t i = 0; i < h.n_allow; i++)
+		if (!(allow[i] = take_string(&p, end)))
+			stdio_refuse(&rep, "bad HELLO: sandbox path %u", i);
+	const char *hello_plugin = take_string(&p, end);
+	if (!hello_plugin)
+		stdio_refuse(&rep, "bad HELLO: no plugin field");
+	a.options = opts;
+	a.n_options = (int)h.n_options;
+	a.allow = allow;
+	a.n_allow = (int)h.n_allow;
+	a.plugin = plugin ? plugin : hello_plugin;
+	if (!*a.plugin)
+		stdio_refuse(&rep, "no plugin: give --plugin to qconform-worker --stdio or to "
+		                   "qconform run");
+	snprintf(rep.remote.plugin, sizeof rep.remote.plugin, "%s", a.plugin);
+	if (qc_sha256_file(a.plugin, rep.remote.sha256) < 0)
+		stdio_refuse(&rep, "%s: cannot open: %s", a.plugin, strerror(errno));
+	trace("worker: --stdio on %s (%s), plugin %s", rep.remote.machine, rep.remote.system,
+	      a.plugin);
+
+	limit_memory(&a, &rep);
+	if (a.sandbox) {
+		const int keep[] = {in, out};
+		qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox, sizeof rep.sandbox);
+	}
+	stdio_state s = {in, NULL, a.arena_bytes, h.harness_base, h.timeout_ms, NULL, 0, NULL,
+	                 0,  0};
+	void *m =
+	        mmap(NULL, s.bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		stdio_refuse(&rep, "cannot reserve a %zu-byte arena: %s", s.bytes, strerror(errno));
+	s.arena = m;
+	install_fault_handler(s.arena, s.bytes, out);
+
+	qcf_plugin d;
+	qcf_instance *inst;
+	load(out, &a, &d, &inst, &rep);
+
+	unsigned watchdog = s.timeout_ms ? (2 * s.timeout_ms + 999) / 1000 + 5 : 0;
+	for (;;) {
+		got = qc_frame_read(in, &type, &buf, &cap, &len, s.bytes + ((size_t)1 << 24), why,
+		                    sizeof why);
+		if (got == 0)
+			_exit(0); /* the relay went away */
+		if (got < 0 || type != QC_FRAME_CASES || len < sizeof(qc_command)) {
+			fprintf(stderr, "qconform-worker: %s\n",
+			        got < 0 ? why : "unexpected frame from the harness");
+			_exit(4);
+		}
+		qc_command c;
+		memcpy(&c, buf, sizeof c);
+		if (c.quit) {
+			d.destroy(inst);
+			_exit(0);
+		}
+		if (c.count > QC_WIRE_CHUNK)
+			_exit(4);
+		size_t at = sizeof c;
+		for (uint32_t i = 0; i < c.count; i++) {
+			qc_case_desc cd;
+			size_t used = install_case(&s, buf + at, len - at, &cd);
+			if (!used) {
+				fprintf(stderr,
+				        "qconform-worker: case %u of a command does not fit the "
+				        "arena (not from this harness?)\n",
+				        i);
+				_exit(4);
+			}
+			at += used;
+			qc_answer ans;
+			qcf_prepared *prep;
+			alarm(watchdog);
+			run_case(&d, inst, s.arena, &cd, i, &ans, &prep);
+			alarm(0);
+			answer_case(&s, &cd, &ans);
+			if (stream_send(QC_FRAME_ANSWER, s.out, s.out_len, NULL, 0) < 0)
+				_exit(0);
+			close_case(&d, inst, prep);
+		}
+		if (c.settle_ms && other_threads()) {
+			uint32_t ms = c.settle_ms < 1000 ? c.settle_ms : 1000;
+			struct timespec ts = {0, (long)ms * 1000000L};
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+		qc_answer done;
+		memset(&done, 0, sizeof done);
+		done.magic = QC_MSG_DONE;
+		done.seq = c.count;
+		uint32_t none[2] = {0, 0};
+		if (stream_send(QC_FRAME_ANSWER, &done, sizeof done, none, sizeof none) < 0)
 			_exit(0);
 	}
 }

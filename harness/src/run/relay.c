@@ -1,0 +1,427 @@
+/*
+ * relay: the harness's worker process for `qconform run --remote CMD` (stream.h). It maps the
+ * shared arena like a local worker, starts CMD with `/bin/sh -c` in its own process group (the
+ * harness kills the group on a timeout: the shell, ssh, adb or qemu go with it), speaks frames
+ * to CMD's stdin and stdout, and packets to the harness:
+ *
+ *   HELLO -> LOADED            the load report, with what the remote worker is
+ *   command -> CASES           each case's bytes and the offsets of its pointers
+ *   ANSWER -> changed bytes into the arena, then the answer packet
+ *   FAULT  -> forwarded as a local worker's fault would be; the signal remembered
+ *
+ * When CMD's stream ends the relay dies as the remote worker did: of the signal its last FAULT
+ * named (an ssh session ends with a status, not with the signal), else of the signal or with
+ * the status CMD ended with. A stream that breaks (a corrupted or truncated frame) is not a
+ * verdict: the relay says so in a QC_MSG_BROKEN packet and the run stops with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stream.h"
+#include "wire.h"
+
+extern char **environ;
+
+typedef struct relay {
+	const qc_worker_args *a;
+	int chan;           /* to the harness */
+	int to, from;       /* CMD's stdin and stdout */
+	pid_t child;        /* CMD (or the shell running it) */
+	int child_fd;       /* its pidfd: readable once it exited, or -1 */
+	unsigned char *map; /* the arena, mapped here */
+	int fault_signal;   /* the last FAULT's signal */
+	unsigned char *buf; /* frames in */
+	size_t cap;
+	unsigned char *frame; /* frames out */
+	size_t frame_cap, frame_len;
+} relay;
+
+static void out_put(relay *r, const void *p, size_t n)
+{
+	if (r->frame_len + n > r->frame_cap) {
+		size_t c = r->frame_cap ? r->frame_cap : 65536;
+		while (c < r->frame_len + n)
+			c *= 2;
+		unsigned char *b = realloc(r->frame, c);
+		if (!b) {
+			fprintf(stderr, "qconform-worker: relay: out of memory\n");
+			_exit(3);
+		}
+		r->frame = b;
+		r->frame_cap = c;
+	}
+	memcpy(r->frame + r->frame_len, p, n);
+	r->frame_len += n;
+}
+
+static void out_string(relay *r, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : 0;
+	out_put(r, &n, 4);
+	if (n)
+		out_put(r, s, n);
+}
+
+/* Waits for the shell running CMD (at most a few seconds after its stream ended). */
+static int reap_child(relay *r)
+{
+	int st = 0;
+	for (int i = 0; i < 200; i++) {
+		pid_t w = waitpid(r->child, &st, WNOHANG);
+		if (w == r->child)
+			return st;
+		if (w < 0)
+			return 0;
+		struct timespec ts = {0, 20000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (r->child > 0) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, &st, 0);
+	}
+	return st;
+}
+
+static void describe(int st, char *buf, size_t size)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(st),
+		         strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(st));
+}
+
+/* Loading failed before the remote worker could say why: the harness's one line. */
+static _Noreturn void refuse(relay *r, const char *fmt, ...)
+{
+	qc_load_report rep;
+	memset(&rep, 0, sizeof rep);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep.error, sizeof rep.error, fmt, ap);
+	va_end(ap);
+	qc_send_full(r->chan, &rep, sizeof rep);
+	if (r->child > 0)
+		kill(r->child, SIGKILL);
+	_exit(1);
+}
+
+/* The stream broke while cases ran: the harness stops the run with this line. */
+static _Noreturn void broken(relay *r, const char *fmt, ...)
+{
+	qc_answer m;
+	memset(&m, 0, sizeof m);
+	m.magic = QC_MSG_BROKEN;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m.message, sizeof m.message, fmt, ap);
+	va_end(ap);
+	qc_send_full(r->chan, &m, sizeof m);
+	if (r->child > 0)
+		kill(r->child, SIGKILL);
+	_exit(3);
+}
+
+/* CMD's stream ended between frames: die as the remote worker did. */
+static _Noreturn void follow_death(relay *r)
+{
+	close(r->to);
+	int st = reap_child(r);
+	int sig = r->fault_signal;
+	if (!sig && WIFSIGNALED(st))
+		sig = WTERMSIG(st);
+	/* a shell reports a child killed by signal N as status 128 + N */
+	if (!sig && WIFEXITED(st) && WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 128 + 32)
+		sig = WEXITSTATUS(st) - 128;
+	if (sig && sig != SIGKILL && sig != SIGSTOP) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		sigaction(sig, &sa, NULL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	if (sig == SIGKILL)
+		raise(SIGKILL);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* A command with no shell syntax in it runs without a shell, split at blanks: its death by a
+ * signal is then its own, not a shell's report of it. argv: at most 63 words. */
+static char **plain_words(const char *cmd, char *copy, char **argv, size_t max)
+{
+	if (strpbrk(cmd, ";&|<>()$`\\\"'*?[]#~=%{}\n"))
+		return NULL;
+	strcpy(copy, cmd);
+	size_t n = 0;
+	for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+		if (n + 1 >= max)
+			return NULL;
+		argv[n++] = t;
+	}
+	argv[n] = NULL;
+	return n ? argv : NULL;
+}
+
+static int start_child(relay *r)
+{
+	int in[2], out[2];
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		return errno;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	char *sh[] = {"sh", "-c", (char *)r->a->remote, NULL}, *words[64];
+	char *copy = malloc(strlen(r->a->remote) + 1);
+	char **argv = copy ? plain_words(r->a->remote, copy, words, 64) : NULL;
+	int rc = argv ? posix_spawnp(&r->child, argv[0], &fa, NULL, argv, environ)
+	              : posix_spawn(&r->child, "/bin/sh", &fa, NULL, sh, environ);
+	free(copy);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	r->to = in[1];
+	r->from = out[0];
+	r->child_fd = rc ? -1 : (int)syscall(SYS_pidfd_open, r->child, 0);
+	return rc;
+}
+
+static void send_hello(relay *r)
+{
+	const qc_worker_args *a = r->a;
+	qc_hello h;
+	memset(&h, 0, sizeof h);
+	h.protocol = QC_STREAM_PROTOCOL;
+	h.layout = qc_stream_layout();
+	h.arena_bytes = a->arena_bytes;
+	h.harness_base = a->arena_addr;
+	h.memory = a->memory;
+	h.timeout_ms = a->timeout_ms;
+	h.trace = (uint32_t)a->trace;
+	h.sandbox = (uint32_t)a->sandbox;
+	h.n_options = (uint32_t)a->n_options;
+	h.n_allow = (uint32_t)a->n_allow;
+	r->frame_len = 0;
+	out_put(r, &h, sizeof h);
+	for (int i = 0; i < a->n_options; i++) {
+		out_string(r, a->options[i].key);
+		out_string(r, a->options[i].value);
+	}
+	for (int i = 0; i < a->n_allow; i++)
+		out_string(r, a->allow[i]);
+	out_string(r, a->plugin);
+	if (qc_frame_write(r->to, QC_FRAME_HELLO, r->frame, r->frame_len, NULL, 0) < 0)
+		refuse(r, "the remote command `%s` does not read its stdin: %s", a->remote,
+		       strerror(errno));
+}
+
+static void wait_loaded(relay *r)
+{
+	uint32_t type;
+	size_t len;
+	char why[256];
+	int got = qc_frame_read(r->from, &type, &r->buf, &r->cap, &len, (size_t)1 << 20, why,
+	                        sizeof why);
+	if (got == 0) {
+		char how[96];
+		describe(reap_child(r), how, sizeof how);
+		refuse(r, "the remote command `%s` %s before its worker answered", r->a->remote,
+		       how);
+	}
+	if (got < 0)
+		refuse(r, "the remote command `%s`: %s", r->a->remote, why);
+	if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
+		/* it died loading the plugin (dlopen, a constructor, create()): so does the relay */
+		qc_fault f;
+		memcpy(&f, r->buf, sizeof f);
+		r->fault_signal = f.signal;
+		follow_death(r);
+	}
+	uint32_t protocol = 0;
+	if (len >= 4)
+		memcpy(&protocol, r->buf, 4);
+	if (type != QC_FRAME_LOADED || protocol != QC_STREAM_PROTOCOL)
+		refuse(r,
+		       "the remote worker speaks stream protocol %u, this qconform %d: run the "
+		       "same qconform version on both sides",
+		       protocol, QC_STREAM_PROTOCOL);
+	qc_loaded l;
+	if (len != sizeof l)
+		refuse(r, "the remote worker's load report has %zu bytes, not %zu", len, sizeof l);
+	memcpy(&l, r->buf, sizeof l);
+	if (l.layout != qc_stream_layout() && l.rep.ok)
+		refuse(r, "the remote worker's plugin ABI layout differs from this qconform's");
+	l.rep.error[sizeof l.rep.error - 1] = '\0';
+	if (!l.rep.ok) {
+		char msg[sizeof l.rep.error];
+		snprintf(msg, sizeof msg, "%s", l.rep.error);
+		snprintf(l.rep.error, sizeof l.rep.error, "remote worker: %s", msg);
+	}
+	if (qc_send_full(r->chan, &l.rep, sizeof l.rep) < 0 || !l.rep.ok)
+		_exit(1);
+}
+
+/* Waits until CMD's stream has a frame or CMD exited (a process the kernel forked may hold the
+ * stream open after it): dies as it did when it exited with nothing more to read. */
+static void wait_frame(relay *r)
+{
+	for (;;) {
+		struct pollfd p[2] = {{.fd = r->from, .events = POLLIN},
+		                      {.fd = r->child_fd, .events = POLLIN}};
+		int n = poll(p, r->child_fd >= 0 ? 2 : 1, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || p[0].revents)
+			return;
+		if (p[1].revents) {
+			/* exited: what it wrote before is still readable */
+			struct pollfd q = {.fd = r->from, .events = POLLIN};
+			if (poll(&q, 1, 0) > 0 && (q.revents & POLLIN))
+				return;
+			follow_death(r);
+		}
+	}
+}
+
+/* One command: its CASES frame out, then answers in until DONE. */
+static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
+{
+	r->frame_len = 0;
+	out_put(r, c, sizeof *c);
+	for (uint32_t i = 0; i < c->count; i++) {
+		uint64_t rel[4096];
+		long n = qc_stream_relocs(r->map, r->a->arena_addr, &d[i], rel,
+		                          sizeof rel / sizeof rel[0]);
+		if (n < 0)
+			broken(r, "case %u of a command holds a pointer outside its slot", i);
+		uint32_t nr[2] = {(uint32_t)n, 0};
+		out_put(r, &d[i], sizeof d[i]);
+		out_put(r, nr, sizeof nr);
+		out_put(r, rel, (size_t)n * 8);
+		out_put(r, r->map + d[i].ro_off, d[i].ro_len);
+		for (uint32_t k = 0; k < d[i].n_outputs; k++)
+			out_put(r, r->map + d[i].rw_off[k], d[i].rw_len[k]);
+	}
+	if (qc_frame_write(r->to, QC_FRAME_CASES, r->frame, r->frame_len, NULL, 0) < 0)
+		follow_death(r); /* it died before reading: no case was running */
+	for (;;) {
+		uint32_t type;
+		size_t len;
+		char why[256];
+		wait_frame(r);
+		int got = qc_frame_read(r->from, &type, &r->buf, &r->cap, &len,
+		                        r->a->arena_bytes + ((size_t)1 << 20), why, sizeof why);
+		if (got == 0)
+			follow_death(r);
+		if (got < 0)
+			broken(r, "the stream from `%s` broke: %s", r->a->remote, why);
+		if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
+			qc_fault f;
+			memcpy(&f, r->buf, sizeof f);
+			r->fault_signal = f.signal;
+			if (f.in_arena || f.oom)
+				qc_send_full(r->chan, &f, sizeof f);
+			follow_death(r); /* a FAULT is the worker's last frame */
+		}
+		if (type != QC_FRAME_ANSWER || len < sizeof(qc_answer) + 8)
+			broken(r, "unexpected frame (type %u, %zu bytes) from the remote worker",
+			       type, len);
+		qc_answer a;
+		uint32_t n_spans;
+		memcpy(&a, r->buf, sizeof a);
+		memcpy(&n_spans, r->buf + sizeof a, 4);
+		if (a.magic == QC_MSG_ANSWER && a.seq < c->count) {
+			/* the changed bytes, each within the case's slot */
+			const qc_case_desc *cd = &d[a.seq];
+			size_t at = sizeof a + 8;
+			for (uint32_t s = 0; s < n_spans; s++) {
+				qc_span sp;
+				if (len - at < sizeof sp)
+					broken(r, "answer %u: span %u cut short", a.seq, s);
+				memcpy(&sp, r->buf + at, sizeof sp);
+				at += sizeof sp;
+				size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
+				if (len - at < padded || sp.off < cd->slot_off ||
+				    sp.len > cd->slot_len ||
+				    sp.off - cd->slot_off > cd->slot_len - sp.len)
+					broken(r, "answer %u: span %u is outside its case", a.seq,
+					       s);
+				memcpy(r->map + sp.off, r->buf + at, sp.len);
+				at += padded;
+			}
+		} else if (a.magic != QC_MSG_DONE) {
+			broken(r, "answer with magic 0x%08x from the remote worker", a.magic);
+		}
+		if (qc_send_full(r->chan, &a, sizeof a) < 0)
+			_exit(0);
+		if (a.magic == QC_MSG_DONE)
+			return;
+	}
+}
+
+int qc_relay_main(const qc_worker_args *a)
+{
+	relay r;
+	memset(&r, 0, sizeof r);
+	r.a = a;
+	r.chan = a->channel_fd;
+	r.child = -1;
+	r.child_fd = -1;
+	void *m = mmap(NULL, a->arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, a->arena_fd, 0);
+	if (m == MAP_FAILED)
+		refuse(&r, "relay: cannot map the arena: %s", strerror(errno));
+	close(a->arena_fd);
+	r.map = m;
+	int rc = start_child(&r);
+	if (rc)
+		refuse(&r, "cannot start the remote command `%s`: %s", a->remote, strerror(rc));
+	send_hello(&r);
+	wait_loaded(&r);
+
+	struct {
+		qc_command c;
+		qc_case_desc d[QC_WIRE_CHUNK];
+	} cmd;
+	for (;;) {
+		ssize_t got;
+		do
+			got = recv(r.chan, &cmd, sizeof cmd, 0);
+		while (got < 0 && errno == EINTR);
+		if (got < (ssize_t)sizeof cmd.c || cmd.c.quit) {
+			/* the harness is done (or gone): the remote worker destroys its instance */
+			qc_command q;
+			memset(&q, 0, sizeof q);
+			q.quit = 1;
+			qc_frame_write(r.to, QC_FRAME_CASES, &q, sizeof q, NULL, 0);
+			close(r.to);
+			reap_child(&r);
+			_exit(0);
+		}
+		if (cmd.c.count > QC_WIRE_CHUNK ||
+		    (size_t)got != sizeof cmd.c + cmd.c.count * sizeof cmd.d[0])
+			_exit(4);
+		for (uint32_t i = 0; i < cmd.c.count; i++)
+			if (cmd.d[i].slot_off > a->arena_bytes ||
+			    cmd.d[i].slot_len > a->arena_bytes - cmd.d[i].slot_off ||
+			    cmd.d[i].n_outputs > QC_WIRE_MAX_OUTPUTS)
+				_exit(4);
+		serve(&r, &cmd.c, cmd.d);
+	}
+}
