@@ -34,10 +34,11 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
 # The harness, one folder per stage of the pipeline (harness/src/README.md).
-HARNESS_DIRS := spec cases run judge report gate tools base cli
+HARNESS_DIRS := spec cases run judge report gate tools base cli offline
 # The C of onnx.proto, generated (see ONNX_PROTO below), lives in $(PB_GEN).
 PB_GEN   := $(BUILD)/gen
-CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference -I$(PB_GEN)
+CPPFLAGS := -Iharness/include -Iharness/runner -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference \
+            -I$(PB_GEN)
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
