@@ -148,8 +148,8 @@ static unsigned long qcr_needed; /* what the case asked for in all, when it did 
 static void *qcr_alloc(unsigned long n, unsigned long align)
 {
 	uintptr_t base = (uintptr_t)qcr_arena.b;
-	unsigned long at = (unsigned long)(((base + qcr_used + align - 1) & ~(uintptr_t)(align - 1)) -
-	                                   base);
+	unsigned long at =
+	        (unsigned long)(((base + qcr_used + align - 1) & ~(uintptr_t)(align - 1)) - base);
 	if (at > QCONFORM_RUNNER_ARENA || n > QCONFORM_RUNNER_ARENA - at) {
 		qcr_needed = at + n > qcr_needed ? at + n : qcr_needed;
 		return 0;
@@ -163,7 +163,7 @@ static void *qcr_alloc(unsigned long n, unsigned long align)
 typedef struct qcr_reader {
 	const unsigned char *p;
 	unsigned long n, at;
-	int bad;   /* read past the end, or a value out of range */
+	int bad;    /* read past the end, or a value out of range */
 	int noroom; /* the arena is full */
 } qcr_reader;
 
@@ -308,8 +308,8 @@ static void qcr_tensor(qcr_reader *r, qcf_tensor *t, qcf_quant *q, qcr_data *d, 
 		/* 64 pattern bytes, the output (64-byte aligned), 64 pattern bytes and more up
 		 * to the next 64 */
 		unsigned long tail = QCR_ALIGN + (QCR_ALIGN - d->nbytes % QCR_ALIGN) % QCR_ALIGN;
-		unsigned char *b = (unsigned char *)qcr_take(r, QCR_ALIGN + d->nbytes + tail,
-		                                             QCR_ALIGN);
+		unsigned char *b =
+		        (unsigned char *)qcr_take(r, QCR_ALIGN + d->nbytes + tail, QCR_ALIGN);
 		if (b) {
 			qcr_pattern_fill(b, QCR_ALIGN);
 			d->buf = b + QCR_ALIGN;
@@ -647,8 +647,7 @@ static void qcr_say(qcr_result *res, const char *text, unsigned long number)
 }
 
 /* Runs case file p[0..n) (index i of the export) and writes its record. */
-static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n,
-                         qcr_result *res)
+static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n, qcr_result *res)
 {
 	const char *why;
 	int rc, k;
@@ -897,16 +896,18 @@ int main(int argc, char **argv)
 		else if (a[0] == '-' || dir)
 			return qcr_usage(
 			        "usage: qconform_runner EXPORT_DIR [--out DIR | --stream FILE] "
-			        "[--plugin-option KEY=VALUE ...] [--first N] [--count N] [--quiet]; "
+			        "[--plugin-option KEY=VALUE ...] [--first N] [--count N] "
+			        "[--quiet]; "
 			        "not understood:",
 			        a);
 		else
 			dir = a;
 	}
 	if (!dir)
-		return qcr_usage("usage: qconform_runner EXPORT_DIR [--out DIR | --stream FILE] "
-		                 "[--plugin-option KEY=VALUE ...] [--first N] [--count N] [--quiet]",
-		                 0);
+		return qcr_usage(
+		        "usage: qconform_runner EXPORT_DIR [--out DIR | --stream FILE] "
+		        "[--plugin-option KEY=VALUE ...] [--first N] [--count N] [--quiet]",
+		        0);
 	if (out && stream)
 		return qcr_usage("--out and --stream: one or the other", 0);
 	sprintf(path, "%.4000s/manifest.qcm", dir);
@@ -917,7 +918,8 @@ int main(int argc, char **argv)
 	if (n < QCF_HEADER_BYTES + 4 || !qcr_same(qcr_arena.b, QCF_MAGIC_MANIFEST, 4) ||
 	    qcr_le32(qcr_arena.b + 8) != (uint32_t)n ||
 	    qcr_crc(0, qcr_arena.b, (unsigned long)n - 4) != qcr_le32(qcr_arena.b + n - 4)) {
-		fprintf(stderr, "qconform_runner: %s: not a manifest, truncated or damaged\n", path);
+		fprintf(stderr, "qconform_runner: %s: not a manifest, truncated or damaged\n",
+		        path);
 		return 2;
 	}
 	if ((qcr_arena.b[4] | qcr_arena.b[5] << 8) != QCF_FORMAT_VERSION) {
@@ -972,12 +974,13 @@ int main(int argc, char **argv)
 		qcr_run_case((uint32_t)idx, qcr_arena.b, (unsigned long)n, &res);
 		if (qcr_close_record() != 0)
 			return 2;
-		counts[res.check == QCF_CHECK_NOT_RUN ? 4
+		counts[res.check == QCF_CHECK_NOT_RUN       ? 4
 		       : res.status >= 0 && res.status <= 3 ? res.status
 		                                            : 3]++;
 		if (!quiet)
 			printf("case %lu %s: %s%s%s\n", idx, qcr_c.name,
-			       res.check == QCF_CHECK_NOT_RUN ? "not run" : qcr_status_name(res.status),
+			       res.check == QCF_CHECK_NOT_RUN ? "not run"
+			                                      : qcr_status_name(res.status),
 			       res.message[0] ? ": " : "", res.message);
 	}
 	if (qcr_open_record(outdir, "end.qco") != 0)

@@ -127,8 +127,8 @@ static int load_export(qc_import *im, char *err, size_t err_size)
 	qc_sha256_hex(m, n, im->manifest_sha);
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1], why[256];
-	if (qc_bin_open(m, n, QCF_MAGIC_MANIFEST, 1, &im->n_cases, version, &r, why,
-	                sizeof why) != 0) {
+	if (qc_bin_open(m, n, QCF_MAGIC_MANIFEST, 1, &im->n_cases, version, &r, why, sizeof why) !=
+	    0) {
 		free(m);
 		return qc_errf(err, err_size, "%s: %s", path, why);
 	}
@@ -294,15 +294,17 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 	         (strcmp(name, im->plugin_name) || strcmp(ver, im->plugin_version) ||
 	          abi != im->abi || strcmp(version, im->runner_version) ||
 	          (int)n_opt != im->n_options))
-		rc = qc_errf(err, err_size,
-		             "%s: two runs of the runner disagree (plugin %s %s, ABI %u; and %s %s, "
-		             "ABI %u)",
-		             where, im->plugin_name, im->plugin_version, im->abi, name, ver, abi);
+		rc = qc_errf(
+		        err, err_size,
+		        "%s: two runs of the runner disagree (plugin %s %s, ABI %u; and %s %s, "
+		        "ABI %u)",
+		        where, im->plugin_name, im->plugin_version, im->abi, name, ver, abi);
 	for (uint32_t i = 0; rc == 0 && im->have_header && i < n_opt; i++)
 		if (strcmp(opts[i].key, im->options[i].key) ||
 		    strcmp(opts[i].value, im->options[i].value))
 			rc = qc_errf(err, err_size,
-			             "%s: two runs of the runner gave the plugin other options", where);
+			             "%s: two runs of the runner gave the plugin other options",
+			             where);
 	if (rc == 0 && !im->have_header) {
 		im->have_header = 1;
 		im->plugin_name = name;
@@ -330,8 +332,8 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 }
 
 /* A case record: checked and bound to its case. rec_at: where it stays (stream), or NULL. */
-static int take_case(qc_import *im, const unsigned char *p, size_t n, const char *where,
-                     int stream, char *err, size_t err_size)
+static int take_case(qc_import *im, const unsigned char *p, size_t n, const char *where, int stream,
+                     char *err, size_t err_size)
 {
 	rec o;
 	char why[256];
@@ -350,9 +352,8 @@ static int take_case(qc_import *im, const unsigned char *p, size_t n, const char
 		               (unsigned long)c->crc);
 	if (stream && c->have) {
 		if (c->rec_len != n || memcmp(c->rec, p, n) != 0)
-			return qc_errf(err, err_size,
-			               "%s: two different records of case %u (%s)", where, o.index,
-			               c->name);
+			return qc_errf(err, err_size, "%s: two different records of case %u (%s)",
+			               where, o.index, c->name);
 		return 0;
 	}
 	c->have = 1;
@@ -412,8 +413,7 @@ static int decode_stream(qc_import *im, const unsigned char *t, size_t n, char *
 						free(out);
 						return qc_errf(err, err_size,
 						               "%s:%zu: not base64 (byte '%c')",
-						               im->outputs, line,
-						               t[k + (size_t)j]);
+						               im->outputs, line, t[k + (size_t)j]);
 					}
 				}
 				uint32_t x = (uint32_t)(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
@@ -441,8 +441,7 @@ static int load_stream(qc_import *im, char *err, size_t err_size)
 	size_t n;
 	unsigned char *t = qc_read_whole(im->outputs, &n);
 	if (!t)
-		return qc_errf(err, err_size, "%s: cannot read: %s", im->outputs,
-		               strerror(errno));
+		return qc_errf(err, err_size, "%s: cannot read: %s", im->outputs, strerror(errno));
 	int rc = decode_stream(im, t, n, err, err_size);
 	free(t);
 	if (rc)
@@ -455,15 +454,17 @@ static int load_stream(qc_import *im, char *err, size_t err_size)
 		snprintf(where, sizeof where, "%s: record %d (byte %zu of the decoded stream)",
 		         im->outputs, records + 1, at);
 		if (len - at < QCF_HEADER_BYTES + 4) {
-			return qc_errf(err, err_size, "%s: truncated: %zu bytes, shorter than a header",
-			               where, len - at);
+			return qc_errf(err, err_size,
+			               "%s: truncated: %zu bytes, shorter than a header", where,
+			               len - at);
 		}
 		const unsigned char *r = p + at;
 		size_t total = le32(r + 8);
 		if (!memcmp(r, QCF_MAGIC_RUNNER, 4))
 			rc = take_header(im, r, len - at, where, err, err_size);
 		else if (!im->have_header)
-			rc = qc_errf(err, err_size, "%s: records before the runner's header", where);
+			rc = qc_errf(err, err_size, "%s: records before the runner's header",
+			             where);
 		else if (!memcmp(r, QCF_MAGIC_RESULT, 4))
 			rc = take_case(im, r, len - at, where, 1, err, err_size);
 		else if (!memcmp(r, QCF_MAGIC_END, 4)) {
@@ -484,9 +485,8 @@ static int load_stream(qc_import *im, char *err, size_t err_size)
 		records++;
 	}
 	if (!im->have_header)
-		return qc_errf(err, err_size,
-		               "%s: no runner records in it (lines starting \"%s\")", im->outputs,
-		               QCF_STREAM_PREFIX);
+		return qc_errf(err, err_size, "%s: no runner records in it (lines starting \"%s\")",
+		               im->outputs, QCF_STREAM_PREFIX);
 	return 0;
 }
 
@@ -520,7 +520,8 @@ int qc_import_check_specs(const qc_import *im, qc_spec *const *specs, const uint
                           int n, uint64_t total, char *err, size_t err_size)
 {
 	for (int i = 0; i < n || (uint32_t)i < im->n_specs; i++) {
-		if (i >= n || (uint32_t)i >= im->n_specs || strcmp(specs[i]->path, im->spec_path[i]))
+		if (i >= n || (uint32_t)i >= im->n_specs ||
+		    strcmp(specs[i]->path, im->spec_path[i]))
 			return qc_errf(err, err_size,
 			               "the specs are not the export's: %s %s, %s %s (a spec file "
 			               "added, removed or renamed since the export)",
@@ -633,15 +634,16 @@ static void answer(const rec *o, qc_exec_result *res)
 			snprintf(res->message, sizeof res->message, "%s returned %s (%d)",
 			         stages[o->stage], status_name(o->status), (int)o->status);
 	}
-	res->outcome = o->status == QCF_OK                  ? QC_EXEC_OK
-	               : o->status == QCF_NOT_SUPPORTED     ? QC_EXEC_NOT_SUPPORTED
-	               : o->status == QCF_INVALID_PARAM     ? QC_EXEC_INVALID_PARAM
-	                                                    : QC_EXEC_ERROR;
+	res->outcome = o->status == QCF_OK              ? QC_EXEC_OK
+	               : o->status == QCF_NOT_SUPPORTED ? QC_EXEC_NOT_SUPPORTED
+	               : o->status == QCF_INVALID_PARAM ? QC_EXEC_INVALID_PARAM
+	                                                : QC_EXEC_ERROR;
 	/* the memory rules the runner checked, in the words of run's runner */
 	if (o->check == QCF_CHECK_OUTPUT_PAST || o->check == QCF_CHECK_OUTPUT_BEFORE) {
 		res->outcome = QC_EXEC_ERROR;
 		snprintf(res->message, sizeof res->message, "wrote %s output %u",
-		         o->check == QCF_CHECK_OUTPUT_PAST ? "past the end of" : "before the start of",
+		         o->check == QCF_CHECK_OUTPUT_PAST ? "past the end of"
+		                                           : "before the start of",
 		         o->check_index);
 	} else if (o->check == QCF_CHECK_INPUT) {
 		res->outcome = QC_EXEC_ERROR;
@@ -677,10 +679,11 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		/* the case as this run built it must be the case the runner ran */
 		qc_case_encode(c, index, &s->enc);
 		if (s->enc.n != ic->size || qc_crc32(0, s->enc.p, s->enc.n - 4) != ic->crc)
-			return qc_errf(err, err_size,
-			               "case %s as the specs build it now differs from its exported "
-			               "case file: export again",
-			               c->name);
+			return qc_errf(
+			        err, err_size,
+			        "case %s as the specs build it now differs from its exported "
+			        "case file: export again",
+			        c->name);
 		unsigned char *file = NULL;
 		const unsigned char *p = ic->rec;
 		size_t len = ic->rec_len;
@@ -697,8 +700,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		if (parse_case_record(p, len, &o, why, sizeof why) != 0 || o.index != index ||
 		    o.case_crc != ic->crc) {
 			free(file);
-			return qc_errf(err, err_size, "the record of case %s: %s", c->name,
-			               why);
+			return qc_errf(err, err_size, "the record of case %s: %s", c->name, why);
 		}
 		answer(&o, &results[i]);
 		qcf_op_call *call = &s->calls[i];
@@ -723,10 +725,11 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		free(o.message);
 		free(file);
 		if (fault)
-			return qc_errf(err, err_size,
-			               "the record of case %s holds other outputs than the case has "
-			               "(their count or sizes)",
-			               c->name);
+			return qc_errf(
+			        err, err_size,
+			        "the record of case %s holds other outputs than the case has "
+			        "(their count or sizes)",
+			        c->name);
 		staged[i] = call;
 	}
 	return 0;
@@ -804,8 +807,8 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 	o.jobs = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--outputs") || !strcmp(a, "--json") || !strcmp(a, "--html") ||
-		            !strcmp(a, "--junit") || !strcmp(a, "--jobs");
+		int takes = !strcmp(a, "--outputs") || !strcmp(a, "--json") ||
+		            !strcmp(a, "--html") || !strcmp(a, "--junit") || !strcmp(a, "--jobs");
 		if (takes && !v) {
 			fprintf(stderr, "qconform import: missing value after %s\n", a);
 			return 2;
@@ -823,7 +826,8 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 			long j = strtol(v, &end, 10);
 			if (*end || !*v || j < 1 || j > 64) {
 				fprintf(stderr,
-				        "qconform import: --jobs needs a number of threads in [1, 64], "
+				        "qconform import: --jobs needs a number of threads in [1, "
+				        "64], "
 				        "got %s\n",
 				        v);
 				return 2;

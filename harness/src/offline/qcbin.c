@@ -94,8 +94,8 @@ void qc_wb_str(qc_wbuf *w, const char *s)
 void qc_wb_header(qc_wbuf *w, const char *magic, uint32_t index)
 {
 	char version[QCF_VERSION_BYTES] = {0};
-	memcpy(version, QC_VERSION, strlen(QC_VERSION) < sizeof version ? strlen(QC_VERSION)
-	                                                                  : sizeof version);
+	memcpy(version, QC_VERSION,
+	       strlen(QC_VERSION) < sizeof version ? strlen(QC_VERSION) : sizeof version);
 	qc_wb_bytes(w, magic, 4);
 	qc_wb_u16(w, QCF_FORMAT_VERSION);
 	qc_wb_u16(w, QCF_HEADER_BYTES);
@@ -193,7 +193,8 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 		snprintf(err, err_size, "truncated: %zu bytes, shorter than a header", n);
 		return -1;
 	}
-	unsigned fv = (unsigned)p[4] | (unsigned)p[5] << 8, hb = (unsigned)p[6] | (unsigned)p[7] << 8;
+	unsigned fv = (unsigned)p[4] | (unsigned)p[5] << 8,
+	         hb = (unsigned)p[6] | (unsigned)p[7] << 8;
 	uint32_t total = le32(p + 8);
 	if (fv != QCF_FORMAT_VERSION) {
 		snprintf(err, err_size, "format version %u, this qconform reads %d", fv,
