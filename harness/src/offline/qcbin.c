@@ -12,7 +12,7 @@ uint32_t qc_crc32(uint32_t crc, const void *p, size_t n)
 {
 	static uint32_t table[256];
 	static int ready;
-	if (!ready) { /* idempotent: threads racing here write the same values */
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) { /* threads racing here write the same */
 		for (uint32_t i = 0; i < 256; i++) {
 			uint32_t c = i;
 			for (int k = 0; k < 8; k++)
