@@ -665,7 +665,7 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 		res->status = QCF_ERROR;
 		res->check = QCF_CHECK_NOT_RUN;
 		if (rc > 0) {
-			qcr_say(res, "the case needs ", 0);
+			qcr_say(res, "the case needs at least ", 0);
 			qcr_say(res, 0, qcr_needed);
 			qcr_say(res, " bytes of arena, QCONFORM_RUNNER_ARENA is ", 0);
 			qcr_say(res, 0, QCONFORM_RUNNER_ARENA);
