@@ -34,10 +34,11 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
 # The harness, one folder per stage of the pipeline (harness/src/README.md).
-HARNESS_DIRS := spec cases run judge report gate tools base cli
+HARNESS_DIRS := spec cases run judge report gate tools base cli offline
 # The C of onnx.proto, generated (see ONNX_PROTO below), lives in $(PB_GEN).
 PB_GEN   := $(BUILD)/gen
-CPPFLAGS := -Iharness/include -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference -I$(PB_GEN)
+CPPFLAGS := -Iharness/include -Iharness/runner -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference \
+            -I$(PB_GEN)
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
@@ -60,7 +61,7 @@ TESTS     := $(BUILD)/qconform_tests
 .SECONDARY:
 .PHONY: all deps deps-run check-deps run test test-unit test-san test-quick bench bench-kernels clean \
         format format-check import-onnx man install uninstall \
-        plugins mutation examples fuzz
+        plugins mutation examples fuzz runner
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
 
@@ -81,6 +82,16 @@ EXAMPLE_TARGETS :=
 include $(sort $(wildcard plugins/*/plugin.mk))
 plugins: $(PLUGIN_TARGETS)
 examples: $(EXAMPLE_TARGETS)
+
+# The offline runner (harness/runner/qconform_runner.c, README "Offline devices") linked with
+# the reference plugin, built as a vendor builds it with theirs: `make runner`, then
+# `build/qconform_runner EXPORT_DIR`. Not part of `all`.
+RUNNER := $(BUILD)/qconform_runner
+$(RUNNER): harness/runner/qconform_runner.c harness/runner/qconform_case.h $(BUILD)/reference/plugin.o \
+           $(REF_A)
+	$(CC) -std=c99 -pedantic -Wall -Wextra -Werror $(OPT) $(SANFLAGS) -Iharness/include -Iharness/runner \
+	  -o $@ $< $(BUILD)/reference/plugin.o $(REF_A) -lm
+runner: $(RUNNER)
 
 # Mutant plugins (suite/mutants/): `make mutation` prints the score.
 -include suite/mutants/mutants.mk
@@ -317,7 +328,11 @@ install: all man
 	install -m 644 $(REF_SO) $(DESTDIR)$(PREFIX)/lib/qconform/libqconform_reference.so
 	for p in $(wildcard $(BUILD)/plugins/libqcf_*.so); do \
 	  install -m 644 $$p $(DESTDIR)$(PREFIX)/lib/qconform/plugins/ || exit 2; done
-	install -m 644 harness/include/qconform/plugin.h $(DESTDIR)$(PREFIX)/include/qconform/
+	install -m 644 harness/include/qconform/plugin.h harness/runner/qconform_case.h \
+	  $(DESTDIR)$(PREFIX)/include/qconform/
+	install -d $(DESTDIR)$(PREFIX)/share/qconform/runner
+	install -m 644 harness/runner/qconform_runner.c harness/runner/qconform_case.h \
+	  $(DESTDIR)$(PREFIX)/share/qconform/runner/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(QC_VERSION)|' \
 	  harness/pkgconfig/qconform-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/qconform-plugin.pc
 	rm -rf $(DESTDIR)$(PREFIX)/share/qconform/specs $(DESTDIR)$(PREFIX)/share/qconform/schema

@@ -141,5 +141,6 @@ void qct_register_cli(void);
 void qct_register_docs(void);
 void qct_register_ci_examples(void);
 void qct_register_remote(void);
+void qct_register_export(void);
 
 #endif

@@ -59,6 +59,8 @@ static void test_help_everywhere(void)
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s --help", q), 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "  certify "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "  export "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "  import "));
 	qct_proc_free(&p);
 }
 
@@ -81,6 +83,13 @@ static void test_mistakes_name_the_nearest(void)
 	                                      "--json?)"},
 	        {"report r.json --htm x.html", "qconform report: unknown option --htm (did you "
 	                                       "mean --html?)"},
+	        {"export specs/litert/add.yaml --c-array --out x",
+	         "qconform export: unknown option --c-array (did you mean --c-arrays?)"},
+	        {"import x --outptus y", "qconform import: unknown option --outptus (did you mean "
+	                                 "--outputs?)"},
+	        {"import", "qconform import: needs the export directory"},
+	        {"export specs/litert/add.yaml",
+	         "qconform export: needs --out DIR (where the case files go)"},
 	        {"zzzzzz",
 	         "qconform: unknown command 'zzzzzz'; qconform --help lists the commands"},
 	        {"help rnu", "qconform: unknown command 'rnu' (did you mean 'run'?)"},

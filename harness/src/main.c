@@ -8,6 +8,7 @@
 #include "certify.h"
 #include "conventions.h"
 #include "diff.h"
+#include "export.h"
 #include "help.h"
 #include "journal.h"
 #include "merge.h"
@@ -48,7 +49,8 @@ static void on_sigpipe(int sig)
 typedef struct parsed {
 	qc_run_opts o;
 	const char *show_name;
-	const char *out_dir; /* certify --out DIR */
+	const char *out_dir; /* certify --out DIR, export --out DIR */
+	int c_arrays;        /* export --c-arrays */
 	int identity_args;   /* arguments other than --resume, --jobs, --quiet, --trace,
 	                        --keep-journal, --journal, --json, --html, --junit: they define
 	                        the run */
@@ -196,9 +198,12 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
 			identity = 0;
-		} else if (!strcmp(a, "--out") && !strcmp(cmd, "certify")) {
+		} else if (!strcmp(a, "--out") &&
+		           (!strcmp(cmd, "certify") || !strcmp(cmd, "export"))) {
 			NEED_ARG();
 			p->out_dir = v;
+		} else if (!strcmp(a, "--c-arrays") && !strcmp(cmd, "export")) {
+			p->c_arrays = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
 			identity = 0;
@@ -364,6 +369,9 @@ int main(int argc, char **argv)
 		used += (size_t)snprintf(command_line + used, sizeof command_line - used, "%s%s",
 		                         i ? " " : "", argv[i]);
 
+	if (!strcmp(cmd, "import"))
+		return qc_cmd_import(argc - 1, argv + 1, argv[0], command_line);
+
 	parsed p;
 	int prc = parse_run_args(cmd, argc - 2, argv + 2, &p);
 	if (prc) {
@@ -389,6 +397,8 @@ int main(int argc, char **argv)
 		rc = qc_cmd_validate(&o);
 	else if (!strcmp(cmd, "certify"))
 		rc = qc_cmd_certify(&o, out_dir);
+	else if (!strcmp(cmd, "export"))
+		rc = qc_cmd_export(&o, out_dir, p.c_arrays);
 	else if (!strcmp(cmd, "show"))
 		rc = show_name ? qc_cmd_show(&o, show_name) : bad(cmd, "needs a case name", NULL);
 	else /* a command of the description with no code: a bug */

@@ -135,6 +135,28 @@ static const qc_help_option merge_options[] = {
         {"--json", "OUT", "The merged report (default reports/out/PLUGIN/report.json)."},
         {NULL, NULL, NULL}};
 
+static const qc_help_option export_options[] = {
+        {"--out", "DIR",
+         "Where the manifest and the case files go (required; a new, empty or earlier export's "
+         "directory)."},
+        {"--c-arrays", NULL,
+         "Also cases.c and cases.h: every case file as a const byte array and a table, for a "
+         "firmware build with no file system."},
+        OPT_SELECT,
+        {"--shard", "K/N", "Only shard K of N (cases split by a hash of their name)."},
+        {NULL, NULL, NULL}};
+
+static const qc_help_option import_run_options[] = {
+        {"--outputs", "PATH",
+         "The runner's records: a directory (default DIR/outputs) or a stream file (the "
+         "serial capture of the freestanding runner, or the hosted runner's --stream)."},
+        {"--json", "FILE", "The JSON report (default reports/out/PLUGIN/report.json)."},
+        {"--html", "FILE", "The HTML report (default: beside the default JSON report)."},
+        {"--junit", "FILE", "The JUnit XML report (default: beside the default JSON report)."},
+        {"--jobs", "N", "Threads computing the reference and judging (default 1)."},
+        OPT_QUIET,
+        {NULL, NULL, NULL}};
+
 static const qc_help_option no_options[] = {{NULL, NULL, NULL}};
 
 /* ---- the commands ---- */
@@ -172,6 +194,33 @@ static const qc_help_command commands[] = {
          "run is not a certification.",
          certify_options,
          "qconform certify --profile litert-int8 --extension all --plugin ./libmykernel.so\n"},
+        {"export", "[SPEC|DIR ...] --out DIR [--c-arrays] [OPTIONS]",
+         "write the cases of a run as files for a device with no OS",
+         "Writes the cases a run with the same selection would hold (specs, --profile, "
+         "--extension, --filter, --case, --seed, --shard) as DIR/manifest.qcm and one binary "
+         "file per case, DIR/cases/NNNNNN.qcc: inputs, output shapes, dtypes and "
+         "quantization, attributes, op and semantics, with lengths, the format version, the "
+         "qconform version and a CRC-32; nothing to interpret. "
+         "harness/runner/qconform_case.h defines the format.\n\n"
+         "harness/runner/qconform_runner.c, one C99 file linked with the kernel library, "
+         "runs them on the device and writes the outputs; qconform import judges them.",
+         export_options,
+         "qconform export --profile onnx-qdq --out out/onnx-qdq\n"
+         "  the profile's base as case files\n"
+         "qconform export specs/litert/add.yaml --out out/add --c-arrays\n"
+         "  and as C arrays for a firmware image (cases.c, cases.h)\n"},
+        {"import", "DIR [--outputs PATH] [--json FILE] [--html FILE] [--junit FILE]",
+         "judge the outputs the offline runner wrote for an export",
+         "Checks the export and the runner's records (versions, CRCs, every case present, "
+         "the specs unchanged since the export) before anything runs, then runs the export's "
+         "selection with the kernel's outputs taken from the records: the same reference, "
+         "judging and reports as qconform run, case by case. The report's run.import says "
+         "where the outputs came from; run.plugin is what the runner recorded.",
+         import_run_options,
+         "qconform import out/onnx-qdq --json out/onnx-qdq.json\n"
+         "  the hosted runner's records in out/onnx-qdq/outputs\n"
+         "qconform import out/add --outputs uart.log --json add.json\n"
+         "  a serial capture of the freestanding runner\n"},
         {"report", "REPORT.json [--html FILE] [--junit FILE]",
          "render a JSON report as HTML and JUnit XML",
          "Without --html or --junit, writes both beside the JSON report (REPORT.html, "

@@ -236,6 +236,18 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		qc_json_string(f, meta->resume_command);
 		fputs("}", f);
 	}
+	if (meta->import) {
+		const qc_import_meta *im = meta->import;
+		const char *k[] = {"export",       "manifest_sha256", "outputs",
+		                   "outputs_kind", "runner_version",  "runner_mode"};
+		const char *v[] = {im->export_dir,   im->manifest_sha256, im->outputs,
+		                   im->outputs_kind, im->runner_version,  im->runner_mode};
+		for (int i = 0; i < 6; i++) {
+			fprintf(f, "%s\"%s\": ", i ? ", " : ", \"import\": {", k[i]);
+			qc_json_string(f, v[i]);
+		}
+		fputs("}", f);
+	}
 	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
 	fputs(", \"version\": ", f);
@@ -431,11 +443,16 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		FILE *m = open_memstream(&cmd, &cmd_len);
 		if (m) {
 			shell_command(m, j->meta->self ? j->meta->self : "qconform");
-			fputs(" run", m);
+			fputs(j->meta->import ? " export" : " run", m);
 			shell_word(m, c->spec->path);
-			fprintf(m, " --seed %llu --plugin", (unsigned long long)j->meta->seed);
-			shell_word(m, j->meta->plugin->path);
-			for (int i = 0; i < j->meta->n_options; i++) {
+			fprintf(m, " --seed %llu", (unsigned long long)j->meta->seed);
+			if (j->meta->import)
+				fputs(" --out qconform-case", m); /* then the runner, and import */
+			else {
+				fputs(" --plugin", m);
+				shell_word(m, j->meta->plugin->path);
+			}
+			for (int i = 0; !j->meta->import && i < j->meta->n_options; i++) {
 				const qcf_option *o = &j->meta->options[i];
 				size_t kl = strlen(o->key), vl = strlen(o->value);
 				char *kv = malloc(kl + vl + 2);
@@ -448,7 +465,8 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 				shell_word(m, kv);
 				free(kv);
 			}
-			if (j->meta->timeout_s != 30) /* a TIMEOUT depends on it */
+			if (j->meta->timeout_s != 30 &&
+			    !j->meta->import) /* a TIMEOUT depends on it */
 				fprintf(m, " --timeout %.17g", j->meta->timeout_s);
 			fputs(" --case", m);
 			shell_word(m, c->name);

@@ -38,6 +38,16 @@ typedef struct qc_profile_tally {
 /* The index of c's "semantics/OP" among ops, or -1. */
 int qc_profile_op_index(char *const *ops, int n, const qc_case *c);
 
+/* qconform import: where the kernel's outputs came from (the report's run.import). */
+typedef struct qc_import_meta {
+	const char *export_dir;      /* the export directory */
+	const char *manifest_sha256; /* of its manifest.qcm */
+	const char *outputs;         /* the runner's records: a directory or a stream file */
+	const char *outputs_kind;    /* "directory" or "stream" */
+	const char *runner_version;  /* the qconform version the runner was built from */
+	const char *runner_mode;     /* "hosted" or "freestanding" */
+} qc_import_meta;
+
 typedef struct qc_run_meta {
 	uint64_t seed;
 	const qc_plugin_info *plugin;
@@ -71,6 +81,9 @@ typedef struct qc_run_meta {
 	const char *resumed_from;
 	uint64_t resumed_cases;
 	const char *resume_command;
+	/* qconform import: the runner's records (run.import); a case's reproduce command is then
+	 * the export of that case */
+	const qc_import_meta *import;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;

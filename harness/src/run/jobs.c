@@ -47,6 +47,7 @@ typedef struct job {
 	pthread_t thread;
 	uint32_t spec; /* the spec of `copy` */
 	qc_spec_ref *copy;
+	void *src_state; /* with a source: the job's own state */
 } job;
 
 struct qc_jobs {
@@ -65,6 +66,7 @@ struct qc_jobs {
 	int holding;     /* qc_jobs_next gave a unit not yet released */
 	int stop;
 	atomic_int cancelled;
+	const qc_jobs_source *source; /* import: outputs from here, no workers */
 };
 
 int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
@@ -88,6 +90,26 @@ int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin
 		if (!J->capacity || cap < J->capacity)
 			J->capacity = cap;
 	}
+	J->n_jobs = jobs;
+	J->window = 4 * (size_t)jobs + 4;
+	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
+	pthread_mutex_init(&J->mu, NULL);
+	pthread_cond_init(&J->taken, NULL);
+	pthread_cond_init(&J->done, NULL);
+	*out = J;
+	return 0;
+}
+
+int qc_jobs_open_source(const qc_jobs_source *src, int jobs, qc_jobs **out)
+{
+	if (jobs < 1)
+		jobs = 1;
+	qc_jobs *J = qc_xcalloc(1, sizeof *J);
+	J->jobs = qc_xcalloc((size_t)jobs, sizeof *J->jobs);
+	for (int i = 0; i < jobs; i++)
+		J->jobs[i].J = J;
+	J->source = src;
+	J->capacity = SIZE_MAX;
 	J->n_jobs = jobs;
 	J->window = 4 * (size_t)jobs + 4;
 	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
@@ -231,8 +253,10 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		calls[i] = &b->cases[i]->call;
 	memset(staged, 0, sizeof staged);
 	int rc = atomic_load(&J->cancelled) ? -2
-	                                    : qc_runner_execute(j->runner, calls, b->n, ex, staged,
-	                                                        u->err, sizeof u->err);
+	         : J->source ? J->source->execute(J->source->ctx, &j->src_state, b->cases, b->n, ex,
+	                                          staged, u->err, sizeof u->err)
+	                     : qc_runner_execute(j->runner, calls, b->n, ex, staged, u->err,
+	                                         sizeof u->err);
 	if (rc == -2 || atomic_load(&J->cancelled)) {
 		u->cancelled = 1;
 		batch_drop(b);
@@ -495,6 +519,9 @@ static void *job_main(void *arg)
 	 * here, while its destroy() can still run */
 	qc_runner_close(j->runner);
 	j->runner = NULL;
+	if (J->source && J->source->free_state)
+		J->source->free_state(J->source->ctx, j->src_state);
+	j->src_state = NULL;
 	return NULL;
 }
 

@@ -69,10 +69,26 @@ typedef struct qc_jobs_plan {
 
 typedef struct qc_jobs qc_jobs;
 
+/*
+ * Where the kernel's outputs come from instead of workers (qconform import): execute() answers
+ * as qc_runner_execute does for the cases (their calls built, outputs poisoned), into the job
+ * thread's own *state (NULL at first; free_state frees it when the job ends): 0, or -1 and
+ * err (the run stops, exit 2). Called from every job thread at once.
+ */
+typedef struct qc_jobs_source {
+	int (*execute)(void *ctx, void **state, qc_case *const *cases, int n,
+	               qc_exec_result *results, const qcf_op_call **staged, char *err,
+	               size_t err_size);
+	void (*free_state)(void *ctx, void *state);
+	void *ctx;
+} qc_jobs_source;
+
 /* Opens `jobs` (>= 1) workers; no thread runs yet. On a plugin load refusal: -1 and a one-line
  * reason. */
 int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
                  char *err, size_t err_size);
+/* The same with `jobs` job threads whose outputs come from src (which must outlive the jobs). */
+int qc_jobs_open_source(const qc_jobs_source *src, int jobs, qc_jobs **out);
 /* Starts the job threads on the plan (which must outlive qc_jobs_close). -1 and err if a thread
  * cannot start. Call with the stop signals blocked: the threads inherit the mask. */
 int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_size);

@@ -23,6 +23,7 @@
 #include "dtype.h"
 #include "dump.h"
 #include "expected.h"
+#include "import.h"
 #include "jobs.h"
 #include "journal.h"
 #include "poison.h"
@@ -1296,6 +1297,14 @@ int qc_cmd_run(const qc_run_opts *o)
 		specset_free(&ss);
 		return 2;
 	}
+	char err[1200];
+	/* import: the specs must be the export's, unchanged */
+	if (o->import && qc_import_check_specs(o->import, ss.specs, ss.selected, ss.n, ss.total,
+	                                       err, sizeof err) != 0) {
+		fprintf(stderr, "qconform import: %s\n", err);
+		specset_free(&ss);
+		return 2;
+	}
 	/* waivers and the baseline are read before anything runs: their errors are usage errors */
 	qc_waivers *waivers = NULL;
 	int n_expired = 0; /* waivers past their expiry day: they fail the run */
@@ -1312,7 +1321,6 @@ int qc_cmd_run(const qc_run_opts *o)
 			waivers_sha[0] = 0;
 	}
 	json_t *baseline = NULL; /* checked now, its cases streamed at the end */
-	char err[1200];
 	if (o->baseline) {
 		qc_report *b = qc_report_open(o->baseline, err, sizeof err);
 		baseline = b ? json_incref(qc_report_doc(b)) : NULL;
@@ -1373,7 +1381,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	stop_state sigs;
 	stop_catch(&sigs); /* blocked: the job threads start with the signals blocked */
 	qc_jobs *jobs = NULL;
-	if (qc_jobs_open(&cfg, o->jobs, &jobs, &info, err, sizeof err) != 0) {
+	if ((o->import ? qc_jobs_open_source(qc_import_source(o->import, &info), o->jobs, &jobs)
+	               : qc_jobs_open(&cfg, o->jobs, &jobs, &info, err, sizeof err)) != 0) {
 		stop_restore(&sigs);
 		fprintf(stderr, "qconform: %s\n", err);
 		qc_dump_close(dump, NULL);
@@ -1405,8 +1414,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		snprintf(journal_path, sizeof journal_path, "%s.journal", json_path);
 	/* a report to /dev/null or a FIFO gets no journal beside it (unless one is named) */
 	struct stat jsb;
-	int journaled =
-	        o->resume || o->journal_path || stat(json_path, &jsb) != 0 || S_ISREG(jsb.st_mode);
+	int journaled = !o->import && (o->resume || o->journal_path || stat(json_path, &jsb) != 0 ||
+	                               S_ISREG(jsb.st_mode));
 	if (!journaled)
 		journal_path[0] = '\0';
 	json_t *identity = run_identity(o, &ss, &info, waivers_sha[0] ? waivers_sha : NULL);
@@ -1441,7 +1450,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .n_options = o->n_options,
 	                    .shard_index = o->shard_count ? o->shard_index : 0,
 	                    .shard_count = o->shard_count,
-	                    .waivers = waivers};
+	                    .waivers = waivers,
+	                    .import = o->import ? qc_import_report_meta(o->import) : NULL};
 	if (o->resume) {
 		/* the report of the run that was started: its command and start time */
 		const char *cmd0 = json_string_value(json_object_get(jd.header, "command"));
@@ -1875,4 +1885,57 @@ int qc_cmd_show(const qc_run_opts *o, const char *name)
 		return 2;
 	}
 	return 0;
+}
+
+int qc_run_each_case(const qc_run_opts *o, const qc_run_visitor *v)
+{
+	qc_diag diag = {0, 0, stderr};
+	specset ss = {0};
+	if (load_specs(o, &ss, &diag, RUN_PLAN) != 0) {
+		fprintf(stderr, "qconform: %d error%s in specs\n", diag.errors,
+		        diag.errors == 1 ? "" : "s");
+		specset_free(&ss);
+		return 2;
+	}
+	if (ss.total == 0) {
+		fprintf(stderr, "qconform: no case matches the filters/profile\n");
+		specset_free(&ss);
+		return 2;
+	}
+	int rc = v->specs ? v->specs(v->ctx, ss.specs, ss.selected, ss.n, ss.total) : 0;
+	/* the job threads' walk over the units (jobs.c run_unit), on this thread */
+	for (size_t u = 0; rc == 0 && u < ss.n_units; u++) {
+		const qc_job_unit *un = &ss.units[u];
+		qc_spec *s = ss.specs[un->spec];
+		qc_cases *names = qc_cases_begin(s, o->seed, 0, &diag);
+		qc_cases *it = qc_cases_begin(s, o->seed, 1, &diag);
+		uint64_t ordinal = un->ordinal;
+		for (uint64_t idx = un->first; rc == 0 && idx < un->end; idx++) {
+			const char *name = qc_cases_name(names, idx, NULL);
+			if (!qc_case_selected(o, name))
+				continue;
+			qc_case *c = NULL;
+			int errors = diag.errors;
+			qc_cases_seek(it, idx);
+			if (qc_cases_next(it, &c) <= 0 || diag.errors > errors) {
+				fprintf(stderr, "qconform: %s: case %s cannot be built\n", s->path,
+				        name);
+				qc_case_free(c);
+				rc = 2;
+				break;
+			}
+			if (ss.profile && !class_covered(&ss, case_class(&ss, c))) {
+				qc_case_free(c);
+				continue;
+			}
+			uint64_t ord = ordinal++;
+			if (in_shard(o, name))
+				rc = v->each(v->ctx, c, ord);
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_cases_end(names);
+	}
+	specset_free(&ss);
+	return rc;
 }

@@ -58,6 +58,9 @@ typedef struct qc_run_opts {
 	const char *remote;       /* --remote CMD: workers started by CMD (stream.h) */
 	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
+	/* qconform import: the kernel's outputs are a runner's records, not a worker's
+	 * (harness/src/offline/import.h); no journal */
+	struct qc_import *import;
 } qc_run_opts;
 
 /*
@@ -71,6 +74,22 @@ int qc_cmd_run(const qc_run_opts *o);
 int qc_cmd_list(const qc_run_opts *o);
 int qc_cmd_validate(const qc_run_opts *o);
 int qc_cmd_show(const qc_run_opts *o, const char *case_name);
+
+/*
+ * qconform export: the cases a run with these options holds, built with their data, in the
+ * run's order. specs() first gets the spec files loaded (with the cases selected of each and
+ * the total), then each() every case and its ordinal (its position in the unsharded run).
+ * Returns 0; 2 after a spec error (printed) or no case; else what a callback returned.
+ */
+struct qc_spec;
+struct qc_case;
+typedef struct qc_run_visitor {
+	int (*specs)(void *ctx, struct qc_spec *const *specs, const uint64_t *selected, int n,
+	             uint64_t total);
+	int (*each)(void *ctx, struct qc_case *c, uint64_t ordinal);
+	void *ctx;
+} qc_run_visitor;
+int qc_run_each_case(const qc_run_opts *o, const qc_run_visitor *v);
 
 /* Keep a case name under the filters? (exported for tests) */
 int qc_filter_match(const char *const *filters, int n, const char *name);

@@ -1,0 +1,168 @@
+/*
+ * qconform's offline files: what `qconform export` writes, what the runner
+ * (harness/runner/qconform_runner.c) writes back, and what `qconform import` reads.
+ * C99, no other dependency than harness/include/qconform/plugin.h. This comment is the
+ * format's definition: enough to write another reader or writer.
+ *
+ * ---- Conventions -----------------------------------------------------------------------
+ *
+ * Every field is little-endian and fixed-width: u8, u16, u32, u64 unsigned; i32, i64 two's
+ * complement; f32, f64 the IEEE 754 binary32 / binary64 bits. There is no padding and no
+ * alignment anywhere. A `str` is a u32 byte count n followed by n bytes of UTF-8, without a
+ * terminating NUL. `T x[n]` is n fields of type T one after the other.
+ *
+ * Every file and every record starts with the same 32-byte header and ends with a u32
+ * CRC-32 of all its bytes before the CRC (the CRC of zlib, PNG and Ethernet: reflected,
+ * polynomial 0xEDB88320, initial value 0xFFFFFFFF, final XOR 0xFFFFFFFF; the CRC of the ASCII
+ * bytes "123456789" is 0xCBF43926):
+ *
+ *   offset size
+ *   0      4    magic: four ASCII bytes, the kind (QCF_MAGIC_*)
+ *   4      u16  format_version: QCF_FORMAT_VERSION (a reader refuses any other)
+ *   6      u16  header_bytes: 32 (the body starts here)
+ *   8      u32  total_bytes: the whole file or record, CRC included
+ *   12     u32  index: the case's index in the export (a case file or a case record), the
+ *                number of cases (a manifest, a runner header), the cases run (a runner end)
+ *   16     u8   qconform_version[16]: the version of the qconform that wrote it (export) or
+ *                that the runner was built with, ASCII, NUL-padded
+ *   32     ...  body (below)
+ *   end-4  u32  CRC-32 of bytes [0, total_bytes - 4)
+ *
+ * ---- An export directory (`qconform export ... --out DIR`) ------------------------------
+ *
+ *   DIR/manifest.qcm        the manifest (QCF_MAGIC_MANIFEST)
+ *   DIR/cases/NNNNNN.qcc    case N (six or more decimal digits, from 000000), one file each
+ *   DIR/outputs/            empty: where the hosted runner writes its records by default
+ *   DIR/cases.c, cases.h    with --c-arrays: every case file as a const byte array (below)
+ *
+ * Manifest body ("QCMF"; header index = number of cases):
+ *   u64 seed                      --seed of the export
+ *   str profile                   --profile ("" without one)
+ *   u32 n, str paths[n]           the SPEC|DIR arguments as given (none: the default specs)
+ *   u32 n, str filters[n]         --filter, in order
+ *   u32 n, str case_names[n]      --case, in order
+ *   u32 n, str extensions[n]      --extension, in order
+ *   u32 shard_index, shard_count  --shard K/N (0, 0: not sharded)
+ *   u32 n, specs[n]               the spec files the export loaded, in run order:
+ *        str path, str sha256 (64 lowercase hex digits of the file), u64 cases selected
+ *   cases[index]                  in run order (the order of `qconform run`'s report):
+ *        u32 crc (the case file's CRC-32, its last four bytes), u32 size (its total_bytes),
+ *        u64 ordinal (the case's position in the unsharded run), str name
+ * The manifest's own CRC-32 identifies the export: the runner copies it into its header.
+ *
+ * Case body ("QCCF"; header index = case index): one qcf_op_call, every field of the ABI.
+ *   u64 seed                      the case's seed (for the record; the data is below)
+ *   str name, str op, str semantics
+ *   u32 n_inputs, u32 n_outputs, u32 n_attrs   (each at most QCF_CASE_MAX_TENSORS /
+ *                                               QCF_CASE_MAX_ATTRS)
+ *   tensor[n_inputs + n_outputs]  inputs, then outputs:
+ *        str name
+ *        u32 dtype                qcf_dtype
+ *        u32 rank                 at most QCF_MAX_RANK
+ *        i64 shape[rank]
+ *        u64 nbytes               qcf_tensor.nbytes
+ *        u32 flags                QCF_CASE_T_*: which pointers are not NULL
+ *        if QCF_CASE_T_QUANT:
+ *          i32 axis, i32 count, i32 block_size
+ *          f32 scales[count]              if QCF_CASE_T_SCALES
+ *          i32 zero_points[count]         if QCF_CASE_T_ZERO_POINTS
+ *          f32 float_zero_points[count]   if QCF_CASE_T_FLOAT_ZERO_POINTS
+ *        u8 data[nbytes]          if QCF_CASE_T_DATA. An input: its data (row-major, int4
+ *                                 packed as the ABI says). An output: what the buffer holds
+ *                                 before execute, the poison (values the answer cannot be,
+ *                                 as `qconform run` fills it): a runner copies it in.
+ *   attr[n_attrs]:
+ *        str name, u32 type (qcf_attr_type), i32 count, then the value:
+ *        INT: i64; FLOAT: f64; STRING: str; INTS: i64[count]; FLOATS: f64[count]
+ *
+ * ---- What a runner writes ---------------------------------------------------------------
+ *
+ * Three kinds of record, in this order: one runner header, one case record per case run,
+ * one runner end. The hosted runner writes each as a file (DIR/outputs/runner.qco,
+ * DIR/outputs/NNNNNN.qco for case N, DIR/outputs/end.qco) or all of them to one stream.
+ *
+ * Runner header body ("QCRH"; header index = the export's number of cases):
+ *   u32 manifest_crc              the export's identity (its manifest's CRC-32)
+ *   u32 abi_version               the version negotiated with the plugin
+ *   i32 create_status             what create() returned (QCF_OK, else nothing ran)
+ *   str plugin_name, str plugin_version, str create_message
+ *   str mode                      "hosted" or "freestanding"
+ *   u32 n, options[n]             the options create() got: str key, str value
+ *   u32 first, u32 count          the cases this run covers: [first, first + count)
+ *
+ * Case record body ("QCRC"; header index = case index):
+ *   u32 case_crc                  the case file's CRC-32 (binds the answer to the case)
+ *   u32 stage                     QCF_STAGE_*: the call that returned `status`
+ *   i32 status                    what it returned (qcf_status, or any other value)
+ *   u32 check                     QCF_CHECK_*: a rule the runner saw broken, else 0
+ *   u32 check_index               the output or input the check names
+ *   u64 nanoseconds               prepare + execute, 0 without a clock
+ *   str message                   last_error() when status is not QCF_OK (at most 255 bytes)
+ *   u32 n_outputs
+ *   output[n_outputs]: u64 nbytes, u8 data[nbytes]   the outputs as execute left them
+ *                                 (nbytes 0 when status is not QCF_OK or the case did not run)
+ *
+ * Runner end body ("QCRE"; header index = cases run): u32 manifest_crc.
+ *
+ * ---- The stream (a serial line) ---------------------------------------------------------
+ *
+ * The same records as text lines, so that a terminal program's capture of a UART survives
+ * (CR LF line ends, other lines of the firmware's own log in between): each record is cut
+ * into pieces of at most 57 bytes, each piece written as one line
+ *     "QC1 " + base64(piece) + "\n"
+ * (RFC 4648 alphabet with '=' padding; 57 bytes make 76 characters). A record's first piece
+ * starts a new line. A reader keeps the lines that start with "QC1 " (after any CR), decodes
+ * each, and joins the bytes: the records follow one another, each found by its header and
+ * checked by its CRC. A case that appears twice must have identical records.
+ *
+ * ---- C arrays (--c-arrays) --------------------------------------------------------------
+ *
+ * cases.c defines, for a firmware without a file system (cases.h declares them):
+ *   const unsigned char *const qconform_manifest; the manifest file's bytes
+ *   const unsigned long qconform_manifest_size;
+ *   const qcf_case_blob qconform_cases[];         case N's file bytes, in index order
+ *   const unsigned long qconform_n_cases;
+ */
+#ifndef QCONFORM_CASE_H
+#define QCONFORM_CASE_H
+
+#define QCF_FORMAT_VERSION   1
+#define QCF_HEADER_BYTES     32
+#define QCF_VERSION_BYTES    16
+#define QCF_MAGIC_MANIFEST   "QCMF"
+#define QCF_MAGIC_CASE       "QCCF"
+#define QCF_MAGIC_RUNNER     "QCRH"
+#define QCF_MAGIC_RESULT     "QCRC"
+#define QCF_MAGIC_END        "QCRE"
+#define QCF_CASE_MAX_TENSORS 8
+#define QCF_CASE_MAX_ATTRS   16
+#define QCF_MESSAGE_BYTES    255 /* a case record's message, at most */
+#define QCF_STREAM_PREFIX    "QC1 "
+#define QCF_STREAM_PIECE     57 /* record bytes per stream line */
+
+/* A tensor's flags. */
+#define QCF_CASE_T_QUANT             1u /* quant is not NULL */
+#define QCF_CASE_T_SCALES            2u
+#define QCF_CASE_T_ZERO_POINTS       4u
+#define QCF_CASE_T_FLOAT_ZERO_POINTS 8u
+#define QCF_CASE_T_DATA              16u /* data is not NULL */
+
+/* The call that returned a case record's status. */
+#define QCF_STAGE_SUPPORTS 0u
+#define QCF_STAGE_PREPARE  1u
+#define QCF_STAGE_EXECUTE  2u
+
+/* Rules the runner checks around execute (as `qconform run` does in its worker). */
+#define QCF_CHECK_NONE          0u
+#define QCF_CHECK_OUTPUT_PAST   1u /* wrote past the end of output check_index */
+#define QCF_CHECK_OUTPUT_BEFORE 2u /* wrote before the start of output check_index */
+#define QCF_CHECK_INPUT         3u /* modified input check_index */
+#define QCF_CHECK_NOT_RUN       4u /* the runner could not run it (message says why) */
+
+/* One case file's bytes, for --c-arrays. */
+typedef struct qcf_case_blob {
+	const unsigned char *bytes;
+	unsigned long size;
+} qcf_case_blob;
+
+#endif /* QCONFORM_CASE_H */

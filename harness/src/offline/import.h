@@ -1,0 +1,26 @@
+/*
+ * import: a runner's records as the kernel's outputs of a run (export.h says the whole flow).
+ * qc_cmd_import opens the export and the records, checks every file before anything runs (one
+ * line and exit 2 at the first fault), and hands the run to qc_cmd_run, which calls the hooks
+ * below: the same plan, reference, judge and reports as a run with a worker.
+ */
+#ifndef QC_IMPORT_H
+#define QC_IMPORT_H
+
+#include <stdint.h>
+
+#include "jobs.h"
+#include "report.h"
+#include "spec.h"
+
+typedef struct qc_import qc_import;
+
+/* The run loaded these specs: are they the export's (paths, sha256, cases)? 0, or -1 and err. */
+int qc_import_check_specs(const qc_import *im, qc_spec *const *specs, const uint64_t *selected,
+                          int n, uint64_t total, char *err, size_t err_size);
+/* The job threads' source of outputs; *info gets what the runner recorded of the plugin. */
+const qc_jobs_source *qc_import_source(qc_import *im, qc_plugin_info *info);
+/* The report's run.import. */
+const qc_import_meta *qc_import_report_meta(const qc_import *im);
+
+#endif

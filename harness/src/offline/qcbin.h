@@ -1,0 +1,68 @@
+/*
+ * qcbin: the offline files' bytes (harness/runner/qconform_case.h defines the format): the
+ * CRC-32, a growing little-endian writer, a bounds-checked reader, the header check, and a
+ * case's qcf_op_call as a case file.
+ */
+#ifndef QC_QCBIN_H
+#define QC_QCBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cases.h"
+#include "qconform_case.h"
+
+/* CRC-32 (zlib's): qc_crc32(0, p, n) is the CRC of p[0..n); pass a CRC to continue it. */
+uint32_t qc_crc32(uint32_t crc, const void *p, size_t n);
+
+typedef struct qc_wbuf {
+	unsigned char *p;
+	size_t n, cap;
+} qc_wbuf;
+
+void qc_wb_bytes(qc_wbuf *w, const void *p, size_t n);
+void qc_wb_u16(qc_wbuf *w, uint16_t v);
+void qc_wb_u32(qc_wbuf *w, uint32_t v);
+void qc_wb_u64(qc_wbuf *w, uint64_t v);
+void qc_wb_f32(qc_wbuf *w, float v);
+void qc_wb_f64(qc_wbuf *w, double v);
+void qc_wb_str(qc_wbuf *w, const char *s); /* NULL: "" */
+/* Starts a file or record of kind magic (its 32-byte header, total_bytes set by finish). */
+void qc_wb_header(qc_wbuf *w, const char *magic, uint32_t index);
+/* Sets total_bytes and appends the CRC-32. */
+void qc_wb_finish(qc_wbuf *w);
+void qc_wb_free(qc_wbuf *w);
+
+typedef struct qc_rbuf {
+	const unsigned char *p;
+	size_t n, at;
+	int bad; /* a read went past the end */
+} qc_rbuf;
+
+uint8_t qc_rb_u8(qc_rbuf *r);
+uint32_t qc_rb_u32(qc_rbuf *r);
+uint64_t qc_rb_u64(qc_rbuf *r);
+double qc_rb_f64(qc_rbuf *r);
+/* The next str as a malloc'd NUL-terminated copy ("" after a bad read). */
+char *qc_rb_str(qc_rbuf *r);
+/* n bytes in place (NULL after a bad read). */
+const unsigned char *qc_rb_bytes(qc_rbuf *r, size_t n);
+
+/*
+ * Checks bytes p[0..n) as a file or record of kind magic: the header, its size, the CRC, the
+ * format version and, with same_qconform, the qconform version that wrote it. 0, with the
+ * header's index, the qconform version (17 bytes) and r set on the body; or -1 and a reason
+ * ("truncated: 100 of 120 bytes", "fails its CRC-32", "format version 2, this qconform
+ * reads 1", "written by qconform 0.2.0, this is 0.1.0").
+ */
+int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qconform,
+                uint32_t *index, char version[QCF_VERSION_BYTES + 1], qc_rbuf *r, char *err,
+                size_t err_size);
+
+/* The case's call (inputs and the outputs' initial bytes as they are now) as a case file. */
+void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w);
+
+/* A whole file into memory (malloc'd); NULL and errno on failure. */
+unsigned char *qc_read_whole(const char *path, size_t *n);
+
+#endif

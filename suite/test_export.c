@@ -1,0 +1,491 @@
+/*
+ * Offline devices: qconform export, the runner (harness/runner/qconform_runner.c) compiled
+ * with the system's cc and linked with a plugin's objects, qconform import. The import's
+ * report must be the direct run's, case by case; every damaged or foreign input is one line
+ * and exit 2.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+#include <jansson.h>
+
+#include "qcbin.h"
+#include "qct.h"
+#include "report.h"
+
+/* The runner, as a vendor builds it: C99, pedantic, every warning an error. */
+#define RUNNER_CFLAGS                                                                              \
+	"-std=c99 -pedantic -Wall -Wextra -Werror -O1 -Iharness/include -Iharness/runner"
+
+/* Compiles the runner (and extra sources) with plugin object obj into out; 0 when it built. */
+static int build_runner(const char *out, const char *obj, const char *extra)
+{
+	qct_proc p;
+	const char *san = qct_under_sanitizers() ? "-fsanitize=address,undefined" : "";
+	char ref[512];
+	snprintf(ref, sizeof ref, "%s", qct_build_path("libqconform_reference.a"));
+	int rc = qct_sh(
+	        &p, "cc " RUNNER_CFLAGS " %s %s harness/runner/qconform_runner.c %s %s -lm -o %s",
+	        san, extra ? extra : "", obj, ref, out);
+	int ok = rc == 0 && p.status == 0;
+	if (!ok)
+		fprintf(stderr, "\n  building the runner failed: %s%s", p.out ? p.out : "",
+		        p.err ? p.err : "");
+	qct_proc_free(&p);
+	return ok ? 0 : -1;
+}
+
+static int sh_ok(const char *what, const char *fmt, const char *a, const char *b, const char *c,
+                 const char *d)
+{
+	qct_proc p;
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, fmt, a, b, c, d);
+	int ok = qct_sh(&p, "%s", cmd) == 0 && p.status <= 1;
+	if (!ok)
+		fprintf(stderr, "\n  %s: %s: exit %d: %.300s%.600s", what, cmd, p.status,
+		        p.out ? p.out : "", p.err ? p.err : "");
+	qct_proc_free(&p);
+	return ok;
+}
+
+static json_t *without(json_t *o, const char *const *keys)
+{
+	json_t *c = json_deep_copy(o);
+	for (; *keys; keys++)
+		json_object_del(c, *keys);
+	return c;
+}
+
+/*
+ * The import's report against the direct run's: the same cases in the same order with the
+ * same objects (timings and the reproduce command aside), the same roll-ups and summary.
+ * Returns the number of cases whose verdict is not allowed (0 when the reports differ).
+ */
+static size_t same_report(const char *import_json, const char *run_json)
+{
+	json_error_t e;
+	json_t *a = json_load_file(import_json, 0, &e), *b = json_load_file(run_json, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	json_t *ca = json_object_get(a, "cases"), *cb = json_object_get(b, "cases");
+	CU_ASSERT_EQUAL(json_array_size(ca), json_array_size(cb));
+	CU_ASSERT_TRUE(json_array_size(ca) > 0);
+	static const char *const case_keys[] = {"seconds", "reproduce", NULL};
+	size_t differ = 0, failing = 0;
+	for (size_t i = 0; i < json_array_size(ca) && i < json_array_size(cb); i++) {
+		json_t *x = without(json_array_get(ca, i), case_keys),
+		       *y = without(json_array_get(cb, i), case_keys);
+		if (!json_equal(x, y) && differ++ < 3) {
+			char *sx = json_dumps(x, JSON_COMPACT), *sy = json_dumps(y, JSON_COMPACT);
+			fprintf(stderr, "\n  import: %.400s\n  run:    %.400s", sx, sy);
+			free(sx);
+			free(sy);
+		}
+		const char *v = qct_verdict(x);
+		failing += strcmp(v, "PASS") && strcmp(v, "PASS_WITHIN_TOLERANCE") &&
+		           strcmp(v, "EXPECTED_ERROR") && strcmp(v, "NOT_SUPPORTED");
+		json_decref(x);
+		json_decref(y);
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	json_t *oa = json_object_get(a, "ops"), *ob = json_object_get(b, "ops");
+	CU_ASSERT_EQUAL(json_array_size(oa), json_array_size(ob));
+	static const char *const op_keys[] = {"seconds", NULL};
+	for (size_t i = 0; i < json_array_size(oa) && i < json_array_size(ob); i++) {
+		json_t *x = without(json_array_get(oa, i), op_keys),
+		       *y = without(json_array_get(ob, i), op_keys);
+		CU_ASSERT_TRUE(json_equal(x, y));
+		json_decref(x);
+		json_decref(y);
+	}
+	static const char *const sum_keys[] = {"wall_seconds", "finished", NULL};
+	json_t *sa = without(json_object_get(a, "summary"), sum_keys),
+	       *sb = without(json_object_get(b, "summary"), sum_keys);
+	CU_ASSERT_TRUE(json_equal(sa, sb));
+	json_decref(sa);
+	json_decref(sb);
+	/* the import says so; the plugin is the one the runner linked */
+	json_t *ra = json_object_get(a, "run"), *rb = json_object_get(b, "run");
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(ra, "import"));
+	CU_ASSERT_PTR_NULL(json_object_get(rb, "import"));
+	CU_ASSERT_STRING_EQUAL(qct_str(json_object_get(ra, "plugin"), "name"),
+	                       qct_str(json_object_get(rb, "plugin"), "name"));
+	CU_ASSERT_STRING_EQUAL(qct_str(json_object_get(ra, "plugin"), "version"),
+	                       qct_str(json_object_get(rb, "plugin"), "version"));
+	json_decref(a);
+	json_decref(b);
+	qct_validate_report_later(import_json, "qconform import");
+	return differ ? 0 : failing;
+}
+
+/* The runner's version is qconform's: its records say which qconform it belongs to. */
+static void test_runner_version(void)
+{
+	char *src = qct_read_file("harness/runner/qconform_runner.c");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	char want[64];
+	snprintf(want, sizeof want, "#define QCONFORM_RUNNER_VERSION \"%s\"", QC_VERSION);
+	CU_ASSERT_PTR_NOT_NULL(strstr(src, want));
+	free(src);
+	/* the CRC-32 of the format's definition */
+	CU_ASSERT_EQUAL(qc_crc32(0, "123456789", 9), 0xCBF43926u);
+}
+
+/* A profile through the reference plugin, hosted runner writing one file per case. */
+static void test_profile_reference(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600]; /* qct_build_path's buffers are reused */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("reference/plugin.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	CU_ASSERT_TRUE_FATAL(sh_ok(
+	        "export", "%s export --profile onnx-qdq --extension all --out %s", q, dir, "", ""));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("run",
+	                           "%s run --profile onnx-qdq --extension all --json %s --quiet", q,
+	                           rj, "", ""));
+	CU_ASSERT_EQUAL(same_report(ij, rj), 0); /* the reference conforms */
+	qct_rmdir(tmp);
+}
+
+/*
+ * A failing kernel (per-axis quantization ignored) over LiteRT and torch specs with per-axis,
+ * int4 and blocked parameters and attributes: the hosted runner's stream, in two runs of
+ * half the cases each (as after a device stopped), joined.
+ */
+static void test_failing_stub_stream(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600]; /* qct_build_path's buffers are reused */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	const char *specs = "specs/litert/conv_2d.yaml specs/litert/depthwise_conv_2d.yaml "
+	                    "specs/litert/fully_connected.yaml specs/litert/quantize_per_axis.yaml "
+	                    "specs/onnx/dequantize_linear_blocked.yaml "
+	                    "specs/torch/fake_quantize_per_channel_affine.yaml";
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024], s1[1024], s2[1024], all[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/ignore_axis.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	snprintf(s1, sizeof s1, "%s/first.log", tmp);
+	snprintf(s2, sizeof s2, "%s/rest.log", tmp);
+	snprintf(all, sizeof all, "%s/all.log", tmp);
+	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s --seed 7 --out %s", q, specs, dir, ""));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("runner", "%s %s --quiet --count 100 --stream %s", runner, dir, s1, ""));
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("runner", "%s %s --quiet --first 100 --stream %s", runner, dir, s2, ""));
+	/* the first part alone: the rest is missing, named */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s import %s --outputs %s --json %s", q, dir, s1, ij), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "no record of case 100 ("));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "ends after case 99"));
+	qct_proc_free(&p);
+	CU_ASSERT_TRUE_FATAL(sh_ok("join", "cat %s %s > %s%s", s1, s2, all, ""));
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q, dir, all, ij));
+	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s run %s --seed 7 --plugin %s --json %s --quiet", q,
+	                           specs, qct_stub("ignore_axis"), rj));
+	CU_ASSERT_TRUE(same_report(ij, rj) > 10); /* it fails, the same way */
+	qct_rmdir(tmp);
+}
+
+/* The kernel broke a memory rule: the runner sees it as the worker does. */
+static void test_memory_rules(void)
+{
+	static const char *const stubs[] = {"modify_input", "scribble"};
+	for (int i = 0; i < 2; i++) {
+		const char *tmp = qct_tmpdir();
+		char q[600]; /* qct_build_path's buffers are reused */
+		snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+		char dir[1024], runner[1024], obj[512], ij[1024], rj[1024], rel[128];
+		snprintf(dir, sizeof dir, "%s/export", tmp);
+		snprintf(runner, sizeof runner, "%s/runner", tmp);
+		snprintf(rel, sizeof rel, "suite/stubs/%s.o", stubs[i]);
+		snprintf(obj, sizeof obj, "%s", qct_build_path(rel));
+		snprintf(ij, sizeof ij, "%s/import.json", tmp);
+		snprintf(rj, sizeof rj, "%s/run.json", tmp);
+		CU_ASSERT_TRUE_FATAL(sh_ok("export",
+		                           "%s export specs/litert/dequantize.yaml --out %s", q,
+		                           dir, "", ""));
+		CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+		CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
+		CU_ASSERT_TRUE_FATAL(
+		        sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
+		CU_ASSERT_TRUE_FATAL(sh_ok(
+		        "run", "%s run specs/litert/dequantize.yaml --plugin %s --json %s --quiet",
+		        q, qct_stub(stubs[i]), rj, ""));
+		CU_ASSERT_TRUE(same_report(ij, rj) > 0);
+		char *r = qct_read_file(ij);
+		CU_ASSERT_PTR_NOT_NULL(
+		        r && strstr(r, i ? "wrote past the end of output 0" : "modified input 0"));
+		free(r);
+		qct_rmdir(tmp);
+	}
+}
+
+static const char board_c[] =
+        "#include <stdio.h>\n"
+        "#include \"qconform/plugin.h\"\n"
+        "long qconform_runner_run(const qcf_option *options, int n_options,\n"
+        "                         unsigned long first, unsigned long count);\n"
+        "static FILE *uart;\n"
+        "/* a UART as a terminal program captures it: CR LF, the board's own lines between */\n"
+        "void qconform_runner_putc(int byte)\n"
+        "{\n"
+        "\tif (byte == '\\n')\n"
+        "\t\tfputc('\\r', uart);\n"
+        "\tfputc(byte, uart);\n"
+        "}\n"
+        "int main(int argc, char **argv)\n"
+        "{\n"
+        "\tlong n;\n"
+        "\tif (argc < 2 || !(uart = fopen(argv[1], \"wb\")))\n"
+        "\t\treturn 2;\n"
+        "\tfputs(\"boot: board rev 3\\r\\nQC1: self test ok\\r\\n\", uart);\n"
+        "\tn = qconform_runner_run(0, 0, 0, 0);\n"
+        "\tfprintf(uart, \"done: %ld cases\\r\\n\", n);\n"
+        "\treturn fclose(uart) != 0 || n < 0;\n"
+        "}\n";
+
+/* --c-arrays, the freestanding runner and a putc hook writing a serial log; then an arena too
+ * small for some cases: those are ERROR, said why, the rest judged. */
+static void test_freestanding(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600]; /* qct_build_path's buffers are reused */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	const char *specs = "specs/litert/quantize.yaml specs/onnx/quantize_linear.yaml";
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024], log[1024], board[1024],
+	        extra[4096];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/firmware", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/ties_half_up.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	snprintf(log, sizeof log, "%s/uart.log", tmp);
+	snprintf(board, sizeof board, "%s/board.c", tmp);
+	FILE *f = fopen(board, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(board_c, f);
+	fclose(f);
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("export", "%s export %s --out %s --c-arrays", q, specs, dir, ""));
+	snprintf(
+	        extra, sizeof extra,
+	        "-DQCONFORM_RUNNER_FREESTANDING -DQCONFORM_RUNNER_ARENA=4194304 -I%s %s/cases.c %s",
+	        dir, dir, board);
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, extra), 0);
+	CU_ASSERT_TRUE_FATAL(sh_ok("firmware", "%s %s%s%s", runner, log, "", ""));
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q, dir, log, ij));
+	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q, specs,
+	                           qct_stub("ties_half_up"), rj));
+	CU_ASSERT_TRUE(same_report(ij, rj) > 0);
+	json_error_t e;
+	json_t *r = json_load_file(ij, 0, &e);
+	json_t *im = json_object_get(json_object_get(r, "run"), "import");
+	CU_ASSERT_STRING_EQUAL(qct_str(im, "runner_mode"), "freestanding");
+	CU_ASSERT_STRING_EQUAL(qct_str(im, "outputs_kind"), "stream");
+	json_decref(r);
+
+	/* 1200 bytes of arena: the larger cases do not fit */
+	snprintf(extra, sizeof extra,
+	         "-DQCONFORM_RUNNER_FREESTANDING -DQCONFORM_RUNNER_ARENA=1200 -I%s %s/cases.c %s",
+	         dir, dir, board);
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, extra), 0);
+	CU_ASSERT_TRUE_FATAL(sh_ok("firmware", "%s %s%s%s", runner, log, "", ""));
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s import %s --outputs %s --json %s --quiet", q, dir, log, ij), 0);
+	if (p.status != 1)
+		fprintf(stderr, "\n  import with a small arena: exit %d: %.500s", p.status, p.err);
+	CU_ASSERT_EQUAL(p.status, 1);
+	qct_proc_free(&p);
+	r = json_load_file(ij, 0, &e);
+	size_t not_run = 0, cases = json_array_size(json_object_get(r, "cases"));
+	for (size_t i = 0; i < cases; i++) {
+		json_t *c = json_array_get(json_object_get(r, "cases"), i);
+		if (strstr(qct_str(c, "message"), "the runner could not run it: the case needs ")) {
+			not_run++;
+			CU_ASSERT_STRING_EQUAL(qct_verdict(c), "ERROR");
+		}
+	}
+	CU_ASSERT_TRUE(not_run > 0 && not_run < cases);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* ---- bad input: one line, exit 2, nothing run ---- */
+
+static void flip(const char *path, long at)
+{
+	FILE *f = fopen(path, "r+b");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fseek(f, at, SEEK_SET);
+	int c = fgetc(f);
+	fseek(f, at, SEEK_SET);
+	fputc(c ^ 0x40, f);
+	fclose(f);
+}
+
+/* Rewrites bytes [at, at + n) of a file of the format and its CRC-32 (a well-formed file of
+ * another version). */
+static void patch(const char *path, long at, const void *bytes, size_t n)
+{
+	size_t len;
+	unsigned char *p = qc_read_whole(path, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	memcpy(p + at, bytes, n);
+	uint32_t crc = qc_crc32(0, p, len - 4);
+	for (int i = 0; i < 4; i++)
+		p[len - 4 + (size_t)i] = (unsigned char)(crc >> (8 * i));
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(p, 1, len, f);
+	fclose(f);
+	free(p);
+}
+
+static void test_bad_input(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600]; /* qct_build_path's buffers are reused */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char base[1024], spec[1024], runner[1024], obj[512], other[1024];
+	snprintf(base, sizeof base, "%s/base", tmp);
+	snprintf(other, sizeof other, "%s/other", tmp);
+	snprintf(spec, sizeof spec, "%s/spec/dequantize.yaml", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("reference/plugin.o"));
+	CU_ASSERT_TRUE_FATAL(sh_ok("copy",
+	                           "mkdir -p %s/spec && cp specs/litert/dequantize.yaml %s%s%s",
+	                           tmp, spec, "", ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s --out %s%s", q, spec, base, ""));
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("export", "%s export %s --seed 5 --out %s%s", q, spec, other, ""));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet%s%s", runner, base, "", ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet%s%s", runner, other, "", ""));
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("runner", "%s %s --quiet --stream %s/stream.log%s", runner, base, base, ""));
+	enum {
+		FORMAT,
+		VERSION,
+		SPEC,
+		CASE_GONE,
+		CASE_CUT,
+		CASE_CRC,
+		OUT_GONE,
+		OUT_CUT,
+		OUT_CRC,
+		STREAM_LINE,
+		FOREIGN,
+		N_BAD
+	};
+	static const char *const says[N_BAD] = {
+	        "manifest.qcm: format version 2, this qconform reads 1",
+	        "manifest.qcm: written by qconform 0.0.9, this is qconform " QC_VERSION,
+	        "dequantize.yaml changed since the export",
+	        "cases/000002.qcc: cannot read: No such file or directory (case 2, ",
+	        "cases/000001.qcc: truncated: 40 of its",
+	        "cases/000003.qcc: fails its CRC-32",
+	        "outputs/000004.qco: cannot read: No such file or directory (no output of case 4, ",
+	        "outputs/000005.qco: truncated: 50 of its",
+	        "outputs/000006.qco: fails its CRC-32",
+	        "stream.log: record 2 (byte ",
+	        "the runner ran another export"};
+	for (int k = 0; k < N_BAD; k++) {
+		char dir[1200], path[1400], outputs[1400] = "";
+		snprintf(dir, sizeof dir, "%s/bad%d", tmp, k);
+		CU_ASSERT_TRUE_FATAL(
+		        sh_ok("copy", "rm -rf %s && cp -r %s %s%s", dir, base, dir, ""));
+		switch (k) {
+		case FORMAT:
+			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+			patch(path, 4, "\x02", 1);
+			break;
+		case VERSION:
+			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+			patch(path, 16, "0.0.9\0\0", 7);
+			break;
+		case SPEC:
+			CU_ASSERT_TRUE(
+			        sh_ok("edit", "echo '# edited' >> %s%s%s%s", spec, "", "", ""));
+			break;
+		case CASE_GONE:
+			CU_ASSERT_TRUE(
+			        sh_ok("rm", "rm %s/cases/000002.qcc%s%s%s", dir, "", "", ""));
+			break;
+		case CASE_CUT:
+			CU_ASSERT_TRUE(sh_ok("cut", "truncate -s 40 %s/cases/000001.qcc%s%s%s", dir,
+			                     "", "", ""));
+			break;
+		case CASE_CRC:
+			snprintf(path, sizeof path, "%s/cases/000003.qcc", dir);
+			flip(path, 45);
+			break;
+		case OUT_GONE:
+			CU_ASSERT_TRUE(
+			        sh_ok("rm", "rm %s/outputs/000004.qco%s%s%s", dir, "", "", ""));
+			break;
+		case OUT_CUT:
+			CU_ASSERT_TRUE(sh_ok("cut", "truncate -s 50 %s/outputs/000005.qco%s%s%s",
+			                     dir, "", "", ""));
+			break;
+		case OUT_CRC:
+			snprintf(path, sizeof path, "%s/outputs/000006.qco", dir);
+			flip(path, 60);
+			break;
+		case STREAM_LINE: /* a line of the capture lost */
+			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
+			CU_ASSERT_TRUE(
+			        sh_ok("cut", "sed -i 3d %s/stream.log%s%s%s", dir, "", "", ""));
+			break;
+		case FOREIGN: /* the outputs of another export */
+			snprintf(outputs, sizeof outputs, "--outputs %s/outputs", other);
+			break;
+		}
+		qct_proc p;
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p, "%s import %s %s --json %s/r.json", q, dir, outputs, tmp), 0);
+		const char *nl = strchr(p.err, '\n');
+		int ok = p.status == 2 && strstr(p.err, says[k]) && nl && !nl[1] && !p.out[0] &&
+		         !strncmp(p.err, "qconform import: ", 17);
+		if (!ok)
+			fprintf(stderr, "\n  bad input %d: exit %d, stdout %.200s, stderr %.400s",
+			        k, p.status, p.out, p.err);
+		CU_ASSERT_TRUE(ok);
+		qct_proc_free(&p);
+		if (k == SPEC)
+			CU_ASSERT_TRUE(sh_ok("restore", "cp specs/litert/dequantize.yaml %s%s%s%s",
+			                     spec, "", "", ""));
+	}
+	/* and the intact copy imports */
+	CU_ASSERT_TRUE(sh_ok("import", "%s import %s --json %s/r.json --quiet", q, base, tmp, ""));
+	qct_rmdir(tmp);
+}
+
+void qct_register_export(void)
+{
+	CU_pSuite s = qct_suite("export");
+	CU_add_test(s, "the runner's version and the CRC-32", test_runner_version);
+	CU_add_test(s, "a profile through the reference, hosted", test_profile_reference);
+	CU_add_test(s, "a failing kernel, two streams joined", test_failing_stub_stream);
+	CU_add_test(s, "memory rules seen by the runner", test_memory_rules);
+	CU_add_test(s, "freestanding: C arrays and a putc hook", test_freestanding);
+	CU_add_test(s, "bad input: one line, exit 2", test_bad_input);
+}
