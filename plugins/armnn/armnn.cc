@@ -1090,27 +1090,32 @@ qcf_status build_space_to_depth(qcf_instance *inst, const qcf_op_call *call, Net
 	return finish(inst, call, n, layer, false);
 }
 
-// BATCH_TO_SPACE_ND (crops) and SPACE_TO_BATCH_ND (paddings): 4-D NHWC with a 2-D block.
+// BATCH_TO_SPACE_ND (crops) and SPACE_TO_BATCH_ND (paddings) on NHWC. LiteRT's rank-3 input
+// [N, H, C] is [N, H, 1, C] with block 1 and no crops along W (LiteRT's own reading of it), the
+// same bytes.
 qcf_status build_batch_space(qcf_instance *inst, const qcf_op_call *call, Net *n)
 {
 	qcf_status st = need_io(inst, call, 3, 3);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0];
-	if (x->rank != 4)
+	const bool r3 = x->rank == 3;
+	if (x->rank != 4 && !r3)
 		return fail(inst, QCF_NOT_SUPPORTED,
-		            "%s of rank %d: the adapter maps 4-D NHWC inputs (Arm NN's layer is "
-		            "NHWC or NCHW)",
-		            call->op, (int)x->rank);
-	armnn::TensorInfo xi;
-	if ((st = arm_info(inst, x, "input", false, &xi)) != QCF_OK)
-		return st;
+		            "%s of rank %d: the adapter maps inputs of rank 3 and 4", call->op,
+		            (int)x->rank);
+	const size_t nb = r3 ? 1 : 2;
 	std::vector<int64_t> bs, cr;
 	if (!read_ints(&call->inputs[1], &bs) || !read_ints(&call->inputs[2], &cr) ||
-	    bs.size() != 2 || cr.size() != 4)
+	    bs.size() != nb || cr.size() != 2 * nb)
 		return fail(inst, QCF_NOT_SUPPORTED,
-		            "%s: block_shape [2] and crops/paddings [2, 2] int32 expected",
-		            call->op);
+		            "%s: block_shape [%zu] and crops/paddings [%zu, 2] int32 expected",
+		            call->op, nb, nb);
+	if (r3) {
+		bs.push_back(1);
+		cr.push_back(0);
+		cr.push_back(0);
+	}
 	std::vector<unsigned int> block;
 	std::vector<std::pair<unsigned int, unsigned int>> pairs;
 	for (size_t k = 0; k < 2; k++) {
@@ -1123,6 +1128,24 @@ qcf_status build_batch_space(qcf_instance *inst, const qcf_op_call *call, Net *n
 		block.push_back((unsigned int)bs[k]);
 		pairs.emplace_back((unsigned int)cr[2 * k], (unsigned int)cr[2 * k + 1]);
 	}
+	qcf_tensor xt = *x, yt = call->outputs[0];
+	int64_t xs[4], ys[4];
+	if (r3) {
+		if (yt.rank != 3)
+			return fail(inst, QCF_NOT_SUPPORTED, "%s: rank-3 input, output of rank %d",
+			            call->op, (int)yt.rank);
+		for (int k = 0, d = 0; k < 4; k++) {
+			xs[k] = k == 2 ? 1 : x->shape[d];
+			ys[k] = k == 2 ? 1 : yt.shape[d];
+			d += k != 2;
+		}
+		xt.rank = yt.rank = 4;
+		xt.shape = xs;
+		yt.shape = ys;
+	}
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, &xt, "input", false, &xi)) != QCF_OK)
+		return st;
 	armnn::IConnectableLayer *layer;
 	if (op_is(call, "BATCH_TO_SPACE_ND")) {
 		armnn::BatchToSpaceNdDescriptor d(block, pairs);
@@ -1134,7 +1157,9 @@ qcf_status build_batch_space(qcf_instance *inst, const qcf_op_call *call, Net *n
 		layer = n->net->AddSpaceToBatchNdLayer(d, "space_to_batch_nd");
 	}
 	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
-	return finish(inst, call, n, layer, false);
+	qcf_op_call c2 = *call;
+	c2.outputs = &yt;
+	return finish(inst, &c2, n, layer, false);
 }
 
 typedef qcf_status (*builder)(qcf_instance *, const qcf_op_call *, Net *);
