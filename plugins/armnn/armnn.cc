@@ -1317,16 +1317,12 @@ qcf_status a_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *
 		if (st != QCF_OK)
 			return st;
 		std::vector<std::string> msgs;
-		armnn::IOptimizedNetworkPtr opt{nullptr, &armnn::IOptimizedNetwork::Destroy};
-		try {
-			opt = armnn::Optimize(*n.net, {inst->backend}, inst->rt->GetDeviceSpec(),
-			                      armnn::OptimizerOptions(),
-			                      armnn::Optional<std::vector<std::string> &>(msgs));
-		} catch (const armnn::InvalidArgumentException &e) {
-			// Optimize throws this when the backend takes no layer of the network
-			return fail(inst, QCF_NOT_SUPPORTED, "Arm NN Optimize for %s: %s",
-			            inst->backend.Get().c_str(), e.what());
-		}
+		// a layer no backend of the list supports: Optimize returns no network and says why
+		// in the messages; its exceptions (a layer's shape inference) are answered below
+		armnn::IOptimizedNetworkPtr opt =
+		        armnn::Optimize(*n.net, {inst->backend}, inst->rt->GetDeviceSpec(),
+		                        armnn::OptimizerOptions(),
+		                        armnn::Optional<std::vector<std::string> &>(msgs));
 		if (!opt) {
 			std::string all;
 			for (const std::string &m : msgs)
