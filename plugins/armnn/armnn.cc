@@ -460,9 +460,10 @@ qcf_status build_conv(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	} else {
 		// LiteRT's [1, kh, kw, C * M] filter (output channel c * M + m) becomes Arm
 		// NN 20.08's depthwise layout [M, C, kh, kw] (INetwork.hpp: "[channelMultiplier,
-		// inputChannels, height, width]", for every data layout). ConvImpl's per-axis
-		// decoder picks a scale by the flat index / (kh * kw) modulo the count, which is
-		// the output channel only when M = 1: then the scales sit on dimension 1 (C).
+		// inputChannels, height, width]", for every data layout). Per-channel scales: the
+		// workload accepts quantization dimension 0 only, and the reference kernel applies
+		// scale k to output channel k, so LiteRT's C * M scales go on dimension 0 in
+		// LiteRT's order (measured: multipliers 1, 2 and 3 within 1 LSB).
 		const uint32_t co = (uint32_t)f->shape[3];
 		if (f->shape[0] != 1 || c == 0 || co % c != 0)
 			return fail(inst, QCF_NOT_SUPPORTED,
