@@ -11,7 +11,8 @@ DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccom
 DEB_PKGS := $(DEB_PKGS_RUN) \
             clang-format libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
-            libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev
+            libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev \
+            libarmnn-dev libarmnn-cpuref-backend22
 
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -34,6 +34,7 @@
 #pragma weak qct_register_plugin_onednn
 #pragma weak qct_register_plugin_gemmlowp
 #pragma weak qct_register_plugin_libtorch
+#pragma weak qct_register_plugin_armnn
 #pragma weak qct_register_mutation
 #pragma weak qct_register_utf8
 #pragma weak qct_register_interrupt
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_onednn,
 	                        qct_register_plugin_gemmlowp,
 	                        qct_register_plugin_libtorch,
+	                        qct_register_plugin_armnn,
 	                        qct_register_mutation,
 	                        qct_register_utf8,
 	                        qct_register_interrupt,

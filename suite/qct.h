@@ -132,6 +132,7 @@ void qct_register_plugin_xnnpack(void);
 void qct_register_plugin_onednn(void);
 void qct_register_plugin_gemmlowp(void);
 void qct_register_plugin_libtorch(void);
+void qct_register_plugin_armnn(void);
 void qct_register_mutation(void);
 void qct_register_utf8(void);
 void qct_register_interrupt(void);
