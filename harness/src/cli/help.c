@@ -38,8 +38,8 @@
 	         "A file or directory the plugin may write (repeatable)."},                        \
 	        {"--remote", "COMMAND",                                                            \
 	         "Start each worker with this shell command, which runs qconform-worker --stdio "  \
-	         "on another machine or under an emulator (ssh, adb, qemu-aarch64); --plugin "    \
-	         "then names the plugin there."},                                                 \
+	         "on another machine or under an emulator (ssh, adb, qemu-aarch64); --plugin "     \
+	         "then names the plugin there."},                                                  \
 	{                                                                                          \
 		"--trace", NULL, "Print each step of loading the plugin (also QCONFORM_TRACE=1)."  \
 	}

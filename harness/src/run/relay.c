@@ -248,7 +248,8 @@ static void wait_loaded(relay *r)
 	if (got < 0)
 		refuse(r, "the remote command `%s`: %s", r->a->remote, why);
 	if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
-		/* it died loading the plugin (dlopen, a constructor, create()): so does the relay */
+		/* it died loading the plugin (dlopen, a constructor, create()): so does the relay
+		 */
 		qc_fault f;
 		memcpy(&f, r->buf, sizeof f);
 		r->fault_signal = f.signal;
