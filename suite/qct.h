@@ -140,5 +140,6 @@ void qct_register_pipeline(void);
 void qct_register_cli(void);
 void qct_register_docs(void);
 void qct_register_ci_examples(void);
+void qct_register_cross(void);
 
 #endif
