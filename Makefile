@@ -5,7 +5,52 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
-PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle libprotobuf-c zlib
+PKGS    := yaml-0.1 lua5.4 cunit jansson libseccomp libcap-ng nettle libprotobuf-c
+
+# Cross builds: `make cross ARCH=aarch64` builds the worker, the reference plugin and the
+# adapters whose ARCH libraries are there into $(BUILD)/ARCH/ (see "Cross builds" below). In
+# that build (ARCH set, by `make cross`) CC is ARCH-linux-gnu-gcc, the adapters' C++
+# compiler ARCH-linux-gnu-g++ ($(CROSS_COMPILE)g++ in their plugin.mk), and pkg-config reads
+# ARCH's .pc files. CROSS_SYSROOT holds the ARCH packages that cannot be installed beside the
+# amd64 ones (harness/cross/sysroot.sh, unpacked by `make deps-cross`); the adapters' headers and
+# libraries are looked for there first, then in the system (qc_header, qc_lib).
+ARCH          ?=
+CROSS_ARCH    := $(or $(ARCH),aarch64)
+CROSS_DEB      = $(if $(filter aarch64,$(CROSS_ARCH)),arm64,$(error ARCH=$(CROSS_ARCH) is not known; ARCH=aarch64 is))
+CROSS_SYSROOT ?= /opt/qconform/sysroot-$(CROSS_ARCH)
+ifneq ($(ARCH),)
+CROSS_COMPILE := $(ARCH)-linux-gnu-
+CC            := $(CROSS_COMPILE)gcc
+AR            := $(CROSS_COMPILE)ar
+PKGS          := libseccomp libcap-ng
+export PKG_CONFIG_LIBDIR := /usr/lib/$(ARCH)-linux-gnu/pkgconfig:/usr/share/pkgconfig
+TARGET_LIBDIRS := $(CROSS_SYSROOT)/usr/lib/$(ARCH)-linux-gnu $(CROSS_SYSROOT)/lib/$(ARCH)-linux-gnu \
+                  /usr/lib/$(ARCH)-linux-gnu
+PLUGIN_CPPFLAGS := $(if $(wildcard $(CROSS_SYSROOT)/usr/include),-isystem $(CROSS_SYSROOT)/usr/include)
+PLUGIN_LDFLAGS  := $(foreach d,$(wildcard $(TARGET_LIBDIRS)),-L$(d) -Wl,-rpath-link,$(d))
+DEB_SUFFIX      := :$(CROSS_DEB)
+else
+CROSS_COMPILE :=
+TARGET_LIBDIRS := /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null) /usr/lib /lib
+PLUGIN_CPPFLAGS :=
+PLUGIN_LDFLAGS  :=
+DEB_SUFFIX      :=
+endif
+ifneq ($(ARCH),)
+ifneq ($(filter-out cross deps-cross,$(MAKECMDGOALS)),)
+ifeq ($(filter %/$(ARCH),$(BUILD)),)
+$(error ARCH=$(ARCH) goes with `make cross ARCH=$(ARCH)` (into $(BUILD)/$(ARCH)), not with $(MAKECMDGOALS))
+endif
+endif
+endif
+# $(call qc_header,H): H's path when the build's target has it (/usr/include/H natively).
+# $(call qc_lib,L): libL.so's path in the target's library directories.
+# $(call qc_deb_version,P): the version of Debian package P for the target (installed, or
+# unpacked into CROSS_SYSROOT).
+qc_header = $(firstword $(wildcard $(if $(ARCH),$(CROSS_SYSROOT)/usr/include/$(1)) /usr/include/$(1)))
+qc_lib    = $(firstword $(wildcard $(TARGET_LIBDIRS:%=%/lib$(1).so)))
+qc_deb_version = $(or $(shell dpkg-query -W -f='$${Version}' $(1)$(DEB_SUFFIX) 2>/dev/null),\
+  $(if $(ARCH),$(shell awk '$$1 == "$(1)" { print $$2 }' $(CROSS_SYSROOT)/PACKAGES 2>/dev/null)))
 DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev \
             nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev zlib1g-dev pkg-config
 DEB_PKGS := $(DEB_PKGS_RUN) \
@@ -60,7 +105,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps deps-run check-deps run test test-unit test-san test-quick bench bench-kernels clean \
+.PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san test-quick bench bench-kernels clean \
         format format-check import-onnx man install uninstall \
         plugins mutation examples fuzz runner
 
@@ -149,11 +194,11 @@ $(BUILD)/harness/src/run/sandbox.o: CFLAGS += -Wno-missing-field-initializers
 
 $(REF_A): $(REF_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(HARNESS_A): $(HARNESS_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(REF_SO): $(BUILD)/reference/plugin.o $(REF_A)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ -lm
@@ -172,9 +217,78 @@ $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 # its own directory. Built with the same flags, sanitizers included. libm is
 # linked even though the worker calls nothing in it, so a plugin that uses it
 # without linking it still loads (as it did in a worker forked from qconform).
-$(WORKER): $(BUILD)/harness/worker/main.o $(HARNESS_A)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng -lnettle -lz \
+# WORKER_SRC is all it is made of, for the native and the cross builds alike: a source
+# the worker needs goes there.
+WORKER_SRC := harness/worker/main.c harness/src/run/worker.c harness/src/run/wire.c \
+              harness/src/run/sandbox.c harness/src/run/stream.c harness/src/run/relay.c \
+              harness/src/base/digest.c
+WORKER_OBJ := $(WORKER_SRC:%.c=$(BUILD)/%.o)
+$(WORKER): $(WORKER_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng \
+	  -lnettle -lz \
 	  $(LDLIBS)
+
+# Cross builds (README.md, "Cross builds"):
+#   make deps-cross               (root) dpkg --add-architecture arm64, the cross toolchain,
+#                                 qemu-user and the arm64 libraries (CROSS_DEB_PKGS), and the
+#                                 arm64 packages that cannot sit beside their amd64 ones
+#                                 unpacked into CROSS_SYSROOT (harness/cross/sysroot.sh)
+#   make cross ARCH=aarch64       into $(BUILD)/aarch64/: qconform-worker, the reference
+#                                 plugin, the adapters whose arm64 libraries are there (the
+#                                 others say why they skip) and qconform-worker-qemu, which
+#                                 runs that worker under qemu-user:
+#   QCONFORM_WORKER=build/aarch64/qconform-worker-qemu \
+#     build/qconform run specs --plugin build/aarch64/libqconform_reference.so
+# The harness stays native; only the worker and the plugin it loads are aarch64. Only aarch64
+# (Debian's arm64) is known here.
+CROSS_DEB_PKGS   = qemu-user gcc-$(CROSS_ARCH)-linux-gnu g++-$(CROSS_ARCH)-linux-gnu libgemmlowp-dev \
+                   $(addsuffix :$(CROSS_DEB),libc6-dev libseccomp-dev libcap-ng-dev nettle-dev zlib1g-dev \
+                     libdnnl2 libarmnn-dev libarmnn-cpuref-backend22 libarmnn-cpuacc-backend22 libarm-compute-dev)
+# Not Multi-Arch: same (installing them for arm64 removes the amd64 ones), or, libdnnl-dev, with
+# a dnnl_config.h that differs per architecture: unpacked into CROSS_SYSROOT, the runtime ones
+# with everything they need, the -dev ones alone.
+CROSS_SYSROOT_RUNTIME := libc6 libstdc++6 libgcc-s1 libxnnpack0 libpthreadpool0 libtorch1.13 libdnnl2
+CROSS_SYSROOT_DEV     := libc6-dev linux-libc-dev libxnnpack-dev libpthreadpool-dev libtorch-dev libdnnl-dev
+APT := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900
+
+deps-cross:
+	@[ "$$(id -u)" = 0 ] || { echo "make deps-cross needs root (dpkg --add-architecture, apt-get)" >&2; exit 2; }
+	@missing=""; for p in $(CROSS_DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  dpkg --add-architecture $(CROSS_DEB) && $(APT) update -qq && $(APT) install -y -qq $$missing || exit 2; \
+	fi
+	harness/cross/sysroot.sh $(CROSS_DEB) $(CROSS_SYSROOT) $(CROSS_SYSROOT_RUNTIME) -- $(CROSS_SYSROOT_DEV)
+
+# CROSS_GOALS=cross-core: the worker, the reference plugin and the wrapper only (the suite's
+# cross tests, suite/test_cross.c); cross-build adds the adapters.
+CROSS_GOALS ?= cross-build
+cross:
+	@command -v $(CROSS_ARCH)-linux-gnu-gcc >/dev/null || { \
+	  echo "make cross: no $(CROSS_ARCH)-linux-gnu-gcc; run 'make deps-cross' (root)" >&2; exit 2; }
+	$(MAKE) --no-print-directory ARCH=$(CROSS_ARCH) BUILD=$(BUILD)/$(CROSS_ARCH) $(CROSS_GOALS)
+
+ifneq ($(ARCH),)
+# What a cross build makes; `make cross` calls it with ARCH and BUILD set.
+CROSS_WRAPPER   := $(BUILD)/qconform-worker-qemu
+# The prefix qemu finds the $(ARCH) loader and libraries under: CROSS_SYSROOT when there is one,
+# else / (Debian's libc6:arm64, which libseccomp2:arm64 pulls in). Not the cross toolchain's
+# /usr/$(ARCH)-linux-gnu: with its libc the sandbox's init spins in its PID namespace and the
+# worker never starts (qemu 7.2; --no-sandbox works there).
+CROSS_LD_PREFIX := $(if $(wildcard $(CROSS_SYSROOT)/lib/ld-linux-$(ARCH).so.1),$(CROSS_SYSROOT),/)
+.PHONY: cross-core cross-build
+cross-core: $(WORKER) $(REF_SO) $(CROSS_WRAPPER)
+cross-build: cross-core plugins
+
+# The worker under qemu-user, as QCONFORM_WORKER: exec, so that qemu is the process the
+# harness started (the worker checks its parent) and inherits its fds. QEMU_LD_PREFIX, when
+# set, replaces the prefix qemu finds the $(ARCH) libraries under.
+$(CROSS_WRAPPER): Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' '#!/bin/sh' '# qconform-worker for $(ARCH) under qemu-user (Makefile, make cross).' \
+	  'exec qemu-$(ARCH) -L "$${QEMU_LD_PREFIX:-$(CROSS_LD_PREFIX)}" "$$(dirname "$$0")/qconform-worker" "$$@"' > $@
+	chmod +x $@
+endif
 
 # The main job: every spec against the reference plugin. Builds only qconform, its worker
 # and the reference plugin (not the adapters, stubs or tests), then says what comes next.

@@ -46,6 +46,7 @@
 #pragma weak qct_register_ci_examples
 #pragma weak qct_register_remote
 #pragma weak qct_register_export
+#pragma weak qct_register_cross
 
 const char *qct_build_path(const char *rel)
 {
@@ -138,7 +139,8 @@ int main(int argc, char **argv)
 	                        qct_register_docs,
 	                        qct_register_ci_examples,
 	                        qct_register_remote,
-	                        qct_register_export};
+	                        qct_register_export,
+	                        qct_register_cross};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

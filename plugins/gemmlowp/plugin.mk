@@ -2,14 +2,21 @@
 # libgemmlowp-dev. GEMMLOWP_ISA picks gemmlowp's kernel at build time: sse4.1 (default, its
 # SSE4.1 12x4 kernel and SSE output stages), avx2 (its AVX2 24x8 kernel, which it compiles only
 # with GEMMLOWP_ENABLE_AVX2) or portable (its reference kernel and scalar output stages).
+# A cross build for aarch64 (make cross ARCH=aarch64) takes neon: gemmlowp's NEON kernels and
+# output stages, which it picks by itself on aarch64 (no flag; -msse4.1 is x86's).
 GEMMLOWP_HDR      := /usr/include/gemmlowp/public/gemmlowp.h
 GEMMLOWP_SRC      := plugins/gemmlowp/qcf_gemmlowp.cc
 GEMMLOWP_OBJ      := $(BUILD)/plugins/gemmlowp/qcf_gemmlowp.o
 GEMMLOWP_SO       := $(BUILD)/plugins/libqcf_gemmlowp.so
-GEMMLOWP_ISA      ?= sse4.1
+GEMMLOWP_ISA      ?= $(if $(filter aarch64,$(ARCH)),neon,sse4.1)
 GEMMLOWP_ISAFLAGS := $(if $(filter sse4.1,$(GEMMLOWP_ISA)),-msse4.1,$(if $(filter avx2,$(GEMMLOWP_ISA)),-mavx2 -DGEMMLOWP_ENABLE_AVX2,))
+ifneq ($(filter aarch64,$(ARCH)),)
+ifneq ($(GEMMLOWP_ISA),neon)
+$(error GEMMLOWP_ISA=$(GEMMLOWP_ISA): an aarch64 build takes neon (gemmlowp's NEON path, no flags))
+endif
+endif
 GEMMLOWP_VERSION   = $(shell dpkg-query -W -f='$${Version}' libgemmlowp-dev 2>/dev/null)
-GEMMLOWP_CXX      ?= g++
+GEMMLOWP_CXX      ?= $(CROSS_COMPILE)g++
 GEMMLOWP_CXXFLAGS := -std=c++17 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
                      -fvisibility=hidden -fvisibility-inlines-hidden $(SANFLAGS) $(GEMMLOWP_ISAFLAGS)
 GEMMLOWP_PROFILES := litert-int8

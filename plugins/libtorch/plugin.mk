@@ -1,16 +1,16 @@
 # libtorch adapter: plugins/libtorch/libtorch.cc (C++17 over ATen) ->
 # $(BUILD)/plugins/libqcf_libtorch.so, built when Debian's libtorch-dev is installed.
-LIBTORCH_HDR     := /usr/include/ATen/ATen.h
+LIBTORCH_HDR     := $(and $(call qc_header,ATen/ATen.h),$(call qc_lib,torch_cpu))
 LIBTORCH_SRC     := plugins/libtorch/libtorch.cc
 LIBTORCH_OBJ     := $(LIBTORCH_SRC:plugins/libtorch/%.cc=$(BUILD)/plugins/libtorch/%.o)
 LIBTORCH_SO      := $(BUILD)/plugins/libqcf_libtorch.so
-LIBTORCH_CXX     ?= g++
-LIBTORCH_VERSION := $(shell dpkg-query -W -f='$${Version}' libtorch-dev 2>/dev/null)
+LIBTORCH_CXX     ?= $(CROSS_COMPILE)g++
+LIBTORCH_VERSION := $(call qc_deb_version,libtorch-dev)
 # torch's headers are in /usr/include, a system directory, so their own warnings stay quiet
 # under -Wextra -Werror; exports.map keeps every symbol but qconform_plugin_negotiate local
 LIBTORCH_CXXFLAGS := -std=c++17 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
                      -fvisibility=hidden -fvisibility-inlines-hidden $(SANFLAGS) \
-                     -Iharness/include \
+                     -Iharness/include $(PLUGIN_CPPFLAGS) \
                      -DLIBTORCH_VERSION='"$(LIBTORCH_VERSION)"'
 LIBTORCH_LIBS    := -ltorch -ltorch_cpu -lc10
 LIBTORCH_EXAMPLES := reports/examples/libtorch
@@ -21,7 +21,7 @@ LIBTORCH_JOBS    ?= 2
 PLUGIN_TARGETS += plugin-libtorch
 EXAMPLE_TARGETS += examples-libtorch
 
-ifneq ($(wildcard $(LIBTORCH_HDR)),)
+ifneq ($(LIBTORCH_HDR),)
 plugin-libtorch: $(LIBTORCH_SO)
 
 $(BUILD)/plugins/libtorch/%.o: plugins/libtorch/%.cc harness/include/qconform/plugin.h
@@ -30,7 +30,7 @@ $(BUILD)/plugins/libtorch/%.o: plugins/libtorch/%.cc harness/include/qconform/pl
 
 $(LIBTORCH_SO): $(LIBTORCH_OBJ) plugins/libtorch/exports.map
 	@mkdir -p $(dir $@)
-	$(LIBTORCH_CXX) -shared $(SANFLAGS) -Wl,--version-script=plugins/libtorch/exports.map \
+	$(LIBTORCH_CXX) -shared $(SANFLAGS) $(PLUGIN_LDFLAGS) -Wl,--version-script=plugins/libtorch/exports.map \
 	  -o $@ $(LIBTORCH_OBJ) $(LIBTORCH_LIBS)
 
 
@@ -41,8 +41,8 @@ examples-libtorch: $(QCONFORM) $(WORKER) $(LIBTORCH_SO)
 	  specs/torch/quantized_linear.yaml --jobs $(LIBTORCH_JOBS))
 else
 plugin-libtorch:
-	@echo "plugins: skipping libtorch: Debian package libtorch-dev is not installed"
+	@echo "plugins: skipping libtorch: Debian package libtorch-dev$(DEB_SUFFIX) is not installed"
 
 examples-libtorch:
-	@echo "plugins: skipping libtorch: Debian package libtorch-dev is not installed"
+	@echo "plugins: skipping libtorch: Debian package libtorch-dev$(DEB_SUFFIX) is not installed"
 endif

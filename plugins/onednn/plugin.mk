@@ -1,6 +1,6 @@
 # oneDNN adapter: $(BUILD)/plugins/libqcf_onednn.so from plugins/onednn/*.c, on Debian's
 # libdnnl-dev (C API, dnnl.h). Skipped with one line when the package is not installed.
-ONEDNN_HEADER := $(wildcard /usr/include/dnnl.h)
+ONEDNN_HEADER := $(and $(call qc_header,dnnl.h),$(call qc_lib,dnnl))
 ONEDNN_SRC    := $(wildcard plugins/onednn/*.c)
 ONEDNN_OBJ    := $(ONEDNN_SRC:plugins/onednn/%.c=$(BUILD)/plugins/onednn/%.o)
 ONEDNN_SO     := $(BUILD)/plugins/libqcf_onednn.so
@@ -13,19 +13,19 @@ EXAMPLE_TARGETS += examples-onednn
 
 ifeq ($(ONEDNN_HEADER),)
 plugin-onednn:
-	@echo "plugins: skipping onednn: Debian package libdnnl-dev is not installed"
+	@echo "plugins: skipping onednn: Debian package libdnnl-dev$(DEB_SUFFIX) is not installed"
 examples-onednn:
-	@echo "plugins: skipping onednn: Debian package libdnnl-dev is not installed"
+	@echo "plugins: skipping onednn: Debian package libdnnl-dev$(DEB_SUFFIX) is not installed"
 else
 plugin-onednn: $(ONEDNN_SO)
 
 $(BUILD)/plugins/onednn/%.o: plugins/onednn/%.c harness/include/qconform/plugin.h
 	@mkdir -p $(dir $@)
-	$(CC) -Iharness/include $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) -Iharness/include $(PLUGIN_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(ONEDNN_SO): $(ONEDNN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ -ldnnl -lm
+	$(CC) -shared $(LDFLAGS) $(PLUGIN_LDFLAGS) -o $@ $^ -ldnnl -lm
 
 -include $(ONEDNN_OBJ:.o=.d)
 

@@ -3,8 +3,9 @@
 XNNPACK_SO   := $(BUILD)/plugins/libqcf_xnnpack.so
 XNNPACK_SRC  := $(wildcard plugins/xnnpack/*.c)
 XNNPACK_OBJ  := $(XNNPACK_SRC:plugins/xnnpack/%.c=$(BUILD)/plugins/xnnpack/%.o)
-XNNPACK_HAVE := $(and $(wildcard /usr/include/xnnpack.h),$(wildcard /usr/include/pthreadpool.h))
-XNNPACK_MISSING := $(if $(wildcard /usr/include/xnnpack.h),libpthreadpool-dev,libxnnpack-dev)
+# (for the build's target: a cross build looks for the arm64 headers and libXNNPACK.so)
+XNNPACK_HAVE := $(and $(call qc_header,xnnpack.h),$(call qc_header,pthreadpool.h),$(call qc_lib,XNNPACK))
+XNNPACK_MISSING := $(if $(and $(call qc_header,xnnpack.h),$(call qc_lib,XNNPACK)),libpthreadpool-dev,libxnnpack-dev)$(DEB_SUFFIX)
 XNNPACK_PROFILES := litert-int8
 XNNPACK_EXAMPLES := reports/examples/xnnpack
 
@@ -17,11 +18,11 @@ plugin-xnnpack: $(XNNPACK_SO)
 
 $(BUILD)/plugins/xnnpack/%.o: plugins/xnnpack/%.c harness/include/qconform/plugin.h
 	@mkdir -p $(dir $@)
-	$(CC) -Iharness/include $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) -Iharness/include $(PLUGIN_CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(XNNPACK_SO): $(XNNPACK_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ -lXNNPACK -lm
+	$(CC) -shared $(LDFLAGS) $(PLUGIN_LDFLAGS) -o $@ $^ -lXNNPACK -lm
 
 -include $(XNNPACK_OBJ:.o=.d)
 

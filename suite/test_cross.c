@@ -1,0 +1,169 @@
+/*
+ * The cross build (`make cross ARCH=aarch64`, README.md "Cross builds"): the aarch64 worker and
+ * reference plugin, run under qemu-user through the worker wrapper (qconform-worker-qemu, as
+ * QCONFORM_WORKER) by the native harness, give the native run's report case for case: the same
+ * cases, verdicts, messages and metrics (everything but the timings and the reproduce line).
+ * That holds the reference to bit-exactness across architectures and the worker's protocol
+ * (the socket, the arena mapped at the harness's address) to working through qemu-user.
+ *
+ * Skipped, with a line on stderr, where qemu-aarch64 or aarch64-linux-gnu-gcc is missing (`make
+ * deps-cross` installs them) and under the sanitizers (the worker would be built without them;
+ * the plain pass runs it). The build is `make cross ARCH=aarch64 CROSS_GOALS=cross-core` into
+ * $QCONFORM_BUILD/aarch64: the worker, the reference and the wrapper, not the adapters.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qct.h"
+
+/* Every reference source file's ops, the float-heavy ones (softmax, logistic, L2
+ * normalization, bilinear resize, mean, dynamic quantization, the gradients) included: about
+ * 4700 cases, a few seconds for both runs on two idle cores. */
+static const char *cross_specs =
+        "specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/depthwise_conv_2d.yaml "
+        "specs/litert/fully_connected.yaml specs/litert/softmax.yaml specs/litert/logistic.yaml "
+        "specs/litert/l2_normalization.yaml specs/litert/resize_bilinear.yaml "
+        "specs/litert/mean.yaml specs/litert/quantize.yaml specs/litert/concatenation3.yaml "
+        "specs/onnx/quantize_linear.yaml specs/onnx/qlinear_matmul.yaml "
+        "specs/onnx/qlinear_conv.yaml specs/onnx/dynamic_quantize_linear.yaml "
+        "specs/torch/fake_quantize_per_tensor_affine.yaml "
+        "specs/torch/_fake_quantize_learnable_per_tensor_affine_backward.yaml "
+        "specs/torch/quantized_linear.yaml specs/torch/quantize_per_tensor.yaml "
+        "specs/tf/fake_quant_with_min_max_args.yaml "
+        "specs/tf/fake_quant_with_min_max_vars_gradient.yaml";
+
+static int have_cross(void)
+{
+	if (qct_under_sanitizers()) {
+		fprintf(stderr, "\n  cross: not run under sanitizers; the plain pass runs it\n");
+		return 0;
+	}
+	qct_proc p;
+	if (qct_sh(&p, "command -v qemu-aarch64 && command -v aarch64-linux-gnu-gcc") != 0)
+		return 0;
+	int ok = p.status == 0;
+	qct_proc_free(&p);
+	if (!ok)
+		fprintf(stderr,
+		        "\n  cross: qemu-aarch64 or aarch64-linux-gnu-gcc is missing ('make "
+		        "deps-cross' installs them): skipped\n");
+	return ok;
+}
+
+/* A case without its timings (every "seconds" or "*_seconds" member, at any depth) and its
+ * "reproduce" command line, which names the plugin's path. */
+static void drop_timings(json_t *j)
+{
+	if (json_is_array(j)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(j, i, v) drop_timings(v);
+		return;
+	}
+	if (!json_is_object(j))
+		return;
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(j, tmp, k, v)
+	{
+		size_t n = strlen(k);
+		if (!strcmp(k, "seconds") || !strcmp(k, "reproduce") ||
+		    (n > 8 && !strcmp(k + n - 8, "_seconds")))
+			json_object_del(j, k);
+		else
+			drop_timings(v);
+	}
+}
+
+static json_t *run(const char *tmp, const char *name, const char *worker_env, const char *plugin)
+{
+	char json[700];
+	snprintf(json, sizeof json, "%s/%s.json", tmp, name);
+	qct_proc p;
+	if (qct_sh(&p, "%s %s run %s --plugin %s --jobs 2 --quiet --json %s", worker_env,
+	           qct_build_path("qconform"), cross_specs, plugin, json) != 0)
+		return NULL;
+	if (p.status > 1) /* 1: the run does not conform, a result */
+		fprintf(stderr, "\n  cross: %s run: exit %d\n%s", name, p.status, p.err);
+	CU_ASSERT(p.status <= 1);
+	qct_proc_free(&p);
+	json_error_t e;
+	json_t *r = json_load_file(json, 0, &e);
+	if (!r)
+		fprintf(stderr, "\n  cross: %s: %s\n", json, e.text);
+	return r;
+}
+
+static void test_reference_under_qemu(void)
+{
+	if (!have_cross())
+		return;
+	char build[600];
+	snprintf(build, sizeof build, "%s", qct_build_path(""));
+	build[strlen(build) - 1] = 0; /* "build/" -> "build" */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s "
+	                             "--no-print-directory -j2 BUILD='%s' cross ARCH=aarch64 "
+	                             "CROSS_GOALS=cross-core",
+	                             build),
+	                      0);
+	if (p.status != 0)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_EQUAL_FATAL(p.status, 0);
+	qct_proc_free(&p);
+
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	char env[1200], plugin[1024];
+	snprintf(env, sizeof env, "QCONFORM_WORKER='%s'",
+	         qct_build_path("aarch64/qconform-worker-qemu"));
+	snprintf(plugin, sizeof plugin, "%s", qct_build_path("aarch64/libqconform_reference.so"));
+	json_t *nat = run(tmp, "native", "", qct_build_path("libqconform_reference.so"));
+	json_t *cross = run(tmp, "aarch64", env, plugin);
+	CU_ASSERT_PTR_NOT_NULL(nat);
+	CU_ASSERT_PTR_NOT_NULL(cross);
+	if (nat && cross) {
+		json_t *a = json_object_get(nat, "cases"), *b = json_object_get(cross, "cases");
+		CU_ASSERT(json_array_size(a) > 100);
+		CU_ASSERT_EQUAL(json_array_size(a), json_array_size(b));
+		size_t i, differ = 0;
+		json_t *c;
+		json_array_foreach(a, i, c)
+		{
+			json_t *d = json_array_get(b, i);
+			drop_timings(c);
+			drop_timings(d);
+			if (!d || !json_equal(c, d)) {
+				if (differ++ < 3) {
+					char *x = json_dumps(c, JSON_COMPACT),
+					     *y = d ? json_dumps(d, JSON_COMPACT) : NULL;
+					fprintf(stderr,
+					        "\n  cross: case %zu differs\n    x86_64:  "
+					        "%.600s\n    aarch64: %.600s\n",
+					        i, x ? x : "?", y ? y : "(none)");
+					free(x);
+					free(y);
+				}
+			}
+		}
+		CU_ASSERT_EQUAL(differ, 0);
+		fprintf(stderr,
+		        "\n  cross: %zu cases, %zu differ between x86_64 and aarch64 under qemu\n",
+		        json_array_size(a), differ);
+	}
+	json_decref(nat);
+	json_decref(cross);
+	qct_rmdir(tmp);
+}
+
+void qct_register_cross(void)
+{
+	CU_pSuite s = qct_suite("cross");
+	CU_add_test(s,
+	            "the aarch64 reference under qemu: the native run's cases, verdicts, metrics",
+	            test_reference_under_qemu);
+}
