@@ -4,7 +4,9 @@
  * QCONFORM_WORKER) by the native harness, give the native run's report case for case: the same
  * cases, verdicts, messages and metrics (everything but the timings and the reproduce line).
  * That holds the reference to bit-exactness across architectures and the worker's protocol
- * (the socket, the arena mapped at the harness's address) to working through qemu-user.
+ * (the socket, the arena mapped at the harness's address) to working through qemu-user. The
+ * same again through --remote (the wrapper as `qconform-worker --stdio`, harness/src/run/
+ * stream.h): the stream between an x86-64 harness and an aarch64 worker, as with a board.
  *
  * Skipped, with a line on stderr, where qemu-aarch64 or aarch64-linux-gnu-gcc is missing (`make
  * deps-cross` installs them) and under the sanitizers (the worker would be built without them;
@@ -78,13 +80,14 @@ static void drop_timings(json_t *j)
 	}
 }
 
-static json_t *run(const char *tmp, const char *name, const char *worker_env, const char *plugin)
+static json_t *run(const char *tmp, const char *name, const char *worker_env, const char *plugin,
+                   const char *extra)
 {
 	char json[700];
 	snprintf(json, sizeof json, "%s/%s.json", tmp, name);
 	qct_proc p;
-	if (qct_sh(&p, "%s %s run %s --plugin %s --jobs 2 --quiet --json %s", worker_env,
-	           qct_build_path("qconform"), cross_specs, plugin, json) != 0)
+	if (qct_sh(&p, "%s %s run %s --plugin %s --jobs 2 --quiet --json %s %s", worker_env,
+	           qct_build_path("qconform"), cross_specs, plugin, json, extra) != 0)
 		return NULL;
 	if (p.status > 1) /* 1: the run does not conform, a result */
 		fprintf(stderr, "\n  cross: %s run: exit %d\n%s", name, p.status, p.err);
@@ -95,6 +98,43 @@ static json_t *run(const char *tmp, const char *name, const char *worker_env, co
 	if (!r)
 		fprintf(stderr, "\n  cross: %s: %s\n", json, e.text);
 	return r;
+}
+
+/* Every case of b as a's, timings and reproduce lines aside. */
+static void same_cases(json_t *nat, json_t *cross, const char *what)
+{
+	CU_ASSERT_PTR_NOT_NULL(cross);
+	if (!nat || !cross)
+		return;
+	json_t *a = json_object_get(nat, "cases"), *b = json_object_get(cross, "cases");
+	CU_ASSERT(json_array_size(a) > 100);
+	CU_ASSERT_EQUAL(json_array_size(a), json_array_size(b));
+	size_t i, differ = 0;
+	json_t *c;
+	json_array_foreach(a, i, c)
+	{
+		json_t *d = json_deep_copy(json_array_get(b, i));
+		c = json_deep_copy(c);
+		drop_timings(c);
+		drop_timings(d);
+		if (!d || !json_equal(c, d)) {
+			if (differ++ < 3) {
+				char *x = json_dumps(c, JSON_COMPACT),
+				     *y = d ? json_dumps(d, JSON_COMPACT) : NULL;
+				fprintf(stderr,
+				        "\n  cross: case %zu differs\n    x86_64:  %.600s\n    %s: "
+				        "%.600s\n",
+				        i, x ? x : "?", what, y ? y : "(none)");
+				free(x);
+				free(y);
+			}
+		}
+		json_decref(c);
+		json_decref(d);
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	fprintf(stderr, "\n  cross: %zu cases, %zu differ between x86_64 and %s\n",
+	        json_array_size(a), differ, what);
 }
 
 static void test_reference_under_qemu(void)
@@ -122,39 +162,19 @@ static void test_reference_under_qemu(void)
 	snprintf(env, sizeof env, "QCONFORM_WORKER='%s'",
 	         qct_build_path("aarch64/qconform-worker-qemu"));
 	snprintf(plugin, sizeof plugin, "%s", qct_build_path("aarch64/libqconform_reference.so"));
-	json_t *nat = run(tmp, "native", "", qct_build_path("libqconform_reference.so"));
-	json_t *cross = run(tmp, "aarch64", env, plugin);
+	json_t *nat = run(tmp, "native", "", qct_build_path("libqconform_reference.so"), "");
+	json_t *cross = run(tmp, "aarch64", env, plugin, "");
+	char remote[1200];
+	snprintf(remote, sizeof remote, "--remote '%s --stdio'",
+	         qct_build_path("aarch64/qconform-worker-qemu"));
+	json_t *stream = run(tmp, "aarch64-remote", "", plugin, remote);
 	CU_ASSERT_PTR_NOT_NULL(nat);
-	CU_ASSERT_PTR_NOT_NULL(cross);
-	if (nat && cross) {
-		json_t *a = json_object_get(nat, "cases"), *b = json_object_get(cross, "cases");
-		CU_ASSERT(json_array_size(a) > 100);
-		CU_ASSERT_EQUAL(json_array_size(a), json_array_size(b));
-		size_t i, differ = 0;
-		json_t *c;
-		json_array_foreach(a, i, c)
-		{
-			json_t *d = json_array_get(b, i);
-			drop_timings(c);
-			drop_timings(d);
-			if (!d || !json_equal(c, d)) {
-				if (differ++ < 3) {
-					char *x = json_dumps(c, JSON_COMPACT),
-					     *y = d ? json_dumps(d, JSON_COMPACT) : NULL;
-					fprintf(stderr,
-					        "\n  cross: case %zu differs\n    x86_64:  "
-					        "%.600s\n    aarch64: %.600s\n",
-					        i, x ? x : "?", y ? y : "(none)");
-					free(x);
-					free(y);
-				}
-			}
-		}
-		CU_ASSERT_EQUAL(differ, 0);
-		fprintf(stderr,
-		        "\n  cross: %zu cases, %zu differ between x86_64 and aarch64 under qemu\n",
-		        json_array_size(a), differ);
-	}
+	same_cases(nat, cross, "aarch64 under qemu");
+	same_cases(nat, stream, "aarch64 under qemu, --remote");
+	json_t *rr = json_object_get(json_object_get(json_object_get(stream, "run"), "plugin"),
+	                             "remote");
+	CU_ASSERT_STRING_EQUAL(qct_str(rr, "machine"), "aarch64");
+	json_decref(stream);
 	json_decref(nat);
 	json_decref(cross);
 	qct_rmdir(tmp);
