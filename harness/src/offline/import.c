@@ -13,6 +13,7 @@
 #include "rng.h"
 #include "run.h"
 #include "util.h"
+#include "wire.h"
 
 #define MAX_STRS 100000 /* strings in one list of a manifest, at most */
 
@@ -594,27 +595,6 @@ static const im_case *find_case(const qc_import *im, const char *name, uint32_t 
 	return NULL;
 }
 
-/* The worker's words (harness/src/run/worker.c): last_error() on one line, or what returned. */
-static void copy_bounded(char *dst, size_t size, const char *src)
-{
-	size_t i = 0;
-	if (src)
-		for (; i + 1 < size && src[i]; i++)
-			dst[i] = src[i] == '\n' || src[i] == '\r' ? ' ' : src[i];
-	dst[i] = '\0';
-}
-
-static const char *status_name(int32_t s)
-{
-	switch (s) {
-	case QCF_OK: return "QCF_OK";
-	case QCF_NOT_SUPPORTED: return "QCF_NOT_SUPPORTED";
-	case QCF_INVALID_PARAM: return "QCF_INVALID_PARAM";
-	case QCF_ERROR: return "QCF_ERROR";
-	default: return "an unknown status";
-	}
-}
-
 /* A record as the runner's answer: what run's worker and runner would have made of it. */
 static void answer(const rec *o, qc_exec_result *res)
 {
@@ -628,11 +608,11 @@ static void answer(const rec *o, qc_exec_result *res)
 		return;
 	}
 	if (o->status != QCF_OK) {
-		copy_bounded(res->message, sizeof res->message, o->message);
+		qc_wire_copy_bounded(res->message, sizeof res->message, o->message);
 		if (!res->message[0] || (o->status != QCF_NOT_SUPPORTED &&
 		                         o->status != QCF_INVALID_PARAM && o->status != QCF_ERROR))
 			snprintf(res->message, sizeof res->message, "%s returned %s (%d)",
-			         stages[o->stage], status_name(o->status), (int)o->status);
+			         stages[o->stage], qc_wire_status_name(o->status), (int)o->status);
 	}
 	res->outcome = o->status == QCF_OK              ? QC_EXEC_OK
 	               : o->status == QCF_NOT_SUPPORTED ? QC_EXEC_NOT_SUPPORTED

@@ -90,28 +90,11 @@ int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *
 	return 0;
 }
 
-/* Reads exactly n bytes: n, fewer at the end of the stream, or -1. */
-static ssize_t read_all(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, (char *)p + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size_t *len, size_t max,
                   char *why, size_t why_size)
 {
 	qc_frame_header h;
-	ssize_t k = read_all(fd, &h, sizeof h);
+	ssize_t k = qc_read_full(fd, &h, sizeof h);
 	if (k == 0)
 		return 0;
 	if (k < 0) {
@@ -144,7 +127,7 @@ int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size
 		*buf = nb;
 		*cap = (size_t)h.length + 1;
 	}
-	k = read_all(fd, *buf, h.length);
+	k = qc_read_full(fd, *buf, h.length);
 	if (k < 0) {
 		snprintf(why, why_size, "reading the stream: %s", strerror(errno));
 		return -1;

@@ -55,6 +55,26 @@ int qc_send_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+void qc_wire_copy_bounded(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+	if (src)
+		for (; i + 1 < size && src[i]; i++)
+			dst[i] = src[i] == '\n' || src[i] == '\r' ? ' ' : src[i];
+	dst[i] = '\0';
+}
+
+const char *qc_wire_status_name(int32_t s)
+{
+	switch (s) {
+	case QCF_OK: return "QCF_OK";
+	case QCF_NOT_SUPPORTED: return "QCF_NOT_SUPPORTED";
+	case QCF_INVALID_PARAM: return "QCF_INVALID_PARAM";
+	case QCF_ERROR: return "QCF_ERROR";
+	default: return "an unknown status";
+	}
+}
+
 uint64_t qc_wire_hash(const void *p, size_t n)
 {
 	/* 8 bytes a step, each mixed in by a multiply and a rotation (an FNV-like walk) */

@@ -185,6 +185,10 @@ double qc_now_s(void);
 ssize_t qc_read_full(int fd, void *buf, size_t n);
 /* Writes all of buf without raising SIGPIPE; 0 or -1. */
 int qc_send_full(int fd, const void *buf, size_t n);
+/* Copies a string a plugin owns into dst: bounded, never past its NUL, line breaks as spaces. */
+void qc_wire_copy_bounded(char *dst, size_t size, const char *src);
+/* "QCF_OK", ..., or "an unknown status". */
+const char *qc_wire_status_name(int32_t status);
 /* A 64-bit hash of n bytes (not cryptographic: it tells whether bytes changed). */
 uint64_t qc_wire_hash(const void *p, size_t n);
 /* One "qconform: trace [pid]: ..." line on stderr, in one write. */

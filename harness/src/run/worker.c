@@ -61,27 +61,6 @@ static void trace(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Copies a string the plugin owns: bounded, never reads past its NUL. */
-static void copy_bounded(char *dst, size_t size, const char *src)
-{
-	size_t i = 0;
-	if (src)
-		for (; i + 1 < size && src[i]; i++)
-			dst[i] = src[i] == '\n' || src[i] == '\r' ? ' ' : src[i];
-	dst[i] = '\0';
-}
-
-static const char *status_name(qcf_status s)
-{
-	switch (s) {
-	case QCF_OK: return "QCF_OK";
-	case QCF_NOT_SUPPORTED: return "QCF_NOT_SUPPORTED";
-	case QCF_INVALID_PARAM: return "QCF_INVALID_PARAM";
-	case QCF_ERROR: return "QCF_ERROR";
-	default: return "an unknown status";
-	}
-}
-
 static void reset_signals(void)
 {
 	struct sigaction sa;
@@ -242,7 +221,7 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 		fail(fd, &rep,
 		     "no common ABI version: host speaks %u..%u, plugin offers %s "
 		     "(negotiate returned %s)",
-		     n.host_min_version, n.host_max_version, offer, status_name(st));
+		     n.host_min_version, n.host_max_version, offer, qc_wire_status_name(st));
 	}
 	if (n.abi_version < QCF_ABI_VERSION_MIN || n.abi_version > QCF_ABI_VERSION)
 		fail(fd, &rep, "no common ABI version: host speaks %u..%u, plugin offers %u",
@@ -279,8 +258,8 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 		if (!fn)
 			fail(fd, &rep, "required function NULL: %s", required[i].name);
 	}
-	copy_bounded(rep.name, sizeof rep.name, d->name);
-	copy_bounded(rep.version, sizeof rep.version, d->version);
+	qc_wire_copy_bounded(rep.name, sizeof rep.name, d->name);
+	qc_wire_copy_bounded(rep.version, sizeof rep.version, d->version);
 	trace("worker: plugin \"%s\" version \"%s\"; prepare %s, release %s", rep.name, rep.version,
 	      d->prepare ? "present" : "absent", d->release ? "present" : "absent");
 
@@ -291,8 +270,9 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 	msg[sizeof msg - 1] = '\0';
 	if (st != QCF_OK) {
 		char m[200];
-		copy_bounded(m, sizeof m, msg);
-		fail(fd, &rep, "create failed (%s)%s%s", status_name(st), *m ? ": " : "", m);
+		qc_wire_copy_bounded(m, sizeof m, msg);
+		fail(fd, &rep, "create failed (%s)%s%s", qc_wire_status_name(st), *m ? ": " : "",
+		     m);
 	}
 	trace("worker: create() ok, ready");
 	rep.ok = 1;
@@ -531,11 +511,11 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	fault_ctx.state = QC_FAULT_RETURNED;
 	if (st != QCF_OK) {
-		copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
+		qc_wire_copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
 		if (!ans->message[0] ||
 		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
 			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
-			         status_name(st), (int)st);
+			         qc_wire_status_name(st), (int)st);
 	}
 	ans->outcome = outcome_of(st);
 	ans->seconds = seconds;
