@@ -123,11 +123,23 @@ qc_example = mkdir -p $(2) && { $(QCONFORM) run $(4) --plugin $(1) --quiet --jso
   --html $(2)/$(3).html; st=$$?; [ $$st -le 1 ] || exit $$st; } && \
   $(if $(filter-out build,$(BUILD)),sed -i 's|$(BUILD)/|build/|g' $(2)/$(3).json $(2)/$(3).html &&) \
   gzip -9nf $(2)/$(3).json
+# The arm64 example reports (reports/examples/<name>-aarch64/): the same runs with the adapter
+# cross-built (make cross ARCH=aarch64, which each examples-<name>-aarch64 target runs first)
+# and its worker under qemu-user through --remote. $(call qc_example_cross,NAME,DIR,RUN,ARGS)
+# is qc_example with build/aarch64/plugins/libqcf_NAME.so, or one line saying why it skips.
+CROSS_EX_BUILD  := $(BUILD)/$(CROSS_ARCH)
+CROSS_EX_REMOTE := --remote '$(CROSS_EX_BUILD)/qconform-worker-qemu --stdio'
+qc_example_cross = if [ -f $(CROSS_EX_BUILD)/plugins/libqcf_$(1).so ]; then \
+  $(call qc_example,$(CROSS_EX_BUILD)/plugins/libqcf_$(1).so,$(2),$(3),$(4) $(CROSS_EX_REMOTE)); \
+  else echo "examples: skipping $(1) on $(CROSS_ARCH): make cross built no libqcf_$(1).so"; fi
 PLUGIN_TARGETS :=
 EXAMPLE_TARGETS :=
+EXAMPLE_CROSS_TARGETS :=
 include $(sort $(wildcard plugins/*/plugin.mk))
 plugins: $(PLUGIN_TARGETS)
 examples: $(EXAMPLE_TARGETS)
+.PHONY: examples-$(CROSS_ARCH)
+examples-$(CROSS_ARCH): $(EXAMPLE_CROSS_TARGETS)
 
 # The offline runner (harness/runner/qconform_runner.c, README "Offline devices") linked with
 # the reference plugin, built as a vendor builds it with theirs: `make runner`, then

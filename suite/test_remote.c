@@ -5,6 +5,7 @@
  *     specs of every semantics, with --jobs 2, and records the command and what the worker
  *     said of itself (machine, system, the plugin's sha256 computed where it ran);
  *   - --plugin names the plugin where the worker runs; the worker's own --plugin otherwise;
+ *   - a failing case's reproduce command runs it through the same --remote command;
  *   - what breaks the stream is one line and exit 2, and what ran before is in the report:
  *     a command that does not start, one that writes something else, a worker of another
  *     stream protocol (a frame written by Python with its own CRC-32), a truncated stream, a
@@ -90,6 +91,16 @@ static void test_same_report(void)
 	CU_ASSERT_PTR_NOT_NULL(
 	        strstr(qct_str(json_object_get(json_object_get(remote, "run"), "plugin"), "path"),
 	               "libstub_ignore_axis.so"));
+	/* the reproduce command of a failing case names the same --remote command */
+	json_t *cases = json_object_get(remote, "cases");
+	const char *cmd = "";
+	for (size_t i = 0; i < json_array_size(cases) && !*cmd; i++)
+		cmd = qct_str(json_array_get(cases, i), "reproduce");
+	char want[1400];
+	snprintf(want, sizeof want, " --remote '%s --stdio --plugin ", worker());
+	if (!strstr(cmd, want))
+		printf("\n    reproduce: %s", cmd);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cmd, want));
 	json_decref(remote);
 	qct_rmdir(tmp);
 }

@@ -2,16 +2,18 @@
 # $(BUILD)/plugins/libqcf_armnn.so, built when Debian's libarmnn-dev is installed. The CpuRef
 # backend it runs by default is the separate package libarmnn-cpuref-backend22 (a dynamic
 # backend libarmnn loads at run time). ARMNN_CXX, ARMNN_CXXFLAGS and ARMNN_LIBS can be
-# overridden (a cross build sets its compiler and sysroot there); nothing here is x86-only.
-ARMNN_HDR      := /usr/include/armnn/ArmNN.hpp
+# overridden. A cross build (make cross ARCH=aarch64) takes ARCH's g++ and libraries
+# (libarmnn-dev:arm64 and its backends, with CpuAcc on the Arm Compute Library); nothing here
+# is x86-only.
+ARMNN_HDR      := $(and $(call qc_header,armnn/ArmNN.hpp),$(call qc_lib,armnn))
 ARMNN_SRC      := plugins/armnn/armnn.cc
 ARMNN_OBJ      := $(ARMNN_SRC:plugins/armnn/%.cc=$(BUILD)/plugins/armnn/%.o)
 ARMNN_SO       := $(BUILD)/plugins/libqcf_armnn.so
-ARMNN_CXX      ?= g++
-ARMNN_PKG_VERSION := $(firstword $(shell dpkg-query -W -f='$${Version} ' libarmnn-dev 2>/dev/null))
+ARMNN_CXX      ?= $(CROSS_COMPILE)g++
+ARMNN_PKG_VERSION := $(firstword $(shell dpkg-query -W -f='$${Version} ' libarmnn-dev$(DEB_SUFFIX) 2>/dev/null))
 ARMNN_CXXFLAGS ?= -std=c++17 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off -fPIC \
                   -fvisibility=hidden -fvisibility-inlines-hidden $(SANFLAGS)
-ARMNN_LIBS     ?= -larmnn
+ARMNN_LIBS     ?= $(PLUGIN_LDFLAGS) -larmnn
 ARMNN_EXAMPLES := reports/examples/armnn
 ARMNN_PROFILES := litert-int8
 
@@ -41,8 +43,23 @@ examples-armnn: $(QCONFORM) $(WORKER) $(ARMNN_SO)
 	    --plugin-option backend=CpuRef) || exit $$?; done
 else
 plugin-armnn:
-	@echo "plugins: skipping armnn: Debian package libarmnn-dev is not installed"
+	@echo "plugins: skipping armnn: Debian package libarmnn-dev$(DEB_SUFFIX) is not installed"
 
 examples-armnn:
-	@echo "plugins: skipping armnn: Debian package libarmnn-dev is not installed"
+	@echo "plugins: skipping armnn: Debian package libarmnn-dev$(DEB_SUFFIX) is not installed"
+endif
+
+# The profile on arm64 under qemu-user, into reports/examples/armnn-aarch64 (Makefile,
+# qc_example_cross): CpuRef as P.*, then CpuAcc (the Arm Compute Library's NEON kernels,
+# libarmnn-cpuacc-backend22, arm64 only) as P.backend-CpuAcc.*.
+ifeq ($(ARCH),)
+EXAMPLE_CROSS_TARGETS += examples-armnn-$(CROSS_ARCH)
+.PHONY: examples-armnn-$(CROSS_ARCH)
+examples-armnn-$(CROSS_ARCH): $(QCONFORM)
+	@$(MAKE) --no-print-directory cross
+	@for p in $(ARMNN_PROFILES); do \
+	  $(call qc_example_cross,armnn,$(ARMNN_EXAMPLES)-$(CROSS_ARCH),$$p,specs --profile $$p --extension all \
+	    --plugin-option backend=CpuRef) || exit $$?; \
+	  $(call qc_example_cross,armnn,$(ARMNN_EXAMPLES)-$(CROSS_ARCH),$$p.backend-CpuAcc,specs --profile $$p \
+	    --extension all --plugin-option backend=CpuAcc) || exit $$?; done
 endif

@@ -61,3 +61,15 @@ plugin-gemmlowp:
 examples-gemmlowp:
 	@echo "plugins: skipping gemmlowp: Debian package libgemmlowp-dev is not installed"
 endif
+
+# The same runs on arm64 (gemmlowp's NEON kernels and output stages) under qemu-user, into
+# reports/examples/gemmlowp-aarch64 (Makefile, qc_example_cross).
+ifeq ($(ARCH),)
+EXAMPLE_CROSS_TARGETS += examples-gemmlowp-$(CROSS_ARCH)
+.PHONY: examples-gemmlowp-$(CROSS_ARCH)
+examples-gemmlowp-$(CROSS_ARCH): $(QCONFORM)
+	@$(MAKE) --no-print-directory cross
+	@for p in $(GEMMLOWP_PROFILES); do \
+	  $(call qc_example_cross,gemmlowp,$(GEMMLOWP_OUT)-$(CROSS_ARCH),$$p,specs --profile $$p --extension all) || exit $$?; done
+	@$(call qc_example_cross,gemmlowp,$(GEMMLOWP_OUT)-$(CROSS_ARCH),fully_connected_uint8,specs/litert/fully_connected_uint8.yaml)
+endif

@@ -46,3 +46,17 @@ plugin-libtorch:
 examples-libtorch:
 	@echo "plugins: skipping libtorch: Debian package libtorch-dev$(DEB_SUFFIX) is not installed"
 endif
+
+# The same runs on arm64 under qemu-user, into reports/examples/libtorch-aarch64
+# (Makefile, qc_example_cross). Debian's arm64 libtorch has no QNNPACK: engine=onednn.
+LIBTORCH_CROSS_ENGINE ?= onednn
+ifeq ($(ARCH),)
+EXAMPLE_CROSS_TARGETS += examples-libtorch-$(CROSS_ARCH)
+.PHONY: examples-libtorch-$(CROSS_ARCH)
+examples-libtorch-$(CROSS_ARCH): $(QCONFORM)
+	@$(MAKE) --no-print-directory cross
+	@$(call qc_example_cross,libtorch,$(LIBTORCH_EXAMPLES)-$(CROSS_ARCH),torch-fakequant,specs \
+	  --profile torch-fakequant --extension all --jobs $(LIBTORCH_JOBS) --plugin-option engine=$(LIBTORCH_CROSS_ENGINE))
+	@$(call qc_example_cross,libtorch,$(LIBTORCH_EXAMPLES)-$(CROSS_ARCH),quantized_linear,\
+	  specs/torch/quantized_linear.yaml --jobs $(LIBTORCH_JOBS) --plugin-option engine=$(LIBTORCH_CROSS_ENGINE))
+endif

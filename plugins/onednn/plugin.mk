@@ -41,3 +41,14 @@ examples-onednn: $(QCONFORM) $(WORKER) $(ONEDNN_SO)
 	  else echo "examples: onednn $$p isa=$(ONEDNN_LOW_ISA) skipped: this CPU has no $(ONEDNN_LOW_ISA)"; fi; \
 	done
 endif
+
+# The same profiles on arm64 (oneDNN's aarch64 build) under qemu-user, into
+# reports/examples/onednn-aarch64 (Makefile, qc_example_cross); isa= names x86 ISAs only.
+ifeq ($(ARCH),)
+EXAMPLE_CROSS_TARGETS += examples-onednn-$(CROSS_ARCH)
+.PHONY: examples-onednn-$(CROSS_ARCH)
+examples-onednn-$(CROSS_ARCH): $(QCONFORM)
+	@$(MAKE) --no-print-directory cross
+	@for p in $(ONEDNN_PROFILES); do \
+	  $(call qc_example_cross,onednn,$(ONEDNN_REPORTS)-$(CROSS_ARCH),$$p,specs --profile $$p --extension all) || exit $$?; done
+endif

@@ -35,3 +35,14 @@ plugin-xnnpack:
 
 examples-xnnpack: plugin-xnnpack
 endif
+
+# The same runs on arm64 (XNNPACK's NEON kernels) under qemu-user, into
+# reports/examples/xnnpack-aarch64 (Makefile, qc_example_cross).
+ifeq ($(ARCH),)
+EXAMPLE_CROSS_TARGETS += examples-xnnpack-$(CROSS_ARCH)
+.PHONY: examples-xnnpack-$(CROSS_ARCH)
+examples-xnnpack-$(CROSS_ARCH): $(QCONFORM)
+	@$(MAKE) --no-print-directory cross
+	@for p in $(XNNPACK_PROFILES); do \
+	  $(call qc_example_cross,xnnpack,$(XNNPACK_EXAMPLES)-$(CROSS_ARCH),$$p,specs --profile $$p --extension all) || exit $$?; done
+endif

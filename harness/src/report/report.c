@@ -451,6 +451,11 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 			else {
 				fputs(" --plugin", m);
 				shell_word(m, j->meta->plugin->path);
+				if (j->meta->plugin->remote[0]) {
+					/* the plugin runs where the run's workers ran */
+					fputs(" --remote", m);
+					shell_word(m, j->meta->plugin->remote);
+				}
 			}
 			for (int i = 0; !j->meta->import && i < j->meta->n_options; i++) {
 				const qcf_option *o = &j->meta->options[i];
