@@ -111,7 +111,7 @@ typedef struct qc_load_report {
 
 /* How long a worker whose plugin has threads waits at the end of a command before saying so;
  * once the plugin was caught writing late, each case is its own command, with the longer wait. */
-#define QC_SETTLE_MS           3
+#define QC_SETTLE_MS           10
 #define QC_PROBATION_SETTLE_MS 20
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
