@@ -1133,8 +1133,12 @@ static long apply_fault(qc_runner *r, size_t running, size_t m, const qc_fault *
 		}
 	}
 	const char *verb = f->write == 0 ? "read" : "wrote";
-	int late = owner >= 0 && r->cases[owner].answered &&
-	           (f->state != QC_FAULT_RUNNING || !f->main_thread || (size_t)owner == running);
+	/* late: the owner's execute had returned (answered, or the fault came between its return
+	 * and its answer) */
+	int late = owner >= 0 &&
+	           ((r->cases[owner].answered && (f->state != QC_FAULT_RUNNING || !f->main_thread ||
+	                                          (size_t)owner == running)) ||
+	            (f->state == QC_FAULT_RETURNED && (size_t)owner == running));
 	if (late) {
 		staged_case *sc = &r->cases[owner];
 		int which;

@@ -507,9 +507,10 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		seconds = qc_now_s() - t0;
 	}
 	/* Closed the moment execute returned: a late write (or read) of the kernel faults and is
-	 * blamed on this case; the harness copies the outputs as execute left them. */
-	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+	 * blamed on this case; the harness copies the outputs as execute left them. The state says
+	 * so first: a thread of the kernel may fault the instant the slot closes. */
 	fault_ctx.state = QC_FAULT_RETURNED;
+	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	if (st != QCF_OK) {
 		qc_wire_copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
 		if (!ans->message[0] ||
