@@ -385,36 +385,26 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
 	int in_arena = sig != SIGABRT && fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes;
 	int oom = near_memory_limit();
-	if (in_arena || oom) {
+	/* a remote worker reports every death: its relay cannot see the signal otherwise (an ssh
+	 * session ends with a status, not with the signal) */
+	if (in_arena || oom || stream_fd >= 0) {
 		qc_fault f;
 		memset(&f, 0, sizeof f);
 		f.magic = QC_MSG_FAULT;
 		f.seq = (uint32_t)fault_ctx.seq;
 		f.state = fault_ctx.state;
 		f.signal = sig;
-		f.write = fault_was_write(uctx);
+		f.write = in_arena ? fault_was_write(uctx) : -1;
 		f.main_thread = (pid_t)syscall(SYS_gettid) == fault_ctx.main_tid;
 		f.in_arena = in_arena;
 		f.oom = oom;
 		f.offset = in_arena ? a - lo : 0;
-		if (stream_fd >= 0)
+		if (stream_fd >= 0) {
 			stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
-		ssize_t w = stream_fd >= 0
-		                    ? 0
-		                    : send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
-		(void)w;
-	} else if (stream_fd >= 0) {
-		/* a remote worker's death by any signal: its relay cannot see it otherwise (an
-		 * ssh session ends with a status, not with the signal) */
-		qc_fault f;
-		memset(&f, 0, sizeof f);
-		f.magic = QC_MSG_FAULT;
-		f.seq = (uint32_t)fault_ctx.seq;
-		f.state = fault_ctx.state;
-		f.signal = sig;
-		f.write = -1;
-		f.main_thread = (pid_t)syscall(SYS_gettid) == fault_ctx.main_tid;
-		stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
+		} else {
+			ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
+			(void)w;
+		}
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
