@@ -81,6 +81,7 @@ static void test_same_report(void)
 	CU_ASSERT(strlen(qct_str(rr, "machine")) > 0);
 	CU_ASSERT(strncmp(qct_str(rr, "system"), "Linux ", 6) == 0);
 	json_decref(local);
+	json_decref(remote);
 	/* the worker's own --plugin, none given to qconform */
 	remote = qct_run_report(
 	        tmp, &rst, NULL,

@@ -378,6 +378,8 @@ static int fault_was_write(void *uctx)
 #endif
 }
 
+static void stdio_answer_in_fault(int state);
+
 /* SIGSEGV/SIGBUS: an arena address is reported, then the signal kills the worker as it would
  * have (default action, raised again at once: the main thread must not go on and answer). */
 static void on_fault(int sig, siginfo_t *si, void *uctx)
@@ -400,6 +402,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 		f.oom = oom;
 		f.offset = in_arena ? a - lo : 0;
 		if (stream_fd >= 0) {
+			stdio_answer_in_fault(f.state);
 			stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
 		} else {
 			ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -499,6 +502,8 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	/* Closed the moment execute returned: a late write (or read) of the kernel faults and is
 	 * blamed on this case; the harness copies the outputs as execute left them. The state says
 	 * so first: a thread of the kernel may fault the instant the slot closes. */
+	ans->outcome = outcome_of(st); /* what a remote worker's fault handler may send */
+	ans->seconds = seconds;
 	fault_ctx.state = QC_FAULT_RETURNED;
 	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
 	if (st != QCF_OK) {
@@ -508,8 +513,6 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
 			         qc_wire_status_name(st), (int)st);
 	}
-	ans->outcome = outcome_of(st);
-	ans->seconds = seconds;
 	*prep_out = prepared ? prep : NULL;
 }
 
@@ -758,6 +761,10 @@ static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, 
 	}
 	/* as installed: an ANSWER carries only what differs from this */
 	grow_buf(&s->snap, &s->snap_cap, total);
+	/* room for any ANSWER of this case (a fault handler may write it: no allocation then):
+	 * runs of changed bytes are 17 bytes apart at least, each a qc_span and 7 bytes of pad */
+	grow_buf(&s->out, &s->out_cap,
+	         sizeof(qc_answer) + 8 + total + (total / 17 + nr + 1) * (sizeof(qc_span) + 8));
 	size_t at = 0;
 	for (size_t i = 0; i < nr; i++) {
 		memcpy(s->snap + at, s->arena + off[i], len[i]);
@@ -813,6 +820,39 @@ static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *
 	/* the slot's pages go back to the system; closed, a late access still faults */
 	madvise(s->arena + d->slot_off, d->slot_len, MADV_DONTNEED);
 	memcpy(s->out + count_at, &n_spans, 4);
+}
+
+/*
+ * The case whose execute returned has one ANSWER, sent by whoever comes first: the main thread,
+ * or the fault handler of a kernel thread that wrote late (the slot is closed: the outputs are
+ * as execute left them), which must send it before its FAULT, or the outputs would never travel
+ * back. out has room for any answer of the case (install_case), so nothing allocates here.
+ */
+static struct {
+	stdio_state *s;
+	const qc_case_desc *d;
+	const qc_answer *ans;
+	atomic_flag taken; /* somebody answers the case */
+	atomic_int sent;   /* ... and has sent it */
+} stdio_now = {NULL, NULL, NULL, ATOMIC_FLAG_INIT, 0};
+
+static int stdio_answer_once(void)
+{
+	if (atomic_flag_test_and_set(&stdio_now.taken))
+		return 0;
+	answer_case(stdio_now.s, stdio_now.d, stdio_now.ans);
+	int rc = stream_send(QC_FRAME_ANSWER, stdio_now.s->out, stdio_now.s->out_len, NULL, 0);
+	atomic_store(&stdio_now.sent, 1);
+	return rc < 0 ? -1 : 1;
+}
+
+static void stdio_answer_in_fault(int state)
+{
+	if (state != QC_FAULT_RETURNED || !stdio_now.d || !stdio_now.s)
+		return;
+	if (stdio_answer_once() == 0) /* the main thread answers: let it finish (at most ~1 s) */
+		for (long i = 0; i < 1000000 && !atomic_load(&stdio_now.sent); i++)
+			sched_yield();
 }
 
 static _Noreturn void stdio_refuse(qc_load_report *rep, const char *fmt, ...)
@@ -973,12 +1013,23 @@ static int stdio_main(int argc, char **argv)
 			at += used;
 			qc_answer ans;
 			qcf_prepared *prep;
+			memset(&ans, 0, sizeof ans);
+			stdio_now.s = &s;
+			stdio_now.d = &cd;
+			stdio_now.ans = &ans;
+			atomic_store(&stdio_now.sent, 0);
+			atomic_flag_clear(&stdio_now.taken);
 			alarm(watchdog);
 			run_case(&d, inst, s.arena, &cd, i, &ans, &prep);
 			alarm(0);
-			answer_case(&s, &cd, &ans);
-			if (stream_send(QC_FRAME_ANSWER, s.out, s.out_len, NULL, 0) < 0)
+			int answered = stdio_answer_once();
+			if (answered < 0)
 				_exit(0);
+			if (answered ==
+			    0) /* a late write's handler answered; it dies of its fault */
+				for (;;)
+					pause();
+			stdio_now.d = NULL;
 			close_case(&d, inst, prep);
 		}
 		if (c.settle_ms && other_threads()) {
