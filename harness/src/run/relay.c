@@ -227,9 +227,12 @@ static void send_hello(relay *r)
 	for (int i = 0; i < a->n_allow; i++)
 		out_string(r, a->allow[i]);
 	out_string(r, a->plugin);
-	if (qc_frame_write(r->to, QC_FRAME_HELLO, r->frame, r->frame_len, NULL, 0) < 0)
-		refuse(r, "the remote command `%s` does not read its stdin: %s", a->remote,
-		       strerror(errno));
+	if (qc_frame_write(r->to, QC_FRAME_HELLO, r->frame, r->frame_len, NULL, 0) < 0) {
+		/* it ended (or closed its stdin) before reading a frame */
+		char how[96];
+		describe(reap_child(r), how, sizeof how);
+		refuse(r, "the remote command `%s` %s before its worker answered", a->remote, how);
+	}
 }
 
 static void wait_loaded(relay *r)
