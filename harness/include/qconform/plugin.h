@@ -26,6 +26,11 @@
  *      prepare / execute / release / destroy, status plus message.
  *      Grown since, at the end (a shorter struct_size reads as zero):
  *      qcf_quant.block_size (ONNX blocked quantization).
+ *   2  low-bit formats: float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz), float6
+ *      (e3m2, e2m3), float4 e2m1, float8 e8m0, int2/uint2 and GGML's block
+ *      types; qcf_quant.scale_dtype and zero_point_dtype (scales stored as
+ *      float16, bfloat16, e8m0 or e4m3; float8 zero points). A host never
+ *      offers a version-1 plugin a call that uses any of them.
  */
 #ifndef QCONFORM_PLUGIN_H
 #define QCONFORM_PLUGIN_H
@@ -37,7 +42,7 @@
 extern "C" {
 #endif
 
-#define QCF_ABI_VERSION     1 /* newest version this header describes */
+#define QCF_ABI_VERSION     2 /* newest version this header describes */
 #define QCF_ABI_VERSION_MIN 1 /* oldest version a host built from it accepts */
 
 #if defined(_WIN32)
@@ -64,8 +69,56 @@ typedef enum qcf_dtype {
 	QCF_FLOAT16 = 10,  /* IEEE binary16 bits in a uint16_t */
 	QCF_BFLOAT16 = 11, /* upper 16 bits of a binary32, in a uint16_t */
 	QCF_FLOAT32 = 12,
-	QCF_FLOAT64 = 13
+	QCF_FLOAT64 = 13,
+	/*
+	 * Version 2. Small floats: one byte per element unless packed; no
+	 * infinities unless said. "fn": finite, NaN only at S.1111.111;
+	 * "fnuz": finite, no negative zero, the one NaN is 0x80.
+	 */
+	QCF_FLOAT8E4M3FN = 14,   /* bias 7, max 448, NaN 0x7f/0xff */
+	QCF_FLOAT8E4M3FNUZ = 15, /* bias 8, max 240, NaN 0x80 */
+	QCF_FLOAT8E5M2 = 16,     /* bias 15, max 57344, IEEE infinities and NaNs */
+	QCF_FLOAT8E5M2FNUZ = 17, /* bias 16, max 57344, NaN 0x80 */
+	QCF_FLOAT4E2M1 = 18,     /* bias 1, max 6, no NaN; packed like int4 */
+	QCF_FLOAT6E3M2 = 19,     /* bias 3, max 28, no NaN; low 6 bits of a byte */
+	QCF_FLOAT6E2M3 = 20,     /* bias 1, max 7.5, no NaN; low 6 bits of a byte */
+	QCF_FLOAT8E8M0 = 21,     /* 2^(e - 127), e = 0..254; 0xff NaN; no sign, no zero */
+	QCF_INT2 = 22,           /* packed four per byte: element 4i in bits 0-1, */
+	QCF_UINT2 = 23,          /* 4i+1 in bits 2-3, ...; int2 sign-extends */
+	/*
+	 * GGML's block types, as llama.cpp's ggml stores them (ggml-common.h):
+	 * a row of n elements (n a multiple of the block) is n / block blocks,
+	 * each a packed little-endian struct; float16 fields are IEEE binary16.
+	 *   type   block bytes  layout
+	 *   Q4_0   32    18     d f16, qs[16]: element j low nibble of qs[j],
+	 *                       element j+16 high nibble (j < 16); x = d*(q-8)
+	 *   Q4_1   32    20     d f16, m f16, qs[16] as Q4_0; x = d*q + m
+	 *   Q5_0   32    22     d f16, qh[4] (bit j: 5th bit of element j), qs[16]
+	 *   Q5_1   32    24     d f16, m f16, qh[4], qs[16]
+	 *   Q8_0   32    34     d f16, qs[32] int8
+	 *   Q8_1   32    36     d f16, s f16 (d * sum of qs), qs[32] int8
+	 *   Q2_K   256   84     scales[16], qs[64], d f16, dmin f16
+	 *   Q3_K   256   110    hmask[32], qs[64], scales[12], d f16
+	 *   Q4_K   256   144    d f16, dmin f16, scales[12], qs[128]
+	 *   Q5_K   256   176    d f16, dmin f16, scales[12], qh[32], qs[128]
+	 *   Q6_K   256   210    ql[128], qh[64], scales[16] int8, d f16
+	 *   Q8_K   256   292    d f32, qs[256] int8, bsums[16] int16
+	 */
+	QCF_GGML_Q4_0 = 32,
+	QCF_GGML_Q4_1 = 33,
+	QCF_GGML_Q5_0 = 34,
+	QCF_GGML_Q5_1 = 35,
+	QCF_GGML_Q8_0 = 36,
+	QCF_GGML_Q8_1 = 37,
+	QCF_GGML_Q2_K = 38,
+	QCF_GGML_Q3_K = 39,
+	QCF_GGML_Q4_K = 40,
+	QCF_GGML_Q5_K = 41,
+	QCF_GGML_Q6_K = 42,
+	QCF_GGML_Q8_K = 43
 } qcf_dtype;
+
+#define QCF_DTYPE_COUNT 44 /* one past the largest value */
 
 /* Return codes of every plugin function. */
 typedef enum qcf_status {
@@ -86,8 +139,14 @@ typedef enum qcf_status {
  * at (i0, ..., i_axis / block_size, ...). block_size = 0: not blocked (a
  * reader whose struct_size stops before block_size reads it as 0).
  * zero_points is always set; float_zero_points is non-NULL only where the
- * semantics use a floating-point zero point (PyTorch per-channel), and then
- * holds the exact values (zero_points holds them rounded to nearest).
+ * semantics use a floating-point zero point (PyTorch per-channel, float8
+ * zero points), and then holds the exact values (zero_points holds them
+ * rounded to nearest).
+ * Version 2: scale_dtype is the type the model stores its scales in (0 and
+ * QCF_FLOAT32: float32; QCF_FLOAT16, QCF_BFLOAT16, QCF_FLOAT8E8M0,
+ * QCF_FLOAT8E4M3FN); scales still holds their values as float32, exactly.
+ * zero_point_dtype is 0 for an integer zero point of the tensor's own range
+ * (zero_points), or a float8 dtype whose values float_zero_points holds.
  */
 typedef struct qcf_quant {
 	uint32_t struct_size;
@@ -96,7 +155,9 @@ typedef struct qcf_quant {
 	const float *scales;
 	const int32_t *zero_points;
 	const float *float_zero_points;
-	int32_t block_size; /* 0: not blocked; > 0: blocked, see above */
+	int32_t block_size;         /* 0: not blocked; > 0: blocked, see above */
+	qcf_dtype scale_dtype;      /* version 2; 0: float32 */
+	qcf_dtype zero_point_dtype; /* version 2; 0: integer, in zero_points */
 } qcf_quant;
 
 /*
@@ -220,24 +281,75 @@ static inline qcf_status qcf_negotiate_answer(qcf_negotiation *n, uint32_t versi
 /* The one exported symbol. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n);
 
-/* The dtype's name as specs and reports spell it ("int8", "bfloat16"), or "invalid". */
+/* The dtype's name as specs and reports spell it ("int8", "float8e4m3fn", "ggml_q4_0"), or
+ * "invalid". */
 static inline const char *qcf_dtype_name(qcf_dtype t)
 {
-	static const char *const names[] = {"invalid", "bool",     "int4",    "uint4",  "int8",
-	                                    "uint8",   "int16",    "uint16",  "int32",  "int64",
-	                                    "float16", "bfloat16", "float32", "float64"};
-	return t > QCF_DTYPE_INVALID && t <= QCF_FLOAT64 ? names[t] : "invalid";
+	static const char *const names[QCF_DTYPE_COUNT] = {"invalid",      "bool",
+	                                                   "int4",         "uint4",
+	                                                   "int8",         "uint8",
+	                                                   "int16",        "uint16",
+	                                                   "int32",        "int64",
+	                                                   "float16",      "bfloat16",
+	                                                   "float32",      "float64",
+	                                                   "float8e4m3fn", "float8e4m3fnuz",
+	                                                   "float8e5m2",   "float8e5m2fnuz",
+	                                                   "float4e2m1",   "float6e3m2",
+	                                                   "float6e2m3",   "float8e8m0",
+	                                                   "int2",         "uint2",
+	                                                   NULL,           NULL,
+	                                                   NULL,           NULL,
+	                                                   NULL,           NULL,
+	                                                   NULL,           NULL,
+	                                                   "ggml_q4_0",    "ggml_q4_1",
+	                                                   "ggml_q5_0",    "ggml_q5_1",
+	                                                   "ggml_q8_0",    "ggml_q8_1",
+	                                                   "ggml_q2_k",    "ggml_q3_k",
+	                                                   "ggml_q4_k",    "ggml_q5_k",
+	                                                   "ggml_q6_k",    "ggml_q8_k"};
+	const char *n = t > QCF_DTYPE_INVALID && t < QCF_DTYPE_COUNT ? names[t] : NULL;
+	return n ? n : "invalid";
 }
 
-/* Bytes needed for count elements of dtype (int4/uint4 round up). */
+/* Elements per block and bytes per block of a GGML block type; 0 for other dtypes. */
+static inline size_t qcf_ggml_block_elements(qcf_dtype t)
+{
+	return t >= QCF_GGML_Q4_0 && t <= QCF_GGML_Q8_1   ? 32
+	       : t >= QCF_GGML_Q2_K && t <= QCF_GGML_Q8_K ? 256
+	                                                  : 0;
+}
+static inline size_t qcf_ggml_block_bytes(qcf_dtype t)
+{
+	static const unsigned char bytes[] = {18, 20, 22, 24, 34, 36};
+	static const unsigned short kbytes[] = {84, 110, 144, 176, 210, 292};
+	return t >= QCF_GGML_Q4_0 && t <= QCF_GGML_Q8_1   ? bytes[t - QCF_GGML_Q4_0]
+	       : t >= QCF_GGML_Q2_K && t <= QCF_GGML_Q8_K ? kbytes[t - QCF_GGML_Q2_K]
+	                                                  : 0;
+}
+
+/* Bytes needed for count elements of dtype (packed types round up; a GGML type takes whole
+ * blocks). */
 static inline size_t qcf_dtype_nbytes(qcf_dtype t, size_t count)
 {
+	size_t block = qcf_ggml_block_elements(t);
+	if (block)
+		return (count + block - 1) / block * qcf_ggml_block_bytes(t);
 	switch (t) {
+	case QCF_INT2:
+	case QCF_UINT2: return (count + 3) / 4;
 	case QCF_INT4:
-	case QCF_UINT4: return (count + 1) / 2;
+	case QCF_UINT4:
+	case QCF_FLOAT4E2M1: return (count + 1) / 2;
 	case QCF_BOOL:
 	case QCF_INT8:
-	case QCF_UINT8: return count;
+	case QCF_UINT8:
+	case QCF_FLOAT8E4M3FN:
+	case QCF_FLOAT8E4M3FNUZ:
+	case QCF_FLOAT8E5M2:
+	case QCF_FLOAT8E5M2FNUZ:
+	case QCF_FLOAT6E3M2:
+	case QCF_FLOAT6E2M3:
+	case QCF_FLOAT8E8M0: return count;
 	case QCF_INT16:
 	case QCF_UINT16:
 	case QCF_FLOAT16:
