@@ -43,6 +43,7 @@
 #pragma weak qct_register_pipeline
 #pragma weak qct_register_cli
 #pragma weak qct_register_docs
+#pragma weak qct_register_lowbit
 #pragma weak qct_register_ci_examples
 #pragma weak qct_register_remote
 #pragma weak qct_register_export
@@ -137,6 +138,7 @@ int main(int argc, char **argv)
 	                        qct_register_pipeline,
 	                        qct_register_cli,
 	                        qct_register_docs,
+	                        qct_register_lowbit,
 	                        qct_register_ci_examples,
 	                        qct_register_remote,
 	                        qct_register_export,
