@@ -333,7 +333,7 @@ SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/li
              specs/litert/softmax.yaml specs/litert/gather_edges.yaml
 # ASan's quarantine of freed memory is 16 MB instead of 256 MB: a use after free is still
 # caught while the block waits there, and the pass's processes page in far less memory (on
-# `qconform validate specs`: 150 MB instead of 750 MB peak, a third less CPU).
+# `qconform validate specs`: 200 MB instead of 750 MB peak, half the page faults).
 test-san:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  QCT_SPECS='$(SAN_SPECS)' $(MAKE) BUILD=build/san SAN=1 test-unit
