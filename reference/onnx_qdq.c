@@ -15,17 +15,41 @@
  * the scale of element i is the entry at i's coordinates with coordinate[axis]
  * / block_size, op_quantize_linear.py _reshape_input, the last block possibly
  * short); qref_get_quant checks the count of the blocked scale tensor.
+ * Float8 and float4 (opsets 19 and 23; ABI version 2): QuantizeLinear's
+ *   y = convert(x / scale + zp) with x / scale a float32 division, zp the float8
+ *   zero point's value added in float32, and convert the float32 -> float8
+ *   cast, nearest even, saturating unless the saturate attribute (default 1)
+ *   is 0 (reference/dtype.h qref_small_from; float4e2m1 always saturates).
+ *   DequantizeLinear: y = (x - zp) * scale, the difference exact in float32.
+ *   ONNX Runtime computes the same (onnxruntime/core/providers/cpu/
+ *   quantization/quantize_linear.cc, the float8 cast of core/common/float8.h).
  * DynamicQuantizeLinear is in onnx_linear.c.
  */
 #include <math.h>
 
+#include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+
+/* ONNX's float8 types and float4e2m1 (the float6 types and e8m0 are not ONNX element types
+ * of QuantizeLinear) */
+static int onnx_ftype(qcf_dtype t)
+{
+	return t == QCF_FLOAT8E4M3FN || t == QCF_FLOAT8E4M3FNUZ || t == QCF_FLOAT8E5M2 ||
+	       t == QCF_FLOAT8E5M2FNUZ || t == QCF_FLOAT4E2M1;
+}
 
 static int onnx_qtype(qcf_dtype t)
 {
 	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16 || t == QCF_UINT16 ||
-	       t == QCF_INT4 || t == QCF_UINT4;
+	       t == QCF_INT4 || t == QCF_UINT4 || onnx_ftype(t);
+}
+
+/* The zero point of channel c as a value: a float8 zero point's, else the integer. */
+static double zero_point(const qcf_quant *q, int32_t c)
+{
+	return q->zero_point_dtype && q->float_zero_points ? (double)q->float_zero_points[c]
+	                                                   : (double)q->zero_points[c];
 }
 
 /* Zero points have the quantized tensor's type in ONNX, so they fit its range. */
@@ -33,6 +57,15 @@ static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const 
                                     qref_detail *d)
 {
 	double lo, hi;
+	if (onnx_ftype(t)) {
+		/* a value of the float type: NaN is not a zero point */
+		for (int32_t c = 0; c < q->count; c++)
+			if (!isfinite(zero_point(q, c)))
+				return qref_fail(d, QCF_INVALID_PARAM,
+				                 "%s: zero point %g is not finite", call->op,
+				                 zero_point(q, c));
+		return QCF_OK;
+	}
 	qref_range_d(t, &lo, &hi);
 	for (int32_t c = 0; c < q->count; c++) {
 		double z = q->zero_points[c];
@@ -73,16 +106,35 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *y = &call->outputs[0];
 	if (!onnx_qtype(y->dtype))
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s: output must be int8, uint8, int16, uint16, int4 or uint4, got "
-		        "%s",
-		        call->op, qref_dtype_name(y->dtype));
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: output must be int8, uint8, int16, uint16, int4, uint4, a "
+		                 "float8 type or float4e2m1, got %s",
+		                 call->op, qref_dtype_name(y->dtype));
 	qcf_quant q;
 	if ((s = qref_get_quant(y, "QuantizeLinear output", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
 		return s;
+	int64_t saturate = 1; /* opset 19: 1 by default, for float8 outputs only */
+	int r = qref_attr_int(call, "saturate", &saturate);
+	if (r < 0 || (r > 0 && saturate != 0 && saturate != 1))
+		return qref_fail_attr(d, "saturate", QCF_INVALID_PARAM,
+		                      "%s: saturate must be 0 or 1", call->op);
 	const qref_rounding rnd = qref_detail_rounding(d);
+	if (onnx_ftype(y->dtype)) {
+		if (rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN)
+			return qref_rounding_na(call, d, rnd,
+			                        "the float8 cast rounds to nearest even");
+		qref_set_default_rounding(d, QREF_ROUND_HALF_EVEN);
+		size_t n = qref_tensor_numel(x);
+		for (size_t i = 0; i < n; i++) {
+			int32_t c = qref_quant_index(y, &q, i);
+			float v = (float)qref_get(x, i) / q.scales[c] + (float)zero_point(&q, c);
+			qref_mark_exact(d, 0, i);
+			uint8_t code = qref_small_from(y->dtype, v, saturate != 0);
+			qref_set(y, i, qref_small_to_f32(y->dtype, code));
+		}
+		return QCF_OK;
+	}
 	if (rnd != QREF_ROUND_DEFAULT && !qref_rounding_is_half(rnd))
 		return qref_rounding_na(call, d, rnd, "x / scale to an integer");
 	const int named = rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN;
@@ -118,8 +170,8 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 		                        "%s: output shape must equal input shape", call->op);
 	if (!onnx_qtype(x->dtype) && x->dtype != QCF_INT32)
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: input must be int8, uint8, int16, uint16, int32, int4 or "
-		                 "uint4, got %s",
+		                 "%s: input must be int8, uint8, int16, uint16, int32, int4, "
+		                 "uint4, a float8 type or float4e2m1, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
 	if (y->dtype != QCF_FLOAT32)
 		return qref_fail(d, QCF_INVALID_PARAM,
@@ -136,8 +188,9 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(x, &q, i);
 		float sc = q.scales[c];
-		/* exact for <= 16-bit types; int32 (zp 0) rounds x to float32 as numpy does */
-		float dx = (float)(qref_get(x, i) - (double)q.zero_points[c]);
+		/* exact for <= 16-bit types and the float8/4 types; int32 (zp 0) rounds x to
+		 * float32 as numpy does */
+		float dx = (float)(qref_get(x, i) - zero_point(&q, c));
 		qref_mark_exact(d, 0, i);
 		qref_set_step(d, 0, i, sc > 0 ? sc : 0.0);
 		qref_set(y, i, dx * sc);

@@ -151,6 +151,12 @@ static const qref_attr_schema s2d_attrs[] = {
         END,
 };
 
+/* QuantizeLinear (opset 19): saturate applies to float8 outputs */
+static const qref_attr_schema onnx_quantize_attrs[] = {
+        A_BOOL("saturate", "1"),
+        END,
+};
+
 static const qref_attr_schema onnx_conv_attrs[] = {
         A_ENUM("auto_pad", LIST("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), 0, "NOTSET"),
         A_INTS("dilations", 1, "1 per spatial axis"),
@@ -300,7 +306,7 @@ static const qref_op_schema schemas[] = {
          LIST("gradients", "inputs", "min", "max"), 4, 4,
          LIST("backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"), 3, tf_vars_attrs},
         /* ONNX (specs/onnx/OPERATORS.md) */
-        {"onnx", "QuantizeLinear", XY, no_attrs},
+        {"onnx", "QuantizeLinear", XY, onnx_quantize_attrs},
         {"onnx", "DequantizeLinear", XY, no_attrs},
         {"onnx", "QLinearMatMul", AB_Y, no_attrs},
         {"onnx", "MatMulInteger", LIST("a", "b", "a_zero_point", "b_zero_point"), 2, 4, LIST("y"),

@@ -260,7 +260,7 @@ static void test_edges_float32(void)
 	const int32_t zp = 3;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
 	for (int nonfinite = 0; nonfinite <= 1; nonfinite++) {
-		qc_grid g = {&q, -128, 127, nonfinite};
+		qc_grid g = {&q, -128, 127, nonfinite, QCF_DTYPE_INVALID};
 		double *v;
 		size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
 		CU_ASSERT(n >= 257 * 3 + 16);
@@ -300,7 +300,7 @@ static void test_edges_reciprocal_tie(void)
 	CU_ASSERT_NOT_EQUAL(quot, 127.5f);
 	const int32_t zp = 0;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, 0, 255, 0};
+	qc_grid g = {&q, 0, 255, 0, QCF_DTYPE_INVALID};
 	double *v;
 	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
 	CU_ASSERT(has_val(v, n, x));
@@ -314,7 +314,7 @@ static void test_edges_reciprocal_tie(void)
 		int32_t z = (int32_t)qc_rng_uniform_int(&r, -20, 20);
 		qcf_quant qq = {sizeof qq,        -1, 1, &sc, &z, NULL, 0, QCF_DTYPE_INVALID,
 		                QCF_DTYPE_INVALID};
-		qc_grid gg = {&qq, -128, 127, 0};
+		qc_grid gg = {&qq, -128, 127, 0, QCF_DTYPE_INVALID};
 		n = edge_list(&gg, QCF_FLOAT32, 1, &v);
 		float iv = 1.0f / sc;
 		for (int64_t k = -128 - z - 1; k <= 127 - z; k++) {
@@ -342,7 +342,7 @@ static void test_edges_float_zp_and_f16(void)
 	const float s = 0.25f, fz = 2.25f;
 	const int32_t zp = 2;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, &fz, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, 0, 15, 0};
+	qc_grid g = {&q, 0, 15, 0, QCF_DTYPE_INVALID};
 	double *v;
 	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
 	CU_ASSERT(has_val(v, n, (0 + 0.5 - 2.25) * 0.25));
@@ -353,7 +353,7 @@ static void test_edges_float_zp_and_f16(void)
 	const int32_t z16 = 0;
 	qcf_quant q16 = {sizeof q16,       -1, 1, &s16, &z16, NULL, 0, QCF_DTYPE_INVALID,
 	                 QCF_DTYPE_INVALID};
-	qc_grid g16 = {&q16, -8, 7, 1};
+	qc_grid g16 = {&q16, -8, 7, 1, QCF_DTYPE_INVALID};
 	n = edge_list(&g16, QCF_FLOAT16, 1, &v);
 	for (size_t i = 0; i < n; i++)
 		CU_ASSERT(isnan(v[i]) ||
@@ -371,7 +371,7 @@ static void test_edges_wide_and_int(void)
 	const float s = 0.001f;
 	const int32_t zp = 5;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, -32768, 32767, 0};
+	qc_grid g = {&q, -32768, 32767, 0, QCF_DTYPE_INVALID};
 	double *v1, *v2, *v3;
 	size_t n1 = edge_list(&g, QCF_FLOAT32, 1, &v1);
 	size_t n2 = edge_list(&g, QCF_FLOAT32, 1, &v2);
@@ -389,7 +389,7 @@ static void test_edges_wide_and_int(void)
 	free(v3);
 
 	/* int8 tensor: every value once */
-	qc_grid gi = {NULL, -128, 127, 0};
+	qc_grid gi = {NULL, -128, 127, 0, QCF_DTYPE_INVALID};
 	double *v;
 	size_t n = edge_list(&gi, QCF_INT8, 1, &v);
 	CU_ASSERT_EQUAL(n, 256);
@@ -400,7 +400,7 @@ static void test_edges_wide_and_int(void)
 	const int32_t z = 100;
 	const float one = 1;
 	qcf_quant qi = {sizeof qi, -1, 1, &one, &z, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g16 = {&qi, -32767, 32767, 0};
+	qc_grid g16 = {&qi, -32767, 32767, 0, QCF_DTYPE_INVALID};
 	n = edge_list(&g16, QCF_INT16, 1, &v);
 	const double want[] = {-32768, -32767, -32766, 32766, 32767, 98,   99,    100,  101,
 	                       102,    0,      1,      -1,    1024,  1023, -1024, -1025};
@@ -436,7 +436,7 @@ static void test_edges_walk(void)
 	const float s = 0.05f;
 	const int32_t zp = -7;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, -128, 127, 1};
+	qc_grid g = {&q, -128, 127, 1, QCF_DTYPE_INVALID};
 	double *all;
 	size_t len = edge_list(&g, QCF_FLOAT32, 1, &all);
 	tbuf b = vec(QCF_FLOAT32, 10);
@@ -472,7 +472,7 @@ static void test_edges_per_axis(void)
 	const float sc[3] = {0.1f, 0.02f, 0.5f};
 	const int32_t zc[3] = {0, 10, -5};
 	qcf_quant q = {sizeof q, 0, 3, sc, zc, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, -128, 127, 0};
+	qc_grid g = {&q, -128, 127, 0, QCF_DTYPE_INVALID};
 	tbuf b;
 	tb_init(&b, QCF_FLOAT32, 2, (const int64_t[]){3, 1000});
 	qc_rng r;
@@ -494,7 +494,7 @@ static void test_edges_per_axis(void)
 	/* axis 1 of [2, 3, 2]: channel of element i is (i / 2) % 3 */
 	tb_init(&b, QCF_FLOAT32, 3, (const int64_t[]){2, 3, 2});
 	qcf_quant q1 = {sizeof q1, 1, 3, sc, zc, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g1 = {&q1, -128, 127, 0};
+	qc_grid g1 = {&q1, -128, 127, 0, QCF_DTYPE_INVALID};
 	CU_ASSERT_EQUAL_FATAL(qc_gen_fill(&gen, &r, 0, &g1, &b.t, err, sizeof err), 0);
 	/* the same elements equal the per-channel lists' first entries */
 	for (size_t i = 0; i < 12; i++) {
@@ -508,7 +508,7 @@ static void test_edges_per_axis(void)
 	CU_ASSERT_EQUAL(qc_gen_edges_repeats(&g1, &b.t), (qc_gen_edges_count(&g1, &b.t) + 3) / 4);
 	/* axis and shape must agree */
 	qcf_quant bad = {sizeof bad, 0, 3, sc, zc, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid gb = {&bad, -128, 127, 0};
+	qc_grid gb = {&bad, -128, 127, 0, QCF_DTYPE_INVALID};
 	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, &gb, &b.t, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not match tensor"));
 	tb_free(&b);
@@ -526,7 +526,7 @@ static void test_reproducible(void)
 	const float s = 0.01f;
 	const int32_t zp = 1;
 	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, QCF_DTYPE_INVALID, QCF_DTYPE_INVALID};
-	qc_grid g = {&q, -32768, 32767, 1};
+	qc_grid g = {&q, -32768, 32767, 1, QCF_DTYPE_INVALID};
 	char err[256];
 	for (size_t k = 0; k < sizeof gens / sizeof gens[0]; k++) {
 		for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {

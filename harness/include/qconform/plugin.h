@@ -281,6 +281,28 @@ static inline qcf_status qcf_negotiate_answer(qcf_negotiation *n, uint32_t versi
 /* The one exported symbol. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n);
 
+/*
+ * The lowest ABI version whose types a call uses: 2 when a tensor has a version-2 dtype or its
+ * quantization a version-2 scale or zero point type, else 1. A host offers a call only to a
+ * plugin that negotiated at least this version.
+ */
+static inline uint32_t qcf_call_abi_version(const qcf_op_call *call)
+{
+	for (int32_t k = 0; call && k < call->n_inputs + call->n_outputs; k++) {
+		const qcf_tensor *t =
+		        k < call->n_inputs ? &call->inputs[k] : &call->outputs[k - call->n_inputs];
+		const qcf_quant *q = t->quant;
+		if (t->dtype > QCF_FLOAT64)
+			return 2;
+		if (q &&
+		    q->struct_size >= offsetof(qcf_quant, zero_point_dtype) + sizeof(qcf_dtype) &&
+		    ((q->scale_dtype != QCF_DTYPE_INVALID && q->scale_dtype != QCF_FLOAT32) ||
+		     q->zero_point_dtype != QCF_DTYPE_INVALID))
+			return 2;
+	}
+	return 1;
+}
+
 /* The dtype's name as specs and reports spell it ("int8", "float8e4m3fn", "ggml_q4_0"), or
  * "invalid". */
 static inline const char *qcf_dtype_name(qcf_dtype t)

@@ -806,9 +806,19 @@ static int one_qparams(qc_cases *it, yaml_node_t *r, int nudge, int64_t qmin, in
 	return 1;
 }
 
+static int build_quant_values(qc_cases *it, qc_case *c, yaml_node_t *qn, yaml_node_t *r,
+                              qcf_tensor *t, qcf_quant *q);
+
+/*
+ * A tensor's quant: its values (build_quant_values), then what ABI version 2 adds.
+ * scale_dtype (float32, float16, bfloat16, float8e8m0, float8e4m3fn): the type a model stores
+ * the scales in; each scale is rounded to it (nearest even; e8m0: the nearest power of two)
+ * and must stay finite and > 0. A float8/6/4 tensor's zero point is a value of its own type
+ * (ONNX QuantizeLinear's y_zero_point of a float8 type): an integer that type holds exactly,
+ * in float_zero_points, with zero_point_dtype set to the tensor's type.
+ */
 static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t, qcf_quant *q)
 {
-	const qc_spec *s = it->s;
 	yaml_node_t *r = resolve(it, qn);
 	if (!r)
 		return 0;
@@ -816,11 +826,81 @@ static int build_quant(qc_cases *it, qc_case *c, yaml_node_t *qn, qcf_tensor *t,
 		fail(it, qn, "quant must be a mapping");
 		return 0;
 	}
+	if (!build_quant_values(it, c, qn, r, t, q))
+		return 0;
+	yaml_node_t *sd_n = qc_map_get(it->s, r, "scale_dtype");
+	if (sd_n) {
+		const char *name = get_str(it, sd_n, "scale_dtype");
+		if (!name)
+			return 0;
+		qcf_dtype sd = qref_dtype_parse(name);
+		if (sd != QCF_FLOAT32 && sd != QCF_FLOAT16 && sd != QCF_BFLOAT16 &&
+		    sd != QCF_FLOAT8E8M0 && sd != QCF_FLOAT8E4M3FN) {
+			fail(it, sd_n,
+			     "scale_dtype '%s': float32, float16, bfloat16, float8e8m0 or "
+			     "float8e4m3fn",
+			     name);
+			return 0;
+		}
+		if (q->count > 0 && q->scales && sd != QCF_FLOAT32) {
+			float *sc = qc_case_alloc(c, (size_t)q->count * sizeof *sc);
+			int64_t one = 1;
+			qcf_tensor cell = {sizeof cell, "scale", sd, 1, &one, NULL, 8, NULL};
+			uint8_t buf[8];
+			cell.data = buf;
+			for (int32_t i = 0; i < q->count; i++) {
+				memset(buf, 0, sizeof buf);
+				qref_set(&cell, 0, q->scales[i]);
+				sc[i] = (float)qref_get(&cell, 0);
+				if (!(sc[i] > 0) || !isfinite(sc[i])) {
+					if (it->expect_error)
+						continue;
+					fail(it, sd_n,
+					     "scale %g is %g as %s: a scale must be finite and > 0",
+					     (double)q->scales[i], (double)sc[i], name);
+					return 0;
+				}
+			}
+			q->scales = sc;
+		}
+		q->scale_dtype = sd;
+	}
+	if (qref_dtype_is_small_float(t->dtype) && q->zero_points) {
+		float *fz = qc_case_alloc(c, (size_t)q->count * sizeof *fz);
+		for (int32_t i = 0; i < q->count; i++) {
+			double z = q->zero_points[i];
+			if (qref_small_to_f32(t->dtype, qref_small_from(t->dtype, z, 0)) != z &&
+			    !it->expect_error) {
+				fail(it, qn, "zero point %g is not a %s value", z,
+				     qref_dtype_name(t->dtype));
+				return 0;
+			}
+			fz[i] = (float)z;
+		}
+		q->float_zero_points = fz;
+		q->zero_point_dtype = t->dtype;
+	}
+	return 1;
+}
+
+static int build_quant_values(qc_cases *it, qc_case *c, yaml_node_t *qn, yaml_node_t *r,
+                              qcf_tensor *t, qcf_quant *q)
+{
+	const qc_spec *s = it->s;
 	int nudge, narrow;
 	int64_t qmin, qmax;
 	if (!quant_options(it, r, &nudge, &narrow))
 		return 0;
-	if (t->dtype == QCF_INT64) {
+	if (qref_dtype_is_small_float(t->dtype)) {
+		/* scale (+ zero_point) forms only: the ranges' forms are integer arithmetic */
+		if (qc_map_get(s, r, "mean") || qc_map_get(s, r, "min") ||
+		    qc_map_get(s, r, "auto")) {
+			fail(it, qn, "a %s tensor's quant takes scale (+ zero_point) or scales",
+			     qref_dtype_name(t->dtype));
+			return 0;
+		}
+		qmin = qmax = 0;
+	} else if (t->dtype == QCF_INT64) {
 		/* an int64 bias carries (scale, 0): the range forms need a range qparams can hold
 		 */
 		qmin = INT64_MIN;
@@ -1304,7 +1384,10 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 				grid.quant = gt->quant;
 			else if (gt == t)
 				grid.quant = t->quant;
-			if (!grid.quant && !qref_dtype_is_int(t->dtype)) {
+			if (gt && grid.quant && qref_dtype_is_small_float(gt->dtype))
+				grid.dtype = gt->dtype; /* the values of a float8/6/4, scaled */
+			if (!grid.quant && !qref_dtype_is_int(t->dtype) &&
+			    !qref_dtype_is_small_float(t->dtype) && t->dtype != QCF_FLOAT8E8M0) {
 				fail(it, gn,
 				     "edges of float tensor '%s' need a grid: scale (+ "
 				     "zero_point), or "

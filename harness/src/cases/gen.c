@@ -53,8 +53,27 @@ static uint64_t tbits(qcf_dtype T, double x)
 	}
 }
 
+/* The small floats (float8/6/4, e8m0) of ABI 2: their values by code. */
+static int is_small(qcf_dtype T)
+{
+	return qref_dtype_is_small_float(T) || T == QCF_FLOAT8E8M0;
+}
+
+static double small_value(qcf_dtype T, unsigned code)
+{
+	return T == QCF_FLOAT8E8M0 ? qref_e8m0_to_f32((uint8_t)code)
+	                           : qref_small_to_f32(T, (uint8_t)code);
+}
+
+static unsigned small_codes(qcf_dtype T)
+{
+	return T == QCF_FLOAT4E2M1 ? 16 : (T == QCF_FLOAT6E3M2 || T == QCF_FLOAT6E2M3) ? 64 : 256;
+}
+
 static double tmax(qcf_dtype T)
 {
+	if (is_small(T))
+		return T == QCF_FLOAT8E8M0 ? 0x1p127 : qref_small_max(T);
 	switch (T) {
 	case QCF_FLOAT16: return 65504.0;
 	case QCF_BFLOAT16: return qref_bf16_to_f32(0x7f7f);
@@ -65,6 +84,8 @@ static double tmax(qcf_dtype T)
 
 static double tmin_sub(qcf_dtype T)
 {
+	if (is_small(T))
+		return small_value(T, T == QCF_FLOAT8E8M0 ? 0 : 1);
 	switch (T) {
 	case QCF_FLOAT16: return 0x1p-24;
 	case QCF_BFLOAT16: return 0x1p-133;
@@ -82,6 +103,16 @@ static double tnext(qcf_dtype T, double x, int dir)
 		return nextafter(x, dir > 0 ? INFINITY : -INFINITY);
 	if (T == QCF_FLOAT32)
 		return nextafterf((float)x, dir > 0 ? INFINITY : -INFINITY);
+	if (is_small(T)) { /* the nearest value past x, by search over the codes */
+		double best = x;
+		for (unsigned c = 0; c < small_codes(T); c++) {
+			double v = small_value(T, c);
+			if (!isnan(v) && (dir > 0 ? v > x : v < x) &&
+			    (best == x || (dir > 0 ? v < best : v > best)))
+				best = v;
+		}
+		return best;
+	}
 	uint16_t b = (uint16_t)tbits(T, x), sign = b & 0x8000, mag = b & 0x7fff;
 	uint16_t inf = T == QCF_FLOAT16 ? 0x7c00 : 0x7f80;
 	if (mag == 0)
@@ -103,6 +134,10 @@ static double tround(qcf_dtype T, double v)
 		return v;
 	if (T == QCF_FLOAT32)
 		return (float)v;
+	if (T == QCF_FLOAT8E8M0)
+		return qref_e8m0_to_f32(qref_e8m0_from(v, 1, QREF_E8M0_NEAREST));
+	if (is_small(T)) /* saturating: small floats mostly have no infinity */
+		return qref_small_to_f32(T, qref_small_from(T, v, 1));
 	/* via float32: at most one ulp of T off, then corrected */
 	float f = (float)v;
 	double c = from16(T, T == QCF_FLOAT16 ? qref_f32_to_f16(f) : qref_f32_to_bf16(f));
@@ -398,12 +433,12 @@ static int check_tensor(const qcf_tensor *t, int need_data, size_t *n, char *err
 static int check_grid(const qc_grid *g, const qcf_tensor *t, size_t n, layout *lay, char *err,
                       size_t err_size)
 {
-	int is_float = qref_dtype_is_float(t->dtype);
+	int is_float = qref_dtype_is_float(t->dtype) && !is_small(t->dtype);
 	lay->n = n;
 	lay->C = 1;
 	lay->inner = 1;
 	lay->per_axis = 0;
-	if (!g) {
+	if (!g || (is_small(t->dtype) && !g->quant)) {
 		if (is_float)
 			return qc_errf(err, err_size, "gen: edges for a float tensor need a grid");
 		return 0;
@@ -451,12 +486,79 @@ static int check_grid(const qc_grid *g, const qcf_tensor *t, size_t n, layout *l
 }
 
 /* Builds every channel's list (channel order). lists[C] must be zeroed. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A small-float tensor's list: every value of the type, in code order (NaN and the
+ * infinities only with nonfinite). */
+static void build_codes(elist *l, qcf_dtype T, int nonfinite)
+{
+	for (unsigned c = 0; c < small_codes(T); c++) {
+		double v = small_value(T, c);
+		if (nonfinite || isfinite(v))
+			if (grow(l, 0))
+				l->f[l->n++] = v;
+	}
+}
+
+/* A float tensor quantized to the small float G (scale s, float zero point z): per value v of
+ * G, (v - z) * s; per pair of neighbours, the tie between them and its two neighbours in T;
+ * the tie past the largest value (where saturation or overflow starts) and its neighbours,
+ * twice the largest value, T's largest; zeros and T's smallest subnormals; NaN and the
+ * infinities with nonfinite. Every x is rounded to T once. */
+static void build_small_grid(elist *l, const fch *c, qcf_dtype G)
+{
+	double vals[256];
+	size_t n = 0;
+	for (unsigned k = 0; k < small_codes(G); k++) {
+		double v = small_value(G, k);
+		if (isfinite(v) && !(v == 0 && signbit(v)))
+			vals[n++] = v;
+	}
+	qsort(vals, n, sizeof *vals, cmp_double);
+	for (size_t k = 0; k < n; k++)
+		push_f(l, c, tround(c->T, (vals[k] - c->z) * c->s));
+	for (size_t k = 0; k + 1 < n; k++) {
+		double t = tround(c->T, ((vals[k] + vals[k + 1]) / 2 - c->z) * c->s);
+		push_f(l, c, t);
+		push_f(l, c, tnext(c->T, t, -1));
+		push_f(l, c, tnext(c->T, t, 1));
+	}
+	double top = vals[n - 1], bottom = vals[0];
+	double over_hi = top + (top - vals[n - 2]) / 2, over_lo = bottom - (vals[1] - bottom) / 2;
+	const double past[] = {over_hi, over_lo};
+	for (int k = 0; k < 2; k++) {
+		double t = tround(c->T, (past[k] - c->z) * c->s);
+		push_f(l, c, t);
+		push_f(l, c, tnext(c->T, t, -1));
+		push_f(l, c, tnext(c->T, t, 1));
+	}
+	push_f(l, c, tround(c->T, (2 * top - c->z) * c->s));
+	push_f(l, c, tround(c->T, (2 * bottom - c->z) * c->s));
+	push_f(l, c, tmax(c->T));
+	push_f(l, c, -tmax(c->T));
+	push_f(l, c, 0.0);
+	push_f(l, c, -0.0);
+	push_f(l, c, tmin_sub(c->T));
+	push_f(l, c, -tmin_sub(c->T));
+	if (c->nonfinite) {
+		push_f(l, c, NAN);
+		push_f(l, c, INFINITY);
+		push_f(l, c, -INFINITY);
+	}
+}
+
 static int build_lists(const qc_grid *g, const qcf_tensor *t, const layout *lay, qc_rng *rng,
                        elist *lists, char *err, size_t err_size)
 {
 	const qcf_quant *q = g ? g->quant : NULL;
 	for (size_t c = 0; c < lay->C; c++) {
-		if (qref_dtype_is_float(t->dtype)) {
+		if (is_small(t->dtype)) {
+			build_codes(&lists[c], t->dtype, g && g->nonfinite);
+		} else if (qref_dtype_is_float(t->dtype)) {
 			fch ch = {.T = t->dtype,
 			          .sf = q->scales[c],
 			          .s = q->scales[c],
@@ -467,7 +569,10 @@ static int build_lists(const qc_grid *g, const qcf_tensor *t, const layout *lay,
 			          .qmin = g->qmin,
 			          .qmax = g->qmax,
 			          .nonfinite = g->nonfinite};
-			build_float(&lists[c], &ch, rng);
+			if (g->dtype && is_small(g->dtype))
+				build_small_grid(&lists[c], &ch, g->dtype);
+			else
+				build_float(&lists[c], &ch, rng);
 		} else {
 			int64_t dlo, dhi;
 			qref_dtype_range(t->dtype, &dlo, &dhi);

@@ -44,6 +44,16 @@
  * either sign, and if grid->nonfinite NaN, +inf, -inf. Without nonfinite, a
  * value that rounds to infinity is replaced by the largest finite value.
  *
+ * Small floats (ABI version 2). A float8/6/4 or e8m0 tensor's list is every value of its
+ * type in code order (NaN and infinities only with nonfinite); it needs no grid. A wider float
+ * tensor whose grid is a small float G (grid->dtype; scale s, zero point z, float_zero_points
+ * when given) gets, per channel: (v - z) * s for every value v of G; for each pair of
+ * neighbouring values the tie ((v + w) / 2 - z) * s and its two neighbours in the tensor's
+ * type; the same for the tie past the largest and the smallest value (where saturation or
+ * overflow starts); (2v - z) * s for both extreme values; the type's largest finite value of
+ * either sign, 0.0, -0.0, the smallest subnormal of either sign; NaN, +inf, -inf with
+ * nonfinite. Each x is rounded once, to nearest even, to the tensor's type.
+ *
  * For an integer tensor: every value of the dtype if it has at most 256;
  * otherwise (sorted, without duplicates) the dtype's two ends and their
  * inner neighbours, qmin - 1 .. qmin + 1, qmax - 1 .. qmax + 1, z - 2 .. z + 2,
@@ -96,7 +106,9 @@ typedef struct qc_gen {
 typedef struct qc_grid {
 	const qcf_quant *quant;
 	int64_t qmin, qmax;
-	int nonfinite; /* NaN and +-inf may be generated */
+	int nonfinite;   /* NaN and +-inf may be generated */
+	qcf_dtype dtype; /* a small float (float8/6/4): the grid is that type's values, scaled
+	                  * (see "Small floats" above); else 0: an integer grid */
 } qc_grid;
 
 /* "uniform", "normal", "choice", "sequence", "edges" -> kind; -1 if unknown. */

@@ -96,6 +96,23 @@ double qc_metrics_mse(const qc_metrics *m)
 /* Position of v on the ordered line of values of dtype t: adjacent values differ by 1. */
 static int64_t ordered(qcf_dtype t, double v)
 {
+	if (qref_dtype_is_small_float(t) || t == QCF_FLOAT8E8M0) {
+		/* the number of the type's values between v and 0 (v a value of the type) */
+		double a = fabs(v);
+		int64_t n = 0;
+		unsigned codes = t == QCF_FLOAT8E8M0   ? 256
+		                 : t == QCF_FLOAT4E2M1 ? 8 /* the positive half of each */
+		                 : t == QCF_FLOAT6E3M2 || t == QCF_FLOAT6E2M3 ? 32
+		                                                              : 128;
+		for (unsigned c = 0; c < codes; c++) {
+			double x = t == QCF_FLOAT8E8M0 ? qref_e8m0_to_f32((uint8_t)c)
+			                               : qref_small_to_f32(t, (uint8_t)c);
+			n += isfinite(x) && x > 0 && x <= a;
+		}
+		if (isinf(v))
+			n++;
+		return v < 0 ? -n : n;
+	}
 	int64_t bits;
 	if (t == QCF_FLOAT64) {
 		memcpy(&bits, &v, 8);

@@ -1,29 +1,41 @@
 /* poison: see poison.h. */
 #include "poison.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "dtype.h"
 
-/* Element i's bits (sign-extension does not matter here: bits are compared, not values).
- * qcf_dtype_nbytes(t, 2), the bytes of two elements, tells the element width (1: a nibble). */
+/* Bits per element: 2 (int2, uint2), 4 (int4, uint4, float4e2m1), 8, 16, 32 or 64; 0 for
+ * a GGML block type (its bytes are poisoned as a whole). */
+static unsigned elem_bits(qcf_dtype t)
+{
+	if (t == QCF_INT2 || t == QCF_UINT2)
+		return 2;
+	if (qcf_ggml_block_elements(t))
+		return 0;
+	return (unsigned)qcf_dtype_nbytes(t, 2) * 4; /* two elements' bytes */
+}
+
+/* Element i's bits (sign-extension does not matter here: bits are compared, not values). */
 static uint64_t get_bits(const qcf_tensor *t, size_t i)
 {
 	const unsigned char *p = t->data;
-	switch (qcf_dtype_nbytes(t->dtype, 2)) {
-	case 1: /* int4 / uint4: two per byte */ return (p[i / 2] >> (4 * (i % 2))) & 0xf;
-	case 2: return p[i];
-	case 4: {
+	switch (elem_bits(t->dtype)) {
+	case 2: return (p[i / 4] >> (2 * (i % 4))) & 0x3;
+	case 4: return (p[i / 2] >> (4 * (i % 2))) & 0xf;
+	case 8: return p[i];
+	case 16: {
 		uint16_t v;
 		memcpy(&v, p + 2 * i, 2);
 		return v;
 	}
-	case 8: {
+	case 32: {
 		uint32_t v;
 		memcpy(&v, p + 4 * i, 4);
 		return v;
 	}
-	case 16: {
+	case 64: {
 		uint64_t v;
 		memcpy(&v, p + 8 * i, 8);
 		return v;
@@ -35,24 +47,29 @@ static uint64_t get_bits(const qcf_tensor *t, size_t i)
 static void set_bits(const qcf_tensor *t, size_t i, uint64_t v)
 {
 	unsigned char *p = t->data;
-	switch (qcf_dtype_nbytes(t->dtype, 2)) {
-	case 1: {
+	switch (elem_bits(t->dtype)) {
+	case 2: {
+		int sh = 2 * (int)(i % 4);
+		p[i / 4] = (unsigned char)((p[i / 4] & ~(0x3 << sh)) | ((v & 0x3) << sh));
+		break;
+	}
+	case 4: {
 		int sh = 4 * (int)(i % 2);
 		p[i / 2] = (unsigned char)((p[i / 2] & ~(0xf << sh)) | ((v & 0xf) << sh));
 		break;
 	}
-	case 2: p[i] = (unsigned char)v; break;
-	case 4: {
+	case 8: p[i] = (unsigned char)v; break;
+	case 16: {
 		uint16_t w = (uint16_t)v;
 		memcpy(p + 2 * i, &w, 2);
 		break;
 	}
-	case 8: {
+	case 32: {
 		uint32_t w = (uint32_t)v;
 		memcpy(p + 4 * i, &w, 4);
 		break;
 	}
-	case 16: memcpy(p + 8 * i, &v, 8); break;
+	case 64: memcpy(p + 8 * i, &v, 8); break;
 	default: break;
 	}
 }
@@ -66,6 +83,11 @@ static int is_nan_bits(qcf_dtype t, uint64_t b)
 	case QCF_FLOAT64:
 		return (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
 		       (b & 0xfffffffffffffull);
+	case QCF_FLOAT8E4M3FN:
+	case QCF_FLOAT8E4M3FNUZ:
+	case QCF_FLOAT8E5M2:
+	case QCF_FLOAT8E5M2FNUZ: return isnan(qref_small_to_f32(t, (uint8_t)b));
+	case QCF_FLOAT8E8M0: return b == 0xff;
 	default: return 0;
 	}
 }
@@ -77,8 +99,20 @@ static uint64_t poison_of(qcf_dtype t, size_t i, int have_e, uint64_t e)
 	h ^= h >> 29;
 	switch (t) {
 	case QCF_BOOL: return 0xa5; /* not a bool at all (the ABI's are 0 and 1) */
+	case QCF_INT2:
+	case QCF_UINT2: return have_e ? e ^ 0x2 : (h >> 7) & 0x3;
 	case QCF_INT4:
 	case QCF_UINT4: return have_e ? e ^ 0x8 : (h >> 7) & 0xf;
+	/* float8: NaN, or where the answer is NaN, the largest finite value; float4/6 have no NaN:
+	 * the answer with its top exponent bit flipped (another value) */
+	case QCF_FLOAT8E4M3FN: return have_e && is_nan_bits(t, e) ? 0x7e : 0x7f;
+	case QCF_FLOAT8E4M3FNUZ:
+	case QCF_FLOAT8E5M2FNUZ: return have_e && is_nan_bits(t, e) ? 0x7f : 0x80;
+	case QCF_FLOAT8E5M2: return have_e && is_nan_bits(t, e) ? 0x7b : 0x7e;
+	case QCF_FLOAT8E8M0: return have_e && is_nan_bits(t, e) ? 0xfe : 0xff;
+	case QCF_FLOAT4E2M1: return have_e ? e ^ 0x4 : (h >> 7) & 0xf;
+	case QCF_FLOAT6E3M2: return have_e ? e ^ 0x10 : (h >> 7) & 0x3f;
+	case QCF_FLOAT6E2M3: return have_e ? e ^ 0x10 : (h >> 7) & 0x3f;
 	case QCF_INT8:
 	case QCF_UINT8: return have_e ? e ^ 0x80 : (h >> 11) & 0xff;
 	case QCF_INT16:

@@ -188,6 +188,9 @@ static unsigned char *map_arena(int fd, const qc_worker_args *a, qc_load_report 
 }
 
 /* Loads, negotiates and creates; reports to the harness; fills the descriptor. */
+/* The ABI version the plugin negotiated (load); calls that need a newer one are not offered. */
+static unsigned negotiated_abi = QCF_ABI_VERSION_MIN;
+
 static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **inst,
                  qc_load_report *report)
 {
@@ -277,6 +280,7 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 	trace("worker: create() ok, ready");
 	rep.ok = 1;
 	rep.abi = n.abi_version;
+	negotiated_abi = n.abi_version;
 	if (send_report(fd, &rep) < 0)
 		_exit(1);
 }
@@ -482,6 +486,16 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	const qcf_op_call *call = (const qcf_op_call *)(arena + c->call_off);
 	const char *stage = "supports";
 	double seconds = 0;
+	uint32_t needs = qcf_call_abi_version(call);
+	if (needs > negotiated_abi) {
+		/* not offered: the plugin's ABI has no word for the case's types */
+		protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		ans->outcome = QC_EXEC_NOT_SUPPORTED;
+		snprintf(ans->message, sizeof ans->message,
+		         "not offered: the case needs plugin ABI version %u, the plugin speaks %u",
+		         (unsigned)needs, negotiated_abi);
+		return;
+	}
 	fault_ctx.state = QC_FAULT_RUNNING;
 	qcf_status st = d->supports(inst, call);
 	qcf_prepared *prep = NULL;

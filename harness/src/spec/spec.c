@@ -426,7 +426,8 @@ static int is_ident(const char *s)
 
 static const char *const quant_keys[] = {
         "scale",        "zero_point", "mean",   "std_dev",     "min",  "max",        "nudge",
-        "narrow_range", "axis",       "scales", "zero_points", "auto", "block_size", NULL};
+        "narrow_range", "axis",       "scales", "zero_points", "auto", "block_size", "scale_dtype",
+        NULL};
 static const char *const data_gen_keys[] = {"gen",    "min",       "max",        "mean",  "std",
                                             "values", "scale",     "zero_point", "axis",  "qmin",
                                             "qmax",   "nonfinite", "grid",       "quant", NULL};
