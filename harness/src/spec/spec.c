@@ -424,10 +424,10 @@ static int is_ident(const char *s)
 	return 1;
 }
 
-static const char *const quant_keys[] = {
-        "scale",        "zero_point", "mean",   "std_dev",     "min",  "max",        "nudge",
-        "narrow_range", "axis",       "scales", "zero_points", "auto", "block_size", "scale_dtype",
-        NULL};
+static const char *const quant_keys[] = {"scale",      "zero_point",  "mean",        "std_dev",
+                                         "min",        "max",         "nudge",       "narrow_range",
+                                         "axis",       "scales",      "zero_points", "auto",
+                                         "block_size", "scale_dtype", NULL};
 static const char *const data_gen_keys[] = {"gen",    "min",       "max",        "mean",  "std",
                                             "values", "scale",     "zero_point", "axis",  "qmin",
                                             "qmax",   "nonfinite", "grid",       "quant", NULL};
@@ -847,7 +847,8 @@ static void check_case_count(checker *c, yaml_node_t *root)
 	}
 }
 
-static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf", "ort", "mx", "ggml", NULL};
+static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf",
+                                              "ort",    "mx",    "ggml", NULL};
 
 /* ---- the op and its attributes, against the reference's schema (qref.h) ---- */
 
