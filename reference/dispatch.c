@@ -32,6 +32,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_litert_activations,
         qref_ops_litert_layout,
         qref_ops_torch,
+        qref_ops_torch_pt2e,
         qref_ops_tf,
         qref_ops_onnx,
         qref_ops_onnx_linear,

@@ -38,6 +38,7 @@ extern const qref_op_entry qref_ops_litert_elementwise[]; /* litert_elementwise.
 extern const qref_op_entry qref_ops_litert_activations[]; /* litert_activations.c */
 extern const qref_op_entry qref_ops_litert_layout[];      /* litert_layout.c */
 extern const qref_op_entry qref_ops_torch[];              /* torch_*.c */
+extern const qref_op_entry qref_ops_torch_pt2e[];         /* torch_pt2e.c */
 extern const qref_op_entry qref_ops_tf[];                 /* tf_*.c */
 extern const qref_op_entry qref_ops_onnx[];               /* onnx_*.c */
 extern const qref_op_entry qref_ops_onnx_linear[];        /* onnx_linear.c */

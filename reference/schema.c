@@ -203,6 +203,41 @@ static const qref_attr_schema torch_learn_pt_attrs[] = {
         END,
 };
 
+/* PyTorch 2 export (torch_pt2e.c): torch's ScalarType arguments by name */
+#define TORCH_QDTYPES                                                                              \
+	LIST("int8", "uint8", "int16", "uint16", "int32", "int64", "float8_e5m2", "float8_e4m3fn", \
+	     "float32")
+#define A_DTYPE                                                                                    \
+	{                                                                                          \
+		"dtype", QREF_ATTR_ENUM, 1, 0, 0, 0, TORCH_QDTYPES, 0, NULL                        \
+	}
+
+static const qref_attr_schema torch_qrange_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        END,
+};
+
+static const qref_attr_schema torch_group_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_INT("group_size", -INF, INF, "128"),
+        END,
+};
+
+static const qref_attr_schema torch_dtype_attrs[] = {
+        A_DTYPE,
+        END,
+};
+
+static const qref_attr_schema torch_choose_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_NUM_REQ("eps"),
+        A_DTYPE,
+        END,
+};
+
 static const qref_attr_schema torch_learn_pc_attrs[] = {
         A_INT_REQ("axis", -INF, INF),
         A_INT_REQ("quant_min", -INF, INF),
@@ -290,6 +325,23 @@ static const qref_op_schema schemas[] = {
         {"torch", "quantize_per_channel", XY, no_attrs},
         {"torch", "dequantize", XY, no_attrs},
         {"torch", "quantized_linear", LIST("x", "weight", "bias"), 2, 3, LIST("y"), 1, no_attrs},
+        /* torch.ops.quantized_decomposed (PyTorch 2 export, torch_pt2e.c) */
+        {"torch", "quantize_per_token", LIST("input", "scales", "zero_points"), 3, 3,
+         LIST("output"), 1, torch_qrange_attrs},
+        {"torch", "dequantize_per_token", LIST("input", "scales", "zero_points"), 3, 3,
+         LIST("output"), 1, torch_qrange_attrs},
+        {"torch", "choose_qparams_per_token", LIST("input"), 1, 1, LIST("scales", "zero_points"), 2,
+         torch_dtype_attrs},
+        {"torch", "choose_qparams_per_token_asymmetric", LIST("input"), 1, 1,
+         LIST("scales", "zero_points"), 2, torch_dtype_attrs},
+        {"torch", "quantize_per_channel_group", LIST("input", "scales", "zero_points"), 3, 3,
+         LIST("output"), 1, torch_group_attrs},
+        {"torch", "dequantize_per_channel_group", LIST("input", "scales", "zero_points"), 2, 3,
+         LIST("output"), 1, torch_group_attrs},
+        {"torch", "choose_qparams.tensor", LIST("input"), 1, 1, LIST("scale", "zero_point"), 2,
+         torch_choose_attrs},
+        {"torch", "choose_qparams_symmetric.tensor", LIST("input"), 1, 1,
+         LIST("scale", "zero_point"), 2, torch_choose_attrs},
         /* TensorFlow (specs/tf/OPERATORS.md) */
         {"tf", "fake_quant_with_min_max_args", LIST("inputs"), 1, 1, LIST("outputs"), 1,
          tf_args_attrs},

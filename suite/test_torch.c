@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attrs.h"
+#include "cases.h"
 #include "dtype.h"
 #include "kernel.h"
 #include "qct.h"
 #include "qref.h"
+#include "spec.h"
 #include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */
@@ -639,6 +642,331 @@ static void test_reference_specs(void)
 	qct_rmdir(tmp);
 }
 
+/* ---- PyTorch 2 export (torch.ops.quantized_decomposed, torch_pt2e.c) ----- */
+
+/* A tensor of the given shape and values. */
+static void tt_make(qt *x, qcf_dtype dt, int rank, const int64_t *shape, const double *v)
+{
+	qt_init(x, dt, rank, shape);
+	if (v)
+		qt_fill(x, v, qref_numel(rank, shape));
+}
+
+/* quantize_per_token adds the zero point before rounding (_decomposed.py:
+ * input.mul(1.0 / scales).add(zero_points).round()): scale 0.1f, inv = 10 exactly, zero point 1.
+ * x * 10 in float = 2.5, -2.5, 0.5, 1.5 (0.15f * 10 = 1.5 + 2^-24 rounds to even), 3.5; + 1
+ * = 3.5, -1.5, 1.5, 2.5, 4.5 -> 4, -2, 2, 2, 4 (rounding first: 3, -1, 1, 3, 5). float64 scales
+ * compute in double: 0.15f * 10 + 1 = 2.500000059604645 -> 3. NaN is any value, +inf 127. */
+static void test_pt2e_quantize_per_token(void)
+{
+	static const double xv[] = {0.25, -0.25, 0.05, 0.15, 0.35, NAN, INFINITY};
+	static const double want32[] = {4, -2, 2, 2, 4}, want64[] = {4, -2, 2, 3, 4};
+	const int64_t xs[] = {1, 7}, ps[] = {1, 1};
+	qt x, s, z, y;
+	tt_make(&x, QCF_FLOAT32, 2, xs, xv);
+	tt_make(&s, QCF_FLOAT32, 2, ps, (const double[]){0.1});
+	tt_make(&z, QCF_INT64, 2, ps, (const double[]){1});
+	tt_make(&y, QCF_INT8, 2, xs, NULL);
+	qt *in[] = {&x, &s, &z}, *out[] = {&y};
+	qcf_attr at[] = {qt_int("quant_min", -128), qt_int("quant_max", 127)};
+	qt_det d;
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_token", in, 3, out, 1, at, 2, 0, &d), QCF_OK);
+	CU_ASSERT(qt_equals(&y, want32, 5));
+	CU_ASSERT_EQUAL(d.any[0][5], 1);
+	CU_ASSERT_EQUAL(d.any[0][4], 0);
+	CU_ASSERT_EQUAL(qt_get(&y, 6), 127);
+	tt_make(&s, QCF_FLOAT64, 2, ps, (const double[]){0.1});
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_token", in, 3, out, 1, at, 2, 0, &d), QCF_OK);
+	CU_ASSERT(qt_equals(&y, want64, 5));
+	/* the 4-bit range in int8, and refusals: quant_max beyond int8, a token count */
+	qcf_attr at4[] = {qt_int("quant_min", -8), qt_int("quant_max", 7)};
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_token", in, 3, out, 1, at4, 2, 0, &d), QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&y, 6), 7);
+	qcf_attr bad[] = {qt_int("quant_min", -128), qt_int("quant_max", 128)};
+	CU_ASSERT_EQUAL(run("quantize_per_token", in, 3, out, 1, bad, 2, 0, &d), QCF_INVALID_PARAM);
+	const int64_t ps2[] = {2, 1};
+	tt_make(&s, QCF_FLOAT32, 2, ps2, (const double[]){0.1, 0.1});
+	CU_ASSERT_EQUAL(run("quantize_per_token", in, 3, out, 1, at, 2, 0, &d), QCF_INVALID_PARAM);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.d.message, "num_tokens"));
+}
+
+/* dequantize_per_token: (q - zp) * s, then .to(output_dtype): scale 0.25, zp 3: -128 -> -32.75,
+ * 127 -> 31; float16 output. choose_qparams_per_token: max |x| 12.7f / 127 = 0.1f; a row of
+ * zeros 1e-5f / 127; float32 zero points 0. */
+static void test_pt2e_per_token_dequant_choose(void)
+{
+	const int64_t xs[] = {1, 3}, ps[] = {1, 1};
+	qt x, s, z, y;
+	tt_make(&x, QCF_INT8, 2, xs, (const double[]){-128, 127, 3});
+	tt_make(&s, QCF_FLOAT32, 2, ps, (const double[]){0.25});
+	tt_make(&z, QCF_INT32, 2, ps, (const double[]){3});
+	tt_make(&y, QCF_FLOAT16, 2, xs, NULL);
+	qt *in[] = {&x, &s, &z}, *out[] = {&y};
+	qcf_attr at[] = {qt_int("quant_min", -128), qt_int("quant_max", 127)};
+	qt_det d;
+	CU_ASSERT_EQUAL_FATAL(run("dequantize_per_token", in, 3, out, 1, at, 2, 0, &d), QCF_OK);
+	CU_ASSERT(qt_equals(&y, (const double[]){-32.75, 31, 0}, 3));
+
+	const int64_t cs[] = {2, 3}, co[] = {2, 1};
+	qt c, sc, zc;
+	tt_make(&c, QCF_FLOAT32, 2, cs, (const double[]){1.27, -12.7, 0.5, 0, 0, -0.0});
+	tt_make(&sc, QCF_FLOAT32, 2, co, NULL);
+	tt_make(&zc, QCF_FLOAT32, 2, co, NULL);
+	qt *cin[] = {&c}, *cout[] = {&sc, &zc};
+	qcf_attr dt8[] = {qt_str("dtype", "int8")}, dtu8[] = {qt_str("dtype", "uint8")};
+	CU_ASSERT_EQUAL_FATAL(run("choose_qparams_per_token", cin, 1, cout, 2, dt8, 1, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&sc, 0), (double)0.1f);
+	CU_ASSERT_EQUAL(qt_get(&sc, 1), (double)(1e-5f / 127.0f));
+	CU_ASSERT_EQUAL(qt_get(&zc, 0) + qt_get(&zc, 1), 0);
+	CU_ASSERT_EQUAL(run("choose_qparams_per_token", cin, 1, cout, 2, dtu8, 1, 0, &d),
+	                QCF_INVALID_PARAM);
+}
+
+/* choose_qparams_per_token_asymmetric: a row of zeros has scale eps = 2^-23 and zero point 127
+ * ((-128 + 0) + (127 + 0) = -1 is not > 0); [-2.0390625, 1.9453125] has scale 1/64 and zero
+ * point 127 - 124.5 = 2.5, clamped then rounded half to even: 2; [-1, 3]: -64. */
+static void test_pt2e_per_token_asymmetric(void)
+{
+	const int64_t xs[] = {3, 2}, ps[] = {3, 1};
+	qt x, s, z;
+	tt_make(&x, QCF_FLOAT32, 2, xs, (const double[]){0, 0, -2.0390625, 1.9453125, -1, 3});
+	tt_make(&s, QCF_FLOAT64, 2, ps, NULL);
+	tt_make(&z, QCF_INT64, 2, ps, NULL);
+	qt *in[] = {&x}, *out[] = {&s, &z};
+	qcf_attr at[] = {qt_str("dtype", "int8")};
+	qt_det d;
+	CU_ASSERT_EQUAL_FATAL(
+	        run("choose_qparams_per_token_asymmetric", in, 1, out, 2, at, 1, 0, &d), QCF_OK);
+	CU_ASSERT(qt_equals(&s, (const double[]){0x1p-23, 0.015625, (double)(4.0f / 255.0f)}, 3));
+	CU_ASSERT(qt_equals(&z, (const double[]){127, 2, -64}, 3));
+	/* half away from zero would round the tie to 3 */
+	CU_ASSERT_EQUAL_FATAL(run("choose_qparams_per_token_asymmetric", in, 1, out, 2, at, 1,
+	                          QREF_ROUND_HALF_AWAY, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&z, 1), 3);
+	/* a float32 scale output is not what torch returns */
+	tt_make(&s, QCF_FLOAT32, 2, ps, NULL);
+	CU_ASSERT_EQUAL(run("choose_qparams_per_token_asymmetric", in, 1, out, 2, at, 1, 0, &d),
+	                QCF_INVALID_PARAM);
+}
+
+/* quantize_per_channel_group: group_size 2, zero points [1, 2]: [0.25, 0.15 | 0.25, 0.15] ->
+ * 3.5, 2.5 | 4.5, 3.5 -> 4, 2, 4, 4. group_size 128 > N with one scale per row: one group a
+ * row (GPTQ). dequantize_per_channel_group: (q - zp) * s per group. Refusals: group_size 1,
+ * N % group_size, a NaN input. */
+static void test_pt2e_channel_group(void)
+{
+	const int64_t xs[] = {1, 4}, ps[] = {1, 2};
+	qt x, s, z, y;
+	tt_make(&x, QCF_FLOAT32, 2, xs, (const double[]){0.25, 0.15, 0.25, 0.15});
+	tt_make(&s, QCF_FLOAT32, 2, ps, (const double[]){0.1, 0.1});
+	tt_make(&z, QCF_INT64, 2, ps, (const double[]){1, 2});
+	tt_make(&y, QCF_INT8, 2, xs, NULL);
+	qt *in[] = {&x, &s, &z}, *out[] = {&y};
+	qcf_attr at[] = {qt_int("quant_min", -8), qt_int("quant_max", 7), qt_int("group_size", 2)};
+	qt_det d;
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_channel_group", in, 3, out, 1, at, 3, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT(qt_equals(&y, (const double[]){4, 2, 4, 4}, 4));
+	qcf_attr g1[] = {qt_int("quant_min", -8), qt_int("quant_max", 7), qt_int("group_size", 1)};
+	CU_ASSERT_EQUAL(run("quantize_per_channel_group", in, 3, out, 1, g1, 3, 0, &d),
+	                QCF_INVALID_PARAM);
+	qcf_attr g3[] = {qt_int("quant_min", -8), qt_int("quant_max", 7), qt_int("group_size", 3)};
+	CU_ASSERT_EQUAL(run("quantize_per_channel_group", in, 3, out, 1, g3, 3, 0, &d),
+	                QCF_INVALID_PARAM);
+	x.f32[1] = NAN;
+	CU_ASSERT_EQUAL(run("quantize_per_channel_group", in, 3, out, 1, at, 3, 0, &d),
+	                QCF_INVALID_PARAM);
+	/* GPTQ: group_size 128 > 4, scales [1, 1]: one group of 4 */
+	const int64_t p1[] = {1, 1};
+	tt_make(&x, QCF_FLOAT32, 2, xs, (const double[]){1, 2, 1, 2});
+	tt_make(&s, QCF_FLOAT32, 2, p1, (const double[]){0.5});
+	tt_make(&z, QCF_INT32, 2, p1, (const double[]){1});
+	qcf_attr g128[] = {qt_int("quant_min", -8), qt_int("quant_max", 7),
+	                   qt_int("group_size", 128)};
+	CU_ASSERT_EQUAL_FATAL(run("quantize_per_channel_group", in, 3, out, 1, g128, 3, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT(qt_equals(&y, (const double[]){3, 5, 3, 5}, 4));
+
+	qt q, f;
+	tt_make(&q, QCF_INT8, 2, xs, (const double[]){7, -8, 7, -8});
+	tt_make(&s, QCF_FLOAT32, 2, ps, (const double[]){0.5, 0.25});
+	tt_make(&z, QCF_INT32, 2, ps, (const double[]){1, -8});
+	tt_make(&f, QCF_FLOAT32, 2, xs, NULL);
+	qt *din[] = {&q, &s, &z}, *dout[] = {&f};
+	CU_ASSERT_EQUAL_FATAL(run("dequantize_per_channel_group", din, 3, dout, 1, at, 3, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT(qt_equals(&f, (const double[]){3, -4.5, 3.75, 0}, 4));
+	/* without zero points */
+	CU_ASSERT_EQUAL_FATAL(run("dequantize_per_channel_group", din, 2, dout, 1, at, 3, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT(qt_equals(&f, (const double[]){3.5, -4, 1.75, -2}, 4));
+}
+
+/* choose_qparams.tensor: [-1, 3], 0..255: scale 4 / 255, zero point 0 - round(-63.75) = 64;
+ * [-0.0390625, 3.9453125]: scale 1/64, -2.5 rounds to even: zero point 2; NaN refused
+ * (check_min_max_valid). The symmetric variant: 3 / 127.5, zero point 128 for uint8. */
+static void test_pt2e_choose_qparams_tensor(void)
+{
+	const int64_t xs[] = {2}, one[] = {1};
+	qt x, s, z;
+	tt_make(&x, QCF_FLOAT32, 1, xs, (const double[]){-1, 3});
+	tt_make(&s, QCF_FLOAT64, 1, one, NULL);
+	tt_make(&z, QCF_INT64, 1, one, NULL);
+	qt *in[] = {&x}, *out[] = {&s, &z};
+	qcf_attr at[] = {qt_int("quant_min", 0), qt_int("quant_max", 255), qt_flt("eps", 0x1p-23),
+	                 qt_str("dtype", "uint8")};
+	qt_det d;
+	CU_ASSERT_EQUAL_FATAL(run("choose_qparams.tensor", in, 1, out, 2, at, 4, 0, &d), QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&s, 0), (double)(4.0f / 255.0f));
+	CU_ASSERT_EQUAL(qt_get(&z, 0), 64);
+	CU_ASSERT_EQUAL_FATAL(run("choose_qparams_symmetric.tensor", in, 1, out, 2, at, 4, 0, &d),
+	                      QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&s, 0), (double)(3.0f / 127.5f));
+	CU_ASSERT_EQUAL(qt_get(&z, 0), 128);
+	tt_make(&x, QCF_FLOAT32, 1, xs, (const double[]){-0.0390625, 3.9453125});
+	CU_ASSERT_EQUAL_FATAL(run("choose_qparams.tensor", in, 1, out, 2, at, 4, 0, &d), QCF_OK);
+	CU_ASSERT_EQUAL(qt_get(&s, 0), 0.015625);
+	CU_ASSERT_EQUAL(qt_get(&z, 0), 2);
+	x.f32[0] = NAN;
+	CU_ASSERT_EQUAL(run("choose_qparams.tensor", in, 1, out, 2, at, 4, 0, &d),
+	                QCF_INVALID_PARAM);
+	qcf_attr nz[] = {qt_int("quant_min", 1), qt_int("quant_max", 255), qt_flt("eps", 0x1p-23),
+	                 qt_str("dtype", "uint8")};
+	x.f32[0] = 0;
+	CU_ASSERT_EQUAL(run("choose_qparams.tensor", in, 1, out, 2, nz, 4, 0, &d),
+	                QCF_INVALID_PARAM);
+}
+
+/* The element of a quantize_per_token / quantize_per_channel_group case, both orders: *before
+ * torch's (zero point added before rounding), *after the mistake's. 0 when undefined (NaN). */
+static int pt2e_orders(const qc_case *c, size_t i, size_t per, double qmin, double qmax,
+                       double *before, double *after)
+{
+	const qcf_tensor *x = &c->in[0], *s = &c->in[1], *z = &c->in[2];
+	size_t ns = qref_tensor_numel(s), nz = qref_tensor_numel(z), g = i / per;
+	double xi = qref_get(x, i), sc = qref_get(s, ns == 1 ? 0 : g);
+	double zp = qref_get(z, nz == 1 ? 0 : g);
+	if (isnan(xi))
+		return 0;
+	if (s->dtype == QCF_FLOAT64) {
+		double t = xi * (1.0 / sc);
+		*before = nearbyint(t + zp);
+		*after = nearbyint(t) + zp;
+	} else {
+		float t = (float)xi * (1.0f / (float)sc);
+		*before = nearbyintf(t + (float)zp);
+		*after = nearbyintf(t) + (float)zp;
+		qmin = (float)qmin;
+		qmax = (float)qmax;
+	}
+	*before = *before < qmin ? qmin : *before > qmax ? qmax : *before;
+	*after = *after < qmin ? qmin : *after > qmax ? qmax : *after;
+	return 1;
+}
+
+/* 1 when some element of the case is quantized differently with the zero point added after
+ * rounding; -1 for a case the stub leaves alone (a float zero point, another op). */
+static int pt2e_order_case(const qc_case *c)
+{
+	int grp = !strcmp(c->call.op, "quantize_per_channel_group");
+	if ((!grp && strcmp(c->call.op, "quantize_per_token")) || c->call.n_inputs < 3 ||
+	    (c->in[2].dtype != QCF_INT32 && c->in[2].dtype != QCF_INT64))
+		return -1;
+	double qmin, qmax, gs = 128;
+	qref_attr_number(&c->call, "quant_min", &qmin);
+	qref_attr_number(&c->call, "quant_max", &qmax);
+	const qcf_tensor *x = &c->in[0];
+	size_t per = (size_t)x->shape[x->rank - 1];
+	if (grp) {
+		qref_attr_number(&c->call, "group_size", &gs);
+		if (gs <= (double)per || c->in[1].shape[c->in[1].rank - 1] != 1)
+			per = (size_t)gs;
+	}
+	for (size_t i = 0; i < qref_tensor_numel(x); i++) {
+		double b, a;
+		if (pt2e_orders(c, i, per, qmin, qmax, &b, &a) && a != b)
+			return 1;
+	}
+	return 0;
+}
+
+/* The stub that adds the zero point after rounding (suite/stubs/zp_after_round.c) over the
+ * profile torch-pt2e: FAIL exactly where the two orders give another code (by one LSB: the
+ * orders part only at ties), PASS or EXPECTED_ERROR everywhere else. */
+static void test_pt2e_zp_after_round_stub(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/torch --profile torch-pt2e --extension all --plugin %s",
+	                           qct_stub("zp_after_round"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	qc_diag diag = {0, 0, stderr};
+	size_t idx = 0, differ = 0, wrong = 0, total = 0, fails = 0;
+	for (size_t k = 0; k < json_array_size(cases); k++) {
+		json_t *jc = json_array_get(cases, k);
+		const char *spec_path = json_string_value(json_object_get(jc, "spec"));
+		fails += !strcmp(qct_verdict(jc), "FAIL");
+		if (k > 0 && !strcmp(spec_path, json_string_value(json_object_get(
+		                                        json_array_get(cases, k - 1), "spec"))))
+			continue;
+		qc_spec *sp = qc_spec_load(spec_path, &diag);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+		qc_cases *it = qc_cases_begin(sp, 0, 1, &diag);
+		qc_case *c;
+		idx = k;
+		while (qc_cases_next(it, &c) == 1) {
+			json_t *cj = json_array_get(cases, idx++);
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(cj, "name")),
+			                       c->name);
+			const char *v = qct_verdict(cj);
+			int d = c->expect_error ? 0 : pt2e_order_case(c);
+			total++;
+			differ += d == 1;
+			int ok = d == 1 ? !strcmp(v, "FAIL")
+			                : !strcmp(v, "PASS") || !strcmp(v, "EXPECTED_ERROR");
+			if (!ok && wrong++ < 3)
+				fprintf(stderr, "\n  %s: %s, the orders differ: %d", c->name, v, d);
+			if (d == 1)
+				CU_ASSERT(qct_case_max_abs(cj) <= 1.0);
+			qc_case_free(c);
+		}
+		qc_cases_end(it);
+		qc_spec_free(sp);
+	}
+	printf("\n  zp_after_round: %zu of %zu cases quantize some element differently with the "
+	       "zero point added after rounding, all FAIL, the rest PASS\n",
+	       differ, total);
+	CU_ASSERT_EQUAL(total, json_array_size(cases));
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(fails, differ);
+	CU_ASSERT(differ >= 50);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* The reference conforms to its own profile, every base and extension case. */
+static void test_pt2e_reference_profile(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r =
+	        qct_run_report(tmp, &st, NULL, "specs/torch --profile torch-pt2e --extension all");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	qct_tally t = qct_tally_report(r);
+	CU_ASSERT_EQUAL(t.pass + t.expected_error, t.cases);
+	CU_ASSERT(t.cases >= 490);
+	CU_ASSERT(t.expected_error >= 25);
+	CU_ASSERT(t.golden >= 20);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_torch(void)
 {
 	CU_pSuite s = qct_suite("torch");
@@ -659,4 +987,16 @@ void qct_register_torch(void)
 	            test_quantize);
 	CU_add_test(s, "dequantize per tensor vs per channel", test_dequantize);
 	CU_add_test(s, "reference passes the torch specs (profile)", test_reference_specs);
+	CU_add_test(s, "pt2e quantize_per_token: zero point before rounding, float64 scales",
+	            test_pt2e_quantize_per_token);
+	CU_add_test(s, "pt2e dequantize_per_token, choose_qparams_per_token",
+	            test_pt2e_per_token_dequant_choose);
+	CU_add_test(s, "pt2e choose_qparams_per_token_asymmetric: eps, clamp then round",
+	            test_pt2e_per_token_asymmetric);
+	CU_add_test(s, "pt2e per channel group: zero point before rounding, GPTQ, refusals",
+	            test_pt2e_channel_group);
+	CU_add_test(s, "pt2e choose_qparams.tensor and symmetric", test_pt2e_choose_qparams_tensor);
+	CU_add_test(s, "pt2e zp_after_round stub fails exactly where the orders differ",
+	            test_pt2e_zp_after_round_stub);
+	CU_add_test(s, "reference passes the torch-pt2e profile", test_pt2e_reference_profile);
 }

@@ -245,6 +245,7 @@ static void test_schema_matches_kernels(void)
 	                                         qref_ops_litert_activations,
 	                                         qref_ops_litert_layout,
 	                                         qref_ops_torch,
+	                                         qref_ops_torch_pt2e,
 	                                         qref_ops_tf,
 	                                         qref_ops_onnx,
 	                                         qref_ops_onnx_linear};
