@@ -258,7 +258,7 @@ static void test_edges_float32(void)
 {
 	const float s = 0.1f;
 	const int32_t zp = 3;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, 0, 0};
 	for (int nonfinite = 0; nonfinite <= 1; nonfinite++) {
 		qc_grid g = {&q, -128, 127, nonfinite};
 		double *v;
@@ -299,7 +299,7 @@ static void test_edges_reciprocal_tie(void)
 	CU_ASSERT_EQUAL(prod, 127.5f);
 	CU_ASSERT_NOT_EQUAL(quot, 127.5f);
 	const int32_t zp = 0;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, 0, 0};
 	qc_grid g = {&q, 0, 255, 0};
 	double *v;
 	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
@@ -312,7 +312,7 @@ static void test_edges_reciprocal_tie(void)
 	for (int c = 0; c < 40; c++) {
 		float sc = (float)(0.0005 + qc_rng_uniform01(&r) * 0.01);
 		int32_t z = (int32_t)qc_rng_uniform_int(&r, -20, 20);
-		qcf_quant qq = {sizeof qq, -1, 1, &sc, &z, NULL, 0};
+		qcf_quant qq = {sizeof qq, -1, 1, &sc, &z, NULL, 0, 0, 0};
 		qc_grid gg = {&qq, -128, 127, 0};
 		n = edge_list(&gg, QCF_FLOAT32, 1, &v);
 		float iv = 1.0f / sc;
@@ -340,7 +340,7 @@ static void test_edges_float_zp_and_f16(void)
 	/* float zero point: ties at (j + 0.5 - zp) * s */
 	const float s = 0.25f, fz = 2.25f;
 	const int32_t zp = 2;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, &fz, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, &fz, 0, 0, 0};
 	qc_grid g = {&q, 0, 15, 0};
 	double *v;
 	size_t n = edge_list(&g, QCF_FLOAT32, 1, &v);
@@ -350,7 +350,7 @@ static void test_edges_float_zp_and_f16(void)
 	/* float16 tensor: values are float16 values, ties and neighbours in float16 */
 	const float s16 = 0.1f;
 	const int32_t z16 = 0;
-	qcf_quant q16 = {sizeof q16, -1, 1, &s16, &z16, NULL, 0};
+	qcf_quant q16 = {sizeof q16, -1, 1, &s16, &z16, NULL, 0, 0, 0};
 	qc_grid g16 = {&q16, -8, 7, 1};
 	n = edge_list(&g16, QCF_FLOAT16, 1, &v);
 	for (size_t i = 0; i < n; i++)
@@ -368,7 +368,7 @@ static void test_edges_wide_and_int(void)
 	/* int16 grid on float32: a subset, both ends, around zero, rng picks */
 	const float s = 0.001f;
 	const int32_t zp = 5;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, 0, 0};
 	qc_grid g = {&q, -32768, 32767, 0};
 	double *v1, *v2, *v3;
 	size_t n1 = edge_list(&g, QCF_FLOAT32, 1, &v1);
@@ -397,7 +397,7 @@ static void test_edges_wide_and_int(void)
 	/* int16 tensor: ends, zero point neighbourhood, powers of two */
 	const int32_t z = 100;
 	const float one = 1;
-	qcf_quant qi = {sizeof qi, -1, 1, &one, &z, NULL, 0};
+	qcf_quant qi = {sizeof qi, -1, 1, &one, &z, NULL, 0, 0, 0};
 	qc_grid g16 = {&qi, -32767, 32767, 0};
 	n = edge_list(&g16, QCF_INT16, 1, &v);
 	const double want[] = {-32768, -32767, -32766, 32766, 32767, 98,   99,    100,  101,
@@ -433,7 +433,7 @@ static void test_edges_walk(void)
 	/* a small tensor walks the whole list over qc_gen_edges_repeats repeats */
 	const float s = 0.05f;
 	const int32_t zp = -7;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, 0, 0};
 	qc_grid g = {&q, -128, 127, 1};
 	double *all;
 	size_t len = edge_list(&g, QCF_FLOAT32, 1, &all);
@@ -469,7 +469,7 @@ static void test_edges_per_axis(void)
 	/* shape [3, 1000], axis 0: row c is channel c's own list */
 	const float sc[3] = {0.1f, 0.02f, 0.5f};
 	const int32_t zc[3] = {0, 10, -5};
-	qcf_quant q = {sizeof q, 0, 3, sc, zc, NULL, 0};
+	qcf_quant q = {sizeof q, 0, 3, sc, zc, NULL, 0, 0, 0};
 	qc_grid g = {&q, -128, 127, 0};
 	tbuf b;
 	tb_init(&b, QCF_FLOAT32, 2, (const int64_t[]){3, 1000});
@@ -491,7 +491,7 @@ static void test_edges_per_axis(void)
 	tb_free(&b);
 	/* axis 1 of [2, 3, 2]: channel of element i is (i / 2) % 3 */
 	tb_init(&b, QCF_FLOAT32, 3, (const int64_t[]){2, 3, 2});
-	qcf_quant q1 = {sizeof q1, 1, 3, sc, zc, NULL, 0};
+	qcf_quant q1 = {sizeof q1, 1, 3, sc, zc, NULL, 0, 0, 0};
 	qc_grid g1 = {&q1, -128, 127, 0};
 	CU_ASSERT_EQUAL_FATAL(qc_gen_fill(&gen, &r, 0, &g1, &b.t, err, sizeof err), 0);
 	/* the same elements equal the per-channel lists' first entries */
@@ -505,7 +505,7 @@ static void test_edges_per_axis(void)
 	}
 	CU_ASSERT_EQUAL(qc_gen_edges_repeats(&g1, &b.t), (qc_gen_edges_count(&g1, &b.t) + 3) / 4);
 	/* axis and shape must agree */
-	qcf_quant bad = {sizeof bad, 0, 3, sc, zc, NULL, 0};
+	qcf_quant bad = {sizeof bad, 0, 3, sc, zc, NULL, 0, 0, 0};
 	qc_grid gb = {&bad, -128, 127, 0};
 	CU_ASSERT_EQUAL(qc_gen_fill(&gen, &r, 0, &gb, &b.t, err, sizeof err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not match tensor"));
@@ -523,7 +523,7 @@ static void test_reproducible(void)
 	const qcf_dtype dts[] = {QCF_FLOAT32, QCF_FLOAT16, QCF_BFLOAT16, QCF_INT8, QCF_INT16};
 	const float s = 0.01f;
 	const int32_t zp = 1;
-	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0};
+	qcf_quant q = {sizeof q, -1, 1, &s, &zp, NULL, 0, 0, 0};
 	qc_grid g = {&q, -32768, 32767, 1};
 	char err[256];
 	for (size_t k = 0; k < sizeof gens / sizeof gens[0]; k++) {

@@ -966,7 +966,7 @@ static void blk_make(blk_tensor *b, qcf_dtype dt, int rank, const int64_t *shape
 		b->scales[c] = 0.01f * (float)(1 + c % 7);
 		b->zps[c] = zp;
 	}
-	b->q = (qcf_quant){sizeof b->q, axis, count, b->scales, b->zps, NULL, 0};
+	b->q = (qcf_quant){sizeof b->q, axis, count, b->scales, b->zps, NULL, 0, 0, 0};
 	b->t.quant = count ? &b->q : NULL;
 }
 

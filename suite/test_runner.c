@@ -69,7 +69,7 @@ static void per_tensor(tcall *t, float scale, int32_t zp)
 {
 	t->scale[0] = scale;
 	t->zp[0] = zp;
-	t->quant = (qcf_quant){sizeof(qcf_quant), -1, 1, t->scale, t->zp, NULL, 0};
+	t->quant = (qcf_quant){sizeof(qcf_quant), -1, 1, t->scale, t->zp, NULL, 0, 0, 0};
 }
 
 static void call_init(tcall *t, const char *semantics, const char *op)

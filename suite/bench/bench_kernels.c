@@ -127,9 +127,9 @@ static double time_reference(const shape *s, data *d, int reps)
 		xs[1] = ws[1] = s->cin;
 		ws[0] = ys[1] = s->cout;
 	}
-	qcf_quant qx = {sizeof qx, -1, 1, &d->x_scale, &d->x_zp, NULL, 0};
-	qcf_quant qw = {sizeof qw, 0, (int32_t)s->cout, d->w_scales, d->w_zps, NULL, 0};
-	qcf_quant qy = {sizeof qy, -1, 1, &d->y_scale, &d->y_zp, NULL, 0};
+	qcf_quant qx = {sizeof qx, -1, 1, &d->x_scale, &d->x_zp, NULL, 0, 0, 0};
+	qcf_quant qw = {sizeof qw, 0, (int32_t)s->cout, d->w_scales, d->w_zps, NULL, 0, 0, 0};
+	qcf_quant qy = {sizeof qy, -1, 1, &d->y_scale, &d->y_zp, NULL, 0, 0, 0};
 	qcf_tensor in[3] = {
 	        {sizeof(qcf_tensor), "input", QCF_INT8, rank, xs, d->x, d->nx, &qx},
 	        {sizeof(qcf_tensor), "filter", QCF_INT8, rank, ws, d->wt, d->nw, &qw},

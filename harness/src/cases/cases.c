@@ -1131,7 +1131,7 @@ static int edges_quant(qc_cases *it, qc_case *c, yaml_node_t *gn, yaml_node_t *q
 	/* a grid's zero point is checked against its own [qmin, qmax], not a dtype */
 	if (!one_qparams(it, r, nudge, grid->qmin, grid->qmax, QCF_DTYPE_INVALID, sc, zp))
 		return 0;
-	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL, 0};
+	*gq = (qcf_quant){sizeof *gq, -1, 1, sc, zp, NULL, 0, 0, 0};
 	return 1;
 }
 
@@ -1200,7 +1200,7 @@ static int fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *
 	 * tensor. */
 	qc_grid grid;
 	memset(&grid, 0, sizeof grid);
-	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL, 0};
+	qcf_quant gq = {sizeof gq, -1, 1, NULL, NULL, NULL, 0, 0, 0};
 	const qcf_tensor *gt = NULL;
 	if (g.kind == QC_GEN_EDGES) {
 		yaml_node_t *sn = qc_map_get(s, gn, "scale"), *zn = qc_map_get(s, gn, "zero_point");
