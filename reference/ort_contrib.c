@@ -2,7 +2,7 @@
  * ONNX Runtime's com.microsoft quantization ops that LLM exports use (specs/ort/OPERATORS.md):
  * MatMulNBits, GatherBlockQuantized and DequantizeLinear, semantics "ort".
  *
- * Definitions: microsoft/onnxruntime docs/ContribOperators.md and
+ * Definitions: microsoft/onnxruntime ContribOperators.md in its docs folder and
  * onnxruntime/core/graph/contrib_ops/contrib_defs.cc (schemas); the CPU kernels
  * onnxruntime/contrib_ops/cpu/quantization/matmul_nbits.cc, gather_block_quantized.cc,
  * quantize_ops.cc (with onnxruntime/core/providers/cpu/quantization/quantize_linear.cc), and

@@ -1,6 +1,6 @@
 // ONNX Runtime's com.microsoft quantization ops used by LLM exports: MatMulNBits,
 // GatherBlockQuantized and DequantizeLinear, as golden specs in OUT/ort/imported/.
-// Definitions: onnxruntime docs/ContribOperators.md and
+// Definitions: onnxruntime ContribOperators.md (docs folder) and
 // onnxruntime/core/graph/contrib_ops/contrib_defs.cc (schemas), the CPU kernels in
 // onnxruntime/contrib_ops/cpu/quantization/ (matmul_nbits.cc, gather_block_quantized.cc,
 // quantize_ops.cc) and MLAS (onnxruntime/core/mlas/lib/qnbitgemm*.cpp, sqnbitgemm_kernel_*.cpp).
@@ -205,7 +205,7 @@ async function matmulNBits(L, dir, rng) {
 		writeSpec(dir, {
 			file, op: 'MatMulNBits', semantics: 'ort', domain: DOMAIN, opset: 1, profile: ['ort-contrib-llm'],
 			description: `ONNX Runtime MatMulNBits, ${v.bits}-bit B ${v.zp ? 'with zero points' : `without zero points (the default ${1 << (v.bits - 1)}`})${v.bias ? ', with bias' : ''}, ${T} A: Y = A B^T${v.bias ? ' + bias' : ''}, B[n][k] = (q[n][k] - zp[n][k / block_size]) * scales[n][k / block_size]; block sizes ${bsList.join(', ')}, K a multiple of the block and not, accuracy_level 0 (float32 compute) and 4 (A quantized to int8 blockwise). 'exact' cases use short binary fractions whose every partial sum is exact (bit-exact whatever the summation order); 'random' cases are bounded by a tolerance.`,
-			source: 'ONNX Runtime contrib op MatMulNBits (microsoft/onnxruntime docs/ContribOperators.md, onnxruntime/contrib_ops/cpu/quantization/matmul_nbits.cc)',
+			source: 'ONNX Runtime contrib op MatMulNBits (microsoft/onnxruntime ContribOperators.md in its docs folder, onnxruntime/contrib_ops/cpu/quantization/matmul_nbits.cc)',
 			inputs, outputs: {y: {dtype: T, shape: c0.outputs.y.shape}}, tolerance: 'exact', cases,
 		});
 		files.push(file);
@@ -307,7 +307,7 @@ async function gatherBlockQuantized(L, dir, rng) {
 			writeSpec(dir, {
 				file, op: 'GatherBlockQuantized', semantics: 'ort', domain: DOMAIN, opset: 1, profile: ['ort-contrib-llm'],
 				description: `ONNX Runtime GatherBlockQuantized, ${v.dt} data${v.dt === 'uint8' ? ` packing ${v.bits}-bit values` : ''}, ${v.zp ? 'with zero points' : `without zero points (default ${v.dt === 'uint8' ? 1 << (v.bits - 1) : 0})`}, ${T} scales, ${idxT} indices (one negative): Y = Gather(data, indices, gather_axis) dequantized as T((q - zp) * scale), the product in float32, block_size along quantize_axis.`,
-				source: 'ONNX Runtime contrib op GatherBlockQuantized (microsoft/onnxruntime docs/ContribOperators.md, onnxruntime/contrib_ops/cpu/quantization/gather_block_quantized.cc)',
+				source: 'ONNX Runtime contrib op GatherBlockQuantized (microsoft/onnxruntime ContribOperators.md in its docs folder, onnxruntime/contrib_ops/cpu/quantization/gather_block_quantized.cc)',
 				inputs, outputs: {y: {dtype: T, shape: c0.outputs.y.shape}}, tolerance: 'exact', cases: cs,
 			});
 			files.push(file);
@@ -357,7 +357,7 @@ async function dequantizeLinear(L, dir, rng) {
 		writeSpec(dir, {
 			file, op: 'DequantizeLinear', semantics: 'ort', domain: DOMAIN, opset: 1, profile: ['ort-contrib-llm'],
 			description: `ONNX Runtime com.microsoft DequantizeLinear, ${dt} input: y = (x - x_zero_point) * x_scale in float32, per tensor or along axis (default 1); the scale and zero point travel as the input's quant.`,
-			source: 'ONNX Runtime contrib op DequantizeLinear (microsoft/onnxruntime docs/ContribOperators.md, onnxruntime/contrib_ops/cpu/quantization/quantize_ops.cc, onnxruntime/core/providers/cpu/quantization/quantize_linear.cc)',
+			source: 'ONNX Runtime contrib op DequantizeLinear (microsoft/onnxruntime ContribOperators.md in its docs folder, onnxruntime/contrib_ops/cpu/quantization/quantize_ops.cc, onnxruntime/core/providers/cpu/quantization/quantize_linear.cc)',
 			inputs: {x: {dtype: dt, shape: [3, 4, 5]}}, outputs: {y: {dtype: 'float32', shape: [3, 4, 5]}},
 			tolerance: 'exact', cases,
 		});
