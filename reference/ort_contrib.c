@@ -168,9 +168,13 @@ static qcf_status nbits_check(const qcf_op_call *call, nbits_call *p, qref_detai
 		                 "%s: scales must hold N * k_blocks = %lld values", call->op,
 		                 (long long)(p->N * p->kb));
 	if (p->zp) {
+		if (p->zp->dtype == T)
+			return qref_fail(
+			        d, QCF_NOT_SUPPORTED,
+			        "%s: zero_points of A's type (unpacked) are not implemented",
+			        call->op);
 		if (p->zp->dtype != QCF_UINT8)
-			return qref_fail(d,
-			                 p->zp->dtype == T ? QCF_NOT_SUPPORTED : QCF_INVALID_PARAM,
+			return qref_fail(d, QCF_INVALID_PARAM,
 			                 "%s: zero_points must be uint8 (packed), got %s", call->op,
 			                 tn(p->zp->dtype));
 		int64_t per = (p->kb * p->bits + 7) / 8;
@@ -336,9 +340,13 @@ static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, qref_
 	qaxis = qaxis < 0 ? qaxis + r : qaxis;
 	int64_t comps = 1;
 	if (dt == QCF_UINT8) {
+		if (bits == 2)
+			return qref_fail_attr(
+			        d, "bits", QCF_NOT_SUPPORTED,
+			        "%s: bits 2 is not implemented (no ORT golden checks it)",
+			        call->op);
 		if (bits != 4 && bits != 8)
-			return qref_fail_attr(d, "bits",
-			                      bits == 2 ? QCF_NOT_SUPPORTED : QCF_INVALID_PARAM,
+			return qref_fail_attr(d, "bits", QCF_INVALID_PARAM,
 			                      "%s: bits must be 4 or 8 for uint8 data, got %lld",
 			                      call->op, (long long)bits);
 		if (gaxis != 0 || qaxis != r - 1)
