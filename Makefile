@@ -106,7 +106,7 @@ TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
 .PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san test-quick bench bench-kernels clean \
-        format format-check import-onnx man install uninstall \
+        format format-check import-onnx import-ort ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
 all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
@@ -394,6 +394,29 @@ import-onnx: deps
 	  $(QCONFORM) import-onnx $(ONNX_TESTDATA) --out $(BUILD)/onnx-imported \
 	    --provenance "Debian package libonnx-testdata $$v" && \
 	  rm -rf specs/onnx/imported && cp -r $(BUILD)/onnx-imported specs/onnx/imported
+
+# ONNX Runtime's goldens (harness/import-ort/import.js, build-time only): onnxruntime-node 1.30.0
+# and onnx-proto from npm, pinned by harness/import-ort/package-lock.json, installed with
+# --ignore-scripts (the package's install script downloads from a host CI cannot reach; the
+# package ships libonnxruntime itself) into ORT_NPM, one place for every build directory. The
+# import builds single-node models, runs them on ORT's CPU provider and writes specs/ort/imported
+# (the com.microsoft ops) and specs/onnx/ort (Q/DQ, *.yaml.pending: README.md there); the suite
+# checks that it gives exactly the committed files (suite/test_ort_import.c). Needs node and npm
+# (Debian: nodejs npm).
+ORT_NPM     := build/import-ort
+ORT_MODULES := $(ORT_NPM)/node_modules
+ort-npm: $(ORT_MODULES)/.package-lock.json
+$(ORT_MODULES)/.package-lock.json: harness/import-ort/package.json harness/import-ort/package-lock.json
+	@command -v npm >/dev/null || { echo "make ort-npm: no npm (Debian: apt-get install nodejs npm)" >&2; exit 2; }
+	@mkdir -p $(ORT_NPM)
+	cp harness/import-ort/package.json harness/import-ort/package-lock.json $(ORT_NPM)/
+	cd $(ORT_NPM) && npm ci --ignore-scripts --no-audit --no-fund
+import-ort: ort-npm
+	rm -rf $(BUILD)/ort-import
+	node harness/import-ort/import.js --modules $(ORT_MODULES) --out $(BUILD)/ort-import
+	rm -rf specs/ort/imported specs/onnx/ort
+	cp -r $(BUILD)/ort-import/ort/imported specs/ort/imported
+	cp -r $(BUILD)/ort-import/onnx/ort specs/onnx/ort
 
 # libFuzzer, built with Debian's clang in build/fuzz, on two targets, each for FUZZ_SECONDS:
 #  - the spec loader and the case expansion (suite/fuzz/fuzz_spec.c). Its corpus

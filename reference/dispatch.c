@@ -36,6 +36,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_tf,
         qref_ops_onnx,
         qref_ops_onnx_linear,
+        qref_ops_ort,
 };
 
 typedef qref_op_entry entry;

@@ -157,6 +157,28 @@ static const qref_attr_schema onnx_quantize_attrs[] = {
         END,
 };
 
+static const qref_attr_schema ort_matmul_nbits_attrs[] = {
+        A_INT_REQ("K", 1, I32),
+        A_INT_REQ("N", 1, I32),
+        A_INT("bits", 2, 8, "4"),
+        A_INT_REQ("block_size", 16, I32),
+        A_INT("accuracy_level", 0, 4, "0"),
+        END,
+};
+
+static const qref_attr_schema ort_gather_bq_attrs[] = {
+        A_INT("gather_axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "0"),
+        A_INT("quantize_axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "1"),
+        A_INT("block_size", 16, I32, "128"),
+        A_INT("bits", 2, 8, "4"),
+        END,
+};
+
+static const qref_attr_schema ort_dq_attrs[] = {
+        A_INT("axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "1"),
+        END,
+};
+
 static const qref_attr_schema onnx_conv_attrs[] = {
         A_ENUM("auto_pad", LIST("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), 0, "NOTSET"),
         A_INTS("dilations", 1, "1 per spatial axis"),
@@ -368,6 +390,13 @@ static const qref_op_schema schemas[] = {
          onnx_conv_attrs},
         {"onnx", "DynamicQuantizeLinear", LIST("x"), 1, 1, LIST("y", "y_scale", "y_zero_point"), 3,
          no_attrs},
+        /* ONNX Runtime's com.microsoft ops (specs/ort/OPERATORS.md); the optional inputs are
+         * told apart by name */
+        {"ort", "MatMulNBits", LIST("a", "b", "scales", "zero_points", "bias"), 3, 5, LIST("y"), 1,
+         ort_matmul_nbits_attrs},
+        {"ort", "GatherBlockQuantized", LIST("data", "indices", "scales", "zero_points"), 3, 4,
+         LIST("y"), 1, ort_gather_bq_attrs},
+        {"ort", "DequantizeLinear", XY, ort_dq_attrs},
 };
 
 #define N_SCHEMAS ((int)(sizeof schemas / sizeof schemas[0]))

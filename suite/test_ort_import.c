@@ -1,0 +1,112 @@
+/*
+ * ONNX Runtime's goldens (harness/import-ort/, `make import-ort`): the import run again gives
+ * exactly the committed specs/ort/imported and specs/onnx/ort (skipped, with one line, where
+ * node or the npm packages are not installed); specs/ort all PASS against the reference; a
+ * stub that reads MatMulNBits's absent zero points as 0 (suite/stubs/nbits_zero_default.c)
+ * FAILs exactly the cases without zero points.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qct.h"
+
+/* Where `make ort-npm` installs the packages (one place for every build directory). */
+#define ORT_MODULES "build/import-ort/node_modules"
+
+static void test_import_matches_committed(void)
+{
+	const char *mods = getenv("QCONFORM_ORT_MODULES");
+	if (!mods || !*mods)
+		mods = ORT_MODULES;
+	char pkg[1024];
+	snprintf(pkg, sizeof pkg, "%s/onnxruntime-node/package.json", mods);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "command -v node"), 0);
+	int have_node = p.status == 0;
+	qct_proc_free(&p);
+	if (!have_node || access(pkg, R_OK) != 0) {
+		printf("\n  skipped: %s (`make ort-npm` after apt-get install nodejs npm)",
+		       have_node ? "no onnxruntime-node in " ORT_MODULES : "no node");
+		return;
+	}
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "node harness/import-ort/import.js --modules %s --out %s && "
+	                             "diff -r %s/ort/imported specs/ort/imported && "
+	                             "diff -r %s/onnx/ort specs/onnx/ort",
+	                             mods, tmp, tmp, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	if (p.status)
+		fprintf(stderr,
+		        "\n  specs/ort/imported or specs/onnx/ort differ from the import (run "
+		        "`make "
+		        "import-ort`):\n%.2000s%.2000s",
+		        p.out, p.err);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+static void test_ort_specs_pass(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/ort");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	qct_tally t = qct_tally_report(r);
+	printf("\n  ort: %zu cases, %zu PASS, %zu golden", t.cases, t.pass, t.golden);
+	CU_ASSERT(t.golden >= 288); /* the import's contrib cases */
+	CU_ASSERT_EQUAL(t.pass, t.cases);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* The stub FAILs exactly the MatMulNBits goldens without zero points and PASSes the rest. */
+static void test_stub_default_zero_point(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/ort/imported --filter 'ort/matmul_nbits*' --plugin %s",
+	                           qct_stub("nbits_zero_default"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t with = 0, without = 0, bad = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !v) {
+			bad++;
+			continue;
+		}
+		int has_zp = strstr(spec, "_zp") != NULL;
+		has_zp ? with++ : without++;
+		if (strcmp(v, has_zp ? "PASS" : "FAIL") != 0) {
+			bad++;
+			fprintf(stderr, "\n  %s: %s", json_string_value(json_object_get(c, "name")),
+			        v);
+		}
+	}
+	printf("\n  nbits_zero_default: %zu cases without zero points FAIL, %zu with PASS", without,
+	       with);
+	CU_ASSERT(with >= 40 && without >= 40);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+void qct_register_ort_import(void)
+{
+	CU_pSuite s = qct_suite("ort/import");
+	CU_add_test(s, "make import-ort gives exactly specs/ort/imported and specs/onnx/ort",
+	            test_import_matches_committed);
+	CU_add_test(s, "specs/ort all PASS against the reference", test_ort_specs_pass);
+	CU_add_test(s, "a stub with MatMulNBits's default zero point 0 FAILs exactly those cases",
+	            test_stub_default_zero_point);
+}
