@@ -334,7 +334,7 @@ void qref_set(qcf_tensor *t, size_t i, double v)
 		break;
 	}
 	case QCF_FLOAT4E2M1: {
-		uint8_t *b = (uint8_t *)d + i / 2, nib = qref_small_from(t->dtype, v, 1);
+		uint8_t *b = (uint8_t *)d + i / 2, nib = qref_small_from(t->dtype, v, 0);
 		*b = (i & 1) ? (uint8_t)((*b & 0x0f) | (nib << 4)) : (uint8_t)((*b & 0xf0) | nib);
 		break;
 	}
@@ -343,7 +343,7 @@ void qref_set(qcf_tensor *t, size_t i, double v)
 	case QCF_FLOAT8E5M2:
 	case QCF_FLOAT8E5M2FNUZ:
 	case QCF_FLOAT6E3M2:
-	case QCF_FLOAT6E2M3: ((uint8_t *)d)[i] = qref_small_from(t->dtype, v, 1); break;
+	case QCF_FLOAT6E2M3: ((uint8_t *)d)[i] = qref_small_from(t->dtype, v, 0); break;
 	case QCF_FLOAT8E8M0: ((uint8_t *)d)[i] = qref_e8m0_from(v, 1, QREF_E8M0_UP); break;
 	case QCF_INT8: ((int8_t *)d)[i] = (int8_t)v; break;
 	case QCF_UINT8: ((uint8_t *)d)[i] = (uint8_t)v; break;

@@ -19,7 +19,8 @@ double qref_get(const qcf_tensor *t, size_t i);
 
 /* Stores v at element i. Integer dtypes: v must be integral and in range (not checked);
  * float16/bfloat16/float32: rounded to nearest, ties to even; small floats: as
- * qref_small_from with saturation; e8m0: as qref_e8m0_from(v, 1, QREF_E8M0_UP). */
+ * qref_small_from without saturation (an infinity stays one where the type has it); e8m0: as
+ * qref_e8m0_from(v, 1, QREF_E8M0_UP). */
 void qref_set(qcf_tensor *t, size_t i, double v);
 
 int qref_dtype_is_float(qcf_dtype t);

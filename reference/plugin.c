@@ -96,7 +96,22 @@ static const char *ref_last_error(qcf_instance *inst)
 	return inst ? inst->last_error : "no instance";
 }
 
+/* The same functions under either ABI version: version 2 only adds types. */
 static const qcf_plugin descriptor = {
+        .struct_size = sizeof(qcf_plugin),
+        .abi_version = 2,
+        .name = "qconform-reference",
+        .version = "0.1.0",
+        .create = ref_create,
+        .destroy = ref_destroy,
+        .supports = ref_supports,
+        .prepare = NULL,
+        .execute = ref_execute,
+        .release = NULL,
+        .last_error = ref_last_error,
+};
+
+static const qcf_plugin descriptor_v1 = {
         .struct_size = sizeof(qcf_plugin),
         .abi_version = 1,
         .name = "qconform-reference",
@@ -110,7 +125,10 @@ static const qcf_plugin descriptor = {
         .last_error = ref_last_error,
 };
 
+/* The newest version the host speaks, 2 or 1. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
-	return qcf_negotiate_answer(n, 1, &descriptor);
+	if (n && n->struct_size >= sizeof *n && n->host_max_version >= 2)
+		return qcf_negotiate_answer(n, 2, &descriptor);
+	return qcf_negotiate_answer(n, 1, &descriptor_v1);
 }

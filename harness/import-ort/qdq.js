@@ -2,9 +2,10 @@
 // (onnxruntime/core/providers/cpu/quantization/quantize_linear.cc), opsets 19, 21, 23, 24, 25:
 // float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz) with saturate 0 and 1, float4e2m1, int4/uint4
 // blocked, float16 inputs and scales, output_dtype and precision. Specs with semantics onnx in
-// OUT/onnx/ort/, written as NAME.yaml.pending: they need dtypes and quant keys (float8, float4,
-// scale_dtype, the saturate / output_dtype / precision attributes) that the harness does not
-// load yet (README.md there); renaming them to .yaml is all that is left once it does.
+// OUT/onnx/ort/: NAME.yaml where the harness runs them (the float8 types with float32 scales),
+// else NAME.yaml.pending (float16 inputs and outputs, the output_dtype / precision attributes,
+// axis and block_size written as attributes) that the harness does not load yet (README.md
+// there); a spec marked ready is written as NAME.yaml.
 'use strict';
 
 const fs = require('fs');
@@ -79,7 +80,7 @@ async function generate(L, dir) {
 	const write = spec => {
 		if (!spec.cases.length) return;
 		const file = spec.file;
-		spec.file = file + EXT;
+		spec.file = file + (spec.ready ? '.yaml' : EXT);
 		writeSpec(dir, spec);
 		index.push({file: spec.file, op: spec.op, opset: spec.opset, cases: spec.cases.length, needs: spec.needs});
 		total += spec.cases.length;
@@ -114,7 +115,7 @@ async function generate(L, dir) {
 				description: `QuantizeLinear (opset ${opset}) float32 -> ${dt}: y = saturate(float8(x / y_scale)) with round to nearest even; saturate 1 clamps to +-${f.max}, saturate 0 gives ${f.kind === 'ieee' ? 'inf' : 'NaN'} beyond. Inputs: every value of the grid, every tie and its neighbours, the largest value and beyond, subnormals, zeros, infinities, NaN.`,
 				source: src, inputs: {x: {dtype: 'float32', shape: [cases[0] ? cases[0].inputs.x.shape[0] : 0]}},
 				outputs: {y: {dtype: dt, shape: [cases[0] ? cases[0].inputs.x.shape[0] : 0]}}, tolerance: 'exact', cases,
-				needs: `dtype ${dt}; attribute saturate`});
+				needs: '', ready: true});
 		}
 
 	// DequantizeLinear float8 -> float32 (every code) with float32 scales, -> float16 with float16 scales
@@ -141,7 +142,7 @@ async function generate(L, dir) {
 				write({file: `dequantize_linear_${dt}_${T}_opset${opset}`, op: 'DequantizeLinear', semantics: 'onnx', domain: 'ai.onnx', opset,
 					description: `DequantizeLinear (opset ${opset}) ${dt} -> ${T}: y = x * x_scale (the scale's type, ${T}), every code of ${dt} (NaN codes, both zeros).`,
 					source: src, inputs: {x: {dtype: dt, shape: [n]}}, outputs: {y: {dtype: T, shape: [n]}}, tolerance: 'exact', cases,
-					needs: `dtype ${dt}${T === 'float16' ? '; quant scale_dtype float16, float16 output' : ''}`});
+					needs: T === 'float16' ? 'float16 output (the scale\'s type)' : '', ready: T === 'float32'});
 			}
 		}
 
@@ -331,11 +332,11 @@ async function generate(L, dir) {
 	R.push('carry ORT\'s outputs as `golden:`. Provenance in every file: the npm package and version, the');
 	R.push(`sha256 of the libonnxruntime it ran, the opset and domain. Source: ${L.ortPkg.name} ${L.ortPkg.version}.`);
 	R.push('');
-	R.push('The files are named `*.yaml.pending`: each needs something the harness does not load yet');
-	R.push('(the `needs` column: the float8 and float4 dtypes, `scale_dtype` in `quant`, the attributes');
-	R.push('`saturate`, `output_dtype`, `precision`, `axis`, `block_size` in the ONNX schema, float16 and');
-	R.push('bfloat16 Q/DQ in the reference). `qconform run specs` skips them; once the harness has them,');
-	R.push('the generator\'s EXT (qdq.js) becomes `.yaml` and the files join the run. Float8 and float4');
+	R.push('The float8 files with float32 scales are `*.yaml` and run with the rest of specs/. The others');
+	R.push('are `*.yaml.pending`: each needs something the harness does not load yet (the `needs` column:');
+	R.push('float16 Q/DQ in the reference, the `output_dtype` and `precision` attributes, `axis` and');
+	R.push('`block_size` written as attributes). `qconform run specs` skips them; a spec marked ready in');
+	R.push('qdq.js is written as `.yaml` and joins the run. Float8 and float4');
 	R.push('values are written as their numbers (448, -0.0, .nan); a NaN input code is written .nan.');
 	R.push('');
 	R.push(`## ${index.length} files, ${total} cases`);
