@@ -58,12 +58,15 @@ static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const 
 {
 	double lo, hi;
 	if (onnx_ftype(t)) {
-		/* a value of the float type: NaN is not a zero point */
-		for (int32_t c = 0; c < q->count; c++)
-			if (!isfinite(zero_point(q, c)))
+		/* a value of the float type (NaN is not a zero point) */
+		for (int32_t c = 0; c < q->count; c++) {
+			double z = zero_point(q, c);
+			if (!isfinite(z) || qref_small_to_f32(t, qref_small_from(t, z, 0)) != z)
 				return qref_fail(d, QCF_INVALID_PARAM,
-				                 "%s: zero point %g is not finite", call->op,
-				                 zero_point(q, c));
+				                 "%s: zero point %g is not a %s value (it has the "
+				                 "quantized type)",
+				                 call->op, z, qref_dtype_name(t));
+		}
 		return QCF_OK;
 	}
 	qref_range_d(t, &lo, &hi);

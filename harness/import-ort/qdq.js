@@ -81,6 +81,7 @@ async function generate(L, dir) {
 		if (!spec.cases.length) return;
 		const file = spec.file;
 		spec.file = file + (spec.ready ? '.yaml' : EXT);
+		if (spec.ready) spec.profile = ['onnx-float8'];
 		writeSpec(dir, spec);
 		index.push({file: spec.file, op: spec.op, opset: spec.opset, cases: spec.cases.length, needs: spec.needs});
 		total += spec.cases.length;
