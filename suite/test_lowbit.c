@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "dtype.h"
 #include "qct.h"
 
@@ -255,6 +257,125 @@ static void test_packed(void)
 	CU_ASSERT_STRING_EQUAL(qcf_dtype_name((qcf_dtype)25), "invalid");
 }
 
+/* ---- through the binary: profile onnx-float8 against the typical mistakes ---- */
+
+static int has(const char *s, const char *sub)
+{
+	return strstr(s, sub) != NULL;
+}
+
+/* A QuantizeLinear case to a float8 type (not float4), and whether it saturates. */
+static int float8_quantize(json_t *c, int *saturates)
+{
+	const char *name = qct_str(c, "name");
+	if (strcmp(qct_str(c, "op"), "QuantizeLinear") || has(name, "float4"))
+		return 0;
+	/* sweeps say sat=1, the ORT goldens saturate1; the explicit cases of
+	 * specs/onnx/quantize_linear_float8.yaml that saturate */
+	*saturates = has(name, "sat=1") || has(name, "saturate1") || has(name, "per_axis_") ||
+	             has(name, "_saturated");
+	return 1;
+}
+
+static json_t *run_stub(const char *tmp, const char *stub, int *st)
+{
+	return qct_run_report(tmp, st, NULL, "--profile onnx-float8 --plugin %s", qct_stub(stub));
+}
+
+/* Ignoring saturate = 1 fails exactly the float8 cases that saturate (all of them reach past
+ * the largest value); saturate = 0, float4 and DequantizeLinear pass. */
+static void test_mistake_no_saturate(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, bad = 0, failed = 0, saturating = 0;
+	json_t *r = run_stub(tmp, "f8_no_saturate", &st);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_str(c, "verdict");
+		int sat = 0, f8 = float8_quantize(c, &sat);
+		int want_fail = f8 && sat &&
+		                strcmp(qct_str(c, "name"), "onnx/quantize_linear_float8/"
+		                                           "case/float8_zero_point_not_a_"
+		                                           "value");
+		failed += !strcmp(v, "FAIL");
+		saturating += want_fail;
+		if (want_fail != !strcmp(v, "FAIL") ||
+		    (!want_fail && strcmp(v, "PASS") && strcmp(v, "EXPECTED_ERROR"))) {
+			if (bad++ < 3)
+				fprintf(stderr, "no_saturate: %s %s\n", qct_str(c, "name"), v);
+		}
+	}
+	CU_ASSERT(saturating >= 60);
+	CU_ASSERT_EQUAL(failed, saturating);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Truncating subnormals fails every float8 QuantizeLinear sweep and ORT case (each holds the
+ * ties between subnormals); DequantizeLinear and float4 pass. */
+static void test_mistake_subnormal(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, bad = 0, sweeps = 0;
+	json_t *r = run_stub(tmp, "f8_subnormal_trunc", &st);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_str(c, "verdict"), *name = qct_str(c, "name");
+		int sat, f8 = float8_quantize(c, &sat);
+		int sweep = f8 && (has(name, "dtype=") || has(name, "_opset"));
+		sweeps += sweep;
+		if ((sweep && strcmp(v, "FAIL")) ||
+		    (!f8 && strcmp(v, "PASS") && strcmp(v, "EXPECTED_ERROR"))) {
+			if (bad++ < 3)
+				fprintf(stderr, "subnormal_trunc: %s %s\n", name, v);
+		}
+	}
+	CU_ASSERT(sweeps >= 100);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* A version-1 plugin (every stub but the f8_ ones answers version 1) still loads and runs: it
+ * passes the int8 cases and is offered none of the float8 ones. */
+static void test_v1_plugin_not_offered(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, offered = 0, n = 0;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/onnx/quantize_linear.yaml specs/onnx/ort "
+	                           "specs/onnx/quantize_linear_float8.yaml "
+	                           "specs/onnx/dequantize_linear_float8.yaml --plugin %s",
+	                           qct_stub("ok"));
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(
+	        json_integer_value(json_object_get(
+	                json_object_get(json_object_get(r, "run"), "plugin"), "abi_version")),
+	        1);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_str(c, "verdict");
+		if (has(qct_str(c, "name"), "onnx/quantize_linear/")) {
+			offered += !strcmp(v, "PASS") || !strcmp(v, "EXPECTED_ERROR");
+			continue;
+		}
+		n++;
+		const char *m = qct_str(c, "message");
+		CU_ASSERT(!strcmp(v, "NOT_SUPPORTED") && has(m, "not offered") &&
+		          has(m, "needs plugin ABI version 2"));
+	}
+	CU_ASSERT(n >= 200);
+	CU_ASSERT(offered >= 100);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_lowbit(void)
 {
 	CU_pSuite s = qct_suite("lowbit");
@@ -264,4 +385,8 @@ void qct_register_lowbit(void)
 	CU_add_test(s, "overflow, NaN, zero and tie edges", test_edges);
 	CU_add_test(s, "e8m0 round modes and range", test_e8m0);
 	CU_add_test(s, "packed float4, int2, uint2", test_packed);
+	CU_add_test(s, "float8 without saturation fails where it saturates",
+	            test_mistake_no_saturate);
+	CU_add_test(s, "float8 subnormals truncated fail every sweep", test_mistake_subnormal);
+	CU_add_test(s, "a version-1 plugin is not offered float8", test_v1_plugin_not_offered);
 }

@@ -167,4 +167,14 @@ static inline void stub_torch_fq_elem(const qcf_op_call *call, const stub_torch_
 
 #define STUB_PLUGIN(NAME, EXECUTE) STUB_PLUGIN_FULL(NAME, stub_supports, NULL, EXECUTE, NULL)
 
+/* A stub of ABI version 2 (the low-bit types): offered every case. */
+#define STUB_PLUGIN_V2(NAME, EXECUTE)                                                              \
+	static const qcf_plugin stub_descriptor = {                                                \
+	        sizeof(qcf_plugin), 2,    "stub_" NAME, "1.0", stub_create,    stub_destroy,       \
+	        stub_supports,      NULL, EXECUTE,      NULL,  stub_last_error};                   \
+	QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)                        \
+	{                                                                                          \
+		return qcf_negotiate_answer(n, 2, &stub_descriptor);                               \
+	}
+
 #endif
