@@ -35,6 +35,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_tf,
         qref_ops_onnx,
         qref_ops_onnx_linear,
+        qref_ops_ggml,
 };
 
 typedef qref_op_entry entry;

@@ -310,6 +310,10 @@ static const qref_op_schema schemas[] = {
          onnx_conv_attrs},
         {"onnx", "DynamicQuantizeLinear", LIST("x"), 1, 1, LIST("y", "y_scale", "y_zero_point"), 3,
          no_attrs},
+        /* GGML (specs/ggml/OPERATORS.md) */
+        {"ggml", "quantize_row", XY, no_attrs},
+        {"ggml", "dequantize_row", XY, no_attrs},
+        {"ggml", "mul_mat", AB_Y, no_attrs},
 };
 
 #define N_SCHEMAS ((int)(sizeof schemas / sizeof schemas[0]))
