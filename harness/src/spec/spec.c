@@ -846,7 +846,8 @@ static void check_case_count(checker *c, yaml_node_t *root)
 	}
 }
 
-static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf", "ort", "mx", "ggml", NULL};
+static const char *const semantics_names[] = {"litert", "torch", "onnx", "tf",
+                                              "ort",    "mx",    "ggml", NULL};
 
 /* ---- the op and its attributes, against the reference's schema (qref.h) ---- */
 
