@@ -37,6 +37,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_onnx,
         qref_ops_onnx_linear,
         qref_ops_ort,
+        qref_ops_ggml,
 };
 
 typedef qref_op_entry entry;

@@ -1,5 +1,7 @@
 #include "dtype.h"
 
+#include "ggml.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -20,6 +22,9 @@ const char *qref_dtype_name(qcf_dtype t)
 qcf_dtype qref_dtype_parse(const char *name)
 {
 	for (int t = QCF_BOOL; t < QCF_DTYPE_COUNT; t++)
+		if (strcmp(qcf_dtype_name((qcf_dtype)t), name) == 0)
+			return (qcf_dtype)t;
+	for (int t = QCF_GGML_Q4_0; t <= QCF_GGML_Q8_K; t++) /* GGML's block types (ggml.c) */
 		if (strcmp(qcf_dtype_name((qcf_dtype)t), name) == 0)
 			return (qcf_dtype)t;
 	return QCF_DTYPE_INVALID;
@@ -310,6 +315,8 @@ double qref_get(const qcf_tensor *t, size_t i)
 	default:
 		if (small_fmt(t->dtype))
 			return qref_small_to_f32(t->dtype, ((const uint8_t *)d)[i]);
+		if (qref_ggml_is_block(t->dtype)) /* the element's dequantized value */
+			return qref_ggml_get(t, i);
 		return (double)get_int(t, i);
 	}
 }

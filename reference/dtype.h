@@ -14,7 +14,7 @@
 /* Number of elements of a shape (1 for rank 0). */
 size_t qref_numel(int32_t rank, const int64_t *shape);
 
-/* Element i as double. */
+/* Element i as double (a GGML block type: its dequantized value, qref_ggml_get). */
 double qref_get(const qcf_tensor *t, size_t i);
 
 /* Stores v at element i. Integer dtypes: v must be integral and in range (not checked);

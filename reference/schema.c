@@ -397,6 +397,10 @@ static const qref_op_schema schemas[] = {
         {"ort", "GatherBlockQuantized", LIST("data", "indices", "scales", "zero_points"), 3, 4,
          LIST("y"), 1, ort_gather_bq_attrs},
         {"ort", "DequantizeLinear", XY, ort_dq_attrs},
+        /* GGML (specs/ggml/OPERATORS.md) */
+        {"ggml", "quantize_row", XY, no_attrs},
+        {"ggml", "dequantize_row", XY, no_attrs},
+        {"ggml", "mul_mat", AB_Y, no_attrs},
 };
 
 #define N_SCHEMAS ((int)(sizeof schemas / sizeof schemas[0]))

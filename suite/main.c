@@ -49,6 +49,7 @@
 #pragma weak qct_register_remote
 #pragma weak qct_register_export
 #pragma weak qct_register_cross
+#pragma weak qct_register_ggml
 
 const char *qct_build_path(const char *rel)
 {
@@ -144,7 +145,8 @@ int main(int argc, char **argv)
 	                        qct_register_ci_examples,
 	                        qct_register_remote,
 	                        qct_register_export,
-	                        qct_register_cross};
+	                        qct_register_cross,
+	                        qct_register_ggml};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

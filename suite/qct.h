@@ -146,5 +146,6 @@ void qct_register_ci_examples(void);
 void qct_register_remote(void);
 void qct_register_export(void);
 void qct_register_cross(void);
+void qct_register_ggml(void);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "gen.h"
+#include "ggml.h"
 #include "qc_limits.h"
 #include "qparams.h"
 #include "qref.h"
@@ -1137,6 +1138,20 @@ static int build_tensor(qc_cases *it, qc_case *c, const tview *tv, qcf_tensor *t
 	return 1;
 }
 
+/* The float values gf (NULL: nothing to do) of a GGML block tensor, quantized row by row with
+ * the format's reference quantizer (reference/ggml.h); frees gf. */
+static int ggml_rows(qc_cases *it, yaml_node_t *at, qcf_tensor *t, float *gf)
+{
+	if (!gf)
+		return 1;
+	int ok = qref_ggml_fill(t, gf) == 0;
+	free(gf);
+	if (!ok)
+		fail(it, at, "'%s' (%s) needs a last dimension that is a multiple of %zu", t->name,
+		     qref_dtype_name(t->dtype), qcf_ggml_block_elements(t->dtype));
+	return ok;
+}
+
 /* Explicit data: exactly one number per element, within the dtype. */
 static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 {
@@ -1151,11 +1166,19 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 	}
 	int64_t lo = 0, hi = 0;
 	int is_int = qref_dtype_range(t->dtype, &lo, &hi);
+	/* a GGML block tensor: float values, quantized row by row (ggml_rows) */
+	float *gf = qref_ggml_is_block(t->dtype) ? malloc((n ? n : 1) * sizeof *gf) : NULL;
+	if (qref_ggml_is_block(t->dtype) && !gf) {
+		fail(it, dn, "out of memory");
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *e = seq_at(it->s, r, i);
 		double v;
-		if (!get_num(it, e, &v, "a data value"))
+		if (!get_num(it, e, &v, "a data value")) {
+			free(gf);
 			return 0;
+		}
 		if (is_int && v != floor(v)) {
 			fail(it, e, "value %g is not an integer (dtype %s)", v,
 			     qref_dtype_name(t->dtype));
@@ -1166,9 +1189,12 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 			     qref_dtype_name(t->dtype), (long long)lo, (long long)hi);
 			return 0;
 		}
-		qref_set(t, i, v);
+		if (gf)
+			gf[i] = (float)v;
+		else
+			qref_set(t, i, v);
 	}
-	return 1;
+	return ggml_rows(it, dn, t, gf);
 }
 
 /* [qmin, qmax] of an edges grid: qmin/qmax keys, else the quantized dtype's range. */
@@ -1507,10 +1533,18 @@ static int fill_lua(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t *gn)
 			free(v);
 			return 0;
 		}
-		qref_set(t, i, v[i]);
+		if (!qref_ggml_is_block(t->dtype))
+			qref_set(t, i, v[i]);
 	}
+	float *gf = qref_ggml_is_block(t->dtype) ? malloc((n ? n : 1) * sizeof *gf) : NULL;
+	for (size_t i = 0; gf && i < n; i++)
+		gf[i] = (float)v[i];
 	free(v);
-	return 1;
+	if (qref_ggml_is_block(t->dtype) && !gf) {
+		fail(it, ln, "out of memory");
+		return 0;
+	}
+	return ggml_rows(it, ln, t, gf);
 }
 
 static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)

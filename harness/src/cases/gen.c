@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "ggml.h"
 #include "requant.h"
 #include "util.h"
 
@@ -737,12 +738,44 @@ static int64_t round_clamp(double v, int64_t lo, int64_t hi)
 	return (int64_t)r;
 }
 
+/* A GGML block tensor (reference/ggml.h): its values generated as float32 (every generator as
+ * for a float32 tensor of the same shape), then each row quantized with the format's reference
+ * quantizer (qref_ggml_fill): the blocks a model file would hold. */
+static int fill_ggml(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *grid,
+                     qcf_tensor *t, char *err, size_t err_size)
+{
+	const size_t qk = qcf_ggml_block_elements(t->dtype);
+	if (t->rank < 1 || !t->shape || t->shape[t->rank - 1] < 0 ||
+	    t->shape[t->rank - 1] % (int64_t)qk)
+		return qc_errf(
+		        err, err_size,
+		        "gen: tensor %s (%s) needs a last dimension that is a multiple of %zu",
+		        t->name ? t->name : "?", qref_dtype_name(t->dtype), qk);
+	qcf_tensor f = *t;
+	f.dtype = QCF_FLOAT32;
+	f.quant = NULL;
+	const size_t n = qref_numel(t->rank, t->shape);
+	f.nbytes = n * sizeof(float);
+	f.data = malloc(n ? f.nbytes : 1);
+	if (!f.data)
+		return qc_errf(err, err_size, "gen: out of memory");
+	int r = qc_gen_fill(g, rng, repeat, grid, &f, err, err_size);
+	if (r == 0 && qref_ggml_fill(t, f.data) != 0)
+		r = qc_errf(err, err_size, "gen: tensor %s buffer holds %zu bytes, needs %zu",
+		            t->name ? t->name : "?", t->data ? t->nbytes : (size_t)0,
+		            qcf_dtype_nbytes(t->dtype, n));
+	free(f.data);
+	return r;
+}
+
 int qc_gen_fill(const qc_gen *g, qc_rng *rng, uint64_t repeat, const qc_grid *grid, qcf_tensor *t,
                 char *err, size_t err_size)
 {
 	size_t n;
 	if (!g || !rng)
 		return qc_errf(err, err_size, "gen: no generator or rng");
+	if (t && qref_ggml_is_block(t->dtype))
+		return fill_ggml(g, rng, repeat, grid, t, err, err_size);
 	if (check_tensor(t, 1, &n, err, err_size))
 		return -1;
 	const qcf_dtype T = t->dtype;

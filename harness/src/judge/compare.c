@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "ggml.h"
 #include "locate.h"
 #include "poison.h"
 
@@ -213,11 +214,16 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 {
 	size_t n = qref_numel(expected->rank, expected->shape);
 	int is_float = qref_dtype_is_float(expected->dtype);
+	/* GGML block outputs: in steps of the expected block's step (qref_ggml_error) */
+	const int ggml = qref_ggml_is_block(expected->dtype) && got->dtype == expected->dtype;
 	int stepped = 0;
 	if (is_float && d && d->step)
 		for (size_t i = 0; i < n && !stepped; i++)
 			stepped = d->step[i] > 0;
-	qc_metrics_init(m, !is_float ? QC_UNIT_LSB : stepped ? QC_UNIT_STEPS : QC_UNIT_ULP);
+	qc_metrics_init(m, ggml        ? QC_UNIT_STEPS
+	                   : !is_float ? QC_UNIT_LSB
+	                   : stepped   ? QC_UNIT_STEPS
+	                               : QC_UNIT_ULP);
 	along_geom g = {1, 1};
 	m->along.axis = along_axis >= 0 && along_axis < expected->rank ? along_axis : -1;
 	if (m->along.axis >= 0) {
@@ -245,7 +251,8 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 			continue;
 		}
 		m->n++;
-		double e = unit_error(expected->dtype, m->unit, x, y, step);
+		double e = ggml ? qref_ggml_error(expected, got, i)
+		                : unit_error(expected->dtype, m->unit, x, y, step);
 		if (errors)
 			errors[i] = e;
 		/* the legal band: the expected value and every legal rounding of it */
@@ -255,7 +262,7 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 			hi = fmax(x, band_hi[i]);
 		}
 		double near = y < lo ? lo : y > hi ? hi : isnan(y) ? x : y;
-		double et = unit_error(expected->dtype, m->unit, near, y, step);
+		double et = ggml ? e : unit_error(expected->dtype, m->unit, near, y, step);
 		if (is_float && et != 0) {
 			double u = isnan(et) ? INFINITY : ulp_distance(expected->dtype, near, y);
 			double ae = isnan(et) ? INFINITY : fabs(y - near);
