@@ -321,18 +321,20 @@ double qref_get(const qcf_tensor *t, size_t i)
 	}
 }
 
+/* Element i of a packed 4-bit tensor: 2i in the low nibble, 2i + 1 in the high one. */
+static void set_nibble(void *d, size_t i, uint8_t nib)
+{
+	uint8_t *b = (uint8_t *)d + i / 2;
+	*b = (i & 1) ? (uint8_t)((*b & 0x0f) | (nib << 4)) : (uint8_t)((*b & 0xf0) | nib);
+}
+
 void qref_set(qcf_tensor *t, size_t i, double v)
 {
 	void *d = t->data;
 	switch (t->dtype) {
 	case QCF_BOOL: ((uint8_t *)d)[i] = v != 0; break;
 	case QCF_INT4:
-	case QCF_UINT4: {
-		uint8_t *b = (uint8_t *)d + i / 2;
-		uint8_t nib = (uint8_t)((int64_t)v & 0xf);
-		*b = (i & 1) ? (uint8_t)((*b & 0x0f) | (nib << 4)) : (uint8_t)((*b & 0xf0) | nib);
-		break;
-	}
+	case QCF_UINT4: set_nibble(d, i, (uint8_t)((int64_t)v & 0xf)); break;
 	case QCF_INT2:
 	case QCF_UINT2: {
 		uint8_t *b = (uint8_t *)d + i / 4;
@@ -340,11 +342,7 @@ void qref_set(qcf_tensor *t, size_t i, double v)
 		*b = (uint8_t)((*b & ~(3u << sh)) | (((unsigned)(int64_t)v & 3u) << sh));
 		break;
 	}
-	case QCF_FLOAT4E2M1: {
-		uint8_t *b = (uint8_t *)d + i / 2, nib = qref_small_from(t->dtype, v, 0);
-		*b = (i & 1) ? (uint8_t)((*b & 0x0f) | (nib << 4)) : (uint8_t)((*b & 0xf0) | nib);
-		break;
-	}
+	case QCF_FLOAT4E2M1: set_nibble(d, i, qref_small_from(t->dtype, v, 0)); break;
 	case QCF_FLOAT8E4M3FN:
 	case QCF_FLOAT8E4M3FNUZ:
 	case QCF_FLOAT8E5M2:

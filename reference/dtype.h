@@ -48,13 +48,13 @@ float qref_small_to_f32(qcf_dtype t, uint8_t c);
 
 /*
  * The code of x rounded to nearest, ties to even (the ONNX Cast rules, onnx/onnx
- * docs/Operators.md Cast, and OCP 8-bit floating point v1.0 for the FP8 types):
+ * Operators.md, Cast, and OCP 8-bit floating point v1.0 for the FP8 types):
  *  - |x| beyond the largest finite value after rounding, or infinite: with saturate, +-max;
  *    without, +-inf for e5m2 and NaN for e4m3fn, e4m3fnuz and e5m2fnuz;
  *  - NaN: the type's NaN (e4m3fn and e5m2 keep the sign: 0x7f | sign);
  *  - fnuz types have no negative zero: -0 and negative values rounding to 0 give 0x00;
  *  - float4/float6 have neither NaN nor infinity: they always saturate, and NaN gives +max
- *    (what ONNX specifies for float4e2m1, docs/docsgen/source/technical/float4.md).
+ *    (what ONNX specifies for float4e2m1 in its technical note float4.md).
  * x is taken exactly (a double that is not a float32 is rounded once, from its exact value).
  */
 uint8_t qref_small_from(qcf_dtype t, double x, int saturate);

@@ -148,7 +148,7 @@ static void test_nearest_even(void)
 	}
 }
 
-/* Hand-worked values (ONNX Cast's table, docs/Operators.md#Cast, onnx/onnx; OCP 8-bit FP). */
+/* Hand-worked values (the Cast table of onnx/onnx, Operators.md; OCP 8-bit FP). */
 static void test_edges(void)
 {
 	/* e4m3fn: 464 is the tie between 448 (0x7e) and the NaN code: to even, 448 */

@@ -507,6 +507,9 @@ static void test_negative_cases_lenient(void)
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		int is_neg = !strcmp(json_string_value(json_object_get(c, "expect")), "error");
+		/* the stub speaks ABI 1: the float8 and GGML cases are not offered to it */
+		if (strstr(json_string_value(json_object_get(c, "message")), "not offered"))
+			continue;
 		neg += is_neg;
 		if (is_neg) {
 			neg_failed += !strcmp(qct_verdict(c), "FAIL");
