@@ -13,6 +13,8 @@
 
 #include "dtype.h"
 #include "ggml.h"
+#include <jansson.h>
+
 #include "qct.h"
 #include "qref.h"
 #include "tensor.h"
@@ -698,6 +700,35 @@ static void test_ops(void)
 	CU_ASSERT_STRING_EQUAL(qref_dtype_name(QCF_GGML_Q8_K), "ggml_q8_k");
 }
 
+/* A kernel with Q4_0's nibbles swapped (suite/stubs/ggml_q4_0_nibbles.c: element j high,
+ * j + 16 low) fails every Q4_0 case, writer and readers, and nothing else. */
+static void test_stub_q4_0_nibbles(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, q4 = 0, bad = 0;
+	json_t *r = qct_run_report(tmp, &st, NULL, "--profile ggml --plugin %s",
+	                           qct_stub("ggml_q4_0_nibbles"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *v = qct_str(c, "verdict"), *name = qct_str(c, "name");
+		int neg = !strcmp(qct_str(c, "expect"), "error");
+		int want_fail = strstr(name, "q4_0") && !neg;
+		q4 += want_fail;
+		if (want_fail ? strcmp(v, "FAIL") != 0
+		              : strcmp(v, "PASS") != 0 && strcmp(v, "EXPECTED_ERROR") != 0) {
+			if (bad++ < 3)
+				fprintf(stderr, "\n  q4_0 nibbles: %s %s", name, v);
+		}
+	}
+	CU_ASSERT(q4 >= 40);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_ggml(void)
 {
 	CU_pSuite s = qct_suite("ggml");
@@ -718,4 +749,6 @@ void qct_register_ggml(void)
 	            test_vec_dot_vs_dequantized);
 	CU_add_test(s, "comparison in steps, Q8_1 s and Q8_K bsums", test_error);
 	CU_add_test(s, "quantize_row, dequantize_row, mul_mat through qref_execute", test_ops);
+	CU_add_test(s, "Q4_0 with its nibbles swapped fails every Q4_0 case",
+	            test_stub_q4_0_nibbles);
 }
