@@ -488,10 +488,9 @@ static void write_profile(const char *tmp, const char *name, const char *text)
 	char path[700];
 	snprintf(path, sizeof path, "%s/profiles", tmp);
 	if (mkdir(path, 0755) == 0) {
-		/* the other profiles that specs/onnx names stay as they are */
+		/* the other profiles specs/onnx names stay as they are; this one is rewritten */
 		qct_proc p;
-		CU_ASSERT(qct_sh(&p, "cp specs/profiles/onnx-float8.yaml '%s'", path) == 0 &&
-		          p.status == 0);
+		CU_ASSERT(qct_sh(&p, "cp specs/profiles/*.yaml '%s'", path) == 0 && p.status == 0);
 		qct_proc_free(&p);
 	}
 	snprintf(path, sizeof path, "%s/profiles/%s.yaml", tmp, name);
