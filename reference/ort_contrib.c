@@ -139,10 +139,8 @@ static qcf_status nbits_check(const qcf_op_call *call, nbits_call *p, qref_detai
 		return qref_fail_attr(d, "block_size", QCF_INVALID_PARAM,
 		                      "%s: block_size must be a power of 2 and >= 16, got %lld",
 		                      call->op, (long long)p->bs);
-	if (p->level < 0 || p->level > 4)
-		return qref_fail_attr(d, "accuracy_level", QCF_INVALID_PARAM,
-		                      "%s: accuracy_level must be 0 to 4, got %lld", call->op,
-		                      (long long)p->level);
+	/* accuracy_level: ORT reads it without a range check and computes every value but 4 as
+	 * level 0 (matmul_nbits.cc GetComputeType: SQNBIT_CompFp32), so neither does this */
 	qcf_dtype T = p->a->dtype;
 	if (T != QCF_FLOAT32 && T != QCF_FLOAT16)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: A must be float32 or float16, got %s",
