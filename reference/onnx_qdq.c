@@ -92,10 +92,10 @@ static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 	if (!qref_same_shape(x, &call->outputs[0]))
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: output shape must equal input shape", call->op);
-	if (x->dtype == QCF_FLOAT16 || x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
+	if (x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: %s input is not implemented", call->op,
 		                 qref_dtype_name(x->dtype));
-	if (x->dtype != QCF_FLOAT32)
+	if (x->dtype != QCF_FLOAT32 && x->dtype != QCF_FLOAT16)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be float32, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
 	return QCF_OK;
@@ -176,14 +176,24 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 		                 "%s: input must be int8, uint8, int16, uint16, int32, int4, "
 		                 "uint4, a float8 type or float4e2m1, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
-	if (y->dtype != QCF_FLOAT32)
+	if (y->dtype == QCF_BFLOAT16)
+		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: a bfloat16 output is not implemented",
+		                 call->op);
+	if (y->dtype != QCF_FLOAT32 && y->dtype != QCF_FLOAT16)
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output must be float32 (the scale's type), got %s", call->op,
-		                 qref_dtype_name(y->dtype));
+		                 "%s: output must be float32 or float16 (the scale's type), got %s",
+		                 call->op, qref_dtype_name(y->dtype));
 	qcf_quant q;
 	if ((s = qref_get_quant(x, "DequantizeLinear input", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
+	/* y has the scale's type (opset 19: T2 of x_scale and y); float16 scales give a float16
+	 * y, the product taken in float32 and rounded once (what ONNX Runtime computes) */
+	qcf_dtype want = q.scale_dtype ? q.scale_dtype : QCF_FLOAT32;
+	if (y->dtype != want)
+		return qref_fail_output(d, 0, QREF_PART_DTYPE, QCF_INVALID_PARAM,
+		                        "%s: output %s must have the scale's type (%s)", call->op,
+		                        qref_dtype_name(y->dtype), qref_dtype_name(want));
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rnd, "nothing to an integer");

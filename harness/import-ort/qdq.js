@@ -81,7 +81,7 @@ async function generate(L, dir) {
 		if (!spec.cases.length) return;
 		const file = spec.file;
 		spec.file = file + (spec.ready ? '.yaml' : EXT);
-		if (spec.ready) spec.profile = ['onnx-float8'];
+		if (spec.ready && !spec.profile) spec.profile = ['onnx-float8'];
 		writeSpec(dir, spec);
 		index.push({file: spec.file, op: spec.op, opset: spec.opset, cases: spec.cases.length, needs: spec.needs});
 		total += spec.cases.length;
@@ -143,7 +143,7 @@ async function generate(L, dir) {
 				write({file: `dequantize_linear_${dt}_${T}_opset${opset}`, op: 'DequantizeLinear', semantics: 'onnx', domain: 'ai.onnx', opset,
 					description: `DequantizeLinear (opset ${opset}) ${dt} -> ${T}: y = x * x_scale (the scale's type, ${T}), every code of ${dt} (NaN codes, both zeros).`,
 					source: src, inputs: {x: {dtype: dt, shape: [n]}}, outputs: {y: {dtype: T, shape: [n]}}, tolerance: 'exact', cases,
-					needs: T === 'float16' ? 'float16 output (the scale\'s type)' : '', ready: T === 'float32'});
+					needs: '', ready: true});
 			}
 		}
 
@@ -214,8 +214,9 @@ async function generate(L, dir) {
 							{name: 'y_scale', dtype: 'float32', shape: sshape, values: scales},
 							{name: 'y_zero_point', dtype: dt, shape: sshape, values: zps}],
 						outs: [{name: 'y', dtype: dt, shape}], attrs}, refused);
+					// axis and block_size travel in the quantization (qcf_quant), not as attributes
 					if (r) qcases.push({name: `axis${axis}_block${bs}`, inputs: {x: {shape, data: x}}, outputs: {y: {shape, quant}},
-						attrs, golden: {y: r[0]}, source: `ONNX Runtime ${L.ortPkg.version} CPU, QuantizeLinear opset ${opset} to ${dt}, axis ${axis}, block_size ${bs}`});
+						golden: {y: r[0]}, source: `ONNX Runtime ${L.ortPkg.version} CPU, QuantizeLinear opset ${opset} to ${dt}, axis ${axis}, block_size ${bs}`});
 					const q = Array.from({length: 32}, (_, i) => (i < 2 ? [lo, hi][i] : rng.int(lo, hi)));
 					const r2 = await tryRun(L, {op: 'DequantizeLinear', domain: 'ai.onnx', opset, what: `${dt} blocked`,
 						ins: [{name: 'x', dtype: dt, shape, values: q},
@@ -223,16 +224,16 @@ async function generate(L, dir) {
 							{name: 'x_zero_point', dtype: dt, shape: sshape, values: zps}],
 						outs: [{name: 'y', dtype: 'float32', shape}], attrs}, refused);
 					if (r2) dcases.push({name: `axis${axis}_block${bs}`, inputs: {x: {shape, quant, data: q}}, outputs: {y: {shape}},
-						attrs, golden: {y: r2[0]}, source: `ONNX Runtime ${L.ortPkg.version} CPU, DequantizeLinear opset ${opset} of ${dt}, axis ${axis}, block_size ${bs}`});
+						golden: {y: r2[0]}, source: `ONNX Runtime ${L.ortPkg.version} CPU, DequantizeLinear opset ${opset} of ${dt}, axis ${axis}, block_size ${bs}`});
 				}
 			write({file: `quantize_linear_${dt}_blocked_opset${opset}`, op: 'QuantizeLinear', semantics: 'onnx', domain: 'ai.onnx', opset,
 				description: `QuantizeLinear (opset ${opset}) float32 -> ${dt}, blocked (block_size along axis): y = saturate(rint(x / scale) + zp), ties, their neighbours and values beyond the range.`,
 				source: src, inputs: {x: {dtype: 'float32', shape: [4, 8]}}, outputs: {y: {dtype: dt, shape: [4, 8]}}, tolerance: 'exact', cases: qcases,
-				needs: 'attributes axis and block_size (the harness has blocked quant, its ONNX schema lists no attribute)'});
+				needs: '', ready: true, profile: ['onnx-int4-blocked']});
 			write({file: `dequantize_linear_${dt}_blocked_opset${opset}`, op: 'DequantizeLinear', semantics: 'onnx', domain: 'ai.onnx', opset,
 				description: `DequantizeLinear (opset ${opset}) ${dt} -> float32, blocked: y = (x - zp) * scale.`,
 				source: src, inputs: {x: {dtype: dt, shape: [4, 8]}}, outputs: {y: {dtype: 'float32', shape: [4, 8]}}, tolerance: 'exact', cases: dcases,
-				needs: 'attributes axis and block_size'});
+				needs: '', ready: true, profile: ['onnx-int4-blocked']});
 		}
 
 	// float16 x and scale: -> int8, uint8, float8e4m3fn; opset 23+ also precision = float (1)

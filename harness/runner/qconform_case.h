@@ -64,6 +64,7 @@
  *        u32 flags                QCF_CASE_T_*: which pointers are not NULL
  *        if QCF_CASE_T_QUANT:
  *          i32 axis, i32 count, i32 block_size
+ *          u32 scale_dtype, u32 zero_point_dtype   if QCF_CASE_T_TYPES (ABI version 2)
  *          f32 scales[count]              if QCF_CASE_T_SCALES
  *          i32 zero_points[count]         if QCF_CASE_T_ZERO_POINTS
  *          f32 float_zero_points[count]   if QCF_CASE_T_FLOAT_ZERO_POINTS
@@ -146,6 +147,7 @@
 #define QCF_CASE_T_ZERO_POINTS       4u
 #define QCF_CASE_T_FLOAT_ZERO_POINTS 8u
 #define QCF_CASE_T_DATA              16u /* data is not NULL */
+#define QCF_CASE_T_TYPES             32u /* quant has a scale_dtype or zero_point_dtype */
 
 /* The call that returned a case record's status. */
 #define QCF_STAGE_SUPPORTS 0u

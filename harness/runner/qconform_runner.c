@@ -264,6 +264,12 @@ static void qcr_tensor(qcr_reader *r, qcf_tensor *t, qcf_quant *q, qcr_data *d, 
 		q->axis = (int32_t)qcr_u32(r);
 		q->count = count = (int32_t)qcr_u32(r);
 		q->block_size = (int32_t)qcr_u32(r);
+		q->scale_dtype = QCF_DTYPE_INVALID;
+		q->zero_point_dtype = QCF_DTYPE_INVALID;
+		if (flags & QCF_CASE_T_TYPES) {
+			q->scale_dtype = (qcf_dtype)qcr_u32(r);
+			q->zero_point_dtype = (qcf_dtype)qcr_u32(r);
+		}
 		q->scales = 0;
 		q->zero_points = 0;
 		q->float_zero_points = 0;
@@ -677,7 +683,15 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 		qcf_prepared *prep = 0;
 		int prepared = 0;
 		unsigned long long t0;
-		qcf_status st = qcr_plugin->supports(qcr_inst, &c->call);
+		/* a call of ABI 2 types is not offered to a version-1 plugin (plugin.h) */
+		int offered = qcf_call_abi_version(&c->call) <= qcr_abi;
+		qcf_status st = offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
+		if (!offered) {
+			qcr_say(res, "not offered: the case needs plugin ABI version 2, the plugin speaks ",
+			        0);
+			qcr_say(res, 0, qcr_abi);
+			c->call.n_outputs = 0;
+		}
 		if (st == QCF_OK) {
 			t0 = QCR_NOW();
 			if (qcr_plugin->prepare) {
@@ -692,7 +706,7 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			res->ns = QCR_NOW() - t0;
 		}
 		res->status = (int32_t)st;
-		if (st != QCF_OK) {
+		if (st != QCF_OK && offered) {
 			const char *m = qcr_plugin->last_error(qcr_inst);
 			unsigned long l = 0;
 			while (m && m[l] && l < QCF_MESSAGE_BYTES) {

@@ -242,12 +242,17 @@ static void encode_tensor(qc_wbuf *w, const qcf_tensor *t)
 	if (q)
 		flags |= (q->scales ? QCF_CASE_T_SCALES : 0) |
 		         (q->zero_points ? QCF_CASE_T_ZERO_POINTS : 0) |
-		         (q->float_zero_points ? QCF_CASE_T_FLOAT_ZERO_POINTS : 0);
+		         (q->float_zero_points ? QCF_CASE_T_FLOAT_ZERO_POINTS : 0) |
+		         (q->scale_dtype || q->zero_point_dtype ? QCF_CASE_T_TYPES : 0);
 	qc_wb_u32(w, flags);
 	if (q) {
 		qc_wb_u32(w, (uint32_t)q->axis);
 		qc_wb_u32(w, (uint32_t)q->count);
 		qc_wb_u32(w, (uint32_t)q->block_size);
+		if (flags & QCF_CASE_T_TYPES) {
+			qc_wb_u32(w, (uint32_t)q->scale_dtype);
+			qc_wb_u32(w, (uint32_t)q->zero_point_dtype);
+		}
 		int n = q->count > 0 ? q->count : 0;
 		for (int i = 0; q->scales && i < n; i++)
 			qc_wb_f32(w, q->scales[i]);

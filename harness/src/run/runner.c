@@ -652,6 +652,8 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 		q.axis = sq->axis;
 		q.count = sq->count;
 		q.block_size = sq->block_size;
+		q.scale_dtype = sq->scale_dtype;
+		q.zero_point_dtype = sq->zero_point_dtype;
 		if (sq->scales)
 			q.scales = put(&s->meta, sq->scales, count * sizeof(float), sizeof(float));
 		if (sq->zero_points)

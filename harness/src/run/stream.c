@@ -32,6 +32,8 @@ uint32_t qc_stream_layout(void)
 	        offsetof(qcf_quant, zero_points),
 	        offsetof(qcf_quant, float_zero_points),
 	        offsetof(qcf_quant, block_size),
+	        offsetof(qcf_quant, scale_dtype),
+	        offsetof(qcf_quant, zero_point_dtype),
 	        sizeof(qcf_attr),
 	        offsetof(qcf_attr, v),
 	        sizeof(qc_case_desc),
