@@ -272,7 +272,9 @@ async function generate(L, dir) {
 			write({file: `quantize_linear_float16_to_${dt}_opset${opset}`, op: 'QuantizeLinear', semantics: 'onnx', domain: 'ai.onnx', opset,
 				description: `QuantizeLinear (opset ${opset}) with float16 x and float16 y_scale -> ${dt}${opset >= 23 ? '; precision absent (the scale\'s type) and precision 1 (float32 division)' : ''}.`,
 				source: src, inputs: {x: {dtype: 'float16', shape: [n]}}, outputs: {y: {dtype: dt, shape: [n]}}, tolerance: 'exact', cases,
-				needs: `float16 QuantizeLinear input; quant scale_dtype float16${f8 ? `; dtype ${dt}` : ''}${opset >= 23 ? '; attribute precision' : ''}`});
+				needs: opset >= 23 ? 'attribute precision' : dt === 'float8e4m3fn' ? '' :
+					'ONNX Runtime gives the type\'s minimum for +inf (ONNX saturates to the maximum, as ORT\'s float32 path does)',
+				ready: opset < 23 && dt === 'float8e4m3fn'});
 		}
 
 	// output_dtype (opset 21+): no zero point input, the output type from the attribute
