@@ -31,7 +31,9 @@ static qcf_status off_by_one_execute(qcf_instance *inst, qcf_prepared *prep,
 				double q = nearbyint(v * 64);
 				qref_set(y, i, q > 127 ? 127 : q < -127 ? -127 : q);
 			} else {
-				qref_set(y, i, qref_small_to_f32(y->dtype, qref_small_from(y->dtype, v, 1)));
+				qref_set(y, i,
+				         qref_small_to_f32(y->dtype,
+				                           qref_small_from(y->dtype, v, 1)));
 			}
 		}
 	}
