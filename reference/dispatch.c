@@ -38,6 +38,7 @@ static const qref_op_entry *const families[] = {
         qref_ops_onnx_linear,
         qref_ops_ort,
         qref_ops_ggml,
+        qref_ops_mx,
 };
 
 typedef qref_op_entry entry;

@@ -44,6 +44,7 @@ extern const qref_op_entry qref_ops_onnx[];               /* onnx_*.c */
 extern const qref_op_entry qref_ops_onnx_linear[];        /* onnx_linear.c */
 extern const qref_op_entry qref_ops_ort[];                /* ort_contrib.c */
 extern const qref_op_entry qref_ops_ggml[];               /* ggml.c */
+extern const qref_op_entry qref_ops_mx[];                 /* mx.c */
 
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))

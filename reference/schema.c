@@ -401,6 +401,13 @@ static const qref_op_schema schemas[] = {
         {"ggml", "quantize_row", XY, no_attrs},
         {"ggml", "dequantize_row", XY, no_attrs},
         {"ggml", "mul_mat", AB_Y, no_attrs},
+        /* OCP MX v1.0 and NVFP4 (specs/mx/OPERATORS.md) */
+        {"mx", "quantize_mx", LIST("x"), 1, 1, LIST("y", "scale"), 2, no_attrs},
+        {"mx", "dequantize_mx", LIST("x", "scale"), 2, 2, LIST("y"), 1, no_attrs},
+        {"mx", "dot_mx", LIST("a", "a_scale", "b", "b_scale"), 4, 4, LIST("y"), 1, no_attrs},
+        {"mx", "quantize_nvfp4", LIST("x", "global_scale"), 2, 2, LIST("y", "scale"), 2, no_attrs},
+        {"mx", "dequantize_nvfp4", LIST("x", "scale", "global_scale"), 3, 3, LIST("y"), 1,
+         no_attrs},
 };
 
 #define N_SCHEMAS ((int)(sizeof schemas / sizeof schemas[0]))

@@ -50,6 +50,7 @@
 #pragma weak qct_register_export
 #pragma weak qct_register_cross
 #pragma weak qct_register_ggml
+#pragma weak qct_register_mx
 
 const char *qct_build_path(const char *rel)
 {
@@ -146,7 +147,8 @@ int main(int argc, char **argv)
 	                        qct_register_remote,
 	                        qct_register_export,
 	                        qct_register_cross,
-	                        qct_register_ggml};
+	                        qct_register_ggml,
+	                        qct_register_mx};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

@@ -147,5 +147,6 @@ void qct_register_remote(void);
 void qct_register_export(void);
 void qct_register_cross(void);
 void qct_register_ggml(void);
+void qct_register_mx(void);
 
 #endif

@@ -250,7 +250,8 @@ static void test_schema_matches_kernels(void)
 	                                         qref_ops_onnx,
 	                                         qref_ops_onnx_linear,
 	                                         qref_ops_ort,
-	                                         qref_ops_ggml};
+	                                         qref_ops_ggml,
+	                                         qref_ops_mx};
 	int n_entries = 0, n_schemas = 0;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
 		for (const qref_op_entry *e = families[f]; e->op; e++) {
