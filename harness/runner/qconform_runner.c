@@ -685,9 +685,12 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 		unsigned long long t0;
 		/* a call of ABI 2 types is not offered to a version-1 plugin (plugin.h) */
 		int offered = qcf_call_abi_version(&c->call) <= qcr_abi;
-		qcf_status st = offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
+		qcf_status st =
+		        offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
 		if (!offered) {
-			qcr_say(res, "not offered: the case needs plugin ABI version 2, the plugin speaks ",
+			qcr_say(res,
+			        "not offered: the case needs plugin ABI version 2, the plugin "
+			        "speaks ",
 			        0);
 			qcr_say(res, 0, qcr_abi);
 			c->call.n_outputs = 0;
