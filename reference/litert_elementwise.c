@@ -190,7 +190,7 @@ static int act_quantize(float scale, int32_t zp, float f, int64_t *q)
 static qcf_status act_range(const qcf_op_call *call, int act, const qcf_tensor *out, qp o,
                             int32_t *lo, int32_t *hi, qref_detail *d)
 {
-	int64_t qmin, qmax, a, b;
+	int64_t qmin, qmax, a, b = 0; /* b is read only when it was set (not RELU) */
 	qref_dtype_range(out->dtype, &qmin, &qmax);
 	*lo = (int32_t)qmin;
 	*hi = (int32_t)qmax;
