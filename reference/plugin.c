@@ -97,33 +97,14 @@ static const char *ref_last_error(qcf_instance *inst)
 }
 
 /* The same functions under either ABI version: version 2 only adds types. */
-static const qcf_plugin descriptor = {
-        .struct_size = sizeof(qcf_plugin),
-        .abi_version = 2,
-        .name = "qconform-reference",
-        .version = "0.1.0",
-        .create = ref_create,
-        .destroy = ref_destroy,
-        .supports = ref_supports,
-        .prepare = NULL,
-        .execute = ref_execute,
-        .release = NULL,
-        .last_error = ref_last_error,
-};
-
-static const qcf_plugin descriptor_v1 = {
-        .struct_size = sizeof(qcf_plugin),
-        .abi_version = 1,
-        .name = "qconform-reference",
-        .version = "0.1.0",
-        .create = ref_create,
-        .destroy = ref_destroy,
-        .supports = ref_supports,
-        .prepare = NULL,
-        .execute = ref_execute,
-        .release = NULL,
-        .last_error = ref_last_error,
-};
+#define REF_DESCRIPTOR(v)                                                                          \
+	{                                                                                          \
+		.struct_size = sizeof(qcf_plugin), .abi_version = (v),                             \
+		.name = "qconform-reference", .version = "0.1.0", .create = ref_create,            \
+		.destroy = ref_destroy, .supports = ref_supports, .prepare = NULL,                 \
+		.execute = ref_execute, .release = NULL, .last_error = ref_last_error,             \
+	}
+static const qcf_plugin descriptor = REF_DESCRIPTOR(2), descriptor_v1 = REF_DESCRIPTOR(1);
 
 /* The newest version the host speaks, 2 or 1. */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)

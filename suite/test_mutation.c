@@ -71,7 +71,8 @@ static void test_definitions_apply(void)
 	CU_ASSERT_EQUAL(p.status, 0);
 	qct_proc_free(&p);
 
-	/* the specs a mutant runs: those of the ops that can reach the mutated file */
+	/* the specs a mutant runs without a specs: line of its own: those of the ops that can
+	 * reach the mutated file */
 	static const struct {
 		const char *file, *has, *lacks;
 	} scope[] = {
@@ -91,8 +92,9 @@ static void test_definitions_apply(void)
 	};
 	for (size_t k = 0; k < sizeof scope / sizeof scope[0]; k++) {
 		CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
-		                             "m=$(grep -l '^file: %s$' suite/mutants/*.mut "
-		                             "suite/mutants/control/*.mut | head -n 1) && "
+		                             "m=$(grep -L '^specs:' $(grep -l '^file: %s$' "
+		                             "suite/mutants/*.mut suite/mutants/control/*.mut) | "
+		                             "head -n 1) && "
 		                             "echo \" $(%s --field specs $m) \"",
 		                             scope[k].file, qct_build_path("mutants/mutate")),
 		                      0);
