@@ -90,7 +90,7 @@ static const fault_row rows[] = {
         {"exit", "QUANTIZE", 3, "CRASH", "worker exited with status 3", OTHERS_KEEP, "", 30, 0, 0},
         /* 8: limits and the sandbox: memory runs out in the worker, not the machine; the
          * harness cannot be signalled; no program can be run */
-        {"alloc", "DEQUANTIZE", 4096, "CRASH", "out of memory", OTHERS_KEEP, "--worker-memory 256M",
+        {"alloc", "DEQUANTIZE", 4096, "CRASH", "out of memory", OTHERS_KEEP, "--worker-memory 64M",
          60, 0, 1},
         {"kill-parent", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "", 30, 0, 0},
         {"shell", "DEQUANTIZE", 0, "ERROR", "system() failed", OTHERS_KEEP, "", 30, 1, 0},
