@@ -307,14 +307,7 @@ static float make_qkx2_quants(int n, int nmax, const float *x, const float *weig
  * refined for 5 rounds one level at a time, weighted by x^2. */
 static float make_q3_quants(int n, int nmax, const float *x, int8_t *L)
 {
-	float max = 0, amax = 0;
-	for (int i = 0; i < n; i++) {
-		const float ax = fabsf(x[i]);
-		if (ax > amax) {
-			amax = ax;
-			max = x[i];
-		}
-	}
+	const float max = signed_absmax(x, n), amax = fabsf(max);
 	if (amax < GROUP_MAX_EPS) {
 		memset(L, 0, (size_t)n);
 		return 0.f;
@@ -362,14 +355,7 @@ static float make_q3_quants(int n, int nmax, const float *x, int8_t *L)
  * levels -nmax .. nmax - 1 (stored + nmax), the best of 19 candidate scales, weights x^2. */
 static float make_qx_quants(int n, int nmax, const float *x, int8_t *L)
 {
-	float max = 0, amax = 0;
-	for (int i = 0; i < n; i++) {
-		const float ax = fabsf(x[i]);
-		if (ax > amax) {
-			amax = ax;
-			max = x[i];
-		}
-	}
+	const float max = signed_absmax(x, n), amax = fabsf(max);
 	if (amax < GROUP_MAX_EPS) {
 		memset(L, 0, (size_t)n);
 		return 0.f;
@@ -676,15 +662,8 @@ static void quant_q6_k(const float *x, uint8_t *b)
  * reference writes 0, what they sum to, and the comparison requires that. */
 static void quant_q8_k(const float *x, uint8_t *b)
 {
-	float max = 0, amax = 0;
+	const float max = signed_absmax(x, QK_K), amax = fabsf(max);
 	int8_t *qs = (int8_t *)(b + 4);
-	for (int j = 0; j < QK_K; j++) {
-		const float ax = fabsf(x[j]);
-		if (ax > amax) {
-			amax = ax;
-			max = x[j];
-		}
-	}
 	if (amax == 0.0f) {
 		memset(b, 0, 292);
 		return;
