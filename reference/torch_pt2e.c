@@ -230,6 +230,17 @@ static qcf_status same_shape_out(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
+/* The float input of a quantize op: float32, float16 or bfloat16 (is_qfloat). */
+static qcf_status check_qfloat(const qcf_op_call *call, const qcf_tensor *x, qref_detail *d)
+{
+	if (is_qfloat(x->dtype))
+		return QCF_OK;
+	return qref_fail_tensor(d, x, QREF_PART_DTYPE, QCF_NOT_SUPPORTED,
+	                        "%s: input of dtype %s: the reference takes float32, float16 or "
+	                        "bfloat16 input",
+	                        call->op, tdt(x->dtype));
+}
+
 /* ---- quantize_per_token, dequantize_per_token ---------------------------- */
 
 static qcf_status quantize_per_token(const qcf_op_call *call, qref_detail *d)
@@ -251,12 +262,8 @@ static qcf_status quantize_per_token(const qcf_op_call *call, qref_detail *d)
 	if ((st = token_param(call, x, s, "scales", 1, d)) != QCF_OK ||
 	    (st = token_param(call, x, z, "zero_points", 1, d)) != QCF_OK)
 		return st;
-	if (!is_qfloat(x->dtype))
-		return qref_fail_tensor(
-		        d, x, QREF_PART_DTYPE, QCF_NOT_SUPPORTED,
-		        "%s: input of dtype %s: the reference takes float32, float16 "
-		        "or bfloat16 input",
-		        call->op, tdt(x->dtype));
+	if ((st = check_qfloat(call, x, d)) != QCF_OK)
+		return st;
 	if ((st = check_scales(call, s, d)) != QCF_OK ||
 	    (st = check_zps(call, z, 1, d)) != QCF_OK || (st = same_shape_out(call, d)) != QCF_OK)
 		return st;
@@ -578,12 +585,8 @@ static qcf_status quantize_per_channel_group(const qcf_op_call *call, qref_detai
 	    (st = qref_torch_int_attr(call, "quant_max", &qmax, d)) != QCF_OK ||
 	    (st = group_check(call, x, s, z, &gs, &rows, d)) != QCF_OK)
 		return st;
-	if (!is_qfloat(x->dtype))
-		return qref_fail_tensor(
-		        d, x, QREF_PART_DTYPE, QCF_NOT_SUPPORTED,
-		        "%s: input of dtype %s: the reference takes float32, float16 "
-		        "or bfloat16 input",
-		        call->op, tdt(x->dtype));
+	if ((st = check_qfloat(call, x, d)) != QCF_OK)
+		return st;
 	const size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++)
 		if (isnan(qref_get(x, i)))
