@@ -46,6 +46,11 @@ extern const qref_op_entry qref_ops_ort[];                /* ort_contrib.c */
 extern const qref_op_entry qref_ops_ggml[];               /* ggml.c */
 extern const qref_op_entry qref_ops_mx[];                 /* mx.c */
 
+/* y = (x - zero point) * scale elementwise, in float32 (ONNX DequantizeLinear, onnx_qdq.c): every
+ * element exact to the product, its step the scale; also com.microsoft DequantizeLinear. */
+void qref_dequantize_linear_values(const qcf_tensor *x, const qcf_quant *q, qcf_tensor *y,
+                                   qref_detail *d);
+
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else

@@ -161,6 +161,22 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	return QCF_OK;
 }
 
+void qref_dequantize_linear_values(const qcf_tensor *x, const qcf_quant *q, qcf_tensor *y,
+                                   qref_detail *d)
+{
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = qref_quant_index(x, q, i);
+		float sc = q->scales[c];
+		/* exact for <= 16-bit types and the float8/4 types; int32 (zp 0) rounds x to
+		 * float32 as numpy does */
+		float dx = (float)(qref_get(x, i) - zero_point(q, c));
+		qref_mark_exact(d, 0, i);
+		qref_set_step(d, 0, i, sc > 0 ? sc : 0.0);
+		qref_set(y, i, dx * sc);
+	}
+}
+
 static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
@@ -197,17 +213,7 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rnd, "nothing to an integer");
-	size_t n = qref_tensor_numel(x);
-	for (size_t i = 0; i < n; i++) {
-		int32_t c = qref_quant_index(x, &q, i);
-		float sc = q.scales[c];
-		/* exact for <= 16-bit types and the float8/4 types; int32 (zp 0) rounds x to
-		 * float32 as numpy does */
-		float dx = (float)(qref_get(x, i) - zero_point(&q, c));
-		qref_mark_exact(d, 0, i);
-		qref_set_step(d, 0, i, sc > 0 ? sc : 0.0);
-		qref_set(y, i, dx * sc);
-	}
+	qref_dequantize_linear_values(x, &q, y, d);
 	return QCF_OK;
 }
 

@@ -499,14 +499,7 @@ static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, qref_detai
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rnd, "nothing to an integer");
-	size_t n = qref_tensor_numel(x);
-	for (size_t i = 0; i < n; i++) {
-		int32_t c = qref_quant_index(x, &q, i);
-		float dx = (float)((int32_t)qref_get(x, i) - q.zero_points[c]);
-		qref_mark_exact(d, 0, i);
-		qref_set_step(d, 0, i, q.scales[c] > 0 ? q.scales[c] : 0.0);
-		qref_set(y, i, dx * q.scales[c]);
-	}
+	qref_dequantize_linear_values(x, &q, y, d); /* ONNX's arithmetic (onnx_qdq.c) */
 	return QCF_OK;
 }
 
