@@ -105,7 +105,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san test-quick bench bench-kernels clean \
+.PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san san-all test-quick bench bench-kernels clean \
         format format-check import-onnx import-ort ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
@@ -334,9 +334,10 @@ SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/li
 # ASan's quarantine of freed memory is 16 MB instead of 256 MB: a use after free is still
 # caught while the block waits there, and the pass's processes page in far less memory (on
 # `qconform validate specs`: 200 MB instead of 750 MB peak, half the page faults).
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QCT_SPECS='$(SAN_SPECS)'
 test-san:
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  QCT_SPECS='$(SAN_SPECS)' $(MAKE) BUILD=build/san SAN=1 test-unit
+	$(SAN_ENV) $(MAKE) BUILD=build/san SAN=1 test-unit
 
 # The edit-compile loop (well under 2 minutes of CPU): the unit suites of QUICK_SUITES (the
 # reference's arithmetic, quantization parameters, generators, spec loading and validation, Lua,
@@ -353,11 +354,27 @@ test-quick: all
 	@mkdir -p $(BUILD)/quick
 	$(QCONFORM) run $(QUICK_SPECS) --quiet --json $(BUILD)/quick/report.json
 
-# The two test runs are independent (their own build directories): on two cores they run at
-# once, each mostly one process at a time.
+# `make test`: both passes (plain, sanitizers), each in two lanes. A lane is a process of the
+# test binary; the lanes of a pass share a queue of its suites (QCT_QUEUE, suite/main.c) and
+# take the next one whenever they are free. make runs two lanes at a time, in TEST_LANES order:
+# a lane of each pass first; when one pass's queue is empty, the second lane of the other pass
+# starts and shares what is left of it, so both cores stay busy to the end.
+TEST_LANES := test-lane-plain-1 test-lane-san-1 test-lane-plain-2 test-lane-san-2
 test: deps
 	$(MAKE) format-check
-	$(MAKE) -j2 --output-sync=target test-unit test-san
+	rm -rf $(BUILD)/test-queue $(BUILD)/test-shared build/san/test-queue build/san/test-shared
+	$(MAKE) -j2 --output-sync=target $(TEST_LANES)
+
+san-all:
+	$(MAKE) BUILD=build/san SAN=1 all
+
+.PHONY: $(TEST_LANES)
+$(filter test-lane-plain-%,$(TEST_LANES)): test-lane-plain-%: all
+	QCONFORM_BUILD=$(BUILD) QCT_QUEUE=$(BUILD)/test-queue QCT_SHARED_DIR=$(BUILD)/test-shared $(TESTS)
+
+$(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all
+	$(SAN_ENV) QCONFORM_BUILD=build/san QCT_QUEUE=build/san/test-queue \
+	  QCT_SHARED_DIR=build/san/test-shared build/san/qconform_tests
 
 # `make bench`: the reference kernels (bench-kernels), then the pipeline over every spec with
 # the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time

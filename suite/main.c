@@ -1,8 +1,14 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
+#include <CUnit/TestRun.h>
 
 #include "qct.h"
 
@@ -103,19 +109,93 @@ CU_pSuite qct_suite(const char *name)
 	return s;
 }
 
+/* Prints the failures of the suite just run, as CUnit's basic mode would at the end. */
+static void print_failures(void)
+{
+	for (CU_pFailureRecord f = CU_get_failure_list(); f; f = f->pNext)
+		fprintf(stderr, "  FAILED %s / %s: %s:%u: %s\n",
+		        f->pSuite && f->pSuite->pName ? f->pSuite->pName : "?",
+		        f->pTest && f->pTest->pName ? f->pTest->pName
+		                                    : "(suite set-up or clean-up)",
+		        f->strFileName ? f->strFileName : "?", f->uiLineNumber,
+		        f->strCondition ? f->strCondition : "");
+}
+
+/*
+ * The next suite to run: with QCT_QUEUE=FILE, the lanes that share FILE (make test starts
+ * several, each a process of its own) take suites from one counter kept in it, under flock,
+ * so whichever lane is free takes the next suite and the lanes end close together. Without
+ * it, 0, 1, 2, ... in this process. -1 on an error with FILE (said on stderr).
+ */
+static int next_suite(const char *queue, int *local)
+{
+	if (!queue || !*queue)
+		return (*local)++;
+	int fd = open(queue, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		fprintf(stderr, "QCT_QUEUE %s: %s\n", queue, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	int k = n > 0 ? atoi(buf) : 0;
+	int len = snprintf(buf, sizeof buf, "%d\n", k + 1);
+	if (pwrite(fd, buf, (size_t)len, 0) != len || ftruncate(fd, len) != 0) {
+		fprintf(stderr, "QCT_QUEUE %s: %s\n", queue, strerror(errno));
+		k = -1;
+	}
+	close(fd); /* and the lock with it */
+	return k;
+}
+
+/* -v: each test as it ends */
+static void say_test(const CU_pTest test, const CU_pSuite suite, const CU_pFailureRecord failures)
+{
+	printf("  %s / %s: %s\n", suite->pName, test->pName, failures ? "FAILED" : "passed");
+	fflush(stdout);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
-	void (*regs[])(void) = {qct_register_reference,
+	/* Heaviest suites first: a lane that takes the last suite then waits least for it. */
+	void (*regs[])(void) = {qct_register_hostile,
+	                        qct_register_certify,
+	                        qct_register_run,
+	                        qct_register_reports,
+	                        qct_register_spec_limits,
+	                        qct_register_gating,
+	                        qct_register_export,
+	                        qct_register_mutation,
+	                        qct_register_pipeline,
+	                        qct_register_ci_examples,
+	                        qct_register_spec,
+	                        qct_register_plugin_libtorch,
+	                        qct_register_plugin_armnn,
+	                        qct_register_dump,
+	                        qct_register_examples,
+	                        qct_register_cli,
+	                        qct_register_lua,
+	                        qct_register_lowbit,
+	                        qct_register_remote,
+	                        qct_register_litert_conv,
+	                        qct_register_plugin_onednn,
+	                        qct_register_interrupt,
+	                        qct_register_mx,
+	                        qct_register_cross,
+	                        qct_register_runner,
+	                        qct_register_reference,
 	                        qct_register_qparams,
 	                        qct_register_gen,
-	                        qct_register_runner,
-	                        qct_register_hostile,
-	                        qct_register_spec,
-	                        qct_register_spec_limits,
 	                        qct_register_compare,
-	                        qct_register_run,
-	                        qct_register_lua,
-	                        qct_register_litert_conv,
 	                        qct_register_litert_elementwise,
 	                        qct_register_litert_activations,
 	                        qct_register_litert_layout,
@@ -125,42 +205,49 @@ int main(int argc, char **argv)
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,
-	                        qct_register_reports,
-	                        qct_register_gating,
-	                        qct_register_certify,
-	                        qct_register_dump,
 	                        qct_register_plugin_xnnpack,
-	                        qct_register_plugin_onednn,
 	                        qct_register_plugin_gemmlowp,
-	                        qct_register_plugin_libtorch,
-	                        qct_register_plugin_armnn,
-	                        qct_register_mutation,
 	                        qct_register_utf8,
-	                        qct_register_interrupt,
-	                        qct_register_examples,
 	                        qct_register_refusals,
-	                        qct_register_pipeline,
-	                        qct_register_cli,
 	                        qct_register_docs,
-	                        qct_register_lowbit,
-	                        qct_register_ci_examples,
-	                        qct_register_remote,
-	                        qct_register_export,
-	                        qct_register_cross,
-	                        qct_register_ggml,
-	                        qct_register_mx};
+	                        qct_register_ggml};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
 		if (regs[i])
 			regs[i]();
-	CU_basic_set_mode(argc > 1 && strcmp(argv[1], "-v") == 0 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-	unsigned ran = CU_get_number_of_tests_run();
+	if (argc > 1 && strcmp(argv[1], "-v") == 0)
+		CU_set_test_complete_handler(say_test);
+	CU_pSuite active[256];
+	int n_active = 0;
+	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+		if (s->fActive && n_active < (int)(sizeof active / sizeof active[0]))
+			active[n_active++] = s;
+	const char *queue = getenv("QCT_QUEUE");
+	unsigned ran = 0, failed = 0, suites = 0;
+	int local = 0, k;
+	double t_all = now_s();
+	while ((k = next_suite(queue, &local)) >= 0 && k < n_active) {
+		double t0 = now_s();
+		CU_run_suite(active[k]);
+		CU_pRunSummary r = CU_get_run_summary();
+		unsigned bad = r->nFailureRecords;
+		printf("%s: %u test%s, %s (%.1f s)\n", active[k]->pName, r->nTestsRun,
+		       r->nTestsRun == 1 ? "" : "s", bad ? "FAILED" : "passed", now_s() - t0);
+		fflush(stdout);
+		print_failures();
+		ran += r->nTestsRun;
+		failed += bad;
+		suites++;
+	}
 	CU_cleanup_registry();
-	if (ran == 0) {
+	printf("%u suite%s, %u tests, %u failure%s (%.1f s)%s\n", suites, suites == 1 ? "" : "s",
+	       ran, failed, failed == 1 ? "" : "s", now_s() - t_all,
+	       queue && *queue ? " in this lane" : "");
+	if (k < 0)
+		return 1;
+	if (ran == 0 && !(queue && *queue)) {
 		fprintf(stderr, "no tests ran\n");
 		return 1;
 	}

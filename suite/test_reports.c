@@ -600,6 +600,12 @@ static void test_html_in_chromium(void)
 		char args[700];
 		snprintf(args, sizeof args, "--html '%s'", html);
 		CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
+		/* the sanitizer pass writes the pages; Chromium (not built with the sanitizers)
+		 * reads them in the plain pass */
+		if (qct_under_sanitizers()) {
+			json_decref(r);
+			continue;
+		}
 		char *dom = rendered_dom(html, profile);
 		CU_ASSERT_PTR_NOT_NULL(dom);
 		if (dom) {
@@ -771,7 +777,8 @@ static int synthetic_report(const char *path, long n)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-/* 100,000 cases (50,000 in the sanitizer pass, where each is slower, not different): the HTML
+/* 100,000 cases (25,000 in the sanitizer pass, where each is slower, not different; still 550
+ * failing, more than the page lists): the HTML
  * stays small (passing cases counted, 500 failing cases listed and the rest counted), renders
  * in seconds, and JUnit still has every case. */
 static void test_large_run(void)
@@ -781,7 +788,7 @@ static void test_large_run(void)
 	snprintf(json, sizeof json, "%s/large.json", tmp);
 	snprintf(html, sizeof html, "%s/large.html", tmp);
 	snprintf(xml, sizeof xml, "%s/large.xml", tmp);
-	const long n = qct_under_sanitizers() ? 50000 : 100000;
+	const long n = qct_under_sanitizers() ? 25000 : 100000;
 	CU_ASSERT_EQUAL_FATAL(synthetic_report(json, n), 0);
 	qct_validate_report_later(json, "synthetic report of 100,000 cases");
 	snprintf(args, sizeof args, "--html '%s'", html);

@@ -1,14 +1,18 @@
 /* Helpers shared by the tests: running commands, temporary directories. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "digest.h"
 #include "qct.h"
 
 static char *slurp(FILE *f)
@@ -546,6 +550,71 @@ static shared_run *shared_add(const char *key)
 	return s;
 }
 
+/*
+ * Across lanes (QCT_SHARED_DIR, set by make test): a shared run is kept in that directory
+ * under the sha256 of its key, so the lane that asks first runs it and the others read it.
+ * key.lock is held (flock) while the first runs it; key.done says it is complete.
+ */
+static int shared_lock(const char *key, char base[700])
+{
+	const char *d = getenv("QCT_SHARED_DIR");
+	if (!d || !*d)
+		return -1;
+	char hex[65];
+	qc_sha256_hex(key, strlen(key), hex);
+	mkdir(d, 0755);
+	snprintf(base, 700, "%s/%.16s", d, hex);
+	char lock[720];
+	snprintf(lock, sizeof lock, "%s.lock", base);
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static int shared_done(const char *base)
+{
+	char path[720];
+	snprintf(path, sizeof path, "%s.done", base);
+	return access(path, F_OK) == 0;
+}
+
+static void shared_put(const char *base, const char *ext, const char *text)
+{
+	char path[720];
+	snprintf(path, sizeof path, "%s.%s", base, ext);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text ? text : "", f);
+		fclose(f);
+	}
+}
+
+static char *shared_get(const char *base, const char *ext)
+{
+	char path[720];
+	snprintf(path, sizeof path, "%s.%s", base, ext);
+	char *t = qct_read_file(path);
+	return t ? t : dup_or_die("");
+}
+
+static void shared_put_status(const char *base, int status)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%d\n", status);
+	shared_put(base, "status", b);
+}
+
+static int shared_get_status(const char *base)
+{
+	char *t = shared_get(base, "status");
+	int st = atoi(t);
+	free(t);
+	return st;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? dup_or_die(s) : NULL;
@@ -559,7 +628,30 @@ json_t *qct_run_shared(int *status, char **err_out, const char **json_path, cons
 	vsnprintf(args, sizeof args, fmt, ap);
 	va_end(ap);
 	shared_run *s = shared_find(args);
-	if (!s) {
+	char base[700];
+	int fd;
+	if (!s && (fd = shared_lock(args, base)) >= 0) {
+		/* the run's directory is base itself, kept for the other lanes */
+		s = shared_add(args);
+		char json[720];
+		snprintf(json, sizeof json, "%s/report.json", base);
+		s->json = dup_or_die(json);
+		if (shared_done(base)) {
+			json_error_t e;
+			s->report = json_load_file(json, 0, &e);
+			s->proc.status = shared_get_status(base);
+			s->proc.err = shared_get(base, "err");
+		} else {
+			mkdir(base, 0755);
+			char *err = NULL;
+			s->report = qct_run_report(base, &s->proc.status, &err, "%s", args);
+			s->proc.err = err;
+			shared_put(base, "err", err);
+			shared_put_status(base, s->proc.status);
+			shared_put(base, "done", "");
+		}
+		close(fd);
+	} else if (!s) {
 		s = shared_add(args);
 		const char *dir = qct_tmpdir();
 		if (!dir)
@@ -588,7 +680,27 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...)
 	vsnprintf(cmd, sizeof cmd, fmt, ap);
 	va_end(ap);
 	shared_run *s = shared_find(cmd);
-	if (!s) {
+	char base[700];
+	int fd;
+	if (!s && (fd = shared_lock(cmd, base)) >= 0) {
+		qct_proc q;
+		if (shared_done(base)) {
+			q.status = shared_get_status(base);
+			q.out = shared_get(base, "out");
+			q.err = shared_get(base, "err");
+		} else if (qct_sh(&q, "%s", cmd) == 0) {
+			shared_put(base, "out", q.out);
+			shared_put(base, "err", q.err);
+			shared_put_status(base, q.status);
+			shared_put(base, "done", "");
+		} else {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		s = shared_add(cmd);
+		s->proc = q;
+	} else if (!s) {
 		qct_proc q;
 		if (qct_sh(&q, "%s", cmd) != 0)
 			return -1;

@@ -1281,6 +1281,12 @@ static int plan_in_shard(void *ctx, const char *name)
 
 int qc_cmd_run(const qc_run_opts *o)
 {
+	/* a plugin that cannot be opened is refused before the specs are loaded and planned (a
+	 * second for all of specs/); the runner opens it again, with its sha256 */
+	if (o->plugin && !o->remote && access(o->plugin, R_OK) != 0) {
+		fprintf(stderr, "qconform: %s: cannot open: %s\n", o->plugin, strerror(errno));
+		return 2;
+	}
 	qc_diag diag = {0, 0, stderr};
 	specset ss = {0};
 	time_t started = time(NULL);
@@ -1734,6 +1740,19 @@ int qc_cmd_list(const qc_run_opts *in)
 		if (!ss.selected[i])
 			continue;
 		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 0, &diag);
+		if (!ss.profile) {
+			/* the names alone, as run plans them: no Lua, no data */
+			uint64_t n = qc_cases_count(ss.specs[i]);
+			for (uint64_t idx = 0; idx < n; idx++) {
+				const char *name = qc_cases_name(it, idx, NULL);
+				int keep = qc_case_selected(o, name);
+				selected += keep;
+				if (keep && in_shard(o, name))
+					printf("%s\n", name);
+			}
+			qc_cases_end(it);
+			continue;
+		}
 		qc_case *c;
 		int got;
 		while ((got = qc_cases_next(it, &c)) != 0) {
@@ -1743,14 +1762,9 @@ int qc_cmd_list(const qc_run_opts *in)
 			int keep = qc_case_selected(o, c->name) &&
 			           (!ss.profile || class_covered(&ss, k));
 			selected += keep;
-			if (!keep || !in_shard(o, c->name)) {
-				/* not this one */
-			} else if (!ss.profile) {
-				printf("%s\n", c->name);
-			} else {
-				/* the second column: the case's class */
+			/* the second column: the case's class */
+			if (keep && in_shard(o, c->name))
 				printf("%s\t%s\n", c->name, qc_profile_class_name(ss.profile, k));
-			}
 			qc_case_free(c);
 		}
 		qc_cases_end(it);
