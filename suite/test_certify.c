@@ -527,6 +527,47 @@ static void write_profile(const char *tmp, const char *name, const char *text)
  * meets the rules of two extensions, a rule that matches nothing and an extension below its
  * min_cases are errors at file:line:col of the profile.
  */
+/* Under --profile only the specs that declare it are loaded: a spec outside the profile with
+ * an error in it (read as YAML, never checked) costs nothing and stops nothing; one that is not
+ * YAML at all is loaded to say so. */
+static void test_profile_loads_its_specs(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *q = qct_build_path("qconform");
+	char other[600];
+	snprintf(other, sizeof other, "%s/other.yaml", tmp);
+	FILE *f = fopen(other, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform: 1\nop: NoSuchOp\nsemantics: onnx\nprofile: [torch-fakequant]\n", f);
+	fclose(f);
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s", q, other) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_STRING_EQUAL(p.err, "");
+	size_t lines = 0, ours = 0;
+	for (const char *s = p.out; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + strlen(s)) {
+		lines++;
+		ours += !strncmp(s, "onnx/", 5);
+	}
+	CU_ASSERT(lines > 100 && ours == lines);
+	qct_proc_free(&p);
+	/* the same spec under its own profile is loaded, and refused */
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile torch-fakequant %s", q, other) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, other));
+	qct_proc_free(&p);
+	/* not YAML: loaded, and refused whatever the profile */
+	f = fopen(other, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform: 1\nop: [\n", f);
+	fclose(f);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s", q, other) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, other));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 static void test_list_classes(void)
 {
 	const char *tmp = qct_tmpdir();
@@ -731,6 +772,8 @@ void qct_register_certify(void)
 	            test_partial_refused);
 	CU_add_test(s, "an int8-only kernel certifies litert-int8's base, not int16x8",
 	            test_int8_only_base);
+	CU_add_test(s, "--profile loads the specs that declare it, and no other",
+	            test_profile_loads_its_specs);
 	CU_add_test(s, "list --profile shows classes; rule errors at file:line:col",
 	            test_list_classes);
 	CU_add_test(s, "HTML: every distinct NOT_SUPPORTED message of an op, counted",

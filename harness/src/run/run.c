@@ -641,6 +641,18 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		free(none);
 	}
 	load_profiles(ss, pfiles, n_pfiles, diag);
+	if (o->profile) {
+		/* only the profile's specs are loaded (their sweeps evaluated, their cases
+		 * planned); a file that cannot be read as YAML is loaded to say why */
+		int kept = 0;
+		for (int i = 0; i < n; i++) {
+			if (qc_spec_declares_profile(files[i], o->profile) != 0)
+				files[kept++] = files[i];
+			else
+				free(files[i]);
+		}
+		n = kept;
+	}
 	ss->specs = calloc((size_t)(n ? n : 1), sizeof *ss->specs);
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
 	ss->filtered = qc_xcalloc((size_t)(n ? n : 1), sizeof *ss->filtered);

@@ -1444,6 +1444,47 @@ int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, 
 	return r;
 }
 
+int qc_spec_declares_profile(const char *path, const char *profile)
+{
+	FILE *sink = fopen("/dev/null", "w");
+	if (!sink)
+		return -1;
+	qc_diag quiet = {0, 0, sink};
+	yaml_document_t doc;
+	int ok = qc_yaml_load_file(path, "spec", &doc, &quiet);
+	fclose(sink);
+	if (!ok)
+		return -1;
+	int r = -1;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (root && root->type == YAML_MAPPING_NODE) {
+		r = 0;
+		for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+		     p < root->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+			yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+			if (!k || k->type != YAML_SCALAR_NODE ||
+			    strcmp((const char *)k->data.scalar.value, "profile") != 0 || !v)
+				continue;
+			if (v->type == YAML_SCALAR_NODE) {
+				r |= !strcmp((const char *)v->data.scalar.value, profile);
+			} else if (v->type == YAML_SEQUENCE_NODE) {
+				for (yaml_node_item_t *it = v->data.sequence.items.start;
+				     it < v->data.sequence.items.top; it++) {
+					yaml_node_t *e = yaml_document_get_node(&doc, *it);
+					r |= e && e->type == YAML_SCALAR_NODE &&
+					     !strcmp((const char *)e->data.scalar.value, profile);
+				}
+			} else {
+				r = -1; /* not a profile list: the full load says so */
+				break;
+			}
+		}
+	}
+	yaml_document_delete(&doc);
+	return r;
+}
+
 static char *make_id(const char *path, const char *semantics)
 {
 	const char *base = strrchr(path, '/');

@@ -97,6 +97,9 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
                   yaml_document_t *doc, qc_diag *diag);
 /* qc_read_file then qc_yaml_parse (one document not required). */
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
+/* Does the spec file at path declare this profile (its `profile` key), read as YAML only (no
+ * checks, no Lua)? 1 yes, 0 no, -1 cannot tell (the file or its YAML is broken): load it. */
+int qc_spec_declares_profile(const char *path, const char *profile);
 void qc_spec_free(qc_spec *s);
 /* A private copy of s, loaded again from the same text: its Lua state and its Lua-made nodes
  * are its own, so threads expand one spec at once, each through its own copy. NULL (errors in
