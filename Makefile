@@ -94,6 +94,7 @@ HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o) $(PB_GEN)/onnx.pb-c.o
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
+EXAMPLE_SO  := $(BUILD)/example/libexample.so $(BUILD)/abi1/libexample_abi1.so
 TEST_SRC    := $(wildcard suite/*.c)
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -109,7 +110,7 @@ TESTS     := $(BUILD)/qconform_tests
         format format-check import-onnx import-ort ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
-all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(TESTS) plugins
+all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(EXAMPLE_SO) $(TESTS) plugins
 
 # Adapters to real kernel libraries: each plugins/<name>/plugin.mk adds a target
 # to PLUGIN_TARGETS that builds $(BUILD)/plugins/libqcf_<name>.so when the
@@ -218,6 +219,22 @@ $(REF_SO): $(BUILD)/reference/plugin.o $(REF_A)
 $(BUILD)/stubs/libstub_%.so: $(BUILD)/suite/stubs/%.o $(REF_A)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ -lm
+
+# The example plugin (plugins/example/example.c), built as a vendor builds it: against the plugin
+# header alone. Once against harness/include/qconform/plugin.h, once against the header as ABI
+# version 1 shipped it (suite/abi1/README.md); the lowbit suite runs the two side by side.
+$(BUILD)/example/example.o: plugins/example/example.c
+	@mkdir -p $(dir $@)
+	$(CC) -Iharness/include $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/abi1/example.o: plugins/example/example.c
+	@mkdir -p $(dir $@)
+	$(CC) -Isuite/abi1 $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/example/libexample.so: $(BUILD)/example/example.o
+$(BUILD)/abi1/libexample_abi1.so: $(BUILD)/abi1/example.o
+$(EXAMPLE_SO):
+	$(CC) -shared $(LDFLAGS) -o $@ $^
 
 $(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)

@@ -4,6 +4,7 @@
  * saturation and the out-of-range rules of each type, e8m0's three round modes, int2 packing.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -377,6 +378,74 @@ static void test_v1_plugin_not_offered(void)
 	qct_rmdir(tmp);
 }
 
+/* The plugin ABI field of a report. */
+static json_int_t abi_version(json_t *r)
+{
+	return json_integer_value(json_object_get(
+	        json_object_get(json_object_get(r, "run"), "plugin"), "abi_version"));
+}
+
+/* plugins/example/example.c built against the header as version 1 shipped it (suite/abi1/)
+ * still loads and runs: it answers version 1, every case of its int8 specs has the verdict and
+ * message of the same source built against today's header, and the float8 cases never reach
+ * it (the host's "not offered"; the other build's answer there depends on the version its
+ * source asks for). */
+static void test_v1_built_example(void)
+{
+	char *h = qct_read_file("suite/abi1/qconform/plugin.h");
+	char *d = qct_read_file(qct_build_path("abi1/example.d"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT(has(h, "#define QCF_ABI_VERSION     1 ") && !has(h, "scale_dtype"));
+	/* the object was compiled against the frozen header, not harness/include's */
+	CU_ASSERT(has(d, "suite/abi1/qconform/plugin.h") && !has(d, "harness/include"));
+	free(h);
+	free(d);
+	const char *specs = "specs/onnx/dequantize_linear.yaml "
+	                    "specs/onnx/dequantize_linear_shapes.yaml "
+	                    "specs/onnx/dequantize_linear_float8.yaml";
+	const char *tmp2 = qct_tmpdir(), *tmp1 = qct_tmpdir();
+	int st2, st1;
+	json_t *r2 = qct_run_report(tmp2, &st2, NULL, "%s --plugin %s", specs,
+	                            qct_build_path("example/libexample.so"));
+	json_t *r1 = qct_run_report(tmp1, &st1, NULL, "%s --plugin %s", specs,
+	                            qct_build_path("abi1/libexample_abi1.so"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+	CU_ASSERT_EQUAL(st2, 0);
+	CU_ASSERT_EQUAL(st1, 0);
+	CU_ASSERT_EQUAL(abi_version(r1), 1);
+	json_t *c2s = json_object_get(r2, "cases"), *c1s = json_object_get(r1, "cases");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(c1s), json_array_size(c2s));
+	int bad = 0, pass = 0, f8 = 0;
+	for (size_t i = 0; i < json_array_size(c1s); i++) {
+		json_t *c1 = json_array_get(c1s, i), *c2 = json_array_get(c2s, i);
+		const char *name = qct_str(c1, "name"), *v = qct_str(c1, "verdict");
+		const char *m = qct_str(c1, "message");
+		int ok;
+		if (has(name, "onnx/dequantize_linear_float8/")) {
+			f8++;
+			ok = !strcmp(v, "NOT_SUPPORTED") && has(m, "not offered") &&
+			     has(m, "needs plugin ABI version 2, the plugin speaks 1");
+		} else {
+			pass += !strcmp(v, "PASS");
+			ok = !strcmp(name, qct_str(c2, "name")) &&
+			     !strcmp(v, qct_str(c2, "verdict")) &&
+			     !strcmp(m, qct_str(c2, "message"));
+		}
+		if (!ok && bad++ < 3)
+			fprintf(stderr, "\n  abi1 example: %s %s '%s'; built today: %s '%s'", name,
+			        v, m, qct_str(c2, "verdict"), qct_str(c2, "message"));
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(f8 >= 20);
+	CU_ASSERT(pass >= 100);
+	json_decref(r1);
+	json_decref(r2);
+	qct_rmdir(tmp1);
+	qct_rmdir(tmp2);
+}
+
 void qct_register_lowbit(void)
 {
 	CU_pSuite s = qct_suite("lowbit");
@@ -390,4 +459,5 @@ void qct_register_lowbit(void)
 	            test_mistake_no_saturate);
 	CU_add_test(s, "float8 subnormals truncated fail every sweep", test_mistake_subnormal);
 	CU_add_test(s, "a version-1 plugin is not offered float8", test_v1_plugin_not_offered);
+	CU_add_test(s, "the example built against the version-1 header", test_v1_built_example);
 }
