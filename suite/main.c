@@ -157,13 +157,6 @@ static void say_test(const CU_pTest test, const CU_pSuite suite, const CU_pFailu
 	fflush(stdout);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
 	/* Heaviest suites first: a lane that takes the last suite then waits least for it. */
@@ -227,14 +220,14 @@ int main(int argc, char **argv)
 	const char *queue = getenv("QCT_QUEUE");
 	unsigned ran = 0, failed = 0, suites = 0;
 	int local = 0, k;
-	double t_all = now_s();
+	double t_all = qct_now_s();
 	while ((k = next_suite(queue, &local)) >= 0 && k < n_active) {
-		double t0 = now_s();
+		double t0 = qct_now_s();
 		CU_run_suite(active[k]);
 		CU_pRunSummary r = CU_get_run_summary();
 		unsigned bad = r->nFailureRecords;
 		printf("%s: %u test%s, %s (%.1f s)\n", active[k]->pName, r->nTestsRun,
-		       r->nTestsRun == 1 ? "" : "s", bad ? "FAILED" : "passed", now_s() - t0);
+		       r->nTestsRun == 1 ? "" : "s", bad ? "FAILED" : "passed", qct_now_s() - t0);
 		fflush(stdout);
 		print_failures();
 		ran += r->nTestsRun;
@@ -243,7 +236,7 @@ int main(int argc, char **argv)
 	}
 	CU_cleanup_registry();
 	printf("%u suite%s, %u tests, %u failure%s (%.1f s)%s\n", suites, suites == 1 ? "" : "s",
-	       ran, failed, failed == 1 ? "" : "s", now_s() - t_all,
+	       ran, failed, failed == 1 ? "" : "s", qct_now_s() - t_all,
 	       queue && *queue ? " in this lane" : "");
 	if (k < 0)
 		return 1;

@@ -28,6 +28,8 @@ void qct_proc_free(qct_proc *p);
 char *qct_read_file(const char *path);
 
 /* A fresh directory under $TMPDIR for one test; removed by qct_rmdir. */
+/* Seconds on the monotonic clock. */
+double qct_now_s(void);
 const char *qct_tmpdir(void);
 void qct_rmdir(const char *dir);
 

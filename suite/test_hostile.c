@@ -96,13 +96,6 @@ static const fault_row rows[] = {
         {"shell", "DEQUANTIZE", 0, "ERROR", "system() failed", OTHERS_KEEP, "", 30, 1, 0},
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static json_t *case_by_name(json_t *cases, const char *name)
 {
 	for (size_t i = 0; i < json_array_size(cases); i++) {
@@ -158,7 +151,7 @@ static json_t *run_row(const char *tmp, const fault_row *f, int remote, int *sta
 		snprintf(via, sizeof via, "--remote '%s --stdio'", link);
 	}
 	qct_proc p;
-	double t0 = now_s();
+	double t0 = qct_now_s();
 	/* the state file's path names the row's processes for leftovers() too */
 	int rc =
 	        qct_sh(&p,
@@ -168,7 +161,7 @@ static json_t *run_row(const char *tmp, const fault_row *f, int remote, int *sta
 	               "%s %s; echo $? > %s/status; } | cat",
 	               qct_build_path("qconform"), SPECS, json, tmp, tmp, qct_stub("hostile"),
 	               f->fault, f->op, f->arg, tmp, tmp, f->extra, via, tmp);
-	*elapsed = now_s() - t0;
+	*elapsed = qct_now_s() - t0;
 	if (rc != 0)
 		return NULL;
 	qct_proc_free(&p);

@@ -39,13 +39,6 @@ static size_t occurrences(const char *s, const char *what)
 	return n;
 }
 
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Runs `qconform report JSON ARGS`; returns the exit status, stderr in err (if not NULL). */
 static int report_cmd(const char *json, const char *args, char **err)
 {
@@ -792,13 +785,13 @@ static void test_large_run(void)
 	CU_ASSERT_EQUAL_FATAL(synthetic_report(json, n), 0);
 	qct_validate_report_later(json, "synthetic report of 100,000 cases");
 	snprintf(args, sizeof args, "--html '%s'", html);
-	double t0 = now();
+	double t0 = qct_now_s();
 	CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
-	double t_html = now() - t0;
+	double t_html = qct_now_s() - t0;
 	snprintf(args, sizeof args, "--junit '%s'", xml);
-	t0 = now();
+	t0 = qct_now_s();
 	CU_ASSERT_EQUAL_FATAL(report_cmd(json, args, NULL), 0);
-	double t_junit = now() - t0;
+	double t_junit = qct_now_s() - t0;
 	struct stat sj, sh, sx;
 	CU_ASSERT_FATAL(stat(json, &sj) == 0 && stat(html, &sh) == 0 && stat(xml, &sx) == 0);
 	printf("\n  %ld cases: JSON %.1f MB; HTML %.2f MB in %.2f s; JUnit %.1f MB in %.2f s\n", n,

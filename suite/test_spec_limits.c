@@ -457,13 +457,6 @@ static const row rows[] = {
          "with this spec the run has 11000000 cases, more than the limit of 10000000"},
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs cmd; checks exit 2, the first line of stderr ("<at>:<where>: " or "<at>: ", then want)
  * and the time. */
 static void expect_refused(const row *r, const char *cmd, const char *at, const char *want)
@@ -474,9 +467,9 @@ static void expect_refused(const row *r, const char *cmd, const char *at, const 
 	else
 		snprintf(prefix, sizeof prefix, "%s: ", at);
 	qct_proc p;
-	double t0 = now_s();
+	double t0 = qct_now_s();
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s", cmd), 0);
-	double t = now_s() - t0;
+	double t = qct_now_s() - t0;
 	size_t first = strcspn(p.err, "\n");
 	int ok = p.status == 2 && strncmp(p.err, prefix, strlen(prefix)) == 0 &&
 	         first >= strlen(prefix) && strstr(p.err, want) &&
@@ -542,9 +535,9 @@ static void test_many_cases(void)
 	write_spec(path, b.s);
 	free(b.s);
 	qct_proc p;
-	double t0 = now_s();
+	double t0 = qct_now_s();
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
-	CU_ASSERT(now_s() - t0 < HANG_SECONDS);
+	CU_ASSERT(qct_now_s() - t0 < HANG_SECONDS);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "1 spec valid, 100000 cases"));
 	qct_proc_free(&p);
@@ -595,11 +588,11 @@ static void test_waivers_fifo(void)
 	write_spec(spec, "");
 	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
 	qct_proc p;
-	double t0 = now_s();
+	double t0 = qct_now_s();
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s run %s --waivers %s --quiet --json %s/r.json",
 	                             qct_build_path("qconform"), spec, fifo, dir),
 	                      0);
-	CU_ASSERT(now_s() - t0 < HANG_SECONDS);
+	CU_ASSERT(qct_now_s() - t0 < HANG_SECONDS);
 	CU_ASSERT_EQUAL(p.status, 2);
 	char want[700];
 	snprintf(want, sizeof want, "%s: not a regular file (a FIFO)", fifo);
@@ -642,12 +635,12 @@ static void test_lua_budgets(void)
 	const char *slow =
 	        "(function() for i = 1, 5 do table.move({}, 1, 1e6, 1, {}) end return 1 end)()";
 	int r = 0;
-	double t0 = now_s();
+	double t0 = qct_now_s();
 	for (int k = 0; k < 1000 && r == 0; k++)
 		r = qc_lua_eval(L, slow, NULL, 0, pool_alloc, &pl, &v, err, sizeof err, &line);
 	CU_ASSERT_NOT_EQUAL(r, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "time limit of the spec exceeded (0.5 s of Lua"));
-	CU_ASSERT(now_s() - t0 < HANG_SECONDS);
+	CU_ASSERT(qct_now_s() - t0 < HANG_SECONDS);
 	qc_lua_free(L);
 }
 

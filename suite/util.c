@@ -91,6 +91,13 @@ void qct_proc_free(qct_proc *p)
 	memset(p, 0, sizeof *p);
 }
 
+double qct_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 const char *qct_tmpdir(void)
 {
 	static char buf[4][512];
