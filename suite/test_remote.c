@@ -164,6 +164,26 @@ static void test_broken_streams(void)
 	fputs(filter, f);
 	fclose(f);
 	refused(tmp, "echo hello", "not a qconform frame");
+	/* the same, deterministic: a hello frame larger than a pipe holds (a 70 kB option) is
+	 * still being written when the command closes its stdin; what it wrote is what counts
+	 * (this was "exited with status 0 before its worker answered" when echo was quick) */
+	{
+		qct_proc p;
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p,
+		               "%s run specs/litert/add.yaml --quiet --json %s/r.json --plugin %s "
+		               "--plugin-option big=$(head -c 70000 /dev/zero | tr '\\0' x) "
+		               "--remote 'echo hello; exec 0<&-; sleep 1'",
+		               qct_build_path("qconform"), tmp,
+		               qct_build_path("libqconform_reference.so")),
+		        0);
+		int ok = p.status == 2 && strstr(p.err, "not a qconform frame");
+		if (!ok)
+			printf("\n    --remote with a 70 kB hello: exit %d, stderr: %.300s",
+			       p.status, p.err);
+		CU_ASSERT(ok);
+		qct_proc_free(&p);
+	}
 	snprintf(path, sizeof path, "%s/fake.py", tmp);
 	f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);

@@ -228,7 +228,11 @@ static void send_hello(relay *r)
 		out_string(r, a->allow[i]);
 	out_string(r, a->plugin);
 	if (qc_frame_write(r->to, QC_FRAME_HELLO, r->frame, r->frame_len, NULL, 0) < 0) {
-		/* it ended (or closed its stdin) before reading a frame */
+		/* it ended (or closed its stdin) before reading a frame; what it wrote first
+		 * (`echo hello`) says more than its exit does: wait_loaded reads it */
+		struct pollfd q = {.fd = r->from, .events = POLLIN};
+		if (poll(&q, 1, 0) > 0 && (q.revents & POLLIN))
+			return;
 		char how[96];
 		describe(reap_child(r), how, sizeof how);
 		refuse(r, "the remote command `%s` %s before its worker answered", a->remote, how);
