@@ -45,6 +45,26 @@ static int onnx_qtype(qcf_dtype t)
 	       t == QCF_INT4 || t == QCF_UINT4 || onnx_ftype(t);
 }
 
+/* QuantizeLinear's output types by their onnx.proto TensorProto.DataType code (the
+ * output_dtype attribute); QCF_DTYPE_INVALID for any other code. */
+static qcf_dtype onnx_qtype_of_code(int64_t code)
+{
+	switch (code) {
+	case 2: return QCF_UINT8;
+	case 3: return QCF_INT8;
+	case 4: return QCF_UINT16;
+	case 5: return QCF_INT16;
+	case 17: return QCF_FLOAT8E4M3FN;
+	case 18: return QCF_FLOAT8E4M3FNUZ;
+	case 19: return QCF_FLOAT8E5M2;
+	case 20: return QCF_FLOAT8E5M2FNUZ;
+	case 21: return QCF_UINT4;
+	case 22: return QCF_INT4;
+	case 23: return QCF_FLOAT4E2M1;
+	default: return QCF_DTYPE_INVALID;
+	}
+}
+
 /* The zero point of channel c as a value: a float8 zero point's, else the integer. */
 static double zero_point(const qcf_quant *q, int32_t c)
 {
@@ -113,12 +133,27 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 		                 "%s: output must be int8, uint8, int16, uint16, int4, uint4, a "
 		                 "float8 type or float4e2m1, got %s",
 		                 call->op, qref_dtype_name(y->dtype));
+	/* opset 21: output_dtype names y's type (0: the zero point's, uint8 without one); given
+	 * with a zero point, it must be the zero point's type, which is y's */
+	int64_t output_dtype = 0;
+	int r = qref_attr_int(call, "output_dtype", &output_dtype);
+	if (r < 0 || (r > 0 && output_dtype != 0 && !onnx_qtype_of_code(output_dtype)))
+		return qref_fail_attr(d, "output_dtype", QCF_INVALID_PARAM,
+		                      "%s: output_dtype %lld is not a TensorProto type "
+		                      "QuantizeLinear can output",
+		                      call->op, (long long)output_dtype);
+	if (r > 0 && output_dtype != 0 && onnx_qtype_of_code(output_dtype) != y->dtype)
+		return qref_fail_attr(d, "output_dtype", QCF_INVALID_PARAM,
+		                      "%s: output_dtype %lld (%s) is not the output's type %s",
+		                      call->op, (long long)output_dtype,
+		                      qref_dtype_name(onnx_qtype_of_code(output_dtype)),
+		                      qref_dtype_name(y->dtype));
 	qcf_quant q;
 	if ((s = qref_get_quant(y, "QuantizeLinear output", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
 		return s;
 	int64_t saturate = 1; /* opset 19: 1 by default, for float8 outputs only */
-	int r = qref_attr_int(call, "saturate", &saturate);
+	r = qref_attr_int(call, "saturate", &saturate);
 	if (r < 0 || (r > 0 && saturate != 0 && saturate != 1))
 		return qref_fail_attr(d, "saturate", QCF_INVALID_PARAM,
 		                      "%s: saturate must be 0 or 1", call->op);
@@ -192,19 +227,19 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 		                 "%s: input must be int8, uint8, int16, uint16, int32, int4, "
 		                 "uint4, a float8 type or float4e2m1, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
-	if (y->dtype == QCF_BFLOAT16)
-		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: a bfloat16 output is not implemented",
-		                 call->op);
-	if (y->dtype != QCF_FLOAT32 && y->dtype != QCF_FLOAT16)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output must be float32 or float16 (the scale's type), got %s",
-		                 call->op, qref_dtype_name(y->dtype));
+	if (y->dtype != QCF_FLOAT32 && y->dtype != QCF_FLOAT16 && y->dtype != QCF_BFLOAT16)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: output must be float32, float16 or bfloat16 (the scale's type), "
+		        "got %s",
+		        call->op, qref_dtype_name(y->dtype));
 	qcf_quant q;
 	if ((s = qref_get_quant(x, "DequantizeLinear input", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
-	/* y has the scale's type (opset 19: T2 of x_scale and y); float16 scales give a float16
-	 * y, the product taken in float32 and rounded once (what ONNX Runtime computes) */
+	/* y has the scale's type (opset 19: T2 of x_scale and y); float16 and bfloat16 scales
+	 * give a y of their type, the product taken in float32 and rounded once, to nearest even
+	 * (what ONNX Runtime computes: MLFloat16 and BFloat16 from float) */
 	qcf_dtype want = q.scale_dtype ? q.scale_dtype : QCF_FLOAT32;
 	if (y->dtype != want)
 		return qref_fail_output(d, 0, QREF_PART_DTYPE, QCF_INVALID_PARAM,

@@ -151,9 +151,11 @@ static const qref_attr_schema s2d_attrs[] = {
         END,
 };
 
-/* QuantizeLinear (opset 19): saturate applies to float8 outputs */
+/* QuantizeLinear: saturate (opset 19) applies to float8 outputs; output_dtype (opset 21) is a
+ * TensorProto.DataType code, 0 for the zero point's type */
 static const qref_attr_schema onnx_quantize_attrs[] = {
         A_BOOL("saturate", "1"),
+        A_INT("output_dtype", 0, 23, "0"),
         END,
 };
 
