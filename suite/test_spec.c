@@ -320,6 +320,37 @@ static void test_memory_flat(void)
 
 void qct_register_validate(void); /* suite/test_validate.c */
 
+/* A job thread's copy of a spec (qc_spec_copy) takes the lists its source's "=expr" sweeps
+ * evaluated to: it starts no Lua for them (a sweep may run a search costing a good part of a
+ * second, once per thread per spec before), and it names the same cases. */
+static void test_copy_reuses_sweeps(void)
+{
+	static const char text[] = "qconform: 1\nop: QuantizeLinear\nsemantics: onnx\n"
+	                           "sweep: {s: \"=qc.range(1, 3)\", z: [0, 1]}\n"
+	                           "inputs: {x: {dtype: float32, shape: [4]}}\n"
+	                           "outputs: {y: {dtype: int8, shape: [4], "
+	                           "quant: {scale: =s, zero_point: =z}}}\n";
+	qc_diag d = {0, 0, stderr};
+	qc_spec *s = qc_spec_load_text("x.yaml", text, sizeof text - 1, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NOT_NULL(s->lua); /* the source evaluated the sweep */
+	qc_spec *c = qc_spec_copy(s, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(d.errors, 0);
+	CU_ASSERT_PTR_NULL(c->lua);
+	CU_ASSERT_PTR_EQUAL(c->sweeps[0].values[0], s->sweeps[0].values[0]);
+	CU_ASSERT_PTR_NULL(c->sweeps[0].values[1]); /* a written list */
+	CU_ASSERT_EQUAL(qc_cases_count(c), 6);
+	CU_ASSERT_EQUAL(qc_cases_count(c), qc_cases_count(s));
+	qc_cases *a = qc_cases_begin(s, 1, 0, &d), *b = qc_cases_begin(c, 1, 0, &d);
+	for (uint64_t i = 0; i < qc_cases_count(s); i++)
+		CU_ASSERT_STRING_EQUAL(qc_cases_name(a, i, NULL), qc_cases_name(b, i, NULL));
+	qc_cases_end(a);
+	qc_cases_end(b);
+	qc_spec_free(c);
+	qc_spec_free(s);
+}
+
 void qct_register_spec(void)
 {
 	CU_pSuite s = qct_suite("spec");
@@ -331,5 +362,6 @@ void qct_register_spec(void)
 	CU_add_test(s, "filters include and exclude", test_filters);
 	CU_add_test(s, "list agrees with validate", test_list_matches_validate);
 	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
+	CU_add_test(s, "a copy takes its source's sweep lists", test_copy_reuses_sweeps);
 	qct_register_validate();
 }

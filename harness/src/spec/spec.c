@@ -347,6 +347,7 @@ static void *sweep_alloc(void *ctx, size_t n)
 typedef struct checker {
 	qc_spec *s;
 	qc_diag *d;
+	const qc_spec *src; /* qc_spec_copy: the spec the text was loaded as, or NULL */
 } checker;
 
 #define ERR(c, node, ...) qc_diag_error((c)->d, (c)->s->path, (node), __VA_ARGS__)
@@ -683,10 +684,21 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 }
 
 /* A sweep variable whose values are an expression: evaluated once, without bindings, to a
- * non-empty list of scalars that stands in for the written list. */
-static void eval_sweep(checker *c, qc_named *var)
+ * non-empty list of scalars that stands in for the written list. A copy takes the list its
+ * source evaluated (the same text): a job thread's copy neither runs the searches a sweep
+ * may make again nor starts Lua for them, and its cases are the ones the run planned. */
+static void eval_sweep(checker *c, qc_sweep *sw, int i)
 {
 	qc_spec *s = c->s;
+	qc_named *var = &sw->vars[i];
+	size_t k_sweep = (size_t)(sw - s->sweeps);
+	const qc_sweep *from =
+	        c->src && k_sweep < (size_t)c->src->n_sweeps ? &c->src->sweeps[k_sweep] : NULL;
+	if (from && i < from->n_vars && from->values[i] && !strcmp(from->vars[i].name, var->name)) {
+		sw->values[i] = from->values[i];
+		var->node = qc_node(s, qc_node_of_lval(s, from->values[i], var->node));
+		return;
+	}
 	char err[512];
 	int line = 0;
 	if (!s->lua && !(s->lua = qc_lua_new(err, sizeof err))) {
@@ -708,6 +720,9 @@ static void eval_sweep(checker *c, qc_named *var)
 			ERR(c, var->node, "sweep value %zu of '%s' is nil", k + 1, var->name);
 			return;
 		}
+	qc_lval *keep = qc_vnode_alloc(s, sizeof *keep);
+	*keep = out;
+	sw->values[i] = keep;
 	var->node = qc_node(s, qc_node_of_lval(s, &out, var->node));
 }
 
@@ -723,7 +738,7 @@ static void check_sweep(checker *c, yaml_node_t *v, qc_sweep *sw)
 		const char *expr = qc_scalar(vals);
 		if (expr && expr[0] == '=') {
 			/* a Lua expression giving the list, e.g. "=qc.sizes('vector')" */
-			eval_sweep(c, &sw->vars[i]);
+			eval_sweep(c, sw, i);
 			continue;
 		}
 		if (!want(c, vals, YAML_SEQUENCE_NODE, "sweep values"))
@@ -1497,7 +1512,8 @@ static char *make_id(const char *path, const char *semantics)
 	return id;
 }
 
-qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_diag *diag)
+static qc_spec *load_text(const char *path, const char *text, size_t len, qc_diag *diag,
+                          const qc_spec *src)
 {
 	qc_spec *s = calloc(1, sizeof *s);
 	if (!s || !(s->path = strdup(path))) {
@@ -1512,7 +1528,7 @@ qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_di
 		return NULL;
 	}
 	int before = diag ? diag->errors : 0;
-	checker c = {s, diag};
+	checker c = {s, diag, src};
 	check_spec(&c);
 	if (s->semantics)
 		s->id = make_id(path, s->semantics);
@@ -1525,9 +1541,14 @@ qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_di
 	return s;
 }
 
+qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_diag *diag)
+{
+	return load_text(path, text, len, diag, NULL);
+}
+
 qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag)
 {
-	return qc_spec_load_text(s->path, s->text, s->text_len, diag);
+	return load_text(s->path, s->text, s->text_len, diag, s);
 }
 
 qc_spec *qc_spec_load(const char *path, qc_diag *diag)

@@ -40,10 +40,14 @@ typedef struct qc_named {
 	yaml_node_t *node;
 } qc_named;
 
+struct qc_lval;
+
 /* One cartesian product of sweep variables. */
 typedef struct qc_sweep {
 	qc_named vars[QC_MAX_VARS]; /* name -> sequence of values */
 	int n_vars;
+	/* a variable written "=expr": the list it evaluated to (a copy takes it from here) */
+	const struct qc_lval *values[QC_MAX_VARS];
 } qc_sweep;
 
 struct qc_vnodes;
@@ -101,7 +105,8 @@ int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, 
  * checks, no Lua)? 1 yes, 0 no, -1 cannot tell (the file or its YAML is broken): load it. */
 int qc_spec_declares_profile(const char *path, const char *profile);
 void qc_spec_free(qc_spec *s);
-/* A private copy of s, loaded again from the same text: its Lua state and its Lua-made nodes
+/* A private copy of s, loaded again from the same text, its "=expr" sweep lists taken from s
+ * rather than evaluated again (s must outlive the copy): its Lua state and its Lua-made nodes
  * are its own, so threads expand one spec at once, each through its own copy. NULL (errors in
  * diag) only when out of memory. */
 qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag);
