@@ -43,6 +43,7 @@
 #include "waivers.h"
 
 #define RUN_PLAN             1
+#define LIST_PLAN            3 /* list: RUN_PLAN's names, no units, each kept case listed */
 #define UNIT_CASES           32
 #define MAX_PRINTED_FAILURES 20
 
@@ -135,6 +136,7 @@ typedef struct specset {
 	uint64_t hits[QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_RULES]; /* cases per match rule */
 	qc_job_unit *units; /* run: what the job threads take, in order */
 	size_t n_units, cap_units;
+	FILE *listing; /* list: a line per case kept in the shard (its class with --profile) */
 } specset;
 
 static void specset_free(specset *ss)
@@ -708,11 +710,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		int profile_reported[QC_MAX_PROFILES] = {0};
 		if (with_data == RUN_PLAN)
 			try_checks(o, s, diag);
-		/* run: the names only (no Lua, no data), and under a --profile each case without
-		 * its data for its class; the job threads build the cases the run holds */
-		int names_only = with_data == RUN_PLAN && !ss->profile;
-		qc_cases *it =
-		        qc_cases_begin(s, o->seed, with_data == RUN_PLAN ? 0 : with_data, diag);
+		/* run and list: the names only (no Lua, no data), and under a --profile each case
+		 * without its data for its class; the job threads build the cases the run holds */
+		int plan = with_data == RUN_PLAN || with_data == LIST_PLAN;
+		int names_only = plan && !ss->profile;
+		qc_cases *it = qc_cases_begin(s, o->seed, plan ? 0 : with_data, diag);
 		qc_case *c = NULL;
 		const yaml_node_t *reported[8], *checked[8];
 		int n_reported = 0, n_checked = 0;
@@ -749,6 +751,12 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				int here = in_shard(o, name);
 				ss->selected[i] += here;
 				unit_shard += here;
+				if (here && ss->listing && c)
+					fprintf(ss->listing, "%s\t%s\n", name,
+					        qc_profile_class_name(ss->profile,
+					                              case_class(ss, c)));
+				else if (here && ss->listing)
+					fprintf(ss->listing, "%s\n", name);
 			}
 			qc_case_free(c);
 			/* run: a unit ends every UNIT_CASES cases of the spec, and with it */
@@ -1743,51 +1751,27 @@ int qc_cmd_list(const qc_run_opts *in)
 		all.n_extensions = 1;
 		o = &all;
 	}
-	if (load_specs(o, &ss, &diag, 0) != 0) {
-		specset_free(&ss);
+	/* the plan writes the lines to a file, printed once the whole selection checked out */
+	if (!(ss.listing = tmpfile())) {
+		fprintf(stderr, "qconform list: cannot make a temporary file: %s\n",
+		        strerror(errno));
 		return 2;
 	}
-	uint64_t selected = 0;
-	for (int i = 0; i < ss.n; i++) {
-		if (!ss.selected[i])
-			continue;
-		qc_cases *it = qc_cases_begin(ss.specs[i], o->seed, 0, &diag);
-		if (!ss.profile) {
-			/* the names alone, as run plans them: no Lua, no data */
-			uint64_t n = qc_cases_count(ss.specs[i]);
-			for (uint64_t idx = 0; idx < n; idx++) {
-				const char *name = qc_cases_name(it, idx, NULL);
-				int keep = qc_case_selected(o, name);
-				selected += keep;
-				if (keep && in_shard(o, name))
-					printf("%s\n", name);
-			}
-			qc_cases_end(it);
-			continue;
-		}
-		qc_case *c;
-		int got;
-		while ((got = qc_cases_next(it, &c)) != 0) {
-			if (got < 0)
-				continue;
-			int k = case_class(&ss, c);
-			int keep = qc_case_selected(o, c->name) &&
-			           (!ss.profile || class_covered(&ss, k));
-			selected += keep;
-			/* the second column: the case's class */
-			if (keep && in_shard(o, c->name))
-				printf("%s\t%s\n", c->name, qc_profile_class_name(ss.profile, k));
-			qc_case_free(c);
-		}
-		qc_cases_end(it);
-	}
-	specset_free(&ss);
+	int rc = load_specs(o, &ss, &diag, LIST_PLAN) != 0 ? 2 : 0;
 	/* as run: a selection with no case is a mistake (a shard without one is not) */
-	if (!selected) {
+	if (!rc && !ss.unsharded) {
 		fprintf(stderr, "qconform list: no case matches the filters/profile\n");
-		return 2;
+		rc = 2;
 	}
-	return 0;
+	char buf[65536];
+	size_t n;
+	rewind(ss.listing);
+	while (!rc && (n = fread(buf, 1, sizeof buf, ss.listing)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			rc = 2;
+	fclose(ss.listing);
+	specset_free(&ss);
+	return rc;
 }
 
 static void print_tensor(const qcf_tensor *t, const qref_output_detail *d)
