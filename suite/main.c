@@ -7,6 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dirent.h>
+#include <sanitizer/lsan_interface.h>
+#endif
 #include <CUnit/Basic.h>
 #include <CUnit/TestRun.h>
 
@@ -150,6 +154,32 @@ static int next_suite(const char *queue, int *local)
 	return k;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Threads of this process (entries of /proc/self/task), or -1. */
+static int threads_alive(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The leak check, once this is the only thread left: LeakSanitizer's end-of-process check
+ * stops every thread and reads its stack, and a thread a test left ending at that moment can
+ * crash its tracer ("Tracer caught signal 11", a fatal error after every suite passed). After
+ * this call the end-of-process check does not run again. */
+static void leak_check_alone(void)
+{
+	for (int i = 0; i < 500 && threads_alive() > 1; i++)
+		usleep(10000);
+	__lsan_do_leak_check();
+}
+#endif
+
 /* -v: each test as it ends */
 static void say_test(const CU_pTest test, const CU_pSuite suite, const CU_pFailureRecord failures)
 {
@@ -238,6 +268,9 @@ int main(int argc, char **argv)
 	printf("%u suite%s, %u tests, %u failure%s (%.1f s)%s\n", suites, suites == 1 ? "" : "s",
 	       ran, failed, failed == 1 ? "" : "s", qct_now_s() - t_all,
 	       queue && *queue ? " in this lane" : "");
+#if defined(__SANITIZE_ADDRESS__)
+	leak_check_alone();
+#endif
 	if (k < 0)
 		return 1;
 	if (ran == 0 && !(queue && *queue)) {
