@@ -237,14 +237,40 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	if ((s = qref_get_quant(x, "DequantizeLinear input", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
-	/* y has the scale's type (opset 19: T2 of x_scale and y); float16 and bfloat16 scales
-	 * give a y of their type, the product taken in float32 and rounded once, to nearest even
-	 * (what ONNX Runtime computes: MLFloat16 and BFloat16 from float) */
-	qcf_dtype want = q.scale_dtype ? q.scale_dtype : QCF_FLOAT32;
+	/* x_scale: float32, float16, bfloat16, or float8e8m0 (opset 25, a power of two) */
+	qcf_dtype sd = q.scale_dtype ? q.scale_dtype : QCF_FLOAT32;
+	if (sd != QCF_FLOAT32 && sd != QCF_FLOAT16 && sd != QCF_BFLOAT16 && sd != QCF_FLOAT8E8M0)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: x_scale must be float32, float16, bfloat16 or float8e8m0, got %s",
+		        call->op, qref_dtype_name(sd));
+	/* y has the type output_dtype names (opset 25: 1 float, 10 float16, 16 bfloat16), else
+	 * the scale's (opset 19: T2 of x_scale and y), which float8e8m0 cannot be */
+	int64_t output_dtype = 0;
+	int r = qref_attr_int(call, "output_dtype", &output_dtype);
+	qcf_dtype want = output_dtype == 1    ? QCF_FLOAT32
+	                 : output_dtype == 10 ? QCF_FLOAT16
+	                 : output_dtype == 16 ? QCF_BFLOAT16
+	                                      : QCF_DTYPE_INVALID;
+	if (r < 0 || (output_dtype != 0 && !want))
+		return qref_fail_attr(d, "output_dtype", QCF_INVALID_PARAM,
+		                      "%s: output_dtype %lld is not 1 (float), 10 (float16) or 16 "
+		                      "(bfloat16)",
+		                      call->op, (long long)output_dtype);
+	if (!want && sd == QCF_FLOAT8E8M0)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: a float8e8m0 scale needs output_dtype (y cannot be float8e8m0)",
+		        call->op);
+	if (!want)
+		want = sd;
 	if (y->dtype != want)
 		return qref_fail_output(d, 0, QREF_PART_DTYPE, QCF_INVALID_PARAM,
-		                        "%s: output %s must have the scale's type (%s)", call->op,
-		                        qref_dtype_name(y->dtype), qref_dtype_name(want));
+		                        "%s: output %s must be %s (%s)", call->op,
+		                        qref_dtype_name(y->dtype), qref_dtype_name(want),
+		                        output_dtype ? "output_dtype" : "the scale's type");
+	/* the product in float32, rounded once to y's type, to nearest even (what ONNX Runtime
+	 * computes: MLFloat16 and BFloat16 from float) */
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rnd, "nothing to an integer");

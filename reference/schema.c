@@ -159,6 +159,12 @@ static const qref_attr_schema onnx_quantize_attrs[] = {
         END,
 };
 
+/* DequantizeLinear: output_dtype (opset 25) names y's type, 0 for the scale's */
+static const qref_attr_schema onnx_dequantize_attrs[] = {
+        A_INT("output_dtype", 0, 16, "0"),
+        END,
+};
+
 static const qref_attr_schema ort_matmul_nbits_attrs[] = {
         A_INT_REQ("K", 1, I32),
         A_INT_REQ("N", 1, I32),
@@ -383,7 +389,7 @@ static const qref_op_schema schemas[] = {
          LIST("backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"), 3, tf_vars_attrs},
         /* ONNX (specs/onnx/OPERATORS.md) */
         {"onnx", "QuantizeLinear", XY, onnx_quantize_attrs},
-        {"onnx", "DequantizeLinear", XY, no_attrs},
+        {"onnx", "DequantizeLinear", XY, onnx_dequantize_attrs},
         {"onnx", "QLinearMatMul", AB_Y, no_attrs},
         {"onnx", "MatMulInteger", LIST("a", "b", "a_zero_point", "b_zero_point"), 2, 4, LIST("y"),
          1, no_attrs},

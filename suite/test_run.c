@@ -212,7 +212,8 @@ static void test_crash_abort_hang(void)
 	r = qct_run_report(tmp, &st, NULL,
 	                   "specs/onnx --plugin %s --timeout 0.3 --filter "
 	                   "'onnx/quantize_linear/dtype=int8,zp=0,*' "
-	                   "--filter 'onnx/dequantize_linear/*'",
+	                   "--filter 'onnx/dequantize_linear/*' "
+	                   "--filter '-onnx/dequantize_linear/case/output_dtype_not_a_float'",
 	                   qct_stub("hang"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);

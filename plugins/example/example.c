@@ -67,6 +67,18 @@ static qcf_status supports(qcf_instance *inst, const qcf_op_call *call)
 		snprintf(inst->error, sizeof inst->error, "output shape must equal input shape");
 		return QCF_INVALID_PARAM;
 	}
+	/* an attribute the plugin does not know is never ignored; output_dtype (opset 25) must
+	 * name y's type, float (1), or be 0 (the scale's type, float32 here) */
+	for (int32_t a = 0; a < call->n_attrs; a++) {
+		const qcf_attr *at = &call->attrs[a];
+		if (strcmp(at->name, "output_dtype") != 0)
+			return refuse(inst, "no attribute but output_dtype");
+		if (at->type != QCF_ATTR_INT || (at->v.i != 0 && at->v.i != 1)) {
+			snprintf(inst->error, sizeof inst->error,
+			         "output_dtype must name y's type, float (1)");
+			return QCF_INVALID_PARAM;
+		}
+	}
 	return QCF_OK;
 }
 
