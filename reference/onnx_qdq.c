@@ -42,7 +42,7 @@ static int onnx_ftype(qcf_dtype t)
 static int onnx_qtype(qcf_dtype t)
 {
 	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16 || t == QCF_UINT16 ||
-	       t == QCF_INT4 || t == QCF_UINT4 || onnx_ftype(t);
+	       t == QCF_INT4 || t == QCF_UINT4 || t == QCF_INT2 || t == QCF_UINT2 || onnx_ftype(t);
 }
 
 /* QuantizeLinear's output types by their onnx.proto TensorProto.DataType code (the
@@ -61,6 +61,8 @@ static qcf_dtype onnx_qtype_of_code(int64_t code)
 	case 21: return QCF_UINT4;
 	case 22: return QCF_INT4;
 	case 23: return QCF_FLOAT4E2M1;
+	case 25: return QCF_UINT2;
+	case 26: return QCF_INT2;
 	default: return QCF_DTYPE_INVALID;
 	}
 }
@@ -129,10 +131,11 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *y = &call->outputs[0];
 	if (!onnx_qtype(y->dtype))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: output must be int8, uint8, int16, uint16, int4, uint4, a "
-		                 "float8 type or float4e2m1, got %s",
-		                 call->op, qref_dtype_name(y->dtype));
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: output must be int8, uint8, int16, uint16, int4, uint4, int2, "
+		        "uint2, a float8 type or float4e2m1, got %s",
+		        call->op, qref_dtype_name(y->dtype));
 	/* opset 21: output_dtype names y's type (0: the zero point's, uint8 without one); given
 	 * with a zero point, it must be the zero point's type, which is y's */
 	int64_t output_dtype = 0;
@@ -225,7 +228,7 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	if (!onnx_qtype(x->dtype) && x->dtype != QCF_INT32)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: input must be int8, uint8, int16, uint16, int32, int4, "
-		                 "uint4, a float8 type or float4e2m1, got %s",
+		                 "uint4, int2, uint2, a float8 type or float4e2m1, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
 	if (y->dtype != QCF_FLOAT32 && y->dtype != QCF_FLOAT16 && y->dtype != QCF_BFLOAT16)
 		return qref_fail(

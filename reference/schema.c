@@ -155,7 +155,7 @@ static const qref_attr_schema s2d_attrs[] = {
  * TensorProto.DataType code, 0 for the zero point's type */
 static const qref_attr_schema onnx_quantize_attrs[] = {
         A_BOOL("saturate", "1"),
-        A_INT("output_dtype", 0, 23, "0"),
+        A_INT("output_dtype", 0, 26, "0"),
         END,
 };
 
