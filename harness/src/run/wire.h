@@ -110,9 +110,12 @@ typedef struct qc_load_report {
 #define QC_MSG_BROKEN 0x5142524bu /* "QBRK" */
 
 /* How long a worker whose plugin has threads waits at the end of a command before saying so;
- * once the plugin was caught writing late, each case is its own command, with the longer wait. */
-#define QC_SETTLE_MS           10
-#define QC_PROBATION_SETTLE_MS 20
+ * once the plugin was caught writing late, each case is its own command, with the longer wait,
+ * which goes on (up to QC_PROBATION_SETTLE_MAX_MS) while a thread of the plugin is ready to run
+ * and waiting for a CPU: on a loaded machine the late writer may not have had one yet. */
+#define QC_SETTLE_MS               10
+#define QC_PROBATION_SETTLE_MS     20
+#define QC_PROBATION_SETTLE_MAX_MS 250
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
  * returned and the slot was closed; release() runs after it is sent. */

@@ -15,6 +15,7 @@
  * reported (qc_fault) before the worker dies of it, so the harness can tell
  * whose it was.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -548,6 +549,58 @@ static int other_threads(void)
 	return t ? atoi(t + 10) > 1 : 1;
 }
 
+/* Is another thread of this process ready to run and waiting for a CPU (state R in its
+ * /proc/self/task/TID/stat)? */
+static int others_runnable(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	long self = (long)syscall(SYS_gettid);
+	int found = 0;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (e->d_name[0] == '.' || atol(e->d_name) == self)
+			continue;
+		char path[96], buf[512];
+		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
+		found = p && p[1] == ' ' && p[2] == 'R';
+	}
+	closedir(d);
+	return found;
+}
+
+static void sleep_ms(uint32_t ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* The command's end. A kernel with threads of its own gets a moment in which a late write
+ * still meets a closed slot of this command (and is blamed); a plugin on probation (a longer
+ * settle_ms: it was caught writing late) gets more while one of its threads waits for a CPU. */
+static void settle(uint32_t settle_ms)
+{
+	if (!settle_ms || !other_threads())
+		return;
+	uint32_t ms = settle_ms < 1000 ? settle_ms : 1000;
+	sleep_ms(ms);
+	if (settle_ms < QC_PROBATION_SETTLE_MS)
+		return;
+	for (uint32_t waited = ms; waited < QC_PROBATION_SETTLE_MAX_MS && others_runnable();
+	     waited++)
+		sleep_ms(1);
+}
+
 static int stdio_main(int argc, char **argv);
 
 int qc_worker_main(int argc, char **argv)
@@ -621,14 +674,7 @@ int qc_worker_main(int argc, char **argv)
 				_exit(0);
 			close_case(&d, inst, prep);
 		}
-		/* The command's end. A kernel with threads of its own gets a moment in which a
-		 * late write still meets a closed slot of this command (and is blamed). */
-		if (cmd.c.settle_ms && other_threads()) {
-			uint32_t ms = cmd.c.settle_ms < 1000 ? cmd.c.settle_ms : 1000;
-			struct timespec ts = {0, (long)ms * 1000000L};
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
-		}
+		settle(cmd.c.settle_ms);
 		qc_answer done;
 		memset(&done, 0, sizeof done);
 		done.magic = QC_MSG_DONE;
@@ -1046,12 +1092,7 @@ static int stdio_main(int argc, char **argv)
 			stdio_now.d = NULL;
 			close_case(&d, inst, prep);
 		}
-		if (c.settle_ms && other_threads()) {
-			uint32_t ms = c.settle_ms < 1000 ? c.settle_ms : 1000;
-			struct timespec ts = {0, (long)ms * 1000000L};
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
-		}
+		settle(c.settle_ms);
 		qc_answer done;
 		memset(&done, 0, sizeof done);
 		done.magic = QC_MSG_DONE;
