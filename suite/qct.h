@@ -64,16 +64,19 @@ void qct_validate_report_later(const char *json_path, const char *what);
  * (its cleanup fails: CUnit counts the suite as failed and the run exits 1). */
 int qct_validate_pending(FILE *log);
 
-/* For runs that several tests make with identical arguments (within one process): the first
- * call runs `qconform run ARGS` as qct_run_report does, in a directory of its own, and later
- * calls give the same result without running it again. Returns a reference to the parsed
- * report (json_decref it; do not modify it: the other tests read it too), the exit status,
- * a malloc'd stderr in *err_out and the report's path in *json_path (each if not NULL); the
- * file stays until the process exits. */
+/* For runs that several tests make with identical arguments (within one process, and across
+ * the processes that share QCT_SHARED_DIR: the lanes of make test): the first call runs
+ * `qconform run ARGS` as qct_run_report does, in a directory of its own, and later calls give
+ * the same result without running it again. Returns a reference to the parsed report
+ * (json_decref it; do not modify it: the other tests read it too), the exit status, a malloc'd
+ * stderr in *err_out and the report's path in *json_path (each if not NULL); the file stays
+ * until the process exits (in QCT_SHARED_DIR, until make test empties it). NULL when there is
+ * no directory to run it in. */
 json_t *qct_run_shared(int *status, char **err_out, const char **json_path, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 /* qct_sh for a command whose output depends only on the committed files (e.g. `qconform
- * validate specs`): run once per process, the same status and output (fresh copies) after. */
+ * validate specs`): run once (per process, or per QCT_SHARED_DIR), the same status and output
+ * (fresh copies) after. */
 int qct_sh_shared(qct_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Path of a built stub plugin: qct_stub("crash") -> build/stubs/libstub_crash.so. */

@@ -512,20 +512,18 @@ int qct_under_sanitizers(void)
 
 typedef struct shared_run {
 	char *key;      /* the command or the run's arguments */
-	char *dir;      /* a run's directory, kept until exit */
 	json_t *report; /* a run's report, or NULL */
 	char *json;     /* its path */
 	qct_proc proc;  /* the command's status and output */
 } shared_run;
 static shared_run *shared;
 static size_t n_shared;
+static char *own_dir; /* the shared runs' directory without QCT_SHARED_DIR, removed at exit */
 
 static void shared_free(void)
 {
 	for (size_t i = 0; i < n_shared; i++) {
 		free(shared[i].key);
-		qct_rmdir(shared[i].dir);
-		free(shared[i].dir);
 		json_decref(shared[i].report);
 		free(shared[i].json);
 		qct_proc_free(&shared[i].proc);
@@ -533,6 +531,9 @@ static void shared_free(void)
 	free(shared);
 	shared = NULL;
 	n_shared = 0;
+	qct_rmdir(own_dir);
+	free(own_dir);
+	own_dir = NULL;
 }
 
 static shared_run *shared_find(const char *key)
@@ -543,10 +544,17 @@ static shared_run *shared_find(const char *key)
 	return NULL;
 }
 
+/* shared_free at exit, registered once */
+static void shared_free_at_exit(void)
+{
+	static int registered;
+	if (!registered++)
+		atexit(shared_free);
+}
+
 static shared_run *shared_add(const char *key)
 {
-	if (n_shared == 0)
-		atexit(shared_free);
+	shared_free_at_exit();
 	shared_run *ns = realloc(shared, (n_shared + 1) * sizeof *ns);
 	if (!ns)
 		abort();
@@ -558,15 +566,24 @@ static shared_run *shared_add(const char *key)
 }
 
 /*
- * Across lanes (QCT_SHARED_DIR, set by make test): a shared run is kept in that directory
- * under the sha256 of its key, so the lane that asks first runs it and the others read it.
- * key.lock is held (flock) while the first runs it; key.done says it is complete.
+ * A shared run is kept in a directory under the sha256 of its key: QCT_SHARED_DIR (set by make
+ * test) is shared by the lanes of a pass, so the lane that asks first runs it and the others
+ * read it; without it, a directory of this process's own. key.lock is held (flock) while the
+ * first runs it; key.done says it is complete. -1 when there is no directory.
  */
 static int shared_lock(const char *key, char base[700])
 {
 	const char *d = getenv("QCT_SHARED_DIR");
-	if (!d || !*d)
-		return -1;
+	if (!d || !*d) {
+		if (!own_dir) {
+			const char *t = qct_tmpdir();
+			if (!t)
+				return -1;
+			own_dir = dup_or_die(t);
+			shared_free_at_exit();
+		}
+		d = own_dir;
+	}
 	char hex[65];
 	qc_sha256_hex(key, strlen(key), hex);
 	mkdir(d, 0755);
@@ -636,8 +653,10 @@ json_t *qct_run_shared(int *status, char **err_out, const char **json_path, cons
 	va_end(ap);
 	shared_run *s = shared_find(args);
 	char base[700];
-	int fd;
-	if (!s && (fd = shared_lock(args, base)) >= 0) {
+	int fd = -1;
+	if (!s && (fd = shared_lock(args, base)) < 0)
+		return NULL;
+	if (!s) {
 		/* the run's directory is base itself, kept for the other lanes */
 		s = shared_add(args);
 		char json[720];
@@ -658,18 +677,6 @@ json_t *qct_run_shared(int *status, char **err_out, const char **json_path, cons
 			shared_put(base, "done", "");
 		}
 		close(fd);
-	} else if (!s) {
-		s = shared_add(args);
-		const char *dir = qct_tmpdir();
-		if (!dir)
-			return NULL;
-		s->dir = dup_or_die(dir);
-		char *err = NULL;
-		s->report = qct_run_report(s->dir, &s->proc.status, &err, "%s", args);
-		s->proc.err = err;
-		char json[700];
-		snprintf(json, sizeof json, "%s/report.json", s->dir);
-		s->json = dup_or_die(json);
 	}
 	*status = s->proc.status;
 	if (err_out)
@@ -688,8 +695,10 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...)
 	va_end(ap);
 	shared_run *s = shared_find(cmd);
 	char base[700];
-	int fd;
-	if (!s && (fd = shared_lock(cmd, base)) >= 0) {
+	int fd = -1;
+	if (!s && (fd = shared_lock(cmd, base)) < 0)
+		return -1;
+	if (!s) {
 		qct_proc q;
 		if (shared_done(base)) {
 			q.status = shared_get_status(base);
@@ -705,12 +714,6 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...)
 			return -1;
 		}
 		close(fd);
-		s = shared_add(cmd);
-		s->proc = q;
-	} else if (!s) {
-		qct_proc q;
-		if (qct_sh(&q, "%s", cmd) != 0)
-			return -1;
 		s = shared_add(cmd);
 		s->proc = q;
 	}
