@@ -140,16 +140,16 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	 * with a zero point, it must be the zero point's type, which is y's */
 	int64_t output_dtype = 0;
 	int r = qref_attr_int(call, "output_dtype", &output_dtype);
-	if (r < 0 || (r > 0 && output_dtype != 0 && !onnx_qtype_of_code(output_dtype)))
+	qcf_dtype out_t = onnx_qtype_of_code(output_dtype);
+	if (r < 0 || (output_dtype != 0 && !out_t))
 		return qref_fail_attr(d, "output_dtype", QCF_INVALID_PARAM,
 		                      "%s: output_dtype %lld is not a TensorProto type "
 		                      "QuantizeLinear can output",
 		                      call->op, (long long)output_dtype);
-	if (r > 0 && output_dtype != 0 && onnx_qtype_of_code(output_dtype) != y->dtype)
+	if (output_dtype != 0 && out_t != y->dtype)
 		return qref_fail_attr(d, "output_dtype", QCF_INVALID_PARAM,
 		                      "%s: output_dtype %lld (%s) is not the output's type %s",
-		                      call->op, (long long)output_dtype,
-		                      qref_dtype_name(onnx_qtype_of_code(output_dtype)),
+		                      call->op, (long long)output_dtype, qref_dtype_name(out_t),
 		                      qref_dtype_name(y->dtype));
 	qcf_quant q;
 	if ((s = qref_get_quant(y, "QuantizeLinear output", -1, &q, d)) != QCF_OK ||

@@ -561,16 +561,10 @@ static int others_runnable(void)
 	for (struct dirent *e; !found && (e = readdir(d));) {
 		if (e->d_name[0] == '.' || atol(e->d_name) == self)
 			continue;
-		char path[96], buf[512];
-		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		char name[64], buf[512];
+		snprintf(name, sizeof name, "task/%.32s/stat", e->d_name);
+		if (read_proc_self(name, buf, sizeof buf) <= 0)
 			continue;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
 		found = p && p[1] == ' ' && p[2] == 'R';
 	}
