@@ -300,10 +300,63 @@ static void test_catalogue_remote(void)
 	catalogue(1);
 }
 
+/*
+ * A kernel that keeps a pointer from its last call and writes through it: the write lands in
+ * the previous case's output. A slot a worker leaves open until its command's end (wire.h,
+ * QC_CMD_DEFER_CLOSE) lets that write through, so this is what the comparison at the
+ * command's end and the run with closed slots after it must catch: the writer is ERROR
+ * ("in another case's memory"), the case written into keeps its verdict, no case is blamed
+ * for a late write it did not make. Not a catalogue row: a fresh worker's first case has no
+ * last call, so each DEQUANTIZE case is either a culprit or keeps its verdict.
+ */
+static void test_stale_pointer(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *clean =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
+	const fault_row f = {"stale",     "DEQUANTIZE", 0,  "ERROR", "in another case's memory",
+	                     OTHERS_KEEP, "--jobs 1",   60, 0,       0};
+	double elapsed;
+	json_t *r = run_row(tmp, &f, 0, &st, &elapsed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases"), *ccases = json_object_get(clean, "cases");
+	CU_ASSERT_EQUAL(json_array_size(cases), json_array_size(ccases));
+	size_t culprits = 0, kept = 0, wrong = 0;
+	for (size_t i = 0; i < json_array_size(ccases); i++) {
+		json_t *cc = json_array_get(ccases, i);
+		json_t *c = case_by_name(cases, qct_str(cc, "name"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		const char *v = qct_verdict(c), *cv = qct_verdict(cc);
+		if (!strcmp(v, cv)) {
+			kept++;
+			continue;
+		}
+		if (!strcmp(qct_str(cc, "op"), f.op) && !strcmp(v, f.verdict) &&
+		    strstr(qct_str(c, "message"), f.words)) {
+			culprits++;
+			continue;
+		}
+		if (wrong++ < 3)
+			printf("\n    %s: %s \"%s\", clean run %s", qct_str(c, "name"), v,
+			       qct_str(c, "message"), cv);
+	}
+	printf("\n  %zu culprits, %zu cases kept their verdicts: %.1f s", culprits, kept, elapsed);
+	CU_ASSERT(culprits >= 3);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(leftovers(tmp), 0);
+	json_decref(r);
+	json_decref(clean);
+	qct_rmdir(tmp);
+}
+
 void qct_register_hostile(void)
 {
 	CU_pSuite s = qct_suite("hostile");
 	CU_add_test(s, "catalogue of hostile kernels", test_catalogue);
+	CU_add_test(s, "a stale pointer writes into the case before", test_stale_pointer);
 	CU_add_test(s, "the catalogue through --remote (qconform-worker --stdio)",
 	            test_catalogue_remote);
 }

@@ -6,6 +6,8 @@
  *   stray       after computing, writes one byte arg bytes past the end of output 0 (arg >= 0:
  *               0 is the first byte after it), or -arg bytes before its start (arg < 0)
  *   thread-stray  the same byte, written by a thread of the kernel during execute
+ *   stale       after computing, changes the first byte of the previous call's output 0 (a
+ *               pointer kept from the last call: another case's memory by now)
  *   input       writes input 0                 meta    changes its call's output nbytes
  *   unwritten   returns QCF_OK, writes nothing
  *   late        returns at once; a thread writes the answer arg microseconds later, once the
@@ -157,6 +159,9 @@ static void *stray_main(void *p)
 static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
+	static volatile unsigned char *last; /* output 0 of the previous call (stale) */
+	volatile unsigned char *prev = last;
+	last = call->n_outputs > 0 && call->outputs[0].nbytes ? call->outputs[0].data : NULL;
 	if (!stub_op_is(call, fault_op) || call->n_outputs < 1)
 		return stub_delegate(inst, call);
 	const qcf_tensor *out = &call->outputs[0];
@@ -236,6 +241,8 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		return st;
 	if (!strcmp(fault, "stray"))
 		*(volatile unsigned char *)stray ^= 0xa5; /* the byte changes, whatever it held */
+	else if (!strcmp(fault, "stale") && prev)
+		*prev ^= 0xa5;
 	else if (!strcmp(fault, "late-garble"))
 		write_later(out, NULL, arg);
 	return st;

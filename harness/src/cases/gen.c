@@ -1493,8 +1493,11 @@ static int ew_pair_classes(const ew_pipe *p, const qc_ew_opts *o, qc_ew_kind kin
 	return bits;
 }
 
-int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1, int32_t *q2,
-                int max, uint64_t *work, char *err, size_t err_size)
+/* qc_ew_pairs, stopping at the first stop_after pairs found when stop_after > 0 (what
+ * qc_ew_scales needs to know of a candidate: whether it has that many). */
+static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1,
+                     int32_t *q2, int max, int stop_after, uint64_t *work, char *err,
+                     size_t err_size)
 {
 	ew_pipe p;
 	if (ew_setup(s, o, &p, err, err_size) < 0)
@@ -1522,18 +1525,26 @@ int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t 
 	for (size_t k = 0; k < nb; k++)
 		best[k] = -1;
 	const int64_t n2 = o->hi2 - o->lo2 + 1;
-	for (int64_t a = o->lo1; a <= o->hi1; a++)
-		for (int64_t c = o->lo2; c <= o->hi2; c++) {
+	int64_t visited = 0;
+	int found = 0; /* pairs kept (each in a bucket of its own: none is a duplicate) */
+	for (int64_t a = o->lo1; a <= o->hi1 && !(stop_after > 0 && found >= stop_after); a++)
+		for (int64_t c = o->lo2; c <= o->hi2 && !(stop_after > 0 && found >= stop_after);
+		     c++) {
 			int64_t y = 0;
+			visited++;
 			int bits = ew_pair_classes(&p, o, kind, in1 ? &in1[a - o->lo1] : NULL,
 			                           in2 ? &in2[c - o->lo2] : NULL, a, c, &y);
 			size_t k = (size_t)(y >= 0 ? 2 * y : -2 * y - 1) * 9 +
 			           (size_t)(3 * sgn3(a - o->zp1) + sgn3(c - o->zp2));
+			int kept = 0;
 			for (int cl = 0; bits && cl < EW_CLASSES; cl++)
-				if ((bits >> cl & 1) && best[cl * per + k] < 0)
+				if ((bits >> cl & 1) && best[cl * per + k] < 0) {
 					best[cl * per + k] = (a - o->lo1) * n2 + (c - o->lo2);
+					kept = 1;
+				}
+			found += kept;
 		}
-	*work += (uint64_t)((o->hi1 - o->lo1 + 1) * n2);
+	*work += (uint64_t)visited;
 	/* round robin over the classes: the first pair of each, then the second, ... */
 	size_t cur[EW_CLASSES] = {0};
 	int n = 0, more = 1;
@@ -1563,6 +1574,12 @@ int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t 
 	return n;
 }
 
+int qc_ew_pairs(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1, int32_t *q2,
+                int max, uint64_t *work, char *err, size_t err_size)
+{
+	return ew_search(s, kind, o, q1, q2, max, 0, work, err, err_size);
+}
+
 int qc_ew_scales(qc_ew_kind kind, const qc_ew_opts *o, float (*out)[3], int max, uint64_t *work,
                  char *err, size_t err_size)
 {
@@ -1583,7 +1600,7 @@ int qc_ew_scales(qc_ew_kind kind, const qc_ew_opts *o, float (*out)[3], int max,
 			s[2] = (float)((o->op == QC_EW_MUL ? (double)s[0] * (double)s[1]
 			                                   : (double)(s[0] > s[1] ? s[0] : s[1])) /
 			               o->ratio);
-		int c = qc_ew_pairs(s, kind, o, a, a + need, need, work, why, sizeof why);
+		int c = ew_search(s, kind, o, a, a + need, need, need, work, why, sizeof why);
 		if (c < 0 && !strstr(why, "ADD / SUB:") && !strstr(why, "MUL:")) {
 			free(a);
 			return qc_errf(err, err_size, "%s", why); /* the options, not the scales */

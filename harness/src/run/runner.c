@@ -20,7 +20,14 @@
  * case's slot; everything else is inaccessible to the kernel, so a stray
  * write faults, and the fault handler says where it was. Slots follow on
  * from the previous batch's (a ring), so a late write of a finished batch
- * also meets closed pages.
+ * also meets closed pages. Closing is the costly step (a TLB flush): a
+ * plugin with no thread or child of its own may have its slots left open
+ * from each case's return to the command's end (QC_CMD_DEFER_CLOSE, wire.h).
+ * Each such case is compared again at the command's end (outputs against the
+ * worker's hash at return, inputs, call, pattern bytes); when anything
+ * changed, or any case of the command failed a check, the command runs again
+ * with every slot closed at its return, and so does every command after it
+ * (r->strict): the verdicts are the ones closed slots give.
  *
  * The harness trusts nothing the worker could have written: it judges from
  * its own records (offsets, sizes, a copy of each call description) and
@@ -81,11 +88,13 @@ typedef struct staged_case {
 	size_t shadow_off;   /* copy of the call description in r->shadow */
 	qcf_op_call *result; /* handed to the caller: outputs copied out of the arena */
 	uint64_t result_hash;
-	int answered; /* the worker answered it */
-	int done;     /* its result is final */
-	int reruns;   /* runs again after another case's fault */
-	int life;     /* the worker life (r->lives) it last ran in */
-	int probed;   /* it last ran alone in a command (probation) */
+	int answered;       /* the worker answered it */
+	int done;           /* its result is final */
+	int reruns;         /* runs again after another case's fault */
+	int life;           /* the worker life (r->lives) it last ran in */
+	int probed;         /* it last ran alone in a command (probation) */
+	int left_open;      /* its slot stayed open after its return (QC_ANS_LEFT_OPEN) */
+	uint64_t open_hash; /* the worker's hash of its outputs at return */
 } staged_case;
 
 struct qc_runner {
@@ -117,6 +126,7 @@ struct qc_runner {
 	double load_s;        /* how long the first load took */
 	int gave_up;          /* a restarted worker could not load the plugin */
 	int probation;        /* the plugin wrote after execute returned: one case a command */
+	int strict;           /* a command that left slots open went wrong: none is left open */
 	int lives;            /* workers started */
 	char gave_up_why[300];
 
@@ -943,10 +953,7 @@ static const unsigned char *out_bytes(const qc_runner *r, const staged_case *sc,
 
 static uint64_t hash_outputs(const qc_runner *r, const staged_case *sc)
 {
-	uint64_t h = 0;
-	for (uint32_t k = 0; k < sc->d.n_outputs; k++)
-		h = h * 31 + qc_wire_hash(out_bytes(r, sc, k), sc->d.out_len[k]);
-	return h;
+	return qc_wire_hash_outputs(r->arena, &sc->d);
 }
 
 /* The call handed back to the caller: the caller's call, with its inputs (by reference) and
@@ -970,16 +977,18 @@ static int keep_result(qc_runner *r, staged_case *sc, const qcf_op_call *orig)
 	r->keep = keep;
 	r->keep[r->n_keep++] = buf;
 	unsigned char *out_at[QC_WIRE_MAX_OUTPUTS];
+	uint64_t h = 0; /* of the copies, as qc_wire_hash_outputs */
 	for (uint32_t k = 0; k < sc->d.n_outputs; k++) {
 		out_at[k] = buf + at[k];
 		memcpy(out_at[k], out_bytes(r, sc, k), sc->d.out_len[k]);
+		h = h * 31 + qc_wire_hash(out_at[k], sc->d.out_len[k]);
 	}
 	stager w = {{buf, 0}, {NULL, 0}, 1, NULL, 0};
 	qcf_op_call *c = stage_call(&w, orig);
 	for (uint32_t k = 0; k < sc->d.n_outputs; k++)
 		c->outputs[k].data = out_at[k];
 	sc->result = c;
-	sc->result_hash = hash_outputs(r, sc);
+	sc->result_hash = h;
 	return 0;
 }
 
@@ -995,9 +1004,10 @@ static void set_result(qc_exec_result *res, qc_outcome o, const char *fmt, ...)
 }
 
 /* The harness's own checks of a case the worker answered: the pattern bytes around its
- * outputs, its inputs and its call description, all at offsets the harness computed. */
-static void check_case(const qc_runner *r, const staged_case *sc, const qcf_op_call *orig,
-                       qc_exec_result *res)
+ * outputs, its inputs and its call description, all at offsets the harness computed. 0, or
+ * -1 with the verdict in res. */
+static int check_case(const qc_runner *r, const staged_case *sc, const qcf_op_call *orig,
+                      qc_exec_result *res)
 {
 	const qc_case_desc *d = &sc->d;
 	for (uint32_t k = 0; k < d->n_outputs; k++) {
@@ -1006,11 +1016,11 @@ static void check_case(const qc_runner *r, const staged_case *sc, const qcf_op_c
 		size_t tail = d->rw_len[k] - head - d->out_len[k];
 		if (!pattern_intact(reg + head + d->out_len[k], tail)) {
 			set_result(res, QC_EXEC_ERROR, "wrote past the end of output %u", k);
-			return;
+			return -1;
 		}
 		if (!pattern_intact(reg, head)) {
 			set_result(res, QC_EXEC_ERROR, "wrote before the start of output %u", k);
-			return;
+			return -1;
 		}
 	}
 	const unsigned char *in = r->arena + d->ro_off + sc->meta_len;
@@ -1024,7 +1034,7 @@ static void check_case(const qc_runner *r, const staged_case *sc, const qcf_op_c
 		    memcmp(in + at, t->data, t->nbytes) != 0 ||
 		    !pattern_intact(in + at + t->nbytes, QC_GUARD_BYTES)) {
 			set_result(res, QC_EXEC_ERROR, "modified input %d", (int)k);
-			return;
+			return -1;
 		}
 		off = at + t->nbytes + QC_GUARD_BYTES;
 	}
@@ -1033,12 +1043,15 @@ static void check_case(const qc_runner *r, const staged_case *sc, const qcf_op_c
 		set_result(res, QC_EXEC_ERROR,
 		           d->n_outputs ? "wrote before the start of output 0"
 		                        : "wrote past its inputs");
-		return;
+		return -1;
 	}
-	if (memcmp(r->arena + d->ro_off, r->shadow + sc->shadow_off, sc->meta_len) != 0)
+	if (memcmp(r->arena + d->ro_off, r->shadow + sc->shadow_off, sc->meta_len) != 0) {
 		set_result(res, QC_EXEC_ERROR,
 		           "modified the call's description (tensors, shapes, quantization or "
 		           "attributes)");
+		return -1;
+	}
+	return 0;
 }
 
 /* Which part of a staged case an arena offset is in. */
@@ -1222,6 +1235,7 @@ static int send_cases(qc_runner *r, const size_t *list, size_t n)
 	memset(&cmd.c, 0, sizeof cmd.c);
 	cmd.c.count = (uint32_t)n;
 	cmd.c.settle_ms = r->probation ? QC_PROBATION_SETTLE_MS : QC_SETTLE_MS;
+	cmd.c.flags = r->probation || r->strict ? 0 : QC_CMD_DEFER_CLOSE;
 	for (size_t i = 0; i < n; i++)
 		cmd.d[i] = r->cases[list[i]].d;
 	return qc_send_full(r->fd, &cmd, sizeof cmd.c + n * sizeof cmd.d[0]);
@@ -1240,9 +1254,10 @@ static void no_worker(qc_runner *r, size_t m, qc_exec_result *results, const cha
 
 #define MAX_RERUNS 2 /* an innocent case run again after another case's fault */
 
-/* The answer for case sc: its outcome, the outputs copied out, the harness's checks. */
-static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const qcf_op_call *orig,
-                        qc_exec_result *res)
+/* The answer for case sc: its outcome, the outputs copied out, the harness's checks. 0, or -1
+ * when the case's memory is not as the harness left it or as the worker saw it at return. */
+static int take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const qcf_op_call *orig,
+                       qc_exec_result *res)
 {
 	memset(res, 0, sizeof *res);
 	if (a->outcome < QC_EXEC_OK || a->outcome > QC_EXEC_ERROR) {
@@ -1254,10 +1269,49 @@ static void take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const
 		res->message[sizeof res->message - 1] = '\0';
 	}
 	sc->answered = sc->done = 1;
-	if (keep_result(r, sc, orig) < 0)
+	sc->left_open = (a->flags & QC_ANS_LEFT_OPEN) != 0;
+	sc->open_hash = a->out_hash;
+	if (keep_result(r, sc, orig) < 0) {
 		set_result(res, QC_EXEC_ERROR, "harness out of memory keeping the outputs");
-	else
-		check_case(r, sc, orig, res);
+		return 0;
+	}
+	if (check_case(r, sc, orig, res) < 0)
+		return -1;
+	return sc->left_open && sc->result_hash != sc->open_hash ? -1 : 0;
+}
+
+/* Is every case of the command list[0..n) that was left open still as it was at its return
+ * (outputs as the worker hashed them, pattern bytes, inputs, call)? */
+static int open_cases_intact(const qc_runner *r, const size_t *list, size_t n,
+                             const qcf_op_call *const *calls)
+{
+	for (size_t q = 0; q < n; q++) {
+		const staged_case *sc = &r->cases[list[q]];
+		qc_exec_result scratch;
+		if (sc->done && sc->left_open &&
+		    (hash_outputs(r, sc) != sc->open_hash ||
+		     check_case(r, sc, calls[sc->index], &scratch) < 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* A command that left slots open went wrong (something changed in an open slot, a check
+ * failed, the worker died): its verdicts may hold another case's doing. Every case of it runs
+ * again from its staged state, and from now on no slot is left open. */
+static void run_again_closed(qc_runner *r, const size_t *list, size_t n,
+                             const qcf_op_call *const *calls, qc_exec_result *results)
+{
+	if (!r->strict)
+		trace(r, "a command that left slots open went wrong: it runs again, and every slot "
+		         "closes at its case's return from now on");
+	r->strict = 1;
+	for (size_t q = 0; q < n; q++) {
+		staged_case *sc = &r->cases[list[q]];
+		sc->done = sc->answered = sc->left_open = 0;
+		memset(&results[sc->index], 0, sizeof results[sc->index]);
+		stage_slot(r, sc, calls[sc->index]);
+	}
 }
 
 /*
@@ -1336,8 +1390,10 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 		for (size_t q = 0; q < n; q++) {
 			r->cases[list[q]].life = r->lives;
 			r->cases[list[q]].probed = r->probation;
+			r->cases[list[q]].left_open = 0;
 		}
-		size_t seq = 0; /* answers so far */
+		int left_open = 0, amiss = 0; /* a slot was left open; something went wrong */
+		size_t seq = 0;               /* answers so far */
 		qc_fault fault;
 		memset(&fault, 0, sizeof fault);
 		int have_fault = 0;
@@ -1355,7 +1411,8 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			}
 			if (got == MSG_ANSWER && waiting && msg.magic == QC_MSG_ANSWER &&
 			    msg.ans.seq == seq) {
-				take_answer(r, sc, &msg.ans, calls[sc->index], res);
+				amiss |= take_answer(r, sc, &msg.ans, calls[sc->index], res) < 0;
+				left_open |= sc->left_open;
 				if (res->late_write)
 					enter_probation(r, m, (long)list[seq], results, calls);
 				seq++;
@@ -1456,6 +1513,9 @@ static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
 			}
 			break;
 		}
+		/* slots left open: the command's verdicts stand only if nothing touched them */
+		if (left_open && (amiss || !open_cases_intact(r, list, n, calls)))
+			run_again_closed(r, list, n, calls, results);
 	}
 	/* A late write the closed slots did not stop (the kernel unprotected them): the outputs
 	 * must still be what they were when each case finished. */

@@ -60,7 +60,8 @@
  * and tail) hold qc_guard_pattern. So a stray write lands in a page the case
  * cannot touch (a fault the worker reports: qc_fault), or in pattern bytes,
  * the call or an input, which the harness compares with its own copies.
- * Closed pages are never opened.
+ * Closed pages are never opened. With QC_CMD_DEFER_CLOSE (below) the slots of
+ * the command's earlier cases may still be open while a case runs.
  */
 typedef struct qc_case_desc {
 	uint64_t slot_off, slot_len; /* the whole slot: closed after the case */
@@ -77,8 +78,20 @@ typedef struct qc_command {
 	uint32_t count;     /* <= QC_WIRE_CHUNK */
 	uint32_t quit;      /* destroy() and exit */
 	uint32_t settle_ms; /* at the command's end, if the plugin has threads (QC_SETTLE_MS) */
-	uint32_t pad;
+	uint32_t flags;     /* QC_CMD_* */
 } qc_command;
+
+/*
+ * QC_CMD_DEFER_CLOSE: a case's slot may stay open from its return to the command's end, when
+ * the plugin has no thread and no child process at that return; the command's end closes the
+ * slots with one call. The answer says so (QC_ANS_LEFT_OPEN) and carries the hash of the
+ * outputs at the return. Closing memory flushes the TLB, the costliest step of a small case;
+ * what the open slots let through (a write into an earlier case of the command) the harness
+ * finds by comparing each such case at the command's end, and then runs the command again
+ * with every slot closed at its return (runner.c). A remote worker ignores the flag.
+ */
+#define QC_CMD_DEFER_CLOSE 1u
+#define QC_ANS_LEFT_OPEN   1u /* the case's slot was left open at its return */
 
 /* What a remote worker (stream.h) says of itself; all "" for a local worker. */
 typedef struct qc_remote_info {
@@ -123,9 +136,9 @@ typedef struct qc_answer {
 	uint32_t magic; /* QC_MSG_ANSWER */
 	uint32_t seq;
 	int32_t outcome; /* qc_outcome */
-	int32_t pad;
+	uint32_t flags;  /* QC_ANS_* */
 	double seconds;
-	uint64_t reserved; /* 0 */
+	uint64_t out_hash; /* with QC_ANS_LEFT_OPEN: the outputs' qc_wire_hash_outputs at return */
 	char message[256];
 } qc_answer;
 
@@ -194,6 +207,10 @@ void qc_wire_copy_bounded(char *dst, size_t size, const char *src);
 const char *qc_wire_status_name(int32_t status);
 /* A 64-bit hash of n bytes (not cryptographic: it tells whether bytes changed). */
 uint64_t qc_wire_hash(const void *p, size_t n);
+
+/* The hash of a case's outputs (each output's qc_wire_hash, combined in order), read at
+ * base + d->out_off[k]: the worker's at return, the harness's of its copy. */
+uint64_t qc_wire_hash_outputs(const unsigned char *base, const qc_case_desc *d);
 /* One "qconform: trace [pid]: ..." line on stderr, in one write. */
 void qc_trace_line(const char *fmt, va_list ap);
 

@@ -10,8 +10,9 @@
  * closed) -> default signal dispositions, no core dumps -> the arena mapped
  * at the harness's address, inaccessible -> the fault handler -> dlopen,
  * negotiate, create -> load report. Then commands: per case the slot is
- * opened (wire.h), supports, prepare, execute, the slot closed, the answer
- * sent, release. A fault on an arena address is
+ * opened (wire.h), supports, prepare, execute, the slot closed (or, with
+ * QC_CMD_DEFER_CLOSE and no thread of the plugin's, left open to the
+ * command's end), the answer sent, release. A fault on an arena address is
  * reported (qc_fault) before the worker dies of it, so the harness can tell
  * whose it was.
  */
@@ -33,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -468,9 +470,47 @@ static int open_slot(unsigned char *arena, const qc_case_desc *c)
 	return 0;
 }
 
-/* Runs case seq of a command up to its answer (release and closing come after it is sent). */
+/* Is this the process's only thread, with no child? From num_threads in /proc/self/stat
+ * (field 20); 0 when it cannot tell. */
+static int alone(void)
+{
+	char buf[1024];
+	if (read_proc_self("stat", buf, sizeof buf) <= 0)
+		return 0;
+	const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
+	if (!p || p[1] != ' ')
+		return 0;
+	p += 2; /* field 3 */
+	for (int f = 3; f < 20 && p; f++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	if (!p || p[0] != '1' || p[1] != ' ')
+		return 0;
+	/* and no child process (which may share the open slots) */
+	siginfo_t si;
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
+/* The slots of a command left open (QC_CMD_DEFER_CLOSE): arena offsets [lo, hi), none when
+ * lo >= hi; on is 0 once the command stopped leaving slots open. */
+typedef struct open_span {
+	int on;
+	uint64_t lo, hi;
+} open_span;
+
+static void close_span(unsigned char *arena, open_span *sp)
+{
+	if (sp->lo < sp->hi)
+		protect(arena, sp->lo, sp->hi - sp->lo, PROT_NONE);
+	sp->lo = UINT64_MAX;
+	sp->hi = 0;
+}
+
+/* Runs case seq of a command up to its answer (release and closing come after it is sent).
+ * sp: the command's open slots, or NULL when every slot closes at its return. */
 static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
-                     const qc_case_desc *c, uint32_t seq, qc_answer *ans, qcf_prepared **prep_out)
+                     const qc_case_desc *c, uint32_t seq, qc_answer *ans, qcf_prepared **prep_out,
+                     open_span *sp)
 {
 	*prep_out = NULL;
 	memset(ans, 0, sizeof *ans);
@@ -520,7 +560,24 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	ans->outcome = outcome_of(st); /* what a remote worker's fault handler may send */
 	ans->seconds = seconds;
 	fault_ctx.state = QC_FAULT_RETURNED;
-	protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+	if (sp && sp->on && alone()) {
+		/* nothing else runs to write late: open until the command's end, its outputs as
+		 * they are now */
+		ans->out_hash = qc_wire_hash_outputs(arena, c);
+		ans->flags |= QC_ANS_LEFT_OPEN;
+		if (c->slot_off < sp->lo)
+			sp->lo = c->slot_off;
+		if (c->slot_off + c->slot_len > sp->hi)
+			sp->hi = c->slot_off + c->slot_len;
+	} else {
+		protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		if (sp && sp->on) {
+			/* a thread or child of the plugin's may write anywhere open: nothing stays
+			 * open */
+			close_span(arena, sp);
+			sp->on = 0;
+		}
+	}
 	if (st != QCF_OK) {
 		qc_wire_copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
 		if (!ans->message[0] ||
@@ -655,6 +712,7 @@ int qc_worker_main(int argc, char **argv)
 		if (cmd.c.count > QC_WIRE_CHUNK ||
 		    (size_t)got != sizeof cmd.c + cmd.c.count * sizeof cmd.d[0])
 			_exit(4); /* not from this harness */
+		open_span sp = {(cmd.c.flags & QC_CMD_DEFER_CLOSE) != 0, UINT64_MAX, 0};
 		for (uint32_t i = 0; i < cmd.c.count; i++) {
 			const qc_case_desc *c = &cmd.d[i];
 			if (c->slot_off > a.arena_bytes ||
@@ -663,11 +721,12 @@ int qc_worker_main(int argc, char **argv)
 				_exit(4);
 			qc_answer ans;
 			qcf_prepared *prep;
-			run_case(&d, inst, arena, c, i, &ans, &prep);
+			run_case(&d, inst, arena, c, i, &ans, &prep, &sp);
 			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
 			close_case(&d, inst, prep);
 		}
+		close_span(arena, &sp);
 		settle(cmd.c.settle_ms);
 		qc_answer done;
 		memset(&done, 0, sizeof done);
@@ -1074,7 +1133,7 @@ static int stdio_main(int argc, char **argv)
 			atomic_store(&stdio_now.sent, 0);
 			atomic_flag_clear(&stdio_now.taken);
 			alarm(watchdog);
-			run_case(&d, inst, s.arena, &cd, i, &ans, &prep);
+			run_case(&d, inst, s.arena, &cd, i, &ans, &prep, NULL);
 			alarm(0);
 			int answered = stdio_answer_once();
 			if (answered < 0)
