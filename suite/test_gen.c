@@ -1107,6 +1107,78 @@ static void test_ew_mul(void)
 	CU_ASSERT(work <= (UINT64_C(1) << 25) + 65536);
 }
 
+/* The search tries only the pairs whose output is in range (an interval of q2 for each q1,
+ * found by bisection): over random scales, zero points, ranges and ymax of ADD, SUB and MUL
+ * it must find exactly the pairs, in the same order, of trying every pair. */
+static uint64_t ew_rnd(uint64_t *st, uint64_t n)
+{
+	*st = *st * 6364136223846793005ull + 1442695040888963407ull;
+	return (*st >> 33) % n;
+}
+
+static void test_ew_interval_same_pairs(void)
+{
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+#define EW_RND(n) ew_rnd(&st, (uint64_t)(n))
+	int configs = 0, with_pairs = 0, differ = 0;
+	for (int t = 0; t < 300; t++) {
+		qc_ew_opts o;
+		int int16 = EW_RND(5) == 0;
+		qc_ew_opts_default(&o, int16);
+		o.op = (qc_ew_op)EW_RND(3);
+		int32_t q = int16 ? 32768 : 128;
+		o.zp1 = (int32_t)EW_RND(2 * q) - q;
+		o.zp2 = (int32_t)EW_RND(2 * q) - q;
+		o.zp_out = (int32_t)EW_RND(2 * q) - q;
+		if (!int16 && EW_RND(2))
+			o.zp_out /= 8; /* room for outputs of both signs */
+		int64_t span = int16 ? 300 : 256;
+		/* windows near the zero points (where outputs are small), or anywhere */
+		int near = EW_RND(4) != 0;
+		o.lo1 = near ? o.zp1 - span / 2
+		             : -q + (int64_t)EW_RND((uint64_t)(2 * q - span + 1));
+		o.lo2 = near ? o.zp2 - span / 2
+		             : -q + (int64_t)EW_RND((uint64_t)(2 * q - span + 1));
+		o.lo1 = o.lo1 < -q ? -q : o.lo1 + span > q ? q - span : o.lo1;
+		o.lo2 = o.lo2 < -q ? -q : o.lo2 + span > q ? q - span : o.lo2;
+		o.hi1 = o.lo1 + span - 1;
+		o.hi2 = o.lo2 + span - 1;
+		o.ymax = (int64_t)EW_RND(40);
+		float s[3];
+		for (int k = 0; k < 3; k++) {
+			/* few mantissa bits (ties are common) or many */
+			int bits = EW_RND(2) ? 3 : 20;
+			float m = 1.0f + (float)EW_RND(1u << bits) / (float)(1u << bits);
+			s[k] = ldexpf(m, -(int)EW_RND(int16 ? 14 : 9) - 1);
+		}
+		/* often a power of two apart, as the specs' own triples */
+		if (EW_RND(2))
+			s[1] = ldexpf(s[0], -(int)EW_RND(3));
+		if (EW_RND(2))
+			s[2] = ldexpf(s[0], (int)EW_RND(3) - 1);
+		qc_ew_kind kind = o.op == QC_EW_MUL ? (EW_RND(2) ? QC_EW_F32 : QC_EW_TIE)
+		                                    : (EW_RND(2) ? QC_EW_TIE_IN : QC_EW_TIE);
+		int32_t a1[64], c1[64], a2[64], c2[64];
+		uint64_t w1 = 0, w2 = 0;
+		char e1[256] = "", e2[256] = "";
+		int n1 = qc_ew_pairs(s, kind, &o, a1, c1, 64, &w1, e1, sizeof e1);
+		o.exhaustive = 1;
+		int n2 = qc_ew_pairs(s, kind, &o, a2, c2, 64, &w2, e2, sizeof e2);
+		configs++;
+		CU_ASSERT_EQUAL(n1, n2);
+		CU_ASSERT_STRING_EQUAL(e1, e2);
+		if (n1 != n2 || (n1 > 0 && (memcmp(a1, a2, (size_t)n1 * sizeof *a1) ||
+		                            memcmp(c1, c2, (size_t)n1 * sizeof *c1))))
+			differ++;
+		with_pairs += n1 > 0;
+		CU_ASSERT(w1 <= w2);
+	}
+#undef EW_RND
+	CU_ASSERT_EQUAL(differ, 0);
+	printf("\n  %d of %d searches found pairs, %d differ", with_pairs, configs, differ);
+	CU_ASSERT(with_pairs > configs / 5); /* the comparison is not between empty results */
+}
+
 void qct_register_gen(void)
 {
 	CU_pSuite s = qct_suite("gen");
@@ -1133,4 +1205,6 @@ void qct_register_gen(void)
 	CU_add_test(s, "elementwise edges: ADD / SUB ties of the output and the inputs",
 	            test_ew_add_ties);
 	CU_add_test(s, "elementwise edges: MUL multipliers, ties, errors", test_ew_mul);
+	CU_add_test(s, "elementwise edges: the in-range search finds every pair",
+	            test_ew_interval_same_pairs);
 }

@@ -1493,6 +1493,57 @@ static int ew_pair_classes(const ew_pipe *p, const qc_ew_opts *o, qc_ew_kind kin
 	return bits;
 }
 
+/* The pairs (a, c) of one a whose double-build output is in range: an interval of c. The
+ * output as a key: y where ew_out is ok, else -/+ infinity by the sign of x (ok holds on an
+ * interval of x around 0, on which y does not decrease, the multiplier being positive); x is
+ * monotone in c (ADD: v2 does not decrease with c; SUB: x falls; MUL: (a - zp1)(c - zp2)). */
+typedef struct ew_row {
+	const ew_pipe *p;
+	const qc_ew_opts *o;
+	const ew_in *i1, *in2;
+	int64_t a;
+} ew_row;
+
+static int64_t ew_key(const ew_row *r, int64_t c)
+{
+	const ew_pipe *p = r->p;
+	const qc_ew_opts *o = r->o;
+	int64_t x = p->op == QC_EW_MUL   ? (r->a - o->zp1) * (c - o->zp2)
+	            : p->op == QC_EW_SUB ? (int64_t)r->i1->v[0] - r->in2[c - o->lo2].v[0]
+	                                 : (int64_t)r->i1->v[0] + r->in2[c - o->lo2].v[0];
+	int ok;
+	int64_t y = ew_out(&p->out[0], 0, x, &ok);
+	return ok ? y : x > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* The first c in [lo, hi + 1] with key(c) >= v (up: the key does not decrease with c) or
+ * key(c) <= v (down: it does not increase). */
+static int64_t ew_first(const ew_row *r, int64_t lo, int64_t hi, int64_t v, int up)
+{
+	while (lo <= hi) {
+		int64_t mid = lo + (hi - lo) / 2, k = ew_key(r, mid);
+		if (up ? k >= v : k <= v)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The c of row r whose output is within [ylo, yhi]: [*c0, *c1] (empty when *c0 > *c1). */
+static void ew_row_span(const ew_row *r, int64_t ylo, int64_t yhi, int64_t *c0, int64_t *c1)
+{
+	const qc_ew_opts *o = r->o;
+	int up = r->p->op == QC_EW_ADD || (r->p->op == QC_EW_MUL && r->a >= o->zp1);
+	if (up) {
+		*c0 = ew_first(r, o->lo2, o->hi2, ylo, 1);
+		*c1 = ew_first(r, o->lo2, o->hi2, yhi + 1, 1) - 1;
+	} else {
+		*c0 = ew_first(r, o->lo2, o->hi2, yhi, 0);
+		*c1 = ew_first(r, o->lo2, o->hi2, ylo - 1, 0) - 1;
+	}
+}
+
 /* qc_ew_pairs, stopping at the first stop_after pairs found when stop_after > 0 (what
  * qc_ew_scales needs to know of a candidate: whether it has that many). */
 static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int32_t *q1,
@@ -1527,9 +1578,16 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 	const int64_t n2 = o->hi2 - o->lo2 + 1;
 	int64_t visited = 0;
 	int found = 0; /* pairs kept (each in a bucket of its own: none is a duplicate) */
-	for (int64_t a = o->lo1; a <= o->hi1 && !(stop_after > 0 && found >= stop_after); a++)
-		for (int64_t c = o->lo2; c <= o->hi2 && !(stop_after > 0 && found >= stop_after);
-		     c++) {
+	/* outside [ylo, yhi] a pair is of no class (ew_pair_classes, ew_in_range) */
+	int64_t ylo = -o->ymax > p.qmin - o->zp_out ? -o->ymax : p.qmin - o->zp_out;
+	int64_t yhi = o->ymax < p.qmax - o->zp_out ? o->ymax : p.qmax - o->zp_out;
+	for (int64_t a = o->lo1; a <= o->hi1 && !(stop_after > 0 && found >= stop_after); a++) {
+		int64_t c0 = o->lo2, c1 = o->hi2;
+		if (!o->exhaustive) {
+			ew_row row = {&p, o, in1 ? &in1[a - o->lo1] : NULL, in2, a};
+			ew_row_span(&row, ylo, yhi, &c0, &c1);
+		}
+		for (int64_t c = c0; c <= c1 && !(stop_after > 0 && found >= stop_after); c++) {
 			int64_t y = 0;
 			visited++;
 			int bits = ew_pair_classes(&p, o, kind, in1 ? &in1[a - o->lo1] : NULL,
@@ -1544,6 +1602,7 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 				}
 			found += kept;
 		}
+	}
 	*work += (uint64_t)visited;
 	/* round robin over the classes: the first pair of each, then the second, ... */
 	size_t cur[EW_CLASSES] = {0};

@@ -279,6 +279,8 @@ typedef struct qc_ew_opts {
 	int64_t ymax;               /* |y| <= ymax <= QC_EW_YMAX */
 	int min_pairs;              /* scales: kept with at least this many pairs */
 	qc_ew_stage stage;          /* TIE, TIE_IN: the ties taken */
+	int exhaustive;             /* try every pair, not only those whose output is in range
+	                               (the same pairs, slower: for tests) */
 } qc_ew_opts;
 
 /* Defaults: ADD, int8 (int16 if int16), s1 0.02, s2 0.01, s_out 0.02, s2 steps, zero points

@@ -624,7 +624,8 @@ void qc_default_specs(char *buf, size_t size)
 /* Loads, then expands every case: without its data (0: list), with it (2: validate, which also
  * runs the reference's checks on every case, qc_cases_check_reference), or for a run
  * (RUN_PLAN: the names only, under a --profile without data; the job threads build the cases
- * the run holds, units of UNIT_CASES cases of a spec in ss->units). Any error -> -1. */
+ * the run holds, units of a spec's cases holding UNIT_CASES of the run's in ss->units). Any
+ * error -> -1. */
 static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with_data)
 {
 	char specs_dir[PATH_MAX], profiles_dir[PATH_MAX + 16];
@@ -759,9 +760,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 					fprintf(ss->listing, "%s\n", name);
 			}
 			qc_case_free(c);
-			/* run: a unit ends every UNIT_CASES cases of the spec, and with it */
+			/* run: a unit ends with every UNIT_CASES cases the run holds (a shard's
+			 * units are as full as a whole run's: a command per unit), and with the
+			 * spec */
 			if (with_data == RUN_PLAN &&
-			    (idx + 1 - unit_first == UNIT_CASES || idx + 1 == n_spec)) {
+			    (unit_shard == UNIT_CASES || idx + 1 == n_spec)) {
 				if (unit_shard)
 					add_unit(ss, (uint32_t)i, unit_first, idx + 1,
 					         unit_ordinal);

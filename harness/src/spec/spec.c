@@ -1521,11 +1521,18 @@ static qc_spec *load_text(const char *path, const char *text, size_t len, qc_dia
 		qc_diag_error(diag, path, NULL, "out of memory");
 		return NULL;
 	}
-	qc_sha256_hex((const unsigned char *)text, len, s->sha256);
-	if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, diag)) {
-		free(s->path);
-		free(s);
-		return NULL;
+	if (src) {
+		/* the document is read, never written (Lua-made nodes live in s->vn) */
+		memcpy(s->sha256, src->sha256, sizeof s->sha256);
+		s->doc = src->doc;
+		s->doc_borrowed = 1;
+	} else {
+		qc_sha256_hex((const unsigned char *)text, len, s->sha256);
+		if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, diag)) {
+			free(s->path);
+			free(s);
+			return NULL;
+		}
 	}
 	int before = diag ? diag->errors : 0;
 	checker c = {s, diag, src};
@@ -1566,7 +1573,8 @@ void qc_spec_free(qc_spec *s)
 {
 	if (!s)
 		return;
-	yaml_document_delete(&s->doc);
+	if (!s->doc_borrowed)
+		yaml_document_delete(&s->doc);
 	vnodes_free(s->vn);
 	if (s->lua)
 		qc_lua_free(s->lua);

@@ -82,6 +82,7 @@ typedef struct qc_spec {
 	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */
 	char *text;                     /* the file as loaded (qc_spec_copy) */
 	size_t text_len;
+	int doc_borrowed; /* doc is the source's (qc_spec_copy): not freed with this spec */
 } qc_spec;
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
@@ -105,10 +106,10 @@ int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, 
  * checks, no Lua)? 1 yes, 0 no, -1 cannot tell (the file or its YAML is broken): load it. */
 int qc_spec_declares_profile(const char *path, const char *profile);
 void qc_spec_free(qc_spec *s);
-/* A private copy of s, loaded again from the same text, its "=expr" sweep lists taken from s
- * rather than evaluated again (s must outlive the copy): its Lua state and its Lua-made nodes
- * are its own, so threads expand one spec at once, each through its own copy. NULL (errors in
- * diag) only when out of memory. */
+/* A private copy of s, checked again from s's YAML document (shared, read-only, not parsed
+ * again) with its "=expr" sweep lists taken from s rather than evaluated again (s must outlive
+ * the copy): its Lua state and its Lua-made nodes are its own, so threads expand one spec at
+ * once, each through its own copy. NULL (errors in diag) only when out of memory. */
 qc_spec *qc_spec_copy(const qc_spec *s, qc_diag *diag);
 
 /* Lists the spec files named by paths (files, or directories searched
