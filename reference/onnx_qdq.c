@@ -123,6 +123,29 @@ static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
+/*
+ * x / scale as QuantizeLinear divides. precision 0 (absent) or 1: in float32, x and the scale
+ * converted exactly (ONNX Runtime's CPU provider divides in float32 whatever the types and
+ * whatever precision says; see specs/onnx/OPERATORS.md). precision 10 or 16: x and the scale
+ * rounded to float16 / bfloat16 (nearest even), divided, the quotient rounded to that type
+ * (onnx/reference: x.astype(p) / y_scale.astype(p)); the float32 quotient of two such values
+ * rounded again to the type is the correctly rounded one (24 >= 2 x 11 bits).
+ */
+static float onnx_divide(float x, float scale, int64_t precision)
+{
+	if (precision == 10) {
+		float a = qref_f16_to_f32(qref_f32_to_f16(x)),
+		      b = qref_f16_to_f32(qref_f32_to_f16(scale));
+		return qref_f16_to_f32(qref_f32_to_f16(a / b));
+	}
+	if (precision == 16) {
+		float a = qref_bf16_to_f32(qref_f32_to_bf16(x)),
+		      b = qref_bf16_to_f32(qref_f32_to_bf16(scale));
+		return qref_bf16_to_f32(qref_f32_to_bf16(a / b));
+	}
+	return x / scale;
+}
+
 static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
@@ -155,6 +178,13 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	if ((s = qref_get_quant(y, "QuantizeLinear output", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, y->dtype, &q, d)) != QCF_OK)
 		return s;
+	int64_t precision = 0; /* opset 23: the division's type (onnx_divide) */
+	r = qref_attr_int(call, "precision", &precision);
+	if (r < 0 || (precision != 0 && precision != 1 && precision != 10 && precision != 16))
+		return qref_fail_attr(d, "precision", QCF_INVALID_PARAM,
+		                      "%s: precision %lld is not float (1), float16 (10) or "
+		                      "bfloat16 (16)",
+		                      call->op, (long long)precision);
 	int64_t saturate = 1; /* opset 19: 1 by default, for float8 outputs only */
 	r = qref_attr_int(call, "saturate", &saturate);
 	if (r < 0 || (r > 0 && saturate != 0 && saturate != 1))
@@ -169,7 +199,8 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 		size_t n = qref_tensor_numel(x);
 		for (size_t i = 0; i < n; i++) {
 			int32_t c = qref_quant_index(y, &q, i);
-			float v = (float)qref_get(x, i) / q.scales[c] + (float)zero_point(&q, c);
+			float v = onnx_divide((float)qref_get(x, i), q.scales[c], precision) +
+			          (float)zero_point(&q, c);
 			qref_mark_exact(d, 0, i);
 			uint8_t code = qref_small_from(y->dtype, v, saturate != 0);
 			qref_set(y, i, qref_small_to_f32(y->dtype, code));
@@ -185,7 +216,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(y, &q, i);
-		float v = (float)qref_get(x, i) / q.scales[c];
+		float v = onnx_divide((float)qref_get(x, i), q.scales[c], precision);
 		double zp = q.zero_points[c];
 		if (isnan(v)) {
 			qref_mark_any(d, 0, i, lo, hi);

@@ -152,10 +152,12 @@ static const qref_attr_schema s2d_attrs[] = {
 };
 
 /* QuantizeLinear: saturate (opset 19) applies to float8 outputs; output_dtype (opset 21) is a
- * TensorProto.DataType code, 0 for the zero point's type */
+ * TensorProto.DataType code, 0 for the zero point's type; precision (opset 23) the type of the
+ * division, 0 when absent (1 float, 10 float16, 16 bfloat16) */
 static const qref_attr_schema onnx_quantize_attrs[] = {
         A_BOOL("saturate", "1"),
         A_INT("output_dtype", 0, 26, "0"),
+        A_INT("precision", 0, 16, "0"),
         END,
 };
 
