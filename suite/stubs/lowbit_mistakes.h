@@ -5,7 +5,8 @@
  *                  largest finite one gives inf (e5m2) or NaN, as with saturate = 0;
  *  subnormal_trunc QuantizeLinear to a float8 type truncates results in the subnormal range
  *                  (toward zero) instead of rounding them to nearest even.
- * Every other op and type is the reference's answer.
+ * Every other op and type, and a division in float16 or bfloat16 (precision), is the
+ * reference's answer.
  */
 #ifndef QC_STUB_LOWBIT_MISTAKES_H
 #define QC_STUB_LOWBIT_MISTAKES_H
@@ -36,8 +37,10 @@ static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const
 	(void)prep;
 	qcf_status st = stub_delegate(inst, call);
 	const char *m = MISTAKE;
+	int64_t precision = 0; /* 10, 16: a float16 / bfloat16 division, left as the reference's */
 	if (st != QCF_OK || !stub_op_is(call, "QuantizeLinear") ||
-	    !is_float8(call->outputs[0].dtype))
+	    !is_float8(call->outputs[0].dtype) ||
+	    qref_attr_int(call, "precision", &precision) < 0 || precision == 10 || precision == 16)
 		return st;
 	qcf_tensor *y = &call->outputs[0];
 	size_t n = qref_numel(y->rank, y->shape);
