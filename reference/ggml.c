@@ -1142,11 +1142,67 @@ static qcf_status ggml_dequantize_row(const qcf_op_call *call, qref_detail *d)
 }
 
 /*
+ * get_rows: a [n_rows, k] of a GGML type with a to_float, idx int32 [m] -> y float32 [m, k]:
+ * row i of y is dequantize_row of a's row idx[i] (ggml_compute_forward_get_rows_q: a row index
+ * outside [0, n_rows) is a GGML_ASSERT there, refused here).
+ */
+static qcf_status ggml_get_rows(const qcf_op_call *call, qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 2, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *a = &call->inputs[0], *idx = &call->inputs[1];
+	qcf_tensor *y = &call->outputs[0];
+	if (!qref_ggml_is_block(a->dtype) || a->dtype == QCF_GGML_Q8_1)
+		return qref_fail_tensor(d, a, QREF_PART_DTYPE, QCF_INVALID_PARAM,
+		                        "%s: a must be a GGML block type with a to_float (not "
+		                        "ggml_q8_1), got %s",
+		                        call->op, qref_dtype_name(a->dtype));
+	if (idx->dtype != QCF_INT32)
+		return qref_fail_tensor(d, idx, QREF_PART_DTYPE, QCF_INVALID_PARAM,
+		                        "%s: idx must be int32, got %s", call->op,
+		                        qref_dtype_name(idx->dtype));
+	if (y->dtype != QCF_FLOAT32)
+		return qref_fail_output(d, 0, QREF_PART_DTYPE, QCF_INVALID_PARAM,
+		                        "%s: y must be float32, got %s", call->op,
+		                        qref_dtype_name(y->dtype));
+	if (a->rank != 2 || idx->rank != 1 || y->rank != 2)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: a and y must have rank 2, idx rank 1",
+		                 call->op);
+	const int64_t rows = a->shape[0], k = a->shape[1], m = idx->shape[0];
+	if (y->shape[0] != m || y->shape[1] != k)
+		return qref_fail_output(
+		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		        "%s: y must be [%lld, %lld] (idx's length, a's rows' length)", call->op,
+		        (long long)m, (long long)k);
+	if ((s = check_rows(call, a, a->dtype, d)) != QCF_OK ||
+	    (s = no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+		return s;
+	const int32_t *ix = idx->data;
+	for (int64_t i = 0; i < m; i++)
+		if (ix[i] < 0 || ix[i] >= rows)
+			return qref_fail_tensor(d, idx, QREF_PART_DATA, QCF_INVALID_PARAM,
+			                        "%s: idx[%lld] = %d is not a row of a (0 .. %lld)",
+			                        call->op, (long long)i, (int)ix[i],
+			                        (long long)rows - 1);
+	const size_t arow = qcf_dtype_nbytes(a->dtype, (size_t)k);
+	for (int64_t i = 0; i < m; i++)
+		qref_ggml_dequantize_row(a->dtype, (const uint8_t *)a->data + (size_t)ix[i] * arow,
+		                         (float *)y->data + i * k, (size_t)k);
+	for (size_t i = 0; i < (size_t)(m * k); i++)
+		qref_mark_exact(d, 0, i);
+	return QCF_OK;
+}
+
+/*
  * mul_mat: a [n_rows, k] weights of a GGML type with a vec_dot, b [m, k] float32 (quantized
  * here row by row to the weights' vec_dot type with its reference quantizer, as
  * ggml_compute_forward_mul_mat does with from_float) or already of that type; y [m, n_rows]
  * float32, y[i][r] = vec_dot(a row r, b row i). Each element's step is the bound of its
- * summation-order dependence (qref_ggml_vec_dot).
+ * summation-order dependence (qref_ggml_vec_dot). Batched: a [ba, n_rows, k], b [bb, m, k]
+ * (a 2-D tensor is one batch), y [bb, m, n_rows] (2-D with b) with bb a multiple of ba; batch
+ * j of b meets batch j / (bb / ba) of a (ggml_compute_forward_mul_mat's broadcast, i02 = i12 /
+ * r2; ggml_can_mul_mat asks ne12 % ne02 == 0).
  */
 static qcf_status ggml_mul_mat(const qcf_op_call *call, qref_detail *d)
 {
@@ -1171,17 +1227,27 @@ static qcf_status ggml_mul_mat(const qcf_op_call *call, qref_detail *d)
 		return qref_fail_output(d, 0, QREF_PART_DTYPE, QCF_INVALID_PARAM,
 		                        "%s: y must be float32, got %s", call->op,
 		                        qref_dtype_name(y->dtype));
-	if (a->rank != 2 || b->rank != 2 || y->rank != 2)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: a, b and y must have rank 2", call->op);
-	const int64_t rows = a->shape[0], k = a->shape[1], m = b->shape[0];
-	if (b->shape[1] != k)
+	if (a->rank < 2 || a->rank > 3 || b->rank < 2 || b->rank > 3 || y->rank != b->rank)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: a and b must have rank 2 or 3 (a leading batch dimension), y "
+		                 "b's rank",
+		                 call->op);
+	const int ab = a->rank - 2, bb = b->rank - 2; /* the batch dimension's count */
+	const int64_t na = ab ? a->shape[0] : 1, nb = bb ? b->shape[0] : 1;
+	const int64_t rows = a->shape[ab], k = a->shape[ab + 1], m = b->shape[bb];
+	if (b->shape[bb + 1] != k)
 		return qref_fail_tensor(d, b, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: b's rows (%lld) must have a's length (%lld)", call->op,
-		                        (long long)b->shape[1], (long long)k);
-	if (y->shape[0] != m || y->shape[1] != rows)
+		                        (long long)b->shape[bb + 1], (long long)k);
+	if (na < 1 || nb % na)
+		return qref_fail_tensor(d, b, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: b's batches (%lld) must be a multiple of a's (%lld)",
+		                        call->op, (long long)nb, (long long)na);
+	if ((bb && y->shape[0] != nb) || y->shape[bb] != m || y->shape[bb + 1] != rows)
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
-		                        "%s: y must be [%lld, %lld] (b's rows, a's rows)", call->op,
-		                        (long long)m, (long long)rows);
+		                        "%s: y must be %s%lld, %lld] (b's rows, a's rows)",
+		                        call->op, bb ? "[b's batches, " : "[", (long long)m,
+		                        (long long)rows);
 	if ((s = check_rows(call, a, a->dtype, d)) != QCF_OK ||
 	    (s = check_rows(call, b, vt, d)) != QCF_OK ||
 	    (s = no_rounding(call, d,
@@ -1190,28 +1256,32 @@ static qcf_status ggml_mul_mat(const qcf_op_call *call, qref_detail *d)
 		return s;
 	const size_t arow = qcf_dtype_nbytes(a->dtype, (size_t)k),
 	             brow = qcf_dtype_nbytes(vt, (size_t)k);
+	const int64_t mb = nb * m; /* b's rows over every batch */
 	const uint8_t *bq = b->data;
 	uint8_t *buf = NULL;
-	if (b->dtype == QCF_FLOAT32 && m > 0 && k > 0) {
-		buf = malloc((size_t)m * brow);
+	if (b->dtype == QCF_FLOAT32 && mb > 0 && k > 0) {
+		buf = malloc((size_t)mb * brow);
 		if (!buf)
 			return qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
-		for (int64_t i = 0; i < m; i++)
+		for (int64_t i = 0; i < mb; i++)
 			qref_ggml_quantize_row(vt, (const float *)b->data + i * k, buf + i * brow,
 			                       (size_t)k);
 		bq = buf;
 	}
 	float *out = y->data;
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t r = 0; r < rows; r++) {
-			double bound;
-			const size_t o = (size_t)(i * rows + r);
-			out[o] = qref_ggml_vec_dot(a->dtype, (size_t)k,
-			                           (const uint8_t *)a->data + r * arow,
-			                           bq + i * brow, &bound);
-			qref_mark_exact(d, 0, o);
-			qref_set_step(d, 0, o, bound);
-		}
+	for (int64_t j = 0; j < nb; j++) {
+		const uint8_t *aj =
+		        (const uint8_t *)a->data + (size_t)(j / (nb / na) * rows) * arow;
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t r = 0; r < rows; r++) {
+				double bound;
+				const size_t o = (size_t)((j * m + i) * rows + r);
+				out[o] = qref_ggml_vec_dot(a->dtype, (size_t)k, aj + r * arow,
+				                           bq + (size_t)(j * m + i) * brow, &bound);
+				qref_mark_exact(d, 0, o);
+				qref_set_step(d, 0, o, bound);
+			}
+	}
 	free(buf);
 	return QCF_OK;
 }
@@ -1220,5 +1290,6 @@ const qref_op_entry qref_ops_ggml[] = {
         {"ggml", "quantize_row", ggml_quantize_row, NULL},
         {"ggml", "dequantize_row", ggml_dequantize_row, NULL},
         {"ggml", "mul_mat", ggml_mul_mat, NULL},
+        {"ggml", "get_rows", ggml_get_rows, NULL},
         {NULL, NULL, NULL, NULL},
 };

@@ -411,6 +411,7 @@ static const qref_op_schema schemas[] = {
         {"ggml", "quantize_row", XY, no_attrs},
         {"ggml", "dequantize_row", XY, no_attrs},
         {"ggml", "mul_mat", AB_Y, no_attrs},
+        {"ggml", "get_rows", LIST("a", "idx"), 2, 2, LIST("y"), 1, no_attrs},
         /* OCP MX v1.0 and NVFP4 (specs/mx/OPERATORS.md) */
         {"mx", "quantize_mx", LIST("x"), 1, 1, LIST("y", "scale"), 2, no_attrs},
         {"mx", "dequantize_mx", LIST("x", "scale"), 2, 2, LIST("y"), 1, no_attrs},
