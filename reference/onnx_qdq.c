@@ -114,36 +114,47 @@ static qcf_status quantize_input(const qcf_op_call *call, qref_detail *d)
 	if (!qref_same_shape(x, &call->outputs[0]))
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: output shape must equal input shape", call->op);
-	if (x->dtype == QCF_BFLOAT16 || x->dtype == QCF_INT32)
-		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: %s input is not implemented", call->op,
-		                 qref_dtype_name(x->dtype));
-	if (x->dtype != QCF_FLOAT32 && x->dtype != QCF_FLOAT16)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: input must be float32, got %s",
+	/* T1: float, float16, bfloat16, int32 (converted to float32 for the division, to nearest
+	 * even: the scale's type, float32, is the division's) */
+	if (x->dtype != QCF_FLOAT32 && x->dtype != QCF_FLOAT16 && x->dtype != QCF_BFLOAT16 &&
+	    x->dtype != QCF_INT32)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: input must be float32, float16, bfloat16 or int32, got %s",
 		                 call->op, qref_dtype_name(x->dtype));
 	return QCF_OK;
 }
 
+/* v rounded to bfloat16 (nearest even) from its exact value: an int32 x above 2^24, rounded
+ * to float32 first, could round twice. */
+static float bf16_of(double v)
+{
+	if (!isfinite(v) || fabs(v) <= 0x1p24)
+		return qref_bf16_to_f32(qref_f32_to_bf16((float)v)); /* (float)v is exact */
+	int e;
+	double m = frexp(v, &e); /* [0.5, 1): 8 significant bits are m * 2^8 */
+	return (float)ldexp(rint(ldexp(m, 8)), e - 8);
+}
+
 /*
- * x / scale as QuantizeLinear divides. precision 0 (absent) or 1: in float32, x and the scale
- * converted exactly (ONNX Runtime's CPU provider divides in float32 whatever the types and
- * whatever precision says; see specs/onnx/OPERATORS.md). precision 10 or 16: x and the scale
- * rounded to float16 / bfloat16 (nearest even), divided, the quotient rounded to that type
- * (onnx/reference: x.astype(p) / y_scale.astype(p)); the float32 quotient of two such values
- * rounded again to the type is the correctly rounded one (24 >= 2 x 11 bits).
+ * x / scale as QuantizeLinear divides. precision 0 (absent) or 1: in float32, x converted to
+ * float32 (exactly, but for an int32 x beyond 2^24: to nearest even) and the scale as it is
+ * (ONNX Runtime's CPU provider divides in float32 whatever the types and whatever precision
+ * says; see specs/onnx/OPERATORS.md). precision 10 or 16: x and the scale rounded to float16
+ * / bfloat16 (nearest even), divided, the quotient rounded to that type (onnx/reference:
+ * x.astype(p) / y_scale.astype(p)); the float32 quotient of two such values rounded again to
+ * the type is the correctly rounded one (24 >= 2 x 11 bits).
  */
-static float onnx_divide(float x, float scale, int64_t precision)
+static float onnx_divide(double x, float scale, int64_t precision)
 {
 	if (precision == 10) {
-		float a = qref_f16_to_f32(qref_f32_to_f16(x)),
+		/* an int32 beyond 2^24 is past float16's range either way */
+		float a = qref_f16_to_f32(qref_f32_to_f16((float)x)),
 		      b = qref_f16_to_f32(qref_f32_to_f16(scale));
 		return qref_f16_to_f32(qref_f32_to_f16(a / b));
 	}
-	if (precision == 16) {
-		float a = qref_bf16_to_f32(qref_f32_to_bf16(x)),
-		      b = qref_bf16_to_f32(qref_f32_to_bf16(scale));
-		return qref_bf16_to_f32(qref_f32_to_bf16(a / b));
-	}
-	return x / scale;
+	if (precision == 16)
+		return bf16_of((double)(bf16_of(x) / bf16_of(scale)));
+	return (float)x / scale;
 }
 
 static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
@@ -199,7 +210,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 		size_t n = qref_tensor_numel(x);
 		for (size_t i = 0; i < n; i++) {
 			int32_t c = qref_quant_index(y, &q, i);
-			float v = onnx_divide((float)qref_get(x, i), q.scales[c], precision) +
+			float v = onnx_divide(qref_get(x, i), q.scales[c], precision) +
 			          (float)zero_point(&q, c);
 			qref_mark_exact(d, 0, i);
 			uint8_t code = qref_small_from(y->dtype, v, saturate != 0);
@@ -216,7 +227,7 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 	size_t n = qref_tensor_numel(x);
 	for (size_t i = 0; i < n; i++) {
 		int32_t c = qref_quant_index(y, &q, i);
-		float v = onnx_divide((float)qref_get(x, i), q.scales[c], precision);
+		float v = onnx_divide(qref_get(x, i), q.scales[c], precision);
 		double zp = q.zero_points[c];
 		if (isnan(v)) {
 			qref_mark_any(d, 0, i, lo, hi);

@@ -603,9 +603,10 @@ static void test_list_classes(void)
 	CU_ASSERT_FATAL(qct_sh(&p, "%s run --profile onnx-qdq --extension int5 specs/onnx", q) ==
 	                0);
 	CU_ASSERT_EQUAL(p.status, 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(p.err,
-	                              "profile onnx-qdq has no such extension (its "
-	                              "extensions: int16, int4, int2, int32, blocked; or all)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	        p.err,
+	        "profile onnx-qdq has no such extension (its "
+	        "extensions: int16, int4, int2, int32, blocked, precision, inputs; or all)"));
 	qct_proc_free(&p);
 	CU_ASSERT_FATAL(qct_sh(&p, "%s run --extension int4 specs/onnx", q) == 0);
 	CU_ASSERT_EQUAL(p.status, 2);
