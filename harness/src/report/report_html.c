@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1712,6 +1713,44 @@ static char *beside(const char *path, const char *ext)
 	return s;
 }
 
+typedef struct junit_job {
+	const char *json_path, *xml_path;
+	int rc;
+	char err[1024];
+} junit_job;
+
+static void *junit_main(void *arg)
+{
+	junit_job *j = arg;
+	j->rc = qc_junit_write(j->json_path, j->xml_path, j->err, sizeof j->err);
+	return NULL;
+}
+
+int qc_render_reports(qc_report *rep, const char *json_path, const char *html_path,
+                      const char *junit_path, const char *prefix)
+{
+	char err[1024];
+	int rc = 0;
+	junit_job jj = {json_path, junit_path, 0, ""};
+	pthread_t t;
+	int threaded = html_path && junit_path && pthread_create(&t, NULL, junit_main, &jj) == 0;
+	if (html_path && qc_html_write_doc(rep, json_path, html_path, err, sizeof err) != 0)
+		rc = -1;
+	if (threaded)
+		pthread_join(t, NULL);
+	else if (junit_path)
+		jj.rc = qc_junit_write_doc(rep, junit_path, jj.err, sizeof jj.err);
+	if (html_path && rc == 0)
+		printf("html: %s\n", html_path);
+	if (junit_path && jj.rc == 0)
+		printf("junit: %s\n", junit_path);
+	if (rc != 0)
+		fprintf(stderr, "%s%s\n", prefix, err);
+	if (junit_path && jj.rc != 0)
+		fprintf(stderr, "%s%s\n", prefix, jj.err);
+	return rc != 0 || (junit_path && jj.rc != 0) ? -1 : 0;
+}
+
 int qc_cmd_report(int argc, char **argv)
 {
 	const char *json = NULL, *html = NULL, *junit = NULL;
@@ -1748,19 +1787,7 @@ int qc_cmd_report(int argc, char **argv)
 		html = html_def = beside(json, ".html");
 		junit = junit_def = beside(json, ".junit.xml");
 	}
-	int rc = 0;
-	if (html && qc_html_write_doc(r, json, html, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		rc = 2;
-	} else if (html) {
-		printf("html: %s\n", html);
-	}
-	if (!rc && junit && qc_junit_write_doc(r, junit, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		rc = 2;
-	} else if (!rc && junit) {
-		printf("junit: %s\n", junit);
-	}
+	int rc = qc_render_reports(r, json, html, junit, "") != 0 ? 2 : 0;
 	free(html_def);
 	free(junit_def);
 	qc_report_close(r);

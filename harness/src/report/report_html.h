@@ -36,6 +36,13 @@ int qc_html_write_cert(qc_report *report, json_t *cert, const char *json_path,
                        const char *html_path, char *err, size_t errsz);
 
 /* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
+/* Writes the HTML (html_path) and the JUnit XML (junit_path) of the report rep, opened from
+ * json_path; either path may be NULL. The JUnit is written on a thread of its own with a
+ * reader of its own (each reads every case, and they take about as long). Prints "html:
+ * PATH" and "junit: PATH" for what was written, "PREFIXmessage" on stderr for what failed.
+ * 0, or -1. */
+int qc_render_reports(qc_report *rep, const char *json_path, const char *html_path,
+                      const char *junit_path, const char *prefix);
 int qc_cmd_report(int argc, char **argv);
 
 #endif

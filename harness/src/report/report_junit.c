@@ -235,8 +235,10 @@ static void testcase(FILE *f, json_t *c)
 
 typedef struct op_group {
 	char *sem, *op;
-	long long *cases; /* where each case of the group is in the report (qc_report_at) */
-	size_t n, cap;
+	FILE *tmp;        /* its <testcase> elements, written as the cases are read (one pass) */
+	int no_tmp;       /* no temporary file: its cases are read again (qc_report_at) */
+	long long *cases; /* then where each case of the group is in the report */
+	size_t n, n_at, cap;
 	unsigned long long failures, errors, skipped;
 	double time;
 } op_group;
@@ -305,12 +307,25 @@ static op_group *group_of(op_table *t, const char *sem, const char *op)
 static void table_free(op_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
+		if (t->g[i].tmp)
+			fclose(t->g[i].tmp);
 		free(t->g[i].cases);
 		free(t->g[i].sem);
 		free(t->g[i].op);
 	}
 	free(t->g);
 	free(t->slot);
+}
+
+/* Appends what was written to tmp to f: 0, or -1 when tmp could not hold it. */
+static int copy_tmp(FILE *tmp, FILE *f)
+{
+	char buf[65536];
+	if (fflush(tmp) != 0 || ferror(tmp) || fseek(tmp, 0, SEEK_SET) != 0)
+		return -1;
+	for (size_t n; (n = fread(buf, 1, sizeof buf, tmp)) > 0;)
+		fwrite(buf, 1, n, f);
+	return ferror(tmp) ? -1 : 0;
 }
 
 int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t errsz)
@@ -338,17 +353,24 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			json_decref(x);
 			goto oom;
 		}
-		if (g->n == g->cap) {
-			size_t nc = g->cap ? 2 * g->cap : 16;
-			long long *nca = realloc(g->cases, nc * sizeof *nca);
-			if (!nca) {
-				json_decref(x);
-				goto oom;
+		if (!g->tmp && !g->no_tmp)
+			g->no_tmp = !(g->tmp = tmpfile());
+		if (g->tmp) {
+			testcase(g->tmp, x);
+		} else {
+			if (g->n_at == g->cap) {
+				size_t nc = g->cap ? 2 * g->cap : 16;
+				long long *nca = realloc(g->cases, nc * sizeof *nca);
+				if (!nca) {
+					json_decref(x);
+					goto oom;
+				}
+				g->cases = nca;
+				g->cap = nc;
 			}
-			g->cases = nca;
-			g->cap = nc;
+			g->cases[g->n_at++] = qc_report_pos_of_last(rep);
 		}
-		g->cases[g->n++] = qc_report_pos_of_last(rep);
+		g->n++;
 		const char *v = qc_report_str(x, "verdict");
 		if (json_object_get(x, "waived")) {
 			g->skipped++;
@@ -456,7 +478,14 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		fprintf(f, "      <property name=\"qconform.wall_seconds\" value=\"%.3f\"/>\n",
 		        secs(json_object_get(json_object_get(r, "summary"), "wall_seconds")));
 		fputs("    </properties>\n", f);
-		for (size_t k = 0; k < g->n; k++) {
+		if (g->tmp && copy_tmp(g->tmp, f) != 0) {
+			snprintf(err, errsz, "%s: cannot write a temporary file: %s", xml_path,
+			         strerror(errno));
+			qc_afile_abort(&af);
+			table_free(&t);
+			return -1;
+		}
+		for (size_t k = 0; k < g->n_at; k++) {
 			if (qc_report_at(rep, g->cases[k], &x, err, errsz) != 0) {
 				qc_afile_abort(&af);
 				table_free(&t);

@@ -39,7 +39,7 @@ static int is_report(json_t *r, const char **why)
 	for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
 		json_t *m = json_object_get(r, members[i].key);
 		if (!m || json_typeof(m) != members[i].type) {
-			static char buf[96];
+			static _Thread_local char buf[96]; /* reports are read on two threads */
 			snprintf(buf, sizeof buf,
 			         "not a qconform report (\"%s\" missing or not %s)", members[i].key,
 			         members[i].type == JSON_ARRAY ? "a list" : "an object");

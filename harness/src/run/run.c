@@ -1713,17 +1713,11 @@ static int render_reports(const qc_run_opts *o, const char *json_path)
 		return 0;
 	char err[1024];
 	qc_report *doc = qc_report_open(json_path, err, sizeof err);
-	int rc = doc ? 0 : -1;
-	if (doc && h && qc_html_write_doc(doc, json_path, h, err, sizeof err) != 0)
-		rc = -1;
-	else if (doc && h)
-		printf("html: %s\n", h);
-	if (rc == 0 && x && qc_junit_write_doc(doc, x, err, sizeof err) != 0)
-		rc = -1;
-	else if (rc == 0 && x)
-		printf("junit: %s\n", x);
-	if (rc != 0)
+	if (!doc) {
 		fprintf(stderr, "qconform: %s\n", err);
+		return -1;
+	}
+	int rc = qc_render_reports(doc, json_path, h, x, "qconform: ");
 	qc_report_close(doc);
 	return rc;
 }
