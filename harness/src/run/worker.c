@@ -11,10 +11,10 @@
  * at the harness's address, inaccessible -> the fault handler -> dlopen,
  * negotiate, create -> load report. Then commands: per case the slot is
  * opened (wire.h), supports, prepare, execute, the slot closed (or, with
- * QC_CMD_DEFER_CLOSE and no thread of the plugin's, left open to the
- * command's end), the answer sent, release. A fault on an arena address is
- * reported (qc_fault) before the worker dies of it, so the harness can tell
- * whose it was.
+ * QC_CMD_DEFER_CLOSE and no thread or child process of the plugin's, left
+ * open to the command's end), the answer sent, release. A fault on an arena
+ * address is reported (qc_fault) before the worker dies of it, so the
+ * harness can tell whose it was.
  */
 #include <dirent.h>
 #include <dlfcn.h>
