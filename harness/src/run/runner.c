@@ -977,11 +977,11 @@ static int keep_result(qc_runner *r, staged_case *sc, const qcf_op_call *orig)
 	r->keep = keep;
 	r->keep[r->n_keep++] = buf;
 	unsigned char *out_at[QC_WIRE_MAX_OUTPUTS];
-	uint64_t h = 0; /* of the copies, as qc_wire_hash_outputs */
+	uint64_t h = 0; /* of the copies, as qc_wire_hash_outputs hashes the arena */
 	for (uint32_t k = 0; k < sc->d.n_outputs; k++) {
 		out_at[k] = buf + at[k];
 		memcpy(out_at[k], out_bytes(r, sc, k), sc->d.out_len[k]);
-		h = h * 31 + qc_wire_hash(out_at[k], sc->d.out_len[k]);
+		h = qc_wire_hash_more(h, out_at[k], sc->d.out_len[k]);
 	}
 	stager w = {{buf, 0}, {NULL, 0}, 1, NULL, 0};
 	qcf_op_call *c = stage_call(&w, orig);

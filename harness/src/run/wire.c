@@ -94,11 +94,16 @@ uint64_t qc_wire_hash(const void *p, size_t n)
 	return h * 0xbf58476d1ce4e5b9ull;
 }
 
+uint64_t qc_wire_hash_more(uint64_t h, const void *p, size_t n)
+{
+	return h * 31 + qc_wire_hash(p, n);
+}
+
 uint64_t qc_wire_hash_outputs(const unsigned char *base, const qc_case_desc *d)
 {
 	uint64_t h = 0;
 	for (uint32_t k = 0; k < d->n_outputs && k < QC_WIRE_MAX_OUTPUTS; k++)
-		h = h * 31 + qc_wire_hash(base + d->out_off[k], d->out_len[k]);
+		h = qc_wire_hash_more(h, base + d->out_off[k], d->out_len[k]);
 	return h;
 }
 

@@ -208,8 +208,10 @@ const char *qc_wire_status_name(int32_t status);
 /* A 64-bit hash of n bytes (not cryptographic: it tells whether bytes changed). */
 uint64_t qc_wire_hash(const void *p, size_t n);
 
-/* The hash of a case's outputs (each output's qc_wire_hash, combined in order), read at
- * base + d->out_off[k]: the worker's at return, the harness's of its copy. */
+/* h with the next n bytes' qc_wire_hash combined in (the outputs' hash, output by output). */
+uint64_t qc_wire_hash_more(uint64_t h, const void *p, size_t n);
+/* The hash of a case's outputs (from 0, qc_wire_hash_more of each in order), read at
+ * base + d->out_off[k]: the worker's at return; the harness hashes its copies the same way. */
 uint64_t qc_wire_hash_outputs(const unsigned char *base, const qc_case_desc *d);
 /* One "qconform: trace [pid]: ..." line on stderr, in one write. */
 void qc_trace_line(const char *fmt, va_list ap);
