@@ -235,6 +235,8 @@ static void testcase(FILE *f, json_t *c)
 
 typedef struct op_group {
 	char *sem, *op;
+	long long rollup; /* its cases by the report's roll-up */
+	int want_tmp;     /* one of the JUNIT_TMP_FILES largest: its cases are read once */
 	FILE *tmp;        /* its <testcase> elements, written as the cases are read (one pass) */
 	int no_tmp;       /* no temporary file: its cases are read again (qc_report_at) */
 	long long *cases; /* then where each case of the group is in the report */
@@ -317,6 +319,17 @@ static void table_free(op_table *t)
 	free(t->slot);
 }
 
+/* Temporary files at most (descriptors are bounded): the largest ops' cases are read once, the
+ * others' twice. */
+#define JUNIT_TMP_FILES 64
+
+/* qsort: groups by their roll-up's case count, largest first, then in order */
+static int by_rollup(const void *a, const void *b)
+{
+	const op_group *x = *(op_group *const *)a, *y = *(op_group *const *)b;
+	return x->rollup != y->rollup ? (x->rollup < y->rollup ? 1 : -1) : (x > y) - (x < y);
+}
+
 /* Appends what was written to tmp to f: 0, or -1 when tmp could not hold it. */
 static int copy_tmp(FILE *tmp, FILE *f)
 {
@@ -338,8 +351,21 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 	json_t *x;
 	json_array_foreach(json_object_get(r, "ops"), i, x)
 	{
-		if (!group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op")))
+		op_group *g = group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op"));
+		if (!g)
 			goto oom;
+		g->rollup = json_integer_value(json_object_get(x, "cases"));
+	}
+	if (t.n) {
+		op_group **by = malloc(t.n * sizeof *by);
+		if (!by)
+			goto oom;
+		for (i = 0; i < t.n; i++)
+			by[i] = &t.g[i];
+		qsort(by, t.n, sizeof *by, by_rollup);
+		for (i = 0; i < t.n && i < JUNIT_TMP_FILES; i++)
+			by[i]->want_tmp = 1;
+		free(by);
 	}
 	unsigned long long failures = 0, errors = 0, skipped = 0;
 	double total_time = 0;
@@ -353,7 +379,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			json_decref(x);
 			goto oom;
 		}
-		if (!g->tmp && !g->no_tmp)
+		if (g->want_tmp && !g->tmp && !g->no_tmp)
 			g->no_tmp = !(g->tmp = tmpfile());
 		if (g->tmp) {
 			testcase(g->tmp, x);
