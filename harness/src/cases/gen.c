@@ -1582,16 +1582,17 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 	int64_t ylo = -o->ymax > p.qmin - o->zp_out ? -o->ymax : p.qmin - o->zp_out;
 	int64_t yhi = o->ymax < p.qmax - o->zp_out ? o->ymax : p.qmax - o->zp_out;
 	for (int64_t a = o->lo1; a <= o->hi1 && !(stop_after > 0 && found >= stop_after); a++) {
+		const ew_in *i1 = in1 ? &in1[a - o->lo1] : NULL;
 		int64_t c0 = o->lo2, c1 = o->hi2;
 		if (!o->exhaustive) {
-			ew_row row = {&p, o, in1 ? &in1[a - o->lo1] : NULL, in2, a};
+			ew_row row = {&p, o, i1, in2, a};
 			ew_row_span(&row, ylo, yhi, &c0, &c1);
 		}
 		for (int64_t c = c0; c <= c1 && !(stop_after > 0 && found >= stop_after); c++) {
 			int64_t y = 0;
 			visited++;
-			int bits = ew_pair_classes(&p, o, kind, in1 ? &in1[a - o->lo1] : NULL,
-			                           in2 ? &in2[c - o->lo2] : NULL, a, c, &y);
+			int bits = ew_pair_classes(&p, o, kind, i1, in2 ? &in2[c - o->lo2] : NULL,
+			                           a, c, &y);
 			size_t k = (size_t)(y >= 0 ? 2 * y : -2 * y - 1) * 9 +
 			           (size_t)(3 * sgn3(a - o->zp1) + sgn3(c - o->zp2));
 			int kept = 0;

@@ -35,7 +35,6 @@ int qc_html_write_doc(qc_report *report, const char *json_path, const char *html
 int qc_html_write_cert(qc_report *report, json_t *cert, const char *json_path,
                        const char *html_path, char *err, size_t errsz);
 
-/* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
 /* Writes the HTML (html_path) and the JUnit XML (junit_path) of the report rep, opened from
  * json_path; either path may be NULL. The JUnit is written on a thread of its own with a
  * reader of its own (each reads every case, and they take about as long). Prints "html:
@@ -43,6 +42,7 @@ int qc_html_write_cert(qc_report *report, json_t *cert, const char *json_path,
  * 0, or -1. */
 int qc_render_reports(qc_report *rep, const char *json_path, const char *html_path,
                       const char *junit_path, const char *prefix);
+/* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
 int qc_cmd_report(int argc, char **argv);
 
 #endif

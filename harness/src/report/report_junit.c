@@ -236,10 +236,9 @@ static void testcase(FILE *f, json_t *c)
 typedef struct op_group {
 	char *sem, *op;
 	long long rollup; /* its cases by the report's roll-up */
-	int want_tmp;     /* one of the JUNIT_TMP_FILES largest: its cases are read once */
-	FILE *tmp;        /* its <testcase> elements, written as the cases are read (one pass) */
-	int no_tmp;       /* no temporary file: its cases are read again (qc_report_at) */
-	long long *cases; /* then where each case of the group is in the report */
+	FILE *tmp;        /* one of the JUNIT_TMP_FILES largest: its <testcase> elements, written
+	                     as the cases are read (one pass); NULL: its cases are read again */
+	long long *cases; /* then where each case of the group is in the report (qc_report_at) */
 	size_t n, n_at, cap;
 	unsigned long long failures, errors, skipped;
 	double time;
@@ -364,7 +363,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			by[i] = &t.g[i];
 		qsort(by, t.n, sizeof *by, by_rollup);
 		for (i = 0; i < t.n && i < JUNIT_TMP_FILES; i++)
-			by[i]->want_tmp = 1;
+			by[i]->tmp = tmpfile(); /* NULL: read again, as the others */
 		free(by);
 	}
 	unsigned long long failures = 0, errors = 0, skipped = 0;
@@ -379,8 +378,6 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			json_decref(x);
 			goto oom;
 		}
-		if (g->want_tmp && !g->tmp && !g->no_tmp)
-			g->no_tmp = !(g->tmp = tmpfile());
 		if (g->tmp) {
 			testcase(g->tmp, x);
 		} else {

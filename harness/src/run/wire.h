@@ -131,7 +131,8 @@ typedef struct qc_load_report {
 #define QC_PROBATION_SETTLE_MAX_MS 250
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
- * returned and the slot was closed; release() runs after it is sent. */
+ * returned and the slot was closed (or left open: QC_ANS_LEFT_OPEN); release() runs after it
+ * is sent. */
 typedef struct qc_answer {
 	uint32_t magic; /* QC_MSG_ANSWER */
 	uint32_t seq;

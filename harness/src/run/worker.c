@@ -470,25 +470,23 @@ static int open_slot(unsigned char *arena, const qc_case_desc *c)
 	return 0;
 }
 
-/* Is this the process's only thread, with no child? From num_threads in /proc/self/stat
- * (field 20); 0 when it cannot tell. */
+/* Threads of the process besides this one (a plugin's pool, or a thread it left running). */
+static int other_threads(void)
+{
+	char buf[4096];
+	if (read_proc_self("status", buf, sizeof buf) <= 0)
+		return 1;
+	const char *t = strstr(buf, "\nThreads:");
+	return t ? atoi(t + 10) > 1 : 1;
+}
+
+/* Is this the process's only thread, with no child process (which may share the open
+ * slots)? 0 when it cannot tell. */
 static int alone(void)
 {
-	char buf[1024];
-	if (read_proc_self("stat", buf, sizeof buf) <= 0)
-		return 0;
-	const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
-	if (!p || p[1] != ' ')
-		return 0;
-	p += 2; /* field 3 */
-	for (int f = 3; f < 20 && p; f++)
-		if ((p = strchr(p, ' ')))
-			p++;
-	if (!p || p[0] != '1' || p[1] != ' ')
-		return 0;
-	/* and no child process (which may share the open slots) */
 	siginfo_t si;
-	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+	return !other_threads() && waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+	       errno == ECHILD;
 }
 
 /* The slots of a command left open (QC_CMD_DEFER_CLOSE): arena offsets [lo, hi), none when
@@ -594,16 +592,6 @@ static void close_case(const qcf_plugin *d, qcf_instance *inst, qcf_prepared *pr
 	if (prep && d->release)
 		d->release(inst, prep);
 	fault_ctx.state = QC_FAULT_IDLE;
-}
-
-/* Threads of the process besides this one (a plugin's pool, or a thread it left running). */
-static int other_threads(void)
-{
-	char buf[4096];
-	if (read_proc_self("status", buf, sizeof buf) <= 0)
-		return 1;
-	const char *t = strstr(buf, "\nThreads:");
-	return t ? atoi(t + 10) > 1 : 1;
 }
 
 /* Is another thread of this process ready to run and waiting for a CPU (state R in its
