@@ -351,6 +351,131 @@ static void test_copy_reuses_sweeps(void)
 	qc_spec_free(s);
 }
 
+static int same_mark(yaml_mark_t a, yaml_mark_t b)
+{
+	return a.index == b.index && a.line == b.line && a.column == b.column;
+}
+
+/* Node by node: what libyaml's loader built (a) and what qc_yaml_parse built (b). */
+static int same_document(const yaml_document_t *a, const yaml_document_t *b, const char *what)
+{
+	long na = a->nodes.top - a->nodes.start, nb = b->nodes.top - b->nodes.start;
+	int ok = na == nb && a->start_implicit == b->start_implicit &&
+	         a->end_implicit == b->end_implicit && same_mark(a->start_mark, b->start_mark) &&
+	         same_mark(a->end_mark, b->end_mark) &&
+	         !a->version_directive == !b->version_directive &&
+	         a->tag_directives.end - a->tag_directives.start ==
+	                 b->tag_directives.end - b->tag_directives.start;
+	for (long i = 0; ok && i < na; i++) {
+		const yaml_node_t *x = &a->nodes.start[i], *y = &b->nodes.start[i];
+		ok = x->type == y->type && !strcmp((const char *)x->tag, (const char *)y->tag) &&
+		     same_mark(x->start_mark, y->start_mark) && same_mark(x->end_mark, y->end_mark);
+		if (ok && x->type == YAML_SCALAR_NODE)
+			ok = x->data.scalar.length == y->data.scalar.length &&
+			     !memcmp(x->data.scalar.value, y->data.scalar.value,
+			             x->data.scalar.length) &&
+			     x->data.scalar.style == y->data.scalar.style;
+		if (ok && x->type == YAML_SEQUENCE_NODE) {
+			long n = x->data.sequence.items.top - x->data.sequence.items.start;
+			ok = x->data.sequence.style == y->data.sequence.style &&
+			     n == y->data.sequence.items.top - y->data.sequence.items.start &&
+			     (!n ||
+			      !memcmp(x->data.sequence.items.start, y->data.sequence.items.start,
+			              (size_t)n * sizeof(yaml_node_item_t)));
+		}
+		if (ok && x->type == YAML_MAPPING_NODE) {
+			long n = x->data.mapping.pairs.top - x->data.mapping.pairs.start;
+			ok = x->data.mapping.style == y->data.mapping.style &&
+			     n == y->data.mapping.pairs.top - y->data.mapping.pairs.start;
+			for (long k = 0; ok && k < n; k++)
+				ok = x->data.mapping.pairs.start[k].key ==
+				             y->data.mapping.pairs.start[k].key &&
+				     x->data.mapping.pairs.start[k].value ==
+				             y->data.mapping.pairs.start[k].value;
+		}
+		if (!ok)
+			fprintf(stderr, "\n  %s: node %ld differs from libyaml's\n", what, i + 1);
+	}
+	if (!ok && na != nb)
+		fprintf(stderr, "\n  %s: %ld nodes, libyaml %ld\n", what, nb, na);
+	return ok;
+}
+
+static int reads_like_libyaml(const char *what, const char *text, size_t len)
+{
+	yaml_parser_t p;
+	yaml_document_t a, b;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	int la = yaml_parser_load(&p, &a);
+	yaml_parser_delete(&p);
+	FILE *sink = fopen("/dev/null", "w");
+	qc_diag d = {0, 0, sink};
+	int lb = qc_yaml_parse(what, (const unsigned char *)text, len, 0, &b, &d);
+	fclose(sink);
+	int ok = la == lb && (!la || same_document(&a, &b, what));
+	if (la)
+		yaml_document_delete(&a);
+	if (lb)
+		qc_yaml_free(&b);
+	if (la != lb)
+		fprintf(stderr, "\n  %s: libyaml %s, qc_yaml_parse %s\n", what,
+		        la ? "loads" : "refuses", lb ? "loads" : "refuses");
+	return ok;
+}
+
+/* The spec reader builds its document from the one pass that checks the limits: node for
+ * node (types, tags, values, styles, marks, items, pairs) what libyaml's yaml_parser_load
+ * builds, over every file of specs/ and the YAML the specs do not use (tags, directives,
+ * anchors and aliases, complex keys, block scalars, several documents, none). */
+static void test_yaml_reader(void)
+{
+	static const char *const docs[] = {
+	        "",
+	        "---\n...\n",
+	        "a: 1\n---\nb: 2\n",
+	        "a: &x [1, {b: &y c}]\nd: *x\ne: *y\nf: &z\n  - *x\n",
+	        "%YAML 1.1\n%TAG !e! tag:example.com,2000:\n---\n- !e!x 1\n- ! y\n- !!str 2\n- "
+	        "!local "
+	        "{k: v}\n- !!seq [1]\n",
+	        "- 'single'\n- \"double\\tq\"\n- |\n  literal\n  two\n- >-\n  folded\n  text\n- "
+	        "plain text\n",
+	        "? [complex, key]\n: value\n? {a: b}\n: [x]\n",
+	        "[1, [2, [3, [4]]], {a: [b, {c: d}]}, '', ~, null]\n",
+	        "k: v # comment\n# only a comment\nl:\n- - 1\n  - 2\n- -\n",
+	        "a: [1, *undefined]\n", /* refused by both */
+	        "a: [1\n",              /* refused by both */
+	};
+	for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+		char what[32];
+		snprintf(what, sizeof what, "document %zu", i);
+		CU_ASSERT_TRUE(reads_like_libyaml(what, docs[i], strlen(docs[i])));
+	}
+	char *paths[] = {"specs"};
+	char **files = NULL, **pfiles = NULL;
+	int n_pfiles = 0;
+	qc_diag d = {0, 0, stderr};
+	int n = qc_spec_find(paths, 1, &files, &pfiles, &n_pfiles, &d);
+	CU_ASSERT_TRUE(n > 300);
+	int differ = 0;
+	for (int i = 0; i < n + n_pfiles; i++) {
+		const char *f = i < n ? files[i] : pfiles[i - n];
+		size_t len;
+		char *text = qc_read_file(f, "spec", &len, &d);
+		CU_ASSERT_PTR_NOT_NULL(text);
+		if (text && !reads_like_libyaml(f, text, len))
+			differ++;
+		free(text);
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	for (int i = 0; i < n_pfiles; i++)
+		free(pfiles[i]);
+	free(files);
+	free(pfiles);
+}
+
 void qct_register_spec(void)
 {
 	CU_pSuite s = qct_suite("spec");
@@ -363,5 +488,6 @@ void qct_register_spec(void)
 	CU_add_test(s, "list agrees with validate", test_list_matches_validate);
 	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
 	CU_add_test(s, "a copy takes its source's sweep lists", test_copy_reuses_sweeps);
+	CU_add_test(s, "the spec reader builds libyaml's document in one pass", test_yaml_reader);
 	qct_register_validate();
 }

@@ -113,7 +113,7 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 		ws->w[ws->n++] = w;
 	}
 done:
-	yaml_document_delete(&doc);
+	qc_yaml_free(&doc);
 	if (diag && diag->errors > before) {
 		qc_waivers_free(ws);
 		return NULL;

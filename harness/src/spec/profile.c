@@ -574,7 +574,7 @@ qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 				          yaml_document_get_node(&doc, kp->value));
 	}
 done:
-	yaml_document_delete(&doc);
+	qc_yaml_free(&doc);
 	if (diag && diag->errors > before) {
 		qc_profile_free(p);
 		return NULL;

@@ -1228,12 +1228,14 @@ static void mark_error(qc_diag *d, const char *path, yaml_mark_t m, const char *
 	qc_diag_error(d, path, &at, "%s", msg);
 }
 
-/* Anchors of the document being scanned: name -> the size of its node, expanded. */
+/* Anchors of the document being read: name -> its node and the size of that node, expanded. */
 typedef struct anchor {
 	char *name;
 	uint64_t size;
-	int open; /* its node has not ended yet: an alias to it would be a cycle */
-	int next; /* chain of the hash bucket */
+	int open;         /* its node has not ended yet: an alias to it would be a cycle */
+	int next;         /* chain of the hash bucket */
+	int node;         /* its node in the document built, or 0 */
+	yaml_mark_t mark; /* where it is defined */
 } anchor;
 
 #define ANCHOR_BUCKETS 4096
@@ -1245,9 +1247,12 @@ typedef struct scan {
 	struct frame {
 		uint64_t size;
 		long anchor; /* index in a, or -1 */
+		int node;    /* the collection in the document built, or 0 */
+		int key;     /* a mapping's key waiting for its value, or 0 */
 	} stack[QC_YAML_MAX_DEPTH + 1];
 	int depth;
 	uint64_t nodes, alias_nodes, root;
+	yaml_document_t *doc; /* the document being built, or NULL */
 } scan;
 
 static unsigned anchor_hash(const char *s)
@@ -1269,6 +1274,18 @@ static void scan_reset(scan *sc)
 	sc->root = 0;
 }
 
+static void *yaml_grow(void *p, size_t *cap, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *q = realloc(p, n * size);
+	if (!q) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	*cap = n;
+	return q;
+}
+
 /* The latest definition of name, or NULL. */
 static anchor *anchor_find(scan *sc, const char *name)
 {
@@ -1278,20 +1295,12 @@ static anchor *anchor_find(scan *sc, const char *name)
 	return NULL;
 }
 
-static long anchor_add(scan *sc, const char *name)
+static long anchor_add(scan *sc, const char *name, int node, yaml_mark_t mark)
 {
 	if (!name)
 		return -1;
-	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? 2 * sc->cap : 64;
-		anchor *na = realloc(sc->a, cap * sizeof *na);
-		if (!na) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-		sc->a = na;
-		sc->cap = cap;
-	}
+	if (sc->n == sc->cap)
+		sc->a = yaml_grow(sc->a, &sc->cap, sizeof *sc->a);
 	unsigned b = anchor_hash(name);
 	anchor *x = &sc->a[sc->n];
 	x->name = strdup(name);
@@ -1301,6 +1310,8 @@ static long anchor_add(scan *sc, const char *name)
 	}
 	x->size = 1;
 	x->open = 1;
+	x->node = node;
+	x->mark = mark;
 	x->next = sc->bucket[b]; /* newest first: a redefinition hides the older one */
 	sc->bucket[b] = (int)sc->n;
 	return (long)sc->n++;
@@ -1321,13 +1332,116 @@ static void scan_add(scan *sc, uint64_t size)
 		sc->root = sat_add(sc->root, size);
 }
 
+/* libyaml's default tags, shared by the nodes that have them */
+static char default_tags[3][32] = {YAML_DEFAULT_SCALAR_TAG, YAML_DEFAULT_SEQUENCE_TAG,
+                                   YAML_DEFAULT_MAPPING_TAG};
+
+void qc_yaml_free(yaml_document_t *doc)
+{
+	for (yaml_node_t *n = doc->nodes.start; n && n < doc->nodes.top; n++)
+		if (n->tag == (yaml_char_t *)default_tags[0] ||
+		    n->tag == (yaml_char_t *)default_tags[1] ||
+		    n->tag == (yaml_char_t *)default_tags[2])
+			n->tag = NULL;
+	yaml_document_delete(doc);
+}
+
+/* Appends a node to the document built (libyaml's default tag when the event has none, or
+ * "!"; tag and scalar value are taken from the event); its index (1-based). */
+static int doc_add(yaml_document_t *doc, yaml_event_t *ev)
+{
+	yaml_node_t n;
+	memset(&n, 0, sizeof n);
+	yaml_char_t **tag = NULL;
+	char *deflt = NULL;
+	if (ev->type == YAML_SCALAR_EVENT) {
+		n.type = YAML_SCALAR_NODE;
+		n.data.scalar.value = ev->data.scalar.value;
+		n.data.scalar.length = ev->data.scalar.length;
+		n.data.scalar.style = ev->data.scalar.style;
+		ev->data.scalar.value = NULL;
+		tag = &ev->data.scalar.tag;
+		deflt = default_tags[0];
+	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
+		n.type = YAML_SEQUENCE_NODE;
+		n.data.sequence.style = ev->data.sequence_start.style;
+		tag = &ev->data.sequence_start.tag;
+		deflt = default_tags[1];
+	} else {
+		n.type = YAML_MAPPING_NODE;
+		n.data.mapping.style = ev->data.mapping_start.style;
+		tag = &ev->data.mapping_start.tag;
+		deflt = default_tags[2];
+	}
+	if (!*tag || strcmp((const char *)*tag, "!") == 0) {
+		n.tag = (yaml_char_t *)deflt; /* shared: qc_yaml_free does not free it */
+	} else {
+		n.tag = *tag;
+		*tag = NULL;
+	}
+	n.start_mark = ev->start_mark;
+	n.end_mark = ev->end_mark;
+	if (doc->nodes.top == doc->nodes.end) {
+		size_t used = (size_t)(doc->nodes.top - doc->nodes.start);
+		size_t cap = (size_t)(doc->nodes.end - doc->nodes.start);
+		doc->nodes.start = yaml_grow(doc->nodes.start, &cap, sizeof n);
+		doc->nodes.top = doc->nodes.start + used;
+		doc->nodes.end = doc->nodes.start + cap;
+	}
+	*doc->nodes.top++ = n;
+	return (int)(doc->nodes.top - doc->nodes.start);
+}
+
+/* Puts node `index` where the document built expects it: the root, a sequence's next item,
+ * a mapping's key or the value of the key before it. */
+static void doc_attach(scan *sc, int index)
+{
+	if (!sc->depth)
+		return; /* the root: nodes.start[0] */
+	struct frame *f = &sc->stack[sc->depth - 1];
+	yaml_node_t *c = &sc->doc->nodes.start[f->node - 1];
+	if (c->type == YAML_SEQUENCE_NODE) {
+		if (c->data.sequence.items.top == c->data.sequence.items.end) {
+			size_t used =
+			        (size_t)(c->data.sequence.items.top - c->data.sequence.items.start);
+			size_t cap =
+			        (size_t)(c->data.sequence.items.end - c->data.sequence.items.start);
+			c->data.sequence.items.start = yaml_grow(c->data.sequence.items.start, &cap,
+			                                         sizeof(yaml_node_item_t));
+			c->data.sequence.items.top = c->data.sequence.items.start + used;
+			c->data.sequence.items.end = c->data.sequence.items.start + cap;
+		}
+		*c->data.sequence.items.top++ = index;
+	} else if (!f->key) {
+		f->key = index;
+	} else {
+		if (c->data.mapping.pairs.top == c->data.mapping.pairs.end) {
+			size_t used =
+			        (size_t)(c->data.mapping.pairs.top - c->data.mapping.pairs.start);
+			size_t cap =
+			        (size_t)(c->data.mapping.pairs.end - c->data.mapping.pairs.start);
+			c->data.mapping.pairs.start = yaml_grow(c->data.mapping.pairs.start, &cap,
+			                                        sizeof(yaml_node_pair_t));
+			c->data.mapping.pairs.top = c->data.mapping.pairs.start + used;
+			c->data.mapping.pairs.end = c->data.mapping.pairs.start + cap;
+		}
+		yaml_node_pair_t pr = {f->key, index};
+		*c->data.mapping.pairs.top++ = pr;
+		f->key = 0;
+	}
+}
+
 /*
- * Reads the event stream once before libyaml builds documents: nesting, the number of nodes
- * and what aliases expand to are checked here, where each costs O(1) per event, so a hostile
- * file is refused after O(limit) work (libyaml's scanner is quadratic in the flow depth, and
- * an alias bomb expands only when the spec is walked). 1 if within the limits.
+ * Reads the event stream once, checking as it goes what each event costs (nesting, the number
+ * of nodes, what aliases expand to) in O(1), so a hostile file is refused after O(limit) work
+ * (libyaml's scanner is quadratic in the flow depth, and an alias bomb expands only when the
+ * spec is walked), and building the first document as libyaml's yaml_parser_load would: nodes
+ * in event order, default tags, an alias is its anchor's node, an anchor defined twice or an
+ * undefined alias is an error. The documents after the first are read for their errors only;
+ * with one_document the first of them is refused. 1 with *doc built.
  */
-static int yaml_prescan(const char *path, const unsigned char *text, size_t len, qc_diag *diag)
+int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
+                  yaml_document_t *doc, qc_diag *diag)
 {
 	yaml_parser_t p;
 	yaml_parser_initialize(&p);
@@ -1338,7 +1452,11 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 		exit(2);
 	}
 	scan_reset(sc);
-	int ok = 1, done = 0;
+	memset(doc, 0, sizeof *doc);
+	size_t cap = 0;
+	doc->nodes.start = doc->nodes.top = yaml_grow(NULL, &cap, sizeof(yaml_node_t));
+	doc->nodes.end = doc->nodes.start + cap;
+	int ok = 1, done = 0, documents = 0, refused_extra = 0;
 	while (ok && !done) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
@@ -1350,7 +1468,28 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 		const char *anchor_name = NULL;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT: done = 1; break;
-		case YAML_DOCUMENT_END_EVENT: scan_reset(sc); break; /* anchors are per document */
+		case YAML_DOCUMENT_START_EVENT:
+			if (++documents == 1) {
+				sc->doc = doc;
+				doc->version_directive = ev.data.document_start.version_directive;
+				doc->tag_directives.start =
+				        ev.data.document_start.tag_directives.start;
+				doc->tag_directives.end = ev.data.document_start.tag_directives.end;
+				doc->start_implicit = ev.data.document_start.implicit;
+				doc->start_mark = ev.start_mark;
+				ev.data.document_start.version_directive = NULL;
+				ev.data.document_start.tag_directives.start = NULL;
+				ev.data.document_start.tag_directives.end = NULL;
+			}
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			if (sc->doc) {
+				doc->end_implicit = ev.data.document_end.implicit;
+				doc->end_mark = ev.end_mark;
+				sc->doc = NULL;
+			}
+			scan_reset(sc); /* anchors are per document */
+			break;
 		case YAML_SCALAR_EVENT:
 		case YAML_ALIAS_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
@@ -1359,30 +1498,58 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 				mark_error(diag, path, m, "more than %d YAML nodes in one file",
 				           QC_YAML_MAX_NODES);
 				ok = 0;
+			} else if (one_document && documents > 1 && !sc->depth && !refused_extra) {
+				mark_error(diag, path, m, "a spec file holds one YAML document");
+				refused_extra = 1;
 			}
 			break;
 		default: break;
 		}
 		if (!ok)
 			goto next;
-		if (ev.type == YAML_SCALAR_EVENT) {
-			long a = anchor_add(sc, (const char *)ev.data.scalar.anchor);
-			if (a >= 0)
-				sc->a[a].open = 0;
-			scan_add(sc, 1);
-		} else if (ev.type == YAML_SEQUENCE_START_EVENT ||
-		           ev.type == YAML_MAPPING_START_EVENT) {
-			if (sc->depth == QC_YAML_MAX_DEPTH) {
+		int node = 0;
+		if (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT) {
+			anchor_name = ev.type == YAML_SCALAR_EVENT
+			                      ? (const char *)ev.data.scalar.anchor
+			              : ev.type == YAML_SEQUENCE_START_EVENT
+			                      ? (const char *)ev.data.sequence_start.anchor
+			                      : (const char *)ev.data.mapping_start.anchor;
+			if (ev.type != YAML_SCALAR_EVENT && sc->depth == QC_YAML_MAX_DEPTH) {
 				mark_error(diag, path, m, "nesting deeper than %d levels",
 				           QC_YAML_MAX_DEPTH);
 				ok = 0;
 				goto next;
 			}
-			anchor_name = ev.type == YAML_SEQUENCE_START_EVENT
-			                      ? (const char *)ev.data.sequence_start.anchor
-			                      : (const char *)ev.data.mapping_start.anchor;
+			if (sc->doc && anchor_name) {
+				const anchor *first = anchor_find(sc, anchor_name);
+				if (first) {
+					mark_error(
+					        diag, path, m,
+					        "YAML error: anchor &%s is defined twice (first at "
+					        "line %zu, column %zu)",
+					        anchor_name, first->mark.line + 1,
+					        first->mark.column + 1);
+					ok = 0;
+					goto next;
+				}
+			}
+			if (sc->doc) {
+				node = doc_add(sc->doc, &ev);
+				doc_attach(sc, node);
+			}
+		}
+		if (ev.type == YAML_SCALAR_EVENT) {
+			long a = anchor_add(sc, anchor_name, node, m);
+			if (a >= 0)
+				sc->a[a].open = 0;
+			scan_add(sc, 1);
+		} else if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		           ev.type == YAML_MAPPING_START_EVENT) {
 			sc->stack[sc->depth].size = 1;
-			sc->stack[sc->depth].anchor = anchor_add(sc, anchor_name);
+			sc->stack[sc->depth].anchor = anchor_add(sc, anchor_name, node, m);
+			sc->stack[sc->depth].node = node;
+			sc->stack[sc->depth].key = 0;
 			sc->depth++;
 		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
 		           ev.type == YAML_MAPPING_END_EVENT) {
@@ -1392,6 +1559,8 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 					sc->a[f.anchor].size = f.size;
 					sc->a[f.anchor].open = 0;
 				}
+				if (sc->doc && f.node)
+					sc->doc->nodes.start[f.node - 1].end_mark = ev.end_mark;
 				scan_add(sc, f.size);
 			}
 		} else if (ev.type == YAML_ALIAS_EVENT) {
@@ -1402,7 +1571,7 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 				           "alias *%s refers to a node that contains it (a cycle)",
 				           name);
 				ok = 0;
-			} else if (a) { /* an undefined alias is libyaml's error, below */
+			} else if (a) {
 				sc->alias_nodes = sat_add(sc->alias_nodes, a->size);
 				if (sc->alias_nodes > QC_YAML_MAX_ALIAS_NODES) {
 					mark_error(diag, path, m,
@@ -1411,6 +1580,12 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 					ok = 0;
 				}
 				scan_add(sc, a->size);
+				if (ok && sc->doc)
+					doc_attach(sc, a->node);
+			} else if (sc->doc) {
+				mark_error(diag, path, m, "YAML error: found undefined alias *%s",
+				           name);
+				ok = 0;
 			}
 		}
 	next:
@@ -1420,32 +1595,9 @@ static int yaml_prescan(const char *path, const unsigned char *text, size_t len,
 	free(sc->a);
 	free(sc);
 	yaml_parser_delete(&p);
+	if (!ok)
+		qc_yaml_free(doc);
 	return ok;
-}
-
-int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
-                  yaml_document_t *doc, qc_diag *diag)
-{
-	if (!yaml_prescan(path, text, len, diag))
-		return 0;
-	yaml_parser_t parser;
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, text, len);
-	if (!yaml_parser_load(&parser, doc)) {
-		yaml_error(diag, path, &parser);
-		yaml_parser_delete(&parser);
-		return 0;
-	}
-	yaml_document_t extra;
-	if (one_document && yaml_parser_load(&parser, &extra)) {
-		yaml_node_t *r = yaml_document_get_root_node(&extra);
-		if (r)
-			mark_error(diag, path, r->start_mark,
-			           "a spec file holds one YAML document");
-		yaml_document_delete(&extra);
-	}
-	yaml_parser_delete(&parser);
-	return 1;
 }
 
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag)
@@ -1496,7 +1648,7 @@ int qc_spec_declares_profile(const char *path, const char *profile)
 			}
 		}
 	}
-	yaml_document_delete(&doc);
+	qc_yaml_free(&doc);
 	return r;
 }
 
@@ -1574,7 +1726,7 @@ void qc_spec_free(qc_spec *s)
 	if (!s)
 		return;
 	if (!s->doc_borrowed)
-		yaml_document_delete(&s->doc);
+		qc_yaml_free(&s->doc);
 	vnodes_free(s->vn);
 	if (s->lua)
 		qc_lua_free(s->lua);

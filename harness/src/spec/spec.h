@@ -100,6 +100,9 @@ char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *dia
  * with "path:line:col: message" in diag (the document is then not initialised). */
 int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
                   yaml_document_t *doc, qc_diag *diag);
+/* Frees a document qc_yaml_parse built (not libyaml's yaml_document_delete: default tags are
+ * shared). */
+void qc_yaml_free(yaml_document_t *doc);
 /* qc_read_file then qc_yaml_parse (one document not required). */
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
 /* Does the spec file at path declare this profile (its `profile` key), read as YAML only (no
