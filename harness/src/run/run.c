@@ -137,7 +137,18 @@ typedef struct specset {
 	qc_job_unit *units; /* run: what the job threads take, in order */
 	size_t n_units, cap_units;
 	FILE *listing; /* list: a line per case kept in the shard (its class with --profile) */
+	struct spec_plan *plans; /* run: per spec, planned where it was loaded, or not */
 } specset;
+
+/* A run's plan of one spec, made by the thread that loaded it (names only: no --profile, no
+ * --case); the main thread only offsets its ordinals. */
+typedef struct spec_plan {
+	int done; /* 0: the main thread plans the spec itself */
+	int dup;  /* two of its cases hash to one name: check_duplicates names them */
+	uint64_t filtered, selected;
+	qc_job_unit *units; /* ordinals from the spec's first case the run holds */
+	size_t n_units;
+} spec_plan;
 
 static void specset_free(specset *ss)
 {
@@ -151,6 +162,9 @@ static void specset_free(specset *ss)
 	free(ss->profiles);
 	free(ss->tally);
 	free(ss->units);
+	for (int i = 0; ss->plans && i < ss->n; i++)
+		free(ss->plans[i].units);
+	free(ss->plans);
 	memset(ss, 0, sizeof *ss);
 }
 
@@ -407,10 +421,15 @@ static void check_duplicates(const qc_run_opts *o, specset *ss, qc_diag *diag)
 		if (done[g] || !spec_in_profile(ss->specs[g], o->profile))
 			continue;
 		uint64_t n = 0;
+		int group = 0;
 		for (int i = g; i < ss->n; i++)
 			if (!strcmp(ss->specs[i]->id, ss->specs[g]->id) &&
-			    spec_in_profile(ss->specs[i], o->profile))
+			    spec_in_profile(ss->specs[i], o->profile)) {
 				n += qc_cases_count(ss->specs[i]);
+				group++;
+			}
+		if (group == 1 && ss->plans && ss->plans[g].done && !ss->plans[g].dup)
+			continue; /* its loading thread found no two names alike */
 		case_key *keys = qc_xcalloc((size_t)(n ? n : 1), sizeof *keys);
 		uint64_t k = 0;
 		for (int i = g; i < ss->n; i++) {
@@ -553,6 +572,72 @@ static void add_unit(specset *ss, uint32_t i, uint64_t first, uint64_t end, uint
 
 /* ---- loading every spec, on up to --jobs threads ---- */
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The plan load_specs' loop makes of spec s for a run without --profile or --case: per case
+ * its name, the filters and the shard; units ending with every UNIT_CASES cases the run holds
+ * and with the spec; whether two names hash alike. Not done if naming a case says anything. */
+static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
+{
+	memset(pl, 0, sizeof *pl);
+	char *said = NULL;
+	size_t said_len = 0;
+	FILE *f = open_memstream(&said, &said_len);
+	if (!f) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	qc_diag quiet = {0, 0, f};
+	uint64_t n = qc_cases_count(s);
+	uint64_t *hashes = qc_xcalloc((size_t)(n ? n : 1), sizeof *hashes);
+	size_t cap = 0;
+	qc_cases *it = qc_cases_begin(s, o->seed, 0, &quiet);
+	uint64_t unit_first = 0, unit_ordinal = 0, unit_shard = 0;
+	for (uint64_t idx = 0; idx < n; idx++) {
+		const char *name = qc_cases_name(it, idx, NULL);
+		hashes[idx] = qc_hash64(name, 0);
+		if (qc_case_selected(o, name)) {
+			int here = in_shard(o, name);
+			pl->filtered++;
+			pl->selected += here;
+			unit_shard += here;
+		}
+		if (unit_shard == UNIT_CASES || idx + 1 == n) {
+			if (unit_shard) {
+				if (pl->n_units == cap) {
+					cap = cap ? 2 * cap : 16;
+					pl->units = realloc(pl->units, cap * sizeof *pl->units);
+					if (!pl->units) {
+						fprintf(stderr, "qconform: out of memory\n");
+						exit(2);
+					}
+				}
+				pl->units[pl->n_units++] =
+				        (qc_job_unit){0, unit_first, idx + 1, unit_ordinal};
+			}
+			unit_first = idx + 1;
+			unit_ordinal = pl->filtered;
+			unit_shard = 0;
+		}
+	}
+	qc_cases_end(it);
+	qsort(hashes, (size_t)n, sizeof *hashes, cmp_u64);
+	for (uint64_t k = 1; k < n && !pl->dup; k++)
+		pl->dup = hashes[k] == hashes[k - 1];
+	free(hashes);
+	fclose(f);
+	pl->done = !quiet.errors && !quiet.warnings && !said_len;
+	free(said);
+	if (!pl->done) {
+		free(pl->units);
+		memset(pl, 0, sizeof *pl);
+	}
+}
+
 typedef struct loader {
 	char **files;
 	int n;
@@ -561,6 +646,8 @@ typedef struct loader {
 	char **text; /* per file: what loading it reported */
 	size_t *len;
 	int *errors, *warnings;
+	const qc_run_opts *plan; /* a run's plan_spec for each spec loaded, or NULL */
+	spec_plan *plans;
 } loader;
 
 static void *load_main(void *arg)
@@ -577,13 +664,17 @@ static void *load_main(void *arg)
 		fclose(f);
 		l->errors[i] = d.errors;
 		l->warnings[i] = d.warnings;
+		if (l->plan && l->out[i])
+			plan_spec(l->plan, l->out[i], &l->plans[i]);
 	}
 	return NULL;
 }
 
 /* Loads files[0..n) into out[] (NULL where a file has an error), on up to `jobs` threads; what
- * each reports goes to diag in file order, as if they were loaded one after the other. */
-static void load_files(char **files, int n, int jobs, qc_spec **out, qc_diag *diag)
+ * each reports goes to diag in file order, as if they were loaded one after the other. With
+ * plan, each spec loaded is planned there too, into plans[]. */
+static void load_files(char **files, int n, int jobs, qc_spec **out, qc_diag *diag,
+                       const qc_run_opts *plan, spec_plan *plans)
 {
 	loader l = {files,
 	            n,
@@ -592,7 +683,9 @@ static void load_files(char **files, int n, int jobs, qc_spec **out, qc_diag *di
 	            qc_xcalloc((size_t)n + 1, sizeof(char *)),
 	            qc_xcalloc((size_t)n + 1, sizeof(size_t)),
 	            qc_xcalloc((size_t)n + 1, sizeof(int)),
-	            qc_xcalloc((size_t)n + 1, sizeof(int))};
+	            qc_xcalloc((size_t)n + 1, sizeof(int)),
+	            plan,
+	            plans};
 	int threads = jobs < n ? jobs : n;
 	pthread_t t[64];
 	int started = 0;
@@ -660,10 +753,17 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 	ss->selected = calloc((size_t)(n ? n : 1), sizeof *ss->selected);
 	ss->filtered = qc_xcalloc((size_t)(n ? n : 1), sizeof *ss->filtered);
 	qc_spec **loaded = qc_xcalloc((size_t)(n ? n : 1), sizeof *loaded);
-	load_files(files, n, o->jobs, loaded, diag);
+	/* a run without --profile or --case plans each spec on the thread that loads it */
+	int threads_plan = with_data == RUN_PLAN && !o->profile && !o->n_case_names;
+	spec_plan *plans = threads_plan ? qc_xcalloc((size_t)(n ? n : 1), sizeof *plans) : NULL;
+	load_files(files, n, o->jobs, loaded, diag, threads_plan ? o : NULL, plans);
+	ss->plans = plans;
 	for (int i = 0; i < n; i++) {
-		if (loaded[i])
+		if (loaded[i]) {
+			if (plans)
+				plans[ss->n] = plans[i];
 			ss->specs[ss->n++] = loaded[i];
+		}
 		free(files[i]);
 	}
 	free(loaded);
@@ -699,7 +799,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		}
 	}
 	unsigned char *case_found = qc_xcalloc((size_t)o->n_case_names + 1, 1);
-	uint64_t *all_cases = qc_xcalloc((size_t)ss->n, sizeof *all_cases);
 	/* per class, the cases of each of the base's required ops; per extension, of its own */
 	uint64_t(*base_ops)[QC_PROFILE_MAX_OPS] =
 	        qc_xcalloc(1 + QC_PROFILE_MAX_EXT, sizeof *base_ops);
@@ -711,6 +810,17 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		int profile_reported[QC_MAX_PROFILES] = {0};
 		if (with_data == RUN_PLAN)
 			try_checks(o, s, diag);
+		const spec_plan *pl = ss->plans ? &ss->plans[i] : NULL;
+		if (pl && pl->done) {
+			for (size_t u = 0; u < pl->n_units; u++)
+				add_unit(ss, (uint32_t)i, pl->units[u].first, pl->units[u].end,
+				         ss->unsharded + pl->units[u].ordinal);
+			ss->unsharded += pl->filtered;
+			ss->filtered[i] = pl->filtered;
+			ss->selected[i] = pl->selected;
+			ss->total += pl->selected;
+			continue;
+		}
 		/* run and list: the names only (no Lua, no data), and under a --profile each case
 		 * without its data for its class; the job threads build the cases the run holds */
 		int plan = with_data == RUN_PLAN || with_data == LIST_PLAN;
@@ -734,7 +844,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 					continue;
 				name = c->name;
 			}
-			all_cases[i]++;
 			if (c)
 				classify_case(ss, s, c, profile_reported, base_ops, ext_ops, diag);
 			if (with_data == 2) { /* validate: what the reference's answer tells too */
@@ -781,7 +890,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		check_profile_coverage(ss, base_ops, ext_ops, diag);
 	free(base_ops);
 	free(ext_ops);
-	free(all_cases);
 	/* an exact name that selects nothing is a mistake (a reproduce command run elsewhere) */
 	for (int k = 0; k < o->n_case_names && !diag->errors; k++)
 		if (!case_found[k])
