@@ -427,10 +427,27 @@ static int reads_like_libyaml(const char *what, const char *text, size_t len)
 /* The spec reader builds its document from the one pass that checks the limits: node for
  * node (types, tags, values, styles, marks, items, pairs) what libyaml's yaml_parser_load
  * builds, over every file of specs/ and the YAML the specs do not use (tags, directives,
- * anchors and aliases, complex keys, block scalars, several documents, none). */
+ * anchors and aliases, complex keys, block scalars, several documents, none), long number
+ * sequences as golden data holds them, and where they only look like one (in a block scalar,
+ * a string or a comment, behind an anchor or a tag), after multibyte characters and a byte
+ * order mark, with carriage returns, and broken. */
 static void test_yaml_reader(void)
 {
+#define NUMS "1, -2.5, 3e2, +4, .5, 6., 7E-1, 8, -9.25e+3, 10, 11, 12, 13, 14, 15, 16, 17"
 	static const char *const docs[] = {
+	        "data: [" NUMS "]\n",
+	        "a: [" NUMS ",\n    " NUMS ",\n" NUMS "\n   ]\nb: [" NUMS "]\n",
+	        "d: |\n  [" NUMS "]\ne: \"[" NUMS "]\" # [" NUMS "]\nf: [" NUMS "]\n",
+	        "a: &x [" NUMS "]\nb: *x\nc: !!seq [" NUMS "]\n",
+	        "[[" NUMS "], {k: [" NUMS "]}, [" NUMS ", ]]\n",
+	        "? [" NUMS "]\n: [" NUMS ", 1e, 2]\n",
+	        "t: \"\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82\"\nx: [" NUMS "]\n",
+	        "\xef\xbb\xbfx: [" NUMS "]\n",
+	        "x: [" NUMS "]\r\ny: [" NUMS "]\r\n",
+	        "x: [" NUMS "]\n---\ny: [" NUMS "]\n",
+	        "x: [" NUMS ",\t1]\n",
+	        "x: [" NUMS "\n",
+	        "x: [" NUMS "] y\n",
 	        "",
 	        "---\n...\n",
 	        "a: 1\n---\nb: 2\n",
@@ -446,6 +463,7 @@ static void test_yaml_reader(void)
 	        "a: [1, *undefined]\n", /* refused by both */
 	        "a: [1\n",              /* refused by both */
 	};
+#undef NUMS
 	for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
 		char what[32];
 		snprintf(what, sizeof what, "document %zu", i);

@@ -95,9 +95,10 @@ qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_di
  * NUL-terminated, *len bytes) or NULL with "path: message" in diag; `what` names the file in
  * the size message ("spec", "profile", "waiver"). */
 char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag);
-/* Loads the YAML document of text after checking its nesting, node count and alias
- * expansion (qc_limits.h); one_document: a second document is an error. 1 on success; 0
- * with "path:line:col: message" in diag (the document is then not initialised). */
+/* Loads the YAML document of text, checking its nesting, node count and alias expansion
+ * (qc_limits.h) in the same pass; one_document: a second document is an error. The document
+ * is the one libyaml's yaml_parser_load builds. 1 on success; 0 with "path:line:col:
+ * message" in diag (the document is then not initialised). */
 int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
                   yaml_document_t *doc, qc_diag *diag);
 /* Frees a document qc_yaml_parse built (not libyaml's yaml_document_delete: default tags are
