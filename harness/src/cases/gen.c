@@ -1576,6 +1576,26 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 	for (size_t k = 0; k < nb; k++)
 		best[k] = -1;
 	const int64_t n2 = o->hi2 - o->lo2 + 1;
+	/* tie_in: a pair is of a class only where one of its inputs has another rounding; in a
+	 * row whose first input has none, only the columns whose second input has one are
+	 * looked at (next_alt[c]: the first such column from c, or hi2 + 1), the others counted
+	 * as visited all the same */
+	int64_t *next_alt = NULL;
+	if (kind == QC_EW_TIE_IN && !o->exhaustive) {
+		next_alt = malloc((size_t)n2 * sizeof *next_alt);
+		if (!next_alt) {
+			free(best);
+			free(in1);
+			free(in2);
+			return qc_errf(err, err_size, "out of memory");
+		}
+		for (int64_t c = o->hi2, nx = o->hi2 + 1; c >= o->lo2; c--) {
+			const ew_in *e = &in2[c - o->lo2];
+			if (e->nalt[0] || e->nalt[1])
+				nx = c;
+			next_alt[c - o->lo2] = nx;
+		}
+	}
 	int64_t visited = 0;
 	int found = 0; /* pairs kept (each in a bucket of its own: none is a duplicate) */
 	/* outside [ylo, yhi] a pair is of no class (ew_pair_classes, ew_in_range) */
@@ -1588,7 +1608,17 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 			ew_row row = {&p, o, i1, in2, a};
 			ew_row_span(&row, ylo, yhi, &c0, &c1);
 		}
+		int sparse = next_alt && !i1->nalt[0] && !i1->nalt[1];
 		for (int64_t c = c0; c <= c1 && !(stop_after > 0 && found >= stop_after); c++) {
+			if (sparse) {
+				int64_t nc = next_alt[c - o->lo2];
+				if (nc > c1) {
+					visited += c1 - c + 1;
+					break;
+				}
+				visited += nc - c;
+				c = nc;
+			}
 			int64_t y = 0;
 			visited++;
 			int bits = ew_pair_classes(&p, o, kind, i1, in2 ? &in2[c - o->lo2] : NULL,
@@ -1629,6 +1659,7 @@ static int ew_search(const float s[3], qc_ew_kind kind, const qc_ew_opts *o, int
 		}
 	}
 	free(best);
+	free(next_alt);
 	free(in1);
 	free(in2);
 	return n;
