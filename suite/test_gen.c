@@ -1179,6 +1179,69 @@ static void test_ew_interval_same_pairs(void)
 	CU_ASSERT(with_pairs > configs / 5); /* the comparison is not between empty results */
 }
 
+/* tie_in over the specs' own settings (add_edges, sub_edges: scale triples a power of two
+ * apart, zero points, either stage, int16 windows) and some with the inputs swapped, every
+ * pair the search keeps: looking in a row only where an input has another rounding finds what
+ * trying every pair finds. */
+static void test_ew_tie_in_rows(void)
+{
+	static const struct {
+		qc_ew_op op;
+		int int16;
+		float s1, s2, s_out;
+		int32_t zp1, zp2, lo1, hi1, lo2, hi2;
+		qc_ew_stage stage;
+	} cfg[] = {
+	        {QC_EW_ADD, 0, 0x1p-7f, 0x1p-8f, 0x1p-7f, 0, 0, -128, 127, -128, 127,
+	         QC_EW_STAGE_SHIFT},
+	        {QC_EW_ADD, 0, 0x1p-7f, 0x1p-8f, 0x1p-7f, 0, 0, -128, 127, -128, 127,
+	         QC_EW_STAGE_HIGH_MUL},
+	        {QC_EW_SUB, 0, 0.05f, 0.025f, 0.05f, 5, -9, -128, 127, -128, 127,
+	         QC_EW_STAGE_SHIFT},
+	        {QC_EW_ADD, 0, 0.05f, 0.037f, 0.07f, 0, 0, -128, 127, -128, 127, QC_EW_STAGE_ANY},
+	        {QC_EW_SUB, 0, 0x1p-7f, 0x1p-34f, 0x1p-6f, 0, -1, -128, 127, -128, 127,
+	         QC_EW_STAGE_ANY},
+	        {QC_EW_ADD, 1, 0x1p-12f, 0x1p-13f, 0x1p-12f, 0, 0, -2048, 2047, -256, 255,
+	         QC_EW_STAGE_ANY},
+	        {QC_EW_ADD, 1, 0.0005f, 0.00037f, 0.0007f, 0, 0, -2048, 2047, -256, 255,
+	         QC_EW_STAGE_ANY},
+	        /* the larger scale's input rescales exactly (by 1/2): the same, inputs swapped */
+	        {QC_EW_SUB, 0, 0.025f, 0.05f, 0.05f, -9, 5, -128, 127, -128, 127,
+	         QC_EW_STAGE_SHIFT},
+	        {QC_EW_ADD, 0, 0.037f, 0.05f, 0.07f, 0, 0, -128, 127, -128, 127, QC_EW_STAGE_ANY},
+	        {QC_EW_ADD, 1, 0.00037f, 0.0005f, 0.0007f, 0, 0, -256, 255, -2048, 2047,
+	         QC_EW_STAGE_ANY},
+	};
+	int differ = 0, found = 0;
+	for (size_t t = 0; t < sizeof cfg / sizeof *cfg; t++) {
+		qc_ew_opts o;
+		qc_ew_opts_default(&o, cfg[t].int16);
+		o.op = cfg[t].op;
+		o.zp1 = cfg[t].zp1;
+		o.zp2 = cfg[t].zp2;
+		o.lo1 = cfg[t].lo1;
+		o.hi1 = cfg[t].hi1;
+		o.lo2 = cfg[t].lo2;
+		o.hi2 = cfg[t].hi2;
+		o.stage = cfg[t].stage;
+		float s[3] = {cfg[t].s1, cfg[t].s2, cfg[t].s_out};
+		static int32_t a1[4096], c1[4096], a2[4096], c2[4096];
+		uint64_t w1 = 0, w2 = 0;
+		char e1[256] = "", e2[256] = "";
+		int n1 = qc_ew_pairs(s, QC_EW_TIE_IN, &o, a1, c1, 4096, &w1, e1, sizeof e1);
+		o.exhaustive = 1;
+		int n2 = qc_ew_pairs(s, QC_EW_TIE_IN, &o, a2, c2, 4096, &w2, e2, sizeof e2);
+		CU_ASSERT_STRING_EQUAL(e1, e2);
+		if (n1 != n2 || (n1 > 0 && (memcmp(a1, a2, (size_t)n1 * sizeof *a1) ||
+		                            memcmp(c1, c2, (size_t)n1 * sizeof *c1))))
+			differ++;
+		found += n1 > 0 ? n1 : 0;
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	CU_ASSERT(found > 100);
+	printf("\n  %d pairs kept over the specs' settings, %d settings differ", found, differ);
+}
+
 void qct_register_gen(void)
 {
 	CU_pSuite s = qct_suite("gen");
@@ -1205,6 +1268,8 @@ void qct_register_gen(void)
 	CU_add_test(s, "elementwise edges: ADD / SUB ties of the output and the inputs",
 	            test_ew_add_ties);
 	CU_add_test(s, "elementwise edges: MUL multipliers, ties, errors", test_ew_mul);
+	CU_add_test(s, "elementwise edges: tie_in looks only where an input ties",
+	            test_ew_tie_in_rows);
 	CU_add_test(s, "elementwise edges: the in-range search finds every pair",
 	            test_ew_interval_same_pairs);
 }
