@@ -41,6 +41,10 @@ typedef struct unit_out {
 	char err[512];
 } unit_out;
 
+/* Units taken and not yet handed back, at most: enough that a slow unit (an edge spec's,
+ * 0.1 s and more where most take a few ms) does not leave the other jobs waiting on it. */
+#define WINDOW_UNITS(jobs) (16 * (size_t)(jobs) + 16)
+
 typedef struct job {
 	qc_jobs *J;
 	qc_runner *runner;
@@ -91,7 +95,7 @@ int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin
 			J->capacity = cap;
 	}
 	J->n_jobs = jobs;
-	J->window = 4 * (size_t)jobs + 4;
+	J->window = WINDOW_UNITS(jobs);
 	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
 	pthread_mutex_init(&J->mu, NULL);
 	pthread_cond_init(&J->taken, NULL);
@@ -111,7 +115,7 @@ int qc_jobs_open_source(const qc_jobs_source *src, int jobs, qc_jobs **out)
 	J->source = src;
 	J->capacity = SIZE_MAX;
 	J->n_jobs = jobs;
-	J->window = 4 * (size_t)jobs + 4;
+	J->window = WINDOW_UNITS(jobs);
 	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
 	pthread_mutex_init(&J->mu, NULL);
 	pthread_cond_init(&J->taken, NULL);
