@@ -106,7 +106,7 @@ HARNESS_A := $(BUILD)/libqconform_harness.a
 TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
-.PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san san-all test-quick bench bench-kernels clean \
+.PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san san-all test-quick bench bench-kernels bench-baseline clean \
         format format-check import-onnx import-ort ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
@@ -417,6 +417,12 @@ bench: all bench-kernels
 	suite/bench/bench_run.sh $(BUILD)
 	suite/bench/bench_reports.sh $(BUILD) $(BUILD)/bench/jobs1.best.json $(BENCH_REPORT_CASES)
 BENCH_REPORT_CASES ?= 100000 1000000
+
+# `make bench-baseline REV=<commit>`: this build's cases per second at --jobs 1 and 2 against
+# an earlier commit's, both over that commit's specs/, in one run (suite/bench/bench_baseline.sh).
+bench-baseline: all
+	@[ -n "$(REV)" ] || { echo "make bench-baseline needs REV=<commit>" >&2; exit 2; }
+	suite/bench/bench_baseline.sh $(BUILD) $(REV)
 
 # ONNX's own backend node tests of the quantization ops (Debian's libonnx-testdata) as
 # golden specs in specs/onnx/imported/, with the package and version as provenance; the
