@@ -915,9 +915,31 @@ int64_t qc_edge_output(const qc_scale3 *t, const qc_edge_opts *o, int f32, int s
 		*ok = 0;
 		return 0;
 	}
-	int32_t m;
-	int sh;
-	qref_quantize_multiplier(d, single ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &m, &sh);
+	/* the searches ask for a few multipliers over and over (an accumulator at a time): the
+	 * last ones, per thread */
+	static _Thread_local struct {
+		double d;
+		int single, sh;
+		int32_t m;
+	} memo[4];
+	static _Thread_local unsigned memo_n;
+	int32_t m = 0;
+	int sh = 0, hit = 0;
+	for (unsigned k = 0; k < memo_n && !hit; k++)
+		if (memo[k].d == d && memo[k].single == single) {
+			m = memo[k].m;
+			sh = memo[k].sh;
+			hit = 1;
+		}
+	if (!hit) {
+		qref_quantize_multiplier(d, single ? QREF_ROUND_SINGLE : QREF_ROUND_DOUBLE, &m,
+		                         &sh);
+		unsigned k = memo_n < 4 ? memo_n++ : (unsigned)(acc & 3);
+		memo[k].d = d;
+		memo[k].single = single;
+		memo[k].m = m;
+		memo[k].sh = sh;
+	}
 	if (!single) {
 		if (sh >= 31 || !qref_mbqm_preshift_fits((int32_t)acc, sh)) {
 			*ok = 0;
