@@ -494,6 +494,59 @@ static void test_yaml_reader(void)
 	free(pfiles);
 }
 
+/* Case names whose values outgrow their buffers (a value's part past 64 or 96 bytes, the
+ * parameters past 383, the name past 511) are cut where they always were: the names of such a
+ * spec hash to what they hashed to when names were printed with snprintf. */
+static void test_long_names(void)
+{
+	char x[301], list[512], nested[1024], map[512], text[4096];
+	memset(x, 'x', 300);
+	x[300] = 0;
+	size_t u = (size_t)snprintf(list, sizeof list, "[");
+	for (int i = 0; i < 40; i++)
+		u += (size_t)snprintf(list + u, sizeof list - u, "%s%d", i ? ", " : "",
+		                      i * 1000003);
+	snprintf(list + u, sizeof list - u, "]");
+	u = (size_t)snprintf(nested, sizeof nested, "[");
+	for (int i = 0; i < 5; i++) {
+		u += (size_t)snprintf(nested + u, sizeof nested - u, "%s[", i ? ", " : "");
+		for (int j = i; j < i + 30; j++)
+			u += (size_t)snprintf(nested + u, sizeof nested - u, "%s%d",
+			                      j > i ? ", " : "", j);
+		u += (size_t)snprintf(nested + u, sizeof nested - u, "]");
+	}
+	snprintf(nested + u, sizeof nested - u, "]");
+	u = (size_t)snprintf(map, sizeof map, "{");
+	for (int i = 0; i < 6; i++)
+		u += (size_t)snprintf(map + u, sizeof map - u,
+		                      "%skey%d: vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv",
+		                      i ? ", " : "", i);
+	snprintf(map + u, sizeof map - u, "}");
+	snprintf(text, sizeof text,
+	         "qconform: 1\nop: ADD\nsemantics: litert\nsweep:\n  a: [\"%s\", short]\n  b: "
+	         "[%s]\n  c: [%s]\n  d: [%s]\n  e: [[1, [2, [3, {k: [4, 5]}]]]]\nrepeat: 2\n"
+	         "inputs:\n  x: {dtype: int8, shape: [2], quant: {scale: 0.5, zero_point: 0}}\n"
+	         "  y: {dtype: int8, shape: [2], quant: {scale: 0.5, zero_point: 0}}\noutputs:\n"
+	         "  z: {dtype: int8, shape: [2], quant: {scale: 0.5, zero_point: 0}}\n"
+	         "tolerance: exact\n",
+	         x, list, nested, map);
+	qc_diag d = {0, 0, stderr};
+	qc_spec *sp = qc_spec_load_text("long_names.yaml", text, strlen(text), &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+	qc_cases *it = qc_cases_begin(sp, 0, 0, &d);
+	uint64_t h = 1469598103934665603ull;
+	for (uint64_t i = 0; i < qc_cases_count(sp); i++) {
+		const char *name = qc_cases_name(it, i, NULL);
+		CU_ASSERT_EQUAL(strlen(name), 403);
+		h = qc_hash64(name, h);
+	}
+	CU_ASSERT_EQUAL(qc_cases_count(sp), 4);
+	printf("\n  long names hash %016llx", (unsigned long long)h);
+	CU_ASSERT_EQUAL(h, 0xbca502db60286797ull);
+	qc_cases_end(it);
+	qc_spec_free(sp);
+}
+
 void qct_register_spec(void)
 {
 	CU_pSuite s = qct_suite("spec");
@@ -501,6 +554,7 @@ void qct_register_spec(void)
 	CU_add_test(s, "stable expansion across runs and machines", test_stable_expansion);
 	CU_add_test(s, "a tolerance without a reason warns", test_reason_warning);
 	CU_add_test(s, "show honours the seed", test_show_seed);
+	CU_add_test(s, "long names are cut where they always were", test_long_names);
 	CU_add_test(s, "YAML scalar typing", test_parse_scalars);
 	CU_add_test(s, "filters include and exclude", test_filters);
 	CU_add_test(s, "list agrees with validate", test_list_matches_validate);

@@ -600,38 +600,54 @@ static int64_t get_channel_nums(qc_cases *it, qc_case *c, yaml_node_t *n, int64_
 }
 
 /* Text of a sweep value for case names: scalars as written, lists joined by ';'. */
+/* Writes t at buf + used as snprintf(buf + used, size - used, "%s", t) would (nothing once
+ * used >= size, the text cut to what fits, NUL-terminated) and returns used plus the length
+ * of t, as snprintf counts. Names are built a case at a time: without printf's parsing. */
+static size_t text_put(char *buf, size_t size, size_t used, const char *t)
+{
+	size_t n = strlen(t);
+	if (used < size) {
+		size_t room = size - used - 1, k = n < room ? n : room;
+		memcpy(buf + used, t, k);
+		buf[used + k] = 0;
+	}
+	return used + n;
+}
+
 static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t size)
 {
 	const char *v = qc_scalar(n);
 	if (v) {
-		snprintf(buf, size, "%s", v);
+		text_put(buf, size, 0, v);
 		return;
 	}
 	size_t used = 0;
 	buf[0] = 0;
 	if (n->type == YAML_SEQUENCE_NODE) {
-		used += (size_t)snprintf(buf, size, "[");
+		used = text_put(buf, size, used, "[");
 		for (uint64_t i = 0; i < seq_len(n) && used < size; i++) {
 			char part[64];
 			value_text(s, seq_at(s, n, i), part, sizeof part);
-			used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ";" : "",
-			                         part);
+			used = text_put(buf, size, used, i ? ";" : "");
+			used = text_put(buf, size, used, part);
 		}
 		if (used < size)
-			snprintf(buf + used, size - used, "]");
+			text_put(buf, size, used, "]");
 	} else if (n->type == YAML_MAPPING_NODE) {
-		used += (size_t)snprintf(buf, size, "{");
+		used = text_put(buf, size, used, "{");
 		int first = 1;
 		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
 		     p < n->data.mapping.pairs.top && used < size; p++, first = 0) {
 			char part[96];
 			value_text(s, qc_node(s, p->value), part, sizeof part);
-			used += (size_t)snprintf(buf + used, size - used, "%s%s:%s",
-			                         first ? "" : ";", qc_scalar(qc_node(s, p->key)),
-			                         part);
+			const char *key = qc_scalar(qc_node(s, p->key));
+			used = text_put(buf, size, used, first ? "" : ";");
+			used = text_put(buf, size, used, key ? key : "(null)");
+			used = text_put(buf, size, used, ":");
+			used = text_put(buf, size, used, part);
 		}
 		if (used < size)
-			snprintf(buf + used, size - used, "}");
+			text_put(buf, size, used, "}");
 	}
 }
 
@@ -1738,17 +1754,21 @@ static void case_name(qc_cases *it, qc_case *c, uint64_t rep)
 	for (int i = 0; i < it->n_bind; i++) {
 		char val[256];
 		value_text(s, it->bind[i].node, val, sizeof val);
-		used += (size_t)snprintf(c->params + used,
-		                         used < sizeof c->params ? sizeof c->params - used : 0,
-		                         "%s%s=%s", i ? "," : "", it->bind[i].name, val);
+		used = text_put(c->params, sizeof c->params, used, i ? "," : "");
+		used = text_put(c->params, sizeof c->params, used, it->bind[i].name);
+		used = text_put(c->params, sizeof c->params, used, "=");
+		used = text_put(c->params, sizeof c->params, used, val);
 	}
 	if (!it->n_bind)
-		snprintf(c->params, sizeof c->params, "default");
-	if (s->repeat > 1)
-		snprintf(c->name, sizeof c->name, "%s/%s/%llu", s->id, c->params,
-		         (unsigned long long)rep);
-	else
-		snprintf(c->name, sizeof c->name, "%s/%s", s->id, c->params);
+		text_put(c->params, sizeof c->params, 0, "default");
+	used = text_put(c->name, sizeof c->name, 0, s->id);
+	used = text_put(c->name, sizeof c->name, used, "/");
+	used = text_put(c->name, sizeof c->name, used, c->params);
+	if (s->repeat > 1) {
+		char r[24];
+		snprintf(r, sizeof r, "/%llu", (unsigned long long)rep);
+		text_put(c->name, sizeof c->name, used, r);
+	}
 }
 
 /*
