@@ -384,10 +384,17 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 			u->cancelled = 1;
 			break;
 		}
+		int code = un->held ? QC_HELD_CODE(un->held, idx) : -1;
+		if (code == 0)
+			continue; /* not selected: not named */
+		if (code == QC_HELD_SELECTED) {
+			ordinal++; /* selected, in another shard */
+			continue;
+		}
 		const char *name = qc_cases_name(names, idx, NULL);
 		qc_case *c = NULL;
 		int errors = diag.errors;
-		if (!p->selected(p->ctx, name, NULL))
+		if (code < 0 && !p->selected(p->ctx, name, NULL))
 			continue;
 		if (p->need_case) {
 			qc_cases_seek(it, idx);
@@ -402,7 +409,7 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 			}
 		}
 		uint64_t ord = ordinal++;
-		if (!p->in_shard(p->ctx, name)) {
+		if (code < 0 && !p->in_shard(p->ctx, name)) {
 			qc_case_free(c);
 			continue;
 		}

@@ -25,12 +25,21 @@
 #include "waivers.h"
 
 /* A range [first, end) of the cases of spec `spec`; `ordinal` is the ordinal (position in the
- * unsharded run) of its first case that the run holds. */
+ * unsharded run) of its first case that the run holds. `held`, when the plan knows it without
+ * the cases: 2 bits per case of the spec, case idx at bits 2 (idx % 4) of held[idx / 4], bit 0
+ * set when the filters select it, bit 1 when the shard holds it too (cases neither selected
+ * nor held are skipped unnamed). */
 typedef struct qc_job_unit {
 	uint32_t spec;
 	uint64_t first, end;
 	uint64_t ordinal;
+	const uint8_t *held;
 } qc_job_unit;
+
+#define QC_HELD_SELECTED 1
+#define QC_HELD_IN_SHARD 2
+/* The held code of case idx: QC_HELD_* bits. */
+#define QC_HELD_CODE(held, idx) ((held)[(idx) / 4] >> (2 * ((idx) % 4)) & 3)
 
 /* One case of a unit, as the main thread needs it. */
 typedef struct qc_job_case {

@@ -148,6 +148,7 @@ typedef struct spec_plan {
 	uint64_t filtered, selected;
 	qc_job_unit *units; /* ordinals from the spec's first case the run holds */
 	size_t n_units;
+	uint8_t *held; /* per case, QC_HELD_* (jobs.h): the job threads skip the others unnamed */
 } spec_plan;
 
 static void specset_free(specset *ss)
@@ -162,8 +163,10 @@ static void specset_free(specset *ss)
 	free(ss->profiles);
 	free(ss->tally);
 	free(ss->units);
-	for (int i = 0; ss->plans && i < ss->n; i++)
+	for (int i = 0; ss->plans && i < ss->n; i++) {
 		free(ss->plans[i].units);
+		free(ss->plans[i].held);
+	}
 	free(ss->plans);
 	memset(ss, 0, sizeof *ss);
 }
@@ -567,7 +570,7 @@ static void add_unit(specset *ss, uint32_t i, uint64_t first, uint64_t end, uint
 			exit(2);
 		}
 	}
-	ss->units[ss->n_units++] = (qc_job_unit){i, first, end, ordinal};
+	ss->units[ss->n_units++] = (qc_job_unit){i, first, end, ordinal, NULL};
 }
 
 /* ---- loading every spec, on up to --jobs threads ---- */
@@ -594,6 +597,7 @@ static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
 	qc_diag quiet = {0, 0, f};
 	uint64_t n = qc_cases_count(s);
 	uint64_t *hashes = qc_xcalloc((size_t)(n ? n : 1), sizeof *hashes);
+	pl->held = qc_xcalloc((size_t)(n / 4 + 1), 1);
 	size_t cap = 0;
 	qc_cases *it = qc_cases_begin(s, o->seed, 0, &quiet);
 	uint64_t unit_first = 0, unit_ordinal = 0, unit_shard = 0;
@@ -605,6 +609,9 @@ static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
 			pl->filtered++;
 			pl->selected += here;
 			unit_shard += here;
+			pl->held[idx / 4] |=
+			        (uint8_t)((QC_HELD_SELECTED | (here ? QC_HELD_IN_SHARD : 0))
+			                  << (2 * (idx % 4)));
 		}
 		if (unit_shard == UNIT_CASES || idx + 1 == n) {
 			if (unit_shard) {
@@ -617,7 +624,7 @@ static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
 					}
 				}
 				pl->units[pl->n_units++] =
-				        (qc_job_unit){0, unit_first, idx + 1, unit_ordinal};
+				        (qc_job_unit){0, unit_first, idx + 1, unit_ordinal, NULL};
 			}
 			unit_first = idx + 1;
 			unit_ordinal = pl->filtered;
@@ -634,6 +641,7 @@ static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
 	free(said);
 	if (!pl->done) {
 		free(pl->units);
+		free(pl->held);
 		memset(pl, 0, sizeof *pl);
 	}
 }
@@ -812,9 +820,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			try_checks(o, s, diag);
 		const spec_plan *pl = ss->plans ? &ss->plans[i] : NULL;
 		if (pl && pl->done) {
-			for (size_t u = 0; u < pl->n_units; u++)
+			for (size_t u = 0; u < pl->n_units; u++) {
 				add_unit(ss, (uint32_t)i, pl->units[u].first, pl->units[u].end,
 				         ss->unsharded + pl->units[u].ordinal);
+				ss->units[ss->n_units - 1].held = pl->held;
+			}
 			ss->unsharded += pl->filtered;
 			ss->filtered[i] = pl->filtered;
 			ss->selected[i] = pl->selected;
