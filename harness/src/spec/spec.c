@@ -1286,6 +1286,18 @@ static void *yaml_grow(void *p, size_t *cap, size_t size)
 	return q;
 }
 
+/* Room for one more element on a libyaml stack (its start, top and end pointers). */
+#define STACK_ROOM(st)                                                                             \
+	do {                                                                                       \
+		if ((st).top == (st).end) {                                                        \
+			size_t used_ = (size_t)((st).top - (st).start);                            \
+			size_t cap_ = (size_t)((st).end - (st).start);                             \
+			(st).start = yaml_grow((st).start, &cap_, sizeof *(st).start);             \
+			(st).top = (st).start + used_;                                             \
+			(st).end = (st).start + cap_;                                              \
+		}                                                                                  \
+	} while (0)
+
 /* The latest definition of name, or NULL. */
 static anchor *anchor_find(scan *sc, const char *name)
 {
@@ -1381,13 +1393,7 @@ static int doc_add(yaml_document_t *doc, yaml_event_t *ev)
 	}
 	n.start_mark = ev->start_mark;
 	n.end_mark = ev->end_mark;
-	if (doc->nodes.top == doc->nodes.end) {
-		size_t used = (size_t)(doc->nodes.top - doc->nodes.start);
-		size_t cap = (size_t)(doc->nodes.end - doc->nodes.start);
-		doc->nodes.start = yaml_grow(doc->nodes.start, &cap, sizeof n);
-		doc->nodes.top = doc->nodes.start + used;
-		doc->nodes.end = doc->nodes.start + cap;
-	}
+	STACK_ROOM(doc->nodes);
 	*doc->nodes.top++ = n;
 	return (int)(doc->nodes.top - doc->nodes.start);
 }
@@ -1401,30 +1407,12 @@ static void doc_attach(scan *sc, int index)
 	struct frame *f = &sc->stack[sc->depth - 1];
 	yaml_node_t *c = &sc->doc->nodes.start[f->node - 1];
 	if (c->type == YAML_SEQUENCE_NODE) {
-		if (c->data.sequence.items.top == c->data.sequence.items.end) {
-			size_t used =
-			        (size_t)(c->data.sequence.items.top - c->data.sequence.items.start);
-			size_t cap =
-			        (size_t)(c->data.sequence.items.end - c->data.sequence.items.start);
-			c->data.sequence.items.start = yaml_grow(c->data.sequence.items.start, &cap,
-			                                         sizeof(yaml_node_item_t));
-			c->data.sequence.items.top = c->data.sequence.items.start + used;
-			c->data.sequence.items.end = c->data.sequence.items.start + cap;
-		}
+		STACK_ROOM(c->data.sequence.items);
 		*c->data.sequence.items.top++ = index;
 	} else if (!f->key) {
 		f->key = index;
 	} else {
-		if (c->data.mapping.pairs.top == c->data.mapping.pairs.end) {
-			size_t used =
-			        (size_t)(c->data.mapping.pairs.top - c->data.mapping.pairs.start);
-			size_t cap =
-			        (size_t)(c->data.mapping.pairs.end - c->data.mapping.pairs.start);
-			c->data.mapping.pairs.start = yaml_grow(c->data.mapping.pairs.start, &cap,
-			                                        sizeof(yaml_node_pair_t));
-			c->data.mapping.pairs.top = c->data.mapping.pairs.start + used;
-			c->data.mapping.pairs.end = c->data.mapping.pairs.start + cap;
-		}
+		STACK_ROOM(c->data.mapping.pairs);
 		yaml_node_pair_t pr = {f->key, index};
 		*c->data.mapping.pairs.top++ = pr;
 		f->key = 0;
