@@ -42,8 +42,9 @@ typedef struct unit_out {
 } unit_out;
 
 /* Units taken and not yet handed back, at most: enough that a slow unit (an edge spec's,
- * 0.1 s and more where most take a few ms) does not leave the other jobs waiting on it. */
-#define WINDOW_UNITS(jobs) (16 * (size_t)(jobs) + 16)
+ * 0.15 s where most take a few ms) does not leave the other jobs waiting on it (each unit
+ * holds the report text of at most 32 cases). */
+#define WINDOW_UNITS(jobs) (64 * (size_t)(jobs) + 64)
 
 typedef struct job {
 	qc_jobs *J;
