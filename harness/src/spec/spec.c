@@ -63,10 +63,18 @@ struct qc_vnodes {
 	size_t n; /* nodes in use */
 	struct vmem {
 		struct vmem *next;
+		size_t start;     /* the position of data[0] among every byte handed out */
+		size_t cap, used; /* bytes */
 		max_align_t data[];
-	} * mem; /* strings, item and pair arrays, newest first */
-	size_t n_mem;
+	} * mem; /* chunks of strings, item and pair arrays, newest first */
 };
+
+#define VMEM_CHUNK ((size_t)64 << 10)
+#if defined(__SANITIZE_ADDRESS__)
+#define VMEM_OWN(need) 1 /* each allocation its own chunk: AddressSanitizer sees its ends */
+#else
+#define VMEM_OWN(need) ((need) > VMEM_CHUNK / 4)
+#endif
 
 static struct qc_vnodes *vnodes(const qc_spec *s)
 {
@@ -88,18 +96,31 @@ yaml_node_t *qc_node(const qc_spec *s, int id)
 	return &s->vn->blocks[i / VNODE_BLOCK][i % VNODE_BLOCK];
 }
 
+/* Zeroed memory that lives until a reset to a mark taken before it: bumped from chunks (a
+ * case's Lua-made data is thousands of small strings). */
 void *qc_vnode_alloc(const qc_spec *s, size_t n)
 {
 	struct qc_vnodes *v = vnodes(s);
-	struct vmem *m = calloc(1, sizeof *m + (n ? n : 1));
-	if (!m) {
-		fprintf(stderr, "qconform: out of memory\n");
-		exit(2);
+	size_t need = (n ? n + sizeof(max_align_t) - 1 : sizeof(max_align_t)) /
+	              sizeof(max_align_t) * sizeof(max_align_t);
+	struct vmem *m = v->mem;
+	if (!m || m->cap - m->used < need) {
+		size_t cap = VMEM_OWN(need) ? need : VMEM_CHUNK;
+		struct vmem *c = malloc(sizeof *c + cap);
+		if (!c) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		c->next = m;
+		c->start = m ? m->start + m->used : 0;
+		c->cap = cap;
+		c->used = 0;
+		v->mem = m = c;
 	}
-	m->next = v->mem;
-	v->mem = m;
-	v->n_mem++;
-	return m->data;
+	void *p = (unsigned char *)m->data + m->used;
+	m->used += need;
+	memset(p, 0, need);
+	return p;
 }
 
 int qc_vnode_add(const qc_spec *s, const yaml_node_t *node)
@@ -125,7 +146,7 @@ qc_vnode_mark qc_vnode_get_mark(const qc_spec *s)
 	qc_vnode_mark m = {0, 0};
 	if (s->vn) {
 		m.nodes = s->vn->n;
-		m.mem = s->vn->n_mem;
+		m.mem = s->vn->mem ? s->vn->mem->start + s->vn->mem->used : 0;
 	}
 	return m;
 }
@@ -135,12 +156,13 @@ void qc_vnode_reset(const qc_spec *s, qc_vnode_mark mark)
 	struct qc_vnodes *v = s->vn;
 	if (!v)
 		return;
-	while (v->n_mem > mark.mem) {
+	while (v->mem && v->mem->start >= mark.mem) { /* made after the mark */
 		struct vmem *m = v->mem;
 		v->mem = m->next;
 		free(m);
-		v->n_mem--;
 	}
+	if (v->mem && mark.mem - v->mem->start < v->mem->used)
+		v->mem->used = mark.mem - v->mem->start;
 	v->n = mark.nodes;
 }
 
@@ -185,6 +207,20 @@ void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, qc_lval *v)
 	}
 }
 
+/* The decimal text of i, as "%lld" prints it, ending just before end. */
+static const char *int_text(int64_t i, char *end)
+{
+	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+	char *p = end;
+	*--p = 0;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (i < 0)
+		*--p = '-';
+	return p;
+}
+
 /* Lua value -> a node (marked where the expression is written); returns its id. */
 int qc_node_of_lval(const qc_spec *s, const qc_lval *v, const yaml_node_t *at)
 {
@@ -196,7 +232,7 @@ int qc_node_of_lval(const qc_spec *s, const qc_lval *v, const yaml_node_t *at)
 	switch (v->kind) {
 	case QC_LV_NIL: text = "null"; break;
 	case QC_LV_BOOL: text = v->b ? "true" : "false"; break;
-	case QC_LV_INT: snprintf(buf, sizeof buf, "%lld", (long long)v->i), text = buf; break;
+	case QC_LV_INT: text = int_text(v->i, buf + sizeof buf); break;
 	case QC_LV_NUM:
 		if (isnan(v->num))
 			text = ".nan";
@@ -298,6 +334,16 @@ int qc_parse_float(const char *s, double *out)
 {
 	if (!s || !*s)
 		return 0;
+	/* [+-] and up to 15 digits: exact as a double, as strtod gives it */
+	const char *q = s + (*s == '-' || *s == '+');
+	uint64_t u = 0;
+	size_t k = 0;
+	for (; q[k] >= '0' && q[k] <= '9' && k < 16; k++)
+		u = u * 10 + (uint64_t)(q[k] - '0');
+	if (k && k < 16 && !q[k]) {
+		*out = *s == '-' ? -(double)u : (double)u;
+		return 1;
+	}
 	const char *p = s;
 	int neg = 0;
 	if (*p == '-' || *p == '+')
