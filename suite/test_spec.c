@@ -1,6 +1,7 @@
 /* Spec loading, case expansion and the errors a spec author sees. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "qct.h"
 #include "rng.h"
 #include "run.h"
+#include "slua.h"
 #include "spec.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -204,11 +206,45 @@ static void test_parse_scalars(void)
 	CU_ASSERT(qc_parse_float("0x1.8p-3", &d) && d == 0.1875);
 	CU_ASSERT(qc_parse_float("3.7e-05", &d) && d == 3.7e-05);
 	CU_ASSERT(!qc_parse_float("1.5x", &d));
+	/* integers of up to 15 digits are read without strtod: as strtod reads them */
+	CU_ASSERT(qc_parse_float("-0", &d) && d == 0 && signbit(d));
+	CU_ASSERT(qc_parse_float("+12", &d) && d == 12);
+	CU_ASSERT(qc_parse_float("007", &d) && d == 7);
+	CU_ASSERT(qc_parse_float("999999999999999", &d) && d == 999999999999999.0);
+	CU_ASSERT(qc_parse_float("-9007199254740993", &d) && d == -9007199254740992.0);
+	CU_ASSERT(!qc_parse_float("-", &d));
+	CU_ASSERT(!qc_parse_float("12-", &d));
 	CU_ASSERT(qc_parse_int("-128", &i) && i == -128);
 	CU_ASSERT(!qc_parse_int("1.0", &i));
 	CU_ASSERT(!qc_parse_int("99999999999999999999", &i));
 	CU_ASSERT(qc_parse_bool("true", &b) && b == 1);
 	CU_ASSERT(!qc_parse_bool("yes", &b));
+}
+
+/* Lua-made integers are written as "%lld" writes them (the names and messages show them). */
+static void test_lua_integer_text(void)
+{
+	static const char text[] =
+	        "qconform: 1\nop: ADD\nsemantics: litert\n"
+	        "inputs:\n  x: {dtype: int8, shape: [1], quant: {scale: 0.5, zero_point: 0}}\n"
+	        "  y: {dtype: int8, shape: [1], quant: {scale: 0.5, zero_point: 0}}\n"
+	        "outputs:\n  z: {dtype: int8, shape: [1], quant: {scale: 0.5, zero_point: 0}}\n"
+	        "tolerance: exact\n";
+	qc_diag d = {0, 0, stderr};
+	qc_spec *sp = qc_spec_load_text("ints.yaml", text, strlen(text), &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+	const yaml_node_t *at = yaml_document_get_root_node(&sp->doc);
+	const int64_t v[] = {0, 7, -1, 10, -10, 1234567890123, INT64_MAX, INT64_MIN};
+	for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+		qc_lval lv = {.kind = QC_LV_INT, .i = v[k]};
+		char want[32];
+		snprintf(want, sizeof want, "%lld", (long long)v[k]);
+		const char *got = qc_scalar(qc_node(sp, qc_node_of_lval(sp, &lv, at)));
+		CU_ASSERT_PTR_NOT_NULL(got);
+		if (got)
+			CU_ASSERT_STRING_EQUAL(got, want);
+	}
+	qc_spec_free(sp);
 }
 
 static void test_filters(void)
@@ -556,6 +592,7 @@ void qct_register_spec(void)
 	CU_add_test(s, "show honours the seed", test_show_seed);
 	CU_add_test(s, "long names are cut where they always were", test_long_names);
 	CU_add_test(s, "YAML scalar typing", test_parse_scalars);
+	CU_add_test(s, "Lua-made integers read as %lld writes them", test_lua_integer_text);
 	CU_add_test(s, "filters include and exclude", test_filters);
 	CU_add_test(s, "list agrees with validate", test_list_matches_validate);
 	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
