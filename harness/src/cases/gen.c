@@ -1469,6 +1469,27 @@ static int sgn3(int64_t v)
 	return v < 0 ? 0 : v == 0 ? 1 : 2;
 }
 
+/* Could the output stage tie at x (the double build's input) or x2 (the single build's)?
+ * ew_alts' tie tests, before any output is computed: 0 only where neither build has a tie,
+ * or where a build's stage is undefined (ew_out not ok: the pair is of no class). */
+static int ew_may_tie(const ew_pipe *p, int64_t x, int64_t x2)
+{
+	const ew_stage *d = &p->out[0], *f = &p->out[1];
+	if (x < INT32_MIN || x > INT32_MAX || x2 < INT32_MIN || x2 > INT32_MAX || d->e > 30 ||
+	    f->e > 30)
+		return 0;
+	int pre = d->e > 0 ? d->e : 0, r = d->e < 0 ? -d->e : 0;
+	int64_t xs = x * ((int64_t)1 << pre);
+	if (xs < INT32_MIN || xs > INT32_MAX)
+		return 1; /* ew_out decides */
+	if (mod_pot(xs * d->m, 31) == UINT64_C(1) << 30)
+		return 1;
+	if (r > 0 && mod_pot(qref_srdhm((int32_t)xs, d->m), r) == UINT64_C(1) << (r - 1))
+		return 1;
+	int total = 31 - f->e;
+	return mod_pot(x2 * f->m, total) == UINT64_C(1) << (total - 1);
+}
+
 /* The classes (bit c) the pair (q1, q2) is of kind in, *y its double-build output: TIE the tie
  * stage, TIE_IN 3 * input + stage, F32 the other multiplier. */
 static int ew_pair_classes(const ew_pipe *p, const qc_ew_opts *o, qc_ew_kind kind, const ew_in *i1,
@@ -1477,10 +1498,13 @@ static int ew_pair_classes(const ew_pipe *p, const qc_ew_opts *o, qc_ew_kind kin
 	int64_t yb[2], alt[2], x[2];
 	int ok, st[2], bits = 0;
 	const int sub = p->op == QC_EW_SUB;
-	for (int b = 0; b < 2; b++) {
+	for (int b = 0; b < 2; b++)
 		x[b] = p->op == QC_EW_MUL ? (q1 - o->zp1) * (q2 - o->zp2)
 		       : sub              ? (int64_t)i1->v[b] - i2->v[b]
 		                          : (int64_t)i1->v[b] + i2->v[b];
+	if (kind == QC_EW_TIE && !o->exhaustive && !ew_may_tie(p, x[0], x[1]))
+		return 0;
+	for (int b = 0; b < 2; b++) {
 		yb[b] = ew_out(&p->out[b], b, x[b], &ok);
 		if (!ok || !ew_in_range(p, o, yb[b]))
 			return 0;
