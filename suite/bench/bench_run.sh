@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench: the pipeline's throughput over specs/ with the reference plugin, in one run of
 # this script (compare ratios within one run, not seconds across runs): cases per second at
-# --jobs 1 and --jobs 2, what --shard 1/4 costs against the whole run, the harness's own
+# --jobs 1 and --jobs 2, what --shard 1/4 costs against the whole run and what any shard pays
+# whatever its size (--shard 1/1000: loading and planning every spec), the harness's own
 # time per case (the run's wall time less the kernel's, at --jobs 1), and the whole command's
 # time with the HTML and JUnit it writes after the run.
 # Usage: suite/bench/bench_run.sh BUILD_DIR [SPECS...]
@@ -50,17 +51,19 @@ run() { # NAME ARGS...: the best wall time of two runs (the run's own; the HTML 
 j1=$(run jobs1 "$@" --jobs 1)
 j2=$(run jobs2 "$@" --jobs 2)
 s4=$(run shard "$@" --jobs 2 --shard 1/4)
+f=$(run fixed "$@" --jobs 2 --shard 1/1000)
 cases=$(summary "$out/jobs1.best.json" | cut -d' ' -f1)
 shard_cases=$(summary "$out/shard.best.json" | cut -d' ' -f1)
 kern=$(kernel_seconds "$out/jobs1.best.json")
 e1=$(cat "$out/jobs1.e2e")
 e2=$(cat "$out/jobs2.e2e")
 awk -v c="$cases" -v sc="$shard_cases" -v j1="$j1" -v j2="$j2" -v s4="$s4" -v k="$kern" \
-	-v e1="$e1" -v e2="$e2" 'BEGIN {
+	-v e1="$e1" -v e2="$e2" -v f="$f" 'BEGIN {
 	printf "pipeline over %s: %d cases (best of 2 runs each)\n", ARGV[1], c
 	printf "  --jobs 1            %8.2f s %9.0f cases/s\n", j1, c / j1
 	printf "  --jobs 2            %8.2f s %9.0f cases/s   %.2fx --jobs 1\n", j2, c / j2, j1 / j2
 	printf "  --jobs 2 --shard 1/4 %7.2f s %9d cases     %.2f of the whole run (ideal 0.25)\n", s4, sc, s4 / j2
+	printf "  fixed cost of a shard %6.2f s (--shard 1/1000: loading and planning every spec), %.2f of the whole run\n", f, f / j2
 	printf "  harness per case    %8.1f us (--jobs 1: wall %.2f s less kernel %.2f s)\n", 1e6 * (j1 - k) / c, j1, k
 	printf "  end to end (the command, with its HTML and JUnit): --jobs 1 %.2f s, --jobs 2 %.2f s\n", e1, e2
 }' "$*"
