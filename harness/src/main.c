@@ -1,4 +1,5 @@
 /* qconform: command line. */
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,11 @@ static int resume_args(parsed *p, json_t **header_out, char ***argv_out)
 
 int main(int argc, char **argv)
 {
+	/* A case's tensors and Lua-made data come and go a case at a time, often past glibc's
+	 * mmap threshold: kept in the heap (up to 32 MiB free, and blocks up to 32 MiB) they are
+	 * reused instead of mapped, faulted in and unmapped again for every case. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	struct sigaction sp;
 	memset(&sp, 0, sizeof sp);
 	sp.sa_handler = on_sigpipe;
