@@ -599,7 +599,6 @@ static int64_t get_channel_nums(qc_cases *it, qc_case *c, yaml_node_t *n, int64_
 	return count;
 }
 
-/* Text of a sweep value for case names: scalars as written, lists joined by ';'. */
 /* Writes t at buf + used as snprintf(buf + used, size - used, "%s", t) would (nothing once
  * used >= size, the text cut to what fits, NUL-terminated) and returns used plus the length
  * of t, as snprintf counts. Names are built a case at a time: without printf's parsing. */
@@ -614,6 +613,7 @@ static size_t text_put(char *buf, size_t size, size_t used, const char *t)
 	return used + n;
 }
 
+/* Text of a sweep value for case names: scalars as written, lists joined by ';'. */
 static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t size)
 {
 	const char *v = qc_scalar(n);
