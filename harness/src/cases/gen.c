@@ -1340,29 +1340,39 @@ static int stage_wanted(const qc_ew_opts *o, int st)
 	       (o->stage == QC_EW_STAGE_SHIFT && st == 1);
 }
 
+/* The exact ties of the stage at x (build b; with b = 0 the pre-shifted x fits in int32): bit
+ * 0 the double build's high mul rounded up, bit 1 its final shift rounded away from zero (*h
+ * its high mul), bit 2 the single build's shift. */
+static int ew_ties(const ew_stage *s, int b, int32_t x, int32_t *h)
+{
+	if (b) {
+		int total = 31 - s->e; /* in [1, 62] */
+		return (mod_pot((int64_t)x * s->m, total) == UINT64_C(1) << (total - 1)) << 2;
+	}
+	int pre = s->e > 0 ? s->e : 0, r = s->e < 0 ? -s->e : 0;
+	int32_t xs = (int32_t)((int64_t)x * ((int64_t)1 << pre));
+	*h = qref_srdhm(xs, s->m);
+	return (mod_pot((int64_t)xs * s->m, 31) == UINT64_C(1) << 30) |
+	       (r > 0 && mod_pot(*h, r) == UINT64_C(1) << (r - 1)) << 1;
+}
+
 /* The outputs the stage gives at x (output y, ew_out ok) when one of its exact ties goes the
  * other way, into alt with their tie stages in st (at most 2); returns their count. */
 static int ew_alts(const ew_stage *s, int b, int32_t x, int64_t y, int64_t *alt, int *st)
 {
-	int n = 0;
-	if (b == 0) {
-		int pre = s->e > 0 ? s->e : 0, r = s->e < 0 ? -s->e : 0;
-		int32_t xs = (int32_t)((int64_t)x * ((int64_t)1 << pre)); /* fits: checked */
-		int32_t h = qref_srdhm(xs, s->m);
-		if (mod_pot((int64_t)xs * s->m, 31) == UINT64_C(1) << 30) { /* rounded up */
-			st[n] = 0;
-			alt[n++] = qref_rdbpot(h - 1, r);
-		}
-		if (r > 0 && mod_pot(h, r) == UINT64_C(1) << (r - 1)) { /* away from zero */
-			st[n] = 1;
-			alt[n++] = h > 0 ? y - 1 : y + 1;
-		}
-	} else {
-		int total = 31 - s->e; /* in [1, 62] */
-		if (mod_pot((int64_t)x * s->m, total) == UINT64_C(1) << (total - 1)) {
-			st[n] = 2;
-			alt[n++] = y - 1; /* ties toward +infinity */
-		}
+	int32_t h = 0;
+	int ties = ew_ties(s, b, x, &h), n = 0;
+	if (ties & 1) { /* rounded up */
+		st[n] = 0;
+		alt[n++] = qref_rdbpot(h - 1, s->e < 0 ? -s->e : 0);
+	}
+	if (ties & 2) { /* away from zero */
+		st[n] = 1;
+		alt[n++] = h > 0 ? y - 1 : y + 1;
+	}
+	if (ties & 4) {
+		st[n] = 2;
+		alt[n++] = y - 1; /* ties toward +infinity */
 	}
 	int k = 0;
 	for (int i = 0; i < n; i++)
@@ -1470,24 +1480,18 @@ static int sgn3(int64_t v)
 }
 
 /* Could the output stage tie at x (the double build's input) or x2 (the single build's)?
- * ew_alts' tie tests, before any output is computed: 0 only where neither build has a tie,
- * or where a build's stage is undefined (ew_out not ok: the pair is of no class). */
+ * ew_ties before any output is computed: 0 only where neither build has a tie, or where a
+ * build's stage is undefined (ew_out not ok: the pair is of no class). */
 static int ew_may_tie(const ew_pipe *p, int64_t x, int64_t x2)
 {
 	const ew_stage *d = &p->out[0], *f = &p->out[1];
 	if (x < INT32_MIN || x > INT32_MAX || x2 < INT32_MIN || x2 > INT32_MAX || d->e > 30 ||
 	    f->e > 30)
 		return 0;
-	int pre = d->e > 0 ? d->e : 0, r = d->e < 0 ? -d->e : 0;
-	int64_t xs = x * ((int64_t)1 << pre);
-	if (xs < INT32_MIN || xs > INT32_MAX)
+	if (!qref_mbqm_preshift_fits((int32_t)x, d->e))
 		return 1; /* ew_out decides */
-	if (mod_pot(xs * d->m, 31) == UINT64_C(1) << 30)
-		return 1;
-	if (r > 0 && mod_pot(qref_srdhm((int32_t)xs, d->m), r) == UINT64_C(1) << (r - 1))
-		return 1;
-	int total = 31 - f->e;
-	return mod_pot(x2 * f->m, total) == UINT64_C(1) << (total - 1);
+	int32_t h;
+	return ew_ties(d, 0, (int32_t)x, &h) || ew_ties(f, 1, (int32_t)x2, &h);
 }
 
 /* The classes (bit c) the pair (q1, q2) is of kind in, *y its double-build output: TIE the tie
