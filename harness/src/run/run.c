@@ -559,18 +559,42 @@ static void try_checks(const qc_run_opts *o, qc_spec *s, qc_diag *diag)
 	qc_cases_end(it);
 }
 
-/* A unit of the run: cases [first, end) of spec i, the first the run holds at `ordinal`. */
-static void add_unit(specset *ss, uint32_t i, uint64_t first, uint64_t end, uint64_t ordinal)
+/* Appends u to the *n units of *v (room for *cap). */
+static void push_unit(qc_job_unit **v, size_t *n, size_t *cap, qc_job_unit u)
 {
-	if (ss->n_units == ss->cap_units) {
-		ss->cap_units = ss->cap_units ? 2 * ss->cap_units : 256;
-		ss->units = realloc(ss->units, ss->cap_units * sizeof *ss->units);
-		if (!ss->units) {
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = realloc(*v, *cap * sizeof **v);
+		if (!*v) {
 			fprintf(stderr, "qconform: out of memory\n");
 			exit(2);
 		}
 	}
-	ss->units[ss->n_units++] = (qc_job_unit){i, first, end, ordinal, NULL};
+	(*v)[(*n)++] = u;
+}
+
+/* The unit being cut from a spec's cases, in order: a unit ends with every UNIT_CASES cases
+ * the run holds (a shard's units are as full as a whole run's: a command per unit), and with
+ * the spec. */
+typedef struct unit_cut {
+	uint64_t first;   /* its first case */
+	uint64_t ordinal; /* the ordinal of its first case the run holds */
+	uint64_t held;    /* its cases the run holds */
+} unit_cut;
+
+/* Case idx of the spec's n is past (held: the run holds it; selected: the cases the filters
+ * kept so far, the ordinal of a unit that starts after idx): 1 with *u (spec 0) when a unit
+ * holding cases ends at idx. */
+static int unit_cut_next(unit_cut *k, uint64_t idx, uint64_t n, int held, uint64_t selected,
+                         qc_job_unit *u)
+{
+	k->held += held != 0;
+	if (k->held < UNIT_CASES && idx + 1 < n)
+		return 0;
+	int any = k->held > 0;
+	*u = (qc_job_unit){0, k->first, idx + 1, k->ordinal, NULL};
+	*k = (unit_cut){idx + 1, selected, 0};
+	return any;
 }
 
 /* ---- loading every spec, on up to --jobs threads ---- */
@@ -600,36 +624,22 @@ static void plan_spec(const qc_run_opts *o, qc_spec *s, spec_plan *pl)
 	pl->held = qc_xcalloc((size_t)(n / 4 + 1), 1);
 	size_t cap = 0;
 	qc_cases *it = qc_cases_begin(s, o->seed, 0, &quiet);
-	uint64_t unit_first = 0, unit_ordinal = 0, unit_shard = 0;
+	unit_cut cut = {0, 0, 0};
 	for (uint64_t idx = 0; idx < n; idx++) {
 		const char *name = qc_cases_name(it, idx, NULL);
 		hashes[idx] = qc_hash64(name, 0);
+		int here = 0;
 		if (qc_case_selected(o, name)) {
-			int here = in_shard(o, name);
+			here = in_shard(o, name);
 			pl->filtered++;
 			pl->selected += here;
-			unit_shard += here;
 			pl->held[idx / 4] |=
 			        (uint8_t)((QC_HELD_SELECTED | (here ? QC_HELD_IN_SHARD : 0))
 			                  << (2 * (idx % 4)));
 		}
-		if (unit_shard == UNIT_CASES || idx + 1 == n) {
-			if (unit_shard) {
-				if (pl->n_units == cap) {
-					cap = cap ? 2 * cap : 16;
-					pl->units = realloc(pl->units, cap * sizeof *pl->units);
-					if (!pl->units) {
-						fprintf(stderr, "qconform: out of memory\n");
-						exit(2);
-					}
-				}
-				pl->units[pl->n_units++] =
-				        (qc_job_unit){0, unit_first, idx + 1, unit_ordinal, NULL};
-			}
-			unit_first = idx + 1;
-			unit_ordinal = pl->filtered;
-			unit_shard = 0;
-		}
+		qc_job_unit u;
+		if (unit_cut_next(&cut, idx, n, here, pl->filtered, &u))
+			push_unit(&pl->units, &pl->n_units, &cap, u);
 	}
 	qc_cases_end(it);
 	qsort(hashes, (size_t)n, sizeof *hashes, cmp_u64);
@@ -820,10 +830,12 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 			try_checks(o, s, diag);
 		const spec_plan *pl = ss->plans ? &ss->plans[i] : NULL;
 		if (pl && pl->done) {
-			for (size_t u = 0; u < pl->n_units; u++) {
-				add_unit(ss, (uint32_t)i, pl->units[u].first, pl->units[u].end,
-				         ss->unsharded + pl->units[u].ordinal);
-				ss->units[ss->n_units - 1].held = pl->held;
+			for (size_t k = 0; k < pl->n_units; k++) {
+				qc_job_unit u = pl->units[k];
+				u.spec = (uint32_t)i;
+				u.ordinal += ss->unsharded;
+				u.held = pl->held;
+				push_unit(&ss->units, &ss->n_units, &ss->cap_units, u);
 			}
 			ss->unsharded += pl->filtered;
 			ss->filtered[i] = pl->filtered;
@@ -840,7 +852,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 		const yaml_node_t *reported[8], *checked[8];
 		int n_reported = 0, n_checked = 0;
 		uint64_t n_spec = qc_cases_count(s);
-		uint64_t unit_first = 0, unit_ordinal = ss->unsharded, unit_shard = 0;
+		unit_cut cut = {0, ss->unsharded, 0};
 		for (uint64_t idx = 0; idx < n_spec; idx++) {
 			const char *name;
 			c = NULL;
@@ -861,6 +873,7 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 				qc_cases_check_reference(it, c);
 				try_check(s, c, diag, checked, &n_checked);
 			}
+			int here = 0;
 			if (qc_case_selected(o, name) &&
 			    (!c || class_covered(ss, case_class(ss, c)))) {
 				for (int k = 0; k < o->n_case_names; k++)
@@ -868,9 +881,8 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 						case_found[k] = 1;
 				ss->unsharded++;
 				ss->filtered[i]++;
-				int here = in_shard(o, name);
+				here = in_shard(o, name);
 				ss->selected[i] += here;
-				unit_shard += here;
 				if (here && ss->listing && c)
 					fprintf(ss->listing, "%s\t%s\n", name,
 					        qc_profile_class_name(ss->profile,
@@ -879,17 +891,11 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 					fprintf(ss->listing, "%s\n", name);
 			}
 			qc_case_free(c);
-			/* run: a unit ends with every UNIT_CASES cases the run holds (a shard's
-			 * units are as full as a whole run's: a command per unit), and with the
-			 * spec */
+			qc_job_unit u;
 			if (with_data == RUN_PLAN &&
-			    (unit_shard == UNIT_CASES || idx + 1 == n_spec)) {
-				if (unit_shard)
-					add_unit(ss, (uint32_t)i, unit_first, idx + 1,
-					         unit_ordinal);
-				unit_first = idx + 1;
-				unit_ordinal = ss->unsharded;
-				unit_shard = 0;
+			    unit_cut_next(&cut, idx, n_spec, here, ss->unsharded, &u)) {
+				u.spec = (uint32_t)i;
+				push_unit(&ss->units, &ss->n_units, &ss->cap_units, u);
 			}
 		}
 		qc_cases_end(it);
