@@ -437,26 +437,111 @@ static int same_document(const yaml_document_t *a, const yaml_document_t *b, con
 	return ok;
 }
 
-static int reads_like_libyaml(const char *what, const char *text, size_t len)
+/* From node ia of a (libyaml's) and ib of b (qc_yaml_parse's with packs ps, from text): the
+ * same tree, each packed list of b holding, item for item, the text and the marks of the plain
+ * scalars of a's list. *packed counts b's packed lists met. */
+static int same_tree(const yaml_document_t *a, int ia, const yaml_document_t *b, int ib,
+                     const qc_yaml_packs *ps, const char *text, long *packed)
+{
+	const yaml_node_t *x = yaml_document_get_node((yaml_document_t *)a, ia);
+	const yaml_node_t *y = yaml_document_get_node((yaml_document_t *)b, ib);
+	if (!x || !y)
+		return !x && !y;
+	if (x->type != y->type || strcmp((const char *)x->tag, (const char *)y->tag) ||
+	    !same_mark(x->start_mark, y->start_mark) || !same_mark(x->end_mark, y->end_mark))
+		return 0;
+	if (x->type == YAML_SCALAR_NODE)
+		return x->data.scalar.length == y->data.scalar.length &&
+		       !memcmp(x->data.scalar.value, y->data.scalar.value, x->data.scalar.length) &&
+		       x->data.scalar.style == y->data.scalar.style;
+	if (x->type == YAML_SEQUENCE_NODE) {
+		long n = x->data.sequence.items.top - x->data.sequence.items.start;
+		if (x->data.sequence.style != y->data.sequence.style)
+			return 0;
+		const qc_yaml_pack *pk = qc_yaml_pack_of(b, ps, y);
+		if (pk) {
+			(*packed)++;
+			if (pk->n != (uint32_t)n || y->data.sequence.items.start)
+				return 0;
+			qc_pack_cursor cur;
+			memset(&cur, 0, sizeof cur);
+			for (long k = 0; k < n; k++) {
+				const yaml_node_t *e = yaml_document_get_node(
+				        (yaml_document_t *)a, x->data.sequence.items.start[k]);
+				char buf[64];
+				yaml_mark_t s0, s1;
+				qc_yaml_pack_item(text, ps, pk, (uint32_t)k, buf, sizeof buf, &cur,
+				                  &s0, &s1);
+				if (e->type != YAML_SCALAR_NODE ||
+				    e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+				    strcmp((const char *)e->data.scalar.value, buf) ||
+				    strcmp((const char *)e->tag, YAML_DEFAULT_SCALAR_TAG) ||
+				    !same_mark(e->start_mark, s0) || !same_mark(e->end_mark, s1))
+					return 0;
+			}
+			return 1;
+		}
+		if (n != y->data.sequence.items.top - y->data.sequence.items.start)
+			return 0;
+		for (long k = 0; k < n; k++)
+			if (!same_tree(a, x->data.sequence.items.start[k], b,
+			               y->data.sequence.items.start[k], ps, text, packed))
+				return 0;
+		return 1;
+	}
+	long n = x->data.mapping.pairs.top - x->data.mapping.pairs.start;
+	if (x->data.mapping.style != y->data.mapping.style ||
+	    n != y->data.mapping.pairs.top - y->data.mapping.pairs.start)
+		return 0;
+	for (long k = 0; k < n; k++)
+		if (!same_tree(a, x->data.mapping.pairs.start[k].key, b,
+		               y->data.mapping.pairs.start[k].key, ps, text, packed) ||
+		    !same_tree(a, x->data.mapping.pairs.start[k].value, b,
+		               y->data.mapping.pairs.start[k].value, ps, text, packed))
+			return 0;
+	return 1;
+}
+
+/* libyaml's loader and qc_yaml_parse agree on text: node for node without packs; with them,
+ * tree for tree (same_tree), *packed lists packed (NULL: not counted). */
+static int reads_like_libyaml(const char *what, const char *text, size_t len, long *packed)
 {
 	yaml_parser_t p;
-	yaml_document_t a, b;
+	yaml_document_t a, b, c;
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int la = yaml_parser_load(&p, &a);
 	yaml_parser_delete(&p);
 	FILE *sink = fopen("/dev/null", "w");
 	qc_diag d = {0, 0, sink};
-	int lb = qc_yaml_parse(what, (const unsigned char *)text, len, 0, &b, &d);
+	int lb = qc_yaml_parse(what, (const unsigned char *)text, len, 0, &b, NULL, &d);
+	qc_yaml_packs ps;
+	int lc = qc_yaml_parse(what, (const unsigned char *)text, len, 0, &c, &ps, &d);
 	fclose(sink);
-	int ok = la == lb && (!la || same_document(&a, &b, what));
+	long n_packed = 0;
+	int ok = la == lb && la == lc && (!la || same_document(&a, &b, what));
+	if (ok && la && !same_tree(&a, 1, &c, 1, &ps, text, &n_packed)) {
+		fprintf(stderr, "\n  %s: packed, the tree differs from libyaml's\n", what);
+		ok = 0;
+	}
+	if (ok && la && (size_t)n_packed != ps.n) {
+		fprintf(stderr, "\n  %s: %zu lists packed, %ld met\n", what, ps.n, n_packed);
+		ok = 0;
+	}
+	if (packed)
+		*packed = n_packed;
 	if (la)
 		yaml_document_delete(&a);
 	if (lb)
 		qc_yaml_free(&b);
-	if (la != lb)
-		fprintf(stderr, "\n  %s: libyaml %s, qc_yaml_parse %s\n", what,
-		        la ? "loads" : "refuses", lb ? "loads" : "refuses");
+	if (lc) {
+		qc_yaml_free(&c);
+		qc_yaml_packs_free(&ps);
+	}
+	if (la != lb || la != lc)
+		fprintf(stderr, "\n  %s: libyaml %s, qc_yaml_parse %s, packing %s\n", what,
+		        la ? "loads" : "refuses", lb ? "loads" : "refuses",
+		        lc ? "loads" : "refuses");
 	return ok;
 }
 
@@ -466,10 +551,13 @@ static int reads_like_libyaml(const char *what, const char *text, size_t len)
  * anchors and aliases, complex keys, block scalars, several documents, none), long number
  * sequences as golden data holds them, and where they only look like one (in a block scalar,
  * a string or a comment, behind an anchor or a tag), after multibyte characters and a byte
- * order mark, with carriage returns, and broken. */
+ * order mark, with carriage returns, and broken. With lists of numbers packed, the same tree,
+ * each packed list's items (text and marks) libyaml's, and lists packed exactly where a spec
+ * reads numbers only (and the list has no anchor or tag, and nothing that looks like a list
+ * hides in a string). */
 static void test_yaml_reader(void)
 {
-#define NUMS "1, -2.5, 3e2, +4, .5, 6., 7E-1, 8, -9.25e+3, 10, 11, 12, 13, 14, 15, 16, 17"
+#define NUMS "1, -2.5, 3e2, +4, 5, 6., 7E-1, 8, -9.25e+3, 10, 11, 12, 13, 14, 15, 16, 17"
 	static const char *const docs[] = {
 	        "data: [" NUMS "]\n",
 	        "a: [" NUMS ",\n    " NUMS ",\n" NUMS "\n   ]\nb: [" NUMS "]\n",
@@ -498,12 +586,57 @@ static void test_yaml_reader(void)
 	        "k: v # comment\n# only a comment\nl:\n- - 1\n  - 2\n- -\n",
 	        "a: [1, *undefined]\n", /* refused by both */
 	        "a: [1\n",              /* refused by both */
+	        "x: [.5, " NUMS "]\n",
+	};
+	/* where a spec reads lists as numbers only, and how many of those are packed */
+	static const struct {
+		const char *text;
+		long packed;
+	} data[] = {
+	        {"inputs: {a: {data: [" NUMS "]}, b: {data: [" NUMS "]}}\ncases:\n- inputs: {a: "
+	         "[" NUMS "], b: {data: [" NUMS "]}}\n  golden: {y: [" NUMS "]}\n",
+	         5},
+	        {"inputs:\r\n  a:\r\n    data: [" NUMS ",\r\n      " NUMS "\r\n    ]\r\ncases:\r\n"
+	         "  - golden:\r\n      y: [\r\n" NUMS "]\r\n",
+	         2},
+	        {"\xef\xbb\xbf"
+	         "description: \"\xc3\xa9 \xe2\x89\xa4 \xf0\x9f\x99\x82\"\ninputs: {a: {data: "
+	         "[" NUMS ",\n  " NUMS "]}}\n",
+	         1},
+	        {"inputs:\n  a:\n    data: [" NUMS "] # [" NUMS "]\n# [" NUMS "]\n", 1},
+	        {"inputs:\n  a:\n    data: [" NUMS "]\n  b:\n    data: |\n      [" NUMS "]\n", 0},
+	        {"inputs: {a: {data: \"[" NUMS "]\"}, b: {data: [" NUMS "]}}\n", 0},
+	        {"inputs: {a: {data: &x [" NUMS "]}, b: {data: !!seq [" NUMS "]}, c: {data: [" NUMS
+	         "]}}\nvars: *x\n",
+	         1},
+	        {"inputs: {a: {shape: [" NUMS "], quant: {scales: [" NUMS "]}}}\nsweep: {z: [" NUMS
+	         "]}\noutputs: {y: {data: [" NUMS "]}}\ncases:\n- golden: [" NUMS
+	         "]\n- inputs: {a: "
+	         "{data: {values: [" NUMS "]}}}\n- {inputs: {a: {data: [1, 2]}}}\n",
+	         0},
+	        {"cases:\n- inputs: {a: [[" NUMS "], [" NUMS "]], b: [" NUMS ", ], c: [" NUMS
+	         ",\t1], d: [" NUMS ", x]}\n",
+	         0},
+	        {"inputs: {a: {data: [" NUMS "]}}\n---\ninputs: {a: {data: [" NUMS "]}}\n", 1},
+	        {"inputs:\n  a:\n    data: [" NUMS ",\n" NUMS "]\n", 1},
+	        {"inputs: {a: {data: [" NUMS "]}}\nb: [1\n", 0}, /* refused by both */
 	};
 #undef NUMS
 	for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
 		char what[32];
 		snprintf(what, sizeof what, "document %zu", i);
-		CU_ASSERT_TRUE(reads_like_libyaml(what, docs[i], strlen(docs[i])));
+		CU_ASSERT_TRUE(reads_like_libyaml(what, docs[i], strlen(docs[i]), NULL));
+	}
+	for (size_t i = 0; i < sizeof data / sizeof *data; i++) {
+		char what[32];
+		long packed = -1;
+		snprintf(what, sizeof what, "data document %zu", i);
+		CU_ASSERT_TRUE(
+		        reads_like_libyaml(what, data[i].text, strlen(data[i].text), &packed));
+		if (packed != data[i].packed)
+			fprintf(stderr, "\n  %s: %ld lists packed, not %ld\n", what, packed,
+			        data[i].packed);
+		CU_ASSERT_EQUAL(packed, data[i].packed);
 	}
 	char *paths[] = {"specs"};
 	char **files = NULL, **pfiles = NULL;
@@ -512,22 +645,137 @@ static void test_yaml_reader(void)
 	int n = qc_spec_find(paths, 1, &files, &pfiles, &n_pfiles, &d);
 	CU_ASSERT_TRUE(n > 300);
 	int differ = 0;
+	long packed = 0;
 	for (int i = 0; i < n + n_pfiles; i++) {
 		const char *f = i < n ? files[i] : pfiles[i - n];
 		size_t len;
+		long k = 0;
 		char *text = qc_read_file(f, "spec", &len, &d);
 		CU_ASSERT_PTR_NOT_NULL(text);
-		if (text && !reads_like_libyaml(f, text, len))
+		if (text && !reads_like_libyaml(f, text, len, &k))
 			differ++;
+		packed += k;
 		free(text);
 	}
 	CU_ASSERT_EQUAL(differ, 0);
+	CU_ASSERT_TRUE(packed > 1000); /* the imported specs' data and goldens */
 	for (int i = 0; i < n; i++)
 		free(files[i]);
 	for (int i = 0; i < n_pfiles; i++)
 		free(pfiles[i]);
 	free(files);
 	free(pfiles);
+}
+
+/* The spec's text with an anchor before each packed list: the same lists, none packed. */
+static char *unpacked_text(const qc_spec *s, size_t *len)
+{
+	char *t = malloc(s->text_len + 16 * s->packs.n + 1);
+	size_t u = 0, from = 0;
+	for (size_t k = 0; k < s->packs.n; k++) {
+		size_t at = s->packs.v[k].at;
+		memcpy(t + u, s->text + from, at - from);
+		u += at - from;
+		u += (size_t)sprintf(t + u, "&p%zu ", k);
+		from = at;
+	}
+	memcpy(t + u, s->text + from, s->text_len - from);
+	u += s->text_len - from;
+	t[u] = 0;
+	*len = u;
+	return t;
+}
+
+/* Cases built from packed lists (a tensor's data, a case's own data, golden values) are the
+ * cases built from the same lists as nodes: every input's bytes, every golden value, over
+ * imported specs of several dtypes. */
+static void test_packed_lists_build_the_same_cases(void)
+{
+	static const char *const files[] = {
+	        "specs/ort/imported/matmul_nbits_4bit_zp.yaml",
+	        "specs/onnx/ort/dequantize_linear_int4_blocked_opset21.yaml",
+	        "specs/onnx/ort/quantize_linear_output_dtype_int8_opset21.yaml",
+	};
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		qc_diag d = {0, 0, stderr};
+		qc_spec *a = qc_spec_load(files[f], &d);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		CU_ASSERT_TRUE(a->packs.n >= 2);
+		size_t len;
+		char *text = unpacked_text(a, &len);
+		qc_spec *b = qc_spec_load_text(files[f], text, len, &d);
+		free(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		CU_ASSERT_EQUAL(b->packs.n, 0);
+		qc_cases *ia = qc_cases_begin(a, 0, 1, &d), *ib = qc_cases_begin(b, 0, 1, &d);
+		qc_case *x, *y;
+		int n = 0, differ = 0;
+		while (qc_cases_next(ia, &x) == 1) {
+			CU_ASSERT_EQUAL_FATAL(qc_cases_next(ib, &y), 1);
+			int same =
+			        x->call.n_inputs == y->call.n_inputs && !strcmp(x->name, y->name);
+			for (int i = 0; same && i < x->call.n_inputs; i++)
+				same = x->in[i].nbytes == y->in[i].nbytes &&
+				       !memcmp(x->in[i].data, y->in[i].data, x->in[i].nbytes);
+			for (int k = 0; same && k < x->call.n_outputs; k++) {
+				size_t m = qref_numel(x->out[k].rank, x->out[k].shape);
+				same = !x->golden[k] == !y->golden[k] &&
+				       (!x->golden[k] ||
+				        !memcmp(x->golden[k], y->golden[k], m * sizeof(double)));
+			}
+			differ += !same;
+			n++;
+			qc_case_free(x);
+			qc_case_free(y);
+		}
+		CU_ASSERT_EQUAL(qc_cases_next(ib, &y), 0);
+		CU_ASSERT_TRUE(n >= 1);
+		CU_ASSERT_EQUAL(differ, 0);
+		CU_ASSERT_EQUAL(d.errors, 0);
+		qc_cases_end(ia);
+		qc_cases_end(ib);
+		qc_spec_free(b);
+		qc_spec_free(a);
+	}
+}
+
+/* A value of a packed list that the tensor cannot hold is reported where it is written, once
+ * for all the cases that use the list. */
+static void test_packed_list_errors(void)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+	qc_diag d = {0, 0, f};
+	/* an int8 input holding 300, at line 3, column 23 of its tensor's data */
+	static const char bad[] = "qconform: 1\nop: DequantizeLinear\nsemantics: onnx\n"
+	                          "sweep: {s: [0.5, 0.25, 0.125]}\n"
+	                          "inputs:\n  x:\n    dtype: int8\n    shape: [10]\n"
+	                          "    quant: {scale: =s, zero_point: 0}\n"
+	                          "    data: [1, 2, 3, 4,\n      5, 6, 300, 8, 9, 10]\n"
+	                          "outputs: {y: {dtype: float32, shape: [10]}}\n";
+	qc_spec *s = qc_spec_load_text("bad.yaml", bad, sizeof bad - 1, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->packs.n, 1);
+	qc_cases *it = qc_cases_begin(s, 0, 1, &d);
+	qc_case *c;
+	int built = 0, failed = 0;
+	for (int rc; (rc = qc_cases_next(it, &c)) != 0;) {
+		built += rc == 1;
+		failed += rc < 0;
+		if (rc == 1)
+			qc_case_free(c);
+	}
+	qc_cases_end(it);
+	qc_spec_free(s);
+	fclose(f);
+	CU_ASSERT_EQUAL(built, 0);
+	CU_ASSERT_EQUAL(failed, 3);
+	CU_ASSERT_EQUAL(d.errors, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "bad.yaml:11:13: value 300 outside int8 [-128, 127]"));
+	if (!strstr(out, "bad.yaml:11:13: value 300 outside int8"))
+		fprintf(stderr, "\n  said: %s", out);
+	free(out);
 }
 
 /* Case names whose values outgrow their buffers (a value's part past 64 or 96 bytes, the
@@ -598,5 +846,9 @@ void qct_register_spec(void)
 	CU_add_test(s, "memory flat in the number of cases", test_memory_flat);
 	CU_add_test(s, "a copy takes its source's sweep lists", test_copy_reuses_sweeps);
 	CU_add_test(s, "the spec reader builds libyaml's document in one pass", test_yaml_reader);
+	CU_add_test(s, "packed lists build the cases their nodes build",
+	            test_packed_lists_build_the_same_cases);
+	CU_add_test(s, "a packed list's bad value is reported where it is, once",
+	            test_packed_list_errors);
 	qct_register_validate();
 }

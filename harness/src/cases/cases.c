@@ -101,6 +101,13 @@ struct qc_cases {
 	int expect_error;
 	const yaml_node_t *reported[MAX_REPORTED];
 	int n_reported;
+	/* items of packed lists reported at: one node an item, so each is reported once */
+	struct {
+		const yaml_node_t *list;
+		uint32_t i;
+		yaml_node_t node;
+	} pack_err[8];
+	int n_pack_err;
 	/* the case being built: its tensors built so far are visible to expressions */
 	qc_case *cur;
 	int n_in_built, n_out_built;
@@ -146,21 +153,15 @@ static void fail(qc_cases *it, const yaml_node_t *at, const char *fmt, ...)
 	qc_diag_error(it->diag, path_of(it), at, "%s", msg);
 }
 
-static uint64_t seq_len(const yaml_node_t *n)
-{
-	return (uint64_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-}
+/* Items of a sequence node, packed (qc_yaml_pack) or not. */
+#define seq_len(s, n)   qc_seq_len((s), (n))
+#define seq_at(s, n, i) qc_seq_item((s), (n), (i))
 
-static yaml_node_t *seq_at(const qc_spec *s, const yaml_node_t *n, uint64_t i)
-{
-	return qc_node(s, n->data.sequence.items.start[i]);
-}
-
-static uint64_t block_points(const qc_sweep *sw)
+static uint64_t block_points(const qc_spec *s, const qc_sweep *sw)
 {
 	uint64_t n = 1;
 	for (int i = 0; i < sw->n_vars; i++)
-		n *= seq_len(sw->vars[i].node);
+		n *= seq_len(s, sw->vars[i].node);
 	return n;
 }
 
@@ -172,13 +173,13 @@ static uint64_t sweep_points(const qc_spec *s)
 		return s->cases ? 0 : 1;
 	uint64_t n = 0;
 	for (int b = 0; b < s->n_sweeps; b++)
-		n += block_points(&s->sweeps[b]);
+		n += block_points(s, &s->sweeps[b]);
 	return n;
 }
 
 uint64_t qc_cases_count(const qc_spec *s)
 {
-	return sweep_points(s) * (uint64_t)s->repeat + (s->cases ? seq_len(s->cases) : 0);
+	return sweep_points(s) * (uint64_t)s->repeat + (s->cases ? seq_len(s, s->cases) : 0);
 }
 
 qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_diag *diag)
@@ -191,7 +192,7 @@ qc_cases *qc_cases_begin(const qc_spec *s, uint64_t run_seed, int with_data, qc_
 	it->with_data = with_data;
 	it->diag = diag;
 	it->n_points = sweep_points(s);
-	it->n_explicit = s->cases ? (int)seq_len(s->cases) : 0;
+	it->n_explicit = s->cases ? (int)seq_len(s, s->cases) : 0;
 	it->mark = qc_vnode_get_mark(s);
 	it->gen = 1;
 	if (s->lua) /* the spec-wide Lua budgets count per expansion */
@@ -502,6 +503,48 @@ static int get_num(qc_cases *it, yaml_node_t *n, double *out, const char *what)
 	return 0;
 }
 
+/* Item i of packed list r (pack p) as a node to report at: for the same item, the same node,
+ * held by the iterator (fail reports each node once). */
+static const yaml_node_t *pack_err_node(qc_cases *it, const yaml_node_t *r, const qc_yaml_pack *p,
+                                        uint32_t i)
+{
+	int k = 0;
+	while (k < it->n_pack_err && !(it->pack_err[k].list == r && it->pack_err[k].i == i))
+		k++;
+	if (k == it->n_pack_err) {
+		int cap = (int)(sizeof it->pack_err / sizeof it->pack_err[0]);
+		k = it->n_pack_err < cap ? it->n_pack_err++ : cap - 1;
+		it->pack_err[k].list = r;
+		it->pack_err[k].i = i;
+		memset(&it->pack_err[k].node, 0, sizeof it->pack_err[k].node);
+		it->pack_err[k].node.type = YAML_SCALAR_NODE;
+		qc_yaml_pack_item(it->s->text, &it->s->packs, p, i, NULL, 0, NULL,
+		                  &it->pack_err[k].node.start_mark, &it->pack_err[k].node.end_mark);
+	}
+	return &it->pack_err[k].node;
+}
+
+/* Value i of sequence r (resolved) as a number: a packed list's read from its text. 0 after
+ * reporting (at *at, the item's node) when it is not one. */
+static int seq_num(qc_cases *it, yaml_node_t *r, const qc_yaml_pack *p, uint64_t i, double *v,
+                   const yaml_node_t **at, const char *what)
+{
+	if (p) {
+		char buf[64];
+		qc_yaml_pack_item(it->s->text, &it->s->packs, p, (uint32_t)i, buf, sizeof buf, NULL,
+		                  NULL, NULL);
+		*at = NULL;
+		if (qc_parse_float(buf, v))
+			return 1;
+		*at = pack_err_node(it, r, p, (uint32_t)i);
+		fail(it, *at, "%s must be a number, not %s", what, buf);
+		return 0;
+	}
+	yaml_node_t *e = seq_at(it->s, r, i);
+	*at = e;
+	return get_num(it, e, v, what);
+}
+
 static int get_int(qc_cases *it, yaml_node_t *n, int64_t *out, const char *what)
 {
 	yaml_node_t *r = resolve(it, n);
@@ -540,11 +583,14 @@ static int64_t get_nums(qc_cases *it, qc_case *c, yaml_node_t *n, double **out, 
 		fail(it, n, "%s must be a list of numbers", what);
 		return -1;
 	}
-	uint64_t len = seq_len(r);
+	uint64_t len = seq_len(it->s, r);
 	double *v = qc_case_alloc(c, (len ? len : 1) * sizeof *v);
-	for (uint64_t i = 0; i < len; i++)
-		if (!get_num(it, seq_at(it->s, r, i), &v[i], what))
+	const qc_yaml_pack *p = qc_yaml_pack_of(&it->s->doc, &it->s->packs, r);
+	for (uint64_t i = 0; i < len; i++) {
+		const yaml_node_t *at;
+		if (!seq_num(it, r, p, i, &v[i], &at, what))
 			return -1;
+	}
 	*out = v;
 	return (int64_t)len;
 }
@@ -625,7 +671,7 @@ static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t
 	buf[0] = 0;
 	if (n->type == YAML_SEQUENCE_NODE) {
 		used = text_put(buf, size, used, "[");
-		for (uint64_t i = 0; i < seq_len(n) && used < size; i++) {
+		for (uint64_t i = 0; i < seq_len(s, n) && used < size; i++) {
 			char part[64];
 			value_text(s, seq_at(s, n, i), part, sizeof part);
 			used = text_put(buf, size, used, i ? ";" : "");
@@ -684,12 +730,12 @@ static int build_shape(qc_cases *it, yaml_node_t *n, int64_t *shape, int32_t *ra
 		fail(it, n, "shape must be a list of sizes");
 		return 0;
 	}
-	if (seq_len(r) > QCF_MAX_RANK) {
-		fail(it, n, "rank %llu exceeds the maximum %d", (unsigned long long)seq_len(r),
-		     QCF_MAX_RANK);
+	if (seq_len(it->s, r) > QCF_MAX_RANK) {
+		fail(it, n, "rank %llu exceeds the maximum %d",
+		     (unsigned long long)seq_len(it->s, r), QCF_MAX_RANK);
 		return 0;
 	}
-	*rank = (int32_t)seq_len(r);
+	*rank = (int32_t)seq_len(it->s, r);
 	for (int32_t i = 0; i < *rank; i++) {
 		yaml_node_t *d = seq_at(it->s, r, (uint64_t)i);
 		if (!get_int(it, d, &shape[i], "a dimension"))
@@ -1175,9 +1221,9 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 	if (!r)
 		return 0;
 	size_t n = qref_numel(t->rank, t->shape);
-	if (r->type != YAML_SEQUENCE_NODE || seq_len(r) != n) {
+	if (r->type != YAML_SEQUENCE_NODE || seq_len(it->s, r) != n) {
 		fail(it, dn, "data of '%s' needs %zu values (its shape), got %llu", t->name, n,
-		     r->type == YAML_SEQUENCE_NODE ? (unsigned long long)seq_len(r) : 0ull);
+		     r->type == YAML_SEQUENCE_NODE ? (unsigned long long)seq_len(it->s, r) : 0ull);
 		return 0;
 	}
 	int64_t lo = 0, hi = 0;
@@ -1188,21 +1234,26 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 		fail(it, dn, "out of memory");
 		return 0;
 	}
+	const qc_yaml_pack *p = qc_yaml_pack_of(&it->s->doc, &it->s->packs, r);
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *e = seq_at(it->s, r, i);
+		const yaml_node_t *e;
 		double v;
-		if (!get_num(it, e, &v, "a data value")) {
+		if (!seq_num(it, r, p, i, &v, &e, "a data value")) {
 			free(gf);
 			return 0;
 		}
+		if (is_int && (v != floor(v) || v < (double)lo || v > (double)hi) && !e)
+			e = pack_err_node(it, r, p, (uint32_t)i);
 		if (is_int && v != floor(v)) {
 			fail(it, e, "value %g is not an integer (dtype %s)", v,
 			     qref_dtype_name(t->dtype));
+			free(gf);
 			return 0;
 		}
 		if (is_int && (v < (double)lo || v > (double)hi)) {
 			fail(it, e, "value %g outside %s [%lld, %lld]", v,
 			     qref_dtype_name(t->dtype), (long long)lo, (long long)hi);
+			free(gf);
 			return 0;
 		}
 		if (gf)
@@ -1618,7 +1669,7 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 			a->type = QCF_ATTR_STRING;
 			a->v.s = case_strdup(c, v);
 		} else if (r->type == YAML_SEQUENCE_NODE) {
-			uint64_t len = seq_len(r);
+			uint64_t len = seq_len(s, r);
 			int all_int = 1;
 			for (uint64_t k = 0; k < len; k++)
 				all_int &=
@@ -1711,7 +1762,7 @@ static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
 	if ((v = qc_map_get(s, tn, "reason")))
 		tol->reason = qc_scalar(v);
 	if ((v = qc_map_get(s, tn, "rounding")))
-		for (uint64_t i = 0; i < seq_len(v) && tol->n_roundings < 8; i++)
+		for (uint64_t i = 0; i < seq_len(s, v) && tol->n_roundings < 8; i++)
 			tol->roundings[tol->n_roundings++] = qc_scalar(seq_at(s, v, i));
 	if ((v = qc_map_get(s, tn, "check"))) {
 		tol->check = qc_scalar(qc_map_get(s, v, "lua"));
@@ -1788,7 +1839,7 @@ static yaml_node_t *bind_case(qc_cases *it, uint64_t idx, qc_case *c, uint64_t *
 		*rep = idx % (uint64_t)s->repeat;
 		const qc_sweep *sw = NULL;
 		for (int b = 0; b < s->n_sweeps; b++) {
-			uint64_t np = block_points(&s->sweeps[b]);
+			uint64_t np = block_points(s, &s->sweeps[b]);
 			if (point < np) {
 				sw = &s->sweeps[b];
 				break;
@@ -1796,7 +1847,7 @@ static yaml_node_t *bind_case(qc_cases *it, uint64_t idx, qc_case *c, uint64_t *
 			point -= np;
 		}
 		for (int i = sw ? sw->n_vars - 1 : -1; i >= 0; i--) {
-			uint64_t len = seq_len(sw->vars[i].node);
+			uint64_t len = seq_len(s, sw->vars[i].node);
 			it->bind[i].name = sw->vars[i].name;
 			it->bind[i].node = seq_at(s, sw->vars[i].node, point % len);
 			point /= len;

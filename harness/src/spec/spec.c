@@ -96,6 +96,36 @@ yaml_node_t *qc_node(const qc_spec *s, int id)
 	return &s->vn->blocks[i / VNODE_BLOCK][i % VNODE_BLOCK];
 }
 
+uint64_t qc_seq_len(const qc_spec *s, const yaml_node_t *n)
+{
+	const qc_yaml_pack *p = qc_yaml_pack_of(&s->doc, &s->packs, n);
+	if (p)
+		return p->n;
+	return n && n->type == YAML_SEQUENCE_NODE
+	               ? (uint64_t)(n->data.sequence.items.top - n->data.sequence.items.start)
+	               : 0;
+}
+
+yaml_node_t *qc_seq_item(const qc_spec *s, const yaml_node_t *n, uint64_t i)
+{
+	const qc_yaml_pack *p = qc_yaml_pack_of(&s->doc, &s->packs, n);
+	if (!p)
+		return qc_node(s, n->data.sequence.items.start[i]);
+	char buf[64];
+	yaml_node_t e;
+	memset(&e, 0, sizeof e);
+	qc_yaml_pack_item(s->text, &s->packs, p, (uint32_t)i, buf, sizeof buf, NULL, &e.start_mark,
+	                  &e.end_mark);
+	size_t len = strlen(buf);
+	char *copy = qc_vnode_alloc(s, len + 1);
+	memcpy(copy, buf, len);
+	e.type = YAML_SCALAR_NODE;
+	e.data.scalar.value = (yaml_char_t *)copy;
+	e.data.scalar.length = len;
+	e.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+	return qc_node(s, qc_vnode_add(s, &e));
+}
+
 /* Zeroed memory that lives until a reset to a mark taken before it: bumped from chunks (a
  * case's Lua-made data is thousands of small strings). */
 void *qc_vnode_alloc(const qc_spec *s, size_t n)
@@ -189,10 +219,30 @@ void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, qc_lval *v)
 			v->kind = QC_LV_STR, v->str = t;
 		}
 	} else if (n->type == YAML_SEQUENCE_NODE) {
-		size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+		const qc_yaml_pack *p = qc_yaml_pack_of(&s->doc, &s->packs, n);
+		size_t len = (size_t)qc_seq_len(s, n);
 		qc_lval *items = qc_vnode_alloc(s, (len ? len : 1) * sizeof *items);
-		for (size_t k = 0; k < len; k++)
-			qc_lval_of_node(s, qc_node(s, n->data.sequence.items.start[k]), &items[k]);
+		for (size_t k = 0; k < len; k++) {
+			if (!p) {
+				qc_lval_of_node(s, qc_node(s, n->data.sequence.items.start[k]),
+				                &items[k]);
+				continue;
+			}
+			/* a packed number, typed as its plain scalar would be */
+			char buf[64];
+			qc_yaml_pack_item(s->text, &s->packs, p, (uint32_t)k, buf, sizeof buf, NULL,
+			                  NULL, NULL);
+			if (qc_parse_int(buf, &i)) {
+				items[k].kind = QC_LV_INT, items[k].i = i;
+			} else if (qc_parse_float(buf, &d)) {
+				items[k].kind = QC_LV_NUM, items[k].num = d;
+			} else {
+				size_t bl = strlen(buf);
+				char *copy = qc_vnode_alloc(s, bl + 1);
+				memcpy(copy, buf, bl);
+				items[k].kind = QC_LV_STR, items[k].str = copy;
+			}
+		}
 		v->kind = QC_LV_LIST, v->n = len, v->items = items;
 	} else if (n->type == YAML_MAPPING_NODE) {
 		size_t len = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
@@ -1393,15 +1443,24 @@ static void scan_add(scan *sc, uint64_t size)
 /* libyaml's default tags, shared by the nodes that have them */
 static char default_tags[3][32] = {YAML_DEFAULT_SCALAR_TAG, YAML_DEFAULT_SEQUENCE_TAG,
                                    YAML_DEFAULT_MAPPING_TAG};
+/* The tag of a packed list: libyaml's sequence tag, at an address of its own. */
+static char packed_tag[32] = YAML_DEFAULT_SEQUENCE_TAG;
 
 void qc_yaml_free(yaml_document_t *doc)
 {
 	for (yaml_node_t *n = doc->nodes.start; n && n < doc->nodes.top; n++)
 		if (n->tag == (yaml_char_t *)default_tags[0] ||
 		    n->tag == (yaml_char_t *)default_tags[1] ||
-		    n->tag == (yaml_char_t *)default_tags[2])
+		    n->tag == (yaml_char_t *)default_tags[2] || n->tag == (yaml_char_t *)packed_tag)
 			n->tag = NULL;
 	yaml_document_delete(doc);
+}
+
+void qc_yaml_packs_free(qc_yaml_packs *ps)
+{
+	free(ps->v);
+	free(ps->offs);
+	memset(ps, 0, sizeof *ps);
 }
 
 /* Appends a node to the document built (libyaml's default tag when the event has none, or
@@ -1465,18 +1524,305 @@ static void doc_attach(scan *sc, int index)
 	}
 }
 
-/*
- * Reads the event stream once, checking as it goes what each event costs (nesting, the number
- * of nodes, what aliases expand to) in O(1), so a hostile file is refused after O(limit) work
- * (libyaml's scanner is quadratic in the flow depth, and an alias bomb expands only when the
- * spec is walked), and building the first document as libyaml's yaml_parser_load would: nodes
- * in event order, default tags, an alias is its anchor's node, an anchor defined twice or an
- * undefined alias is an error. The documents after the first are read for their errors only;
- * with one_document the first of them is refused. 1 with *doc built.
- */
-int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
-                  yaml_document_t *doc, qc_diag *diag)
+/* ---- number lists kept as text ----
+ * A flow list of plain decimal numbers ([12, -3, 0.5e-2, ...]) costs libyaml a token, an event
+ * and a node of about 130 bytes an item, and the data of imported specs is mostly such lists.
+ * Where a spec reads a list only as numbers (a tensor's data, a case's golden values: data_path
+ * below), the reader keeps it as its text: libyaml reads a copy of the file in which the insides
+ * of every such list are blank, and the list's node is "packed", its items read from the text
+ * when a case needs them (qc_yaml_pack_item). Elsewhere the reader makes the items as libyaml
+ * would have. Should the blank copy not give, at every list, the sequence start and end the list
+ * gives (a list inside a string, a comment, after an anchor), or should it fail at all, the file
+ * is read again as it is: a list is packed only where reading it with libyaml would give the same
+ * items, and errors are always libyaml's own. */
+
+#define PACK_MIN_ITEMS 8  /* shorter lists are not worth it */
+#define PACK_TOKEN_MAX 40 /* bytes of one number */
+
+typedef struct pack_list {
+	size_t at, close;  /* byte offsets of its '[' and ']' */
+	size_t c_at;       /* libyaml's mark index (characters) of its '[' */
+	uint32_t n, first; /* items; the first's offset in packer.offs */
+} pack_list;
+
+typedef struct packer {
+	const unsigned char *text; /* as it is (the items' text) */
+	pack_list *l;
+	size_t n, cap;
+	uint32_t *offs; /* per item: byte offset from its list's '[' */
+	size_t n_offs, cap_offs;
+	size_t next; /* the first list not yet met */
+	long open;   /* the list whose start was the last event, or -1 */
+	qc_yaml_packs *out;
+	size_t cap_out;
+} packer;
+
+/* Length of the plain decimal number at p: [-+]?[0-9]+(.[0-9]*)?([eE][-+]?[0-9]+)?, followed
+ * by a blank, ',' or ']'; 0 if there is none. */
+static size_t number_len(const unsigned char *p, const unsigned char *end)
 {
+	const unsigned char *q = p;
+	if (q < end && (*q == '-' || *q == '+'))
+		q++;
+	const unsigned char *d = q;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == d)
+		return 0;
+	if (q < end && *q == '.')
+		for (q++; q < end && *q >= '0' && *q <= '9';)
+			q++;
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		const unsigned char *e = q + 1;
+		if (e < end && (*e == '-' || *e == '+'))
+			e++;
+		const unsigned char *ed = e;
+		while (e < end && *e >= '0' && *e <= '9')
+			e++;
+		if (e == ed)
+			return 0;
+		q = e;
+	}
+	if (q == end || (*q != ' ' && *q != '\n' && *q != '\r' && *q != ',' && *q != ']'))
+		return 0;
+	return (size_t)(q - p) <= PACK_TOKEN_MAX ? (size_t)(q - p) : 0;
+}
+
+static size_t skip_blanks(const unsigned char *t, size_t i, size_t len)
+{
+	while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* Is there a list of numbers at t[at] == '['? Then it is recorded and its ']' returned;
+ * otherwise 0. */
+static size_t pack_try(packer *pk, size_t len, size_t at, size_t c_at)
+{
+	const unsigned char *t = pk->text;
+	size_t i = at + 1, first = pk->n_offs;
+	uint32_t n = 0;
+	for (;;) {
+		i = skip_blanks(t, i, len);
+		size_t k = number_len(t + i, t + len);
+		if (!k || i - at > UINT32_MAX)
+			break;
+		if (pk->n_offs == pk->cap_offs)
+			pk->offs = yaml_grow(pk->offs, &pk->cap_offs, sizeof *pk->offs);
+		pk->offs[pk->n_offs++] = (uint32_t)(i - at);
+		n++;
+		i = skip_blanks(t, i + k, len);
+		if (i < len && t[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < len && t[i] == ']' && n >= PACK_MIN_ITEMS) {
+			if (pk->n == pk->cap)
+				pk->l = yaml_grow(pk->l, &pk->cap, sizeof *pk->l);
+			pack_list L = {at, i, c_at, n, (uint32_t)first};
+			pk->l[pk->n++] = L;
+			return i;
+		}
+		break;
+	}
+	pk->n_offs = first;
+	return 0;
+}
+
+/* Finds the lists of numbers of a UTF-8 text. libyaml's mark index counts characters, after a
+ * byte order mark; the lists themselves are ASCII. On a line once a comment begins, none. */
+static void pack_find(packer *pk, size_t len)
+{
+	const unsigned char *t = pk->text;
+	if (len >= 2 && ((t[0] == 0xFE && t[1] == 0xFF) || (t[0] == 0xFF && t[1] == 0xFE)))
+		return; /* UTF-16: read as it is */
+	size_t i = len >= 3 && t[0] == 0xEF && t[1] == 0xBB && t[2] == 0xBF ? 3 : 0;
+	size_t chars = 0;
+	int comment = 0;
+	for (size_t start = i; i < len; i++) {
+		unsigned char ch = t[i];
+		if (ch == '\n' || ch == '\r') {
+			comment = 0;
+		} else if (ch == '#' && (i == start || t[i - 1] == ' ' || t[i - 1] == '\t' ||
+		                         t[i - 1] == '\n' || t[i - 1] == '\r')) {
+			comment = 1;
+		} else if (ch == '[' && !comment) {
+			size_t close = pack_try(pk, len, i, chars);
+			if (close) {
+				chars += close - i; /* ASCII: a byte a character */
+				i = close;
+			}
+		}
+		chars += (t[i] & 0xC0) != 0x80;
+	}
+}
+
+/* The text libyaml reads: the insides of the lists blank (line breaks kept). */
+static unsigned char *pack_blank(const packer *pk, size_t len)
+{
+	unsigned char *b = malloc(len ? len : 1);
+	if (!b) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	memcpy(b, pk->text, len);
+	for (size_t k = 0; k < pk->n; k++)
+		for (size_t i = pk->l[k].at + 1; i < pk->l[k].close; i++)
+			if (b[i] != '\n' && b[i] != '\r')
+				b[i] = ' ';
+	return b;
+}
+
+/* Moves mark m at byte pos forward to byte to, as libyaml's reader counts (a CR LF is one line
+ * break of two characters); the bytes are ASCII. */
+static void mark_walk(const unsigned char *t, size_t *pos, size_t to, yaml_mark_t *m)
+{
+	for (size_t i = *pos; i < to;) {
+		if (t[i] == '\r' && i + 1 < to && t[i + 1] == '\n') {
+			m->index += 2, m->line++, m->column = 0, i += 2;
+		} else if (t[i] == '\r' || t[i] == '\n') {
+			m->index++, m->line++, m->column = 0, i++;
+		} else {
+			m->index++, m->column++, i++;
+		}
+	}
+	*pos = to;
+}
+
+const qc_yaml_pack *qc_yaml_pack_of(const yaml_document_t *doc, const qc_yaml_packs *ps,
+                                    const yaml_node_t *n)
+{
+	if (!n || n->tag != (yaml_char_t *)packed_tag || !ps || !ps->n)
+		return NULL;
+	long id = (long)(n - doc->nodes.start) + 1;
+	size_t lo = 0, hi = ps->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps->v[mid].node < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ps->n && ps->v[lo].node == id ? &ps->v[lo] : NULL;
+}
+
+const char *qc_yaml_pack_item(const char *text, const qc_yaml_packs *ps, const qc_yaml_pack *p,
+                              uint32_t i, char *buf, size_t size, qc_pack_cursor *cur,
+                              yaml_mark_t *start, yaml_mark_t *end)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t at = p->at + ps->offs[p->first + i];
+	size_t k = number_len(t + at, t + at + PACK_TOKEN_MAX + 1);
+	if (size) {
+		size_t m = k < size ? k : 0;
+		memcpy(buf, text + at, m);
+		buf[m] = 0;
+	}
+	if (start || end) {
+		qc_pack_cursor c = {p->mark, p->at + 1};
+		if (cur && cur->pos >= p->at + 1 && cur->pos <= at)
+			c = *cur;
+		mark_walk(t, &c.pos, at, &c.mark);
+		if (start)
+			*start = c.mark;
+		mark_walk(t, &c.pos, at + k, &c.mark);
+		if (end)
+			*end = c.mark;
+		if (cur)
+			*cur = c;
+	}
+	return buf;
+}
+
+/* Is the list just started and attached (not yet on the stack) where a spec reads numbers
+ * only: inputs.<name>.data, cases[i].inputs.<name>.data, cases[i].inputs.<name> (a case's
+ * short form of data) or cases[i].golden.<name>? Each mapping around it holds it under the key
+ * of its last pair. */
+static int data_path(const scan *sc)
+{
+	const char *key[6] = {0};
+	if (sc->depth < 2 || sc->depth > 5)
+		return 0;
+	for (int d = 0; d < sc->depth; d++) {
+		const struct frame *f = &sc->stack[d];
+		const yaml_node_t *c = &sc->doc->nodes.start[f->node - 1];
+		if (c->type == YAML_SEQUENCE_NODE) {
+			key[d] = "#";
+			continue;
+		}
+		int k = c->data.mapping.pairs.top > c->data.mapping.pairs.start
+		                ? c->data.mapping.pairs.top[-1].key
+		                : 0;
+		const yaml_node_t *kn = k > 0 ? &sc->doc->nodes.start[k - 1] : NULL;
+		if (!kn || kn->type != YAML_SCALAR_NODE)
+			return 0;
+		key[d] = (const char *)kn->data.scalar.value;
+	}
+#define K(d, s) (strcmp(key[d], s) == 0)
+	if (sc->depth == 3)
+		return K(0, "inputs") && !K(1, "#") && K(2, "data");
+	if (sc->depth == 4)
+		return K(0, "cases") && K(1, "#") && (K(2, "inputs") || K(2, "golden")) &&
+		       !K(3, "#");
+	if (sc->depth == 5)
+		return K(0, "cases") && K(1, "#") && K(2, "inputs") && !K(3, "#") && K(4, "data");
+#undef K
+	return 0;
+}
+
+/* The items of list k, just started as node `node` (0: not built), as libyaml makes them:
+ * plain scalars with the default tag, attached to the list. */
+static void pack_make_items(scan *sc, const packer *pk, const pack_list *L, yaml_mark_t after)
+{
+	if (!sc->doc)
+		return;
+	qc_pack_cursor c = {after, L->at + 1};
+	for (uint32_t i = 0; i < L->n; i++) {
+		size_t at = L->at + pk->offs[L->first + i];
+		size_t k = number_len(pk->text + at, pk->text + L->close + 1);
+		yaml_node_t n;
+		memset(&n, 0, sizeof n);
+		n.type = YAML_SCALAR_NODE;
+		n.tag = (yaml_char_t *)default_tags[0];
+		n.data.scalar.value = malloc(k + 1);
+		if (!n.data.scalar.value) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		memcpy(n.data.scalar.value, pk->text + at, k);
+		n.data.scalar.value[k] = 0;
+		n.data.scalar.length = k;
+		n.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+		mark_walk(pk->text, &c.pos, at, &c.mark);
+		n.start_mark = c.mark;
+		mark_walk(pk->text, &c.pos, at + k, &c.mark);
+		n.end_mark = c.mark;
+		STACK_ROOM(sc->doc->nodes);
+		*sc->doc->nodes.top++ = n;
+		doc_attach(sc, (int)(sc->doc->nodes.top - sc->doc->nodes.start));
+	}
+}
+
+/* Records list L, started as node `node`, as packed. */
+static void pack_keep(packer *pk, const pack_list *L, int node, yaml_mark_t after)
+{
+	qc_yaml_packs *o = pk->out;
+	if (o->n == pk->cap_out)
+		o->v = yaml_grow(o->v, &pk->cap_out, sizeof *o->v);
+	qc_yaml_pack p = {node, L->n, L->first, L->at, after};
+	o->v[o->n++] = p;
+}
+
+/* One reading of text (qc_yaml_parse below); with pk, the lists of pk are blank in text. */
+static int read_pass(const char *path, const unsigned char *text, size_t len, int one_document,
+                     yaml_document_t *doc, qc_diag *diag, packer *pk)
+{
+	/* a trial with lists blank (pk) says nothing: any error reads the file again as it is */
+#define READ_ERROR(...)                                                                            \
+	do {                                                                                       \
+		if (!pk)                                                                           \
+			mark_error(diag, path, __VA_ARGS__);                                       \
+	} while (0)
 	yaml_parser_t p;
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, text, len);
@@ -1494,12 +1840,33 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 	while (ok && !done) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
-			yaml_error(diag, path, &p);
+			if (!pk)
+				yaml_error(diag, path, &p);
 			ok = 0;
 			break;
 		}
 		yaml_mark_t m = ev.start_mark;
 		const char *anchor_name = NULL;
+		const pack_list *list = NULL; /* a list of numbers starts here */
+		if (pk && pk->open >= 0) {
+			const pack_list *L = &pk->l[pk->open];
+			pk->open = -1;
+			if (ev.type != YAML_SEQUENCE_END_EVENT ||
+			    ev.start_mark.index != L->c_at + (L->close - L->at)) {
+				ok = 0;
+				goto next;
+			}
+		} else if (pk && pk->next < pk->n) {
+			const pack_list *L = &pk->l[pk->next];
+			if (ev.type == YAML_SEQUENCE_START_EVENT &&
+			    ev.end_mark.index == L->c_at + 1) {
+				list = L;
+				pk->next++;
+			} else if (ev.start_mark.index >= L->c_at) {
+				ok = 0; /* passed it: the list is in a string or a comment */
+				goto next;
+			}
+		}
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT: done = 1; break;
 		case YAML_DOCUMENT_START_EVENT:
@@ -1529,11 +1896,11 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (++sc->nodes > QC_YAML_MAX_NODES) {
-				mark_error(diag, path, m, "more than %d YAML nodes in one file",
+				READ_ERROR(m, "more than %d YAML nodes in one file",
 				           QC_YAML_MAX_NODES);
 				ok = 0;
 			} else if (one_document && documents > 1 && !sc->depth && !refused_extra) {
-				mark_error(diag, path, m, "a spec file holds one YAML document");
+				READ_ERROR(m, "a spec file holds one YAML document");
 				refused_extra = 1;
 			}
 			break;
@@ -1550,16 +1917,15 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 			                      ? (const char *)ev.data.sequence_start.anchor
 			                      : (const char *)ev.data.mapping_start.anchor;
 			if (ev.type != YAML_SCALAR_EVENT && sc->depth == QC_YAML_MAX_DEPTH) {
-				mark_error(diag, path, m, "nesting deeper than %d levels",
-				           QC_YAML_MAX_DEPTH);
+				READ_ERROR(m, "nesting deeper than %d levels", QC_YAML_MAX_DEPTH);
 				ok = 0;
 				goto next;
 			}
 			if (sc->doc && anchor_name) {
 				const anchor *first = anchor_find(sc, anchor_name);
 				if (first) {
-					mark_error(
-					        diag, path, m,
+					READ_ERROR(
+					        m,
 					        "YAML error: anchor &%s is defined twice (first at "
 					        "line %zu, column %zu)",
 					        anchor_name, first->mark.line + 1,
@@ -1569,8 +1935,14 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 				}
 			}
 			if (sc->doc) {
+				int tagged = list && ev.data.sequence_start.tag;
 				node = doc_add(sc->doc, &ev);
 				doc_attach(sc, node);
+				if (list && !anchor_name && !tagged && data_path(sc)) {
+					sc->doc->nodes.start[node - 1].tag =
+					        (yaml_char_t *)packed_tag;
+					pack_keep(pk, list, node, ev.end_mark);
+				}
 			}
 		}
 		if (ev.type == YAML_SCALAR_EVENT) {
@@ -1585,6 +1957,19 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 			sc->stack[sc->depth].node = node;
 			sc->stack[sc->depth].key = 0;
 			sc->depth++;
+			if (list) {
+				/* its items count as the events libyaml would have given */
+				sc->nodes += list->n;
+				if (sc->nodes > QC_YAML_MAX_NODES) {
+					ok = 0;
+					goto next;
+				}
+				sc->stack[sc->depth - 1].size = sat_add(1, list->n);
+				if (sc->doc &&
+				    sc->doc->nodes.start[node - 1].tag != (yaml_char_t *)packed_tag)
+					pack_make_items(sc, pk, list, ev.end_mark);
+				pk->open = (long)(list - pk->l);
+			}
 		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
 		           ev.type == YAML_MAPPING_END_EVENT) {
 			if (sc->depth > 0) {
@@ -1601,14 +1986,14 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 			const char *name = (const char *)ev.data.alias.anchor;
 			anchor *a = anchor_find(sc, name);
 			if (a && a->open) {
-				mark_error(diag, path, m,
+				READ_ERROR(m,
 				           "alias *%s refers to a node that contains it (a cycle)",
 				           name);
 				ok = 0;
 			} else if (a) {
 				sc->alias_nodes = sat_add(sc->alias_nodes, a->size);
 				if (sc->alias_nodes > QC_YAML_MAX_ALIAS_NODES) {
-					mark_error(diag, path, m,
+					READ_ERROR(m,
 					           "alias expansion exceeds %d nodes (alias bomb?)",
 					           QC_YAML_MAX_ALIAS_NODES);
 					ok = 0;
@@ -1617,8 +2002,7 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 				if (ok && sc->doc)
 					doc_attach(sc, a->node);
 			} else if (sc->doc) {
-				mark_error(diag, path, m, "YAML error: found undefined alias *%s",
-				           name);
+				READ_ERROR(m, "YAML error: found undefined alias *%s", name);
 				ok = 0;
 			}
 		}
@@ -1632,6 +2016,51 @@ int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int o
 	if (!ok)
 		qc_yaml_free(doc);
 	return ok;
+#undef READ_ERROR
+}
+
+/*
+ * Reads the event stream once, checking as it goes what each event costs (nesting, the number
+ * of nodes, what aliases expand to) in O(1), so a hostile file is refused after O(limit) work
+ * (libyaml's scanner is quadratic in the flow depth, and an alias bomb expands only when the
+ * spec is walked), and building the first document as libyaml's yaml_parser_load would: nodes
+ * in event order, default tags, an alias is its anchor's node, an anchor defined twice or an
+ * undefined alias is an error. The documents after the first are read for their errors only;
+ * with one_document the first of them is refused. With packs, lists of numbers where a spec
+ * reads numbers only are packed (above). 1 with *doc built.
+ */
+int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
+                  yaml_document_t *doc, qc_yaml_packs *packs, qc_diag *diag)
+{
+	if (packs) {
+		memset(packs, 0, sizeof *packs);
+		packer pk;
+		memset(&pk, 0, sizeof pk);
+		pk.text = text;
+		pk.open = -1;
+		pk.out = packs;
+		pack_find(&pk, len);
+		int ok = 0;
+		if (pk.n) {
+			unsigned char *blank = pack_blank(&pk, len);
+			ok = read_pass(path, blank, len, one_document, doc, NULL, &pk);
+			free(blank);
+			if (ok && (pk.next < pk.n || pk.open >= 0)) {
+				qc_yaml_free(doc);
+				ok = 0;
+			}
+		}
+		free(pk.l);
+		if (ok && packs->n) {
+			packs->offs = pk.offs;
+			return 1;
+		}
+		free(pk.offs);
+		qc_yaml_packs_free(packs);
+		if (ok)
+			return 1;
+	}
+	return read_pass(path, text, len, one_document, doc, diag, NULL);
 }
 
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag)
@@ -1640,7 +2069,7 @@ int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, 
 	char *text = qc_read_file(path, what, &len, diag);
 	if (!text)
 		return 0;
-	int r = qc_yaml_parse(path, (const unsigned char *)text, len, 0, doc, diag);
+	int r = qc_yaml_parse(path, (const unsigned char *)text, len, 0, doc, NULL, diag);
 	free(text);
 	return r;
 }
@@ -1707,14 +2136,26 @@ static qc_spec *load_text(const char *path, const char *text, size_t len, qc_dia
 		qc_diag_error(diag, path, NULL, "out of memory");
 		return NULL;
 	}
+	if (!(s->text = malloc(len + 1))) {
+		free(s->path);
+		free(s);
+		qc_diag_error(diag, path, NULL, "out of memory");
+		return NULL;
+	}
+	memcpy(s->text, text, len);
+	s->text[len] = 0;
+	s->text_len = len;
 	if (src) {
 		/* the document is read, never written (Lua-made nodes live in s->vn) */
 		memcpy(s->sha256, src->sha256, sizeof s->sha256);
 		s->doc = src->doc;
+		s->packs = src->packs;
 		s->doc_borrowed = 1;
 	} else {
 		qc_sha256_hex((const unsigned char *)text, len, s->sha256);
-		if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, diag)) {
+		if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, &s->packs,
+		                   diag)) {
+			free(s->text);
 			free(s->path);
 			free(s);
 			return NULL;
@@ -1725,12 +2166,10 @@ static qc_spec *load_text(const char *path, const char *text, size_t len, qc_dia
 	check_spec(&c);
 	if (s->semantics)
 		s->id = make_id(path, s->semantics);
-	if ((diag && diag->errors > before) || !s->id || !(s->text = malloc(len ? len : 1))) {
+	if ((diag && diag->errors > before) || !s->id) {
 		qc_spec_free(s);
 		return NULL;
 	}
-	memcpy(s->text, text, len);
-	s->text_len = len;
 	return s;
 }
 
@@ -1759,8 +2198,10 @@ void qc_spec_free(qc_spec *s)
 {
 	if (!s)
 		return;
-	if (!s->doc_borrowed)
+	if (!s->doc_borrowed) {
 		qc_yaml_free(&s->doc);
+		qc_yaml_packs_free(&s->packs);
+	}
 	vnodes_free(s->vn);
 	if (s->lua)
 		qc_lua_free(s->lua);

@@ -50,6 +50,29 @@ typedef struct qc_sweep {
 	const struct qc_lval *values[QC_MAX_VARS];
 } qc_sweep;
 
+/* A flow list of plain decimal numbers where a spec reads numbers only (a tensor's data, a
+ * case's golden values), kept as its text rather than a node an item (qc_yaml_parse). Its node
+ * is a sequence without items; qc_yaml_pack_of finds its pack. */
+typedef struct qc_yaml_pack {
+	int node;         /* the list's node id */
+	uint32_t n;       /* its items */
+	uint32_t first;   /* its first item's entry in qc_yaml_packs.offs */
+	size_t at;        /* byte offset of its '[' in the text read */
+	yaml_mark_t mark; /* libyaml's mark just after the '[' */
+} qc_yaml_pack;
+
+typedef struct qc_yaml_packs {
+	qc_yaml_pack *v; /* by node id */
+	size_t n;
+	uint32_t *offs; /* per item: the byte offset of its number from its list's '[' */
+} qc_yaml_packs;
+
+/* Where reading a pack's items in order has got to (qc_yaml_pack_item). */
+typedef struct qc_pack_cursor {
+	yaml_mark_t mark;
+	size_t pos; /* the byte of the text at mark */
+} qc_pack_cursor;
+
 struct qc_vnodes;
 struct qc_lua;
 
@@ -58,6 +81,7 @@ typedef struct qc_spec {
 	char *id; /* "<semantics>/<file stem>": prefix of every case name */
 	char sha256[65];
 	yaml_document_t doc;
+	qc_yaml_packs packs; /* the document's lists kept as text (in `text`) */
 	const char *op;
 	const char *semantics;
 	const char *description;
@@ -80,9 +104,9 @@ typedef struct qc_spec {
 	struct qc_lua *lua;             /* the spec's sandboxed Lua, made on first use */
 	struct qc_vnodes *vn;           /* nodes made from Lua values (ids < 0) */
 	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */
-	char *text;                     /* the file as loaded (qc_spec_copy) */
+	char *text;                     /* the file as loaded (packed lists, qc_spec_copy) */
 	size_t text_len;
-	int doc_borrowed; /* doc is the source's (qc_spec_copy): not freed with this spec */
+	int doc_borrowed; /* doc and packs are the source's (qc_spec_copy): not freed here */
 } qc_spec;
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
@@ -97,13 +121,26 @@ qc_spec *qc_spec_load_text(const char *path, const char *text, size_t len, qc_di
 char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag);
 /* Loads the YAML document of text, checking its nesting, node count and alias expansion
  * (qc_limits.h) in the same pass; one_document: a second document is an error. The document
- * is the one libyaml's yaml_parser_load builds. 1 on success; 0 with "path:line:col:
- * message" in diag (the document is then not initialised). */
+ * is the one libyaml's yaml_parser_load builds, except that with packs (NULL: none) a list of
+ * 8 or more plain decimal numbers at inputs.<name>.data, cases[i].inputs.<name>(.data) or
+ * cases[i].golden.<name> (no anchor, no tag) is packed: its items stay in text. 1 on success;
+ * 0 with "path:line:col: message" in diag (the document is then not initialised). */
 int qc_yaml_parse(const char *path, const unsigned char *text, size_t len, int one_document,
-                  yaml_document_t *doc, qc_diag *diag);
+                  yaml_document_t *doc, qc_yaml_packs *packs, qc_diag *diag);
 /* Frees a document qc_yaml_parse built (not libyaml's yaml_document_delete: default tags are
- * shared). */
+ * shared), and its packs. */
 void qc_yaml_free(yaml_document_t *doc);
+void qc_yaml_packs_free(qc_yaml_packs *ps);
+/* The pack of node n of doc, or NULL when n is not a packed list. */
+const qc_yaml_pack *qc_yaml_pack_of(const yaml_document_t *doc, const qc_yaml_packs *ps,
+                                    const yaml_node_t *n);
+/* Item i (< p->n) of pack p of a document read from text: the number's text into buf
+ * (NUL-terminated, "" if it does not fit), and where libyaml would have marked its node into
+ * start and end (either may be NULL). With cur, items read in increasing order cost their own
+ * length only (zero cur before the first). */
+const char *qc_yaml_pack_item(const char *text, const qc_yaml_packs *ps, const qc_yaml_pack *p,
+                              uint32_t i, char *buf, size_t size, qc_pack_cursor *cur,
+                              yaml_mark_t *start, yaml_mark_t *end);
 /* qc_read_file then qc_yaml_parse (one document not required). */
 int qc_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);
 /* Does the spec file at path declare this profile (its `profile` key), read as YAML only (no
@@ -141,6 +178,10 @@ int qc_node_of_lval(const qc_spec *s, const struct qc_lval *v, const yaml_node_t
 
 /* Node helpers shared with cases.c. */
 yaml_node_t *qc_node(const qc_spec *s, int id);
+/* The items of sequence n, packed or not; item i as a node (of a packed list, a Lua-made node,
+ * valid as those are: the numbers' fast path is qc_yaml_pack_item). */
+uint64_t qc_seq_len(const qc_spec *s, const yaml_node_t *n);
+yaml_node_t *qc_seq_item(const qc_spec *s, const yaml_node_t *n, uint64_t i);
 yaml_node_t *qc_map_get(const qc_spec *s, const yaml_node_t *map, const char *key);
 const char *qc_scalar(const yaml_node_t *n); /* NULL if not a scalar */
 int qc_scalar_is_quoted(const yaml_node_t *n);
