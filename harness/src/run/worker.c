@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -470,9 +471,31 @@ static int open_slot(unsigned char *arena, const qc_case_desc *c)
 	return 0;
 }
 
-/* Threads of the process besides this one (a plugin's pool, or a thread it left running). */
+/* /proc/self/task, opened on first use (after the sandbox), and what it was: a plugin may close
+ * the fd or put another file in its place. */
+static int task_fd = -2;
+static dev_t task_dev;
+static ino_t task_ino;
+
+/* Threads of the process besides this one (a plugin's pool, or a thread it left running). The
+ * kernel counts them in the link count of /proc/self/task (2 + threads): one fstat a case,
+ * where reading /proc/self/status made the kernel format a page of text. */
 static int other_threads(void)
 {
+	struct stat st;
+	if (task_fd == -2) {
+		task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (task_fd >= 0 && fstat(task_fd, &st) == 0 && st.st_nlink >= 3) {
+			task_dev = st.st_dev;
+			task_ino = st.st_ino;
+		} else if (task_fd >= 0) {
+			close(task_fd);
+			task_fd = -1;
+		}
+	}
+	if (task_fd >= 0 && fstat(task_fd, &st) == 0 && st.st_dev == task_dev &&
+	    st.st_ino == task_ino && st.st_nlink >= 3)
+		return st.st_nlink > 3;
 	char buf[4096];
 	if (read_proc_self("status", buf, sizeof buf) <= 0)
 		return 1;
