@@ -96,6 +96,20 @@ yaml_node_t *qc_node(const qc_spec *s, int id)
 	return &s->vn->blocks[i / VNODE_BLOCK][i % VNODE_BLOCK];
 }
 
+/* n (its marks set) as a Lua-made scalar of a copy of text; its id. */
+static int vnode_scalar(const qc_spec *s, yaml_node_t *n, const char *text,
+                        yaml_scalar_style_t style)
+{
+	size_t len = strlen(text);
+	char *copy = qc_vnode_alloc(s, len + 1);
+	memcpy(copy, text, len);
+	n->type = YAML_SCALAR_NODE;
+	n->data.scalar.value = (yaml_char_t *)copy;
+	n->data.scalar.length = len;
+	n->data.scalar.style = style;
+	return qc_vnode_add(s, n);
+}
+
 uint64_t qc_seq_len(const qc_spec *s, const yaml_node_t *n)
 {
 	const qc_yaml_pack *p = qc_yaml_pack_of(&s->doc, &s->packs, n);
@@ -116,14 +130,7 @@ yaml_node_t *qc_seq_item(const qc_spec *s, const yaml_node_t *n, uint64_t i)
 	memset(&e, 0, sizeof e);
 	qc_yaml_pack_item(s->text, &s->packs, p, (uint32_t)i, buf, sizeof buf, NULL, &e.start_mark,
 	                  &e.end_mark);
-	size_t len = strlen(buf);
-	char *copy = qc_vnode_alloc(s, len + 1);
-	memcpy(copy, buf, len);
-	e.type = YAML_SCALAR_NODE;
-	e.data.scalar.value = (yaml_char_t *)copy;
-	e.data.scalar.length = len;
-	e.data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
-	return qc_node(s, qc_vnode_add(s, &e));
+	return qc_node(s, vnode_scalar(s, &e, buf, YAML_PLAIN_SCALAR_STYLE));
 }
 
 /* Zeroed memory that lives until a reset to a mark taken before it: bumped from chunks (a
@@ -295,17 +302,10 @@ int qc_node_of_lval(const qc_spec *s, const qc_lval *v, const yaml_node_t *at)
 	case QC_LV_LIST:
 	case QC_LV_MAP: break;
 	}
-	if (text) {
-		size_t len = strlen(text);
-		char *copy = qc_vnode_alloc(s, len + 1);
-		memcpy(copy, text, len);
-		n.type = YAML_SCALAR_NODE;
-		n.data.scalar.value = (yaml_char_t *)copy;
-		n.data.scalar.length = len;
-		n.data.scalar.style = v->kind == QC_LV_STR ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-		                                           : YAML_PLAIN_SCALAR_STYLE;
-		return qc_vnode_add(s, &n);
-	}
+	if (text)
+		return vnode_scalar(s, &n, text,
+		                    v->kind == QC_LV_STR ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+		                                         : YAML_PLAIN_SCALAR_STYLE);
 	if (v->kind == QC_LV_LIST) {
 		yaml_node_item_t *items = qc_vnode_alloc(s, (v->n ? v->n : 1) * sizeof *items);
 		for (size_t k = 0; k < v->n; k++)
@@ -1559,29 +1559,26 @@ typedef struct packer {
 
 /* Length of the plain decimal number at p: [-+]?[0-9]+(.[0-9]*)?([eE][-+]?[0-9]+)?, followed
  * by a blank, ',' or ']'; 0 if there is none. */
-static size_t number_len(const unsigned char *p, const unsigned char *end)
+static const unsigned char *digits(const unsigned char *q, const unsigned char *end)
 {
-	const unsigned char *q = p;
-	if (q < end && (*q == '-' || *q == '+'))
-		q++;
-	const unsigned char *d = q;
 	while (q < end && *q >= '0' && *q <= '9')
 		q++;
-	if (q == d)
+	return q;
+}
+
+static size_t number_len(const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *q = p + (p < end && (*p == '-' || *p == '+'));
+	const unsigned char *d = q;
+	if ((q = digits(q, end)) == d)
 		return 0;
 	if (q < end && *q == '.')
-		for (q++; q < end && *q >= '0' && *q <= '9';)
-			q++;
+		q = digits(q + 1, end);
 	if (q < end && (*q == 'e' || *q == 'E')) {
 		const unsigned char *e = q + 1;
-		if (e < end && (*e == '-' || *e == '+'))
-			e++;
-		const unsigned char *ed = e;
-		while (e < end && *e >= '0' && *e <= '9')
-			e++;
-		if (e == ed)
+		e += e < end && (*e == '-' || *e == '+');
+		if ((q = digits(e, end)) == e)
 			return 0;
-		q = e;
 	}
 	if (q == end || (*q != ' ' && *q != '\n' && *q != '\r' && *q != ',' && *q != ']'))
 		return 0;
@@ -1689,21 +1686,20 @@ static void mark_walk(const unsigned char *t, size_t *pos, size_t to, yaml_mark_
 	*pos = to;
 }
 
+static int by_node(const void *a, const void *b)
+{
+	int x = ((const qc_yaml_pack *)a)->node, y = ((const qc_yaml_pack *)b)->node;
+	return (x > y) - (x < y);
+}
+
 const qc_yaml_pack *qc_yaml_pack_of(const yaml_document_t *doc, const qc_yaml_packs *ps,
                                     const yaml_node_t *n)
 {
 	if (!n || n->tag != (yaml_char_t *)packed_tag || !ps || !ps->n)
 		return NULL;
-	long id = (long)(n - doc->nodes.start) + 1;
-	size_t lo = 0, hi = ps->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ps->v[mid].node < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ps->n && ps->v[lo].node == id ? &ps->v[lo] : NULL;
+	qc_yaml_pack key;
+	key.node = (int)(n - doc->nodes.start) + 1;
+	return bsearch(&key, ps->v, ps->n, sizeof *ps->v, by_node);
 }
 
 const char *qc_yaml_pack_item(const char *text, const qc_yaml_packs *ps, const qc_yaml_pack *p,
