@@ -212,6 +212,8 @@ static void case_text(const qc_jobs_plan *p, qc_job_case *jc, const qc_case *c)
 	        qc_verdict_conforms(jc->r.verdict) ? NULL : qc_waivers_find(p->waivers, c->name);
 	jc->text =
 	        qc_json_case_text(p->json, c, &jc->r, jc->ordinal, w ? w->reason : NULL, &jc->len);
+	if (p->journal)
+		jc->stats = qc_journal_stats_text(&jc->r, &jc->stats_len);
 }
 
 /* ---- a batch of cases through the worker ---- */
@@ -581,6 +583,7 @@ void qc_job_case_clear(qc_job_case *jc)
 	}
 	qc_case_free(jc->c);
 	free(jc->text);
+	free(jc->stats);
 	ref_release(jc->ref);
 	memset(jc, 0, sizeof *jc);
 }

@@ -52,6 +52,8 @@ typedef struct qc_job_case {
 	const qc_journal_entry *replay; /* --resume: judged before (r, text unused) */
 	char *text;                     /* the report's case object */
 	size_t len;
+	char *stats; /* with the plan's journal: its line's start (qc_journal_stats_text) */
+	size_t stats_len;
 	int spec_error; /* a value error found while expanding */
 	uint64_t ordinal;
 	struct qc_spec_ref *ref; /* with full: keeps the spec copy */
@@ -74,6 +76,7 @@ typedef struct qc_jobs_plan {
 	const qc_journal_data *resume; /* --resume: the journal read, or NULL */
 	const qc_waivers *waivers;     /* --waivers, or NULL */
 	int keep_failing;              /* --dump: keep the data of cases that do not conform */
+	int journal;                   /* the run keeps a journal: each case's stats text too */
 } qc_jobs_plan;
 
 typedef struct qc_jobs qc_jobs;

@@ -68,9 +68,14 @@ static void exact(FILE *f, double v)
 		fprintf(f, "%.17g", v);
 }
 
-void qc_journal_case(qc_journal *j, const char *text, size_t len, const qc_result *r)
+char *qc_journal_stats_text(const qc_result *r, size_t *len)
 {
-	FILE *f = j->f;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	if (!f) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
 	fputs("{\"stats\":[", f);
 	for (int k = 0; k < r->n_outputs; k++) {
 		const qc_metrics *m = &r->m[k];
@@ -97,8 +102,19 @@ void qc_journal_case(qc_journal *j, const char *text, size_t len, const qc_resul
 		fputs("}", f);
 	}
 	fputs("],\"case\":", f);
-	fwrite(text, 1, len, f);
-	fputs("}\n", f);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return buf;
+}
+
+void qc_journal_case(qc_journal *j, const char *stats, size_t stats_len, const char *text,
+                     size_t len)
+{
+	fwrite(stats, 1, stats_len, j->f);
+	fwrite(text, 1, len, j->f);
+	fputs("}\n", j->f);
 }
 
 int qc_journal_flush(qc_journal *j)

@@ -36,8 +36,13 @@ qc_journal *qc_journal_create(const char *path, const json_t *header, char *err,
 /* Opens an existing journal to append after its first keep_bytes bytes (what
  * qc_journal_load found whole); what follows is cut off. NULL with a reason. */
 qc_journal *qc_journal_reopen(const char *path, long keep_bytes, char *err, size_t err_size);
-/* Appends one case: the report's case object (text, len) and what the roll-ups need (r). */
-void qc_journal_case(qc_journal *j, const char *text, size_t len, const qc_result *r);
+/* What the roll-ups need of a judged case (r), as its line begins: {"stats": [...], "case":
+ * (malloc'd, *len bytes). Made where the case is judged (a job thread), so that the thread
+ * writing the journal only writes. */
+char *qc_journal_stats_text(const qc_result *r, size_t *len);
+/* Appends one case: its stats (qc_journal_stats_text) and the report's case object. */
+void qc_journal_case(qc_journal *j, const char *stats, size_t stats_len, const char *text,
+                     size_t len);
 /* fflush: every line so far survives the process (SIGKILL). 0, or -1. */
 int qc_journal_flush(qc_journal *j);
 /* fflush + fdatasync: every line so far survives a power cut. 0, or -1. */

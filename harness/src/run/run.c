@@ -1170,7 +1170,7 @@ static void take_case(run_state *st, qc_job_case *jc)
 	const char *waived = apply_waiver(st, c, jc->r.verdict);
 	qc_json_case_raw(st->json, jc->text, jc->len);
 	if (st->journal)
-		qc_journal_case(st->journal, jc->text, jc->len, &jc->r);
+		qc_journal_case(st->journal, jc->stats, jc->stats_len, jc->text, jc->len);
 	/* --dump: the data of a verdict that does not conform (waived or not) */
 	if (st->dump && jc->full) {
 		char derr[512];
@@ -1685,7 +1685,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	                     .json = st.json,
 	                     .resume = o->resume ? &jd : NULL,
 	                     .waivers = waivers,
-	                     .keep_failing = dump != NULL};
+	                     .keep_failing = dump != NULL,
+	                     .journal = st.journal != NULL};
 	int rc = qc_jobs_start(jobs, &plan, err, sizeof err);
 	stop_unblock(&sigs);
 	if (rc != 0)
