@@ -2132,22 +2132,25 @@ static qc_spec *load_text(const char *path, const char *text, size_t len, qc_dia
 		qc_diag_error(diag, path, NULL, "out of memory");
 		return NULL;
 	}
-	if (!(s->text = malloc(len + 1))) {
-		free(s->path);
-		free(s);
-		qc_diag_error(diag, path, NULL, "out of memory");
-		return NULL;
-	}
-	memcpy(s->text, text, len);
-	s->text[len] = 0;
-	s->text_len = len;
 	if (src) {
-		/* the document is read, never written (Lua-made nodes live in s->vn) */
+		/* the document and its text are read, never written (Lua-made nodes live in
+		 * s->vn) */
+		s->text = src->text;
+		s->text_len = src->text_len;
 		memcpy(s->sha256, src->sha256, sizeof s->sha256);
 		s->doc = src->doc;
 		s->packs = src->packs;
 		s->doc_borrowed = 1;
 	} else {
+		if (!(s->text = malloc(len + 1))) {
+			free(s->path);
+			free(s);
+			qc_diag_error(diag, path, NULL, "out of memory");
+			return NULL;
+		}
+		memcpy(s->text, text, len);
+		s->text[len] = 0;
+		s->text_len = len;
 		qc_sha256_hex((const unsigned char *)text, len, s->sha256);
 		if (!qc_yaml_parse(path, (const unsigned char *)text, len, 1, &s->doc, &s->packs,
 		                   diag)) {
@@ -2197,13 +2200,13 @@ void qc_spec_free(qc_spec *s)
 	if (!s->doc_borrowed) {
 		qc_yaml_free(&s->doc);
 		qc_yaml_packs_free(&s->packs);
+		free(s->text);
 	}
 	vnodes_free(s->vn);
 	if (s->lua)
 		qc_lua_free(s->lua);
 	free(s->path);
 	free(s->id);
-	free(s->text);
 	free(s);
 }
 

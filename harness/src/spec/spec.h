@@ -106,7 +106,7 @@ typedef struct qc_spec {
 	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */
 	char *text;                     /* the file as loaded (packed lists, qc_spec_copy) */
 	size_t text_len;
-	int doc_borrowed; /* doc and packs are the source's (qc_spec_copy): not freed here */
+	int doc_borrowed; /* doc, packs and text are the source's (qc_spec_copy): not freed here */
 } qc_spec;
 
 /* Loads and checks one file. Returns NULL (errors in diag) on failure. */
