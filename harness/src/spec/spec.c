@@ -1557,8 +1557,7 @@ typedef struct packer {
 	size_t cap_out;
 } packer;
 
-/* Length of the plain decimal number at p: [-+]?[0-9]+(.[0-9]*)?([eE][-+]?[0-9]+)?, followed
- * by a blank, ',' or ']'; 0 if there is none. */
+/* The end of the run of digits at q. */
 static const unsigned char *digits(const unsigned char *q, const unsigned char *end)
 {
 	while (q < end && *q >= '0' && *q <= '9')
@@ -1566,6 +1565,8 @@ static const unsigned char *digits(const unsigned char *q, const unsigned char *
 	return q;
 }
 
+/* Length of the plain decimal number at p: [-+]?[0-9]+(.[0-9]*)?([eE][-+]?[0-9]+)?, followed
+ * by a blank, ',' or ']'; 0 if there is none. */
 static size_t number_len(const unsigned char *p, const unsigned char *end)
 {
 	const unsigned char *q = p + (p < end && (*p == '-' || *p == '+'));
