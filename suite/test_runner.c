@@ -27,6 +27,7 @@
 
 #include "digest.h"
 #include "dtype.h"
+#include "jobs.h"
 #include "qct.h"
 #include "qref.h"
 #include "runner.h"
@@ -1466,6 +1467,55 @@ static void test_restarts_from_threads(void)
 	CU_ASSERT_EQUAL(count_fds(), fds);
 }
 
+/* Child processes of this process now, over all its threads. */
+static int children(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[64], buf[4096];
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/children", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t got = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[got] = 0;
+		for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* qc_jobs_open starts every worker before waiting for any: 4 workers of a plugin that loads
+ * are all ready; a plugin that every worker refuses stops the open with its reason, and no
+ * worker is left, whether refused, loaded or still loading. */
+static void test_jobs_open_at_once(void)
+{
+	int before = children();
+	CU_ASSERT_FATAL(before >= 0);
+	char err[512] = "";
+	qc_plugin_info info;
+	qc_jobs *J = NULL;
+	qc_runner_config ok = {.plugin_path = qct_stub("ok")};
+	CU_ASSERT_EQUAL_FATAL(qc_jobs_open(&ok, 4, &J, &info, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(children(), before + 4);
+	CU_ASSERT_STRING_NOT_EQUAL(info.name, "");
+	qc_jobs_close(J);
+	CU_ASSERT_EQUAL(children(), before);
+	qc_runner_config refused = {.plugin_path = qct_stub("needs_option")};
+	J = NULL;
+	CU_ASSERT_EQUAL(qc_jobs_open(&refused, 4, &J, &info, err, sizeof err), -1);
+	CU_ASSERT_PTR_NULL(J);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "create failed"));
+	CU_ASSERT_EQUAL(children(), before);
+}
+
 void qct_register_runner(void)
 {
 	CU_pSuite s = qct_suite("runner");
@@ -1506,4 +1556,6 @@ void qct_register_runner(void)
 	CU_add_test(s, "the worker by hand: usage, arena map error", test_worker_by_hand);
 	CU_add_test(s, "a hung worker dies with its harness", test_worker_dies_with_harness);
 	CU_add_test(s, "restarts from 4 threads while allocating", test_restarts_from_threads);
+	CU_add_test(s, "jobs' workers load at once; a refusal leaves none behind",
+	            test_jobs_open_at_once);
 }

@@ -81,19 +81,37 @@ int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin
 		jobs = 1;
 	qc_jobs *J = qc_xcalloc(1, sizeof *J);
 	J->jobs = qc_xcalloc((size_t)jobs, sizeof *J->jobs);
-	/* every worker is started before anything runs: the first load refusal stops the run */
-	for (int i = 0; i < jobs; i++) {
-		J->jobs[i].J = J;
-		if (qc_runner_open(cfg, &J->jobs[i].runner, info, err, err_size) != 0) {
-			for (int k = 0; k < i; k++)
-				qc_runner_close(J->jobs[k].runner);
-			free(J->jobs);
-			free(J);
-			return -1;
+	/* every worker is started before anything runs, all loading at once: the first load
+	 * refusal stops the run */
+	int started = 0, ready = 0, failed = 0;
+	for (; started < jobs; started++) {
+		J->jobs[started].J = J;
+		if (qc_runner_open_start(cfg, &J->jobs[started].runner, err, err_size) != 0) {
+			failed = 1;
+			break;
 		}
-		size_t cap = qc_runner_capacity(J->jobs[i].runner);
+	}
+	for (; !failed && ready < started; ready++) {
+		if (qc_runner_open_finish(J->jobs[ready].runner, info, err, err_size) != 0) {
+			J->jobs[ready].runner = NULL; /* freed */
+			failed = 1;
+			break;
+		}
+		size_t cap = qc_runner_capacity(J->jobs[ready].runner);
 		if (!J->capacity || cap < J->capacity)
 			J->capacity = cap;
+	}
+	if (failed) {
+		for (int k = 0; k < started; k++) {
+			if (!J->jobs[k].runner)
+				continue;
+			if (k >= ready)
+				qc_runner_cancel(J->jobs[k].runner); /* still loading: killed */
+			qc_runner_close(J->jobs[k].runner);
+		}
+		free(J->jobs);
+		free(J);
+		return -1;
 	}
 	J->n_jobs = jobs;
 	J->window = WINDOW_UNITS(jobs);

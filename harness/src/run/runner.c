@@ -124,6 +124,7 @@ struct qc_runner {
 	atomic_int live_pid;  /* pid for qc_runner_cancel (a signal handler): 0 when none */
 	atomic_int cancelled; /* qc_runner_cancel was called */
 	double load_s;        /* how long the first load took */
+	double spawned_at;    /* when the worker being started was spawned */
 	int gave_up;          /* a restarted worker could not load the plugin */
 	int probation;        /* the plugin wrote after execute returned: one case a command */
 	int strict;           /* a command that left slots open went wrong: none is left open */
@@ -439,9 +440,9 @@ static int load_wait(qc_runner *r, double timeout_s)
  * Starts a worker and waits for its load report; 0, or -1 with the reason.
  * *taken: the worker could not map the arena at its address.
  */
-static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
+/* Spawns a worker on a new channel; it loads the plugin and says how it went (try_wait). */
+static int try_spawn(qc_runner *r, char *err, size_t err_size)
 {
-	*taken = 0;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		snprintf(err, err_size, "%s: socketpair: %s", r->shown, strerror(errno));
@@ -465,7 +466,16 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 	atomic_store(&r->live_pid, (int)pid);
 	if (atomic_load(&r->cancelled))
 		kill(-pid, SIGKILL); /* cancelled while it was being started */
+	r->spawned_at = qc_now_s();
+	return 0;
+}
 
+/* Waits for the load report of the worker try_spawn started: 0 when it is ready; -1 with the
+ * reason, and *taken when the arena's address was in use in it (another worker may do). */
+static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
+{
+	*taken = 0;
+	pid_t pid = r->pid;
 	/* The first load may take what loading takes (up to LOAD_WAIT_S, or the case timeout if
 	 * longer); a restart no longer than the timeout, or a few times the first load. */
 	qc_load_report rep;
@@ -473,7 +483,7 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 	if (r->load_s > 0)
 		wait = r->timeout_s > 0 && r->timeout_s > 4 * r->load_s + 1 ? r->timeout_s
 		                                                            : 4 * r->load_s + 1;
-	double t0 = qc_now_s();
+	double t0 = r->spawned_at;
 	ssize_t got = -1;
 	int ready = 0;
 	for (;;) {
@@ -537,20 +547,32 @@ static int try_start(qc_runner *r, int *taken, char *err, size_t err_size)
 	return -1;
 }
 
-static int start_worker(qc_runner *r, char *err, size_t err_size)
+static int end_worker(qc_runner *r, int kill_it);
+
+/* Starts a worker and waits until it is ready; `spawned`: try_spawn did the first start. */
+static int start_worker_from(qc_runner *r, int spawned, char *err, size_t err_size)
 {
 	for (int i = 1;; i++) {
 		if (atomic_load(&r->cancelled)) {
+			if (spawned)
+				end_worker(r, 1);
 			snprintf(err, err_size, "%s: cancelled", r->shown);
 			return -1;
 		}
-		int taken;
-		if (try_start(r, &taken, err, err_size) == 0)
+		int taken = 0;
+		if ((spawned || try_spawn(r, err, err_size) == 0) &&
+		    try_wait(r, &taken, err, err_size) == 0)
 			return 0;
+		spawned = 0;
 		if (!taken || i >= START_TRIES)
 			return -1;
 		trace(r, "the arena's address is taken in that worker: starting another");
 	}
+}
+
+static int start_worker(qc_runner *r, char *err, size_t err_size)
+{
+	return start_worker_from(r, 0, err, err_size);
 }
 
 /* Kills the worker (timeout) or collects it (crash); returns its wait status. */
@@ -1707,8 +1729,7 @@ static char *worker_path(const qc_runner_config *cfg)
 	return strdup(path);
 }
 
-int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,
-                   size_t err_size)
+int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err, size_t err_size)
 {
 	*out = NULL;
 	int remote = cfg && cfg->remote && *cfg->remote;
@@ -1827,14 +1848,34 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	r->arena = a;
 	trace(r, "arena: %zu bytes at %p", r->arena_bytes, a);
 
-	if (start_worker(r, err, err_size) < 0) {
+	if (try_spawn(r, err, err_size) < 0) {
+		free_runner(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t err_size)
+{
+	if (start_worker_from(r, 1, err, err_size) < 0) {
 		free_runner(r);
 		return -1;
 	}
 	if (info)
 		*info = r->info;
-	*out = r;
 	return 0;
+}
+
+int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info *info, char *err,
+                   size_t err_size)
+{
+	if (qc_runner_open_start(cfg, out, err, err_size) < 0)
+		return -1;
+	int rc = qc_runner_open_finish(*out, info, err, err_size);
+	if (rc < 0)
+		*out = NULL;
+	return rc;
 }
 
 void qc_runner_close(qc_runner *r)
