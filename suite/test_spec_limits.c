@@ -174,6 +174,17 @@ static char *gen_too_many_nodes(void)
 	return b.s;
 }
 
+/* The same in a case's golden values, where the reader keeps a list of numbers as text. */
+static char *gen_too_many_packed(void)
+{
+	buf b = {0};
+	bprintf(&b, "cases:\n  - name: c\n    golden: {y: [");
+	for (int i = 0; i < QC_YAML_MAX_NODES; i++)
+		bprintf(&b, "%s1", i ? "," : "");
+	bprintf(&b, "]}\n");
+	return b.s;
+}
+
 /* ---- inputs that are files, directories, links ---- */
 
 /* Each make() builds its input below dir and says what the command is given (arg) and which
@@ -419,6 +430,11 @@ static const row rows[] = {
          "nesting deeper than 256 levels"},
         {"more YAML nodes than the limit", NULL, gen_too_many_nodes, NULL, "9:3999931",
          "more than 2000000 YAML nodes in one file"},
+        {"more YAML nodes than the limit, in a list kept as text", NULL, gen_too_many_packed, NULL,
+         "11:3999926", "more than 2000000 YAML nodes in one file"},
+        {"a second document after a list kept as text",
+         "cases:\n  - name: c\n    inputs: {x: [1, 2, 3, 4, 5, 6, 7, 8]}\n---\na: 1\n", NULL, NULL,
+         "13:1", "a spec file holds one YAML document"},
         {"100,000 unknown keys (duplicates were looked for in O(n^2))", NULL, gen_many_keys, NULL,
          "9:1", "unknown key 'k0' in the spec"},
         {"100,000 cases of one name", NULL, gen_same_name, NULL, "11:11",

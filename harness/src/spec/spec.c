@@ -1814,10 +1814,13 @@ static void pack_keep(packer *pk, const pack_list *L, int node, yaml_mark_t afte
 static int read_pass(const char *path, const unsigned char *text, size_t len, int one_document,
                      yaml_document_t *doc, qc_diag *diag, packer *pk)
 {
-	/* a trial with lists blank (pk) says nothing: any error reads the file again as it is */
+	/* a trial with lists blank (pk) says nothing: any error, even one that would let the
+	 * reading go on, ends it, and the file is read again as it is */
 #define READ_ERROR(...)                                                                            \
 	do {                                                                                       \
-		if (!pk)                                                                           \
+		if (pk)                                                                            \
+			ok = 0;                                                                    \
+		else                                                                               \
 			mark_error(diag, path, __VA_ARGS__);                                       \
 	} while (0)
 	yaml_parser_t p;
