@@ -1242,17 +1242,16 @@ static int fill_explicit(qc_cases *it, qcf_tensor *t, yaml_node_t *dn)
 			free(gf);
 			return 0;
 		}
-		if (is_int && (v != floor(v) || v < (double)lo || v > (double)hi) && !e)
-			e = pack_err_node(it, r, p, (uint32_t)i);
 		if (is_int && v != floor(v)) {
-			fail(it, e, "value %g is not an integer (dtype %s)", v,
-			     qref_dtype_name(t->dtype));
+			fail(it, e ? e : pack_err_node(it, r, p, (uint32_t)i),
+			     "value %g is not an integer (dtype %s)", v, qref_dtype_name(t->dtype));
 			free(gf);
 			return 0;
 		}
 		if (is_int && (v < (double)lo || v > (double)hi)) {
-			fail(it, e, "value %g outside %s [%lld, %lld]", v,
-			     qref_dtype_name(t->dtype), (long long)lo, (long long)hi);
+			fail(it, e ? e : pack_err_node(it, r, p, (uint32_t)i),
+			     "value %g outside %s [%lld, %lld]", v, qref_dtype_name(t->dtype),
+			     (long long)lo, (long long)hi);
 			free(gf);
 			return 0;
 		}

@@ -436,10 +436,6 @@ static int load_wait(qc_runner *r, double timeout_s)
 	}
 }
 
-/*
- * Starts a worker and waits for its load report; 0, or -1 with the reason.
- * *taken: the worker could not map the arena at its address.
- */
 /* Spawns a worker on a new channel; it loads the plugin and says how it went (try_wait). */
 static int try_spawn(qc_runner *r, char *err, size_t err_size)
 {

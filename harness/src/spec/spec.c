@@ -1463,6 +1463,14 @@ void qc_yaml_packs_free(qc_yaml_packs *ps)
 	memset(ps, 0, sizeof *ps);
 }
 
+/* Appends n to the document built; its index (1-based). */
+static int doc_push(yaml_document_t *doc, const yaml_node_t *n)
+{
+	STACK_ROOM(doc->nodes);
+	*doc->nodes.top++ = *n;
+	return (int)(doc->nodes.top - doc->nodes.start);
+}
+
 /* Appends a node to the document built (libyaml's default tag when the event has none, or
  * "!"; tag and scalar value are taken from the event); its index (1-based). */
 static int doc_add(yaml_document_t *doc, yaml_event_t *ev)
@@ -1498,9 +1506,7 @@ static int doc_add(yaml_document_t *doc, yaml_event_t *ev)
 	}
 	n.start_mark = ev->start_mark;
 	n.end_mark = ev->end_mark;
-	STACK_ROOM(doc->nodes);
-	*doc->nodes.top++ = n;
-	return (int)(doc->nodes.top - doc->nodes.start);
+	return doc_push(doc, &n);
 }
 
 /* Puts node `index` where the document built expects it: the root, a sequence's next item,
@@ -1767,12 +1773,10 @@ static int data_path(const scan *sc)
 	return 0;
 }
 
-/* The items of list k, just started as node `node` (0: not built), as libyaml makes them:
- * plain scalars with the default tag, attached to the list. */
+/* The items of list L, just started (on the stack, `after` the mark past its '['), as libyaml
+ * makes them: plain scalars with the default tag, attached to the list. */
 static void pack_make_items(scan *sc, const packer *pk, const pack_list *L, yaml_mark_t after)
 {
-	if (!sc->doc)
-		return;
 	qc_pack_cursor c = {after, L->at + 1};
 	for (uint32_t i = 0; i < L->n; i++) {
 		size_t at = L->at + pk->offs[L->first + i];
@@ -1794,9 +1798,7 @@ static void pack_make_items(scan *sc, const packer *pk, const pack_list *L, yaml
 		n.start_mark = c.mark;
 		mark_walk(pk->text, &c.pos, at + k, &c.mark);
 		n.end_mark = c.mark;
-		STACK_ROOM(sc->doc->nodes);
-		*sc->doc->nodes.top++ = n;
-		doc_attach(sc, (int)(sc->doc->nodes.top - sc->doc->nodes.start));
+		doc_attach(sc, doc_push(sc->doc, &n));
 	}
 }
 
@@ -1848,6 +1850,7 @@ static int read_pass(const char *path, const unsigned char *text, size_t len, in
 		yaml_mark_t m = ev.start_mark;
 		const char *anchor_name = NULL;
 		const pack_list *list = NULL; /* a list of numbers starts here */
+		int packed = 0;               /* and is kept as text */
 		if (pk && pk->open >= 0) {
 			const pack_list *L = &pk->l[pk->open];
 			pk->open = -1;
@@ -1938,7 +1941,8 @@ static int read_pass(const char *path, const unsigned char *text, size_t len, in
 				int tagged = list && ev.data.sequence_start.tag;
 				node = doc_add(sc->doc, &ev);
 				doc_attach(sc, node);
-				if (list && !anchor_name && !tagged && data_path(sc)) {
+				packed = list && !anchor_name && !tagged && data_path(sc);
+				if (packed) {
 					sc->doc->nodes.start[node - 1].tag =
 					        (yaml_char_t *)packed_tag;
 					pack_keep(pk, list, node, ev.end_mark);
@@ -1965,8 +1969,7 @@ static int read_pass(const char *path, const unsigned char *text, size_t len, in
 					goto next;
 				}
 				sc->stack[sc->depth - 1].size = sat_add(1, list->n);
-				if (sc->doc &&
-				    sc->doc->nodes.start[node - 1].tag != (yaml_char_t *)packed_tag)
+				if (sc->doc && !packed)
 					pack_make_items(sc, pk, list, ev.end_mark);
 				pk->open = (long)(list - pk->l);
 			}
