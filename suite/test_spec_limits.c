@@ -164,25 +164,26 @@ static char *gen_sweep_1e12(void)
 }
 
 /* One list of QC_YAML_MAX_NODES values: with the document's own nodes, one too many. */
-static char *gen_too_many_nodes(void)
+/* head, then a flow list of QC_YAML_MAX_NODES ones, then tail */
+static char *list_of_limit(const char *head, const char *tail)
 {
 	buf b = {0};
-	bprintf(&b, "notes: [");
+	bprintf(&b, "%s[", head);
 	for (int i = 0; i < QC_YAML_MAX_NODES; i++)
 		bprintf(&b, "%s1", i ? "," : "");
-	bprintf(&b, "]\n");
+	bprintf(&b, "]%s\n", tail);
 	return b.s;
+}
+
+static char *gen_too_many_nodes(void)
+{
+	return list_of_limit("notes: ", "");
 }
 
 /* The same in a case's golden values, where the reader keeps a list of numbers as text. */
 static char *gen_too_many_packed(void)
 {
-	buf b = {0};
-	bprintf(&b, "cases:\n  - name: c\n    golden: {y: [");
-	for (int i = 0; i < QC_YAML_MAX_NODES; i++)
-		bprintf(&b, "%s1", i ? "," : "");
-	bprintf(&b, "]}\n");
-	return b.s;
+	return list_of_limit("cases:\n  - name: c\n    golden: {y: ", "}");
 }
 
 /* ---- inputs that are files, directories, links ---- */
