@@ -200,15 +200,33 @@ static void test_not_supported_refused(void)
 	json_array_foreach(ops, k, o)
 	{
 		char want[512];
+		const char *op = json_string_value(json_object_get(o, "op"));
 		long long n = json_integer_value(json_object_get(o, "cases"));
-		/* the count, then the first refused case with the plugin's message */
-		snprintf(want, sizeof want,
-		         "required op %s: %lld of %lld cases NOT_SUPPORTED; the first, %s/",
-		         json_string_value(json_object_get(o, "op")), n, n,
-		         json_string_value(json_object_get(o, "op")));
+		/* the count of valid cases refused (the negative ones a refusal answers apart),
+		 * then the first refused case with the plugin's message */
+		snprintf(want, sizeof want, "required op %s: ", op);
 		CU_ASSERT_TRUE(n > 0);
 		CU_ASSERT_TRUE(has_reason_prefix(c, want, ": this stub supports nothing"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(p.out, want));
+		const char *r = NULL;
+		size_t ri;
+		json_t *rj;
+		json_array_foreach(json_object_get(c, "reasons"), ri,
+		                   rj) if (!strncmp(json_string_value(rj), want, strlen(want))) r =
+		        json_string_value(rj);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		long long ns = -1, total = -1, neg = 0;
+		CU_ASSERT_EQUAL(
+		        sscanf(r + strlen(want), "%lld of %lld cases NOT_SUPPORTED", &ns, &total),
+		        2);
+		const char *a = strstr(r, "NOT_SUPPORTED (and ");
+		if (a)
+			CU_ASSERT_EQUAL(sscanf(a, "NOT_SUPPORTED (and %lld negative", &neg), 1);
+		CU_ASSERT_EQUAL(total, n);
+		CU_ASSERT_TRUE(ns > 0);
+		CU_ASSERT_EQUAL(ns + neg, n); /* it refused every case */
+		snprintf(want, sizeof want, "; the first, %s/", op);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r, want));
 	}
 	/* NOT_SUPPORTED is an allowed verdict of a run: only the certificate refuses it */
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(c, "reasons")), 6);
@@ -447,6 +465,9 @@ static void test_int8_only_base(void)
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "certificate: CERTIFIED"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "profile litert-int8: base\n"));
+	/* it declines the negative cases with a tensor it does not take (a uint16 ADD, an int16
+	 * ARG_MAX output) before checking them: a refusal answers them */
+	CU_ASSERT_TRUE(json_integer_value(json_object_get(c, "negative_refused")) > 0);
 	json_t *prof = json_object_get(c, "profile");
 	json_t *covers = json_object_get(prof, "covers");
 	CU_ASSERT_EQUAL(json_array_size(covers), 1);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "diff.h"
 #include "qct.h"
@@ -337,8 +338,9 @@ static void test_diff_names_the_worse_op(void)
 
 	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/ref.json %s/ref.json", q, tmp, tmp) == 0);
 	CU_ASSERT_EQUAL(p.status, 0);
-	CU_ASSERT_EQUAL(lines(p.out), 1);
+	CU_ASSERT_EQUAL(lines(p.out), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "diff: 0 regressions"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 0 cases\n"));
 	qct_proc_free(&p);
 
 	/* run --baseline: every verdict of the worse run on SUB is allowed, ADD regresses */
@@ -379,10 +381,20 @@ static void test_diff_names_the_worse_op(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
 	qct_proc_free(&p);
 
-	/* gone: a case of the base that the new run would select but lacks */
+	/* left out by NEW's --filter: coverage lost, unless accepted by name */
 	CU_ASSERT_EQUAL(run_to(tmp, "nosub.json", "--filter '-litert/sub/*'"), 0);
 	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/ref.json %s/nosub.json", q, tmp, tmp) == 0);
-	CU_ASSERT_EQUAL(p.status, 0); /* filtered out, not gone */
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 195 cases (litert/SUB 195)\n"));
+	CU_ASSERT_EQUAL(count_lines(p.out, "coverage lost, left out by NEW's --filter"), 195);
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s diff %s/ref.json %s/nosub.json --allow-coverage-loss "
+	                       "'litert/sub/*'",
+	                       q, tmp, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "coverage lost: 0 cases; 195 more accepted"));
+	CU_ASSERT_EQUAL(count_lines(p.out, "accepted    litert/SUB"), 195);
 	qct_proc_free(&p);
 	CU_ASSERT_FATAL(qct_sh(&p,
 	                       "%s run specs/litert/add.yaml --quiet --json %s/addonly.json "
@@ -440,7 +452,7 @@ static void test_diff_noise(void)
 		char err[256];
 		FILE *out = fopen("/dev/null", "w");
 		qc_report *rb = qc_report_of(base), *rc = qc_report_of(cur);
-		CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, out, &n, err, sizeof err), 0);
+		CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, NULL, out, &n, err, sizeof err), 0);
 		qc_report_close(rb);
 		qc_report_close(rc);
 		fclose(out);
@@ -459,7 +471,7 @@ static void test_diff_noise(void)
 	char err[256];
 	FILE *out = fopen("/dev/null", "w");
 	qc_report *rb = qc_report_of(base), *rc = qc_report_of(cur);
-	CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, out, &n, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(qc_diff_reports(rb, rc, NULL, out, &n, err, sizeof err), 0);
 	qc_report_close(rb);
 	qc_report_close(rc);
 	fclose(out);
@@ -647,7 +659,119 @@ static void test_case_names(void)
 	json_t *names = json_object_get(json_object_get(one, "run"), "case_names");
 	CU_ASSERT_EQUAL(json_array_size(names), 1);
 	json_decref(one);
+	/* as it is, it writes no report: the default one of its plugin is left as it was */
+	struct stat before, after;
+	const char *dflt = "reports/out/worse_add/report.json";
+	int had = stat(dflt, &before) == 0;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s", cmd) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "report: none written (--no-reports)"));
+	CU_ASSERT_EQUAL(stat(dflt, &after) == 0, had);
+	if (had)
+		CU_ASSERT_TRUE(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+		               before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
+		               before.st_size == after.st_size);
+	qct_proc_free(&p);
 	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/*
+ * Lost coverage is a regression (harness/src/gate/diff.c): a kernel that stops taking one op
+ * fails --baseline with a gate line naming the op and the count, diff counts it on a line of its
+ * own, a FAIL the kernel now refuses is no improvement, and --allow-coverage-loss accepts what it
+ * names, listed. A run that judged nothing, or a profile whose required op the kernel refused
+ * whole, does not conform.
+ */
+static void test_coverage_loss(void)
+{
+	char q[1024]; /* qct_build_path's buffers are reused by qct_stub */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	const char *tmp = qct_tmpdir();
+	char args[1200];
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(run_to(tmp, "ref.json", ""), 0);
+	snprintf(args, sizeof args, "--plugin %s --baseline %s/ref.json", qct_stub("loses_add"),
+	         tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "lost.json", args), 1);
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/lost.json.log", tmp) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 195 cases (litert/ADD 195)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "195 regressions, 195 of them coverage lost: "
+	                                     "litert/ADD 195"));
+	CU_ASSERT_EQUAL(count_lines(p.out, ": coverage lost, verdict PASS -> NOT_SUPPORTED"), 195);
+	qct_proc_free(&p);
+	/* diff, both ways: the loss is its own count; regaining the op is an improvement */
+	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/ref.json %s/lost.json", q, tmp, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 195 cases (litert/ADD 195)\n"));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/lost.json %s/ref.json", q, tmp, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_EQUAL(count_lines(p.out, "coverage gained, verdict NOT_SUPPORTED -> PASS"), 195);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 0 cases\n"));
+	qct_proc_free(&p);
+	/* a FAIL the kernel now refuses: coverage lost, not an improvement */
+	snprintf(args, sizeof args, "--plugin %s", qct_stub("worse_add"));
+	CU_ASSERT_EQUAL(run_to(tmp, "worse.json", args), 1);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/worse.json %s/lost.json", q, tmp, tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_EQUAL(count_lines(p.out, "improvement "), 0);
+	CU_ASSERT_TRUE(count_lines(p.out, "coverage lost, verdict FAIL -> NOT_SUPPORTED") > 0);
+	qct_proc_free(&p);
+	/* accepted by name: listed, counted, the gate passes */
+	snprintf(args, sizeof args,
+	         "--plugin %s --baseline %s/ref.json --allow-coverage-loss 'litert/add/*'",
+	         qct_stub("loses_add"), tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "accepted.json", args), 0);
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/accepted.json.log", tmp) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "coverage lost: 0 cases; 195 more accepted"));
+	CU_ASSERT_EQUAL(count_lines(p.out, "accepted    litert/ADD"), 195);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE PASSED against "));
+	qct_proc_free(&p);
+	/* a glob that names another op accepts nothing of ADD's */
+	snprintf(args, sizeof args,
+	         "--plugin %s --baseline %s/ref.json --allow-coverage-loss 'litert/sub/*'",
+	         qct_stub("loses_add"), tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "other.json", args), 1);
+	CU_ASSERT_EQUAL(run_to(tmp, "nobase.json", "--allow-coverage-loss '*'"), 2);
+
+	/* nothing judged is not conformance, with or without a baseline */
+	snprintf(args, sizeof args, "--plugin %s", qct_stub("supports_nothing"));
+	CU_ASSERT_EQUAL(run_to(tmp, "nothing.json", args), 1);
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/nothing.json.log", tmp) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "NOTHING VERIFIED: the kernel refused (NOT_SUPPORTED) "
+	                                     "every one of the "));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "CONFORMS"));
+	qct_proc_free(&p);
+	snprintf(args, sizeof args, "--plugin %s --baseline %s/nothing.json",
+	         qct_stub("supports_nothing"), tmp);
+	CU_ASSERT_EQUAL(run_to(tmp, "nothing2.json", args), 1); /* no regression, nothing judged */
+	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/nothing2.json.log", tmp) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, ": NOTHING VERIFIED, the kernel refused"));
+	qct_proc_free(&p);
+	/* a profile's required op refused whole: named on the verdict line (certify refuses it) */
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run --profile litert-int8 --filter 'litert/add/*' --filter "
+	                       "'litert/sub/*' --quiet --no-reports --plugin %s",
+	                       q, qct_stub("loses_add")) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "CONFORMS: 390 cases, every verdict allowed, 195 "
+	                                     "refused (NOT_SUPPORTED); profile litert-int8: 1 of "
+	                                     "2 required ops refused whole: litert/ADD (195 "
+	                                     "cases)\n"));
+	qct_proc_free(&p);
+	/* ... every one of them: not CONFORMS */
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run --profile litert-int8 --filter 'litert/add/*' --quiet "
+	                       "--no-reports --plugin %s",
+	                       q, qct_stub("loses_add")) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "NOTHING VERIFIED: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "profile litert-int8: 1 of 1 required op refused "
+	                                     "whole: litert/ADD (195 cases)"));
+	qct_proc_free(&p);
 	qct_rmdir(tmp);
 }
 
@@ -663,4 +787,6 @@ void qct_register_gating(void)
 	CU_add_test(s, "diff: the noise rule", test_diff_noise);
 	CU_add_test(s, "waivers: waived, unused, expired, errors", test_waivers);
 	CU_add_test(s, "--case: exact names; reproduce commands run their case", test_case_names);
+	CU_add_test(s, "lost coverage fails the gate; nothing judged is not CONFORMS",
+	            test_coverage_loss);
 }

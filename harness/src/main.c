@@ -161,6 +161,15 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--waivers")) {
 			NEED_ARG();
 			o->waivers = v;
+		} else if (!strcmp(a, "--allow-coverage-loss") && !strcmp(cmd, "run")) {
+			NEED_ARG();
+			if (o->n_allow_loss == QC_MAX_FILTERS)
+				return bad(cmd, "too many --allow-coverage-loss", NULL);
+			o->allow_loss[o->n_allow_loss++] = v;
+			identity = 0;
+		} else if (!strcmp(a, "--no-reports") && !strcmp(cmd, "run")) {
+			o->no_reports = 1;
+			identity = 0;
 		} else if (!strcmp(a, "--dump")) {
 			NEED_ARG();
 			o->dump_dir = v;
@@ -243,6 +252,17 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 	if (o->n_extensions && !o->profile)
 		return bad(cmd, "--extension names an extension of a profile: it needs --profile",
 		           o->extensions[0]);
+	if (o->n_allow_loss && !o->baseline)
+		return bad(cmd,
+		           "--allow-coverage-loss accepts coverage lost against a baseline: it "
+		           "needs --baseline, got",
+		           o->allow_loss[0]);
+	if (o->no_reports && (o->resume || o->keep_journal))
+		return bad(
+		        cmd,
+		        "--no-reports writes only the reports named: it takes neither --resume nor "
+		        "--keep-journal",
+		        NULL);
 	return 0;
 }
 

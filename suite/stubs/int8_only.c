@@ -5,9 +5,9 @@
  * bias (an input after the first), int16, int32 and int64 tensors that are not quantized
  * (bias, indices such as GATHER's int16 positions, shapes, axes, ARG_MAX's output), bool
  * outputs, float32 only as QUANTIZE's input and
- * DEQUANTIZE's output. A call the reference refuses as invalid is refused as invalid first (a
- * kernel checks the parameters it is given), so the cases that must be refused keep their
- * verdict.
+ * DEQUANTIZE's output. It declines before it looks at anything else, as a kernel whose
+ * supports() checks its types first: a negative case (expect: error) with a tensor it does not
+ * take is answered NOT_SUPPORTED, which satisfies the expected error (README "Verdicts").
  */
 #include "stub.h"
 
@@ -38,9 +38,6 @@ static const char *declined(const qcf_op_call *call, const qcf_tensor *t, int i,
 static qcf_status int8_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
-	qcf_status st = stub_delegate(inst, call);
-	if (st != QCF_OK)
-		return st;
 	for (int out = 0; out < 2; out++) {
 		int n = out ? call->n_outputs : call->n_inputs;
 		const qcf_tensor *ts = out ? call->outputs : call->inputs;
@@ -56,7 +53,7 @@ static qcf_status int8_execute(qcf_instance *inst, qcf_prepared *prep, const qcf
 			}
 		}
 	}
-	return QCF_OK;
+	return stub_delegate(inst, call);
 }
 
 STUB_PLUGIN("int8_only", int8_execute)

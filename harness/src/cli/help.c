@@ -66,6 +66,12 @@ static const qc_help_option run_options[] = {
         {"--html", "FILE", "The HTML report (default: beside the default JSON report)."},
         {"--junit", "FILE", "The JUnit XML report (default: beside the default JSON report)."},
         OPT_GATE,
+        {"--allow-coverage-loss", "GLOB",
+         "With --baseline: accept (and list) lost coverage of the cases GLOB matches "
+         "(repeatable)."},
+        {"--no-reports", NULL,
+         "Write only the reports named (--json, --html, --junit): nothing at the default "
+         "paths, no journal (reproduce commands use it)."},
         {"--dump", "DIR", "Failing cases' inputs and outputs as .npy files, with a case.yaml."},
         {"--dump-max", "N", "At most N cases dumped (default 100)."},
         {"--journal", "FILE", "The progress journal (default: the JSON report's path + .journal)."},
@@ -74,6 +80,11 @@ static const qc_help_option run_options[] = {
         {"--max-failures", "N",
          "Stop after N failing cases (exit 1); the reports hold the cases judged by then."},
         OPT_QUIET,
+        {NULL, NULL, NULL}};
+
+static const qc_help_option diff_options[] = {
+        {"--allow-coverage-loss", "GLOB",
+         "Accept (and list) lost coverage of the cases GLOB matches (repeatable)."},
         {NULL, NULL, NULL}};
 
 static const qc_help_option certify_options[] = {
@@ -233,9 +244,11 @@ static const qc_help_command commands[] = {
          merge_options,
          "qconform merge shard1.json shard2.json shard3.json shard4.json --json all.json\n"},
         {"diff", "BASE.json NEW.json", "regressions and improvements of one report against another",
-         "Lists the cases whose verdict got worse (a regression) or better, and the error "
-         "statistics that moved. Exit 1 when there is a regression.",
-         no_options, NULL},
+         "Lists the cases whose verdict got worse (a regression) or better, the error "
+         "statistics that moved, and lost coverage (a case BASE's kernel took that NEW "
+         "refuses, lacks or leaves out: a regression unless --allow-coverage-loss names it). "
+         "Exit 1 when there is a regression.",
+         diff_options, NULL},
         {"quant", "--dtype T (--scale S [--zero-point Z] | --mean M --std-dev D | --min A --max B)",
          "the three forms of quantization parameters, side by side",
          "Converts between (scale, zero point), (mean, std_dev) and (min, max) as each "

@@ -58,6 +58,8 @@ static void reason(json_t *reasons, const char *fmt, ...)
  */
 typedef struct cert_cases {
 	json_t *refused;               /* "class\nsemantics/op" -> first refused case */
+	json_t *neg_refused;           /* "class\nsemantics/op" -> negative cases refused */
+	uint64_t n_neg_refused;        /* negative cases refused, in every class */
 	json_t *per_op[QC_N_VERDICTS]; /* "semantics/op" -> count, in the order first failed */
 	json_t *waived;                /* [case] every waived case, in report order */
 } cert_cases;
@@ -65,6 +67,7 @@ typedef struct cert_cases {
 static void cert_cases_free(cert_cases *cc)
 {
 	json_decref(cc->refused);
+	json_decref(cc->neg_refused);
 	json_decref(cc->waived);
 	for (int v = 0; v < QC_N_VERDICTS; v++)
 		json_decref(cc->per_op[v]);
@@ -86,7 +89,15 @@ static void cert_case(cert_cases *cc, json_t *c)
 		char key[1024];
 		refused_key(key, sizeof key, json_string_value(json_object_get(c, "extension")),
 		            op);
-		if (!json_object_get(cc->refused, key))
+		if (!strcmp(jstr(c, "expect"), "error")) {
+			/* a negative case: the kernel computed nothing on parameters the semantics
+			 * forbid, as an error would have; it does not refuse the op (README
+			 * "Verdicts") */
+			json_t *n = json_object_get(cc->neg_refused, key);
+			json_object_set_new(cc->neg_refused, key,
+			                    json_integer(n ? json_integer_value(n) + 1 : 1));
+			cc->n_neg_refused++;
+		} else if (!json_object_get(cc->refused, key))
 			json_object_set(cc->refused, key, c);
 	}
 	for (int v = 0; v < QC_N_VERDICTS; v++) {
@@ -105,6 +116,7 @@ static void cert_case(cert_cases *cc, json_t *c)
 static int cert_cases_read(cert_cases *cc, qc_report *rep, char *err, size_t errsz)
 {
 	cc->refused = json_object();
+	cc->neg_refused = json_object();
 	cc->waived = json_array();
 	for (int v = 0; v < QC_N_VERDICTS; v++)
 		cc->per_op[v] = json_object(); /* insertion order is kept (jansson >= 2.8) */
@@ -178,14 +190,24 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 	{
 		unsigned long long n = jcount(o, "cases");
 		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		char key[1024];
+		refused_key(key, sizeof key, ext, jstr(o, "op"));
+		unsigned long long neg = (unsigned long long)json_integer_value(
+		        json_object_get(cc->neg_refused, key));
+		ns = ns >= neg ? ns - neg : 0;
 		if (!n) {
 			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
 		} else if (ns) {
 			json_t *c = first_refused(cc, ext, jstr(o, "op"));
+			char negs[96] = "";
+			if (neg)
+				snprintf(negs, sizeof negs,
+				         " (and %llu negative case%s, which a refusal answers)",
+				         neg, neg == 1 ? "" : "s");
 			reason(reasons,
-			       "%srequired op %s: %llu of %llu case%s NOT_SUPPORTED%s%s%s%s", pre,
-			       jstr(o, "op"), ns, n, n == 1 ? "" : "s", c ? "; the first, " : "",
-			       c ? jstr(c, "name") : "", c ? ": " : "",
+			       "%srequired op %s: %llu of %llu case%s NOT_SUPPORTED%s%s%s%s%s", pre,
+			       jstr(o, "op"), ns, n, n == 1 ? "" : "s", negs,
+			       c ? "; the first, " : "", c ? jstr(c, "name") : "", c ? ": " : "",
 			       c ? jstr(c, "message") : "");
 		}
 	}
@@ -330,6 +352,7 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 
 	json_object_set_new(cert, "cases", json_integer((json_int_t)jcount(summary, "cases")));
 	json_object_set_new(cert, "verdicts", copy(summary, "verdicts"));
+	json_object_set_new(cert, "negative_refused", json_integer((json_int_t)cc.n_neg_refused));
 	json_t *waived = json_array();
 	size_t i;
 	json_t *c;

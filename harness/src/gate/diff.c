@@ -1,6 +1,7 @@
 #include "diff.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -267,8 +268,21 @@ static opkey *find_op(opkey *ops, int n, const char *key)
 	return NULL;
 }
 
-/* Would NEW's run have selected this case name (its --filter and --shard)? */
-static int selected(const json_t *run, const char *name)
+/* Does NEW's shard hold this case name (1 when NEW is not a shard)? */
+static int shard_holds(const json_t *run, const char *name)
+{
+	const json_t *shard = json_object_get(run, "shard");
+	if (json_is_object(shard)) {
+		int k = (int)qc_report_int(json_object_get(shard, "index")),
+		    cnt = (int)qc_report_int(json_object_get(shard, "count"));
+		if (cnt > 1 && qc_shard_of(name, cnt) != k)
+			return 0;
+	}
+	return 1;
+}
+
+/* Would NEW's --filter and --case have selected this case name? */
+static int filters_select(const json_t *run, const char *name)
 {
 	const json_t *filters = json_object_get(run, "filters");
 	const char *f[QC_MAX_FILTERS];
@@ -286,20 +300,73 @@ static int selected(const json_t *run, const char *name)
 		if (!listed)
 			return 0;
 	}
-	const json_t *shard = json_object_get(run, "shard");
-	if (json_is_object(shard)) {
-		int k = (int)qc_report_int(json_object_get(shard, "index")),
-		    cnt = (int)qc_report_int(json_object_get(shard, "count"));
-		if (cnt > 1 && qc_shard_of(name, cnt) != k)
-			return 0;
-	}
 	return 1;
+}
+
+/* Does the kernel cover this case: it took it (any verdict but NOT_SUPPORTED), or the case is
+ * negative, which a refusal answers as an error does (README "Verdicts")? */
+static int covered(const json_t *c)
+{
+	return strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") != 0 ||
+	       !strcmp(qc_report_str(c, "expect"), "error");
+}
+
+/* The --allow-coverage-loss glob that accepts losing this case, or NULL. */
+static const char *loss_allowed(const qc_diff_opts *opts, const char *name)
+{
+	for (int i = 0; opts && i < opts->n_allow_loss; i++)
+		if (fnmatch(opts->allow_loss[i], name, 0) == 0)
+			return opts->allow_loss[i];
+	return NULL;
+}
+
+/* Lost coverage per op, in the order first lost. */
+typedef struct lossop {
+	char key[160];
+	uint64_t lost, accepted;
+} lossop;
+
+static void loss_count(lossop **v, size_t *n, const char *key, int accepted)
+{
+	size_t i = 0;
+	while (i < *n && strcmp((*v)[i].key, key))
+		i++;
+	if (i == *n) {
+		*v = xrealloc(*v, (*n + 1) * sizeof **v);
+		(*v)[i] = (lossop){0};
+		snprintf((*v)[i].key, sizeof(*v)[i].key, "%s", key);
+		(*n)++;
+	}
+	if (accepted)
+		(*v)[i].accepted++;
+	else
+		(*v)[i].lost++;
+}
+
+/* "litert/ADD 195, litert/SUB 3" of the unaccepted losses, cut at whole entries. */
+static void loss_text(const lossop *v, size_t n, char *buf, size_t size)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].lost)
+			continue;
+		char one[200];
+		int k = snprintf(one, sizeof one, "%s%s %llu", used ? ", " : "", v[i].key,
+		                 (unsigned long long)v[i].lost);
+		if (used + (size_t)k + 6 >= size) {
+			snprintf(buf + used, size - used, ", ...");
+			return;
+		}
+		memcpy(buf + used, one, (size_t)k + 1);
+		used += (size_t)k;
+	}
 }
 
 enum { PASS_REGRESSIONS, PASS_IMPROVEMENTS };
 
-int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_counts *n, char *err,
-                    size_t err_size)
+int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opts, FILE *out,
+                    qc_diff_counts *n, char *err, size_t err_size)
 {
 	memset(n, 0, sizeof *n);
 	json_t *base = qc_report_doc(base_r), *cur = qc_report_doc(cur_r);
@@ -320,6 +387,8 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 	}
 	int rc = 0;
 	json_t *bc = NULL, *nc = NULL;
+	lossop *loss = NULL;
+	size_t n_loss = 0;
 
 	/* ops of the base, and how many of their cases both reports hold */
 	const json_t *bops = json_object_get(base, "ops"), *nops = json_object_get(cur, "ops");
@@ -350,6 +419,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 		free(fail);
 		free(bidx);
 		free(ops);
+		free(loss);
 		return qc_errf(err, err_size, "a temporary file: %s", strerror(errno));
 	}
 	for (int pass = PASS_REGRESSIONS; pass <= PASS_IMPROVEMENTS; pass++) {
@@ -379,11 +449,33 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 			char opname[160];
 			op_key(bc, opname, sizeof opname);
 			if (!hit) {
-				if (pass == PASS_REGRESSIONS && selected(nrun, name)) {
-					fprintf(out, "regression  %s  %s: case gone (was %s)\n",
-					        opname, name, qc_report_str(bc, "verdict"));
+				/* another shard's case is not lost; one NEW lacks or leaves out is
+				 */
+				if (pass == PASS_REGRESSIONS && shard_holds(nrun, name)) {
+					const char *why =
+					        filters_select(nrun, name)
+					                ? "case gone"
+					                : "left out by NEW's --filter or --case";
+					const char *glob = loss_allowed(opts, name);
+					loss_count(&loss, &n_loss, opname, glob != NULL);
+					if (glob) {
+						fprintf(later,
+						        "accepted    %s  %s: coverage lost, %s "
+						        "(was %s; "
+						        "--allow-coverage-loss '%s')\n",
+						        opname, name, why,
+						        qc_report_str(bc, "verdict"), glob);
+						n->coverage_accepted++;
+					} else {
+						fprintf(out,
+						        "regression  %s  %s: coverage lost, %s "
+						        "(was %s)\n",
+						        opname, name, why,
+						        qc_report_str(bc, "verdict"));
+						n->coverage_lost++;
+						n->case_regressions++;
+					}
 					n->gone++;
-					n->case_regressions++;
 				}
 				continue;
 			}
@@ -402,12 +494,37 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 			           *vn = qc_report_str(nc, "verdict");
 			if (pass == PASS_REGRESSIONS && !was && !is)
 				n->still_failing++;
+			if (covered(bc) && !covered(nc)) {
+				/* the kernel stopped taking the case: whatever it answered before
+				 * (a FAIL included), what it answers now is not checked */
+				const char *glob = loss_allowed(opts, name);
+				loss_count(&loss, &n_loss, opname, glob != NULL);
+				if (glob) {
+					fprintf(later,
+					        "accepted    %s  %s: coverage lost, verdict %s -> "
+					        "%s "
+					        "(--allow-coverage-loss '%s')\n",
+					        opname, name, vb, vn, glob);
+					n->coverage_accepted++;
+				} else {
+					fprintf(out,
+					        "regression  %s  %s: coverage lost, verdict %s -> "
+					        "%s\n",
+					        opname, name, vb, vn);
+					n->coverage_lost++;
+					n->case_regressions++;
+				}
+				continue;
+			}
 			if (was && !is) {
 				add(&w, "verdict %s -> %s", vb, vn);
 				w.worse = 1;
 			} else if (!was && is) {
 				add(&b, "verdict %s -> %s%s", vb, vn,
 				    json_object_get(nc, "waived") ? " (waived)" : "");
+				b.better = 1;
+			} else if (!covered(bc) && covered(nc)) {
+				add(&b, "coverage gained, verdict %s -> %s", vb, vn);
 				b.better = 1;
 			}
 			if (compared(vb) && compared(vn))
@@ -420,7 +537,8 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 				fprintf(later, "improvement %s  %s: %s\n", opname, name, b.buf);
 				n->improvements++;
 			} else if (!w.worse && !b.better && strcmp(vb, vn)) {
-				/* between allowed verdicts (PASS -> NOT_SUPPORTED): worth a look */
+				/* between allowed verdicts (EXPECTED_ERROR -> NOT_SUPPORTED of a
+				 * negative case): worth a look */
 				fprintf(later, "changed     %s  %s: verdict %s -> %s\n", opname,
 				        name, vb, vn);
 				n->changes++;
@@ -507,10 +625,12 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 	fclose(later);
 	if (rc < 0) {
 		free(ops);
+		free(loss);
 		return -1;
 	}
 	n->added = nn > n->compared ? nn - n->compared : 0;
 	n->regressions = n->case_regressions + n->op_regressions;
+	loss_text(loss, n_loss, n->coverage_ops, sizeof n->coverage_ops);
 	fprintf(out,
 	        "diff: %llu regression%s (%llu case%s, %llu op%s), %llu improvement%s, %llu other "
 	        "change%s; %llu case%s compared, %llu new, %llu gone, %llu failing in both\n",
@@ -522,15 +642,42 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, FILE *out, qc_diff_coun
 	        (unsigned long long)n->compared, n->compared == 1 ? "" : "s",
 	        (unsigned long long)n->added, (unsigned long long)n->gone,
 	        (unsigned long long)n->still_failing);
+	/* lost coverage on a line of its own: a count a CI log is searched for */
+	fprintf(out, "coverage lost: %llu case%s%s%s%s", (unsigned long long)n->coverage_lost,
+	        n->coverage_lost == 1 ? "" : "s", n->coverage_ops[0] ? " (" : "", n->coverage_ops,
+	        n->coverage_ops[0] ? ")" : "");
+	if (n->coverage_accepted)
+		fprintf(out, "; %llu more accepted by --allow-coverage-loss",
+		        (unsigned long long)n->coverage_accepted);
+	fputc('\n', out);
 	free(ops);
+	free(loss);
 	return 0;
 }
 
 int qc_cmd_diff(int argc, char **argv)
 {
 	const char *files[2];
+	const char *allow[QC_MAX_FILTERS];
+	qc_diff_opts opts = {.allow_loss = allow};
 	int nf = 0;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--allow-coverage-loss")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr,
+				        "qconform diff: --allow-coverage-loss needs a glob of "
+				        "case names ('*' for every case)\n");
+				return 2;
+			}
+			if (opts.n_allow_loss == QC_MAX_FILTERS) {
+				fprintf(stderr,
+				        "qconform diff: more than %d --allow-coverage-loss globs\n",
+				        QC_MAX_FILTERS);
+				return 2;
+			}
+			allow[opts.n_allow_loss++] = argv[++i];
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1]) {
 			qc_help_unknown_option("diff", argv[i]);
 			return 2;
@@ -556,7 +703,7 @@ int qc_cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	qc_diff_counts n;
-	int rc = qc_diff_reports(base, cur, stdout, &n, err, sizeof err);
+	int rc = qc_diff_reports(base, cur, &opts, stdout, &n, err, sizeof err);
 	if (rc != 0)
 		fprintf(stderr, "qconform diff: %s\n", err);
 	qc_report_close(base);

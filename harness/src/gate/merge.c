@@ -485,6 +485,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		set(p, "cases", jnum((double)nc));
 		size_t k;
 		json_t *req;
+		int n_run = 0, n_refused = 0; /* required ops with cases; of them, refused whole */
 		json_array_foreach(json_object_get(p, "required_ops"), k, req)
 		{
 			double none[QC_N_VERDICTS] = {0}, *v = none, cases_of = 0;
@@ -498,11 +499,20 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			}
 			set(req, "cases", jnum(cases_of));
 			set(req, "verdicts", verdicts_json(v));
+			n_run += cases_of > 0;
+			n_refused += cases_of > 0 && v[QC_NOT_SUPPORTED] == cases_of;
 		}
+		/* every required op refused whole: as qc_run_conforms (which also tells a negative
+		 * case refused apart; a report's roll-up does not) */
+		if (n_run && n_refused == n_run)
+			conforms = 0;
 		set(out, "profile", p);
 	}
 	free(ops);
 
+	/* a run in which the kernel took no case verified nothing */
+	if (verdicts[QC_NOT_SUPPORTED] == (double)nc)
+		conforms = 0;
 	json_t *sum = json_object();
 	set(sum, "cases", jnum((double)nc));
 	set(sum, "verdicts", verdicts_json(verdicts));

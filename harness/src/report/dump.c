@@ -446,9 +446,9 @@ static int write_case_yaml(const qc_dump *d, const char *path, const char *dirna
 	char label[64];
 	snprintf(label, sizeof label, "verdict: %s: ", qc_verdict_name(r->verdict));
 	put_comment(f, label, r->message);
-	fprintf(f, "# reproduce: qconform run '%s/%s/case.yaml'%s%s%s%s\n", d->dir, dirname,
-	        d->plugin ? " --plugin '" : "", d->plugin ? d->plugin : "", d->plugin ? "'" : "",
-	        d->options);
+	fprintf(f, "# reproduce: qconform run '%s/%s/case.yaml' --no-reports%s%s%s%s\n", d->dir,
+	        dirname, d->plugin ? " --plugin '" : "", d->plugin ? d->plugin : "",
+	        d->plugin ? "'" : "", d->options);
 	for (int i = 0; i < c->call.n_inputs; i++)
 		if (c->in[i].dtype == QCF_BFLOAT16)
 			fprintf(f, "# input %s is bfloat16: input_%s.npy holds it as float32\n",

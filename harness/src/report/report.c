@@ -475,6 +475,9 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 				fprintf(m, " --timeout %.17g", j->meta->timeout_s);
 			fputs(" --case", m);
 			shell_word(m, c->name);
+			/* the console only: never the report this command came from */
+			if (!j->meta->import)
+				fputs(" --no-reports", m);
 			fclose(m);
 		}
 		fputs(", \"reproduce\": ", f);
@@ -713,14 +716,63 @@ void qc_json_abort(qc_json *j)
 	free(j);
 }
 
+int qc_run_refused_ops(const qc_run_meta *meta, char *buf, size_t size, int *n_run)
+{
+	const qc_profile *p = meta->profile_def;
+	const qc_profile_tally *t = meta->profile_tally;
+	int n = 0, ran = 0;
+	size_t used = 0;
+	if (size)
+		buf[0] = 0;
+	for (int k = 0; p && t && k <= p->n_ext; k++) {
+		if (!t->covered[k])
+			continue;
+		char *const *ops = k ? p->ext[k - 1].ops : p->ops;
+		int n_ops = k ? p->ext[k - 1].n_ops : p->n_ops;
+		for (int i = 0; i < n_ops; i++) {
+			/* the op's positive cases, and how many of them the kernel refused */
+			uint64_t neg = t->op_neg_refused[k][i], c = t->op_cases[k][i] - neg,
+			         ns = t->op_verdicts[k][i][QC_NOT_SUPPORTED] - neg;
+			ran += c > 0;
+			if (!c || ns != c)
+				continue;
+			n++;
+			if (used + 8 >= size)
+				continue;
+			int w = snprintf(buf + used, size - used, "%s%s (%llu case%s)",
+			                 used ? ", " : "", ops[i], (unsigned long long)c,
+			                 c == 1 ? "" : "s");
+			if (w < 0 || used + (size_t)w >= size - 8) {
+				buf[used] = 0;
+				snprintf(buf + used, size - used, "%s...", used ? ", " : "");
+				used = size;
+			} else
+				used += (size_t)w;
+		}
+	}
+	if (n_run)
+		*n_run = ran;
+	return n;
+}
+
+/* With --profile, the kernel refused every required op that ran. */
+static int all_required_refused(const qc_run_meta *meta)
+{
+	int ran = 0, refused = qc_run_refused_ops(meta, NULL, 0, &ran);
+	return ran > 0 && refused == ran;
+}
+
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 {
 	uint64_t disallowed = qc_stats_failing(s);
 	int expired = 0;
 	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
 		expired |= meta->waivers->w[i].expired;
-	return (s->cases > 0 || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
-	       !meta->interrupted;
+	/* a run in which the kernel took no case verified nothing (a shard may hold none: the
+	 * merged run decides), nor one that refused every required op of its profile */
+	int took = s->cases > s->verdicts[QC_NOT_SUPPORTED];
+	return (took || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
+	       !meta->interrupted && !all_required_refused(meta);
 }
 
 void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)

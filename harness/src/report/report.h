@@ -33,6 +33,9 @@ typedef struct qc_profile_tally {
 	uint64_t cases[1 + QC_PROFILE_MAX_EXT];   /* cases of class k judged */
 	uint64_t op_cases[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS];
 	uint64_t op_verdicts[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS][QC_N_VERDICTS];
+	/* of op_cases, the negative cases (expect: error) the kernel refused (NOT_SUPPORTED):
+	 * a refusal answers a negative case as an error does, so it does not refuse the op */
+	uint64_t op_neg_refused[1 + QC_PROFILE_MAX_EXT][QC_PROFILE_MAX_OPS];
 } qc_profile_tally;
 
 /* The index of c's "semantics/OP" among ops, or -1. */
@@ -102,9 +105,15 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
 char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                         const char *waived, size_t *len);
 void qc_json_case_raw(qc_json *j, const char *text, size_t len);
-/* Every verdict allowed or waived, no waiver expired, not interrupted, and a case at all (a
- * shard may be empty). The summary's "conforms" and run's exit status. */
+/* Every verdict allowed or waived, no waiver expired, not interrupted, a case the kernel took
+ * (not NOT_SUPPORTED; a shard may hold none) and, with --profile, a required op the kernel
+ * took. The summary's "conforms" and run's exit status (certify judges each required op). */
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta);
+/* With --profile: the required ops of the classes the run covers of which the kernel refused
+ * (NOT_SUPPORTED) every valid case that ran, named with their counts in buf ("litert/ADD (195
+ * cases), ..."), and how many there are; *n_run (may be NULL): the required ops with a valid
+ * case in the run. */
+int qc_run_refused_ops(const qc_run_meta *meta, char *buf, size_t size, int *n_run);
 /* Writes roll-ups and the summary, closes, renames PATH.tmp to PATH. Returns 0, or -1 on a
  * write error (PATH is then as it was). */
 int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta);

@@ -1073,6 +1073,7 @@ static void tally_case(qc_profile_tally *t, const qc_case *c, qc_verdict v)
 	if (i >= 0) {
 		t->op_cases[k][i]++;
 		t->op_verdicts[k][i][v]++;
+		t->op_neg_refused[k][i] += v == QC_NOT_SUPPORTED && c->expect_error;
 	}
 }
 
@@ -1269,36 +1270,63 @@ static int report_waivers(const qc_waivers *ws, int status)
 }
 
 /*
- * The run's one verdict line, last: what the exit status says. With waivers it counts the
- * failures they accepted; with a baseline it is the gate's verdict ("no new failure and
- * nothing worse"), and says what the run itself holds.
+ * The run's one verdict line, last: what the exit status says. It counts the cases the kernel
+ * refused (NOT_SUPPORTED): a run that took none verified nothing and says so; a profile run
+ * names the required ops refused whole (every one of them: it does not conform). With waivers it
+ * counts the failures they accepted; with a baseline it is the gate's verdict ("no new failure,
+ * nothing worse and no coverage lost"), and says what the run itself holds.
  */
-static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t waived, int expired,
-                          const char *baseline, const qc_diff_counts *dc, int status, int colour)
+static void print_verdict(const qc_run_stats *s, const qc_run_meta *meta, const qc_waivers *ws,
+                          uint64_t waived, int expired, const char *baseline,
+                          const qc_diff_counts *dc, int status, int colour)
 {
 	const char *on = qc_console_verdict_on(colour, status == 0 ? QC_PASS : QC_FAIL),
 	           *off = qc_console_off(colour);
-	uint64_t failing = qc_stats_failing(s), cases = s->cases;
-	char own[512], extra[256] = "";
+	uint64_t failing = qc_stats_failing(s), cases = s->cases,
+	         refused = s->verdicts[QC_NOT_SUPPORTED];
+	char own[512], extra[768] = "", ops[400];
 	int o = snprintf(own, sizeof own, "%llu case%s, ", (unsigned long long)cases,
 	                 cases == 1 ? "" : "s");
 	if (!failing)
-		snprintf(own + o, sizeof own - (size_t)o, "every verdict allowed");
+		o += snprintf(own + o, sizeof own - (size_t)o, "every verdict allowed");
 	else
-		snprintf(own + o, sizeof own - (size_t)o, "%llu failing",
-		         (unsigned long long)failing);
+		o += snprintf(own + o, sizeof own - (size_t)o, "%llu failing",
+		              (unsigned long long)failing);
+	if (refused)
+		snprintf(own + o, sizeof own - (size_t)o, ", %llu refused (NOT_SUPPORTED)",
+		         (unsigned long long)refused);
 	if (ws && waived)
 		snprintf(extra, sizeof extra, ", %llu of them accepted by %s",
 		         (unsigned long long)waived, ws->path);
 	if (expired)
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
 		         "; %d waiver%s expired", expired, expired == 1 ? "" : "s");
+	int n_req = 0, n_refused_ops = qc_run_refused_ops(meta, ops, sizeof ops, &n_req);
+	if (n_refused_ops) /* named whatever the verdict: certify would refuse them */
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+		         "; profile %s: %d of %d required op%s refused whole: %s", meta->profile,
+		         n_refused_ops, n_req, n_req == 1 ? "" : "s", ops);
 	if (baseline && dc) {
 		if (status == 0)
-			printf("%sGATE PASSED%s against %s: no new failure and nothing worse "
-			       "(%s%s%s)\n",
-			       on, off, baseline, own, extra,
+			printf("%sGATE PASSED%s against %s: no new failure, nothing worse and no "
+			       "coverage lost%s (%s%s%s)\n",
+			       on, off, baseline,
+			       dc->coverage_accepted ? " but what --allow-coverage-loss accepts"
+			                             : "",
+			       own, extra,
 			       failing > waived ? ", each failing in the baseline too" : "");
+		else if (!dc->regressions && cases && refused == cases)
+			printf("%sGATE FAILED%s against %s: NOTHING VERIFIED, the kernel refused "
+			       "(NOT_SUPPORTED) every one of the %llu case%s%s\n",
+			       on, off, baseline, (unsigned long long)cases, cases == 1 ? "" : "s",
+			       extra);
+		else if (dc->coverage_lost)
+			printf("%sGATE FAILED%s against %s: %llu regression%s, %llu of them "
+			       "coverage "
+			       "lost: %s (%s%s)\n",
+			       on, off, baseline, (unsigned long long)dc->regressions,
+			       dc->regressions == 1 ? "" : "s",
+			       (unsigned long long)dc->coverage_lost, dc->coverage_ops, own, extra);
 		else
 			printf("%sGATE FAILED%s against %s: %llu regression%s (%s%s)\n", on, off,
 			       baseline, (unsigned long long)dc->regressions,
@@ -1308,6 +1336,10 @@ static void print_verdict(const qc_run_stats *s, const qc_waivers *ws, uint64_t 
 	if (status == 0)
 		printf("%sCONFORMS%s%s: %s%s\n", on, ws && waived ? " with waivers" : "", off, own,
 		       extra);
+	else if (cases && refused == cases && !meta->shard_count)
+		printf("%sNOTHING VERIFIED%s: the kernel refused (NOT_SUPPORTED) every one of the "
+		       "%llu case%s%s\n",
+		       on, off, (unsigned long long)cases, cases == 1 ? "" : "s", extra);
 	else
 		printf("%sDOES NOT CONFORM%s: %s%s%s\n", on, off, own, extra,
 		       failing > waived ? ": see the failing cases in the report" : "");
@@ -1525,6 +1557,24 @@ int qc_cmd_run(const qc_run_opts *o)
 	cfg.n_sandbox_allow = o->n_sandbox_allow;
 	cfg.worker_memory =
 	        o->worker_memory_set ? o->worker_memory : default_worker_memory(o->jobs);
+	/* --no-reports: only the reports named (--json, --html, --junit) are written; the JSON
+	 * the run needs (the verdict, a baseline's diff) goes otherwise to a private directory,
+	 * removed at the end, and no existing report is touched */
+	char scratch[1024] = "";
+	if (o->no_reports && !o->json_path) {
+		const char *t = getenv("TMPDIR");
+		snprintf(scratch, sizeof scratch, "%s/qconform.XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(scratch)) {
+			fprintf(stderr, "qconform: --no-reports: a temporary directory in %s: %s\n",
+			        t && *t ? t : "/tmp", strerror(errno));
+			qc_dump_close(dump, NULL);
+			qc_journal_data_free(&jd);
+			qc_waivers_free(waivers);
+			json_decref(baseline);
+			specset_free(&ss);
+			return 2;
+		}
+	}
 	qc_plugin_info info;
 	run_state st = {0};
 	st.o = o;
@@ -1543,12 +1593,16 @@ int qc_cmd_run(const qc_run_opts *o)
 		qc_waivers_free(waivers);
 		json_decref(baseline);
 		specset_free(&ss);
+		if (scratch[0])
+			rmdir(scratch);
 		return 2;
 	}
 	atomic_store(&stop_jobs, jobs);
 
 	char json_path[1024], journal_path[1100];
-	if (o->json_path)
+	if (scratch[0]) {
+		snprintf(json_path, sizeof json_path, "%s/report.json", scratch);
+	} else if (o->json_path)
 		snprintf(json_path, sizeof json_path, "%s", o->json_path);
 	else {
 		/* the plugin's name picks a directory: one safe path component, never "..". */
@@ -1567,8 +1621,9 @@ int qc_cmd_run(const qc_run_opts *o)
 		snprintf(journal_path, sizeof journal_path, "%s.journal", json_path);
 	/* a report to /dev/null or a FIFO gets no journal beside it (unless one is named) */
 	struct stat jsb;
-	int journaled = !o->import && (o->resume || o->journal_path || stat(json_path, &jsb) != 0 ||
-	                               S_ISREG(jsb.st_mode));
+	int journaled = !o->import && (!scratch[0] || o->journal_path) &&
+	                (o->resume || o->journal_path || stat(json_path, &jsb) != 0 ||
+	                 S_ISREG(jsb.st_mode));
 	if (!journaled)
 		journal_path[0] = '\0';
 	json_t *identity = run_identity(o, &ss, &info, waivers_sha[0] ? waivers_sha : NULL);
@@ -1650,6 +1705,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		qc_waivers_free(waivers);
 		json_decref(baseline);
 		specset_free(&ss);
+		if (scratch[0])
+			rmdir(scratch);
 		return 2;
 	}
 	st.total = ss.total;
@@ -1756,7 +1813,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	int gated = 0;
 	if (dump && qc_dump_close(dump, stdout) != 0)
 		status = 2;
-	printf("report: %s\n", json_path);
+	if (scratch[0])
+		printf("report: none written (--no-reports)\n");
+	else
+		printf("report: %s\n", json_path);
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;
 	if (by_failures) {
@@ -1778,20 +1838,25 @@ int qc_cmd_run(const qc_run_opts *o)
 		qc_report *base = qc_report_open(o->baseline, derr, sizeof derr),
 		          *cur = base ? qc_report_open(json_path, derr, sizeof derr) : NULL;
 		printf("baseline %s:\n", o->baseline);
-		if (!cur || qc_diff_reports(base, cur, stdout, &dc, derr, sizeof derr) != 0) {
+		qc_diff_opts dopts = {.allow_loss = o->allow_loss, .n_allow_loss = o->n_allow_loss};
+		if (!cur ||
+		    qc_diff_reports(base, cur, &dopts, stdout, &dc, derr, sizeof derr) != 0) {
 			fprintf(stderr, "qconform: --baseline: %s\n", derr);
 			status = 2;
 		} else if (status != 2) {
 			/* the gate: a failure the baseline holds too does not fail it by itself */
-			status = dc.regressions || n_expired ? 1 : 0;
+			int nothing = st.stats.cases &&
+			              st.stats.cases == st.stats.verdicts[QC_NOT_SUPPORTED] &&
+			              meta.shard_count <= 1;
+			status = dc.regressions || n_expired || nothing ? 1 : 0;
 			gated = 1;
 		}
 		qc_report_close(base);
 		qc_report_close(cur);
 	}
 	if (!interrupted && status != 2)
-		print_verdict(&st.stats, waivers, st.waived, n_expired, gated ? o->baseline : NULL,
-		              gated ? &dc : NULL, status, st.colour);
+		print_verdict(&st.stats, &meta, waivers, st.waived, n_expired,
+		              gated ? o->baseline : NULL, gated ? &dc : NULL, status, st.colour);
 	if (sig && !interrupted)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
 		        signal_name(sig));
@@ -1802,6 +1867,10 @@ int qc_cmd_run(const qc_run_opts *o)
 		unlink(journal_path);
 	else if (!interrupted && o->keep_journal)
 		printf("journal: %s\n", journal_path);
+	if (scratch[0]) {
+		unlink(json_path);
+		rmdir(scratch);
+	}
 	stop_restore(&sigs);
 	if (interrupted && !by_failures)
 		status = 128 + sig;
@@ -1823,7 +1892,7 @@ static int render_reports(const qc_run_opts *o, const char *json_path)
 {
 	char html[1100], junit[1100];
 	const char *h = o->html_path, *x = o->junit_path;
-	if (!o->json_path) {
+	if (!o->json_path && !o->no_reports) { /* beside the default report */
 		size_t n = strlen(json_path) - strlen("report.json");
 		if (!h) {
 			snprintf(html, sizeof html, "%.*sreport.html", (int)n, json_path);

@@ -44,6 +44,9 @@ typedef struct qc_run_opts {
 	int shard_count;
 	const char *baseline; /* --baseline FILE: a report to diff the run against */
 	const char *waivers;  /* --waivers FILE */
+	const char *allow_loss[QC_MAX_FILTERS]; /* --allow-coverage-loss GLOB (with --baseline) */
+	int n_allow_loss;
+	int no_reports;       /* --no-reports: the console only (a reproduce command's runs) */
 	const char *dump_dir; /* --dump DIR: failing cases' data as .npy + case.yaml (dump.h) */
 	long dump_max;        /* --dump-max N: at most N cases dumped (0: QC_DUMP_MAX_DEFAULT) */
 	int no_sandbox;       /* --no-sandbox */
