@@ -665,7 +665,20 @@ static void test_untrusted_journal(void)
 	assert_same_run(full, r);
 	json_decref(r);
 
-	/* 4. a FIFO is refused at once (no writer: opening it would wait forever) */
+	/* 4. a journal of its header alone (killed before a case was judged): every case runs */
+	FILE *hf = fopen(p.journal, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hf);
+	fprintf(hf, "%s\n", l[0]);
+	fclose(hf);
+	CU_ASSERT_EQUAL(run_now(cmd, NULL), 1);
+	r = valid_report(p.json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	assert_same_run(full, r);
+	resumed = json_object_get(json_object_get(r, "run"), "resumed");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(resumed, "cases")), 0);
+	json_decref(r);
+
+	/* 5. a FIFO is refused at once (no writer: opening it would wait forever) */
 	char fifo[700];
 	snprintf(fifo, sizeof fifo, "%s/fifo.journal", tmp);
 	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
