@@ -785,6 +785,22 @@ static int import_open(qc_import *im, const char *dir, const char *outputs, char
 	return 0;
 }
 
+qc_import *qc_import_open(const char *dir, const char *outputs, char *err, size_t err_size)
+{
+	qc_import *im = qc_xcalloc(1, sizeof *im);
+	if (import_open(im, dir, outputs, err, err_size) != 0) {
+		import_free(im);
+		return NULL;
+	}
+	return im;
+}
+
+void qc_import_close(qc_import *im)
+{
+	if (im)
+		import_free(im);
+}
+
 int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 {
 	const char *dir = NULL, *outputs = NULL;
