@@ -54,7 +54,7 @@ qc_deb_version = $(or $(shell dpkg-query -W -f='$${Version}' $(1)$(DEB_SUFFIX) 2
 DEB_PKGS_RUN := libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev libseccomp-dev libcap-ng-dev \
             nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev zlib1g-dev pkg-config
 DEB_PKGS := $(DEB_PKGS_RUN) \
-            clang-format libonnx-testdata \
+            clang-format clang libclang-rt-14-dev libonnx-testdata \
             python3-jsonschema python3-fastjsonschema libxml2-utils parallel python3-numpy chromium g++ \
             libxnnpack-dev libpthreadpool-dev libdnnl-dev libgemmlowp-dev libtorch-dev \
             libarmnn-dev libarmnn-cpuref-backend22
@@ -377,7 +377,7 @@ test-quick: all
 # order (a third lane fills the time the others spend waiting on their child processes: 9 % of
 # the two cores were idle with two); when a lane ends, the fourth starts and shares what is left
 # of its pass's queue. -k: a failing lane does not stop the others, every failure is reported.
-TEST_LANES := test-lane-plain-1 test-lane-san-1 test-lane-plain-2 test-lane-san-2
+TEST_LANES := test-lane-plain-1 test-lane-san-1 test-lane-plain-2 test-lane-san-2 test-lane-fuzz
 test: deps
 	$(MAKE) format-check
 	rm -rf $(BUILD)/test-queue $(BUILD)/test-shared build/san/test-queue build/san/test-shared
@@ -386,7 +386,13 @@ test: deps
 san-all:
 	$(MAKE) BUILD=build/san SAN=1 all
 
-.PHONY: $(TEST_LANES)
+# The fuzz targets (`make fuzz`), TEST_FUZZ_SECONDS each from their seeds and past findings:
+# every reader of outside files meets a few hundred thousand mutated files in every test run.
+test-lane-fuzz:
+	$(MAKE) fuzz-build fuzz-corpus
+	$(MAKE) fuzz-run FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+.PHONY: $(TEST_LANES) fuzz fuzz-build fuzz-corpus fuzz-run
 $(filter test-lane-plain-%,$(TEST_LANES)): test-lane-plain-%: all
 	QCONFORM_BUILD=$(BUILD) QCT_QUEUE=$(BUILD)/test-queue QCT_SHARED_DIR=$(BUILD)/test-shared $(TESTS)
 
@@ -459,42 +465,62 @@ import-ort: ort-npm
 	cp -r $(BUILD)/ort-import/ort/imported specs/ort/imported
 	cp -r $(BUILD)/ort-import/onnx/ort specs/onnx/ort
 
-# libFuzzer, built with Debian's clang in build/fuzz, on two targets, each for FUZZ_SECONDS:
-#  - the spec loader and the case expansion (suite/fuzz/fuzz_spec.c). Its corpus
-#    (build/fuzz/corpus) keeps what earlier runs found and is seeded each run with every spec
-#    of specs/ and the hostile seeds of suite/fuzz/seeds; findings (crash-*, leak-*,
-#    timeout-*, oom-*) land in build/fuzz;
-#  - the ONNX importer's decoding of model.onnx and .pb files (suite/fuzz/fuzz_onnx.c). Its
-#    corpus (build/fuzz/corpus-onnx) is seeded each run with every file of the quantization
-#    ops' node tests of the installed libonnx-testdata (ONNX_TESTDATA); findings are
-#    build/fuzz/onnx-crash-* and so on.
-# Not part of `make test`.
+# libFuzzer, built with Debian's clang in build/fuzz, on a target per reader of outside files
+# (suite/fuzz/fuzz_TARGET.c), each for FUZZ_SECONDS:
+#  - spec: the spec loader and the case expansion; its corpus is seeded each run with every spec
+#    of specs/ and the hostile seeds of suite/fuzz/seeds/*.yaml (and suite/fuzz/spec.dict);
+#  - onnx: the ONNX importer's decoding of model.onnx and .pb files; seeded with every file of
+#    the quantization ops' node tests of the installed libonnx-testdata (ONNX_TESTDATA);
+#  - import (an export's manifest and case file, a runner's records and stream, in one file:
+#    suite/fuzz/fuzz_import.c), journal (run --resume), report (merge, diff, report,
+#    --baseline), waivers (--waivers): seeded with suite/fuzz/seeds/TARGET/, which also keeps
+#    every input a run found (a regression seed each).
+# Corpora (build/fuzz/corpus-TARGET) keep what earlier runs found; findings (crash-*, leak-*,
+# timeout-*, oom-*) land in build/fuzz as TARGET-crash-... `make test` runs every target for
+# TEST_FUZZ_SECONDS (its lane test-lane-fuzz).
+FUZZ_TARGETS  := spec onnx import journal report waivers
 FUZZ_DEB_PKGS := clang libclang-rt-14-dev libyaml-dev liblua5.4-dev libcunit1-dev libjansson-dev \
                  libseccomp-dev libcap-ng-dev nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
-                 libonnx-testdata pkg-config
+                 zlib1g-dev libonnx-testdata pkg-config
 FUZZ_SECONDS  ?= 60
+TEST_FUZZ_SECONDS ?= 10
 FUZZ_BUILD    := build/fuzz
 FUZZ_ARGS     ?=
 FUZZ_ENV      := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 FUZZ_OPTS      = -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=30 -rss_limit_mb=2048 \
                  -print_final_stats=1
+FUZZ_DICT_spec := -dict=suite/fuzz/spec.dict
 
 $(BUILD)/fuzz_%: $(BUILD)/suite/fuzz/fuzz_%.o $(HARNESS_A) $(REF_A)
 	$(CC) $(subst fuzzer-no-link,fuzzer,$(LDFLAGS)) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-fuzz:
-	$(MAKE) deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_BUILD)/fuzz_spec $(FUZZ_BUILD)/fuzz_onnx
-	@mkdir -p $(FUZZ_BUILD)/corpus && \
-	  find specs -name '*.yaml' | while read -r f; do cp "$$f" "$(FUZZ_BUILD)/corpus/spec_$$(echo "$$f" | tr / _)"; done && \
-	  cp suite/fuzz/seeds/*.yaml $(FUZZ_BUILD)/corpus/
-	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_spec $(FUZZ_OPTS) -dict=suite/fuzz/spec.dict \
-	  -artifact_prefix=$(FUZZ_BUILD)/ $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus
-	@mkdir -p $(FUZZ_BUILD)/corpus-onnx && cd $(ONNX_TESTDATA) && \
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang SAN=fuzz check-deps $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz-corpus:
+	@for t in $(FUZZ_TARGETS); do mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
+	  if [ -d suite/fuzz/seeds/$$t ]; then cp suite/fuzz/seeds/$$t/* $(FUZZ_BUILD)/corpus-$$t/; fi; done
+	@find specs -name '*.yaml' | while read -r f; do cp "$$f" "$(FUZZ_BUILD)/corpus-spec/spec_$$(echo "$$f" | tr / _)"; done && \
+	  cp suite/fuzz/seeds/*.yaml $(FUZZ_BUILD)/corpus-spec/
+	@cd $(ONNX_TESTDATA) && \
 	  find . -type f \( -path './test_*quantizelinear*' -o -path './test_qlinear*' -o -path './test_*integer*' \) | \
 	  while read -r f; do cp "$$f" "$(CURDIR)/$(FUZZ_BUILD)/corpus-onnx/$$(echo "$${f#./}" | tr / _)"; done
-	$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_onnx $(FUZZ_OPTS) -artifact_prefix=$(FUZZ_BUILD)/onnx- \
-	  $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus-onnx
+
+# Every target for FUZZ_SECONDS; the first finding fails it (after the other targets ran).
+fuzz-run:
+	@st=0; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_OPTS) \
+	    $$( [ $$t = spec ] && echo $(FUZZ_DICT_spec) ) -artifact_prefix=$(FUZZ_BUILD)/$$t- \
+	    $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus-$$t 2>$(FUZZ_BUILD)/$$t.log || \
+	    { st=1; tail -40 $(FUZZ_BUILD)/$$t.log; }; \
+	  grep -h 'stat::number_of_executed_units\|stat::peak_rss_mb' $(FUZZ_BUILD)/$$t.log; \
+	done; exit $$st
+
+fuzz:
+	$(MAKE) deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
+	$(MAKE) fuzz-build fuzz-corpus
+	$(MAKE) fuzz-run
 
 # `make install PREFIX=/usr/local DESTDIR=`: qconform (bin/), its worker (libexec/qconform/),
 # the reference plugin and the adapters that were built (lib/qconform/, lib/qconform/plugins/),

@@ -351,7 +351,8 @@ static void flip(const char *path, long at)
 static void patch(const char *path, long at, const void *bytes, size_t n)
 {
 	size_t len;
-	unsigned char *p = qc_read_whole(path, &len);
+	char why[600];
+	unsigned char *p = qc_read_whole(path, 0, "file", &len, why, sizeof why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	memcpy(p + at, bytes, n);
 	uint32_t crc = qc_crc32(0, p, len - 4);
@@ -398,20 +399,22 @@ static void test_bad_input(void)
 		OUT_CRC,
 		STREAM_LINE,
 		FOREIGN,
+		OPTIONS,
 		N_BAD
 	};
 	static const char *const says[N_BAD] = {
 	        "manifest.qcm: format version 2, this qconform reads 1",
 	        "manifest.qcm: written by qconform 0.0.9, this is qconform " QC_VERSION,
 	        "dequantize.yaml changed since the export",
-	        "cases/000002.qcc: cannot read: No such file or directory (case 2, ",
+	        "cases/000002.qcc: No such file or directory (case 2, ",
 	        "cases/000001.qcc: truncated: 40 of its",
 	        "cases/000003.qcc: fails its CRC-32",
-	        "outputs/000004.qco: cannot read: No such file or directory (no output of case 4, ",
+	        "outputs/000004.qco: No such file or directory (no output of case 4, ",
 	        "outputs/000005.qco: truncated: 50 of its",
 	        "outputs/000006.qco: fails its CRC-32",
 	        "stream.log: record 2 (byte ",
-	        "the runner ran another export"};
+	        "the runner ran another export",
+	        "runner.qco: malformed runner header"};
 	for (int k = 0; k < N_BAD; k++) {
 		char dir[1200], path[1400], outputs[1400] = "";
 		snprintf(dir, sizeof dir, "%s/bad%d", tmp, k);
@@ -462,6 +465,21 @@ static void test_bad_input(void)
 		case FOREIGN: /* the outputs of another export */
 			snprintf(outputs, sizeof outputs, "--outputs %s/outputs", other);
 			break;
+		case OPTIONS: { /* a runner header announcing more options than the limit */
+			snprintf(path, sizeof path, "%s/outputs/runner.qco", dir);
+			size_t len;
+			char why[600];
+			unsigned char *h = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+			size_t at = QCF_HEADER_BYTES + 12; /* CRC-32, ABI, create's status */
+			for (int str = 0; str < 4 && at + 4 <= len; str++)
+				at += 4 + ((size_t)h[at] | (size_t)h[at + 1] << 8 |
+				           (size_t)h[at + 2] << 16 | (size_t)h[at + 3] << 24);
+			free(h);
+			CU_ASSERT_FATAL(at + 4 <= len);
+			patch(path, (long)at, "\xe8\x03\x00\x00", 4); /* 1000 */
+			break;
+		}
 		}
 		qct_proc p;
 		CU_ASSERT_EQUAL_FATAL(

@@ -775,6 +775,37 @@ static void test_coverage_loss(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * A waiver file of 200,000 waivers and one glob waived twice at its end: the duplicate is found,
+ * named with both lines, and the run refused (exit 2) at once: the check is linear (it took a
+ * minute when each waiver was compared with every one before it; a second now). The bound
+ * below is generous, 30 times what it takes.
+ */
+static void test_many_waivers(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[700];
+	snprintf(path, sizeof path, "%s/many.yaml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("qconform_waivers: 1\nwaivers:\n", f);
+	for (int i = 0; i < 200000; i++)
+		fprintf(f, "  - {case: \"litert/x/%d\", reason: r}\n", i);
+	fputs("  - {case: \"litert/x/7\", reason: r}\n", f);
+	fclose(f);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p,
+	               "timeout 30 %s run specs/litert/dequantize.yaml --waivers '%s' "
+	               "--json '%s/r.json'",
+	               qct_build_path("qconform"), path, tmp),
+	        0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "case 'litert/x/7' is waived twice (line 10)"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_gating(void)
 {
 	CU_pSuite s = qct_suite("gating");
@@ -789,4 +820,5 @@ void qct_register_gating(void)
 	CU_add_test(s, "--case: exact names; reproduce commands run their case", test_case_names);
 	CU_add_test(s, "lost coverage fails the gate; nothing judged is not CONFORMS",
 	            test_coverage_loss);
+	CU_add_test(s, "200,000 waivers: a duplicate found in linear time", test_many_waivers);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "certify.h"
+#include "digest.h"
 #include "qct.h"
 
 #define SPECS "suite/specs/interrupt"
@@ -235,7 +236,9 @@ static void one_signal(const signal_row *row)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
 	CU_ASSERT_PTR_NOT_NULL(strstr(xml, "name=\"run interrupted\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "INTERRUPTED by "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "resume: qconform run --resume "));
+	/* the command to resume is the one that ran, with --resume */
+	CU_ASSERT(strstr(out, "resume: ") && strstr(out, " run " SPECS) &&
+	          strstr(out, "--resume '"));
 	char tmpfile_path[700];
 	snprintf(tmpfile_path, sizeof tmpfile_path, "%s.tmp", p.json);
 	CU_ASSERT(!exists(tmpfile_path)); /* renamed into place */
@@ -262,7 +265,9 @@ static void one_signal(const signal_row *row)
 	json_decref(r);
 
 	/* and a way on: --resume completes the run, then the journal goes */
-	snprintf(cmd, sizeof cmd, "run --resume '%s' --quiet", p.journal);
+	snprintf(cmd, sizeof cmd,
+	         "run %s --quiet --json '%s' --html '%s' --junit '%s' --resume '%s'", args, p.json,
+	         p.html, p.junit, p.journal);
 	CU_ASSERT_EQUAL(run_now(cmd, NULL), 1); /* the slow stub's FAIL cases */
 	r = valid_report(p.json);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -325,7 +330,9 @@ static void test_kill_then_resume(void)
 	fwrite(last, 1, (size_t)(journal + jl - last) / 2, j);
 	fclose(j);
 
-	snprintf(cmd, sizeof cmd, "run --resume '%s' --quiet", p.journal);
+	snprintf(cmd, sizeof cmd,
+	         "run %s --quiet --json '%s' --html '%s' --junit '%s' --resume '%s'", args, p.json,
+	         p.html, p.junit, p.journal);
 	char *err = NULL;
 	CU_ASSERT_EQUAL(run_now(cmd, &err), 1);
 	if (err && *err)
@@ -408,7 +415,7 @@ static void test_closed_stdout(void)
 
 typedef struct mismatch_row {
 	const char *what;
-	const char *extra; /* arguments given with --resume, or NULL: the journal's own */
+	const char *extra; /* arguments given with --resume besides the run's own, or NULL */
 	int change;        /* 1: edit the spec copy, 2: replace the plugin copy */
 	const char *says;
 } mismatch_row;
@@ -444,7 +451,7 @@ static void test_mismatched_journal(void)
 	char *before = qct_read_file(p.journal);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(before);
 	/* the same run resumes (every case from the journal) */
-	snprintf(cmd, sizeof cmd, "run --resume '%s' --keep-journal --quiet", p.journal);
+	snprintf(cmd, sizeof cmd, "run %s --resume '%s' --keep-journal", base, p.journal);
 	CU_ASSERT_EQUAL(run_now(cmd, NULL), 0);
 
 	for (size_t i = 0; i < sizeof mismatch_rows / sizeof mismatch_rows[0]; i++) {
@@ -459,11 +466,8 @@ static void test_mismatched_journal(void)
 			CU_ASSERT(changed && ch.status == 0);
 			qct_proc_free(&ch);
 		}
-		if (m->extra)
-			snprintf(cmd, sizeof cmd, "run --resume '%s' %s %s", p.journal, base,
-			         m->extra);
-		else
-			snprintf(cmd, sizeof cmd, "run --resume '%s' --quiet", p.journal);
+		snprintf(cmd, sizeof cmd, "run --resume '%s' %s %s", p.journal, base,
+		         m->extra ? m->extra : "");
 		CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
 		/* one line, naming what differs; the journal untouched */
 		int one_line = err && strchr(err, '\n') && !strchr(err, '\n')[1];
@@ -488,6 +492,10 @@ static void test_mismatched_journal(void)
 	CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
 	CU_ASSERT(err && strstr(err, "not a qconform journal"));
 	free(err);
+	/* a damaged line before the last: it and the lines after it are run again, said once */
+	qct_proc cp2;
+	CU_ASSERT_EQUAL(qct_sh(&cp2, "cp '%s' '%s/plugin.so'", qct_stub("ok"), tmp), 0);
+	qct_proc_free(&cp2);
 	char damaged[700];
 	snprintf(damaged, sizeof damaged, "%s/damaged.journal", tmp);
 	FILE *d = fopen(damaged, "w");
@@ -497,11 +505,204 @@ static void test_mismatched_journal(void)
 	fputs("{\"stats\":[],\"case\":{\"name\"\n", d);
 	fputs(second, d);
 	fclose(d);
-	snprintf(cmd, sizeof cmd, "run --resume '%s'", damaged);
-	CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
-	CU_ASSERT(err && strstr(err, "damaged journal line"));
+	snprintf(cmd, sizeof cmd, "run %s --resume '%s'", base, damaged);
+	CU_ASSERT_EQUAL(run_now(cmd, &err), 0);
+	if (!err || !strstr(err, "damaged.journal:2: ") || !strstr(err, "run again"))
+		fprintf(stderr, "\n  damaged: stderr %s", err ? err : "(none)");
+	CU_ASSERT(err && strstr(err, "damaged.journal:2: ") && strstr(err, "run again"));
 	free(err);
 	free(before);
+	qct_rmdir(tmp);
+}
+
+/* ---- a journal is untrusted ---- */
+
+/* The journal's lines (malloc'd copies) and their count. */
+static char **journal_lines(const char *text, int *n)
+{
+	char **l = calloc(4096, sizeof *l);
+	*n = 0;
+	for (const char *p = text; *p && *n < 4096;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		l[(*n)++] = strndup(p, len);
+		p += len + (nl != NULL);
+	}
+	return l;
+}
+
+/* Writes lines to path, each line's checksum made again as qconform makes it (when the
+ * journal has them), as one who edits a journal with care would. */
+static void write_journal(const char *path, char **l, int n, int rechain)
+{
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	uint8_t chain[32];
+	qc_sha256 s;
+	qc_sha256_init(&s);
+	qc_sha256_update(&s, l[0], strlen(l[0]));
+	qc_sha256_final(&s, chain);
+	fprintf(f, "%s\n", l[0]);
+	for (int i = 1; i < n; i++) {
+		static const char pre[] = "{\"chain\":\"";
+		size_t body = sizeof pre - 1 + 64 + 2;
+		if (rechain && !strncmp(l[i], pre, sizeof pre - 1) && strlen(l[i]) > body) {
+			qc_sha256_init(&s);
+			qc_sha256_update(&s, chain, 32);
+			qc_sha256_update(&s, l[i] + body, strlen(l[i] + body));
+			qc_sha256_final(&s, chain);
+			for (int k = 0; k < 32; k++)
+				snprintf(l[i] + sizeof pre - 1 + 2 * k, 3, "%02x", chain[k]);
+			l[i][sizeof pre - 1 + 64] = '"';
+		}
+		fprintf(f, "%s\n", l[i]);
+	}
+	fclose(f);
+}
+
+static void free_lines(char **l, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/*
+ * A journal may only resume the command typed: the arguments it records are never run (a
+ * journal naming --remote 'touch FILE' creates nothing); a line edited by hand (a verdict) is
+ * run again, and so are those after it, said with the line's number; a line made to check
+ * again whose case is not a report's case is run again too: the report is the
+ * uninterrupted run's, valid.
+ */
+static void test_untrusted_journal(void)
+{
+	const char *tmp = qct_tmpdir();
+	paths p, f;
+	paths_in(&p, tmp);
+	char full_dir[700], cmd[4096], args[1024], *err = NULL;
+	snprintf(full_dir, sizeof full_dir, "%s/full", tmp);
+	mkdir(full_dir, 0755);
+	paths_in(&f, full_dir);
+	snprintf(args, sizeof args, SPECS " --plugin %s --quiet --json '%s'", qct_stub("slow"),
+	         p.json);
+	snprintf(cmd, sizeof cmd, "run " SPECS " --plugin %s --quiet --json '%s'", qct_stub("slow"),
+	         f.json);
+	CU_ASSERT_EQUAL(run_now(cmd, NULL), 1);
+	json_t *full = valid_report(f.json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(full);
+	snprintf(cmd, sizeof cmd, "run %s --keep-journal", args);
+	CU_ASSERT_EQUAL(run_now(cmd, NULL), 1);
+	char *text = qct_read_file(p.journal);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	int n;
+	char **l = journal_lines(text, &n);
+	CU_ASSERT_FATAL(n == 1 + CASES);
+
+	/* 1. the journal's arguments are not run */
+	char pwned[700], evil[700];
+	snprintf(pwned, sizeof pwned, "%s/PWNED", tmp);
+	snprintf(evil, sizeof evil, "%s/evil.journal", tmp);
+	json_t *h = json_loads(l[0], 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	char remote[800];
+	snprintf(remote, sizeof remote, "touch '%s'", pwned);
+	json_object_set_new(h, "argv",
+	                    json_pack("[s,s,s,s,s]", SPECS, "--remote", remote, "--json", p.json));
+	char *hl = json_dumps(h, JSON_COMPACT);
+	json_decref(h);
+	char *l0 = l[0];
+	l[0] = hl;
+	write_journal(evil, l, n, 1);
+	l[0] = l0;
+	snprintf(cmd, sizeof cmd, "run --resume '%s' --json '%s/x.json'", evil, tmp);
+	CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
+	CU_ASSERT(!exists(pwned));
+	CU_ASSERT(err && strstr(err, "the journal is of another run"));
+	free(err);
+	free(hl);
+
+	/* 2. an edited verdict: that line and the ones after it are run again */
+	free_lines(l, n);
+	l = journal_lines(text, &n);
+	int edited = 0;
+	for (int i = 1; i < n && !edited; i++) {
+		char *v = strstr(l[i], "\"verdict\": \"FAIL\"");
+		if (v && i > 2) {
+			memcpy(v, "\"verdict\": \"PASS\"", 17);
+			edited = i + 1; /* its line number */
+		}
+	}
+	CU_ASSERT_FATAL(edited > 0);
+	write_journal(p.journal, l, n, 0);
+	snprintf(cmd, sizeof cmd, "run %s --resume '%s'", args, p.journal);
+	CU_ASSERT_EQUAL(run_now(cmd, &err), 1);
+	char where[64];
+	snprintf(where, sizeof where, "report.json.journal:%d: ", edited);
+	if (!err || !strstr(err, where) || !strstr(err, "run again"))
+		fprintf(stderr, "\n  edited verdict: stderr %s", err ? err : "(none)");
+	CU_ASSERT(err && strstr(err, where) && strstr(err, "run again"));
+	free(err);
+	json_t *r = valid_report(p.json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	assert_same_run(full, r);
+	json_t *resumed = json_object_get(json_object_get(r, "run"), "resumed");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(resumed, "cases")), edited - 2);
+	json_decref(r);
+
+	/* 3. a line made to check whose case is not a report's (no "seed") */
+	free_lines(l, n);
+	l = journal_lines(text, &n);
+	char *seed = strstr(l[3], "\"seed\": ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(seed);
+	memcpy(seed, "\"sEed\"", 6);
+	write_journal(p.journal, l, n, 1);
+	CU_ASSERT_EQUAL(run_now(cmd, &err), 1);
+	CU_ASSERT(err && strstr(err, "report.json.journal:4: ") && strstr(err, "\"seed\"") &&
+	          strstr(err, "run again"));
+	free(err);
+	r = valid_report(p.json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	assert_same_run(full, r);
+	json_decref(r);
+
+	/* 4. a journal of its header alone (killed before a case was judged): every case runs */
+	FILE *hf = fopen(p.journal, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hf);
+	fprintf(hf, "%s\n", l[0]);
+	fclose(hf);
+	CU_ASSERT_EQUAL(run_now(cmd, NULL), 1);
+	r = valid_report(p.json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	assert_same_run(full, r);
+	resumed = json_object_get(json_object_get(r, "run"), "resumed");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(resumed, "cases")), 0);
+	json_decref(r);
+
+	/* 5. a FIFO is refused at once (no writer: opening it would wait forever) */
+	char fifo[700];
+	snprintf(fifo, sizeof fifo, "%s/fifo.journal", tmp);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof cmd, "run %s --resume '%s'", args, fifo);
+	qct_proc pr;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&pr, "timeout 60 %s %s", qct_build_path("qconform"), cmd), 0);
+	CU_ASSERT_EQUAL(pr.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pr.err, "not a regular file (a FIFO)"));
+	qct_proc_free(&pr);
+	/* and one past the limit of a journal (a sparse file) is refused before it is read */
+	char big[700];
+	snprintf(big, sizeof big, "%s/big.journal", tmp);
+	CU_ASSERT_EQUAL(truncate(big, 0) == 0 || errno == ENOENT, 1);
+	int fd = open(big, O_WRONLY | O_CREAT, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(ftruncate(fd, (off_t)600 << 20), 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "run %s --resume '%s'", args, big);
+	CU_ASSERT_EQUAL(run_now(cmd, &err), 2);
+	CU_ASSERT(err && strstr(err, "larger than a journal may be"));
+	free(err);
+	free_lines(l, n);
+	free(text);
+	json_decref(full);
 	qct_rmdir(tmp);
 }
 
@@ -592,6 +793,8 @@ void qct_register_interrupt(void)
 	            test_kill_then_resume);
 	CU_add_test(s, "| head -1: the run goes on and writes its reports", test_closed_stdout);
 	CU_add_test(s, "a journal of another run is refused", test_mismatched_journal);
+	CU_add_test(s, "a journal's arguments are not run, its edited lines are run again",
+	            test_untrusted_journal);
 	CU_add_test(s, "--max-failures: stops, exit 1, partial reports, no journal",
 	            test_max_failures);
 }

@@ -1053,6 +1053,93 @@ static void test_truncated_report(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * Files read from outside: a FIFO (no writer) is refused at once by every reader, one line, exit
+ * 2, where opening it used to wait forever; a report whose cases are not a report's (a case
+ * without a name, a verdict qconform does not have, two cases of one name) is refused by
+ * report, diff and merge with one line "path: case N: reason", exit 2.
+ */
+static void test_untrusted_files(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "mkfifo '%s/f' && mkdir '%s/ex' && mkfifo '%s/ex/manifest.qcm'", tmp,
+	               tmp, tmp),
+	        0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	static const char *const fifo_cmds[] = {
+	        "report '%1$s/f'",
+	        "diff '%1$s/f' '%1$s/f'",
+	        "merge '%1$s/f' '%1$s/f' --json '%1$s/m.json'",
+	        "run specs/litert/dequantize.yaml --baseline '%1$s/f' --json '%1$s/b.json'",
+	        "run specs/litert/dequantize.yaml --waivers '%1$s/f' --json '%1$s/b.json'",
+	        "import '%1$s/ex' --json '%1$s/i.json'",
+	};
+	for (size_t i = 0; i < sizeof fifo_cmds / sizeof fifo_cmds[0]; i++) {
+		char args[1400];
+		snprintf(args, sizeof args, fifo_cmds[i], tmp);
+		CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "timeout 60 %s %s", q, args), 0);
+		if (p.status != 2 || !strstr(p.err, "not a regular file (a FIFO)"))
+			fprintf(stderr, "\n  %s: status %d, stderr %s", args, p.status, p.err);
+		CU_ASSERT_EQUAL(p.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "not a regular file (a FIFO)"));
+		qct_proc_free(&p);
+	}
+	/* a real report, then its second case broken */
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s run specs/litert/dequantize.yaml --quiet --json '%s/good.json'", q,
+	               tmp),
+	        0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	char good[700];
+	snprintf(good, sizeof good, "%s/good.json", tmp);
+	static const struct {
+		const char *name, *key, *value; /* the member set (NULL value: case 1's name) */
+		const char *says;
+	} broken[] = {
+	        {"unnamed", "name", "", "a case has no name"},
+	        {"maybe", "verdict", "MAYBE", "verdict MAYBE is not one of qconform's"},
+	        {"twice", "name", NULL, "is another case's too"},
+	};
+	for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s.json", tmp, broken[i].name);
+		json_t *doc = json_load_file(good, 0, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+		json_t *cases = json_object_get(doc, "cases");
+		CU_ASSERT_FATAL(json_array_size(cases) >= 2);
+		json_t *c1 = json_array_get(cases, 0), *c2 = json_array_get(cases, 1);
+		const char *v = broken[i].value ? broken[i].value
+		                                : json_string_value(json_object_get(c1, "name"));
+		json_object_set_new(c2, broken[i].key, json_string(v));
+		CU_ASSERT_EQUAL_FATAL(json_dump_file(doc, path, JSON_INDENT(1)), 0);
+		json_decref(doc);
+		static const char *const cmds[] = {"report '%1$s' --html '%2$s/x.html'",
+		                                   "diff '%3$s' '%1$s'",
+		                                   "merge '%1$s' --json '%2$s/m.json'"};
+		for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+			char args[2400], want[900];
+			snprintf(args, sizeof args, cmds[k], path, tmp, good);
+			snprintf(want, sizeof want, "%s: case 2: ", path);
+			CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "timeout 60 %s %s", q, args), 0);
+			int one_line = strchr(p.err, '\n') && !strchr(p.err, '\n')[1];
+			if (p.status != 2 || !strstr(p.err, want) || !one_line)
+				fprintf(stderr, "\n  %s: status %d, stderr %s", args, p.status,
+				        p.err);
+			CU_ASSERT_EQUAL(p.status, 2);
+			CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+			CU_ASSERT(one_line);
+			qct_proc_free(&p);
+		}
+	}
+	qct_rmdir(tmp);
+}
+
 void qct_register_reports(void)
 {
 	CU_pSuite s = qct_suite("reports");
@@ -1067,4 +1154,5 @@ void qct_register_reports(void)
 	CU_add_test(s, "reports to a FIFO and through a symlink", test_report_to_special_files);
 	CU_add_test(s, "any layout reads alike", test_any_layout);
 	CU_add_test(s, "a cut report: one line", test_truncated_report);
+	CU_add_test(s, "FIFOs and broken reports: one line, exit 2", test_untrusted_files);
 }

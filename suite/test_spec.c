@@ -341,7 +341,8 @@ static void test_memory_flat(void)
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
-		execl(q, q, "run", "--resume", journal, "--quiet", "--json", json, (char *)NULL);
+		execl(q, q, "run", spec, "--resume", journal, "--quiet", "--json", json,
+		      (char *)NULL);
 		_exit(127);
 	}
 	int st;

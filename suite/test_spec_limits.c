@@ -689,11 +689,30 @@ static void test_load_text(void)
 	free(t.s);
 }
 
+/* A directory of specs holding an empty directory: the empty one adds nothing (and is walked
+ * with no list to sort: qsort(NULL, 0) is undefined, which the sanitizer pass reports). */
+static void test_empty_directory(void)
+{
+	const char *tmp = qct_tmpdir();
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "mkdir -p '%s/specs/empty' && cp specs/litert/dequantize.yaml "
+	                             "'%s/specs/' && %s validate '%s/specs'",
+	                             tmp, tmp, qct_build_path("qconform"), tmp),
+	                      0);
+	if (p.status != 0)
+		fprintf(stderr, "\n  validate: status %d, stderr %s", p.status, p.err);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_spec_limits(void)
 {
 	CU_pSuite s = qct_suite("spec_limits");
 	CU_add_test(s, "hostile specs: exit 2, file:line:col, in bounded time", test_table);
 	CU_add_test(s, "100,000 explicit cases validate in seconds", test_many_cases);
+	CU_add_test(s, "an empty directory among the specs", test_empty_directory);
 	CU_add_test(s, "a file reached twice is loaded once", test_file_once);
 	CU_add_test(s, "a waiver file that is a FIFO", test_waivers_fifo);
 	CU_add_test(s, "spec-wide Lua budgets: instructions, wall clock", test_lua_budgets);

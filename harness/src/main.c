@@ -52,9 +52,6 @@ typedef struct parsed {
 	const char *show_name;
 	const char *out_dir; /* certify --out DIR, export --out DIR */
 	int c_arrays;        /* export --c-arrays */
-	int identity_args;   /* arguments other than --resume, --jobs, --quiet, --trace,
-	                        --keep-journal, --journal, --json, --html, --junit: they define
-	                        the run */
 } parsed;
 
 static void parsed_free(parsed *p)
@@ -83,7 +80,6 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 	for (int i = 0; i < n; i++) {
 		const char *a = args[i];
 		const char *v = i + 1 < n ? args[i + 1] : NULL;
-		int identity = 1;
 #define NEED_ARG()                                                                                 \
 	do {                                                                                       \
 		if (!v)                                                                            \
@@ -138,19 +134,15 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				return bad(cmd, "--jobs needs a number of workers in [1, 64], got",
 				           v);
 			o->jobs = (int)j;
-			identity = 0;
 		} else if (!strcmp(a, "--json")) {
 			NEED_ARG();
 			o->json_path = v;
-			identity = 0;
 		} else if (!strcmp(a, "--html")) {
 			NEED_ARG();
 			o->html_path = v;
-			identity = 0;
 		} else if (!strcmp(a, "--junit")) {
 			NEED_ARG();
 			o->junit_path = v;
-			identity = 0;
 		} else if (!strcmp(a, "--shard")) {
 			NEED_ARG();
 			if (qc_shard_parse(v, &o->shard_index, &o->shard_count) != 0)
@@ -166,10 +158,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			if (o->n_allow_loss == QC_MAX_FILTERS)
 				return bad(cmd, "too many --allow-coverage-loss", NULL);
 			o->allow_loss[o->n_allow_loss++] = v;
-			identity = 0;
 		} else if (!strcmp(a, "--no-reports") && !strcmp(cmd, "run")) {
 			o->no_reports = 1;
-			identity = 0;
 		} else if (!strcmp(a, "--dump")) {
 			NEED_ARG();
 			o->dump_dir = v;
@@ -183,14 +173,12 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--journal")) {
 			NEED_ARG();
 			o->journal_path = v;
-			identity = 0;
 		} else if (!strcmp(a, "--resume")) {
 			NEED_ARG();
 			if (strcmp(cmd, "run") != 0)
 				return bad(cmd, "--resume continues a run: qconform run --resume",
 				           v);
 			o->resume = v;
-			identity = 0;
 		} else if (!strcmp(a, "--remote")) {
 			NEED_ARG();
 			if (!*v)
@@ -204,10 +192,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				return bad(cmd, "--max-failures needs a number of cases >= 1, got",
 				           v);
 			o->max_failures = m;
-			identity = 0;
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
-			identity = 0;
 		} else if (!strcmp(a, "--out") &&
 		           (!strcmp(cmd, "certify") || !strcmp(cmd, "export"))) {
 			NEED_ARG();
@@ -216,10 +202,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			p->c_arrays = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
-			identity = 0;
 		} else if (!strcmp(a, "--trace")) {
 			o->trace = 1;
-			identity = 0;
 		} else if (!strcmp(a, "--sandbox")) {
 			o->no_sandbox = 0;
 		} else if (!strcmp(a, "--no-sandbox")) {
@@ -246,7 +230,6 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else {
 			o->paths[o->n_paths++] = args[i];
 		}
-		p->identity_args += identity;
 #undef NEED_ARG
 	}
 	if (o->n_extensions && !o->profile)
@@ -263,62 +246,6 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		        "--no-reports writes only the reports named: it takes neither --resume nor "
 		        "--keep-journal",
 		        NULL);
-	return 0;
-}
-
-/*
- * run --resume JOURNAL alone: the run's arguments are the journal's (its header's argv), with
- * --jobs, --quiet, --trace, --keep-journal, --json, --html and --junit from this command line
- * when given. With other arguments, those describe the run, and qc_cmd_run refuses a journal
- * of another run.
- */
-static int resume_args(parsed *p, json_t **header_out, char ***argv_out)
-{
-	char err[1200];
-	json_t *h = qc_journal_header(p->o.resume, err, sizeof err);
-	if (!h) {
-		fprintf(stderr, "qconform run: --resume %s\n", err);
-		return 2;
-	}
-	json_t *args = json_object_get(h, "argv");
-	size_t n = json_array_size(args);
-	char **argv = calloc(n + 1, sizeof *argv);
-	if (!argv) {
-		json_decref(h);
-		return 2;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *a = json_string_value(json_array_get(args, i));
-		argv[i] = (char *)(a ? a : "");
-	}
-	parsed q;
-	int rc = parse_run_args("run", (int)n, argv, &q);
-	if (rc) {
-		fprintf(stderr,
-		        "qconform run: --resume %s: the journal's arguments are not run's (a "
-		        "certify run is not resumed: run certify again)\n",
-		        p->o.resume);
-		parsed_free(&q);
-		free(argv);
-		json_decref(h);
-		return rc;
-	}
-	q.o.resume = p->o.resume;
-	q.o.keep_journal = p->o.keep_journal;
-	q.o.quiet |= p->o.quiet;
-	q.o.trace |= p->o.trace;
-	if (p->o.jobs != 1)
-		q.o.jobs = p->o.jobs;
-	if (p->o.json_path)
-		q.o.json_path = p->o.json_path;
-	if (p->o.html_path)
-		q.o.html_path = p->o.html_path;
-	if (p->o.junit_path)
-		q.o.junit_path = p->o.junit_path;
-	parsed_free(p);
-	*p = q;
-	*header_out = h;
-	*argv_out = argv;
 	return 0;
 }
 
@@ -404,13 +331,6 @@ int main(int argc, char **argv)
 		parsed_free(&p);
 		return prc;
 	}
-	json_t *journal_header = NULL;
-	char **journal_argv = NULL;
-	if (p.o.resume && !p.identity_args &&
-	    (prc = resume_args(&p, &journal_header, &journal_argv)) != 0) {
-		parsed_free(&p);
-		return prc;
-	}
 	qc_run_opts o = p.o;
 	o.self = argv[0];
 	const char *show_name = p.show_name, *out_dir = p.out_dir;
@@ -430,7 +350,5 @@ int main(int argc, char **argv)
 	else /* a command of the description with no code: a bug */
 		rc = bad(cmd, "is described but not implemented", NULL);
 	parsed_free(&p);
-	free(journal_argv);
-	json_decref(journal_header);
 	return rc;
 }

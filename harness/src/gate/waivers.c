@@ -34,6 +34,14 @@ static long parse_date(const char *s)
 	return days_from_civil(y, m, d);
 }
 
+static uint64_t glob_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
 qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 {
 	yaml_document_t doc;
@@ -41,6 +49,7 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 		return NULL;
 
 	int before = diag ? diag->errors : 0;
+	int *slot = NULL; /* the hash set of globs: indices into ws->w, -1 empty */
 	qc_waivers *ws = qc_xcalloc(1, sizeof *ws);
 	ws->path = strdup(path);
 	yaml_node_t *root = yaml_document_get_root_node(&doc), *n, *list;
@@ -66,6 +75,12 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 	}
 	size_t cap = (size_t)(list->data.sequence.items.top - list->data.sequence.items.start);
 	ws->w = qc_xcalloc(cap ? cap : 1, sizeof *ws->w);
+	size_t slots = 16;
+	while (slots < 2 * cap)
+		slots *= 2;
+	slot = qc_xcalloc(slots, sizeof *slot);
+	for (size_t k = 0; k < slots; k++)
+		slot[k] = -1;
 	for (yaml_node_item_t *it = list->data.sequence.items.start;
 	     it < list->data.sequence.items.top; it++) {
 		yaml_node_t *e = yaml_document_get_node(&doc, *it);
@@ -84,15 +99,16 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 			              "a waiver needs 'case': a glob over case names");
 			continue;
 		}
-		for (int k = 0; k < ws->n; k++)
-			if (!strcmp(ws->w[k].glob, glob)) {
-				qc_diag_error(diag, path, n, "case '%s' is waived twice (line %d)",
-				              glob, ws->w[k].line);
-				glob = NULL;
+		/* a glob waived before: a hash set of the waivers kept (linear in their number) */
+		size_t h = glob_hash(glob) & (slots - 1);
+		for (; slot[h] >= 0; h = (h + 1) & (slots - 1))
+			if (!strcmp(ws->w[slot[h]].glob, glob))
 				break;
-			}
-		if (!glob)
+		if (slot[h] >= 0) {
+			qc_diag_error(diag, path, n, "case '%s' is waived twice (line %d)", glob,
+			              ws->w[slot[h]].line);
 			continue;
+		}
 		const char *reason = qc_yaml_scalar_at(&doc, e, "reason", &n);
 		if (!reason || !*reason) {
 			qc_diag_error(diag, path, n ? n : e,
@@ -110,9 +126,15 @@ qc_waivers *qc_waivers_load(const char *path, qc_diag *diag)
 			snprintf(w.expires, sizeof w.expires, "%s", exp);
 		w.glob = strdup(glob);
 		w.reason = strdup(reason);
+		if (!w.glob || !w.reason) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		slot[h] = ws->n;
 		ws->w[ws->n++] = w;
 	}
 done:
+	free(slot);
 	qc_yaml_free(&doc);
 	if (diag && diag->errors > before) {
 		qc_waivers_free(ws);

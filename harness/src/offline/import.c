@@ -10,6 +10,7 @@
 #include "export.h"
 #include "help.h"
 #include "qcbin.h"
+#include "rfile.h"
 #include "rng.h"
 #include "run.h"
 #include "util.h"
@@ -121,10 +122,11 @@ static int load_export(qc_import *im, char *err, size_t err_size)
 	char path[2200];
 	snprintf(path, sizeof path, "%s/manifest.qcm", im->dir);
 	size_t n;
-	unsigned char *m = qc_read_whole(path, &n);
+	char rwhy[1200];
+	unsigned char *m =
+	        qc_read_whole(path, QC_MANIFEST_MAX_BYTES, "manifest", &n, rwhy, sizeof rwhy);
 	if (!m)
-		return qc_errf(err, err_size, "%s: cannot read: %s (not an export directory?)",
-		               path, strerror(errno));
+		return qc_errf(err, err_size, "%s (not an export directory?)", rwhy);
 	qc_sha256_hex(m, n, im->manifest_sha);
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1], why[256];
@@ -176,10 +178,11 @@ static int load_export(qc_import *im, char *err, size_t err_size)
 	/* each case file, whole and the one the manifest lists */
 	for (uint32_t i = 0; i < im->n_cases; i++) {
 		snprintf(path, sizeof path, "%s/cases/%06u.qcc", im->dir, i);
-		unsigned char *p = qc_read_whole(path, &n);
+		unsigned char *p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "case file", &n, rwhy,
+		                                 sizeof rwhy);
 		if (!p)
-			return qc_errf(err, err_size, "%s: cannot read: %s (case %u, %s)", path,
-			               strerror(errno), i, im->cases[i].name);
+			return qc_errf(err, err_size, "%s (case %u, %s)", rwhy, i,
+			               im->cases[i].name);
 		uint32_t index;
 		int rc = qc_bin_open(p, n, QCF_MAGIC_CASE, 1, &index, version, &r, why, sizeof why);
 		if (rc == 0 && (index != i || n != im->cases[i].size ||
@@ -272,9 +275,10 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 	if (r.bad || n_opt > QC_MAX_OPTIONS)
 		rc = qc_errf(err, err_size, "%s: malformed runner header", where);
 	qcf_option opts[QC_MAX_OPTIONS];
-	for (uint32_t i = 0; rc == 0 && i < n_opt; i++) {
-		opts[i].key = qc_rb_str(&r);
-		opts[i].value = qc_rb_str(&r);
+	uint32_t filled = 0; /* the options read (none when the count is refused) */
+	for (; rc == 0 && filled < n_opt; filled++) {
+		opts[filled].key = qc_rb_str(&r);
+		opts[filled].value = qc_rb_str(&r);
 	}
 	qc_rb_u32(&r); /* first, count: which cases this run covered */
 	qc_rb_u32(&r);
@@ -317,9 +321,9 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 			im->options[i] = opts[i];
 		im->n_options = (int)n_opt;
 		name = ver = mode = NULL;
-		n_opt = 0;
+		filled = 0;
 	}
-	for (uint32_t i = 0; i < n_opt && !r.bad; i++) {
+	for (uint32_t i = 0; i < filled; i++) {
 		free((char *)opts[i].key);
 		free((char *)opts[i].value);
 	}
@@ -440,9 +444,10 @@ static uint32_t le32(const unsigned char *p)
 static int load_stream(qc_import *im, char *err, size_t err_size)
 {
 	size_t n;
-	unsigned char *t = qc_read_whole(im->outputs, &n);
+	unsigned char *t = qc_read_whole(im->outputs, QC_RECORDS_MAX_BYTES, "record stream", &n,
+	                                 err, err_size);
 	if (!t)
-		return qc_errf(err, err_size, "%s: cannot read: %s", im->outputs, strerror(errno));
+		return -1;
 	int rc = decode_stream(im, t, n, err, err_size);
 	free(t);
 	if (rc)
@@ -496,19 +501,21 @@ static int load_directory(qc_import *im, char *err, size_t err_size)
 	char path[2400];
 	snprintf(path, sizeof path, "%s/runner.qco", im->outputs);
 	size_t n;
-	unsigned char *p = qc_read_whole(path, &n);
+	char rwhy[2600];
+	unsigned char *p =
+	        qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy, sizeof rwhy);
 	if (!p)
-		return qc_errf(err, err_size, "%s: cannot read: %s (has the runner run?)", path,
-		               strerror(errno));
+		return qc_errf(err, err_size, "%s (has the runner run?)", rwhy);
 	int rc = take_header(im, p, n, path, err, err_size);
 	free(p);
 	for (uint32_t i = 0; rc == 0 && i < im->n_cases; i++) {
 		snprintf(path, sizeof path, "%s/%06u.qco", im->outputs, i);
-		if (!(p = qc_read_whole(path, &n)))
-			return qc_errf(err, err_size,
-			               "%s: cannot read: %s (no output of case %u, %s: the runner "
-			               "did not finish it)",
-			               path, strerror(errno), i, im->cases[i].name);
+		if (!(p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy,
+		                        sizeof rwhy)))
+			return qc_errf(
+			        err, err_size,
+			        "%s (no output of case %u, %s: the runner did not finish it)", rwhy,
+			        i, im->cases[i].name);
 		rc = take_case(im, p, n, path, 0, err, err_size);
 		free(p);
 	}
@@ -670,9 +677,9 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		char path[2400];
 		if (!p) {
 			snprintf(path, sizeof path, "%s/%06u.qco", im->outputs, index);
-			if (!(file = qc_read_whole(path, &len)))
-				return qc_errf(err, err_size, "%s: cannot read: %s", path,
-				               strerror(errno));
+			if (!(file = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &len, err,
+			                           err_size)))
+				return -1;
 			p = file;
 		}
 		rec o;
@@ -776,6 +783,22 @@ static int import_open(qc_import *im, const char *dir, const char *outputs, char
 	                            im->runner_version,
 	                            !strcmp(im->mode, "freestanding") ? "freestanding" : "hosted"};
 	return 0;
+}
+
+qc_import *qc_import_open(const char *dir, const char *outputs, char *err, size_t err_size)
+{
+	qc_import *im = qc_xcalloc(1, sizeof *im);
+	if (import_open(im, dir, outputs, err, err_size) != 0) {
+		import_free(im);
+		return NULL;
+	}
+	return im;
+}
+
+void qc_import_close(qc_import *im)
+{
+	if (im)
+		import_free(im);
 }
 
 int qc_cmd_import(int argc, char **argv, const char *self, const char *command)

@@ -15,6 +15,12 @@
 
 typedef struct qc_import qc_import;
 
+/* An export directory and a runner's records (outputs: a directory or a stream; NULL: DIR/outputs)
+ * read and checked, as `import` reads them before it judges: the import, or NULL with the
+ * reason in err. */
+qc_import *qc_import_open(const char *dir, const char *outputs, char *err, size_t err_size);
+void qc_import_close(qc_import *im);
+
 /* The run loaded these specs: are they the export's (paths, sha256, cases)? 0, or -1 and err. */
 int qc_import_check_specs(const qc_import *im, qc_spec *const *specs, const uint64_t *selected,
                           int n, uint64_t total, char *err, size_t err_size);

@@ -1,5 +1,7 @@
 #include "qcbin.h"
 
+#include "rfile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,37 +305,8 @@ void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w)
 	qc_wb_finish(w);
 }
 
-unsigned char *qc_read_whole(const char *path, size_t *n)
+unsigned char *qc_read_whole(const char *path, uint64_t max_bytes, const char *what, size_t *n,
+                             char *err, size_t err_size)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	unsigned char *p = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? 2 * cap : 65536;
-			unsigned char *q = realloc(p, cap);
-			if (!q) {
-				free(p);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			p = q;
-		}
-		size_t got = fread(p + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(p);
-		errno = EIO;
-		return NULL;
-	}
-	*n = len;
-	return p;
+	return (unsigned char *)qc_read_regular(path, max_bytes, what, n, err, err_size);
 }

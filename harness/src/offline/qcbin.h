@@ -62,7 +62,9 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 /* The case's call (inputs and the outputs' initial bytes as they are now) as a case file. */
 void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w);
 
-/* A whole file into memory (malloc'd); NULL and errno on failure. */
-unsigned char *qc_read_whole(const char *path, size_t *n);
+/* A regular file whole, at most max_bytes (harness/src/base/rfile.h: qc_read_regular). NULL with
+ * "path: reason" in err. */
+unsigned char *qc_read_whole(const char *path, uint64_t max_bytes, const char *what, size_t *n,
+                             char *err, size_t err_size);
 
 #endif

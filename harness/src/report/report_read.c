@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "compare.h" /* qc_verdict_name */
+#include "rfile.h"
 #include "utf8.h"
 
 static int is_report(json_t *r, const char **why)
@@ -48,6 +51,52 @@ static int is_report(json_t *r, const char **why)
 		}
 	}
 	return 1;
+}
+
+int qc_report_check_case(const json_t *c, int strict, char *why, size_t why_size)
+{
+	if (!json_is_object(c)) {
+		snprintf(why, why_size, "a case is not a JSON object");
+		return -1;
+	}
+	const char *name = json_string_value(json_object_get(c, "name"));
+	if (!name || !*name) {
+		snprintf(why, why_size, "a case has no name");
+		return -1;
+	}
+	const char *v = json_string_value(json_object_get(c, "verdict"));
+	int known = 0;
+	for (int k = 0; v && k < QC_N_VERDICTS; k++)
+		known |= !strcmp(v, qc_verdict_name((qc_verdict)k));
+	if (!known) {
+		char shown[64];
+		qc_utf8_copy(shown, sizeof shown, v ? v : "(none)");
+		snprintf(why, why_size, "case %.80s: verdict %s is not one of qconform's", name,
+		         shown);
+		return -1;
+	}
+	if (!strict)
+		return 0;
+	static const struct {
+		const char *key;
+		int type; /* 's' a string, 'n' a number (or "nan", "inf", "-inf"), 'a' a list,
+		             'c' a count */
+	} members[] = {{"ordinal", 'c'}, {"spec", 's'},   {"semantics", 's'}, {"op", 's'},
+	               {"params", 's'},  {"seed", 's'},   {"expect", 's'},    {"seconds", 'n'},
+	               {"message", 's'}, {"outputs", 'a'}};
+	for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+		json_t *m = json_object_get(c, members[i].key);
+		int ok = members[i].type == 's'   ? json_is_string(m)
+		         : members[i].type == 'a' ? json_is_array(m)
+		         : members[i].type == 'c' ? json_is_integer(m) && json_integer_value(m) >= 0
+		                                  : json_is_number(m) || json_is_string(m);
+		if (!ok) {
+			snprintf(why, why_size, "case %.80s: \"%s\" missing or of another type",
+			         name, members[i].key);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 double qc_report_num(const json_t *v)
@@ -160,6 +209,10 @@ struct qc_report {
 	char tok[40]; /* the number token being scanned */
 	size_t ntok;
 	int tok_bad; /* longer than tok: 1 all digits (an integer beyond int64), 2 not */
+	/* the cases checked so far (qc_report_check_case, names unique): a hash set of names */
+	size_t seq, checked; /* the next case of this pass; the cases checked */
+	char **names;
+	size_t names_cap;
 };
 
 enum { R_START, R_VALUE, R_DONE, R_AT };
@@ -383,6 +436,60 @@ static int scan_cases(qc_report *r, char *err, size_t errsz)
 	return 0;
 }
 
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* A case read in order: checked once, the first time a pass reaches it. 0, or -1 (err). */
+static int check_next(qc_report *r, const json_t *c, char *err, size_t errsz)
+{
+	size_t i = r->seq++;
+	if (i < r->checked)
+		return 0;
+	char why[200];
+	if (qc_report_check_case(c, 0, why, sizeof why) != 0) {
+		snprintf(err, errsz, "%s: case %zu: %s", r->path, i + 1, why);
+		return -1;
+	}
+	if (2 * (r->checked + 1) > r->names_cap) {
+		size_t nc = r->names_cap ? 2 * r->names_cap : 1024;
+		char **nn = calloc(nc, sizeof *nn);
+		if (!nn)
+			goto oom;
+		for (size_t k = 0; k < r->names_cap; k++)
+			if (r->names[k]) {
+				size_t h = (size_t)name_hash(r->names[k]) & (nc - 1);
+				while (nn[h])
+					h = (h + 1) & (nc - 1);
+				nn[h] = r->names[k];
+			}
+		free(r->names);
+		r->names = nn;
+		r->names_cap = nc;
+	}
+	const char *name = json_string_value(json_object_get(c, "name"));
+	size_t h = (size_t)name_hash(name) & (r->names_cap - 1);
+	for (; r->names[h]; h = (h + 1) & (r->names_cap - 1))
+		if (!strcmp(r->names[h], name)) {
+			char shown[128];
+			qc_utf8_copy(shown, sizeof shown, name);
+			snprintf(err, errsz, "%s: case %zu: the name %s is another case's too",
+			         r->path, i + 1, shown);
+			return -1;
+		}
+	if (!(r->names[h] = strdup(name)))
+		goto oom;
+	r->checked++;
+	return 0;
+oom:
+	snprintf(err, errsz, "%s: out of memory", r->path);
+	return -1;
+}
+
 static qc_report *report_new(void)
 {
 	qc_report *r = calloc(1, sizeof *r);
@@ -415,8 +522,12 @@ qc_report *qc_report_open(const char *json_path, char *err, size_t errsz)
 		snprintf(err, errsz, "%s: out of memory", json_path);
 		return NULL;
 	}
-	if (!(r->f = fopen(json_path, "rb"))) {
-		snprintf(err, errsz, "%s: %s", json_path, strerror(errno));
+	int fd = qc_open_regular(json_path, QC_REPORT_MAX_BYTES, "report", err, errsz);
+	if (fd < 0 || !(r->f = fdopen(fd, "rb"))) {
+		if (fd >= 0) {
+			snprintf(err, errsz, "%s: %s", json_path, strerror(errno));
+			close(fd);
+		}
 		qc_report_close(r);
 		return NULL;
 	}
@@ -557,6 +668,7 @@ size_t qc_report_ncases(const qc_report *r)
 
 void qc_report_rewind(qc_report *r)
 {
+	r->seq = 0;
 	r->state = R_START;
 	r->next_i = 0;
 }
@@ -590,6 +702,13 @@ int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz)
 			return 0;
 		r->last_pos = r->next_i;
 		*c = json_incref(json_array_get(r->mem_cases, (size_t)r->next_i++));
+		if (r->next_i == 1)
+			r->seq = 0;
+		if (check_next(r, *c, err, errsz) != 0) {
+			json_decref(*c);
+			*c = NULL;
+			return -1;
+		}
 		return 1;
 	}
 	int ch;
@@ -613,6 +732,7 @@ int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz)
 			return 0;
 		}
 		r->state = R_VALUE;
+		r->seq = 0;
 	} else {
 		ch = skip_ws(r);
 	}
@@ -631,6 +751,11 @@ int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz)
 		json_decref(*c);
 		*c = NULL;
 		return syntax(r, err, errsz, ch, "']' expected");
+	}
+	if (check_next(r, *c, err, errsz) != 0) {
+		json_decref(*c);
+		*c = NULL;
+		return -1;
 	}
 	return 1;
 }
@@ -674,6 +799,9 @@ void qc_report_close(qc_report *r)
 	json_decref(r->doc);
 	free(r->path);
 	free(r->buf);
+	for (size_t k = 0; k < r->names_cap; k++)
+		free(r->names[k]);
+	free(r->names);
 	free(r);
 }
 

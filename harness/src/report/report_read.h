@@ -18,8 +18,9 @@
  */
 typedef struct qc_report qc_report;
 
-/* Opens a report: a JSON file with format "qconform-report", version 1, and the run, cases,
- * ops and summary members. NULL with "path: reason" in err. */
+/* Opens a report: a regular JSON file of at most QC_REPORT_MAX_BYTES (harness/src/base/rfile.h)
+ * with format "qconform-report", version 1, and the run, cases, ops and summary members. NULL
+ * with "path: reason" in err. */
 qc_report *qc_report_open(const char *json_path, char *err, size_t errsz);
 /* A stream over a report document in memory (its "cases"); NULL when out of memory. */
 qc_report *qc_report_of(json_t *doc);
@@ -30,7 +31,8 @@ json_t *qc_report_doc(const qc_report *r);
 const char *qc_report_path(const qc_report *r);
 /* How many cases the report holds. */
 size_t qc_report_ncases(const qc_report *r);
-/* The next case: 1 with a new reference in *c, 0 after the last, -1 with the reason in err.
+/* The next case: 1 with a new reference in *c, 0 after the last, -1 with the reason in err
+ * (also a case that is not one, qc_report_check_case, or whose name an earlier case has).
  * The first call, and the first after qc_report_rewind or qc_report_at, starts at the first
  * case. */
 int qc_report_next(qc_report *r, json_t **c, char *err, size_t errsz);
@@ -39,6 +41,13 @@ void qc_report_rewind(qc_report *r);
 long long qc_report_pos_of_last(const qc_report *r);
 /* The case at pos (from qc_report_pos_of_last): 0 with a new reference in *c, or -1. */
 int qc_report_at(qc_report *r, long long pos, json_t **c, char *err, size_t errsz);
+
+/*
+ * Whether c is a report's case: an object with a non-empty "name" and a known "verdict" (and,
+ * strict, every member the report schema requires of a case, of its type: what a journal's
+ * line must hold to go into a report as it is). 0, or -1 with the reason in why.
+ */
+int qc_report_check_case(const json_t *c, int strict, char *why, size_t why_size);
 
 /* The whole report in memory (qc_report_open, then every case): the document, or NULL with
  * "path: reason" in err. */

@@ -8,14 +8,36 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "report_read.h"
+#include "rfile.h"
 #include "utf8.h"
 
 struct qc_journal {
 	FILE *f;
 	char path[1024];
-	int bad; /* a write failed */
+	int bad;           /* a write failed */
+	uint8_t chain[32]; /* the checksum of the last line written */
 };
+
+/* A line's checksum: SHA-256 of the previous line's (raw) and of the line's body. */
+static void chain_next(uint8_t chain[32], const char *a, size_t alen, const char *b, size_t blen,
+                       const char *c, size_t clen)
+{
+	qc_sha256 s;
+	qc_sha256_init(&s);
+	qc_sha256_update(&s, chain, 32);
+	qc_sha256_update(&s, a, alen);
+	qc_sha256_update(&s, b, blen);
+	qc_sha256_update(&s, c, clen);
+	qc_sha256_final(&s, chain);
+}
+
+static void hex32(const uint8_t d[32], char out[65])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
 
 static qc_journal *open_mode(const char *path, const char *mode, char *err, size_t err_size)
 {
@@ -31,11 +53,22 @@ static qc_journal *open_mode(const char *path, const char *mode, char *err, size
 
 qc_journal *qc_journal_create(const char *path, const json_t *header, char *err, size_t err_size)
 {
-	qc_journal *j = open_mode(path, "w", err, err_size);
-	if (!j)
+	char *text = json_dumps(header, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	qc_journal *j = text ? open_mode(path, "w", err, err_size) : NULL;
+	if (!j) {
+		if (!text)
+			snprintf(err, err_size, "cannot write the journal %s: out of memory", path);
+		free(text);
 		return NULL;
-	if (json_dumpf(header, j->f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0)
+	}
+	/* the chain starts from the header line: a header edited breaks every line */
+	qc_sha256 s;
+	qc_sha256_init(&s);
+	qc_sha256_update(&s, text, strlen(text));
+	qc_sha256_final(&s, j->chain);
+	if (fputs(text, j->f) == EOF)
 		j->bad = 1;
+	free(text);
 	fputc('\n', j->f);
 	if (qc_journal_sync(j) != 0) {
 		snprintf(err, err_size, "cannot write the journal %s: %s", path, strerror(errno));
@@ -46,13 +79,17 @@ qc_journal *qc_journal_create(const char *path, const json_t *header, char *err,
 	return j;
 }
 
-qc_journal *qc_journal_reopen(const char *path, long keep_bytes, char *err, size_t err_size)
+qc_journal *qc_journal_reopen(const char *path, const qc_journal_data *d, char *err,
+                              size_t err_size)
 {
-	if (truncate(path, (off_t)keep_bytes) != 0) {
+	if (truncate(path, (off_t)d->good_bytes) != 0) {
 		snprintf(err, err_size, "cannot write the journal %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	return open_mode(path, "a", err, err_size);
+	qc_journal *j = open_mode(path, "a", err, err_size);
+	if (j)
+		memcpy(j->chain, d->chain, sizeof j->chain);
+	return j;
 }
 
 /* A double that reads back to the same bits: NaN and infinities as the report writes them. */
@@ -112,7 +149,12 @@ char *qc_journal_stats_text(const qc_result *r, size_t *len)
 void qc_journal_case(qc_journal *j, const char *stats, size_t stats_len, const char *text,
                      size_t len)
 {
-	fwrite(stats, 1, stats_len, j->f);
+	/* {"chain":"HEX", then the body: "stats":[...],"case":{...}} */
+	chain_next(j->chain, stats + 1, stats_len - 1, text, len, "}", 1);
+	char hex[65];
+	hex32(j->chain, hex);
+	fprintf(j->f, "{\"chain\":\"%s\",", hex);
+	fwrite(stats + 1, 1, stats_len - 1, j->f);
 	fwrite(text, 1, len, j->f);
 	fputs("}\n", j->f);
 }
@@ -159,13 +201,17 @@ static uint64_t count_of(const json_t *o, const char *key)
 	return (uint64_t)qc_report_count(json_object_get(o, key));
 }
 
-/* A case line: 0, or -1 if it is not one. Its verdict and metrics into r when r is not NULL
- * (the loader only checks the line; a replayed case reads it again: qc_journal_result). */
-static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_result *r)
+/* A case line: 0, or -1 if it is not one (why says what is wrong, when not NULL). Its verdict
+ * and metrics into r when r is not NULL (the loader only checks the line; a replayed case reads
+ * it again: qc_journal_result). */
+static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_result *r, char *why,
+                       size_t why_size)
 {
 	json_error_t je;
 	json_t *v = json_loadb(line, len, 0, &je);
 	if (!json_is_object(v)) {
+		if (why)
+			snprintf(why, why_size, "not JSON: %s", je.text);
 		json_decref(v);
 		return -1;
 	}
@@ -174,12 +220,30 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	const char *verdict = json_string_value(json_object_get(c, "verdict"));
 	json_t *ord = json_object_get(c, "ordinal");
 	int vi = verdict ? verdict_of(verdict) : -1;
-	/* the case object's bytes: the line is {"stats":[...],"case":OBJECT} */
+	/* the case object's bytes: the line is {"chain":"HEX","stats":[...],"case":OBJECT}, and
+	 * those bytes must be that object (they go into the report as they are) */
 	static const char key[] = ",\"case\":";
 	const char *at = memmem(line, len, key, sizeof key - 1);
-	if (!name || vi < 0 || !json_is_integer(ord) || json_integer_value(ord) < 0 ||
-	    !json_is_array(stats) || json_array_size(stats) > QC_MAX_TENSORS || !at ||
-	    line[len - 1] != '}') {
+	char cwhy[160] = "";
+	if (c && qc_report_check_case(c, 1, cwhy, sizeof cwhy) != 0) {
+		if (why)
+			snprintf(why, why_size, "its case is not a report's case: %s", cwhy);
+		json_decref(v);
+		return -1;
+	}
+	json_t *same = NULL;
+	if (at && line[len - 1] == '}')
+		same = json_loadb(at + sizeof key - 1,
+		                  (size_t)(line + len - 1 - (at + sizeof key - 1)), 0, &je);
+	int ok = name && vi >= 0 && json_is_integer(ord) && json_integer_value(ord) >= 0 &&
+	         json_is_array(stats) && json_array_size(stats) <= QC_MAX_TENSORS && same &&
+	         json_equal(same, c);
+	json_decref(same);
+	for (size_t k = 0; ok && k < json_array_size(stats); k++)
+		ok = json_is_object(json_array_get(stats, k));
+	if (!ok) {
+		if (why)
+			snprintf(why, why_size, "not a case line of a journal");
 		json_decref(v);
 		return -1;
 	}
@@ -200,6 +264,7 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 		json_decref(v);
 		return 0;
 	}
+	/* a replayed case's unit and metrics: only values the judge can make */
 	memset(r, 0, sizeof *r);
 	r->verdict = (qc_verdict)vi;
 	r->seconds = qc_report_num(json_object_get(c, "seconds"));
@@ -208,7 +273,8 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	for (int k = 0; k < r->n_outputs; k++) {
 		json_t *s = json_array_get(stats, (size_t)k);
 		qc_metrics *m = &r->m[k];
-		qc_metrics_init(m, (qc_unit)qc_report_int(json_object_get(s, "unit")));
+		json_int_t unit = qc_report_int(json_object_get(s, "unit"));
+		qc_metrics_init(m, unit >= 0 && unit <= QC_UNIT_ULP ? (qc_unit)unit : (qc_unit)0);
 		m->n = count_of(s, "n");
 		m->mismatches = count_of(s, "mismatches");
 		m->unpredictable = count_of(s, "unpredictable");
@@ -239,35 +305,6 @@ static int cmp_entry(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static char *slurp(const char *path, size_t *len, char *err, size_t err_size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0, got;
-	char *buf = malloc(cap);
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!buf || bad) {
-		snprintf(err, err_size, "%s: %s", path, buf ? "read error" : "out of memory");
-		free(buf);
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
 static json_t *parse_header(const char *path, const char *line, size_t len, char *err,
                             size_t err_size)
 {
@@ -279,36 +316,15 @@ static json_t *parse_header(const char *path, const char *line, size_t len, char
 		json_decref(h);
 		return NULL;
 	}
-	if (qc_report_int(json_object_get(h, "format_version")) != 1 ||
-	    !json_is_object(json_object_get(h, "identity")) ||
-	    !json_is_array(json_object_get(h, "argv"))) {
+	if (qc_report_int(json_object_get(h, "format_version")) != QC_JOURNAL_FORMAT ||
+	    !json_is_object(json_object_get(h, "identity"))) {
 		snprintf(err, err_size,
-		         "%s: journal format_version is not 1 (or its header is "
-		         "incomplete)",
-		         path);
+		         "%s: journal format_version is not %d (or its header is "
+		         "incomplete): run without --resume to start again",
+		         path, QC_JOURNAL_FORMAT);
 		json_decref(h);
 		return NULL;
 	}
-	return h;
-}
-
-json_t *qc_journal_header(const char *path, char *err, size_t err_size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n = getline(&line, &cap, f);
-	fclose(f);
-	json_t *h = NULL;
-	if (n > 0 && line[n - 1] == '\n')
-		h = parse_header(path, line, (size_t)n - 1, err, err_size);
-	else
-		snprintf(err, err_size, "%s: not a qconform journal (no header line)", path);
-	free(line);
 	return h;
 }
 
@@ -316,7 +332,7 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 {
 	memset(d, 0, sizeof *d);
 	size_t len;
-	char *buf = slurp(path, &len, err, err_size);
+	char *buf = qc_read_regular(path, QC_JOURNAL_MAX_BYTES, "journal", &len, err, err_size);
 	if (!buf)
 		return -1;
 	d->buf = buf;
@@ -328,26 +344,51 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 		qc_journal_data_free(d);
 		return -1;
 	}
+	qc_sha256 s;
+	qc_sha256_init(&s);
+	qc_sha256_update(&s, buf, (size_t)(nl - buf));
+	qc_sha256_final(&s, d->chain);
+	static const char pre[] = "{\"chain\":\"";
+	const size_t pre_len = sizeof pre - 1, body_at = pre_len + 64 + 2;
 	size_t cap = 0, at = (size_t)(nl - buf) + 1;
 	d->good_bytes = (long)at;
 	for (int line_no = 2; at < len; line_no++) {
 		char *end = memchr(buf + at, '\n', len - at);
-		size_t l = end ? (size_t)(end - (buf + at)) : len - at;
-		int last = !end || (size_t)(end - buf) + 1 == len;
-		qc_journal_entry e;
 		if (!end) {
 			d->dropped_tail = 1; /* cut by the crash, whatever it holds */
 			break;
 		}
-		if (l == 0 || parse_entry(buf + at, l, &e, NULL) != 0) {
-			if (last) {
+		const char *line = buf + at;
+		size_t l = (size_t)(end - line);
+		int last = (size_t)(end - buf) + 1 == len;
+		/* the line's checksum, then the line: one that does not check is run again,
+		 * with every line after it (the chain cannot vouch for them) */
+		uint8_t next[32];
+		memcpy(next, d->chain, sizeof next);
+		char hex[65], why[200] = "";
+		int chained = l > body_at && !memcmp(line, pre, pre_len) &&
+		              line[pre_len + 64] == '"' && line[pre_len + 65] == ',';
+		if (chained) {
+			chain_next(next, line + body_at, l - body_at, "", 0, "", 0);
+			hex32(next, hex);
+			chained = !memcmp(hex, line + pre_len, 64);
+		}
+		qc_journal_entry e;
+		if (!chained || parse_entry(line, l, &e, NULL, why, sizeof why) != 0) {
+			if (last && l == 0) {
 				d->dropped_tail = 1;
 				break;
 			}
-			snprintf(err, err_size, "%s:%d: damaged journal line (not the last one)",
-			         path, line_no);
-			qc_journal_data_free(d);
-			return -1;
+			size_t after = 0;
+			for (const char *q = end + 1; q < buf + len; q++)
+				after += *q == '\n';
+			snprintf(d->note, sizeof d->note,
+			         "%s:%d: %s: this case and the %zu after it in the journal are "
+			         "run again",
+			         path, line_no,
+			         chained ? why : "the line does not match its checksum (edited?)",
+			         after);
+			break;
 		}
 		if (d->n == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -359,10 +400,12 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 			d->e = ne;
 		}
 		d->e[d->n++] = e;
+		memcpy(d->chain, next, sizeof next);
 		at += l + 1;
 		d->good_bytes = (long)at;
 	}
-	qsort(d->e, d->n, sizeof *d->e, cmp_entry);
+	if (d->n > 1)
+		qsort(d->e, d->n, sizeof *d->e, cmp_entry);
 	for (size_t i = 1; i < d->n; i++)
 		if (d->e[i].ordinal == d->e[i - 1].ordinal) {
 			snprintf(err, err_size, "%s: case %s is in the journal twice", path,
@@ -375,7 +418,7 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 
 int qc_journal_result(const qc_journal_entry *e, qc_result *r)
 {
-	return parse_entry(e->line, e->line_len, NULL, r);
+	return parse_entry(e->line, e->line_len, NULL, r, NULL, 0);
 }
 
 const qc_journal_entry *qc_journal_find(const qc_journal_data *d, uint64_t ordinal)

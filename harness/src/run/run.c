@@ -1631,8 +1631,9 @@ int qc_cmd_run(const qc_run_opts *o)
 	if (o->resume &&
 	    (refused = identity_difference(json_object_get(jd.header, "identity"), identity))) {
 		fprintf(stderr,
-		        "qconform: --resume %s: the journal is of another run (%s); run without "
-		        "--resume to start again\n",
+		        "qconform: --resume %s: the journal is of another run (%s): resume with "
+		        "the "
+		        "command that started it, or run without --resume to start again\n",
 		        o->resume, refused);
 	}
 	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
@@ -1674,7 +1675,9 @@ int qc_cmd_run(const qc_run_opts *o)
 	if (!refused && !(st.json = qc_json_open(json_path, &meta, err, sizeof err)))
 		fprintf(stderr, "qconform: %s\n", err);
 	if (st.json && o->resume) {
-		if (!(st.journal = qc_journal_reopen(journal_path, jd.good_bytes, err, sizeof err)))
+		if (jd.note[0])
+			fprintf(stderr, "qconform: --resume %s\n", jd.note);
+		if (!(st.journal = qc_journal_reopen(journal_path, &jd, err, sizeof err)))
 			fprintf(stderr, "qconform: %s\n", err);
 	} else if (st.json && journaled) {
 		if (access(journal_path, F_OK) == 0)
@@ -1684,7 +1687,7 @@ int qc_cmd_run(const qc_run_opts *o)
 			        journal_path);
 		json_t *h = json_object();
 		json_object_set_new(h, "format", json_string("qconform-journal"));
-		json_object_set_new(h, "format_version", json_integer(1));
+		json_object_set_new(h, "format_version", json_integer(QC_JOURNAL_FORMAT));
 		json_object_set_new(h, "started", json_integer((json_int_t)started));
 		json_object_set_new(h, "command", qc_report_jstring(o->command));
 		json_object_set_new(h, "argv", jstrings((const char *const *)o->argv, o->argc));
@@ -1830,8 +1833,10 @@ int qc_cmd_run(const qc_run_opts *o)
 		       "judged before it\n",
 		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
 		       st.total == 1 ? "" : "s");
-		if (journaled)
-			printf("resume: qconform run --resume %s\n", journal_path);
+		if (journaled && o->resume) /* the command that resumed it, again */
+			printf("resume: %s\n", o->command);
+		else if (journaled) /* the same command: the journal holds no arguments to take */
+			printf("resume: %s --resume '%s'\n", o->command, journal_path);
 	} else if (baseline && rc == 0) {
 		/* the same comparison as qconform diff BASELINE REPORT */
 		char derr[1024];

@@ -884,7 +884,7 @@ static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, 
 		memcpy(s->arena + at, &v, 8);
 	}
 	/* as installed: an ANSWER carries only what differs from this */
-	grow_buf(&s->snap, &s->snap_cap, total);
+	grow_buf(&s->snap, &s->snap_cap, total ? total : 1); /* never NULL: s->snap + 0 */
 	/* room for any ANSWER of this case (a fault handler may write it: no allocation then):
 	 * runs of changed bytes are 17 bytes apart at least, each a qc_span and 7 bytes of pad */
 	grow_buf(&s->out, &s->out_cap,

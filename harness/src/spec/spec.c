@@ -2346,7 +2346,8 @@ static void walk(finder *f, const char *dir, const struct stat *dst)
 			push(&here, p);
 	}
 	closedir(d);
-	qsort(here.v, (size_t)here.n, sizeof *here.v, cmp_str);
+	if (here.n > 1) /* an empty directory has no list: qsort(NULL, 0) is undefined */
+		qsort(here.v, (size_t)here.n, sizeof *here.v, cmp_str);
 	for (int i = 0; i < here.n; i++) {
 		struct stat st;
 		if (stat(here.v[i], &st) != 0) {

@@ -9,6 +9,8 @@
  */
 #include "onnx_import.h"
 
+#include "rfile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -96,54 +98,10 @@ static const char *safe(const char *s, char *buf, size_t size)
 
 static int read_all(const char *path, uint8_t **data, size_t *len, char *err, size_t n)
 {
-	*data = NULL;
+	/* a regular file only (a FIFO would block), at most MAX_FILE */
 	*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, n, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* a file that says it is too large is refused before a byte is read */
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_FILE) {
-		snprintf(err, n, "%s: larger than %zu MiB", path, MAX_FILE >> 20);
-		fclose(f);
-		return -1;
-	}
-	size_t cap = 4096, k = 0;
-	uint8_t *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			snprintf(err, n, "%s: out of memory", path);
-			fclose(f);
-			return -1;
-		}
-		size_t got = fread(buf + k, 1, cap - k, f);
-		k += got;
-		if (k < cap)
-			break;
-		if (cap >= MAX_FILE) {
-			snprintf(err, n, "%s: larger than %zu MiB", path, MAX_FILE >> 20);
-			free(buf);
-			fclose(f);
-			return -1;
-		}
-		uint8_t *nb = realloc(buf, cap * 2);
-		if (!nb)
-			free(buf);
-		buf = nb;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		snprintf(err, n, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	*data = buf;
-	*len = k;
-	return 0;
+	*data = (uint8_t *)qc_read_regular(path, MAX_FILE, "node test's file", len, err, n);
+	return *data ? 0 : -1;
 }
 
 static int is_dir(const char *path)
