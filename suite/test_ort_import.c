@@ -5,9 +5,10 @@
  * golden_tolerance: MatMulNBits on random data, summed in the order of the MLAS kernel the CPU
  * selects, which may differ on another CPU; those, as this machine's ORT writes them, must
  * still be within their tolerance of the reference; every case of specs/ort PASSes against the
- * reference, or is a negative case it refuses (EXPECTED_ERROR); a stub that reads MatMulNBits's
- * absent zero points as 0 (suite/stubs/nbits_zero_default.c) FAILs exactly the cases without zero
- * points.
+ * reference, or is a negative case it refuses (EXPECTED_ERROR); specs/onnx/ort PASSes, and the
+ * goldens where ONNX Runtime departs from ONNX are kept apart and disagree; a stub that reads
+ * MatMulNBits's absent zero points as 0 (suite/stubs/nbits_zero_default.c) FAILs exactly the cases
+ * without zero points.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -77,6 +78,60 @@ static void test_ort_specs_pass(void)
 	qct_rmdir(tmp);
 }
 
+/* specs/onnx/ort PASSes against the reference, every golden checked (a NaN only against a NaN);
+ * the goldens where ONNX Runtime departs from ONNX are kept apart in *.yaml.pending files that
+ * README.md names, and each of their cases, run, is REFERENCE DISAGREES WITH GOLDEN: a known
+ * difference, not a silent PASS. */
+static void test_onnx_ort_departures(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st = -1;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/onnx/ort");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	qct_tally t = qct_tally_report(r);
+	CU_ASSERT(t.golden >= 190);
+	CU_ASSERT_EQUAL(t.pass, t.cases);
+	json_decref(r);
+
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "mkdir %s/dep && n=0 && for f in "
+	                             "specs/onnx/ort/*_overflow_*.yaml.pending; do "
+	                             "b=${f##*/}; grep -q \"^| $b |.*ONNX Runtime gives\" "
+	                             "specs/onnx/ort/README.md "
+	                             "|| { echo \"$b: not in README.md\"; exit 1; }; cp \"$f\" "
+	                             "%s/dep/${b%%.pending}; "
+	                             "n=$((n+1)); done; echo $n",
+	                             tmp, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT(atoi(p.out) >= 10);
+	if (p.status)
+		fprintf(stderr, "\n  %s", p.out);
+	qct_proc_free(&p);
+	r = qct_run_report(tmp, &st, NULL, "%s/dep", tmp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t n = json_array_size(cases), disagree = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *msg = qct_str(c, "message");
+		if (!strcmp(qct_str(c, "verdict"), "FAIL") &&
+		    strstr(msg, "REFERENCE DISAGREES WITH GOLDEN"))
+			disagree++;
+		else
+			fprintf(stderr, "\n  %s: %s %s", qct_str(c, "name"), qct_str(c, "verdict"),
+			        msg);
+	}
+	printf("\n  ORT departures: %zu cases, %zu disagree with the reference", n, disagree);
+	CU_ASSERT(n >= 16);
+	CU_ASSERT_EQUAL(disagree, n);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 /* The stub FAILs exactly the MatMulNBits goldens without zero points and PASSes the rest. */
 static void test_stub_default_zero_point(void)
 {
@@ -120,6 +175,8 @@ void qct_register_ort_import(void)
 	            test_import_matches_committed);
 	CU_add_test(s, "specs/ort: every case PASS or EXPECTED_ERROR against the reference",
 	            test_ort_specs_pass);
+	CU_add_test(s, "specs/onnx/ort PASSes; ORT's departures from ONNX are kept apart and FAIL",
+	            test_onnx_ort_departures);
 	CU_add_test(s, "a stub with MatMulNBits's default zero point 0 FAILs exactly those cases",
 	            test_stub_default_zero_point);
 }
