@@ -16,13 +16,17 @@
  * / block_size, op_quantize_linear.py _reshape_input, the last block possibly
  * short); qref_get_quant checks the count of the blocked scale tensor.
  * Float8 and float4 (opsets 19 and 23; ABI version 2): QuantizeLinear's
- *   y = convert(x / scale + zp) with x / scale a float32 division, zp the float8
- *   zero point's value added in float32, and convert the float32 -> float8
- *   cast, nearest even, saturating unless the saturate attribute (default 1)
- *   is 0 (reference/dtype.h qref_small_from; float4e2m1 always saturates).
- *   DequantizeLinear: y = (x - zp) * scale, the difference exact in float32.
- *   ONNX Runtime computes the same (onnxruntime/core/providers/cpu/
- *   quantization/quantize_linear.cc, the float8 cast of core/common/float8.h).
+ *   y = convert(x / scale) to a float8 type, x / scale a float32 division and
+ *   convert the float32 -> float8 cast, nearest even, saturating unless the
+ *   saturate attribute (default 1) is 0 (reference/dtype.h qref_small_from).
+ *   The float8 zero point is not added (op_quantize_linear.py casts x / scale
+ *   alone; so does ONNX Runtime's quantize_linear.cc): -0 stays -0, and a
+ *   non-zero float8 zero point changes nothing. float4e2m1: convert(x / scale
+ *   + zp), zp added in float32 (op_quantize_linear.py), always saturating.
+ *   DequantizeLinear: y = (x - zp) * scale, the difference exact in float32; a
+ *   float8 zero point other than +0 is refused (op_dequantize_linear.py raises,
+ *   ONNX Runtime enforces it). specs/onnx/OPERATORS.md, "Float8 and float4",
+ *   and specs/onnx/ort/README.md for where ONNX Runtime's cast differs.
  * DynamicQuantizeLinear is in onnx_linear.c.
  */
 #include <math.h>
@@ -210,8 +214,9 @@ static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail
 		size_t n = qref_tensor_numel(x);
 		for (size_t i = 0; i < n; i++) {
 			int32_t c = qref_quant_index(y, &q, i);
-			float v = onnx_divide(qref_get(x, i), q.scales[c], precision) +
-			          (float)zero_point(&q, c);
+			float v = onnx_divide(qref_get(x, i), q.scales[c], precision);
+			if (y->dtype == QCF_FLOAT4E2M1) /* a float8 zero point is not added */
+				v += (float)zero_point(&q, c);
 			qref_mark_exact(d, 0, i);
 			uint8_t code = qref_small_from(y->dtype, v, saturate != 0);
 			qref_set(y, i, qref_small_to_f32(y->dtype, code));
@@ -282,6 +287,16 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 	if ((s = qref_get_quant(x, "DequantizeLinear input", -1, &q, d)) != QCF_OK ||
 	    (s = check_zero_points(call, x->dtype, &q, d)) != QCF_OK)
 		return s;
+	/* a float8 x has no zero point but +0 (-0 is code 0x80, refused as well) */
+	for (int32_t c = 0; onnx_ftype(x->dtype) && x->dtype != QCF_FLOAT4E2M1 && c < q.count;
+	     c++) {
+		double z = zero_point(&q, c);
+		if (z != 0 || signbit(z))
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: a %s zero point must be 0, got %g (a float8 type has "
+			                 "no zero point)",
+			                 call->op, qref_dtype_name(x->dtype), z);
+	}
 	/* x_scale: float32, float16, bfloat16, or float8e8m0 (opset 25, a power of two) */
 	qcf_dtype sd = q.scale_dtype ? q.scale_dtype : QCF_FLOAT32;
 	if (sd != QCF_FLOAT32 && sd != QCF_FLOAT16 && sd != QCF_BFLOAT16 && sd != QCF_FLOAT8E8M0)

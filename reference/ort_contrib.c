@@ -16,9 +16,13 @@
  * float32, the result back); accuracy_level 4 (CompInt8) first quantizes each block of
  * block_size elements of a row of A to int8: scale_a = amax / 127, q_a = round half to even (a *
  * (127 / amax)), both float32; then each block contributes scale_a * scale_b * sum q_a (q_b -
- * zp). This kernel computes exactly that, in double, and rounds once to float32: MLAS's own
- * float32 summation order depends on the ISA's kernel, so a spec bounds the difference (the
- * "random" cases) or uses data whose every partial sum is exact (the "exact" cases).
+ * zp). This kernel computes exactly that, in double, and rounds once to float32. MLAS sums
+ * in float32, in an order that depends on the ISA's kernel, and may add the zero point's part
+ * as a term of its own (CompInt8 through the block sums of A), so each element gets the band
+ * of every such sum (nbits_bound: gamma(n + c) times the sum of the parts' magnitudes, plus a
+ * neighbouring int8 of A where a * 127 / amax is at a tie); data whose every partial sum is
+ * exact in float32 (the "exact" goldens) keeps a width of 0. specs/ort/OPERATORS.md, "The
+ * bound".
  *
  * GatherBlockQuantized: Gather along gather_axis, each gathered element dequantized as
  * T(float(q - zp) * float(scale)), the scale of block (coordinate[quantize_axis] / block_size).
@@ -218,6 +222,61 @@ static int32_t nbits_zp(const nbits_call *p, int64_t n, int64_t j)
 	return (z[n * per + bit / 8] >> (bit % 8)) & ((1 << p->bits) - 1);
 }
 
+/*
+ * The float32 sums ORT may compute for one output element, as a bound around the exact value
+ * of the level's model (specs/ort/OPERATORS.md, "The bound"). A term is what MLAS sums: level 0
+ * a[k] * (q - zp) * scale, level 4 scale_a * scale_b * sum q_a (q - zp) per block; either may be
+ * formed with the zero point as a term of its own (q * scale and zp * scale, or sum q_a q and zp
+ * sum q_a: MLAS's CompInt8 adds the zero-point correction through the block sums of A), so the
+ * magnitudes are those of the two parts, which need not cancel when their difference does.
+ * Summed in any order with c roundings inside each term, the error is at most
+ * gamma(n + c) * sum |parts| (u = 2^-24, gamma(m) = m u / (1 - m u); Higham, Accuracy and
+ * Stability of Numerical Algorithms, 3.1 and 4.2). When every part and product is a float32
+ * and every part a multiple of 2^e with sum |parts| < 2^(24 + e), every partial sum in every
+ * order is exact and the bound is 0.
+ */
+typedef struct nbits_bound {
+	double mag;   /* sum |parts| */
+	double extra; /* added as it is: a neighbouring int8 of A at a tie (level 4) */
+	int n;        /* parts */
+	int exact;    /* every part and product a float32 so far */
+	int emin;     /* the smallest exponent of a part's lowest set bit */
+} nbits_bound;
+
+/* exponent of v's lowest set bit (v a non-zero double) */
+static int lsb_exp(double v)
+{
+	int e;
+	double m = frexp(fabs(v), &e); /* [0.5, 1) * 2^e */
+	int z = 0;
+	double w = ldexp(m, 53); /* an integer below 2^53 */
+	while (z < 53 && fmod(w, 2.0) == 0)
+		w /= 2, z++;
+	return e - 53 + z;
+}
+
+/* part v, with the products that formed it (each must be a float32 for exactness) */
+static void nb_part(nbits_bound *b, double v, double p1, double p2)
+{
+	b->n++;
+	b->mag += fabs(v);
+	if ((double)(float)p1 != p1 || (double)(float)p2 != p2 || (double)(float)v != v)
+		b->exact = 0;
+	else if (v != 0) {
+		int e = lsb_exp(v);
+		b->emin = e < b->emin ? e : b->emin;
+	}
+}
+
+/* the half width of the band: 0 when exact in any order, else gamma(n + c) sum|parts| */
+static double nb_width(const nbits_bound *b, int c)
+{
+	if (b->exact && b->extra == 0 && (b->mag == 0 || b->mag < ldexp(1, 24 + b->emin)))
+		return 0;
+	double g = (b->n + c) * 0x1p-24;
+	return g / (1 - g) * b->mag + b->extra;
+}
+
 static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, qref_detail *d)
 {
 	nbits_call p;
@@ -231,8 +290,9 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, qref_detail *d)
 	float *arow = malloc((size_t)K * sizeof *arow);
 	int32_t *qa = malloc((size_t)K * sizeof *qa);
 	float *sa = malloc((size_t)p.kb * sizeof *sa);
-	if (!arow || !qa || !sa) {
-		free(arow), free(qa), free(sa);
+	uint8_t *tie = malloc((size_t)K);
+	if (!arow || !qa || !sa || !tie) {
+		free(arow), free(qa), free(sa), free(tie);
 		return qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
 	}
 	int int8 = p.level == 4; /* MLAS CompInt8: 4 and 8 bits, every block size >= 16 */
@@ -249,37 +309,71 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, qref_detail *d)
 				sa[j] = amax / 127.0f;
 				float inv = amax != 0 ? 127.0f / amax : 0.0f;
 				for (int64_t k = k0; k < k1; k++) {
-					float r = nearbyintf(arow[k] * inv);
+					float v = arow[k] * inv, r = nearbyintf(v);
 					qa[k] = (int32_t)(r > 127 ? 127 : r < -128 ? -128 : r);
+					/* within 4 float32 steps of a tie: another ISA's reciprocal
+					 * or scale may give the neighbouring int8 */
+					tie[k] = 0.5 - fabs((double)v - r) <=
+					         0x1p-21 * fabs((double)v);
 				}
 			}
 		for (int64_t n = 0; n < N; n++) {
 			double acc = 0;
+			nbits_bound bd = {0, 0, 0, 1, INT32_MAX};
 			for (int64_t j = 0; j < p.kb; j++) {
 				int64_t k0 = j * bs, k1 = k0 + bs < K ? k0 + bs : K;
 				int32_t zp = nbits_zp(&p, n, j);
 				float sb = (float)qref_get(p.scales, (size_t)(n * p.kb + j));
 				if (int8) {
-					int64_t dot = 0;
-					for (int64_t k = k0; k < k1; k++)
-						dot += (int64_t)qa[k] * (nbits_q(&p, n, k) - zp);
-					acc += (double)sa[j] * sb * (double)dot;
+					int64_t dot = 0, dq = 0, sq = 0, near = 0;
+					for (int64_t k = k0; k < k1; k++) {
+						int32_t q = nbits_q(&p, n, k);
+						dot += (int64_t)qa[k] * (q - zp);
+						dq += (int64_t)qa[k] * q;
+						sq += qa[k];
+						near += tie[k] ? abs(q - zp) : 0;
+					}
+					double ss = (double)sa[j] * sb;
+					acc += ss * (double)dot;
+					/* scale_a scale_b sum q_a q and the correction zp scale_b
+					 * scale_a sum q_a */
+					nb_part(&bd, ss * (double)dq, ss, (double)dq);
+					nb_part(&bd, ss * zp * (double)sq,
+					        (double)sa[j] * (double)sq, (double)zp * sb);
+					bd.extra += ss * (double)near;
 				} else {
 					for (int64_t k = k0; k < k1; k++) {
-						float b = (float)(nbits_q(&p, n, k) - zp) * sb;
+						int32_t q = nbits_q(&p, n, k);
+						float b = (float)(q - zp) * sb;
 						acc += (double)arow[k] * b;
+						/* a q scale and a zp scale */
+						nb_part(&bd, (double)arow[k] * q * sb,
+						        (double)q * sb, (double)(q - zp) * sb);
+						nb_part(&bd, (double)arow[k] * zp * sb,
+						        (double)zp * sb, (double)arow[k] * b);
 					}
 				}
 			}
-			if (p.bias)
-				acc += (double)(float)qref_get(p.bias, (size_t)n);
+			if (p.bias) {
+				double bias = (double)(float)qref_get(p.bias, (size_t)n);
+				acc += bias;
+				nb_part(&bd, bias, bias, bias);
+			}
 			size_t i = (size_t)(m * N + n);
-			qref_mark_exact(d, 0, i);
+			/* roundings inside a term: level 0 q scale, a times it; level 4 scale_a
+			 * (another ISA's), scale_a scale_b, the product with the block's sum */
+			double w = nb_width(&bd, int8 ? 4 : 2);
+			if (p.y->dtype == QCF_FLOAT16 && w > 0) /* Y rounded to float16 */
+				w += 0x1p-11 * (fabs(acc) + w);
+			if (w > 0)
+				qref_mark_any(d, 0, i, acc - w, acc + w);
+			else
+				qref_mark_exact(d, 0, i);
 			qref_set(p.y, i,
 			         (double)(float)acc); /* float32, then float16 for float16 A */
 		}
 	}
-	free(arow), free(qa), free(sa);
+	free(arow), free(qa), free(sa), free(tie);
 	return QCF_OK;
 }
 

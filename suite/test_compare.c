@@ -1,5 +1,7 @@
-/* Comparison metrics, tolerances and verdicts. */
+/* Comparison metrics, tolerances and verdicts; a spec's golden values against the reference. */
+#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "compare.h"
@@ -272,6 +274,80 @@ static void test_messages(void)
 	CU_ASSERT_STRING_EQUAL(why, "3 unpredictable elements outside their allowed range");
 }
 
+/* The verdict of case `name` of spec `spec` in report r ("" when absent). */
+static const char *verdict_of(json_t *r, const char *spec, const char *name)
+{
+	char full[256];
+	snprintf(full, sizeof full, "onnx/%s/case/%s", spec, name);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (!strcmp(qct_str(c, "name"), full))
+			return qct_str(c, "verdict");
+	}
+	return "";
+}
+
+/* A golden NaN matches only a NaN and a golden infinity only the same infinity, whatever the
+ * golden tolerance; in a float8 output, -0 only -0 (harness/src/judge/expected.c apply_golden).
+ * The reference's answers: y = [1, inf, NaN, -inf] (DequantizeLinear of float8e5m2) and
+ * [-0, 0] (QuantizeLinear of -0 and 0 to float8e4m3fn). */
+static void test_golden_nonfinite(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/golden_nonfinite.yaml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("qconform: 1\nop: DequantizeLinear\nsemantics: onnx\n"
+	      "inputs:\n  x:\n    dtype: float8e5m2\n    shape: [4]\n"
+	      "    quant: {scale: 1.0, zero_point: 0}\n    data: [1, .inf, .nan, -.inf]\n"
+	      "outputs:\n  y: {dtype: float32, shape: [4]}\ntolerance: exact\ncases:\n"
+	      "  - {name: nan_for_numbers, golden: {y: [.nan, .nan, .nan, -.inf]}, source: t}\n"
+	      "  - {name: inf_for_number, golden: {y: [.inf, .inf, .nan, -.inf]}, source: t}\n"
+	      "  - {name: number_for_nan, golden: {y: [1, .inf, 0, -.inf]}, source: t}\n"
+	      "  - {name: opposite_inf, golden: {y: [1, -.inf, .nan, -.inf]}, source: t}\n"
+	      "  - {name: huge_for_inf, golden: {y: [1, 3.0e+38, .nan, -.inf]}, source: t}\n"
+	      "  - name: nan_within_tolerance\n    golden: {y: [.nan, .inf, .nan, -.inf]}\n"
+	      "    golden_tolerance: {max_abs: 1.0e+30, reason: t}\n    source: t\n"
+	      "  - {name: same, golden: {y: [1, .inf, .nan, -.inf]}, source: t}\n",
+	      f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/golden_zero.yaml", tmp);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("qconform: 1\nop: QuantizeLinear\nsemantics: onnx\n"
+	      "inputs:\n  x: {dtype: float32, shape: [2], data: [-0.0, 0.0]}\n"
+	      "outputs:\n  y: {dtype: float8e4m3fn, shape: [2], quant: {scale: 1.0, zero_point: "
+	      "0}}\n"
+	      "attrs: {saturate: 1}\ntolerance: exact\ncases:\n"
+	      "  - {name: plus_zero_for_minus_zero, golden: {y: [0, 0]}, source: t}\n"
+	      "  - {name: minus_zero_for_plus_zero, golden: {y: [-0.0, -0.0]}, source: t}\n"
+	      "  - {name: same, golden: {y: [-0.0, 0]}, source: t}\n",
+	      f);
+	fclose(f);
+	int st = -1;
+	json_t *r = qct_run_report(tmp, &st, NULL, "%s/golden_nonfinite.yaml %s/golden_zero.yaml",
+	                           tmp, tmp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	static const char *const fail[] = {"nan_for_numbers", "inf_for_number",
+	                                   "number_for_nan",  "opposite_inf",
+	                                   "huge_for_inf",    "nan_within_tolerance"};
+	for (size_t i = 0; i < sizeof fail / sizeof *fail; i++) {
+		const char *v = verdict_of(r, "golden_nonfinite", fail[i]);
+		if (strcmp(v, "FAIL"))
+			fprintf(stderr, "\n  golden_nonfinite/%s: %s, want FAIL", fail[i], v);
+		CU_ASSERT_STRING_EQUAL(v, "FAIL");
+	}
+	CU_ASSERT_STRING_EQUAL(verdict_of(r, "golden_nonfinite", "same"), "PASS");
+	CU_ASSERT_STRING_EQUAL(verdict_of(r, "golden_zero", "plus_zero_for_minus_zero"), "FAIL");
+	CU_ASSERT_STRING_EQUAL(verdict_of(r, "golden_zero", "minus_zero_for_plus_zero"), "FAIL");
+	CU_ASSERT_STRING_EQUAL(verdict_of(r, "golden_zero", "same"), "PASS");
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_compare(void)
 {
 	CU_pSuite s = qct_suite("compare");
@@ -281,4 +357,6 @@ void qct_register_compare(void)
 	CU_add_test(s, "unpredictable elements range-checked", test_unpredictable);
 	CU_add_test(s, "verdicts", test_verdicts);
 	CU_add_test(s, "messages: singular, plural, the worst element", test_messages);
+	CU_add_test(s, "a golden NaN, infinity or float8 -0 matches only itself",
+	            test_golden_nonfinite);
 }

@@ -796,6 +796,72 @@ static void test_linear_long_sum(void)
 	}
 }
 
+/* ---- float8 zero points and -0 ------------------------------------------- */
+
+/* x of dtype dt and n elements, per tensor with scale s and the float zero point *z (a value
+ * of dt, as cases.c gives a float8 tensor's zero point). */
+static void f8_tensor(qt *x, const char *name, qcf_dtype dt, int64_t n, float s, const float *z)
+{
+	ot_init(x, name, dt, 1, &n);
+	qt_quant1(x, s, 0);
+	x->q.zero_point_dtype = dt;
+	x->q.float_zero_points = z;
+}
+
+/* QuantizeLinear to a float8 type casts x / y_scale alone (op_quantize_linear.py; ONNX
+ * Runtime's QuantizeLinear does not read the zero point): -0 stays -0, a non-zero zero point
+ * changes nothing; float4e2m1 adds its zero point. DequantizeLinear refuses a float8 zero
+ * point other than +0 (op_dequantize_linear.py, ONNX Runtime's DequantizeLinear). */
+static void test_float8_zero_point(void)
+{
+	static const float zero = 0.0f, two = 2.0f, minus_zero = -0.0f, minus_one = -1.0f;
+	static const double xv[] = {-0.0, 1, 2.5, 48};
+	static const double want[] = {-0.0, 2, 5, 96};
+	qt x, y;
+	const float *zps[] = {&zero, &two};
+	for (int k = 0; k < 2; k++) {
+		ot_init(&x, "x", QCF_FLOAT32, 1, (int64_t[]){4});
+		qt_fill(&x, xv, 4);
+		f8_tensor(&y, "y", QCF_FLOAT8E4M3FN, 4, 0.5f, zps[k]);
+		CU_ASSERT_EQUAL(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
+		                QCF_OK);
+		y.t = qt_out[0];
+		CU_ASSERT(qt_equals(&y, want, 4));
+		CU_ASSERT(signbit(qt_get(&y, 0)));
+		f8_tensor(&y, "y", QCF_FLOAT8E5M2, 4, 0.5f, zps[k]);
+		CU_ASSERT_EQUAL(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
+		                QCF_OK);
+		y.t = qt_out[0];
+		CU_ASSERT(signbit(qt_get(&y, 0)) && qt_get(&y, 0) == 0);
+	}
+	/* float4e2m1: 2.5 / 0.5 + (-1) = 4 */
+	ot_init(&x, "x", QCF_FLOAT32, 1, (int64_t[]){4});
+	qt_fill(&x, xv, 4);
+	f8_tensor(&y, "y", QCF_FLOAT4E2M1, 4, 0.5f, &minus_one);
+	CU_ASSERT_EQUAL(run("QuantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0), QCF_OK);
+	y.t = qt_out[0];
+	CU_ASSERT_EQUAL(qt_get(&y, 2), 4);
+
+	/* DequantizeLinear: zero point +0 accepted (-0 stays -0), 2 and -0 refused */
+	static const double codes[] = {-0.0, 1, 448};
+	f8_tensor(&x, "x", QCF_FLOAT8E4M3FN, 3, 2.0f, &zero);
+	qt_fill(&x, codes, 3);
+	ot_init(&y, "y", QCF_FLOAT32, 1, (int64_t[]){3});
+	CU_ASSERT_EQUAL(run("DequantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0), QCF_OK);
+	y.t = qt_out[0];
+	CU_ASSERT(qt_equals(&y, (const double[]){-0.0, 2, 896}, 3));
+	CU_ASSERT(signbit(qt_get(&y, 0)));
+	const float *bad[] = {&two, &minus_zero};
+	for (int k = 0; k < 2; k++) {
+		f8_tensor(&x, "x", QCF_FLOAT8E4M3FN, 3, 2.0f, bad[k]);
+		qt_fill(&x, codes, 3);
+		ot_init(&y, "y", QCF_FLOAT32, 1, (int64_t[]){3});
+		CU_ASSERT(
+		        refused(run("DequantizeLinear", (qt *[]){&x}, 1, (qt *[]){&y}, 1, NULL, 0),
+		                "zero point must be 0"));
+	}
+}
+
 void qct_register_onnx(void)
 {
 	CU_pSuite s = qct_suite("onnx");
@@ -820,4 +886,8 @@ void qct_register_onnx(void)
 	            "QLinearMatMul, MatMulInteger, QLinearConv, ConvInteger equal a scalar model",
 	            test_linear_vs_scalar);
 	CU_add_test(s, "ConvInteger sums past an int32 chunk", test_linear_long_sum);
+	CU_add_test(s,
+	            "float8 QuantizeLinear keeps -0, adds no zero point; DequantizeLinear "
+	            "refuses one",
+	            test_float8_zero_point);
 }

@@ -22,14 +22,14 @@ static int is_float8(qcf_dtype t)
 	       t == QCF_FLOAT8E5M2FNUZ;
 }
 
-/* v = x / scale + zero point, as the reference computes it (reference/onnx_qdq.c). */
+/* v = x / scale, as the reference computes it for a float8 y (reference/onnx_qdq.c: the
+ * float8 zero point is not added). */
 static float scaled(const qcf_op_call *call, size_t i)
 {
 	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
 	const qcf_quant *q = y->quant;
 	int32_t c = q->axis >= 0 ? qref_channel(y, q, i) : 0;
-	float z = q->float_zero_points ? q->float_zero_points[c] : (float)q->zero_points[c];
-	return (float)qref_get(x, i) / q->scales[c] + z;
+	return (float)qref_get(x, i) / q->scales[c];
 }
 
 static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)

@@ -32,7 +32,9 @@ void qc_expected_free(qc_expected *e, int n_outputs)
  * accepts for its element (its answer, the band of the tolerance's legal roundings, the range
  * of an unpredictable element), or within the case's golden_tolerance of it (in the output's
  * unit: LSB, or steps of a float grid). A golden value outside fails the case; one inside
- * changes nothing (the kernel is judged against the reference and its band).
+ * changes nothing (the kernel is judged against the reference and its band). A NaN matches
+ * only a NaN, an infinity only the same infinity: neither is within any distance of a number;
+ * in a float8 or float4 output, -0 matches only -0.
  */
 static void apply_golden(const qc_case *c, qc_expected *e)
 {
@@ -51,7 +53,10 @@ static void apply_golden(const qc_case *c, qc_expected *e)
 			gt.shape = &one;
 			qref_set(&gt, 0, c->golden[k][i]);
 			double r = qref_get(&e->out[k], i), g = qref_get(&gt, 0);
-			if (r == g || (isnan(r) && isnan(g)))
+			/* -0 is a code of its own in the float8 and float4 types */
+			int zero_sign = r == 0 && g == 0 && signbit(r) != signbit(g) &&
+			                qref_dtype_is_small_float(c->out[k].dtype);
+			if ((r == g && !zero_sign) || (isnan(r) && isnan(g)))
 				continue;
 			double lo = r, hi = r;
 			if (d && d->any && d->any[i]) {
@@ -61,10 +66,16 @@ static void apply_golden(const qc_case *c, qc_expected *e)
 				lo = e->band_lo[k][i];
 				hi = e->band_hi[k][i];
 			}
+			/* NaN equals NaN only, an infinity the same infinity only (the reference's
+			 * answer or an end of its band): no distance or tolerance makes them near
+			 */
+			int nonfinite = isnan(r) || isnan(g) || isnan(lo) || isnan(hi) || isinf(g);
+			if (nonfinite && !isnan(g) && (g == lo || g == hi))
+				continue;
 			double dist = g < lo ? lo - g : g > hi ? g - hi : 0;
 			if (d && d->step && d->step[i] > 0)
 				dist /= d->step[i];
-			if (dist <= c->golden_max_abs) /* NaN against a number fails here */
+			if (!nonfinite && !zero_sign && dist <= c->golden_max_abs)
 				continue;
 			e->golden_mismatch = 1;
 			char within[64] = "";
