@@ -374,6 +374,9 @@ static const ground_row ground_rows[] = {
         {"reopen", "QUANTIZE", 0, "PASS", ""},
         {"reopen", "QUANTIZE", 1, "PASS", ""},
         {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker"},
+        /* its thread writes the moment execute returns: which of its cases the closing wins
+         * depends on the machine; none of the others may be touched */
+        {"late-now", "QUANTIZE", 0, NULL, NULL},
 };
 
 static void check_ground(const ground_row *g, json_t *clean, int remote)

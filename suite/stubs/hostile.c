@@ -16,6 +16,8 @@
  *               case's memory is closed
  *   late-garble writes the answer, returns; a thread overwrites it arg microseconds later,
  *               once the case's memory is closed
+ *   late-now    returns at once; a thread that spins until execute returns writes the answer
+ *               arg microseconds after that (busy waiting), closed memory or not
  *   fork-crash  forks a child that sleeps 30 s holding every fd, then segfaults
  *   fork-linger forks a child that sleeps 30 s, answers correctly
  *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
@@ -40,6 +42,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -178,6 +181,29 @@ static void write_later(const qcf_tensor *out, const void *answer, long long del
 	pthread_t t;
 	if (pthread_create(&t, NULL, late_main, j) == 0)
 		pthread_detach(t);
+}
+
+typedef struct now_job {
+	unsigned char *dst, *src;
+	size_t n;
+	long long delay_us;
+	atomic_int returned;
+} now_job;
+
+static void *now_main(void *p)
+{
+	now_job *j = p;
+	while (!atomic_load(&j->returned))
+		;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000LL + (t.tv_nsec - t0.tv_nsec) / 1000 < j->delay_us);
+	memcpy(j->dst, j->src, j->n);
+	free(j->src);
+	free(j);
+	return NULL;
 }
 
 typedef struct stray_job {
@@ -319,6 +345,36 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		if (st == QCF_OK)
 			write_later(out, buf, arg);
 		free(buf);
+		return st;
+	}
+	if (!strcmp(fault, "late-now")) {
+		now_job *j = calloc(1, sizeof *j);
+		unsigned char *buf = malloc(out->nbytes ? out->nbytes : 1);
+		if (!j || !buf) {
+			free(j);
+			free(buf);
+			return stub_fail(inst, QCF_ERROR, "out of memory");
+		}
+		qcf_op_call c = *call;
+		qcf_tensor t[QCF_MAX_RANK];
+		int n = call->n_outputs < QCF_MAX_RANK ? call->n_outputs : QCF_MAX_RANK;
+		memcpy(t, call->outputs, (size_t)n * sizeof *t);
+		memcpy(buf, o, out->nbytes);
+		t[0].data = buf;
+		c.outputs = t;
+		qcf_status st = stub_delegate(inst, &c);
+		j->dst = o;
+		j->src = buf;
+		j->n = out->nbytes;
+		j->delay_us = arg;
+		pthread_t th;
+		if (st != QCF_OK || pthread_create(&th, NULL, now_main, j) != 0) {
+			free(buf);
+			free(j);
+			return st;
+		}
+		pthread_detach(th);
+		atomic_store(&j->returned, 1);
 		return st;
 	}
 	if (!strcmp(fault, "thread-stray")) {

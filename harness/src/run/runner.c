@@ -1319,6 +1319,11 @@ static int take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const 
 		res->message[sizeof res->message - 1] = '\0';
 	}
 	sc->answered = sc->done = 1;
+	if ((a->flags & QC_ANS_CHANGED_AT_CLOSE) && res->outcome == QC_EXEC_OK) {
+		res->late_write = 1;
+		snprintf(res->message, sizeof res->message,
+		         "output changed after execute returned (while its memory was closed)");
+	}
 	sc->left_open = (a->flags & QC_ANS_LEFT_OPEN) != 0;
 	sc->open_hash = a->out_hash;
 	if (keep_result(r, sc, orig) < 0) {

@@ -92,6 +92,9 @@ typedef struct qc_command {
  */
 #define QC_CMD_DEFER_CLOSE 1u
 #define QC_ANS_LEFT_OPEN   1u /* the case's slot was left open at its return */
+/* The outputs changed between execute's return and the slot's closing (a thread of the
+ * plugin's wrote late, racing the worker): the answer is late. */
+#define QC_ANS_CHANGED_AT_CLOSE 2u
 
 /* What a remote worker (stream.h) says of itself; all "" for a local worker. */
 typedef struct qc_remote_info {

@@ -600,7 +600,17 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		if (c->slot_off + c->slot_len > sp->hi)
 			sp->hi = c->slot_off + c->slot_len;
 	} else {
-		protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		/* a thread of the plugin's may be writing this instant: the outputs' hash now, and
+		 * again once the slot takes no more writes; a change between is a late write the
+		 * closing raced (what lands before this first hash counts as the answer) */
+		uint64_t at_return = qc_wire_hash_outputs(arena, c);
+		int threads = other_threads();
+		protect(arena, c->slot_off, c->slot_len, threads ? PROT_READ : PROT_NONE);
+		if (threads) {
+			if (qc_wire_hash_outputs(arena, c) != at_return)
+				ans->flags |= QC_ANS_CHANGED_AT_CLOSE;
+			protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		}
 		if (sp && sp->on) {
 			/* a thread or child of the plugin's may write anywhere open: nothing stays
 			 * open */
