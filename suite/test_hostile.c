@@ -374,6 +374,7 @@ static const ground_row ground_rows[] = {
         {"reopen", "QUANTIZE", 0, "PASS", ""},
         {"reopen", "QUANTIZE", 1, "PASS", ""},
         {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker"},
+        {"forge-broken", "QUANTIZE", 0, NULL, NULL}, /* no channel to forge on remotely */
         /* its thread writes the moment execute returns: which of its cases the closing wins
          * depends on the machine; none of the others may be touched */
         {"late-now", "QUANTIZE", 0, NULL, NULL},

@@ -36,6 +36,7 @@
  *               of a command (outcome OK), as if the worker had sent them
  *   forge-fault   sends the worker's channel a fault (a late write by another thread into
  *               output 0 of the last call of another op), then segfaults
+ *   forge-broken  sends the worker's channel the relay's "stream broke" message, then answers
  *   stray-fd    writes a line to every file descriptor from 0 to 255, then answers
  */
 #include <fcntl.h>
@@ -441,6 +442,14 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 			a.seq = i;
 			send_all(&a, sizeof a);
 		}
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "forge-broken")) {
+		qc_answer a;
+		memset(&a, 0, sizeof a);
+		a.magic = QC_MSG_BROKEN;
+		snprintf(a.message, sizeof a.message, "forged: the stream broke");
+		send_all(&a, sizeof a);
 		return stub_delegate(inst, call);
 	}
 	if (!strcmp(fault, "stray-fd")) {

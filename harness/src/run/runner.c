@@ -912,13 +912,15 @@ typedef union worker_msg {
 	        bytes[sizeof(qc_answer) > sizeof(qc_fault) ? sizeof(qc_answer) : sizeof(qc_fault)];
 } worker_msg;
 
-static int classify(const worker_msg *m, ssize_t n)
+/* remote: the worker is a relay, whose channel carries no plugin's bytes (a local worker's
+ * QC_MSG_BROKEN is the plugin's forgery: garbled) */
+static int classify(const worker_msg *m, ssize_t n, int remote)
 {
 	if (n == (ssize_t)sizeof m->ans && (m->magic == QC_MSG_ANSWER || m->magic == QC_MSG_DONE))
 		return MSG_ANSWER;
 	if (n == (ssize_t)sizeof m->fault && m->magic == QC_MSG_FAULT)
 		return MSG_FAULT;
-	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_BROKEN)
+	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_BROKEN && remote)
 		return MSG_BROKEN;
 	return n == 0 ? MSG_GONE : MSG_GARBLED;
 }
@@ -936,7 +938,7 @@ static int next_msg(qc_runner *r, double timeout_s, worker_msg *m)
 		n0 = recv(r->fd, m, sizeof *m, MSG_DONTWAIT);
 	while (n0 < 0 && errno == EINTR);
 	if (n0 > 0)
-		return classify(m, n0);
+		return classify(m, n0, r->remote != NULL);
 	double deadline = timeout_s > 0 ? qc_now_s() + timeout_s : 0;
 	for (;;) {
 		if (atomic_load(&r->cancelled))
@@ -969,7 +971,7 @@ static int next_msg(qc_runner *r, double timeout_s, worker_msg *m)
 				n = recv(r->fd, m, sizeof *m, MSG_DONTWAIT);
 			while (n < 0 && errno == EINTR);
 			if (n > 0 || (n == 0 && !dead))
-				return classify(m, n);
+				return classify(m, n, r->remote != NULL);
 			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 				return MSG_GONE;
 			if (dead)
