@@ -36,6 +36,7 @@
  *               of a command (outcome OK), as if the worker had sent them
  *   forge-fault   sends the worker's channel a fault (a late write by another thread into
  *               output 0 of the last call of another op), then segfaults
+ *   forge-late  sends the worker's channel the fault forge-fault sends, then answers
  *   forge-broken  sends the worker's channel the relay's "stream broke" message, then answers
  *   stray-fd    writes a line to every file descriptor from 0 to 255, then answers
  */
@@ -416,7 +417,7 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		inst->err[0] = 1; /* hostile_last_error: a bad pointer */
 		return QCF_ERROR;
 	}
-	if (!strcmp(fault, "forge-fault")) {
+	if (!strcmp(fault, "forge-fault") || !strcmp(fault, "forge-late")) {
 		find_off f = {(uintptr_t)other, 0, 0};
 		if (other)
 			each_arena_map(find_map, &f);
@@ -431,6 +432,8 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 			m.offset = f.off;
 			send_all(&m, sizeof m);
 		}
+		if (!strcmp(fault, "forge-late"))
+			return stub_delegate(inst, call);
 		segfault();
 	}
 	if (!strcmp(fault, "forge-answer")) {

@@ -1524,7 +1524,10 @@ again:
 			staged_case *sc = waiting ? &r->cases[list[seq]] : NULL;
 			qc_exec_result *res = sc ? &results[sc->index] : NULL;
 			worker_msg msg;
-			int got = next_msg(r, r->timeout_s, &msg);
+			/* a worker whose fault handler spoke dies at once: after its command's end,
+			 * one that lives on sent a forged fault */
+			int dying = have_fault && !waiting;
+			int got = next_msg(r, dying ? EXIT_WAIT_S : r->timeout_s, &msg);
 			if (atomic_load(&r->cancelled)) {
 				end_worker(r, 1);
 				return -2;
@@ -1587,6 +1590,14 @@ again:
 					res->seconds = qc_now_s() - t0;
 					sc->done = 1;
 				}
+				break;
+			}
+			if (got == MSG_TIMEOUT && dying) {
+				trace(r,
+				      "worker %ld lives on after its fault message: a forgery, "
+				      "dismissed",
+				      (long)r->pid);
+				end_worker(r, 1);
 				break;
 			}
 			if (got == MSG_TIMEOUT) {
