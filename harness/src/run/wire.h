@@ -143,7 +143,7 @@ typedef struct qc_answer {
 	int32_t outcome; /* qc_outcome */
 	uint32_t flags;  /* QC_ANS_* */
 	double seconds;
-	uint64_t out_hash; /* with QC_ANS_LEFT_OPEN: the outputs' qc_wire_hash_outputs at return */
+	uint64_t out_hash; /* the outputs' qc_wire_hash_outputs at return */
 	char message[256];
 } qc_answer;
 

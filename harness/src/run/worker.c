@@ -604,6 +604,7 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		 * again once the slot takes no more writes; a change between is a late write the
 		 * closing raced (what lands before this first hash counts as the answer) */
 		uint64_t at_return = qc_wire_hash_outputs(arena, c);
+		ans->out_hash = at_return;
 		int threads = other_threads();
 		protect(arena, c->slot_off, c->slot_len, threads ? PROT_READ : PROT_NONE);
 		if (threads) {
