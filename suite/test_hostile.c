@@ -352,11 +352,100 @@ static void test_stale_pointer(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * Faults after the kernel's answer is computed, and on the worker's own ground (its channel,
+ * its stream, the arena's protection): only some calls of the op are culprits (pick=odd: the
+ * others of the op run as the reference does), and every case that is not a culprit keeps
+ * its verdict from the clean run, locally and through --remote. A culprit is a case of the
+ * op with the row's verdict and words; with no verdict, the culprits cannot be told from the
+ * op's other cases, and the cases of the other ops are the innocents.
+ */
+typedef struct ground_row {
+	const char *fault, *op;
+	long long arg;
+	const char *verdict, *words; /* of every culprit; verdict NULL: any */
+} ground_row;
+
+static const ground_row ground_rows[] = {
+        {"release-crash", "QUANTIZE", 0, "CRASH", "in release()"},
+        {"last-error-bad", "QUANTIZE", 0, "CRASH", "in last_error()"},
+        {"forge-fault", "QUANTIZE", 0, "CRASH", "in execute()"},
+        {"forge-answer", "QUANTIZE", 0, NULL, NULL},
+        {"reopen", "QUANTIZE", 0, "PASS", ""},
+        {"reopen", "QUANTIZE", 1, "PASS", ""},
+        {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker"},
+        {"forge-broken", "QUANTIZE", 0, NULL, NULL}, /* no channel to forge on remotely */
+        /* its thread writes the moment execute returns: which of its cases the closing wins
+         * depends on the machine; none of the others may be touched */
+        {"late-now", "QUANTIZE", 0, NULL, NULL},
+};
+
+static void check_ground(const ground_row *g, json_t *clean, int remote)
+{
+	const char *tmp = qct_tmpdir();
+	const fault_row f = {
+	        g->fault, g->op, g->arg, "", "", OTHERS_KEEP, "--plugin-option pick=odd",
+	        120,      0,     0};
+	int status;
+	double elapsed;
+	json_t *r = run_row(tmp, &f, remote, &status, &elapsed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT(status == 0 || status == 1);
+	json_t *cases = json_object_get(r, "cases"), *ccases = json_object_get(clean, "cases");
+	CU_ASSERT_EQUAL(json_array_size(cases), json_array_size(ccases));
+	size_t culprits = 0, innocents = 0;
+	for (size_t i = 0; i < json_array_size(ccases); i++) {
+		json_t *cc = json_array_get(ccases, i);
+		json_t *c = case_by_name(cases, qct_str(cc, "name"));
+		const char *v = c ? qct_verdict(c) : "", *cv = qct_verdict(cc);
+		int of_op = !strcmp(qct_str(cc, "op"), g->op);
+		if (of_op && (!g->verdict || (!strcmp(v, g->verdict) &&
+		                              strstr(qct_str(c, "message"), g->words)))) {
+			culprits += g->verdict && strcmp(v, cv) != 0;
+			continue;
+		}
+		if (!c || strcmp(v, cv) != 0) {
+			if (innocents++ < 3)
+				printf("\n    innocent %s: %s \"%s\", clean run %s",
+				       qct_str(cc, "name"), v,
+				       c ? qct_str(c, "message") : "(missing)", cv);
+		}
+	}
+	printf("\n  %-14s %-9s %lld%s: %zu culprits, %zu innocent cases blamed, %.1f s", g->fault,
+	       g->op, g->arg, remote ? " remote" : "", culprits, innocents, elapsed);
+	CU_ASSERT_EQUAL(innocents, 0);
+	if (g->verdict && strcmp(g->verdict, "PASS") != 0)
+		CU_ASSERT(culprits > 0);
+	CU_ASSERT_EQUAL(leftovers(tmp), 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_ground(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *clean =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
+	for (size_t i = 0; i < sizeof ground_rows / sizeof ground_rows[0]; i++) {
+		check_ground(&ground_rows[i], clean, 0);
+		if (!qct_under_sanitizers()) /* as the remote catalogue */
+			check_ground(&ground_rows[i], clean, 1);
+	}
+	json_decref(clean);
+	qct_rmdir(tmp);
+}
+
 void qct_register_hostile(void)
 {
 	CU_pSuite s = qct_suite("hostile");
 	CU_add_test(s, "catalogue of hostile kernels", test_catalogue);
 	CU_add_test(s, "a stale pointer writes into the case before", test_stale_pointer);
+	/* a suite of its own: it runs without the catalogue's two passes */
+	CU_pSuite g = qct_suite("faults");
+	CU_add_test(g, "faults after the answer, on the worker's ground: the culprit's only",
+	            test_ground);
 	CU_add_test(s, "the catalogue through --remote (qconform-worker --stdio)",
 	            test_catalogue_remote);
 }

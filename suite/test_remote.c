@@ -190,7 +190,7 @@ static void test_broken_streams(void)
 	fputs(fake_worker, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "python3 %s", path);
-	refused(tmp, cmd, "speaks stream protocol 99, this qconform 1");
+	refused(tmp, cmd, "speaks stream protocol 99, this qconform 2");
 	/* the stream cut after 40 kB: the cases answered before it are in the report */
 	snprintf(cmd, sizeof cmd, "python3 %s/filter.py cut 40000 %s --stdio", tmp, worker());
 	refused(tmp, cmd, "truncated frame");

@@ -535,7 +535,7 @@ static void test_crash_then_next_ok(void)
 	CU_ASSERT_EQUAL_FATAL(run(r, t, 4, res, staged), 0);
 	EXPECT_OUTCOME(res[0], QC_EXEC_CRASH);
 	CU_ASSERT_EQUAL(res[0].signal, SIGSEGV);
-	CU_ASSERT_STRING_EQUAL(res[0].message, "killed by signal 11 (SIGSEGV)");
+	CU_ASSERT_STRING_EQUAL(res[0].message, "killed by signal 11 (SIGSEGV) in execute()");
 	EXPECT_OUTCOME(res[1], QC_EXEC_OK);
 	CU_ASSERT(matches_reference(&b, &staged[1]->outputs[0]));
 	EXPECT_OUTCOME(res[2], QC_EXEC_CRASH);

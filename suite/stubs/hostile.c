@@ -2,6 +2,8 @@
  * The reference, plus one fault on one op, chosen by create() options:
  *   fault=NAME   what goes wrong (below)       op=OP   the op it happens on (DEQUANTIZE)
  *   arg=N        a number the fault uses       state=PATH   a file counting create() calls
+ *   pick=odd     only the op's calls whose input 0 bytes add up to an odd number (the others,
+ *                innocent, run as the reference does)
  * Faults (suite/test_hostile.c is the catalogue that runs them):
  *   stray       after computing, writes one byte arg bytes past the end of output 0 (arg >= 0:
  *               0 is the first byte after it), or -arg bytes before its start (arg < 0)
@@ -14,6 +16,8 @@
  *               case's memory is closed
  *   late-garble writes the answer, returns; a thread overwrites it arg microseconds later,
  *               once the case's memory is closed
+ *   late-now    returns at once; a thread that spins until execute returns writes the answer
+ *               arg microseconds after that (busy waiting), closed memory or not
  *   fork-crash  forks a child that sleeps 30 s holding every fd, then segfaults
  *   fork-linger forks a child that sleeps 30 s, answers correctly
  *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
@@ -22,21 +26,54 @@
  *   alloc       allocates and touches arg MiB (16 MiB at a time, never checked), then answers
  *   kill-parent kill(getppid(), SIGKILL), then answers
  *   shell       system("touch " + state), then answers
+ * Faults after the answer is computed, and on the worker's own ground:
+ *   release-crash   answers; release() of the case's prepared state segfaults
+ *   last-error-bad  returns QCF_ERROR; last_error() returns a pointer to no memory
+ *   reopen      answers, after making every page of the shared arena within 2 MiB of its
+ *               call accessible (mprotect) and changing a byte in every 256 outside its own
+ *               call (arg 0), or zeroing them (arg 1: madvise MADV_REMOVE)
+ *   forge-answer  answers, after sending the worker's channel an answer for every position
+ *               of a command (outcome OK), as if the worker had sent them
+ *   forge-fault   sends the worker's channel a fault (a late write by another thread into
+ *               output 0 of the last call of another op), then segfaults
+ *   forge-late  sends the worker's channel the fault forge-fault sends, then answers
+ *   forge-broken  sends the worker's channel the relay's "stream broke" message, then answers
+ *   stray-fd    writes a line to every file descriptor from 0 to 255, then answers
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "stub.h"
+#include "wire.h"
 
 static char fault[32] = "none";
 static char fault_op[64] = "DEQUANTIZE";
 static long long arg;
 static char state[512];
+static int pick_odd;
+
+/* Is the fault for this call? */
+static int picked(const qcf_op_call *call)
+{
+	if (!stub_op_is(call, fault_op) || call->n_outputs < 1)
+		return 0;
+	if (!pick_odd)
+		return 1;
+	unsigned sum = 0;
+	if (call->n_inputs > 0 && call->inputs[0].data)
+		for (size_t i = 0; i < call->inputs[0].nbytes; i++)
+			sum += ((const unsigned char *)call->inputs[0].data)[i];
+	return sum & 1;
+}
 
 __attribute__((no_sanitize("undefined"))) static void segfault(void)
 {
@@ -81,6 +118,8 @@ static qcf_status hostile_create(const qcf_option *options, int32_t n_options, q
 			arg = strtoll(options[i].value, NULL, 10);
 		else if (strcmp(options[i].key, "state") == 0)
 			snprintf(state, sizeof state, "%s", options[i].value);
+		else if (strcmp(options[i].key, "pick") == 0)
+			pick_odd = strcmp(options[i].value, "odd") == 0;
 	}
 	int restart = !strcmp(fault, "no-restart") || !strcmp(fault, "hang-restart");
 	if (restart && count_creates() >= (arg > 0 ? arg : 2)) {
@@ -146,6 +185,29 @@ static void write_later(const qcf_tensor *out, const void *answer, long long del
 		pthread_detach(t);
 }
 
+typedef struct now_job {
+	unsigned char *dst, *src;
+	size_t n;
+	long long delay_us;
+	atomic_int returned;
+} now_job;
+
+static void *now_main(void *p)
+{
+	now_job *j = p;
+	while (!atomic_load(&j->returned))
+		;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000LL + (t.tv_nsec - t0.tv_nsec) / 1000 < j->delay_us);
+	memcpy(j->dst, j->src, j->n);
+	free(j->src);
+	free(j);
+	return NULL;
+}
+
 typedef struct stray_job {
 	volatile unsigned char *at;
 } stray_job;
@@ -156,14 +218,106 @@ static void *stray_main(void *p)
 	return NULL;
 }
 
+/* The shared arena's mappings here: calls fn(start, end, arena offset of start) for each
+ * line of /proc/self/maps naming it. */
+static void each_arena_map(void (*fn)(uintptr_t, uintptr_t, uint64_t, void *), void *ctx)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		uintptr_t lo, hi;
+		unsigned long long off;
+		if (strstr(line, "qconform-arena") &&
+		    sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %llx", &lo, &hi, &off) == 3)
+			fn(lo, hi, (uint64_t)off, ctx);
+	}
+	fclose(f);
+}
+
+typedef struct reopen_job {
+	uintptr_t lo, hi;     /* its own call's memory: left alone */
+	uintptr_t near, span; /* what is touched: [near - span, near + span) */
+	int zero;
+} reopen_job;
+
+static void reopen_map(uintptr_t lo, uintptr_t hi, uint64_t off, void *p)
+{
+	(void)off;
+	reopen_job *j = p;
+	uintptr_t a = lo > j->near - j->span ? lo : j->near - j->span;
+	uintptr_t b = hi < j->near + j->span ? hi : j->near + j->span;
+	for (uintptr_t x = a; x < b; x += 4096) {
+		if (x + 4096 > j->lo && x < j->hi)
+			continue;
+		if (mprotect((void *)x, 4096, PROT_READ | PROT_WRITE) != 0)
+			continue;
+		if (j->zero)
+			madvise((void *)x, 4096, MADV_REMOVE);
+		else
+			for (size_t i = 0; i < 4096; i += 256)
+				((volatile unsigned char *)x)[i] ^= 0x5a;
+	}
+}
+
+/* Opens and spoils the arena around the call, all but the call's own memory. */
+static void reopen(const qcf_op_call *call, int zero)
+{
+	const qcf_tensor *out = &call->outputs[0];
+	uintptr_t lo = (uintptr_t)call, hi = (uintptr_t)call;
+	for (int32_t k = 0; k < call->n_inputs; k++) {
+		uintptr_t p = (uintptr_t)call->inputs[k].data;
+		lo = p && p < lo ? p : lo;
+		hi = p && p + call->inputs[k].nbytes > hi ? p + call->inputs[k].nbytes : hi;
+	}
+	for (int32_t k = 0; k < call->n_outputs; k++) {
+		uintptr_t p = (uintptr_t)call->outputs[k].data;
+		lo = p && p < lo ? p : lo;
+		hi = p && p + call->outputs[k].nbytes > hi ? p + call->outputs[k].nbytes : hi;
+	}
+	reopen_job j = {(lo & ~(uintptr_t)4095) - 4096, ((hi + 4095) & ~(uintptr_t)4095) + 8192,
+	                (uintptr_t)out->data, (uintptr_t)2 << 20, zero};
+	each_arena_map(reopen_map, &j);
+}
+
+typedef struct find_off {
+	uintptr_t p;
+	uint64_t off;
+	int found;
+} find_off;
+
+static void find_map(uintptr_t lo, uintptr_t hi, uint64_t off, void *ctx)
+{
+	find_off *f = ctx;
+	if (f->p >= lo && f->p < hi) {
+		f->off = off + (f->p - lo);
+		f->found = 1;
+	}
+}
+
+/* Sends a packet to every socket among the first 256 file descriptors. */
+static void send_all(const void *p, size_t n)
+{
+	for (int fd = 0; fd < 256; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			if (send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				continue;
+	}
+}
+
 static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
 	static volatile unsigned char *last; /* output 0 of the previous call (stale) */
 	volatile unsigned char *prev = last;
+	static volatile unsigned char *other; /* output 0 of the last call of another op */
 	last = call->n_outputs > 0 && call->outputs[0].nbytes ? call->outputs[0].data : NULL;
-	if (!stub_op_is(call, fault_op) || call->n_outputs < 1)
+	if (!picked(call)) {
+		other = last;
 		return stub_delegate(inst, call);
+	}
 	const qcf_tensor *out = &call->outputs[0];
 	unsigned char *o = out->data;
 	unsigned char *stray = arg >= 0 ? o + out->nbytes + arg : o + arg;
@@ -193,6 +347,36 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		if (st == QCF_OK)
 			write_later(out, buf, arg);
 		free(buf);
+		return st;
+	}
+	if (!strcmp(fault, "late-now")) {
+		now_job *j = calloc(1, sizeof *j);
+		unsigned char *buf = malloc(out->nbytes ? out->nbytes : 1);
+		if (!j || !buf) {
+			free(j);
+			free(buf);
+			return stub_fail(inst, QCF_ERROR, "out of memory");
+		}
+		qcf_op_call c = *call;
+		qcf_tensor t[QCF_MAX_RANK];
+		int n = call->n_outputs < QCF_MAX_RANK ? call->n_outputs : QCF_MAX_RANK;
+		memcpy(t, call->outputs, (size_t)n * sizeof *t);
+		memcpy(buf, o, out->nbytes);
+		t[0].data = buf;
+		c.outputs = t;
+		qcf_status st = stub_delegate(inst, &c);
+		j->dst = o;
+		j->src = buf;
+		j->n = out->nbytes;
+		j->delay_us = arg;
+		pthread_t th;
+		if (st != QCF_OK || pthread_create(&th, NULL, now_main, j) != 0) {
+			free(buf);
+			free(j);
+			return st;
+		}
+		pthread_detach(th);
+		atomic_store(&j->returned, 1);
 		return st;
 	}
 	if (!strcmp(fault, "thread-stray")) {
@@ -229,6 +413,59 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		kill(getppid(), SIGKILL);
 		return stub_delegate(inst, call);
 	}
+	if (!strcmp(fault, "last-error-bad")) {
+		inst->err[0] = 1; /* hostile_last_error: a bad pointer */
+		return QCF_ERROR;
+	}
+	if (!strcmp(fault, "forge-fault") || !strcmp(fault, "forge-late")) {
+		find_off f = {(uintptr_t)other, 0, 0};
+		if (other)
+			each_arena_map(find_map, &f);
+		if (f.found) {
+			qc_fault m;
+			memset(&m, 0, sizeof m);
+			m.magic = QC_MSG_FAULT;
+			m.state = QC_FAULT_RUNNING;
+			m.signal = SIGSEGV;
+			m.write = 1;
+			m.in_arena = 1;
+			m.offset = f.off;
+			send_all(&m, sizeof m);
+		}
+		if (!strcmp(fault, "forge-late"))
+			return stub_delegate(inst, call);
+		segfault();
+	}
+	if (!strcmp(fault, "forge-answer")) {
+		qc_answer a;
+		memset(&a, 0, sizeof a);
+		a.magic = QC_MSG_ANSWER;
+		a.outcome = 0;
+		for (uint32_t i = 0; i < QC_WIRE_CHUNK; i++) {
+			a.seq = i;
+			send_all(&a, sizeof a);
+		}
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "forge-broken")) {
+		qc_answer a;
+		memset(&a, 0, sizeof a);
+		a.magic = QC_MSG_BROKEN;
+		snprintf(a.message, sizeof a.message, "forged: the stream broke");
+		send_all(&a, sizeof a);
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "stray-fd")) {
+		static const char line[] = "hello from the kernel\n";
+		for (int fd = 0; fd < 256; fd++)
+			if (write(fd, line, sizeof line - 1) < 0)
+				continue;
+		return stub_delegate(inst, call);
+	}
+	if (!strcmp(fault, "reopen")) {
+		reopen(call, arg == 1);
+		return stub_delegate(inst, call);
+	}
 	if (!strcmp(fault, "shell")) {
 		char cmd[600];
 		snprintf(cmd, sizeof cmd, "touch '%s'", state);
@@ -248,9 +485,38 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 	return st;
 }
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,    "stub_hostile",  "1.0", hostile_create, stub_destroy,
-        stub_supports,      NULL, hostile_execute, NULL,  stub_last_error};
+/* A prepared state for every call: release() gets the op's (release-crash). */
+static int prepared_fault, prepared_other;
+
+static qcf_status hostile_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_prepared **out)
+{
+	(void)inst;
+	*out = (qcf_prepared *)(picked(call) ? &prepared_fault : &prepared_other);
+	return QCF_OK;
+}
+
+static void hostile_release(qcf_instance *inst, qcf_prepared *prep)
+{
+	(void)inst;
+	if (!strcmp(fault, "release-crash") && prep == (qcf_prepared *)&prepared_fault)
+		segfault();
+}
+
+static const char *hostile_last_error(qcf_instance *inst)
+{
+	if (inst->err[0] == 1) {
+		inst->err[0] = 0;
+		return (const char *)(uintptr_t)16; /* no memory there */
+	}
+	return inst->err;
+}
+
+static const qcf_plugin descriptor = {sizeof(qcf_plugin), 1,
+                                      "stub_hostile",     "1.0",
+                                      hostile_create,     stub_destroy,
+                                      stub_supports,      hostile_prepare,
+                                      hostile_execute,    hostile_release,
+                                      hostile_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

@@ -12,7 +12,10 @@
  * When CMD's stream ends the relay dies as the remote worker did: of the signal its last FAULT
  * named (an ssh session ends with a status, not with the signal), else of the signal or with
  * the status CMD ended with. A stream that breaks (a corrupted or truncated frame) is not a
- * verdict: the relay says so in a QC_MSG_BROKEN packet and the run stops with it.
+ * verdict: the relay says so in a QC_MSG_BROKEN packet and the run stops with it. A whole
+ * frame that says what the worker never says (a frame of another type, an answer out of its
+ * command or its case) is the worker process's doing, which holds the plugin: the running
+ * case's failure (a FAULT marked garbled), the remote worker killed, never the run's end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +136,29 @@ static _Noreturn void broken(relay *r, const char *fmt, ...)
 	if (r->child > 0)
 		kill(r->child, SIGKILL);
 	_exit(3);
+}
+
+/* A well-formed frame the worker never sends: the plugin's doing, the case's failure. */
+static _Noreturn void garbled(relay *r, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "qconform-worker: relay: %s: the remote worker is killed\n", why);
+	qc_fault f;
+	memset(&f, 0, sizeof f);
+	f.magic = QC_MSG_FAULT;
+	f.signal = SIGKILL;
+	f.write = -1;
+	f.garbled = 1;
+	qc_send_full(r->chan, &f, sizeof f);
+	if (r->child > 0)
+		kill(r->child, SIGKILL);
+	reap_child(r);
+	raise(SIGKILL);
+	_exit(5);
 }
 
 /* CMD's stream ended between frames: die as the remote worker did. */
@@ -344,13 +370,12 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			qc_fault f;
 			memcpy(&f, r->buf, sizeof f);
 			r->fault_signal = f.signal;
-			if (f.in_arena || f.oom)
-				qc_send_full(r->chan, &f, sizeof f);
+			qc_send_full(r->chan, &f, sizeof f); /* where, when, in which call */
 			follow_death(r); /* a FAULT is the worker's last frame */
 		}
 		if (type != QC_FRAME_ANSWER || len < sizeof(qc_answer) + 8)
-			broken(r, "unexpected frame (type %u, %zu bytes) from the remote worker",
-			       type, len);
+			garbled(r, "unexpected frame (type %u, %zu bytes) from the remote worker",
+			        type, len);
 		qc_answer a;
 		uint32_t n_spans;
 		memcpy(&a, r->buf, sizeof a);
@@ -362,20 +387,20 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			for (uint32_t s = 0; s < n_spans; s++) {
 				qc_span sp;
 				if (len - at < sizeof sp)
-					broken(r, "answer %u: span %u cut short", a.seq, s);
+					garbled(r, "answer %u: span %u cut short", a.seq, s);
 				memcpy(&sp, r->buf + at, sizeof sp);
 				at += sizeof sp;
 				size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
 				if (len - at < padded || sp.off < cd->slot_off ||
 				    sp.len > cd->slot_len ||
 				    sp.off - cd->slot_off > cd->slot_len - sp.len)
-					broken(r, "answer %u: span %u is outside its case", a.seq,
-					       s);
+					garbled(r, "answer %u: span %u is outside its case", a.seq,
+					        s);
 				memcpy(r->map + sp.off, r->buf + at, sp.len);
 				at += padded;
 			}
 		} else if (a.magic != QC_MSG_DONE) {
-			broken(r, "answer with magic 0x%08x from the remote worker", a.magic);
+			garbled(r, "answer with magic 0x%08x from the remote worker", a.magic);
 		}
 		if (qc_send_full(r->chan, &a, sizeof a) < 0)
 			_exit(0);

@@ -15,7 +15,9 @@
  * execute returns) and answers with the bytes that changed: the relay writes those into the
  * shared arena, so the harness checks the outputs, the guards and the inputs as it always
  * does. A fault frame says what killed the remote worker; the relay then dies of the same
- * signal, so crashes, timeouts and restarts are the local ones.
+ * signal, so crashes, timeouts and restarts are the local ones. The plugin never holds the
+ * stream: the remote worker keeps it in a keeper process that passes only whole frames of the
+ * worker's types (worker.c); what else the plugin writes kills the worker, not the stream.
  *
  * A frame: magic "QCS1", type, payload length and the CRC-32 (zlib's) of the first three
  * fields and the payload, all uint32 in the machine's order; both ends must agree on it and on
@@ -32,7 +34,7 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 1
+#define QC_STREAM_PROTOCOL 2
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {

@@ -30,7 +30,7 @@
 #include "qconform/plugin.h"
 
 /* Bumped whenever anything in this file changes meaning; checked by the worker. */
-#define QC_WIRE_PROTOCOL 3
+#define QC_WIRE_PROTOCOL 4
 
 #define QC_GUARD_BYTES 64 /* pattern bytes after each input (readable slack) */
 #define QC_DATA_ALIGN  64
@@ -92,6 +92,9 @@ typedef struct qc_command {
  */
 #define QC_CMD_DEFER_CLOSE 1u
 #define QC_ANS_LEFT_OPEN   1u /* the case's slot was left open at its return */
+/* The outputs changed between execute's return and the slot's closing (a thread of the
+ * plugin's wrote late, racing the worker): the answer is late. */
+#define QC_ANS_CHANGED_AT_CLOSE 2u
 
 /* What a remote worker (stream.h) says of itself; all "" for a local worker. */
 typedef struct qc_remote_info {
@@ -131,25 +134,39 @@ typedef struct qc_load_report {
 #define QC_PROBATION_SETTLE_MAX_MS 250
 
 /* The worker's answer for case `seq` of its command (one packet). Sent after execute
- * returned and the slot was closed (or left open: QC_ANS_LEFT_OPEN); release() runs after it
- * is sent. */
+ * returned, the slot was closed (or left open: QC_ANS_LEFT_OPEN), last_error() and release()
+ * ran: every call of the plugin's for the case comes before its answer, so a fault in any of
+ * them is the case's own (a crash in release() is its CRASH, never the next case's). */
 typedef struct qc_answer {
 	uint32_t magic; /* QC_MSG_ANSWER */
 	uint32_t seq;
 	int32_t outcome; /* qc_outcome */
 	uint32_t flags;  /* QC_ANS_* */
 	double seconds;
-	uint64_t out_hash; /* with QC_ANS_LEFT_OPEN: the outputs' qc_wire_hash_outputs at return */
+	uint64_t out_hash; /* the outputs' qc_wire_hash_outputs at return */
 	char message[256];
 } qc_answer;
 
-/* Case states in a qc_fault. */
-enum { QC_FAULT_IDLE = 0, QC_FAULT_RUNNING = 1, QC_FAULT_RETURNED = 2 };
+/* Case states in a qc_fault: no case; seq in supports, prepare or execute; execute returned
+ * (the worker closes the slot); the worker's thread in a call of the plugin's after execute
+ * returned (last_error, release), which phase names. */
+enum { QC_FAULT_IDLE = 0, QC_FAULT_RUNNING = 1, QC_FAULT_RETURNED = 2, QC_FAULT_AFTER = 3 };
+
+/* The plugin call the worker's thread was in (qc_fault.phase). */
+enum {
+	QC_PHASE_NONE = 0,
+	QC_PHASE_SUPPORTS,
+	QC_PHASE_PREPARE,
+	QC_PHASE_EXECUTE,
+	QC_PHASE_LAST_ERROR,
+	QC_PHASE_RELEASE
+};
 
 /*
- * Sent by the worker's fault handler before it dies of the signal: for
- * SIGSEGV/SIGBUS on an arena address, what was touched and when; for any
- * fatal signal (SIGSEGV, SIGBUS, SIGABRT) near the memory limit, that.
+ * Sent by the worker's fault handler before it dies of the signal (SIGSEGV, SIGBUS,
+ * SIGABRT): what was touched and when, for an arena address; the memory limit, when near it;
+ * the plugin call it was in. Everything in it is the worker process's word, which the plugin
+ * can forge: the harness believes it only of the case it waits for (runner.c).
  */
 typedef struct qc_fault {
 	uint32_t magic; /* QC_MSG_FAULT */
@@ -161,6 +178,9 @@ typedef struct qc_fault {
 	int32_t in_arena;    /* offset is an arena offset */
 	int32_t oom;         /* the address space was (nearly) at the worker's memory limit */
 	uint64_t offset;     /* arena offset of the address */
+	int32_t phase;       /* QC_PHASE_*: the worker's thread's call of the plugin */
+	int32_t garbled;     /* not a signal: the worker's process wrote what is not the protocol
+	                        on its stream (a remote worker's keeper or the relay saw it) */
 } qc_fault;
 
 extern const unsigned char qc_guard_pattern[QC_GUARD_BYTES];

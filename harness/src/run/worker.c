@@ -12,15 +12,17 @@
  * negotiate, create -> load report. Then commands: per case the slot is
  * opened (wire.h), supports, prepare, execute, the slot closed (or, with
  * QC_CMD_DEFER_CLOSE and no thread or child process of the plugin's, left
- * open to the command's end), the answer sent, release. A fault on an arena
- * address is reported (qc_fault) before the worker dies of it, so the
- * harness can tell whose it was.
+ * open to the command's end), last_error, release, the answer sent: no call
+ * of the plugin's for a case comes after its answer. A fault is reported
+ * (qc_fault: the arena offset, the case, the call) before the worker dies of
+ * it, so the harness can tell whose it was.
  */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -372,6 +374,7 @@ static struct {
 	pid_t main_tid;
 	volatile sig_atomic_t seq;   /* case of the current command */
 	volatile sig_atomic_t state; /* QC_FAULT_* */
+	volatile sig_atomic_t phase; /* QC_PHASE_*: the plugin call this thread is in */
 } fault_ctx;
 
 /* 1 a write, 0 a read, -1 unknown: the page-fault error code says it on x86-64. */
@@ -386,18 +389,19 @@ static int fault_was_write(void *uctx)
 #endif
 }
 
-static void stdio_answer_in_fault(int state);
+static void stdio_answer_in_fault(int state, int main_thread);
 
-/* SIGSEGV/SIGBUS: an arena address is reported, then the signal kills the worker as it would
- * have (default action, raised again at once: the main thread must not go on and answer). */
+/* SIGSEGV/SIGBUS/SIGABRT: reported (where, when, in which call), then the signal kills the
+ * worker as it would have (default action, raised again at once: the main thread must not go
+ * on and answer). */
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
 	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
 	int in_arena = sig != SIGABRT && fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes;
 	int oom = near_memory_limit();
-	/* a remote worker reports every death: its relay cannot see the signal otherwise (an ssh
-	 * session ends with a status, not with the signal) */
-	if (in_arena || oom || stream_fd >= 0) {
+	/* every death is reported: a remote worker's relay cannot see the signal otherwise (an
+	 * ssh session ends with a status, not with the signal), and the phase names the call */
+	{
 		qc_fault f;
 		memset(&f, 0, sizeof f);
 		f.magic = QC_MSG_FAULT;
@@ -409,8 +413,9 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 		f.in_arena = in_arena;
 		f.oom = oom;
 		f.offset = in_arena ? a - lo : 0;
+		f.phase = f.main_thread ? fault_ctx.phase : QC_PHASE_NONE;
 		if (stream_fd >= 0) {
-			stdio_answer_in_fault(f.state);
+			stdio_answer_in_fault(f.state, f.main_thread);
 			stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
 		} else {
 			ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -559,6 +564,7 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		return;
 	}
 	fault_ctx.state = QC_FAULT_RUNNING;
+	fault_ctx.phase = QC_PHASE_SUPPORTS;
 	qcf_status st = d->supports(inst, call);
 	qcf_prepared *prep = NULL;
 	int prepared = 0;
@@ -566,11 +572,13 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		double t0 = qc_now_s();
 		if (d->prepare) {
 			stage = "prepare";
+			fault_ctx.phase = QC_PHASE_PREPARE;
 			st = d->prepare(inst, call, &prep);
 			prepared = st == QCF_OK;
 		}
 		if (st == QCF_OK) {
 			stage = "execute";
+			fault_ctx.phase = QC_PHASE_EXECUTE;
 			st = d->execute(inst, prep, call);
 		}
 		seconds = qc_now_s() - t0;
@@ -580,6 +588,7 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	 * so first: a thread of the kernel may fault the instant the slot closes. */
 	ans->outcome = outcome_of(st); /* what a remote worker's fault handler may send */
 	ans->seconds = seconds;
+	fault_ctx.phase = QC_PHASE_NONE;
 	fault_ctx.state = QC_FAULT_RETURNED;
 	if (sp && sp->on && alone()) {
 		/* nothing else runs to write late: open until the command's end, its outputs as
@@ -591,7 +600,18 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		if (c->slot_off + c->slot_len > sp->hi)
 			sp->hi = c->slot_off + c->slot_len;
 	} else {
-		protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		/* a thread of the plugin's may be writing this instant: the outputs' hash now, and
+		 * again once the slot takes no more writes; a change between is a late write the
+		 * closing raced (what lands before this first hash counts as the answer) */
+		uint64_t at_return = qc_wire_hash_outputs(arena, c);
+		ans->out_hash = at_return;
+		int threads = other_threads();
+		protect(arena, c->slot_off, c->slot_len, threads ? PROT_READ : PROT_NONE);
+		if (threads) {
+			if (qc_wire_hash_outputs(arena, c) != at_return)
+				ans->flags |= QC_ANS_CHANGED_AT_CLOSE;
+			protect(arena, c->slot_off, c->slot_len, PROT_NONE);
+		}
 		if (sp && sp->on) {
 			/* a thread or child of the plugin's may write anywhere open: nothing stays
 			 * open */
@@ -600,7 +620,12 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		}
 	}
 	if (st != QCF_OK) {
-		qc_wire_copy_bounded(ans->message, sizeof ans->message, d->last_error(inst));
+		fault_ctx.phase = QC_PHASE_LAST_ERROR;
+		fault_ctx.state = QC_FAULT_AFTER;
+		const char *e = d->last_error(inst);
+		/* the string is read here, still in the call's phase: a bad pointer is its fault */
+		qc_wire_copy_bounded(ans->message, sizeof ans->message, e);
+		fault_ctx.phase = QC_PHASE_NONE;
 		if (!ans->message[0] ||
 		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
 			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
@@ -609,12 +634,15 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 	*prep_out = prepared ? prep : NULL;
 }
 
-/* After the answer is sent: release (the slot is closed already). */
-static void close_case(const qcf_plugin *d, qcf_instance *inst, qcf_prepared *prep)
+/* Before the answer is sent: release (the slot is closed already, or left open). */
+static void release_case(const qcf_plugin *d, qcf_instance *inst, qcf_prepared *prep)
 {
-	if (prep && d->release)
+	if (prep && d->release) {
+		fault_ctx.state = QC_FAULT_AFTER;
+		fault_ctx.phase = QC_PHASE_RELEASE;
 		d->release(inst, prep);
-	fault_ctx.state = QC_FAULT_IDLE;
+		fault_ctx.phase = QC_PHASE_NONE;
+	}
 }
 
 /* Is another thread of this process ready to run and waiting for a CPU (state R in its
@@ -733,9 +761,10 @@ int qc_worker_main(int argc, char **argv)
 			qc_answer ans;
 			qcf_prepared *prep;
 			run_case(&d, inst, arena, c, i, &ans, &prep, &sp);
+			release_case(&d, inst, prep);
 			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
-			close_case(&d, inst, prep);
+			fault_ctx.state = QC_FAULT_IDLE;
 		}
 		close_span(arena, &sp);
 		settle(cmd.c.settle_ms);
@@ -970,9 +999,11 @@ static int stdio_answer_once(void)
 	return rc < 0 ? -1 : 1;
 }
 
-static void stdio_answer_in_fault(int state)
+static void stdio_answer_in_fault(int state, int main_thread)
 {
-	if (state != QC_FAULT_RETURNED || !stdio_now.d || !stdio_now.s)
+	/* the worker's own thread dying in last_error or release: no answer, the case crashed */
+	if (!stdio_now.d || !stdio_now.s || state == QC_FAULT_IDLE || state == QC_FAULT_RUNNING ||
+	    (state == QC_FAULT_AFTER && main_thread))
 		return;
 	if (stdio_answer_once() == 0) /* the main thread answers: let it finish (at most ~1 s) */
 		for (long i = 0; i < 1000000 && !atomic_load(&stdio_now.sent); i++)
@@ -988,6 +1019,134 @@ static _Noreturn void stdio_refuse(qc_load_report *rep, const char *fmt, ...)
 	rep->ok = 0;
 	send_report(-1, rep);
 	_exit(2);
+}
+
+/*
+ * The keeper: the stream stays in a process of its own that runs no plugin code. The worker
+ * proper (the child) gets a pipe each way; the keeper passes the harness's bytes down as they
+ * come and the child's frames up one by one, each checked (a frame, of a type the worker
+ * sends, LOADED only first). Whatever the plugin writes on the child's pipe (stray bytes, a
+ * frame of its own making that is not one) ends the child, not the stream: the keeper kills it,
+ * sends a FAULT saying so (garbled) and ends, and the relay reports the running case. The
+ * keeper dies as its child did, so a crash still travels as the signal.
+ */
+typedef struct keeper_down {
+	int from, to;
+} keeper_down;
+
+static void *keeper_pass_down(void *p)
+{
+	keeper_down *k = p;
+	unsigned char buf[65536];
+	for (;;) {
+		ssize_t n = read(k->from, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		ssize_t w = 0;
+		for (ssize_t at = 0; at < n && w >= 0; at += w > 0 ? w : 0)
+			do
+				w = write(k->to, buf + at, (size_t)(n - at));
+			while (w < 0 && errno == EINTR);
+		if (w < 0)
+			break;
+	}
+	close(k->to); /* the child reads the stream's end */
+	return NULL;
+}
+
+static _Noreturn void keeper_follow(pid_t child)
+{
+	int st = 0;
+	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		sigaction(sig, &sa, NULL);
+		struct rlimit nocore = {0, 0};
+		setrlimit(RLIMIT_CORE, &nocore);
+		raise(sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+static _Noreturn void keeper(int in, int out, int down, int up, pid_t child)
+{
+	keeper_down k = {in, down};
+	pthread_t t;
+	if (pthread_create(&t, NULL, keeper_pass_down, &k) != 0) {
+		kill(child, SIGKILL);
+		_exit(3);
+	}
+	unsigned char *buf = NULL;
+	size_t cap = 0, len;
+	uint32_t type;
+	char why[256];
+	for (int frames = 0;; frames++) {
+		int got = qc_frame_read(up, &type, &buf, &cap, &len, UINT32_MAX, why, sizeof why);
+		if (got == 0)
+			keeper_follow(child);
+		int ok = got > 0 &&
+		         (frames == 0 ? type == QC_FRAME_LOADED || type == QC_FRAME_FAULT
+		                      : type == QC_FRAME_ANSWER || type == QC_FRAME_FAULT);
+		if (ok && type == QC_FRAME_FAULT && len != sizeof(qc_fault))
+			ok = 0;
+		if (!ok) {
+			kill(child, SIGKILL);
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+			if (got > 0)
+				snprintf(why, sizeof why,
+				         "a frame of type %u where the worker sends none", type);
+			fprintf(stderr,
+			        "qconform-worker: the plugin wrote on the worker's stream (%s): "
+			        "worker killed\n",
+			        why);
+			qc_fault f;
+			memset(&f, 0, sizeof f);
+			f.magic = QC_MSG_FAULT;
+			f.signal = SIGKILL;
+			f.write = -1;
+			f.garbled = 1;
+			qc_frame_write(out, QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
+			_exit(5);
+		}
+		if (qc_frame_write(out, type, buf, len, NULL, 0) < 0) {
+			kill(child, SIGKILL);
+			_exit(0); /* the relay went away */
+		}
+	}
+}
+
+/* Forks the keeper: returns in the child, with *in and *out its pipes. */
+static int start_keeper(int *in, int *out)
+{
+	int down[2], up[2];
+	if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(down[0]);
+		close(up[1]);
+		prctl(PR_SET_NAME, "qconform-keep");
+		keeper(*in, *out, down[1], up[0], pid);
+	}
+	/* the child: the stream is the keeper's */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close(down[1]);
+	close(up[0]);
+	close(*in);
+	close(*out);
+	*in = down[0];
+	*out = up[1];
+	return 0;
 }
 
 static int stdio_main(int argc, char **argv)
@@ -1011,6 +1170,10 @@ static int stdio_main(int argc, char **argv)
 	int in = fcntl(0, F_DUPFD_CLOEXEC, 10), out = fcntl(1, F_DUPFD_CLOEXEC, 10);
 	if (in < 0 || out < 0) {
 		fprintf(stderr, "qconform-worker: --stdio needs its stdin and stdout\n");
+		return 2;
+	}
+	if (start_keeper(&in, &out) < 0) {
+		fprintf(stderr, "qconform-worker: cannot start: %s\n", strerror(errno));
 		return 2;
 	}
 	setup_fds(in, out);
@@ -1145,6 +1308,7 @@ static int stdio_main(int argc, char **argv)
 			atomic_flag_clear(&stdio_now.taken);
 			alarm(watchdog);
 			run_case(&d, inst, s.arena, &cd, i, &ans, &prep, NULL);
+			release_case(&d, inst, prep);
 			alarm(0);
 			int answered = stdio_answer_once();
 			if (answered < 0)
@@ -1154,7 +1318,7 @@ static int stdio_main(int argc, char **argv)
 				for (;;)
 					pause();
 			stdio_now.d = NULL;
-			close_case(&d, inst, prep);
+			fault_ctx.state = QC_FAULT_IDLE;
 		}
 		settle(c.settle_ms);
 		qc_answer done;
