@@ -27,13 +27,19 @@
 
 #include <stddef.h>
 
+/* How much of the sandbox is in force (qc_load_report.sandbox_level) */
+#define QC_SANDBOX_OFF        0 /* not asked for (--no-sandbox), or an older worker */
+#define QC_SANDBOX_REDUCED    1 /* no namespace could be had: privileges and seccomp only */
+#define QC_SANDBOX_NAMESPACES 2 /* the namespaces too (as root, or in a user namespace) */
+
 /*
  * Enters the sandbox; returns in the worker process (maybe a different process than the
  * caller: the caller then waits for it and never returns). keep_fds[0..n_keep) are the fds
  * the worker needs; allow[0..n_allow) the paths that stay writable. what gets a short
- * description of the parts in force ("namespaces, seccomp" or why one is missing).
+ * description of the parts in force ("namespaces, seccomp" or why one is missing). Returns
+ * QC_SANDBOX_NAMESPACES, or QC_SANDBOX_REDUCED when no namespace could be had.
  */
-void qc_sandbox_enter(const int *keep_fds, int n_keep, const char *const *allow, int n_allow,
-                      char *what, size_t what_size);
+int qc_sandbox_enter(const int *keep_fds, int n_keep, const char *const *allow, int n_allow,
+                     char *what, size_t what_size);
 
 #endif
