@@ -39,7 +39,20 @@
  *   forge-late  sends the worker's channel the fault forge-fault sends, then answers
  *   forge-broken  sends the worker's channel the relay's "stream broke" message, then answers
  *   stray-fd    writes a line to every file descriptor from 0 to 255, then answers
+ * Escapes: each tries to get out of the sandbox; ERROR "escaped: HOW" when it got out, else
+ * the right answer (arg: what the attempt takes, below)
+ *   setown      makes the worker's parent an fd's owner, its signal SIGKILL (F_SETOWN,
+ *               F_SETSIG): a read on the fd would kill it
+ *   proc-mem    opens /proc/<the worker's parent>/mem for writing
+ *   io-uring    sets up an io_uring
+ *   proc-sys    opens /proc/sys/kernel/core_pattern for writing
+ *   unix-socket makes an AF_UNIX socket that can reach a path (socket, a datagram pair)
+ *   write-tmp   creates a file in /tmp or /dev/shm (writable by everyone, never allowed)
+ *   memfd       fills a memfd with arg MiB
+ *   fork-bomb   forks arg children that wait
+ *   setsid      forks a child into a session of its own that sleeps 30 s
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -49,6 +62,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,6 +322,121 @@ static void send_all(const void *p, size_t n)
 	}
 }
 
+/* The escape named by fault: its description when it worked, NULL when it was refused. */
+static const char *escape(void)
+{
+	static char how[160];
+	if (!strcmp(fault, "setown")) {
+		int p[2];
+		if (pipe(p) != 0)
+			return NULL;
+		int own = fcntl(p[0], F_SETOWN, getppid()), sig = fcntl(p[0], F_SETSIG, SIGKILL);
+		close(p[0]);
+		close(p[1]);
+		if (own == 0 || sig == 0)
+			return own == 0 ? "F_SETOWN to the parent" : "F_SETSIG SIGKILL";
+		return NULL;
+	}
+	if (!strcmp(fault, "proc-mem")) {
+		snprintf(how, sizeof how, "/proc/%ld/mem", (long)getppid());
+		int fd = open(how, O_RDWR);
+		if (fd < 0)
+			return NULL;
+		close(fd);
+		snprintf(how + strlen(how), sizeof how - strlen(how), " opened for writing");
+		return how;
+	}
+	if (!strcmp(fault, "io-uring")) {
+		unsigned char params[120] = {0}; /* struct io_uring_params */
+		long fd = syscall(SYS_io_uring_setup, 4, params);
+		if (fd < 0)
+			return NULL;
+		close((int)fd);
+		return "io_uring_setup";
+	}
+	if (!strcmp(fault, "proc-sys")) {
+		int fd = open("/proc/sys/kernel/core_pattern", O_WRONLY);
+		if (fd < 0)
+			return NULL;
+		close(fd);
+		return "core_pattern opened for writing";
+	}
+	if (!strcmp(fault, "unix-socket")) {
+		int s = socket(AF_UNIX, SOCK_STREAM, 0), sv[2];
+		if (s >= 0) {
+			close(s);
+			return "socket(AF_UNIX)";
+		}
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0) {
+			close(sv[0]);
+			close(sv[1]);
+			return "socketpair(AF_UNIX, SOCK_DGRAM)";
+		}
+		return NULL;
+	}
+	if (!strcmp(fault, "write-tmp")) {
+		const char *dirs[] = {"/tmp", "/dev/shm"};
+		for (int i = 0; i < 2; i++) {
+			snprintf(how, sizeof how, "%s/qconform-escape-%ld", dirs[i],
+			         (long)getpid());
+			int fd = open(how, O_WRONLY | O_CREAT | O_EXCL, 0600);
+			if (fd >= 0) {
+				close(fd);
+				unlink(how);
+				snprintf(how + strlen(how), sizeof how - strlen(how), " created");
+				return how;
+			}
+		}
+		return NULL;
+	}
+	if (!strcmp(fault, "memfd")) {
+		int fd = (int)syscall(SYS_memfd_create, "escape", 0);
+		if (fd < 0)
+			return NULL;
+		int ok = fallocate(fd, 0, 0, (off_t)arg << 20) == 0;
+		close(fd);
+		snprintf(how, sizeof how, "a memfd of %lld MiB", arg);
+		return ok ? how : NULL;
+	}
+	if (!strcmp(fault, "fork-bomb")) {
+		/* the children wait for the pipe to close, then the worker reaps them */
+		int p[2];
+		if (pipe(p) != 0)
+			return NULL;
+		long n = 0;
+		for (; n < arg; n++) {
+			pid_t kid = fork();
+			if (kid == 0) {
+				char c;
+				close(p[1]);
+				while (read(p[0], &c, 1) < 0 && errno == EINTR)
+					;
+				_exit(0);
+			}
+			if (kid < 0)
+				break;
+		}
+		close(p[0]);
+		close(p[1]);
+		for (long k = 0; k < n; k++)
+			wait(NULL);
+		if (n < arg)
+			return NULL;
+		snprintf(how, sizeof how, "%ld processes", n);
+		return how;
+	}
+	if (!strcmp(fault, "setsid")) {
+		pid_t kid = fork();
+		if (kid == 0) {
+			setsid();
+			sleep_us(30000000);
+			_exit(0);
+		}
+		return NULL; /* whether it outlives the run is for the run to show */
+	}
+	return NULL;
+}
+
 static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
@@ -398,6 +528,12 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 	}
 	if (!strcmp(fault, "no-restart") || !strcmp(fault, "hang-restart"))
 		segfault();
+	const char *how = escape();
+	if (how) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "escaped: %s", how);
+		return stub_fail(inst, QCF_ERROR, msg);
+	}
 	if (!strcmp(fault, "exit"))
 		_exit((int)arg);
 	if (!strcmp(fault, "alloc")) {

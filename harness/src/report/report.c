@@ -261,6 +261,9 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		qc_json_string(f, meta->plugin->sandbox);
 	else
 		fputs("null", f);
+	if (meta->plugin->sandbox[0])
+		fprintf(f, ", \"sandbox_isolation\": \"%s\"",
+		        meta->plugin->sandbox_reduced ? "reduced" : "namespaces");
 	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
 	if (meta->plugin->remote[0]) {
 		/* --remote: the command, and what the worker said it runs on */

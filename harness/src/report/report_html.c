@@ -606,6 +606,13 @@ static void plugin_rows(FILE *f, json_t *plugin)
 	kv_row(f, "plugin ABI", buf, 0);
 	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
 	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	const char *sb = qc_report_str(plugin, "sandbox");
+	if (*sb) {
+		char line[400];
+		int weak = !strcmp(qc_report_str(plugin, "sandbox_isolation"), "reduced");
+		snprintf(line, sizeof line, "%s%s", weak ? "WEAKER, no namespaces: " : "", sb);
+		kv_row(f, "sandbox", line, 0);
+	}
 	json_t *opts = json_object_get(plugin, "options");
 	if (json_array_size(opts) == 0) {
 		kv_row(f, "plugin options", "none", 0);

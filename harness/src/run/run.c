@@ -1721,6 +1721,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	printf("qconform %s: %llu case%s from %d spec%s, plugin %s %s (ABI %u)\n", QC_VERSION,
 	       (unsigned long long)ss.total, ss.total == 1 ? "" : "s", ss.n, ss.n == 1 ? "" : "s",
 	       shown_name, shown_version, info.abi_version);
+	if (info.sandbox[0] && info.sandbox_reduced)
+		printf("warning: a weaker sandbox, without namespaces: %s (README, Untrusted "
+		       "kernels)\n",
+		       info.sandbox);
 	if (o->shard_count)
 		printf("shard %d/%d: %llu of the run's %llu case%s\n", o->shard_index,
 		       o->shard_count, (unsigned long long)ss.total,

@@ -51,6 +51,7 @@
  * (staged_case: alone, fresh, isolated).
  */
 #include "runner.h"
+#include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -517,6 +518,7 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 		snprintf(r->info.version, sizeof r->info.version, "%s", rep.version);
 		rep.sandbox[sizeof rep.sandbox - 1] = '\0';
 		snprintf(r->info.sandbox, sizeof r->info.sandbox, "%s", rep.sandbox);
+		r->info.sandbox_reduced = rep.sandbox_level == QC_SANDBOX_REDUCED;
 		r->info.worker_memory = (size_t)rep.memory;
 		r->info.abi_version = rep.abi;
 		if (r->remote) {

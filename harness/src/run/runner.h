@@ -49,6 +49,7 @@ typedef struct qc_plugin_info {
 	char sha256[65]; /* of the plugin file, lowercase hex */
 	char path[512];
 	char sandbox[160];    /* what of the sandbox is in force ("" without --sandbox) */
+	int sandbox_reduced;  /* no namespace could be had: a weaker sandbox (sandbox.h) */
 	size_t worker_memory; /* the worker memory limit in force, 0: none */
 	/* --remote: the command, and what the worker said of itself (sha256 and path above are
 	 * then the plugin file's where it runs); all "" for a local worker */

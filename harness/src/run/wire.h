@@ -108,8 +108,8 @@ typedef struct qc_remote_info {
 typedef struct qc_load_report {
 	int32_t ok;
 	uint32_t abi;
-	int32_t arena_taken; /* !ok because the arena's address was in use: a new worker may do */
-	int32_t pad;
+	int32_t arena_taken;   /* !ok because the arena's address was in use: a new worker may do */
+	int32_t sandbox_level; /* QC_SANDBOX_* (sandbox.h) */
 	char name[128];
 	char version[64];
 	char error[256];

@@ -723,7 +723,8 @@ int qc_worker_main(int argc, char **argv)
 	limit_memory(&a, &rep);
 	if (a.sandbox) {
 		const int keep[] = {fd, a.arena_fd};
-		qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox, sizeof rep.sandbox);
+		rep.sandbox_level = qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox,
+		                                     sizeof rep.sandbox);
 		trace("worker: sandbox: %s", rep.sandbox);
 	}
 	unsigned char *arena = map_arena(fd, &a, &rep);
@@ -1252,7 +1253,8 @@ static int stdio_main(int argc, char **argv)
 	limit_memory(&a, &rep);
 	if (a.sandbox) {
 		const int keep[] = {in, out};
-		qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox, sizeof rep.sandbox);
+		rep.sandbox_level = qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox,
+		                                     sizeof rep.sandbox);
 	}
 	stdio_state s = {in, NULL, a.arena_bytes, h.harness_base, h.timeout_ms, NULL, 0, NULL,
 	                 0,  0};
