@@ -109,7 +109,7 @@ static const fault_row rows[] = {
         {"unix-socket", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "", 30, 0, 0},
         {"write-tmp", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "", 30, 0, 0},
         {"memfd", "DEQUANTIZE", 1536, "PASS", "", OTHERS_KEEP, "--worker-memory 512M", 30, 0, 0},
-        {"fork-bomb", "DEQUANTIZE", 2000, "PASS", "", OTHERS_KEEP, "", 60, 0, 0},
+        {"fork-bomb", "DEQUANTIZE", 1100, "PASS", "", OTHERS_KEEP, "", 60, 0, 0},
         {"setsid", "DEQUANTIZE", 0, "PASS", "", OTHERS_KEEP, "--timeout 20", 15, 0, 0},
 };
 
@@ -468,6 +468,11 @@ static void test_ground(void)
  */
 static void test_catalogue_not_root(void)
 {
+	/* the sandbox's behaviour, not the harness's memory: the plain pass runs it */
+	if (qct_under_sanitizers()) {
+		printf("\n  sanitizer pass: the catalogue as uid 65534 runs in the plain pass");
+		return;
+	}
 	if (geteuid() == 0) {
 		qct_proc p;
 		int rc = qct_sh(&p,

@@ -319,7 +319,7 @@ static void test_adapter_other_ops(void)
 	                           "specs/litert/add.yaml specs/litert/conv_2d.yaml --plugin %s",
 	                           plugin_path());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(st, 1); /* every case refused: NOTHING VERIFIED */
 	json_t *v = json_object_get(json_object_get(r, "summary"), "verdicts");
 	json_t *cases = json_object_get(r, "cases");
 	CU_ASSERT(json_array_size(cases) > 100);

@@ -213,7 +213,7 @@ static void test_out_of_scope(void)
 	                           "specs/torch/fake_quantize_per_tensor_affine.yaml --plugin %s",
 	                           xnn_so);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(st, 1); /* every case refused: NOTHING VERIFIED */
 	size_t i, n = 0;
 	json_t *c;
 	json_array_foreach(json_object_get(r, "cases"), i, c)

@@ -332,6 +332,27 @@ typedef struct row {
 
 #define XPCALL_LOOP "xpcall(error, function() while true do end end)"
 #define LIMIT_MSG   "Lua: instruction limit exceeded (50000000 instructions)"
+#define BUDGET_MSG                                                                                 \
+	"Lua: instruction budget of the spec exceeded (500000000 instructions over all its cases)"
+
+/*
+ * An endless evaluation meets two limits, its instructions and its wall clock (5 s), and the
+ * spec's two budgets likewise: which one stops it first depends on the machine's speed and
+ * load, not on the harness. A row that wants one of them accepts the other of its pair: what
+ * the user relies on is that the loop is stopped, at its line, within HANG_SECONDS.
+ */
+static const char *const race[][2] = {
+        {LIMIT_MSG, "Lua: time limit exceeded (5 s in one evaluation)"},
+        {BUDGET_MSG, "Lua: time limit of the spec exceeded ("},
+};
+
+static const char *race_partner(const char *want)
+{
+	for (size_t i = 0; i < sizeof race / sizeof race[0]; i++)
+		if (!strcmp(want, race[i][0]))
+			return race[i][1];
+	return NULL;
+}
 
 static const row rows[] = {
         /* Lua: the instruction limit must escape no message handler, metamethod, C loop */
@@ -413,9 +434,7 @@ static const row rows[] = {
          "sweep: {i: \"=qc.range(1, 1000000)\"}\n"
          "expect: \"=(function() local s = 0 for k = 1, 11000000 do s = s + i end return s "
          "end)() and 'ok'\"\n",
-         NULL, NULL, "10:9",
-         "Lua: instruction budget of the spec exceeded (500000000 instructions over all its "
-         "cases)"},
+         NULL, NULL, "10:9", BUDGET_MSG},
         /* YAML */
         {"alias bomb", NULL, gen_alias_bomb, NULL, "15:47",
          "alias expansion exceeds 1000000 nodes (alias bomb?)"},
@@ -492,9 +511,12 @@ static void expect_refused(const row *r, const char *cmd, const char *at, const 
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s", cmd), 0);
 	double t = qct_now_s() - t0;
 	size_t first = strcspn(p.err, "\n");
+	const char *got = strstr(p.err, want), *alt = race_partner(want);
+	if ((!got || (size_t)(got - p.err) >= first) && alt)
+		got = strstr(p.err, alt);
 	int ok = p.status == 2 && strncmp(p.err, prefix, strlen(prefix)) == 0 &&
-	         first >= strlen(prefix) && strstr(p.err, want) &&
-	         (size_t)(strstr(p.err, want) - p.err) < first && t < HANG_SECONDS;
+	         first >= strlen(prefix) && got && (size_t)(got - p.err) < first &&
+	         t < HANG_SECONDS;
 	if (!ok)
 		fprintf(stderr,
 		        "\n  %s: %s\n    want exit 2, \"%s...%s\" within %.0f s\n    got exit %d "

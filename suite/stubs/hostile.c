@@ -49,7 +49,7 @@
  *   unix-socket makes an AF_UNIX socket that can reach a path (socket, a datagram pair)
  *   write-tmp   creates a file in /tmp or /dev/shm (writable by everyone, never allowed)
  *   memfd       fills a memfd with arg MiB
- *   fork-bomb   forks arg children that wait
+ *   fork-bomb   forks arg children that wait (the first case of each worker)
  *   setsid      forks a child into a session of its own that sleeps 30 s
  */
 #include <errno.h>
@@ -399,7 +399,11 @@ static const char *escape(void)
 		return ok ? how : NULL;
 	}
 	if (!strcmp(fault, "fork-bomb")) {
-		/* the children wait for the pipe to close, then the worker reaps them */
+		/* the children wait for the pipe to close, then the worker reaps them; once per
+		 * worker (each case of a worker would only repeat it, at a second a time) */
+		static int bombed;
+		if (bombed++)
+			return NULL;
 		int p[2];
 		if (pipe(p) != 0)
 			return NULL;
