@@ -250,7 +250,7 @@ $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)
 # the worker needs goes there.
 WORKER_SRC := harness/worker/main.c harness/src/run/worker.c harness/src/run/wire.c \
               harness/src/run/sandbox.c harness/src/run/stream.c harness/src/run/relay.c \
-              harness/src/base/digest.c
+              harness/src/base/digest.c harness/src/base/platform.c
 WORKER_OBJ := $(WORKER_SRC:%.c=$(BUILD)/%.o)
 $(WORKER): $(WORKER_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ -Wl,--push-state,--no-as-needed -lm -Wl,--pop-state -lseccomp -lcap-ng \

@@ -171,9 +171,15 @@ static void test_reference_under_qemu(void)
 	CU_ASSERT_PTR_NOT_NULL(nat);
 	same_cases(nat, cross, "aarch64 under qemu");
 	same_cases(nat, stream, "aarch64 under qemu, --remote");
-	json_t *rr = json_object_get(json_object_get(json_object_get(stream, "run"), "plugin"),
-	                             "remote");
-	CU_ASSERT_STRING_EQUAL(qct_str(rr, "machine"), "aarch64");
+	/* the worker under qemu-user sees the host's /proc/cpuinfo: it says it is emulated */
+	json_t *pf = json_object_get(json_object_get(json_object_get(stream, "run"), "plugin"),
+	                             "platform");
+	CU_ASSERT_STRING_EQUAL(qct_str(pf, "machine"), "aarch64");
+	CU_ASSERT_STRING_EQUAL(qct_str(pf, "source"), "device");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(pf, "emulation"), "emulated: the kernel describes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(pf, "cpu"), "asimd")); /* the emulated CPU's */
+	pf = json_object_get(json_object_get(json_object_get(cross, "run"), "plugin"), "platform");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(pf, "emulation"), "emulated: "));
 	json_decref(stream);
 	json_decref(nat);
 	json_decref(cross);

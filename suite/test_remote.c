@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "digest.h"
 #include "qct.h"
 
 #define SPECS                                                                                      \
@@ -78,8 +79,10 @@ static void test_same_report(void)
 	CU_ASSERT_PTR_NULL(json_object_get(lp, "remote"));
 	CU_ASSERT_STRING_EQUAL(qct_str(lp, "sha256"), qct_str(rp, "sha256"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(rr, "command"), "qconform-worker --stdio"));
-	CU_ASSERT(strlen(qct_str(rr, "machine")) > 0);
-	CU_ASSERT(strncmp(qct_str(rr, "system"), "Linux ", 6) == 0);
+	json_t *rpf = json_object_get(rp, "platform");
+	CU_ASSERT(strlen(qct_str(rpf, "machine")) > 0);
+	CU_ASSERT(strncmp(qct_str(rpf, "system"), "Linux ", 6) == 0);
+	CU_ASSERT_STRING_EQUAL(qct_str(rpf, "source"), "device");
 	json_decref(local);
 	json_decref(remote);
 	/* the worker's own --plugin, none given to qconform */
@@ -190,7 +193,7 @@ static void test_broken_streams(void)
 	fputs(fake_worker, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "python3 %s", path);
-	refused(tmp, cmd, "speaks stream protocol 99, this qconform 2");
+	refused(tmp, cmd, "speaks stream protocol 99, this qconform 3");
 	/* the stream cut after 40 kB: the cases answered before it are in the report */
 	snprintf(cmd, sizeof cmd, "python3 %s/filter.py cut 40000 %s --stdio", tmp, worker());
 	refused(tmp, cmd, "truncated frame");
@@ -209,9 +212,109 @@ static void test_broken_streams(void)
 	qct_rmdir(tmp);
 }
 
+/* Runs the worker (argv[3:]) and passes its stream on, but first rewrites the bytes argv[1]
+ * in its first frame (LOADED) as argv[2] (NUL-padded to the same length), with a new CRC:
+ * a device that reports what it likes of itself. */
+static const char rewrite_loaded[] =
+        "import struct, subprocess, sys, zlib\n"
+        "old, new = sys.argv[1].encode(), sys.argv[2].encode()\n"
+        "w = subprocess.Popen(sys.argv[3:], stdout=subprocess.PIPE)\n"
+        "magic, typ, n, crc = struct.unpack('<IIII', w.stdout.read(16))\n"
+        "body = bytearray(w.stdout.read(n))\n"
+        "i = body.find(old)\n"
+        "assert i >= 0, 'not in the LOADED frame'\n"
+        "body[i:i + len(old)] = new.ljust(len(old), b'\\0')[:len(old)]\n"
+        "h = struct.pack('<III', magic, typ, n)\n"
+        "sys.stdout.buffer.write(h + struct.pack('<I', zlib.crc32(h + body)) + body)\n"
+        "sys.stdout.flush()\n"
+        "while True:\n"
+        "    b = w.stdout.read1(65536)\n"
+        "    if not b: break\n"
+        "    sys.stdout.buffer.write(b); sys.stdout.flush()\n";
+
+/*
+ * What the device reports is labelled so: a worker that runs the reference while it reports
+ * another plugin's sha256 gets a certificate that states the hash as the device's report
+ * (sha256_source, platform.source, provenance, the console and the HTML), never as a fact the
+ * harness checked; a reported hash that is not 64 hex digits stops the run (exit 2, one line).
+ * A local run says the harness computed them.
+ */
+static void test_device_reports(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[700], cmd[3000], real[65], forged[65];
+	const char *ref = qct_build_path("libqconform_reference.so");
+	CU_ASSERT_EQUAL_FATAL(qc_sha256_file(ref, real), 0);
+	CU_ASSERT_EQUAL_FATAL(qc_sha256_file(qct_stub("ignore_axis"), forged), 0);
+	snprintf(path, sizeof path, "%s/rewrite.py", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(rewrite_loaded, f);
+	fclose(f);
+	/* a hash of another plugin's: certified (the kernel is the reference), as the device's */
+	char abs_ref[1200], cwd[1024];
+	snprintf(abs_ref, sizeof abs_ref, "%s%s%s", ref[0] == '/' ? "" : getcwd(cwd, sizeof cwd),
+	         ref[0] == '/' ? "" : "/", ref);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s certify --profile tf-fakequant --out %s/cert --plugin %s "
+	                             "--remote \"python3 %s %s %s %s --stdio\"",
+	                             qct_build_path("qconform"), tmp, abs_ref, path, real, forged,
+	                             worker()),
+	                      0);
+	if (p.status != 0)
+		printf("\n    %s%s", p.out, p.err);
+	CU_ASSERT_EQUAL(p.status, 0);
+	char want[300];
+	snprintf(want, sizeof want, "(sha256 %s, REPORTED BY THE DEVICE: not verified", forged);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "(REPORTED BY THE DEVICE)"));
+	qct_proc_free(&p);
+	snprintf(cmd, sizeof cmd, "%s/cert/certificate.json", tmp);
+	json_t *c = json_load_file(cmd, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	json_t *pl = json_object_get(c, "plugin"), *pv = json_object_get(c, "provenance");
+	CU_ASSERT_STRING_EQUAL(qct_str(pl, "sha256"), forged);
+	CU_ASSERT_STRING_EQUAL(qct_str(pl, "sha256_source"), "device");
+	CU_ASSERT_STRING_EQUAL(qct_str(json_object_get(pl, "platform"), "source"), "device");
+	int listed = 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(pv, "reported_by_device"), i, x) listed +=
+	        !strcmp(json_string_value(x), "plugin.sha256");
+	json_array_foreach(json_object_get(pv, "computed_by_harness"), i, x) listed -=
+	        !strcmp(json_string_value(x), "plugin.sha256");
+	CU_ASSERT_EQUAL(listed, 1);
+	json_decref(c);
+	qct_validate_json_later("reports/schema/certificate.schema.json", cmd, "certificate");
+	snprintf(cmd, sizeof cmd, "%s/cert/certificate.html", tmp);
+	char *html = qct_read_file(cmd);
+	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "reported by the device, not verified"));
+	free(html);
+	/* a reported hash that is no hash: refused, nothing written as if it were one */
+	snprintf(cmd, sizeof cmd, "python3 %s %s %s %s --stdio", path, real,
+	         "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ", worker());
+	refused(tmp, cmd, "reported a plugin sha256 that is not 64 lowercase hex digits");
+	snprintf(cmd, sizeof cmd, "python3 %s %s %s %s --stdio", path, real, "abc", worker());
+	refused(tmp, cmd, "reported a plugin sha256 that is not 64 lowercase hex digits");
+	/* locally, the harness hashed the file and saw the machine */
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	pl = json_object_get(json_object_get(r, "run"), "plugin");
+	CU_ASSERT_STRING_EQUAL(qct_str(pl, "sha256_source"), "harness");
+	json_t *pf = json_object_get(pl, "platform");
+	CU_ASSERT_STRING_EQUAL(qct_str(pf, "source"), "harness");
+	CU_ASSERT(strlen(qct_str(pf, "machine")) > 0);
+	CU_ASSERT_STRING_EQUAL(qct_str(pf, "emulation"), ""); /* native */
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_remote(void)
 {
 	CU_pSuite s = qct_suite("remote");
 	CU_add_test(s, "--remote: the local run's report, what the worker is", test_same_report);
 	CU_add_test(s, "--remote: broken streams are one line, exit 2", test_broken_streams);
+	CU_add_test(s, "--remote: what the device reports is labelled so", test_device_reports);
 }

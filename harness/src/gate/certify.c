@@ -309,6 +309,29 @@ static json_t *waiver_of(json_t *report, const char *name)
 	return NULL;
 }
 
+/* Who stands behind each fact of the certificate: what this harness computed, what the device
+ * reported through --remote (which the harness cannot check), what the plugin said of itself. */
+static json_t *provenance(json_t *plugin)
+{
+	int dev_sha = !strcmp(jstr(plugin, "sha256_source"), "device");
+	int dev_pf = !strcmp(jstr(json_object_get(plugin, "platform"), "source"), "device");
+	json_t *h = json_array(), *d = json_array(), *p = json_array();
+	const char *harness[] = {"verdicts", "cases", "specs", "profile", "report.sha256"};
+	for (size_t i = 0; i < sizeof harness / sizeof harness[0]; i++)
+		json_array_append_new(h, json_string(harness[i]));
+	json_array_append_new(dev_sha ? d : h, json_string("plugin.sha256"));
+	json_array_append_new(dev_sha ? d : h, json_string("plugin.path"));
+	json_array_append_new(dev_pf ? d : h, json_string("plugin.platform"));
+	const char *own[] = {"plugin.name", "plugin.version", "plugin.abi_version"};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		json_array_append_new(p, json_string(own[i]));
+	json_t *pv = json_object();
+	json_object_set_new(pv, "computed_by_harness", h);
+	json_object_set_new(pv, "reported_by_device", d);
+	json_object_set_new(pv, "reported_by_plugin", p);
+	return pv;
+}
+
 json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char *report_sha256,
                              const qc_certify_profile_file *pf, char *err, size_t errsz)
 {
@@ -370,6 +393,7 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	}
 	json_object_set_new(cert, "waived", waived);
 	json_object_set_new(cert, "plugin", copy(run, "plugin"));
+	json_object_set_new(cert, "provenance", provenance(json_object_get(run, "plugin")));
 	json_object_set_new(cert, "qconform_version", copy(run, "qconform_version"));
 	json_object_set_new(cert, "specs", copy(run, "specs"));
 	json_object_set_new(cert, "host", copy(run, "host"));
@@ -541,9 +565,21 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	json_t *cov = json_object_get(json_object_get(cert, "profile"), "covers");
 	printf("  profile %s: ", o.profile);
 	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
-	printf("\n  plugin %s %s (sha256 %s)\n", jstr(json_object_get(cert, "plugin"), "name"),
-	       jstr(json_object_get(cert, "plugin"), "version"),
-	       jstr(json_object_get(cert, "plugin"), "sha256"));
+	json_t *plug = json_object_get(cert, "plugin"), *plat = json_object_get(plug, "platform");
+	int dev = !strcmp(jstr(plug, "sha256_source"), "device");
+	printf("\n  plugin %s %s (sha256 %s%s)\n", jstr(plug, "name"), jstr(plug, "version"),
+	       jstr(plug, "sha256"),
+	       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
+	if (plat)
+		printf("  ran on %s, %s%s%s (%s)\n",
+		       *jstr(plat, "machine") ? jstr(plat, "machine") : "?",
+		       *jstr(plat, "system") ? jstr(plat, "system") : "?",
+		       *jstr(plat, "cpu") ? ", " : "", jstr(plat, "cpu"),
+		       !strcmp(jstr(plat, "source"), "device")
+		               ? "REPORTED BY THE DEVICE"
+		               : "seen by the harness's own worker");
+	if (plat && *jstr(plat, "emulation"))
+		printf("  %s\n", jstr(plat, "emulation"));
 	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
 	if (json_array_size(json_object_get(cert, "waived")))
 		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",

@@ -20,7 +20,7 @@
 #include "report_read.h"
 #include "run.h"
 
-#define QC_CERTIFICATE_FORMAT 2
+#define QC_CERTIFICATE_FORMAT 3
 
 /*
  * The decision on a report read back (qc_report_read): a new array of reasons, one string

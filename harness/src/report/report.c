@@ -256,7 +256,20 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->path);
 	fputs(", \"sha256\": ", f);
 	qc_json_string(f, meta->plugin->sha256);
-	fputs(", \"sandbox\": ", f);
+	/* who computed what: the harness, or the device through --remote (not checked) */
+	const char *src = meta->plugin->remote[0] ? "device" : "harness";
+	fprintf(f, ", \"sha256_source\": \"%s\"", src);
+	const qc_platform *pf = &meta->plugin->platform; /* import: nothing of the device's */
+	fprintf(f, ", \"platform\": {\"source\": \"%s\", \"machine\": ",
+	        meta->import ? "device" : src);
+	qc_json_string(f, pf->machine);
+	fputs(", \"system\": ", f);
+	qc_json_string(f, pf->system);
+	fputs(", \"cpu\": ", f);
+	qc_json_string(f, pf->cpu);
+	fputs(", \"emulation\": ", f);
+	qc_json_string(f, pf->emulation);
+	fputs("}, \"sandbox\": ", f);
 	if (meta->plugin->sandbox[0])
 		qc_json_string(f, meta->plugin->sandbox);
 	else
@@ -266,13 +279,9 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		        meta->plugin->sandbox_reduced ? "reduced" : "namespaces");
 	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
 	if (meta->plugin->remote[0]) {
-		/* --remote: the command, and what the worker said it runs on */
+		/* --remote: the command that started each worker */
 		fputs(", \"remote\": {\"command\": ", f);
 		qc_json_string(f, meta->plugin->remote);
-		fputs(", \"machine\": ", f);
-		qc_json_string(f, meta->plugin->machine);
-		fputs(", \"system\": ", f);
-		qc_json_string(f, meta->plugin->system);
 		fputs("}", f);
 	}
 	fputs(", \"options\": [", f);

@@ -604,8 +604,26 @@ static void plugin_rows(FILE *f, json_t *plugin)
 	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
 	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
 	kv_row(f, "plugin ABI", buf, 0);
-	kv_row(f, "plugin path", qc_report_str(plugin, "path"), 1);
-	kv_row(f, "plugin sha256", qc_report_str(plugin, "sha256"), 1);
+	/* what the device reported (--remote) is said to be so, on the row itself */
+	int dev = !strcmp(qc_report_str(plugin, "sha256_source"), "device");
+	kv_row(f, dev ? "plugin path (reported by the device)" : "plugin path",
+	       qc_report_str(plugin, "path"), 1);
+	kv_row(f,
+	       dev ? "plugin sha256 (reported by the device, not verified by the harness)"
+	           : "plugin sha256 (computed by the harness)",
+	       qc_report_str(plugin, "sha256"), 1);
+	json_t *pf = json_object_get(plugin, "platform");
+	if (pf) {
+		int pdev = !strcmp(qc_report_str(pf, "source"), "device");
+		char line[700];
+		snprintf(line, sizeof line, "%s, %s%s%s", qc_report_str(pf, "machine"),
+		         qc_report_str(pf, "system"), *qc_report_str(pf, "cpu") ? "; " : "",
+		         qc_report_str(pf, "cpu"));
+		kv_row(f, pdev ? "ran on (reported by the device)" : "ran on (seen by the harness)",
+		       line, 0);
+		if (*qc_report_str(pf, "emulation"))
+			kv_row(f, "EMULATED", qc_report_str(pf, "emulation"), 0);
+	}
 	const char *sb = qc_report_str(plugin, "sandbox");
 	if (*sb) {
 		char line[400];
@@ -1537,7 +1555,10 @@ static void certificate(FILE *f, json_t *c)
 	esc(f, qc_report_str(plugin, "version"));
 	fputs(" &middot; sha256 <code>", f);
 	esc(f, qc_report_str(plugin, "sha256"));
-	fprintf(f, "</code> &middot; %llu cases (the profile needs %llu)</div>\n",
+	fputs("</code>", f);
+	if (!strcmp(qc_report_str(plugin, "sha256_source"), "device"))
+		fputs(" <b>(reported by the device, not verified)</b>", f);
+	fprintf(f, " &middot; %llu cases (the profile needs %llu)</div>\n",
 	        qc_report_key_count(c, "cases"), qc_report_key_count(p, "min_cases"));
 	if (json_array_size(reasons)) {
 		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");

@@ -1391,7 +1391,7 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 	}
 	json_object_set_new(plugin, "options", opts);
 	if (info->remote[0]) /* another machine: another run */
-		json_object_set_new(plugin, "machine", qc_report_jstring(info->machine));
+		json_object_set_new(plugin, "machine", qc_report_jstring(info->platform.machine));
 	json_object_set_new(id, "plugin", plugin);
 	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
 	json_object_set_new(id, "case_names",

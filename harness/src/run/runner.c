@@ -510,6 +510,20 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 			memcpy(&rep, &lm, sizeof rep);
 		break;
 	}
+	if (got == (ssize_t)sizeof rep && rep.ok && r->remote) {
+		/* the device's report of the plugin's sha256: at least well formed, or the run
+		 * stops here (a report must not carry what its own schema refuses) */
+		char *h = rep.remote.sha256;
+		h[sizeof rep.remote.sha256 - 1] = '\0';
+		if (!qc_is_sha256_hex(h)) {
+			rep.ok = 0;
+			rep.arena_taken = 0;
+			snprintf(rep.error, sizeof rep.error,
+			         "the remote worker reported a plugin sha256 that is not 64 "
+			         "lowercase "
+			         "hex digits: refused");
+		}
+	}
 	if (got == (ssize_t)sizeof rep && rep.ok && r->load_s <= 0)
 		r->load_s = qc_now_s() - t0;
 	if (got == (ssize_t)sizeof rep && rep.ok) {
@@ -521,14 +535,14 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 		r->info.sandbox_reduced = rep.sandbox_level == QC_SANDBOX_REDUCED;
 		r->info.worker_memory = (size_t)rep.memory;
 		r->info.abi_version = rep.abi;
+		qc_remote_info *ri = &rep.remote;
+		qc_platform *pf = &ri->platform;
+		pf->machine[sizeof pf->machine - 1] = pf->system[sizeof pf->system - 1] = '\0';
+		pf->cpu[sizeof pf->cpu - 1] = pf->emulation[sizeof pf->emulation - 1] = '\0';
+		r->info.platform = *pf;
 		if (r->remote) {
-			/* the plugin as the remote worker found it */
-			qc_remote_info *ri = &rep.remote;
-			ri->machine[sizeof ri->machine - 1] = ri->system[sizeof ri->system - 1] =
-			        '\0';
-			ri->sha256[64] = ri->plugin[sizeof ri->plugin - 1] = '\0';
-			snprintf(r->info.machine, sizeof r->info.machine, "%s", ri->machine);
-			snprintf(r->info.system, sizeof r->info.system, "%s", ri->system);
+			/* the plugin as the remote worker found it (its sha256 checked above) */
+			ri->plugin[sizeof ri->plugin - 1] = '\0';
 			snprintf(r->info.sha256, sizeof r->info.sha256, "%s", ri->sha256);
 			snprintf(r->info.path, sizeof r->info.path, "%s", ri->plugin);
 		}

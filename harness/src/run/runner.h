@@ -18,6 +18,7 @@
 #ifndef QC_RUNNER_H
 #define QC_RUNNER_H
 
+#include "platform.h"
 #include "qconform/plugin.h"
 
 typedef struct qc_runner qc_runner;
@@ -51,11 +52,12 @@ typedef struct qc_plugin_info {
 	char sandbox[160];    /* what of the sandbox is in force ("" without --sandbox) */
 	int sandbox_reduced;  /* no namespace could be had: a weaker sandbox (sandbox.h) */
 	size_t worker_memory; /* the worker memory limit in force, 0: none */
-	/* --remote: the command, and what the worker said of itself (sha256 and path above are
-	 * then the plugin file's where it runs); all "" for a local worker */
+	/* --remote: the command ("" for a local worker); sha256 and path above are then the
+	 * plugin file's where it runs, as the device reported them: nothing the harness checked */
 	char remote[512];
-	char machine[32]; /* uname -m */
-	char system[96];  /* uname -s -r */
+	/* where the worker runs, as it saw it before loading the plugin: the harness's own
+	 * machine for a local worker, the device's report through --remote */
+	qc_platform platform;
 } qc_plugin_info;
 
 typedef enum qc_outcome {

@@ -34,7 +34,7 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 2
+#define QC_STREAM_PROTOCOL 3
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {

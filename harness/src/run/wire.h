@@ -27,10 +27,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "platform.h"
 #include "qconform/plugin.h"
 
 /* Bumped whenever anything in this file changes meaning; checked by the worker. */
-#define QC_WIRE_PROTOCOL 4
+#define QC_WIRE_PROTOCOL 5
 
 #define QC_GUARD_BYTES 64 /* pattern bytes after each input (readable slack) */
 #define QC_DATA_ALIGN  64
@@ -96,12 +97,12 @@ typedef struct qc_command {
  * plugin's wrote late, racing the worker): the answer is late. */
 #define QC_ANS_CHANGED_AT_CLOSE 2u
 
-/* What a remote worker (stream.h) says of itself; all "" for a local worker. */
+/* What the worker says of where it runs, probed before the plugin is loaded; sha256 and
+ * plugin are a remote worker's (stream.h) only, "" for a local one. */
 typedef struct qc_remote_info {
-	char machine[32]; /* uname -m */
-	char system[96];  /* uname -s -r */
-	char sha256[72];  /* of the plugin file, computed where it runs (64 hex digits) */
-	char plugin[256]; /* the path it loaded */
+	qc_platform platform; /* uname, CPU features, emulation (platform.h) */
+	char sha256[72];      /* of the plugin file, computed where it runs (64 hex digits) */
+	char plugin[256];     /* the path it loaded */
 } qc_remote_info;
 
 /* Sent once by the worker after loading (or failing to). */

@@ -36,7 +36,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -720,6 +719,7 @@ int qc_worker_main(int argc, char **argv)
 
 	qc_load_report rep;
 	memset(&rep, 0, sizeof rep);
+	qc_platform_probe(&rep.remote.platform); /* before the sandbox and the plugin */
 	limit_memory(&a, &rep);
 	if (a.sandbox) {
 		const int keep[] = {fd, a.arena_fd};
@@ -1185,12 +1185,7 @@ static int stdio_main(int argc, char **argv)
 
 	qc_load_report rep;
 	memset(&rep, 0, sizeof rep);
-	struct utsname u;
-	if (uname(&u) == 0) {
-		snprintf(rep.remote.machine, sizeof rep.remote.machine, "%s", u.machine);
-		snprintf(rep.remote.system, sizeof rep.remote.system, "%s %s", u.sysname,
-		         u.release);
-	}
+	qc_platform_probe(&rep.remote.platform);
 	unsigned char *buf = NULL;
 	size_t cap = 0, len = 0;
 	uint32_t type;
@@ -1212,7 +1207,7 @@ static int stdio_main(int argc, char **argv)
 		stdio_refuse(&rep,
 		             "the plugin ABI's layout differs here (%s, %zu-bit pointers): run "
 		             "exported cases on this device (qconform export)",
-		             rep.remote.machine, sizeof(void *) * 8);
+		             rep.remote.platform.machine, sizeof(void *) * 8);
 	qc_worker_args a;
 	memset(&a, 0, sizeof a);
 	a.arena_bytes = (size_t)h.arena_bytes;
@@ -1247,8 +1242,8 @@ static int stdio_main(int argc, char **argv)
 	snprintf(rep.remote.plugin, sizeof rep.remote.plugin, "%s", a.plugin);
 	if (qc_sha256_file(a.plugin, rep.remote.sha256) < 0)
 		stdio_refuse(&rep, "%s: cannot open: %s", a.plugin, strerror(errno));
-	trace("worker: --stdio on %s (%s), plugin %s", rep.remote.machine, rep.remote.system,
-	      a.plugin);
+	trace("worker: --stdio on %s (%s), plugin %s", rep.remote.platform.machine,
+	      rep.remote.platform.system, a.plugin);
 
 	limit_memory(&a, &rep);
 	if (a.sandbox) {
