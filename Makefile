@@ -483,7 +483,7 @@ FUZZ_DEB_PKGS := clang libclang-rt-14-dev libyaml-dev liblua5.4-dev libcunit1-de
                  libseccomp-dev libcap-ng-dev nettle-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev \
                  zlib1g-dev libonnx-testdata pkg-config
 FUZZ_SECONDS  ?= 60
-TEST_FUZZ_SECONDS ?= 10
+TEST_FUZZ_SECONDS ?= 5
 FUZZ_BUILD    := build/fuzz
 FUZZ_ARGS     ?=
 FUZZ_ENV      := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1

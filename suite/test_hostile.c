@@ -388,20 +388,21 @@ typedef struct ground_row {
 	const char *fault, *op;
 	long long arg;
 	const char *verdict, *words; /* of every culprit; verdict NULL: any */
+	int plain_only; /* the harness path is another row's: not again under the sanitizers */
 } ground_row;
 
 static const ground_row ground_rows[] = {
-        {"release-crash", "QUANTIZE", 0, "CRASH", "in release()"},
-        {"last-error-bad", "QUANTIZE", 0, "CRASH", "in last_error()"},
-        {"forge-fault", "QUANTIZE", 0, "CRASH", "in execute()"},
-        {"forge-answer", "QUANTIZE", 0, NULL, NULL},
-        {"reopen", "QUANTIZE", 0, "PASS", ""},
-        {"reopen", "QUANTIZE", 1, "PASS", ""},
-        {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker"},
-        {"forge-broken", "QUANTIZE", 0, NULL, NULL}, /* no channel to forge on remotely */
+        {"release-crash", "QUANTIZE", 0, "CRASH", "in release()", 0},
+        {"last-error-bad", "QUANTIZE", 0, "CRASH", "in last_error()", 1},
+        {"forge-fault", "QUANTIZE", 0, "CRASH", "in execute()", 0},
+        {"forge-answer", "QUANTIZE", 0, NULL, NULL, 0},
+        {"reopen", "QUANTIZE", 0, "PASS", "", 0},
+        {"reopen", "QUANTIZE", 1, "PASS", "", 1},
+        {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker", 0},
+        {"forge-broken", "QUANTIZE", 0, NULL, NULL, 1}, /* no channel to forge remotely */
         /* its thread writes the moment execute returns: which of its cases the closing wins
          * depends on the machine; none of the others may be touched */
-        {"late-now", "QUANTIZE", 0, NULL, NULL},
+        {"late-now", "QUANTIZE", 0, NULL, NULL, 1},
 };
 
 static void check_ground(const ground_row *g, json_t *clean, int remote)
@@ -453,6 +454,8 @@ static void test_ground(void)
 	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
 	for (size_t i = 0; i < sizeof ground_rows / sizeof ground_rows[0]; i++) {
+		if (ground_rows[i].plain_only && qct_under_sanitizers())
+			continue;
 		check_ground(&ground_rows[i], clean, 0);
 		if (!qct_under_sanitizers()) /* as the remote catalogue */
 			check_ground(&ground_rows[i], clean, 1);

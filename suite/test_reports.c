@@ -693,7 +693,10 @@ static int synthetic_report(const char *path, long n)
 	        "synthetic\", \"timeout_seconds\": 30, \"profile\": null, \"filters\": [], "
 	        "\"shard\": null, "
 	        "\"plugin\": {\"name\": \"synthetic\", \"version\": \"1\", \"abi_version\": 1, "
-	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\", \"options\": []}, \"specs\": "
+	        "\"path\": \"libsynthetic.so\", \"sha256\": \"%s\", \"sha256_source\": "
+	        "\"harness\", \"platform\": {\"source\": \"harness\", \"machine\": \"x86_64\", "
+	        "\"system\": \"Linux 6.1\", \"cpu\": \"\", \"emulation\": \"\"}, \"options\": []}, "
+	        "\"specs\": "
 	        "[{\"path\": "
 	        "\"synthetic.yaml\", \"sha256\": \"%s\", \"cases\": %ld, \"description\": "
 	        "null}]},\n\"cases\": [",
