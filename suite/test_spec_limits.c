@@ -484,7 +484,7 @@ static const row rows[] = {
         {"a socket in a directory named d.yaml", NULL, NULL, make_socket, NULL,
          "not a regular file (a socket)"},
         {"a file over 64 MiB", NULL, NULL, make_huge, NULL,
-         "spec file larger than 64 MiB (67108865 bytes)"},
+         "larger than a spec file may be (67108865 bytes; the limit is 64 MiB)"},
         {"a directory symlink loop", NULL, NULL, make_symlink_loop, NULL,
          "symlink loop: the same directory as %s/specs"},
         {"two files define the same case name", NULL, NULL, make_dup_files, "1:1",

@@ -31,9 +31,14 @@ static void limit_text(uint64_t max, char *buf, size_t size)
 int qc_open_regular(const char *path, uint64_t max_bytes, const char *what, char *err,
                     size_t err_size)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* opening a socket fails: say why */
+		snprintf(err, err_size, "%s: not a regular file (%s)", path,
+		         qc_file_kind(st.st_mode));
+		return -1;
+	}
+	/* O_NONBLOCK: opening a FIFO (put there since the stat) must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		snprintf(err, err_size, "%s: %s", path, strerror(errno));
 		if (fd >= 0)

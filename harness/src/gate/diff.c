@@ -326,21 +326,34 @@ typedef struct lossop {
 	uint64_t lost, accepted;
 } lossop;
 
-static void loss_count(lossop **v, size_t *n, const char *key, int accepted)
+/* Case name of op lost its coverage (how: "case gone (was PASS)", "verdict FAIL ->
+ * NOT_SUPPORTED"): a regression line to out, or, when a --allow-coverage-loss glob accepts it,
+ * an "accepted" line to later; counted per op in *v and in n. */
+static void coverage_lost(lossop **v, size_t *nv, const qc_diff_opts *opts, FILE *out, FILE *later,
+                          qc_diff_counts *n, const char *op, const char *name, const char *how)
 {
+	const char *glob = loss_allowed(opts, name);
 	size_t i = 0;
-	while (i < *n && strcmp((*v)[i].key, key))
+	while (i < *nv && strcmp((*v)[i].key, op))
 		i++;
-	if (i == *n) {
-		*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	if (i == *nv) {
+		*v = xrealloc(*v, (*nv + 1) * sizeof **v);
 		(*v)[i] = (lossop){0};
-		snprintf((*v)[i].key, sizeof(*v)[i].key, "%s", key);
-		(*n)++;
+		snprintf((*v)[i].key, sizeof(*v)[i].key, "%s", op);
+		(*nv)++;
 	}
-	if (accepted)
+	if (glob) {
 		(*v)[i].accepted++;
-	else
+		n->coverage_accepted++;
+		fprintf(later,
+		        "accepted    %s  %s: coverage lost, %s (--allow-coverage-loss '%s')\n", op,
+		        name, how, glob);
+	} else {
 		(*v)[i].lost++;
+		n->coverage_lost++;
+		n->case_regressions++;
+		fprintf(out, "regression  %s  %s: coverage lost, %s\n", op, name, how);
+	}
 }
 
 /* "litert/ADD 195, litert/SUB 3" of the unaccepted losses, cut at whole entries. */
@@ -449,32 +462,17 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 			char opname[160];
 			op_key(bc, opname, sizeof opname);
 			if (!hit) {
-				/* another shard's case is not lost; one NEW lacks or leaves out is
-				 */
+				/* lost: NEW lacks it or leaves it out (another shard's is not) */
 				if (pass == PASS_REGRESSIONS && shard_holds(nrun, name)) {
 					const char *why =
 					        filters_select(nrun, name)
 					                ? "case gone"
 					                : "left out by NEW's --filter or --case";
-					const char *glob = loss_allowed(opts, name);
-					loss_count(&loss, &n_loss, opname, glob != NULL);
-					if (glob) {
-						fprintf(later,
-						        "accepted    %s  %s: coverage lost, %s "
-						        "(was %s; "
-						        "--allow-coverage-loss '%s')\n",
-						        opname, name, why,
-						        qc_report_str(bc, "verdict"), glob);
-						n->coverage_accepted++;
-					} else {
-						fprintf(out,
-						        "regression  %s  %s: coverage lost, %s "
-						        "(was %s)\n",
-						        opname, name, why,
-						        qc_report_str(bc, "verdict"));
-						n->coverage_lost++;
-						n->case_regressions++;
-					}
+					char how[200];
+					snprintf(how, sizeof how, "%s (was %s)", why,
+					         qc_report_str(bc, "verdict"));
+					coverage_lost(&loss, &n_loss, opts, out, later, n, opname,
+					              name, how);
 					n->gone++;
 				}
 				continue;
@@ -497,23 +495,10 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 			if (covered(bc) && !covered(nc)) {
 				/* the kernel stopped taking the case: whatever it answered before
 				 * (a FAIL included), what it answers now is not checked */
-				const char *glob = loss_allowed(opts, name);
-				loss_count(&loss, &n_loss, opname, glob != NULL);
-				if (glob) {
-					fprintf(later,
-					        "accepted    %s  %s: coverage lost, verdict %s -> "
-					        "%s "
-					        "(--allow-coverage-loss '%s')\n",
-					        opname, name, vb, vn, glob);
-					n->coverage_accepted++;
-				} else {
-					fprintf(out,
-					        "regression  %s  %s: coverage lost, verdict %s -> "
-					        "%s\n",
-					        opname, name, vb, vn);
-					n->coverage_lost++;
-					n->case_regressions++;
-				}
+				char how[200];
+				snprintf(how, sizeof how, "verdict %s -> %s", vb, vn);
+				coverage_lost(&loss, &n_loss, opts, out, later, n, opname, name,
+				              how);
 				continue;
 			}
 			if (was && !is) {

@@ -148,11 +148,7 @@ static _Noreturn void garbled(relay *r, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "qconform-worker: relay: %s: the remote worker is killed\n", why);
 	qc_fault f;
-	memset(&f, 0, sizeof f);
-	f.magic = QC_MSG_FAULT;
-	f.signal = SIGKILL;
-	f.write = -1;
-	f.garbled = 1;
+	qc_fault_garbled(&f);
 	qc_send_full(r->chan, &f, sizeof f);
 	if (r->child > 0)
 		kill(r->child, SIGKILL);

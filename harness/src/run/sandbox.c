@@ -41,6 +41,11 @@ static _Noreturn void outer_wait(pid_t init, int status_fd)
 		;
 	if (!got)
 		st = ist; /* init itself was killed (a timeout, the harness's kill) */
+	qc_exit_like(st);
+}
+
+void qc_exit_like(int st)
+{
 	if (WIFSIGNALED(st)) {
 		int sig = WTERMSIG(st);
 		struct sigaction sa;
@@ -51,6 +56,8 @@ static _Noreturn void outer_wait(pid_t init, int status_fd)
 		sigemptyset(&set);
 		sigaddset(&set, sig);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		struct rlimit nocore = {0, 0};
+		setrlimit(RLIMIT_CORE, &nocore);
 		raise(sig);
 		_exit(128 + sig);
 	}

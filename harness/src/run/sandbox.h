@@ -48,4 +48,8 @@
 int qc_sandbox_enter(const int *keep_fds, int n_keep, const char *const *allow, int n_allow,
                      char *what, size_t what_size);
 
+/* Ends this process as a child that ended with wait status st did: by the same signal (no
+ * core file), else with its exit status. */
+_Noreturn void qc_exit_like(int st);
+
 #endif

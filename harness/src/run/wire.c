@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,15 @@ int qc_send_full(int fd, const void *buf, size_t n)
 		done += (size_t)k;
 	}
 	return 0;
+}
+
+void qc_fault_garbled(qc_fault *f)
+{
+	memset(f, 0, sizeof *f);
+	f->magic = QC_MSG_FAULT;
+	f->signal = SIGKILL;
+	f->write = -1;
+	f->garbled = 1;
 }
 
 void qc_wire_copy_bounded(char *dst, size_t size, const char *src)

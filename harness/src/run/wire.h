@@ -223,6 +223,8 @@ double qc_now_s(void);
 ssize_t qc_read_full(int fd, void *buf, size_t n);
 /* Writes all of buf without raising SIGPIPE; 0 or -1. */
 int qc_send_full(int fd, const void *buf, size_t n);
+/* The fault message that says the worker's process wrote what is not the protocol (killed). */
+void qc_fault_garbled(qc_fault *f);
 /* Copies a string a plugin owns into dst: bounded, never past its NUL, line breaks as spaces. */
 void qc_wire_copy_bounded(char *dst, size_t size, const char *src);
 /* "QCF_OK", ..., or "an unknown status". */

@@ -1062,18 +1062,7 @@ static _Noreturn void keeper_follow(pid_t child)
 	int st = 0;
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = SIG_DFL;
-		sigaction(sig, &sa, NULL);
-		struct rlimit nocore = {0, 0};
-		setrlimit(RLIMIT_CORE, &nocore);
-		raise(sig);
-		_exit(128 + sig);
-	}
-	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	qc_exit_like(st);
 }
 
 static _Noreturn void keeper(int in, int out, int down, int up, pid_t child)
@@ -1109,11 +1098,7 @@ static _Noreturn void keeper(int in, int out, int down, int up, pid_t child)
 			        "worker killed\n",
 			        why);
 			qc_fault f;
-			memset(&f, 0, sizeof f);
-			f.magic = QC_MSG_FAULT;
-			f.signal = SIGKILL;
-			f.write = -1;
-			f.garbled = 1;
+			qc_fault_garbled(&f);
 			qc_frame_write(out, QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
 			_exit(5);
 		}

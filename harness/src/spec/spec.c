@@ -14,6 +14,7 @@
 #include "digest.h"
 #include "qc_limits.h"
 #include "qref.h"
+#include "rfile.h"
 #include "slua.h"
 #include "util.h"
 
@@ -1215,87 +1216,16 @@ static void check_spec(checker *c)
 
 /* ---- reading a file, and its YAML within the limits (qc_limits.h) ---- */
 
-static const char *file_kind(mode_t m)
-{
-	return S_ISDIR(m)    ? "a directory"
-	       : S_ISFIFO(m) ? "a FIFO"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISBLK(m)  ? "a block device"
-	       : S_ISSOCK(m) ? "a socket"
-	                     : "not a file";
-}
-
 char *qc_read_file(const char *path, const char *what, size_t *len, qc_diag *diag)
 {
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* opening a socket fails: say why */
-		qc_diag_error(diag, path, NULL, "not a regular file (%s)", file_kind(st.st_mode));
-		return NULL;
+	char kind[64], err[1200];
+	snprintf(kind, sizeof kind, "%s file", what);
+	char *buf = qc_read_regular(path, QC_SPEC_MAX_BYTES, kind, len, err, sizeof err);
+	if (!buf) { /* "PATH: reason": the diagnostic names the path itself */
+		size_t pl = strlen(path);
+		int named = !strncmp(err, path, pl) && !strncmp(err + pl, ": ", 2);
+		qc_diag_error(diag, path, NULL, "%s", named ? err + pl + 2 : err);
 	}
-	/* O_NONBLOCK: opening a FIFO (put there since the stat) must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) != 0) {
-		qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		qc_diag_error(diag, path, NULL, "not a regular file (%s)", file_kind(st.st_mode));
-		close(fd);
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > QC_SPEC_MAX_BYTES) {
-		qc_diag_error(diag, path, NULL, "%s file larger than %zu MiB (%lld bytes)", what,
-		              QC_SPEC_MAX_BYTES >> 20, (long long)st.st_size);
-		close(fd);
-		return NULL;
-	}
-	/* the size may change while reading: read at most one byte past the limit */
-	size_t cap = (size_t)st.st_size + 1, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		qc_diag_error(diag, path, NULL, "out of memory reading %zu bytes", cap);
-		close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap > QC_SPEC_MAX_BYTES)
-				break;
-			size_t nc =
-			        cap * 2 > QC_SPEC_MAX_BYTES + 1 ? QC_SPEC_MAX_BYTES + 1 : cap * 2;
-			char *nb = realloc(buf, nc + 1);
-			if (!nb)
-				break;
-			buf = nb;
-			cap = nc;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			qc_diag_error(diag, path, NULL, "cannot read: %s", strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n > QC_SPEC_MAX_BYTES || n == cap) {
-		qc_diag_error(diag, path, NULL, "%s file larger than %zu MiB (it grew while read)",
-		              what, QC_SPEC_MAX_BYTES >> 20);
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
 	return buf;
 }
 
