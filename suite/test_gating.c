@@ -30,15 +30,20 @@ static json_t *load(const char *dir, const char *file)
 }
 
 /* Runs `qconform run SPECS ARGS --json DIR/FILE` (stdout to DIR/FILE.log); exit status. */
-static int run_to(const char *dir, const char *file, const char *args)
+static int run_specs_to(const char *specs, const char *dir, const char *file, const char *args)
 {
 	qct_proc p;
 	if (qct_sh(&p, "%s run %s --quiet %s --json %s/%s > %s/%s.log", qct_build_path("qconform"),
-	           SPECS, args, dir, file, dir, file) != 0)
+	           specs, args, dir, file, dir, file) != 0)
 		return -1;
 	int st = p.status;
 	qct_proc_free(&p);
 	return st;
+}
+
+static int run_to(const char *dir, const char *file, const char *args)
+{
+	return run_specs_to(SPECS, dir, file, args);
 }
 
 /* Lines of text holding needle. */
@@ -685,15 +690,16 @@ static void test_case_names(void)
  */
 static void test_coverage_loss(void)
 {
+#define ADD_SUB "specs/litert/add.yaml specs/litert/sub.yaml"
 	char q[1024]; /* qct_build_path's buffers are reused by qct_stub */
 	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
 	const char *tmp = qct_tmpdir();
 	char args[1200];
 	qct_proc p;
-	CU_ASSERT_EQUAL_FATAL(run_to(tmp, "ref.json", ""), 0);
+	CU_ASSERT_EQUAL_FATAL(run_specs_to(ADD_SUB, tmp, "ref.json", ""), 0);
 	snprintf(args, sizeof args, "--plugin %s --baseline %s/ref.json", qct_stub("loses_add"),
 	         tmp);
-	CU_ASSERT_EQUAL(run_to(tmp, "lost.json", args), 1);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "lost.json", args), 1);
 	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/lost.json.log", tmp) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\ncoverage lost: 195 cases (litert/ADD 195)\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
@@ -713,7 +719,7 @@ static void test_coverage_loss(void)
 	qct_proc_free(&p);
 	/* a FAIL the kernel now refuses: coverage lost, not an improvement */
 	snprintf(args, sizeof args, "--plugin %s", qct_stub("worse_add"));
-	CU_ASSERT_EQUAL(run_to(tmp, "worse.json", args), 1);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "worse.json", args), 1);
 	CU_ASSERT_FATAL(qct_sh(&p, "%s diff %s/worse.json %s/lost.json", q, tmp, tmp) == 0);
 	CU_ASSERT_EQUAL(p.status, 1);
 	CU_ASSERT_EQUAL(count_lines(p.out, "improvement "), 0);
@@ -723,7 +729,7 @@ static void test_coverage_loss(void)
 	snprintf(args, sizeof args,
 	         "--plugin %s --baseline %s/ref.json --allow-coverage-loss 'litert/add/*'",
 	         qct_stub("loses_add"), tmp);
-	CU_ASSERT_EQUAL(run_to(tmp, "accepted.json", args), 0);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "accepted.json", args), 0);
 	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/accepted.json.log", tmp) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "coverage lost: 0 cases; 195 more accepted"));
 	CU_ASSERT_EQUAL(count_lines(p.out, "accepted    litert/ADD"), 195);
@@ -733,12 +739,12 @@ static void test_coverage_loss(void)
 	snprintf(args, sizeof args,
 	         "--plugin %s --baseline %s/ref.json --allow-coverage-loss 'litert/sub/*'",
 	         qct_stub("loses_add"), tmp);
-	CU_ASSERT_EQUAL(run_to(tmp, "other.json", args), 1);
-	CU_ASSERT_EQUAL(run_to(tmp, "nobase.json", "--allow-coverage-loss '*'"), 2);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "other.json", args), 1);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "nobase.json", "--allow-coverage-loss '*'"), 2);
 
 	/* nothing judged is not conformance, with or without a baseline */
 	snprintf(args, sizeof args, "--plugin %s", qct_stub("supports_nothing"));
-	CU_ASSERT_EQUAL(run_to(tmp, "nothing.json", args), 1);
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "nothing.json", args), 1);
 	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/nothing.json.log", tmp) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "NOTHING VERIFIED: the kernel refused (NOT_SUPPORTED) "
 	                                     "every one of the "));
@@ -746,7 +752,8 @@ static void test_coverage_loss(void)
 	qct_proc_free(&p);
 	snprintf(args, sizeof args, "--plugin %s --baseline %s/nothing.json",
 	         qct_stub("supports_nothing"), tmp);
-	CU_ASSERT_EQUAL(run_to(tmp, "nothing2.json", args), 1); /* no regression, nothing judged */
+	CU_ASSERT_EQUAL(run_specs_to(ADD_SUB, tmp, "nothing2.json", args),
+	                1); /* no regression, nothing judged */
 	CU_ASSERT_FATAL(qct_sh(&p, "cat %s/nothing2.json.log", tmp) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED against "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, ": NOTHING VERIFIED, the kernel refused"));
