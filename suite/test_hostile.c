@@ -225,6 +225,13 @@ static void check_row(const fault_row *f, json_t *clean, int remote)
 {
 	if (*as_user && !privilege_row(f))
 		return;
+	/* an escape: the harness sees only its answer; the plain pass runs it */
+	int escape = privilege_row(f) && strcmp(f->fault, "alloc") != 0 &&
+	             strcmp(f->fault, "fork-crash") != 0 && strcmp(f->fault, "fork-linger") != 0;
+	if (qct_under_sanitizers() && escape) {
+		printf("\n  %-12s %-10s: the sandbox's, run in the plain pass", f->fault, f->op);
+		return;
+	}
 	/* under the sanitizers, a path another row takes already: one restart per case (exit),
 	 * the late garble of QUANTIZE's (DEQUANTIZE's row is the same path) */
 	if (qct_under_sanitizers() &&
@@ -416,20 +423,21 @@ typedef struct ground_row {
 	long long arg;
 	const char *verdict, *words; /* of every culprit; verdict NULL: any */
 	int plain_only; /* the harness path is another row's: not again under the sanitizers */
+	int remote;     /* what --remote does differently (its keeper, its stream): run it there */
 } ground_row;
 
 static const ground_row ground_rows[] = {
-        {"release-crash", "QUANTIZE", 0, "CRASH", "in release()", 0},
-        {"last-error-bad", "QUANTIZE", 0, "CRASH", "in last_error()", 1},
-        {"forge-fault", "QUANTIZE", 0, "CRASH", "in execute()", 0},
-        {"forge-answer", "QUANTIZE", 0, NULL, NULL, 0},
-        {"reopen", "QUANTIZE", 0, "PASS", "", 0},
-        {"reopen", "QUANTIZE", 1, "PASS", "", 1},
-        {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker", 0},
-        {"forge-broken", "QUANTIZE", 0, NULL, NULL, 1}, /* no channel to forge remotely */
+        {"release-crash", "QUANTIZE", 0, "CRASH", "in release()", 0, 1},
+        {"last-error-bad", "QUANTIZE", 0, "CRASH", "in last_error()", 1, 1},
+        {"forge-fault", "QUANTIZE", 0, "CRASH", "in execute()", 1, 0},
+        {"forge-answer", "QUANTIZE", 0, NULL, NULL, 1, 1},
+        {"reopen", "QUANTIZE", 0, "PASS", "", 0, 1},
+        {"reopen", "QUANTIZE", 1, "PASS", "", 1, 0},
+        {"stray-fd", "QUANTIZE", 0, "ERROR", "garbled answer from the worker", 1, 1},
+        {"forge-broken", "QUANTIZE", 0, NULL, NULL, 1, 0}, /* no channel to forge remotely */
         /* its thread writes the moment execute returns: which of its cases the closing wins
          * depends on the machine; none of the others may be touched */
-        {"late-now", "QUANTIZE", 0, NULL, NULL, 1},
+        {"late-now", "QUANTIZE", 0, NULL, NULL, 1, 0},
 };
 
 static void check_ground(const ground_row *g, json_t *clean, int remote)
@@ -484,7 +492,7 @@ static void test_ground(void)
 		if (ground_rows[i].plain_only && qct_under_sanitizers())
 			continue;
 		check_ground(&ground_rows[i], clean, 0);
-		if (!qct_under_sanitizers()) /* as the remote catalogue */
+		if (!qct_under_sanitizers() && ground_rows[i].remote) /* as the remote catalogue */
 			check_ground(&ground_rows[i], clean, 1);
 	}
 	json_decref(clean);
