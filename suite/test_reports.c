@@ -15,6 +15,7 @@
 
 #include "qct.h"
 #include "report_html.h"
+#include "util.h"
 
 /* suite/util.c: 0 valid, 1 invalid (messages in msg), -1 validator missing */
 
@@ -1143,8 +1144,30 @@ static void test_untrusted_files(void)
 	qct_rmdir(tmp);
 }
 
+/* The lists of a verdict line (lost coverage per op, required ops refused): whole items, and
+ * "..." where the next one does not fit, never a cut item. */
+static void test_list_cut(void)
+{
+	char buf[24];
+	size_t used = 0;
+	buf[0] = 0;
+	qc_list_add(buf, sizeof buf, &used, "%s %d", "litert/ADD", 195);
+	CU_ASSERT_STRING_EQUAL(buf, "litert/ADD 195");
+	qc_list_add(buf, sizeof buf, &used, "%s %d", "litert/SUB", 3); /* 28 bytes: no room */
+	CU_ASSERT_STRING_EQUAL(buf, "litert/ADD 195, ...");
+	qc_list_add(buf, sizeof buf, &used, "%s", "x"); /* after the cut: dropped */
+	CU_ASSERT_STRING_EQUAL(buf, "litert/ADD 195, ...");
+	char one[8];
+	used = 0;
+	one[0] = 0;
+	qc_list_add(one, sizeof one, &used, "%s", "litert/ADD 195");
+	CU_ASSERT_STRING_EQUAL(one, "...");
+}
+
 void qct_register_reports(void)
 {
+	CU_add_test(qct_suite("reports/lists"), "verdict-line lists cut at whole items",
+	            test_list_cut);
 	CU_pSuite s = qct_suite("reports");
 	CU_add_test(s, "schema rejects broken reports", test_schema_rejects_broken_reports);
 	CU_add_test(s, "schema checked later", test_schema_check_later);

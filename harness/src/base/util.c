@@ -17,6 +17,25 @@ int qc_errf(char *err, size_t err_size, const char *fmt, ...)
 	return -1;
 }
 
+void qc_list_add(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+	if (!size || *used >= size) /* cut already */
+		return;
+	char item[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(item, sizeof item, fmt, ap);
+	va_end(ap);
+	const char *sep = *used ? ", " : "";
+	if (k >= 0 && (size_t)k < sizeof item &&
+	    *used + strlen(sep) + (size_t)k + sizeof ", ..." <= size) {
+		*used += (size_t)snprintf(buf + *used, size - *used, "%s%s", sep, item);
+		return;
+	}
+	snprintf(buf + *used, size - *used, "%s...", sep);
+	*used = size;
+}
+
 void *qc_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

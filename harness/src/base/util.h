@@ -7,6 +7,14 @@
 /* Formats a one-line reason into err (when err is not NULL) and returns -1. */
 int qc_errf(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Appends one item (printf) to a ", "-separated list in buf (size bytes; *used its length,
+ * 0 to start with an empty buf): whole items only, while ", ..." still fits after them; the
+ * first item that does not fit ends the list with "..." and every later one is dropped.
+ */
+void qc_list_add(char *buf, size_t size, size_t *used, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
 /* calloc that never returns NULL: out of memory ends the process with status 2. */
 void *qc_xcalloc(size_t n, size_t size);
 

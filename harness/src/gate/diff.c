@@ -361,19 +361,10 @@ static void loss_text(const lossop *v, size_t n, char *buf, size_t size)
 {
 	size_t used = 0;
 	buf[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].lost)
-			continue;
-		char one[200];
-		int k = snprintf(one, sizeof one, "%s%s %llu", used ? ", " : "", v[i].key,
-		                 (unsigned long long)v[i].lost);
-		if (used + (size_t)k + 6 >= size) {
-			snprintf(buf + used, size - used, ", ...");
-			return;
-		}
-		memcpy(buf + used, one, (size_t)k + 1);
-		used += (size_t)k;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].lost)
+			qc_list_add(buf, size, &used, "%s %llu", v[i].key,
+			            (unsigned long long)v[i].lost);
 }
 
 enum { PASS_REGRESSIONS, PASS_IMPROVEMENTS };

@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "locate.h"
 #include "utf8.h"
+#include "util.h"
 #include "waivers.h"
 
 struct qc_json {
@@ -742,24 +743,16 @@ int qc_run_refused_ops(const qc_run_meta *meta, char *buf, size_t size, int *n_r
 		char *const *ops = k ? p->ext[k - 1].ops : p->ops;
 		int n_ops = k ? p->ext[k - 1].n_ops : p->n_ops;
 		for (int i = 0; i < n_ops; i++) {
-			/* the op's positive cases, and how many of them the kernel refused */
+			/* the op's cases but the negative ones it refused (a refusal answers
+			 * those), and how many of them the kernel refused */
 			uint64_t neg = t->op_neg_refused[k][i], c = t->op_cases[k][i] - neg,
 			         ns = t->op_verdicts[k][i][QC_NOT_SUPPORTED] - neg;
 			ran += c > 0;
 			if (!c || ns != c)
 				continue;
 			n++;
-			if (used + 8 >= size)
-				continue;
-			int w = snprintf(buf + used, size - used, "%s%s (%llu case%s)",
-			                 used ? ", " : "", ops[i], (unsigned long long)c,
-			                 c == 1 ? "" : "s");
-			if (w < 0 || used + (size_t)w >= size - 8) {
-				buf[used] = 0;
-				snprintf(buf + used, size - used, "%s...", used ? ", " : "");
-				used = size;
-			} else
-				used += (size_t)w;
+			qc_list_add(buf, size, &used, "%s (%llu case%s)", ops[i],
+			            (unsigned long long)c, c == 1 ? "" : "s");
 		}
 	}
 	if (n_run)
@@ -774,17 +767,22 @@ static int all_required_refused(const qc_run_meta *meta)
 	return ran > 0 && refused == ran;
 }
 
+int qc_run_verified_nothing(const qc_run_stats *s, const qc_run_meta *meta)
+{
+	return s->cases > 0 && s->verdicts[QC_NOT_SUPPORTED] == s->cases && meta->shard_count <= 1;
+}
+
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 {
 	uint64_t disallowed = qc_stats_failing(s);
 	int expired = 0;
 	for (int i = 0; meta->waivers && i < meta->waivers->n; i++)
 		expired |= meta->waivers->w[i].expired;
-	/* a run in which the kernel took no case verified nothing (a shard may hold none: the
-	 * merged run decides), nor one that refused every required op of its profile */
-	int took = s->cases > s->verdicts[QC_NOT_SUPPORTED];
-	return (took || meta->shard_count > 1) && disallowed == meta->waived && !expired &&
-	       !meta->interrupted && !all_required_refused(meta);
+	/* a run with no case, or in which the kernel took none, verified nothing (a shard may
+	 * hold none: the merged run decides), nor one that refused every required op */
+	return (s->cases > 0 || meta->shard_count > 1) && !qc_run_verified_nothing(s, meta) &&
+	       disallowed == meta->waived && !expired && !meta->interrupted &&
+	       !all_required_refused(meta);
 }
 
 void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)

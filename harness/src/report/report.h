@@ -109,6 +109,9 @@ void qc_json_case_raw(qc_json *j, const char *text, size_t len);
  * (not NOT_SUPPORTED; a shard may hold none) and, with --profile, a required op the kernel
  * took. The summary's "conforms" and run's exit status (certify judges each required op). */
 int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta);
+/* The kernel refused (NOT_SUPPORTED) every case of a run that has some and is not one shard of
+ * several: NOTHING VERIFIED, with or without a baseline. */
+int qc_run_verified_nothing(const qc_run_stats *s, const qc_run_meta *meta);
 /* With --profile: the required ops of the classes the run covers of which the kernel refused
  * (NOT_SUPPORTED) every valid case that ran, named with their counts in buf ("litert/ADD (195
  * cases), ..."), and how many there are; *n_run (may be NULL): the required ops with a valid

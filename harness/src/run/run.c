@@ -1315,7 +1315,7 @@ static void print_verdict(const qc_run_stats *s, const qc_run_meta *meta, const 
 			                             : "",
 			       own, extra,
 			       failing > waived ? ", each failing in the baseline too" : "");
-		else if (!dc->regressions && cases && refused == cases)
+		else if (!dc->regressions && qc_run_verified_nothing(s, meta))
 			printf("%sGATE FAILED%s against %s: NOTHING VERIFIED, the kernel refused "
 			       "(NOT_SUPPORTED) every one of the %llu case%s%s\n",
 			       on, off, baseline, (unsigned long long)cases, cases == 1 ? "" : "s",
@@ -1336,7 +1336,7 @@ static void print_verdict(const qc_run_stats *s, const qc_run_meta *meta, const 
 	if (status == 0)
 		printf("%sCONFORMS%s%s: %s%s\n", on, ws && waived ? " with waivers" : "", off, own,
 		       extra);
-	else if (cases && refused == cases && !meta->shard_count)
+	else if (qc_run_verified_nothing(s, meta))
 		printf("%sNOTHING VERIFIED%s: the kernel refused (NOT_SUPPORTED) every one of the "
 		       "%llu case%s%s\n",
 		       on, off, (unsigned long long)cases, cases == 1 ? "" : "s", extra);
@@ -1854,10 +1854,10 @@ int qc_cmd_run(const qc_run_opts *o)
 			status = 2;
 		} else if (status != 2) {
 			/* the gate: a failure the baseline holds too does not fail it by itself */
-			int nothing = st.stats.cases &&
-			              st.stats.cases == st.stats.verdicts[QC_NOT_SUPPORTED] &&
-			              meta.shard_count <= 1;
-			status = dc.regressions || n_expired || nothing ? 1 : 0;
+			status = dc.regressions || n_expired ||
+			                         qc_run_verified_nothing(&st.stats, &meta)
+			                 ? 1
+			                 : 0;
 			gated = 1;
 		}
 		qc_report_close(base);
