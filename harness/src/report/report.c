@@ -170,6 +170,18 @@ static void iso_time(char *buf, size_t n, time_t t)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* head, then an object of n string members k[i]: v[i]. */
+static void string_members(FILE *f, const char *head, const char *const *k, const char *const *v,
+                           int n)
+{
+	fputs(head, f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "{", k[i]);
+		qc_json_string(f, v[i]);
+	}
+	fputc('}', f);
+}
+
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size)
 {
 	if (mkdirs(path) != 0) {
@@ -243,11 +255,7 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		                   "outputs_kind", "runner_version",  "runner_mode"};
 		const char *v[] = {im->export_dir,   im->manifest_sha256, im->outputs,
 		                   im->outputs_kind, im->runner_version,  im->runner_mode};
-		for (int i = 0; i < 6; i++) {
-			fprintf(f, "%s\"%s\": ", i ? ", " : ", \"import\": {", k[i]);
-			qc_json_string(f, v[i]);
-		}
-		fputs("}", f);
+		string_members(f, ", \"import\": ", k, v, 6);
 	}
 	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
@@ -261,16 +269,11 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	const char *src = meta->plugin->remote[0] ? "device" : "harness";
 	fprintf(f, ", \"sha256_source\": \"%s\"", src);
 	const qc_platform *pf = &meta->plugin->platform; /* import: nothing of the device's */
-	fprintf(f, ", \"platform\": {\"source\": \"%s\", \"machine\": ",
-	        meta->import ? "device" : src);
-	qc_json_string(f, pf->machine);
-	fputs(", \"system\": ", f);
-	qc_json_string(f, pf->system);
-	fputs(", \"cpu\": ", f);
-	qc_json_string(f, pf->cpu);
-	fputs(", \"emulation\": ", f);
-	qc_json_string(f, pf->emulation);
-	fputs("}, \"sandbox\": ", f);
+	const char *pk[] = {"source", "machine", "system", "cpu", "emulation"};
+	const char *pv[] = {meta->import ? "device" : src, pf->machine, pf->system, pf->cpu,
+	                    pf->emulation};
+	string_members(f, ", \"platform\": ", pk, pv, 5);
+	fputs(", \"sandbox\": ", f);
 	if (meta->plugin->sandbox[0])
 		qc_json_string(f, meta->plugin->sandbox);
 	else
