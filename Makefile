@@ -91,7 +91,7 @@ LDLIBS  := -lm -ldl -pthread
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
 HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
-HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o) $(PB_GEN)/onnx.pb-c.o
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o) $(PB_GEN)/onnx.pb-c.o $(PB_GEN)/variants_table.o
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
 EXAMPLE_SO  := $(BUILD)/example/libexample.so $(BUILD)/abi1/libexample_abi1.so
@@ -110,7 +110,10 @@ TESTS     := $(BUILD)/qconform_tests
         format format-check import-onnx import-ort ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
-all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(EXAMPLE_SO) $(TESTS) plugins
+# The catalogue's variants (reference/variants/) are plugins the diagnosis runs; the sanitizer
+# build leaves them out (its tests take the plain build's: SAN_ENV).
+all: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(STUB_SO) $(EXAMPLE_SO) $(TESTS) plugins \
+     $(if $(SAN),,variants)
 
 # Adapters to real kernel libraries: each plugins/<name>/plugin.mk adds a target
 # to PLUGIN_TARGETS that builds $(BUILD)/plugins/libqcf_<name>.so when the
@@ -152,7 +155,9 @@ $(RUNNER): harness/runner/qconform_runner.c harness/runner/qconform_case.h $(BUI
 	  -o $@ $< $(BUILD)/reference/plugin.o $(REF_A) -lm
 runner: $(RUNNER)
 
-# Mutant plugins (suite/mutants/): `make mutation` prints the score.
+# The variants of the reference's arithmetic (reference/variants/): the diagnosis's hypotheses,
+# and the mutants whose score `make mutation` prints (suite/mutants/).
+include reference/variants/variants.mk
 -include suite/mutants/mutants.mk
 
 # Refusal coverage of the specs (suite/refusals/): `make refusals`.

@@ -23,11 +23,11 @@ static const char *build_dir(void)
 	return b && *b ? b : "build";
 }
 
-/* The mutate tool's absolute path (the broken-definition test runs it from elsewhere). */
+/* The variant tool's absolute path (the broken-definition test runs it from elsewhere). */
 static const char *tool_path(void)
 {
 	static char path[1024];
-	const char *rel = qct_build_path("mutants/mutate");
+	const char *rel = qct_build_path("variants/variant");
 	char cwd[512];
 	if (rel[0] == '/' || !getcwd(cwd, sizeof cwd))
 		snprintf(path, sizeof path, "%s", rel);
@@ -52,20 +52,20 @@ static void test_definitions_apply(void)
 {
 	qct_proc p;
 	/* at least 30 scored definitions, each naming its bug */
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "ls suite/mutants/*.mut | wc -l"), 0);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "ls reference/variants/*.var | wc -l"), 0);
 	int n = atoi(p.out);
 	CU_ASSERT(n >= 30);
 	qct_proc_free(&p);
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "grep -L '^description: ..........' suite/mutants/*.mut"),
-	                      0);
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "grep -L '^description: ..........' reference/variants/*.var"), 0);
 	CU_ASSERT_STRING_EQUAL(p.out, "");
 	qct_proc_free(&p);
 
 	/* every definition (and the control) applies: its snippet occurs exactly once */
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
-	                             "%s --check suite/mutants/*.mut suite/mutants/control/*.mut",
-	                             qct_build_path("mutants/mutate")),
-	                      0);
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s --check reference/variants/*.var suite/mutants/control/*.var",
+	               qct_build_path("variants/variant")),
+	        0);
 	if (p.status != 0)
 		fprintf(stderr, "\n%s", p.err);
 	CU_ASSERT_EQUAL(p.status, 0);
@@ -91,13 +91,14 @@ static void test_definitions_apply(void)
 	        {"reference/dtype.c", " specs ", "specs/"},
 	};
 	for (size_t k = 0; k < sizeof scope / sizeof scope[0]; k++) {
-		CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
-		                             "m=$(grep -L '^specs:' $(grep -l '^file: %s$' "
-		                             "suite/mutants/*.mut suite/mutants/control/*.mut) | "
-		                             "head -n 1) && "
-		                             "echo \" $(%s --field specs $m) \"",
-		                             scope[k].file, qct_build_path("mutants/mutate")),
-		                      0);
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p,
+		               "m=$(grep -L '^specs:' $(grep -l '^file: %s$' "
+		               "reference/variants/*.var suite/mutants/control/*.var) | "
+		               "head -n 1) && "
+		               "echo \" $(%s --field specs $m) \"",
+		               scope[k].file, qct_build_path("variants/variant")),
+		        0);
 		int ok = p.status == 0 && strstr(p.out, scope[k].has) &&
 		         !strstr(p.out, scope[k].lacks);
 		if (!ok)
@@ -122,30 +123,30 @@ static void test_broken_definitions_refused(void)
 	static const char *const bad[][2] = {
 	        /* the snippet is not in the file (a refactor moved it) */
 	        {"description: gone\nfile: reference/toy.c\n@@@ original\n\treturn x - 1;\n"
-	         "@@@ mutant\n\treturn x;\n@@@ end\n",
+	         "@@@ variant\n\treturn x;\n@@@ end\n",
 	         "occurs 0 times"},
 	        /* a snippet that occurs twice would mutate an unknown one of them */
 	        {"description: twice\nfile: reference/toy.c\n@@@ original\n\treturn x + 1;\n"
-	         "@@@ mutant\n\treturn x;\n@@@ end\n",
+	         "@@@ variant\n\treturn x;\n@@@ end\n",
 	         "occurs 2 times"},
 	        /* a mutant that is the original */
 	        {"description: same\nfile: reference/toy.c\n@@@ original\nint f(int x)\n"
-	         "@@@ mutant\nint f(int x)\n@@@ end\n",
-	         "the mutant is the original"},
+	         "@@@ variant\nint f(int x)\n@@@ end\n",
+	         "the variant is the original"},
 	        /* the plugin's own source is not a mutable reference object */
-	        {"description: plugin\nfile: reference/plugin.c\n@@@ original\nx\n@@@ mutant\ny\n"
+	        {"description: plugin\nfile: reference/plugin.c\n@@@ original\nx\n@@@ variant\ny\n"
 	         "@@@ end\n",
 	         "not plugin.c"},
-	        {"file: reference/toy.c\n@@@ original\nint f(int x)\n@@@ mutant\nint f(long x)\n"
+	        {"file: reference/toy.c\n@@@ original\nint f(int x)\n@@@ variant\nint f(long x)\n"
 	         "@@@ end\n",
 	         "no 'description:' line"},
 	        {"description: unfinished\nfile: reference/toy.c\n@@@ original\nint f(int x)\n",
 	         "in that order"},
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-		write_file(tmp, "bad.mut", bad[k][0]);
+		write_file(tmp, "bad.var", bad[k][0]);
 		CU_ASSERT_EQUAL_FATAL(
-		        qct_sh(&p, "cd '%s' && '%s' --check bad.mut", tmp, tool_path()), 0);
+		        qct_sh(&p, "cd '%s' && '%s' --check bad.var", tmp, tool_path()), 0);
 		CU_ASSERT_EQUAL(p.status, 2);
 		if (!strstr(p.err, bad[k][1]))
 			fprintf(stderr, "\ncase %zu: expected '%s' in: %s", k, bad[k][1], p.err);
@@ -153,11 +154,11 @@ static void test_broken_definitions_refused(void)
 		qct_proc_free(&p);
 	}
 	/* and a good one applies: f mutated, g untouched */
-	write_file(tmp, "good.mut",
+	write_file(tmp, "good.var",
 	           "description: f off by one\nfile: reference/toy.c\n@@@ original\nint f(int x)\n"
-	           "{\n\treturn x + 1;\n@@@ mutant\nint f(int x)\n{\n\treturn x + 2;\n@@@ end\n");
+	           "{\n\treturn x + 1;\n@@@ variant\nint f(int x)\n{\n\treturn x + 2;\n@@@ end\n");
 	CU_ASSERT_EQUAL_FATAL(
-	        qct_sh(&p, "cd '%s' && '%s' good.mut out.c && cat out.c", tmp, tool_path()), 0);
+	        qct_sh(&p, "cd '%s' && '%s' good.var out.c && cat out.c", tmp, tool_path()), 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_STRING_EQUAL(
 	        p.out,

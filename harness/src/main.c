@@ -160,6 +160,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			o->allow_loss[o->n_allow_loss++] = v;
 		} else if (!strcmp(a, "--no-reports") && !strcmp(cmd, "run")) {
 			o->no_reports = 1;
+		} else if (!strcmp(a, "--no-diagnose") && !strcmp(cmd, "run")) {
+			o->no_diagnose = 1;
 		} else if (!strcmp(a, "--dump")) {
 			NEED_ARG();
 			o->dump_dir = v;
@@ -316,6 +318,8 @@ int main(int argc, char **argv)
 		return qc_cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "diff"))
 		return qc_cmd_diff(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diagnose"))
+		return qc_cmd_diagnose(argc - 1, argv + 1, argv[0]);
 
 	size_t used = 0;
 	for (int i = 0; i < argc && used < sizeof command_line; i++)

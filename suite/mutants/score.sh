@@ -1,20 +1,23 @@
 #!/bin/sh
 # The mutation score (suite/mutants/README.md), run by `make mutation`:
-#   score.sh QCONFORM MUTATE OUTDIR FLOOR JOBS CONTROL MUT...
-# runs the specs of each mutant definition MUT against OUTDIR/<name>/libmutant.so,
+#   score.sh QCONFORM VARIANT OUTDIR FLOOR JOBS CONTROL DEF...
+# runs the specs of each variant definition DEF against OUTDIR/<name>.so,
 # JOBS at a time: KILLED when the run does not conform (exit 1), SURVIVED when it
 # does (exit 0), ERROR for anything else. Prints one line per mutant in the
 # order given, then the score; exit 0 when the score is at least the percentage
 # in FLOOR and the control mutant CONTROL survived, 1 when not, 2 on an error.
-# (Internally: score.sh --one QCONFORM MUTATE OUTDIR MUT runs one mutant.)
+# (Internally: score.sh --one QCONFORM VARIANT OUTDIR DEF runs one mutant.)
 set -u
 
 here=$(dirname "$0")
 
-# suite/mutants/07-foo.mut -> 07-foo, suite/mutants/control/noop.mut -> control/noop
+# reference/variants/07-foo.var -> 07-foo, suite/mutants/control/noop.var -> control/noop
 name_of() {
-	rel=${1#"$here"/}
-	echo "${rel%.mut}"
+	base=$(basename "$1" .var)
+	case $1 in
+	"$here"/*) echo "${1#"$here"/}" | sed 's/\.var$//' ;;
+	*) echo "$base" ;;
+	esac
 }
 
 if [ "${1:-}" = --one ]; then
@@ -22,10 +25,11 @@ if [ "${1:-}" = --one ]; then
 	dir=$out/$(name_of "$mut")
 	rm -f "$dir/result"
 	specs=$("$mutate" --field specs "$mut") || exit 2
+	mkdir -p "$dir" || exit 2
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # specs is a list of paths
 	# the first failing unit of cases decides: --max-failures 1 stops the run there
-	"$qconform" run $specs --plugin "$dir/libmutant.so" --timeout 10 --max-failures 1 \
+	"$qconform" run $specs --plugin "$dir.so" --timeout 10 --max-failures 1 \
 		--json /dev/null >"$dir/run.out" 2>"$dir/run.err"
 	rc=$?
 	t1=$(date +%s.%N)
@@ -39,14 +43,24 @@ if [ "${1:-}" = --one ]; then
 	[ -n "$counts" ] || counts="? ?"
 	first=$(awk '/^(FAIL|ERROR|CRASH|TIMEOUT) / { sub(/:$/, "", $2); print $2; exit }' \
 		"$dir/run.out")
+	# the diagnosis: does the first op's best rule name this mutant (or one equal to it)?
+	best=$(sed -n '/^diagnosis (/,$p' "$dir/run.out" | grep -o '" \[[^]]*\]' | head -n 1 |
+		sed 's/^" \[//; s/\]$//')
+	equal=$(sed -n '/^diagnosis (/,$p' "$dir/run.out" | grep -m 1 '^  Equally explained by:')
+	name=$(name_of "$mut")
+	case $best in
+	"") named=- ;;
+	"$name") named=named ;;
+	*) case $equal in *" $name"[,\ ]*) named=equal ;; *) named=other:$best ;; esac ;;
+	esac
 	[ $rc -le 1 ] || first="qconform exit $rc: $(head -n 1 "$dir/run.err")"
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	printf '%s %s %s %s\n' "$status" "$counts" "$secs" "${first:--}" >"$dir/result"
+	printf '%s %s %s %s %s\n' "$status" "$counts" "$secs" "$named" "${first:--}" >"$dir/result"
 	exit 0
 fi
 
 if [ $# -lt 6 ]; then
-	echo "usage: score.sh QCONFORM MUTATE OUTDIR FLOOR JOBS CONTROL MUT..." >&2
+	echo "usage: score.sh QCONFORM VARIANT OUTDIR FLOOR JOBS CONTROL DEF..." >&2
 	exit 2
 fi
 qconform=$1 mutate=$2 out=$3 floor_file=$4 jobs=$5 control=$6
@@ -66,17 +80,25 @@ t1=$(date +%s)
 
 line() { # name result-line
 	set -- "$1" $2
-	printf '%-36s %-8s %7s of %6s cases failed  %5ss  %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+	printf '%-36s %-8s %7s of %6s cases failed  %5ss  %-6s %s\n' "$1" "$2" "$3" "$4" "$5" \
+		"${6%%:*}" "$7"
 }
 
-total=0 killed=0 errors=0 survivors=
+total=0 killed=0 errors=0 survivors= named=0 equal=0 others=
 for mut in "$@"; do
 	name=$(name_of "$mut")
 	res=$(cat "$out/$name/result" 2>/dev/null) || res="ERROR ? ? ? no result"
 	line "$name" "$res"
 	total=$((total + 1))
 	case $res in
-	KILLED*) killed=$((killed + 1)) ;;
+	KILLED*)
+		killed=$((killed + 1))
+		case $(echo "$res" | awk '{ print $5 }') in
+		named) named=$((named + 1)) ;;
+		equal) equal=$((equal + 1)) ;;
+		*) others="$others $name($(echo "$res" | awk '{ print $5 }'))" ;;
+		esac
+		;;
 	survived*) survivors="$survivors $name" ;;
 	*) errors=$((errors + 1)) ;;
 	esac
@@ -88,6 +110,8 @@ line "$name" "$res"
 score=$(awk -v k=$killed -v n=$total 'BEGIN { printf "%.1f", n ? 100 * k / n : 0 }')
 echo "mutation score: $killed/$total killed = $score% (floor $floor%), $((t1 - t0)) s"
 [ -z "$survivors" ] || echo "survivors:$survivors"
+echo "diagnosis: $named of $killed killed mutants named first, $equal more first among equal rules"
+[ -z "$others" ] || echo "not named first:$others"
 status=0
 case $res in
 survived*) ;;

@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,21 @@ void *qc_xcalloc(size_t n, size_t size)
 		exit(2);
 	}
 	return p;
+}
+
+void *qc_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	size_t bytes = n * size;
+	void *q = realloc(p, bytes ? bytes : 1);
+	if (!q) {
+		fprintf(stderr, "qconform: out of memory\n");
+		exit(2);
+	}
+	return q;
 }
 
 int qc_parse_size(const char *s, size_t *out)

@@ -17,6 +17,8 @@ void qc_list_add(char *buf, size_t size, size_t *used, const char *fmt, ...)
 
 /* calloc that never returns NULL: out of memory ends the process with status 2. */
 void *qc_xcalloc(size_t n, size_t size);
+/* realloc of n elements of size bytes, likewise (the product checked for overflow). */
+void *qc_xrealloc(void *p, size_t n, size_t size);
 
 /* "4G", "512M", "64K", "1000" (bytes), "0": a size in bytes; 0, or -1 if malformed. */
 int qc_parse_size(const char *s, size_t *out);

@@ -72,6 +72,9 @@ static const qc_help_option run_options[] = {
         {"--no-reports", NULL,
          "Write only the reports named (--json, --html, --junit): nothing at the default "
          "paths, no journal (reproduce commands use it)."},
+        {"--no-diagnose", NULL,
+         "No diagnosis: do not try the catalogue's rules on the failing cases (README, "
+         "Diagnosis)."},
         {"--dump", "DIR", "Failing cases' inputs and outputs as .npy files, with a case.yaml."},
         {"--dump-max", "N", "At most N cases dumped (default 100)."},
         {"--journal", "FILE", "The progress journal (default: the JSON report's path + .journal)."},
@@ -86,6 +89,22 @@ static const qc_help_option run_options[] = {
 static const qc_help_option diff_options[] = {
         {"--allow-coverage-loss", "GLOB",
          "Accept (and list) lost coverage of the cases GLOB matches (repeatable)."},
+        {NULL, NULL, NULL}};
+
+static const qc_help_option diagnose_options[] = {
+        {"--plugin", "PATH",
+         "The kernel to run the cases through (default: the report's plugin, which must be "
+         "unchanged: its sha256)."},
+        {"--plugin-option", "KEY=VALUE",
+         "Passed to the plugin's create() (default: the report's; repeatable)."},
+        {"--remote", "CMD", "Workers started by CMD on a device, as run --remote does."},
+        {"--datasheet", NULL,
+         "Also say, for every op (passing ones too), which rule the kernel follows where the "
+         "rules differ."},
+        {"--json", "FILE", "The re-run's JSON report, with each op's diagnosis."},
+        {"--timeout", "SECONDS", "Per case (default: the report's)."},
+        {"--jobs", "N", "Parallel workers (default 1)."},
+        {"--no-sandbox", NULL, "Run the plugin without the sandbox."},
         {NULL, NULL, NULL}};
 
 static const qc_help_option certify_options[] = {
@@ -250,6 +269,18 @@ static const qc_help_command commands[] = {
          "refuses, lacks or leaves out: a regression unless --allow-coverage-loss names it). "
          "Exit 1 when there is a regression.",
          diff_options, NULL},
+        {"diagnose", "REPORT.json [OPTIONS]", "which rule explains a report's failures",
+         "Runs the report's failing cases (at most 24 per op, spread over the op's) and a "
+         "sample of its passing ones again through its kernel, with its seed, specs and "
+         "plugin options, and tries the catalogue of rules on them (README, Diagnosis): the "
+         "reference's named roundings and the variants of reference/variants/. Says per op "
+         "which rule explains every wrong element, or which two rules share them, or how much "
+         "the best one explains. The specs must be unchanged since the report.",
+         diagnose_options,
+         "qconform diagnose reports/out/mykernel/report.json\n"
+         "  why the kernel's failing cases differ\n"
+         "qconform diagnose report.json --datasheet\n"
+         "  which rounding the kernel follows, op by op, even where it passes\n"},
         {"quant", "--dtype T (--scale S [--zero-point Z] | --mean M --std-dev D | --min A --max B)",
          "the three forms of quantization parameters, side by side",
          "Converts between (scale, zero point), (mean, std_dev) and (min, max) as each "

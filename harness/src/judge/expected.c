@@ -219,6 +219,24 @@ qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
 	return e;
 }
 
+qcf_status qc_expected_rounding(const qc_case *c, int rounding, void *const *out, char *msg,
+                                size_t msg_size)
+{
+	qcf_tensor alt[QC_MAX_TENSORS];
+	qcf_op_call call = c->call;
+	call.outputs = alt;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		alt[k] = c->out[k];
+		alt[k].data = out[k];
+	}
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	d.rounding = (qref_rounding)rounding;
+	qcf_status st = qref_execute(&call, &d);
+	snprintf(msg, msg_size, "%s", st == QCF_OK ? "" : d.message);
+	return st;
+}
+
 double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k)
 {
 	int64_t lo, hi;

@@ -18,6 +18,14 @@
 qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size);
 void qc_expected_free(qc_expected *e, int n_outputs);
 
+/*
+ * The reference's outputs for c under named rounding `rounding` (a qref_rounding), into
+ * out[k] (buffers of c->out[k].nbytes): QCF_OK, or the reference's status when the op has no
+ * such rounding or refuses the case (its message in msg).
+ */
+qcf_status qc_expected_rounding(const qc_case *c, int rounding, void *const *out, char *msg,
+                                size_t msg_size);
+
 /* Share of quantized output k at either end of its dtype's range (0 for float outputs). */
 double qc_expected_saturation(const qc_case *c, const qc_expected *e, int k);
 

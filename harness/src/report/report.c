@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "diagnose.h"
 #include "dtype.h"
 #include "locate.h"
 #include "utf8.h"
@@ -615,6 +616,123 @@ static void profile_class_json(FILE *f, const qc_profile *p, const qc_profile_ta
 	fputs("]", f);
 }
 
+/* One hypothesis and what it explains (the op's "diagnosis": "best", "mixed_with"). */
+static void hyp_json(FILE *f, const qc_op_diagnosis *o, int h)
+{
+	const qc_hyp *y = &o->hyps[h];
+	const qc_hyp_score *s = &o->score[h];
+	fputs("{\"id\": ", f);
+	qc_json_string(f, y->id);
+	fputs(", \"rule\": ", f);
+	qc_json_string(f, y->rule);
+	fputs(", \"as\": ", f);
+	if (y->def && y->def->as)
+		qc_json_string(f, y->def->as);
+	else
+		fputs("null", f);
+	fprintf(f,
+	        ", \"failing_cases\": %d, \"failing_cases_exact\": %d, \"passing_cases\": %d, "
+	        "\"passing_cases_exact\": %d, \"refused\": %d, \"elements_outside_band\": %llu, "
+	        "\"elements_outside_band_explained\": %llu, \"elements_differing\": %llu, "
+	        "\"elements_differing_explained\": %llu, \"elements_disagreeing\": %llu, "
+	        "\"judged\": %d, \"allowed\": %d, \"not_allowed\": ",
+	        s->fail_cases, s->fail_exact, s->pass_cases, s->pass_exact, s->refused,
+	        (unsigned long long)s->illegal, (unsigned long long)s->illegal_explained,
+	        (unsigned long long)s->wrong, (unsigned long long)s->wrong_explained,
+	        (unsigned long long)(s->disagree_fail + s->disagree_pass), s->judged,
+	        s->legal_cases);
+	if (s->not_legal[0]) {
+		fputs("{\"message\": ", f);
+		qc_json_string(f, s->not_legal);
+		fputs(", \"case\": ", f);
+		qc_json_string(f, s->not_legal_case);
+		fputs("}", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs("}", f);
+}
+
+/* The op's "diagnosis" (diagnose.h), when it has one. */
+static void diagnosis_json(FILE *f, struct qc_diagnosis *D, const char *semantics, const char *op)
+{
+	for (int i = 0; D && i < qc_diagnosis_n_ops(D); i++) {
+		const qc_op_diagnosis *o = qc_diagnosis_op(D, i);
+		if (strcmp(o->semantics, semantics) || strcmp(o->op, op) ||
+		    (o->status == QC_DIAG_NONE && !o->datasheet))
+			continue;
+		fputs(", \"diagnosis\": {\"status\": ", f);
+		qc_json_string(f, qc_diag_status_name(o->status));
+		fprintf(f,
+		        ", \"failing_cases\": %llu, \"failing_cases_diagnosed\": %d, "
+		        "\"passing_cases_sampled\": %d, \"hypotheses\": %d, "
+		        "\"elements_outside_band\": %llu, \"elements_differing\": %llu, \"best\": "
+		        "[",
+		        (unsigned long long)o->failing_total, o->n_fail, o->n_pass, o->n_hyps,
+		        (unsigned long long)o->illegal, (unsigned long long)o->wrong);
+		/* the best, those equal to it, and the next one */
+		int n = o->n_rank < o->n_equal + 2 ? o->n_rank : o->n_equal + 2;
+		for (int r = 0; r < n; r++) {
+			fputs(r ? ", " : "", f);
+			hyp_json(f, o, o->rank[r]);
+		}
+		fprintf(f, "], \"equal\": %d, \"mixed_with\": ", o->n_equal);
+		if (o->status == QC_DIAG_MIXED) {
+			hyp_json(f, o, o->mix_other);
+			fprintf(f, ", \"mixed_elements\": [%llu, %llu], \"tail_width\": ",
+			        (unsigned long long)o->mix_first,
+			        (unsigned long long)o->mix_second);
+			if (o->tail_width)
+				fprintf(f, "%d", o->tail_width);
+			else
+				fputs("null", f);
+		} else {
+			fputs("null", f);
+		}
+		char text[4096];
+		qc_diagnosis_text(o, text, sizeof text);
+		fputs(", \"text\": ", f);
+		qc_json_string(f, text);
+		fputs(", \"note\": ", f);
+		if (o->err[0] && o->status != QC_DIAG_NOT_RUN)
+			qc_json_string(f, o->err);
+		else
+			fputs("null", f);
+		fputs(", \"datasheet\": ", f);
+		qc_diagnosis_datasheet(o, text, sizeof text);
+		if (o->datasheet && text[0])
+			qc_json_string(f, text);
+		else
+			fputs("null", f);
+		fputs("}", f);
+		return;
+	}
+}
+
+void qc_console_diagnosis(FILE *f, struct qc_diagnosis *D, int datasheet)
+{
+	char text[4096], shown[3 * sizeof text];
+	for (int pass = 0, n = 0; pass < 1 + !!datasheet; pass++, n = 0)
+		for (int i = 0; i < qc_diagnosis_n_ops(D); i++) {
+			const qc_op_diagnosis *o = qc_diagnosis_op(D, i);
+			if (pass ? !o->datasheet : o->status == QC_DIAG_NONE)
+				continue;
+			if (pass)
+				qc_diagnosis_datasheet(o, text, sizeof text);
+			else
+				qc_diagnosis_text(o, text, sizeof text);
+			if (!text[0])
+				continue;
+			qc_utf8_sanitize(shown, sizeof shown, text, strlen(text));
+			fprintf(f, "%s%s",
+			        n++    ? ""
+			        : pass ? "datasheet (which rule the kernel follows where the rules "
+			                 "differ):\n"
+			               : "diagnosis (which rule explains the failures):\n",
+			        shown);
+		}
+}
+
 int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 {
 	FILE *f = j->f;
@@ -637,7 +755,9 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 			metrics_json(f, &o->m[k]);
 			fputs("}", f);
 		}
-		fputs("]}", f);
+		fputs("]", f);
+		diagnosis_json(f, meta->diagnosis, o->semantics, o->op);
+		fputs("}", f);
 	}
 	if (meta->waivers) {
 		/* every waiver of the file, used or not */

@@ -87,6 +87,8 @@ typedef struct qc_run_meta {
 	/* qconform import: the runner's records (run.import); a case's reproduce command is then
 	 * the export of that case */
 	const qc_import_meta *import;
+	/* the diagnosis of the failures (an op's "diagnosis"), or NULL */
+	struct qc_diagnosis *diagnosis;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;
@@ -129,5 +131,8 @@ void qc_json_string(FILE *f, const char *s);
 /* Console: the per-op table and the totals (meta may be NULL; an interrupted run's totals
  * say so). */
 void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta);
+/* The diagnosis of every op that has one: a paragraph each (diagnose.h); with datasheet, the
+ * datasheet of every op after them. */
+void qc_console_diagnosis(FILE *f, struct qc_diagnosis *D, int datasheet);
 
 #endif

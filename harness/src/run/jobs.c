@@ -311,9 +311,12 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 				qc_locate_worst(c, e, &jc->r);
 		}
 		case_text(p, jc, c);
-		if (p->keep_failing && !qc_verdict_conforms(jc->r.verdict)) {
-			/* --dump: the case as it is, with the kernel's outputs copied out of the
-			 * worker's arena */
+		qc_verdict v = jc->r.verdict;
+		if ((p->keep_failing && !qc_verdict_conforms(v)) ||
+		    (p->keep_judged && got &&
+		     (v == QC_FAIL || v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE))) {
+			/* --dump, the diagnosis: the case as it is, with the kernel's outputs
+			 * copied out of the worker's arena */
 			jc->full = 1;
 			jc->c = c;
 			jc->e = e;

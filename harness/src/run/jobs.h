@@ -45,7 +45,7 @@ typedef struct qc_job_unit {
 typedef struct qc_job_case {
 	qc_case *c;     /* the case without its data: name, spec (the run's), op, outputs' names,
 	                   extension; the whole case (its copy's) when `full` */
-	int full;       /* --dump: c, e and kout are the case's own (a verdict that fails) */
+	int full;       /* --dump, the diagnosis: c, e and kout are the case's own */
 	qc_expected *e; /* with full */
 	void *kout[QC_MAX_TENSORS];     /* with full: the kernel's outputs, or NULL */
 	qc_result r;                    /* judged */
@@ -76,7 +76,8 @@ typedef struct qc_jobs_plan {
 	const qc_journal_data *resume; /* --resume: the journal read, or NULL */
 	const qc_waivers *waivers;     /* --waivers, or NULL */
 	int keep_failing;              /* --dump: keep the data of cases that do not conform */
-	int journal;                   /* the run keeps a journal: each case's stats text too */
+	int keep_judged; /* the diagnosis: keep the data of every case with outputs (FAIL, PASS) */
+	int journal;     /* the run keeps a journal: each case's stats text too */
 } qc_jobs_plan;
 
 typedef struct qc_jobs qc_jobs;

@@ -18,6 +18,7 @@
 #include "cases.h"
 #include "compare.h"
 #include "console.h"
+#include "diagnose.h"
 #include "diff.h"
 #include "digest.h"
 #include "dtype.h"
@@ -40,6 +41,7 @@
 #include "spec.h"
 #include "utf8.h"
 #include "util.h"
+#include "variants.h"
 #include "waivers.h"
 
 #define RUN_PLAN             1
@@ -1031,8 +1033,9 @@ typedef struct run_state {
 	int n_diag_seen;
 	struct timespec journal_synced; /* the last fdatasync */
 	unsigned long journal_syncs;
-	uint64_t failing; /* cases neither allowed nor waived (--max-failures counts them) */
-	int stopped;      /* --max-failures was reached: the jobs were cancelled */
+	uint64_t failing;        /* cases neither allowed nor waived (--max-failures counts them) */
+	int stopped;             /* --max-failures was reached: the jobs were cancelled */
+	qc_diagnosis *diagnosis; /* the failures' diagnosis (diagnose.h), or NULL */
 } run_state;
 
 /* A failing case on the console (the first MAX_PRINTED_FAILURES, none with --quiet), its
@@ -1159,6 +1162,31 @@ static int replay_case(run_state *st, const qc_case *c, const qc_journal_entry *
 	return 0;
 }
 
+static void release_job_case(void *p)
+{
+	qc_job_case_clear(p);
+	free(p);
+}
+
+/* The diagnosis keeps the data of some cases (then they are its own until it is freed) and
+ * counts every other. */
+static void offer_diagnosis(qc_diagnosis *D, qc_job_case *jc)
+{
+	if (!jc->full) {
+		qc_diagnosis_count(D, jc->c->call.semantics, jc->c->call.op, jc->r.verdict);
+		return;
+	}
+	qc_job_case *own = qc_xcalloc(1, sizeof *own);
+	*own = *jc;
+	if (qc_diagnosis_offer(D, own->c, own->e, own->kout, own->r.verdict, own,
+	                       release_job_case)) {
+		/* what stays for the release: the verdict, text and a slim case are not needed */
+		memset(jc, 0, sizeof *jc);
+		return;
+	}
+	free(own);
+}
+
 /*
  * Reports one case the job threads judged, in the run's order: roll-ups, waiver, the report's
  * object, the journal, --dump, the console.
@@ -1173,7 +1201,7 @@ static void take_case(run_state *st, qc_job_case *jc)
 	if (st->journal)
 		qc_journal_case(st->journal, jc->stats, jc->stats_len, jc->text, jc->len);
 	/* --dump: the data of a verdict that does not conform (waived or not) */
-	if (st->dump && jc->full) {
+	if (st->dump && jc->full && !qc_verdict_conforms(jc->r.verdict)) {
 		char derr[512];
 		qcf_tensor kout[QC_MAX_TENSORS];
 		for (int k = 0; k < c->call.n_outputs; k++) {
@@ -1188,6 +1216,8 @@ static void take_case(run_state *st, qc_job_case *jc)
 	st->done++;
 	st->failing += !qc_verdict_conforms(jc->r.verdict) && !waived;
 	print_case(st, c, &jc->r, waived);
+	if (st->diagnosis)
+		offer_diagnosis(st->diagnosis, jc);
 }
 
 /* What expanding a unit reported, each line once per run (a unit reports once per node). */
@@ -1735,6 +1765,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		       (unsigned long long)(ss.total > jd.n ? ss.total - jd.n : 0));
 	fflush(stdout);
 
+	if (!o->no_diagnose)
+		st.diagnosis = qc_diagnosis_new();
 	/* The job threads expand, compute the reference's answers, run and judge; this thread
 	 * reports the cases in order. A signal cancels the jobs: what was judged is reported. */
 	qc_jobs_plan plan = {.specs = ss.specs,
@@ -1750,6 +1782,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	                     .resume = o->resume ? &jd : NULL,
 	                     .waivers = waivers,
 	                     .keep_failing = dump != NULL,
+	                     .keep_judged = st.diagnosis != NULL,
 	                     .journal = st.journal != NULL};
 	int rc = qc_jobs_start(jobs, &plan, err, sizeof err);
 	stop_unblock(&sigs);
@@ -1779,6 +1812,11 @@ int qc_cmd_run(const qc_run_opts *o)
 		meta.cases_planned = st.total;
 		meta.journal = journaled && !by_failures ? journal_path : NULL;
 	}
+	/* which rules explain the failures: after a signal, no more workers */
+	if (st.diagnosis && !sig) {
+		qc_diagnosis_compute(st.diagnosis, o->datasheet);
+		meta.diagnosis = st.diagnosis;
+	}
 	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
 		fprintf(stderr, "qconform: writing %s failed\n", json_path);
 		rc = -1;
@@ -1788,6 +1826,8 @@ int qc_cmd_run(const qc_run_opts *o)
 		fprintf(stderr, "qconform: journal: %.3f s flushing, %lu fdatasync\n",
 		        st.journal_sync_s, st.journal_syncs);
 	qc_console_table(stdout, &st.stats, &meta);
+	if (meta.diagnosis)
+		qc_console_diagnosis(stdout, meta.diagnosis, o->datasheet);
 	if (ss.profile) {
 		const qc_profile_tally *t = ss.tally;
 		printf("profile %s: base: %d required ops, %llu cases run (it needs %llu)%s\n",
@@ -1888,6 +1928,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_journal_data_free(&jd);
 	qc_waivers_free(waivers);
 	qc_stats_free(&st.stats);
+	qc_diagnosis_free(st.diagnosis);
 	free(metas);
 	specset_free(&ss);
 	return status;

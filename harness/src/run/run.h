@@ -58,6 +58,8 @@ typedef struct qc_run_opts {
 	const char *resume;       /* --resume JOURNAL: run only the cases the journal lacks */
 	int keep_journal;         /* --keep-journal: keep it after a complete report */
 	long max_failures;        /* --max-failures N: stop after N failing cases (0: never) */
+	int no_diagnose;          /* --no-diagnose: no diagnosis of the failures (diagnose.h) */
+	int datasheet;            /* diagnose --datasheet: the rules followed, passing ops too */
 	const char *remote;       /* --remote CMD: workers started by CMD (stream.h) */
 	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
@@ -74,6 +76,9 @@ typedef struct qc_run_opts {
  * the cases judged by then and say "interrupted" (max_failures N); no journal is kept.
  */
 int qc_cmd_run(const qc_run_opts *o);
+/* qconform diagnose REPORT.json [OPTIONS] (harness/src/run/rediagnose.c): argv[0] is
+ * "diagnose"; self is the qconform that runs. */
+int qc_cmd_diagnose(int argc, char **argv, const char *self);
 int qc_cmd_list(const qc_run_opts *o);
 int qc_cmd_validate(const qc_run_opts *o);
 int qc_cmd_show(const qc_run_opts *o, const char *case_name);
