@@ -359,9 +359,12 @@ SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/li
 # ASan's quarantine of freed memory is 16 MB instead of 256 MB: a use after free is still
 # caught while the block waits there, and the pass's processes page in far less memory (on
 # `qconform validate specs`: 200 MB instead of 750 MB peak, half the page faults).
+# The sanitizer build has no variants of its own (reference/variants/variants.mk): its runs
+# diagnose with the plain build's.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 \
-           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QCT_SPECS='$(SAN_SPECS)'
-test-san:
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QCT_SPECS='$(SAN_SPECS)' \
+           QCONFORM_VARIANTS='$(CURDIR)/build/variants'
+test-san: variants
 	$(SAN_ENV) $(MAKE) BUILD=build/san SAN=1 test-unit
 
 # The edit-compile loop (well under 2 minutes of CPU): the unit suites of QUICK_SUITES (the
@@ -404,7 +407,7 @@ test-lane-fuzz:
 $(filter test-lane-plain-%,$(TEST_LANES)): test-lane-plain-%: all
 	QCONFORM_BUILD=$(BUILD) QCT_QUEUE=$(BUILD)/test-queue QCT_SHARED_DIR=$(BUILD)/test-shared $(TESTS)
 
-$(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all
+$(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all variants
 	$(SAN_ENV) QCONFORM_BUILD=build/san QCT_QUEUE=build/san/test-queue \
 	  QCT_SHARED_DIR=build/san/test-shared build/san/qconform_tests
 
@@ -532,6 +535,7 @@ fuzz:
 
 # `make install PREFIX=/usr/local DESTDIR=`: qconform (bin/), its worker (libexec/qconform/),
 # the reference plugin and the adapters that were built (lib/qconform/, lib/qconform/plugins/),
+# the catalogue's variants, the diagnosis's hypotheses (lib/qconform/variants/),
 # the plugin header and qconform-plugin.pc (include/qconform/, lib/pkgconfig/), the specs and
 # the report schemas (share/qconform/: the installed qconform takes these specs by default) and
 # the man pages (share/man/man1/, written by qconform itself from its --help text: `make man`).
@@ -548,7 +552,8 @@ man: $(QCONFORM)
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/qconform \
-	  $(DESTDIR)$(PREFIX)/lib/qconform/plugins $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/qconform/plugins $(DESTDIR)$(PREFIX)/lib/qconform/variants \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include/qconform $(DESTDIR)$(PREFIX)/share/qconform \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(QCONFORM) $(DESTDIR)$(PREFIX)/bin/qconform
@@ -556,6 +561,7 @@ install: all man
 	install -m 644 $(REF_SO) $(DESTDIR)$(PREFIX)/lib/qconform/libqconform_reference.so
 	for p in $(wildcard $(BUILD)/plugins/libqcf_*.so); do \
 	  install -m 644 $$p $(DESTDIR)$(PREFIX)/lib/qconform/plugins/ || exit 2; done
+	install -m 644 $(VAR_SO) $(DESTDIR)$(PREFIX)/lib/qconform/variants/
 	install -m 644 harness/include/qconform/plugin.h harness/runner/qconform_case.h \
 	  $(DESTDIR)$(PREFIX)/include/qconform/
 	install -d $(DESTDIR)$(PREFIX)/share/qconform/runner

@@ -61,6 +61,7 @@
 #pragma weak qct_register_cross
 #pragma weak qct_register_ggml
 #pragma weak qct_register_mx
+#pragma weak qct_register_diagnose
 
 const char *qct_build_path(const char *rel)
 {
@@ -180,10 +181,20 @@ static void leak_check_alone(void)
 }
 #endif
 
-/* -v: each test as it ends */
+/* -v: each test as it ends, with its seconds (where a suite's time goes) */
+static double test_started;
+
+static void start_test(const CU_pTest test, const CU_pSuite suite)
+{
+	(void)test;
+	(void)suite;
+	test_started = qct_now_s();
+}
+
 static void say_test(const CU_pTest test, const CU_pSuite suite, const CU_pFailureRecord failures)
 {
-	printf("  %s / %s: %s\n", suite->pName, test->pName, failures ? "FAILED" : "passed");
+	printf("  %s / %s: %s (%.1f s)\n", suite->pName, test->pName,
+	       failures ? "FAILED" : "passed", qct_now_s() - test_started);
 	fflush(stdout);
 }
 
@@ -198,6 +209,7 @@ int main(int argc, char **argv)
 	                        qct_register_gating,
 	                        qct_register_export,
 	                        qct_register_mutation,
+	                        qct_register_diagnose,
 	                        qct_register_pipeline,
 	                        qct_register_ci_examples,
 	                        qct_register_spec,
@@ -240,8 +252,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
 		if (regs[i])
 			regs[i]();
-	if (argc > 1 && strcmp(argv[1], "-v") == 0)
+	if (argc > 1 && strcmp(argv[1], "-v") == 0) {
+		CU_set_test_start_handler(start_test);
 		CU_set_test_complete_handler(say_test);
+	}
 	CU_pSuite active[256];
 	int n_active = 0;
 	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)

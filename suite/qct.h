@@ -110,6 +110,7 @@ const char *qct_specs(void);
 CU_pSuite qct_suite(const char *name);
 
 void qct_register_reference(void);
+void qct_register_diagnose(void);
 void qct_register_qparams(void);
 void qct_register_gen(void);
 void qct_register_runner(void);

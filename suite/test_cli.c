@@ -1,4 +1,5 @@
 /* The command line as a user meets it: help, version, mistakes, and the installed tool. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,19 @@ static void test_install(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "qconform-reference"));
 	CU_ASSERT_PTR_NOT_NULL(
 	        strstr(p.out, "qconform\\-run \\- run specs against a kernel plugin"));
+	qct_proc_free(&p);
+	/* the diagnosis finds the installed catalogue's variants (lib/qconform/variants/) */
+	char stub[PATH_MAX];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(qct_stub("float_requant"), stub));
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "cd %s/vendor && env -u QCONFORM_VARIANTS "
+	                             "%s/root/opt/qc/bin/qconform run --quiet --no-reports "
+	                             "--plugin %s --filter 'litert/conv_2d/*' --filter '-*int4*'",
+	                             tmp, tmp, stub),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "[87-conv-fp32-requantization]"));
+	CU_ASSERT_PTR_NULL(strstr(p.out, "could not run"));
 	qct_proc_free(&p);
 	qct_rmdir(tmp);
 }

@@ -223,6 +223,28 @@ static void test_score(void)
 		CU_ASSERT(total > 0 && 100.0 * killed / total >= floor_pct);
 		fprintf(stderr, "\n  %s\n", score);
 	}
+	/* the diagnosis of each killed mutant names it first (or a rule equal to it on the
+	 * cases run); one it cannot diagnose (no FAIL with outputs) is never named wrongly */
+	const char *diag = line_starting(p.out, "diagnosis: ");
+	CU_ASSERT_PTR_NOT_NULL(diag);
+	if (diag) {
+		int named = 0, killed = 0, equal = 0;
+		CU_ASSERT_EQUAL(sscanf(diag,
+		                       "diagnosis: %d of %d killed mutants named first, %d more",
+		                       &named, &killed, &equal),
+		                3);
+		CU_ASSERT(killed > 0 && 10 * (named + equal) >= 9 * killed);
+		fprintf(stderr, "  %s\n", diag);
+	}
+	const char *others = line_starting(p.out, "not named first:");
+	for (const char *o = others ? strchr(others, ':') + 1 : NULL; o && *o;) {
+		size_t n = strcspn(o + 1, " ");
+		int undiagnosed = n >= 3 && !strncmp(o + 1 + n - 3, "(-)", 3);
+		if (!undiagnosed)
+			fprintf(stderr, "  a mutant named wrongly: %.*s\n", (int)n, o + 1);
+		CU_ASSERT(undiagnosed);
+		o += 1 + n;
+	}
 	qct_proc_free(&p);
 }
 

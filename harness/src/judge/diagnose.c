@@ -255,6 +255,26 @@ static void where_add(qc_op_diagnosis *o, const qc_case *c, int t, size_t i, dou
 	}
 }
 
+/* How far beyond the band of legal roundings element i of output y may lie under the case's
+ * tolerance (its per-element bounds: LSB or steps, absolute, relative). */
+static double allowance(const qc_case *c, const qcf_tensor *y, const qref_output_detail *d,
+                        size_t i, double rv)
+{
+	const qc_tolerance *t = &c->tol;
+	if (t->exact)
+		return 0;
+	if (!qref_dtype_is_float(y->dtype))
+		return t->max_abs > 0 ? t->max_abs : 0;
+	double a = 0, step = d && d->step ? d->step[i] : 0;
+	if (step > 0)
+		a = fmax(a, fmax(t->max_abs, t->steps) * step);
+	if (t->abs > 0)
+		a = fmax(a, t->abs);
+	if (t->rel > 0 && isfinite(rv))
+		a = fmax(a, t->rel * fabs(rv));
+	return a;
+}
+
 void qc_diagnosis_score(qc_op_diagnosis *o, int h, int j, void *const *out)
 {
 	qc_diag_case *k = &o->cases[j];
@@ -280,10 +300,23 @@ void qc_diagnosis_score(qc_op_diagnosis *o, int h, int j, void *const *out)
 		size_t n = qref_numel(c->out[t].rank, c->out[t].shape);
 		const qref_output_detail *d = t < QREF_MAX_OUTPUTS ? &e->detail.out[t] : NULL;
 		for (size_t i = 0; i < n; i++, at++) {
-			if (d && d->any && d->any[i])
-				continue;
 			double kv = qref_get(&kt, i), hv = qref_get(&ht, i),
 			       rv = qref_get(&e->out[t], i);
+			if (d && d->any && d->any[i]) {
+				/* left open by the semantics: wrong only outside its allowed range */
+				int bad = failing && d->lo && d->hi && outside(kv, d->lo[i], d->hi[i]);
+				int eq = same(kv, hv);
+				disagree += bad && !eq;
+				if (eq && k->agree[h])
+					k->agree[h][at / 8] |= (uint8_t)(1u << (at % 8));
+				s->wrong += bad;
+				s->wrong_explained += bad && eq;
+				s->illegal += bad;
+				s->illegal_explained += bad && eq;
+				if (bad && h == 0)
+					where_add(o, c, t, i, NAN);
+				continue;
+			}
 			int eq = same(kv, hv), own = !same(hv, rv);
 			disagree += !eq;
 			s->distinct += own;
@@ -295,7 +328,8 @@ void qc_diagnosis_score(qc_op_diagnosis *o, int h, int j, void *const *out)
 				k->agree[h][at / 8] |= (uint8_t)(1u << (at % 8));
 			double lo = e->band_lo[t] ? e->band_lo[t][i] : rv;
 			double hi = e->band_hi[t] ? e->band_hi[t][i] : rv;
-			int wrong = !same(kv, rv), bad = outside(kv, lo, hi);
+			double slack = allowance(c, &c->out[t], d, i, rv);
+			int wrong = !same(kv, rv), bad = outside(kv, lo - slack, hi + slack);
 			s->wrong += wrong;
 			s->wrong_explained += wrong && eq;
 			s->illegal += bad;
@@ -378,8 +412,14 @@ static int splits(qc_op_diagnosis *o, int h1, int h2, uint64_t *only1, uint64_t 
 			const qref_output_detail *d =
 			        t < QREF_MAX_OUTPUTS ? &k->e->detail.out[t] : NULL;
 			for (size_t i = 0; i < n; i++, at++) {
-				if (d && d->any && d->any[i])
-					continue;
+				/* an element left open counts when it lies outside its range */
+				if (d && d->any && d->any[i]) {
+					qcf_tensor kt = c->out[t];
+					kt.data = k->kout[t];
+					if (!d->lo || !d->hi ||
+					    !outside(qref_get(&kt, i), d->lo[i], d->hi[i]))
+						continue;
+				}
 				int x = bit(a, at), y = bit(b, at);
 				if (!x && !y)
 					return 0;

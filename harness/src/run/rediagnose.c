@@ -240,11 +240,11 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 			if (add_unique(&specs, &n_specs, &cap_specs, spec)) {
 				char now[65];
 				if (!sha || qc_sha256_file(spec, now) != 0 || strcmp(now, sha)) {
-					json_decref(c);
 					bad("%s: changed or missing since the report (sha256 %s in "
 					    "the "
 					    "report): its cases would not be the report's",
 					    spec, sha ? sha : "none");
+					json_decref(c);
 					goto done;
 				}
 			}

@@ -1,0 +1,323 @@
+/*
+ * The diagnosis (harness/src/judge/diagnose.h, README "Diagnosis"): the project's buggy stubs
+ * each diagnosed as their bug (not merely FAIL), a kernel that mixes two rules diagnosed as
+ * mixing (with its vector tail), bugs outside the catalogue located instead of misnamed, a
+ * passing kernel's datasheet, and `qconform diagnose REPORT.json` re-running a report's cases
+ * only when its kernel and specs are the report's. (Every mutant named first: the mutation
+ * suite, suite/mutants/score.sh.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "qct.h"
+
+/* The op's diagnosis object in report r, or NULL. */
+static json_t *diagnosis_of(json_t *r, const char *semantics, const char *op)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(r, "ops"), i, o)
+	{
+		if (!strcmp(qct_str(o, "semantics"), semantics) && !strcmp(qct_str(o, "op"), op))
+			return json_object_get(o, "diagnosis");
+	}
+	return NULL;
+}
+
+static const char *best_id(json_t *d)
+{
+	return qct_str(json_array_get(json_object_get(d, "best"), 0), "id");
+}
+
+typedef struct expect {
+	const char *semantics, *op, *status, *best; /* best NULL: not checked */
+	const char *text;                           /* in the diagnosis's text, or NULL */
+} expect;
+
+/* Runs stub over specs and checks each op's diagnosis. */
+static void check_stub(const char *stub, const char *specs, const expect *x, size_t n)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL, "%s --plugin %s", specs, qct_stub(stub));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(status, 1);
+	for (size_t k = 0; k < n; k++) {
+		json_t *d = diagnosis_of(r, x[k].semantics, x[k].op);
+		int ok = d && !strcmp(qct_str(d, "status"), x[k].status) &&
+		         (!x[k].best || !strcmp(best_id(d), x[k].best)) &&
+		         (!x[k].text || strstr(qct_str(d, "text"), x[k].text));
+		if (!ok)
+			fprintf(stderr, "\n%s %s/%s: expected %s %s, got: %s", stub, x[k].semantics,
+			        x[k].op, x[k].status, x[k].best ? x[k].best : "",
+			        d ? qct_str(d, "text") : "no diagnosis");
+		CU_ASSERT(ok);
+		/* bounded: at most 24 failing cases diagnosed, 16 passing ones sampled */
+		if (d) {
+			CU_ASSERT(json_integer_value(
+			                  json_object_get(d, "failing_cases_diagnosed")) <= 24);
+			CU_ASSERT(json_integer_value(json_object_get(d, "passing_cases_sampled")) <=
+			          16);
+		}
+	}
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_float_requant(void)
+{
+	static const expect x[] = {
+	        {"litert", "CONV_2D", "explained", "87-conv-fp32-requantization", "XNNPACK"},
+	        {"litert", "DEPTHWISE_CONV_2D", "explained", "87-conv-fp32-requantization", NULL},
+	        {"litert", "FULLY_CONNECTED", "explained", "87-conv-fp32-requantization", NULL}};
+	check_stub("float_requant",
+	           "specs/litert/conv_2d.yaml specs/litert/depthwise_conv_2d.yaml "
+	           "specs/litert/fully_connected.yaml",
+	           x, 3);
+}
+
+static void test_per_axis_ignored(void)
+{
+	static const expect x[] = {
+	        {"litert", "DEQUANTIZE", "explained", "88-per-axis-channel-0", NULL},
+	        {"litert", "CONV_2D", "explained", "89-conv-per-channel-scale-0", NULL}};
+	check_stub("ignore_axis", "specs/litert/dequantize.yaml specs/litert/conv_2d.yaml", x, 2);
+}
+
+static void test_lowbit_and_torch_stubs(void)
+{
+	static const expect zp[] = {{"torch", "quantize_per_token", "explained",
+	                             "90-per-token-zero-point-after-rounding", NULL}};
+	check_stub("zp_after_round", "specs/torch/quantize_per_token.yaml", zp, 1);
+	static const expect sat[] = {{"onnx", "QuantizeLinear", "explained",
+	                              "91-float8-quantize-saturate-ignored", NULL}};
+	check_stub("f8_no_saturate", "specs/onnx/quantize_linear_float8.yaml", sat, 1);
+	static const expect sub[] = {{"onnx", "QuantizeLinear", "explained",
+	                              "92-float8-quantize-subnormal-truncated", NULL}};
+	check_stub("f8_subnormal_trunc", "specs/onnx/quantize_linear_float8.yaml", sub, 1);
+	static const expect nib[] = {
+	        {"ggml", "dequantize_row", "explained", "94-ggml-q4-0-read-nibbles-swapped", NULL},
+	        {"ggml", "quantize_row", "explained", "95-ggml-q4-0-write-nibbles-swapped", NULL}};
+	check_stub("ggml_q4_0_nibbles",
+	           "specs/ggml/dequantize_row.yaml specs/ggml/quantize_row.yaml", nib, 2);
+	static const expect nb[] = {
+	        {"ort", "MatMulNBits", "explained", "96-matmul-nbits-default-zero-point-0", NULL}};
+	check_stub("nbits_zero_default", "specs/ort/matmul_nbits_default_zp_sweep.yaml", nb, 1);
+	/* the MX stub also moves the scale of blocks the variant leaves (a tiny maximum): the
+	 * variant is still its best lead */
+	static const expect mx[] = {
+	        {"mx", "quantize_mx", "partly", "93-mx-shared-exponent-one-high", NULL}};
+	check_stub("mx_scale_off_by_one", "specs/mx/quantize_mx.yaml", mx, 1);
+	/* a named rounding of the reference is a hypothesis too */
+	static const expect up[] = {{"torch", "fake_quantize_per_tensor_affine", "explained",
+	                             "rounding:half_up", NULL}};
+	check_stub("ties_half_up", "specs/torch/fake_quantize_per_tensor_affine.yaml", up, 1);
+}
+
+/* Bugs the catalogue does not hold: no rule is named as their cause, and where the wrong
+ * elements lie is said instead. */
+static void test_outside_the_catalogue(void)
+{
+	static const expect ch[] = {
+	        {"litert", "CONV_2D", "unexplained", NULL, "index 3 along axis 3 of 4"}};
+	check_stub("channel3", "specs/litert/conv_2d.yaml", ch, 1);
+	static const expect lane[] = {
+	        {"litert", "ADD", "unexplained", NULL, "a flat index of 2 modulo 5"}};
+	check_stub("worse_add", "specs/litert/add.yaml", lane, 1);
+}
+
+/* A SIMD body in float32 with ties to even and a scalar tail as the reference: two rules, and
+ * the tail's width. */
+static void test_mixed_rules(void)
+{
+	static const expect x[] = {{"litert", "FULLY_CONNECTED", "mixed", NULL,
+	                            "past the last multiple of 16 of the innermost dimension"}};
+	check_stub("fp32_body_exact_tail", "suite/specs/diagnose/fc_ties.yaml", x, 1);
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	int status;
+	json_t *r =
+	        qct_run_report(tmp, &status, NULL, "suite/specs/diagnose/fc_ties.yaml --plugin %s",
+	                       qct_stub("fp32_body_exact_tail"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *d = diagnosis_of(r, "litert", "FULLY_CONNECTED");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(d, "tail_width")), 16);
+	CU_ASSERT_STRING_EQUAL(qct_str(json_object_get(d, "mixed_with"), "id"), "reference");
+	/* the body's rule: ties to even, by a named rounding or the catalogue's fp32 variant */
+	const char *b = best_id(d);
+	CU_ASSERT(!strcmp(b, "rounding:half_even") || !strcmp(b, "87-conv-fp32-requantization"));
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* The same cases, one job or two: the same diagnosis (the cases kept do not depend on the
+ * order the jobs finish in). */
+static void test_deterministic(void)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	json_t *d[2] = {NULL, NULL}, *r[2];
+	for (int k = 0; k < 2; k++) {
+		int status;
+		r[k] = qct_run_report(tmp, &status, NULL,
+		                      "specs/litert/conv_2d.yaml --jobs %d --plugin %s", k + 1,
+		                      qct_stub("ignore_axis"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r[k]);
+		d[k] = diagnosis_of(r[k], "litert", "CONV_2D");
+		CU_ASSERT_PTR_NOT_NULL(d[k]);
+	}
+	CU_ASSERT(d[0] && d[1] && json_equal(d[0], d[1]));
+	json_decref(r[0]);
+	json_decref(r[1]);
+	/* --no-diagnose: none */
+	int status;
+	json_t *n = qct_run_report(tmp, &status, NULL,
+	                           "specs/litert/conv_2d.yaml --no-diagnose --plugin %s",
+	                           qct_stub("ignore_axis"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_PTR_NULL(diagnosis_of(n, "litert", "CONV_2D"));
+	json_decref(n);
+	qct_rmdir(tmp);
+}
+
+/* A kernel that passes: which rule it follows where the legal rules differ. */
+static void test_datasheet(void)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL, "specs/litert/conv_2d.yaml --plugin %s",
+	                           qct_stub("single_rounding"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(status, 0);
+	json_decref(r);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s diagnose %s/report.json --datasheet",
+	                             qct_build_path("qconform"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	const char *line =
+	        strstr(p.out, "where single [rounding:single] differs from the reference");
+	if (!line)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_PTR_NOT_NULL(line);
+	if (line) {
+		unsigned long long n = 0, followed = 0;
+		CU_ASSERT_EQUAL(sscanf(line,
+		                       "where single [rounding:single] differs from the reference "
+		                       "(%llu elements): the kernel follows it on %llu",
+		                       &n, &followed),
+		                2);
+		CU_ASSERT(n > 0 && followed == n);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, "(100%)"));
+		CU_ASSERT(strstr(line, "; allowed under the spec's tolerance.") <
+		          strchr(line, '\n'));
+	}
+	qct_proc_free(&p);
+	/* the reference itself: equal everywhere, following the default build where the
+	 * builds differ */
+	r = qct_run_report(tmp, &status, NULL, "specs/litert/conv_2d.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_decref(r);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s diagnose %s/report.json --datasheet",
+	                             qct_build_path("qconform"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "litert/CONV_2D: 16 cases (16 passing, 0 failing): "
+	                                     "the kernel equals the reference on every element."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "the kernel follows it on 0 (0%)"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/* qconform diagnose REPORT: the report's cases through the report's kernel; a plugin or a spec
+ * changed since is refused (the cases or the kernel would not be the report's). */
+static void test_diagnose_command(void)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "cp %s %s/k.so && cp specs/litert/fully_connected.yaml %s/",
+	                             qct_stub("float_requant"), tmp, tmp),
+	                      0);
+	qct_proc_free(&p);
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL, "%s/fully_connected.yaml --plugin %s/k.so",
+	                           tmp, tmp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *d = diagnosis_of(r, "litert", "FULLY_CONNECTED");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	char run_best[128];
+	snprintf(run_best, sizeof run_best, "%s", best_id(d));
+	json_decref(r);
+	const char *q = qct_build_path("qconform");
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s diagnose %s/report.json --json %s/again.json", q, tmp, tmp), 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "run again through"));
+	qct_proc_free(&p);
+	char again[600];
+	snprintf(again, sizeof again, "%s/again.json", tmp);
+	json_error_t e;
+	json_t *a = json_load_file(again, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	qct_validate_report_later(again, "qconform diagnose --json");
+	json_t *ad = diagnosis_of(a, "litert", "FULLY_CONNECTED");
+	CU_ASSERT_PTR_NOT_NULL(ad);
+	CU_ASSERT_STRING_EQUAL(ad ? best_id(ad) : "", run_best);
+	json_decref(a);
+	/* the spec changed: refused */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "echo '# changed' >> %s/fully_connected.yaml && "
+	                             "%s diagnose %s/report.json",
+	                             tmp, q, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "changed or missing since the report"));
+	qct_proc_free(&p);
+	/* the plugin changed: refused, unless --plugin names the one to diagnose */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "cp specs/litert/fully_connected.yaml %s/ && "
+	                             "printf x >> %s/k.so && %s diagnose %s/report.json",
+	                             tmp, tmp, q, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "has changed since the report"));
+	qct_proc_free(&p);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s diagnose %s/report.json --plugin %s", q, tmp,
+	                             qct_stub("float_requant")),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "[87-conv-fp32-requantization]"));
+	qct_proc_free(&p);
+	/* not a report: one line, exit 2 */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s diagnose %s/fully_connected.yaml", q, tmp), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+void qct_register_diagnose(void)
+{
+	CU_pSuite s = qct_suite("diagnose");
+	CU_add_test(s, "XNNPACK's fp32 requantization named on the three conv ops",
+	            test_float_requant);
+	CU_add_test(s, "per-axis parameters ignored named on quantize and conv ops",
+	            test_per_axis_ignored);
+	CU_add_test(s, "the low-bit and torch stubs named as their bugs",
+	            test_lowbit_and_torch_stubs);
+	CU_add_test(s, "bugs outside the catalogue located, not misnamed",
+	            test_outside_the_catalogue);
+	CU_add_test(s, "a vector body and its scalar tail: two rules and the tail",
+	            test_mixed_rules);
+	CU_add_test(s, "the same diagnosis with one job or two; --no-diagnose", test_deterministic);
+	CU_add_test(s, "a passing kernel's datasheet: the rounding it follows", test_datasheet);
+	CU_add_test(s, "qconform diagnose REPORT: the report's kernel and specs only",
+	            test_diagnose_command);
+}
