@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -303,6 +304,102 @@ static void test_diagnose_command(void)
 	qct_rmdir(tmp);
 }
 
+/* The input elements a case.yaml holds (the lengths of its data lists). */
+static int yaml_values(const char *path)
+{
+	char *t = qct_read_file(path);
+	if (!t)
+		return -1;
+	int n = 0;
+	for (char *l = strstr(t, "data: ["); l; l = strstr(l + 1, "data: [")) {
+		n++;
+		for (char *p = l; *p && *p != ']'; p++)
+			n += *p == ',';
+	}
+	free(t);
+	return n;
+}
+
+/* qconform shrink: a failing CONV_2D case cut to one output element's receptive field, as a
+ * spec that fails the same way and an export for the runner; a kernel that crashes on the
+ * small cuts costs the tries, not the command; --max-calls bounds the kernel calls. */
+static void test_shrink(void)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	const char *q = qct_build_path("qconform");
+	static const char name[] =
+	        "litert/conv_2d/shape=[1;8;8;2],k=[1;1],cout=2,groups=1,pad=VALID,stride=[1;1],"
+	        "dil=[1;1],act=NONE,s_in=0.5,zp_in=0,wq={axis:0;scales:[0.25;0.125];zero_points:[0;"
+	        "0]},oq={scale:1.0;zero_point:3},wdt=int8,wmax=3,bmax=40/0";
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s shrink '%s' specs/litert/conv_2d.yaml --plugin %s --out %s/s", q,
+	               name, qct_stub("float_requant"), tmp),
+	        0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	if (p.status)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "to 5 (5 not zero): its receptive field"));
+	const char *rep = strstr(p.out, "reproduce: ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+	char yaml[1024];
+	CU_ASSERT_EQUAL_FATAL(sscanf(rep, "reproduce: %*s run '%1023[^']'", yaml), 1);
+	qct_proc_free(&p);
+	CU_ASSERT_EQUAL(yaml_values(yaml), 5);
+	/* the shrunk case fails the same way, and the rule is still XNNPACK's */
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL, "'%s' --plugin %s", yaml,
+	                           qct_stub("float_requant"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(status, 1);
+	json_t *d = diagnosis_of(r, "litert", "CONV_2D");
+	CU_ASSERT_STRING_EQUAL(d ? best_id(d) : "", "87-conv-fp32-requantization");
+	json_decref(r);
+	/* the reference passes it; the export is there for the runner */
+	r = qct_run_report(tmp, &status, NULL, "'%s'", yaml);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(status, 0);
+	json_decref(r);
+	char manifest[1100];
+	snprintf(manifest, sizeof manifest, "%.1000s", yaml);
+	char *slash = strrchr(manifest, '/');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(slash);
+	snprintf(slash, sizeof manifest - (size_t)(slash - manifest), "/export/manifest.qcm");
+	CU_ASSERT_EQUAL(access(manifest, R_OK), 0);
+	/* a crash on every cut of fewer than 4 elements: the element's cut costs a try, its row
+	 * (5 elements) is kept */
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s shrink 'litert/add/sh=[[3;1;5];[1;4;1];[3;4;5]],p=[0.05;0;"
+	                             "0.05;0]/1' specs/litert/add.yaml --plugin %s --out %s/c "
+	                             "--max-calls 12",
+	                             q, qct_stub("crash_when_small"), tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	if (p.status)
+		fprintf(stderr, "\n%s%s", p.out, p.err);
+	int calls = -1;
+	const char *in = strstr(p.out, "kernel calls");
+	for (const char *b = in; b && b > p.out && b[-1] != ' ';)
+		b--;
+	if (in) {
+		const char *num = in - 2;
+		while (num > p.out && num[-1] >= '0' && num[-1] <= '9')
+			num--;
+		calls = atoi(num);
+	}
+	CU_ASSERT(calls >= 1 && calls <= 12);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, ": its row of the last axis, in"));
+	qct_proc_free(&p);
+	/* a case the kernel passes: nothing to shrink, exit 1 */
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p, "%s shrink '%s' specs/litert/conv_2d.yaml --out %s/n", q, name, tmp), 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "nothing to shrink"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_diagnose(void)
 {
 	CU_pSuite s = qct_suite("diagnose");
@@ -320,4 +417,6 @@ void qct_register_diagnose(void)
 	CU_add_test(s, "a passing kernel's datasheet: the rounding it follows", test_datasheet);
 	CU_add_test(s, "qconform diagnose REPORT: the report's kernel and specs only",
 	            test_diagnose_command);
+	CU_add_test(s, "qconform shrink: a receptive field, crashes survived, calls bounded",
+	            test_shrink);
 }

@@ -50,8 +50,9 @@ static void on_sigpipe(int sig)
 typedef struct parsed {
 	qc_run_opts o;
 	const char *show_name;
-	const char *out_dir; /* certify --out DIR, export --out DIR */
+	const char *out_dir; /* certify, export, shrink --out DIR */
 	int c_arrays;        /* export --c-arrays */
+	int max_calls;       /* shrink --max-calls N */
 } parsed;
 
 static void parsed_free(parsed *p)
@@ -197,7 +198,8 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
 		} else if (!strcmp(a, "--out") &&
-		           (!strcmp(cmd, "certify") || !strcmp(cmd, "export"))) {
+		           (!strcmp(cmd, "certify") || !strcmp(cmd, "export") ||
+		            !strcmp(cmd, "shrink"))) {
 			NEED_ARG();
 			p->out_dir = v;
 		} else if (!strcmp(a, "--c-arrays") && !strcmp(cmd, "export")) {
@@ -225,9 +227,19 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				        "--worker-memory needs a size such as 4G, 512M or 0, got",
 				        v);
 			o->worker_memory_set = 1;
+		} else if (!strcmp(a, "--max-calls") && !strcmp(cmd, "shrink")) {
+			NEED_ARG();
+			char *end;
+			long m = strtol(v, &end, 10);
+			if (*end || !*v || m < 1 || m > 100000)
+				return bad(cmd,
+				           "--max-calls needs a number of kernel calls in [1, "
+				           "100000], got",
+				           v);
+			p->max_calls = (int)m;
 		} else if (a[0] == '-' && a[1]) {
 			return qc_help_unknown_option(cmd, a);
-		} else if (!strcmp(cmd, "show") && !p->show_name) {
+		} else if ((!strcmp(cmd, "show") || !strcmp(cmd, "shrink")) && !p->show_name) {
 			p->show_name = a;
 		} else {
 			o->paths[o->n_paths++] = args[i];
@@ -351,6 +363,9 @@ int main(int argc, char **argv)
 		rc = qc_cmd_export(&o, out_dir, p.c_arrays);
 	else if (!strcmp(cmd, "show"))
 		rc = show_name ? qc_cmd_show(&o, show_name) : bad(cmd, "needs a case name", NULL);
+	else if (!strcmp(cmd, "shrink"))
+		rc = show_name ? qc_cmd_shrink(&o, show_name, out_dir, p.max_calls)
+		               : bad(cmd, "needs the name of a failing case", NULL);
 	else /* a command of the description with no code: a bug */
 		rc = bad(cmd, "is described but not implemented", NULL);
 	parsed_free(&p);

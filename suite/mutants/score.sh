@@ -38,8 +38,10 @@ if [ "${1:-}" = --one ]; then
 	1) status=KILLED ;;
 	*) status=ERROR ;;
 	esac
-	# the totals line: total cases pass within fail error crash timeout n/s exp.err
-	counts=$(awk '$1 == "total" { print $5 + $6 + $7 + $8, $2 }' "$dir/run.out")
+	# the totals: "cases fail error crash tmout n/s total" with a failure,
+	# "total: N cases, none failing" without
+	counts=$(awk '$NF == "total" { print $2 + $3 + $4 + $5, $1 }
+		$1 == "total:" { print 0, $2 }' "$dir/run.out")
 	[ -n "$counts" ] || counts="? ?"
 	first=$(awk '/^(FAIL|ERROR|CRASH|TIMEOUT) / { sub(/:$/, "", $2); print $2; exit }' \
 		"$dir/run.out")

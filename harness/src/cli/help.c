@@ -82,7 +82,7 @@ static const qc_help_option run_options[] = {
          "With the interrupted run's own command: run only the cases its journal lacks."},
         {"--keep-journal", NULL, "Keep the journal after a complete report."},
         {"--max-failures", "N",
-         "Stop after N failing cases (exit 1); the reports hold the cases judged by then."},
+         "Stop at the N-th failing case (exit 1); the reports hold the cases up to it."},
         OPT_QUIET,
         {NULL, NULL, NULL}};
 
@@ -105,6 +105,16 @@ static const qc_help_option diagnose_options[] = {
         {"--timeout", "SECONDS", "Per case (default: the report's)."},
         {"--jobs", "N", "Parallel workers (default 1)."},
         {"--no-sandbox", NULL, "Run the plugin without the sandbox."},
+        {NULL, NULL, NULL}};
+
+static const qc_help_option shrink_options[] = {
+        OPT_PLUGIN,
+        {"--out", "DIR",
+         "Where the shrunk case goes: DIR/<case>/case.yaml with its .npy data, DIR/<case>/export "
+         "for the offline runner (default reports/out/shrunk)."},
+        {"--max-calls", "N", "At most N kernel calls (default 256)."},
+        {"--seed", "N", "Seed of the generated inputs (default 0): the failing run's."},
+        {"--timeout", "SECONDS", "Per case (default 30)."},
         {NULL, NULL, NULL}};
 
 static const qc_help_option certify_options[] = {
@@ -281,6 +291,19 @@ static const qc_help_command commands[] = {
          "  why the kernel's failing cases differ\n"
          "qconform diagnose report.json --datasheet\n"
          "  which rounding the kernel follows, op by op, even where it passes\n"},
+        {"shrink", "CASE [SPEC|DIR ...] --plugin PATH [OPTIONS]",
+         "cut a failing case down to the smallest one that fails the same way",
+         "Runs the case through the plugin, tracks its worst element outside the legal band, "
+         "then cuts the case while the kernel still puts that element outside the band on "
+         "the same side: to the element's window (its receptive field, its FULLY_CONNECTED "
+         "row and unit, its inputs, its row), then to the fewest values (inputs set to their "
+         "zero point). Every try is one kernel call in a worker: a crash or a hang costs the "
+         "try. Writes the shrunk case as a standalone spec and as an export for the offline "
+         "runner.",
+         shrink_options,
+         "qconform shrink 'litert/conv_2d/shape=[1;6;7;3],...' specs/litert/conv_2d.yaml "
+         "--plugin ./libmykernel.so\n"
+         "  the case's few values that still fail\n"},
         {"quant", "--dtype T (--scale S [--zero-point Z] | --mean M --std-dev D | --min A --max B)",
          "the three forms of quantization parameters, side by side",
          "Converts between (scale, zero point), (mean, std_dev) and (min, max) as each "

@@ -169,6 +169,51 @@ static void failing_reasons(const cert_cases *cc, json_t *reasons)
 	}
 }
 
+/* Why each op with failing cases (not waived) fails, as its diagnosis says it (README,
+ * Diagnosis): the rule that explains its failures, the two rules it mixes, or none. */
+static void diagnosis_reasons(json_t *report, const cert_cases *cc, json_t *reasons)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(report, "ops"), i, o)
+	{
+		json_t *d = json_object_get(o, "diagnosis");
+		const char *status = qc_report_str(d, "status");
+		if (!d || !strcmp(status, "none"))
+			continue;
+		json_t *best = json_array_get(json_object_get(d, "best"), 0);
+		const char *as = qc_report_str(best, "as");
+		char sem_op[256];
+		snprintf(sem_op, sizeof sem_op, "%s/%s", jstr(o, "semantics"), jstr(o, "op"));
+		if (!json_object_get(cc->per_op[QC_FAIL], sem_op))
+			continue;
+		if (!strcmp(status, "explained") || !strcmp(status, "partly"))
+			reason(reasons,
+			       "%s: %s by \"%s\" [%s]%s%s%s (%llu of %llu elements outside "
+			       "the legal band, %llu failing cases diagnosed of %llu)",
+			       sem_op,
+			       !strcmp(status, "explained") ? "every failure explained"
+			                                    : "failures partly explained",
+			       jstr(best, "rule"), jstr(best, "id"), as[0] ? " (as " : "", as,
+			       as[0] ? ")" : "", jcount(best, "elements_outside_band_explained"),
+			       jcount(d, "elements_outside_band"),
+			       jcount(d, "failing_cases_diagnosed"), jcount(d, "failing_cases"));
+		else if (!strcmp(status, "mixed"))
+			reason(reasons, "%s: two rules mixed, \"%s\" [%s] and \"%s\" [%s]%s",
+			       sem_op, jstr(best, "rule"), jstr(best, "id"),
+			       jstr(json_object_get(d, "mixed_with"), "rule"),
+			       jstr(json_object_get(d, "mixed_with"), "id"),
+			       json_is_integer(json_object_get(d, "tail_width"))
+			               ? " (a vector body and its scalar tail)"
+			               : "");
+		else if (!strcmp(status, "unexplained"))
+			reason(reasons,
+			       "%s: no rule of the catalogue explains the failures (%llu "
+			       "elements outside the legal band)",
+			       sem_op, jcount(d, "elements_outside_band"));
+	}
+}
+
 /* The first case of class ext (NULL: the base) and semantics/op with a NOT_SUPPORTED verdict. */
 static json_t *first_refused(const cert_cases *cc, const char *ext, const char *sem_op)
 {
@@ -222,6 +267,9 @@ static json_t *reasons_of(json_t *report, const cert_cases *cc)
 	json_t *reasons = json_array();
 	json_t *run = json_object_get(report, "run");
 	json_t *profile = json_object_get(report, "profile");
+	/* what is wrong first: the failures and why, then what the run did not cover */
+	failing_reasons(cc, reasons);
+	diagnosis_reasons(report, cc, reasons);
 	/* a run stopped by a signal judged only part of the profile */
 	json_t *intr = json_object_get(report, "interrupted");
 	char by[64] = "?";
@@ -260,7 +308,6 @@ static json_t *reasons_of(json_t *report, const cert_cases *cc)
 	class_reasons(cc, profile, NULL, reasons);
 	json_array_foreach(json_object_get(profile, "extensions"), i, o)
 	        class_reasons(cc, o, jstr(o, "name"), reasons);
-	failing_reasons(cc, reasons);
 	json_array_foreach(json_object_get(report, "waivers"), i, o)
 	{
 		if (json_is_true(json_object_get(o, "expired")))

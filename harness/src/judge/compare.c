@@ -142,22 +142,30 @@ static double ulp_distance(qcf_dtype t, double a, double b)
 	return fabs(d);
 }
 
-static void add_worst(qc_metrics *m, uint64_t i, double exp, double got, double e)
+static double magnitude(double e)
 {
-	double a = isnan(e) ? INFINITY : fabs(e);
+	return isnan(e) ? INFINITY : fabs(e);
+}
+
+/* Is element x worse than element y: further beyond the legal band, then a larger error? */
+static int worse(const qc_worst *x, const qc_worst *y)
+{
+	double a = magnitude(x->beyond), b = magnitude(y->beyond);
+	if (a != b)
+		return a > b;
+	return magnitude(x->error) > magnitude(y->error);
+}
+
+static void add_worst(qc_metrics *m, const qc_worst *w)
+{
 	int pos = m->n_worst;
-	while (pos > 0) {
-		double b =
-		        isnan(m->worst[pos - 1].error) ? INFINITY : fabs(m->worst[pos - 1].error);
-		if (b >= a)
-			break;
+	while (pos > 0 && worse(w, &m->worst[pos - 1]))
 		pos--;
-	}
 	if (pos >= QC_WORST)
 		return;
 	int last = m->n_worst < QC_WORST ? m->n_worst : QC_WORST - 1;
 	memmove(&m->worst[pos + 1], &m->worst[pos], (size_t)(last - pos) * sizeof m->worst[0]);
-	m->worst[pos] = (qc_worst){.index = i, .expected = exp, .got = got, .error = e};
+	m->worst[pos] = *w;
 	if (m->n_worst < QC_WORST)
 		m->n_worst++;
 }
@@ -168,10 +176,10 @@ typedef struct along_geom {
 } along_geom;
 
 /* A failing element: among the worst, and counted along the axis. */
-static void add_failing(qc_metrics *m, const along_geom *g, uint64_t i, double exp, double got,
-                        double e)
+static void add_failing(qc_metrics *m, const along_geom *g, const qc_worst *w)
 {
-	add_worst(m, i, exp, got, e);
+	uint64_t i = w->index;
+	add_worst(m, w);
 	qc_along *a = &m->along;
 	if (a->axis < 0)
 		return;
@@ -246,7 +254,14 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 			double lo = d->lo ? d->lo[i] : -INFINITY, hi = d->hi ? d->hi[i] : INFINITY;
 			if (!(y >= lo && y <= hi)) {
 				m->out_of_range++;
-				add_failing(m, &g, i, NAN, y, NAN);
+				add_failing(m, &g,
+				            &(qc_worst){.index = i,
+				                        .expected = NAN,
+				                        .got = y,
+				                        .error = NAN,
+				                        .lo = lo,
+				                        .hi = hi,
+				                        .beyond = NAN});
 			}
 			continue;
 		}
@@ -283,10 +298,17 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		}
 		if (e != 0)
 			m->mismatches++;
+		qc_worst w = {.index = i,
+		              .expected = x,
+		              .got = y,
+		              .error = e,
+		              .lo = lo,
+		              .hi = hi,
+		              .beyond = et};
 		if (isnan(e)) {
 			m->hist[QC_HIST_NAN]++;
 			m->max_abs = INFINITY;
-			add_failing(m, &g, i, x, y, e);
+			add_failing(m, &g, &w);
 			continue;
 		}
 		/* bin k holds k-1 < |e| <= k: a fraction of a step is never counted as exact */
@@ -296,7 +318,7 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		if (fabs(e) > m->max_abs)
 			m->max_abs = fabs(e);
 		if (e != 0)
-			add_failing(m, &g, i, x, y, e);
+			add_failing(m, &g, &w);
 	}
 }
 

@@ -33,9 +33,14 @@ const char *qc_unit_name(qc_unit u);
 typedef struct qc_worst {
 	uint64_t index;
 	double expected, got, error;
+	/* the legal outputs of the element: the band of the tolerance's roundings, [expected,
+	 * expected] without one; beyond: got's error past the band (0: a legal rounding), in the
+	 * output's unit */
+	double lo, hi, beyond;
 	/* a failing case of an op whose output is a requantized accumulator (qref_element_terms):
-	 * the element's accumulator, bias included, and its exact rescaled value (locate.h) */
-	int has_terms;
+	 * the element's accumulator, bias included (has_terms), and its exact rescaled value
+	 * (has_real: also for the ops with a real-valued output, qref_real_output) (locate.h) */
+	int has_terms, has_real;
 	int64_t acc;
 	double real;
 } qc_worst;
@@ -62,7 +67,8 @@ typedef struct qc_metrics {
 	double sum_e, sum_e2;
 	uint64_t hist[QC_HIST_BINS];
 	int n_worst;
-	qc_worst worst[QC_WORST]; /* largest |e|, earliest index first among equals */
+	qc_worst worst[QC_WORST]; /* outside the legal band first (largest |e| beyond it), then
+	                             largest |e|; earliest index first among equals */
 	qc_along along;           /* not merged, as worst */
 	double max_ulp, max_abs_err, max_rel_err; /* float outputs, beyond the legal band */
 	/* With a rounding tolerance, the legal band of an element runs from its lowest to its

@@ -129,9 +129,11 @@ static qc_diag_case *thin_keep(qc_diag_case *list, int *n, int cap, uint64_t *st
 	return &list[(*n)++];
 }
 
-void qc_diagnosis_count(qc_diagnosis *D, const char *semantics, const char *op, qc_verdict v)
+void qc_diagnosis_count(qc_diagnosis *D, const char *semantics, const char *op, qc_verdict v,
+                        int replayed)
 {
 	op_keep *o = op_of(D, semantics, op);
+	o->d.failing_replayed += replayed && v == QC_FAIL;
 	if (v == QC_FAIL)
 		o->d.failing_total++;
 	else if (v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE)
@@ -303,8 +305,10 @@ void qc_diagnosis_score(qc_op_diagnosis *o, int h, int j, void *const *out)
 			double kv = qref_get(&kt, i), hv = qref_get(&ht, i),
 			       rv = qref_get(&e->out[t], i);
 			if (d && d->any && d->any[i]) {
-				/* left open by the semantics: wrong only outside its allowed range */
-				int bad = failing && d->lo && d->hi && outside(kv, d->lo[i], d->hi[i]);
+				/* left open by the semantics: wrong only outside its allowed range
+				 */
+				int bad = failing && d->lo && d->hi &&
+				          outside(kv, d->lo[i], d->hi[i]);
 				int eq = same(kv, hv);
 				disagree += bad && !eq;
 				if (eq && k->agree[h])

@@ -60,8 +60,9 @@ typedef struct qc_op_diagnosis {
 	char semantics[32], op[64];
 	uint64_t failing_total; /* failing cases (FAIL) of the op offered */
 	uint64_t passing_total;
-	int n_fail, n_pass;  /* cases kept: failing first, then passing */
-	qc_diag_case *cases; /* n_fail + n_pass */
+	uint64_t failing_replayed; /* of failing_total: judged before a --resume, not diagnosed */
+	int n_fail, n_pass;        /* cases kept: failing first, then passing */
+	qc_diag_case *cases;       /* n_fail + n_pass */
 	int n_hyps;
 	qc_hyp hyps[QC_DIAG_MAX_HYPS];
 	qc_hyp_score score[QC_DIAG_MAX_HYPS];
@@ -102,8 +103,10 @@ void qc_diagnosis_free(qc_diagnosis *D);
  */
 int qc_diagnosis_offer(qc_diagnosis *D, const qc_case *c, const qc_expected *e, void *const *kout,
                        qc_verdict v, void *owner, void (*release)(void *));
-/* Counts a case whose data the caller does not offer (its verdict alone). */
-void qc_diagnosis_count(qc_diagnosis *D, const char *semantics, const char *op, qc_verdict v);
+/* Counts a case whose data the caller does not offer (its verdict alone); replayed: a case
+ * judged before a --resume, whose outputs the journal does not keep. */
+void qc_diagnosis_count(qc_diagnosis *D, const char *semantics, const char *op, qc_verdict v,
+                        int replayed);
 
 /* The ops, in the order first met; an op with failing cases kept needs its hypotheses. */
 int qc_diagnosis_n_ops(const qc_diagnosis *D);

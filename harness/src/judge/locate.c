@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -35,6 +36,27 @@ int qc_axis_names(const qc_case *c, int k, char (*names)[QREF_AXIS_NAME], int *n
 	return rank < 0 ? 0 : rank;
 }
 
+/* The worst elements' real values in output units, v / scale + zero point, from the op's
+ * real-valued output (ADD, SUB, MUL, ...: qref_real_output) when its output is quantized. */
+static void real_values(const qc_case *c, const qcf_op_call *call, int k, qc_metrics *m)
+{
+	const qcf_tensor *y = &c->out[k];
+	const qcf_quant *q = y->quant;
+	if (!q || !q->scales || q->block_size > 0 || qref_dtype_is_float(y->dtype))
+		return;
+	size_t n = qref_numel(y->rank, y->shape);
+	double *v = n ? malloc(n * sizeof *v) : NULL;
+	if (v && qref_real_output(call, k, v) == QCF_OK)
+		for (int w = 0; w < m->n_worst; w++) {
+			size_t i = (size_t)m->worst[w].index;
+			int32_t ch = q->axis >= 0 ? qref_channel(y, q, i) : 0;
+			double zp = q->zero_points ? q->zero_points[ch] : 0;
+			m->worst[w].real = v[i] / (double)q->scales[ch] + zp;
+			m->worst[w].has_real = 1;
+		}
+	free(v);
+}
+
 void qc_locate_worst(const qc_case *c, const qc_expected *ref, qc_result *r)
 {
 	qcf_op_call call = c->call;
@@ -45,13 +67,17 @@ void qc_locate_worst(const qc_case *c, const qc_expected *ref, qc_result *r)
 		qref_terms t[QC_WORST];
 		for (int w = 0; w < m->n_worst; w++)
 			idx[w] = (size_t)m->worst[w].index;
-		if (!m->n_worst || qref_element_terms(&call, k, idx, m->n_worst, t) != QCF_OK)
+		if (!m->n_worst)
 			continue;
-		for (int w = 0; w < m->n_worst; w++) {
-			m->worst[w].has_terms = 1;
-			m->worst[w].acc = t[w].acc;
-			m->worst[w].real = t[w].real;
+		if (qref_element_terms(&call, k, idx, m->n_worst, t) == QCF_OK) {
+			for (int w = 0; w < m->n_worst; w++) {
+				m->worst[w].has_terms = m->worst[w].has_real = 1;
+				m->worst[w].acc = t[w].acc;
+				m->worst[w].real = t[w].real;
+			}
+			continue;
 		}
+		real_values(c, &call, k, m);
 	}
 }
 
@@ -89,7 +115,14 @@ void qc_worst_text(const qc_case *c, int k, const qc_worst *w, char *buf, size_t
 		put(buf, size, &used, "%s%s=%lld", d ? "," : " (", names[d], (long long)at[d]);
 	if (named && rank)
 		put(buf, size, &used, ")");
-	put(buf, size, &used, ": expected %.9g got %.9g", w->expected, w->got);
+	put(buf, size, &used, ": expected %.9g", w->expected);
+	if (w->lo != w->hi)
+		put(buf, size, &used, " (legal %.9g to %.9g)", w->lo, w->hi);
+	put(buf, size, &used, " got %.9g", w->got);
+	if (w->lo != w->hi && w->beyond == 0)
+		put(buf, size, &used, ", a legal rounding");
 	if (w->has_terms)
-		put(buf, size, &used, ", acc %lld, real %.9g", (long long)w->acc, w->real);
+		put(buf, size, &used, ", acc %lld", (long long)w->acc);
+	if (w->has_real)
+		put(buf, size, &used, ", real %.9g", w->real);
 }

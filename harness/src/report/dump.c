@@ -31,6 +31,7 @@ struct qc_dump {
 	FILE *index;
 	long written, skipped;
 	int failed;
+	const char *by; /* the command that writes, for each case.yaml's description */
 };
 
 const char *qc_npy_descr(qcf_dtype t)
@@ -178,7 +179,8 @@ static void safe_name(char *out, size_t size, const char *in, size_t max)
 }
 
 static const char readme[] =
-        "Failing cases written by qconform run --dump, one directory each (index.txt: case\n"
+        "Failing cases written by qconform (run --dump, shrink), one directory each (index.txt: "
+        "case\n"
         "name -> directory). In a case directory:\n"
         "  input_<name>.npy     the case's inputs\n"
         "  expected_<name>.npy  the reference's outputs (checked against the published golden\n"
@@ -463,7 +465,8 @@ static int write_case_yaml(const qc_dump *d, const char *path, const char *dirna
 	put_quoted(f, c->spec->semantics);
 	fputs("\ndescription: ", f);
 	char desc[700];
-	snprintf(desc, sizeof desc, "failing case %s, written by qconform run --dump", c->name);
+	snprintf(desc, sizeof desc, "failing case %s, written by %s", c->name,
+	         d->by ? d->by : "qconform run --dump");
 	put_quoted(f, desc);
 	fputs("\ninputs:\n", f);
 	for (int i = 0; i < c->call.n_inputs; i++)
@@ -558,6 +561,11 @@ int qc_dump_case(qc_dump *d, const qc_case *c, const qc_expected *e, const qcf_t
 fail:
 	d->failed = 1;
 	return -1;
+}
+
+void qc_dump_by(qc_dump *d, const char *by)
+{
+	d->by = by;
 }
 
 int qc_dump_close(qc_dump *d, FILE *console)

@@ -37,6 +37,10 @@ qc_dump *qc_dump_open(const char *dir, long max_cases, const char *plugin,
 int qc_dump_case(qc_dump *d, const qc_case *c, const qc_expected *e, const qcf_tensor *kernel_out,
                  const qc_result *r, char *err, size_t err_size);
 
+/* The command that writes the cases (a static string), for their case.yaml's description
+ * (default "qconform run --dump"). */
+void qc_dump_by(qc_dump *d, const char *by);
+
 /* Prints what was written and where; closes the index. 0, or -1 if any write failed. */
 int qc_dump_close(qc_dump *d, FILE *console);
 

@@ -411,10 +411,19 @@ static void worst_where(FILE *f, const qc_case *c, int k, const qc_worst *w)
 	for (int32_t d = 0; d < rank; d++)
 		fprintf(f, "%s%lld", d ? ", " : "", (long long)at[d]);
 	fputs("]", f);
-	if (!w->has_terms)
-		return;
-	fprintf(f, ", \"acc\": %lld, \"real\": ", (long long)w->acc);
-	num(f, w->real);
+	/* the legal outputs, and how far beyond them got is (0: a legal rounding) */
+	fputs(", \"legal\": [", f);
+	num(f, w->lo);
+	fputs(", ", f);
+	num(f, w->hi);
+	fputs("], \"beyond\": ", f);
+	num(f, w->beyond);
+	if (w->has_terms)
+		fprintf(f, ", \"acc\": %lld", (long long)w->acc);
+	if (w->has_real) {
+		fputs(", \"real\": ", f);
+		num(f, w->real);
+	}
 }
 
 void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
@@ -908,37 +917,78 @@ int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 	       !all_required_refused(meta);
 }
 
+/* Cases of op o that did not conform by the verdicts alone (waivers are the verdict line's). */
+static unsigned long long op_failing(const qc_op_stats *o)
+{
+	return (unsigned long long)(o->verdicts[QC_FAIL] + o->verdicts[QC_ERROR] +
+	                            o->verdicts[QC_CRASH] + o->verdicts[QC_TIMEOUT]);
+}
+
+/* One row: the counts, then the name (last: a long one does not push the columns). */
+static void console_row(FILE *f, const uint64_t *v, uint64_t cases, const char *maxe,
+                        const char *name)
+{
+	fprintf(f, "%7llu %6llu %6llu %6llu %6llu %6llu %8s  %s\n", (unsigned long long)cases,
+	        (unsigned long long)v[QC_FAIL], (unsigned long long)v[QC_ERROR],
+	        (unsigned long long)v[QC_CRASH], (unsigned long long)v[QC_TIMEOUT],
+	        (unsigned long long)v[QC_NOT_SUPPORTED], maxe, name);
+}
+
 void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 {
-	static const qc_verdict cols[] = {
-	        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
-	        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
-	static const char *const heads[] = {"pass",  "within",  "fail", "error",
-	                                    "crash", "timeout", "n/s",  "exp.err"};
-	fprintf(f, "%-8s %-44s %7s", "sem", "op", "cases");
-	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-		fprintf(f, " %7s", heads[i]);
-	fprintf(f, " %9s\n", "max|e|");
+	/* the ops with failures, one row each; the others counted on one line */
+	int n_failing = 0, n_passed = 0, n_refused = 0;
+	unsigned long long passed_cases = 0, within = 0;
+	char refused[512];
+	size_t used = 0;
+	refused[0] = 0;
 	for (int i = 0; i < s->n_ops; i++) {
 		const qc_op_stats *o = &s->ops[i];
-		fprintf(f, "%-8s %-44s %7llu", o->semantics, o->op, (unsigned long long)o->cases);
-		for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-			fprintf(f, " %7llu", (unsigned long long)o->verdicts[cols[c]]);
-		if (o->n_outputs)
-			fprintf(f, " %5.4g %s\n", o->m[0].max_abs, qc_unit_name(o->m[0].unit));
-		else
-			fprintf(f, " %9s\n", "-");
+		if (op_failing(o)) {
+			if (!n_failing++)
+				fprintf(f, "%7s %6s %6s %6s %6s %6s %8s  %s\n", "cases", "fail",
+				        "error", "crash", "tmout", "n/s", "max|e|",
+				        "op (the ops with failures)");
+			char name[160], maxe[32];
+			snprintf(name, sizeof name, "%s/%s", o->semantics, o->op);
+			if (o->n_outputs)
+				snprintf(maxe, sizeof maxe, "%.3g %s", o->m[0].max_abs,
+				         qc_unit_name(o->m[0].unit));
+			else
+				snprintf(maxe, sizeof maxe, "-");
+			console_row(f, o->verdicts, o->cases, maxe, name);
+		} else if (o->verdicts[QC_NOT_SUPPORTED] &&
+		           o->verdicts[QC_NOT_SUPPORTED] + o->verdicts[QC_EXPECTED_ERROR] ==
+		                   o->cases) {
+			n_refused++;
+			qc_list_add(refused, sizeof refused, &used, "%s/%s", o->semantics, o->op);
+		} else {
+			n_passed++;
+			passed_cases += o->cases;
+			within += o->verdicts[QC_PASS_WITHIN_TOLERANCE];
+		}
 	}
-	fprintf(f, "%-8s %-44s %7llu", "", "total", (unsigned long long)s->cases);
-	for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-		fprintf(f, " %7llu", (unsigned long long)s->verdicts[cols[c]]);
-	if (meta && meta->interrupted) {
-		fprintf(f, "\nINTERRUPTED: %llu of %llu case%s (%s), a partial run\n",
+	if (n_failing)
+		console_row(f, s->verdicts, s->cases, "", "total");
+	if (n_passed)
+		fprintf(f, "passed: %d op%s, %llu case%s (%llu within tolerance)\n", n_passed,
+		        n_passed == 1 ? "" : "s", passed_cases, passed_cases == 1 ? "" : "s",
+		        within);
+	if (n_refused)
+		fprintf(f, "refused whole (NOT_SUPPORTED): %d op%s: %s\n", n_refused,
+		        n_refused == 1 ? "" : "s", refused);
+	if (!n_failing)
+		fprintf(f, "total: %llu case%s, none failing\n", (unsigned long long)s->cases,
+		        s->cases == 1 ? "" : "s");
+	else
+		fputs("(fail: outside the tolerance; error: the kernel broke a rule of the call;\n"
+		      " crash, tmout: the worker died, or ran past --timeout; n/s: NOT_SUPPORTED;\n"
+		      " max|e|: the largest error, in the output's unit)\n",
+		      f);
+	if (meta && meta->interrupted)
+		fprintf(f, "INTERRUPTED: %llu of %llu case%s (%s), a partial run\n",
 		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,
 		        meta->cases_planned == 1 ? "" : "s",
 		        qc_stats_conforms(s) ? "every verdict so far allowed"
 		                             : "see the failing cases in the report");
-		return;
-	}
-	fputc('\n', f);
 }

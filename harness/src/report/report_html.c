@@ -89,6 +89,9 @@ static const char css[] =
         ".banner .failing{margin-top:10px;font-size:14px}"
         ".banner a{color:#fff}"
         "tr.bad td{background:#fdecea}tr.ns td{background:#fff8e1}"
+        "table.worst tr.out td{background:#fdecea}table.worst tr.legal td{color:#555}"
+        ".diagnosis{background:#fff;border:1px solid #dde1e6;border-left:6px solid #1565c0;"
+        "padding:6px 14px;margin:6px 0 10px}.diagnosis pre{background:#f3f6fa;color:#1d1d1f}"
         "td.bad{color:#b3261e;font-weight:700}"
         "code,pre{font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}"
         "pre{background:#1e2329;color:#e8eaed;padding:8px 10px;border-radius:4px;"
@@ -1005,18 +1008,24 @@ static void coords_cell(FILE *f, json_t *coords, json_t *axes)
 }
 
 /* An output's worst elements: where each is (its index, its coordinates), the inputs at the
- * index, expected, got, error, and the reference's accumulator and real value when known. */
+ * index, expected, the legal outputs, got, error, and the reference's accumulator and real
+ * value when known. A row outside every legal output is marked (class "out"), one that is a
+ * legal rounding other than expected is not: the first are what fails the case. */
 static void worst_table(FILE *f, json_t *o)
 {
 	json_t *worst = json_object_get(o, "worst"), *e;
 	size_t w;
 	char b1[32], b2[32], b3[32];
-	int coords = 0, terms = 0, inputs = 0;
+	int coords = 0, terms = 0, reals = 0, inputs = 0, band = 0;
 	json_array_foreach(worst, w, e)
 	{
 		coords |= json_is_array(json_object_get(e, "coords"));
 		terms |= json_object_get(e, "acc") != NULL;
+		reals |= json_object_get(e, "real") != NULL;
 		inputs |= json_object_get(e, "inputs") != NULL;
+		json_t *l = json_object_get(e, "legal");
+		band |= json_array_size(l) == 2 &&
+		        qc_report_num(json_array_get(l, 0)) != qc_report_num(json_array_get(l, 1));
 	}
 	if (!json_array_size(worst))
 		return;
@@ -1025,16 +1034,26 @@ static void worst_table(FILE *f, json_t *o)
 		fputs("<th>at</th>", f);
 	if (inputs)
 		fputs("<th>inputs at the index</th>", f);
-	fputs("<th class=\"n\">expected</th><th class=\"n\">got</th><th class=\"n\">error</th>", f);
+	fputs("<th class=\"n\">expected</th>", f);
+	if (band)
+		fputs("<th class=\"n\">legal outputs</th>", f);
+	fputs("<th class=\"n\">got</th><th class=\"n\">error</th>", f);
 	if (terms)
-		fputs("<th class=\"n\">accumulator</th><th class=\"n\">real value (acc &times; "
-		      "s_in "
-		      "&times; s_w / s_out + zp_out)</th>",
+		fputs("<th class=\"n\">accumulator</th>", f);
+	if (reals)
+		fputs(terms ? "<th class=\"n\">real value (acc &times; s_in &times; s_w / s_out + "
+		              "zp_out)</th>"
+		            : "<th class=\"n\">real value (in output units)</th>",
 		      f);
 	fputs("</tr>\n", f);
 	json_array_foreach(worst, w, e)
 	{
-		fprintf(f, "<tr><td class=\"n\">%llu</td>", qc_report_key_count(e, "index"));
+		json_t *beyond = json_object_get(e, "beyond");
+		int out = !beyond || qc_report_num(beyond) != 0;
+		fprintf(f, "<tr%s><td class=\"n\">%llu</td>",
+		        out ? " class=\"out\" title=\"outside every legal output\""
+		            : " class=\"legal\" title=\"a legal rounding\"",
+		        qc_report_key_count(e, "index"));
 		if (coords) {
 			fputs("<td>", f);
 			coords_cell(f, json_object_get(e, "coords"), json_object_get(o, "axes"));
@@ -1054,16 +1073,28 @@ static void worst_table(FILE *f, json_t *o)
 			}
 			fputs("</td>", f);
 		}
-		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
-		        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")),
+		fprintf(f, "<td class=\"n\">%s</td>",
+		        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")));
+		if (band) {
+			json_t *l = json_object_get(e, "legal");
+			fprintf(f, "<td class=\"n\">%s to %s</td>",
+			        qc_report_num_text(b2, sizeof b2, json_array_get(l, 0)),
+			        qc_report_num_text(b3, sizeof b3, json_array_get(l, 1)));
+		}
+		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
 		        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
 		        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
-		if (terms && json_object_get(e, "acc"))
-			fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%.9g</td>",
-			        qc_report_num_text(b1, sizeof b1, json_object_get(e, "acc")),
+		if (terms)
+			fprintf(f, "<td class=\"n\">%s</td>",
+			        json_object_get(e, "acc")
+			                ? qc_report_num_text(b1, sizeof b1,
+			                                     json_object_get(e, "acc"))
+			                : "");
+		if (reals && json_object_get(e, "real"))
+			fprintf(f, "<td class=\"n\">%.9g</td>",
 			        qc_report_num(json_object_get(e, "real")));
-		else if (terms)
-			fputs("<td></td><td></td>", f);
+		else if (reals)
+			fputs("<td></td>", f);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -1424,6 +1455,34 @@ static void cases_by_spec(FILE *f, json_t *r, json_t *list, const char *key)
 	json_decref(done);
 }
 
+/* The op's diagnosis (README, Diagnosis): which rule explains its failures, as the console
+ * says it; key is "semantics\nop". */
+static void diagnosis_section(FILE *f, json_t *r, const char *key)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(r, "ops"), i, o)
+	{
+		char k[512];
+		op_slot(k, sizeof k, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		json_t *d = json_object_get(o, "diagnosis");
+		if (strcmp(k, key) || !d)
+			continue;
+		fputs("<div class=\"diagnosis\"><h4>Diagnosis: ", f);
+		esc(f, qc_report_str(d, "status"));
+		fputs("</h4>\n<pre>", f);
+		esc(f, qc_report_str(d, "text"));
+		fputs("</pre>\n", f);
+		if (qc_report_str(d, "note")[0]) {
+			fputs("<p class=\"note\">", f);
+			esc(f, qc_report_str(d, "note"));
+			fputs("</p>\n", f);
+		}
+		fputs("</div>\n", f);
+		return;
+	}
+}
+
 /* Failing cases (up to QC_HTML_MAX_LISTED) per failing operator, each operator's breakdown
  * first; cases within tolerance (when few); the operators the plugin does not support. */
 static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *json_path)
@@ -1459,6 +1518,7 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 		fprintf(f, "<section class=\"opfail\" id=\"failing-op-%zu\">\n<h3>", id);
 		esc(f, name);
 		fputs("</h3>\n", f);
+		diagnosis_section(f, r, key);
 		where_section(f, w, id++);
 		cases_by_spec(f, r, pc->failing_list, key);
 		fputs("</section>\n", f);

@@ -931,8 +931,7 @@ static size_t default_worker_memory(int jobs)
 	return each < ((size_t)1 << 30) ? (size_t)1 << 30 : each;
 }
 
-/* The reference plugin installed with qconform (lib/qconform/), or beside it in a build tree. */
-static const char *default_reference_plugin(char *buf, size_t size)
+const char *qc_default_reference_plugin(char *buf, size_t size)
 {
 	qc_installed_path("libqconform_reference.so", "lib/qconform/libqconform_reference.so", buf,
 	                  size);
@@ -1038,12 +1037,15 @@ typedef struct run_state {
 	qc_diagnosis *diagnosis; /* the failures' diagnosis (diagnose.h), or NULL */
 } run_state;
 
-/* A failing case on the console (the first MAX_PRINTED_FAILURES, none with --quiet), its
- * verdict coloured on a terminal, and the progress line (console.h). */
+/* A failing case on the console (none with --quiet), its verdict coloured on a terminal, and
+ * the progress line (console.h): every ERROR, CRASH and TIMEOUT (the kernel or the harness
+ * broke: each is news), the first MAX_PRINTED_FAILURES FAIL (the diagnosis after the table
+ * groups the others by op and rule). */
 static void print_case(run_state *st, const qc_case *c, const qc_result *r, const char *waived)
 {
+	int broke = r->verdict == QC_ERROR || r->verdict == QC_CRASH || r->verdict == QC_TIMEOUT;
 	if (!qc_verdict_conforms(r->verdict) && !st->o->quiet &&
-	    st->printed_failures < MAX_PRINTED_FAILURES) {
+	    (broke || st->printed_failures < MAX_PRINTED_FAILURES)) {
 		qc_progress_clear(&st->progress);
 		/* as the report shows them: no bytes a terminal would act on */
 		char name[sizeof c->name * 3], msg[sizeof r->message * 3];
@@ -1053,8 +1055,10 @@ static void print_case(run_state *st, const qc_case *c, const qc_result *r, cons
 		        qc_console_verdict_on(st->colour, r->verdict), qc_verdict_name(r->verdict),
 		        qc_console_off(st->colour), name, msg, waived ? " (waived: " : "",
 		        waived ? waived : "", waived ? ")" : "");
-		if (++st->printed_failures == MAX_PRINTED_FAILURES)
-			fprintf(stdout, "(further failures only in the report)\n");
+		if (!broke && ++st->printed_failures == MAX_PRINTED_FAILURES)
+			fprintf(stdout,
+			        "(further FAIL lines only in the report; every ERROR, CRASH "
+			        "and TIMEOUT is shown)\n");
 	}
 	char shown[sizeof c->name * 3];
 	if (st->progress.enabled)
@@ -1156,6 +1160,8 @@ static int replay_case(run_state *st, const qc_case *c, const qc_journal_entry *
 	tally_case(st->tally, c, r->verdict);
 	const char *waived = apply_waiver(st, c, r->verdict);
 	qc_json_case_raw(st->json, e->text, e->len);
+	if (st->diagnosis) /* the journal keeps verdicts, not outputs */
+		qc_diagnosis_count(st->diagnosis, c->call.semantics, c->call.op, r->verdict, 1);
 	st->done++;
 	st->replayed++;
 	print_case(st, c, r, waived);
@@ -1173,7 +1179,7 @@ static void release_job_case(void *p)
 static void offer_diagnosis(qc_diagnosis *D, qc_job_case *jc)
 {
 	if (!jc->full) {
-		qc_diagnosis_count(D, jc->c->call.semantics, jc->c->call.op, jc->r.verdict);
+		qc_diagnosis_count(D, jc->c->call.semantics, jc->c->call.op, jc->r.verdict, 0);
 		return;
 	}
 	qc_job_case *own = qc_xcalloc(1, sizeof *own);
@@ -1253,12 +1259,15 @@ static int take_units(run_state *st, qc_jobs *J)
 	while (rc == 0 && (n = qc_jobs_next(J, &cases, &diag, &err, &failed, &cancelled)) >= 0) {
 		print_diag(st, diag);
 		for (int i = 0; i < n && rc == 0; i++) {
+			/* --max-failures N: the run ends with its N-th failing case; the rest of
+			 * the unit, judged already, is not reported */
+			if (st->o->max_failures && st->failing >= (uint64_t)st->o->max_failures)
+				break;
 			if (cases[i].replay)
 				rc = replay_case(st, cases[i].c, cases[i].replay);
 			else
 				take_case(st, &cases[i]);
 		}
-		/* --max-failures: the rest of this unit is judged already; nothing after it */
 		if (st->o->max_failures && st->failing >= (uint64_t)st->o->max_failures &&
 		    !st->stopped) {
 			st->stopped = 1;
@@ -1576,7 +1585,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	/* --remote: --plugin is a path where the worker runs (none: the worker's own) */
 	cfg.plugin_path = o->plugin   ? o->plugin
 	                  : o->remote ? NULL
-	                              : default_reference_plugin(refbuf, sizeof refbuf);
+	                              : qc_default_reference_plugin(refbuf, sizeof refbuf);
 	cfg.remote = o->remote;
 	cfg.options = o->options;
 	cfg.n_options = o->n_options;

@@ -79,6 +79,9 @@ int qc_cmd_run(const qc_run_opts *o);
 /* qconform diagnose REPORT.json [OPTIONS] (harness/src/run/rediagnose.c): argv[0] is
  * "diagnose"; self is the qconform that runs. */
 int qc_cmd_diagnose(int argc, char **argv, const char *self);
+/* qconform shrink CASE --plugin P (harness/src/run/shrink.c): the failing case cut down, into
+ * out_dir (NULL: reports/out/shrunk); at most max_calls kernel calls (0: 256). */
+int qc_cmd_shrink(const qc_run_opts *o, const char *name, const char *out_dir, int max_calls);
 int qc_cmd_list(const qc_run_opts *o);
 int qc_cmd_validate(const qc_run_opts *o);
 int qc_cmd_show(const qc_run_opts *o, const char *case_name);
@@ -108,6 +111,10 @@ int qc_case_selected(const qc_run_opts *o, const char *name);
 /* The shard (1..n) a case belongs to under --shard K/n; parses "K/N" for main (0, or -1). */
 int qc_shard_of(const char *case_name, int n);
 int qc_shard_parse(const char *s, int *index, int *count);
+
+/* The reference plugin installed with qconform (lib/qconform/), or beside it in a build tree:
+ * the plugin of a command given none. Returns buf. */
+const char *qc_default_reference_plugin(char *buf, size_t size);
 
 /* The specs a command takes when given none: those installed with the running qconform
  * (share/qconform/specs), else ./specs. */

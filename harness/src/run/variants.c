@@ -67,59 +67,125 @@ static void free_outputs(void **out, int n)
 	free(out);
 }
 
-static void compute_op(qc_op_diagnosis *o)
+/* The reference and its named roundings on every case of o, in this process. */
+static void compute_local(qc_op_diagnosis *o)
 {
-	int n = o->n_fail + o->n_pass, missing = 0;
+	int n = o->n_fail + o->n_pass;
 	void **out = alloc_outputs(o, n);
-	int *ok = qc_xcalloc((size_t)n, sizeof *ok);
-	qc_case **cases = qc_xcalloc((size_t)n, sizeof *cases);
-	for (int j = 0; j < n; j++)
-		cases[j] = (qc_case *)qc_diag_case_at(o, j);
 	for (int h = 0; h < o->n_hyps; h++) {
 		const qc_hyp *hy = &o->hyps[h];
-		char err[256] = "", path[1024];
-		if (hy->kind == QC_HYP_REFERENCE) {
-			for (int j = 0; j < n; j++)
-				ok[j] = 1;
-		} else if (hy->kind == QC_HYP_ROUNDING) {
-			for (int j = 0; j < n; j++)
-				ok[j] = qc_expected_rounding(cases[j], hy->rounding,
-				                             &out[(size_t)j * QC_MAX_TENSORS], err,
-				                             sizeof err) == QCF_OK;
-		} else if (qc_variant_path(hy->def, path, sizeof path) != 0 ||
-		           qc_variant_outputs(path, 10, cases, n, out, ok, err, sizeof err) != 0) {
-			memset(ok, 0, (size_t)n * sizeof *ok);
-			missing++;
-		}
+		if (hy->kind == QC_HYP_VARIANT)
+			continue;
 		for (int j = 0; j < n; j++) {
-			void *ref[QC_MAX_TENSORS];
-			void *const *o_j = &out[(size_t)j * QC_MAX_TENSORS];
+			const qc_case *c = qc_diag_case_at(o, j);
+			void *ref[QC_MAX_TENSORS], *const *o_j = &out[(size_t)j * QC_MAX_TENSORS];
+			char err[256];
+			int ok = 1;
 			if (hy->kind == QC_HYP_REFERENCE) {
 				const qc_expected *e = qc_diag_expected_at(o, j);
-				for (int k = 0; k < cases[j]->call.n_outputs; k++)
+				for (int k = 0; k < c->call.n_outputs; k++)
 					ref[k] = e->out[k].data;
 				o_j = ref;
+			} else {
+				ok = qc_expected_rounding(c, hy->rounding, o_j, err, sizeof err) ==
+				     QCF_OK;
 			}
-			qc_diagnosis_score(o, h, j, ok[j] ? o_j : NULL);
+			qc_diagnosis_score(o, h, j, ok ? o_j : NULL);
 		}
 	}
-	if (missing)
-		snprintf(o->err, sizeof o->err,
-		         "%d variant%s of the catalogue could not run (not built: make variants)",
-		         missing, missing == 1 ? "" : "s");
-	free(cases);
-	free(ok);
 	free_outputs(out, n);
+}
+
+/* The hypothesis of o that is variant d, or -1. */
+static int hyp_of(const qc_op_diagnosis *o, const qc_variant_def *d)
+{
+	for (int h = 0; h < o->n_hyps; h++)
+		if (o->hyps[h].def == d)
+			return h;
+	return -1;
+}
+
+/* Variant d on the cases of every op of ops[0..n) it reaches, in one worker: each op's
+ * hypothesis scored. 0, or -1 when it could not run (not built, no worker). */
+static int compute_variant(qc_op_diagnosis **ops, int n, const qc_variant_def *d)
+{
+	int total = 0;
+	for (int i = 0; i < n; i++)
+		if (hyp_of(ops[i], d) >= 0)
+			total += ops[i]->n_fail + ops[i]->n_pass;
+	if (!total)
+		return 0;
+	qc_case **cases = qc_xcalloc((size_t)total, sizeof *cases);
+	void **out = qc_xcalloc((size_t)total * QC_MAX_TENSORS, sizeof *out);
+	int *ok = qc_xcalloc((size_t)total, sizeof *ok), m = 0;
+	for (int i = 0; i < n; i++) {
+		if (hyp_of(ops[i], d) < 0)
+			continue;
+		for (int j = 0; j < ops[i]->n_fail + ops[i]->n_pass; j++, m++) {
+			const qc_case *c = qc_diag_case_at(ops[i], j);
+			cases[m] = (qc_case *)c;
+			for (int k = 0; k < c->call.n_outputs; k++)
+				out[(size_t)m * QC_MAX_TENSORS + k] =
+				        qc_xcalloc(c->out[k].nbytes ? c->out[k].nbytes : 1, 1);
+		}
+	}
+	char path[1024], err[256];
+	int rc = qc_variant_path(d, path, sizeof path) == 0 &&
+	                         qc_variant_outputs(path, 10, cases, total, out, ok, err,
+	                                            sizeof err) == 0
+	                 ? 0
+	                 : -1;
+	m = 0;
+	for (int i = 0; i < n; i++) {
+		int h = hyp_of(ops[i], d);
+		if (h < 0)
+			continue;
+		for (int j = 0; j < ops[i]->n_fail + ops[i]->n_pass; j++, m++)
+			qc_diagnosis_score(ops[i], h, j,
+			                   rc == 0 && ok[m] ? &out[(size_t)m * QC_MAX_TENSORS]
+			                                    : NULL);
+	}
+	free_outputs(out, total);
+	free(ok);
+	free(cases);
+	return rc;
 }
 
 void qc_diagnosis_compute(qc_diagnosis *D, int datasheet)
 {
-	for (int i = 0; i < qc_diagnosis_n_ops(D); i++) {
+	int n_ops = qc_diagnosis_n_ops(D), n = 0;
+	qc_op_diagnosis **ops = qc_xcalloc((size_t)(n_ops ? n_ops : 1), sizeof *ops);
+	int *missing = qc_xcalloc((size_t)(n_ops ? n_ops : 1), sizeof *missing);
+	for (int i = 0; i < n_ops; i++) {
 		qc_op_diagnosis *o = qc_diagnosis_op(D, i);
 		if (o->n_fail || (datasheet && o->n_pass)) {
 			o->datasheet = datasheet;
-			compute_op(o);
+			compute_local(o);
+			ops[n++] = o;
 		}
 	}
+	/* each variant once, over the cases of every op it can change: one worker each */
+	for (int v = 0; v < qc_variant_count; v++)
+		if (compute_variant(ops, n, &qc_variant_table[v]) != 0)
+			for (int i = 0; i < n; i++)
+				missing[i] += hyp_of(ops[i], &qc_variant_table[v]) >= 0;
+	for (int i = 0; i < n; i++) {
+		qc_op_diagnosis *o = ops[i];
+		size_t used = 0;
+		o->err[0] = 0;
+		if (missing[i])
+			qc_list_add(o->err, sizeof o->err, &used,
+			            "%d variant%s of the catalogue could not run (not built: make "
+			            "variants)",
+			            missing[i], missing[i] == 1 ? "" : "s");
+		if (o->failing_replayed)
+			qc_list_add(o->err, sizeof o->err, &used,
+			            "%llu failing case%s judged before --resume not diagnosed (the "
+			            "journal keeps verdicts, not outputs)",
+			            (unsigned long long)o->failing_replayed,
+			            o->failing_replayed == 1 ? "" : "s");
+	}
+	free(missing);
+	free(ops);
 	qc_diagnosis_finish(D);
 }
