@@ -101,11 +101,13 @@ static int suite_selected(const char *name, const char *patterns)
 CU_pSuite qct_suite(const char *name)
 {
 	/* QCT_SUITE=TEXT keeps the suites whose name contains TEXT, QCT_SUITE==NAME the one
-	 * named NAME, and a comma-separated list of these the suites any of them keeps; the others
-	 * are registered inactive (CUnit counts them as not run). */
-	const char *only = getenv("QCT_SUITE");
+	 * named NAME, and a comma-separated list of these the suites any of them keeps; QCT_SKIP,
+	 * in the same syntax, leaves out the suites it names. The others are registered inactive
+	 * (CUnit counts them as not run). */
+	const char *only = getenv("QCT_SUITE"), *skip = getenv("QCT_SKIP");
 	CU_pSuite s = CU_add_suite(name, NULL, suite_cleanup);
-	if (s && only && *only && !suite_selected(name, only))
+	if (s && ((only && *only && !suite_selected(name, only)) ||
+	          (skip && *skip && suite_selected(name, skip))))
 		CU_set_suite_active(s, CU_FALSE);
 	if (!s) {
 		fprintf(stderr, "CU_add_suite(%s): %s\n", name, CU_get_error_msg());
