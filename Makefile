@@ -420,7 +420,7 @@ $(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all variants
 
 # `make bench`: the reference kernels (bench-kernels), then the pipeline over every spec with
 # the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time
-# per case (suite/bench/bench_run.sh), then the readers of reports (report, diff, merge) on
+# per case, the diagnosis's cost on a failing and on a passing run (suite/bench/bench_run.sh), then the readers of reports (report, diff, merge) on
 # reports of BENCH_REPORT_CASES cases made from that run (suite/bench/bench_reports.sh): peak
 # RSS and time. Ratios within one run, not seconds across machines.
 # `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
