@@ -394,9 +394,11 @@ static double zero_of(const qcf_tensor *t, size_t i)
 }
 
 /* Input elements set to their zero, in halves, quarters, ... down to single ones, each kept
- * while the kernel still fails at the tracked element. */
-static void fewest_values(shrinker *s, qc_case **cur, int *owned, const qc_case *orig, int64_t at)
+ * while the kernel still fails at the tracked element. 1 when one was kept. */
+static int fewest_values_pass(shrinker *s, qc_case **cur, int *owned, const qc_case *orig,
+                              int64_t at)
 {
+	int kept = 0;
 	for (int k = 0; k < (*cur)->call.n_inputs; k++) {
 		const qcf_tensor *t0 = &(*cur)->in[k];
 		if (!t0->data || qref_ggml_is_block(t0->dtype) || t0->dtype == QCF_BOOL)
@@ -411,7 +413,7 @@ static void fewest_values(shrinker *s, qc_case **cur, int *owned, const qc_case 
 				if (!nz)
 					continue;
 				if (s->calls >= s->max_calls)
-					return;
+					return kept;
 				qc_case *cand = case_copy(*cur);
 				for (size_t i = start; i < end; i++)
 					qref_set(&cand->in[k], i, zero_of(t, i));
@@ -420,6 +422,7 @@ static void fewest_values(shrinker *s, qc_case **cur, int *owned, const qc_case 
 						qc_case_free(*cur);
 					*cur = cand;
 					*owned = 1;
+					kept = 1;
 				} else {
 					qc_case_free(cand);
 				}
@@ -428,6 +431,15 @@ static void fewest_values(shrinker *s, qc_case **cur, int *owned, const qc_case 
 				break;
 		}
 	}
+	return kept;
+}
+
+/* Passes until one keeps nothing: a value zeroed in a later input (a weight) can free one of
+ * an earlier input (the activation it multiplied). */
+static void fewest_values(shrinker *s, qc_case **cur, int *owned, const qc_case *orig, int64_t at)
+{
+	while (s->calls < s->max_calls && fewest_values_pass(s, cur, owned, orig, at))
+		;
 }
 
 /* ---- the command ---- */
