@@ -391,6 +391,19 @@ static void test_shrink(void)
 	CU_ASSERT(calls >= 1 && calls <= 12);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, ": its row of the last axis, in"));
 	qct_proc_free(&p);
+	/* run --shrink 1: the first FAIL case shrunk beside the report */
+	int st;
+	json_t *r2 =
+	        qct_run_report(tmp, &st, NULL, "specs/litert/conv_2d.yaml --shrink 1 --plugin %s",
+	                       qct_stub("float_requant"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r2);
+	CU_ASSERT_EQUAL(st, 1);
+	json_decref(r2);
+	char index[700];
+	snprintf(index, sizeof index, "%s/shrunk/index.txt", tmp);
+	char *idx = qct_read_file(index);
+	CU_ASSERT(idx && strstr(idx, "/shrunk -> ") && !strchr(strchr(idx, '\n') + 1, '\n'));
+	free(idx);
 	/* a case the kernel passes: nothing to shrink, exit 1 */
 	CU_ASSERT_EQUAL_FATAL(
 	        qct_sh(&p, "%s shrink '%s' specs/litert/conv_2d.yaml --out %s/n", q, name, tmp), 0);

@@ -166,6 +166,14 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--dump")) {
 			NEED_ARG();
 			o->dump_dir = v;
+		} else if (!strcmp(a, "--shrink") && !strcmp(cmd, "run")) {
+			NEED_ARG();
+			char *end;
+			long m = strtol(v, &end, 10);
+			if (*end || !*v || m < 1 || m > 1000)
+				return bad(cmd,
+				           "--shrink needs a number of cases in [1, 1000], got", v);
+			o->shrink = (int)m;
 		} else if (!strcmp(a, "--dump-max")) {
 			NEED_ARG();
 			char *end;

@@ -76,6 +76,9 @@ static const qc_help_option run_options[] = {
          "No diagnosis: do not try the catalogue's rules on the failing cases (README, "
          "Diagnosis)."},
         {"--dump", "DIR", "Failing cases' inputs and outputs as .npy files, with a case.yaml."},
+        {"--shrink", "N",
+         "After the run, the first N FAIL cases cut down as qconform shrink does, into shrunk/ "
+         "beside the JSON report."},
         {"--dump-max", "N", "At most N cases dumped (default 100)."},
         {"--journal", "FILE", "The progress journal (default: the JSON report's path + .journal)."},
         {"--resume", "JOURNAL",

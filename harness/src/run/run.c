@@ -1035,6 +1035,8 @@ typedef struct run_state {
 	uint64_t failing;        /* cases neither allowed nor waived (--max-failures counts them) */
 	int stopped;             /* --max-failures was reached: the jobs were cancelled */
 	qc_diagnosis *diagnosis; /* the failures' diagnosis (diagnose.h), or NULL */
+	char **shrink;           /* --shrink N: the names of the first N FAIL cases */
+	int n_shrink;
 } run_state;
 
 /* A failing case on the console (none with --quiet), its verdict coloured on a terminal, and
@@ -1222,6 +1224,11 @@ static void take_case(run_state *st, qc_job_case *jc)
 	st->done++;
 	st->failing += !qc_verdict_conforms(jc->r.verdict) && !waived;
 	print_case(st, c, &jc->r, waived);
+	if (jc->r.verdict == QC_FAIL && st->n_shrink < st->o->shrink) {
+		if (!st->shrink)
+			st->shrink = qc_xcalloc((size_t)st->o->shrink, sizeof *st->shrink);
+		st->shrink[st->n_shrink++] = strdup(c->name);
+	}
 	if (st->diagnosis)
 		offer_diagnosis(st->diagnosis, jc);
 }
@@ -1875,6 +1882,24 @@ int qc_cmd_run(const qc_run_opts *o)
 		printf("report: %s\n", json_path);
 	if (rc == 0 && render_reports(o, json_path) != 0)
 		status = 2;
+	/* --shrink N: the first N FAIL cases cut down, beside the report */
+	for (int i = 0; i < st.n_shrink && status != 2 && !sig; i++) {
+		char dir[1100];
+		if (scratch[0]) {
+			snprintf(dir, sizeof dir, "reports/out/shrunk");
+		} else {
+			const char *slash = strrchr(json_path, '/');
+			snprintf(dir, sizeof dir, "%.*sshrunk",
+			         slash ? (int)(slash - json_path + 1) : 0, json_path);
+		}
+		qc_run_opts so = *o;
+		so.shrink = 0;
+		if (qc_cmd_shrink(&so, st.shrink[i], dir, 0) == 2)
+			status = 2;
+	}
+	for (int i = 0; i < st.n_shrink; i++)
+		free(st.shrink[i]);
+	free(st.shrink);
 	if (by_failures) {
 		printf("STOPPED by %s: %llu failing case%s after %llu of %llu case%s; the reports "
 		       "hold the cases judged\n",

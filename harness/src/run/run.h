@@ -60,6 +60,7 @@ typedef struct qc_run_opts {
 	long max_failures;        /* --max-failures N: stop after N failing cases (0: never) */
 	int no_diagnose;          /* --no-diagnose: no diagnosis of the failures (diagnose.h) */
 	int datasheet;            /* diagnose --datasheet: the rules followed, passing ops too */
+	int shrink;               /* --shrink N: the first N FAIL cases shrunk after the run */
 	const char *remote;       /* --remote CMD: workers started by CMD (stream.h) */
 	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
