@@ -413,6 +413,64 @@ static void test_shrink(void)
 	qct_rmdir(tmp);
 }
 
+/* Elements that are legal roundings other than the answer, apart from those outside every
+ * legal one: worst elements outside the band first, each with its legal outputs; the band's
+ * own histogram; the HTML's two colours (suite/test_reports.c checks the page's structure). */
+static void test_legal_apart(void)
+{
+	const char *tmp = qct_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmp);
+	int status;
+	json_t *r = qct_run_report(tmp, &status, NULL,
+	                           "specs/litert/conv_2d.yaml --plugin %s --html %s/r.html",
+	                           qct_stub("float_requant"), tmp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	size_t i, mixed = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
+		if (strcmp(qct_verdict(c), "FAIL") ||
+		    !json_integer_value(json_object_get(o, "within_rounding")))
+			continue;
+		mixed++;
+		/* the first worst element is outside the band; a legal one, if listed, after */
+		json_t *w = json_object_get(o, "worst"), *e;
+		size_t k;
+		int seen_legal = 0, out_after_legal = 0;
+		json_array_foreach(w, k, e)
+		{
+			double beyond = json_number_value(json_object_get(e, "beyond"));
+			json_t *legal = json_object_get(e, "legal");
+			CU_ASSERT_EQUAL(json_array_size(legal), 2);
+			out_after_legal |= seen_legal && beyond != 0;
+			seen_legal |= beyond == 0;
+		}
+		CU_ASSERT(json_number_value(json_object_get(json_array_get(w, 0), "beyond")) != 0);
+		CU_ASSERT_FALSE(out_after_legal);
+		/* of the histogram, the elements outside the band */
+		json_t *h = json_object_get(o, "histogram"),
+		       *ho = json_object_get(o, "histogram_outside_band");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ho);
+		json_int_t all = 0, out = 0;
+		const char *key;
+		json_t *v;
+		json_object_foreach(h, key, v) all += strcmp(key, "0") ? json_integer_value(v) : 0;
+		json_object_foreach(ho, key, v) out += json_integer_value(v);
+		CU_ASSERT(out > 0 && out < all);
+	}
+	CU_ASSERT(mixed > 0);
+	json_decref(r);
+	char html[600];
+	snprintf(html, sizeof html, "%s/r.html", tmp);
+	char *page = qct_read_file(html);
+	CU_ASSERT(page && strstr(page, "class=\"bar barl\"") && strstr(page, "<tr class=\"out\"") &&
+	          strstr(page, "<tr class=\"legal\"") &&
+	          strstr(page, "<th class=\"n\">legal outputs</th>"));
+	free(page);
+	qct_rmdir(tmp);
+}
+
 void qct_register_diagnose(void)
 {
 	CU_pSuite s = qct_suite("diagnose");
@@ -432,4 +490,6 @@ void qct_register_diagnose(void)
 	            test_diagnose_command);
 	CU_add_test(s, "qconform shrink: a receptive field, crashes survived, calls bounded",
 	            test_shrink);
+	CU_add_test(s, "legal roundings apart from the elements outside every legal one",
+	            test_legal_apart);
 }

@@ -47,6 +47,7 @@ typedef struct mout {
 	double n, mismatches, unpredictable, out_of_range, within;
 	double max_abs, sum_e, sum_e2, max_ulp, max_abs_err, max_rel_err;
 	double hist[QC_HIST_BINS];
+	double hist_out[QC_HIST_BINS]; /* of hist: outside the legal band */
 } mout;
 
 typedef struct mop {
@@ -104,6 +105,25 @@ static void mout_add(mout *m, const json_t *o)
 			if (!strcmp(key, qc_hist_labels[b]))
 				m->hist[b] += qc_report_num(v);
 	}
+	/* without legal roundings other than the answer, every element that differs is
+	 * outside the band: the histogram's bins but 0 */
+	json_t *out = json_object_get(o, "histogram_outside_band");
+	json_object_foreach(out ? out : json_object_get(o, "histogram"), key, v)
+	{
+		for (int b = 0; b < QC_HIST_BINS; b++)
+			if (!strcmp(key, qc_hist_labels[b]) && (out || strcmp(key, "0")))
+				m->hist_out[b] += qc_report_num(v);
+	}
+}
+
+/* The non-empty bins of h as a JSON object. */
+static json_t *hist_object(const double *h)
+{
+	json_t *o = json_object();
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		if (h[b])
+			set(o, qc_hist_labels[b], jnum(h[b]));
+	return o;
 }
 
 static json_t *mout_json(const mout *m)
@@ -124,11 +144,10 @@ static json_t *mout_json(const mout *m)
 		set(o, "max_abs_error", jnum(m->max_abs_err));
 		set(o, "max_rel_error", jnum(m->max_rel_err));
 	}
-	json_t *h = json_object();
-	for (int b = 0; b < QC_HIST_BINS; b++)
-		if (m->hist[b])
-			set(h, qc_hist_labels[b], jnum(m->hist[b]));
-	set(o, "histogram", h);
+	set(o, "histogram", hist_object(m->hist));
+	/* as run writes it: with legal roundings other than the answer */
+	if (m->within)
+		set(o, "histogram_outside_band", hist_object(m->hist_out));
 	return o;
 }
 

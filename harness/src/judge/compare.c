@@ -72,8 +72,10 @@ void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src)
 	dst->tol_sum_e += src->tol_sum_e;
 	dst->tol_sum_e2 += src->tol_sum_e2;
 	dst->tol_max_abs = fmax(dst->tol_max_abs, src->tol_max_abs);
-	for (int i = 0; i < QC_HIST_BINS; i++)
+	for (int i = 0; i < QC_HIST_BINS; i++) {
 		dst->hist[i] += src->hist[i];
+		dst->hist_out[i] += src->hist_out[i];
+	}
 	if (src->max_abs > dst->max_abs || isnan(src->max_abs))
 		dst->max_abs = src->max_abs;
 	if (src->max_ulp > dst->max_ulp)
@@ -307,12 +309,15 @@ void qc_compare_output(const qcf_tensor *expected, const qcf_tensor *got,
 		              .beyond = et};
 		if (isnan(e)) {
 			m->hist[QC_HIST_NAN]++;
+			m->hist_out[QC_HIST_NAN] += et != 0;
 			m->max_abs = INFINITY;
 			add_failing(m, &g, &w);
 			continue;
 		}
 		/* bin k holds k-1 < |e| <= k: a fraction of a step is never counted as exact */
-		m->hist[qc_hist_bin((int64_t)copysign(ceil(fmin(fabs(e), 1e18)), e))]++;
+		int bin = qc_hist_bin((int64_t)copysign(ceil(fmin(fabs(e), 1e18)), e));
+		m->hist[bin]++;
+		m->hist_out[bin] += et != 0;
 		m->sum_e += e;
 		m->sum_e2 += e * e;
 		if (fabs(e) > m->max_abs)

@@ -66,6 +66,7 @@ typedef struct qc_metrics {
 	double max_abs;         /* max |e| */
 	double sum_e, sum_e2;
 	uint64_t hist[QC_HIST_BINS];
+	uint64_t hist_out[QC_HIST_BINS]; /* of hist: the elements outside the legal band */
 	int n_worst;
 	qc_worst worst[QC_WORST]; /* outside the legal band first (largest |e| beyond it), then
 	                             largest |e|; earliest index first among equals */

@@ -136,6 +136,21 @@ static void json_option(FILE *f, const qcf_option *o)
 	fputc('"', f);
 }
 
+/* ", \"key\": {bin: count, ...}", the non-empty bins. */
+static void hist_json(FILE *f, const char *key, const uint64_t *h)
+{
+	fprintf(f, ", \"%s\": {", key);
+	int first = 1;
+	for (int b = 0; b < QC_HIST_BINS; b++) {
+		if (!h[b])
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", qc_hist_labels[b],
+		        (unsigned long long)h[b]);
+		first = 0;
+	}
+	fputs("}", f);
+}
+
 /* Numbers: JSON has no NaN or infinity; they are written as strings. */
 static void num(FILE *f, double v)
 {
@@ -335,16 +350,11 @@ static void metrics_json(FILE *f, const qc_metrics *m)
 		fputs(", \"max_rel_error\": ", f);
 		num(f, m->max_rel_err);
 	}
-	fputs(", \"histogram\": {", f);
-	int first = 1;
-	for (int b = 0; b < QC_HIST_BINS; b++) {
-		if (!m->hist[b])
-			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", qc_hist_labels[b],
-		        (unsigned long long)m->hist[b]);
-		first = 0;
-	}
-	fputs("}", f);
+	hist_json(f, "histogram", m->hist);
+	/* where legal roundings other than the answer occurred: which of the elements are
+	 * outside every legal one */
+	if (m->in_band)
+		hist_json(f, "histogram_outside_band", m->hist_out);
 }
 
 static int same_shape(const qcf_tensor *a, const qcf_tensor *b)

@@ -105,7 +105,7 @@ static const char css[] =
         ".badge.v-ERROR,.badge.v-CRASH,.badge.v-TIMEOUT{background:#6a1b9a}"
         ".badge.v-PASS_WITHIN_TOLERANCE{background:#c77c02}"
         "svg.hist{display:block;margin:4px 0}svg.mini{vertical-align:middle}"
-        ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}"
+        ".bar0{fill:#2e7d32}.barx{fill:#c62828}.barn{fill:#6a1b9a}.barl{fill:#e0a030}"
         "svg text{font:10px system-ui,sans-serif;fill:#444}"
         ".note{color:#555}.muted{color:#777}"
         "section.opfail{margin:18px 0 26px}section.opfail h3{font-size:16px;margin:0 0 6px}"
@@ -781,13 +781,46 @@ static double bar_height(unsigned long long c, unsigned long long max, double h)
 	return v < 2 ? 2 : v;
 }
 
+/* One bar of bin b (count c, of which out outside the legal band; out = c without the band's
+ * histogram): the legal roundings' part amber on top, the part outside the band in the bin's
+ * colour below. */
+static void bar(FILE *f, const char *cls, int b, double x, double base, double width, double bh,
+                unsigned long long c, unsigned long long out)
+{
+	double oh = c ? bh * (double)out / (double)c : 0, lh = bh - oh;
+	if (out < c && b != 7)
+		fprintf(f,
+		        "<rect class=\"%sbarl\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		        "height=\"%.1f\">"
+		        "<title>e %s: %llu, %llu of them legal roundings</title></rect>",
+		        cls, x, base - bh, width, lh, qc_hist_labels[b], c, c - out);
+	if (out || b == 7)
+		fprintf(f,
+		        "<rect class=\"%s%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+		        "<title>e %s: %llu%s</title></rect>",
+		        cls, bar_class(b), x, base - (b == 7 ? bh : oh), width, b == 7 ? bh : oh,
+		        qc_hist_labels[b], c,
+		        b == 7 || out == c ? ""
+		                           : " (the lower part: outside "
+		                             "the legal band)");
+}
+
+/* The part of each bin outside the legal band: the band's histogram, or the whole bin. */
+static void outside_counts(json_t *outside, const unsigned long long *c,
+                           unsigned long long o[QC_HIST_BINS])
+{
+	for (int b = 0; b < QC_HIST_BINS; b++)
+		o[b] = outside ? qc_report_key_count(outside, qc_hist_labels[b]) : c[b];
+}
+
 /* A small histogram for the operator table: one bar per non-empty bin (log scale), the bins
  * labelled below the axis (<=-65, 0, >=65 and nf, the non-finite errors), the largest bin's
- * count beside the top. */
-static void mini_hist(FILE *f, json_t *hist, const char *unit)
+ * count beside the top; a bin's legal roundings (outside: the band's histogram) in amber. */
+static void mini_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 {
-	unsigned long long c[QC_HIST_BINS], max = 0;
+	unsigned long long c[QC_HIST_BINS], o[QC_HIST_BINS], max = 0;
 	hist_counts(hist, c);
+	outside_counts(outside, c, o);
 	for (int b = 0; b < QC_HIST_BINS; b++)
 		max = c[b] > max ? c[b] : max;
 	const int bw = 8, w = QC_HIST_BINS * bw; /* a bin's width, all the bins' */
@@ -800,11 +833,7 @@ static void mini_hist(FILE *f, json_t *hist, const char *unit)
 	for (int b = 0; b < QC_HIST_BINS; b++) {
 		if (!c[b])
 			continue;
-		double h = bar_height(c[b], max, 20);
-		fprintf(f,
-		        "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\">"
-		        "<title>e %s: %llu</title></rect>",
-		        bar_class(b), b * bw + 1, 21 - h, bw - 2, h, qc_hist_labels[b], c[b]);
+		bar(f, "", b, b * bw + 1, 21, bw - 2, bar_height(c[b], max, 20), c[b], o[b]);
 	}
 	/* ticks under the first, the zero, the last finite and the non-finite bin */
 	static const struct {
@@ -831,11 +860,13 @@ static void mini_hist(FILE *f, json_t *hist, const char *unit)
 }
 
 /* The histogram of one case's output: every bin labelled, a bar with its count per
- * non-empty bin (class "bar"), log scale. */
-static void case_hist(FILE *f, json_t *hist, const char *unit)
+ * non-empty bin (class "bar"), log scale; a bin's legal roundings (outside: the band's
+ * histogram) in amber above the elements outside the band. */
+static void case_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 {
-	unsigned long long c[QC_HIST_BINS], max = 0;
+	unsigned long long c[QC_HIST_BINS], o[QC_HIST_BINS], max = 0;
 	int n = hist_counts(hist, c);
+	outside_counts(outside, c, o);
 	for (int b = 0; b < QC_HIST_BINS; b++)
 		max = c[b] > max ? c[b] : max;
 	const int w = 46, top = 16, h = 90, width = QC_HIST_BINS * w;
@@ -850,11 +881,7 @@ static void case_hist(FILE *f, json_t *hist, const char *unit)
 		double x = b * w;
 		if (c[b]) {
 			double bh = bar_height(c[b], max, h);
-			fprintf(f,
-			        "<rect class=\"bar %s\" x=\"%.0f\" y=\"%.1f\" width=\"%d\" "
-			        "height=\"%.1f\"><title>e %s: %llu</title></rect>",
-			        bar_class(b), x + 4, top + h - bh, w - 8, bh, qc_hist_labels[b],
-			        c[b]);
+			bar(f, "bar ", b, x + 4, top + h, w - 8, bh, c[b], o[b]);
 			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">%llu</text>",
 			        x + w / 2.0, top + h - bh - 3, c[b]);
 		}
@@ -943,6 +970,7 @@ static void ops_table(FILE *f, json_t *r)
 			if (k)
 				fputs("<br>", f);
 			mini_hist(f, json_object_get(m, "histogram"),
+			          json_object_get(m, "histogram_outside_band"),
 			          safe_unit(qc_report_str(m, "unit")));
 		}
 		fputs("</td></tr>\n", f);
@@ -1175,7 +1203,8 @@ static void case_article(FILE *f, json_t *c, size_t index)
 				        qc_report_num_text(b1, sizeof b1,
 				                           json_object_get(o, nums[j])));
 		fputs("</tr></table>\n", f);
-		case_hist(f, json_object_get(o, "histogram"), unit);
+		case_hist(f, json_object_get(o, "histogram"),
+		          json_object_get(o, "histogram_outside_band"), unit);
 		worst_table(f, o);
 	}
 	if (json_object_get(c, "reproduce")) {
