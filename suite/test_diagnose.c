@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -296,6 +297,22 @@ static void test_diagnose_command(void)
 	                      0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "[87-conv-fp32-requantization]"));
+	qct_proc_free(&p);
+	/* a forged report naming a FIFO as its plugin: refused at once, not blocked on */
+	snprintf(again, sizeof again, "%s/report.json", tmp);
+	json_t *forged = json_load_file(again, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(forged);
+	char fifo[600], forged_path[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo", tmp);
+	snprintf(forged_path, sizeof forged_path, "%s/forged.json", tmp);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+	json_object_set_new(json_object_get(json_object_get(forged, "run"), "plugin"), "path",
+	                    json_string(fifo));
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(forged, forged_path, 0), 0);
+	json_decref(forged);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "timeout 60 %s diagnose %s", q, forged_path), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "FIFO"));
 	qct_proc_free(&p);
 	/* not a report: one line, exit 2 */
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s diagnose %s/fully_connected.yaml", q, tmp), 0);

@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "diagnose.h"
 #include "digest.h"
 #include "report_read.h"
+#include "rfile.h"
 #include "run.h"
 #include "util.h"
 
@@ -70,6 +72,36 @@ static void free_list(char **list, int n)
 	for (int i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
+}
+
+/* The sha256 of a file a report names (its plugin, its specs): a regular file only, so that a
+ * forged report naming a FIFO cannot block. 0, or -1 with "path: reason" in err. */
+static int sha_regular(const char *path, const char *what, char hex[65], char *err, size_t err_size)
+{
+	int fd = qc_open_regular(path, 0, what, err, err_size);
+	if (fd < 0)
+		return -1;
+	qc_sha256 s;
+	uint8_t buf[65536], d[32];
+	qc_sha256_init(&s);
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof buf);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, err_size, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		qc_sha256_update(&s, buf, (size_t)got);
+	}
+	close(fd);
+	qc_sha256_final(&s, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return 0;
 }
 
 /* The spec's sha256 in the report's run.specs, or NULL. */
@@ -175,9 +207,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	}
 	if (!plugin && !remote) {
 		char sha[65];
-		if (qc_sha256_file(path, sha) != 0) {
-			bad("%s: cannot read the report's plugin (%s): give --plugin", path,
-			    strerror(errno));
+		if (sha_regular(path, "plugin", sha, err, sizeof err) != 0) {
+			bad("%s (the report's plugin): give --plugin%s", err, "");
 			goto done;
 		}
 		if (strcmp(sha, qc_report_str(pl, "sha256"))) {
@@ -239,7 +270,10 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 			n_pass += passing;
 			if (add_unique(&specs, &n_specs, &cap_specs, spec)) {
 				char now[65];
-				if (!sha || qc_sha256_file(spec, now) != 0 || strcmp(now, sha)) {
+				char serr[1200];
+				if (!sha ||
+				    sha_regular(spec, "spec", now, serr, sizeof serr) != 0 ||
+				    strcmp(now, sha)) {
 					bad("%s: changed or missing since the report (sha256 %s in "
 					    "the "
 					    "report): its cases would not be the report's",
