@@ -45,6 +45,14 @@ int qc_sha256_file(const char *path, char hex[65])
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	int rc = qc_sha256_fd(fd, hex), e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int qc_sha256_fd(int fd, char hex[65])
+{
 	qc_sha256 s;
 	uint8_t buf[65536], d[32];
 	qc_sha256_init(&s);
@@ -52,17 +60,12 @@ int qc_sha256_file(const char *path, char hex[65])
 		ssize_t got = read(fd, buf, sizeof buf);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
+		if (got < 0)
 			return -1;
-		}
 		if (got == 0)
 			break;
 		qc_sha256_update(&s, buf, (size_t)got);
 	}
-	close(fd);
 	qc_sha256_final(&s, d);
 	to_hex(d, hex);
 	return 0;

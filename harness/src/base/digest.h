@@ -20,5 +20,7 @@ void qc_sha256_hex(const void *data, size_t len, char hex[65]);
 
 /* Digest of a file's contents; returns 0, or -1 with errno set. */
 int qc_sha256_file(const char *path, char hex[65]);
+/* Digest of what is left to read of fd, which stays open; 0, or -1 with errno set. */
+int qc_sha256_fd(int fd, char hex[65]);
 
 #endif

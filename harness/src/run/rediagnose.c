@@ -7,6 +7,7 @@
  * another: the cases and the kernel are then the report's.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,16 @@ typedef struct op_pick {
 	unsigned long long fail_stride, pass_stride;
 } op_pick;
 
-static int bad(const char *fmt, const char *a, const char *b)
+/* One line on stderr, "qconform diagnose: ..."; returns 2. */
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "qconform diagnose: ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return 2;
 }
 
@@ -81,27 +87,11 @@ static int sha_regular(const char *path, const char *what, char hex[65], char *e
 	int fd = qc_open_regular(path, 0, what, err, err_size);
 	if (fd < 0)
 		return -1;
-	qc_sha256 s;
-	uint8_t buf[65536], d[32];
-	qc_sha256_init(&s);
-	for (;;) {
-		ssize_t got = read(fd, buf, sizeof buf);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(err, err_size, "%s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		if (got == 0)
-			break;
-		qc_sha256_update(&s, buf, (size_t)got);
-	}
+	int rc = qc_sha256_fd(fd, hex);
+	if (rc != 0)
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
 	close(fd);
-	qc_sha256_final(&s, d);
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	return 0;
+	return rc;
 }
 
 /* The spec's sha256 in the report's run.specs, or NULL. */
@@ -131,9 +121,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		} else if (!strcmp(a, "--plugin-option") && v) {
 			const char *eq = strchr(v, '=');
 			if (!eq || eq == v || n_options == QC_MAX_OPTIONS)
-				return bad(
-				        "--plugin-option needs KEY=VALUE (at most 32), got '%s'%s",
-				        v, "");
+				return bad("--plugin-option needs KEY=VALUE (at most 32), got '%s'",
+				           v);
 			options[n_options++] = (qcf_option){strndup(v, (size_t)(eq - v)), eq + 1};
 			given_options = 1;
 			i++;
@@ -147,16 +136,14 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 			char *end;
 			timeout = strtod(v, &end);
 			if (*end || !(timeout > 0))
-				return bad("--timeout needs a number of seconds > 0, got '%s'%s", v,
-				           "");
+				return bad("--timeout needs a number of seconds > 0, got '%s'", v);
 			i++;
 		} else if (!strcmp(a, "--jobs") && v) {
 			char *end;
 			long j = strtol(v, &end, 10);
 			if (*end || j < 1 || j > 64)
-				return bad(
-				        "--jobs needs a number of workers in [1, 64], got '%s'%s",
-				        v, "");
+				return bad("--jobs needs a number of workers in [1, 64], got '%s'",
+				           v);
 			jobs = (int)j;
 			i++;
 		} else if (!strcmp(a, "--datasheet")) {
@@ -164,9 +151,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		} else if (!strcmp(a, "--no-sandbox")) {
 			no_sandbox = 1;
 		} else if (a[0] == '-' && a[1]) {
-			return bad(
-			        "unknown option or missing value: %s%s (qconform diagnose --help)",
-			        a, "");
+			return bad("unknown option or missing value: %s (qconform diagnose --help)",
+			           a);
 		} else if (!report) {
 			report = a;
 		} else {
@@ -174,11 +160,11 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		}
 	}
 	if (!report)
-		return bad("needs a report: qconform diagnose REPORT.json%s%s", "", "");
+		return bad("needs a report: qconform diagnose REPORT.json");
 	char err[1200];
 	qc_report *r = qc_report_open(report, err, sizeof err);
 	if (!r)
-		return bad("%s%s", err, "");
+		return bad("%s", err);
 	json_t *doc = qc_report_doc(r), *run = json_object_get(doc, "run");
 	json_t *pl = json_object_get(run, "plugin");
 	int rc = 2;
@@ -189,8 +175,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	if (json_object_get(run, "import")) {
 		bad("%s: its kernel's outputs were imported from an offline runner: re-run the "
 		    "cases "
-		    "on the device and import them again%s",
-		    report, "");
+		    "on the device and import them again",
+		    report);
 		goto done;
 	}
 	const char *rep_remote = qc_report_str(json_object_get(pl, "remote"), "command");
@@ -202,13 +188,13 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	/* the plugin: the report's file, unchanged, or the one named */
 	const char *path = plugin ? plugin : qc_report_str(pl, "path");
 	if (!path[0]) {
-		bad("%s: names no plugin: give --plugin%s", report, "");
+		bad("%s: names no plugin: give --plugin", report);
 		goto done;
 	}
 	if (!plugin && !remote) {
 		char sha[65];
 		if (sha_regular(path, "plugin", sha, err, sizeof err) != 0) {
-			bad("%s (the report's plugin): give --plugin%s", err, "");
+			bad("%s (the report's plugin): give --plugin", err);
 			goto done;
 		}
 		if (strcmp(sha, qc_report_str(pl, "sha256"))) {
@@ -286,7 +272,7 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		json_decref(c);
 	}
 	if (got < 0) {
-		bad("%s%s", err, "");
+		bad("%s", err);
 		goto done;
 	}
 	if (!n_fail && !datasheet) {
