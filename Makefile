@@ -159,6 +159,7 @@ runner: $(RUNNER)
 # The variants of the reference's arithmetic (reference/variants/): the diagnosis's hypotheses,
 # and the mutants whose score `make mutation` prints (suite/mutants/).
 include reference/variants/variants.mk
+include harness/runner/boards/mps2/mps2.mk
 -include suite/mutants/mutants.mk
 
 # Refusal coverage of the specs (suite/refusals/): `make refusals`.
@@ -357,7 +358,9 @@ test-unit: all
 #  - SAN_SKIP's suites run in the plain pass only: the adapters to the Debian libraries (thin
 #    glue, not built with the sanitizers), and the gate, certificate and shard-merge suites,
 #    which run qconform end to end on reports (their reader of reports meets the sanitizers in
-#    the fuzz lane's fuzz_report, the runs they judge in the run, reports and export suites).
+#    the fuzz lane's fuzz_report, the runs they judge in the run, reports and export suites),
+#    and the bare-metal runs under qemu-system-arm (the firmware is not the harness: the
+#    import and feed paths they take meet the sanitizers in the export suite)
 SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/litert/dequantize.yaml \
              specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/average_pool_2d.yaml \
              specs/litert/softmax.yaml specs/litert/gather_edges.yaml
@@ -366,7 +369,7 @@ SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/li
 # `qconform validate specs`: 200 MB instead of 750 MB peak, half the page faults).
 # The sanitizer build has no variants of its own (reference/variants/variants.mk): its runs
 # diagnose with the plain build's.
-SAN_SKIP := plugin/,=certify,=gating,=pipeline
+SAN_SKIP := plugin/,=certify,=gating,=pipeline,=mcu
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QCT_SPECS='$(SAN_SPECS)' \
            QCT_SKIP='$(SAN_SKIP)' \
@@ -411,7 +414,7 @@ test-lane-fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 .PHONY: $(TEST_LANES) fuzz fuzz-build fuzz-corpus fuzz-run
-$(filter test-lane-plain-%,$(TEST_LANES)): test-lane-plain-%: all
+$(filter test-lane-plain-%,$(TEST_LANES)): test-lane-plain-%: all $(MCU_IF_TOOLCHAIN)
 	QCONFORM_BUILD=$(BUILD) QCT_QUEUE=$(BUILD)/test-queue QCT_SHARED_DIR=$(BUILD)/test-shared $(TESTS)
 
 $(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all variants

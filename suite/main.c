@@ -59,6 +59,7 @@
 #pragma weak qct_register_remote
 #pragma weak qct_register_export
 #pragma weak qct_register_cross
+#pragma weak qct_register_mcu
 #pragma weak qct_register_ggml
 #pragma weak qct_register_mx
 #pragma weak qct_register_diagnose
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 	                        qct_register_spec_limits,
 	                        qct_register_gating,
 	                        qct_register_export,
+	                        qct_register_mcu,
 	                        qct_register_mutation,
 	                        qct_register_diagnose,
 	                        qct_register_pipeline,

@@ -152,6 +152,7 @@ void qct_register_ci_examples(void);
 void qct_register_remote(void);
 void qct_register_export(void);
 void qct_register_cross(void);
+void qct_register_mcu(void);
 void qct_register_ggml(void);
 void qct_register_mx(void);
 

@@ -241,6 +241,74 @@ static void test_memory_rules(void)
 	}
 }
 
+/*
+ * A kernel that crashes the hosted runner on every DEQUANTIZE case: each run stops in a case,
+ * leaving its start without a record; --resume goes on after it; import judges those cases
+ * CRASH and the others as a direct run does.
+ */
+static void test_crash_resume(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600]; /* qct_build_path's buffers are reused */
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	const char *specs = "specs/litert/dequantize.yaml specs/litert/quantize.yaml";
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/crash.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	const char *pick =
+	        "--filter '*/1' --filter 'litert/dequantize/dtype=int8,shape=\\[256\\]*'";
+	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s %s --out %s", q, specs, pick, dir));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	/* the first run stops in case 0: no end, the records stop in a case */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s --quiet", runner, dir), 0);
+	CU_ASSERT_NOT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s import %s --json %s", q, dir, ij), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the records end during case 0 ("));
+	qct_proc_free(&p);
+	/* --resume until a run gets to the end (one run per crash, and a bound) */
+	CU_ASSERT_TRUE_FATAL(sh_ok("resume",
+	                           "for i in $(seq 400); do %s %s --quiet --resume >/dev/null "
+	                           "2>&1 && exit 0; done; exit 2%s%s",
+	                           runner, dir, "", ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet%s", q, dir, ij, ""));
+	char run[2048];
+	snprintf(run, sizeof run, "%s run %s %s --plugin %s --json %s --quiet", q, specs, pick,
+	         qct_stub("crash"), rj);
+	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s%s%s%s", run, "", "", ""));
+	json_error_t e;
+	json_t *a = json_load_file(ij, 0, &e), *b = json_load_file(rj, 0, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	json_t *ca = json_object_get(a, "cases"), *cb = json_object_get(b, "cases");
+	CU_ASSERT_EQUAL(json_array_size(ca), json_array_size(cb));
+	size_t crashes = 0, differ = 0;
+	for (size_t i = 0; i < json_array_size(ca) && i < json_array_size(cb); i++) {
+		json_t *x = json_array_get(ca, i), *y = json_array_get(cb, i);
+		differ += strcmp(qct_verdict(x), qct_verdict(y)) != 0 ||
+		          strcmp(qct_str(x, "name"), qct_str(y, "name")) != 0;
+		if (!strcmp(qct_verdict(x), "CRASH")) {
+			crashes++;
+			CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(x, "message"), "the runner stopped "
+			                                                     "during the case"));
+		}
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+	CU_ASSERT_TRUE(crashes > 0 && crashes < json_array_size(ca));
+	CU_ASSERT_EQUAL(
+	        (size_t)json_integer_value(json_object_get(
+	                json_object_get(json_object_get(a, "run"), "import"), "judged_unanswered")),
+	        crashes);
+	json_decref(a);
+	json_decref(b);
+	qct_rmdir(tmp);
+}
+
 static const char board_c[] =
         "#include <stdio.h>\n"
         "#include \"qconform/plugin.h\"\n"
@@ -400,21 +468,30 @@ static void test_bad_input(void)
 		STREAM_LINE,
 		FOREIGN,
 		OPTIONS,
+		STREAM_NO_END,
+		STREAM_JUNK,
+		DIR_NO_END,
+		DIR_JUNK,
 		N_BAD
 	};
 	static const char *const says[N_BAD] = {
-	        "manifest.qcm: format version 2, this qconform reads 1",
+	        "manifest.qcm: format version 3, this qconform reads 2",
 	        "manifest.qcm: written by qconform 0.0.9, this is qconform " QC_VERSION,
 	        "dequantize.yaml changed since the export",
 	        "cases/000002.qcc: No such file or directory (case 2, ",
 	        "cases/000001.qcc: truncated: 40 of its",
 	        "cases/000003.qcc: fails its CRC-32",
-	        "outputs/000004.qco: No such file or directory (no output of case 4, ",
-	        "outputs/000005.qco: truncated: 50 of its",
+	        "outputs/000004.qco: missing (no record of case 4, ",
+	        "outputs/000005.qco: its record is truncated",
 	        "outputs/000006.qco: fails its CRC-32",
-	        "stream.log: record 2 (byte ",
+	        "stream.log: record 3 (byte ",
 	        "the runner ran another export",
-	        "runner.qco: malformed runner header"};
+	        "runner.qco: malformed runner header",
+	        "stream.log: no runner end after the last record",
+	        "stream.log: record ",
+	        "outputs/end.qco: missing",
+	        "outputs/000003.qco: its record is truncated, of another case, or followed by "
+	        "other bytes"};
 	for (int k = 0; k < N_BAD; k++) {
 		char dir[1200], path[1400], outputs[1400] = "";
 		snprintf(dir, sizeof dir, "%s/bad%d", tmp, k);
@@ -423,7 +500,7 @@ static void test_bad_input(void)
 		switch (k) {
 		case FORMAT:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
-			patch(path, 4, "\x02", 1);
+			patch(path, 4, "\x03", 1);
 			break;
 		case VERSION:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
@@ -460,7 +537,7 @@ static void test_bad_input(void)
 		case STREAM_LINE: /* a line of the capture lost */
 			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
 			CU_ASSERT_TRUE(
-			        sh_ok("cut", "sed -i 3d %s/stream.log%s%s%s", dir, "", "", ""));
+			        sh_ok("cut", "sed -i 5d %s/stream.log%s%s%s", dir, "", "", ""));
 			break;
 		case FOREIGN: /* the outputs of another export */
 			snprintf(outputs, sizeof outputs, "--outputs %s/outputs", other);
@@ -480,6 +557,23 @@ static void test_bad_input(void)
 			patch(path, (long)at, "\xe8\x03\x00\x00", 4); /* 1000 */
 			break;
 		}
+		case STREAM_NO_END: /* the capture cut after a whole record: the end's lines gone */
+			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
+			CU_ASSERT_TRUE(
+			        sh_ok("cut", "sed -i '$d' %s/stream.log%s%s%s", dir, "", "", ""));
+			break;
+		case STREAM_JUNK: /* a stream line after the end that is no record */
+			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
+			CU_ASSERT_TRUE(sh_ok("junk", "echo 'QC1 AAAAAAAA' >> %s/stream.log%s%s%s",
+			                     dir, "", "", ""));
+			break;
+		case DIR_NO_END:
+			CU_ASSERT_TRUE(sh_ok("rm", "rm %s/outputs/end.qco%s%s%s", dir, "", "", ""));
+			break;
+		case DIR_JUNK:
+			CU_ASSERT_TRUE(sh_ok("junk", "printf x >> %s/outputs/000003.qco%s%s%s", dir,
+			                     "", "", ""));
+			break;
 		}
 		qct_proc p;
 		CU_ASSERT_EQUAL_FATAL(
@@ -509,5 +603,6 @@ void qct_register_export(void)
 	CU_add_test(s, "a failing kernel, two streams joined", test_failing_stub_stream);
 	CU_add_test(s, "memory rules seen by the runner", test_memory_rules);
 	CU_add_test(s, "freestanding: C arrays and a putc hook", test_freestanding);
+	CU_add_test(s, "a crashing kernel: --resume, CRASH from a start", test_crash_resume);
 	CU_add_test(s, "bad input: one line, exit 2", test_bad_input);
 }

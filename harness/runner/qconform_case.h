@@ -78,32 +78,60 @@
  *
  * ---- What a runner writes ---------------------------------------------------------------
  *
- * Three kinds of record, in this order: one runner header, one case record per case run,
- * one runner end. The hosted runner writes each as a file (DIR/outputs/runner.qco,
- * DIR/outputs/NNNNNN.qco for case N, DIR/outputs/end.qco) or all of them to one stream.
+ * A run of the runner (a session) writes one runner header, then for each case a case start
+ * and either its case record or, when the firmware's fault or watchdog handler stopped it, a
+ * case abort; a session that reaches its last case ends with one runner end. A device that
+ * restarts in the middle of a case leaves that case's start without a record, and the next
+ * session (its header covering the cases after it) shows that it did: `qconform import` judges
+ * such a case CRASH. The hosted runner writes the records as files (DIR/outputs/runner.qco:
+ * the sessions' headers one after another; DIR/outputs/NNNNNN.qco: case N's start, then its
+ * record or abort; DIR/outputs/end.qco), or all of them to one stream. Nothing may follow a
+ * record in its file but the next record; a file ends with its last record.
  *
  * Runner header body ("QCRH"; header index = the export's number of cases):
  *   u32 manifest_crc              the export's identity (its manifest's CRC-32)
  *   u32 abi_version               the version negotiated with the plugin
  *   i32 create_status             what create() returned (QCF_OK, else nothing ran)
  *   str plugin_name, str plugin_version, str create_message
- *   str mode                      "hosted" or "freestanding"
+ *   str mode                      "hosted", "freestanding" or "streamed"
  *   u32 n, options[n]             the options create() got: str key, str value
- *   u32 first, u32 count          the cases this run covers: [first, first + count)
+ *   u32 first, u32 count          the cases this session covers: [first, first + count)
+ *   u64 arena_bytes               QCONFORM_RUNNER_ARENA
+ *   u32 n_watched                 the firmware's watched regions (qconform_runner_watch)
+ *
+ * Case start body ("QCRS"; header index = case index), written before supports() is called:
+ *   u32 case_crc                  the case file's CRC-32
  *
  * Case record body ("QCRC"; header index = case index):
  *   u32 case_crc                  the case file's CRC-32 (binds the answer to the case)
  *   u32 stage                     QCF_STAGE_*: the call that returned `status`
  *   i32 status                    what it returned (qcf_status, or any other value)
  *   u32 check                     QCF_CHECK_*: a rule the runner saw broken, else 0
- *   u32 check_index               the output or input the check names
+ *   u32 check_index               the output, input or watched region the check names
  *   u64 nanoseconds               prepare + execute, 0 without a clock
  *   str message                   last_error() when status is not QCF_OK (at most 255 bytes)
  *   u32 n_outputs
  *   output[n_outputs]: u64 nbytes, u8 data[nbytes]   the outputs as execute left them
  *                                 (nbytes 0 when status is not QCF_OK or the case did not run)
  *
- * Runner end body ("QCRE"; header index = cases run): u32 manifest_crc.
+ * Case abort body ("QCRA"; header index = case index): the firmware's fault or watchdog
+ * handler called qconform_runner_abort() while the case ran (or the host's feeder gave up
+ * waiting for it, source 1):
+ *   u32 case_crc, u32 kind (QCF_ABORT_*), u32 source (0 the device, 1 the host's feeder),
+ *   u64 nanoseconds (since the start, 0 without a clock), str message (at most 255 bytes)
+ *
+ * Runner end body ("QCRE"; header index = cases this session ran): u32 manifest_crc.
+ *
+ * ---- Streamed cases (a device that holds none) -----------------------------------------
+ *
+ * The streamed runner (qconform_runner_serve) holds no case: it asks the host for each one
+ * over the same line and reads its bytes into the arena. Device to host, as records of the
+ * text stream below: a request ("QCRQ", header index = the case it wants, or QCF_REQ_SESSION
+ * for a session; body: u64 arena_bytes). Host to device, raw bytes: first a session ("QCSS",
+ * header index = the export's number of cases; body: u32 manifest_crc, u32 first, u32 count,
+ * u32 reserved 0), then each case file as exported, each when it is asked for. A request is
+ * answered with exactly one file; a file that fails its checks is asked for again (at most 3
+ * times, then the runner records the case not run). `qconform feed` is the host's side.
  *
  * ---- The stream (a serial line) ---------------------------------------------------------
  *
@@ -127,7 +155,7 @@
 #ifndef QCONFORM_CASE_H
 #define QCONFORM_CASE_H
 
-#define QCF_FORMAT_VERSION   1
+#define QCF_FORMAT_VERSION   2
 #define QCF_HEADER_BYTES     32
 #define QCF_VERSION_BYTES    16
 #define QCF_MAGIC_MANIFEST   "QCMF"
@@ -135,6 +163,11 @@
 #define QCF_MAGIC_RUNNER     "QCRH"
 #define QCF_MAGIC_RESULT     "QCRC"
 #define QCF_MAGIC_END        "QCRE"
+#define QCF_MAGIC_START      "QCRS"
+#define QCF_MAGIC_ABORT      "QCRA"
+#define QCF_MAGIC_REQUEST    "QCRQ"
+#define QCF_MAGIC_SESSION    "QCSS"
+#define QCF_REQ_SESSION      0xffffffffu /* a request's index: a session, please */
 #define QCF_CASE_MAX_TENSORS 8
 #define QCF_CASE_MAX_ATTRS   16
 #define QCF_MESSAGE_BYTES    255 /* a case record's message, at most */
@@ -160,6 +193,15 @@
 #define QCF_CHECK_OUTPUT_BEFORE 2u /* wrote before the start of output check_index */
 #define QCF_CHECK_INPUT         3u /* modified input check_index */
 #define QCF_CHECK_NOT_RUN       4u /* the runner could not run it (message says why) */
+#define QCF_CHECK_CALL          5u /* modified the call (tensors, shapes, quantization, attributes) */
+#define QCF_CHECK_OUTSIDE                                                                          \
+	6u /* wrote outside its buffers: the arena's free bytes after the                          \
+	      case (check_index 0), the case file's bytes (1), or watched                          \
+	      region check_index - 2 */
+
+/* Why a case was aborted. */
+#define QCF_ABORT_CRASH   1u /* a fault handler: the case crashed the device */
+#define QCF_ABORT_TIMEOUT 2u /* a watchdog: the case ran too long */
 
 /* One case file's bytes, for --c-arrays. */
 typedef struct qcf_case_blob {

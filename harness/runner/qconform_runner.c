@@ -46,6 +46,10 @@
 #include "qconform/plugin.h"
 #include "qconform_case.h"
 
+#if defined(QCONFORM_RUNNER_STREAMED) && !defined(QCONFORM_RUNNER_FREESTANDING)
+#define QCONFORM_RUNNER_FREESTANDING /* streamed is a freestanding mode */
+#endif
+
 #ifndef QCONFORM_RUNNER_FREESTANDING
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,6 +548,23 @@ static qcf_instance *qcr_inst;
 static uint32_t qcr_abi;
 static char qcr_create_msg[256];
 
+/* ---- watched regions: memory the firmware asks to be checked around every case ---- */
+
+#define QCR_MAX_WATCHED 8
+static const unsigned char *qcr_watched[QCR_MAX_WATCHED];
+static unsigned long qcr_watched_n[QCR_MAX_WATCHED];
+static uint32_t qcr_watched_crc[QCR_MAX_WATCHED];
+static int qcr_n_watched;
+
+int qconform_runner_watch(const void *start, unsigned long bytes)
+{
+	if (qcr_n_watched == QCR_MAX_WATCHED)
+		return -1;
+	qcr_watched[qcr_n_watched] = (const unsigned char *)start;
+	qcr_watched_n[qcr_n_watched++] = bytes;
+	return 0;
+}
+
 /* Negotiates and creates: QCF_OK, or the status and qcr_create_msg saying why. */
 static int32_t qcr_open(const qcf_option *options, int n_options)
 {
@@ -588,7 +609,7 @@ static void qcr_header(uint32_t manifest_crc, uint32_t n_cases, int32_t create,
 	const char *version = qcr_plugin && qcr_plugin->version ? qcr_plugin->version : "";
 	unsigned long total = QCF_HEADER_BYTES + 4 * 3 + 4 + qcr_strlen(name) + 4 +
 	                      qcr_strlen(version) + 4 + qcr_strlen(qcr_create_msg) + 4 +
-	                      qcr_strlen(mode) + 4 + 4 + 4 + 4;
+	                      qcr_strlen(mode) + 4 + 4 + 4 + 4 + 8 + 4;
 	int i;
 	for (i = 0; i < n_options; i++)
 		total += 8 + qcr_strlen(options[i].key) + qcr_strlen(options[i].value);
@@ -607,6 +628,8 @@ static void qcr_header(uint32_t manifest_crc, uint32_t n_cases, int32_t create,
 	}
 	qcr_out_le(first, 4);
 	qcr_out_le(count, 4);
+	qcr_out_le(QCONFORM_RUNNER_ARENA, 8);
+	qcr_out_le((uint32_t)qcr_n_watched, 4);
 	qcr_end();
 }
 
@@ -652,13 +675,94 @@ static void qcr_say(qcr_result *res, const char *text, unsigned long number)
 	res->message[k] = 0;
 }
 
-/* Runs case file p[0..n) (index i of the export) and writes its record. */
+/* The case in flight, for qconform_runner_abort (a fault or watchdog handler). */
+static volatile int qcr_inflight;
+static volatile uint32_t qcr_inflight_index, qcr_inflight_crc;
+static volatile unsigned long long qcr_inflight_t0;
+
+static void qcr_start(uint32_t index, uint32_t crc)
+{
+	qcr_begin(QCF_MAGIC_START, index, QCF_HEADER_BYTES + 4 + 4);
+	qcr_out_le(crc, 4);
+	qcr_end();
+#ifndef QCONFORM_RUNNER_FREESTANDING
+	fflush(qcr_file); /* on the disk before the kernel runs: a crash leaves it */
+#endif
+	qcr_inflight_index = index;
+	qcr_inflight_crc = crc;
+	qcr_inflight_t0 = QCR_NOW();
+	qcr_inflight = 1;
+}
+
+static void qcr_abort_record(uint32_t index, uint32_t crc, unsigned kind, unsigned source,
+                             unsigned long long ns, const char *message)
+{
+	unsigned long n = qcr_strlen(message);
+	if (n > QCF_MESSAGE_BYTES)
+		n = QCF_MESSAGE_BYTES;
+	qcr_begin(QCF_MAGIC_ABORT, index, QCF_HEADER_BYTES + 4 * 3 + 8 + 4 + n + 4);
+	qcr_out_le(crc, 4);
+	qcr_out_le(kind, 4);
+	qcr_out_le(source, 4);
+	qcr_out_le(ns, 8);
+	qcr_out_le(n, 4);
+	qcr_out(message, n);
+	qcr_end();
+}
+
+long qconform_runner_case(void)
+{
+	return qcr_inflight ? (long)qcr_inflight_index : -1;
+}
+
+int qconform_runner_abort(unsigned kind, const char *message)
+{
+	if (!qcr_inflight || (kind != QCF_ABORT_CRASH && kind != QCF_ABORT_TIMEOUT))
+		return -1;
+	qcr_inflight = 0;
+	qcr_abort_record(qcr_inflight_index, qcr_inflight_crc, kind, 0, QCR_NOW() - qcr_inflight_t0,
+	                 message ? message : "");
+#ifndef QCONFORM_RUNNER_FREESTANDING
+	fflush(qcr_file);
+#endif
+	return 0;
+}
+
+/* CRC-32 of p[0..n) but the outputs' data (the bytes the kernel may write). */
+static uint32_t qcr_crc_but_outputs(const unsigned char *p, unsigned long n)
+{
+	const qcr_case *c = &qcr_c;
+	const unsigned char *at = p, *end = p + n;
+	uint32_t crc = 0;
+	for (;;) {
+		/* the first output at or after `at` */
+		const unsigned char *next = end, *next_end = end;
+		int k;
+		for (k = 0; k < c->call.n_outputs; k++) {
+			const qcr_data *d = &c->data[c->call.n_inputs + k];
+			if (d->present && d->buf && d->nbytes && d->buf >= at && d->buf < next) {
+				next = d->buf;
+				next_end = d->buf + d->nbytes;
+			}
+		}
+		crc = qcr_crc(crc, at, (unsigned long)(next - at));
+		if (next == end)
+			return crc;
+		at = next_end;
+	}
+}
+
+#define QCR_FREE_WINDOW 4096ul /* free arena bytes after a case, checked */
+
+/* Runs case file p[0..n) (index i of the export) and writes its start and its record. The
+ * file's bytes are outside the arena, or at its start (qcr_used is then past them). */
 static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n, qcr_result *res)
 {
 	const char *why;
 	int rc, k;
 	qcr_case *c = &qcr_c;
-	unsigned long total;
+	unsigned long total, file_end = qcr_used;
+	uint32_t case_crc = n >= 4 ? qcr_le32(p + n - 4) : 0;
 	res->stage = QCF_STAGE_SUPPORTS;
 	res->status = QCF_OK;
 	res->check = QCF_CHECK_NONE;
@@ -666,6 +770,7 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	res->ns = 0;
 	res->message[0] = 0;
 	qcr_needed = 0;
+	qcr_start(index, case_crc);
 	rc = qcr_decode(p, n, &why);
 	if (rc != 0) {
 		res->status = QCF_ERROR;
@@ -683,17 +788,27 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 		qcf_prepared *prep = 0;
 		int prepared = 0;
 		unsigned long long t0;
+		unsigned long window = QCONFORM_RUNNER_ARENA - qcr_used;
+		/* what the kernel may not change: the call (qcr_c's structs and the arena bytes
+		 * it points to), the free arena bytes after it, the case file, watched regions */
+		uint32_t call_crc = qcr_crc(0, (const unsigned char *)c, sizeof *c);
+		uint32_t arena_crc =
+		        qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end);
 		/* a call of ABI 2 types is not offered to a version-1 plugin (plugin.h) */
 		int offered = qcf_call_abi_version(&c->call) <= qcr_abi;
-		qcf_status st =
-		        offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
+		qcf_status st;
+		if (window > QCR_FREE_WINDOW)
+			window = QCR_FREE_WINDOW;
+		qcr_pattern_fill(qcr_arena.b + qcr_used, window);
+		for (k = 0; k < qcr_n_watched; k++)
+			qcr_watched_crc[k] = qcr_crc(0, qcr_watched[k], qcr_watched_n[k]);
+		st = offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
 		if (!offered) {
 			qcr_say(res,
 			        "not offered: the case needs plugin ABI version 2, the plugin "
 			        "speaks ",
 			        0);
 			qcr_say(res, 0, qcr_abi);
-			c->call.n_outputs = 0;
 		}
 		if (st == QCF_OK) {
 			t0 = QCR_NOW();
@@ -718,8 +833,11 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			}
 			res->message[l] = 0;
 		}
-		/* the memory rules, in the worker's order: each output's guards, then the
-		 * inputs with the bytes after them */
+		if (prepared && qcr_plugin->release)
+			qcr_plugin->release(qcr_inst, prep);
+		/* the memory rules, in the worker's order: each output's guards, the inputs
+		 * with the bytes after them, the call; then what a device without an MPU
+		 * cannot refuse: the free arena, the case file, the watched regions */
 		for (k = 0; k < c->call.n_outputs && res->check == QCF_CHECK_NONE; k++) {
 			const qcr_data *d = &c->data[c->call.n_inputs + k];
 			unsigned long tail;
@@ -742,15 +860,31 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 				res->check_index = (uint32_t)k;
 			}
 		}
-		if (prepared && qcr_plugin->release)
-			qcr_plugin->release(qcr_inst, prep);
+		if (res->check == QCF_CHECK_NONE &&
+		    (call_crc != qcr_crc(0, (const unsigned char *)c, sizeof *c) ||
+		     arena_crc !=
+		             qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end))) {
+			res->check = QCF_CHECK_CALL;
+			res->check_index = 0;
+		}
+		if (res->check == QCF_CHECK_NONE &&
+		    !qcr_pattern_intact(qcr_arena.b + qcr_used, window))
+			res->check = QCF_CHECK_OUTSIDE, res->check_index = 0;
+		if (res->check == QCF_CHECK_NONE && qcr_crc(0, p, n - 4) != case_crc)
+			res->check = QCF_CHECK_OUTSIDE, res->check_index = 1;
+		for (k = 0; k < qcr_n_watched && res->check == QCF_CHECK_NONE; k++)
+			if (qcr_crc(0, qcr_watched[k], qcr_watched_n[k]) != qcr_watched_crc[k])
+				res->check = QCF_CHECK_OUTSIDE, res->check_index = 2u + (uint32_t)k;
+		if (!offered)
+			c->call.n_outputs = 0;
 	}
 	/* the record: the outputs as execute left them, when it returned QCF_OK */
 	total = QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res->message) + 4 + 4;
 	for (k = 0; k < c->call.n_outputs; k++)
 		total += 8 + (res->status == QCF_OK ? c->data[c->call.n_inputs + k].nbytes : 0);
+	qcr_inflight = 0;
 	qcr_begin(QCF_MAGIC_RESULT, index, total);
-	qcr_out_le(qcr_crc(0, p, n - 4), 4);
+	qcr_out_le(case_crc, 4);
 	qcr_out_le(res->stage, 4);
 	qcr_out_le((uint32_t)res->status, 4);
 	qcr_out_le(res->check, 4);
@@ -767,9 +901,140 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	qcr_end();
 }
 
+#ifdef QCONFORM_RUNNER_STREAMED
+/* ---- streamed: the cases come over the line, one when asked for ---- */
+
+int qconform_runner_getc(void);
+
+static void qcr_request(uint32_t index)
+{
+	qcr_begin(QCF_MAGIC_REQUEST, index, QCF_HEADER_BYTES + 8 + 4);
+	qcr_out_le(QCONFORM_RUNNER_ARENA, 8);
+	qcr_end();
+}
+
+/* Receives one file of kind magic into the arena's start: its size; 0 when what came was
+ * not such a file whole (damaged, or of another index; the bytes are skipped up to the next
+ * magic), -1 when the line closed, -2 when the file does not fit half the arena. */
+static long qcr_receive(const char *magic, uint32_t index)
+{
+	unsigned char *b = qcr_arena.b;
+	unsigned long total, i;
+	int got = 0, ch;
+	/* the magic, wherever it starts */
+	while (got < 4) {
+		if ((ch = qconform_runner_getc()) < 0)
+			return -1;
+		b[got] = (unsigned char)ch;
+		if (b[got] == (unsigned char)magic[got])
+			got++;
+		else
+			got = b[got] == (unsigned char)magic[0];
+		if (got == 1)
+			b[0] = (unsigned char)magic[0];
+	}
+	for (i = 4; i < QCF_HEADER_BYTES; i++) {
+		if ((ch = qconform_runner_getc()) < 0)
+			return -1;
+		b[i] = (unsigned char)ch;
+	}
+	total = qcr_le32(b + 8);
+	if ((b[4] | b[5] << 8) != QCF_FORMAT_VERSION || (b[6] | b[7] << 8) != QCF_HEADER_BYTES ||
+	    total < QCF_HEADER_BYTES + 4 || (index != QCF_REQ_SESSION && qcr_le32(b + 12) != index))
+		return 0;
+	if (total > QCONFORM_RUNNER_ARENA / 2) {
+		for (i = QCF_HEADER_BYTES; i < total; i++) /* skipped: it stays in sync */
+			if (qconform_runner_getc() < 0)
+				return -1;
+		return -2;
+	}
+	for (i = QCF_HEADER_BYTES; i < total; i++) {
+		if ((ch = qconform_runner_getc()) < 0)
+			return -1;
+		b[i] = (unsigned char)ch;
+	}
+	return qcr_crc(0, b, total - 4) == qcr_le32(b + total - 4) ? (long)total : 0;
+}
+
+/* Asks for file `index` until it comes whole (3 tries): as qcr_receive. */
+static long qcr_fetch(const char *magic, uint32_t index)
+{
+	long n = 0;
+	int tries;
+	for (tries = 0; tries < 3 && n == 0; tries++) {
+		qcr_request(index);
+		n = qcr_receive(magic, index);
+	}
+	return n;
+}
+
+/* A case record saying why the case did not run (it never reached the arena whole). */
+static void qcr_not_received(uint32_t index, long why)
+{
+	qcr_result res;
+	qcr_c.call.n_outputs = 0;
+	res.message[0] = 0;
+	qcr_say(&res,
+	        why == -2 ? "the case file is larger than half of QCONFORM_RUNNER_ARENA ("
+	                  : "the case file came damaged three times (arena ",
+	        0);
+	qcr_say(&res, 0, QCONFORM_RUNNER_ARENA);
+	qcr_say(&res, " bytes)", 0);
+	qcr_start(index, 0);
+	qcr_inflight = 0;
+	qcr_begin(QCF_MAGIC_RESULT, index,
+	          QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res.message) + 4 + 4);
+	qcr_out_le(0, 4);
+	qcr_out_le(QCF_STAGE_SUPPORTS, 4);
+	qcr_out_le((uint32_t)QCF_ERROR, 4);
+	qcr_out_le(QCF_CHECK_NOT_RUN, 4);
+	qcr_out_le(0, 4);
+	qcr_out_le(0, 8);
+	qcr_out_str(res.message);
+	qcr_out_le(0, 4);
+	qcr_end();
+}
+
+long qconform_runner_serve(const qcf_option *options, int n_options)
+{
+	unsigned long first, count, n_cases, i, ran = 0;
+	uint32_t crc;
+	int32_t create;
+	long n = qcr_fetch(QCF_MAGIC_SESSION, QCF_REQ_SESSION);
+	qcr_result res;
+	if (n <= 0)
+		return -1;
+	n_cases = qcr_le32(qcr_arena.b + 12);
+	crc = qcr_le32(qcr_arena.b + QCF_HEADER_BYTES);
+	first = qcr_le32(qcr_arena.b + QCF_HEADER_BYTES + 4);
+	count = qcr_le32(qcr_arena.b + QCF_HEADER_BYTES + 8);
+	if (first > n_cases)
+		first = n_cases;
+	if (count > n_cases - first)
+		count = n_cases - first;
+	create = qcr_open(options, n_options);
+	qcr_header(crc, (uint32_t)n_cases, create, options, n_options, "streamed", first, count);
+	if (create != QCF_OK)
+		return -1;
+	for (i = first; i < first + count; i++, ran++) {
+		n = qcr_fetch(QCF_MAGIC_CASE, (uint32_t)i);
+		if (n == -1)
+			return -1; /* the line is gone: no end record, the host starts again */
+		if (n <= 0) {
+			qcr_not_received((uint32_t)i, n);
+			continue;
+		}
+		qcr_used = (unsigned long)n;
+		qcr_run_case((uint32_t)i, qcr_arena.b, (unsigned long)n, &res);
+	}
+	qcr_trailer(crc, ran);
+	qcr_plugin->destroy(qcr_inst);
+	return (long)ran;
+}
+
+#elif defined(QCONFORM_RUNNER_FREESTANDING)
 /* ---- freestanding: the --c-arrays tables ---- */
 
-#ifdef QCONFORM_RUNNER_FREESTANDING
 extern const unsigned char *const qconform_manifest;
 extern const unsigned long qconform_manifest_size;
 extern const qcf_case_blob qconform_cases[];
@@ -838,12 +1103,12 @@ static int qcr_usage(const char *msg, const char *arg)
 
 static char qcr_path[4096];
 
-static int qcr_open_record(const char *dir, const char *name)
+static int qcr_open_record(const char *dir, const char *name, const char *mode)
 {
 	if (qcr_stream)
 		return 0;
 	sprintf(qcr_path, "%.4000s/%s", dir, name);
-	if (!(qcr_file = fopen(qcr_path, "wb"))) {
+	if (!(qcr_file = fopen(qcr_path, mode))) {
 		fprintf(stderr, "qconform_runner: cannot write %s\n", qcr_path);
 		return -1;
 	}
@@ -861,6 +1126,56 @@ static int qcr_close_record(void)
 	return 0;
 }
 
+/* --resume: the first case to run, after the records already in dir: the first case with no
+ * record file. A case whose file holds only its start (the runner stopped in it: import judges
+ * it CRASH) is passed over; a record cut short is cut back to its start. (unsigned long)-1 on
+ * an error. */
+static unsigned long qcr_resume_at(const char *dir, unsigned long n_cases, int quiet)
+{
+	unsigned long i;
+	for (i = 0; i < n_cases; i++) {
+		static unsigned char b[QCF_HEADER_BYTES + 8];
+		const unsigned long start = QCF_HEADER_BYTES + 4 + 4;
+		FILE *f;
+		long size;
+		sprintf(qcr_path, "%.4000s/%06lu.qco", dir, i);
+		if (!(f = fopen(qcr_path, "rb")))
+			break;
+		if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+		    fseek(f, 0, SEEK_SET) != 0) {
+			fclose(f);
+			fprintf(stderr, "qconform_runner: %s: cannot read it\n", qcr_path);
+			return (unsigned long)-1;
+		}
+		if ((unsigned long)size >= start + QCF_HEADER_BYTES &&
+		    fseek(f, (long)start, SEEK_SET) == 0 && fread(b, 1, 12, f) == 12 &&
+		    qcr_le32(b + 8) == (unsigned long)size - start) {
+			fclose(f);
+			continue; /* a start and a whole record */
+		}
+		if ((unsigned long)size < start || fseek(f, 0, SEEK_SET) != 0 ||
+		    fread(b, 1, start, f) != start || !qcr_same(b, QCF_MAGIC_START, 4)) {
+			fclose(f);
+			break; /* not even a start: the case runs again */
+		}
+		fclose(f);
+		if ((unsigned long)size != start) { /* the record cut short: the start only */
+			if (!(f = fopen(qcr_path, "wb")) || fwrite(b, 1, start, f) != start ||
+			    fclose(f) != 0) {
+				fprintf(stderr, "qconform_runner: cannot write %s\n", qcr_path);
+				return (unsigned long)-1;
+			}
+		}
+		if (!quiet)
+			printf("qconform_runner: case %lu started and did not finish (import "
+			       "judges it CRASH)\n",
+			       i);
+	}
+	if (!quiet)
+		printf("qconform_runner: resuming at case %lu\n", i);
+	return i;
+}
+
 static const char *qcr_status_name(int32_t s)
 {
 	switch (s) {
@@ -876,7 +1191,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = 0, *out = 0, *stream = 0, *why;
 	static qcf_option options[64];
-	int n_options = 0, quiet = 0, i;
+	int n_options = 0, quiet = 0, resume = 0, i;
 	unsigned long first = 0, count = 0, n_cases, ran = 0, counts[5] = {0, 0, 0, 0, 0};
 	uint32_t manifest_crc;
 	char outdir[4096], path[4200], name[32];
@@ -910,10 +1225,13 @@ int main(int argc, char **argv)
 			options[n_options++].value = eq + 1;
 		} else if (!strcmp(a, "--quiet"))
 			quiet = 1;
+		else if (!strcmp(a, "--resume"))
+			resume = 1;
 		else if (a[0] == '-' || dir)
 			return qcr_usage(
 			        "usage: qconform_runner EXPORT_DIR [--out DIR | --stream FILE] "
-			        "[--plugin-option KEY=VALUE ...] [--first N] [--count N] "
+			        "[--plugin-option KEY=VALUE ...] [--first N | --resume] [--count "
+			        "N] "
 			        "[--quiet]; "
 			        "not understood:",
 			        a);
@@ -923,10 +1241,14 @@ int main(int argc, char **argv)
 	if (!dir)
 		return qcr_usage(
 		        "usage: qconform_runner EXPORT_DIR [--out DIR | --stream FILE] "
-		        "[--plugin-option KEY=VALUE ...] [--first N] [--count N] [--quiet]",
+		        "[--plugin-option KEY=VALUE ...] [--first N | --resume] [--count N] "
+		        "[--quiet]",
 		        0);
 	if (out && stream)
 		return qcr_usage("--out and --stream: one or the other", 0);
+	if (resume && (stream || first))
+		return qcr_usage(
+		        "--resume finds where the records stop: not with --stream or --first", 0);
 	sprintf(path, "%.4000s/manifest.qcm", dir);
 	if ((n = qcr_load(path, &why)) < 0) {
 		fprintf(stderr, "qconform_runner: %s: %s\n", path, why);
@@ -950,8 +1272,6 @@ int main(int argc, char **argv)
 	n_cases = qcr_le32(qcr_arena.b + 12);
 	if (first > n_cases)
 		first = n_cases;
-	if (!count || count > n_cases - first)
-		count = n_cases - first;
 	sprintf(outdir, "%.4000s%s", out ? out : dir, out ? "" : "/outputs");
 	if (stream) {
 		if (!(qcr_file = fopen(stream, "wb")))
@@ -960,7 +1280,23 @@ int main(int argc, char **argv)
 	}
 	qcr_write_ok = 1;
 	create = qcr_open(options, n_options);
-	if (qcr_open_record(outdir, "runner.qco") != 0)
+	if (resume && !stream &&
+	    (first = qcr_resume_at(outdir, n_cases, quiet)) == (unsigned long)-1)
+		return 2;
+	if (!count || count > n_cases - first)
+		count = n_cases - first;
+	/* runner.qco holds every session's header: a new one when the run starts at case 0, which
+	 * clears every record; a later session clears the records it will write and the end */
+	if (!stream) {
+		unsigned long k;
+		for (k = first ? first : 0; k < (first ? first + count : n_cases); k++) {
+			sprintf(qcr_path, "%.4000s/%06lu.qco", outdir, k);
+			remove(qcr_path);
+		}
+		sprintf(qcr_path, "%.4000s/end.qco", outdir);
+		remove(qcr_path);
+	}
+	if (qcr_open_record(outdir, "runner.qco", first ? "ab" : "wb") != 0)
 		return 2;
 	qcr_header(manifest_crc, (uint32_t)n_cases, create, options, n_options, "hosted", first,
 	           count);
@@ -986,7 +1322,7 @@ int main(int argc, char **argv)
 		}
 		qcr_used = (unsigned long)n;
 		sprintf(name, "%06lu.qco", idx);
-		if (qcr_open_record(outdir, name) != 0)
+		if (qcr_open_record(outdir, name, "wb") != 0)
 			return 2;
 		qcr_run_case((uint32_t)idx, qcr_arena.b, (unsigned long)n, &res);
 		if (qcr_close_record() != 0)
@@ -1000,7 +1336,7 @@ int main(int argc, char **argv)
 			                                      : qcr_status_name(res.status),
 			       res.message[0] ? ": " : "", res.message);
 	}
-	if (qcr_open_record(outdir, "end.qco") != 0)
+	if (qcr_open_record(outdir, "end.qco", "wb") != 0)
 		return 2;
 	qcr_trailer(manifest_crc, ran);
 	if (qcr_close_record() != 0)

@@ -50,9 +50,10 @@ static void on_sigpipe(int sig)
 typedef struct parsed {
 	qc_run_opts o;
 	const char *show_name;
-	const char *out_dir; /* certify, export, shrink --out DIR */
-	int c_arrays;        /* export --c-arrays */
-	int max_calls;       /* shrink --max-calls N */
+	const char *out_dir;        /* certify, export, shrink --out DIR */
+	qc_certify_imports imports; /* certify --import DIR [--outputs PATH] ... */
+	int c_arrays;               /* export --c-arrays */
+	int max_calls;              /* shrink --max-calls N */
 } parsed;
 
 static void parsed_free(parsed *p)
@@ -212,6 +213,20 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			p->out_dir = v;
 		} else if (!strcmp(a, "--c-arrays") && !strcmp(cmd, "export")) {
 			p->c_arrays = 1;
+		} else if (!strcmp(a, "--import") && !strcmp(cmd, "certify")) {
+			NEED_ARG();
+			if (p->imports.n == QC_MAX_IMPORTS)
+				return bad(cmd, "too many --import directories, at", v);
+			p->imports.outputs[p->imports.n] = NULL;
+			p->imports.dirs[p->imports.n++] = v;
+		} else if (!strcmp(a, "--outputs") && !strcmp(cmd, "certify")) {
+			NEED_ARG();
+			if (!p->imports.n || p->imports.outputs[p->imports.n - 1])
+				return bad(cmd,
+				           "--outputs names the records of the --import directory "
+				           "before it (one each), got",
+				           v);
+			p->imports.outputs[p->imports.n - 1] = v;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
 		} else if (!strcmp(a, "--trace")) {
@@ -348,6 +363,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "import"))
 		return qc_cmd_import(argc - 1, argv + 1, argv[0], command_line);
+	if (!strcmp(cmd, "feed"))
+		return qc_cmd_feed(argc - 1, argv + 1);
 
 	parsed p;
 	int prc = parse_run_args(cmd, argc - 2, argv + 2, &p);
@@ -366,7 +383,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "validate"))
 		rc = qc_cmd_validate(&o);
 	else if (!strcmp(cmd, "certify"))
-		rc = qc_cmd_certify(&o, out_dir);
+		rc = qc_cmd_certify(&o, out_dir, &p.imports);
 	else if (!strcmp(cmd, "export"))
 		rc = qc_cmd_export(&o, out_dir, p.c_arrays);
 	else if (!strcmp(cmd, "show"))

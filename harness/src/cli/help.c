@@ -126,6 +126,12 @@ static const qc_help_option certify_options[] = {
         {"--extension", "NAME",
          "An extension of the profile to certify too (repeatable; 'all' for every one)."},
         {"--seed", "N", "Seed of the generated inputs (default 0)."},
+        {"--import", "DIR",
+         "Instead of --plugin: an offline run's export directory (qconform export --profile "
+         "NAME), judged from its runner's records as qconform import does; repeat it for "
+         "every shard of an export made with --shard K/N."},
+        {"--outputs", "PATH",
+         "The records of the --import directory before it (default DIR/outputs)."},
         {"--out", "DIR",
          "Where certificate.json, certificate.html and the run's reports go "
          "(default reports/out/PLUGIN)."},
@@ -192,12 +198,28 @@ static const qc_help_option export_options[] = {
 
 static const qc_help_option import_run_options[] = {
         {"--outputs", "PATH",
-         "The runner's records: a directory (default DIR/outputs) or a stream file (the "
-         "serial capture of the freestanding runner, or the hosted runner's --stream)."},
+         "The records of the export directory before it: a directory (default DIR/outputs) or "
+         "a stream file (the serial capture of the freestanding runner, qconform feed's "
+         "capture, or the hosted runner's --stream)."},
         {"--json", "FILE", "The JSON report (default reports/out/PLUGIN/report.json)."},
         {"--html", "FILE", "The HTML report (default: beside the default JSON report)."},
         {"--junit", "FILE", "The JUnit XML report (default: beside the default JSON report)."},
         {"--jobs", "N", "Threads computing the reference and judging (default 1)."},
+        OPT_QUIET,
+        {NULL, NULL, NULL}};
+
+static const qc_help_option feed_options[] = {
+        {"--device", "COMMAND",
+         "Starts the device's line: COMMAND's stdin and stdout are the UART (an emulator's "
+         "serial port, or a program connected to the board's serial port); it runs again "
+         "when the device restarts."},
+        {"--out", "FILE", "The capture (default DIR/outputs.log)."},
+        {"--timeout", "SECONDS",
+         "A case started with no answer after this long is TIMEOUT and the device restarted "
+         "(default 30)."},
+        {"--restarts", "N",
+         "Stop when the device restarts N times in a row without answering a case (default "
+         "3)."},
         OPT_QUIET,
         {NULL, NULL, NULL}};
 
@@ -230,7 +252,7 @@ static const qc_help_command commands[] = {
         {"show", "CASE [SPEC|DIR ...] [OPTIONS]",
          "print one case: its inputs, parameters and the reference's outputs", NULL, show_options,
          "qconform show 'litert/add/sh=[[2];[2];[2]],dt=int8,seed=0'\n"},
-        {"certify", "--profile NAME --plugin PATH [OPTIONS] [SPEC|DIR ...]",
+        {"certify", "--profile NAME (--plugin PATH | --import DIR ...) [OPTIONS] [SPEC|DIR ...]",
          "run a certification profile and write a certificate",
          "Runs the whole profile (its base, and the extensions asked for) and decides: every "
          "required op ran enough cases, none failed unless waived, no waiver expired. Writes "
@@ -253,13 +275,30 @@ static const qc_help_command commands[] = {
          "  the profile's base as case files\n"
          "qconform export specs/litert/add.yaml --out out/add --c-arrays\n"
          "  and as C arrays for a firmware image (cases.c, cases.h)\n"},
-        {"import", "DIR [--outputs PATH] [--json FILE] [--html FILE] [--junit FILE]",
+        {"feed", "DIR --device COMMAND [--out FILE] [--timeout SECONDS]",
+         "serve an export's cases to the streamed runner on a device",
+         "Starts COMMAND, whose stdin and stdout are the device's serial line, answers the "
+         "streamed runner's requests with the export's case files one at a time, and writes "
+         "what the device says to a capture for qconform import. A device that restarts "
+         "goes on after the case it stopped in (import judges that case CRASH); a case with "
+         "no answer in --timeout is TIMEOUT and the device is restarted.",
+         feed_options,
+         "qconform feed out/conv --device 'qemu-system-arm -M mps2-an385 -display none "
+         "-monitor none -serial stdio -kernel fw.elf'\n"
+         "  an emulated Cortex-M3; then qconform import out/conv --outputs "
+         "out/conv/outputs.log\n"},
+        {"import",
+         "DIR [--outputs PATH] [DIR [--outputs PATH] ...] [--json FILE] [--html FILE] "
+         "[--junit FILE]",
          "judge the outputs the offline runner wrote for an export",
-         "Checks the export and the runner's records (versions, CRCs, every case present, "
-         "the specs unchanged since the export) before anything runs, then runs the export's "
-         "selection with the kernel's outputs taken from the records: the same reference, "
-         "judging and reports as qconform run, case by case. The report's run.import says "
-         "where the outputs came from; run.plugin is what the runner recorded.",
+         "Checks the export and the runner's records (versions, CRCs, every case present or "
+         "started and passed by the runner, the end record, the specs unchanged since the "
+         "export) before anything runs, then runs the export's selection with the kernel's "
+         "outputs taken from the records: the same reference, judging and reports as "
+         "qconform run, case by case. Several directories are the shards K/N of one export "
+         "(each exported with --shard K/N, run on its own): their import is the whole "
+         "selection's report. The report's run.import says where the outputs came from; "
+         "run.plugin is what the runner recorded, as the device reported it.",
          import_run_options,
          "qconform import out/onnx-qdq --json out/onnx-qdq.json\n"
          "  the hosted runner's records in out/onnx-qdq/outputs\n"

@@ -12,6 +12,7 @@
 #include "afile.h"
 #include "compare.h"
 #include "digest.h"
+#include "import.h"
 #include "profile.h"
 #include "report.h"
 #include "report_html.h"
@@ -361,6 +362,7 @@ static json_t *waiver_of(json_t *report, const char *name)
 static json_t *provenance(json_t *plugin)
 {
 	int dev_sha = !strcmp(jstr(plugin, "sha256_source"), "device");
+	int offline = !strcmp(jstr(plugin, "sha256_source"), "records");
 	int dev_pf = !strcmp(jstr(json_object_get(plugin, "platform"), "source"), "device");
 	json_t *h = json_array(), *d = json_array(), *p = json_array();
 	const char *harness[] = {"verdicts", "cases", "specs", "profile", "report.sha256"};
@@ -369,9 +371,17 @@ static json_t *provenance(json_t *plugin)
 	json_array_append_new(dev_sha ? d : h, json_string("plugin.sha256"));
 	json_array_append_new(dev_sha ? d : h, json_string("plugin.path"));
 	json_array_append_new(dev_pf ? d : h, json_string("plugin.platform"));
+	/* offline: the records are the device's word for what its runner linked and ran, how
+	 * long each case took, and which cases a fault or watchdog handler stopped */
 	const char *own[] = {"plugin.name", "plugin.version", "plugin.abi_version"};
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		json_array_append_new(p, json_string(own[i]));
+		json_array_append_new(offline ? d : p, json_string(own[i]));
+	if (offline) {
+		const char *rec[] = {"plugin.options", "offline.runner_version",
+		                     "offline.runner_mode", "cases.seconds", "offline.aborted"};
+		for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++)
+			json_array_append_new(d, json_string(rec[i]));
+	}
 	json_t *pv = json_object();
 	json_object_set_new(pv, "computed_by_harness", h);
 	json_object_set_new(pv, "reported_by_device", d);
@@ -441,6 +451,9 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_object_set_new(cert, "waived", waived);
 	json_object_set_new(cert, "plugin", copy(run, "plugin"));
 	json_object_set_new(cert, "provenance", provenance(json_object_get(run, "plugin")));
+	json_t *imp = json_object_get(run, "import");
+	if (imp) /* the outputs came from an offline runner's records */
+		json_object_set_new(cert, "offline", json_deep_copy(imp));
 	json_object_set_new(cert, "qconform_version", copy(run, "qconform_version"));
 	json_object_set_new(cert, "specs", copy(run, "specs"));
 	json_object_set_new(cert, "host", copy(run, "host"));
@@ -514,13 +527,54 @@ static int write_json(json_t *doc, const char *path)
 	return 0;
 }
 
-int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
+static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im);
+
+/* The export must be the profile with the declared extensions, whole: 0, or 2 (said why). */
+static int import_is_profile(const qc_import *im, const qc_run_opts *in)
+{
+	const char *const *ext;
+	int n_ext, filtered;
+	qc_import_extensions(im, &ext, &n_ext, &filtered);
+	const char *prof = qc_import_profile(im);
+	if (strcmp(prof, in->profile))
+		return fprintf(stderr,
+		               "qconform certify: the export is %s%s%s, not profile %s: export "
+		               "with --profile %s\n",
+		               prof[0] ? "of profile " : "not of a profile", prof,
+		               prof[0] ? "" : " (no --profile)", in->profile, in->profile),
+		       2;
+	int same = n_ext == in->n_extensions;
+	for (int i = 0; same && i < n_ext; i++)
+		same = !strcmp(ext[i], in->extensions[i]);
+	if (!same)
+		return fprintf(stderr,
+		               "qconform certify: the export's --extension list is not this "
+		               "certificate's (export with the same --extension options, in the "
+		               "same order)\n"),
+		       2;
+	if (filtered)
+		return fprintf(stderr,
+		               "qconform certify: the export selects part of the profile "
+		               "(--filter, "
+		               "--case, or one shard without the others): a certificate judges all "
+		               "of it (import every shard: --import DIR1 --import DIR2 ...)\n"),
+		       2;
+	return 0;
+}
+
+int qc_cmd_certify(const qc_run_opts *in, const char *out_dir, const qc_certify_imports *imports)
 {
 	if (!in->profile)
 		return fprintf(stderr, "qconform certify: needs --profile NAME\n"), 2;
-	if (!in->plugin)
+	if (imports && imports->n && (in->plugin || in->remote || in->n_options))
+		return fprintf(stderr, "qconform certify: --import judges the runner's records of "
+		                       "an offline run: no --plugin, --remote or --plugin-option "
+		                       "(the runner recorded its plugin and options)\n"),
+		       2;
+	if (!in->plugin && !(imports && imports->n))
 		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
-		                       "certify)\n"),
+		                       "certify), or --import DIR (an offline run's export and "
+		                       "records)\n"),
 		       2;
 	if (in->n_filters || in->n_case_names || in->shard_count)
 		return fprintf(stderr,
@@ -539,6 +593,26 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 		return fprintf(stderr, "qconform certify: --baseline gates CI runs; a certificate "
 		                       "judges one run on its own (use run --baseline)\n"),
 		       2;
+	qc_import *im = NULL;
+	if (imports && imports->n) {
+		char ierr[2048];
+		if (!(im = qc_import_open(imports->dirs, imports->outputs, imports->n, ierr,
+		                          sizeof ierr)))
+			return fprintf(stderr, "qconform certify: %s\n", ierr), 2;
+		int prc = import_is_profile(im, in);
+		if (prc) {
+			qc_import_close(im);
+			return prc;
+		}
+	}
+	int rc = certify(in, out_dir, im);
+	qc_import_close(im);
+	return rc;
+}
+
+/* The run (or the import im) and its certificate. */
+static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
+{
 	qc_run_opts o = *in;
 	char json_path[1100], html_path[1100], junit_path[1100], written[1100] = "";
 	if (out_dir) {
@@ -554,6 +628,10 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	}
 	o.json_written = written;
 	o.json_written_size = sizeof written;
+	if (im) { /* the export's selection and the runner's options */
+		o.n_filters = o.n_extensions = o.n_options = 0;
+		qc_import_run_opts(im, &o);
+	}
 	int run_rc = qc_cmd_run(&o);
 	if (run_rc >= 128 && written[0]) {
 		/* a signal stopped the run: the certificate says why it refuses, then the exit
@@ -614,9 +692,21 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir)
 	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
 	json_t *plug = json_object_get(cert, "plugin"), *plat = json_object_get(plug, "platform");
 	int dev = !strcmp(jstr(plug, "sha256_source"), "device");
-	printf("\n  plugin %s %s (sha256 %s%s)\n", jstr(plug, "name"), jstr(plug, "version"),
-	       jstr(plug, "sha256"),
-	       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
+	json_t *off = json_object_get(cert, "offline");
+	if (off)
+		printf("\n  plugin %s %s, ABI %lld (REPORTED BY THE DEVICE: what its %s runner of "
+		       "qconform %s recorded)\n  offline: the outputs are the runner's records "
+		       "(sha256 %s, computed by the harness), %lld case(s) aborted by the device "
+		       "or the feed, %lld started and never answered\n",
+		       jstr(plug, "name"), jstr(plug, "version"),
+		       (long long)json_integer_value(json_object_get(plug, "abi_version")),
+		       jstr(off, "runner_mode"), jstr(off, "runner_version"), jstr(plug, "sha256"),
+		       (long long)json_integer_value(json_object_get(off, "aborted")),
+		       (long long)json_integer_value(json_object_get(off, "judged_unanswered")));
+	else
+		printf("\n  plugin %s %s (sha256 %s%s)\n", jstr(plug, "name"),
+		       jstr(plug, "version"), jstr(plug, "sha256"),
+		       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
 	if (plat)
 		printf("  ran on %s, %s%s%s (%s)\n",
 		       *jstr(plat, "machine") ? jstr(plat, "machine") : "?",

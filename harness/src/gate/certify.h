@@ -46,7 +46,17 @@ typedef struct qc_certify_profile_file {
 json_t *qc_certificate_build(qc_report *report, const char *report_path, const char *report_sha256,
                              const qc_certify_profile_file *pf, char *err, size_t errsz);
 
-/* `qconform certify`: o as for run (main.c parses it), out_dir from --out or NULL. */
-int qc_cmd_certify(const qc_run_opts *o, const char *out_dir);
+/* certify --import DIR [--outputs PATH] ...: an offline run's export directories (the shards
+ * of one export, or one) and their runner's records (NULL: DIR/outputs). */
+#define QC_MAX_IMPORTS 256
+typedef struct qc_certify_imports {
+	const char *dirs[QC_MAX_IMPORTS], *outputs[QC_MAX_IMPORTS];
+	int n;
+} qc_certify_imports;
+
+/* `qconform certify`: o as for run (main.c parses it), out_dir from --out or NULL; with
+ * imports, the kernel's outputs are the runner's records of the export (which must select the
+ * whole profile with the declared extensions), judged as `qconform import` does. */
+int qc_cmd_certify(const qc_run_opts *o, const char *out_dir, const qc_certify_imports *imports);
 
 #endif

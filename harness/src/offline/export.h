@@ -18,6 +18,10 @@ int qc_cmd_export(const qc_run_opts *o, const char *out_dir, int c_arrays);
  * command line. The run's exit status, or 2 (said why on one line). */
 int qc_cmd_import(int argc, char **argv, const char *self, const char *command);
 
+/* qconform feed DIR --device CMD ...: argv[0] is "feed" (feed.c). The exit status: 0 when every
+ * case was answered or judged, 2 (said why on one line). */
+int qc_cmd_feed(int argc, char **argv);
+
 /* mkdir -p; 0 or -1 (errno). */
 int qc_mkdirs(const char *path);
 

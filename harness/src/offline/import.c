@@ -18,17 +18,25 @@
 
 #define MAX_STRS 100000 /* strings in one list of a manifest, at most */
 
+#define MAX_PARTS 256 /* export directories (shards) in one import */
+
+/* What the records say of a case. */
+enum { REC_NONE, REC_STARTED, REC_RESULT, REC_ABORT };
+
 typedef struct im_case {
 	uint32_t crc, size;
 	uint64_t ordinal;
 	char *name;
 	uint64_t hash;
-	const unsigned char *rec; /* stream: its record in the decoded stream */
+	int have;                 /* REC_* */
+	const unsigned char *rec; /* stream: its record or abort in the decoded stream */
 	size_t rec_len;
-	int have;
+	size_t started_at; /* stream: where its start is (for messages) */
+	int judged;        /* a start without an answer, and the records go on after it */
 } im_case;
 
-struct qc_import {
+/* One export directory and its runner's records. */
+typedef struct im_part {
 	char dir[2048], outputs[2100];
 	int stream;
 	uint32_t manifest_crc, n_cases;
@@ -42,20 +50,35 @@ struct qc_import {
 	char **spec_path, **spec_sha;
 	uint64_t *spec_cases;
 	im_case *cases;
-	uint32_t *by_hash; /* case indices sorted by name hash */
 	unsigned char *stream_bytes;
 	size_t stream_n;
-	/* the runner's header */
+	uint32_t last_case; /* the last case record read (stream order), for messages */
+	int any_case;
+	char records_sha[65];
+	qc_sha256 sha;
+} im_part;
+
+/* A case of any part, by name. */
+typedef struct im_ref {
+	uint64_t hash;
+	uint32_t part, index;
+} im_ref;
+
+struct qc_import {
+	im_part *parts[MAX_PARTS];
+	int n_parts;
+	uint32_t n_cases; /* over the parts */
+	im_ref *by_hash;  /* every case, sorted by name hash */
+	char records_sha[65];
+	qc_import_part_meta part_meta[MAX_PARTS];
+	/* the runner's header (every session of every part says the same) */
 	int have_header;
 	char *plugin_name, *plugin_version, *mode;
 	uint32_t abi;
 	char runner_version[QCF_VERSION_BYTES + 1];
 	qcf_option options[QC_MAX_OPTIONS];
 	int n_options;
-	uint32_t last_case; /* the last case record read (stream order), for messages */
-	int any_case;
-	char records_sha[65];
-	qc_sha256 sha;
+	int device_aborts, feeder_aborts, judged; /* cases judged from aborts and lone starts */
 	qc_jobs_source src;
 	qc_import_meta meta;
 };
@@ -81,23 +104,32 @@ static void free_strs(char **v, uint32_t n)
 	free(v);
 }
 
+static void part_free(im_part *p)
+{
+	if (!p)
+		return;
+	free(p->profile);
+	free_strs(p->paths, p->n_paths);
+	free_strs(p->filters, p->n_filters);
+	free_strs(p->case_names, p->n_case_names);
+	free_strs(p->extensions, p->n_extensions);
+	free_strs(p->spec_path, p->n_specs);
+	free_strs(p->spec_sha, p->n_specs);
+	free(p->spec_cases);
+	for (uint32_t i = 0; p->cases && i < p->n_cases; i++)
+		free(p->cases[i].name);
+	free(p->cases);
+	free(p->stream_bytes);
+	free(p);
+}
+
 static void import_free(qc_import *im)
 {
 	if (!im)
 		return;
-	free(im->profile);
-	free_strs(im->paths, im->n_paths);
-	free_strs(im->filters, im->n_filters);
-	free_strs(im->case_names, im->n_case_names);
-	free_strs(im->extensions, im->n_extensions);
-	free_strs(im->spec_path, im->n_specs);
-	free_strs(im->spec_sha, im->n_specs);
-	free(im->spec_cases);
-	for (uint32_t i = 0; im->cases && i < im->n_cases; i++)
-		free(im->cases[i].name);
-	free(im->cases);
+	for (int i = 0; i < im->n_parts; i++)
+		part_free(im->parts[i]);
 	free(im->by_hash);
-	free(im->stream_bytes);
 	free(im->plugin_name);
 	free(im->plugin_version);
 	free(im->mode);
@@ -108,89 +140,87 @@ static void import_free(qc_import *im)
 	free(im);
 }
 
-static const qc_import *sort_im;
-static int cmp_hash(const void *a, const void *b)
+static int cmp_ref(const void *a, const void *b)
 {
-	uint64_t x = sort_im->cases[*(const uint32_t *)a].hash,
-	         y = sort_im->cases[*(const uint32_t *)b].hash;
+	uint64_t x = ((const im_ref *)a)->hash, y = ((const im_ref *)b)->hash;
 	return x < y ? -1 : x > y;
 }
 
-/* The manifest and every case file: 0, or -1 and err. */
-static int load_export(qc_import *im, char *err, size_t err_size)
+/* The manifest and every case file of part P: 0, or -1 and err. */
+static int load_export(im_part *P, char *err, size_t err_size)
 {
 	char path[2200];
-	snprintf(path, sizeof path, "%s/manifest.qcm", im->dir);
+	snprintf(path, sizeof path, "%s/manifest.qcm", P->dir);
 	size_t n;
 	char rwhy[1200];
 	unsigned char *m =
 	        qc_read_whole(path, QC_MANIFEST_MAX_BYTES, "manifest", &n, rwhy, sizeof rwhy);
 	if (!m)
 		return qc_errf(err, err_size, "%s (not an export directory?)", rwhy);
-	qc_sha256_hex(m, n, im->manifest_sha);
+	qc_sha256_hex(m, n, P->manifest_sha);
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1], why[256];
-	if (qc_bin_open(m, n, QCF_MAGIC_MANIFEST, 1, &im->n_cases, version, &r, why, sizeof why) !=
+	if (qc_bin_open(m, n, QCF_MAGIC_MANIFEST, 1, &P->n_cases, version, &r, why, sizeof why) !=
 	    0) {
 		free(m);
 		return qc_errf(err, err_size, "%s: %s", path, why);
 	}
-	im->manifest_crc = qc_crc32(0, m, r.n);
-	im->seed = qc_rb_u64(&r);
-	im->profile = qc_rb_str(&r);
-	im->paths = read_strs(&r, &im->n_paths, MAX_STRS);
-	im->filters = read_strs(&r, &im->n_filters, QC_MAX_FILTERS);
-	im->case_names = read_strs(&r, &im->n_case_names, MAX_STRS);
-	im->extensions = read_strs(&r, &im->n_extensions, QC_MAX_EXTENSIONS);
-	im->shard_index = qc_rb_u32(&r);
-	im->shard_count = qc_rb_u32(&r);
-	im->n_specs = qc_rb_u32(&r);
-	if (r.bad || im->n_specs > MAX_STRS || im->n_cases > 10000000u) {
+	if (r.n + 4 != n) {
+		free(m);
+		return qc_errf(err, err_size, "%s: bytes after the manifest's end", path);
+	}
+	P->manifest_crc = qc_crc32(0, m, r.n);
+	P->seed = qc_rb_u64(&r);
+	P->profile = qc_rb_str(&r);
+	P->paths = read_strs(&r, &P->n_paths, MAX_STRS);
+	P->filters = read_strs(&r, &P->n_filters, QC_MAX_FILTERS);
+	P->case_names = read_strs(&r, &P->n_case_names, MAX_STRS);
+	P->extensions = read_strs(&r, &P->n_extensions, QC_MAX_EXTENSIONS);
+	P->shard_index = qc_rb_u32(&r);
+	P->shard_count = qc_rb_u32(&r);
+	P->n_specs = qc_rb_u32(&r);
+	if (r.bad || P->n_specs > MAX_STRS || P->n_cases > 10000000u) {
 		free(m);
 		return qc_errf(err, err_size, "%s: malformed (its lists are cut short)", path);
 	}
-	im->spec_path = qc_xcalloc(im->n_specs + 1, sizeof *im->spec_path);
-	im->spec_sha = qc_xcalloc(im->n_specs + 1, sizeof *im->spec_sha);
-	im->spec_cases = qc_xcalloc(im->n_specs + 1, sizeof *im->spec_cases);
-	for (uint32_t i = 0; i < im->n_specs; i++) {
-		im->spec_path[i] = qc_rb_str(&r);
-		im->spec_sha[i] = qc_rb_str(&r);
-		im->spec_cases[i] = qc_rb_u64(&r);
+	P->spec_path = qc_xcalloc(P->n_specs + 1, sizeof *P->spec_path);
+	P->spec_sha = qc_xcalloc(P->n_specs + 1, sizeof *P->spec_sha);
+	P->spec_cases = qc_xcalloc(P->n_specs + 1, sizeof *P->spec_cases);
+	for (uint32_t i = 0; i < P->n_specs; i++) {
+		P->spec_path[i] = qc_rb_str(&r);
+		P->spec_sha[i] = qc_rb_str(&r);
+		P->spec_cases[i] = qc_rb_u64(&r);
 	}
-	im->cases = qc_xcalloc((size_t)im->n_cases + 1, sizeof *im->cases);
-	im->by_hash = qc_xcalloc((size_t)im->n_cases + 1, sizeof *im->by_hash);
-	for (uint32_t i = 0; i < im->n_cases && !r.bad; i++) {
-		im_case *c = &im->cases[i];
+	P->cases = qc_xcalloc((size_t)P->n_cases + 1, sizeof *P->cases);
+	for (uint32_t i = 0; i < P->n_cases && !r.bad; i++) {
+		im_case *c = &P->cases[i];
 		c->crc = qc_rb_u32(&r);
 		c->size = qc_rb_u32(&r);
 		c->ordinal = qc_rb_u64(&r);
 		c->name = qc_rb_str(&r);
 		c->hash = qc_hash64(c->name, 0);
-		im->by_hash[i] = i;
 	}
 	int bad = r.bad || r.at != r.n;
 	free(m);
 	if (bad)
 		return qc_errf(err, err_size, "%s: malformed (its lists do not fill it exactly)",
 		               path);
-	sort_im = im;
-	qsort(im->by_hash, im->n_cases, sizeof *im->by_hash, cmp_hash);
 	/* each case file, whole and the one the manifest lists */
-	for (uint32_t i = 0; i < im->n_cases; i++) {
-		snprintf(path, sizeof path, "%s/cases/%06u.qcc", im->dir, i);
+	for (uint32_t i = 0; i < P->n_cases; i++) {
+		snprintf(path, sizeof path, "%s/cases/%06u.qcc", P->dir, i);
 		unsigned char *p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "case file", &n, rwhy,
 		                                 sizeof rwhy);
 		if (!p)
 			return qc_errf(err, err_size, "%s (case %u, %s)", rwhy, i,
-			               im->cases[i].name);
+			               P->cases[i].name);
 		uint32_t index;
 		int rc = qc_bin_open(p, n, QCF_MAGIC_CASE, 1, &index, version, &r, why, sizeof why);
-		if (rc == 0 && (index != i || n != im->cases[i].size ||
-		                qc_crc32(0, p, n - 4) != im->cases[i].crc)) {
+		if (rc == 0 && (index != i || n != P->cases[i].size ||
+		                qc_crc32(0, p, n - 4) != P->cases[i].crc)) {
 			snprintf(why, sizeof why,
 			         "is not the case file the manifest lists (case %u, %s): the "
 			         "directory mixes two exports",
-			         i, im->cases[i].name);
+			         i, P->cases[i].name);
 			rc = -1;
 		}
 		free(p);
@@ -198,19 +228,57 @@ static int load_export(qc_import *im, char *err, size_t err_size)
 			return qc_errf(err, err_size, "%s: %s", path, why);
 	}
 	/* the specs: present and unchanged (the run checks the set it loads again) */
-	for (uint32_t i = 0; i < im->n_specs; i++) {
+	for (uint32_t i = 0; i < P->n_specs; i++) {
 		char hex[65];
-		if (qc_sha256_file(im->spec_path[i], hex) != 0)
+		if (qc_sha256_file(P->spec_path[i], hex) != 0)
 			return qc_errf(err, err_size,
 			               "spec %s of the export cannot be read: %s (import from the "
 			               "directory the export ran in)",
-			               im->spec_path[i], strerror(errno));
-		if (strcmp(hex, im->spec_sha[i]) != 0)
+			               P->spec_path[i], strerror(errno));
+		if (strcmp(hex, P->spec_sha[i]) != 0)
 			return qc_errf(err, err_size,
 			               "spec %s changed since the export (sha256 %.12s..., the "
 			               "export's %.12s...): export again and rerun the runner",
-			               im->spec_path[i], hex, im->spec_sha[i]);
+			               P->spec_path[i], hex, P->spec_sha[i]);
 	}
+	return 0;
+}
+
+static int same_strs(char **a, uint32_t na, char **b, uint32_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (uint32_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return 0;
+	return 1;
+}
+
+/* Part P (not the first) is another shard of the first's selection: 0, or -1 and err. */
+static int same_selection(const im_part *A, const im_part *P, char *err, size_t err_size)
+{
+	const char *what = NULL;
+	if (A->seed != P->seed)
+		what = "another seed";
+	else if (strcmp(A->profile, P->profile))
+		what = "another profile";
+	else if (!same_strs(A->paths, A->n_paths, P->paths, P->n_paths))
+		what = "other spec paths";
+	else if (!same_strs(A->filters, A->n_filters, P->filters, P->n_filters))
+		what = "other filters";
+	else if (!same_strs(A->case_names, A->n_case_names, P->case_names, P->n_case_names))
+		what = "other --case names";
+	else if (!same_strs(A->extensions, A->n_extensions, P->extensions, P->n_extensions))
+		what = "other extensions";
+	else if (!same_strs(A->spec_path, A->n_specs, P->spec_path, P->n_specs) ||
+	         !same_strs(A->spec_sha, A->n_specs, P->spec_sha, P->n_specs))
+		what = "another spec set (paths or sha256)";
+	else if (!A->shard_count || P->shard_count != A->shard_count)
+		what = "another --shard count (several exports must be the shards K/N of one "
+		       "selection)";
+	if (what)
+		return qc_errf(err, err_size, "%s has %s than %s: not shards of one export", P->dir,
+		               what, A->dir);
 	return 0;
 }
 
@@ -223,17 +291,36 @@ typedef struct rec {
 	char *message;
 	uint64_t nbytes[QC_MAX_TENSORS];
 	const unsigned char *data[QC_MAX_TENSORS];
+	int abort; /* an abort: kind in status (QCF_ABORT_*), source in stage */
 } rec;
 
-/* A case record's fields (message malloc'd). 0, or -1 and why. */
+/* A case record or a case abort, whole and exactly n bytes (message malloc'd). 0, or -1 and
+ * why. */
 static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why, size_t why_size)
 {
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1];
 	memset(o, 0, sizeof *o);
-	if (qc_bin_open(p, n, QCF_MAGIC_RESULT, 0, &o->index, version, &r, why, why_size) != 0)
+	o->abort = n >= 4 && !memcmp(p, QCF_MAGIC_ABORT, 4);
+	if (qc_bin_open(p, n, o->abort ? QCF_MAGIC_ABORT : QCF_MAGIC_RESULT, 0, &o->index, version,
+	                &r, why, why_size) != 0)
 		return -1;
 	o->case_crc = qc_rb_u32(&r);
+	if (o->abort) {
+		o->status = (int32_t)qc_rb_u32(&r);
+		o->stage = qc_rb_u32(&r);
+		o->ns = qc_rb_u64(&r);
+		o->message = qc_rb_str(&r);
+		if (r.bad || r.at != r.n || r.n + 4 != n ||
+		    (o->status != QCF_ABORT_CRASH && o->status != QCF_ABORT_TIMEOUT) ||
+		    o->stage > 1 || strlen(o->message) > QCF_MESSAGE_BYTES) {
+			free(o->message);
+			o->message = NULL;
+			snprintf(why, why_size, "malformed case abort");
+			return -1;
+		}
+		return 0;
+	}
 	o->stage = qc_rb_u32(&r);
 	o->status = (int32_t)qc_rb_u32(&r);
 	o->check = qc_rb_u32(&r);
@@ -249,7 +336,8 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 		if (!o->data[k])
 			r.bad = 1;
 	}
-	if (r.bad || r.at != r.n || o->stage > QCF_STAGE_EXECUTE || o->check > QCF_CHECK_NOT_RUN) {
+	if (r.bad || r.at != r.n || r.n + 4 != n || o->stage > QCF_STAGE_EXECUTE ||
+	    o->check > QCF_CHECK_OUTSIDE) {
 		free(o->message);
 		o->message = NULL;
 		snprintf(why, why_size, "malformed case record");
@@ -258,8 +346,10 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 	return 0;
 }
 
-static int take_header(qc_import *im, const unsigned char *p, size_t n, const char *where,
-                       char *err, size_t err_size)
+/* A runner header (exactly n bytes): it must name this export and agree with every header
+ * read before (of any session, of any part). */
+static int take_header(qc_import *im, im_part *P, const unsigned char *p, size_t n,
+                       const char *where, char *err, size_t err_size)
 {
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1], why[256];
@@ -280,16 +370,21 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 		opts[filled].key = qc_rb_str(&r);
 		opts[filled].value = qc_rb_str(&r);
 	}
-	qc_rb_u32(&r); /* first, count: which cases this run covered */
+	qc_rb_u32(&r); /* first, count: which cases this session covered */
 	qc_rb_u32(&r);
-	if (rc == 0 && (r.bad || r.at != r.n))
+	qc_rb_u64(&r); /* the arena's bytes, the watched regions */
+	qc_rb_u32(&r);
+	if (rc == 0 && (r.bad || r.at != r.n || r.n + 4 != n))
 		rc = qc_errf(err, err_size, "%s: malformed runner header", where);
-	else if (rc == 0 && (crc != im->manifest_crc || count != im->n_cases))
+	else if (rc == 0 && strcmp(mode, "hosted") && strcmp(mode, "freestanding") &&
+	         strcmp(mode, "streamed"))
+		rc = qc_errf(err, err_size, "%s: a runner of an unknown mode", where);
+	else if (rc == 0 && (crc != P->manifest_crc || count != P->n_cases))
 		rc = qc_errf(err, err_size,
 		             "%s: the runner ran another export (manifest CRC-32 %08lx, %lu cases; "
 		             "%s has %08lx, %lu cases)",
-		             where, (unsigned long)crc, (unsigned long)count, im->dir,
-		             (unsigned long)im->manifest_crc, (unsigned long)im->n_cases);
+		             where, (unsigned long)crc, (unsigned long)count, P->dir,
+		             (unsigned long)P->manifest_crc, (unsigned long)P->n_cases);
 	else if (rc == 0 && create != QCF_OK)
 		rc = qc_errf(err, err_size,
 		             "%s: the runner could not create the plugin (create returned %d%s%s): "
@@ -297,13 +392,13 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 		             where, (int)create, cmsg[0] ? ": " : "", cmsg);
 	else if (rc == 0 && im->have_header &&
 	         (strcmp(name, im->plugin_name) || strcmp(ver, im->plugin_version) ||
-	          abi != im->abi || strcmp(version, im->runner_version) ||
+	          abi != im->abi || strcmp(version, im->runner_version) || strcmp(mode, im->mode) ||
 	          (int)n_opt != im->n_options))
-		rc = qc_errf(
-		        err, err_size,
-		        "%s: two runs of the runner disagree (plugin %s %s, ABI %u; and %s %s, "
-		        "ABI %u)",
-		        where, im->plugin_name, im->plugin_version, im->abi, name, ver, abi);
+		rc = qc_errf(err, err_size,
+		             "%s: two runs of the runner disagree (plugin %s %s, ABI %u, %s runner "
+		             "of %s; and %s %s, ABI %u, %s runner of %s)",
+		             where, im->plugin_name, im->plugin_version, im->abi, im->mode,
+		             im->runner_version, name, ver, abi, mode, version);
 	for (uint32_t i = 0; rc == 0 && im->have_header && i < n_opt; i++)
 		if (strcmp(opts[i].key, im->options[i].key) ||
 		    strcmp(opts[i].value, im->options[i].value))
@@ -332,12 +427,37 @@ static int take_header(qc_import *im, const unsigned char *p, size_t n, const ch
 	free(cmsg);
 	free(mode);
 	if (rc == 0)
-		qc_sha256_update(&im->sha, p, n);
+		qc_sha256_update(&P->sha, p, n);
 	return rc ? -1 : 0;
 }
 
-/* A case record: checked and bound to its case. rec_at: where it stays (stream), or NULL. */
-static int take_case(qc_import *im, const unsigned char *p, size_t n, const char *where, int stream,
+/* A case start (exactly n bytes): its index, or -1 and err. */
+static long take_start(im_part *P, const unsigned char *p, size_t n, const char *where, char *err,
+                       size_t err_size)
+{
+	qc_rbuf r;
+	char version[QCF_VERSION_BYTES + 1], why[256];
+	uint32_t index;
+	if (qc_bin_open(p, n, QCF_MAGIC_START, 0, &index, version, &r, why, sizeof why) != 0)
+		return qc_errf(err, err_size, "%s: %s", where, why);
+	uint32_t crc = qc_rb_u32(&r);
+	if (r.bad || r.at != r.n || r.n + 4 != n)
+		return qc_errf(err, err_size, "%s: malformed case start", where);
+	if (index >= P->n_cases)
+		return qc_errf(err, err_size, "%s: the start of case %u, the export has %u", where,
+		               index, P->n_cases);
+	/* crc 0: the streamed runner never had the case whole (its record says why) */
+	if (crc != P->cases[index].crc && crc != 0)
+		return qc_errf(err, err_size,
+		               "%s: the start of case %u (%s) is of another case file: rerun the "
+		               "runner on this export",
+		               where, index, P->cases[index].name);
+	qc_sha256_update(&P->sha, p, n);
+	return (long)index;
+}
+
+/* A case record or abort (exactly n bytes), bound to its case. stream: it stays in place. */
+static int take_case(im_part *P, const unsigned char *p, size_t n, const char *where, int stream,
                      char *err, size_t err_size)
 {
 	rec o;
@@ -345,28 +465,29 @@ static int take_case(qc_import *im, const unsigned char *p, size_t n, const char
 	if (parse_case_record(p, n, &o, why, sizeof why) != 0)
 		return qc_errf(err, err_size, "%s: %s", where, why);
 	free(o.message);
-	if (o.index >= im->n_cases)
+	if (o.index >= P->n_cases)
 		return qc_errf(err, err_size, "%s: a record of case %u, the export has %u", where,
-		               o.index, im->n_cases);
-	im_case *c = &im->cases[o.index];
-	if (o.case_crc != c->crc)
+		               o.index, P->n_cases);
+	im_case *c = &P->cases[o.index];
+	if (o.case_crc != c->crc && !(o.case_crc == 0 && o.check == QCF_CHECK_NOT_RUN))
 		return qc_errf(err, err_size,
 		               "%s: the record of case %u (%s) is of another case file (CRC-32 "
 		               "%08lx, the export's %08lx): rerun the runner on this export",
 		               where, o.index, c->name, (unsigned long)o.case_crc,
 		               (unsigned long)c->crc);
-	if (stream && c->have) {
+	if (stream && c->have >= REC_RESULT) {
 		if (c->rec_len != n || memcmp(c->rec, p, n) != 0)
 			return qc_errf(err, err_size, "%s: two different records of case %u (%s)",
 			               where, o.index, c->name);
 		return 0;
 	}
-	c->have = 1;
+	c->have = o.abort ? REC_ABORT : REC_RESULT;
+	c->judged = 0;
 	c->rec = stream ? p : NULL;
 	c->rec_len = n;
-	im->last_case = o.index;
-	im->any_case = 1;
-	qc_sha256_update(&im->sha, p, n);
+	P->last_case = o.index;
+	P->any_case = 1;
+	qc_sha256_update(&P->sha, p, n);
 	return 0;
 }
 
@@ -381,9 +502,8 @@ static int b64(int ch)
 	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
 }
 
-/* The stream's "QC1 " lines, decoded and joined into im->stream_bytes. */
-static int decode_stream(qc_import *im, const unsigned char *t, size_t n, char *err,
-                         size_t err_size)
+/* The stream's "QC1 " lines, decoded and joined into P->stream_bytes. */
+static int decode_stream(im_part *P, const unsigned char *t, size_t n, char *err, size_t err_size)
 {
 	unsigned char *out = qc_xcalloc(n / 4 * 3 + 4, 1);
 	size_t o = 0, line = 0;
@@ -406,7 +526,7 @@ static int decode_stream(qc_import *im, const unsigned char *t, size_t n, char *
 				return qc_errf(err, err_size,
 				               "%s:%zu: a cut stream line (%zu base64 characters, "
 				               "not a multiple of 4)",
-				               im->outputs, line, end - s);
+				               P->outputs, line, end - s);
 			}
 			for (size_t k = s; k < end; k += 4) {
 				int v[4], pad = 0;
@@ -418,7 +538,7 @@ static int decode_stream(qc_import *im, const unsigned char *t, size_t n, char *
 						free(out);
 						return qc_errf(err, err_size,
 						               "%s:%zu: not base64 (byte '%c')",
-						               im->outputs, line, t[k + (size_t)j]);
+						               P->outputs, line, t[k + (size_t)j]);
 					}
 				}
 				uint32_t x = (uint32_t)(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
@@ -431,8 +551,8 @@ static int decode_stream(qc_import *im, const unsigned char *t, size_t n, char *
 		}
 		i = e + (e < n);
 	}
-	im->stream_bytes = out;
-	im->stream_n = o;
+	P->stream_bytes = out;
+	P->stream_n = o;
 	return 0;
 }
 
@@ -441,46 +561,108 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int load_stream(qc_import *im, char *err, size_t err_size)
+/* The records of one session end: a case started and not answered is judged (the runner went
+ * on after it, so it stopped in it). */
+static void close_session(im_part *P, long *inflight)
+{
+	if (*inflight >= 0 && P->cases[*inflight].have == REC_STARTED)
+		P->cases[*inflight].judged = 1;
+	*inflight = -1;
+}
+
+static int load_stream(qc_import *im, im_part *P, char *err, size_t err_size)
 {
 	size_t n;
-	unsigned char *t = qc_read_whole(im->outputs, QC_RECORDS_MAX_BYTES, "record stream", &n,
-	                                 err, err_size);
+	unsigned char *t =
+	        qc_read_whole(P->outputs, QC_RECORDS_MAX_BYTES, "record stream", &n, err, err_size);
 	if (!t)
 		return -1;
-	int rc = decode_stream(im, t, n, err, err_size);
+	int rc = decode_stream(P, t, n, err, err_size);
 	free(t);
 	if (rc)
 		return -1;
-	const unsigned char *p = im->stream_bytes;
-	size_t len = im->stream_n, at = 0;
-	int records = 0;
+	const unsigned char *p = P->stream_bytes;
+	size_t len = P->stream_n, at = 0;
+	int records = 0, last_end = 0, in_session = 0;
+	long inflight = -1; /* the case started and not answered yet */
+	uint32_t session_cases = 0;
 	char where[2300];
 	while (at < len) {
 		snprintf(where, sizeof where, "%s: record %d (byte %zu of the decoded stream)",
-		         im->outputs, records + 1, at);
-		if (len - at < QCF_HEADER_BYTES + 4) {
-			return qc_errf(err, err_size,
-			               "%s: truncated: %zu bytes, shorter than a header", where,
-			               len - at);
-		}
+		         P->outputs, records + 1, at);
+		if (len - at < QCF_HEADER_BYTES + 4)
+			return qc_errf(
+			        err, err_size,
+			        "%s: truncated: %zu bytes, shorter than a header (bytes after "
+			        "the last record?)",
+			        where, len - at);
 		const unsigned char *r = p + at;
 		size_t total = le32(r + 8);
-		if (!memcmp(r, QCF_MAGIC_RUNNER, 4))
-			rc = take_header(im, r, len - at, where, err, err_size);
-		else if (!im->have_header)
-			rc = qc_errf(err, err_size, "%s: records before the runner's header",
+		if (total < QCF_HEADER_BYTES + 4 || total > len - at)
+			return qc_errf(
+			        err, err_size,
+			        "%s: truncated or damaged: it states %zu bytes, %zu are left",
+			        where, total, len - at);
+		last_end = 0;
+		if (!memcmp(r, QCF_MAGIC_REQUEST, 4)) {
+			/* the streamed runner asking the host: nothing of the verdicts */
+			char version[QCF_VERSION_BYTES + 1], why[256];
+			uint32_t idx;
+			qc_rbuf rb;
+			if (qc_bin_open(r, total, QCF_MAGIC_REQUEST, 0, &idx, version, &rb, why,
+			                sizeof why) != 0)
+				return qc_errf(err, err_size, "%s: %s", where, why);
+		} else if (!memcmp(r, QCF_MAGIC_RUNNER, 4)) {
+			close_session(P, &inflight);
+			rc = take_header(im, P, r, total, where, err, err_size);
+			in_session = 1;
+			session_cases = 0;
+		} else if (!in_session)
+			rc = qc_errf(err, err_size,
+			             "%s: records before a runner header (a session's start lost?)",
 			             where);
-		else if (!memcmp(r, QCF_MAGIC_RESULT, 4))
-			rc = take_case(im, r, len - at, where, 1, err, err_size);
-		else if (!memcmp(r, QCF_MAGIC_END, 4)) {
+		else if (!memcmp(r, QCF_MAGIC_START, 4)) {
+			long idx = take_start(P, r, total, where, err, err_size);
+			if (idx < 0)
+				return -1;
+			close_session(P, &inflight); /* the one before it never answered */
+			if (P->cases[idx].have < REC_RESULT) {
+				P->cases[idx].have = REC_STARTED;
+				P->cases[idx].started_at = at;
+			}
+			inflight = idx;
+			session_cases++;
+		} else if (!memcmp(r, QCF_MAGIC_RESULT, 4) || !memcmp(r, QCF_MAGIC_ABORT, 4)) {
+			uint32_t idx = le32(r + 12);
+			if (inflight < 0 || (uint32_t)inflight != idx)
+				return qc_errf(err, err_size,
+				               "%s: the record of case %lu without its start",
+				               where, (unsigned long)idx);
+			rc = take_case(P, r, total, where, 1, err, err_size);
+			inflight = -1;
+		} else if (!memcmp(r, QCF_MAGIC_END, 4)) {
 			char version[QCF_VERSION_BYTES + 1], why[256];
 			uint32_t ran;
 			qc_rbuf rb;
-			rc = qc_bin_open(r, len - at, QCF_MAGIC_END, 0, &ran, version, &rb, why,
+			rc = qc_bin_open(r, total, QCF_MAGIC_END, 0, &ran, version, &rb, why,
 			                 sizeof why);
 			if (rc)
 				qc_errf(err, err_size, "%s: %s", where, why);
+			else if (qc_rb_u32(&rb) != P->manifest_crc || rb.bad || rb.at != rb.n)
+				rc = qc_errf(err, err_size, "%s: the end of another export's run",
+				             where);
+			else if (ran != session_cases)
+				rc = qc_errf(err, err_size,
+				             "%s: the runner's end counts %lu cases, its session "
+				             "started %lu",
+				             where, (unsigned long)ran,
+				             (unsigned long)session_cases);
+			else {
+				close_session(P, &inflight);
+				qc_sha256_update(&P->sha, r, total);
+				last_end = 1;
+				in_session = 0;
+			}
 		} else
 			rc = qc_errf(err, err_size,
 			             "%s: not the start of a record (a line of the capture lost?)",
@@ -492,33 +674,111 @@ static int load_stream(qc_import *im, char *err, size_t err_size)
 	}
 	if (!im->have_header)
 		return qc_errf(err, err_size, "%s: no runner records in it (lines starting \"%s\")",
-		               im->outputs, QCF_STREAM_PREFIX);
+		               P->outputs, QCF_STREAM_PREFIX);
+	if (!last_end) {
+		if (inflight >= 0)
+			return qc_errf(
+			        err, err_size,
+			        "%s: the records end during case %ld (%s): the device stopped "
+			        "in it (a crash, a hang, a reset); resume after it (qconform "
+			        "feed does; the runner's --first %ld) and import every capture "
+			        "joined",
+			        P->outputs, inflight, P->cases[inflight].name, inflight + 1);
+		return qc_errf(err, err_size,
+		               "%s: no runner end after the last record: the capture is cut short "
+		               "(or the device stopped)",
+		               P->outputs);
+	}
 	return 0;
 }
 
-static int load_directory(qc_import *im, char *err, size_t err_size)
+/* A record file whole: its records one after another, exactly. */
+static int load_directory(qc_import *im, im_part *P, char *err, size_t err_size)
 {
 	char path[2400];
-	snprintf(path, sizeof path, "%s/runner.qco", im->outputs);
+	snprintf(path, sizeof path, "%s/runner.qco", P->outputs);
 	size_t n;
 	char rwhy[2600];
 	unsigned char *p =
 	        qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy, sizeof rwhy);
 	if (!p)
 		return qc_errf(err, err_size, "%s (has the runner run?)", rwhy);
-	int rc = take_header(im, p, n, path, err, err_size);
+	int rc = 0;
+	for (size_t at = 0; rc == 0 && at < n;) {
+		size_t total = n - at >= 12 ? le32(p + at + 8) : 0;
+		if (total < QCF_HEADER_BYTES + 4 || total > n - at)
+			rc = qc_errf(err, err_size, "%s: bytes after its last whole header", path);
+		else
+			rc = take_header(im, P, p + at, total, path, err, err_size);
+		at += total;
+	}
 	free(p);
-	for (uint32_t i = 0; rc == 0 && i < im->n_cases; i++) {
-		snprintf(path, sizeof path, "%s/%06u.qco", im->outputs, i);
-		if (!(p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy,
-		                        sizeof rwhy)))
-			return qc_errf(
-			        err, err_size,
-			        "%s (no output of case %u, %s: the runner did not finish it)", rwhy,
-			        i, im->cases[i].name);
-		rc = take_case(im, p, n, path, 0, err, err_size);
+	/* end.qco: the runner reached the end of a session */
+	snprintf(path, sizeof path, "%s/end.qco", P->outputs);
+	int have_end = 0;
+	if (rc == 0 &&
+	    (p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy, sizeof rwhy))) {
+		char version[QCF_VERSION_BYTES + 1], why[256];
+		uint32_t ran;
+		qc_rbuf rb;
+		if (qc_bin_open(p, n, QCF_MAGIC_END, 0, &ran, version, &rb, why, sizeof why) != 0)
+			rc = qc_errf(err, err_size, "%s: %s", path, why);
+		else if (qc_rb_u32(&rb) != P->manifest_crc || rb.bad || rb.at != rb.n ||
+		         rb.n + 4 != n)
+			rc = qc_errf(err, err_size,
+			             "%s: not the end of this export's run (or bytes after it)",
+			             path);
+		else
+			have_end = 1;
 		free(p);
 	}
+	long last_answered = -1;
+	for (uint32_t i = 0; rc == 0 && i < P->n_cases; i++) {
+		snprintf(path, sizeof path, "%s/%06u.qco", P->outputs, i);
+		if (!(p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy,
+		                        sizeof rwhy)))
+			continue; /* said below, when nothing judges it */
+		size_t first = n >= 12 ? le32(p + 8) : 0;
+		if (first < QCF_HEADER_BYTES + 4 || first > n)
+			rc = qc_errf(err, err_size, "%s: truncated or damaged", path);
+		else if (take_start(P, p, first, path, err, err_size) != (long)i)
+			rc = rc ? rc
+			        : qc_errf(err, err_size, "%s: the start of another case", path);
+		else if (first == n)
+			P->cases[i].have = REC_STARTED;
+		else {
+			size_t total = n - first >= 12 ? le32(p + first + 8) : 0;
+			if (total != n - first || le32(p + first + 12) != i)
+				rc = qc_errf(
+				        err, err_size,
+				        "%s: its record is truncated, of another case, or followed "
+				        "by other bytes",
+				        path);
+			else
+				rc = take_case(P, p + first, total, path, 0, err, err_size);
+			last_answered = i;
+		}
+		free(p);
+	}
+	qc_sha256_update(&P->sha, "end", have_end);
+	/* a case started and not answered is judged when the records go on after it */
+	for (uint32_t i = 0; rc == 0 && i < P->n_cases; i++)
+		if (P->cases[i].have == REC_STARTED) {
+			if ((long)i < last_answered || have_end)
+				P->cases[i].judged = 1;
+			else
+				return qc_errf(
+				        err, err_size,
+				        "%s: the records end during case %u (%s): the runner "
+				        "stopped in it (a crash, a hang, a reset); run the rest "
+				        "with the runner's --resume and import again",
+				        P->outputs, i, P->cases[i].name);
+		}
+	if (rc == 0 && !have_end)
+		return qc_errf(err, err_size,
+		               "%s/end.qco: missing (the runner did not finish: run the rest with "
+		               "its --resume)",
+		               P->outputs);
 	return rc;
 }
 
@@ -527,25 +787,28 @@ static int load_directory(qc_import *im, char *err, size_t err_size)
 int qc_import_check_specs(const qc_import *im, qc_spec *const *specs, const uint64_t *selected,
                           int n, uint64_t total, char *err, size_t err_size)
 {
-	for (int i = 0; i < n || (uint32_t)i < im->n_specs; i++) {
-		if (i >= n || (uint32_t)i >= im->n_specs ||
-		    strcmp(specs[i]->path, im->spec_path[i]))
+	const im_part *A = im->parts[0];
+	for (int i = 0; i < n || (uint32_t)i < A->n_specs; i++) {
+		if (i >= n || (uint32_t)i >= A->n_specs || strcmp(specs[i]->path, A->spec_path[i]))
 			return qc_errf(err, err_size,
 			               "the specs are not the export's: %s %s, %s %s (a spec file "
 			               "added, removed or renamed since the export)",
-			               (uint32_t)i < im->n_specs ? "the export has"
-			                                         : "the export has no more,",
-			               (uint32_t)i < im->n_specs ? im->spec_path[i] : "",
+			               (uint32_t)i < A->n_specs ? "the export has"
+			                                        : "the export has no more,",
+			               (uint32_t)i < A->n_specs ? A->spec_path[i] : "",
 			               i < n ? "this run loads" : "this run loads no more",
 			               i < n ? specs[i]->path : "");
-		if (strcmp(specs[i]->sha256, im->spec_sha[i]) != 0)
+		if (strcmp(specs[i]->sha256, A->spec_sha[i]) != 0)
 			return qc_errf(err, err_size, "spec %s changed since the export",
 			               specs[i]->path);
-		if (selected[i] != im->spec_cases[i])
+		uint64_t held = 0;
+		for (int k = 0; k < im->n_parts; k++)
+			held += im->parts[k]->spec_cases[i];
+		if (selected[i] != held)
 			return qc_errf(err, err_size,
 			               "spec %s gives %llu cases, the export holds %llu of it",
 			               specs[i]->path, (unsigned long long)selected[i],
-			               (unsigned long long)im->spec_cases[i]);
+			               (unsigned long long)held);
 	}
 	if (total != im->n_cases)
 		return qc_errf(err, err_size, "the run holds %llu cases, the export %u",
@@ -583,22 +846,26 @@ static void src_free(void *ctx, void *state)
 	free(s);
 }
 
-static const im_case *find_case(const qc_import *im, const char *name, uint32_t *index)
+static const im_case *find_case(const qc_import *im, const char *name, const im_part **part,
+                                uint32_t *index)
 {
 	uint64_t h = qc_hash64(name, 0);
 	size_t lo = 0, hi = im->n_cases;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (im->cases[im->by_hash[mid]].hash < h)
+		if (im->by_hash[mid].hash < h)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < im->n_cases && im->cases[im->by_hash[lo]].hash == h; lo++)
-		if (!strcmp(im->cases[im->by_hash[lo]].name, name)) {
-			*index = im->by_hash[lo];
-			return &im->cases[*index];
+	for (; lo < im->n_cases && im->by_hash[lo].hash == h; lo++) {
+		const im_part *P = im->parts[im->by_hash[lo].part];
+		if (!strcmp(P->cases[im->by_hash[lo].index].name, name)) {
+			*part = P;
+			*index = im->by_hash[lo].index;
+			return &P->cases[*index];
 		}
+	}
 	return NULL;
 }
 
@@ -608,6 +875,16 @@ static void answer(const rec *o, qc_exec_result *res)
 	static const char *const stages[] = {"supports", "prepare", "execute"};
 	memset(res, 0, sizeof *res);
 	res->seconds = (double)o->ns * 1e-9;
+	if (o->abort) {
+		res->outcome = o->status == QCF_ABORT_TIMEOUT ? QC_EXEC_TIMEOUT : QC_EXEC_CRASH;
+		snprintf(res->message, sizeof res->message, "%s (%s)",
+		         o->message[0]                    ? o->message
+		         : o->status == QCF_ABORT_TIMEOUT ? "the watchdog stopped the case"
+		                                          : "the device faulted",
+		         o->stage == 1 ? "qconform feed on the host saw no answer"
+		                       : "reported by the device");
+		return;
+	}
 	if (o->check == QCF_CHECK_NOT_RUN) {
 		res->outcome = QC_EXEC_ERROR;
 		snprintf(res->message, sizeof res->message, "the runner could not run it: %s",
@@ -626,16 +903,30 @@ static void answer(const rec *o, qc_exec_result *res)
 	               : o->status == QCF_INVALID_PARAM ? QC_EXEC_INVALID_PARAM
 	                                                : QC_EXEC_ERROR;
 	/* the memory rules the runner checked, in the words of run's runner */
-	if (o->check == QCF_CHECK_OUTPUT_PAST || o->check == QCF_CHECK_OUTPUT_BEFORE) {
-		res->outcome = QC_EXEC_ERROR;
+	if (o->check == QCF_CHECK_NONE)
+		return;
+	res->outcome = QC_EXEC_ERROR;
+	if (o->check == QCF_CHECK_OUTPUT_PAST || o->check == QCF_CHECK_OUTPUT_BEFORE)
 		snprintf(res->message, sizeof res->message, "wrote %s output %u",
 		         o->check == QCF_CHECK_OUTPUT_PAST ? "past the end of"
 		                                           : "before the start of",
 		         o->check_index);
-	} else if (o->check == QCF_CHECK_INPUT) {
-		res->outcome = QC_EXEC_ERROR;
+	else if (o->check == QCF_CHECK_INPUT)
 		snprintf(res->message, sizeof res->message, "modified input %u", o->check_index);
-	}
+	else if (o->check == QCF_CHECK_CALL)
+		snprintf(res->message, sizeof res->message,
+		         "modified the call's description (tensors, shapes, quantization or "
+		         "attributes)");
+	else if (o->check_index == 0)
+		snprintf(res->message, sizeof res->message,
+		         "wrote outside its buffers (the runner's free arena after the case)");
+	else if (o->check_index == 1)
+		snprintf(res->message, sizeof res->message,
+		         "wrote outside its buffers (the case file's bytes)");
+	else
+		snprintf(res->message, sizeof res->message,
+		         "wrote outside its buffers (the firmware's watched region %u)",
+		         o->check_index - 2);
 }
 
 static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
@@ -659,10 +950,10 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 	for (int i = 0; i < n; i++) {
 		const qc_case *c = cases[i];
 		uint32_t index;
-		const im_case *ic = find_case(im, c->name, &index);
+		const im_part *P;
+		const im_case *ic = find_case(im, c->name, &P, &index);
 		if (!ic)
-			return qc_errf(err, err_size, "case %s is not in the export %s", c->name,
-			               im->dir);
+			return qc_errf(err, err_size, "case %s is not in the export", c->name);
 		/* the case as this run built it must be the case the runner ran */
 		qc_case_encode(c, index, &s->enc);
 		if (s->enc.n != ic->size || qc_crc32(0, s->enc.p, s->enc.n - 4) != ic->crc)
@@ -671,28 +962,43 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 			        "case %s as the specs build it now differs from its exported "
 			        "case file: export again",
 			        c->name);
+		qcf_op_call *call = &s->calls[i];
+		*call = c->call;
+		call->outputs = &s->outs[(size_t)i * QC_MAX_TENSORS];
+		staged[i] = call;
+		if (ic->have == REC_STARTED) {
+			/* started, never answered, and the runner went on after it */
+			memset(&results[i], 0, sizeof results[i]);
+			results[i].outcome = QC_EXEC_CRASH;
+			snprintf(results[i].message, sizeof results[i].message,
+			         "the runner stopped during the case: its start has no record and "
+			         "a later run went on after it (a crash, a hang or a reset of the "
+			         "device)");
+			continue;
+		}
 		unsigned char *file = NULL;
 		const unsigned char *p = ic->rec;
 		size_t len = ic->rec_len;
 		char path[2400];
 		if (!p) {
-			snprintf(path, sizeof path, "%s/%06u.qco", im->outputs, index);
+			snprintf(path, sizeof path, "%s/%06u.qco", P->outputs, index);
 			if (!(file = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &len, err,
 			                           err_size)))
 				return -1;
-			p = file;
+			size_t start = len >= 12 ? le32(file + 8) : len;
+			p = file + (start <= len ? start : len);
+			len -= start <= len ? start : len;
 		}
 		rec o;
-		char why[256];
+		char why[256] = "not the record read before";
 		if (parse_case_record(p, len, &o, why, sizeof why) != 0 || o.index != index ||
-		    o.case_crc != ic->crc) {
+		    (o.case_crc != ic->crc && o.case_crc != 0)) {
 			free(file);
+			if (o.message)
+				free(o.message);
 			return qc_errf(err, err_size, "the record of case %s: %s", c->name, why);
 		}
 		answer(&o, &results[i]);
-		qcf_op_call *call = &s->calls[i];
-		*call = c->call;
-		call->outputs = &s->outs[(size_t)i * QC_MAX_TENSORS];
 		int fault = 0;
 		if (results[i].outcome == QC_EXEC_OK) {
 			if (o.n_out != (uint32_t)c->call.n_outputs)
@@ -717,7 +1023,6 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 			        "the record of case %s holds other outputs than the case has "
 			        "(their count or sizes)",
 			        c->name);
-		staged[i] = call;
 	}
 	return 0;
 }
@@ -729,7 +1034,7 @@ const qc_jobs_source *qc_import_source(qc_import *im, qc_plugin_info *info)
 	snprintf(info->version, sizeof info->version, "%s", im->plugin_version);
 	info->abi_version = im->abi;
 	snprintf(info->sha256, sizeof info->sha256, "%s", im->records_sha);
-	snprintf(info->path, sizeof info->path, "%s", im->outputs);
+	snprintf(info->path, sizeof info->path, "%s", im->parts[0]->outputs);
 	im->src.execute = src_execute;
 	im->src.free_state = src_free;
 	im->src.ctx = im;
@@ -743,67 +1048,130 @@ const qc_import_meta *qc_import_report_meta(const qc_import *im)
 
 /* ---- qconform import ---- */
 
-static int import_open(qc_import *im, const char *dir, const char *outputs, char *err,
-                       size_t err_size)
+/* Opens part k: its export and its records. */
+static int part_open(qc_import *im, const char *dir, const char *outputs, char *err,
+                     size_t err_size)
 {
-	snprintf(im->dir, sizeof im->dir, "%s", dir);
-	if (load_export(im, err, err_size) != 0)
+	if (im->n_parts == MAX_PARTS)
+		return qc_errf(err, err_size, "more than %d export directories", MAX_PARTS);
+	im_part *P = qc_xcalloc(1, sizeof *P);
+	im->parts[im->n_parts++] = P;
+	snprintf(P->dir, sizeof P->dir, "%s", dir);
+	if (load_export(P, err, err_size) != 0)
+		return -1;
+	if (im->n_parts > 1 && same_selection(im->parts[0], P, err, err_size) != 0)
 		return -1;
 	if (outputs)
-		snprintf(im->outputs, sizeof im->outputs, "%s", outputs);
+		snprintf(P->outputs, sizeof P->outputs, "%s", outputs);
 	else
-		snprintf(im->outputs, sizeof im->outputs, "%s/outputs", dir);
+		snprintf(P->outputs, sizeof P->outputs, "%s/outputs", dir);
 	struct stat sb;
-	if (stat(im->outputs, &sb) != 0)
-		return qc_errf(err, err_size, "%s: %s (the runner's records)", im->outputs,
+	if (stat(P->outputs, &sb) != 0)
+		return qc_errf(err, err_size, "%s: %s (the runner's records)", P->outputs,
 		               strerror(errno));
-	im->stream = !S_ISDIR(sb.st_mode);
-	qc_sha256_init(&im->sha);
-	if ((im->stream ? load_stream(im, err, err_size) : load_directory(im, err, err_size)) != 0)
+	P->stream = !S_ISDIR(sb.st_mode);
+	qc_sha256_init(&P->sha);
+	if ((P->stream ? load_stream(im, P, err, err_size)
+	               : load_directory(im, P, err, err_size)) != 0)
 		return -1;
-	for (uint32_t i = 0; i < im->n_cases; i++)
-		if (!im->cases[i].have) {
-			char after[64] = "holds no case";
-			if (im->any_case)
-				snprintf(after, sizeof after, "ends after case %u", im->last_case);
-			return qc_errf(err, err_size,
-			               "%s: no record of case %u (%s): the runner's record %s (did "
-			               "the device stop? run the rest with the runner's --first %u "
-			               "and import every stream joined)",
-			               im->outputs, i, im->cases[i].name, after, i);
-		}
+	for (uint32_t i = 0; i < P->n_cases; i++) {
+		if (P->cases[i].have == REC_STARTED && P->cases[i].judged)
+			im->judged++;
+		else if (P->cases[i].have == REC_ABORT)
+			im->device_aborts++;
+		if (P->cases[i].have != REC_NONE)
+			continue;
+		if (!P->stream)
+			return qc_errf(
+			        err, err_size,
+			        "%s/%06u.qco: missing (no record of case %u, %s: run the rest "
+			        "with the runner's --resume)",
+			        P->outputs, i, i, P->cases[i].name);
+		char after[64] = "holds no case";
+		if (P->any_case)
+			snprintf(after, sizeof after, "ends after case %u", P->last_case);
+		return qc_errf(err, err_size,
+		               "%s: no record of case %u (%s): the runner's record %s (did "
+		               "the device stop? run the rest with the runner's --first %u "
+		               "and import every stream joined)",
+		               P->outputs, i, P->cases[i].name, after, i);
+	}
 	uint8_t d[32];
-	qc_sha256_final(&im->sha, d);
+	qc_sha256_final(&P->sha, d);
 	for (int i = 0; i < 32; i++)
-		snprintf(im->records_sha + 2 * i, 3, "%02x", d[i]);
-	im->meta = (qc_import_meta){im->dir,
-	                            im->manifest_sha,
-	                            im->outputs,
-	                            im->stream ? "stream" : "directory",
-	                            im->runner_version,
-	                            !strcmp(im->mode, "freestanding") ? "freestanding" : "hosted"};
+		snprintf(P->records_sha + 2 * i, 3, "%02x", d[i]);
+	im->n_cases += P->n_cases;
 	return 0;
 }
 
-qc_import *qc_import_open(const char *dir, const char *outputs, char *err, size_t err_size)
+static int import_open(qc_import *im, const char *const *dirs, const char *const *outputs,
+                       int n_dirs, char *err, size_t err_size)
 {
-	qc_import *im = qc_xcalloc(1, sizeof *im);
-	if (import_open(im, dir, outputs, err, err_size) != 0) {
-		import_free(im);
-		return NULL;
+	for (int i = 0; i < n_dirs; i++)
+		if (part_open(im, dirs[i], outputs[i], err, err_size) != 0)
+			return -1;
+	if (im->n_parts > 1) {
+		/* shards K/N of one export: each once, none missing */
+		uint32_t count = im->parts[0]->shard_count;
+		if (im->n_parts != (int)count)
+			return qc_errf(err, err_size,
+			               "%d export directories of %u shards: import every shard of "
+			               "the export, each once",
+			               im->n_parts, count);
+		for (int i = 0; i < im->n_parts; i++)
+			for (int k = 0; k < i; k++)
+				if (im->parts[i]->shard_index == im->parts[k]->shard_index)
+					return qc_errf(err, err_size,
+					               "shard %u/%u given twice (%s, %s)",
+					               im->parts[i]->shard_index, count,
+					               im->parts[k]->dir, im->parts[i]->dir);
 	}
-	return im;
-}
-
-void qc_import_close(qc_import *im)
-{
-	if (im)
-		import_free(im);
+	/* every case by name, over the parts */
+	im->by_hash = qc_xcalloc((size_t)im->n_cases + 1, sizeof *im->by_hash);
+	size_t k = 0;
+	for (int i = 0; i < im->n_parts; i++)
+		for (uint32_t c = 0; c < im->parts[i]->n_cases; c++)
+			im->by_hash[k++] = (im_ref){im->parts[i]->cases[c].hash, (uint32_t)i, c};
+	qsort(im->by_hash, k, sizeof *im->by_hash, cmp_ref);
+	/* the records' identity: one part's sha256, or that of the parts' in order */
+	if (im->n_parts == 1)
+		snprintf(im->records_sha, sizeof im->records_sha, "%s", im->parts[0]->records_sha);
+	else {
+		qc_sha256 sha;
+		uint8_t d[32];
+		qc_sha256_init(&sha);
+		for (int i = 0; i < im->n_parts; i++)
+			qc_sha256_update(&sha, im->parts[i]->records_sha, 64);
+		qc_sha256_final(&sha, d);
+		for (int i = 0; i < 32; i++)
+			snprintf(im->records_sha + 2 * i, 3, "%02x", d[i]);
+	}
+	for (int i = 0; i < im->n_parts; i++) {
+		const im_part *P = im->parts[i];
+		im->part_meta[i] =
+		        (qc_import_part_meta){P->dir,         P->manifest_sha,
+		                              P->outputs,     P->stream ? "stream" : "directory",
+		                              P->records_sha, P->shard_index,
+		                              P->shard_count};
+	}
+	const im_part *A = im->parts[0];
+	im->meta = (qc_import_meta){A->dir,
+	                            A->manifest_sha,
+	                            A->outputs,
+	                            A->stream ? "stream" : "directory",
+	                            im->runner_version,
+	                            im->mode,
+	                            im->part_meta,
+	                            im->n_parts,
+	                            im->device_aborts,
+	                            im->judged};
+	return 0;
 }
 
 int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 {
-	const char *dir = NULL, *outputs = NULL;
+	const char *dirs[MAX_PARTS], *outputs[MAX_PARTS];
+	int n_dirs = 0;
 	qc_run_opts o;
 	memset(&o, 0, sizeof o);
 	o.timeout_s = 30;
@@ -816,9 +1184,15 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 			fprintf(stderr, "qconform import: missing value after %s\n", a);
 			return 2;
 		}
-		if (!strcmp(a, "--outputs"))
-			outputs = v;
-		else if (!strcmp(a, "--json"))
+		if (!strcmp(a, "--outputs")) {
+			if (!n_dirs || outputs[n_dirs - 1]) {
+				fprintf(stderr,
+				        "qconform import: --outputs names the records of the "
+				        "export directory before it (one each)\n");
+				return 2;
+			}
+			outputs[n_dirs - 1] = v;
+		} else if (!strcmp(a, "--json"))
 			o.json_path = v;
 		else if (!strcmp(a, "--html"))
 			o.html_path = v;
@@ -840,49 +1214,88 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 			o.quiet = 1;
 		else if (a[0] == '-' && a[1])
 			return qc_help_unknown_option("import", a);
-		else if (!dir)
-			dir = a;
-		else {
-			fprintf(stderr, "qconform import: one export directory, not also %s\n", a);
+		else if (n_dirs == MAX_PARTS) {
+			fprintf(stderr, "qconform import: at most %d export directories\n",
+			        MAX_PARTS);
 			return 2;
+		} else {
+			outputs[n_dirs] = NULL;
+			dirs[n_dirs++] = a;
 		}
 		i += takes;
 	}
-	if (!dir) {
+	if (!n_dirs) {
 		fprintf(stderr, "qconform import: needs the export directory (qconform export "
 		                "--out DIR)\n");
 		return 2;
 	}
-	qc_import *im = qc_xcalloc(1, sizeof *im);
 	char err[2048];
-	if (import_open(im, dir, outputs, err, sizeof err) != 0) {
+	qc_import *im = qc_import_open(dirs, outputs, n_dirs, err, sizeof err);
+	if (!im) {
 		fprintf(stderr, "qconform import: %s\n", err);
-		import_free(im);
 		return 2;
 	}
-	/* the export's selection, the runner's plugin options: the run of the export */
-	o.paths = im->paths;
-	o.n_paths = (int)im->n_paths;
-	for (uint32_t i = 0; i < im->n_filters; i++)
-		o.filters[o.n_filters++] = im->filters[i];
-	o.case_names = (const char **)im->case_names;
-	o.n_case_names = (int)im->n_case_names;
-	o.profile = im->profile[0] ? im->profile : NULL;
-	for (uint32_t i = 0; i < im->n_extensions; i++)
-		o.extensions[o.n_extensions++] = im->extensions[i];
-	o.seed = im->seed;
-	o.shard_index = (int)im->shard_index;
-	o.shard_count = (int)im->shard_count;
-	for (int i = 0; i < im->n_options; i++)
-		o.options[o.n_options++] = im->options[i];
+	qc_import_run_opts(im, &o);
 	o.self = self;
 	o.command = command;
 	o.argv = argv + 1;
 	o.argc = argc - 1;
-	o.import = im;
-	printf("import: %s, the runner's records %s (%s, runner of qconform %s, %s)\n", im->dir,
-	       im->outputs, im->meta.outputs_kind, im->runner_version, im->meta.runner_mode);
 	int rc = qc_cmd_run(&o);
-	import_free(im);
+	qc_import_close(im);
 	return rc;
+}
+
+void qc_import_run_opts(qc_import *im, qc_run_opts *o)
+{
+	/* the export's selection, the runner's plugin options: the run of the export */
+	const im_part *A = im->parts[0];
+	o->paths = A->paths;
+	o->n_paths = (int)A->n_paths;
+	for (uint32_t i = 0; i < A->n_filters; i++)
+		o->filters[o->n_filters++] = A->filters[i];
+	o->case_names = (const char **)A->case_names;
+	o->n_case_names = (int)A->n_case_names;
+	o->profile = A->profile[0] ? A->profile : NULL;
+	for (uint32_t i = 0; i < A->n_extensions; i++)
+		o->extensions[o->n_extensions++] = A->extensions[i];
+	o->seed = A->seed;
+	/* one shard alone is that shard; every shard together is the whole selection */
+	o->shard_index = im->n_parts == 1 ? (int)A->shard_index : 0;
+	o->shard_count = im->n_parts == 1 ? (int)A->shard_count : 0;
+	for (int i = 0; i < im->n_options; i++)
+		o->options[o->n_options++] = im->options[i];
+	o->import = im;
+	printf("import: %s%s, the runner's records %s (%s, %s runner of qconform %s)%s\n", A->dir,
+	       im->n_parts > 1 ? " and the other shards" : "", A->outputs,
+	       A->stream ? "stream" : "directory", im->mode, im->runner_version,
+	       im->judged ? "; cases started and never answered are CRASH" : "");
+}
+
+const char *qc_import_profile(const qc_import *im)
+{
+	return im->parts[0]->profile;
+}
+
+void qc_import_extensions(const qc_import *im, const char *const **ext, int *n, int *filtered)
+{
+	const im_part *A = im->parts[0];
+	*ext = (const char *const *)A->extensions;
+	*n = (int)A->n_extensions;
+	*filtered = A->n_filters || A->n_case_names || (im->n_parts == 1 && A->shard_count);
+}
+
+qc_import *qc_import_open(const char *const *dirs, const char *const *outputs, int n_dirs,
+                          char *err, size_t err_size)
+{
+	qc_import *im = qc_xcalloc(1, sizeof *im);
+	if (import_open(im, dirs, outputs, n_dirs, err, err_size) != 0) {
+		import_free(im);
+		return NULL;
+	}
+	return im;
+}
+
+void qc_import_close(qc_import *im)
+{
+	import_free(im);
 }

@@ -11,15 +11,25 @@
 
 #include "jobs.h"
 #include "report.h"
+#include "run.h"
 #include "spec.h"
 
 typedef struct qc_import qc_import;
 
-/* An export directory and a runner's records (outputs: a directory or a stream; NULL: DIR/outputs)
- * read and checked, as `import` reads them before it judges: the import, or NULL with the
- * reason in err. */
-qc_import *qc_import_open(const char *dir, const char *outputs, char *err, size_t err_size);
+/* Export directories and their runners' records (outputs[i]: a directory or a stream; NULL:
+ * DIR/outputs) read and checked, as `import` reads them before it judges. Several directories
+ * must be the shards K/N of one export, each once. The import, or NULL with the reason in
+ * err. */
+qc_import *qc_import_open(const char *const *dirs, const char *const *outputs, int n_dirs,
+                          char *err, size_t err_size);
 void qc_import_close(qc_import *im);
+/* The run of the import: the export's selection (the whole of it for every shard) and the
+ * runner's plugin options set in o, o->import set. Prints what is imported. */
+void qc_import_run_opts(qc_import *im, qc_run_opts *o);
+/* The export's --profile ("" without one), its --extension list, and whether it selects part
+ * of the profile (--filter, --case, or one shard alone). */
+const char *qc_import_profile(const qc_import *im);
+void qc_import_extensions(const qc_import *im, const char *const **ext, int *n, int *filtered);
 
 /* The run loaded these specs: are they the export's (paths, sha256, cases)? 0, or -1 and err. */
 int qc_import_check_specs(const qc_import *im, qc_spec *const *specs, const uint64_t *selected,

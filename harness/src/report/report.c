@@ -187,14 +187,21 @@ static void iso_time(char *buf, size_t n, time_t t)
 }
 
 /* head, then an object of n string members k[i]: v[i]. */
-static void string_members(FILE *f, const char *head, const char *const *k, const char *const *v,
-                           int n)
+/* head, then an object of n string members, left open for more members. */
+static void string_members_open(FILE *f, const char *head, const char *const *k,
+                                const char *const *v, int n)
 {
 	fputs(head, f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : "{", k[i]);
 		qc_json_string(f, v[i]);
 	}
+}
+
+static void string_members(FILE *f, const char *head, const char *const *k, const char *const *v,
+                           int n)
+{
+	string_members_open(f, head, k, v, n);
 	fputc('}', f);
 }
 
@@ -271,7 +278,22 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		                   "outputs_kind", "runner_version",  "runner_mode"};
 		const char *v[] = {im->export_dir,   im->manifest_sha256, im->outputs,
 		                   im->outputs_kind, im->runner_version,  im->runner_mode};
-		string_members(f, ", \"import\": ", k, v, 6);
+		string_members_open(f, ", \"import\": ", k, v, 6);
+		fprintf(f, ", \"aborted\": %d, \"judged_unanswered\": %d, \"parts\": [",
+		        im->aborted, im->judged);
+		for (int i = 0; i < im->n_parts; i++) {
+			const qc_import_part_meta *pm = &im->parts[i];
+			const char *pk[] = {"export", "manifest_sha256", "outputs", "outputs_kind",
+			                    "records_sha256"};
+			const char *pv[] = {pm->export_dir, pm->manifest_sha256, pm->outputs,
+			                    pm->outputs_kind, pm->records_sha256};
+			string_members_open(f, i ? ", " : "", pk, pv, 5);
+			if (pm->shard_count)
+				fprintf(f, ", \"shard\": {\"index\": %u, \"count\": %u}",
+				        pm->shard_index, pm->shard_count);
+			fputs("}", f);
+		}
+		fputs("]}", f);
 	}
 	fputs(",\n  \"plugin\": {\"name\": ", f);
 	qc_json_string(f, meta->plugin->name);
@@ -283,7 +305,7 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 	qc_json_string(f, meta->plugin->sha256);
 	/* who computed what: the harness, or the device through --remote (not checked) */
 	const char *src = meta->plugin->remote[0] ? "device" : "harness";
-	fprintf(f, ", \"sha256_source\": \"%s\"", src);
+	fprintf(f, ", \"sha256_source\": \"%s\"", meta->import ? "records" : src);
 	const qc_platform *pf = &meta->plugin->platform; /* import: nothing of the device's */
 	const char *pk[] = {"source", "machine", "system", "cpu", "emulation"};
 	const char *pv[] = {meta->import ? "device" : src, pf->machine, pf->system, pf->cpu,

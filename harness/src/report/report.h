@@ -42,13 +42,23 @@ typedef struct qc_profile_tally {
 int qc_profile_op_index(char *const *ops, int n, const qc_case *c);
 
 /* qconform import: where the kernel's outputs came from (the report's run.import). */
+typedef struct qc_import_part_meta {
+	const char *export_dir, *manifest_sha256, *outputs, *outputs_kind;
+	const char *records_sha256; /* of the records read, in order */
+	uint32_t shard_index, shard_count;
+} qc_import_part_meta;
+
 typedef struct qc_import_meta {
-	const char *export_dir;      /* the export directory */
-	const char *manifest_sha256; /* of its manifest.qcm */
-	const char *outputs;         /* the runner's records: a directory or a stream file */
-	const char *outputs_kind;    /* "directory" or "stream" */
-	const char *runner_version;  /* the qconform version the runner was built from */
-	const char *runner_mode;     /* "hosted" or "freestanding" */
+	const char *export_dir;           /* the (first) export directory */
+	const char *manifest_sha256;      /* of its manifest.qcm */
+	const char *outputs;              /* the runner's records: a directory or a stream file */
+	const char *outputs_kind;         /* "directory" or "stream" */
+	const char *runner_version;       /* the qconform version the runner was built from */
+	const char *runner_mode;          /* "hosted", "freestanding" or "streamed" */
+	const qc_import_part_meta *parts; /* every export directory (the shards) */
+	int n_parts;
+	int aborted; /* cases a fault or watchdog handler (or qconform feed) aborted */
+	int judged;  /* cases started and never answered, judged CRASH */
 } qc_import_meta;
 
 typedef struct qc_run_meta {
