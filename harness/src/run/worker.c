@@ -1172,11 +1172,13 @@ static void *keeper_pass_down(void *p)
 		unsigned char head[sizeof(qc_hello) > sizeof(qc_command) ? sizeof(qc_hello)
 		                                                         : sizeof(qc_command)];
 		size_t got = 0;
+		if (!h.length)
+			keeper_saw(h.type, head, 0);
 		for (uint32_t left = h.length; left;) {
 			ssize_t r = read(k->from, buf, left < sizeof buf ? left : sizeof buf);
 			if (r < 0 && errno == EINTR)
 				continue;
-			if (r <= 0 || pass(k->to, buf, (size_t)r) < 0)
+			if (r <= 0)
 				goto end;
 			if (got < sizeof head) {
 				size_t c = (size_t)r < sizeof head - got ? (size_t)r
@@ -1184,9 +1186,14 @@ static void *keeper_pass_down(void *p)
 				memcpy(head + got, buf, c);
 				got += c;
 			}
+			/* the clock starts before the worker can have the whole frame: none of
+			 * its answers can come before it */
+			if ((uint32_t)r == left)
+				keeper_saw(h.type, head, got);
+			if (pass(k->to, buf, (size_t)r) < 0)
+				goto end;
 			left -= (uint32_t)r;
 		}
-		keeper_saw(h.type, head, got);
 	}
 end:
 	pthread_mutex_lock(&kp.mu);
