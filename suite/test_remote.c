@@ -8,13 +8,24 @@
  *   - a failing case's reproduce command runs it through the same --remote command;
  *   - what breaks the stream is one line and exit 2, and what ran before is in the report:
  *     a command that does not start, one that writes something else, a worker of another
- *     stream protocol (a frame written by Python with its own CRC-32), a truncated stream, a
- *     corrupted frame.
+ *     stream protocol (a frame written by Python with its own CRC-32), a corrupted frame, a
+ *     stream through a terminal (a pty, or CR inserted before LF), a link lost four times in
+ *     a row with no case answered between;
+ *   - a lost link is not a verdict: the transport killed mid-run (within a frame, between
+ *     frames, or silent while alive) is started again, the cases in flight run again, and the
+ *     report equals an uninterrupted run's, with the reconnects counted;
+ *   - the timeout is the device's: a link slower per transfer than the timeout turns no case
+ *     into TIMEOUT, and a kernel that hangs is TIMEOUT from the device's keeper;
+ *   - the keeper kills its worker the moment its stdin closes (a hung create() included);
+ *   - the ssh recipe, against a local sshd where one can be started: the local run's report,
+ *     and the ssh client killed mid-run changes nothing but the reconnect count.
  */
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "digest.h"
@@ -40,7 +51,7 @@ static const char *worker(void)
 	return path;
 }
 
-/* Cases equal but for their timings. */
+/* Cases equal but for their timings (and reproduce commands). */
 static size_t differing(json_t *a, json_t *b)
 {
 	json_t *ca = json_object_get(a, "cases"), *cb = json_object_get(b, "cases");
@@ -52,6 +63,8 @@ static size_t differing(json_t *a, json_t *b)
 		       *y = json_deep_copy(json_array_get(cb, i));
 		json_object_del(x, "seconds");
 		json_object_del(y, "seconds");
+		json_object_del(x, "reproduce"); /* names --remote, or not */
+		json_object_del(y, "reproduce");
 		if (!json_equal(x, y) && n++ < 3)
 			printf("\n    differs: %s", json_string_value(json_object_get(x, "name")));
 		json_decref(x);
@@ -193,20 +206,7 @@ static void test_broken_streams(void)
 	fputs(fake_worker, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "python3 %s", path);
-	refused(tmp, cmd, "speaks stream protocol 99, this qconform 3");
-	/* the stream cut after 40 kB: the cases answered before it are in the report */
-	snprintf(cmd, sizeof cmd, "python3 %s/filter.py cut 40000 %s --stdio", tmp, worker());
-	refused(tmp, cmd, "truncated frame");
-	snprintf(path, sizeof path, "%s/r.json", tmp);
-	json_t *r = json_load_file(path, 0, NULL);
-	CU_ASSERT_PTR_NOT_NULL(r);
-	size_t done = json_array_size(json_object_get(r, "cases"));
-	CU_ASSERT(done > 0 && done < 195);
-	json_decref(r);
-	/* and its journal, for --resume once the link is back */
-	snprintf(path, sizeof path, "%s/r.json.journal", tmp);
-	CU_ASSERT(access(path, F_OK) == 0);
-	unlink(path);
+	refused(tmp, cmd, "speaks stream protocol 99, this qconform 4");
 	snprintf(cmd, sizeof cmd, "python3 %s/filter.py flip 30000 %s --stdio", tmp, worker());
 	refused(tmp, cmd, "CRC-32 mismatch");
 	qct_rmdir(tmp);
@@ -311,10 +311,461 @@ static void test_device_reports(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * A transport that passes the stream frame by frame (argv[4:] is the worker, argv[3] a file
+ * counting the connections), and on frame K (argv[2]) up from the worker of the first
+ * connection (n = 0):
+ *   drop     ends within the frame (half of it written), and exits; later connections pass
+ *   between  exits before the frame
+ *   drop-all as drop, and every later connection drops its second frame (no answer again)
+ *   stall    writes nothing more, alive, until killed
+ *   kill     kills the worker command (SIGKILL: an ssh client killed) and ends with it
+ *   delay    sleeps K/10 s before every frame but the first, on every connection
+ *   crlf     LF turned into CR LF in everything from the worker (a terminal's output)
+ *   hello    passes the HELLO down and exits, the worker left running on its own
+ * Counting frames, not time: where the link fails does not depend on the machine's load.
+ */
+static const char link_filter[] =
+        "import os, struct, subprocess, sys, threading, time\n"
+        "mode, k, state, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]\n"
+        "try: n = int(open(state).read())\n"
+        "except Exception: n = 0\n"
+        "open(state, 'w').write(str(n + 1))\n"
+        "w = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "def exact(fd, m):\n"
+        "    b = b''\n"
+        "    while len(b) < m:\n"
+        "        c = os.read(fd, m - len(b))\n"
+        "        if not c: break\n"
+        "        b += c\n"
+        "    return b\n"
+        "if mode == 'hello':\n"
+        "    h = exact(0, 16)\n"
+        "    w.stdin.write(h + exact(0, struct.unpack('<IIII', h)[2])); w.stdin.flush()\n"
+        "    os._exit(0)\n"
+        "def down():\n"
+        "    while True:\n"
+        "        b = os.read(0, 65536)\n"
+        "        if not b: break\n"
+        "        w.stdin.write(b); w.stdin.flush()\n"
+        "    w.stdin.close()\n"
+        "threading.Thread(target=down, daemon=True).start()\n"
+        "up, out, i = w.stdout.fileno(), sys.stdout.buffer, 0\n"
+        "while True:\n"
+        "    h = exact(up, 16)\n"
+        "    if len(h) < 16:\n"
+        "        out.write(h); out.flush(); os._exit(0)\n"
+        "    f = h + exact(up, struct.unpack('<IIII', h)[2])\n"
+        "    at = k if n == 0 else 1 if mode == 'drop-all' else -1\n"
+        "    if i == at and mode in ('drop', 'drop-all'):\n"
+        "        out.write(f[:len(f) // 2]); out.flush(); os._exit(0)\n"
+        "    if i == at and mode == 'between': os._exit(0)\n"
+        "    if i == at and mode == 'stall': time.sleep(3600)\n"
+        "    if i == at and mode == 'kill':\n"
+        "        w.kill(); w.wait(); os._exit(0)\n"
+        "    if mode == 'delay' and i > 0: time.sleep(k / 10)\n"
+        "    if mode == 'crlf': f = f.replace(b'\\n', b'\\r\\n')\n"
+        "    out.write(f); out.flush(); i += 1\n";
+
+/* The link filter at tmp/link.py, its connection count (tmp/connections) reset. */
+static void link_filter_file(const char *tmp)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s/link.py", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(link_filter, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/connections", tmp);
+	unlink(path);
+}
+
+/* The --remote command through the link filter to worker_path --stdio. */
+static void link_command(const char *tmp, const char *mode, int k, const char *worker_path,
+                         char *cmd, size_t size)
+{
+	link_filter_file(tmp);
+	snprintf(cmd, size, "python3 %s/link.py %s %d %s/connections %s --stdio", tmp, mode, k, tmp,
+	         worker_path);
+}
+
+/* The run through the link filter: its report, exit status, stdout (out, freed by the
+ * caller) and the connections made. */
+static json_t *run_linked(const char *tmp, const char *args, const char *remote, int *status,
+                          char **out, int *connections)
+{
+	char json[700];
+	snprintf(json, sizeof json, "%s/linked.json", tmp);
+	unlink(json);
+	qct_proc p;
+	*out = NULL;
+	if (qct_sh(&p, "%s run %s --jobs 1 --json %s --plugin %s --remote \"%s\"",
+	           qct_build_path("qconform"), args, json,
+	           qct_build_path("libqconform_reference.so"), remote) != 0)
+		return NULL;
+	*status = p.status;
+	*out = strdup(p.out);
+	if (p.status != 0)
+		printf("\n    exit %d: %.400s", p.status, p.err);
+	qct_proc_free(&p);
+	char path[700];
+	snprintf(path, sizeof path, "%s/connections", tmp);
+	char *c = qct_read_file(path);
+	*connections = c ? atoi(c) : 0;
+	free(c);
+	json_t *r = json_load_file(json, 0, NULL);
+	if (r)
+		qct_validate_report_later(json, "a run through a failing link");
+	return r;
+}
+
+static int reconnects(json_t *r)
+{
+	json_t *n = json_object_get(json_object_get(r, "summary"), "remote_reconnects");
+	return n ? (int)json_integer_value(n) : -1;
+}
+
+/*
+ * The transport killed mid-run (a frame cut, or between frames; the worker left behind sees
+ * its stdin end and dies): the run reconnects once and its report equals the local run's.
+ * A transport that is alive and silent is dropped after the case's timeout and the link's
+ * allowance, and the same follows. A link lost four times in a row without an answer stops
+ * the run as a broken stream does, the cases judged before it in the report and its journal.
+ */
+static void test_link_lost(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, rst, conns;
+	char cmd[2000], *out;
+	json_t *local = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	static const char *const modes[] = {"drop", "between"};
+	for (size_t i = 0; i < 2; i++) {
+		link_command(tmp, modes[i], 40, worker(), cmd, sizeof cmd);
+		json_t *r = run_linked(tmp, "specs/litert/add.yaml", cmd, &rst, &out, &conns);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		printf("\n    %s at frame 40: exit %d, %d connections, %d reconnect(s)", modes[i],
+		       rst, conns, reconnects(r));
+		CU_ASSERT_EQUAL(rst, st);
+		CU_ASSERT_EQUAL(differing(local, r), 0);
+		CU_ASSERT_EQUAL(conns, 2);
+		CU_ASSERT_EQUAL(reconnects(r), 1);
+		CU_ASSERT_PTR_NOT_NULL(
+		        strstr(out, "remote: the link to the worker was lost 1 time:"));
+		free(out);
+		json_decref(r);
+	}
+	/* alive and silent: the harness's own deadline (0.5 s, and 5.5 s for the link) */
+	double t0 = qct_now_s();
+	link_command(tmp, "stall", 20, worker(), cmd, sizeof cmd);
+	json_t *r = run_linked(tmp, "specs/litert/add.yaml --timeout 0.5", cmd, &rst, &out, &conns);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	printf("\n    stall at frame 20: exit %d, %d connections, %d reconnect(s), %.1f s", rst,
+	       conns, reconnects(r), qct_now_s() - t0);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	CU_ASSERT_EQUAL(reconnects(r), 1);
+	free(out);
+	json_decref(r);
+	/* lost again and again: the run stops, one line */
+	link_command(tmp, "drop-all", 40, worker(), cmd, sizeof cmd);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(
+	        qct_sh(&p,
+	               "%s run specs/litert/add.yaml --quiet --jobs 1 --json %s/r.json "
+	               "--plugin %s --remote \"%s\"",
+	               qct_build_path("qconform"), tmp, qct_build_path("libqconform_reference.so"),
+	               cmd),
+	        0);
+	const char *nl = strchr(p.err, '\n');
+	int ok = p.status == 2 && strstr(p.err, "was lost 4 times in a row, no case answered") &&
+	         strstr(p.err, "truncated frame") && nl && !strchr(nl + 1, '\n');
+	if (!ok)
+		printf("\n    drop-all: exit %d, stderr: %s", p.status, p.err);
+	CU_ASSERT(ok);
+	qct_proc_free(&p);
+	char path[700];
+	snprintf(path, sizeof path, "%s/r.json", tmp);
+	r = json_load_file(path, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	size_t done = json_array_size(json_object_get(r, "cases"));
+	printf("\n    drop-all: %zu cases in the report", done);
+	CU_ASSERT(done > 0 && done <= 39); /* at most the first connection's 39 answers */
+	CU_ASSERT_EQUAL(reconnects(r), 3);
+	json_decref(r);
+	/* and its journal, for --resume once the link is back */
+	snprintf(path, sizeof path, "%s/r.json.journal", tmp);
+	CU_ASSERT(access(path, F_OK) == 0);
+	json_decref(local);
+	qct_rmdir(tmp);
+}
+
+/* The first cases of add.yaml, by name (--case). */
+static const char few_cases[] = "--case 'litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/0' "
+                                "--case 'litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/1' "
+                                "--case 'litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/2' "
+                                "--case 'litert/add/sh=[[];[7];[7]],p=[0.1;-128;0.1;-128]/0'";
+
+/*
+ * The timeout is the kernel's, on the device: a link that takes 0.6 s per frame with a
+ * --timeout of 0.5 s turns no case into TIMEOUT (each answer comes 0.6 s after the one
+ * before: the harness's clock alone would call every case TIMEOUT); a kernel that hangs is
+ * TIMEOUT by the device's keeper, with the local run's message (were it the harness's
+ * deadline instead, the link would be called lost, four times, and the run would stop).
+ */
+static void test_device_timeout(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st, rst, conns;
+	char cmd[2000], *out, args[1200];
+	snprintf(args, sizeof args, "specs/litert/add.yaml %s --timeout 0.5", few_cases);
+	json_t *local = qct_run_report(tmp, &st, NULL, "%s", args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(local, "cases")), 4);
+	link_command(tmp, "delay", 6, worker(), cmd, sizeof cmd);
+	double t0 = qct_now_s();
+	json_t *r = run_linked(tmp, args, cmd, &rst, &out, &conns);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	printf("\n    0.6 s a frame, --timeout 0.5: exit %d, %.1f s", rst, qct_now_s() - t0);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	CU_ASSERT_EQUAL(reconnects(r), 0);
+	CU_ASSERT_EQUAL(conns, 1);
+	free(out);
+	json_decref(r);
+	json_decref(local);
+	/* a kernel that hangs (QuantizeLinear), through --remote */
+	const char *spec = "specs/onnx/quantize_linear.yaml --filter '*int8,zp=0,scale=2.0/0'";
+	local = qct_run_report(tmp, &st, NULL, "%s --plugin %s --timeout 0.5", spec,
+	                       qct_stub("hang"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	r = qct_run_report(tmp, &rst, NULL, "%s --timeout 0.5 --remote '%s --stdio --plugin %s'",
+	                   spec, worker(), qct_stub("hang"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(rst, st);
+	size_t timeouts = 0;
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		timeouts += !strcmp(qct_verdict(c), "TIMEOUT") &&
+		            !strcmp(qct_str(c, "message"), "timed out after 0.5 s (worker killed)");
+	}
+	printf("\n    hang through --remote: %zu TIMEOUT of %zu cases", timeouts,
+	       json_array_size(cases));
+	CU_ASSERT(timeouts > 0);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	CU_ASSERT_EQUAL(reconnects(r), 0);
+	json_decref(r);
+	json_decref(local);
+	qct_rmdir(tmp);
+}
+
+/* Live processes whose command line holds pattern (pgrep: a zombie has none). */
+static int alive(const char *pattern)
+{
+	qct_proc p;
+	if (qct_sh(&p, "pgrep -f -- '%s' | wc -l", pattern) != 0)
+		return -1;
+	int n = atoi(p.out);
+	qct_proc_free(&p);
+	return n;
+}
+
+/*
+ * The keeper kills its worker the moment its stdin closes: a transport that passes the HELLO
+ * and dies leaves a worker hung in create() (the plugin's, from its first call), which must
+ * be gone at once, not at a timeout (this one is 30 s): polled for up to 10 s.
+ */
+static void test_keeper_stdin(void)
+{
+	const char *tmp = qct_tmpdir();
+	char link[700], cmd[2000], pattern[800];
+	snprintf(link, sizeof link, "%s/keeper.worker", tmp);
+	CU_ASSERT_EQUAL_FATAL(symlink(worker(), link), 0);
+	link_command(tmp, "hello", 0, link, cmd, sizeof cmd);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/litert/add.yaml --quiet --json %s/r.json "
+	                             "--timeout 30 --plugin %s --plugin-option fault=hang-restart "
+	                             "--plugin-option arg=1 --plugin-option state=%s/state "
+	                             "--remote \"%s\"",
+	                             qct_build_path("qconform"), tmp, qct_stub("hostile"), tmp,
+	                             cmd),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	qct_proc_free(&p);
+	snprintf(pattern, sizeof pattern, "%s/keeper.worke[r]", tmp);
+	double t0 = qct_now_s();
+	int n = alive(pattern);
+	while (n > 0 && qct_now_s() - t0 < 10) {
+		usleep(20000);
+		n = alive(pattern);
+	}
+	printf("\n    the worker is gone %.2f s after the run", qct_now_s() - t0);
+	CU_ASSERT_EQUAL(n, 0);
+	if (n > 0) {
+		qct_sh(&p, "pkill -KILL -f -- '%s'", pattern);
+		qct_proc_free(&p);
+	}
+	qct_rmdir(tmp);
+}
+
+/* A stream through a terminal: one line that says so, whether what came was mangled output (CR
+ * before LF) or the terminal's echo of the harness's own frames (script(1) gives a pty). */
+static void test_terminal(void)
+{
+	const char *tmp = qct_tmpdir();
+	char cmd[2000];
+	link_command(tmp, "crlf", 0, worker(), cmd, sizeof cmd);
+	refused(tmp, cmd, "passed through a terminal");
+	qct_proc p;
+	int have_script = qct_sh(&p, "command -v script") == 0 && p.status == 0;
+	qct_proc_free(&p);
+	if (have_script) {
+		snprintf(cmd, sizeof cmd, "script -qfc '%s --stdio' /dev/null", worker());
+		refused(tmp, cmd, "passed through a terminal");
+	} else {
+		printf("\n    no script(1): the pty is not tried");
+	}
+	qct_rmdir(tmp);
+}
+
+/* A port nobody listens on now (the kernel's pick; another may take it before sshd). */
+static int free_port(void)
+{
+	qct_proc p;
+	int port = 0;
+	if (qct_sh(&p, "python3 -c 'import socket; s = socket.socket(); "
+	               "s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])'") == 0)
+		port = atoi(p.out);
+	qct_proc_free(&p);
+	return port;
+}
+
+/*
+ * The ssh recipe of the README against a local sshd of the test's own (its host key, a client
+ * key, its config; skipped with a note where sshd is not installed or cannot start, as when
+ * not root): the report equals the local run's; the ssh client killed mid-run (by the link
+ * filter, at a frame of the first connection) costs a reconnect and nothing else, and the
+ * remote worker it left is gone (its keeper saw sshd close its stdin).
+ */
+static void test_ssh(void)
+{
+	if (access("/usr/sbin/sshd", X_OK) != 0) {
+		printf("\n    no /usr/sbin/sshd: skipped");
+		return;
+	}
+	const char *tmp = qct_tmpdir();
+	qct_proc p;
+	int port = free_port();
+	/* privilege separation wants its directory; as root it can be made */
+	if (geteuid() == 0 && access("/run/sshd", F_OK) != 0)
+		mkdir("/run/sshd", 0755);
+	char cfg[700];
+	snprintf(cfg, sizeof cfg, "%s/sshd_config", tmp);
+	FILE *f = fopen(cfg, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f,
+	        "HostKey %s/host_key\nAuthorizedKeysFile %s/client_key.pub\nPidFile %s/sshd.pid\n"
+	        "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\n"
+	        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nLogLevel ERROR\n",
+	        tmp, tmp, tmp);
+	fclose(f);
+	int started =
+	        port > 0 &&
+	        qct_sh(&p,
+	               "ssh-keygen -q -t ed25519 -N '' -f %s/host_key && "
+	               "ssh-keygen -q -t ed25519 -N '' -f %s/client_key && "
+	               "{ /usr/sbin/sshd -D -f %s -p %d -o ListenAddress=127.0.0.1 -E %s/sshd.log "
+	               "</dev/null >/dev/null 2>&1 & echo $!; }",
+	               tmp, tmp, cfg, port, tmp) == 0 &&
+	        p.status == 0;
+	pid_t sshd = started ? (pid_t)atoi(p.out) : 0;
+	if (started)
+		qct_proc_free(&p);
+	char ssh[1500], user[64] = "root";
+	if (geteuid() != 0 && qct_sh(&p, "id -un") == 0) {
+		snprintf(user, sizeof user, "%.*s", (int)strcspn(p.out, "\n"), p.out);
+		qct_proc_free(&p);
+	}
+	snprintf(ssh, sizeof ssh,
+	         "ssh -T -p %d -i %s/client_key -o StrictHostKeyChecking=no "
+	         "-o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR %s@127.0.0.1",
+	         port, tmp, user);
+	/* up when a login works (sshd may take a moment to listen) */
+	int up = 0;
+	for (double t0 = qct_now_s(); sshd > 0 && !up && qct_now_s() - t0 < 10;) {
+		up = qct_sh(&p, "%s true </dev/null", ssh) == 0 && p.status == 0;
+		qct_proc_free(&p);
+		if (!up)
+			usleep(100000);
+	}
+	if (!up) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/sshd.log", tmp);
+		char *log = qct_read_file(path);
+		printf("\n    sshd could not be started or reached (%.200s): skipped",
+		       log && *log ? log : "no log");
+		free(log);
+		if (sshd > 0)
+			kill(sshd, SIGTERM);
+		qct_rmdir(tmp);
+		return;
+	}
+	/* the worker under a name of its own, to find what outlives the link */
+	char link[700], remote[2400], cmd[3000], pattern[800], abs_ref[1200], cwd[1024];
+	snprintf(link, sizeof link, "%s/ssh.worker", tmp);
+	CU_ASSERT_EQUAL_FATAL(symlink(worker(), link), 0);
+	const char *ref = qct_build_path("libqconform_reference.so");
+	snprintf(abs_ref, sizeof abs_ref, "%s%s%s", ref[0] == '/' ? "" : getcwd(cwd, sizeof cwd),
+	         ref[0] == '/' ? "" : "/", ref);
+	snprintf(remote, sizeof remote, "%s %s --stdio --plugin %s", ssh, link, abs_ref);
+	int st, rst, conns;
+	json_t *local = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	json_t *r = qct_run_report(tmp, &rst, NULL, "specs/litert/add.yaml --remote '%s'", remote);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	CU_ASSERT_EQUAL(reconnects(r), 0);
+	json_decref(r);
+	/* the ssh client killed at frame 40 of its first connection */
+	link_filter_file(tmp);
+	snprintf(cmd, sizeof cmd, "python3 %s/link.py kill 40 %s/connections %s", tmp, tmp, remote);
+	char *out;
+	r = run_linked(tmp, "specs/litert/add.yaml", cmd, &rst, &out, &conns);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	printf("\n    ssh killed at frame 40: exit %d, %d connections, %d reconnect(s)", rst, conns,
+	       reconnects(r));
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	CU_ASSERT_EQUAL(conns, 2);
+	CU_ASSERT_EQUAL(reconnects(r), 1);
+	free(out);
+	json_decref(r);
+	snprintf(pattern, sizeof pattern, "%s/ssh.worke[r]", tmp);
+	double t0 = qct_now_s();
+	int n = alive(pattern);
+	while (n > 0 && qct_now_s() - t0 < 10) {
+		usleep(20000);
+		n = alive(pattern);
+	}
+	printf(", the remote workers gone %.2f s after the run", qct_now_s() - t0);
+	CU_ASSERT_EQUAL(n, 0);
+	json_decref(local);
+	kill(sshd, SIGTERM);
+	qct_rmdir(tmp);
+}
+
 void qct_register_remote(void)
 {
 	CU_pSuite s = qct_suite("remote");
 	CU_add_test(s, "--remote: the local run's report, what the worker is", test_same_report);
 	CU_add_test(s, "--remote: broken streams are one line, exit 2", test_broken_streams);
 	CU_add_test(s, "--remote: what the device reports is labelled so", test_device_reports);
+	CU_add_test(s, "--remote: a lost link is no verdict, reconnected", test_link_lost);
+	CU_add_test(s, "--remote: the timeout is the device's", test_device_timeout);
+	CU_add_test(s, "--remote: the keeper kills its worker at stdin's end", test_keeper_stdin);
+	CU_add_test(s, "--remote: a terminal in the stream is named", test_terminal);
+	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
 }

@@ -874,6 +874,8 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	iso_time(when, sizeof when, meta->finished);
 	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
+	if (meta->plugin->remote[0])
+		fprintf(f, ", \"remote_reconnects\": %d", meta->remote_reconnects);
 	fprintf(f,
 	        ", \"waived\": %llu, \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": "
 	        "%.3f}\n}\n",

@@ -99,6 +99,9 @@ typedef struct qc_run_meta {
 	const qc_import_meta *import;
 	/* the diagnosis of the failures (an op's "diagnosis"), or NULL */
 	struct qc_diagnosis *diagnosis;
+	/* --remote: how many times the link to a remote worker was lost and the command started
+	 * again (summary.remote_reconnects) */
+	int remote_reconnects;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;

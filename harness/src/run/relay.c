@@ -8,14 +8,20 @@
  *   command -> CASES           each case's bytes and the offsets of its pointers
  *   ANSWER -> changed bytes into the arena, then the answer packet
  *   FAULT  -> forwarded as a local worker's fault would be; the signal remembered
+ *   TIMEOUT -> QC_MSG_TIMEOUT: the device's keeper killed the worker at the case's timeout
+ *   EXIT   -> the relay dies as the worker process did
  *
- * When CMD's stream ends the relay dies as the remote worker did: of the signal its last FAULT
- * named (an ssh session ends with a status, not with the signal), else of the signal or with
- * the status CMD ended with. A stream that breaks (a corrupted or truncated frame) is not a
- * verdict: the relay says so in a QC_MSG_BROKEN packet and the run stops with it. A whole
- * frame that says what the worker never says (a frame of another type, an answer out of its
- * command or its case) is the worker process's doing, which holds the plugin: the running
- * case's failure (a FAULT marked garbled), the remote worker killed, never the run's end.
+ * The keeper announces every end of the worker (FAULT, TIMEOUT, EXIT): the relay then dies as
+ * the remote worker did, of the signal its FAULT named (an ssh session ends with a status, not
+ * with the signal), else of the signal or with the status EXIT says. A stream that ends
+ * without such a word (within a frame or between frames) is the link's end or the transport's
+ * (ssh, adb, qemu), not the kernel's: the relay says so in a QC_MSG_LINK packet, and the
+ * harness starts CMD again for the cases in flight. A stream that breaks (a corrupted frame,
+ * bytes that are no frame) is not a verdict either: a QC_MSG_BROKEN packet, and the run stops
+ * with it. A whole frame that says what the worker never says (a frame of another type, an
+ * answer out of its command or its case) is the worker process's doing, which holds the
+ * plugin: the running case's failure (a FAULT marked garbled), the remote worker killed, never
+ * the run's end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +52,8 @@ typedef struct relay {
 	int child_fd;       /* its pidfd: readable once it exited, or -1 */
 	unsigned char *map; /* the arena, mapped here */
 	int fault_signal;   /* the last FAULT's signal */
+	int exit_status;    /* EXIT's wait status */
+	int exited;         /* EXIT came */
 	unsigned char *buf; /* frames in */
 	size_t cap;
 	unsigned char *frame; /* frames out */
@@ -138,6 +146,34 @@ static _Noreturn void broken(relay *r, const char *fmt, ...)
 	_exit(3);
 }
 
+/* The stream ended without the keeper's word on the worker's end: the link's end, said to the
+ * harness (QC_MSG_LINK), which starts CMD again. */
+static _Noreturn void link_down(relay *r, const char *fmt, ...)
+{
+	qc_answer m;
+	memset(&m, 0, sizeof m);
+	m.magic = QC_MSG_LINK;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m.message, sizeof m.message, fmt, ap);
+	va_end(ap);
+	qc_send_full(r->chan, &m, sizeof m);
+	if (r->child > 0)
+		kill(r->child, SIGKILL);
+	_exit(6);
+}
+
+/* The stream ended within a command without the keeper's word: what CMD did says why. */
+static _Noreturn void link_lost(relay *r, const char *why)
+{
+	close(r->to);
+	char how[96];
+	describe(reap_child(r), how, sizeof how);
+	link_down(r,
+	          "the stream from `%s` ended without the remote worker's last word (%s; `%s` %s)",
+	          r->a->remote, why, r->a->remote, how);
+}
+
 /* A well-formed frame the worker never sends: the plugin's doing, the case's failure. */
 static _Noreturn void garbled(relay *r, const char *fmt, ...)
 {
@@ -157,17 +193,14 @@ static _Noreturn void garbled(relay *r, const char *fmt, ...)
 	_exit(5);
 }
 
-/* CMD's stream ended between frames: die as the remote worker did. */
+/* The keeper said how the worker ended (FAULT, EXIT): die as the remote worker did. */
 static _Noreturn void follow_death(relay *r)
 {
 	close(r->to);
-	int st = reap_child(r);
-	int sig = r->fault_signal;
-	if (!sig && WIFSIGNALED(st))
+	reap_child(r);
+	int st = r->exit_status, sig = r->fault_signal;
+	if (!sig && r->exited && WIFSIGNALED(st))
 		sig = WTERMSIG(st);
-	/* a shell reports a child killed by signal N as status 128 + N */
-	if (!sig && WIFEXITED(st) && WEXITSTATUS(st) > 128 && WEXITSTATUS(st) < 128 + 32)
-		sig = WEXITSTATUS(st) - 128;
 	if (sig && sig != SIGKILL && sig != SIGSTOP) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -181,7 +214,19 @@ static _Noreturn void follow_death(relay *r)
 	}
 	if (sig == SIGKILL)
 		raise(SIGKILL);
-	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+	_exit(r->exited && WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+}
+
+/* An EXIT frame: how the worker process ended, then the relay so. */
+static _Noreturn void take_exit(relay *r, size_t len)
+{
+	qc_keeper_note k;
+	if (len != sizeof k)
+		garbled(r, "an EXIT frame of %zu bytes", len);
+	memcpy(&k, r->buf, sizeof k);
+	r->exit_status = k.status;
+	r->exited = 1;
+	follow_death(r);
 }
 
 /* A command with no shell syntax in it runs without a shell, split at blanks: its death by a
@@ -257,7 +302,8 @@ static void send_hello(relay *r)
 			return;
 		char how[96];
 		describe(reap_child(r), how, sizeof how);
-		refuse(r, "the remote command `%s` %s before its worker answered", a->remote, how);
+		link_down(r, "the remote command `%s` %s before its worker answered", a->remote,
+		          how);
 	}
 }
 
@@ -268,14 +314,20 @@ static void wait_loaded(relay *r)
 	char why[256];
 	int got = qc_frame_read(r->from, &type, &r->buf, &r->cap, &len, (size_t)1 << 20, why,
 	                        sizeof why);
-	if (got == 0) {
+	if (got == 0 || got == -2) {
+		/* no word at all, or a frame cut short: the first load says so and stops, a
+		 * later one is a lost link (the harness knows which) */
 		char how[96];
 		describe(reap_child(r), how, sizeof how);
-		refuse(r, "the remote command `%s` %s before its worker answered", r->a->remote,
-		       how);
+		if (got == 0)
+			link_down(r, "the remote command `%s` %s before its worker answered",
+			          r->a->remote, how);
+		link_down(r, "the remote command `%s`: %s", r->a->remote, why);
 	}
 	if (got < 0)
 		refuse(r, "the remote command `%s`: %s", r->a->remote, why);
+	if (type == QC_FRAME_HELLO) /* its own HELLO back: a terminal's echo */
+		refuse(r, "the remote command `%s`: %s", r->a->remote, QC_STREAM_TTY);
 	if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
 		/* it died loading the plugin (dlopen, a constructor, create()): so does the relay
 		 */
@@ -284,6 +336,8 @@ static void wait_loaded(relay *r)
 		r->fault_signal = f.signal;
 		follow_death(r);
 	}
+	if (type == QC_FRAME_EXIT)
+		take_exit(r, len);
 	uint32_t protocol = 0;
 	if (len >= 4)
 		memcpy(&protocol, r->buf, 4);
@@ -309,7 +363,7 @@ static void wait_loaded(relay *r)
 }
 
 /* Waits until CMD's stream has a frame or CMD exited (a process the kernel forked may hold the
- * stream open after it): dies as it did when it exited with nothing more to read. */
+ * stream open after it): with nothing more to read, the link is lost. */
 static void wait_frame(relay *r)
 {
 	for (;;) {
@@ -325,7 +379,7 @@ static void wait_frame(relay *r)
 			struct pollfd q = {.fd = r->from, .events = POLLIN};
 			if (poll(&q, 1, 0) > 0 && (q.revents & POLLIN))
 				return;
-			follow_death(r);
+			link_lost(r, "the remote command ended");
 		}
 	}
 }
@@ -349,8 +403,12 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 		for (uint32_t k = 0; k < d[i].n_outputs; k++)
 			out_put(r, r->map + d[i].rw_off[k], d[i].rw_len[k]);
 	}
-	if (qc_frame_write(r->to, QC_FRAME_CASES, r->frame, r->frame_len, NULL, 0) < 0)
-		follow_death(r); /* it died before reading: no case was running */
+	if (qc_frame_write(r->to, QC_FRAME_CASES, r->frame, r->frame_len, NULL, 0) < 0) {
+		/* it closed its stdin before reading: its last word may still be there */
+		struct pollfd q = {.fd = r->from, .events = POLLIN};
+		if (poll(&q, 1, 0) <= 0 || !(q.revents & POLLIN))
+			link_lost(r, "it took no command");
+	}
 	for (;;) {
 		uint32_t type;
 		size_t len;
@@ -359,9 +417,28 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 		int got = qc_frame_read(r->from, &type, &r->buf, &r->cap, &len,
 		                        r->a->arena_bytes + ((size_t)1 << 20), why, sizeof why);
 		if (got == 0)
-			follow_death(r);
+			link_lost(r, "between frames");
+		if (got == -2)
+			link_lost(r, why);
 		if (got < 0)
 			broken(r, "the stream from `%s` broke: %s", r->a->remote, why);
+		if (type == QC_FRAME_EXIT)
+			take_exit(r, len);
+		if (type == QC_FRAME_TIMEOUT) {
+			/* the device's clock: the keeper killed the worker at the timeout */
+			qc_keeper_note k;
+			if (len != sizeof k)
+				garbled(r, "a TIMEOUT frame of %zu bytes", len);
+			memcpy(&k, r->buf, sizeof k);
+			qc_answer m;
+			memset(&m, 0, sizeof m);
+			m.magic = QC_MSG_TIMEOUT;
+			m.seq = k.seq;
+			qc_send_full(r->chan, &m, sizeof m);
+			close(r->to);
+			reap_child(r);
+			_exit(0);
+		}
 		if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
 			qc_fault f;
 			memcpy(&f, r->buf, sizeof f);

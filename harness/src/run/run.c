@@ -1594,6 +1594,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	                  : o->remote ? NULL
 	                              : qc_default_reference_plugin(refbuf, sizeof refbuf);
 	cfg.remote = o->remote;
+	atomic_int reconnects = 0; /* --remote: the links lost, every job's */
+	cfg.reconnects = &reconnects;
 	cfg.options = o->options;
 	cfg.n_options = o->n_options;
 	cfg.timeout_s = o->timeout_s;
@@ -1819,6 +1821,7 @@ int qc_cmd_run(const qc_run_opts *o)
 	snprintf(stopped_by, sizeof stopped_by, "--max-failures %ld", o->max_failures);
 	meta.finished = time(NULL);
 	meta.wall_s = seconds_since(&t0);
+	meta.remote_reconnects = atomic_load(&reconnects);
 	qc_progress_clear(&st.progress);
 	meta.waived = st.waived;
 	if (interrupted) {
@@ -1842,6 +1845,10 @@ int qc_cmd_run(const qc_run_opts *o)
 		fprintf(stderr, "qconform: journal: %.3f s flushing, %lu fdatasync\n",
 		        st.journal_sync_s, st.journal_syncs);
 	qc_console_table(stdout, &st.stats, &meta);
+	if (meta.remote_reconnects)
+		printf("remote: the link to the worker was lost %d time%s: the command started "
+		       "again, the cases in flight ran again\n",
+		       meta.remote_reconnects, meta.remote_reconnects == 1 ? "" : "s");
 	if (meta.diagnosis)
 		qc_console_diagnosis(stdout, meta.diagnosis, o->datasheet);
 	if (ss.profile) {

@@ -83,7 +83,14 @@ extern char **environ;
 #define CLOSE_WAIT_S  5.0  /* at least this long for destroy() at close */
 #define EXIT_WAIT_S   2.0  /* for a worker whose channel closed to finish dying */
 #define START_TRIES   3    /* workers to try when the arena's address is taken in one */
-#define RING_WINDOW   ((size_t)4 << 20) /* arena bytes the slots go round in, */
+/* --remote: the link lost this many times in a row, no case answered between, stops the run */
+#define MAX_RECONNECTS 3
+/* --remote: beyond a case's timeout (which the device's keeper keeps), how long the harness
+ * waits for a word before it calls the link lost: this, the timeout again, and a second per
+ * MiB the command carries */
+#define LINK_WAIT_S      5.0
+#define LINK_BYTES_PER_S ((double)(1 << 20))
+#define RING_WINDOW      ((size_t)4 << 20) /* arena bytes the slots go round in, */
 #define RING_BASE                                                                                  \
 	((size_t)2 << 20) /* from here: a stray write far before its slot                          \
 	                       still lands in the arena */
@@ -113,11 +120,14 @@ typedef struct staged_case {
 } staged_case;
 
 struct qc_runner {
-	char *shown;      /* the plugin path as the caller gave it, for messages */
-	char *path;       /* its realpath, which the worker loads */
-	char *worker;     /* the worker executable (realpath) */
-	char *remote;     /* --remote: the command that starts a remote worker, or NULL */
-	char broken[300]; /* the relay's stream to the remote worker broke: why */
+	char *shown;            /* the plugin path as the caller gave it, for messages */
+	char *path;             /* its realpath, which the worker loads */
+	char *worker;           /* the worker executable (realpath) */
+	char *remote;           /* --remote: the command that starts a remote worker, or NULL */
+	char broken[300];       /* the relay's stream to the remote worker broke: why */
+	int link_down;          /* the last start's stream ended before its worker answered */
+	int link_row;           /* links lost since the last answer */
+	atomic_int *reconnects; /* qc_runner_config's, or NULL */
 	qcf_option *options;
 	int n_options;
 	double timeout_s;
@@ -461,6 +471,7 @@ static int try_spawn(qc_runner *r, char *err, size_t err_size)
 		return -1;
 	}
 	trace(r, "starting a worker (%s) for %s", r->worker, r->path);
+	r->link_down = 0;
 	pid_t pid = -1;
 	int rc = spawn_worker(r, sv[1], &pid);
 	close(sv[1]);
@@ -498,6 +509,8 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 	double t0 = r->spawned_at;
 	ssize_t got = -1;
 	int ready = 0;
+	qc_answer link; /* a relay's QC_MSG_LINK: no word from the remote side */
+	link.magic = 0;
 	for (;;) {
 		worker_load_msg lm;
 		ready = load_wait(r, wait - (qc_now_s() - t0));
@@ -508,6 +521,8 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 			continue;
 		if (got == (ssize_t)sizeof rep)
 			memcpy(&rep, &lm, sizeof rep);
+		if (got == (ssize_t)sizeof link && r->remote)
+			memcpy(&link, &lm, sizeof link);
 		break;
 	}
 	if (got == (ssize_t)sizeof rep && rep.ok && r->remote) {
@@ -555,6 +570,12 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 		rep.error[sizeof rep.error - 1] = '\0';
 		snprintf(why, sizeof why, "%s", rep.error);
 		*taken = rep.arena_taken != 0;
+		reap(pid, r->pidfd, EXIT_WAIT_S);
+	} else if (link.magic == QC_MSG_LINK) {
+		/* the first load stops on it; a later one is a lost link (run_piece) */
+		link.message[sizeof link.message - 1] = '\0';
+		snprintf(why, sizeof why, "%s", link.message);
+		r->link_down = 1;
 		reap(pid, r->pidfd, EXIT_WAIT_S);
 	} else if (ready == 0) {
 		reap(pid, r->pidfd, 0);
@@ -918,7 +939,16 @@ static int worker_alive(qc_runner *r)
 }
 
 /* What came from the worker. */
-enum { MSG_TIMEOUT = 0, MSG_ANSWER, MSG_FAULT, MSG_GONE, MSG_GARBLED, MSG_BROKEN };
+enum {
+	MSG_TIMEOUT = 0,
+	MSG_ANSWER,
+	MSG_FAULT,
+	MSG_GONE,
+	MSG_GARBLED,
+	MSG_BROKEN,
+	MSG_LINK,          /* the relay's stream ended without the remote side's word */
+	MSG_DEVICE_TIMEOUT /* the device's keeper killed the worker at the timeout */
+};
 
 typedef union worker_msg {
 	uint32_t magic;
@@ -938,6 +968,10 @@ static int classify(const worker_msg *m, ssize_t n, int remote)
 		return MSG_FAULT;
 	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_BROKEN && remote)
 		return MSG_BROKEN;
+	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_LINK && remote)
+		return MSG_LINK;
+	if (n == (ssize_t)sizeof m->ans && m->magic == QC_MSG_TIMEOUT && remote)
+		return MSG_DEVICE_TIMEOUT;
 	return n == 0 ? MSG_GONE : MSG_GARBLED;
 }
 
@@ -1458,7 +1492,38 @@ static int convict_awaited(qc_runner *r, staged_case *sc, const qcf_op_call *con
 	return 0;
 }
 
-/* Runs the staged cases r->cases[0..m): 0, or -2 when cancelled. */
+/* The case in flight when the link was lost: no verdict, it runs again as it was to run. */
+static void requeue(qc_runner *r, staged_case *sc, const qcf_op_call *const *calls)
+{
+	sc->done = sc->answered = 0;
+	if (sc->isolated) {
+		sc->alone = 1;
+		sc->fresh = sc->isolated_fresh;
+	}
+	reset_outputs(r, sc, calls[sc->index]);
+}
+
+/* --remote: the link was lost (why): 0 to start the command again, or -1 (r->broken) when it
+ * was lost MAX_RECONNECTS + 1 times in a row with no case answered between. */
+static int link_lost(qc_runner *r, const char *why)
+{
+	trace(r, "the link to the remote worker was lost: %s", why);
+	if (r->link_row >= MAX_RECONNECTS) {
+		snprintf(r->broken, sizeof r->broken,
+		         "the link to the remote worker was lost %d times in a row, no case "
+		         "answered between: %.200s",
+		         r->link_row + 1, why);
+		return -1;
+	}
+	r->link_row++;
+	if (r->reconnects)
+		atomic_fetch_add(r->reconnects, 1);
+	trace(r, "reconnecting (%d of %d in a row)", r->link_row, MAX_RECONNECTS);
+	return 0;
+}
+
+/* Runs the staged cases r->cases[0..m): 0, -1 when the stream broke (r->broken), or -2 when
+ * cancelled. */
 static int run_piece(qc_runner *r, size_t m, const qcf_op_call *const *calls,
                      qc_exec_result *results)
 {
@@ -1494,6 +1559,16 @@ again:
 			if (start_worker(r, why, sizeof why) < 0) {
 				if (atomic_load(&r->cancelled))
 					return -2;
+				if (r->link_down && r->load_s > 0) {
+					/* the command started again, and no word came */
+					size_t sl = strlen(r->shown);
+					if (link_lost(r, strncmp(why, r->shown, sl) == 0 &&
+					                                 why[sl] == ':'
+					                         ? why + sl + 2
+					                         : why) < 0)
+						return -1;
+					continue;
+				}
 				/* the plugin loaded once: a restart that fails ends this run for
 				 * the plugin (every case left is ERROR), not the harness */
 				r->gave_up = 1;
@@ -1543,6 +1618,14 @@ again:
 		qc_fault fault;
 		memset(&fault, 0, sizeof fault);
 		int have_fault = 0;
+		/* --remote: the device keeps the timeout; the harness waits longer for the link */
+		double wait_s = r->timeout_s;
+		if (r->remote && wait_s > 0) {
+			double bytes = 0;
+			for (size_t q = 0; q < n; q++)
+				bytes += (double)r->cases[list[q]].d.slot_len;
+			wait_s += LINK_WAIT_S + r->timeout_s + bytes / LINK_BYTES_PER_S;
+		}
 		double t0 = qc_now_s();
 		for (;;) {
 			int waiting = seq < n; /* for an answer, else for the command's end */
@@ -1552,7 +1635,7 @@ again:
 			/* a worker whose fault handler spoke dies at once: after its command's end,
 			 * one that lives on sent a forged fault */
 			int dying = have_fault && !waiting;
-			int got = next_msg(r, dying ? EXIT_WAIT_S : r->timeout_s, &msg);
+			int got = next_msg(r, dying ? EXIT_WAIT_S : wait_s, &msg);
 			if (atomic_load(&r->cancelled)) {
 				end_worker(r, 1);
 				return -2;
@@ -1568,6 +1651,7 @@ again:
 					suspect(r, sc, 0, calls, results);
 				if (res->late_write)
 					enter_probation(r, m, (long)list[seq], results, calls);
+				r->link_row = 0;
 				seq++;
 				t0 = qc_now_s();
 				continue;
@@ -1625,7 +1709,26 @@ again:
 				end_worker(r, 1);
 				break;
 			}
-			if (got == MSG_TIMEOUT) {
+			if (got == MSG_LINK || (got == MSG_TIMEOUT && r->remote)) {
+				/* not the kernel's doing: the command again, the case in flight in
+				 * it */
+				char why[300];
+				msg.ans.message[sizeof msg.ans.message - 1] = '\0';
+				if (got == MSG_LINK)
+					snprintf(why, sizeof why, "%s", msg.ans.message);
+				else
+					snprintf(why, sizeof why,
+					         "no word from the remote worker in %.3g s (its "
+					         "timeout of %g s and %.3g s for the link)",
+					         wait_s, r->timeout_s, wait_s - r->timeout_s);
+				end_worker(r, 1);
+				if (res)
+					requeue(r, sc, calls);
+				if (link_lost(r, why) < 0)
+					return -1;
+				break;
+			}
+			if (got == MSG_TIMEOUT || got == MSG_DEVICE_TIMEOUT) {
 				trace(r, "%s timed out, killing worker %ld",
 				      res ? "a case" : "the command's end", (long)r->pid);
 				end_worker(r, 1);
@@ -1941,6 +2044,7 @@ int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err
 				r->n_allow++;
 	}
 	r->shown = strdup(*p ? p : "the remote worker's plugin");
+	r->reconnects = cfg->reconnects;
 	if (remote && (r->remote = strdup(cfg->remote)) == NULL) {
 		free(r->shown);
 		r->shown = NULL;

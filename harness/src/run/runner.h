@@ -7,16 +7,20 @@
  * may be used from several threads at once (one runner per thread). A segfault or abort in the
  * worker is the verdict CRASH for the case it was running, a case running past the timeout is
  * TIMEOUT (the worker and its process group are killed); either way a fresh worker continues
- * with the rest of the batch. Calls are copied into memory shared with the worker, so the
- * harness's own buffers are out of the kernel's reach. While a case runs, only its own call is
- * accessible to the kernel (inputs and description read-only, outputs writable, closed pages
- * between): a write anywhere else is an ERROR of the case that made it, found from the fault's
- * address, including a write after execute returned ("output changed after execute returned").
- * Each output starts as the caller's output buffer holds it (a poison the caller chose), or a
- * fixed pattern when the caller gives none.
+ * with the rest of the batch. Through --remote, a stream that ends without the device's word
+ * on the worker's end is the link's, not a verdict: the command starts again and the case in
+ * flight runs again (3 times in a row at most without an answer, then the run stops). Calls
+ * are copied into memory shared with the worker, so the harness's own buffers are out of the
+ * kernel's reach. While a case runs, only its own call is accessible to the kernel (inputs and
+ * description read-only, outputs writable, closed pages between): a write anywhere else is an ERROR
+ * of the case that made it, found from the fault's address, including a write after execute
+ * returned ("output changed after execute returned"). Each output starts as the caller's output
+ * buffer holds it (a poison the caller chose), or a fixed pattern when the caller gives none.
  */
 #ifndef QC_RUNNER_H
 #define QC_RUNNER_H
+
+#include <stdatomic.h>
 
 #include "platform.h"
 #include "qconform/plugin.h"
@@ -41,6 +45,9 @@ typedef struct qc_runner_config {
 	 * reached through a relay (harness/src/run/stream.h); plugin_path is then the plugin's
 	 * path where that worker runs, or NULL for the one on its command line. */
 	const char *remote;
+	/* --remote: one added at each reconnect after the link was lost (several runners may
+	 * share it); NULL: not counted */
+	atomic_int *reconnects;
 } qc_runner_config;
 
 typedef struct qc_plugin_info {

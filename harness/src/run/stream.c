@@ -44,6 +44,7 @@ uint32_t qc_stream_layout(void)
 	        sizeof(qc_hello),
 	        sizeof(qc_loaded),
 	        sizeof(qc_span),
+	        sizeof(qc_keeper_note),
 	};
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -92,6 +93,37 @@ int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *
 	return 0;
 }
 
+/*
+ * Signs of a terminal between the ends, in what a failed read got (the header, then the
+ * payload read): a control byte echoed as ^X (a terminal's echo of the relay's own frames),
+ * or every LF after a CR (LF turned into CR LF). Binary data has some LFs, seldom all after a
+ * CR; carets are looked for in the header only.
+ */
+static int tty_signs(const unsigned char *h, size_t nh, const unsigned char *p, size_t np)
+{
+	size_t carets = 0, lf = 0, crlf = 0;
+	for (size_t i = 0; i + 1 < nh; i++)
+		carets += h[i] == '^' && h[i + 1] >= '@' && h[i + 1] <= '_';
+	for (size_t i = 0; i < nh + np; i++) {
+		unsigned char c = i < nh ? h[i] : p[i - nh];
+		unsigned char prev = i == 0 ? 0 : i - 1 < nh ? h[i - 1] : p[i - 1 - nh];
+		if (c == '\n') {
+			lf++;
+			crlf += prev == '\r';
+		}
+	}
+	return carets >= 2 || (lf > 0 && crlf == lf);
+}
+
+static int tty_why(const void *h, size_t nh, const unsigned char *p, size_t np, char *why,
+                   size_t why_size)
+{
+	if (!tty_signs(h, nh, p, np))
+		return 0;
+	snprintf(why, why_size, "%s", QC_STREAM_TTY);
+	return 1;
+}
+
 int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size_t *len, size_t max,
                   char *why, size_t why_size)
 {
@@ -103,6 +135,9 @@ int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size
 		snprintf(why, why_size, "reading the stream: %s", strerror(errno));
 		return -1;
 	}
+	if ((k < (ssize_t)sizeof h || h.magic != QC_STREAM_MAGIC || h.length > max) &&
+	    tty_why(&h, (size_t)k, NULL, 0, why, why_size))
+		return -1;
 	if (k >= 4 && h.magic != QC_STREAM_MAGIC) {
 		snprintf(why, why_size,
 		         "not a qconform frame (magic 0x%08x): the remote command wrote something "
@@ -113,7 +148,7 @@ int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size
 	if (k < (ssize_t)sizeof h) {
 		snprintf(why, why_size,
 		         "truncated frame: the stream ended %zd byte(s) into a header", k);
-		return -1;
+		return -2;
 	}
 	if (h.length > max) {
 		snprintf(why, why_size, "frame of %u bytes, more than the %zu allowed", h.length,
@@ -135,10 +170,14 @@ int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size
 		return -1;
 	}
 	if (k < (ssize_t)h.length) {
+		if (tty_why(&h, sizeof h, *buf, (size_t)k, why, why_size))
+			return -1;
 		snprintf(why, why_size, "truncated frame: %zd of its %u bytes came", k, h.length);
-		return -1;
+		return -2;
 	}
 	if (frame_crc(&h, *buf, h.length, NULL, 0) != h.crc) {
+		if (tty_why(&h, sizeof h, *buf, h.length, why, why_size))
+			return -1;
 		snprintf(why, why_size, "corrupted frame: CRC-32 mismatch (type %u, %u bytes)",
 		         h.type, h.length);
 		return -1;

@@ -34,7 +34,7 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 3
+#define QC_STREAM_PROTOCOL 4
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {
@@ -42,7 +42,11 @@ enum {
 	QC_FRAME_LOADED = 2, /* worker -> relay: qc_loaded */
 	QC_FRAME_CASES = 3,  /* relay -> worker: a qc_command, then per case (below) */
 	QC_FRAME_ANSWER = 4, /* worker -> relay: qc_answer, uint32 spans, pad, the spans */
-	QC_FRAME_FAULT = 5   /* worker -> relay: qc_fault (any fatal signal, in the arena or not) */
+	QC_FRAME_FAULT = 5,  /* worker -> relay: qc_fault (any fatal signal, in the arena or not) */
+	/* the keeper's own word (worker.c), never passed up from the worker: */
+	QC_FRAME_TIMEOUT =
+	        6,        /* keeper -> relay: qc_keeper_note, the case it killed at the timeout */
+	QC_FRAME_EXIT = 7 /* keeper -> relay: qc_keeper_note, how the worker process ended */
 };
 
 typedef struct qc_frame_header {
@@ -57,7 +61,7 @@ typedef struct qc_hello {
 	uint64_t arena_bytes;
 	uint64_t harness_base; /* the address the staged pointers are relative to */
 	uint64_t memory;       /* --worker-memory, 0: none */
-	uint32_t timeout_ms;   /* per case; the worker kills itself at 2x + 5 s (0: never) */
+	uint32_t timeout_ms;   /* per case, on the device's clock: the keeper's (0: none) */
 	uint32_t trace;
 	uint32_t sandbox;
 	uint32_t n_options;
@@ -72,6 +76,15 @@ typedef struct qc_loaded {
 	qc_load_report rep;
 } qc_loaded;
 
+/* TIMEOUT: case seq of the running command (its count: the command's end) ran past the
+ * timeout, and the keeper killed the worker. EXIT: the worker process ended with wait status
+ * `status` (after its FAULT, if it sent one). A stream that ends without either is the link's
+ * end, not the worker's. */
+typedef struct qc_keeper_note {
+	uint32_t seq;
+	int32_t status;
+} qc_keeper_note;
+
 /* Per case in a CASES frame: the qc_case_desc (arena offsets, as the harness staged it),
  * uint32 n_reloc, uint32 pad, n_reloc uint64 arena offsets of pointer fields, the ro bytes
  * (ro_len), then each output region's bytes (rw_len[k]). */
@@ -83,6 +96,11 @@ typedef struct qc_span {
 	uint32_t pad;
 } qc_span;
 
+/* Why a stream that passed through a terminal broke. */
+#define QC_STREAM_TTY                                                                              \
+	"the stream passed through a terminal, which turns LF into CR LF and echoes what it "      \
+	"is sent: start the worker without one (`adb exec-out`, not `adb shell`; `ssh -T`)"
+
 /* The ABI's layout here (pointer size, byte order, the offsets of the structs a staged call
  * holds), as one number both ends compare. */
 uint32_t qc_stream_layout(void);
@@ -91,7 +109,9 @@ uint32_t qc_stream_layout(void);
 int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb);
 
 /* Reads one frame into *buf (grown with realloc up to max bytes). 1 with *type and *len; 0
- * at a clean end of the stream (before a frame); -1 with the reason in why. */
+ * at a clean end of the stream (before a frame); -2 when it ended inside a frame; -1 with
+ * the reason in why for anything else. A stream mangled by a terminal (a pty turns LF into
+ * CR LF and echoes what it is sent) is -1, and why says so. */
 int qc_frame_read(int fd, uint32_t *type, unsigned char **buf, size_t *cap, size_t *len, size_t max,
                   char *why, size_t why_size);
 

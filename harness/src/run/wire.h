@@ -125,6 +125,13 @@ typedef struct qc_load_report {
 /* A qc_answer from a relay (stream.h) whose stream to the remote worker broke (a corrupted or
  * truncated frame): message says how. Not a verdict: the run stops with it. */
 #define QC_MSG_BROKEN 0x5142524bu /* "QBRK" */
+/* From a relay: the stream ended without the remote side's word on the worker's end (the link
+ * or the transport died, not the kernel): message says how; the harness starts the command
+ * again and runs the cases in flight again. */
+#define QC_MSG_LINK 0x514c4e4bu /* "QLNK" */
+/* From a relay: the device's keeper killed the worker at the timeout of case seq of the
+ * command (seq = its count: at the command's end). */
+#define QC_MSG_TIMEOUT 0x51544d4fu /* "QTMO" */
 
 /* How long a worker whose plugin has threads waits at the end of a command before saying so;
  * once the plugin was caught writing late, each case is its own command, with the longer wait,
@@ -202,7 +209,7 @@ typedef struct qc_worker_args {
 	const char *const *allow; /* paths that stay writable in the sandbox */
 	size_t memory;            /* address space limit beyond the arena (bytes); 0: none */
 	const char *remote;       /* --remote CMD: relay to a worker CMD starts (stream.h) */
-	unsigned timeout_ms;      /* the case timeout, for a remote worker's own watchdog */
+	unsigned timeout_ms;      /* the case timeout, for a remote worker's keeper */
 } qc_worker_args;
 
 /*

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -444,7 +445,7 @@ static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGABRT, &sa, NULL);
 	if (stream_fd >= 0) {
-		/* every other deadly signal too, and SIGALRM: the watchdog of a remote case */
+		/* every other deadly signal too, and SIGALRM (a plugin's own alarm) */
 		static const int more[] = {SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGALRM};
 		for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
 			sigaction(more[i], &sa, NULL);
@@ -1028,68 +1029,255 @@ static _Noreturn void stdio_refuse(qc_load_report *rep, const char *fmt, ...)
  * come and the child's frames up one by one, each checked (a frame, of a type the worker
  * sends, LOADED only first). Whatever the plugin writes on the child's pipe (stray bytes, a
  * frame of its own making that is not one) ends the child, not the stream: the keeper kills it,
- * sends a FAULT saying so (garbled) and ends, and the relay reports the running case. The
- * keeper dies as its child did, so a crash still travels as the signal.
+ * sends a FAULT saying so (garbled) and ends, and the relay reports the running case.
+ *
+ * The keeper also owns the worker's ends, so that the relay can tell them from the link's:
+ *   - the timeout, on the device's clock: from a command's arrival (or the last answer) to the
+ *     next answer, at most the HELLO's timeout_ms, or the keeper kills the worker and says
+ *     TIMEOUT (the plugin cannot stop this clock: it runs in another process);
+ *   - the worker's death: an EXIT frame with its wait status, after whatever it said;
+ *   - its stdin's end without a quit (the link or the relay gone): the worker is killed at
+ *     once, nobody is left to answer.
+ * It leads a process group of its own (unless stdin is a terminal, whose foreground group it
+ * must stay in) that the worker and its children inherit; every end of the keeper's kills that
+ * group, so nothing the kernel forked outlives it.
  */
+static struct {
+	pthread_mutex_t mu;   /* out, and the clock */
+	pthread_cond_t clock; /* the deadline changed */
+	int out;
+	pid_t child;
+	int own_group;       /* the keeper leads its process group */
+	unsigned timeout_ms; /* from HELLO; 0: none */
+	int armed;           /* 1: a case runs, 2: the worker quits */
+	struct timespec deadline;
+	uint32_t seq; /* answers of the running command */
+	int quit;     /* a quit command went down */
+} kp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, -1, 0, 0, 0, {0, 0}, 0, 0};
+
+/* How long a quitting worker may take to destroy its instance, beyond the timeout. */
+#define KEEPER_QUIT_GRACE_MS 5000u
+
+/* Kills the worker and whatever it forked (the keeper's group, the keeper with it). */
+static _Noreturn void keeper_end(int status)
+{
+	kill(kp.child, SIGKILL);
+	if (kp.own_group)
+		kill(0, SIGKILL);
+	_exit(status);
+}
+
+/* kp.mu held: the deadline ms from now, or none. */
+static void keeper_arm(int what, unsigned ms)
+{
+	kp.armed = ms ? what : 0;
+	if (ms) {
+		clock_gettime(CLOCK_MONOTONIC, &kp.deadline);
+		kp.deadline.tv_sec += (time_t)(ms / 1000);
+		kp.deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+		if (kp.deadline.tv_nsec >= 1000000000L) {
+			kp.deadline.tv_sec++;
+			kp.deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	pthread_cond_signal(&kp.clock);
+}
+
+/* The clock: a case past its timeout is killed and said TIMEOUT; a quit past its grace is
+ * killed. Ends the keeper. */
+static void *keeper_clock(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&kp.mu);
+	for (;;) {
+		if (!kp.armed) {
+			pthread_cond_wait(&kp.clock, &kp.mu);
+			continue;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > kp.deadline.tv_sec ||
+		    (now.tv_sec == kp.deadline.tv_sec && now.tv_nsec >= kp.deadline.tv_nsec))
+			break;
+		pthread_cond_timedwait(&kp.clock, &kp.mu, &kp.deadline);
+	}
+	/* the lock stays held: nothing else goes up */
+	kill(kp.child, SIGKILL);
+	if (kp.armed == 1) {
+		qc_keeper_note k = {kp.seq, 0};
+		qc_frame_write(kp.out, QC_FRAME_TIMEOUT, &k, sizeof k, NULL, 0);
+	}
+	keeper_end(0);
+}
+
 typedef struct keeper_down {
 	int from, to;
 } keeper_down;
 
+/* What went down: HELLO's timeout, a command's start (its first case's clock), a quit. */
+static void keeper_saw(uint32_t type, const unsigned char *head, size_t n)
+{
+	pthread_mutex_lock(&kp.mu);
+	if (type == QC_FRAME_HELLO && n >= sizeof(qc_hello)) {
+		qc_hello h;
+		memcpy(&h, head, sizeof h);
+		kp.timeout_ms = h.timeout_ms;
+	} else if (type == QC_FRAME_CASES && n >= sizeof(qc_command)) {
+		qc_command c;
+		memcpy(&c, head, sizeof c);
+		kp.seq = 0;
+		kp.quit = c.quit != 0;
+		keeper_arm(c.quit ? 2 : 1,
+		           c.quit ? kp.timeout_ms + KEEPER_QUIT_GRACE_MS : kp.timeout_ms);
+	}
+	pthread_mutex_unlock(&kp.mu);
+}
+
+static int pass(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The harness's bytes down, frame by frame (the worker checks them; a stream that is no
+ * frames passes on as it is). At stdin's end without a quit, the worker is killed. */
 static void *keeper_pass_down(void *p)
 {
 	keeper_down *k = p;
 	unsigned char buf[65536];
+	int framed = 1;
 	for (;;) {
-		ssize_t n = read(k->from, buf, sizeof buf);
+		qc_frame_header h;
+		size_t want = framed ? sizeof h : sizeof buf;
+		ssize_t n = framed ? qc_read_full(k->from, &h, sizeof h) : read(k->from, buf, want);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0 || pass(k->to, framed ? (unsigned char *)&h : buf, (size_t)n) < 0 ||
+		    (framed && n < (ssize_t)sizeof h))
 			break;
-		ssize_t w = 0;
-		for (ssize_t at = 0; at < n && w >= 0; at += w > 0 ? w : 0)
-			do
-				w = write(k->to, buf + at, (size_t)(n - at));
-			while (w < 0 && errno == EINTR);
-		if (w < 0)
-			break;
+		if (!framed)
+			continue;
+		if (h.magic != QC_STREAM_MAGIC) {
+			framed = 0;
+			continue;
+		}
+		unsigned char head[sizeof(qc_hello) > sizeof(qc_command) ? sizeof(qc_hello)
+		                                                         : sizeof(qc_command)];
+		size_t got = 0;
+		if (!h.length)
+			keeper_saw(h.type, head, 0);
+		for (uint32_t left = h.length; left;) {
+			ssize_t r = read(k->from, buf, left < sizeof buf ? left : sizeof buf);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				goto end;
+			if (got < sizeof head) {
+				size_t c = (size_t)r < sizeof head - got ? (size_t)r
+				                                         : sizeof head - got;
+				memcpy(head + got, buf, c);
+				got += c;
+			}
+			/* the clock starts before the worker can have the whole frame: none of
+			 * its answers can come before it */
+			if ((uint32_t)r == left)
+				keeper_saw(h.type, head, got);
+			if (pass(k->to, buf, (size_t)r) < 0)
+				goto end;
+			left -= (uint32_t)r;
+		}
 	}
-	close(k->to); /* the child reads the stream's end */
+end:
+	pthread_mutex_lock(&kp.mu);
+	int quit = kp.quit;
+	pthread_mutex_unlock(&kp.mu);
+	if (!quit)
+		keeper_end(0); /* nobody is left to answer */
+	close(k->to);          /* the quitting child reads the stream's end */
 	return NULL;
 }
 
-static _Noreturn void keeper_follow(pid_t child)
+/* Waits until the child's pipe has bytes (1) or the child ended with none left (0): a process
+ * the plugin forked may hold the pipe open after the worker died. */
+static int keeper_wait_up(int up, int child_fd)
+{
+	for (;;) {
+		struct pollfd p[2] = {{.fd = up, .events = POLLIN},
+		                      {.fd = child_fd, .events = POLLIN}};
+		int n = poll(p, child_fd >= 0 ? 2 : 1, child_fd >= 0 ? -1 : 200);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || p[0].revents)
+			return 1;
+		if (child_fd >= 0 && !p[1].revents)
+			continue;
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)kp.child, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid != 0) {
+			struct pollfd q = {.fd = up, .events = POLLIN};
+			return poll(&q, 1, 0) > 0 && (q.revents & POLLIN);
+		}
+	}
+}
+
+/* The worker ended: EXIT says how, then the keeper ends with everything it forked. */
+static _Noreturn void keeper_child_ended(void)
 {
 	int st = 0;
-	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+	while (waitpid(kp.child, &st, 0) < 0 && errno == EINTR)
 		;
-	qc_exit_like(st);
+	pthread_mutex_lock(&kp.mu);
+	qc_keeper_note k = {kp.seq, st};
+	qc_frame_write(kp.out, QC_FRAME_EXIT, &k, sizeof k, NULL, 0);
+	keeper_end(0);
 }
 
 static _Noreturn void keeper(int in, int out, int down, int up, pid_t child)
 {
+	kp.out = out;
+	kp.child = child;
+	signal(SIGPIPE, SIG_IGN); /* a write to a relay gone fails instead */
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&kp.clock, &ca);
 	keeper_down k = {in, down};
-	pthread_t t;
-	if (pthread_create(&t, NULL, keeper_pass_down, &k) != 0) {
-		kill(child, SIGKILL);
-		_exit(3);
-	}
+	pthread_t t, c;
+	if (pthread_create(&t, NULL, keeper_pass_down, &k) != 0 ||
+	    pthread_create(&c, NULL, keeper_clock, NULL) != 0)
+		keeper_end(3);
+	int child_fd = -1;
+#ifdef SYS_pidfd_open
+	child_fd = (int)syscall(SYS_pidfd_open, child, 0);
+#endif
 	unsigned char *buf = NULL;
 	size_t cap = 0, len;
 	uint32_t type;
 	char why[256];
 	for (int frames = 0;; frames++) {
+		if (!keeper_wait_up(up, child_fd))
+			keeper_child_ended();
 		int got = qc_frame_read(up, &type, &buf, &cap, &len, UINT32_MAX, why, sizeof why);
 		if (got == 0)
-			keeper_follow(child);
+			keeper_child_ended();
 		int ok = got > 0 &&
 		         (frames == 0 ? type == QC_FRAME_LOADED || type == QC_FRAME_FAULT
 		                      : type == QC_FRAME_ANSWER || type == QC_FRAME_FAULT);
 		if (ok && type == QC_FRAME_FAULT && len != sizeof(qc_fault))
 			ok = 0;
+		if (ok && type == QC_FRAME_ANSWER && len < sizeof(qc_answer))
+			ok = 0;
 		if (!ok) {
 			kill(child, SIGKILL);
-			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-				;
 			if (got > 0)
 				snprintf(why, sizeof why,
 				         "a frame of type %u where the worker sends none", type);
@@ -1099,13 +1287,28 @@ static _Noreturn void keeper(int in, int out, int down, int up, pid_t child)
 			        why);
 			qc_fault f;
 			qc_fault_garbled(&f);
+			pthread_mutex_lock(&kp.mu);
 			qc_frame_write(out, QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
-			_exit(5);
+			keeper_end(5);
 		}
-		if (qc_frame_write(out, type, buf, len, NULL, 0) < 0) {
-			kill(child, SIGKILL);
-			_exit(0); /* the relay went away */
+		pthread_mutex_lock(&kp.mu);
+		if (type == QC_FRAME_ANSWER) {
+			/* the next case's clock starts, or the command's end's; DONE stops it */
+			uint32_t magic;
+			memcpy(&magic, buf, 4);
+			if (magic == QC_MSG_DONE)
+				keeper_arm(0, 0);
+			else if (kp.armed == 1) {
+				kp.seq++;
+				keeper_arm(1, kp.timeout_ms);
+			}
+		} else if (type == QC_FRAME_FAULT && kp.armed == 1) {
+			keeper_arm(0, 0); /* the worker dies of it: EXIT follows */
 		}
+		int w = qc_frame_write(out, type, buf, len, NULL, 0);
+		pthread_mutex_unlock(&kp.mu);
+		if (w < 0)
+			keeper_end(0); /* the relay went away */
 	}
 }
 
@@ -1115,6 +1318,11 @@ static int start_keeper(int *in, int *out)
 	int down[2], up[2];
 	if (pipe2(down, O_CLOEXEC) < 0 || pipe2(up, O_CLOEXEC) < 0)
 		return -1;
+	/* a group of its own for the keeper, the worker and its children (a terminal's
+	 * foreground group is left alone: a background group reading it would be stopped) */
+	if (!isatty(*in))
+		setpgid(0, 0);
+	kp.own_group = getpgrp() == getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
@@ -1249,7 +1457,6 @@ static int stdio_main(int argc, char **argv)
 	qcf_instance *inst;
 	load(out, &a, &d, &inst, &rep);
 
-	unsigned watchdog = s.timeout_ms ? (2 * s.timeout_ms + 999) / 1000 + 5 : 0;
 	for (;;) {
 		got = qc_frame_read(in, &type, &buf, &cap, &len, s.bytes + ((size_t)1 << 24), why,
 		                    sizeof why);
@@ -1288,10 +1495,8 @@ static int stdio_main(int argc, char **argv)
 			stdio_now.ans = &ans;
 			atomic_store(&stdio_now.sent, 0);
 			atomic_flag_clear(&stdio_now.taken);
-			alarm(watchdog);
 			run_case(&d, inst, s.arena, &cd, i, &ans, &prep, NULL);
 			release_case(&d, inst, prep);
-			alarm(0);
 			int answered = stdio_answer_once();
 			if (answered < 0)
 				_exit(0);
