@@ -264,6 +264,23 @@ $(WORKER): $(WORKER_OBJ)
 	  -lnettle -lz \
 	  $(LDLIBS)
 
+# The static worker (README.md, "Kernels on another machine"): for a device whose libc is not
+# the build's, the worker with the plugin linked in (no dlopen) and every library static.
+#   make static-worker [PLUGIN_LIB='libvendor.a -lstdc++'] [CC=aarch64-linux-gnu-gcc]
+# PLUGIN_LIB: the kernel library and what it needs (default: the reference plugin).
+STATIC_WORKER := $(BUILD)/qconform-worker-static
+PLUGIN_LIB    ?= $(BUILD)/reference/plugin.o $(REF_A)
+$(BUILD)/static/worker.o: harness/src/run/worker.c | $(PB_GEN)/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DQC_WORKER_LINKED_PLUGIN -c $< -o $@
+$(STATIC_WORKER): $(filter-out $(BUILD)/harness/src/run/worker.o,$(WORKER_OBJ)) \
+                  $(BUILD)/static/worker.o $(filter %.o %.a,$(PLUGIN_LIB))
+	$(CC) -static $(LDFLAGS) -o $@ $(filter-out $(PLUGIN_LIB),$(filter %.o,$^)) $(PLUGIN_LIB) \
+	  -lm -lseccomp -lcap-ng -lnettle \
+	  -lz -pthread
+static-worker: $(STATIC_WORKER)
+.PHONY: static-worker
+
 # Cross builds (README.md, "Cross builds"):
 #   make deps-cross               (root) dpkg --add-architecture arm64, the cross toolchain,
 #                                 qemu-user and the arm64 libraries (CROSS_DEB_PKGS), and the
@@ -314,7 +331,11 @@ CROSS_WRAPPER   := $(BUILD)/qconform-worker-qemu
 CROSS_LD_PREFIX := $(if $(wildcard $(CROSS_SYSROOT)/lib/ld-linux-$(ARCH).so.1),$(CROSS_SYSROOT),/)
 .PHONY: cross-core cross-build
 cross-core: $(WORKER) $(REF_SO) $(CROSS_WRAPPER)
-cross-build: cross-core plugins
+# and the stub plugins (the hostile catalogue, the faulty kernels) and the static worker, for
+# a device's own run of the suite's kernels
+cross-build: cross-core plugins cross-stubs $(STATIC_WORKER)
+cross-stubs: $(STUB_SO)
+.PHONY: cross-stubs
 
 # The worker under qemu-user, as QCONFORM_WORKER: exec, so that qemu is the process the
 # harness started (the worker checks its parent) and inherits its fds. QEMU_LD_PREFIX, when

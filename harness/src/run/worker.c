@@ -202,6 +202,12 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 {
 	qc_load_report rep = *report;
 
+#ifdef QC_WORKER_LINKED_PLUGIN
+	/* the static worker: the plugin is linked in (make static-worker) */
+	(void)a;
+	qcf_negotiate_fn negotiate = qconform_plugin_negotiate;
+	trace("worker: the plugin is linked in");
+#else
 	trace("worker: dlopen(\"%s\", RTLD_NOW | RTLD_LOCAL)", a->plugin);
 	void *h = dlopen(a->plugin, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
@@ -215,6 +221,7 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 	trace("worker: found %s at %p", QCF_ENTRY_SYMBOL, sym);
 	qcf_negotiate_fn negotiate;
 	memcpy(&negotiate, &sym, sizeof negotiate); /* object pointer -> function pointer */
+#endif
 
 	qcf_negotiation n;
 	memset(&n, 0, sizeof n);
@@ -1429,10 +1436,25 @@ static int stdio_main(int argc, char **argv)
 	a.allow = allow;
 	a.n_allow = (int)h.n_allow;
 	a.plugin = plugin ? plugin : hello_plugin;
+#ifdef QC_WORKER_LINKED_PLUGIN
+	/* what runs is this executable: its sha256 is the plugin's */
+	a.plugin = "/proc/self/exe";
+#endif
 	if (!*a.plugin)
 		stdio_refuse(&rep, "no plugin: give --plugin to qconform-worker --stdio or to "
 		                   "qconform run");
 	snprintf(rep.remote.plugin, sizeof rep.remote.plugin, "%s", a.plugin);
+#ifdef QC_WORKER_LINKED_PLUGIN
+	{
+		char self[sizeof rep.remote.plugin - 40];
+		ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (k > 0) {
+			self[k] = 0;
+			snprintf(rep.remote.plugin, sizeof rep.remote.plugin,
+			         "%s (the plugin linked in)", self);
+		}
+	}
+#endif
 	if (qc_sha256_file(a.plugin, rep.remote.sha256) < 0)
 		stdio_refuse(&rep, "%s: cannot open: %s", a.plugin, strerror(errno));
 	trace("worker: --stdio on %s (%s), plugin %s", rep.remote.platform.machine,
