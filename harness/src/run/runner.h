@@ -114,6 +114,11 @@ int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t 
 int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_exec_result *results,
                       const qcf_op_call **staged, char *err, size_t err_size);
 
+/* --remote: did the last qc_runner_execute return -1 because the link was lost MAX_RECONNECTS + 1
+ * times in a row (its device unreachable, not its stream garbled)? The runner is then of no
+ * more use; another command may still reach another device. */
+int qc_runner_link_gone(const qc_runner *r);
+
 /*
  * Stops the runner for good, from any thread or a signal handler (async-signal-safe): kills
  * the worker's process group; the qc_runner_execute running now, and every later one,
