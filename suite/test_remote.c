@@ -794,6 +794,43 @@ static void test_pool_job(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * A board out of reach from the start (its command ends before its worker answers: a device
+ * off, an ssh refused) is dead at once, and the run ends on the others; with no board that
+ * answers, the run stops as with one command: one line, exit 2.
+ */
+static void test_pool_unreachable(void)
+{
+	const char *tmp = qct_tmpdir();
+	char spec[1200];
+	snprintf(spec, sizeof spec, "specs/litert/add.yaml %s", few_cases);
+	int st, rst;
+	json_t *local = qct_run_report(tmp, &st, NULL, "%s", spec);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	json_t *r = qct_run_report(tmp, &rst, NULL,
+	                           "%s --plugin %s --remote '%s --stdio' --remote false", spec,
+	                           qct_build_path("libqconform_reference.so"), worker());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	json_t *fared = json_object_get(json_object_get(r, "summary"), "remote_pool");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(fared), 2);
+	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 0), "state"), "alive");
+	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 1), "state"), "dead");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(json_array_get(fared, 1), "why"),
+	                              "`false` exited with status 1 before its worker answered"));
+	json_t *cases = json_object_get(r, "cases");
+	size_t on0 = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++)
+		on0 += board_of(json_array_get(cases, i)) == 0;
+	CU_ASSERT(on0 > 0);
+	CU_ASSERT_EQUAL(on0, json_array_size(cases));
+	json_decref(r);
+	json_decref(local);
+	refused(tmp, "false\" --remote \"sh -c 'exit 3'", "exited with status 3 before its worker");
+	qct_rmdir(tmp);
+}
+
 /* A port nobody listens on now (the kernel's pick; another may take it before sshd). */
 static int free_port(void)
 {
@@ -934,5 +971,6 @@ void qct_register_remote(void)
 	CU_add_test(s, "--remote: a pool of boards, one dead: the run ends on the others",
 	            test_pool);
 	CU_add_test(s, "--remote: {job} in the command, a board per job", test_pool_job);
+	CU_add_test(s, "--remote: a board out of reach from the start", test_pool_unreachable);
 	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
 }

@@ -144,13 +144,16 @@ void qc_pool_free(qc_pool *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Boards that report different devices (plugin, machine) in one pool: "" when they agree. */
-static void pool_differs(const qc_pool *pool, const qc_plugin_info *infos, int jobs, char *err,
-                         size_t err_size)
+/* Boards that report different devices (plugin, machine) in one pool, the jobs that loaded
+ * compared with job `first`: "" when they agree. */
+static void pool_differs(const qc_pool *pool, const qc_plugin_info *infos, int jobs, int first,
+                         char *err, size_t err_size)
 {
 	err[0] = '\0';
-	for (int k = 1; pool && k < jobs; k++) {
-		const qc_plugin_info *a = &infos[0], *b = &infos[k];
+	for (int k = first + 1; pool && k < jobs; k++) {
+		if (atomic_load(&pool->boards[pool->job_board[k]].dead))
+			continue; /* never loaded */
+		const qc_plugin_info *a = &infos[first], *b = &infos[k];
 		const char *what = strcmp(a->sha256, b->sha256)     ? "plugin sha256"
 		                   : strcmp(a->name, b->name)       ? "plugin name"
 		                   : strcmp(a->version, b->version) ? "plugin version"
@@ -160,7 +163,7 @@ static void pool_differs(const qc_pool *pool, const qc_plugin_info *infos, int j
 			snprintf(err, err_size,
 			         "the --remote pool mixes devices: `%.150s` and `%.150s` report "
 			         "another %s: a pool is of boards of one kind",
-			         pool->boards[pool->job_board[0]].command,
+			         pool->boards[pool->job_board[first]].command,
 			         pool->boards[pool->job_board[k]].command, what);
 			return;
 		}
@@ -198,19 +201,36 @@ int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs *
 			break;
 		}
 	}
+	int alive = -1; /* the first job that loaded, or -1 */
 	for (; !failed && ready < started; ready++) {
-		if (qc_runner_open_finish(J->jobs[ready].runner, &infos[ready], err, err_size) !=
-		    0) {
+		int rc = qc_runner_open_finish(J->jobs[ready].runner, &infos[ready], err, err_size);
+		if (rc == -3 && pool && pool->n_boards > 1) {
+			/* a board of a pool out of reach from the start: dead, its units go to
+			 * the others as they would later */
+			qc_board *b = &pool->boards[pool->job_board[ready]];
+			J->jobs[ready].runner = NULL; /* freed */
+			if (!atomic_load(&b->dead)) {
+				snprintf(b->why, sizeof b->why, "%s", err);
+				atomic_store(&b->dead, 1);
+			}
+			continue;
+		}
+		if (rc != 0) {
 			J->jobs[ready].runner = NULL; /* freed */
 			failed = 1;
 			break;
 		}
+		if (alive < 0)
+			alive = ready;
 		size_t cap = qc_runner_capacity(J->jobs[ready].runner);
 		if (!J->capacity || cap < J->capacity)
 			J->capacity = cap;
 	}
-	if (!failed) {
-		pool_differs(pool, infos, jobs, err, err_size);
+	if (!failed && alive < 0) {
+		/* no board answered: err is the last one's */
+		failed = 1;
+	} else if (!failed) {
+		pool_differs(pool, infos, jobs, alive, err, err_size);
 		failed = err[0] != '\0';
 	}
 	if (failed) {
@@ -226,7 +246,7 @@ int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs *
 		free(J);
 		return -1;
 	}
-	*info = infos[0];
+	*info = infos[alive];
 	free(infos);
 	J->n_jobs = jobs;
 	J->window = WINDOW_UNITS(jobs);

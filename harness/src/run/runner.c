@@ -2150,8 +2150,9 @@ int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err
 int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t err_size)
 {
 	if (start_worker_from(r, 1, err, err_size) < 0) {
+		int link = r->remote && r->link_down;
 		free_runner(r);
-		return -1;
+		return link ? -3 : -1;
 	}
 	if (info)
 		*info = r->info;
@@ -2166,7 +2167,7 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	int rc = qc_runner_open_finish(*out, info, err, err_size);
 	if (rc < 0)
 		*out = NULL;
-	return rc;
+	return rc < 0 ? -1 : rc;
 }
 
 void qc_runner_close(qc_runner *r)
