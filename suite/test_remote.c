@@ -17,6 +17,9 @@
  *   - the timeout is the device's: a link slower per transfer than the timeout turns no case
  *     into TIMEOUT, and a kernel that hangs is TIMEOUT from the device's keeper;
  *   - the keeper kills its worker the moment its stdin closes (a hung create() included);
+ *   - a pool of boards (--remote repeated, or {job}): a board that stays unreachable leaves
+ *     the pool and the run ends on the others with the local run's report, every case on a
+ *     board that is alive; {job} makes a board per job;
  *   - the ssh recipe, against a local sshd where one can be started: the local run's report,
  *     and the ssh client killed mid-run changes nothing but the reconnect count.
  */
@@ -65,6 +68,8 @@ static size_t differing(json_t *a, json_t *b)
 		json_object_del(y, "seconds");
 		json_object_del(x, "reproduce"); /* names --remote, or not */
 		json_object_del(y, "reproduce");
+		json_object_del(x, "board"); /* a pool's */
+		json_object_del(y, "board");
 		if (!json_equal(x, y) && n++ < 3)
 			printf("\n    differs: %s", json_string_value(json_object_get(x, "name")));
 		json_decref(x);
@@ -630,6 +635,202 @@ static void test_terminal(void)
 	qct_rmdir(tmp);
 }
 
+/* The board of a case of a pool's report, or -1. */
+static int board_of(json_t *c)
+{
+	json_t *b = json_object_get(c, "board");
+	return json_is_integer(b) ? (int)json_integer_value(b) : -1;
+}
+
+/*
+ * A pool of three boards (three commands, each the local worker; board 1's through the link
+ * filter), --jobs 3; board 1 drops its link at its first answer (frame 1, after its LOADED),
+ * and every later connection ends before its worker answers (no Python to start again): after
+ * 3 reconnects it leaves the pool. Each job starts with a unit of its own,
+ * so board 1 always holds cases when it dies (nothing here depends on the order the threads run
+ * in). The run completes on boards 0 and 2: the local run's exit status and report case by case,
+ * board 1 named dead on the console and in the report, every case on a board that is alive, the
+ * cases counted per board.
+ */
+static void test_pool(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *local = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	link_filter_file(tmp);
+	char cmds[3][1500];
+	snprintf(cmds[0], sizeof cmds[0], "env %s --stdio", worker());
+	snprintf(cmds[1], sizeof cmds[1],
+	         "test -e %s/conn1 && exit 1; python3 %s/link.py drop 1 %s/conn1 %s --stdio", tmp,
+	         tmp, tmp, worker());
+	snprintf(cmds[2], sizeof cmds[2], "%s --stdio", worker());
+	char json[700];
+	snprintf(json, sizeof json, "%s/pool.json", tmp);
+	qct_proc p;
+	double t0 = qct_now_s();
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run specs/litert/add.yaml --jobs 3 --json %s --plugin %s "
+	                             "--remote \"%s\" --remote \"%s\" --remote \"%s\"",
+	                             qct_build_path("qconform"), json,
+	                             qct_build_path("libqconform_reference.so"), cmds[0], cmds[1],
+	                             cmds[2]),
+	                      0);
+	printf("\n    a pool of 3, board 1 dead: exit %d, %.1f s", p.status, qct_now_s() - t0);
+	CU_ASSERT_EQUAL(p.status, st);
+	char want[1700];
+	snprintf(want, sizeof want, "remote: board 1 `%s` is dead, out of the pool after 0 cases",
+	         cmds[1]);
+	if (!strstr(p.out, want) || !strstr(p.out, "was lost 4 times in a row"))
+		printf("\n    stdout: %.2000s\n    stderr: %.500s", p.out, p.err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "was lost 4 times in a row"));
+	qct_proc_free(&p);
+	json_t *r = json_load_file(json, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	qct_validate_report_later(json, "a run on a pool with a dead board");
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	json_t *pool = json_object_get(
+	        json_object_get(json_object_get(json_object_get(r, "run"), "plugin"), "remote"),
+	        "pool");
+	json_t *fared = json_object_get(json_object_get(r, "summary"), "remote_pool");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(pool), 3);
+	CU_ASSERT_EQUAL_FATAL(json_array_size(fared), 3);
+	for (int b = 0; b < 3; b++) {
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(pool, b)), cmds[b]);
+		CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, b), "state"),
+		                       b == 1 ? "dead" : "alive");
+	}
+	CU_ASSERT_PTR_NOT_NULL(
+	        strstr(qct_str(json_array_get(fared, 1), "why"), "was lost 4 times in a row"));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(fared, 1), "reconnects")),
+	                3);
+	/* every case on a live board, the boards' counts those of the report */
+	json_t *cases = json_object_get(r, "cases");
+	size_t on[3] = {0, 0, 0}, elsewhere = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		int b = board_of(json_array_get(cases, i));
+		if (b == 0 || b == 2)
+			on[b]++;
+		else
+			elsewhere++;
+	}
+	CU_ASSERT_EQUAL(elsewhere, 0);
+	CU_ASSERT_EQUAL(on[0] + on[2], json_array_size(cases));
+	for (int b = 0; b < 3; b++)
+		CU_ASSERT_EQUAL((size_t)json_integer_value(
+		                        json_object_get(json_array_get(fared, b), "cases")),
+		                b == 1 ? 0 : on[b]);
+	char path[700];
+	snprintf(path, sizeof path, "%s/conn1", tmp);
+	char *c = qct_read_file(path);
+	CU_ASSERT(c && atoi(c) == 1); /* the one connection that loaded, then 3 that did not */
+	free(c);
+	json_decref(r);
+	json_decref(local);
+	qct_rmdir(tmp);
+}
+
+/*
+ * {job} in one --remote command is the job's number, 0-based: --jobs 2 makes a pool of two
+ * boards (each touches a file of its own); a failing case's reproduce command names the
+ * command of the board that ran it. --jobs below the number of --remote commands is refused.
+ */
+static void test_pool_job(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *spec = "specs/litert/quantize_per_axis.yaml";
+	int st, rst;
+	json_t *local =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", spec, qct_stub("ignore_axis"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	json_t *r = qct_run_report(tmp, &rst, NULL,
+	                           "%s --jobs 2 --plugin %s --remote 'touch %s/conn{job} && "
+	                           "exec %s --stdio'",
+	                           spec, qct_stub("ignore_axis"), tmp, worker());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(st, 1);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	json_t *remote =
+	        json_object_get(json_object_get(json_object_get(r, "run"), "plugin"), "remote");
+	json_t *pool = json_object_get(remote, "pool");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(remote, "command"), "/conn{job} &&"));
+	CU_ASSERT_EQUAL_FATAL(json_array_size(pool), 2);
+	for (int b = 0; b < 2; b++) {
+		char want[800], path[700];
+		snprintf(want, sizeof want, "%s/conn%d ", tmp, b);
+		CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(pool, b)), want));
+		snprintf(path, sizeof path, "%s/conn%d", tmp, b);
+		CU_ASSERT(access(path, F_OK) == 0);
+	}
+	json_t *cases = json_object_get(r, "cases");
+	size_t failing = 0, named = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		int b = board_of(c);
+		CU_ASSERT(b == 0 || b == 1);
+		const char *cmd = qct_str(c, "reproduce");
+		if (!*cmd || b < 0 || b > 1)
+			continue;
+		failing++;
+		named += strstr(cmd, json_string_value(json_array_get(pool, b))) != NULL;
+	}
+	printf("\n    {job}: %zu failing cases, %zu reproduce on their board", failing, named);
+	CU_ASSERT(failing > 0);
+	CU_ASSERT_EQUAL(named, failing);
+	json_decref(r);
+	json_decref(local);
+	/* a board without a job: refused */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
+	                             "%s run %s --quiet --json %s/r.json --jobs 1 --remote 'a' "
+	                             "--remote 'b'",
+	                             qct_build_path("qconform"), spec, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "--jobs is below the number of --remote commands"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+/*
+ * A board out of reach from the start (its command ends before its worker answers: a device
+ * off, an ssh refused) is dead at once, and the run ends on the others; with no board that
+ * answers, the run stops as with one command: one line, exit 2.
+ */
+static void test_pool_unreachable(void)
+{
+	const char *tmp = qct_tmpdir();
+	char spec[1200];
+	snprintf(spec, sizeof spec, "specs/litert/add.yaml %s", few_cases);
+	int st, rst;
+	json_t *local = qct_run_report(tmp, &st, NULL, "%s", spec);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+	json_t *r = qct_run_report(tmp, &rst, NULL,
+	                           "%s --plugin %s --remote '%s --stdio' --remote false", spec,
+	                           qct_build_path("libqconform_reference.so"), worker());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(rst, st);
+	CU_ASSERT_EQUAL(differing(local, r), 0);
+	json_t *fared = json_object_get(json_object_get(r, "summary"), "remote_pool");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(fared), 2);
+	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 0), "state"), "alive");
+	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 1), "state"), "dead");
+	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(json_array_get(fared, 1), "why"),
+	                              "`false` exited with status 1 before its worker answered"));
+	json_t *cases = json_object_get(r, "cases");
+	size_t on0 = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++)
+		on0 += board_of(json_array_get(cases, i)) == 0;
+	CU_ASSERT(on0 > 0);
+	CU_ASSERT_EQUAL(on0, json_array_size(cases));
+	json_decref(r);
+	json_decref(local);
+	refused(tmp, "false\" --remote \"sh -c 'exit 3'", "exited with status 3 before its worker");
+	qct_rmdir(tmp);
+}
+
 /* A port nobody listens on now (the kernel's pick; another may take it before sshd). */
 static int free_port(void)
 {
@@ -767,5 +968,9 @@ void qct_register_remote(void)
 	CU_add_test(s, "--remote: the timeout is the device's", test_device_timeout);
 	CU_add_test(s, "--remote: the keeper kills its worker at stdin's end", test_keeper_stdin);
 	CU_add_test(s, "--remote: a terminal in the stream is named", test_terminal);
+	CU_add_test(s, "--remote: a pool of boards, one dead: the run ends on the others",
+	            test_pool);
+	CU_add_test(s, "--remote: {job} in the command, a board per job", test_pool_job);
+	CU_add_test(s, "--remote: a board out of reach from the start", test_pool_unreachable);
 	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
 }

@@ -1503,14 +1503,14 @@ static void test_jobs_open_at_once(void)
 	qc_plugin_info info;
 	qc_jobs *J = NULL;
 	qc_runner_config ok = {.plugin_path = qct_stub("ok")};
-	CU_ASSERT_EQUAL_FATAL(qc_jobs_open(&ok, 4, &J, &info, err, sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(qc_jobs_open(&ok, NULL, 4, &J, &info, err, sizeof err), 0);
 	CU_ASSERT_EQUAL(children(), before + 4);
 	CU_ASSERT_STRING_NOT_EQUAL(info.name, "");
 	qc_jobs_close(J);
 	CU_ASSERT_EQUAL(children(), before);
 	qc_runner_config refused = {.plugin_path = qct_stub("needs_option")};
 	J = NULL;
-	CU_ASSERT_EQUAL(qc_jobs_open(&refused, 4, &J, &info, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(qc_jobs_open(&refused, NULL, 4, &J, &info, err, sizeof err), -1);
 	CU_ASSERT_PTR_NULL(J);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "create failed"));
 	CU_ASSERT_EQUAL(children(), before);

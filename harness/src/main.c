@@ -136,6 +136,7 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				return bad(cmd, "--jobs needs a number of workers in [1, 64], got",
 				           v);
 			o->jobs = (int)j;
+			o->jobs_set = 1;
 		} else if (!strcmp(a, "--json")) {
 			NEED_ARG();
 			o->json_path = v;
@@ -195,7 +196,11 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			NEED_ARG();
 			if (!*v)
 				return bad(cmd, "--remote needs a command, got", "''");
-			o->remote = v;
+			if (o->n_remotes == QC_MAX_REMOTES)
+				return bad(cmd, "too many --remote", NULL);
+			if (!o->remote)
+				o->remote = v;
+			o->remotes[o->n_remotes++] = v;
 		} else if (!strcmp(a, "--max-failures") && !strcmp(cmd, "run")) {
 			NEED_ARG();
 			char *end;
@@ -268,6 +273,16 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			o->paths[o->n_paths++] = args[i];
 		}
 #undef NEED_ARG
+	}
+	/* a pool of --remote commands: a job (a worker) per board unless --jobs says more */
+	if (o->n_remotes > 1 && !o->jobs_set)
+		o->jobs = o->n_remotes;
+	if (o->n_remotes > o->jobs) {
+		char n[16];
+		snprintf(n, sizeof n, "%d", o->jobs);
+		return bad(cmd,
+		           "--jobs is below the number of --remote commands (a board per job), got",
+		           n);
 	}
 	if (o->n_extensions && !o->profile)
 		return bad(cmd, "--extension names an extension of a profile: it needs --profile",

@@ -39,7 +39,10 @@
 	        {"--remote", "COMMAND",                                                            \
 	         "Start each worker with this shell command, which runs qconform-worker --stdio "  \
 	         "on another machine or under an emulator (ssh, adb, qemu-aarch64); --plugin "     \
-	         "then names the plugin there."},                                                  \
+	         "then names the plugin there. Repeatable: a pool of boards, one command each, "   \
+	         "--jobs defaulting to their number (more jobs reuse them in turn); {job} in a "   \
+	         "command is the job's number from 0. A board whose link stays lost leaves the "   \
+	         "pool and its cases run on the others."},                                         \
 	{                                                                                          \
 		"--trace", NULL, "Print each step of loading the plugin (also QCONFORM_TRACE=1)."  \
 	}

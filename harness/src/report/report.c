@@ -321,9 +321,17 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		        meta->plugin->sandbox_reduced ? "reduced" : "namespaces");
 	fprintf(f, ", \"worker_memory\": %zu", meta->plugin->worker_memory);
 	if (meta->plugin->remote[0]) {
-		/* --remote: the command that started each worker */
+		/* --remote: the command that started each worker; with a pool, each board's */
 		fputs(", \"remote\": {\"command\": ", f);
 		qc_json_string(f, meta->plugin->remote);
+		if (meta->n_boards) {
+			fputs(", \"pool\": [", f);
+			for (int b = 0; b < meta->n_boards; b++) {
+				fputs(b ? ", " : "", f);
+				qc_json_string(f, meta->boards[b].command);
+			}
+			fputs("]", f);
+		}
 		fputs("}", f);
 	}
 	fputs(", \"options\": [", f);
@@ -465,7 +473,7 @@ void qc_json_case(qc_json *j, const qc_case *c, const qc_result *r)
 
 /* One case object, {"name": ...} */
 static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_result *r,
-                      uint64_t ordinal, const char *waived)
+                      uint64_t ordinal, const char *waived, int board)
 {
 	fputs("{\"name\": ", f);
 	qc_json_string(f, c->name);
@@ -494,6 +502,10 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		fputs(", \"extension\": ", f);
 		qc_json_string(f, c->extension);
 	}
+	if (board >= 0 && board < j->meta->n_boards)
+		fprintf(f, ", \"board\": %d", board); /* --remote: the pool's board that ran it */
+	else
+		board = -1;
 	if (!qc_verdict_conforms(r->verdict) || r->verdict == QC_PASS_WITHIN_TOLERANCE) {
 		/* everything needed to run this one case again */
 		char *cmd = NULL;
@@ -510,9 +522,10 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 				fputs(" --plugin", m);
 				shell_word(m, j->meta->plugin->path);
 				if (j->meta->plugin->remote[0]) {
-					/* the plugin runs where the run's workers ran */
+					/* the plugin runs where the case ran */
 					fputs(" --remote", m);
-					shell_word(m, j->meta->plugin->remote);
+					shell_word(m, board >= 0 ? j->meta->boards[board].command
+					                         : j->meta->plugin->remote);
 				}
 			}
 			for (int i = 0; !j->meta->import && i < j->meta->n_options; i++) {
@@ -591,6 +604,12 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                         const char *waived, size_t *len)
 {
+	return qc_json_case_text_on(j, c, r, ordinal, waived, -1, len);
+}
+
+char *qc_json_case_text_on(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                           const char *waived, int board, size_t *len)
+{
 	char *text = NULL;
 	*len = 0;
 	FILE *m = open_memstream(&text, len);
@@ -598,7 +617,7 @@ char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64
 		fprintf(stderr, "qconform: out of memory\n");
 		exit(2);
 	}
-	case_json(m, j, c, r, ordinal, waived);
+	case_json(m, j, c, r, ordinal, waived, board);
 	if (fclose(m) != 0 || !text) {
 		fprintf(stderr, "qconform: out of memory\n");
 		exit(2);
@@ -616,7 +635,7 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
                      const char *waived)
 {
 	fputs(j->n_cases++ ? ",\n " : "\n ", j->f);
-	case_json(j->f, j, c, r, ordinal, waived);
+	case_json(j->f, j, c, r, ordinal, waived, -1);
 }
 
 static void verdicts_json(FILE *f, const uint64_t *v)
@@ -876,6 +895,26 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	verdicts_json(f, s->verdicts);
 	if (meta->plugin->remote[0])
 		fprintf(f, ", \"remote_reconnects\": %d", meta->remote_reconnects);
+	if (meta->plugin->remote[0] && meta->n_boards) {
+		/* how each board of the pool fared, in run.plugin.remote.pool's order */
+		fputs(", \"remote_pool\": [", f);
+		for (int b = 0; b < meta->n_boards; b++) {
+			const qc_remote_board *x = &meta->boards[b];
+			fputs(b ? ", {\"command\": " : "{\"command\": ", f);
+			qc_json_string(f, x->command);
+			fprintf(f,
+			        ", \"state\": \"%s\", \"jobs\": %d, \"cases\": %llu, "
+			        "\"reconnects\": %d",
+			        x->dead ? "dead" : "alive", x->jobs, (unsigned long long)x->cases,
+			        x->reconnects);
+			if (x->dead) {
+				fputs(", \"why\": ", f);
+				qc_json_string(f, x->why ? x->why : "");
+			}
+			fputs("}", f);
+		}
+		fputs("]", f);
+	}
 	fprintf(f,
 	        ", \"waived\": %llu, \"conforms\": %s, \"finished\": \"%s\", \"wall_seconds\": "
 	        "%.3f}\n}\n",

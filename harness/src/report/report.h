@@ -61,6 +61,16 @@ typedef struct qc_import_meta {
 	int judged;  /* cases started and never answered, judged CRASH */
 } qc_import_meta;
 
+/* --remote: one board of the pool (jobs.h), as the report tells it. */
+typedef struct qc_remote_board {
+	const char *command; /* its {job} replaced */
+	int jobs;            /* workers it ran */
+	int dead;            /* left the pool: its link lost beyond the reconnect bound (why) */
+	const char *why;
+	uint64_t cases; /* cases it judged */
+	int reconnects;
+} qc_remote_board;
+
 typedef struct qc_run_meta {
 	uint64_t seed;
 	const qc_plugin_info *plugin;
@@ -102,6 +112,10 @@ typedef struct qc_run_meta {
 	/* --remote: how many times the link to a remote worker was lost and the command started
 	 * again (summary.remote_reconnects) */
 	int remote_reconnects;
+	/* --remote: the pool's boards (run.plugin.remote.pool: their commands; summary.remote_pool:
+	 * how each fared, at close); a case's "board" indexes it */
+	const qc_remote_board *boards;
+	int n_boards;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;
@@ -119,6 +133,10 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
  * (harness/src/run/journal.h). */
 char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                         const char *waived, size_t *len);
+/* The same, for a case a board of the --remote pool ran (its index in meta->boards, or -1):
+ * the case's "board", and its reproduce command names that board's command. */
+char *qc_json_case_text_on(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
+                           const char *waived, int board, size_t *len);
 void qc_json_case_raw(qc_json *j, const char *text, size_t len);
 /* Every verdict allowed or waived, no waiver expired, not interrupted, a case the kernel took
  * (not NOT_SUPPORTED; a shard may hold none) and, with --profile, a required op the kernel

@@ -39,6 +39,10 @@ typedef struct unit_out {
 	size_t diag_len;
 	int failed, cancelled, done;
 	char err[512];
+	/* Its job's board left the pool (lost): the cases from the keep-th on were dropped, and it
+	 * goes on in another job (resumed) from case resume_idx, whose ordinal is resume_ord. */
+	int lost, resumed, keep;
+	uint64_t resume_idx, resume_ord;
 } unit_out;
 
 /* Units taken and not yet handed back, at most: enough that a slow unit (an edge spec's,
@@ -53,6 +57,7 @@ typedef struct job {
 	uint32_t spec; /* the spec of `copy` */
 	qc_spec_ref *copy;
 	void *src_state; /* with a source: the job's own state */
+	int board;       /* its board in the pool, or -1 */
 } job;
 
 struct qc_jobs {
@@ -72,34 +77,161 @@ struct qc_jobs {
 	int stop;
 	atomic_int cancelled;
 	const qc_jobs_source *source; /* import: outputs from here, no workers */
+	qc_pool *pool;                /* --remote: the boards, or NULL */
+	size_t *orphans;              /* units whose board left the pool, to go on elsewhere */
+	size_t n_orphans, cap_orphans;
+	int running; /* units a thread is running (or is to start first): one may yet be lost */
+	int n_first; /* jobs [0, n_first) start with unit number their own */
 };
 
-int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
-                 char *err, size_t err_size)
+int qc_pool_make(qc_pool *p, const char *const *commands, int n, int jobs, char *err,
+                 size_t err_size)
+{
+	memset(p, 0, sizeof *p);
+	if (jobs < n) {
+		snprintf(err, err_size,
+		         "--jobs %d: %d --remote commands need at least as many jobs (each board a "
+		         "worker of its own)",
+		         jobs, n);
+		return -1;
+	}
+	p->boards = qc_xcalloc((size_t)jobs, sizeof *p->boards);
+	p->job_board = qc_xcalloc((size_t)jobs, sizeof *p->job_board);
+	p->n_jobs = jobs;
+	for (int j = 0; j < jobs; j++) {
+		/* {job}: the job's number, 0-based */
+		const char *c = commands[j % n];
+		char num[16];
+		snprintf(num, sizeof num, "%d", j);
+		size_t len = 0;
+		for (const char *q = c; *q;)
+			if (!strncmp(q, "{job}", 5)) {
+				len += strlen(num);
+				q += 5;
+			} else {
+				len++;
+				q++;
+			}
+		char *cmd = qc_xcalloc(len + 1, 1), *w = cmd;
+		for (const char *q = c; *q;)
+			if (!strncmp(q, "{job}", 5)) {
+				w += sprintf(w, "%s", num);
+				q += 5;
+			} else {
+				*w++ = *q++;
+			}
+		int b = 0;
+		while (b < p->n_boards && strcmp(p->boards[b].command, cmd) != 0)
+			b++;
+		if (b == p->n_boards) {
+			p->boards[b].command = cmd;
+			p->n_boards++;
+		} else {
+			free(cmd);
+		}
+		p->boards[b].n_jobs++;
+		p->job_board[j] = b;
+	}
+	return 0;
+}
+
+void qc_pool_free(qc_pool *p)
+{
+	for (int b = 0; b < p->n_boards; b++)
+		free(p->boards[b].command);
+	free(p->boards);
+	free(p->job_board);
+	memset(p, 0, sizeof *p);
+}
+
+/* Boards that report different devices (plugin, machine) in one pool, the jobs that loaded
+ * compared with job `first`: "" when they agree. */
+static void pool_differs(const qc_pool *pool, const qc_plugin_info *infos, int jobs, int first,
+                         char *err, size_t err_size)
+{
+	err[0] = '\0';
+	for (int k = first + 1; pool && k < jobs; k++) {
+		if (atomic_load(&pool->boards[pool->job_board[k]].dead))
+			continue; /* never loaded */
+		const qc_plugin_info *a = &infos[first], *b = &infos[k];
+		const char *what = strcmp(a->sha256, b->sha256)     ? "plugin sha256"
+		                   : strcmp(a->name, b->name)       ? "plugin name"
+		                   : strcmp(a->version, b->version) ? "plugin version"
+		                   : strcmp(a->platform.machine, b->platform.machine) ? "machine"
+		                                                                      : NULL;
+		if (what) {
+			snprintf(err, err_size,
+			         "the --remote pool mixes devices: `%.150s` and `%.150s` report "
+			         "another %s: a pool is of boards of one kind",
+			         pool->boards[pool->job_board[first]].command,
+			         pool->boards[pool->job_board[k]].command, what);
+			return;
+		}
+	}
+}
+
+int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs **out,
+                 qc_plugin_info *info, char *err, size_t err_size)
 {
 	if (jobs < 1)
 		jobs = 1;
+	if (pool && pool->n_jobs != jobs) {
+		snprintf(err, err_size, "a pool of %d jobs for %d jobs", pool->n_jobs, jobs);
+		return -1;
+	}
 	qc_jobs *J = qc_xcalloc(1, sizeof *J);
 	J->jobs = qc_xcalloc((size_t)jobs, sizeof *J->jobs);
+	J->pool = pool;
+	qc_plugin_info *infos = qc_xcalloc((size_t)jobs, sizeof *infos);
 	/* every worker is started before anything runs, all loading at once: the first load
 	 * refusal stops the run */
 	int started = 0, ready = 0, failed = 0;
 	for (; started < jobs; started++) {
 		J->jobs[started].J = J;
-		if (qc_runner_open_start(cfg, &J->jobs[started].runner, err, err_size) != 0) {
+		J->jobs[started].board = -1;
+		qc_runner_config c = *cfg;
+		if (pool) {
+			qc_board *b = &pool->boards[pool->job_board[started]];
+			J->jobs[started].board = pool->job_board[started];
+			c.remote = b->command;
+			c.reconnects = &b->reconnects;
+		}
+		if (qc_runner_open_start(&c, &J->jobs[started].runner, err, err_size) != 0) {
 			failed = 1;
 			break;
 		}
 	}
+	int alive = -1; /* the first job that loaded, or -1 */
 	for (; !failed && ready < started; ready++) {
-		if (qc_runner_open_finish(J->jobs[ready].runner, info, err, err_size) != 0) {
+		int rc = qc_runner_open_finish(J->jobs[ready].runner, &infos[ready], err, err_size);
+		if (rc == -3 && pool && pool->n_boards > 1) {
+			/* a board of a pool out of reach from the start: dead, its units go to
+			 * the others as they would later */
+			qc_board *b = &pool->boards[pool->job_board[ready]];
+			J->jobs[ready].runner = NULL; /* freed */
+			if (!atomic_load(&b->dead)) {
+				snprintf(b->why, sizeof b->why, "%s", err);
+				atomic_store(&b->dead, 1);
+			}
+			continue;
+		}
+		if (rc != 0) {
 			J->jobs[ready].runner = NULL; /* freed */
 			failed = 1;
 			break;
 		}
+		if (alive < 0)
+			alive = ready;
 		size_t cap = qc_runner_capacity(J->jobs[ready].runner);
 		if (!J->capacity || cap < J->capacity)
 			J->capacity = cap;
+	}
+	if (!failed && alive < 0) {
+		/* no board answered: err is the last one's */
+		failed = 1;
+	} else if (!failed) {
+		pool_differs(pool, infos, jobs, alive, err, err_size);
+		failed = err[0] != '\0';
 	}
 	if (failed) {
 		for (int k = 0; k < started; k++) {
@@ -109,10 +241,13 @@ int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin
 				qc_runner_cancel(J->jobs[k].runner); /* still loading: killed */
 			qc_runner_close(J->jobs[k].runner);
 		}
+		free(infos);
 		free(J->jobs);
 		free(J);
 		return -1;
 	}
+	*info = infos[alive];
+	free(infos);
 	J->n_jobs = jobs;
 	J->window = WINDOW_UNITS(jobs);
 	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
@@ -157,6 +292,7 @@ static qc_job_case *new_case(unit_out *u)
 	}
 	qc_job_case *jc = &u->cases[u->n++];
 	memset(jc, 0, sizeof *jc);
+	jc->board = -1;
 	return jc;
 }
 
@@ -228,8 +364,8 @@ static void case_text(const qc_jobs_plan *p, qc_job_case *jc, const qc_case *c)
 {
 	const qc_waiver *w =
 	        qc_verdict_conforms(jc->r.verdict) ? NULL : qc_waivers_find(p->waivers, c->name);
-	jc->text =
-	        qc_json_case_text(p->json, c, &jc->r, jc->ordinal, w ? w->reason : NULL, &jc->len);
+	jc->text = qc_json_case_text_on(p->json, c, &jc->r, jc->ordinal, w ? w->reason : NULL,
+	                                jc->board, &jc->len);
 	if (p->journal)
 		jc->stats = qc_journal_stats_text(&jc->r, &jc->stats_len);
 }
@@ -241,7 +377,8 @@ typedef struct batch {
 	size_t bytes;
 	qc_case *cases[BATCH_CASES];
 	qc_expected *expected[BATCH_CASES];
-	int slot[BATCH_CASES]; /* the case's record: an index, the records move as they grow */
+	int slot[BATCH_CASES];     /* the case's record: an index, the records move as they grow */
+	uint64_t idx[BATCH_CASES]; /* the case's index in its spec */
 } batch;
 
 static size_t case_bytes(const qc_case *c)
@@ -264,8 +401,14 @@ static void batch_drop(batch *b)
 	b->bytes = 0;
 }
 
+/* The job's board left the pool (its own link or another job's on it). */
+static int board_dead(const job *j)
+{
+	return j->J->pool && atomic_load(&j->J->pool->boards[j->board].dead);
+}
+
 /* Runs the batch in the job's worker and judges it. -1 when the unit cannot go on (no worker,
- * or cancelled: u says which). */
+ * cancelled, or its board left the pool: u says which). */
 static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 {
 	qc_jobs *J = j->J;
@@ -278,12 +421,25 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		calls[i] = &b->cases[i]->call;
 	memset(staged, 0, sizeof staged);
 	int rc = atomic_load(&J->cancelled) ? -2
+	         : board_dead(j)            ? -3
 	         : J->source ? J->source->execute(J->source->ctx, &j->src_state, b->cases, b->n, ex,
 	                                          staged, u->err, sizeof u->err)
 	                     : qc_runner_execute(j->runner, calls, b->n, ex, staged, u->err,
 	                                         sizeof u->err);
 	if (rc == -2 || atomic_load(&J->cancelled)) {
 		u->cancelled = 1;
+		batch_drop(b);
+		return -1;
+	}
+	if (J->pool && (rc == -3 || (rc == -1 && qc_runner_link_gone(j->runner)))) {
+		/* the board is out of reach: nothing of the batch was judged, it goes on
+		 * elsewhere from its first case */
+		if (rc == -3)
+			snprintf(u->err, sizeof u->err, "%s", J->pool->boards[j->board].why);
+		u->lost = 1;
+		u->keep = b->slot[0];
+		u->resume_idx = b->idx[0];
+		u->resume_ord = u->cases[b->slot[0]].ordinal;
 		batch_drop(b);
 		return -1;
 	}
@@ -296,6 +452,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		qc_case *c = b->cases[i];
 		qc_expected *e = b->expected[i];
 		qc_job_case *jc = &u->cases[b->slot[i]];
+		jc->board = J->pool ? j->board : -1;
 		qcf_tensor kout[QC_MAX_TENSORS];
 		int got = ex[i].outcome == QC_EXEC_OK && staged[i];
 		for (int k = 0; k < c->call.n_outputs; k++) {
@@ -374,11 +531,19 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 	const qc_jobs_plan *p = J->plan;
 	const qc_job_unit *un = &p->units[ui];
 	const qc_spec *run_spec = p->specs[un->spec];
+	/* resumed: what expanding it reported before goes first */
+	char *before = u->resumed ? u->diag : NULL;
+	size_t before_len = u->resumed ? u->diag_len : 0;
+	u->diag = NULL;
+	u->diag_len = 0;
 	FILE *diag_f = open_memstream(&u->diag, &u->diag_len);
 	if (!diag_f) {
 		fprintf(stderr, "qconform: out of memory\n");
 		exit(2);
 	}
+	if (before_len)
+		fwrite(before, 1, before_len, diag_f);
+	free(before);
 	qc_diag diag = {0, 0, diag_f};
 	if (!j->copy || j->spec != un->spec) {
 		ref_release(j->copy);
@@ -401,9 +566,9 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 	qc_cases *it = qc_cases_begin(s, p->seed, 1, &diag);
 	qc_cases *names = qc_cases_begin(s, p->seed, 0, &diag);
 	batch *b = qc_xcalloc(1, sizeof *b);
-	uint64_t ordinal = un->ordinal;
+	uint64_t ordinal = u->resumed ? u->resume_ord : un->ordinal;
 	char err[512];
-	for (uint64_t idx = un->first; idx < un->end; idx++) {
+	for (uint64_t idx = u->resumed ? u->resume_idx : un->first; idx < un->end; idx++) {
 		if (atomic_load(&J->cancelled)) {
 			u->cancelled = 1;
 			break;
@@ -499,16 +664,22 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 		qc_job_case *jc = new_case(u);
 		jc->ordinal = ord;
 		b->slot[b->n] = u->n - 1;
+		b->idx[b->n] = idx;
 		b->cases[b->n] = c;
 		b->expected[b->n] = e;
 		b->n++;
 		b->bytes += bytes;
 	}
-	if (!u->failed && !u->cancelled)
+	if (!u->failed && !u->cancelled && !u->lost)
 		batch_run(j, run_spec, u, b);
 	else
 		batch_drop(b);
-	if (u->failed || u->cancelled) {
+	if (u->lost) {
+		/* the cases from the batch the board did not answer on go on elsewhere */
+		for (int i = u->keep; i < u->n; i++)
+			qc_job_case_clear(&u->cases[i]);
+		u->n = u->keep;
+	} else if (u->failed || u->cancelled) {
 		/* only the cases judged before count: the rest of the unit is dropped */
 		int keep = 0;
 		while (keep < u->n && (u->cases[keep].text || u->cases[keep].replay))
@@ -523,31 +694,106 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 	fclose(diag_f);
 }
 
+/* Under J->mu: unit ui (u) of job j came back lost. Its board leaves the pool; the unit goes
+ * on in another board's job, or, with no board left, fails as a broken stream does, and so
+ * does every unit waiting for a board. */
+static void unit_lost(job *j, size_t ui, unit_out *u)
+{
+	qc_jobs *J = j->J;
+	qc_board *b = &J->pool->boards[j->board];
+	if (!atomic_load(&b->dead)) {
+		snprintf(b->why, sizeof b->why, "%s", u->err);
+		atomic_store(&b->dead, 1);
+	}
+	int alive = 0;
+	for (int k = 0; k < J->pool->n_boards; k++)
+		alive += !atomic_load(&J->pool->boards[k].dead);
+	u->lost = 0;
+	if (alive) {
+		u->resumed = 1;
+		u->err[0] = '\0';
+		if (J->n_orphans == J->cap_orphans) {
+			J->cap_orphans = J->cap_orphans ? 2 * J->cap_orphans : 8;
+			J->orphans = realloc(J->orphans, J->cap_orphans * sizeof *J->orphans);
+			if (!J->orphans) {
+				fprintf(stderr, "qconform: out of memory\n");
+				exit(2);
+			}
+		}
+		J->orphans[J->n_orphans++] = ui;
+		return;
+	}
+	u->failed = 1;
+	u->done = 1;
+	for (size_t k = 0; k < J->n_orphans; k++) {
+		unit_out *o = &J->outs[J->orphans[k] % J->window];
+		snprintf(o->err, sizeof o->err, "%s", u->err);
+		o->failed = 1;
+		o->done = 1;
+	}
+	J->n_orphans = 0;
+}
+
+/* Under J->mu: the orphan of lowest unit (the main thread waits for that one first). */
+static size_t take_orphan(qc_jobs *J)
+{
+	size_t best = 0;
+	for (size_t k = 1; k < J->n_orphans; k++)
+		if (J->orphans[k] < J->orphans[best])
+			best = k;
+	size_t ui = J->orphans[best];
+	J->orphans[best] = J->orphans[--J->n_orphans];
+	return ui;
+}
+
 static void *job_main(void *arg)
 {
 	job *j = arg;
 	qc_jobs *J = j->J;
 	const qc_jobs_plan *p = J->plan;
+	size_t own = (size_t)(j - J->jobs);
+	int first = own < (size_t)J->n_first; /* its first unit: unit `own`, taken for it */
+	pthread_mutex_lock(&J->mu);
 	for (;;) {
-		pthread_mutex_lock(&J->mu);
-		while (!J->stop && J->next < p->n_units && J->next >= J->returned + J->window)
-			pthread_cond_wait(&J->taken, &J->mu);
-		if (J->stop || J->next >= p->n_units) {
-			pthread_mutex_unlock(&J->mu);
+		/* its own first unit (a dead board loses it as it starts), then a unit a lost
+		 * board left, else the next; none left: done once no unit running can come
+		 * back lost */
+		size_t ui;
+		if (J->stop)
 			break;
+		if (first) {
+			ui = own;
+			first = 0;
+			J->running--; /* counted from the start */
+		} else if (board_dead(j)) {
+			break;
+		} else if (J->n_orphans) {
+			ui = take_orphan(J);
+		} else if (J->next < p->n_units && J->next < J->returned + J->window) {
+			ui = J->next++;
+			memset(&J->outs[ui % J->window], 0, sizeof *J->outs);
+		} else if (J->next >= p->n_units && !J->running) {
+			break;
+		} else {
+			pthread_cond_wait(&J->taken, &J->mu);
+			continue;
 		}
-		size_t ui = J->next++;
 		unit_out *u = &J->outs[ui % J->window];
-		memset(u, 0, sizeof *u);
+		J->running++;
 		pthread_mutex_unlock(&J->mu);
 
 		run_unit(j, ui, u);
 
 		pthread_mutex_lock(&J->mu);
-		u->done = 1;
+		J->running--;
+		if (u->lost)
+			unit_lost(j, ui, u);
+		else
+			u->done = 1;
 		pthread_cond_broadcast(&J->done);
-		pthread_mutex_unlock(&J->mu);
+		pthread_cond_broadcast(&J->taken);
 	}
+	pthread_mutex_unlock(&J->mu);
 	ref_release(j->copy);
 	j->copy = NULL;
 	/* a worker this thread restarted dies with the thread (parent-death signal): close it
@@ -564,6 +810,11 @@ int qc_jobs_start(qc_jobs *J, const qc_jobs_plan *plan, char *err, size_t err_si
 {
 	J->plan = plan;
 	J->shares = qc_xcalloc((size_t)(plan->n_specs > 0 ? plan->n_specs : 1), sizeof *J->shares);
+	/* each job's first unit is its own: every board of a pool gets work at once, however the
+	 * threads are scheduled */
+	J->n_first = plan->n_units < (size_t)J->n_jobs ? (int)plan->n_units : J->n_jobs;
+	J->next = (size_t)J->n_first;
+	J->running = J->n_first;
 	for (int i = 0; i < J->n_jobs; i++) {
 		if (pthread_create(&J->jobs[i].thread, NULL, job_main, &J->jobs[i]) != 0) {
 			snprintf(err, err_size, "cannot start a job thread");
@@ -659,6 +910,7 @@ void qc_jobs_close(qc_jobs *J)
 	pthread_cond_destroy(&J->done);
 	pthread_mutex_destroy(&J->mu);
 	free(J->outs);
+	free(J->orphans);
 	free(J->jobs);
 	free(J->shares);
 	free(J);

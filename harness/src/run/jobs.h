@@ -15,6 +15,7 @@
 #ifndef QC_JOBS_H
 #define QC_JOBS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "cases.h"
@@ -57,6 +58,7 @@ typedef struct qc_job_case {
 	int spec_error; /* a value error found while expanding */
 	uint64_t ordinal;
 	struct qc_spec_ref *ref; /* with full: keeps the spec copy */
+	int board;               /* the pool's board that ran it (qc_pool), or -1 */
 } qc_job_case;
 
 typedef struct qc_jobs_plan {
@@ -82,6 +84,33 @@ typedef struct qc_jobs_plan {
 
 typedef struct qc_jobs qc_jobs;
 
+/* --remote: one board of the pool, a command and the jobs whose workers it starts. */
+typedef struct qc_board {
+	char *command;         /* as given, its {job} replaced by the first such job's number */
+	int n_jobs;            /* jobs whose workers it starts */
+	atomic_int reconnects; /* its links lost and its command started again */
+	/* Its link lost beyond the reconnect bound (qc_runner_link_gone): out of the pool, its
+	 * jobs stopped, their cases gone to the other boards; why says what was lost. */
+	atomic_int dead;
+	char why[512];
+	uint64_t cases; /* the caller's count of the cases it judged (qc_job_case.board) */
+} qc_board;
+
+/* The boards of a run and which board each job uses. */
+typedef struct qc_pool {
+	qc_board *boards;
+	int n_boards;
+	int *job_board; /* per job */
+	int n_jobs;
+} qc_pool;
+
+/* The pool of commands[0..n) for `jobs` jobs: job j (0-based) starts its workers with command
+ * j % n, "{job}" in it replaced by j; jobs whose commands are then the same share a board.
+ * 0, or -1 and err when jobs < n (a board would get no worker). */
+int qc_pool_make(qc_pool *p, const char *const *commands, int n, int jobs, char *err,
+                 size_t err_size);
+void qc_pool_free(qc_pool *p);
+
 /*
  * Where the kernel's outputs come from instead of workers (qconform import): execute() answers
  * as qc_runner_execute does for the cases (their calls built, outputs poisoned), into the job
@@ -97,9 +126,14 @@ typedef struct qc_jobs_source {
 } qc_jobs_source;
 
 /* Opens `jobs` (>= 1) workers; no thread runs yet. On a plugin load refusal: -1 and a one-line
- * reason. */
-int qc_jobs_open(const qc_runner_config *cfg, int jobs, qc_jobs **out, qc_plugin_info *info,
-                 char *err, size_t err_size);
+ * reason. With a pool (--remote, pool->n_jobs == jobs; it must outlive the jobs), each job's
+ * worker is started by its board's command, and a board whose link is lost beyond the
+ * reconnect bound leaves the pool: the units its jobs held go on in the other boards' jobs
+ * from their first case not judged (no case is judged twice); when no board is left, those
+ * units fail as a broken stream does. The boards must describe the same device (plugin,
+ * machine), else -1. */
+int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs **out,
+                 qc_plugin_info *info, char *err, size_t err_size);
 /* The same with `jobs` job threads whose outputs come from src (which must outlive the jobs). */
 int qc_jobs_open_source(const qc_jobs_source *src, int jobs, qc_jobs **out);
 /* Starts the job threads on the plan (which must outlive qc_jobs_close). -1 and err if a thread

@@ -1037,6 +1037,7 @@ typedef struct run_state {
 	qc_diagnosis *diagnosis; /* the failures' diagnosis (diagnose.h), or NULL */
 	char **shrink;           /* --shrink N: the names of the first N FAIL cases */
 	int n_shrink;
+	qc_pool *pool; /* --remote: the boards (each counts the cases it judged), or NULL */
 } run_state;
 
 /* A failing case on the console (none with --quiet), its verdict coloured on a terminal, and
@@ -1221,6 +1222,8 @@ static void take_case(run_state *st, qc_job_case *jc)
 			fprintf(stderr, "qconform: --dump: %s\n", derr);
 	}
 	st->spec_errors += jc->spec_error;
+	if (st->pool && jc->board >= 0 && jc->board < st->pool->n_boards)
+		st->pool->boards[jc->board].cases++;
 	st->done++;
 	st->failing += !qc_verdict_conforms(jc->r.verdict) && !waived;
 	print_case(st, c, &jc->r, waived);
@@ -1594,8 +1597,22 @@ int qc_cmd_run(const qc_run_opts *o)
 	                  : o->remote ? NULL
 	                              : qc_default_reference_plugin(refbuf, sizeof refbuf);
 	cfg.remote = o->remote;
-	atomic_int reconnects = 0; /* --remote: the links lost, every job's */
-	cfg.reconnects = &reconnects;
+	/* --remote: the pool of boards (one without a pool of commands), each with its count of
+	 * links lost */
+	qc_pool pool = {0};
+	if (o->remote && !o->import) {
+		const char *one[1] = {o->remote};
+		if (qc_pool_make(&pool, o->n_remotes ? o->remotes : one,
+		                 o->n_remotes ? o->n_remotes : 1, o->jobs, err, sizeof err) != 0) {
+			fprintf(stderr, "qconform: %s\n", err);
+			qc_dump_close(dump, NULL);
+			qc_journal_data_free(&jd);
+			qc_waivers_free(waivers);
+			json_decref(baseline);
+			specset_free(&ss);
+			return 2;
+		}
+	}
 	cfg.options = o->options;
 	cfg.n_options = o->n_options;
 	cfg.timeout_s = o->timeout_s;
@@ -1619,6 +1636,7 @@ int qc_cmd_run(const qc_run_opts *o)
 			qc_journal_data_free(&jd);
 			qc_waivers_free(waivers);
 			json_decref(baseline);
+			qc_pool_free(&pool);
 			specset_free(&ss);
 			return 2;
 		}
@@ -1633,19 +1651,30 @@ int qc_cmd_run(const qc_run_opts *o)
 	stop_catch(&sigs); /* blocked: the job threads start with the signals blocked */
 	qc_jobs *jobs = NULL;
 	if ((o->import ? qc_jobs_open_source(qc_import_source(o->import, &info), o->jobs, &jobs)
-	               : qc_jobs_open(&cfg, o->jobs, &jobs, &info, err, sizeof err)) != 0) {
+	               : qc_jobs_open(&cfg, pool.n_boards ? &pool : NULL, o->jobs, &jobs, &info,
+	                              err, sizeof err)) != 0) {
 		stop_restore(&sigs);
 		fprintf(stderr, "qconform: %s\n", err);
 		qc_dump_close(dump, NULL);
 		qc_journal_data_free(&jd);
 		qc_waivers_free(waivers);
 		json_decref(baseline);
+		qc_pool_free(&pool);
 		specset_free(&ss);
 		if (scratch[0])
 			rmdir(scratch);
 		return 2;
 	}
 	atomic_store(&stop_jobs, jobs);
+	/* --remote: the report's pool (how each board fared is filled in at the end) */
+	st.pool = pool.n_boards ? &pool : NULL;
+	qc_remote_board *boards =
+	        qc_xcalloc((size_t)(pool.n_boards ? pool.n_boards : 1), sizeof *boards);
+	for (int b = 0; b < pool.n_boards; b++)
+		boards[b] = (qc_remote_board){.command = pool.boards[b].command,
+		                              .jobs = pool.boards[b].n_jobs};
+	if (pool.n_boards) /* the command as given ({job} and all), the first of a pool */
+		snprintf(info.remote, sizeof info.remote, "%s", o->remote);
 
 	char json_path[1024], journal_path[1100];
 	if (scratch[0]) {
@@ -1708,7 +1737,10 @@ int qc_cmd_run(const qc_run_opts *o)
 	                    .shard_index = o->shard_count ? o->shard_index : 0,
 	                    .shard_count = o->shard_count,
 	                    .waivers = waivers,
-	                    .import = o->import ? qc_import_report_meta(o->import) : NULL};
+	                    .import = o->import ? qc_import_report_meta(o->import) : NULL,
+	                    .boards = boards,
+	                    /* one board: the report of a run without a pool */
+	                    .n_boards = pool.n_boards > 1 ? pool.n_boards : 0};
 	if (o->resume) {
 		/* the report of the run that was started: its command and start time */
 		const char *cmd0 = json_string_value(json_object_get(jd.header, "command"));
@@ -1752,9 +1784,11 @@ int qc_cmd_run(const qc_run_opts *o)
 		stop_restore(&sigs);
 		qc_dump_close(dump, NULL);
 		free(metas);
+		free(boards);
 		qc_journal_data_free(&jd);
 		qc_waivers_free(waivers);
 		json_decref(baseline);
+		qc_pool_free(&pool);
 		specset_free(&ss);
 		if (scratch[0])
 			rmdir(scratch);
@@ -1821,7 +1855,14 @@ int qc_cmd_run(const qc_run_opts *o)
 	snprintf(stopped_by, sizeof stopped_by, "--max-failures %ld", o->max_failures);
 	meta.finished = time(NULL);
 	meta.wall_s = seconds_since(&t0);
-	meta.remote_reconnects = atomic_load(&reconnects);
+	for (int b = 0; b < pool.n_boards; b++) {
+		const qc_board *x = &pool.boards[b];
+		boards[b].dead = atomic_load(&x->dead);
+		boards[b].why = x->why;
+		boards[b].cases = x->cases;
+		boards[b].reconnects = atomic_load(&x->reconnects);
+		meta.remote_reconnects += boards[b].reconnects;
+	}
 	qc_progress_clear(&st.progress);
 	meta.waived = st.waived;
 	if (interrupted) {
@@ -1849,6 +1890,17 @@ int qc_cmd_run(const qc_run_opts *o)
 		printf("remote: the link to the worker was lost %d time%s: the command started "
 		       "again, the cases in flight ran again\n",
 		       meta.remote_reconnects, meta.remote_reconnects == 1 ? "" : "s");
+	int alive = 0;
+	for (int b = 0; b < pool.n_boards; b++)
+		alive += !boards[b].dead;
+	for (int b = 0; pool.n_boards > 1 && b < pool.n_boards; b++)
+		if (boards[b].dead)
+			printf("remote: board %d `%s` is dead, out of the pool after %llu "
+			       "case%s%s: "
+			       "%s\n",
+			       b, boards[b].command, (unsigned long long)boards[b].cases,
+			       boards[b].cases == 1 ? "" : "s",
+			       alive ? " (the other boards ran the rest)" : "", boards[b].why);
 	if (meta.diagnosis)
 		qc_console_diagnosis(stdout, meta.diagnosis, o->datasheet);
 	if (ss.profile) {
@@ -1971,6 +2023,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	qc_stats_free(&st.stats);
 	qc_diagnosis_free(st.diagnosis);
 	free(metas);
+	free(boards);
+	qc_pool_free(&pool);
 	specset_free(&ss);
 	return status;
 }

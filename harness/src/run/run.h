@@ -11,6 +11,7 @@
 
 #define QC_MAX_FILTERS    32
 #define QC_MAX_OPTIONS    32
+#define QC_MAX_REMOTES    64 /* --remote commands: at most --jobs's bound */
 #define QC_MAX_EXTENSIONS 16
 
 typedef struct qc_run_opts {
@@ -61,8 +62,12 @@ typedef struct qc_run_opts {
 	int no_diagnose;          /* --no-diagnose: no diagnosis of the failures (diagnose.h) */
 	int datasheet;            /* diagnose --datasheet: the rules followed, passing ops too */
 	int shrink;               /* --shrink N: the first N FAIL cases shrunk after the run */
-	const char *remote;       /* --remote CMD: workers started by CMD (stream.h) */
-	char *json_written;       /* if not NULL: receives the path of the JSON report (certify) */
+	const char *remote;       /* --remote CMD: workers started by CMD (stream.h): the first */
+	/* --remote given n_remotes times: the pool of boards, one command each (jobs.h) */
+	const char *remotes[QC_MAX_REMOTES];
+	int n_remotes;
+	int jobs_set;       /* --jobs was given (else, with a pool, one job per command) */
+	char *json_written; /* if not NULL: receives the path of the JSON report (certify) */
 	size_t json_written_size;
 	/* qconform import: the kernel's outputs are a runner's records, not a worker's
 	 * (harness/src/offline/import.h); no journal */

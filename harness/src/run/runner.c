@@ -127,6 +127,7 @@ struct qc_runner {
 	char broken[300];       /* the relay's stream to the remote worker broke: why */
 	int link_down;          /* the last start's stream ended before its worker answered */
 	int link_row;           /* links lost since the last answer */
+	int link_gone;          /* lost beyond MAX_RECONNECTS: broken says why */
 	atomic_int *reconnects; /* qc_runner_config's, or NULL */
 	qcf_option *options;
 	int n_options;
@@ -1513,6 +1514,7 @@ static int link_lost(qc_runner *r, const char *why)
 		         "the link to the remote worker was lost %d times in a row, no case "
 		         "answered between: %.200s",
 		         r->link_row + 1, why);
+		r->link_gone = 1;
 		return -1;
 	}
 	r->link_row++;
@@ -1966,6 +1968,11 @@ int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_e
 
 /* ------------------------------------------------------------ open/close */
 
+int qc_runner_link_gone(const qc_runner *r)
+{
+	return r && r->link_gone;
+}
+
 static void free_runner(qc_runner *r)
 {
 	if (!r)
@@ -2143,8 +2150,9 @@ int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err
 int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t err_size)
 {
 	if (start_worker_from(r, 1, err, err_size) < 0) {
+		int link = r->remote && r->link_down;
 		free_runner(r);
-		return -1;
+		return link ? -3 : -1;
 	}
 	if (info)
 		*info = r->info;
@@ -2159,7 +2167,7 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 	int rc = qc_runner_open_finish(*out, info, err, err_size);
 	if (rc < 0)
 		*out = NULL;
-	return rc;
+	return rc < 0 ? -1 : rc;
 }
 
 void qc_runner_close(qc_runner *r)

@@ -99,7 +99,8 @@ int qc_runner_open(const qc_runner_config *cfg, qc_runner **out, qc_plugin_info 
 /* qc_runner_open in two halves, so that several workers load their plugin at once: _start
  * returns as soon as the worker is spawned (the same refusals, but the load's own); _finish
  * waits for its load report, from the same thread (a worker dies with the thread that started
- * it), and on a refusal frees the runner. */
+ * it), and on a refusal frees the runner: -1, or -3 when --remote's stream ended before the
+ * worker answered (the link or the device, not the plugin). */
 int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err, size_t err_size);
 int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t err_size);
 
@@ -113,6 +114,11 @@ int qc_runner_open_finish(qc_runner *r, qc_plugin_info *info, char *err, size_t 
  */
 int qc_runner_execute(qc_runner *r, const qcf_op_call *const *calls, int n, qc_exec_result *results,
                       const qcf_op_call **staged, char *err, size_t err_size);
+
+/* --remote: did the last qc_runner_execute return -1 because the link was lost MAX_RECONNECTS + 1
+ * times in a row (its device unreachable, not its stream garbled)? The runner is then of no
+ * more use; another command may still reach another device. */
+int qc_runner_link_gone(const qc_runner *r);
 
 /*
  * Stops the runner for good, from any thread or a signal handler (async-signal-safe): kills

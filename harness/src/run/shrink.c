@@ -24,6 +24,7 @@
 #include "expected.h"
 #include "export.h"
 #include "ggml.h"
+#include "jobs.h"
 #include "locate.h"
 #include "qref.h"
 #include "run.h"
@@ -610,6 +611,12 @@ int qc_cmd_shrink(const qc_run_opts *o, const char *name, const char *out_dir, i
 	shrink_run sr = {.s = {.o = o, .max_calls = max_calls > 0 ? max_calls : SHRINK_MAX_CALLS},
 	                 .out_dir = out_dir ? out_dir : "reports/out/shrunk"};
 	char err[1024], ref[1024];
+	/* --remote: the first command, its {job} the job 0's */
+	qc_pool pool = {0};
+	if (o->remote && qc_pool_make(&pool, &o->remote, 1, 1, err, sizeof err) != 0) {
+		fprintf(stderr, "qconform shrink: %s\n", err);
+		return 2;
+	}
 	qc_runner_config cfg = {.plugin_path = o->plugin || o->remote ? o->plugin
 	                                                              : qc_default_reference_plugin(
 	                                                                        ref, sizeof ref),
@@ -619,9 +626,11 @@ int qc_cmd_shrink(const qc_run_opts *o, const char *name, const char *out_dir, i
 	                        .sandbox = !o->no_sandbox,
 	                        .sandbox_allow = o->sandbox_allow,
 	                        .n_sandbox_allow = o->n_sandbox_allow,
-	                        .remote = o->remote};
+	                        .remote = o->remote ? pool.boards[0].command : NULL};
 	qc_plugin_info info;
-	if (qc_runner_open(&cfg, &sr.s.runner, &info, err, sizeof err) != 0) {
+	int orc = qc_runner_open(&cfg, &sr.s.runner, &info, err, sizeof err);
+	qc_pool_free(&pool); /* the runner has its copy */
+	if (orc != 0) {
 		fprintf(stderr, "qconform shrink: %s\n", err);
 		return 2;
 	}
