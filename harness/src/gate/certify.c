@@ -707,7 +707,9 @@ static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
 		printf("\n  plugin %s %s (sha256 %s%s)\n", jstr(plug, "name"),
 		       jstr(plug, "version"), jstr(plug, "sha256"),
 		       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
-	if (plat)
+	if (plat && off)
+		printf("  ran on: not recorded (the offline runner records no platform)\n");
+	else if (plat)
 		printf("  ran on %s, %s%s%s (%s)\n",
 		       *jstr(plat, "machine") ? jstr(plat, "machine") : "?",
 		       *jstr(plat, "system") ? jstr(plat, "system") : "?",

@@ -603,17 +603,25 @@ static void kv_row(FILE *f, const char *key, const char *value, int code)
 static void plugin_rows(FILE *f, json_t *plugin)
 {
 	char buf[64];
-	kv_row(f, "plugin", qc_report_str(plugin, "name"), 0);
-	kv_row(f, "plugin version", qc_report_str(plugin, "version"), 0);
-	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
-	kv_row(f, "plugin ABI", buf, 0);
-	/* what the device reported (--remote) is said to be so, on the row itself */
+	/* what the device reported (--remote, or an offline runner's records) is said to be so,
+	 * on the row itself */
 	int dev = !strcmp(qc_report_str(plugin, "sha256_source"), "device");
-	kv_row(f, dev ? "plugin path (reported by the device)" : "plugin path",
+	int rec = !strcmp(qc_report_str(plugin, "sha256_source"), "records");
+	kv_row(f, rec ? "plugin (as the runner recorded it, reported by the device)" : "plugin",
+	       qc_report_str(plugin, "name"), 0);
+	kv_row(f, rec ? "plugin version (reported by the device)" : "plugin version",
+	       qc_report_str(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
+	kv_row(f, rec ? "plugin ABI (reported by the device)" : "plugin ABI", buf, 0);
+	kv_row(f,
+	       dev   ? "plugin path (reported by the device)"
+	       : rec ? "the runner's records (offline)"
+	             : "plugin path",
 	       qc_report_str(plugin, "path"), 1);
 	kv_row(f,
-	       dev ? "plugin sha256 (reported by the device, not verified by the harness)"
-	           : "plugin sha256 (computed by the harness)",
+	       dev   ? "plugin sha256 (reported by the device, not verified by the harness)"
+	       : rec ? "sha256 of the runner's records (computed by the harness)"
+	             : "plugin sha256 (computed by the harness)",
 	       qc_report_str(plugin, "sha256"), 1);
 	json_t *pf = json_object_get(plugin, "platform");
 	if (pf) {
@@ -1647,6 +1655,11 @@ static void certificate(FILE *f, json_t *c)
 	fputs("</code>", f);
 	if (!strcmp(qc_report_str(plugin, "sha256_source"), "device"))
 		fputs(" <b>(reported by the device, not verified)</b>", f);
+	else if (!strcmp(qc_report_str(plugin, "sha256_source"), "records"))
+		fputs(" <b>(offline: the sha256 of the runner's records; the plugin's name, "
+		      "version "
+		      "and ABI are what the device's runner recorded)</b>",
+		      f);
 	fprintf(f, " &middot; %llu cases (the profile needs %llu)</div>\n",
 	        qc_report_key_count(c, "cases"), qc_report_key_count(p, "min_cases"));
 	if (json_array_size(reasons)) {
