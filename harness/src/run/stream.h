@@ -105,7 +105,8 @@ typedef struct qc_span {
  * holds), as one number both ends compare. */
 uint32_t qc_stream_layout(void);
 
-/* Writes one frame of two parts (b may be NULL); 0, or -1 (errno). Async-signal-safe. */
+/* Writes one frame of two parts (b may be NULL) in one writev; 0, or -1 (errno).
+ * Async-signal-safe (writev is a bare system call on Linux). */
 int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb);
 
 /* Reads one frame into *buf (grown with realloc up to max bytes). 1 with *type and *len; 0

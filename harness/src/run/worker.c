@@ -1051,9 +1051,22 @@ static struct {
 	unsigned timeout_ms; /* from HELLO; 0: none */
 	int armed;           /* 1: a case runs, 2: the worker quits */
 	struct timespec deadline;
-	uint32_t seq; /* answers of the running command */
-	int quit;     /* a quit command went down */
-} kp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, -1, 0, 0, 0, {0, 0}, 0, 0};
+	struct timespec wakes; /* when the clock wakes next, unless asleep */
+	int asleep;            /* the clock waits without a deadline */
+	uint32_t seq;          /* answers of the running command */
+	int quit;              /* a quit command went down */
+} kp = {PTHREAD_MUTEX_INITIALIZER,
+        PTHREAD_COND_INITIALIZER,
+        -1,
+        -1,
+        0,
+        0,
+        0,
+        {0, 0},
+        {0, 0},
+        0,
+        0,
+        0};
 
 /* How long a quitting worker may take to destroy its instance, beyond the timeout. */
 #define KEEPER_QUIT_GRACE_MS 5000u
@@ -1067,20 +1080,28 @@ static _Noreturn void keeper_end(int status)
 	_exit(status);
 }
 
-/* kp.mu held: the deadline ms from now, or none. */
+static int before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* kp.mu held: the deadline ms from now, or none. The clock is woken only when it would
+ * otherwise sleep past the new deadline: a deadline moved later, or none, is found when it
+ * wakes (every answer re-arms: no wake-up of the clock a case). */
 static void keeper_arm(int what, unsigned ms)
 {
 	kp.armed = ms ? what : 0;
-	if (ms) {
-		clock_gettime(CLOCK_MONOTONIC, &kp.deadline);
-		kp.deadline.tv_sec += (time_t)(ms / 1000);
-		kp.deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
-		if (kp.deadline.tv_nsec >= 1000000000L) {
-			kp.deadline.tv_sec++;
-			kp.deadline.tv_nsec -= 1000000000L;
-		}
+	if (!ms)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &kp.deadline);
+	kp.deadline.tv_sec += (time_t)(ms / 1000);
+	kp.deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (kp.deadline.tv_nsec >= 1000000000L) {
+		kp.deadline.tv_sec++;
+		kp.deadline.tv_nsec -= 1000000000L;
 	}
-	pthread_cond_signal(&kp.clock);
+	if (kp.asleep || before(&kp.deadline, &kp.wakes))
+		pthread_cond_signal(&kp.clock);
 }
 
 /* The clock: a case past its timeout is killed and said TIMEOUT; a quit past its grace is
@@ -1091,14 +1112,16 @@ static void *keeper_clock(void *unused)
 	pthread_mutex_lock(&kp.mu);
 	for (;;) {
 		if (!kp.armed) {
+			kp.asleep = 1;
 			pthread_cond_wait(&kp.clock, &kp.mu);
+			kp.asleep = 0;
 			continue;
 		}
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > kp.deadline.tv_sec ||
-		    (now.tv_sec == kp.deadline.tv_sec && now.tv_nsec >= kp.deadline.tv_nsec))
+		if (!before(&now, &kp.deadline))
 			break;
+		kp.wakes = kp.deadline;
 		pthread_cond_timedwait(&kp.clock, &kp.mu, &kp.deadline);
 	}
 	/* the lock stays held: nothing else goes up */
