@@ -384,9 +384,40 @@ static void wait_frame(relay *r)
 	}
 }
 
+/* The spans of an ANSWER for case seq (done: 0), or of a DONE (done: 1; each span names a
+ * case whose slot was left open, kept[]), written into the arena: each within its case's
+ * slot, or the frame is garbled. */
+static void apply_spans(relay *r, const qc_command *c, const qc_case_desc *d,
+                        const unsigned char *kept, uint32_t seq, int done, size_t len)
+{
+	uint32_t n_spans;
+	memcpy(&n_spans, r->buf + sizeof(qc_answer), 4);
+	size_t at = sizeof(qc_answer) + 8;
+	for (uint32_t s = 0; s < n_spans; s++) {
+		qc_span sp;
+		if (len - at < sizeof sp)
+			garbled(r, "answer %u: span %u cut short", seq, s);
+		memcpy(&sp, r->buf + at, sizeof sp);
+		at += sizeof sp;
+		if (done && (sp.seq >= c->count || !kept[sp.seq]))
+			garbled(r, "the command's end: span %u names case %u, not left open", s,
+			        sp.seq);
+		const qc_case_desc *cd = &d[done ? sp.seq : seq];
+		size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
+		if (len - at < padded || sp.off < cd->slot_off || sp.len > cd->slot_len ||
+		    sp.off - cd->slot_off > cd->slot_len - sp.len)
+			garbled(r, "answer %u: span %u is outside its case", done ? sp.seq : seq,
+			        s);
+		memcpy(r->map + sp.off, r->buf + at, sp.len);
+		at += padded;
+	}
+}
+
 /* One command: its CASES frame out, then answers in until DONE. */
 static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 {
+	unsigned char kept[QC_WIRE_CHUNK]; /* the case's slot was left open (QC_ANS_LEFT_OPEN) */
+	memset(kept, 0, sizeof kept);
 	r->frame_len = 0;
 	out_put(r, c, sizeof *c);
 	for (uint32_t i = 0; i < c->count; i++) {
@@ -450,29 +481,16 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			garbled(r, "unexpected frame (type %u, %zu bytes) from the remote worker",
 			        type, len);
 		qc_answer a;
-		uint32_t n_spans;
 		memcpy(&a, r->buf, sizeof a);
-		memcpy(&n_spans, r->buf + sizeof a, 4);
 		if (a.magic == QC_MSG_ANSWER && a.seq < c->count) {
 			/* the changed bytes, each within the case's slot */
-			const qc_case_desc *cd = &d[a.seq];
-			size_t at = sizeof a + 8;
-			for (uint32_t s = 0; s < n_spans; s++) {
-				qc_span sp;
-				if (len - at < sizeof sp)
-					garbled(r, "answer %u: span %u cut short", a.seq, s);
-				memcpy(&sp, r->buf + at, sizeof sp);
-				at += sizeof sp;
-				size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
-				if (len - at < padded || sp.off < cd->slot_off ||
-				    sp.len > cd->slot_len ||
-				    sp.off - cd->slot_off > cd->slot_len - sp.len)
-					garbled(r, "answer %u: span %u is outside its case", a.seq,
-					        s);
-				memcpy(r->map + sp.off, r->buf + at, sp.len);
-				at += padded;
-			}
-		} else if (a.magic != QC_MSG_DONE) {
+			apply_spans(r, c, d, kept, a.seq, 0, len);
+			kept[a.seq] = (a.flags & QC_ANS_LEFT_OPEN) != 0;
+		} else if (a.magic == QC_MSG_DONE) {
+			/* what changed in the slots left open since their answers: before the
+			 * harness compares them again */
+			apply_spans(r, c, d, kept, a.seq, 1, len);
+		} else {
 			garbled(r, "answer with magic 0x%08x from the remote worker", a.magic);
 		}
 		if (qc_send_full(r->chan, &a, sizeof a) < 0)
