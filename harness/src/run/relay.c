@@ -413,6 +413,40 @@ static void apply_spans(relay *r, const qc_command *c, const qc_case_desc *d,
 	}
 }
 
+/* The bytes of a region (at arena offset off) that are not the pattern the harness fills a
+ * slot with (qc_guard_pattern from the region's start): the runs that differ (closer than 16
+ * bytes joined), each a qc_span and its bytes padded to 8. The remote worker writes the pattern
+ * itself, so a case travels as its call, its inputs and its outputs' poison, not as pages. */
+static uint32_t put_literals(relay *r, uint64_t off, uint64_t len)
+{
+	static const unsigned char zero[8];
+	const unsigned char *p = r->map + off;
+	uint32_t n = 0;
+	size_t i = 0;
+	while (i < len) {
+		if (i % QC_GUARD_BYTES == 0 && len - i >= QC_GUARD_BYTES &&
+		    memcmp(p + i, qc_guard_pattern, QC_GUARD_BYTES) == 0) {
+			i += QC_GUARD_BYTES; /* a whole block of pattern, the common case */
+			continue;
+		}
+		if (p[i] == qc_guard_pattern[i % QC_GUARD_BYTES]) {
+			i++;
+			continue;
+		}
+		size_t j = i + 1, same = 0;
+		for (; j < len && same < 16; j++)
+			same = p[j] == qc_guard_pattern[j % QC_GUARD_BYTES] ? same + 1 : 0;
+		size_t e = j - same;
+		qc_span sp = {off + i, (uint32_t)(e - i), 0};
+		out_put(r, &sp, sizeof sp);
+		out_put(r, p + i, e - i);
+		out_put(r, zero, QC_ROUND_UP(e - i, 8) - (e - i));
+		n++;
+		i = j;
+	}
+	return n;
+}
+
 /* One command: its CASES frame out, then answers in until DONE. */
 static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 {
@@ -428,11 +462,13 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			broken(r, "case %u of a command holds a pointer outside its slot", i);
 		uint32_t nr[2] = {(uint32_t)n, 0};
 		out_put(r, &d[i], sizeof d[i]);
+		size_t count_at = r->frame_len + 4;
 		out_put(r, nr, sizeof nr);
 		out_put(r, rel, (size_t)n * 8);
-		out_put(r, r->map + d[i].ro_off, d[i].ro_len);
+		nr[1] = put_literals(r, d[i].ro_off, d[i].ro_len);
 		for (uint32_t k = 0; k < d[i].n_outputs; k++)
-			out_put(r, r->map + d[i].rw_off[k], d[i].rw_len[k]);
+			nr[1] += put_literals(r, d[i].rw_off[k], d[i].rw_len[k]);
+		memcpy(r->frame + count_at, &nr[1], 4);
 	}
 	if (qc_frame_write(r->to, QC_FRAME_CASES, r->frame, r->frame_len, NULL, 0) < 0) {
 		/* it closed its stdin before reading: its last word may still be there */

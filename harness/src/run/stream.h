@@ -8,8 +8,9 @@
  *
  * The relay (relay.c) is the harness's worker process, started as usual with --remote CMD; it
  * runs CMD with `/bin/sh -c` and turns each command into one frame: for every case its slot's
- * bytes (call description, inputs, output regions with their poison and guard bytes) and the
- * arena offsets of the pointers the call description holds. The remote worker copies them to
+ * bytes (call description, inputs, output regions with their poison and guard bytes; the guard
+ * pattern left out, which the remote worker writes itself) and the arena offsets of the
+ * pointers the call description holds. The remote worker copies them to
  * the same offsets of an arena of its own, moves the pointers to its own address, runs the
  * case exactly as a local worker does (the slot opened for the case only, closed the moment
  * execute returns, or with QC_CMD_DEFER_CLOSE left open to the command's end) and answers with
@@ -36,7 +37,7 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 5
+#define QC_STREAM_PROTOCOL 6
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {
@@ -89,8 +90,10 @@ typedef struct qc_keeper_note {
 } qc_keeper_note;
 
 /* Per case in a CASES frame: the qc_case_desc (arena offsets, as the harness staged it),
- * uint32 n_reloc, uint32 pad, n_reloc uint64 arena offsets of pointer fields, the ro bytes
- * (ro_len), then each output region's bytes (rw_len[k]). */
+ * uint32 n_reloc, uint32 n_lit, n_reloc uint64 arena offsets of pointer fields, then n_lit
+ * qc_spans, each with its bytes (padded to 8): the bytes of the case's regions (ro, then each
+ * output region) that are not the pattern a slot is filled with. Every other byte of the
+ * regions is qc_guard_pattern, repeated from the region's start. */
 
 /* A changed range in an ANSWER: arena offset, length; then its bytes (padded to 8). A DONE
  * (an ANSWER frame of QC_MSG_DONE) carries the same, for the cases of its command whose slots

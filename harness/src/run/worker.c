@@ -884,21 +884,22 @@ static size_t regions(const qc_case_desc *d, uint64_t off[], uint64_t len[])
 
 /*
  * Installs case seq of a CASES frame: its regions are built in the command's snapshot (snap at
- * snap_at[seq]) with the pointers moved from the harness's address to this arena's, then copied
- * into the slot, which stays open for the case's run (as open_slot opens it: the closed page
- * between two outputs stays closed). What a thread of the plugin's writes meanwhile changes
- * the slot, not the snapshot: an ANSWER carries it. Returns the bytes of the frame it used, or
- * 0 when they do not describe a case of this arena.
+ * snap_at[seq]: the guard pattern, the frame's bytes over it) with the pointers moved from the
+ * harness's address to this arena's, then copied into the slot, which stays open for the case's
+ * run (as open_slot opens it: the closed page between two outputs stays closed). What a thread
+ * of the plugin's writes meanwhile changes the slot, not the snapshot: an ANSWER carries it.
+ * Returns the bytes of the frame it used, or 0 when they do not describe a case of this arena.
  */
 static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, uint32_t seq,
                            qc_case_desc *d)
 {
 	const unsigned char *start = p, *end = p + left;
-	uint32_t n_reloc;
+	uint32_t n_reloc, n_lit;
 	if (left < sizeof *d + 8)
 		return 0;
 	memcpy(d, p, sizeof *d);
 	memcpy(&n_reloc, p + sizeof *d, 4);
+	memcpy(&n_lit, p + sizeof *d + 4, 4);
 	p += sizeof *d + 8;
 	if (desc_ok(d, s->bytes) < 0 || n_reloc > d->ro_len / 8 ||
 	    (size_t)(end - p) < (size_t)n_reloc * 8)
@@ -906,18 +907,34 @@ static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, 
 	const unsigned char *relocs = p;
 	p += (size_t)n_reloc * 8;
 	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], len[1 + QC_WIRE_MAX_OUTPUTS];
-	size_t nr = regions(d, off, len), total = 0;
-	for (size_t i = 0; i < nr; i++)
+	size_t nr = regions(d, off, len), total = 0, start_of[1 + QC_WIRE_MAX_OUTPUTS];
+	for (size_t i = 0; i < nr; i++) {
+		start_of[i] = total;
 		total += len[i];
-	if ((size_t)(end - p) < total)
-		return 0;
+	}
 	size_t at0 = seq ? s->snap_end : 0;
 	grow_buf(&s->snap, &s->snap_cap, at0 + total + 1);
 	s->snap_at[seq] = at0;
 	s->snap_end = at0 + total;
 	unsigned char *snap = s->snap + at0;
-	memcpy(snap, p, total);
-	p += total;
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < len[i]; k += QC_GUARD_BYTES)
+			memcpy(snap + start_of[i] + k, qc_guard_pattern,
+			       len[i] - k < QC_GUARD_BYTES ? len[i] - k : QC_GUARD_BYTES);
+	for (uint32_t l = 0; l < n_lit; l++) {
+		qc_span sp;
+		if ((size_t)(end - p) < sizeof sp)
+			return 0;
+		memcpy(&sp, p, sizeof sp);
+		p += sizeof sp;
+		size_t padded = QC_ROUND_UP((size_t)sp.len, 8), r = 0;
+		while (r < nr && (sp.off < off[r] || sp.off - off[r] >= len[r]))
+			r++;
+		if (r == nr || (size_t)(end - p) < padded || sp.len > len[r] - (sp.off - off[r]))
+			return 0;
+		memcpy(snap + start_of[r] + (sp.off - off[r]), p, sp.len);
+		p += padded;
+	}
 	for (uint32_t i = 0; i < n_reloc; i++) {
 		uint64_t at, v;
 		memcpy(&at, relocs + 8 * (size_t)i, 8);
