@@ -810,7 +810,13 @@ typedef struct stdio_state {
 	unsigned char *tail; /* the command's DONE: span count, pad, spans changed after answers */
 	size_t tail_cap, tail_len;
 	uint32_t n_tail;
+	uint64_t res_lo, res_hi; /* the arena's pages used since they last went back */
 } stdio_state;
+
+/* The harness stages small cases in a ring of a few MiB (runner.c), whose pages the next cases
+ * use again: they stay. Once the cases used more of the arena than this, the pages go back to
+ * the system at a command's end (every slot closed then: an access still faults). */
+#define STDIO_RESIDENT ((uint64_t)16 << 20)
 
 static void *grow_buf(unsigned char **p, size_t *cap, size_t need)
 {
@@ -1006,8 +1012,8 @@ static uint32_t put_changes(unsigned char **buf, size_t *cap, size_t *len,
 }
 
 /* The ANSWER of a case: the answer, then every run of changed bytes of its regions. A closed
- * slot is readable only while they are compared, then its pages go back to the system; a slot
- * left open (QC_ANS_LEFT_OPEN) stays so, compared again at the command's end. */
+ * slot is readable only while they are compared; a slot left open (QC_ANS_LEFT_OPEN) stays so,
+ * compared again at the command's end. */
 static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *ans)
 {
 	uint32_t pad = 0;
@@ -1020,11 +1026,8 @@ static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *
 		protect(s->arena, d->slot_off, d->slot_len, PROT_READ);
 	uint32_t n_spans = put_changes(&s->out, &s->out_cap, &s->out_len, s->arena, d,
 	                               s->snap + s->snap_at[ans->seq], 0);
-	if (!open) {
+	if (!open)
 		protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
-		/* closed, a late access still faults */
-		madvise(s->arena + d->slot_off, d->slot_len, MADV_DONTNEED);
-	}
 	memcpy(s->out + sizeof *ans, &n_spans, 4);
 }
 
@@ -1537,6 +1540,7 @@ static int stdio_main(int argc, char **argv)
 	s.bytes = a.arena_bytes;
 	s.base = h.harness_base;
 	s.timeout_ms = h.timeout_ms;
+	s.res_lo = UINT64_MAX;
 	void *m =
 	        mmap(NULL, s.bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
@@ -1572,6 +1576,7 @@ static int stdio_main(int argc, char **argv)
 		qc_case_desc cds[QC_WIRE_CHUNK];
 		unsigned char kept[QC_WIRE_CHUNK];
 		uint64_t lo = UINT64_MAX, hi = 0; /* the slots left open */
+		uint64_t used_lo = UINT64_MAX, used_hi = 0;
 		grow_buf(&s.tail, &s.tail_cap, 8);
 		s.tail_len = 8; /* the span count and pad first */
 		s.n_tail = 0;
@@ -1587,6 +1592,10 @@ static int stdio_main(int argc, char **argv)
 				_exit(4);
 			}
 			at += used;
+			used_lo = cd->slot_off < used_lo ? cd->slot_off : used_lo;
+			used_hi = cd->slot_off + cd->slot_len > used_hi
+			                  ? cd->slot_off + cd->slot_len
+			                  : used_hi;
 			qc_answer ans;
 			qcf_prepared *prep;
 			memset(&ans, 0, sizeof ans);
@@ -1621,8 +1630,13 @@ static int stdio_main(int argc, char **argv)
 		}
 		recheck_open(&s, cds, kept, c.count);
 		close_span(s.arena, &sp);
-		if (lo < hi) /* the pages go back to the system; closed, an access still faults */
-			madvise(s.arena + lo, hi - lo, MADV_DONTNEED);
+		s.res_lo = used_lo < s.res_lo ? used_lo : s.res_lo;
+		s.res_hi = used_hi > s.res_hi ? used_hi : s.res_hi;
+		if (s.res_lo < s.res_hi && s.res_hi - s.res_lo > STDIO_RESIDENT) {
+			madvise(s.arena + s.res_lo, s.res_hi - s.res_lo, MADV_DONTNEED);
+			s.res_lo = UINT64_MAX;
+			s.res_hi = 0;
+		}
 		settle(c.settle_ms);
 		qc_answer done;
 		memset(&done, 0, sizeof done);
