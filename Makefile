@@ -446,7 +446,9 @@ $(filter test-lane-san-%,$(TEST_LANES)): test-lane-san-%: san-all variants
 # the reference plugin: cases/s at --jobs 1 and 2, the cost of --shard 1/4, the harness's time
 # per case, the diagnosis's cost on a failing and on a passing run (suite/bench/bench_run.sh), then the readers of reports (report, diff, merge) on
 # reports of BENCH_REPORT_CASES cases made from that run (suite/bench/bench_reports.sh): peak
-# RSS and time. Ratios within one run, not seconds across machines.
+# RSS and time; then what --remote costs: specs/litert locally and through a local
+# `qconform-worker --stdio`, the ratio (suite/bench/bench_remote.sh). Ratios within one run, not
+# seconds across machines.
 # `make bench-kernels`: the reference FULLY_CONNECTED and CONV_2D on the shapes that dominate
 # a run, in GOPS, beside XNNPACK's single-threaded time on the same shapes when its Debian
 # packages are installed (suite/bench/bench_kernels.c says what is timed).
@@ -464,6 +466,7 @@ bench-kernels: $(BENCH_KERNELS)
 bench: all bench-kernels
 	suite/bench/bench_run.sh $(BUILD)
 	suite/bench/bench_reports.sh $(BUILD) $(BUILD)/bench/jobs1.best.json $(BENCH_REPORT_CASES)
+	suite/bench/bench_remote.sh $(BUILD)
 BENCH_REPORT_CASES ?= 100000 1000000
 
 # `make bench-baseline REV=<commit>`: this build's cases per second at --jobs 1 and 2 against

@@ -33,6 +33,7 @@
 
 #include "digest.h"
 #include "qct.h"
+#include "stream.h"
 
 #define SPECS                                                                                      \
 	"specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/quantize_per_axis.yaml "     \
@@ -211,7 +212,10 @@ static void test_broken_streams(void)
 	fputs(fake_worker, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "python3 %s", path);
-	refused(tmp, cmd, "speaks stream protocol 99, this qconform 4");
+	char words[80];
+	snprintf(words, sizeof words, "speaks stream protocol 99, this qconform %d",
+	         QC_STREAM_PROTOCOL);
+	refused(tmp, cmd, words);
 	snprintf(cmd, sizeof cmd, "python3 %s/filter.py flip 30000 %s --stdio", tmp, worker());
 	refused(tmp, cmd, "CRC-32 mismatch");
 	qct_rmdir(tmp);

@@ -384,9 +384,74 @@ static void wait_frame(relay *r)
 	}
 }
 
+/* The spans of an ANSWER for case seq (done: 0), or of a DONE (done: 1; each span names a
+ * case whose slot was left open, kept[]), written into the arena: each within its case's
+ * slot, or the frame is garbled. */
+static void apply_spans(relay *r, const qc_command *c, const qc_case_desc *d,
+                        const unsigned char *kept, uint32_t seq, int done, size_t len)
+{
+	uint32_t n_spans;
+	memcpy(&n_spans, r->buf + sizeof(qc_answer), 4);
+	size_t at = sizeof(qc_answer) + 8;
+	for (uint32_t s = 0; s < n_spans; s++) {
+		qc_span sp;
+		if (len - at < sizeof sp)
+			garbled(r, "answer %u: span %u cut short", seq, s);
+		memcpy(&sp, r->buf + at, sizeof sp);
+		at += sizeof sp;
+		if (done && (sp.seq >= c->count || !kept[sp.seq]))
+			garbled(r, "the command's end: span %u names case %u, not left open", s,
+			        sp.seq);
+		const qc_case_desc *cd = &d[done ? sp.seq : seq];
+		size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
+		if (len - at < padded || sp.off < cd->slot_off || sp.len > cd->slot_len ||
+		    sp.off - cd->slot_off > cd->slot_len - sp.len)
+			garbled(r, "answer %u: span %u is outside its case", done ? sp.seq : seq,
+			        s);
+		memcpy(r->map + sp.off, r->buf + at, sp.len);
+		at += padded;
+	}
+}
+
+/* The bytes of a region (at arena offset off) that are not the pattern the harness fills a
+ * slot with (qc_guard_pattern from the region's start): the runs that differ (closer than 16
+ * bytes joined), each a qc_span and its bytes padded to 8. The remote worker writes the pattern
+ * itself, so a case travels as its call, its inputs and its outputs' poison, not as pages. */
+static uint32_t put_literals(relay *r, uint64_t off, uint64_t len)
+{
+	static const unsigned char zero[8];
+	const unsigned char *p = r->map + off;
+	uint32_t n = 0;
+	size_t i = 0;
+	while (i < len) {
+		if (i % QC_GUARD_BYTES == 0 && len - i >= QC_GUARD_BYTES &&
+		    memcmp(p + i, qc_guard_pattern, QC_GUARD_BYTES) == 0) {
+			i += QC_GUARD_BYTES; /* a whole block of pattern, the common case */
+			continue;
+		}
+		if (p[i] == qc_guard_pattern[i % QC_GUARD_BYTES]) {
+			i++;
+			continue;
+		}
+		size_t j = i + 1, same = 0;
+		for (; j < len && same < 16; j++)
+			same = p[j] == qc_guard_pattern[j % QC_GUARD_BYTES] ? same + 1 : 0;
+		size_t e = j - same;
+		qc_span sp = {off + i, (uint32_t)(e - i), 0};
+		out_put(r, &sp, sizeof sp);
+		out_put(r, p + i, e - i);
+		out_put(r, zero, QC_ROUND_UP(e - i, 8) - (e - i));
+		n++;
+		i = j;
+	}
+	return n;
+}
+
 /* One command: its CASES frame out, then answers in until DONE. */
 static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 {
+	unsigned char kept[QC_WIRE_CHUNK]; /* the case's slot was left open (QC_ANS_LEFT_OPEN) */
+	memset(kept, 0, sizeof kept);
 	r->frame_len = 0;
 	out_put(r, c, sizeof *c);
 	for (uint32_t i = 0; i < c->count; i++) {
@@ -397,11 +462,13 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			broken(r, "case %u of a command holds a pointer outside its slot", i);
 		uint32_t nr[2] = {(uint32_t)n, 0};
 		out_put(r, &d[i], sizeof d[i]);
+		size_t count_at = r->frame_len + 4;
 		out_put(r, nr, sizeof nr);
 		out_put(r, rel, (size_t)n * 8);
-		out_put(r, r->map + d[i].ro_off, d[i].ro_len);
+		nr[1] = put_literals(r, d[i].ro_off, d[i].ro_len);
 		for (uint32_t k = 0; k < d[i].n_outputs; k++)
-			out_put(r, r->map + d[i].rw_off[k], d[i].rw_len[k]);
+			nr[1] += put_literals(r, d[i].rw_off[k], d[i].rw_len[k]);
+		memcpy(r->frame + count_at, &nr[1], 4);
 	}
 	if (qc_frame_write(r->to, QC_FRAME_CASES, r->frame, r->frame_len, NULL, 0) < 0) {
 		/* it closed its stdin before reading: its last word may still be there */
@@ -450,29 +517,16 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 			garbled(r, "unexpected frame (type %u, %zu bytes) from the remote worker",
 			        type, len);
 		qc_answer a;
-		uint32_t n_spans;
 		memcpy(&a, r->buf, sizeof a);
-		memcpy(&n_spans, r->buf + sizeof a, 4);
 		if (a.magic == QC_MSG_ANSWER && a.seq < c->count) {
 			/* the changed bytes, each within the case's slot */
-			const qc_case_desc *cd = &d[a.seq];
-			size_t at = sizeof a + 8;
-			for (uint32_t s = 0; s < n_spans; s++) {
-				qc_span sp;
-				if (len - at < sizeof sp)
-					garbled(r, "answer %u: span %u cut short", a.seq, s);
-				memcpy(&sp, r->buf + at, sizeof sp);
-				at += sizeof sp;
-				size_t padded = QC_ROUND_UP((size_t)sp.len, 8);
-				if (len - at < padded || sp.off < cd->slot_off ||
-				    sp.len > cd->slot_len ||
-				    sp.off - cd->slot_off > cd->slot_len - sp.len)
-					garbled(r, "answer %u: span %u is outside its case", a.seq,
-					        s);
-				memcpy(r->map + sp.off, r->buf + at, sp.len);
-				at += padded;
-			}
-		} else if (a.magic != QC_MSG_DONE) {
+			apply_spans(r, c, d, kept, a.seq, 0, len);
+			kept[a.seq] = (a.flags & QC_ANS_LEFT_OPEN) != 0;
+		} else if (a.magic == QC_MSG_DONE) {
+			/* what changed in the slots left open since their answers: before the
+			 * harness compares them again */
+			apply_spans(r, c, d, kept, a.seq, 1, len);
+		} else {
 			garbled(r, "answer with magic 0x%08x from the remote worker", a.magic);
 		}
 		if (qc_send_full(r->chan, &a, sizeof a) < 0)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -64,17 +65,25 @@ static uint32_t frame_crc(const qc_frame_header *h, const void *a, size_t na, co
 	return (uint32_t)c;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* Writes the n iovecs whole: one system call, unless the pipe takes less. */
+static int write_all(int fd, struct iovec *v, int n)
 {
-	const char *c = p;
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = writev(fd, v, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			return -1;
-		c += k;
-		n -= (size_t)k;
+		size_t done = (size_t)k;
+		while (n && done >= v->iov_len) {
+			done -= v->iov_len;
+			v++;
+			n--;
+		}
+		if (n) {
+			v->iov_base = (char *)v->iov_base + done;
+			v->iov_len -= done;
+		}
 	}
 	return 0;
 }
@@ -87,10 +96,14 @@ int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *
 	}
 	qc_frame_header h = {QC_STREAM_MAGIC, type, (uint32_t)(na + nb), 0};
 	h.crc = frame_crc(&h, a, na, b, nb);
-	if (write_all(fd, &h, sizeof h) < 0 || (na && write_all(fd, a, na) < 0) ||
-	    (nb && write_all(fd, b, nb) < 0))
-		return -1;
-	return 0;
+	/* one write a frame: its reader wakes once, not once a part */
+	struct iovec v[3] = {{&h, sizeof h}};
+	int n = 1;
+	if (na)
+		v[n++] = (struct iovec){(void *)a, na};
+	if (nb)
+		v[n++] = (struct iovec){(void *)b, nb};
+	return write_all(fd, v, n);
 }
 
 /*

@@ -8,13 +8,16 @@
  *
  * The relay (relay.c) is the harness's worker process, started as usual with --remote CMD; it
  * runs CMD with `/bin/sh -c` and turns each command into one frame: for every case its slot's
- * bytes (call description, inputs, output regions with their poison and guard bytes) and the
- * arena offsets of the pointers the call description holds. The remote worker copies them to
+ * bytes (call description, inputs, output regions with their poison and guard bytes; the guard
+ * pattern left out, which the remote worker writes itself) and the arena offsets of the
+ * pointers the call description holds. The remote worker copies them to
  * the same offsets of an arena of its own, moves the pointers to its own address, runs the
  * case exactly as a local worker does (the slot opened for the case only, closed the moment
- * execute returns) and answers with the bytes that changed: the relay writes those into the
- * shared arena, so the harness checks the outputs, the guards and the inputs as it always
- * does. A fault frame says what killed the remote worker; the relay then dies of the same
+ * execute returns, or with QC_CMD_DEFER_CLOSE left open to the command's end) and answers with
+ * the bytes that changed: the relay writes those into the shared arena, so the harness checks
+ * the outputs, the guards and the inputs as it always does. What changed in a slot left open
+ * after its answer comes with the command's DONE, before the harness compares those slots
+ * again. A fault frame says what killed the remote worker; the relay then dies of the same
  * signal, so crashes, timeouts and restarts are the local ones. The plugin never holds the
  * stream: the remote worker keeps it in a keeper process that passes only whole frames of the
  * worker's types (worker.c); what else the plugin writes kills the worker, not the stream.
@@ -34,14 +37,15 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 4
+#define QC_STREAM_PROTOCOL 6
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {
 	QC_FRAME_HELLO = 1,  /* relay -> worker: qc_hello, then its strings */
 	QC_FRAME_LOADED = 2, /* worker -> relay: qc_loaded */
 	QC_FRAME_CASES = 3,  /* relay -> worker: a qc_command, then per case (below) */
-	QC_FRAME_ANSWER = 4, /* worker -> relay: qc_answer, uint32 spans, pad, the spans */
+	QC_FRAME_ANSWER = 4, /* worker -> relay: qc_answer, uint32 spans, pad, the spans (a DONE
+	                        too) */
 	QC_FRAME_FAULT = 5,  /* worker -> relay: qc_fault (any fatal signal, in the arena or not) */
 	/* the keeper's own word (worker.c), never passed up from the worker: */
 	QC_FRAME_TIMEOUT =
@@ -86,14 +90,19 @@ typedef struct qc_keeper_note {
 } qc_keeper_note;
 
 /* Per case in a CASES frame: the qc_case_desc (arena offsets, as the harness staged it),
- * uint32 n_reloc, uint32 pad, n_reloc uint64 arena offsets of pointer fields, the ro bytes
- * (ro_len), then each output region's bytes (rw_len[k]). */
+ * uint32 n_reloc, uint32 n_lit, n_reloc uint64 arena offsets of pointer fields, then n_lit
+ * qc_spans, each with its bytes (padded to 8): the bytes of the case's regions (ro, then each
+ * output region) that are not the pattern a slot is filled with. Every other byte of the
+ * regions is qc_guard_pattern, repeated from the region's start. */
 
-/* A changed range in an ANSWER: arena offset, length; then its bytes (padded to 8). */
+/* A changed range in an ANSWER: arena offset, length; then its bytes (padded to 8). A DONE
+ * (an ANSWER frame of QC_MSG_DONE) carries the same, for the cases of its command whose slots
+ * were left open (QC_ANS_LEFT_OPEN): the bytes a later case changed there, each span naming
+ * its case (seq; 0 in an ANSWER). */
 typedef struct qc_span {
 	uint64_t off;
 	uint32_t len;
-	uint32_t pad;
+	uint32_t seq;
 } qc_span;
 
 /* Why a stream that passed through a terminal broke. */
@@ -105,7 +114,8 @@ typedef struct qc_span {
  * holds), as one number both ends compare. */
 uint32_t qc_stream_layout(void);
 
-/* Writes one frame of two parts (b may be NULL); 0, or -1 (errno). Async-signal-safe. */
+/* Writes one frame of two parts (b may be NULL) in one writev; 0, or -1 (errno).
+ * Async-signal-safe (writev is a bare system call on Linux). */
 int qc_frame_write(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb);
 
 /* Reads one frame into *buf (grown with realloc up to max bytes). 1 with *type and *len; 0

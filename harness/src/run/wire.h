@@ -89,7 +89,8 @@ typedef struct qc_command {
  * outputs at the return. Closing memory flushes the TLB, the costliest step of a small case;
  * what the open slots let through (a write into an earlier case of the command) the harness
  * finds by comparing each such case at the command's end, and then runs the command again
- * with every slot closed at its return (runner.c). A remote worker ignores the flag.
+ * with every slot closed at its return (runner.c). A remote worker (stream.h) takes it too:
+ * what changed in its open slots after their answers comes back with the DONE.
  */
 #define QC_CMD_DEFER_CLOSE 1u
 #define QC_ANS_LEFT_OPEN   1u /* the case's slot was left open at its return */

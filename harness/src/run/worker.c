@@ -525,10 +525,13 @@ static int alone(void)
 }
 
 /* The slots of a command left open (QC_CMD_DEFER_CLOSE): arena offsets [lo, hi), none when
- * lo >= hi; on is 0 once the command stopped leaving slots open. */
+ * lo >= hi; on is 0 once the command stopped leaving slots open. readable: when a case with
+ * threads stops it, the open slots become read-only, not closed (a remote worker compares them
+ * once more, then closes them). */
 typedef struct open_span {
 	int on;
 	uint64_t lo, hi;
+	int readable;
 } open_span;
 
 static void close_span(unsigned char *arena, open_span *sp)
@@ -540,17 +543,18 @@ static void close_span(unsigned char *arena, open_span *sp)
 }
 
 /* Runs case seq of a command up to its answer (release and closing come after it is sent).
- * sp: the command's open slots, or NULL when every slot closes at its return. */
+ * opened: the slot is open already (a remote worker's, just installed). sp: the command's open
+ * slots, or NULL when every slot closes at its return. */
 static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *arena,
-                     const qc_case_desc *c, uint32_t seq, qc_answer *ans, qcf_prepared **prep_out,
-                     open_span *sp)
+                     const qc_case_desc *c, int opened, uint32_t seq, qc_answer *ans,
+                     qcf_prepared **prep_out, open_span *sp)
 {
 	*prep_out = NULL;
 	memset(ans, 0, sizeof *ans);
 	ans->magic = QC_MSG_ANSWER;
 	ans->seq = seq;
 	fault_ctx.seq = (sig_atomic_t)seq;
-	if (open_slot(arena, c) < 0) {
+	if (!opened && open_slot(arena, c) < 0) {
 		ans->outcome = QC_EXEC_ERROR;
 		snprintf(ans->message, sizeof ans->message,
 		         "the worker could not open the case's memory: %s", strerror(errno));
@@ -622,7 +626,10 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		if (sp && sp->on) {
 			/* a thread or child of the plugin's may write anywhere open: nothing stays
 			 * open */
-			close_span(arena, sp);
+			if (sp->readable && sp->lo < sp->hi)
+				protect(arena, sp->lo, sp->hi - sp->lo, PROT_READ);
+			else
+				close_span(arena, sp);
 			sp->on = 0;
 		}
 	}
@@ -760,7 +767,7 @@ int qc_worker_main(int argc, char **argv)
 		if (cmd.c.count > QC_WIRE_CHUNK ||
 		    (size_t)got != sizeof cmd.c + cmd.c.count * sizeof cmd.d[0])
 			_exit(4); /* not from this harness */
-		open_span sp = {(cmd.c.flags & QC_CMD_DEFER_CLOSE) != 0, UINT64_MAX, 0};
+		open_span sp = {(cmd.c.flags & QC_CMD_DEFER_CLOSE) != 0, UINT64_MAX, 0, 0};
 		for (uint32_t i = 0; i < cmd.c.count; i++) {
 			const qc_case_desc *c = &cmd.d[i];
 			if (c->slot_off > a.arena_bytes ||
@@ -769,7 +776,7 @@ int qc_worker_main(int argc, char **argv)
 				_exit(4);
 			qc_answer ans;
 			qcf_prepared *prep;
-			run_case(&d, inst, arena, c, i, &ans, &prep, &sp);
+			run_case(&d, inst, arena, c, 0, i, &ans, &prep, &sp);
 			release_case(&d, inst, prep);
 			if (qc_send_full(fd, &ans, sizeof ans) < 0)
 				_exit(0);
@@ -801,11 +808,22 @@ typedef struct stdio_state {
 	size_t bytes;
 	uint64_t base; /* the harness's address of the arena */
 	unsigned timeout_ms;
-	unsigned char *snap; /* the case's regions as installed */
+	unsigned char *snap; /* the command's cases' regions as installed (then as answered) */
 	size_t snap_cap;
+	size_t snap_at[QC_WIRE_CHUNK]; /* where case seq's regions start in snap */
+	size_t snap_end;
 	unsigned char *out; /* an ANSWER frame's payload */
 	size_t out_cap, out_len;
+	unsigned char *tail; /* the command's DONE: span count, pad, spans changed after answers */
+	size_t tail_cap, tail_len;
+	uint32_t n_tail;
+	uint64_t res_lo, res_hi; /* the arena's pages used since they last went back */
 } stdio_state;
+
+/* The harness stages small cases in a ring of a few MiB (runner.c), whose pages the next cases
+ * use again: they stay. Once the cases used more of the arena than this, the pages go back to
+ * the system at a command's end (every slot closed then: an access still faults). */
+#define STDIO_RESIDENT ((uint64_t)16 << 20)
 
 static void *grow_buf(unsigned char **p, size_t *cap, size_t need)
 {
@@ -878,18 +896,23 @@ static size_t regions(const qc_case_desc *d, uint64_t off[], uint64_t len[])
 }
 
 /*
- * Copies a case of a CASES frame into the arena at its offsets and moves its pointers from the
- * harness's address to this arena's. The slot is closed again afterwards (run_case opens it).
+ * Installs case seq of a CASES frame: its regions are built in the command's snapshot (snap at
+ * snap_at[seq]: the guard pattern, the frame's bytes over it) with the pointers moved from the
+ * harness's address to this arena's, then copied into the slot, which stays open for the case's
+ * run (as open_slot opens it: the closed page between two outputs stays closed). What a thread
+ * of the plugin's writes meanwhile changes the slot, not the snapshot: an ANSWER carries it.
  * Returns the bytes of the frame it used, or 0 when they do not describe a case of this arena.
  */
-static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, qc_case_desc *d)
+static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, uint32_t seq,
+                           qc_case_desc *d)
 {
 	const unsigned char *start = p, *end = p + left;
-	uint32_t n_reloc;
+	uint32_t n_reloc, n_lit;
 	if (left < sizeof *d + 8)
 		return 0;
 	memcpy(d, p, sizeof *d);
 	memcpy(&n_reloc, p + sizeof *d, 4);
+	memcpy(&n_lit, p + sizeof *d + 4, 4);
 	p += sizeof *d + 8;
 	if (desc_ok(d, s->bytes) < 0 || n_reloc > d->ro_len / 8 ||
 	    (size_t)(end - p) < (size_t)n_reloc * 8)
@@ -897,69 +920,80 @@ static size_t install_case(stdio_state *s, const unsigned char *p, size_t left, 
 	const unsigned char *relocs = p;
 	p += (size_t)n_reloc * 8;
 	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], len[1 + QC_WIRE_MAX_OUTPUTS];
-	size_t nr = regions(d, off, len), total = 0;
-	for (size_t i = 0; i < nr; i++)
-		total += len[i];
-	if ((size_t)(end - p) < total)
-		return 0;
-	if (protect(s->arena, d->slot_off, d->slot_len, PROT_READ | PROT_WRITE) < 0)
-		return 0;
+	size_t nr = regions(d, off, len), total = 0, start_of[1 + QC_WIRE_MAX_OUTPUTS];
 	for (size_t i = 0; i < nr; i++) {
-		memcpy(s->arena + off[i], p, len[i]);
-		p += len[i];
+		start_of[i] = total;
+		total += len[i];
+	}
+	size_t at0 = seq ? s->snap_end : 0;
+	grow_buf(&s->snap, &s->snap_cap, at0 + total + 1);
+	s->snap_at[seq] = at0;
+	s->snap_end = at0 + total;
+	unsigned char *snap = s->snap + at0;
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < len[i]; k += QC_GUARD_BYTES)
+			memcpy(snap + start_of[i] + k, qc_guard_pattern,
+			       len[i] - k < QC_GUARD_BYTES ? len[i] - k : QC_GUARD_BYTES);
+	for (uint32_t l = 0; l < n_lit; l++) {
+		qc_span sp;
+		if ((size_t)(end - p) < sizeof sp)
+			return 0;
+		memcpy(&sp, p, sizeof sp);
+		p += sizeof sp;
+		size_t padded = QC_ROUND_UP((size_t)sp.len, 8), r = 0;
+		while (r < nr && (sp.off < off[r] || sp.off - off[r] >= len[r]))
+			r++;
+		if (r == nr || (size_t)(end - p) < padded || sp.len > len[r] - (sp.off - off[r]))
+			return 0;
+		memcpy(snap + start_of[r] + (sp.off - off[r]), p, sp.len);
+		p += padded;
 	}
 	for (uint32_t i = 0; i < n_reloc; i++) {
 		uint64_t at, v;
 		memcpy(&at, relocs + 8 * (size_t)i, 8);
 		if (at < d->ro_off || at - d->ro_off > d->ro_len - 8)
 			return 0;
-		memcpy(&v, s->arena + at, 8);
+		memcpy(&v, snap + (at - d->ro_off), 8);
 		if (!v)
 			continue;
 		if (v < s->base + d->slot_off || v - s->base - d->slot_off > d->slot_len)
 			return 0;
 		v = v - s->base + (uint64_t)(uintptr_t)s->arena;
-		memcpy(s->arena + at, &v, 8);
+		memcpy(snap + (at - d->ro_off), &v, 8);
 	}
-	/* as installed: an ANSWER carries only what differs from this */
-	grow_buf(&s->snap, &s->snap_cap, total ? total : 1); /* never NULL: s->snap + 0 */
 	/* room for any ANSWER of this case (a fault handler may write it: no allocation then):
 	 * runs of changed bytes are 17 bytes apart at least, each a qc_span and 7 bytes of pad */
 	grow_buf(&s->out, &s->out_cap,
 	         sizeof(qc_answer) + 8 + total + (total / 17 + nr + 1) * (sizeof(qc_span) + 8));
-	size_t at = 0;
-	for (size_t i = 0; i < nr; i++) {
-		memcpy(s->snap + at, s->arena + off[i], len[i]);
+	if (open_slot(s->arena, d) < 0)
+		return 0;
+	for (size_t i = 0, at = 0; i < nr; i++) {
+		memcpy(s->arena + off[i], snap + at, len[i]);
 		at += len[i];
 	}
-	protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
 	return (size_t)(p - start);
 }
 
-static void put_out(stdio_state *s, const void *src, size_t n)
+/* Appends to *buf every run of bytes of case d's regions that differs from was (its
+ * snapshot; runs closer than 16 bytes joined) as a qc_span naming case seq and the bytes, and
+ * updates was. Returns the number of spans. Allocates nothing when *cap has room for the
+ * worst case (install_case sizes out so). */
+static uint32_t put_changes(unsigned char **buf, size_t *cap, size_t *len,
+                            const unsigned char *arena, const qc_case_desc *d, unsigned char *was,
+                            uint32_t seq)
 {
-	grow_buf(&s->out, &s->out_cap, s->out_len + n);
-	memcpy(s->out + s->out_len, src, n);
-	s->out_len += n;
-}
-
-/* The ANSWER of a case: the answer, then every run of changed bytes (runs closer than 16 bytes
- * joined) of its regions. The slot is readable only while they are compared. */
-static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *ans)
-{
-	s->out_len = 0;
-	put_out(s, ans, sizeof *ans);
-	uint32_t n_spans = 0, pad = 0;
-	size_t count_at = s->out_len;
-	put_out(s, &n_spans, 4);
-	put_out(s, &pad, 4);
-	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], len[1 + QC_WIRE_MAX_OUTPUTS];
-	size_t nr = regions(d, off, len), at = 0;
-	protect(s->arena, d->slot_off, d->slot_len, PROT_READ);
+	static const unsigned char zero[8];
+	uint64_t off[1 + QC_WIRE_MAX_OUTPUTS], rlen[1 + QC_WIRE_MAX_OUTPUTS];
+	size_t nr = regions(d, off, rlen);
+	uint32_t n_spans = 0;
 	for (size_t r = 0; r < nr; r++) {
-		const unsigned char *now = s->arena + off[r], *was = s->snap + at;
-		size_t i = 0, n = len[r];
+		const unsigned char *now = arena + off[r];
+		size_t i = 0, n = rlen[r];
 		while (i < n) {
+			if (i + 8 <= n && memcmp(now + i, was + i, 8) == 0) {
+				i += 8; /* equal words, the common case */
+				continue;
+			}
 			if (now[i] == was[i]) {
 				i++;
 				continue;
@@ -968,20 +1002,54 @@ static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *
 			for (; j < n && same < 16; j++)
 				same = now[j] == was[j] ? same + 1 : 0;
 			size_t e = j - same;
-			qc_span sp = {off[r] + i, (uint32_t)(e - i), 0};
-			put_out(s, &sp, sizeof sp);
-			put_out(s, now + i, e - i);
-			static const unsigned char zero[8];
-			put_out(s, zero, QC_ROUND_UP(e - i, 8) - (e - i));
+			qc_span sp = {off[r] + i, (uint32_t)(e - i), seq};
+			size_t pad = QC_ROUND_UP(e - i, 8) - (e - i);
+			grow_buf(buf, cap, *len + sizeof sp + (e - i) + pad);
+			memcpy(*buf + *len, &sp, sizeof sp);
+			memcpy(*buf + *len + sizeof sp, now + i, e - i);
+			memcpy(*buf + *len + sizeof sp + (e - i), zero, pad);
+			*len += sizeof sp + (e - i) + pad;
+			memcpy(was + i, now + i, e - i);
 			n_spans++;
 			i = j;
 		}
-		at += n;
+		was += n;
 	}
-	protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
-	/* the slot's pages go back to the system; closed, a late access still faults */
-	madvise(s->arena + d->slot_off, d->slot_len, MADV_DONTNEED);
-	memcpy(s->out + count_at, &n_spans, 4);
+	return n_spans;
+}
+
+/* The ANSWER of a case: the answer, then every run of changed bytes of its regions. A closed
+ * slot is readable only while they are compared; a slot left open (QC_ANS_LEFT_OPEN) stays so,
+ * compared again at the command's end. */
+static void answer_case(stdio_state *s, const qc_case_desc *d, const qc_answer *ans)
+{
+	uint32_t pad = 0;
+	int open = (ans->flags & QC_ANS_LEFT_OPEN) != 0;
+	grow_buf(&s->out, &s->out_cap, sizeof *ans + 8); /* sized already (install_case) */
+	memcpy(s->out, ans, sizeof *ans);
+	memcpy(s->out + sizeof *ans + 4, &pad, 4);
+	s->out_len = sizeof *ans + 8;
+	if (!open)
+		protect(s->arena, d->slot_off, d->slot_len, PROT_READ);
+	uint32_t n_spans = put_changes(&s->out, &s->out_cap, &s->out_len, s->arena, d,
+	                               s->snap + s->snap_at[ans->seq], 0);
+	if (!open)
+		protect(s->arena, d->slot_off, d->slot_len, PROT_NONE);
+	memcpy(s->out + sizeof *ans, &n_spans, 4);
+}
+
+/* The cases of the command left open before seq (QC_ANS_LEFT_OPEN, kept[]): what changed in
+ * them since their answers (a later case of the command wrote there) goes into the DONE, and
+ * the harness compares them again, as it compares a local worker's open slots. Readable here:
+ * open, or read-only since a case with threads returned. */
+static void recheck_open(stdio_state *s, const qc_case_desc *cds, unsigned char *kept, uint32_t seq)
+{
+	for (uint32_t i = 0; i < seq; i++)
+		if (kept[i]) {
+			s->n_tail += put_changes(&s->tail, &s->tail_cap, &s->tail_len, s->arena,
+			                         &cds[i], s->snap + s->snap_at[i], i);
+			kept[i] = 0;
+		}
 }
 
 /*
@@ -1058,9 +1126,22 @@ static struct {
 	unsigned timeout_ms; /* from HELLO; 0: none */
 	int armed;           /* 1: a case runs, 2: the worker quits */
 	struct timespec deadline;
-	uint32_t seq; /* answers of the running command */
-	int quit;     /* a quit command went down */
-} kp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, -1, 0, 0, 0, {0, 0}, 0, 0};
+	struct timespec wakes; /* when the clock wakes next, unless asleep */
+	int asleep;            /* the clock waits without a deadline */
+	uint32_t seq;          /* answers of the running command */
+	int quit;              /* a quit command went down */
+} kp = {PTHREAD_MUTEX_INITIALIZER,
+        PTHREAD_COND_INITIALIZER,
+        -1,
+        -1,
+        0,
+        0,
+        0,
+        {0, 0},
+        {0, 0},
+        0,
+        0,
+        0};
 
 /* How long a quitting worker may take to destroy its instance, beyond the timeout. */
 #define KEEPER_QUIT_GRACE_MS 5000u
@@ -1074,20 +1155,28 @@ static _Noreturn void keeper_end(int status)
 	_exit(status);
 }
 
-/* kp.mu held: the deadline ms from now, or none. */
+static int before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* kp.mu held: the deadline ms from now, or none. The clock is woken only when it would
+ * otherwise sleep past the new deadline: a deadline moved later, or none, is found when it
+ * wakes (every answer re-arms: no wake-up of the clock a case). */
 static void keeper_arm(int what, unsigned ms)
 {
 	kp.armed = ms ? what : 0;
-	if (ms) {
-		clock_gettime(CLOCK_MONOTONIC, &kp.deadline);
-		kp.deadline.tv_sec += (time_t)(ms / 1000);
-		kp.deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
-		if (kp.deadline.tv_nsec >= 1000000000L) {
-			kp.deadline.tv_sec++;
-			kp.deadline.tv_nsec -= 1000000000L;
-		}
+	if (!ms)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &kp.deadline);
+	kp.deadline.tv_sec += (time_t)(ms / 1000);
+	kp.deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (kp.deadline.tv_nsec >= 1000000000L) {
+		kp.deadline.tv_sec++;
+		kp.deadline.tv_nsec -= 1000000000L;
 	}
-	pthread_cond_signal(&kp.clock);
+	if (kp.asleep || before(&kp.deadline, &kp.wakes))
+		pthread_cond_signal(&kp.clock);
 }
 
 /* The clock: a case past its timeout is killed and said TIMEOUT; a quit past its grace is
@@ -1098,14 +1187,16 @@ static void *keeper_clock(void *unused)
 	pthread_mutex_lock(&kp.mu);
 	for (;;) {
 		if (!kp.armed) {
+			kp.asleep = 1;
 			pthread_cond_wait(&kp.clock, &kp.mu);
+			kp.asleep = 0;
 			continue;
 		}
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > kp.deadline.tv_sec ||
-		    (now.tv_sec == kp.deadline.tv_sec && now.tv_nsec >= kp.deadline.tv_nsec))
+		if (!before(&now, &kp.deadline))
 			break;
+		kp.wakes = kp.deadline;
 		pthread_cond_timedwait(&kp.clock, &kp.mu, &kp.deadline);
 	}
 	/* the lock stays held: nothing else goes up */
@@ -1466,8 +1557,12 @@ static int stdio_main(int argc, char **argv)
 		rep.sandbox_level = qc_sandbox_enter(keep, 2, a.allow, a.n_allow, rep.sandbox,
 		                                     sizeof rep.sandbox);
 	}
-	stdio_state s = {in, NULL, a.arena_bytes, h.harness_base, h.timeout_ms, NULL, 0, NULL,
-	                 0,  0};
+	static stdio_state s; /* zero; large (the command's offsets) */
+	s.in = in;
+	s.bytes = a.arena_bytes;
+	s.base = h.harness_base;
+	s.timeout_ms = h.timeout_ms;
+	s.res_lo = UINT64_MAX;
 	void *m =
 	        mmap(NULL, s.bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
@@ -1497,10 +1592,20 @@ static int stdio_main(int argc, char **argv)
 		}
 		if (c.count > QC_WIRE_CHUNK)
 			_exit(4);
+		/* QC_CMD_DEFER_CLOSE as a local worker takes it: a slot left open to the command's
+		 * end; what a later case writes there travels in the DONE (recheck_open) */
+		open_span sp = {(c.flags & QC_CMD_DEFER_CLOSE) != 0, UINT64_MAX, 0, 1};
+		qc_case_desc cds[QC_WIRE_CHUNK];
+		unsigned char kept[QC_WIRE_CHUNK];
+		uint64_t lo = UINT64_MAX, hi = 0; /* the slots left open */
+		uint64_t used_lo = UINT64_MAX, used_hi = 0;
+		grow_buf(&s.tail, &s.tail_cap, 8);
+		s.tail_len = 8; /* the span count and pad first */
+		s.n_tail = 0;
 		size_t at = sizeof c;
 		for (uint32_t i = 0; i < c.count; i++) {
-			qc_case_desc cd;
-			size_t used = install_case(&s, buf + at, len - at, &cd);
+			qc_case_desc *cd = &cds[i];
+			size_t used = install_case(&s, buf + at, len - at, i, cd);
 			if (!used) {
 				fprintf(stderr,
 				        "qconform-worker: case %u of a command does not fit the "
@@ -1509,16 +1614,32 @@ static int stdio_main(int argc, char **argv)
 				_exit(4);
 			}
 			at += used;
+			used_lo = cd->slot_off < used_lo ? cd->slot_off : used_lo;
+			used_hi = cd->slot_off + cd->slot_len > used_hi
+			                  ? cd->slot_off + cd->slot_len
+			                  : used_hi;
 			qc_answer ans;
 			qcf_prepared *prep;
 			memset(&ans, 0, sizeof ans);
 			stdio_now.s = &s;
-			stdio_now.d = &cd;
+			stdio_now.d = cd;
 			stdio_now.ans = &ans;
 			atomic_store(&stdio_now.sent, 0);
 			atomic_flag_clear(&stdio_now.taken);
-			run_case(&d, inst, s.arena, &cd, i, &ans, &prep, NULL);
+			run_case(&d, inst, s.arena, cd, 1, i, &ans, &prep, &sp);
+			kept[i] = (ans.flags & QC_ANS_LEFT_OPEN) != 0;
+			if (kept[i]) {
+				lo = cd->slot_off < lo ? cd->slot_off : lo;
+				hi = cd->slot_off + cd->slot_len > hi ? cd->slot_off + cd->slot_len
+				                                      : hi;
+			}
 			release_case(&d, inst, prep);
+			if (!sp.on && sp.lo < sp.hi) {
+				/* a case with threads made the open slots read-only: compared once
+				 * more, then closed */
+				recheck_open(&s, cds, kept, i);
+				close_span(s.arena, &sp);
+			}
 			int answered = stdio_answer_once();
 			if (answered < 0)
 				_exit(0);
@@ -1529,13 +1650,23 @@ static int stdio_main(int argc, char **argv)
 			stdio_now.d = NULL;
 			fault_ctx.state = QC_FAULT_IDLE;
 		}
+		recheck_open(&s, cds, kept, c.count);
+		close_span(s.arena, &sp);
+		s.res_lo = used_lo < s.res_lo ? used_lo : s.res_lo;
+		s.res_hi = used_hi > s.res_hi ? used_hi : s.res_hi;
+		if (s.res_lo < s.res_hi && s.res_hi - s.res_lo > STDIO_RESIDENT) {
+			madvise(s.arena + s.res_lo, s.res_hi - s.res_lo, MADV_DONTNEED);
+			s.res_lo = UINT64_MAX;
+			s.res_hi = 0;
+		}
 		settle(c.settle_ms);
 		qc_answer done;
 		memset(&done, 0, sizeof done);
 		done.magic = QC_MSG_DONE;
 		done.seq = c.count;
-		uint32_t none[2] = {0, 0};
-		if (stream_send(QC_FRAME_ANSWER, &done, sizeof done, none, sizeof none) < 0)
+		uint32_t head[2] = {s.n_tail, 0};
+		memcpy(s.tail, head, 8);
+		if (stream_send(QC_FRAME_ANSWER, &done, sizeof done, s.tail, s.tail_len) < 0)
 			_exit(0);
 	}
 }
