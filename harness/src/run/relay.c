@@ -130,37 +130,35 @@ static _Noreturn void refuse(relay *r, const char *fmt, ...)
 	_exit(1);
 }
 
-/* The stream broke while cases ran: the harness stops the run with this line. */
-static _Noreturn void broken(relay *r, const char *fmt, ...)
+/* Tells the harness why the relay ends (a packet of kind magic with the message), kills CMD,
+ * and exits with status. */
+static _Noreturn void stop_with(relay *r, uint32_t magic, int status, const char *fmt, va_list ap)
 {
 	qc_answer m;
 	memset(&m, 0, sizeof m);
-	m.magic = QC_MSG_BROKEN;
-	va_list ap;
-	va_start(ap, fmt);
+	m.magic = magic;
 	vsnprintf(m.message, sizeof m.message, fmt, ap);
-	va_end(ap);
 	qc_send_full(r->chan, &m, sizeof m);
 	if (r->child > 0)
 		kill(r->child, SIGKILL);
-	_exit(3);
+	_exit(status);
+}
+
+/* The stream broke while cases ran: the harness stops the run with this line. */
+static _Noreturn void broken(relay *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	stop_with(r, QC_MSG_BROKEN, 3, fmt, ap);
 }
 
 /* The stream ended without the keeper's word on the worker's end: the link's end, said to the
  * harness (QC_MSG_LINK), which starts CMD again. */
 static _Noreturn void link_down(relay *r, const char *fmt, ...)
 {
-	qc_answer m;
-	memset(&m, 0, sizeof m);
-	m.magic = QC_MSG_LINK;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(m.message, sizeof m.message, fmt, ap);
-	va_end(ap);
-	qc_send_full(r->chan, &m, sizeof m);
-	if (r->child > 0)
-		kill(r->child, SIGKILL);
-	_exit(6);
+	stop_with(r, QC_MSG_LINK, 6, fmt, ap);
 }
 
 /* The stream ended within a command without the keeper's word: what CMD did says why. */
