@@ -1289,7 +1289,7 @@ int main(int argc, char **argv)
 	 * clears every record; a later session clears the records it will write and the end */
 	if (!stream) {
 		unsigned long k;
-		for (k = first ? first : 0; k < (first ? first + count : n_cases); k++) {
+		for (k = first; k < (first ? first + count : n_cases); k++) {
 			sprintf(qcr_path, "%.4000s/%06lu.qco", outdir, k);
 			remove(qcr_path);
 		}

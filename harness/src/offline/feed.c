@@ -172,22 +172,6 @@ static void abort_inflight(feed *F)
 	qc_wb_free(&w);
 }
 
-static int b64v(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Sends case file `index` (or the session, QCF_REQ_SESSION). 0, or -1 (the line is gone). */
 static int answer_request(feed *F, uint32_t index, char *err, size_t err_size, int *fatal)
 {
@@ -228,8 +212,8 @@ static int answer_request(feed *F, uint32_t index, char *err, size_t err_size, i
 static int take_record(feed *F, char *err, size_t err_size, int *fatal)
 {
 	const unsigned char *r = F->rec;
-	uint32_t total = le32(r + 8), index = le32(r + 12);
-	if (qc_crc32(0, r, total - 4) != le32(r + total - 4)) {
+	uint32_t total = qc_le32(r + 8), index = qc_le32(r + 12);
+	if (qc_crc32(0, r, total - 4) != qc_le32(r + total - 4)) {
 		*fatal = 1;
 		return qc_errf(err, err_size,
 		               "the device wrote a record that fails its CRC-32 (a noisy line?)");
@@ -295,7 +279,8 @@ static int take_line(feed *F, char *err, size_t err_size, int *fatal)
 	for (char *k = s; k < e; k += 4) {
 		int v[4], pad = 0;
 		for (int j = 0; j < 4; j++) {
-			v[j] = k[j] == '=' && k + 4 == e && j >= 2 ? (pad++, 0) : b64v(k[j]);
+			v[j] = k[j] == '=' && k + 4 == e && j >= 2 ? (pad++, 0)
+			                                           : qc_b64_value(k[j]);
 			if (v[j] < 0) {
 				*fatal = 1;
 				return qc_errf(err, err_size,
@@ -318,7 +303,7 @@ static int take_line(feed *F, char *err, size_t err_size, int *fatal)
 	F->rec_lines[F->rec_lines_n + F->line_n] = '\n';
 	F->rec_lines_n += ln;
 	if (F->rec_n >= 12) {
-		uint32_t total = le32(F->rec + 8);
+		uint32_t total = qc_le32(F->rec + 8);
 		if (total < QCF_HEADER_BYTES + 4 || total > FEED_RECORD_MAX) {
 			*fatal = 1;
 			return qc_errf(err, err_size, "the device wrote a damaged record header");

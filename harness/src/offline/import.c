@@ -491,17 +491,6 @@ static int take_case(im_part *P, const unsigned char *p, size_t n, const char *w
 	return 0;
 }
 
-static int b64(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
-}
-
 /* The stream's "QC1 " lines, decoded and joined into P->stream_bytes. */
 static int decode_stream(im_part *P, const unsigned char *t, size_t n, char *err, size_t err_size)
 {
@@ -533,7 +522,7 @@ static int decode_stream(im_part *P, const unsigned char *t, size_t n, char *err
 				for (int j = 0; j < 4; j++) {
 					v[j] = t[k + (size_t)j] == '=' && k + 4 == end && j >= 2
 					               ? (pad++, 0)
-					               : b64(t[k + (size_t)j]);
+					               : qc_b64_value(t[k + (size_t)j]);
 					if (v[j] < 0 || (pad && t[k + (size_t)j] != '=')) {
 						free(out);
 						return qc_errf(err, err_size,
@@ -554,11 +543,6 @@ static int decode_stream(im_part *P, const unsigned char *t, size_t n, char *err
 	P->stream_bytes = out;
 	P->stream_n = o;
 	return 0;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* The records of one session end: a case started and not answered is judged (the runner went
@@ -597,7 +581,7 @@ static int load_stream(qc_import *im, im_part *P, char *err, size_t err_size)
 			        "the last record?)",
 			        where, len - at);
 		const unsigned char *r = p + at;
-		size_t total = le32(r + 8);
+		size_t total = qc_le32(r + 8);
 		if (total < QCF_HEADER_BYTES + 4 || total > len - at)
 			return qc_errf(
 			        err, err_size,
@@ -633,7 +617,7 @@ static int load_stream(qc_import *im, im_part *P, char *err, size_t err_size)
 			inflight = idx;
 			session_cases++;
 		} else if (!memcmp(r, QCF_MAGIC_RESULT, 4) || !memcmp(r, QCF_MAGIC_ABORT, 4)) {
-			uint32_t idx = le32(r + 12);
+			uint32_t idx = qc_le32(r + 12);
 			if (inflight < 0 || (uint32_t)inflight != idx)
 				return qc_errf(err, err_size,
 				               "%s: the record of case %lu without its start",
@@ -705,7 +689,7 @@ static int load_directory(qc_import *im, im_part *P, char *err, size_t err_size)
 		return qc_errf(err, err_size, "%s (has the runner run?)", rwhy);
 	int rc = 0;
 	for (size_t at = 0; rc == 0 && at < n;) {
-		size_t total = n - at >= 12 ? le32(p + at + 8) : 0;
+		size_t total = n - at >= 12 ? qc_le32(p + at + 8) : 0;
 		if (total < QCF_HEADER_BYTES + 4 || total > n - at)
 			rc = qc_errf(err, err_size, "%s: bytes after its last whole header", path);
 		else
@@ -738,7 +722,7 @@ static int load_directory(qc_import *im, im_part *P, char *err, size_t err_size)
 		if (!(p = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &n, rwhy,
 		                        sizeof rwhy)))
 			continue; /* said below, when nothing judges it */
-		size_t first = n >= 12 ? le32(p + 8) : 0;
+		size_t first = n >= 12 ? qc_le32(p + 8) : 0;
 		if (first < QCF_HEADER_BYTES + 4 || first > n)
 			rc = qc_errf(err, err_size, "%s: truncated or damaged", path);
 		else if (take_start(P, p, first, path, err, err_size) != (long)i)
@@ -747,8 +731,8 @@ static int load_directory(qc_import *im, im_part *P, char *err, size_t err_size)
 		else if (first == n)
 			P->cases[i].have = REC_STARTED;
 		else {
-			size_t total = n - first >= 12 ? le32(p + first + 8) : 0;
-			if (total != n - first || le32(p + first + 12) != i)
+			size_t total = n - first >= 12 ? qc_le32(p + first + 8) : 0;
+			if (total != n - first || qc_le32(p + first + 12) != i)
 				rc = qc_errf(
 				        err, err_size,
 				        "%s: its record is truncated, of another case, or followed "
@@ -985,7 +969,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 			if (!(file = qc_read_whole(path, QC_RECORDS_MAX_BYTES, "record", &len, err,
 			                           err_size)))
 				return -1;
-			size_t start = len >= 12 ? le32(file + 8) : len;
+			size_t start = len >= 12 ? qc_le32(file + 8) : len;
 			p = file + (start <= len ? start : len);
 			len -= start <= len ? start : len;
 		}

@@ -177,7 +177,7 @@ char *qc_rb_str(qc_rbuf *r)
 	return s;
 }
 
-static uint32_t le32(const unsigned char *p)
+uint32_t qc_le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -197,7 +197,7 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 	}
 	unsigned fv = (unsigned)p[4] | (unsigned)p[5] << 8,
 	         hb = (unsigned)p[6] | (unsigned)p[7] << 8;
-	uint32_t total = le32(p + 8);
+	uint32_t total = qc_le32(p + 8);
 	if (fv != QCF_FORMAT_VERSION) {
 		snprintf(err, err_size, "format version %u, this qconform reads %d", fv,
 		         QCF_FORMAT_VERSION);
@@ -212,7 +212,7 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 		snprintf(err, err_size, "truncated: %zu of its %lu bytes", n, (unsigned long)total);
 		return -1;
 	}
-	if (qc_crc32(0, p, total - 4) != le32(p + total - 4)) {
+	if (qc_crc32(0, p, total - 4) != qc_le32(p + total - 4)) {
 		snprintf(err, err_size, "fails its CRC-32 (damaged)");
 		return -1;
 	}
@@ -223,7 +223,7 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 		         version, QC_VERSION);
 		return -1;
 	}
-	*index = le32(p + 12);
+	*index = qc_le32(p + 12);
 	r->p = p;
 	r->n = total - 4;
 	r->at = QCF_HEADER_BYTES;
@@ -309,4 +309,15 @@ unsigned char *qc_read_whole(const char *path, uint64_t max_bytes, const char *w
                              char *err, size_t err_size)
 {
 	return (unsigned char *)qc_read_regular(path, max_bytes, what, n, err, err_size);
+}
+
+int qc_b64_value(int ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	return ch == '+' ? 62 : ch == '/' ? 63 : -1;
 }

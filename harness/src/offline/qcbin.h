@@ -13,6 +13,11 @@
 #include "qconform_case.h"
 
 /* CRC-32 (zlib's): qc_crc32(0, p, n) is the CRC of p[0..n); pass a CRC to continue it. */
+/* A little-endian u32 at p. */
+uint32_t qc_le32(const unsigned char *p);
+/* A base64 character's value (RFC 4648 alphabet), or -1. */
+int qc_b64_value(int ch);
+
 uint32_t qc_crc32(uint32_t crc, const void *p, size_t n);
 
 typedef struct qc_wbuf {
