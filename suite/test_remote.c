@@ -179,7 +179,9 @@ static void test_broken_streams(void)
 	const char *tmp = qct_tmpdir();
 	char cmd[2000], path[700];
 	refused(tmp, "/nonexistent/qconform-worker --stdio", "cannot start the remote command");
-	refused(tmp, "false", "`false` exited with status 1 before its worker answered");
+	refused(tmp, "false",
+	        "no answer from the remote worker: the remote command `false` exited with status "
+	        "1");
 	snprintf(path, sizeof path, "%s/filter.py", tmp);
 	FILE *f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -188,7 +190,7 @@ static void test_broken_streams(void)
 	refused(tmp, "echo hello", "not a qconform frame");
 	/* the same, deterministic: a hello frame larger than a pipe holds (a 70 kB option) is
 	 * still being written when the command closes its stdin; what it wrote is what counts
-	 * (this was "exited with status 0 before its worker answered" when echo was quick) */
+	 * (this was "no answer from the remote worker" when echo was quick) */
 	{
 		qct_proc p;
 		CU_ASSERT_EQUAL_FATAL(
@@ -822,7 +824,8 @@ static void test_pool_unreachable(void)
 	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 0), "state"), "alive");
 	CU_ASSERT_STRING_EQUAL(qct_str(json_array_get(fared, 1), "state"), "dead");
 	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(json_array_get(fared, 1), "why"),
-	                              "`false` exited with status 1 before its worker answered"));
+	                              "no answer from the remote worker: the remote command "
+	                              "`false` exited with status 1"));
 	json_t *cases = json_object_get(r, "cases");
 	size_t on0 = 0;
 	for (size_t i = 0; i < json_array_size(cases); i++)
@@ -831,7 +834,9 @@ static void test_pool_unreachable(void)
 	CU_ASSERT_EQUAL(on0, json_array_size(cases));
 	json_decref(r);
 	json_decref(local);
-	refused(tmp, "false\" --remote \"sh -c 'exit 3'", "exited with status 3 before its worker");
+	refused(tmp, "false\" --remote \"sh -c 'exit 3'",
+	        "no answer from the remote worker: the remote command `sh -c 'exit 3'` exited with "
+	        "status 3");
 	qct_rmdir(tmp);
 }
 

@@ -167,9 +167,9 @@ static _Noreturn void link_lost(relay *r, const char *why)
 	close(r->to);
 	char how[96];
 	describe(reap_child(r), how, sizeof how);
-	link_down(r,
-	          "the stream from `%s` ended without the remote worker's last word (%s; `%s` %s)",
-	          r->a->remote, why, r->a->remote, how);
+	/* the reason first: the command may be long, and a message is cut at its end */
+	link_down(r, "the remote worker's stream ended without its last word (%s): `%s` %s", why,
+	          r->a->remote, how);
 }
 
 /* A well-formed frame the worker never sends: the plugin's doing, the case's failure. */
@@ -300,8 +300,8 @@ static void send_hello(relay *r)
 			return;
 		char how[96];
 		describe(reap_child(r), how, sizeof how);
-		link_down(r, "the remote command `%s` %s before its worker answered", a->remote,
-		          how);
+		link_down(r, "no answer from the remote worker: the remote command `%s` %s",
+		          a->remote, how);
 	}
 }
 
@@ -318,14 +318,14 @@ static void wait_loaded(relay *r)
 		char how[96];
 		describe(reap_child(r), how, sizeof how);
 		if (got == 0)
-			link_down(r, "the remote command `%s` %s before its worker answered",
+			link_down(r, "no answer from the remote worker: the remote command `%s` %s",
 			          r->a->remote, how);
-		link_down(r, "the remote command `%s`: %s", r->a->remote, why);
+		link_down(r, "%s: the remote command `%s`", why, r->a->remote);
 	}
 	if (got < 0)
-		refuse(r, "the remote command `%s`: %s", r->a->remote, why);
+		refuse(r, "%s: the remote command `%s`", why, r->a->remote);
 	if (type == QC_FRAME_HELLO) /* its own HELLO back: a terminal's echo */
-		refuse(r, "the remote command `%s`: %s", r->a->remote, QC_STREAM_TTY);
+		refuse(r, "%s: the remote command `%s`", QC_STREAM_TTY, r->a->remote);
 	if (type == QC_FRAME_FAULT && len == sizeof(qc_fault)) {
 		/* it died loading the plugin (dlopen, a constructor, create()): so does the relay
 		 */
@@ -486,7 +486,7 @@ static void serve(relay *r, const qc_command *c, const qc_case_desc *d)
 		if (got == -2)
 			link_lost(r, why);
 		if (got < 0)
-			broken(r, "the stream from `%s` broke: %s", r->a->remote, why);
+			broken(r, "the remote worker's stream broke: %s: `%s`", why, r->a->remote);
 		if (type == QC_FRAME_EXIT)
 			take_exit(r, len);
 		if (type == QC_FRAME_TIMEOUT) {

@@ -124,7 +124,7 @@ struct qc_runner {
 	char *path;             /* its realpath, which the worker loads */
 	char *worker;           /* the worker executable (realpath) */
 	char *remote;           /* --remote: the command that starts a remote worker, or NULL */
-	char broken[300];       /* the relay's stream to the remote worker broke: why */
+	char broken[600];       /* the relay's stream to the remote worker broke: why */
 	int link_down;          /* the last start's stream ended before its worker answered */
 	int link_row;           /* links lost since the last answer */
 	int link_gone;          /* lost beyond MAX_RECONNECTS: broken says why */
@@ -1512,7 +1512,7 @@ static int link_lost(qc_runner *r, const char *why)
 	if (r->link_row >= MAX_RECONNECTS) {
 		snprintf(r->broken, sizeof r->broken,
 		         "the link to the remote worker was lost %d times in a row, no case "
-		         "answered between: %.200s",
+		         "answered between: %.480s",
 		         r->link_row + 1, why);
 		r->link_gone = 1;
 		return -1;

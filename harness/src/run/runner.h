@@ -61,7 +61,7 @@ typedef struct qc_plugin_info {
 	size_t worker_memory; /* the worker memory limit in force, 0: none */
 	/* --remote: the command ("" for a local worker); sha256 and path above are then the
 	 * plugin file's where it runs, as the device reported them: nothing the harness checked */
-	char remote[512];
+	char remote[2048];
 	/* where the worker runs, as it saw it before loading the plugin: the harness's own
 	 * machine for a local worker, the device's report through --remote */
 	qc_platform platform;
