@@ -786,6 +786,215 @@ static void test_html_not_supported_reasons(void)
 	qct_rmdir(tmp);
 }
 
+/* The judged cases of a report by the engine its cases name (unreported: none). */
+static json_int_t engine_count(json_t *doc, const char *kind)
+{
+	json_t *e = json_object_get(json_object_get(doc, "summary"), "engines");
+	if (!e)
+		e = json_object_get(doc, "engines"); /* a certificate's */
+	return json_integer_value(json_object_get(e, kind));
+}
+
+/*
+ * Proof of where it ran: a plugin's engine() says which engine ran each case (an NPU, or a
+ * fallback to the CPU), and the report, console and certificate say so as the plugin's word.
+ * --require-engine accelerator (or a profile's require_engine) refuses a run or a certificate
+ * in which a judged case fell back or was not said, naming the ops; a gate against a baseline
+ * run on the NPU fails when cases fall back. A garbled answer stays the plugin's word,
+ * bounded and printable, and a crash in engine() is that case's CRASH.
+ */
+static void test_engines(void)
+{
+	const char *tmp = qct_tmpdir();
+	char stub[700];
+	snprintf(stub, sizeof stub, "%s", qct_build_path("stubs/libstub_npu.so"));
+	int st;
+	char *err = NULL;
+	/* int16 cases fall back to the CPU, SOFTMAX's are not said */
+	json_t *r = qct_run_report(tmp, &st, &err,
+	                           "specs/litert/add.yaml specs/litert/quantize.yaml "
+	                           "specs/litert/softmax.yaml --plugin %s",
+	                           stub);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0); /* nothing required: it conforms */
+	json_int_t n_npu = engine_count(r, "npu"), n_cpu = engine_count(r, "cpu"),
+	           n_un = engine_count(r, "unreported");
+	if (!(n_npu > 0 && n_cpu > 0 && n_un > 0))
+		printf("\n    engines: npu %lld cpu %lld unreported %lld", (long long)n_npu,
+		       (long long)n_cpu, (long long)n_un);
+	CU_ASSERT(n_npu > 0 && n_cpu > 0 && n_un > 0);
+	size_t i, judged = 0, said = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *v = qct_str(c, "verdict");
+		json_t *e = json_object_get(c, "engine");
+		judged += !strcmp(v, "PASS") || !strcmp(v, "PASS_WITHIN_TOLERANCE") ||
+		          !strcmp(v, "FAIL");
+		said += e != NULL;
+		if (!strcmp(qct_str(c, "op"), "SOFTMAX"))
+			CU_ASSERT_PTR_NULL(e);
+		if (e && !strcmp(qct_str(e, "kind"), "npu"))
+			CU_ASSERT_STRING_EQUAL(qct_str(e, "name"), "qconform test NPU v1");
+	}
+	CU_ASSERT_EQUAL((json_int_t)judged, n_npu + n_cpu + n_un);
+	CU_ASSERT_EQUAL((json_int_t)said, n_npu + n_cpu);
+	json_decref(r);
+	free(err);
+
+	/* required: the run does not conform, and says why on its verdict line */
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run specs/litert/quantize.yaml --quiet --no-reports --plugin %s "
+	                       "--require-engine accelerator",
+	                       qct_build_path("qconform"), stub) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "engines (as the plugin reports them)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "DOES NOT CONFORM"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "require_engine accelerator:"));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s run specs/litert/add.yaml --quiet --require-engine gpu",
+	                       qct_build_path("qconform")) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "--require-engine needs 'accelerator' or 'reported'"));
+	qct_proc_free(&p);
+
+	/* certify: every tf case on the NPU certifies; on the CPU it does not, per op */
+	char args[1600];
+	snprintf(args, sizeof args,
+	         "--profile tf-fakequant --plugin %s --require-engine accelerator", stub);
+	json_t *cert = certify(tmp, "npu", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+	CU_ASSERT(json_is_true(json_object_get(cert, "certified")));
+	CU_ASSERT(engine_count(cert, "npu") > 0);
+	CU_ASSERT_STRING_EQUAL(qct_str(cert, "require_engine"), "accelerator");
+	json_t *by_plugin =
+	        json_object_get(json_object_get(cert, "provenance"), "reported_by_plugin");
+	int listed = 0;
+	json_array_foreach(by_plugin, i, c) listed |= !strcmp(json_string_value(c), "engines");
+	CU_ASSERT(listed);
+	json_decref(cert);
+	qct_proc_free(&p);
+	snprintf(args, sizeof args,
+	         "--profile tf-fakequant --plugin %s --plugin-option mode=cpu "
+	         "--require-engine accelerator",
+	         stub);
+	cert = certify(tmp, "cpu", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+	CU_ASSERT(!json_is_true(json_object_get(cert, "certified")));
+	char want[200];
+	snprintf(want, sizeof want,
+	         "%lld cases judged that the plugin reported on the CPU or on no engine it names "
+	         "(require_engine accelerator): tf/",
+	         (long long)engine_count(cert, "cpu"));
+	CU_ASSERT(has_reason_prefix(cert, want, ""));
+	json_decref(cert);
+	qct_proc_free(&p);
+	/* 'reported': the CPU, named, is enough */
+	snprintf(args, sizeof args,
+	         "--profile tf-fakequant --plugin %s --plugin-option mode=cpu "
+	         "--require-engine reported",
+	         stub);
+	cert = certify(tmp, "reported", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+	CU_ASSERT(json_is_true(json_object_get(cert, "certified")));
+	json_decref(cert);
+	qct_proc_free(&p);
+
+	/* the profile's own requirement, and a wrong one at file:line:col */
+	CU_ASSERT_FATAL(
+	        qct_sh(&p,
+	               "mkdir -p %s/profiles && sed 's/^name: tf-fakequant$/&\\nrequire_engine: "
+	               "accelerator/' specs/profiles/tf-fakequant.yaml > "
+	               "%s/profiles/tf-fakequant.yaml",
+	               tmp, tmp) == 0);
+	qct_proc_free(&p);
+	snprintf(args, sizeof args,
+	         "--profile tf-fakequant --plugin %s --plugin-option mode=cpu specs/tf %s/profiles",
+	         stub, tmp);
+	cert = certify(tmp, "profile", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+	CU_ASSERT(!json_is_true(json_object_get(cert, "certified")));
+	CU_ASSERT_STRING_EQUAL(qct_str(cert, "require_engine"), "accelerator");
+	json_decref(cert);
+	qct_proc_free(&p);
+	/* an option does not loosen the profile's requirement */
+	snprintf(args, sizeof args,
+	         "--profile tf-fakequant --plugin %s --plugin-option mode=cpu specs/tf %s/profiles "
+	         "--require-engine reported",
+	         stub, tmp);
+	cert = certify(tmp, "loosened", &p, args);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cert);
+	CU_ASSERT(!json_is_true(json_object_get(cert, "certified")));
+	CU_ASSERT_STRING_EQUAL(qct_str(cert, "require_engine"), "accelerator");
+	json_decref(cert);
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "sed -i 's/^require_engine: accelerator/require_engine: npu/' "
+	                       "%s/profiles/tf-fakequant.yaml && %s list --profile tf-fakequant "
+	                       "specs/tf %s/profiles",
+	                       tmp, qct_build_path("qconform"), tmp) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	snprintf(want, sizeof want, "%s/profiles/tf-fakequant.yaml:", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "require_engine must be 'reported' or 'accelerator'"));
+	qct_proc_free(&p);
+
+	/* the gate: the baseline ran on the NPU, the new run falls back */
+	char base[700], cur[700];
+	snprintf(base, sizeof base, "%s/base.json", tmp);
+	snprintf(cur, sizeof cur, "%s/cur.json", tmp);
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run specs/litert/add.yaml --quiet --json %s --plugin %s && "
+	                       "%s run specs/litert/add.yaml --quiet --json %s --plugin %s "
+	                       "--plugin-option mode=cpu --baseline %s",
+	                       qct_build_path("qconform"), base, stub, qct_build_path("qconform"),
+	                       cur, stub, base) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "engine npu -> cpu (as the plugin reports)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "GATE FAILED"));
+	qct_proc_free(&p);
+
+	/* hostile answers: an unknown kind and an unterminated name of control bytes */
+	r = qct_run_report(tmp, &st, &err,
+	                   "specs/litert/add.yaml --plugin %s --plugin-option mode=garble", stub);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT(engine_count(r, "invalid") > 0);
+	json_t *e = json_object_get(json_array_get(json_object_get(r, "cases"), 0), "engine");
+	CU_ASSERT_STRING_EQUAL(qct_str(e, "kind"), "invalid");
+	const char *name = qct_str(e, "name");
+	CU_ASSERT_EQUAL(strlen(name), 63);
+	for (const char *q = name; *q; q++)
+		CU_ASSERT(*q >= 0x20 && *q < 0x7f);
+	json_decref(r);
+	free(err);
+	/* a crash in engine(): that case's CRASH, said where; the other ops' cases unharmed */
+	r = qct_run_report(tmp, &st, &err,
+	                   "specs/litert/add.yaml specs/litert/quantize.yaml --plugin %s "
+	                   "--plugin-option mode=crash",
+	                   stub);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	size_t crashed = 0, quantize = 0, add_pass = 0, adds = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *v = qct_str(c, "verdict");
+		if (!strcmp(qct_str(c, "op"), "QUANTIZE")) {
+			quantize += strcmp(v, "NOT_SUPPORTED") && strcmp(v, "EXPECTED_ERROR");
+			crashed +=
+			        !strcmp(v, "CRASH") && strstr(qct_str(c, "message"), "in engine()");
+		} else {
+			adds++;
+			add_pass += !strcmp(v, "PASS") || !strcmp(v, "EXPECTED_ERROR");
+		}
+	}
+	CU_ASSERT(quantize > 0);
+	CU_ASSERT_EQUAL(crashed, quantize);
+	CU_ASSERT_EQUAL(add_pass, adds);
+	json_decref(r);
+	free(err);
+	qct_rmdir(tmp);
+}
+
 void qct_register_certify(void)
 {
 	CU_pSuite s = qct_suite("certify");
@@ -807,4 +1016,6 @@ void qct_register_certify(void)
 	            test_list_classes);
 	CU_add_test(s, "HTML: every distinct NOT_SUPPORTED message of an op, counted",
 	            test_html_not_supported_reasons);
+	CU_add_test(s, "engines: the plugin's word, required, certified, gated, hostile",
+	            test_engines);
 }

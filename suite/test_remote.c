@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "platform.h"
 #include "qct.h"
 #include "stream.h"
 
@@ -967,6 +968,44 @@ static void test_ssh(void)
 	qct_rmdir(tmp);
 }
 
+/* The worker's default memory limit is the device's: half its RAM over the workers the board
+ * runs (two boards, four jobs: two each), computed where the worker runs and reported back;
+ * --worker-memory, given, is what holds. (No limit under AddressSanitizer, whose shadow
+ * memory takes terabytes of address space.) */
+static void test_device_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	printf("\n    skipped under AddressSanitizer: the worker sets no memory limit there");
+	return;
+#endif
+	const char *tmp = qct_tmpdir();
+	int st;
+	char remote[1400];
+	snprintf(remote, sizeof remote, "%s --stdio", worker());
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/litert/add.yaml --jobs 4 --plugin %s --remote '%s' "
+	                           "--remote 'env %s'", /* two boards: two commands */
+	                           qct_build_path("libqconform_reference.so"), remote, remote);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
+	json_int_t got = json_integer_value(json_object_get(plugin, "worker_memory"));
+	printf("\n    two boards, four jobs: %lld MiB a worker (the host's default for four jobs: "
+	       "%zu MiB)",
+	       (long long)got >> 20, qc_worker_memory_default(4) >> 20);
+	CU_ASSERT_EQUAL((size_t)got, qc_worker_memory_default(2));
+	json_decref(r);
+	r = qct_run_report(tmp, &st, NULL,
+	                   "specs/litert/add.yaml --plugin %s --remote '%s' --worker-memory 768M",
+	                   qct_build_path("libqconform_reference.so"), remote);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	plugin = json_object_get(json_object_get(r, "run"), "plugin");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(plugin, "worker_memory")),
+	                (json_int_t)768 << 20);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_remote(void)
 {
 	CU_pSuite s = qct_suite("remote");
@@ -982,4 +1021,5 @@ void qct_register_remote(void)
 	CU_add_test(s, "--remote: {job} in the command, a board per job", test_pool_job);
 	CU_add_test(s, "--remote: a board out of reach from the start", test_pool_unreachable);
 	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
+	CU_add_test(s, "--remote: the worker's memory limit is the device's", test_device_memory);
 }

@@ -527,10 +527,133 @@ static void test_negative_cases_lenient(void)
 	qct_rmdir(tmp);
 }
 
+/* Counts of a report's cases: of verdict v, and of v whose message holds words. */
+static size_t count_verdict(json_t *r, const char *v, const char *words)
+{
+	size_t i, n = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *m = json_string_value(json_object_get(c, "message"));
+		n += !strcmp(json_string_value(json_object_get(c, "verdict")), v) &&
+		     (!words || (m && strstr(m, words)));
+	}
+	return n;
+}
+
+/*
+ * --repeat K: a kernel whose answer depends on its thread count (it declares its threads
+ * option: the later runs get 1, 2, ...) or on what it ran before (a stale cache: the later
+ * runs in the same worker) is NONDETERMINISTIC on exactly the cases that differ, with the
+ * runs, the thread count and the first differing byte; a crash in a later run that a fresh
+ * worker does not repeat is one too. The reference is deterministic; one run sees nothing;
+ * the reproduce command keeps --repeat; the run does not conform.
+ */
+static void test_repeat(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --repeat 3 --plugin %s",
+	                           qct_build_path("libqconform_reference.so"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(count_verdict(r, "NONDETERMINISTIC", NULL), 0);
+	json_t *rep = json_object_get(json_object_get(r, "run"), "repeat");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(rep, "runs")), 3);
+	CU_ASSERT(json_is_null(json_object_get(rep, "threads_option")));
+	json_decref(r);
+
+	/* threads: odd-sized int8 ADD outputs differ once the kernel has two threads */
+	r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --plugin %s",
+	                   qct_stub("threads_race"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0); /* one run, one thread: nothing to see */
+	json_decref(r);
+	r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --repeat 2 --plugin %s",
+	                   qct_stub("threads_race"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0); /* run 2 has 1 thread too */
+	json_decref(r);
+	r = qct_run_report(tmp, &st, NULL, "specs/litert/add.yaml --repeat 3 --plugin %s",
+	                   qct_stub("threads_race"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	size_t odd = 0, nondet = 0, i;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		/* only the cases the stub may change (an int8 output of an odd element count,
+		 * its last element below 127) are NONDETERMINISTIC */
+		json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		int may = o && !strcmp(json_string_value(json_object_get(o, "dtype")), "int8") &&
+		          json_integer_value(json_object_get(o, "elements")) % 2 == 1;
+		odd += may;
+		nondet += !strcmp(v, "NONDETERMINISTIC");
+		if (!may)
+			CU_ASSERT_STRING_NOT_EQUAL(v, "NONDETERMINISTIC");
+	}
+	CU_ASSERT(nondet > odd / 2);
+	CU_ASSERT(odd > 0);
+	CU_ASSERT_EQUAL(count_verdict(r, "NONDETERMINISTIC",
+	                              "runs 1 and 3 of 3, threads=2 differ: "
+	                              "output 'y' byte "),
+	                nondet);
+	rep = json_object_get(json_object_get(r, "run"), "repeat");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(rep, "threads_option")),
+	                       "threads");
+	const char *cmd = NULL;
+	json_array_foreach(json_object_get(r, "cases"), i,
+	                   c) if (!cmd && !strcmp(json_string_value(json_object_get(c, "verdict")),
+	                                          "NONDETERMINISTIC")) cmd =
+	        json_string_value(json_object_get(c, "reproduce"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cmd);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cmd, " --repeat 3 "));
+	/* the reproduce command, run: the same finding */
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p, "%s", cmd) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "NONDETERMINISTIC"));
+	qct_proc_free(&p);
+	json_decref(r);
+
+	/* state between calls: the same worker, run 2 flips a bit, or crashes */
+	r = qct_run_report(tmp, &st, NULL, "specs/litert/quantize.yaml --repeat 2 --plugin %s",
+	                   qct_stub("flaky"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	CU_ASSERT(count_verdict(r, "NONDETERMINISTIC",
+	                        "runs 1 and 2 of 2 differ: output 'y' byte 3 "
+	                        "(element 3): ") > 0);
+	CU_ASSERT_EQUAL(count_verdict(r, "NONDETERMINISTIC", NULL),
+	                count_verdict(r, "NONDETERMINISTIC", "byte 3 (element 3)"));
+	json_decref(r);
+	r = qct_run_report(tmp, &st, NULL,
+	                   "specs/litert/quantize.yaml --repeat 2 --plugin %s --plugin-option "
+	                   "mode=crash",
+	                   qct_stub("flaky"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	CU_ASSERT(
+	        count_verdict(r, "NONDETERMINISTIC",
+	                      "killed by signal 11 (SIGSEGV) in execute() in a worker that had run "
+	                      "other cases; alone in a fresh worker it returned QCF_OK") > 0);
+	json_decref(r);
+
+	/* usage: 0 and 65 runs, and an offline import */
+	CU_ASSERT_FATAL(qct_sh(&p, "%s run specs/litert/add.yaml --repeat 0 --no-reports",
+	                       qct_build_path("qconform")) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "--repeat needs a number of runs from 1 to 64"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_run(void)
 {
 	CU_pSuite s = qct_suite("run");
 	CU_add_test(s, "reference passes its own specs", test_reference_run);
+	CU_add_test(s, "--repeat: NONDETERMINISTIC by threads, by state, by a crash", test_repeat);
 	CU_add_test(s, "ties-half-up stub fails exactly the tie cases", test_ties_half_up);
 	CU_add_test(s, "crash, abort and hang cost one case each", test_crash_abort_hang);
 	CU_add_test(s, "ignoring per-axis params fails per-axis cases", test_ignore_axis);

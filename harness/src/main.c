@@ -111,6 +111,15 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 		} else if (!strcmp(a, "--profile")) {
 			NEED_ARG();
 			o->profile = v;
+		} else if (!strcmp(a, "--require-engine") &&
+		           (!strcmp(cmd, "run") || !strcmp(cmd, "certify"))) {
+			NEED_ARG();
+			if (!qc_require_engine_valid(v))
+				return bad(
+				        cmd,
+				        "--require-engine needs 'accelerator' or 'reported', got",
+				        v);
+			o->require_engine = v;
 		} else if (!strcmp(a, "--extension")) {
 			NEED_ARG();
 			if (o->n_extensions == QC_MAX_EXTENSIONS)
@@ -209,6 +218,15 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				return bad(cmd, "--max-failures needs a number of cases >= 1, got",
 				           v);
 			o->max_failures = m;
+		} else if (!strcmp(a, "--repeat") &&
+		           (!strcmp(cmd, "run") || !strcmp(cmd, "certify"))) {
+			NEED_ARG();
+			char *end;
+			long k = strtol(v, &end, 10);
+			if (*end || !*v || k < 1 || k > 64)
+				return bad(cmd, "--repeat needs a number of runs from 1 to 64, got",
+				           v);
+			o->repeat = (int)k;
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
 		} else if (!strcmp(a, "--out") &&

@@ -1393,8 +1393,19 @@ const char *a_last_error(qcf_instance *inst)
 }
 
 const qcf_plugin kPlugin = {
-        sizeof(qcf_plugin), 1,         "armnn",   QCF_ARMNN_VERSION, a_create,     a_destroy,
-        a_supports,         a_prepare, a_execute, a_release,         a_last_error,
+        sizeof(qcf_plugin),
+        1,
+        "armnn",
+        QCF_ARMNN_VERSION,
+        a_create,
+        a_destroy,
+        a_supports,
+        a_prepare,
+        a_execute,
+        a_release,
+        a_last_error,
+        nullptr, // engine: not reported (the CPU, by construction)
+        nullptr, // threads_option: none
 };
 
 } // namespace

@@ -105,17 +105,17 @@ static const char *last_error(qcf_instance *inst)
 	return inst->error;
 }
 
-static const qcf_plugin descriptor = {sizeof descriptor,
-                                      1,
-                                      "example-dequantize",
-                                      "1.0",
-                                      create,
-                                      destroy,
-                                      supports,
-                                      NULL,
-                                      execute,
-                                      NULL,
-                                      last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof descriptor,
+                                      .abi_version = 1,
+                                      .name = "example-dequantize",
+                                      .version = "1.0",
+                                      .create = create,
+                                      .destroy = destroy,
+                                      .supports = supports,
+                                      .prepare = NULL,
+                                      .execute = execute,
+                                      .release = NULL,
+                                      .last_error = last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

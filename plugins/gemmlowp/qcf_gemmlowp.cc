@@ -560,9 +560,19 @@ const char *g_last_error(qcf_instance *inst)
 #endif
 
 const qcf_plugin kPlugin = {
-        sizeof(qcf_plugin), 1,         "gemmlowp",   QCF_GEMMLOWP_VERSION,
-        g_create,           g_destroy, g_supports,   nullptr,
-        g_execute,          nullptr,   g_last_error,
+        sizeof(qcf_plugin),
+        1,
+        "gemmlowp",
+        QCF_GEMMLOWP_VERSION,
+        g_create,
+        g_destroy,
+        g_supports,
+        nullptr,
+        g_execute,
+        nullptr,
+        g_last_error,
+        nullptr,   // engine: not reported
+        "threads", // threads_option: GemmContext::set_max_num_threads
 };
 
 } // namespace

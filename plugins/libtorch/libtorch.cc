@@ -685,8 +685,19 @@ const char *lt_last_error(qcf_instance *inst)
 }
 
 const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,       "libtorch", LIBTORCH_VERSION, lt_create,     lt_destroy,
-        lt_supports,        nullptr, lt_execute, nullptr,          lt_last_error,
+        sizeof(qcf_plugin),
+        1,
+        "libtorch",
+        LIBTORCH_VERSION,
+        lt_create,
+        lt_destroy,
+        lt_supports,
+        nullptr,
+        lt_execute,
+        nullptr,
+        lt_last_error,
+        nullptr,   // engine: not reported
+        "threads", // threads_option: at::set_num_threads
 };
 
 } // namespace

@@ -1632,9 +1632,17 @@ static qcf_status od_create(const qcf_option *options, int32_t n_options, qcf_in
 
 static char plugin_version[64];
 
-static qcf_plugin descriptor = {sizeof(qcf_plugin), 1,          "onednn",     plugin_version,
-                                od_create,          od_destroy, od_supports,  od_prepare,
-                                od_execute,         od_release, od_last_error};
+static qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                .abi_version = 1,
+                                .name = "onednn",
+                                .version = plugin_version,
+                                .create = od_create,
+                                .destroy = od_destroy,
+                                .supports = od_supports,
+                                .prepare = od_prepare,
+                                .execute = od_execute,
+                                .release = od_release,
+                                .last_error = od_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

@@ -1183,10 +1183,17 @@ static qcf_status xp_execute(qcf_instance *inst, qcf_prepared *p, const qcf_op_c
 	return QCF_OK;
 }
 
-static const qcf_plugin xp_desc = {
-        sizeof(qcf_plugin), 1,          "xnnpack",  XP_VERSION, xp_create,     xp_destroy,
-        xp_supports,        xp_prepare, xp_execute, xp_release, xp_last_error,
-};
+static const qcf_plugin xp_desc = {.struct_size = sizeof(qcf_plugin),
+                                   .abi_version = 1,
+                                   .name = "xnnpack",
+                                   .version = XP_VERSION,
+                                   .create = xp_create,
+                                   .destroy = xp_destroy,
+                                   .supports = xp_supports,
+                                   .prepare = xp_prepare,
+                                   .execute = xp_execute,
+                                   .release = xp_release,
+                                   .last_error = xp_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

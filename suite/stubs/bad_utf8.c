@@ -66,9 +66,17 @@ static qcf_status bad_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_
 	return st;
 }
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,    NAME,        VERSION, stub_create,   stub_destroy,
-        stub_supports,      NULL, bad_execute, NULL,    bad_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 1,
+                                      .name = NAME,
+                                      .version = VERSION,
+                                      .create = stub_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = NULL,
+                                      .execute = bad_execute,
+                                      .release = NULL,
+                                      .last_error = bad_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

@@ -33,9 +33,17 @@ static qcf_status echo_create(const qcf_option *options, int32_t n_options, qcf_
 	return QCF_INVALID_PARAM;
 }
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,    "stub_echo_options", "1.0", echo_create,    stub_destroy,
-        stub_supports,      NULL, stub_execute,        NULL,  stub_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 1,
+                                      .name = "stub_echo_options",
+                                      .version = "1.0",
+                                      .create = echo_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = NULL,
+                                      .execute = stub_execute,
+                                      .release = NULL,
+                                      .last_error = stub_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

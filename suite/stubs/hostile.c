@@ -651,12 +651,17 @@ static const char *hostile_last_error(qcf_instance *inst)
 	return inst->err;
 }
 
-static const qcf_plugin descriptor = {sizeof(qcf_plugin), 1,
-                                      "stub_hostile",     "1.0",
-                                      hostile_create,     stub_destroy,
-                                      stub_supports,      hostile_prepare,
-                                      hostile_execute,    hostile_release,
-                                      hostile_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 1,
+                                      .name = "stub_hostile",
+                                      .version = "1.0",
+                                      .create = hostile_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = hostile_prepare,
+                                      .execute = hostile_execute,
+                                      .release = hostile_release,
+                                      .last_error = hostile_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

@@ -11,9 +11,17 @@ static qcf_status needs_create(const qcf_option *options, int32_t n_options, qcf
 	return QCF_INVALID_PARAM;
 }
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,    "stub_needs_option", "1.0", needs_create,   stub_destroy,
-        stub_supports,      NULL, stub_execute,        NULL,  stub_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 1,
+                                      .name = "stub_needs_option",
+                                      .version = "1.0",
+                                      .create = needs_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = NULL,
+                                      .execute = stub_execute,
+                                      .release = NULL,
+                                      .last_error = stub_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

@@ -1,9 +1,17 @@
 /* Speaks only ABI version 0, which no host accepts. */
 #include "stub.h"
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 0,    "stub_old_abi", "0.1", stub_create,    stub_destroy,
-        stub_supports,      NULL, stub_execute,   NULL,  stub_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 0,
+                                      .name = "stub_old_abi",
+                                      .version = "0.1",
+                                      .create = stub_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = NULL,
+                                      .execute = stub_execute,
+                                      .release = NULL,
+                                      .last_error = stub_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

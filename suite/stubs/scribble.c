@@ -29,9 +29,17 @@ static qcf_status scribble_execute(qcf_instance *inst, qcf_prepared *prep, const
 	return st;
 }
 
-static const qcf_plugin descriptor = {
-        sizeof(qcf_plugin), 1,    "stub_scribble",  "1.0", scribble_create, stub_destroy,
-        stub_supports,      NULL, scribble_execute, NULL,  stub_last_error};
+static const qcf_plugin descriptor = {.struct_size = sizeof(qcf_plugin),
+                                      .abi_version = 1,
+                                      .name = "stub_scribble",
+                                      .version = "1.0",
+                                      .create = scribble_create,
+                                      .destroy = stub_destroy,
+                                      .supports = stub_supports,
+                                      .prepare = NULL,
+                                      .execute = scribble_execute,
+                                      .release = NULL,
+                                      .last_error = stub_last_error};
 
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {

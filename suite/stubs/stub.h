@@ -157,9 +157,17 @@ static inline void stub_torch_fq_elem(const qcf_op_call *call, const stub_torch_
 }
 
 #define STUB_PLUGIN_FULL(NAME, SUPPORTS, PREPARE, EXECUTE, RELEASE)                                \
-	static const qcf_plugin stub_descriptor = {                                                \
-	        sizeof(qcf_plugin), 1,       "stub_" NAME, "1.0",   stub_create,    stub_destroy,  \
-	        SUPPORTS,           PREPARE, EXECUTE,      RELEASE, stub_last_error};              \
+	static const qcf_plugin stub_descriptor = {.struct_size = sizeof(qcf_plugin),              \
+	                                           .abi_version = 1,                               \
+	                                           .name = "stub_" NAME,                           \
+	                                           .version = "1.0",                               \
+	                                           .create = stub_create,                          \
+	                                           .destroy = stub_destroy,                        \
+	                                           .supports = SUPPORTS,                           \
+	                                           .prepare = PREPARE,                             \
+	                                           .execute = EXECUTE,                             \
+	                                           .release = RELEASE,                             \
+	                                           .last_error = stub_last_error};                 \
 	QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)                        \
 	{                                                                                          \
 		return stub_negotiate(n, &stub_descriptor);                                        \
@@ -169,9 +177,17 @@ static inline void stub_torch_fq_elem(const qcf_op_call *call, const stub_torch_
 
 /* A stub of ABI version 2 (the low-bit types): offered every case. */
 #define STUB_PLUGIN_V2(NAME, EXECUTE)                                                              \
-	static const qcf_plugin stub_descriptor = {                                                \
-	        sizeof(qcf_plugin), 2,    "stub_" NAME, "1.0", stub_create,    stub_destroy,       \
-	        stub_supports,      NULL, EXECUTE,      NULL,  stub_last_error};                   \
+	static const qcf_plugin stub_descriptor = {.struct_size = sizeof(qcf_plugin),              \
+	                                           .abi_version = 2,                               \
+	                                           .name = "stub_" NAME,                           \
+	                                           .version = "1.0",                               \
+	                                           .create = stub_create,                          \
+	                                           .destroy = stub_destroy,                        \
+	                                           .supports = stub_supports,                      \
+	                                           .prepare = NULL,                                \
+	                                           .execute = EXECUTE,                             \
+	                                           .release = NULL,                                \
+	                                           .last_error = stub_last_error};                 \
 	QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)                        \
 	{                                                                                          \
 		return qcf_negotiate_answer(n, 2, &stub_descriptor);                               \

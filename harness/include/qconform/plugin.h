@@ -31,6 +31,9 @@
  *      types; qcf_quant.scale_dtype and zero_point_dtype (scales stored as
  *      float16, bfloat16, e8m0 or e4m3; float8 zero points). A host never
  *      offers a version-1 plugin a call that uses any of them.
+ *      Grown since, at the end: qcf_plugin.engine (which engine ran a call:
+ *      an NPU, a DSP, or a fallback to the CPU) and qcf_plugin.threads_option
+ *      (the create() option that sets the kernel's threads).
  */
 #ifndef QCONFORM_PLUGIN_H
 #define QCONFORM_PLUGIN_H
@@ -221,6 +224,27 @@ typedef struct qcf_instance qcf_instance; /* opaque, the plugin's own */
 typedef struct qcf_prepared qcf_prepared; /* opaque, one prepared call */
 
 /*
+ * Which engine ran a call, as the plugin reports it (the host cannot check it: reports and
+ * certificates label it as the plugin's word). Values are part of the ABI: never renumber. A
+ * call split between engines reports QCF_ENGINE_CPU when any part of it ran on the CPU.
+ */
+typedef enum qcf_engine_kind {
+	QCF_ENGINE_UNREPORTED = 0, /* the plugin does not say */
+	QCF_ENGINE_CPU = 1,        /* the application processor: a fallback, for an accelerator */
+	QCF_ENGINE_NPU = 2,
+	QCF_ENGINE_DSP = 3,
+	QCF_ENGINE_GPU = 4,
+	QCF_ENGINE_ACCELERATOR = 5, /* another accelerator */
+	QCF_ENGINE_COUNT
+} qcf_engine_kind;
+
+typedef struct qcf_engine {
+	uint32_t struct_size; /* set by the host */
+	qcf_engine_kind kind;
+	char name[64]; /* "Ethos-U55 r1", "Hexagon HTP v73", or "": NUL-terminated */
+} qcf_engine;
+
+/*
  * The descriptor. Functions taking an instance report details of a non-OK
  * status through last_error(instance), valid until the next call.
  * Required: create, destroy, supports, execute, last_error.
@@ -241,6 +265,15 @@ typedef struct qcf_plugin {
 	qcf_status (*execute)(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call);
 	void (*release)(qcf_instance *inst, qcf_prepared *prep);
 	const char *(*last_error)(qcf_instance *inst);
+	/* Optional (grown in version 2; a shorter struct_size reads as NULL): which engine ran
+	 * the execute() that just returned QCF_OK for prep. Called after execute, before release,
+	 * with the call's memory closed; fills out (out->struct_size is the host's) and returns
+	 * QCF_OK, or anything else for "not reported". */
+	qcf_status (*engine)(qcf_instance *inst, qcf_prepared *prep, qcf_engine *out);
+	/* Optional (grown in version 2): the key of the create() option that sets how many
+	 * threads the kernel may use ("threads", taking a decimal count), or NULL. With it,
+	 * `qconform run --repeat K` runs the repetitions with other counts. */
+	const char *threads_option;
 } qcf_plugin;
 
 /*
@@ -347,6 +380,14 @@ static inline size_t qcf_ggml_block_bytes(qcf_dtype t)
 	return t >= QCF_GGML_Q4_0 && t <= QCF_GGML_Q8_1   ? bytes[t - QCF_GGML_Q4_0]
 	       : t >= QCF_GGML_Q2_K && t <= QCF_GGML_Q8_K ? kbytes[t - QCF_GGML_Q2_K]
 	                                                  : 0;
+}
+
+/* The engine kind's name as reports spell it ("npu", "cpu", "unreported"), or "invalid". */
+static inline const char *qcf_engine_name(int kind)
+{
+	static const char *const names[QCF_ENGINE_COUNT] = {"unreported", "cpu", "npu",
+	                                                    "dsp",        "gpu", "accelerator"};
+	return kind >= 0 && kind < QCF_ENGINE_COUNT ? names[kind] : "invalid";
 }
 
 /* Bytes needed for count elements of dtype (packed types round up; a GGML type takes whole

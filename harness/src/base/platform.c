@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -162,4 +163,15 @@ int qc_is_sha256_hex(const char *s)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return s[64] == '\0';
+}
+
+size_t qc_worker_memory_default(int share)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t ram = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
+	size_t each = ram / 2 / (size_t)(share > 0 ? share : 1);
+	size_t floor = (size_t)1 << 30;
+	if (floor > ram)
+		floor = ram;
+	return each < floor ? floor : each;
 }

@@ -54,6 +54,22 @@
 		        "Known failures to accept: case glob, reason and expiry date."             \
 	}
 
+#define OPT_REPEAT                                                                                 \
+	{                                                                                          \
+		"--repeat", "K",                                                                   \
+		        "Run every case the kernel computed K times (up to 64), the later runs "   \
+		        "with 1, 2, 4, 8 threads when the plugin declares a threads option; "      \
+		        "outputs that differ in a bit, or another outcome, are NONDETERMINISTIC."  \
+	}
+
+#define OPT_ENGINE                                                                                 \
+	{                                                                                          \
+		"--require-engine", "KIND",                                                        \
+		        "'accelerator': every judged case reported by the plugin to have run on "  \
+		        "an engine other than the CPU (no fallback); 'reported': on an engine it " \
+		        "names. Else the run does not conform (default: the profile's, or none)."  \
+	}
+
 #define OPT_QUIET                                                                                  \
 	{                                                                                          \
 		"--quiet", NULL,                                                                   \
@@ -89,6 +105,8 @@ static const qc_help_option run_options[] = {
         {"--keep-journal", NULL, "Keep the journal after a complete report."},
         {"--max-failures", "N",
          "Stop at the N-th failing case (exit 1); the reports hold the cases up to it."},
+        OPT_REPEAT,
+        OPT_ENGINE,
         OPT_QUIET,
         {NULL, NULL, NULL}};
 
@@ -139,6 +157,8 @@ static const qc_help_option certify_options[] = {
          "Where certificate.json, certificate.html and the run's reports go "
          "(default reports/out/PLUGIN)."},
         OPT_GATE,
+        OPT_REPEAT,
+        OPT_ENGINE,
         OPT_QUIET,
         {NULL, NULL, NULL}};
 

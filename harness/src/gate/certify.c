@@ -17,6 +17,7 @@
 #include "report.h"
 #include "report_html.h"
 #include "report_read.h"
+#include "results.h"
 #include "spec.h"
 #include "utf8.h"
 
@@ -63,6 +64,8 @@ typedef struct cert_cases {
 	uint64_t n_neg_refused;        /* negative cases refused, in every class */
 	json_t *per_op[QC_N_VERDICTS]; /* "semantics/op" -> count, in the order first failed */
 	json_t *waived;                /* [case] every waived case, in report order */
+	const char *require_engine;    /* the run's, or NULL */
+	json_t *engine_breach;         /* "semantics/op" -> judged cases breaking it */
 } cert_cases;
 
 static void cert_cases_free(cert_cases *cc)
@@ -70,6 +73,7 @@ static void cert_cases_free(cert_cases *cc)
 	json_decref(cc->refused);
 	json_decref(cc->neg_refused);
 	json_decref(cc->waived);
+	json_decref(cc->engine_breach);
 	for (int v = 0; v < QC_N_VERDICTS; v++)
 		json_decref(cc->per_op[v]);
 }
@@ -111,6 +115,17 @@ static void cert_case(cert_cases *cc, json_t *c)
 	}
 	if (json_object_get(c, "waived"))
 		json_array_append(cc->waived, c);
+	int v = -1;
+	for (int k = 0; k < QC_N_VERDICTS && v < 0; k++)
+		if (!strcmp(verdict, qc_verdict_name((qc_verdict)k)))
+			v = k;
+	if (cc->require_engine && v >= 0 && qc_verdict_judged((qc_verdict)v) &&
+	    !qc_engine_meets(qc_engine_of_kind(jstr(json_object_get(c, "engine"), "kind")),
+	                     cc->require_engine)) {
+		json_t *n = json_object_get(cc->engine_breach, op);
+		json_object_set_new(cc->engine_breach, op,
+		                    json_integer(n ? json_integer_value(n) + 1 : 1));
+	}
 }
 
 /* Reads every case of rep into cc. 0, or -1 with the reason in err. */
@@ -119,6 +134,9 @@ static int cert_cases_read(cert_cases *cc, qc_report *rep, char *err, size_t err
 	cc->refused = json_object();
 	cc->neg_refused = json_object();
 	cc->waived = json_array();
+	cc->engine_breach = json_object();
+	cc->require_engine = json_string_value(
+	        json_object_get(json_object_get(qc_report_doc(rep), "run"), "require_engine"));
 	for (int v = 0; v < QC_N_VERDICTS; v++)
 		cc->per_op[v] = json_object(); /* insertion order is kept (jansson >= 2.8) */
 	json_t *c;
@@ -133,40 +151,50 @@ static int cert_cases_read(cert_cases *cc, qc_report *rep, char *err, size_t err
 
 /* Per disallowed verdict, the failing cases no waiver accepted, counted per semantics/op in
  * the order the ops first fail: "12 cases FAIL: litert/ADD 12". */
+/* "N cases WHAT: op n, op n, ..." from per_op ("semantics/op" -> count), when N > 0. */
+static void per_op_reason(json_t *reasons, json_t *per_op, const char *what)
+{
+	unsigned long long total = 0;
+	const char *op;
+	json_t *n;
+	json_object_foreach(per_op, op, n) total += (unsigned long long)json_integer_value(n);
+	if (!total)
+		return;
+	char buf[1536];
+	size_t used = (size_t)snprintf(buf, sizeof buf, "%llu case%s %s:", total,
+	                               total == 1 ? "" : "s", what);
+	int k = 0;
+	json_object_foreach(per_op, op, n)
+	{
+		if (used >= sizeof buf - 64) {
+			/* an op name may have filled the buffer: cut before it */
+			if (used >= sizeof buf)
+				used = qc_utf8_trim_tail(buf, sizeof buf - 64);
+			snprintf(buf + used, sizeof buf - used, ", ...");
+			break;
+		}
+		used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %s %lld",
+		                         k++ ? "," : "", op, (long long)json_integer_value(n));
+	}
+	if (used >= sizeof buf)
+		qc_utf8_trim_tail(buf, sizeof buf - 1);
+	reason(reasons, "%s", buf);
+}
+
 static void failing_reasons(const cert_cases *cc, json_t *reasons)
 {
-	for (int v = 0; v < QC_N_VERDICTS; v++) {
-		if (qc_verdict_conforms((qc_verdict)v))
-			continue;
-		const char *vn = qc_verdict_name((qc_verdict)v);
-		json_t *per_op = cc->per_op[v];
-		unsigned long long total = 0;
-		const char *op;
-		json_t *n;
-		json_object_foreach(per_op, op, n) total +=
-		        (unsigned long long)json_integer_value(n);
-		if (total) {
-			char buf[1536];
-			size_t used = (size_t)snprintf(buf, sizeof buf, "%llu case%s %s:", total,
-			                               total == 1 ? "" : "s", vn);
-			int k = 0;
-			json_object_foreach(per_op, op, n)
-			{
-				if (used >= sizeof buf - 64) {
-					/* an op name may have filled the buffer: cut before it */
-					if (used >= sizeof buf)
-						used = qc_utf8_trim_tail(buf, sizeof buf - 64);
-					snprintf(buf + used, sizeof buf - used, ", ...");
-					break;
-				}
-				used += (size_t)snprintf(buf + used, sizeof buf - used,
-				                         "%s %s %lld", k++ ? "," : "", op,
-				                         (long long)json_integer_value(n));
-			}
-			if (used >= sizeof buf)
-				qc_utf8_trim_tail(buf, sizeof buf - 1);
-			reason(reasons, "%s", buf);
-		}
+	for (int v = 0; v < QC_N_VERDICTS; v++)
+		if (!qc_verdict_conforms((qc_verdict)v))
+			per_op_reason(reasons, cc->per_op[v], qc_verdict_name((qc_verdict)v));
+	if (cc->require_engine) {
+		char what[160];
+		snprintf(what, sizeof what,
+		         "judged that the plugin reported on %s (require_engine %s)",
+		         !strcmp(cc->require_engine, "accelerator")
+		                 ? "the CPU or on no engine it names"
+		                 : "no engine it names",
+		         cc->require_engine);
+		per_op_reason(reasons, cc->engine_breach, what);
 	}
 }
 
@@ -359,7 +387,7 @@ static json_t *waiver_of(json_t *report, const char *name)
 
 /* Who stands behind each fact of the certificate: what this harness computed, what the device
  * reported through --remote (which the harness cannot check), what the plugin said of itself. */
-static json_t *provenance(json_t *plugin)
+static json_t *provenance(json_t *plugin, json_t *engines)
 {
 	int dev_sha = !strcmp(jstr(plugin, "sha256_source"), "device");
 	int offline = !strcmp(jstr(plugin, "sha256_source"), "records");
@@ -376,6 +404,8 @@ static json_t *provenance(json_t *plugin)
 	const char *own[] = {"plugin.name", "plugin.version", "plugin.abi_version"};
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
 		json_array_append_new(offline ? d : p, json_string(own[i]));
+	if (engines) /* engine(): which engine ran each case, as the plugin says */
+		json_array_append_new(p, json_string("engines"));
 	if (offline) {
 		const char *rec[] = {"plugin.options", "offline.runner_version",
 		                     "offline.runner_mode", "cases.seconds", "offline.aborted"};
@@ -450,7 +480,14 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	}
 	json_object_set_new(cert, "waived", waived);
 	json_object_set_new(cert, "plugin", copy(run, "plugin"));
-	json_object_set_new(cert, "provenance", provenance(json_object_get(run, "plugin")));
+	/* what the plugin said of the engines that ran the judged cases, and the requirement */
+	json_object_set_new(cert, "require_engine", copy(run, "require_engine"));
+	json_object_set_new(cert, "engines", copy(summary, "engines"));
+	/* --repeat: each judged case ran that many times, bit-identical (or NONDETERMINISTIC) */
+	json_object_set_new(cert, "repeat", copy(run, "repeat"));
+	json_object_set_new(
+	        cert, "provenance",
+	        provenance(json_object_get(run, "plugin"), json_object_get(summary, "engines")));
 	json_t *imp = json_object_get(run, "import");
 	if (imp) /* the outputs came from an offline runner's records */
 		json_object_set_new(cert, "offline", json_deep_copy(imp));
@@ -570,6 +607,10 @@ int qc_cmd_certify(const qc_run_opts *in, const char *out_dir, const qc_certify_
 		return fprintf(stderr, "qconform certify: --import judges the runner's records of "
 		                       "an offline run: no --plugin, --remote or --plugin-option "
 		                       "(the runner recorded its plugin and options)\n"),
+		       2;
+	if (imports && imports->n && in->repeat > 1)
+		return fprintf(stderr, "qconform certify: --import judges the one run the records "
+		                       "hold: no --repeat\n"),
 		       2;
 	if (!in->plugin && !(imports && imports->n))
 		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
@@ -719,6 +760,18 @@ static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
 		               : "seen by the harness's own worker");
 	if (plat && *jstr(plat, "emulation"))
 		printf("  %s\n", jstr(plat, "emulation"));
+	json_t *engines = json_object_get(cert, "engines");
+	if (json_is_object(engines)) {
+		/* the plugin's word (engine()), never checked by the harness */
+		printf("  engines, REPORTED BY THE PLUGIN (judged cases):");
+		const char *kind;
+		json_t *n;
+		int k = 0;
+		json_object_foreach(engines, kind, n) printf("%s %s %lld", k++ ? "," : "", kind,
+		                                             (long long)json_integer_value(n));
+		const char *req = jstr(cert, "require_engine");
+		printf("%s%s\n", *req ? "; required: " : "", req);
+	}
 	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
 	if (json_array_size(json_object_get(cert, "waived")))
 		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",

@@ -9,6 +9,7 @@
 
 #include "help.h"
 #include "report_read.h"
+#include "results.h"
 #include "run.h"
 #include "utf8.h"
 #include "util.h"
@@ -311,6 +312,23 @@ static int covered(const json_t *c)
 	       !strcmp(qc_report_str(c, "expect"), "error");
 }
 
+/* A judged case the plugin reported on an accelerator in BASE and not in NEW (the CPU, or no
+ * word) fell back: worse; the other way, better. Both are the plugin's word. */
+static void engine_change(json_t *bc, json_t *nc, line *w, line *b)
+{
+	int eb = qc_engine_of_kind(qc_report_str(json_object_get(bc, "engine"), "kind")),
+	    en = qc_engine_of_kind(qc_report_str(json_object_get(nc, "engine"), "kind"));
+	int ab = qc_engine_meets(eb, "accelerator"), an = qc_engine_meets(en, "accelerator");
+	if (ab == an)
+		return;
+	line *l = ab ? w : b;
+	add(l, "engine %s -> %s (as the plugin reports)", qcf_engine_name(eb), qcf_engine_name(en));
+	if (ab)
+		w->worse = 1;
+	else
+		b->better = 1;
+}
+
 /* The --allow-coverage-loss glob that accepts losing this case, or NULL. */
 static const char *loss_allowed(const qc_diff_opts *opts, const char *name)
 {
@@ -503,9 +521,11 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 				add(&b, "coverage gained, verdict %s -> %s", vb, vn);
 				b.better = 1;
 			}
-			if (compared(vb) && compared(vn))
+			if (compared(vb) && compared(vn)) {
 				compare_outputs(json_object_get(bc, "outputs"),
 				                json_object_get(nc, "outputs"), &w, &b);
+				engine_change(bc, nc, &w, &b);
+			}
 			if (pass == PASS_REGRESSIONS && w.worse) {
 				fprintf(out, "regression  %s  %s: %s\n", opname, name, w.buf);
 				n->case_regressions++;

@@ -12,6 +12,7 @@
 #include "diff.h"
 #include "help.h"
 #include "report_read.h"
+#include "results.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -397,6 +398,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	mop *ops = NULL;
 	int n_ops = 0, cap = 0;
 	double verdicts[QC_N_VERDICTS] = {0}, waived = 0;
+	qc_run_stats es = {0}; /* its engines only: the judged cases by engine */
 	int conforms = nc > 0;
 	for (size_t i = 0; i < nc; i++) {
 		json_t *c = merge_case(reps, order, i, err, err_size);
@@ -432,6 +434,9 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		if (v >= 0) {
 			o->verdicts[v]++;
 			verdicts[v]++;
+			if (qc_verdict_judged((qc_verdict)v))
+				es.engines[qc_engine_of_kind(
+				        str(json_object_get(c, "engine"), "kind"))]++;
 		}
 		o->seconds += qc_report_num(json_object_get(c, "seconds"));
 		if (json_object_get(c, "waived"))
@@ -536,6 +541,20 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	set(sum, "cases", jnum((double)nc));
 	set(sum, "verdicts", verdicts_json(verdicts));
 	set(sum, "waived", jnum(waived));
+	const char *req = json_string_value(
+	        json_object_get(json_object_get(reports[0], "run"), "require_engine"));
+	if (qc_stats_engines_reported(&es) || req) {
+		json_t *e = json_object();
+		for (int k = 0; k <= QCF_ENGINE_COUNT; k++)
+			if (es.engines[k])
+				set(e, qcf_engine_name(k), jnum((double)es.engines[k]));
+		set(sum, "engines", e);
+		if (req) {
+			uint64_t breaches = qc_stats_engine_breaches(&es, req);
+			set(sum, "engine_breaches", jnum((double)breaches));
+			conforms &= !breaches;
+		}
+	}
 	set(sum, "conforms", json_boolean(conforms));
 	const char *finished = "";
 	double wall = 0;

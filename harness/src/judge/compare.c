@@ -36,10 +36,15 @@ const char *qc_unit_name(qc_unit u)
 	return n[u];
 }
 
-static const char *const verdict_names[QC_N_VERDICTS] = {"PASS",           "PASS_WITHIN_TOLERANCE",
-                                                         "FAIL",           "NOT_SUPPORTED",
-                                                         "EXPECTED_ERROR", "ERROR",
-                                                         "CRASH",          "TIMEOUT"};
+static const char *const verdict_names[QC_N_VERDICTS] = {"PASS",
+                                                         "PASS_WITHIN_TOLERANCE",
+                                                         "FAIL",
+                                                         "NOT_SUPPORTED",
+                                                         "EXPECTED_ERROR",
+                                                         "ERROR",
+                                                         "CRASH",
+                                                         "TIMEOUT",
+                                                         "NONDETERMINISTIC"};
 
 const char *qc_verdict_name(qc_verdict v)
 {
@@ -50,6 +55,11 @@ int qc_verdict_conforms(qc_verdict v)
 {
 	return v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE || v == QC_NOT_SUPPORTED ||
 	       v == QC_EXPECTED_ERROR;
+}
+
+int qc_verdict_judged(qc_verdict v)
+{
+	return v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE || v == QC_FAIL;
 }
 
 void qc_metrics_init(qc_metrics *m, qc_unit unit)
@@ -410,6 +420,11 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 {
 	memset(r, 0, sizeof *r);
 	r->seconds = ex ? ex->seconds : 0;
+	r->engine = -1;
+	if (ex && ex->outcome == QC_EXEC_OK) {
+		r->engine = ex->engine;
+		memcpy(r->engine_name, ex->engine_name, sizeof r->engine_name);
+	}
 	if (ref->status != QCF_OK && ref->status != QCF_INVALID_PARAM) {
 		r->verdict = QC_ERROR;
 		snprintf(r->message, sizeof r->message, "the reference failed: %s",

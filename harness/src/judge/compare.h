@@ -108,12 +108,15 @@ typedef enum qc_verdict {
 	QC_ERROR,
 	QC_CRASH,
 	QC_TIMEOUT,
+	QC_NONDETERMINISTIC, /* run --repeat: two runs of the case differ (bits, or outcome) */
 	QC_N_VERDICTS
 } qc_verdict;
 
 const char *qc_verdict_name(qc_verdict v);
 /* PASS, PASS_WITHIN_TOLERANCE, NOT_SUPPORTED, EXPECTED_ERROR */
 int qc_verdict_conforms(qc_verdict v);
+/* PASS, PASS_WITHIN_TOLERANCE, FAIL: the kernel's outputs were compared */
+int qc_verdict_judged(qc_verdict v);
 
 /* What the reference said about a case. */
 typedef struct qc_expected {
@@ -135,6 +138,10 @@ typedef struct qc_result {
 	int n_outputs;
 	qc_metrics m[QC_MAX_TENSORS];
 	double saturated[QC_MAX_TENSORS]; /* share of the expected output at a dtype end */
+	/* the kernel's execute returned QCF_OK: engine is what the plugin reported (a
+	 * qcf_engine_kind, 0 unreported), engine_name its name; -1: it did not execute */
+	int engine;
+	char engine_name[64];
 } qc_result;
 
 /*

@@ -51,6 +51,49 @@ void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r)
 	}
 	s->cases++;
 	s->verdicts[r->verdict]++;
+	if (qc_verdict_judged(r->verdict))
+		s->engines[qc_engine_index(r->engine)]++;
+}
+
+int qc_engine_index(int engine)
+{
+	return engine <= 0                 ? QCF_ENGINE_UNREPORTED
+	       : engine < QCF_ENGINE_COUNT ? engine
+	                                   : QCF_ENGINE_COUNT;
+}
+
+int qc_engine_of_kind(const char *kind)
+{
+	for (int k = 1; kind && k <= QCF_ENGINE_COUNT; k++)
+		if (!strcmp(kind, qcf_engine_name(k)))
+			return k;
+	return QCF_ENGINE_UNREPORTED;
+}
+
+int qc_stats_engines_reported(const qc_run_stats *s)
+{
+	for (int e = 1; e <= QCF_ENGINE_COUNT; e++)
+		if (s->engines[e])
+			return 1;
+	return 0;
+}
+
+int qc_engine_meets(int e, const char *require)
+{
+	if (!require)
+		return 1;
+	if (e <= QCF_ENGINE_UNREPORTED || e >= QCF_ENGINE_COUNT)
+		return 0; /* not said, or said in words the ABI does not have */
+	return strcmp(require, "accelerator") != 0 || e != QCF_ENGINE_CPU;
+}
+
+uint64_t qc_stats_engine_breaches(const qc_run_stats *s, const char *require)
+{
+	uint64_t n = 0;
+	for (int e = 0; e <= QCF_ENGINE_COUNT; e++)
+		if (!qc_engine_meets(e, require))
+			n += s->engines[e];
+	return n;
 }
 
 uint64_t qc_stats_failing(const qc_run_stats *s)

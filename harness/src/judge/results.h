@@ -22,9 +22,23 @@ typedef struct qc_run_stats {
 	int n_ops, cap;
 	uint64_t cases;
 	uint64_t verdicts[QC_N_VERDICTS];
+	/* the judged cases (qc_verdict_judged) by the engine the plugin reported:
+	 * qcf_engine_kind, then QCF_ENGINE_COUNT for a value the ABI does not know */
+	uint64_t engines[QCF_ENGINE_COUNT + 1];
 } qc_run_stats;
 
 void qc_stats_add(qc_run_stats *s, const qc_case *c, const qc_result *r);
+/* The index of r's engine in qc_run_stats.engines. */
+int qc_engine_index(int engine);
+/* The engine index of a report's case (its "engine"."kind"; absent: unreported). */
+int qc_engine_of_kind(const char *kind);
+/* Did some judged case report an engine (a kind other than unreported)? */
+int qc_stats_engines_reported(const qc_run_stats *s);
+/* --require-engine (or the profile's require_engine): "reported", "accelerator", or NULL for
+ * none. The judged cases that break it (0: met). */
+uint64_t qc_stats_engine_breaches(const qc_run_stats *s, const char *require);
+/* Does a case with engine index e (qc_engine_index) meet require? */
+int qc_engine_meets(int e, const char *require);
 /* 1 if every case has a conforming verdict (and there was at least one case). */
 int qc_stats_conforms(const qc_run_stats *s);
 /* Cases whose verdict does not conform (waived or not). */

@@ -28,7 +28,8 @@ const char *qc_console_verdict_on(int colour, qc_verdict v)
 	case QC_FAIL:
 	case QC_ERROR:
 	case QC_CRASH:
-	case QC_TIMEOUT: return "\033[1;31m"; /* bold red */
+	case QC_TIMEOUT:
+	case QC_NONDETERMINISTIC: return "\033[1;31m"; /* bold red */
 	default: return "";
 	}
 }
@@ -38,8 +39,8 @@ const char *qc_console_off(int colour)
 	return colour ? "\033[0m" : "";
 }
 
-static const char *const short_names[QC_N_VERDICTS] = {"pass",    "within", "FAIL",  "n/s",
-                                                       "exp.err", "ERROR",  "CRASH", "TIMEOUT"};
+static const char *const short_names[QC_N_VERDICTS] = {
+        "pass", "within", "FAIL", "n/s", "exp.err", "ERROR", "CRASH", "TIMEOUT", "NONDET"};
 
 void qc_progress_init(qc_progress *p, FILE *f, uint64_t total, int enabled)
 {

@@ -10,6 +10,7 @@
 #include "afile.h"
 #include "diagnose.h"
 #include "dtype.h"
+#include "jobs.h"
 #include "locate.h"
 #include "utf8.h"
 #include "util.h"
@@ -243,6 +244,24 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		qc_json_string(f, meta->profile);
 	else
 		fputs("null", f);
+	if (meta->repeat > 1) {
+		/* --repeat: the runs of each case, and the thread counts of the later ones */
+		fprintf(f, ", \"repeat\": {\"runs\": %d, \"threads_option\": ", meta->repeat);
+		if (meta->threads_option) {
+			qc_json_string(f, meta->threads_option);
+			fputs(", \"threads\": [", f);
+			for (int r = 2; r <= meta->repeat && r < 2 + 4; r++)
+				fprintf(f, "%s%d", r > 2 ? ", " : "", qc_jobs_threads(r));
+			fputs("]}", f);
+		} else {
+			fputs("null, \"threads\": []}", f);
+		}
+	}
+	if (meta->require_engine) {
+		/* --require-engine or the profile's: every judged case on such an engine */
+		fputs(", \"require_engine\": ", f);
+		qc_json_string(f, meta->require_engine);
+	}
 	fputs(", \"filters\": [", f);
 	for (int i = 0; i < meta->n_filters; i++) {
 		if (i)
@@ -502,6 +521,13 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		fputs(", \"extension\": ", f);
 		qc_json_string(f, c->extension);
 	}
+	if (r->engine > 0) {
+		/* the engine the plugin said ran it (its word, not a fact checked here) */
+		fprintf(f,
+		        ", \"engine\": {\"kind\": \"%s\", \"name\": ", qcf_engine_name(r->engine));
+		qc_json_string(f, r->engine_name);
+		fputs("}", f);
+	}
 	if (board >= 0 && board < j->meta->n_boards)
 		fprintf(f, ", \"board\": %d", board); /* --remote: the pool's board that ran it */
 	else
@@ -541,6 +567,9 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 				shell_word(m, kv);
 				free(kv);
 			}
+			if (j->meta->repeat > 1 &&
+			    !j->meta->import) /* a NONDETERMINISTIC needs it */
+				fprintf(m, " --repeat %d", j->meta->repeat);
 			if (j->meta->timeout_s != 30 &&
 			    !j->meta->import) /* a TIMEOUT depends on it */
 				fprintf(m, " --timeout %.17g", j->meta->timeout_s);
@@ -893,6 +922,20 @@ int qc_json_close(qc_json *j, const qc_run_stats *s, const qc_run_meta *meta)
 	iso_time(when, sizeof when, meta->finished);
 	fprintf(f, "\"cases\": %llu, \"verdicts\": ", (unsigned long long)s->cases);
 	verdicts_json(f, s->verdicts);
+	if (qc_stats_engines_reported(s) || meta->require_engine) {
+		/* the judged cases by the engine the plugin reported */
+		fputs(", \"engines\": {", f);
+		int n = 0;
+		for (int e = 0; e <= QCF_ENGINE_COUNT; e++)
+			if (s->engines[e])
+				fprintf(f, "%s\"%s\": %llu", n++ ? ", " : "", qcf_engine_name(e),
+				        (unsigned long long)s->engines[e]);
+		fputs("}", f);
+		if (meta->require_engine)
+			fprintf(f, ", \"engine_breaches\": %llu",
+			        (unsigned long long)qc_stats_engine_breaches(s,
+			                                                     meta->require_engine));
+	}
 	if (meta->plugin->remote[0])
 		fprintf(f, ", \"remote_reconnects\": %d", meta->remote_reconnects);
 	if (meta->plugin->remote[0] && meta->n_boards) {
@@ -987,30 +1030,35 @@ int qc_run_conforms(const qc_run_stats *s, const qc_run_meta *meta)
 	 * hold none: the merged run decides), nor one that refused every required op */
 	return (s->cases > 0 || meta->shard_count > 1) && !qc_run_verified_nothing(s, meta) &&
 	       disallowed == meta->waived && !expired && !meta->interrupted &&
-	       !all_required_refused(meta);
+	       !all_required_refused(meta) && !qc_stats_engine_breaches(s, meta->require_engine);
 }
 
 /* Cases of op o that did not conform by the verdicts alone (waivers are the verdict line's). */
 static unsigned long long op_failing(const qc_op_stats *o)
 {
 	return (unsigned long long)(o->verdicts[QC_FAIL] + o->verdicts[QC_ERROR] +
-	                            o->verdicts[QC_CRASH] + o->verdicts[QC_TIMEOUT]);
+	                            o->verdicts[QC_CRASH] + o->verdicts[QC_TIMEOUT] +
+	                            o->verdicts[QC_NONDETERMINISTIC]);
 }
 
 /* One row: the counts, then the name (last: a long one does not push the columns). */
 static void console_row(FILE *f, const uint64_t *v, uint64_t cases, const char *maxe,
-                        const char *name)
+                        const char *name, int nondet)
 {
-	fprintf(f, "%7llu %6llu %6llu %6llu %6llu %6llu %8s  %s\n", (unsigned long long)cases,
+	fprintf(f, "%7llu %6llu %6llu %6llu %6llu %6llu", (unsigned long long)cases,
 	        (unsigned long long)v[QC_FAIL], (unsigned long long)v[QC_ERROR],
 	        (unsigned long long)v[QC_CRASH], (unsigned long long)v[QC_TIMEOUT],
-	        (unsigned long long)v[QC_NOT_SUPPORTED], maxe, name);
+	        (unsigned long long)v[QC_NOT_SUPPORTED]);
+	if (nondet) /* --repeat */
+		fprintf(f, " %6llu", (unsigned long long)v[QC_NONDETERMINISTIC]);
+	fprintf(f, " %8s  %s\n", maxe, name);
 }
 
 void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 {
 	/* the ops with failures, one row each; the others counted on one line */
 	int n_failing = 0, n_passed = 0, n_refused = 0;
+	int nondet = meta && meta->repeat > 1;
 	unsigned long long passed_cases = 0, within = 0;
 	char refused[512];
 	size_t used = 0;
@@ -1018,10 +1066,13 @@ void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 	for (int i = 0; i < s->n_ops; i++) {
 		const qc_op_stats *o = &s->ops[i];
 		if (op_failing(o)) {
-			if (!n_failing++)
-				fprintf(f, "%7s %6s %6s %6s %6s %6s %8s  %s\n", "cases", "fail",
-				        "error", "crash", "tmout", "n/s", "max|e|",
-				        "op (the ops with failures)");
+			if (!n_failing++) {
+				fprintf(f, "%7s %6s %6s %6s %6s %6s", "cases", "fail", "error",
+				        "crash", "tmout", "n/s");
+				if (nondet)
+					fprintf(f, " %6s", "nondet");
+				fprintf(f, " %8s  %s\n", "max|e|", "op (the ops with failures)");
+			}
 			char name[160], maxe[32];
 			snprintf(name, sizeof name, "%s/%s", o->semantics, o->op);
 			if (o->n_outputs)
@@ -1029,7 +1080,7 @@ void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 				         qc_unit_name(o->m[0].unit));
 			else
 				snprintf(maxe, sizeof maxe, "-");
-			console_row(f, o->verdicts, o->cases, maxe, name);
+			console_row(f, o->verdicts, o->cases, maxe, name, nondet);
 		} else if (o->verdicts[QC_NOT_SUPPORTED] &&
 		           o->verdicts[QC_NOT_SUPPORTED] + o->verdicts[QC_EXPECTED_ERROR] ==
 		                   o->cases) {
@@ -1042,7 +1093,7 @@ void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 		}
 	}
 	if (n_failing)
-		console_row(f, s->verdicts, s->cases, "", "total");
+		console_row(f, s->verdicts, s->cases, "", "total", nondet);
 	if (n_passed)
 		fprintf(f, "passed: %d op%s, %llu case%s (%llu within tolerance)\n", n_passed,
 		        n_passed == 1 ? "" : "s", passed_cases, passed_cases == 1 ? "" : "s",
@@ -1058,6 +1109,17 @@ void qc_console_table(FILE *f, const qc_run_stats *s, const qc_run_meta *meta)
 		      " crash, tmout: the worker died, or ran past --timeout; n/s: NOT_SUPPORTED;\n"
 		      " max|e|: the largest error, in the output's unit)\n",
 		      f);
+	if (n_failing && nondet)
+		fputs("(nondet: NONDETERMINISTIC, two of the --repeat runs differ)\n", f);
+	if (qc_stats_engines_reported(s) || (meta && meta->require_engine)) {
+		/* the plugin's word, not a fact the harness checked */
+		fputs("engines (as the plugin reports them), judged cases:", f);
+		for (int e = 1; e <= QCF_ENGINE_COUNT; e++)
+			if (s->engines[e])
+				fprintf(f, " %s %llu,", qcf_engine_name(e),
+				        (unsigned long long)s->engines[e]);
+		fprintf(f, " unreported %llu\n", (unsigned long long)s->engines[0]);
+	}
 	if (meta && meta->interrupted)
 		fprintf(f, "INTERRUPTED: %llu of %llu case%s (%s), a partial run\n",
 		        (unsigned long long)s->cases, (unsigned long long)meta->cases_planned,

@@ -116,6 +116,13 @@ typedef struct qc_run_meta {
 	 * how each fared, at close); a case's "board" indexes it */
 	const qc_remote_board *boards;
 	int n_boards;
+	/* --require-engine, or the profile's require_engine: "reported" or "accelerator" (every
+	 * judged case reported to have run on such an engine), or NULL */
+	const char *require_engine;
+	/* --repeat K: each case ran K times (1: once); threads_option, when the plugin declares
+	 * one, is the create() option the repetitions varied (run.repeat) */
+	int repeat;
+	const char *threads_option;
 } qc_run_meta;
 
 typedef struct qc_json qc_json;

@@ -599,6 +599,26 @@ static void kv_row(FILE *f, const char *key, const char *value, int code)
 	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
 }
 
+/* The engines that ran the judged cases as the plugin reported them (engine()), and the
+ * requirement on them: a row when either is there. */
+static void engine_row(FILE *f, json_t *engines, const char *require)
+{
+	if (!json_is_object(engines) && !*require)
+		return;
+	char line[400];
+	size_t used = 0;
+	const char *kind;
+	json_t *n;
+	line[0] = '\0';
+	json_object_foreach(engines, kind, n) if (used < sizeof line) used +=
+	        (size_t)snprintf(line + used, sizeof line - used, "%s%s %lld", used ? ", " : "",
+	                         kind, (long long)json_integer_value(n));
+	if (*require && used < sizeof line)
+		snprintf(line + used, sizeof line - used, "%srequired: %s", used ? "; " : "",
+		         require);
+	kv_row(f, "engines (reported by the plugin, not verified)", line, 0);
+}
+
 /* The plugin's identity rows, in the run table and in a certificate. */
 static void plugin_rows(FILE *f, json_t *plugin)
 {
@@ -739,6 +759,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	}
 	fputs("</table>\n<table class=\"kv\">\n", f);
 	plugin_rows(f, plugin);
+	engine_row(f, json_object_get(summary, "engines"), qc_report_str(run, "require_engine"));
 	kv_row(f, "JSON report", json_path, 1);
 	fputs("</table></div>\n", f);
 	json_t *specs = json_object_get(run, "specs");
@@ -905,10 +926,10 @@ static void case_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 /* ---- the operator table ---- */
 
 static const int op_cols[] = {
-        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,          QC_ERROR, QC_CRASH,
-        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR};
-static const char *const op_heads[] = {"pass",  "within",  "fail", "error",
-                                       "crash", "timeout", "n/s",  "exp. err"};
+        QC_PASS,    QC_PASS_WITHIN_TOLERANCE, QC_FAIL,           QC_ERROR,           QC_CRASH,
+        QC_TIMEOUT, QC_NOT_SUPPORTED,         QC_EXPECTED_ERROR, QC_NONDETERMINISTIC};
+static const char *const op_heads[] = {"pass",    "within", "fail",     "error",  "crash",
+                                       "timeout", "n/s",    "exp. err", "nondet."};
 
 static void ops_table(FILE *f, json_t *r)
 {
@@ -1755,6 +1776,7 @@ static void certificate(FILE *f, json_t *c)
 	cert_kv_count(f, "profile min_cases", qc_report_key_count(p, "min_cases"));
 	cert_kv_count(f, "cases run", qc_report_key_count(c, "cases"));
 	plugin_rows(f, plugin);
+	engine_row(f, json_object_get(c, "engines"), qc_report_str(c, "require_engine"));
 	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
 	kv_row(f, "host", qc_report_str(c, "host"), 0);
 	kv_seed(f, json_object_get(c, "seed"));

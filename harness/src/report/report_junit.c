@@ -199,7 +199,7 @@ static void testcase(FILE *f, json_t *c)
 		fputs("\"/>\n    </testcase>\n", f);
 		return;
 	}
-	if (!strcmp(verdict, "FAIL"))
+	if (!strcmp(verdict, "FAIL") || !strcmp(verdict, "NONDETERMINISTIC"))
 		tag = "failure";
 	else if (!strcmp(verdict, "ERROR") || !strcmp(verdict, "CRASH") ||
 	         !strcmp(verdict, "TIMEOUT"))
@@ -398,7 +398,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		if (json_object_get(x, "waived")) {
 			g->skipped++;
 		} else {
-			g->failures += !strcmp(v, "FAIL");
+			g->failures += !strcmp(v, "FAIL") || !strcmp(v, "NONDETERMINISTIC");
 			g->errors +=
 			        !strcmp(v, "ERROR") || !strcmp(v, "CRASH") || !strcmp(v, "TIMEOUT");
 			g->skipped += !strcmp(v, "NOT_SUPPORTED");

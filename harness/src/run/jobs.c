@@ -15,8 +15,9 @@
 #include "spec.h"
 #include "util.h"
 
-#define BATCH_CASES 64
-#define BATCH_BYTES ((size_t)64 << 20)
+#define BATCH_CASES     64
+#define BATCH_BYTES     ((size_t)64 << 20)
+#define REPEAT_VARIANTS 4 /* thread counts the repetitions cycle through */
 
 /* A thread's copy of a spec; a case kept for --dump holds it too. */
 typedef struct qc_spec_ref {
@@ -58,6 +59,11 @@ typedef struct job {
 	qc_spec_ref *copy;
 	void *src_state; /* with a source: the job's own state */
 	int board;       /* its board in the pool, or -1 */
+	/* --repeat with the plugin's threads option: a worker per thread count, opened when first
+	 * needed (rep_failed: it could not be, why in rep_err) */
+	qc_runner *rep[REPEAT_VARIANTS];
+	int rep_failed[REPEAT_VARIANTS];
+	char rep_err[256];
 } job;
 
 struct qc_jobs {
@@ -82,6 +88,8 @@ struct qc_jobs {
 	size_t n_orphans, cap_orphans;
 	int running; /* units a thread is running (or is to start first): one may yet be lost */
 	int n_first; /* jobs [0, n_first) start with unit number their own */
+	qc_runner_config cfg;    /* what opened the workers: --repeat opens more like them */
+	char threads_option[32]; /* the plugin's, or "" */
 };
 
 int qc_pool_make(qc_pool *p, const char *const *commands, int n, int jobs, char *err,
@@ -195,6 +203,8 @@ int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs *
 			J->jobs[started].board = pool->job_board[started];
 			c.remote = b->command;
 			c.reconnects = &b->reconnects;
+			if (c.memory_share) /* the board's RAM over the workers it runs */
+				c.memory_share = b->n_jobs > 0 ? b->n_jobs : 1;
 		}
 		if (qc_runner_open_start(&c, &J->jobs[started].runner, err, err_size) != 0) {
 			failed = 1;
@@ -248,6 +258,8 @@ int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs *
 	}
 	*info = infos[alive];
 	free(infos);
+	J->cfg = *cfg;
+	snprintf(J->threads_option, sizeof J->threads_option, "%s", info->threads_option);
 	J->n_jobs = jobs;
 	J->window = WINDOW_UNITS(jobs);
 	J->outs = qc_xcalloc(J->window, sizeof *J->outs);
@@ -407,6 +419,202 @@ static int board_dead(const job *j)
 	return j->J->pool && atomic_load(&j->J->pool->boards[j->board].dead);
 }
 
+/* ---- --repeat ---- */
+
+int qc_jobs_threads(int r)
+{
+	static const int counts[REPEAT_VARIANTS] = {1, 2, 4, 8};
+	return counts[(r - 2 + REPEAT_VARIANTS * 64) % REPEAT_VARIANTS];
+}
+
+/* What the later runs of a batch's case found: run 0 when they all agreed with the first. */
+typedef struct rep_finding {
+	int run;            /* the run (2..K) that differed */
+	qc_verdict verdict; /* NONDETERMINISTIC, or that run's CRASH, TIMEOUT or ERROR */
+	char message[320];
+} rep_finding;
+
+/* The worker of variant v (a thread count) of job j: opened on first use, with the run's
+ * options and the plugin's threads option set to the count. NULL when it cannot be. */
+static qc_runner *rep_runner(job *j, int v)
+{
+	qc_jobs *J = j->J;
+	if (j->rep[v] || j->rep_failed[v])
+		return j->rep[v];
+	qc_runner_config c = J->cfg;
+	qcf_option *opts = qc_xcalloc((size_t)c.n_options + 1, sizeof *opts);
+	int n = 0;
+	for (int i = 0; i < c.n_options; i++)
+		if (strcmp(c.options[i].key, J->threads_option) != 0)
+			opts[n++] = c.options[i];
+	char count[16];
+	snprintf(count, sizeof count, "%d", qc_jobs_threads(v + 2));
+	opts[n++] = (qcf_option){J->threads_option, count};
+	c.options = opts;
+	c.n_options = n;
+	if (J->pool) {
+		qc_board *b = &J->pool->boards[j->board];
+		c.remote = b->command;
+		c.reconnects = &b->reconnects;
+	}
+	qc_plugin_info info;
+	if (qc_runner_open(&c, &j->rep[v], &info, j->rep_err, sizeof j->rep_err) != 0) {
+		j->rep[v] = NULL;
+		j->rep_failed[v] = 1;
+	}
+	free(opts); /* create() has had them */
+	return j->rep[v];
+}
+
+/* The element a byte of a tensor of type t belongs to (a GGML block's first). */
+static uint64_t element_at(qcf_dtype t, size_t byte)
+{
+	size_t block = qcf_ggml_block_elements(t);
+	if (block)
+		return (uint64_t)(byte / qcf_ggml_block_bytes(t) * block);
+	size_t eight = qcf_dtype_nbytes(t, 8);
+	return eight ? (uint64_t)byte * 8 / eight : (uint64_t)byte;
+}
+
+/* The verdict a later run's outcome gives a case whose first run returned QCF_OK. */
+static qc_verdict later_outcome(qc_outcome o)
+{
+	switch (o) {
+	case QC_EXEC_CRASH: return QC_CRASH;
+	case QC_EXEC_TIMEOUT: return QC_TIMEOUT;
+	case QC_EXEC_ERROR: return QC_ERROR;
+	default: return QC_NONDETERMINISTIC; /* it refused what it computed before */
+	}
+}
+
+/* Run r ended in `what` (a crash, say) in a worker that had run other cases, and returned
+ * QCF_OK alone in a fresh one: the kernel carries state from call to call. */
+static void history_finding(rep_finding *x, int r, int K, const char *how, const char *what)
+{
+	x->run = r;
+	x->verdict = QC_NONDETERMINISTIC;
+	snprintf(x->message, sizeof x->message,
+	         "run %d of %d%s: %s in a worker that had run other cases; alone in a fresh "
+	         "worker it returned QCF_OK",
+	         r, K, how, what);
+}
+
+/*
+ * Runs the batch's cases whose first run returned QCF_OK K - 1 more times, the later runs in
+ * the job's worker, or (with the plugin's threads option) in a worker per thread count, and
+ * compares each run's outputs with the first's, bit for bit. first[i][k] gets a copy of the
+ * first run's outputs (the judge's), f[i] what differed. 0, or -1 when cancelled.
+ */
+static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
+                        const qc_exec_result *ex, const qcf_op_call **staged,
+                        unsigned char *first[][QC_MAX_TENSORS], size_t first_n[][QC_MAX_TENSORS],
+                        rep_finding *f)
+{
+	qc_jobs *J = j->J;
+	int K = J->plan->repeat;
+	for (int i = 0; i < b->n; i++) {
+		memset(&f[i], 0, sizeof f[i]);
+		for (int k = 0; ex[i].outcome == QC_EXEC_OK && staged[i] && k < calls[i]->n_outputs;
+		     k++) {
+			size_t n = staged[i]->outputs[k].nbytes;
+			first[i][k] = qc_xcalloc(n ? n : 1, 1);
+			memcpy(first[i][k], staged[i]->outputs[k].data, n);
+			first_n[i][k] = n;
+		}
+	}
+	/* staged[] is the job's worker's memory: the later runs may reuse it */
+	int ok[BATCH_CASES];
+	for (int i = 0; i < b->n; i++) {
+		ok[i] = ex[i].outcome == QC_EXEC_OK && staged[i];
+		if (ok[i] && ex[i].history[0])
+			history_finding(&f[i], 1, K, "", ex[i].history);
+	}
+	for (int r = 2; r <= K; r++) {
+		if (atomic_load(&J->cancelled))
+			return -1;
+		qc_runner *R = j->runner;
+		char how[48] = "";
+		if (J->threads_option[0]) {
+			int v = (r - 2) % REPEAT_VARIANTS;
+			snprintf(how, sizeof how, ", %s=%d", J->threads_option, qc_jobs_threads(r));
+			R = rep_runner(j, v);
+		}
+		const qcf_op_call *sub[BATCH_CASES], *st2[BATCH_CASES];
+		int idx[BATCH_CASES], m = 0;
+		for (int i = 0; i < b->n; i++)
+			if (ok[i] && !f[i].run) {
+				sub[m] = calls[i];
+				idx[m++] = i;
+			}
+		if (!m)
+			break;
+		qc_exec_result ex2[BATCH_CASES];
+		char err[512] = "";
+		memset(st2, 0, sizeof st2);
+		int rc = R ? qc_runner_execute(R, sub, m, ex2, st2, err, sizeof err) : -1;
+		if (rc == -2 || atomic_load(&J->cancelled))
+			return -1;
+		for (int t = 0; t < m; t++) {
+			int i = idx[t];
+			rep_finding *x = &f[i];
+			if (rc != 0) {
+				/* no worker for the run (the plugin refused the thread count, say)
+				 */
+				x->run = r;
+				x->verdict = QC_ERROR;
+				snprintf(x->message, sizeof x->message,
+				         "run %d of %d%s: no worker: %s", r, K, how,
+				         R ? err : j->rep_err);
+				continue;
+			}
+			if (ex2[t].outcome == QC_EXEC_OK && ex2[t].history[0]) {
+				history_finding(x, r, K, how, ex2[t].history);
+				continue;
+			}
+			if (ex2[t].outcome != QC_EXEC_OK || ex2[t].late_write || !st2[t]) {
+				x->run = r;
+				x->verdict = ex2[t].late_write ? QC_ERROR
+				                               : later_outcome(ex2[t].outcome);
+				snprintf(x->message, sizeof x->message,
+				         "run %d of %d%s: %s where run 1 returned QCF_OK%s%s", r, K,
+				         how, qc_verdict_name(later_outcome(ex2[t].outcome)),
+				         ex2[t].message[0] ? ": " : "", ex2[t].message);
+				continue;
+			}
+			for (int k = 0; k < calls[i]->n_outputs && !x->run; k++) {
+				const unsigned char *a = first[i][k], *c = st2[t]->outputs[k].data;
+				size_t n = first_n[i][k], at = 0;
+				if (st2[t]->outputs[k].nbytes != n) {
+					x->run = r;
+					x->verdict = QC_NONDETERMINISTIC;
+					snprintf(x->message, sizeof x->message,
+					         "runs 1 and %d of %d%s differ: output %d has %zu "
+					         "bytes, "
+					         "then %zu",
+					         r, K, how, k, n,
+					         (size_t)st2[t]->outputs[k].nbytes);
+					break;
+				}
+				while (at < n && a[at] == c[at])
+					at++;
+				if (at == n)
+					continue;
+				const qcf_tensor *o = &calls[i]->outputs[k];
+				x->run = r;
+				x->verdict = QC_NONDETERMINISTIC;
+				snprintf(x->message, sizeof x->message,
+				         "runs 1 and %d of %d%s differ: output '%s' byte %zu "
+				         "(element "
+				         "%llu): 0x%02x then 0x%02x",
+				         r, K, how, o->name ? o->name : "?", at,
+				         (unsigned long long)element_at(o->dtype, at), a[at],
+				         c[at]);
+			}
+		}
+	}
+	return 0;
+}
+
 /* Runs the batch in the job's worker and judges it. -1 when the unit cannot go on (no worker,
  * cancelled, or its board left the pool: u says which). */
 static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
@@ -448,6 +656,22 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		batch_drop(b);
 		return -1;
 	}
+	/* --repeat: the first run's outputs copied (the later runs may reuse its memory) */
+	unsigned char *first[BATCH_CASES][QC_MAX_TENSORS];
+	size_t first_n[BATCH_CASES][QC_MAX_TENSORS];
+	rep_finding found[BATCH_CASES];
+	int repeat = p->repeat > 1 && !J->source;
+	if (repeat) {
+		memset(first, 0, sizeof first);
+		if (repeat_batch(j, b, calls, ex, staged, first, first_n, found) != 0) {
+			for (int i = 0; i < b->n; i++)
+				for (int k = 0; k < QC_MAX_TENSORS; k++)
+					free(first[i][k]);
+			u->cancelled = 1;
+			batch_drop(b);
+			return -1;
+		}
+	}
 	for (int i = 0; i < b->n; i++) {
 		qc_case *c = b->cases[i];
 		qc_expected *e = b->expected[i];
@@ -457,7 +681,9 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		int got = ex[i].outcome == QC_EXEC_OK && staged[i];
 		for (int k = 0; k < c->call.n_outputs; k++) {
 			kout[k] = c->out[k];
-			kout[k].data = got ? staged[i]->outputs[k].data : NULL;
+			kout[k].data = !got     ? NULL
+			               : repeat ? first[i][k]
+			                        : staged[i]->outputs[k].data;
 		}
 		qc_judge(c, e, &ex[i], kout, &jc->r);
 		for (int k = 0; k < jc->r.n_outputs; k++)
@@ -466,6 +692,14 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 			custom_check(c, e, kout, &jc->r);
 			if (jc->r.verdict == QC_FAIL)
 				qc_locate_worst(c, e, &jc->r);
+		}
+		if (repeat && found[i].run) {
+			/* a later run differed: the finding, and what the first run was judged */
+			char was[64];
+			snprintf(was, sizeof was, " (run 1: %s)", qc_verdict_name(jc->r.verdict));
+			jc->r.verdict = found[i].verdict;
+			snprintf(jc->r.message, sizeof jc->r.message, "%s%s", found[i].message,
+			         was);
 		}
 		case_text(p, jc, c);
 		qc_verdict v = jc->r.verdict;
@@ -478,9 +712,9 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 			jc->c = c;
 			jc->e = e;
 			for (int k = 0; got && k < c->call.n_outputs; k++) {
-				size_t n = staged[i]->outputs[k].nbytes;
+				size_t n = repeat ? first_n[i][k] : staged[i]->outputs[k].nbytes;
 				jc->kout[k] = qc_xcalloc(n ? n : 1, 1);
-				memcpy(jc->kout[k], staged[i]->outputs[k].data, n);
+				memcpy(jc->kout[k], kout[k].data, n);
 			}
 			jc->ref = j->copy;
 			atomic_fetch_add(&j->copy->refs, 1);
@@ -490,6 +724,10 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 			qc_case_free(c);
 		}
 	}
+	if (repeat)
+		for (int i = 0; i < b->n; i++)
+			for (int k = 0; k < QC_MAX_TENSORS; k++)
+				free(first[i][k]);
 	b->n = 0;
 	b->bytes = 0;
 	return 0;
@@ -800,6 +1038,10 @@ static void *job_main(void *arg)
 	 * here, while its destroy() can still run */
 	qc_runner_close(j->runner);
 	j->runner = NULL;
+	for (int v = 0; v < REPEAT_VARIANTS; v++) {
+		qc_runner_close(j->rep[v]);
+		j->rep[v] = NULL;
+	}
 	if (J->source && J->source->free_state)
 		J->source->free_state(J->source->ctx, j->src_state);
 	j->src_state = NULL;
@@ -880,9 +1122,13 @@ void qc_jobs_release(qc_jobs *J)
 void qc_jobs_cancel(qc_jobs *J)
 {
 	atomic_store(&J->cancelled, 1);
-	for (int i = 0; i < J->n_jobs; i++)
+	for (int i = 0; i < J->n_jobs; i++) {
 		if (J->jobs[i].runner)
 			qc_runner_cancel(J->jobs[i].runner);
+		for (int v = 0; v < REPEAT_VARIANTS; v++)
+			if (J->jobs[i].rep[v])
+				qc_runner_cancel(J->jobs[i].rep[v]);
+	}
 }
 
 void qc_jobs_close(qc_jobs *J)

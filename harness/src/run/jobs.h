@@ -80,7 +80,14 @@ typedef struct qc_jobs_plan {
 	int keep_failing;              /* --dump: keep the data of cases that do not conform */
 	int keep_judged; /* the diagnosis: keep the data of every case with outputs (FAIL, PASS) */
 	int journal;     /* the run keeps a journal: each case's stats text too */
+	/* --repeat K (> 1): every case whose execute returned QCF_OK runs K times, the later runs
+	 * with other thread counts when the plugin declares a threads option (qc_jobs_threads);
+	 * a difference in the outputs' bits, or in the outcome, is NONDETERMINISTIC */
+	int repeat;
 } qc_jobs_plan;
+
+/* The thread count run r (2..K) of --repeat gives the plugin's threads option. */
+int qc_jobs_threads(int r);
 
 typedef struct qc_jobs qc_jobs;
 

@@ -10,6 +10,7 @@
 
 #include "digest.h"
 #include "report_read.h"
+#include "results.h"
 #include "rfile.h"
 #include "utf8.h"
 
@@ -269,6 +270,13 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	r->verdict = (qc_verdict)vi;
 	r->seconds = qc_report_num(json_object_get(c, "seconds"));
 	qc_utf8_copy(r->message, sizeof r->message, qc_report_str(c, "message"));
+	/* the engine the plugin reported, for summary.engines */
+	r->engine = qc_verdict_judged(r->verdict) ? QCF_ENGINE_UNREPORTED : -1;
+	json_t *eng = json_object_get(c, "engine");
+	if (r->engine >= 0)
+		r->engine = qc_engine_of_kind(json_string_value(json_object_get(eng, "kind")));
+	qc_utf8_copy(r->engine_name, sizeof r->engine_name,
+	             json_string_value(json_object_get(eng, "name")));
 	r->n_outputs = (int)json_array_size(stats);
 	for (int k = 0; k < r->n_outputs; k++) {
 		json_t *s = json_array_get(stats, (size_t)k);

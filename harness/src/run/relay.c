@@ -278,6 +278,7 @@ static void send_hello(relay *r)
 	h.arena_bytes = a->arena_bytes;
 	h.harness_base = a->arena_addr;
 	h.memory = a->memory;
+	h.memory_share = a->memory_share;
 	h.timeout_ms = a->timeout_ms;
 	h.trace = (uint32_t)a->trace;
 	h.sandbox = (uint32_t)a->sandbox;

@@ -922,15 +922,6 @@ static int load_specs(const qc_run_opts *o, specset *ss, qc_diag *diag, int with
 
 /* ---- run ---- */
 
-/* Half the machine's RAM shared by the jobs, at least 1 GiB each. */
-static size_t default_worker_memory(int jobs)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	size_t ram = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)8 << 30;
-	size_t each = ram / 2 / (size_t)(jobs > 0 ? jobs : 1);
-	return each < ((size_t)1 << 30) ? (size_t)1 << 30 : each;
-}
-
 const char *qc_default_reference_plugin(char *buf, size_t size)
 {
 	qc_installed_path("libqconform_reference.so", "lib/qconform/libqconform_reference.so", buf,
@@ -1355,6 +1346,15 @@ static void print_verdict(const qc_run_stats *s, const qc_run_meta *meta, const 
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
 		         "; profile %s: %d of %d required op%s refused whole: %s", meta->profile,
 		         n_refused_ops, n_req, n_req == 1 ? "" : "s", ops);
+	uint64_t breaches = qc_stats_engine_breaches(s, meta->require_engine);
+	if (breaches)
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+		         "; require_engine %s: %llu judged case%s the plugin reported %s",
+		         meta->require_engine, (unsigned long long)breaches,
+		         breaches == 1 ? "" : "s",
+		         !strcmp(meta->require_engine, "accelerator")
+		                 ? "on the CPU, or on no engine it names"
+		                 : "on no engine it names");
 	if (baseline && dc) {
 		if (status == 0)
 			printf("%sGATE PASSED%s against %s: no new failure, nothing worse and no "
@@ -1620,8 +1620,14 @@ int qc_cmd_run(const qc_run_opts *o)
 	cfg.sandbox = !o->no_sandbox;
 	cfg.sandbox_allow = o->sandbox_allow;
 	cfg.n_sandbox_allow = o->n_sandbox_allow;
-	cfg.worker_memory =
-	        o->worker_memory_set ? o->worker_memory : default_worker_memory(o->jobs);
+	/* the default is half the RAM of the machine the workers run on: a remote worker takes
+	 * its device's (memory_share), a local one this machine's */
+	if (o->worker_memory_set)
+		cfg.worker_memory = o->worker_memory;
+	else if (o->remote && !o->import)
+		cfg.memory_share = o->jobs > 0 ? o->jobs : 1;
+	else
+		cfg.worker_memory = qc_worker_memory_default(o->jobs);
 	/* --no-reports: only the reports named (--json, --html, --junit) are written; the JSON
 	 * the run needs (the verdict, a baseline's diff) goes otherwise to a private directory,
 	 * removed at the end, and no existing report is touched */
@@ -1717,30 +1723,35 @@ int qc_cmd_run(const qc_run_opts *o)
 	for (int i = 0; i < ss.n; i++)
 		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i],
 		                          ss.specs[i]->description};
-	qc_run_meta meta = {.seed = o->seed,
-	                    .plugin = &info,
-	                    .specs = metas,
-	                    .n_specs = ss.n,
-	                    .filters = o->filters,
-	                    .n_filters = o->n_filters,
-	                    .case_names = (const char *const *)o->case_names,
-	                    .n_case_names = o->n_case_names,
-	                    .self = o->self,
-	                    .profile = o->profile,
-	                    .profile_def = ss.profile,
-	                    .profile_tally = ss.tally,
-	                    .timeout_s = o->timeout_s,
-	                    .started = started,
-	                    .command = o->command,
-	                    .options = o->options,
-	                    .n_options = o->n_options,
-	                    .shard_index = o->shard_count ? o->shard_index : 0,
-	                    .shard_count = o->shard_count,
-	                    .waivers = waivers,
-	                    .import = o->import ? qc_import_report_meta(o->import) : NULL,
-	                    .boards = boards,
-	                    /* one board: the report of a run without a pool */
-	                    .n_boards = pool.n_boards > 1 ? pool.n_boards : 0};
+	qc_run_meta meta = {
+	        .seed = o->seed,
+	        .plugin = &info,
+	        .specs = metas,
+	        .n_specs = ss.n,
+	        .filters = o->filters,
+	        .n_filters = o->n_filters,
+	        .case_names = (const char *const *)o->case_names,
+	        .n_case_names = o->n_case_names,
+	        .self = o->self,
+	        .profile = o->profile,
+	        .profile_def = ss.profile,
+	        .profile_tally = ss.tally,
+	        .timeout_s = o->timeout_s,
+	        .started = started,
+	        .command = o->command,
+	        .options = o->options,
+	        .n_options = o->n_options,
+	        .shard_index = o->shard_count ? o->shard_index : 0,
+	        .shard_count = o->shard_count,
+	        .waivers = waivers,
+	        .import = o->import ? qc_import_report_meta(o->import) : NULL,
+	        .boards = boards,
+	        /* one board: the report of a run without a pool */
+	        .n_boards = pool.n_boards > 1 ? pool.n_boards : 0,
+	        .repeat = o->repeat > 1 ? o->repeat : 1,
+	        .threads_option = info.threads_option[0] ? info.threads_option : NULL,
+	        .require_engine = qc_require_engine_stricter(
+	                o->require_engine, ss.profile ? ss.profile->require_engine : NULL)};
 	if (o->resume) {
 		/* the report of the run that was started: its command and start time */
 		const char *cmd0 = json_string_value(json_object_get(jd.header, "command"));
@@ -1835,7 +1846,8 @@ int qc_cmd_run(const qc_run_opts *o)
 	                     .waivers = waivers,
 	                     .keep_failing = dump != NULL,
 	                     .keep_judged = st.diagnosis != NULL,
-	                     .journal = st.journal != NULL};
+	                     .journal = st.journal != NULL,
+	                     .repeat = o->repeat};
 	int rc = qc_jobs_start(jobs, &plan, err, sizeof err);
 	stop_unblock(&sigs);
 	if (rc != 0)
@@ -1988,7 +2000,9 @@ int qc_cmd_run(const qc_run_opts *o)
 		} else if (status != 2) {
 			/* the gate: a failure the baseline holds too does not fail it by itself */
 			status = dc.regressions || n_expired ||
-			                         qc_run_verified_nothing(&st.stats, &meta)
+			                         qc_run_verified_nothing(&st.stats, &meta) ||
+			                         qc_stats_engine_breaches(&st.stats,
+			                                                  meta.require_engine)
 			                 ? 1
 			                 : 0;
 			gated = 1;

@@ -53,8 +53,10 @@ typedef struct qc_run_opts {
 	int no_sandbox;       /* --no-sandbox */
 	const char *sandbox_allow[QC_MAX_OPTIONS]; /* --sandbox-allow PATH */
 	int n_sandbox_allow;
-	size_t worker_memory;     /* --worker-memory (bytes; 0: no limit) */
-	int worker_memory_set;    /* else: half the RAM over the jobs */
+	size_t worker_memory;       /* --worker-memory (bytes; 0: no limit) */
+	int worker_memory_set;      /* else: half the RAM over the jobs */
+	const char *require_engine; /* --require-engine, or NULL: the profile's, if any */
+	int repeat;                 /* --repeat K: each case K times (0, 1: once) */
 	const char *journal_path; /* --journal FILE (default: the JSON report's path + .journal) */
 	const char *resume;       /* --resume JOURNAL: run only the cases the journal lacks */
 	int keep_journal;         /* --keep-journal: keep it after a complete report */

@@ -117,6 +117,9 @@ typedef struct staged_case {
 	 * own; isolated says its last run was so. */
 	int alone, fresh, isolated, isolated_fresh;
 	int suspected; /* times it was made a suspect (bounded: MAX_RERUNS) */
+	/* what a run of it in a worker that had run other cases ended in (a death, a garbled
+	 * answer) before its run alone in a fresh worker, which decides (qc_exec_result) */
+	char history[200];
 } staged_case;
 
 struct qc_runner {
@@ -136,7 +139,8 @@ struct qc_runner {
 	int sandbox;
 	char **allow; /* --sandbox-allow */
 	int n_allow;
-	size_t memory; /* worker address space beyond the arena; 0: none */
+	size_t memory;         /* worker address space beyond the arena; 0: none */
+	unsigned memory_share; /* --remote: the device's default over this many workers */
 	qc_plugin_info info;
 
 	unsigned char *arena;
@@ -370,6 +374,7 @@ static int spawn_worker(qc_runner *r, int chan, pid_t *pid)
 	        .n_allow = r->n_allow,
 	        .allow = (const char *const *)r->allow,
 	        .memory = r->memory,
+	        .memory_share = r->remote ? r->memory_share : 0,
 	        .remote = r->remote,
 	        .timeout_ms = r->timeout_s > 0 && r->timeout_s < 4e6
 	                              ? (unsigned)(r->timeout_s * 1000)
@@ -546,6 +551,9 @@ static int try_wait(qc_runner *r, int *taken, char *err, size_t err_size)
 		rep.name[sizeof rep.name - 1] = rep.version[sizeof rep.version - 1] = '\0';
 		snprintf(r->info.name, sizeof r->info.name, "%s", rep.name);
 		snprintf(r->info.version, sizeof r->info.version, "%s", rep.version);
+		rep.threads_option[sizeof rep.threads_option - 1] = '\0';
+		snprintf(r->info.threads_option, sizeof r->info.threads_option, "%s",
+		         rep.threads_option);
 		rep.sandbox[sizeof rep.sandbox - 1] = '\0';
 		snprintf(r->info.sandbox, sizeof r->info.sandbox, "%s", rep.sandbox);
 		r->info.sandbox_reduced = rep.sandbox_level == QC_SANDBOX_REDUCED;
@@ -1357,6 +1365,20 @@ static void no_worker(qc_runner *r, size_t m, qc_exec_result *results, const cha
 
 #define MAX_RERUNS 2 /* an innocent case run again after another case's fault */
 
+/* The engine the plugin reported in a: its kind as it came (an unknown value stays unknown),
+ * its name cut to printable ASCII. */
+static void engine_of(const qc_answer *a, qc_exec_result *res)
+{
+	res->engine = a->engine;
+	size_t i = 0;
+	for (; i + 1 < sizeof res->engine_name && i < sizeof a->engine_name && a->engine_name[i];
+	     i++) {
+		unsigned char ch = (unsigned char)a->engine_name[i];
+		res->engine_name[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	res->engine_name[i] = '\0';
+}
+
 /* The answer for case sc: its outcome, the outputs copied out, the harness's checks. 0, or -1
  * when the case's memory is not as the harness left it or as the worker saw it at return. */
 static int take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const qcf_op_call *orig,
@@ -1370,8 +1392,11 @@ static int take_answer(qc_runner *r, staged_case *sc, const qc_answer *a, const 
 		res->seconds = a->seconds;
 		memcpy(res->message, a->message, sizeof res->message);
 		res->message[sizeof res->message - 1] = '\0';
+		if (res->outcome == QC_EXEC_OK)
+			engine_of(a, res);
 	}
 	sc->answered = sc->done = 1;
+	memcpy(res->history, sc->history, sizeof res->history);
 	if ((a->flags & QC_ANS_CHANGED_AT_CLOSE) && res->outcome == QC_EXEC_OK) {
 		res->late_write = 1;
 		snprintf(res->message, sizeof res->message,
@@ -1481,10 +1506,12 @@ static int suspect(qc_runner *r, staged_case *sc, int fresh, const qcf_op_call *
  * blamed another case: its own verdict when nothing of the plugin's but create() ran before
  * it in its worker (isolated_fresh: the first case of the worker, staged again); else it runs
  * again so. 1 when convicted. */
-static int convict_awaited(qc_runner *r, staged_case *sc, const qcf_op_call *const *calls)
+static int convict_awaited(qc_runner *r, staged_case *sc, const qcf_op_call *const *calls,
+                           const char *seen)
 {
 	if (sc->isolated_fresh)
 		return 1;
+	snprintf(sc->history, sizeof sc->history, "%s", seen);
 	trace(r, "case %d runs again alone in a fresh worker: the worker's end may not be its own",
 	      sc->index);
 	sc->alone = sc->fresh = 1;
@@ -1695,7 +1722,8 @@ again:
 				end_worker(r, 1);
 				for (size_t q = 0; q < seq; q++)
 					suspect(r, &r->cases[list[q]], 0, calls, results);
-				if (res && convict_awaited(r, sc, calls)) {
+				if (res && convict_awaited(r, sc, calls,
+				                           "garbled answer from the worker")) {
 					set_result(res, QC_EXEC_ERROR,
 					           "garbled answer from the worker");
 					res->seconds = qc_now_s() - t0;
@@ -1750,7 +1778,8 @@ again:
 				 * garbled packet on a local channel */
 				for (size_t q = 0; q < seq; q++)
 					suspect(r, &r->cases[list[q]], 0, calls, results);
-				if (res && convict_awaited(r, sc, calls)) {
+				if (res && convict_awaited(r, sc, calls,
+				                           "garbled answer from the worker")) {
 					set_result(res, QC_EXEC_ERROR,
 					           "garbled answer from the worker (bytes on its "
 					           "stream that are not the protocol)");
@@ -1788,10 +1817,10 @@ again:
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				static const char *const calls_named[] = {
 				        "",          "supports()",   "prepare()",
-				        "execute()", "last_error()", "release()"};
+				        "execute()", "last_error()", "release()",
+				        "engine()"};
 				if (have_fault && fault.seq == seq && fault.main_thread &&
-				    fault.phase > QC_PHASE_NONE &&
-				    fault.phase <= QC_PHASE_RELEASE) {
+				    fault.phase > QC_PHASE_NONE && fault.phase <= QC_PHASE_ENGINE) {
 					size_t l = strlen(res->message);
 					snprintf(res->message + l, sizeof res->message - l,
 					         " in %s", calls_named[fault.phase]);
@@ -1799,10 +1828,11 @@ again:
 				trace(r, "case %d: worker %s", sc->index, res->message);
 			}
 			if (culprit == (long)list[seq] ||
-			    (culprit == -2 && convict_awaited(r, sc, calls))) {
+			    (culprit == -2 && convict_awaited(r, sc, calls, res->message))) {
 				res->seconds = qc_now_s() - t0;
 				sc->done = 1;
-			} else if (culprit != -2 && convict_awaited(r, sc, calls)) {
+			} else if (culprit != -2 &&
+			           convict_awaited(r, sc, calls, "the worker died")) {
 				res->outcome = QC_EXEC_CRASH;
 				describe_exit(st, &res->signal, res->message, sizeof res->message);
 				sc->done = 1;
@@ -2044,6 +2074,7 @@ int qc_runner_open_start(const qc_runner_config *cfg, qc_runner **out, char *err
 	r->timeout_s = cfg->timeout_s;
 	r->sandbox = cfg->sandbox;
 	r->memory = cfg->worker_memory;
+	r->memory_share = cfg->memory_share > 0 ? (unsigned)cfg->memory_share : 0;
 	if (cfg->n_sandbox_allow > 0) {
 		r->allow = calloc((size_t)cfg->n_sandbox_allow, sizeof *r->allow);
 		for (int i = 0; r->allow && i < cfg->n_sandbox_allow; i++)

@@ -41,6 +41,9 @@ typedef struct qc_runner_config {
 	const char *const *sandbox_allow; /* paths that stay writable in it */
 	int n_sandbox_allow;
 	size_t worker_memory; /* address space a worker may take beyond the arena; 0: no limit */
+	/* --remote, worker_memory 0: the remote worker takes half its device's RAM over this many
+	 * workers (the default computed where it runs); 0: no limit */
+	int memory_share;
 	/* --remote: each worker is `qconform-worker --stdio` started by this shell command,
 	 * reached through a relay (harness/src/run/stream.h); plugin_path is then the plugin's
 	 * path where that worker runs, or NULL for the one on its command line. */
@@ -53,6 +56,7 @@ typedef struct qc_runner_config {
 typedef struct qc_plugin_info {
 	char name[128];
 	char version[64];
+	char threads_option[32]; /* the plugin's threads_option (ABI), or "" */
 	unsigned abi_version;
 	char sha256[65]; /* of the plugin file, lowercase hex */
 	char path[512];
@@ -85,6 +89,14 @@ typedef struct qc_exec_result {
 	 * FAIL, a right one is ERROR, since what a caller would read was not yet final. */
 	int late_write;
 	double seconds; /* prepare + execute wall time */
+	/* QC_EXEC_OK: the engine the plugin said ran it (qcf_engine_kind, 0: not reported; an
+	 * unknown value as it came) and its name, printable ASCII: the plugin's word */
+	int engine;
+	char engine_name[64];
+	/* What a run of it in a worker that had run other cases ended in (a crash, a garbled
+	 * answer), which its run alone in a fresh worker, whose outcome this is, did not: the
+	 * kernel carried state between calls ("" when nothing of the kind) */
+	char history[200];
 } qc_exec_result;
 
 /*

@@ -37,7 +37,7 @@
 #include "wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
-#define QC_STREAM_PROTOCOL 6
+#define QC_STREAM_PROTOCOL 7
 #define QC_STREAM_MAGIC    0x31534351u /* "QCS1" */
 
 enum {
@@ -70,7 +70,9 @@ typedef struct qc_hello {
 	uint32_t sandbox;
 	uint32_t n_options;
 	uint32_t n_allow;
-	uint32_t pad;
+	/* memory 0 and this not: the worker's limit is half its own machine's RAM over this many
+	 * workers (qc_worker_memory_default), the harness's default taken where the worker runs */
+	uint32_t memory_share;
 } qc_hello;
 
 /* The worker's load report (rep.remote says what the worker is). */

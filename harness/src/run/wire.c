@@ -185,6 +185,11 @@ static void build(argv_builder *b, const char *path, const qc_worker_args *a)
 		add(b, "--memory");
 		add(b, num);
 	}
+	if (a->memory_share) {
+		snprintf(num, sizeof num, "%u", a->memory_share);
+		add(b, "--memory-share");
+		add(b, num);
+	}
 	if (a->remote) {
 		add(b, "--remote");
 		add(b, a->remote);
@@ -237,6 +242,7 @@ enum {
 	N_REQUIRED,
 	F_MEMORY = N_REQUIRED,
 	F_TIMEOUT_MS,
+	F_MEMORY_SHARE,
 	N_NUMERIC
 };
 static const struct {
@@ -245,7 +251,7 @@ static const struct {
 } numeric[N_NUMERIC] = {
         {"--protocol", 1000000},   {"--parent", INT32_MAX},      {"--channel-fd", INT32_MAX},
         {"--arena-fd", INT32_MAX}, {"--arena", UINTPTR_MAX},     {"--arena-bytes", SIZE_MAX},
-        {"--memory", SIZE_MAX},    {"--timeout-ms", UINT32_MAX},
+        {"--memory", SIZE_MAX},    {"--timeout-ms", UINT32_MAX}, {"--memory-share", 4096},
 };
 
 int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t why_size)
@@ -351,6 +357,7 @@ int qc_wire_parse(int argc, char **argv, qc_worker_args *a, char *why, size_t wh
 	a->arena_bytes = (size_t)v[F_BYTES];
 	a->memory = seen[F_MEMORY] ? (size_t)v[F_MEMORY] : 0;
 	a->timeout_ms = seen[F_TIMEOUT_MS] ? (unsigned)v[F_TIMEOUT_MS] : 0;
+	a->memory_share = seen[F_MEMORY_SHARE] ? (unsigned)v[F_MEMORY_SHARE] : 0;
 	a->options = opts;
 	a->allow = allow;
 	return 0;

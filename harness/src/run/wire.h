@@ -114,6 +114,7 @@ typedef struct qc_load_report {
 	int32_t sandbox_level; /* QC_SANDBOX_* (sandbox.h) */
 	char name[128];
 	char version[64];
+	char threads_option[32]; /* the descriptor's threads_option, or "" */
 	char error[256];
 	char sandbox[160]; /* what of the sandbox is in force, or "" when not asked for */
 	uint64_t memory;   /* the address space limit in force (bytes), 0: none */
@@ -154,6 +155,9 @@ typedef struct qc_answer {
 	double seconds;
 	uint64_t out_hash; /* the outputs' qc_wire_hash_outputs at return */
 	char message[256];
+	int32_t engine;       /* qcf_engine_kind the plugin reported for an execute that returned
+	                         QCF_OK (its engine()), else 0; an unknown value as it came */
+	char engine_name[64]; /* its name, printable ASCII (qc_wire_copy_bounded) */
 } qc_answer;
 
 /* Case states in a qc_fault: no case; seq in supports, prepare or execute; execute returned
@@ -168,7 +172,8 @@ enum {
 	QC_PHASE_PREPARE,
 	QC_PHASE_EXECUTE,
 	QC_PHASE_LAST_ERROR,
-	QC_PHASE_RELEASE
+	QC_PHASE_RELEASE,
+	QC_PHASE_ENGINE
 };
 
 /*
@@ -209,8 +214,11 @@ typedef struct qc_worker_args {
 	int n_allow;
 	const char *const *allow; /* paths that stay writable in the sandbox */
 	size_t memory;            /* address space limit beyond the arena (bytes); 0: none */
-	const char *remote;       /* --remote CMD: relay to a worker CMD starts (stream.h) */
-	unsigned timeout_ms;      /* the case timeout, for a remote worker's keeper */
+	/* --remote, memory 0: the remote worker's limit is half its device's RAM over this many
+	 * workers (qc_worker_memory_default); 0: none */
+	unsigned memory_share;
+	const char *remote;  /* --remote CMD: relay to a worker CMD starts (stream.h) */
+	unsigned timeout_ms; /* the case timeout, for a remote worker's keeper */
 } qc_worker_args;
 
 /*

@@ -276,6 +276,7 @@ static void load(int fd, const qc_worker_args *a, qcf_plugin *d, qcf_instance **
 	}
 	qc_wire_copy_bounded(rep.name, sizeof rep.name, d->name);
 	qc_wire_copy_bounded(rep.version, sizeof rep.version, d->version);
+	qc_wire_copy_bounded(rep.threads_option, sizeof rep.threads_option, d->threads_option);
 	trace("worker: plugin \"%s\" version \"%s\"; prepare %s, release %s", rep.name, rep.version,
 	      d->prepare ? "present" : "absent", d->release ? "present" : "absent");
 
@@ -644,6 +645,19 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		    (st != QCF_NOT_SUPPORTED && st != QCF_INVALID_PARAM && st != QCF_ERROR))
 			snprintf(ans->message, sizeof ans->message, "%s returned %s (%d)", stage,
 			         qc_wire_status_name(st), (int)st);
+	} else if (d->engine) {
+		/* which engine ran it, in the call's phase: a fault in engine() is the case's */
+		fault_ctx.phase = QC_PHASE_ENGINE;
+		fault_ctx.state = QC_FAULT_AFTER;
+		qcf_engine e;
+		memset(&e, 0, sizeof e);
+		e.struct_size = sizeof e;
+		if (d->engine(inst, prep, &e) == QCF_OK) {
+			ans->engine = (int32_t)e.kind;
+			e.name[sizeof e.name - 1] = '\0';
+			qc_wire_copy_bounded(ans->engine_name, sizeof ans->engine_name, e.name);
+		}
+		fault_ctx.phase = QC_PHASE_NONE;
 	}
 	*prep_out = prepared ? prep : NULL;
 }
@@ -1503,6 +1517,8 @@ static int stdio_main(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	a.arena_bytes = (size_t)h.arena_bytes;
 	a.memory = (size_t)h.memory;
+	if (!a.memory && h.memory_share) /* the harness's default, from this device's RAM */
+		a.memory = qc_worker_memory_default((int)h.memory_share);
 	a.sandbox = (int)h.sandbox;
 	tracing |= (int)h.trace;
 	const unsigned char *p = buf + sizeof h, *end = buf + len;

@@ -36,6 +36,7 @@ void qc_profile_free(qc_profile *p)
 	free(p->path);
 	free(p->name);
 	free(p->description);
+	free(p->require_engine);
 	free(p->base_description);
 	for (int i = 0; i < p->n_ops; i++)
 		free(p->ops[i]);
@@ -499,6 +500,18 @@ static void extension(loader *L, qc_profile *p, yaml_node_t *key, yaml_node_t *n
 	}
 }
 
+int qc_require_engine_valid(const char *s)
+{
+	return s && (!strcmp(s, "reported") || !strcmp(s, "accelerator"));
+}
+
+const char *qc_require_engine_stricter(const char *a, const char *b)
+{
+	if ((a && !strcmp(a, "accelerator")) || (b && !strcmp(b, "accelerator")))
+		return "accelerator";
+	return a ? a : b;
+}
+
 qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 {
 	yaml_document_t doc;
@@ -532,10 +545,22 @@ qc_profile *qc_profile_load(const char *path, qc_diag *diag)
 		                   path, diag);
 	} else {
 		static const char *const keys[] = {
-		        "qconform_profile", "name", "description", "base", "extensions", NULL};
-		qc_yaml_check_keys(&doc, root, keys, "a profile",
-		                   "qconform_profile, name, description, base, extensions", path,
-		                   diag);
+		        "qconform_profile", "name",           "description", "base",
+		        "extensions",       "require_engine", NULL};
+		qc_yaml_check_keys(
+		        &doc, root, keys, "a profile",
+		        "qconform_profile, name, description, base, extensions, require_engine",
+		        path, diag);
+		if ((v = qc_yaml_scalar_at(&doc, root, "require_engine", &n))) {
+			/* the engine every judged case must be reported to have run on */
+			if (!qc_require_engine_valid(v))
+				qc_diag_error(diag, path, n,
+				              "require_engine must be 'reported' or 'accelerator', "
+				              "got '%s'",
+				              v);
+			else
+				p->require_engine = strdup(v);
+		}
 	}
 	if (!(v = qc_yaml_scalar_at(&doc, root, "name", &n)) || !*v)
 		qc_diag_error(diag, path, n ? n : root, "missing 'name'");

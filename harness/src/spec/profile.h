@@ -91,7 +91,16 @@ typedef struct qc_profile {
 	uint64_t min_cases;
 	qc_profile_ext ext[QC_PROFILE_MAX_EXT];
 	int n_ext;
+	/* "reported" or "accelerator": every judged case must be reported by the plugin to have
+	 * run on an engine it names (any), or on one that is not the CPU; NULL: no requirement */
+	char *require_engine;
 } qc_profile;
+
+/* Is s a require_engine value ("reported", "accelerator")? */
+int qc_require_engine_valid(const char *s);
+/* The stricter of two requirements (accelerator, then reported, then NULL): an option never
+ * loosens what a profile requires. */
+const char *qc_require_engine_stricter(const char *a, const char *b);
 
 /* Loads one profile file; NULL (errors in diag) on failure. */
 qc_profile *qc_profile_load(const char *path, qc_diag *diag);
