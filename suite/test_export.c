@@ -475,7 +475,7 @@ static void test_bad_input(void)
 		N_BAD
 	};
 	static const char *const says[N_BAD] = {
-	        "manifest.qcm: format version 3, this qconform reads 2",
+	        "manifest.qcm: format version 4, this qconform reads 3",
 	        "manifest.qcm: written by qconform 0.0.9, this is qconform " QC_VERSION,
 	        "dequantize.yaml changed since the export",
 	        "cases/000002.qcc: No such file or directory (case 2, ",
@@ -500,7 +500,7 @@ static void test_bad_input(void)
 		switch (k) {
 		case FORMAT:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
-			patch(path, 4, "\x03", 1);
+			patch(path, 4, "\x04", 1); /* QCF_FORMAT_VERSION + 1 */
 			break;
 		case VERSION:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
@@ -595,6 +595,75 @@ static void test_bad_input(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * An NPU's plugin linked into the hosted runner: the records carry what its engine() said
+ * (format version 3), import reports it per case and in summary.engines, and certify
+ * --import --require-engine accelerator certifies a kernel that ran every tf case on the NPU
+ * and refuses one that fell back (its option mode=cpu), the engines listed as the device's
+ * word.
+ */
+static void test_engine_records(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char dir[1024], runner[1024], obj[512], ij[1024], out[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/npu.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	CU_ASSERT_TRUE_FATAL(
+	        sh_ok("export", "%s export --profile tf-fakequant --out %s", q, dir, "", ""));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
+	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
+	json_t *r = json_load_file(ij, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_t *eng = json_object_get(json_object_get(r, "summary"), "engines");
+	json_int_t cases =
+	        json_integer_value(json_object_get(json_object_get(r, "summary"), "cases"));
+	CU_ASSERT(cases > 0);
+	CU_ASSERT_EQUAL(
+	        json_integer_value(json_object_get(eng, "npu")),
+	        json_integer_value(json_object_get(
+	                json_object_get(json_object_get(r, "summary"), "verdicts"), "PASS")));
+	json_t *e0 = json_object_get(json_array_get(json_object_get(r, "cases"), 0), "engine");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e0, "name")),
+	                       "qconform test NPU v1");
+	json_decref(r);
+	snprintf(out, sizeof out, "%s/cert", tmp);
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s certify --quiet --profile tf-fakequant --import %s --out %s "
+	                       "--require-engine accelerator",
+	                       q, dir, out) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	char cpath[1100];
+	snprintf(cpath, sizeof cpath, "%s/certificate.json", out);
+	json_t *c = json_load_file(cpath, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	int listed = 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(json_object_get(c, "provenance"), "reported_by_device"),
+	                   i, x) listed |= !strcmp(json_string_value(x), "engines");
+	CU_ASSERT(listed);
+	json_decref(c);
+	/* the same kernel falling back: its records say the CPU */
+	CU_ASSERT_TRUE_FATAL(sh_ok("runner",
+	                           "rm -f %s/outputs/* && %s %s --quiet --plugin-option mode=cpu",
+	                           dir, runner, dir, ""));
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s certify --quiet --profile tf-fakequant --import %s --out %s "
+	                       "--require-engine accelerator",
+	                       q, dir, out) == 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "judged that the plugin reported on the CPU"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_export(void)
 {
 	CU_pSuite s = qct_suite("export");
@@ -605,4 +674,5 @@ void qct_register_export(void)
 	CU_add_test(s, "freestanding: C arrays and a putc hook", test_freestanding);
 	CU_add_test(s, "a crashing kernel: --resume, CRASH from a start", test_crash_resume);
 	CU_add_test(s, "bad input: one line, exit 2", test_bad_input);
+	CU_add_test(s, "an NPU's engines in the records, certified offline", test_engine_records);
 }

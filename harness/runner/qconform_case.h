@@ -113,6 +113,9 @@
  *   u32 n_outputs
  *   output[n_outputs]: u64 nbytes, u8 data[nbytes]   the outputs as execute left them
  *                                 (nbytes 0 when status is not QCF_OK or the case did not run)
+ *   u32 engine                    the qcf_engine_kind the plugin's engine() reported for an
+ *                                 execute that returned QCF_OK, else 0 (format version 3)
+ *   str engine_name               its name, at most 63 bytes ("" when none)
  *
  * Case abort body ("QCRA"; header index = case index): the firmware's fault or watchdog
  * handler called qconform_runner_abort() while the case ran (or the host's feeder gave up
@@ -155,24 +158,27 @@
 #ifndef QCONFORM_CASE_H
 #define QCONFORM_CASE_H
 
-#define QCF_FORMAT_VERSION   2
-#define QCF_HEADER_BYTES     32
-#define QCF_VERSION_BYTES    16
-#define QCF_MAGIC_MANIFEST   "QCMF"
-#define QCF_MAGIC_CASE       "QCCF"
-#define QCF_MAGIC_RUNNER     "QCRH"
-#define QCF_MAGIC_RESULT     "QCRC"
-#define QCF_MAGIC_END        "QCRE"
-#define QCF_MAGIC_START      "QCRS"
-#define QCF_MAGIC_ABORT      "QCRA"
-#define QCF_MAGIC_REQUEST    "QCRQ"
-#define QCF_MAGIC_SESSION    "QCSS"
-#define QCF_REQ_SESSION      0xffffffffu /* a request's index: a session, please */
-#define QCF_CASE_MAX_TENSORS 8
-#define QCF_CASE_MAX_ATTRS   16
-#define QCF_MESSAGE_BYTES    255 /* a case record's message, at most */
-#define QCF_STREAM_PREFIX    "QC1 "
-#define QCF_STREAM_PIECE     57 /* record bytes per stream line */
+/* 1 the first; 2 case starts, aborts, the end record mandatory, streamed cases; 3 a case
+ * record's engine and engine_name */
+#define QCF_FORMAT_VERSION    3
+#define QCF_HEADER_BYTES      32
+#define QCF_VERSION_BYTES     16
+#define QCF_MAGIC_MANIFEST    "QCMF"
+#define QCF_MAGIC_CASE        "QCCF"
+#define QCF_MAGIC_RUNNER      "QCRH"
+#define QCF_MAGIC_RESULT      "QCRC"
+#define QCF_MAGIC_END         "QCRE"
+#define QCF_MAGIC_START       "QCRS"
+#define QCF_MAGIC_ABORT       "QCRA"
+#define QCF_MAGIC_REQUEST     "QCRQ"
+#define QCF_MAGIC_SESSION     "QCSS"
+#define QCF_REQ_SESSION       0xffffffffu /* a request's index: a session, please */
+#define QCF_CASE_MAX_TENSORS  8
+#define QCF_CASE_MAX_ATTRS    16
+#define QCF_MESSAGE_BYTES     255 /* a case record's message, at most */
+#define QCF_ENGINE_NAME_BYTES 63  /* a case record's engine_name, at most */
+#define QCF_STREAM_PREFIX     "QC1 "
+#define QCF_STREAM_PIECE      57 /* record bytes per stream line */
 
 /* A tensor's flags. */
 #define QCF_CASE_T_QUANT             1u /* quant is not NULL */

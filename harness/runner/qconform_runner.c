@@ -655,6 +655,8 @@ typedef struct qcr_result {
 	int32_t status;
 	unsigned long long ns;
 	char message[QCF_MESSAGE_BYTES + 1];
+	uint32_t engine; /* what engine() said of an execute that returned QCF_OK (0: nothing) */
+	char engine_name[QCF_ENGINE_NAME_BYTES + 1];
 } qcr_result;
 
 /* Appends text, or the number when text is NULL, to the record's message. */
@@ -769,6 +771,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	res->check_index = 0;
 	res->ns = 0;
 	res->message[0] = 0;
+	res->engine = 0;
+	res->engine_name[0] = 0;
 	qcr_needed = 0;
 	qcr_start(index, case_crc);
 	rc = qcr_decode(p, n, &why);
@@ -833,6 +837,28 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			}
 			res->message[l] = 0;
 		}
+		if (st == QCF_OK &&
+		    qcr_plugin->struct_size >=
+		            offsetof(qcf_plugin, engine) + sizeof(qcr_plugin->engine) &&
+		    qcr_plugin->engine) {
+			/* which engine ran it, before release (plugin.h) */
+			qcf_engine e;
+			unsigned char *z = (unsigned char *)&e;
+			unsigned long l = 0;
+			for (l = 0; l < sizeof e; l++) /* no libc here */
+				z[l] = 0;
+			l = 0;
+			e.struct_size = sizeof e;
+			if (qcr_plugin->engine(qcr_inst, prep, &e) == QCF_OK) {
+				res->engine = (uint32_t)e.kind;
+				while (l < QCF_ENGINE_NAME_BYTES && l < sizeof e.name &&
+				       e.name[l]) {
+					res->engine_name[l] = e.name[l];
+					l++;
+				}
+				res->engine_name[l] = 0;
+			}
+		}
 		if (prepared && qcr_plugin->release)
 			qcr_plugin->release(qcr_inst, prep);
 		/* the memory rules, in the worker's order: each output's guards, the inputs
@@ -879,7 +905,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			c->call.n_outputs = 0;
 	}
 	/* the record: the outputs as execute left them, when it returned QCF_OK */
-	total = QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res->message) + 4 + 4;
+	total = QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res->message) + 4 + 4 + 4 + 4 +
+	        qcr_strlen(res->engine_name);
 	for (k = 0; k < c->call.n_outputs; k++)
 		total += 8 + (res->status == QCF_OK ? c->data[c->call.n_inputs + k].nbytes : 0);
 	qcr_inflight = 0;
@@ -898,6 +925,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 		qcr_out_le(nb, 8);
 		qcr_out(d->buf, nb);
 	}
+	qcr_out_le(res->engine, 4);
+	qcr_out_str(res->engine_name);
 	qcr_end();
 }
 
@@ -983,7 +1012,7 @@ static void qcr_not_received(uint32_t index, long why)
 	qcr_start(index, 0);
 	qcr_inflight = 0;
 	qcr_begin(QCF_MAGIC_RESULT, index,
-	          QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res.message) + 4 + 4);
+	          QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res.message) + 4 + 4 + 4 + 4);
 	qcr_out_le(0, 4);
 	qcr_out_le(QCF_STAGE_SUPPORTS, 4);
 	qcr_out_le((uint32_t)QCF_ERROR, 4);
@@ -992,6 +1021,8 @@ static void qcr_not_received(uint32_t index, long why)
 	qcr_out_le(0, 8);
 	qcr_out_str(res.message);
 	qcr_out_le(0, 4);
+	qcr_out_le(0, 4); /* no engine */
+	qcr_out_str("");
 	qcr_end();
 }
 

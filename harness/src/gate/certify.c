@@ -404,8 +404,9 @@ static json_t *provenance(json_t *plugin, json_t *engines)
 	const char *own[] = {"plugin.name", "plugin.version", "plugin.abi_version"};
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
 		json_array_append_new(offline ? d : p, json_string(own[i]));
-	if (engines) /* engine(): which engine ran each case, as the plugin says */
-		json_array_append_new(p, json_string("engines"));
+	if (engines) /* engine(): which engine ran each case, as the plugin (offline: as the
+	              * device's records) say */
+		json_array_append_new(offline ? d : p, json_string("engines"));
 	if (offline) {
 		const char *rec[] = {"plugin.options", "offline.runner_version",
 		                     "offline.runner_mode", "cases.seconds", "offline.aborted"};

@@ -291,8 +291,17 @@ typedef struct rec {
 	char *message;
 	uint64_t nbytes[QC_MAX_TENSORS];
 	const unsigned char *data[QC_MAX_TENSORS];
-	int abort; /* an abort: kind in status (QCF_ABORT_*), source in stage */
+	int abort;         /* an abort: kind in status (QCF_ABORT_*), source in stage */
+	uint32_t engine;   /* a case record's: what engine() said (the device's word) */
+	char *engine_name; /* malloc'd */
 } rec;
+
+static void rec_free(rec *o)
+{
+	free(o->message);
+	free(o->engine_name);
+	o->message = o->engine_name = NULL;
+}
 
 /* A case record or a case abort, whole and exactly n bytes (message malloc'd). 0, or -1 and
  * why. */
@@ -314,8 +323,7 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 		if (r.bad || r.at != r.n || r.n + 4 != n ||
 		    (o->status != QCF_ABORT_CRASH && o->status != QCF_ABORT_TIMEOUT) ||
 		    o->stage > 1 || strlen(o->message) > QCF_MESSAGE_BYTES) {
-			free(o->message);
-			o->message = NULL;
+			rec_free(o);
 			snprintf(why, why_size, "malformed case abort");
 			return -1;
 		}
@@ -336,10 +344,11 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 		if (!o->data[k])
 			r.bad = 1;
 	}
+	o->engine = qc_rb_u32(&r);
+	o->engine_name = qc_rb_str(&r);
 	if (r.bad || r.at != r.n || r.n + 4 != n || o->stage > QCF_STAGE_EXECUTE ||
-	    o->check > QCF_CHECK_OUTSIDE) {
-		free(o->message);
-		o->message = NULL;
+	    o->check > QCF_CHECK_OUTSIDE || strlen(o->engine_name) > QCF_ENGINE_NAME_BYTES) {
+		rec_free(o);
 		snprintf(why, why_size, "malformed case record");
 		return -1;
 	}
@@ -464,7 +473,7 @@ static int take_case(im_part *P, const unsigned char *p, size_t n, const char *w
 	char why[256];
 	if (parse_case_record(p, n, &o, why, sizeof why) != 0)
 		return qc_errf(err, err_size, "%s: %s", where, why);
-	free(o.message);
+	rec_free(&o);
 	if (o.index >= P->n_cases)
 		return qc_errf(err, err_size, "%s: a record of case %u, the export has %u", where,
 		               o.index, P->n_cases);
@@ -886,6 +895,10 @@ static void answer(const rec *o, qc_exec_result *res)
 	               : o->status == QCF_NOT_SUPPORTED ? QC_EXEC_NOT_SUPPORTED
 	               : o->status == QCF_INVALID_PARAM ? QC_EXEC_INVALID_PARAM
 	                                                : QC_EXEC_ERROR;
+	if (res->outcome == QC_EXEC_OK) { /* the engine the device's runner recorded */
+		res->engine = o->engine > INT32_MAX ? INT32_MAX : (int)o->engine;
+		qc_wire_copy_printable(res->engine_name, sizeof res->engine_name, o->engine_name);
+	}
 	/* the memory rules the runner checked, in the words of run's runner */
 	if (o->check == QCF_CHECK_NONE)
 		return;
@@ -978,8 +991,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		if (parse_case_record(p, len, &o, why, sizeof why) != 0 || o.index != index ||
 		    (o.case_crc != ic->crc && o.case_crc != 0)) {
 			free(file);
-			if (o.message)
-				free(o.message);
+			rec_free(&o);
 			return qc_errf(err, err_size, "the record of case %s: %s", c->name, why);
 		}
 		answer(&o, &results[i]);
@@ -999,7 +1011,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 				call->outputs[k].data = b;
 			}
 		}
-		free(o.message);
+		rec_free(&o);
 		free(file);
 		if (fault)
 			return qc_errf(

@@ -1369,14 +1369,11 @@ static void no_worker(qc_runner *r, size_t m, qc_exec_result *results, const cha
  * its name cut to printable ASCII. */
 static void engine_of(const qc_answer *a, qc_exec_result *res)
 {
+	char name[sizeof a->engine_name + 1];
+	memcpy(name, a->engine_name, sizeof a->engine_name);
+	name[sizeof a->engine_name] = '\0';
 	res->engine = a->engine;
-	size_t i = 0;
-	for (; i + 1 < sizeof res->engine_name && i < sizeof a->engine_name && a->engine_name[i];
-	     i++) {
-		unsigned char ch = (unsigned char)a->engine_name[i];
-		res->engine_name[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-	}
-	res->engine_name[i] = '\0';
+	qc_wire_copy_printable(res->engine_name, sizeof res->engine_name, name);
 }
 
 /* The answer for case sc: its outcome, the outputs copied out, the harness's checks. 0, or -1

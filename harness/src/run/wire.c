@@ -74,6 +74,16 @@ void qc_wire_copy_bounded(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
+void qc_wire_copy_printable(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+	for (; src && i + 1 < size && src[i]; i++) {
+		unsigned char ch = (unsigned char)src[i];
+		dst[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	dst[i] = '\0';
+}
+
 const char *qc_wire_status_name(int32_t s)
 {
 	switch (s) {

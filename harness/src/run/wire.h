@@ -243,6 +243,8 @@ int qc_send_full(int fd, const void *buf, size_t n);
 void qc_fault_garbled(qc_fault *f);
 /* Copies a string a plugin owns into dst: bounded, never past its NUL, line breaks as spaces. */
 void qc_wire_copy_bounded(char *dst, size_t size, const char *src);
+/* The same, every byte outside printable ASCII as '?' (an engine's name). */
+void qc_wire_copy_printable(char *dst, size_t size, const char *src);
 /* "QCF_OK", ..., or "an unknown status". */
 const char *qc_wire_status_name(int32_t status);
 /* A 64-bit hash of n bytes (not cryptographic: it tells whether bytes changed). */
