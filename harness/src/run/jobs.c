@@ -499,6 +499,49 @@ static void history_finding(rep_finding *x, int r, int K, const char *how, const
 	         r, K, how, what);
 }
 
+/* Run r's outputs (again) against the first run's (first, first_n): the first differing
+ * byte into x. */
+static void compare_run(rep_finding *x, int r, int K, const char *how, const qcf_op_call *call,
+                        unsigned char *const *first, const size_t *first_n,
+                        const qcf_op_call *again)
+{
+	for (int k = 0; k < call->n_outputs; k++) {
+		const unsigned char *a = first[k], *c = again->outputs[k].data;
+		size_t n = first_n[k], at = 0;
+		const qcf_tensor *o = &call->outputs[k];
+		if (again->outputs[k].nbytes == n) {
+			while (at < n && a[at] == c[at])
+				at++;
+			if (at == n)
+				continue;
+		}
+		x->run = r;
+		x->verdict = QC_NONDETERMINISTIC;
+		if (again->outputs[k].nbytes != n)
+			snprintf(
+			        x->message, sizeof x->message,
+			        "runs 1 and %d of %d%s differ: output '%s' has %zu bytes, then %zu",
+			        r, K, how, o->name ? o->name : "?", n,
+			        (size_t)again->outputs[k].nbytes);
+		else
+			snprintf(x->message, sizeof x->message,
+			         "runs 1 and %d of %d%s differ: output '%s' byte %zu (element "
+			         "%llu): "
+			         "0x%02x then 0x%02x",
+			         r, K, how, o->name ? o->name : "?", at,
+			         (unsigned long long)element_at(o->dtype, at), a[at], c[at]);
+		return;
+	}
+}
+
+/* The copies of a batch's first run. */
+static void free_first(unsigned char *first[][QC_MAX_TENSORS], int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < QC_MAX_TENSORS; k++)
+			free(first[i][k]);
+}
+
 /*
  * Runs the batch's cases whose first run returned QCF_OK K - 1 more times, the later runs in
  * the job's worker, or (with the plugin's threads option) in a worker per thread count, and
@@ -581,35 +624,7 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 				         ex2[t].message[0] ? ": " : "", ex2[t].message);
 				continue;
 			}
-			for (int k = 0; k < calls[i]->n_outputs && !x->run; k++) {
-				const unsigned char *a = first[i][k], *c = st2[t]->outputs[k].data;
-				size_t n = first_n[i][k], at = 0;
-				if (st2[t]->outputs[k].nbytes != n) {
-					x->run = r;
-					x->verdict = QC_NONDETERMINISTIC;
-					snprintf(x->message, sizeof x->message,
-					         "runs 1 and %d of %d%s differ: output %d has %zu "
-					         "bytes, "
-					         "then %zu",
-					         r, K, how, k, n,
-					         (size_t)st2[t]->outputs[k].nbytes);
-					break;
-				}
-				while (at < n && a[at] == c[at])
-					at++;
-				if (at == n)
-					continue;
-				const qcf_tensor *o = &calls[i]->outputs[k];
-				x->run = r;
-				x->verdict = QC_NONDETERMINISTIC;
-				snprintf(x->message, sizeof x->message,
-				         "runs 1 and %d of %d%s differ: output '%s' byte %zu "
-				         "(element "
-				         "%llu): 0x%02x then 0x%02x",
-				         r, K, how, o->name ? o->name : "?", at,
-				         (unsigned long long)element_at(o->dtype, at), a[at],
-				         c[at]);
-			}
+			compare_run(x, r, K, how, calls[i], first[i], first_n[i], st2[t]);
 		}
 	}
 	return 0;
@@ -664,9 +679,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	if (repeat) {
 		memset(first, 0, sizeof first);
 		if (repeat_batch(j, b, calls, ex, staged, first, first_n, found) != 0) {
-			for (int i = 0; i < b->n; i++)
-				for (int k = 0; k < QC_MAX_TENSORS; k++)
-					free(first[i][k]);
+			free_first(first, b->n);
 			u->cancelled = 1;
 			batch_drop(b);
 			return -1;
@@ -725,9 +738,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		}
 	}
 	if (repeat)
-		for (int i = 0; i < b->n; i++)
-			for (int k = 0; k < QC_MAX_TENSORS; k++)
-				free(first[i][k]);
+		free_first(first, b->n);
 	b->n = 0;
 	b->bytes = 0;
 	return 0;
