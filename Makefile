@@ -584,7 +584,9 @@ man: $(QCONFORM)
 	  echo "$(QCONFORM) --man $$c > $(BUILD)/man/qconform-$$c.1"; \
 	  $(QCONFORM) --man $$c > $(BUILD)/man/qconform-$$c.1 || exit 2; done
 
-install: all man
+# It builds only what it installs (not the tests, the stubs or the adapters): the adapters that
+# are built are installed too; `make install-adapters` builds them first.
+install: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(VAR_SO) man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/qconform \
 	  $(DESTDIR)$(PREFIX)/lib/qconform/plugins $(DESTDIR)$(PREFIX)/lib/qconform/variants \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -607,6 +609,11 @@ install: all man
 	cp -R specs $(DESTDIR)$(PREFIX)/share/qconform/specs
 	cp -R reports/schema $(DESTDIR)$(PREFIX)/share/qconform/schema
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+install-adapters: plugins
+	$(MAKE) install
+
+.PHONY: install-adapters
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/qconform $(DESTDIR)$(PREFIX)/libexec/qconform \

@@ -142,7 +142,21 @@ static const qc_help_option shrink_options[] = {
         {NULL, NULL, NULL}};
 
 static const qc_help_option certify_options[] = {
-        OPT_PLUGIN,
+        {"--plugin", "PATH",
+         "The kernel to certify, a shared library with the qconform plugin ABI (required, "
+         "unless --import)."},
+        {"--plugin-option", "KEY=VALUE", "Passed to the plugin's create() (repeatable)."},
+        {"--timeout", "SECONDS", "Time a case may take (default 30)."},
+        {"--jobs", "N", "Job threads, each with its own worker process (default 1)."},
+        {"--worker-memory", "SIZE",
+         "Address space a worker may take, e.g. 4G or 512M; 0: no limit (default: half the "
+         "RAM over the jobs)."},
+        {"--no-sandbox", NULL, "Run the plugin without the sandbox."},
+        {"--sandbox-allow", "PATH", "A file or directory the plugin may write (repeatable)."},
+        {"--remote", "COMMAND",
+         "Start each worker with this shell command on the device (as run --remote; "
+         "repeatable: a pool of boards)."},
+        {"--trace", NULL, "Print each step of loading the plugin."},
         {"--profile", "NAME", "The profile to certify (specs/profiles/NAME.yaml); required."},
         {"--extension", "NAME",
          "An extension of the profile to certify too (repeatable; 'all' for every one)."},
@@ -156,14 +170,26 @@ static const qc_help_option certify_options[] = {
         {"--out", "DIR",
          "Where certificate.json, certificate.html and the run's reports go "
          "(default reports/out/PLUGIN)."},
-        OPT_GATE,
+        {"--waivers", "FILE",
+         "Known failures to accept: case glob, reason and expiry date (listed on the "
+         "certificate)."},
         OPT_REPEAT,
         OPT_ENGINE,
         OPT_QUIET,
         {NULL, NULL, NULL}};
 
 static const qc_help_option list_options[] = {
-        OPT_SELECT, {"--shard", "K/N", "Only the names of shard K of N."}, {NULL, NULL, NULL}};
+        {"--filter", "GLOB",
+         "Keep the cases whose name matches GLOB (repeatable; a leading '-' excludes)."},
+        {"--case", "NAME", "Keep only the case of exactly this name (repeatable)."},
+        {"--profile", "NAME",
+         "Only the specs of this certification profile, every case with its class (base or "
+         "extension) in a second column."},
+        {"--extension", "NAME",
+         "With --profile: only the base and this extension (repeatable; 'all' for every one)."},
+        {"--seed", "N", "Seed of the generated inputs (default 0)."},
+        {"--shard", "K/N", "Only the names of shard K of N."},
+        {NULL, NULL, NULL}};
 
 static const qc_help_option validate_options[] = {
         {"--profile", "NAME", "Only the specs of this profile, and check its rules."},
@@ -274,7 +300,8 @@ static const qc_help_command commands[] = {
          validate_options, "qconform validate specs/litert/add.yaml\n"},
         {"show", "CASE [SPEC|DIR ...] [OPTIONS]",
          "print one case: its inputs, parameters and the reference's outputs", NULL, show_options,
-         "qconform show 'litert/add/sh=[[2];[2];[2]],dt=int8,seed=0'\n"},
+         "qconform show 'litert/add/sh=[[];[7];[7]],p=[0.05;0;0.05;0]/0' "
+         "specs/litert/add.yaml\n"},
         {"certify", "--profile NAME (--plugin PATH | --import DIR ...) [OPTIONS] [SPEC|DIR ...]",
          "run a certification profile and write a certificate",
          "Runs the whole profile (its base, and the extensions asked for) and decides: every "
