@@ -425,6 +425,7 @@ static const mismatch_row mismatch_rows[] = {
         {"another seed", "--seed 7", 0, "another --seed"},
         {"other plugin options", "--plugin-option x=1", 0, "another plugin"},
         {"another filter", "--filter '*i=1*'", 0, "other --filter"},
+        {"another --repeat", "--repeat 2", 0, "another --repeat"},
         {"an edited spec", NULL, 1, "other specs"},
         {"a rebuilt plugin", NULL, 2, "another plugin"},
 };

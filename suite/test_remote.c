@@ -1006,6 +1006,41 @@ static void test_device_memory(void)
 	qct_rmdir(tmp);
 }
 
+/* A journal of a pool run resumes only with the same pool: a journaled case's board indexes
+ * run.plugin.remote.pool. */
+static void test_pool_resume(void)
+{
+	const char *tmp = qct_tmpdir();
+	char a[1400], b[1400], json[700];
+	snprintf(a, sizeof a, "%s --stdio", worker());
+	snprintf(b, sizeof b, "env %s --stdio", worker());
+	snprintf(json, sizeof json, "%s/r.json", tmp);
+	qct_proc p;
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run specs/litert/add.yaml --quiet --json %s --keep-journal "
+	                       "--plugin %s --remote '%s' --remote '%s'",
+	                       qct_build_path("qconform"), json,
+	                       qct_build_path("libqconform_reference.so"), a, b) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run specs/litert/add.yaml --quiet --json %s --resume %s.journal "
+	                       "--plugin %s --remote '%s' --remote '%s'",
+	                       qct_build_path("qconform"), json, json,
+	                       qct_build_path("libqconform_reference.so"), b, a) == 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "another pool of --remote boards"));
+	qct_proc_free(&p);
+	CU_ASSERT_FATAL(qct_sh(&p,
+	                       "%s run specs/litert/add.yaml --quiet --json %s --resume %s.journal "
+	                       "--plugin %s --remote '%s' --remote '%s'",
+	                       qct_build_path("qconform"), json, json,
+	                       qct_build_path("libqconform_reference.so"), a, b) == 0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_remote(void)
 {
 	CU_pSuite s = qct_suite("remote");
@@ -1022,4 +1057,5 @@ void qct_register_remote(void)
 	CU_add_test(s, "--remote: a board out of reach from the start", test_pool_unreachable);
 	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
 	CU_add_test(s, "--remote: the worker's memory limit is the device's", test_device_memory);
+	CU_add_test(s, "--remote: a pool's journal resumes with that pool only", test_pool_resume);
 }

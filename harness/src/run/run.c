@@ -1464,6 +1464,10 @@ static json_t *run_identity(const qc_run_opts *o, const specset *ss, const qc_pl
 	json_object_set_new(id, "waivers_sha256",
 	                    waivers_sha ? json_string(waivers_sha) : json_null());
 	json_object_set_new(id, "cases", json_integer((json_int_t)ss->total));
+	if (o->repeat > 1) /* NONDETERMINISTIC depends on it */
+		json_object_set_new(id, "repeat", json_integer(o->repeat));
+	if (o->n_remotes > 1) /* a case's "board" indexes this list */
+		json_object_set_new(id, "remote_pool", jstrings(o->remotes, o->n_remotes));
 	return id;
 }
 
@@ -1483,10 +1487,16 @@ static const char *identity_difference(const json_t *a, const json_t *b)
 	            {"shard", "another --shard"},
 	            {"timeout_seconds", "another --timeout"},
 	            {"waivers_sha256", "other --waivers"},
-	            {"cases", "another number of cases"}};
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!json_equal(json_object_get(a, keys[i].key), json_object_get(b, keys[i].key)))
+	            {"cases", "another number of cases"},
+	            {"repeat", "another --repeat"},
+	            {"remote_pool",
+	             "another pool of --remote boards (a journaled case's board would name "
+	             "another)"}};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *x = json_object_get(a, keys[i].key), *y = json_object_get(b, keys[i].key);
+		if ((x || y) && !json_equal(x, y)) /* json_equal(NULL, NULL) is 0 */
 			return keys[i].what;
+	}
 	return json_equal(a, b) ? NULL : "another identity";
 }
 
