@@ -23,6 +23,9 @@ typedef struct qct_proc {
 
 /* Runs cmd (printf-style) with sh -c; returns 0 if it could be run. */
 int qct_sh(qct_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs the command (printf-style) as qct_sh does: 1 when it ran and exited 0 or 1, else 0
+ * with what, the command, its status and output on stderr. */
+int qct_sh_ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void qct_proc_free(qct_proc *p);
 /* A whole file, NUL-terminated (malloc'd), or NULL. */
 char *qct_read_file(const char *path);

@@ -37,20 +37,6 @@ static int build_runner(const char *out, const char *obj, const char *extra)
 	return ok ? 0 : -1;
 }
 
-static int sh_ok(const char *what, const char *fmt, const char *a, const char *b, const char *c,
-                 const char *d)
-{
-	qct_proc p;
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, fmt, a, b, c, d);
-	int ok = qct_sh(&p, "%s", cmd) == 0 && p.status <= 1;
-	if (!ok)
-		fprintf(stderr, "\n  %s: %s: exit %d: %.300s%.600s", what, cmd, p.status,
-		        p.out ? p.out : "", p.err ? p.err : "");
-	qct_proc_free(&p);
-	return ok;
-}
-
 static json_t *without(json_t *o, const char *const *keys)
 {
 	json_t *c = json_deep_copy(o);
@@ -149,15 +135,14 @@ static void test_profile_reference(void)
 	/* the sanitizer pass takes a quarter of the profile (the same paths, a quarter of the
 	 * cases; the run suite runs every case through the sanitized reference) */
 	const char *part = qct_under_sanitizers() ? " --shard 1/4" : "";
-	CU_ASSERT_TRUE_FATAL(sh_ok("export",
-	                           "%s export --profile onnx-qdq --extension all%s --out %s", q,
-	                           part, dir, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok(
+	        "export", "%s export --profile onnx-qdq --extension all%s --out %s", q, part, dir));
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
-	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("run",
-	                           "%s run --profile onnx-qdq --extension all%s --json %s --quiet",
-	                           q, part, rj, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
+	CU_ASSERT_TRUE_FATAL(
+	        qct_sh_ok("run", "%s run --profile onnx-qdq --extension all%s --json %s --quiet", q,
+	                  part, rj));
 	CU_ASSERT_EQUAL(same_report(ij, rj), 0); /* the reference conforms */
 	qct_rmdir(tmp);
 }
@@ -185,12 +170,12 @@ static void test_failing_stub_stream(void)
 	snprintf(s1, sizeof s1, "%s/first.log", tmp);
 	snprintf(s2, sizeof s2, "%s/rest.log", tmp);
 	snprintf(all, sizeof all, "%s/all.log", tmp);
-	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s --seed 7 --out %s", q, specs, dir, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --seed 7 --out %s", q, specs, dir));
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
 	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("runner", "%s %s --quiet --count 100 --stream %s", runner, dir, s1, ""));
+	        qct_sh_ok("runner", "%s %s --quiet --count 100 --stream %s", runner, dir, s1));
 	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("runner", "%s %s --quiet --first 100 --stream %s", runner, dir, s2, ""));
+	        qct_sh_ok("runner", "%s %s --quiet --first 100 --stream %s", runner, dir, s2));
 	/* the first part alone: the rest is missing, named */
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s import %s --outputs %s --json %s", q, dir, s1, ij), 0);
@@ -198,11 +183,11 @@ static void test_failing_stub_stream(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "no record of case 100 ("));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "ends after case 99"));
 	qct_proc_free(&p);
-	CU_ASSERT_TRUE_FATAL(sh_ok("join", "cat %s %s > %s%s", s1, s2, all, ""));
-	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q, dir, all, ij));
-	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s run %s --seed 7 --plugin %s --json %s --quiet", q,
-	                           specs, qct_stub("ignore_axis"), rj));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("join", "cat %s %s > %s", s1, s2, all));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q,
+	                               dir, all, ij));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --seed 7 --plugin %s --json %s --quiet", q,
+	                               specs, qct_stub("ignore_axis"), rj));
 	CU_ASSERT_TRUE(same_report(ij, rj) > 10); /* it fails, the same way */
 	qct_rmdir(tmp);
 }
@@ -222,16 +207,15 @@ static void test_memory_rules(void)
 		snprintf(obj, sizeof obj, "%s", qct_build_path(rel));
 		snprintf(ij, sizeof ij, "%s/import.json", tmp);
 		snprintf(rj, sizeof rj, "%s/run.json", tmp);
-		CU_ASSERT_TRUE_FATAL(sh_ok("export",
-		                           "%s export specs/litert/dequantize.yaml --out %s", q,
-		                           dir, "", ""));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok(
+		        "export", "%s export specs/litert/dequantize.yaml --out %s", q, dir));
 		CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
-		CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, dir));
 		CU_ASSERT_TRUE_FATAL(
-		        sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
-		CU_ASSERT_TRUE_FATAL(sh_ok(
+		        qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok(
 		        "run", "%s run specs/litert/dequantize.yaml --plugin %s --json %s --quiet",
-		        q, qct_stub(stubs[i]), rj, ""));
+		        q, qct_stub(stubs[i]), rj));
 		CU_ASSERT_TRUE(same_report(ij, rj) > 0);
 		char *r = qct_read_file(ij);
 		CU_ASSERT_PTR_NOT_NULL(
@@ -260,7 +244,7 @@ static void test_crash_resume(void)
 	snprintf(rj, sizeof rj, "%s/run.json", tmp);
 	const char *pick =
 	        "--filter '*/1' --filter 'litert/dequantize/dtype=int8,shape=\\[256\\]*'";
-	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s %s --out %s", q, specs, pick, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s %s --out %s", q, specs, pick, dir));
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
 	/* the first run stops in case 0: no end, the records stop in a case */
 	qct_proc p;
@@ -272,15 +256,15 @@ static void test_crash_resume(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the records end during case 0 ("));
 	qct_proc_free(&p);
 	/* --resume until a run gets to the end (one run per crash, and a bound) */
-	CU_ASSERT_TRUE_FATAL(sh_ok("resume",
-	                           "for i in $(seq 400); do %s %s --quiet --resume >/dev/null "
-	                           "2>&1 && exit 0; done; exit 2%s%s",
-	                           runner, dir, "", ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet%s", q, dir, ij, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("resume",
+	                               "for i in $(seq 400); do %s %s --quiet --resume >/dev/null "
+	                               "2>&1 && exit 0; done; exit 2",
+	                               runner, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
 	char run[2048];
 	snprintf(run, sizeof run, "%s run %s %s --plugin %s --json %s --quiet", q, specs, pick,
 	         qct_stub("crash"), rj);
-	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s%s%s%s", run, "", "", ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s", run));
 	json_error_t e;
 	json_t *a = json_load_file(ij, 0, &e), *b = json_load_file(rj, 0, &e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
@@ -355,17 +339,17 @@ static void test_freestanding(void)
 	fputs(board_c, f);
 	fclose(f);
 	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("export", "%s export %s --out %s --c-arrays", q, specs, dir, ""));
+	        qct_sh_ok("export", "%s export %s --out %s --c-arrays", q, specs, dir));
 	snprintf(
 	        extra, sizeof extra,
 	        "-DQCONFORM_RUNNER_FREESTANDING -DQCONFORM_RUNNER_ARENA=4194304 -I%s %s/cases.c %s",
 	        dir, dir, board);
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, extra), 0);
-	CU_ASSERT_TRUE_FATAL(sh_ok("firmware", "%s %s%s%s", runner, log, "", ""));
-	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q, dir, log, ij));
-	CU_ASSERT_TRUE_FATAL(sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q, specs,
-	                           qct_stub("ties_half_up"), rj));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("firmware", "%s %s", runner, log));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --outputs %s --json %s --quiet", q,
+	                               dir, log, ij));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q, specs,
+	                               qct_stub("ties_half_up"), rj));
 	CU_ASSERT_TRUE(same_report(ij, rj) > 0);
 	json_error_t e;
 	json_t *r = json_load_file(ij, 0, &e);
@@ -379,7 +363,7 @@ static void test_freestanding(void)
 	         "-DQCONFORM_RUNNER_FREESTANDING -DQCONFORM_RUNNER_ARENA=1200 -I%s %s/cases.c %s",
 	         dir, dir, board);
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, extra), 0);
-	CU_ASSERT_TRUE_FATAL(sh_ok("firmware", "%s %s%s%s", runner, log, "", ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("firmware", "%s %s", runner, log));
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(
 	        qct_sh(&p, "%s import %s --outputs %s --json %s --quiet", q, dir, log, ij), 0);
@@ -444,17 +428,15 @@ static void test_bad_input(void)
 	snprintf(spec, sizeof spec, "%s/spec/dequantize.yaml", tmp);
 	snprintf(runner, sizeof runner, "%s/runner", tmp);
 	snprintf(obj, sizeof obj, "%s", qct_build_path("reference/plugin.o"));
-	CU_ASSERT_TRUE_FATAL(sh_ok("copy",
-	                           "mkdir -p %s/spec && cp specs/litert/dequantize.yaml %s%s%s",
-	                           tmp, spec, "", ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("export", "%s export %s --out %s%s", q, spec, base, ""));
-	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("export", "%s export %s --seed 5 --out %s%s", q, spec, other, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok(
+	        "copy", "mkdir -p %s/spec && cp specs/litert/dequantize.yaml %s", tmp, spec));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --out %s", q, spec, base));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --seed 5 --out %s", q, spec, other));
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
-	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet%s%s", runner, base, "", ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet%s%s", runner, other, "", ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, base));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, other));
 	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("runner", "%s %s --quiet --stream %s/stream.log%s", runner, base, base, ""));
+	        qct_sh_ok("runner", "%s %s --quiet --stream %s/stream.log", runner, base, base));
 	enum {
 		FORMAT,
 		VERSION,
@@ -495,8 +477,7 @@ static void test_bad_input(void)
 	for (int k = 0; k < N_BAD; k++) {
 		char dir[1200], path[1400], outputs[1400] = "";
 		snprintf(dir, sizeof dir, "%s/bad%d", tmp, k);
-		CU_ASSERT_TRUE_FATAL(
-		        sh_ok("copy", "rm -rf %s && cp -r %s %s%s", dir, base, dir, ""));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("copy", "rm -rf %s && cp -r %s %s", dir, base, dir));
 		switch (k) {
 		case FORMAT:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
@@ -506,29 +487,23 @@ static void test_bad_input(void)
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
 			patch(path, 16, "0.0.9\0\0", 7);
 			break;
-		case SPEC:
-			CU_ASSERT_TRUE(
-			        sh_ok("edit", "echo '# edited' >> %s%s%s%s", spec, "", "", ""));
-			break;
+		case SPEC: CU_ASSERT_TRUE(qct_sh_ok("edit", "echo '# edited' >> %s", spec)); break;
 		case CASE_GONE:
-			CU_ASSERT_TRUE(
-			        sh_ok("rm", "rm %s/cases/000002.qcc%s%s%s", dir, "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("rm", "rm %s/cases/000002.qcc", dir));
 			break;
 		case CASE_CUT:
-			CU_ASSERT_TRUE(sh_ok("cut", "truncate -s 40 %s/cases/000001.qcc%s%s%s", dir,
-			                     "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("cut", "truncate -s 40 %s/cases/000001.qcc", dir));
 			break;
 		case CASE_CRC:
 			snprintf(path, sizeof path, "%s/cases/000003.qcc", dir);
 			flip(path, 45);
 			break;
 		case OUT_GONE:
-			CU_ASSERT_TRUE(
-			        sh_ok("rm", "rm %s/outputs/000004.qco%s%s%s", dir, "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("rm", "rm %s/outputs/000004.qco", dir));
 			break;
 		case OUT_CUT:
-			CU_ASSERT_TRUE(sh_ok("cut", "truncate -s 50 %s/outputs/000005.qco%s%s%s",
-			                     dir, "", "", ""));
+			CU_ASSERT_TRUE(
+			        qct_sh_ok("cut", "truncate -s 50 %s/outputs/000005.qco", dir));
 			break;
 		case OUT_CRC:
 			snprintf(path, sizeof path, "%s/outputs/000006.qco", dir);
@@ -536,8 +511,7 @@ static void test_bad_input(void)
 			break;
 		case STREAM_LINE: /* a line of the capture lost */
 			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
-			CU_ASSERT_TRUE(
-			        sh_ok("cut", "sed -i 5d %s/stream.log%s%s%s", dir, "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("cut", "sed -i 5d %s/stream.log", dir));
 			break;
 		case FOREIGN: /* the outputs of another export */
 			snprintf(outputs, sizeof outputs, "--outputs %s/outputs", other);
@@ -559,20 +533,18 @@ static void test_bad_input(void)
 		}
 		case STREAM_NO_END: /* the capture cut after a whole record: the end's lines gone */
 			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
-			CU_ASSERT_TRUE(
-			        sh_ok("cut", "sed -i '$d' %s/stream.log%s%s%s", dir, "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("cut", "sed -i '$d' %s/stream.log", dir));
 			break;
 		case STREAM_JUNK: /* a stream line after the end that is no record */
 			snprintf(outputs, sizeof outputs, "--outputs %s/stream.log", dir);
-			CU_ASSERT_TRUE(sh_ok("junk", "echo 'QC1 AAAAAAAA' >> %s/stream.log%s%s%s",
-			                     dir, "", "", ""));
+			CU_ASSERT_TRUE(
+			        qct_sh_ok("junk", "echo 'QC1 AAAAAAAA' >> %s/stream.log", dir));
 			break;
 		case DIR_NO_END:
-			CU_ASSERT_TRUE(sh_ok("rm", "rm %s/outputs/end.qco%s%s%s", dir, "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("rm", "rm %s/outputs/end.qco", dir));
 			break;
 		case DIR_JUNK:
-			CU_ASSERT_TRUE(sh_ok("junk", "printf x >> %s/outputs/000003.qco%s%s%s", dir,
-			                     "", "", ""));
+			CU_ASSERT_TRUE(qct_sh_ok("junk", "printf x >> %s/outputs/000003.qco", dir));
 			break;
 		}
 		qct_proc p;
@@ -587,11 +559,11 @@ static void test_bad_input(void)
 		CU_ASSERT_TRUE(ok);
 		qct_proc_free(&p);
 		if (k == SPEC)
-			CU_ASSERT_TRUE(sh_ok("restore", "cp specs/litert/dequantize.yaml %s%s%s%s",
-			                     spec, "", "", ""));
+			CU_ASSERT_TRUE(
+			        qct_sh_ok("restore", "cp specs/litert/dequantize.yaml %s", spec));
 	}
 	/* and the intact copy imports */
-	CU_ASSERT_TRUE(sh_ok("import", "%s import %s --json %s/r.json --quiet", q, base, tmp, ""));
+	CU_ASSERT_TRUE(qct_sh_ok("import", "%s import %s --json %s/r.json --quiet", q, base, tmp));
 	qct_rmdir(tmp);
 }
 
@@ -613,10 +585,10 @@ static void test_engine_records(void)
 	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/npu.o"));
 	snprintf(ij, sizeof ij, "%s/import.json", tmp);
 	CU_ASSERT_TRUE_FATAL(
-	        sh_ok("export", "%s export --profile tf-fakequant --out %s", q, dir, "", ""));
+	        qct_sh_ok("export", "%s export --profile tf-fakequant --out %s", q, dir));
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
-	CU_ASSERT_TRUE_FATAL(sh_ok("runner", "%s %s --quiet", runner, dir, "", ""));
-	CU_ASSERT_TRUE_FATAL(sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij, ""));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
 	json_t *r = json_load_file(ij, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	json_t *eng = json_object_get(json_object_get(r, "summary"), "engines");
@@ -651,9 +623,9 @@ static void test_engine_records(void)
 	CU_ASSERT(listed);
 	json_decref(c);
 	/* the same kernel falling back: its records say the CPU */
-	CU_ASSERT_TRUE_FATAL(sh_ok("runner",
-	                           "rm -f %s/outputs/* && %s %s --quiet --plugin-option mode=cpu",
-	                           dir, runner, dir, ""));
+	CU_ASSERT_TRUE_FATAL(
+	        qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet --plugin-option mode=cpu",
+	                  dir, runner, dir));
 	CU_ASSERT_FATAL(qct_sh(&p,
 	                       "%s certify --quiet --profile tf-fakequant --import %s --out %s "
 	                       "--require-engine accelerator",

@@ -42,17 +42,6 @@ static int available(void)
 	return known;
 }
 
-static int sh_ok(const char *what, const char *cmd)
-{
-	qct_proc p;
-	int ok = qct_sh(&p, "%s", cmd) == 0 && p.status <= 1;
-	if (!ok)
-		fprintf(stderr, "\n  %s: %s: exit %d: %.300s%.600s", what, cmd, p.status,
-		        p.out ? p.out : "", p.err ? p.err : "");
-	qct_proc_free(&p);
-	return ok;
-}
-
 /* Cases of a and b that differ but for their timings and reproduce commands (the first three
  * named unless quiet); *a_out: a, loaded. */
 static size_t differing(const char *a_path, const char *b_path, json_t **a_out, int quiet)
@@ -99,7 +88,7 @@ static void test_certify_shards(void)
 		         "%s export --profile torch-pt2e --shard %d/2 --out %s/s%d --quiet && "
 		         "%s feed %s/s%d --device '" QEMU_M3 "%s' --timeout 60 --quiet",
 		         q, k, tmp, k, q, tmp, k, fw);
-		CU_ASSERT_TRUE_FATAL(sh_ok("export and feed", cmd));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("export and feed", "%s", cmd));
 	}
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
@@ -117,7 +106,7 @@ static void test_certify_shards(void)
 	qct_proc_free(&p);
 	snprintf(cmd, sizeof cmd, "%s run --profile torch-pt2e --json %s/direct.json --quiet", q,
 	         tmp);
-	CU_ASSERT_TRUE_FATAL(sh_ok("direct run", cmd));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("direct run", "%s", cmd));
 	char a[1200], b[1200];
 	snprintf(a, sizeof a, "%s/cert/report.json", tmp);
 	snprintf(b, sizeof b, "%s/direct.json", tmp);
@@ -139,7 +128,7 @@ static void test_certify_shards(void)
 	        "%s run specs/litert/fully_connected.yaml --filter '*/0' --json %s/m7d.json "
 	        "--quiet",
 	        q, tmp, q, tmp, fw, q, tmp, tmp, tmp, q, tmp);
-	CU_ASSERT_TRUE_FATAL(sh_ok("cortex-m7", cmd));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("cortex-m7", "%s", cmd));
 	snprintf(a, sizeof a, "%s/m7.json", tmp);
 	snprintf(b, sizeof b, "%s/m7d.json", tmp);
 	CU_ASSERT_EQUAL(differing(a, b, NULL, 0), 0);
@@ -161,7 +150,7 @@ static void test_faults(void)
 	         "%s feed %s/x --device '" QEMU_M3 "%s' --timeout 120 --quiet && "
 	         "%s run specs/litert/add.yaml --filter '*/0' --json %s/d.json --quiet",
 	         q, tmp, q, tmp, fw, q, tmp);
-	CU_ASSERT_TRUE_FATAL(sh_ok("export and feed", cmd));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export and feed", "%s", cmd));
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p,
 	                             "%s import %s/x --outputs %s/x/outputs.log --json %s/i.json",

@@ -84,6 +84,22 @@ int qct_sh(qct_proc *p, const char *fmt, ...)
 	return p->out && p->err ? 0 : -1;
 }
 
+int qct_sh_ok(const char *what, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	qct_proc p;
+	int ok = qct_sh(&p, "%s", cmd) == 0 && p.status <= 1;
+	if (!ok)
+		fprintf(stderr, "\n  %s: %s: exit %d: %.300s%.600s", what, cmd, p.status,
+		        p.out ? p.out : "", p.err ? p.err : "");
+	qct_proc_free(&p);
+	return ok;
+}
+
 void qct_proc_free(qct_proc *p)
 {
 	free(p->out);
