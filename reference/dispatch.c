@@ -12,6 +12,7 @@
  * ops that give one element's accumulator (for the report of a failing
  * element).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,8 +96,8 @@ static qcf_status real_output(const qcf_op_call *call, int k, double *values, qr
 	if (!e)
 		return no_such_op(call, d);
 	if (k < 0 || k >= call->n_outputs)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: no output %d (it has %d)", call->op, k,
-		                 call->n_outputs);
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: no output %d (it has %" PRId32 ")",
+		                 call->op, k, call->n_outputs);
 	if (!e->real) {
 		const char *dt = call->outputs ? qref_dtype_name(call->outputs[k].dtype) : "?";
 		return qref_fail(

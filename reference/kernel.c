@@ -1,5 +1,6 @@
 #include "kernel.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -108,9 +109,9 @@ static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, i
                                qref_detail *d)
 {
 	if (t->rank < 0 || t->rank > QCF_MAX_RANK || (t->rank > 0 && !t->shape))
-		return at_tensor(
-		        d, kind, idx, QREF_PART_SHAPE,
-		        qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %d", kind, idx, t->rank));
+		return at_tensor(d, kind, idx, QREF_PART_SHAPE,
+		                 qref_fail(d, QCF_INVALID_PARAM, "%s %d: bad rank %" PRId32 "",
+		                           kind, idx, t->rank));
 	for (int32_t k = 0; k < t->rank; k++)
 		if (t->shape[k] < 0)
 			return at_tensor(d, kind, idx, QREF_PART_SHAPE,
@@ -132,10 +133,10 @@ static qcf_status check_call(const qcf_op_call *call, int n_inputs, int n_output
                              qref_detail *detail)
 {
 	if (call->n_inputs != n_inputs || call->n_outputs != n_outputs) {
-		qcf_status s =
-		        qref_fail(detail, QCF_INVALID_PARAM,
-		                  "%s expects %d input(s) and %d output(s), got %d and %d",
-		                  call->op, n_inputs, n_outputs, call->n_inputs, call->n_outputs);
+		qcf_status s = qref_fail(
+		        detail, QCF_INVALID_PARAM,
+		        "%s expects %d input(s) and %d output(s), got %" PRId32 " and %" PRId32 "",
+		        call->op, n_inputs, n_outputs, call->n_inputs, call->n_outputs);
 		if (detail)
 			set_cause(detail, QREF_CAUSE_INPUTS, 0, QREF_PART_TENSOR, NULL);
 		return s;
@@ -213,11 +214,13 @@ static qcf_status get_quant(const qcf_tensor *t, const char *what, int per_tenso
 		                 what);
 	if (q->block_size < 0)
 		return qref_fail(detail, QCF_INVALID_PARAM,
-		                 "%s: block_size must be positive (0: not blocked), got %d", what,
-		                 q->block_size);
+		                 "%s: block_size must be positive (0: not blocked), got %" PRId32
+		                 "",
+		                 what, q->block_size);
 	if (q->block_size > 0 && per_tensor_only != -1)
 		return qref_fail(detail, QCF_INVALID_PARAM,
-		                 "%s: blocked quantization (block_size %d) does not apply to this "
+		                 "%s: blocked quantization (block_size %" PRId32
+		                 ") does not apply to this "
 		                 "op",
 		                 what, q->block_size);
 	if (q->axis < 0) {
@@ -226,8 +229,9 @@ static qcf_status get_quant(const qcf_tensor *t, const char *what, int per_tenso
 			                 "%s: blocked quantization needs an axis", what);
 		if (q->count != 1)
 			return qref_fail(detail, QCF_INVALID_PARAM,
-			                 "%s: per-tensor quantization needs count 1, got %d", what,
-			                 q->count);
+			                 "%s: per-tensor quantization needs count 1, got %" PRId32
+			                 "",
+			                 what, q->count);
 		return QCF_OK;
 	}
 	if (per_tensor_only == 1)
@@ -235,23 +239,24 @@ static qcf_status get_quant(const qcf_tensor *t, const char *what, int per_tenso
 		                 "%s must be quantized per tensor, not per axis", what);
 	if (q->axis >= t->rank)
 		return qref_fail(detail, QCF_INVALID_PARAM,
-		                 "%s: quantization axis %d out of range for rank %d", what, q->axis,
-		                 t->rank);
+		                 "%s: quantization axis %" PRId32 " out of range for rank %" PRId32
+		                 "",
+		                 what, q->axis, t->rank);
 	if (q->block_size > 0) {
 		int64_t want = blocked_count(t, q->axis, q->block_size);
 		if (want < 0 || (int64_t)q->count != want)
-			return qref_fail(
-			        detail, QCF_INVALID_PARAM,
-			        "%s: %d scales for blocks of %d along dimension %d of size "
-			        "%lld: the blocked scale tensor has %lld entries",
-			        what, q->count, q->block_size, q->axis,
-			        (long long)t->shape[q->axis], (long long)want);
+			return qref_fail(detail, QCF_INVALID_PARAM,
+			                 "%s: %" PRId32 " scales for blocks of %" PRId32
+			                 " along dimension %" PRId32 " of size "
+			                 "%lld: the blocked scale tensor has %lld entries",
+			                 what, q->count, q->block_size, q->axis,
+			                 (long long)t->shape[q->axis], (long long)want);
 		return QCF_OK;
 	}
 	if ((int64_t)q->count != t->shape[q->axis])
 		return qref_fail(detail, QCF_INVALID_PARAM,
-		                 "%s: %d scales for dimension %d of size %lld", what, q->count,
-		                 q->axis, (long long)t->shape[q->axis]);
+		                 "%s: %" PRId32 " scales for dimension %" PRId32 " of size %lld",
+		                 what, q->count, q->axis, (long long)t->shape[q->axis]);
 	return QCF_OK;
 }
 

@@ -10,6 +10,7 @@
  * Every kernel checks all of its rules (and the data-dependent aborts of
  * LiteRT) before it writes any output.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,7 +341,7 @@ static qcf_status litert_softmax(const qcf_op_call *call, qref_detail *d)
 			        d, QCF_INVALID_PARAM,
 			        "SOFTMAX int8 output must have scale 1/256 and zero point "
 			        "-128 (LiteRT accepts |scale - 1/256| <= 0.001/256; TFLM needs "
-			        "1/256 exactly), got scale %.9g zero point %d",
+			        "1/256 exactly), got scale %.9g zero point %" PRId32 "",
 			        (double)so, zo);
 	} else if (it == QCF_INT8) {
 		if (zo != -32768 || !(fabsf(so - 1.0f / 65536) <= 0.001f / 65536))
@@ -348,7 +349,8 @@ static qcf_status litert_softmax(const qcf_op_call *call, qref_detail *d)
 			        d, QCF_INVALID_PARAM,
 			        "SOFTMAX int8 -> int16 output must have scale 1/65536 and "
 			        "zero point -32768 (TFLM's rule; LiteRT's integer path "
-			        "assumes them without checking), got scale %.9g zero point %d",
+			        "assumes them without checking), got scale %.9g zero point %" PRId32
+			        "",
 			        (double)so, zo);
 	} else {
 		if (qi.zero_points[0] != 0 || zo != 0 ||
@@ -356,7 +358,8 @@ static qcf_status litert_softmax(const qcf_op_call *call, qref_detail *d)
 			return qref_fail(
 			        d, QCF_INVALID_PARAM,
 			        "SOFTMAX int16 needs input and output zero points 0 and output "
-			        "scale 1/32768 (within 0.1%%), got zero points %d, %d and "
+			        "scale 1/32768 (within 0.1%%), got zero points %" PRId32
+			        ", %" PRId32 " and "
 			        "scale %.9g",
 			        qi.zero_points[0], zo, (double)so);
 	}
@@ -523,7 +526,8 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, qref_detail *d, 
 	if (zi != 0 || zo != 0 || !pot || l != -15 || (!is_tanh && so != 1.0f / 32768))
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s int16 needs zero points 0 and output scale 2^-15 (a power of "
-		                 "two by CheckedLog2%s), got zero points %d, %d and scale %.9g",
+		                 "two by CheckedLog2%s), got zero points %" PRId32 ", %" PRId32
+		                 " and scale %.9g",
 		                 op, is_tanh ? "" : "; LiteRT LOGISTIC compares exactly", zi, zo,
 		                 (double)so);
 	if ((s = no_rounding(call, d, "nothing: int16 interpolates a fixed table")) != QCF_OK)
@@ -647,7 +651,7 @@ static qcf_status litert_l2norm(const qcf_op_call *call, qref_detail *d)
 	if (qo.scales[0] != 1.0f / 128 || qo.zero_points[0] != 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "L2_NORMALIZATION int8 output must have scale 1/128 (exactly) and "
-		                 "zero point 0, got scale %.9g zero point %d",
+		                 "zero point 0, got scale %.9g zero point %" PRId32 "",
 		                 (double)qo.scales[0], qo.zero_points[0]);
 	qref_rounding build = QREF_ROUND_DOUBLE;
 	if ((s = mbqm_build(call, d, "x - zp by the inverse square root multiplier", &build)) !=
@@ -745,7 +749,7 @@ static qcf_status litert_log_softmax(const qcf_op_call *call, qref_detail *d)
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "LOG_SOFTMAX int8 output must have scale 16/256 (exactly) and zero "
-		        "point 127, got scale %.9g zero point %d",
+		        "point 127, got scale %.9g zero point %" PRId32 "",
 		        (double)qo.scales[0], qo.zero_points[0]);
 	qref_rounding build = QREF_ROUND_DOUBLE;
 	if ((s = mbqm_build(call, d, "the scaled input differences by an integer multiplier",

@@ -21,6 +21,7 @@
  *                                double: LiteRT's FULLY_CONNECTED_REF since April 2025 (half_away);
  *                                the other tie rules round the same product
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,12 +452,12 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 			return qref_fail(
 			        d, QCF_INVALID_PARAM,
 			        "%s: per-axis filter quantization must be on dimension %d, "
-			        "got %d",
+			        "got %" PRId32 "",
 			        opn, qdim, p->qw.axis);
 		if (p->qw.count != p->n_ch)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: %d filter scales for %lld output channels", opn,
-			                 p->qw.count, (long long)p->n_ch);
+			                 "%s: %" PRId32 " filter scales for %lld output channels",
+			                 opn, p->qw.count, (long long)p->n_ch);
 	}
 	for (int32_t c = 0; c < p->qw.count; c++) {
 		if (!scale_ok(p->qw.scales[c]))
@@ -469,15 +470,16 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 			return qref_fail(
 			        d, QCF_INVALID_PARAM,
 			        "%s: filter zero points must be 0 (symmetric weights), got "
-			        "%d",
+			        "%" PRId32 "",
 			        opn, z);
 		if (per_tensor_fc)
 			p->zp_w = z; /* applied (LiteRT keeps it for backward compatibility) */
 	}
 	if (p->int16 && (p->qi.zero_points[0] != 0 || (p->has_qo && p->qo.zero_points[0] != 0)))
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: int16 activations need zero points 0 (got input %d, output "
-		                 "%d)",
+		                 "%s: int16 activations need zero points 0 (got input %" PRId32
+		                 ", output "
+		                 "%" PRId32 ")",
 		                 opn, p->qi.zero_points[0], p->has_qo ? p->qo.zero_points[0] : 0);
 
 	/* bias */
@@ -495,9 +497,10 @@ static qcf_status plan_init(const qcf_op_call *call, int op, int need_qo, plan *
 			p->has_qb = 1;
 			for (int32_t c = 0; c < p->qb.count; c++)
 				if (p->qb.zero_points[c] != 0)
-					return qref_fail(d, QCF_INVALID_PARAM,
-					                 "%s: bias zero points must be 0, got %d",
-					                 opn, p->qb.zero_points[c]);
+					return qref_fail(
+					        d, QCF_INVALID_PARAM,
+					        "%s: bias zero points must be 0, got %" PRId32 "",
+					        opn, p->qb.zero_points[c]);
 		}
 		/* per-tensor FULLY_CONNECTED: GetQuantizedConvolutionMultipler's bias check,
 		 * when the bias carries its scale (without one it is read at s_in * s_w) */

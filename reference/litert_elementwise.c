@@ -10,6 +10,7 @@
  * "LiteRT elementwise operators"). Every operand is broadcast by numpy rules; the
  * per-element formula is the one without broadcasting.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -293,12 +294,12 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 	if (sub)
 		for (int j = 0; j < 3; j++)
 			if (p->q[j].zp < qmin || p->q[j].zp > qmax)
-				return qref_fail(
-				        d, QCF_INVALID_PARAM,
-				        "SUB: %s zero point %d outside the output type's range "
-				        "[%lld, %lld] (sub.cc Prepare)",
-				        tensor_names[j], p->q[j].zp, (long long)qmin,
-				        (long long)qmax);
+				return qref_fail(d, QCF_INVALID_PARAM,
+				                 "SUB: %s zero point %" PRId32
+				                 " outside the output type's range "
+				                 "[%lld, %lld] (sub.cc Prepare)",
+				                 tensor_names[j], p->q[j].zp, (long long)qmin,
+				                 (long long)qmax);
 	int64_t pot_attr = 0;
 	if (qref_attr_int(call, "pot_scale_int16", &pot_attr) < 0)
 		return qref_fail_attr(d, "pot_scale_int16", QCF_INVALID_PARAM,
@@ -306,11 +307,11 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 	if (dt == QCF_INT16 && !sub)
 		for (int j = 0; j < 3; j++)
 			if (p->q[j].zp != 0)
-				return qref_fail(
-				        d, QCF_INVALID_PARAM,
-				        "ADD int16: %s zero point must be 0, got %d (add.cc "
-				        "Prepare)",
-				        tensor_names[j], p->q[j].zp);
+				return qref_fail(d, QCF_INVALID_PARAM,
+				                 "ADD int16: %s zero point must be 0, got %" PRId32
+				                 " (add.cc "
+				                 "Prepare)",
+				                 tensor_names[j], p->q[j].zp);
 	if (dt == QCF_INT16 && pot_attr) {
 		int lg[3];
 		p->pot = 1;
@@ -322,7 +323,7 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 					return qref_fail(
 					        d, QCF_INVALID_PARAM,
 					        "%s int16 power-of-two path: %s zero point "
-					        "must be 0, got %d",
+					        "must be 0, got %" PRId32 "",
 					        call->op, tensor_names[j], p->q[j].zp);
 			p->sh[0] = lg[0] - lg[2];
 			p->sh[1] = lg[1] - lg[2];
@@ -503,11 +504,11 @@ static qcf_status mul_prepare(const qcf_op_call *call, int real_only, mulp *p, q
 	if (t[2]->dtype == QCF_INT16)
 		for (int j = 0; j < 3; j++)
 			if (p->q[j].zp != 0)
-				return qref_fail(
-				        d, QCF_INVALID_PARAM,
-				        "MUL int16: %s zero point must be 0, got %d (mul.cc "
-				        "EvalQuantized)",
-				        tensor_names[j], p->q[j].zp);
+				return qref_fail(d, QCF_INVALID_PARAM,
+				                 "MUL int16: %s zero point must be 0, got %" PRId32
+				                 " (mul.cc "
+				                 "EvalQuantized)",
+				                 tensor_names[j], p->q[j].zp);
 	s = bcast_init(call, 8, "BroadcastMul6DSlow", &p->b, d);
 	if (s != QCF_OK || real_only)
 		return s;

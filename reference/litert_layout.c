@@ -16,6 +16,7 @@
  * the kernel moves raw stored elements (bytes), the real-valued hook moves
  * the dequantized values, so both follow exactly the same rules and checks.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,11 +200,13 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 	if (call->n_inputs < nmin || call->n_inputs > nmax || call->n_outputs != 1) {
 		if (nmin == nmax)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s expects %d input(s) and 1 output, got %d and %d",
+			                 "%s expects %d input(s) and 1 output, got %" PRId32
+			                 " and %" PRId32 "",
 			                 call->op, nmin, call->n_inputs, call->n_outputs);
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s expects %d to %d inputs and 1 output, got %d and %d", call->op,
-		                 nmin, nmax, call->n_inputs, call->n_outputs);
+		                 "%s expects %d to %d inputs and 1 output, got %" PRId32
+		                 " and %" PRId32 "",
+		                 call->op, nmin, nmax, call->n_inputs, call->n_outputs);
 	}
 	qcf_status s = want_real ? qref_check_call_shapes(call, call->n_inputs, 1, d)
 	                         : qref_check_call(call, call->n_inputs, 1, d);
@@ -290,12 +293,14 @@ static qcf_status same_params(const qcf_op_call *call, int k, const char *why, q
 	if (call->outputs[0].dtype == QCF_INT16 &&
 	    (qi.zero_points[0] != 0 || qo.zero_points[0] != 0))
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s int16 needs zero points 0 (input %d zp %d, output zp %d)",
+		                 "%s int16 needs zero points 0 (input %d zp %" PRId32
+		                 ", output zp %" PRId32 ")",
 		                 call->op, k, qi.zero_points[0], qo.zero_points[0]);
 	if (why && (qi.scales[0] != qo.scales[0] || qi.zero_points[0] != qo.zero_points[0]))
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: input %d scale %.9g zp %d must equal the output's scale "
-		                 "%.9g zp %d (%s)",
+		                 "%s: input %d scale %.9g zp %" PRId32
+		                 " must equal the output's scale "
+		                 "%.9g zp %" PRId32 " (%s)",
 		                 call->op, k, (double)qi.scales[0], qi.zero_points[0],
 		                 (double)qo.scales[0], qo.zero_points[0], why);
 	return QCF_OK;
@@ -403,8 +408,9 @@ static qcf_status pool_setup(const qcf_op_call *call, pool *p, int need_out, qre
 		return s;
 	const qcf_tensor *in = &call->inputs[0], *out = &call->outputs[0];
 	if (in->rank != 4)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s input must have rank 4 (NHWC), got %d",
-		                 call->op, in->rank);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s input must have rank 4 (NHWC), got %" PRId32 "", call->op,
+		                 in->rank);
 	if (in->dtype != out->dtype)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input type %s differs from output %s",
 		                 call->op, dt(in->dtype), dt(out->dtype));
@@ -599,8 +605,8 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 	for (size_t i = 0; i < na; i++) {
 		if (ax[i] < -in->rank || ax[i] >= in->rank)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: axis %lld out of range [-%d, %d)", call->op,
-			                 (long long)ax[i], in->rank, in->rank);
+			                 "%s: axis %lld out of range [-%" PRId32 ", %" PRId32 ")",
+			                 call->op, (long long)ax[i], in->rank, in->rank);
 		r->red[ax[i] < 0 ? ax[i] + in->rank : ax[i]] = 1; /* duplicates dropped */
 	}
 	int64_t keep;
@@ -786,8 +792,9 @@ static qcf_status concat_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		const qcf_tensor *t = &call->inputs[k];
 		if (t->rank != rank)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "CONCATENATION: input %d has rank %d, input 0 rank %d", k,
-			                 t->rank, rank);
+			                 "CONCATENATION: input %d has rank %" PRId32
+			                 ", input 0 rank %d",
+			                 k, t->rank, rank);
 		for (int j = 0; j < rank; j++)
 			if (j != axis && t->shape[j] != in0->shape[j])
 				return qref_fail(
@@ -983,8 +990,9 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 				    qc.zero_points[0] != qo.zero_points[0])
 					return qref_fail(
 					        d, QCF_INVALID_PARAM,
-					        "PADV2: constant_values scale %.9g zp %d must "
-					        "equal the output's scale %.9g zp %d",
+					        "PADV2: constant_values scale %.9g zp %" PRId32
+					        " must "
+					        "equal the output's scale %.9g zp %" PRId32,
 					        (double)qc.scales[0], qc.zero_points[0],
 					        (double)qo.scales[0], qo.zero_points[0]);
 			}
@@ -1002,7 +1010,8 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 			qref_dtype_range(out->dtype, &lo, &hi);
 			if (qo.zero_points[0] < lo || qo.zero_points[0] > hi)
 				return qref_fail(d, QCF_INVALID_PARAM,
-				                 "PAD: output zero point %d does not fit %s",
+				                 "PAD: output zero point %" PRId32
+				                 " does not fit %s",
 				                 qo.zero_points[0], dt(out->dtype));
 			raw = qo.zero_points[0];
 		}
@@ -1259,8 +1268,9 @@ static qcf_status b2s_common(const qcf_op_call *call, qref_detail *d, int64_t *b
 	const qcf_tensor *in = &call->inputs[0];
 	const char *tname = !strcmp(call->op, "BATCH_TO_SPACE_ND") ? "crops" : "paddings";
 	if (in->rank != 3 && in->rank != 4)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s input must have rank 3 or 4, got %d",
-		                 call->op, in->rank);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s input must have rank 3 or 4, got %" PRId32 "", call->op,
+		                 in->rank);
 	int sp = in->rank - 2;
 	*nsp = sp;
 	size_t nb, nt;

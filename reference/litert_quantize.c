@@ -5,6 +5,7 @@
  * requantization"); the ops: specs/README.md ("Operators"); their arithmetic and
  * its sources: docs/litert.md ("QUANTIZE and DEQUANTIZE").
  */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -102,8 +103,9 @@ static qcf_status requantize(const qcf_op_call *call, qref_detail *d)
 	int32_t zi = qi.zero_points[0], zo = qo.zero_points[0];
 	if (in->dtype == QCF_INT16 && out->dtype == QCF_INT16 && (zi != 0 || zo != 0))
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "QUANTIZE int16 -> int16 needs zero points 0 (got %d and %d)", zi,
-		                 zo);
+		                 "QUANTIZE int16 -> int16 needs zero points 0 (got %" PRId32
+		                 " and %" PRId32 ")",
+		                 zi, zo);
 
 	const qref_rounding named = qref_detail_rounding(d);
 	if (named != QREF_ROUND_DEFAULT && named != QREF_ROUND_DOUBLE && named != QREF_ROUND_SINGLE)
@@ -194,10 +196,10 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
 		if (it == QCF_INT16)
 			for (int32_t c = 0; c < q.count; c++)
 				if (q.zero_points[c] != 0)
-					return qref_fail(
-					        d, QCF_INVALID_PARAM,
-					        "DEQUANTIZE int16 input needs zero point 0, got %d",
-					        q.zero_points[c]);
+					return qref_fail(d, QCF_INVALID_PARAM,
+					                 "DEQUANTIZE int16 input needs zero point "
+					                 "0, got %" PRId32 "",
+					                 q.zero_points[c]);
 	}
 	qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)

@@ -22,6 +22,7 @@
  * schema: the reference broadcasts a 1-D per-row scale or zero point along
  * the last axis, and its auto_pad reads the wrong input dimension.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,11 +81,11 @@ static qcf_status check_zp_range(const qcf_op_call *call, const char *what, qcf_
 	qref_range_d(t, &lo, &hi);
 	for (int32_t i = 0; i < n; i++)
 		if (zp[i] < lo || zp[i] > hi)
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
-			        "%s: %s %d does not fit %s (the zero point has its tensor's "
-			        "type)",
-			        call->op, what, zp[i], tname(t));
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %s %" PRId32
+			                 " does not fit %s (the zero point has its tensor's "
+			                 "type)",
+			                 call->op, what, zp[i], tname(t));
 	return QCF_OK;
 }
 
@@ -93,15 +94,16 @@ static qcf_status no_quant(const qcf_op_call *call, qref_detail *d)
 {
 	for (int32_t i = 0; i < call->n_inputs; i++)
 		if (call->inputs[i].quant)
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
-			        "%s: input %d carries quantization; this op takes its zero "
-			        "points as input tensors",
-			        call->op, i);
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: input %" PRId32
+			                 " carries quantization; this op takes its zero "
+			                 "points as input tensors",
+			                 call->op, i);
 	for (int32_t i = 0; i < call->n_outputs; i++)
 		if (call->outputs[i].quant)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: output %d carries quantization; the output is plain "
+			                 "%s: output %" PRId32
+			                 " carries quantization; the output is plain "
 			                 "int32",
 			                 call->op, i);
 	return QCF_OK;
@@ -146,10 +148,10 @@ static qcf_status integer_op_check(const qcf_op_call *call, const char *n0, cons
                                    qref_detail *d)
 {
 	if (call->n_inputs < 2 || call->n_inputs > 4)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s expects 2 to 4 inputs (%s, %s, %s_zero_point, %s_zero_point), got %d",
-		        call->op, n0, n1, n0, n1, call->n_inputs);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s expects 2 to 4 inputs (%s, %s, %s_zero_point, %s_zero_point), "
+		                 "got %" PRId32 "",
+		                 call->op, n0, n1, n0, n1, call->n_inputs);
 	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
 	if (s != QCF_OK || (s = no_quant(call, d)) != QCF_OK ||
 	    (s = rounding_ok(call, d, 0, "nothing")) != QCF_OK ||
@@ -337,13 +339,13 @@ static qcf_status qmm_inputs(const qcf_op_call *call, qmm *p, qref_detail *d)
 	if (p->qa.axis >= 0 && (a->rank < 2 || p->qa.axis != a->rank - 2))
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: a is quantized per tensor or per row (axis rank(a)-2), not "
-		                 "along axis %d",
+		                 "along axis %" PRId32 "",
 		                 call->op, p->qa.axis);
 	if (p->qb.axis >= 0 && (b->rank < 2 || p->qb.axis != b->rank - 1))
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "%s: b is quantized per tensor or per column (axis rank(b)-1), not "
-		        "along axis %d",
+		        "along axis %" PRId32 "",
 		        call->op, p->qb.axis);
 	if ((s = check_zp_range(call, "a_zero_point", a->dtype, p->qa.zero_points, p->qa.count,
 	                        d)) != QCF_OK ||
@@ -536,7 +538,8 @@ static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n
 	if (a->count != n || (a->type != QCF_ATTR_INTS && a->type != QCF_ATTR_FLOATS &&
 	                      !(n == 1 && (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT))))
 		return qref_fail_attr(d, name, QCF_INVALID_PARAM,
-		                      "%s: attribute %s needs %d integers", call->op, name, n);
+		                      "%s: attribute %s needs %" PRId32 " integers", call->op, name,
+		                      n);
 	for (int32_t i = 0; i < n; i++) {
 		double v = a->type == QCF_ATTR_INTS     ? (double)a->v.ints[i]
 		           : a->type == QCF_ATTR_FLOATS ? a->v.floats[i]
@@ -555,13 +558,14 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
                              const qcf_tensor *y, conv_geom *g, qref_detail *d)
 {
 	if (x->rank < 3)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s: x must have at least 3 dimensions (N, C, spatial...), got rank %d",
-		        call->op, x->rank);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: x must have at least 3 dimensions (N, C, spatial...), got "
+		                 "rank %" PRId32 "",
+		                 call->op, x->rank);
 	if (w->rank != x->rank)
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: w must have x's rank %d (M, C/group, kernel...), got %d",
+		                 "%s: w must have x's rank %" PRId32
+		                 " (M, C/group, kernel...), got %" PRId32 "",
 		                 call->op, x->rank, w->rank);
 	g->nsp = x->rank - 2;
 	g->batch = x->shape[0];
@@ -593,10 +597,10 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 		g->in[i] = x->shape[2 + i];
 		g->k[i] = w->shape[2 + i];
 		if (ks_given && ks[i] != g->k[i])
-			return qref_fail_attr(
-			        d, "kernel_shape", QCF_INVALID_PARAM,
-			        "%s: kernel_shape[%d] = %lld but w's kernel dimension is %lld",
-			        call->op, i, (long long)ks[i], (long long)g->k[i]);
+			return qref_fail_attr(d, "kernel_shape", QCF_INVALID_PARAM,
+			                      "%s: kernel_shape[%" PRId32
+			                      "] = %lld but w's kernel dimension is %lld",
+			                      call->op, i, (long long)ks[i], (long long)g->k[i]);
 		g->in_sp *= (size_t)g->in[i];
 		g->k_sp *= (size_t)g->k[i];
 	}
@@ -640,7 +644,7 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 			return qref_fail(
 			        d, QCF_INVALID_PARAM,
 			        "%s: the dilated kernel (%lld) is larger than the padded input "
-			        "(%lld) in spatial dimension %d",
+			        "(%lld) in spatial dimension %" PRId32 "",
 			        call->op, (long long)keff, (long long)(g->in[i] + pb + pe), i);
 		g->out[i] = span / g->stride[i] + 1;
 		g->pad0[i] = pb;
@@ -765,7 +769,7 @@ static qcf_status qconv_inputs(const qcf_op_call *call, qconv *p, qref_detail *d
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "%s: w is quantized per tensor or per output channel (axis 0), not "
-		        "along axis %d",
+		        "along axis %" PRId32 "",
 		        call->op, p->qw.axis);
 	if ((s = check_zp_range(call, "x_zero_point", x->dtype, p->qx.zero_points, 1, d)) !=
 	            QCF_OK ||
@@ -793,8 +797,9 @@ static qcf_status qconv_inputs(const qcf_op_call *call, qconv *p, qref_detail *d
 static qcf_status qconv_check(const qcf_op_call *call, int shapes_only, qconv *p, qref_detail *d)
 {
 	if (call->n_inputs != 2 && call->n_inputs != 3)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s expects 2 or 3 inputs (x, w, B), got %d",
-		                 call->op, call->n_inputs);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s expects 2 or 3 inputs (x, w, B), got %" PRId32 "", call->op,
+		                 call->n_inputs);
 	qcf_status s = shapes_only ? qref_check_call_shapes(call, call->n_inputs, 1, d)
 	                           : qref_check_call(call, call->n_inputs, 1, d);
 	return s != QCF_OK ? s : qconv_inputs(call, p, d);

@@ -29,6 +29,7 @@
  *   and specs/onnx/ort/README.md for where ONNX Runtime's cast differs.
  * DynamicQuantizeLinear is in onnx_linear.c.
  */
+#include <inttypes.h>
 #include <math.h>
 
 #include "attrs.h"
@@ -100,12 +101,14 @@ static qcf_status check_zero_points(const qcf_op_call *call, qcf_dtype t, const 
 		double z = q->zero_points[c];
 		if (z < lo || z > hi)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: zero point %d does not fit %s (it has the quantized "
+			                 "%s: zero point %" PRId32
+			                 " does not fit %s (it has the quantized "
 			                 "type)",
 			                 call->op, q->zero_points[c], qref_dtype_name(t));
 		if (t == QCF_INT32 && z != 0)
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: int32 has no zero point (it must be 0), got %d",
+			                 "%s: int32 has no zero point (it must be 0), got %" PRId32
+			                 "",
 			                 call->op, q->zero_points[c]);
 	}
 	return QCF_OK;

@@ -30,6 +30,7 @@
  * DequantizeLinear (com.microsoft): y = float(x - zp) * scale in float32, per tensor or along
  * the attribute axis (default 1).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,7 +110,7 @@ static qcf_status nbits_check(const qcf_op_call *call, nbits_call *p, qref_detai
 	if (call->n_inputs < 3 || call->n_inputs > 5 || call->n_outputs != 1)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s takes 3 to 5 inputs (a, b, scales, zero_points, bias) and one "
-		                 "output, got %d and %d",
+		                 "output, got %" PRId32 " and %" PRId32 "",
 		                 call->op, call->n_inputs, call->n_outputs);
 	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
 	if (s != QCF_OK || (s = optional_names(call, 3, opt, d)) != QCF_OK)
@@ -386,7 +387,7 @@ static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, qref_
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "%s takes 3 or 4 inputs (data, indices, scales, zero_points) and one "
-		        "output, got %d and %d",
+		        "output, got %" PRId32 " and %" PRId32 "",
 		        call->op, call->n_inputs, call->n_outputs);
 	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
 	if (s != QCF_OK || (s = optional_names(call, 3, opt, d)) != QCF_OK)
@@ -578,18 +579,19 @@ static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, qref_detai
 	if (q.axis >= 0) {
 		int64_t a = axis < 0 ? axis + x->rank : axis;
 		if (a != q.axis)
-			return qref_fail_attr(
-			        d, "axis", QCF_INVALID_PARAM,
-			        "%s: per-axis scales along axis %d, but the attribute axis "
-			        "is %lld",
-			        call->op, q.axis, (long long)axis);
+			return qref_fail_attr(d, "axis", QCF_INVALID_PARAM,
+			                      "%s: per-axis scales along axis %" PRId32
+			                      ", but the attribute axis "
+			                      "is %lld",
+			                      call->op, q.axis, (long long)axis);
 	}
 	double lo, hi;
 	qref_range_d(x->dtype, &lo, &hi);
 	for (int32_t c = 0; c < q.count; c++)
 		if (q.zero_points[c] < lo || q.zero_points[c] > hi)
-			return qref_fail(d, QCF_INVALID_PARAM, "%s: zero point %d does not fit %s",
-			                 call->op, q.zero_points[c], tn(x->dtype));
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: zero point %" PRId32 " does not fit %s", call->op,
+			                 q.zero_points[c], tn(x->dtype));
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rnd, "nothing to an integer");

@@ -27,6 +27,7 @@
  * kernels cast to int64 before clamping): NaN, +-inf, |value| >= 2^63. Those elements are marked
  * unpredictable.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -388,7 +389,7 @@ qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, con
 		return qref_fail_attr(
 		        d, "axis", QCF_INVALID_PARAM,
 		        "%s: `axis` must be between 0 and number of dimensions of input "
-		        "(axis %lld, rank %d)",
+		        "(axis %lld, rank %" PRId32 ")",
 		        call->op, (long long)*axis, x->rank);
 	if (st->shape[0] != x->shape[*axis])
 		return qref_fail(d, QCF_INVALID_PARAM,

@@ -35,6 +35,7 @@
  * contract to one FMA; specs/torch/OPERATORS.md, "Fake quantization"). Elements whose mask the FMA
  * build would flip get dX marked as either value.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -632,7 +633,7 @@ qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qr
 	if (axis < 0 || axis >= x->rank)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: `axis` must be between 0 and number of dimensions of input "
-		                 "(axis %lld, rank %d)",
+		                 "(axis %lld, rank %" PRId32 ")",
 		                 call->op, (long long)axis, x->rank);
 	if (st->shape[0] != x->shape[axis])
 		return qref_fail(d, QCF_INVALID_PARAM,

@@ -27,6 +27,7 @@
  * tensor; in_features that differ between x and the weight (what the float
  * linear refuses: "mat1 and mat2 shapes cannot be multiplied").
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,14 +64,14 @@ static qcf_status lin_check(const qcf_op_call *call, int shapes_only, lin_geom *
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "quantized::linear_prepack: Weight tensor rank should be == 2, got "
-		        "%d",
+		        "%" PRId32 "",
 		        w->rank);
 	if ((s = qref_get_quant(w, "weight", 0, &wq, d)) != QCF_OK)
 		return s;
 	if (wq.axis > 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "quantized::linear_prepack: per-channel weight quantization is "
-		                 "along axis 0 (output channels), got axis %d",
+		                 "along axis 0 (output channels), got axis %" PRId32 "",
 		                 wq.axis);
 	g->o = w->shape[0];
 	g->k = w->shape[1];

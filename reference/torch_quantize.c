@@ -40,6 +40,7 @@
  *  (double)scale) (dequantize_per_channel_affine_kernel<double, int64_t>,
  *  scales held in double). quint4x2 per channel is not dispatched (error).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -78,11 +79,11 @@ static qcf_status check_zp(const char *fn, qcf_dtype t, int32_t zp, qref_detail 
 	int64_t lo, hi;
 	zp_range(t, &lo, &hi);
 	if (zp > hi)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s zero_point %d is above upper bound.", fn,
-		                 zp);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s zero_point %" PRId32 " is above upper bound.", fn, zp);
 	if (zp < lo)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s zero_point %d is below lower bound.", fn,
-		                 zp);
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s zero_point %" PRId32 " is below lower bound.", fn, zp);
 	return QCF_OK;
 }
 
@@ -269,7 +270,7 @@ qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail 
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
 		        "%s: Channel axis out of range in per channel affine quantization. "
-		        "Got: %dExpected: [0, %d)",
+		        "Got: %" PRId32 "Expected: [0, %" PRId32 ")",
 		        call->op, q->axis, x->rank);
 	if ((int64_t)q->count != x->shape[q->axis])
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: length of scales must equal to channel",
@@ -379,15 +380,15 @@ qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d)
 		                 call->op, fn, torch_qname(x->dtype));
 	if (!per_channel && q->count != 1)
 		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: per-tensor quantization needs count 1, got %d", call->op,
-		                 q->count);
+		                 "%s: per-tensor quantization needs count 1, got %" PRId32 "",
+		                 call->op, q->count);
 	for (int32_t c = 0; c < q->count; c++)
 		if ((s = check_zp(fn, x->dtype, q->zero_points[c], d)) != QCF_OK)
 			return s;
 	if (per_channel && q->axis >= x->rank)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: Channel axis out of range in per channel affine "
-		                 "dequantization. Got:%d Expected: [0, %d)",
+		                 "dequantization. Got:%" PRId32 " Expected: [0, %" PRId32 ")",
 		                 call->op, q->axis, x->rank);
 	if (per_channel && (int64_t)q->count != x->shape[q->axis])
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: length of scales must equal to channel",

@@ -43,7 +43,8 @@ static const char *write_file(const char *dir, const char *name, const char *tex
 	return p;
 }
 
-/* Lines 1..: the fixture's line numbers matter to the expected output below. */
+/* Lines 1..: the fixture's line numbers matter to the expected output below. Line 20's
+ * PRId32 reads as "d" in the site's message. */
 static const char fixture[] =
         "#include \"kernel.h\"\n"                                                        /* 1 */
         "/* QCF_INVALID_PARAM in a comment is no site */\n"                              /* 2 */
@@ -64,7 +65,7 @@ static const char fixture[] =
         "\tif (call->n_inputs == 1)\n"                                                   /* 17 */
         "\t\treturn qref_fail(\n"                                                        /* 18 */
         "\t\t        det, QCF_INVALID_PARAM,\n"                                          /* 19 */
-        "\t\t        \"kern: \\\"quoted\\\" %d\", 1);\n"                                 /* 20 */
+        "\t\t        \"kern: \\\"quoted\\\" %\" PRId32, 1);\n"                           /* 20 */
         "\treturn QCF_OK;\n"                                                             /* 21 */
         "}\n"                                                                            /* 22 */
         "#define M(n) static int n##_f(void) { return 0; }\n"                            /* 23 */

@@ -294,20 +294,36 @@ static int passes_detail(const toks *t, size_t from, size_t to, const detail_nam
 	return 0;
 }
 
-/* The literal's characters between the quotes of every T_STR token in [from, to), or NULL when
- * anything else is there. */
+/* An <inttypes.h> conversion macro (PRId32, PRIu64, ...): its conversion letter, else 0. */
+static char pri_letter(const tok *k)
+{
+	return k->k == T_ID && k->n >= 5 && memcmp(k->s, "PRI", 3) == 0 && strchr("diouxX", k->s[3])
+	               ? k->s[3]
+	               : 0;
+}
+
+/* The literal's characters between the quotes of every T_STR token in [from, to), an
+ * <inttypes.h> macro between them as its conversion letter ("%" PRId32 reads "%d"), or NULL
+ * when anything else is there. */
 static char *literal(const toks *t, size_t from, size_t to)
 {
 	size_t len = 0;
 	for (size_t j = from; j < to; j++) {
-		if (t->v[j].k != T_STR)
+		if (t->v[j].k == T_STR)
+			len += t->v[j].n - 2;
+		else if (pri_letter(&t->v[j]))
+			len++;
+		else
 			return NULL;
-		len += t->v[j].n - 2;
 	}
 	if (from == to)
 		return NULL;
 	char *m = xrealloc(NULL, len + 1), *o = m;
 	for (size_t j = from; j < to; j++) {
+		if (t->v[j].k != T_STR) {
+			*o++ = pri_letter(&t->v[j]);
+			continue;
+		}
 		memcpy(o, t->v[j].s + 1, t->v[j].n - 2);
 		o += t->v[j].n - 2;
 	}

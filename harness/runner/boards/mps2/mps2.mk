@@ -16,10 +16,9 @@ MCU_CFLAGS  := --specs=picolibc.specs -std=c11 -Os -g -ffp-contract=off -ffuncti
 MCU_LDFLAGS := --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
                -T harness/runner/boards/mps2/mps2.ld
 MCU_REF     := $(REF_SRC:reference/%.c=%)
-# newlib's int32_t is long: the reference prints its int32_t fields with %d (one 32-bit word
-# on every target it runs on), so its format checks are off for this build alone; and the
-# firmware has one thread, so the reference's one thread-local variable is a plain one
-MCU_REF_CFLAGS := -Wno-format -D_Thread_local=
+# The firmware has one thread, so the reference's one thread-local variable is a plain one
+# (its int32_t fields are printed with PRId32: picolibc's int32_t is long)
+MCU_REF_CFLAGS := -D_Thread_local=
 
 define mcu_cpu
 $(MCU_BUILD)/$(1)/ref/%.o: reference/%.c | $(MCU_BUILD)/$(1)/ref
