@@ -105,20 +105,14 @@ static void cert_case(cert_cases *cc, json_t *c)
 		} else if (!json_object_get(cc->refused, key))
 			json_object_set(cc->refused, key, c);
 	}
-	for (int v = 0; v < QC_N_VERDICTS; v++) {
-		if (qc_verdict_conforms((qc_verdict)v) || json_object_get(c, "waived") ||
-		    strcmp(verdict, qc_verdict_name((qc_verdict)v)) != 0)
-			continue;
+	int v = qc_verdict_of_name(verdict);
+	if (v >= 0 && !qc_verdict_conforms((qc_verdict)v) && !json_object_get(c, "waived")) {
 		json_t *n = json_object_get(cc->per_op[v], op);
 		json_object_set_new(cc->per_op[v], op,
 		                    json_integer(n ? json_integer_value(n) + 1 : 1));
 	}
 	if (json_object_get(c, "waived"))
 		json_array_append(cc->waived, c);
-	int v = -1;
-	for (int k = 0; k < QC_N_VERDICTS && v < 0; k++)
-		if (!strcmp(verdict, qc_verdict_name((qc_verdict)k)))
-			v = k;
 	if (cc->require_engine && v >= 0 && qc_verdict_judged((qc_verdict)v) &&
 	    !qc_engine_meets(qc_engine_of_kind(jstr(json_object_get(c, "engine"), "kind")),
 	                     cc->require_engine)) {

@@ -59,14 +59,6 @@ typedef struct mop {
 	mout out[QC_MAX_TENSORS];
 } mop;
 
-static int verdict_index(const char *v)
-{
-	for (int i = 0; i < QC_N_VERDICTS; i++)
-		if (!strcmp(v, qc_verdict_name((qc_verdict)i)))
-			return i;
-	return -1;
-}
-
 /* Adds one case output's metrics, as qc_metrics_merge does (harness/src/judge/compare.c). The sums
  * of e and e^2 come back as mean * elements; in LSB the errors are integers, so the sums are
  * whole numbers and rounding them recovers them exactly: the merged LSB bias and MSE equal
@@ -429,7 +421,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			qc_utf8_copy(o->semantics, sizeof o->semantics, str(c, "semantics"));
 			qc_utf8_copy(o->op, sizeof o->op, str(c, "op"));
 		}
-		int v = verdict_index(str(c, "verdict"));
+		int v = qc_verdict_of_name(str(c, "verdict"));
 		o->cases++;
 		if (v >= 0) {
 			o->verdicts[v]++;

@@ -57,6 +57,14 @@ int qc_verdict_conforms(qc_verdict v)
 	       v == QC_EXPECTED_ERROR;
 }
 
+int qc_verdict_of_name(const char *name)
+{
+	for (int v = 0; name && v < QC_N_VERDICTS; v++)
+		if (!strcmp(name, verdict_names[v]))
+			return v;
+	return -1;
+}
+
 int qc_verdict_judged(qc_verdict v)
 {
 	return v == QC_PASS || v == QC_PASS_WITHIN_TOLERANCE || v == QC_FAIL;

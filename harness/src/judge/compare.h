@@ -113,6 +113,8 @@ typedef enum qc_verdict {
 } qc_verdict;
 
 const char *qc_verdict_name(qc_verdict v);
+/* The verdict a report spells name (qc_verdict_name's inverse), or -1 (NULL included). */
+int qc_verdict_of_name(const char *name);
 /* PASS, PASS_WITHIN_TOLERANCE, NOT_SUPPORTED, EXPECTED_ERROR */
 int qc_verdict_conforms(qc_verdict v);
 /* PASS, PASS_WITHIN_TOLERANCE, FAIL: the kernel's outputs were compared */

@@ -16,14 +16,6 @@
 
 /* ---- values ---- */
 
-static int verdict_index(const char *s)
-{
-	for (int v = 0; v < QC_N_VERDICTS; v++)
-		if (s && !strcmp(s, qc_verdict_name((qc_verdict)v)))
-			return v;
-	return -1;
-}
-
 /* Verdicts that fail a run (qc_verdict_conforms is 0). */
 static int is_failing(int v)
 {
@@ -359,7 +351,7 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 {
 	char key[512];
 	const char *verdict = qc_report_str(c, "verdict");
-	int v = verdict_index(verdict);
+	int v = qc_verdict_of_name(verdict);
 	op_slot(key, sizeof key, qc_report_str(c, "semantics"), qc_report_str(c, "op"));
 	if (is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
 		json_array_append_new(pc->failing_list, json_pack("[IO]", (json_int_t)i, c));
@@ -1160,7 +1152,7 @@ static void worst_table(FILE *f, json_t *o)
 static void case_article(FILE *f, json_t *c, size_t index)
 {
 	/* names written into markup unescaped come from qconform's own tables */
-	int vi = verdict_index(qc_report_str(c, "verdict"));
+	int vi = qc_verdict_of_name(qc_report_str(c, "verdict"));
 	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
 	char b1[32], b2[32];
 	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",

@@ -65,10 +65,7 @@ int qc_report_check_case(const json_t *c, int strict, char *why, size_t why_size
 		return -1;
 	}
 	const char *v = json_string_value(json_object_get(c, "verdict"));
-	int known = 0;
-	for (int k = 0; v && k < QC_N_VERDICTS; k++)
-		known |= !strcmp(v, qc_verdict_name((qc_verdict)k));
-	if (!known) {
+	if (qc_verdict_of_name(v) < 0) {
 		char shown[64];
 		qc_utf8_copy(shown, sizeof shown, v ? v : "(none)");
 		snprintf(why, why_size, "case %.80s: verdict %s is not one of qconform's", name,

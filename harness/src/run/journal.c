@@ -189,14 +189,6 @@ int qc_journal_close(qc_journal *j)
 
 /* ---- reading ---- */
 
-static int verdict_of(const char *s)
-{
-	for (int v = 0; v < QC_N_VERDICTS; v++)
-		if (!strcmp(s, qc_verdict_name((qc_verdict)v)))
-			return v;
-	return -1;
-}
-
 static uint64_t count_of(const json_t *o, const char *key)
 {
 	return (uint64_t)qc_report_count(json_object_get(o, key));
@@ -220,7 +212,7 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	const char *name = json_string_value(json_object_get(c, "name"));
 	const char *verdict = json_string_value(json_object_get(c, "verdict"));
 	json_t *ord = json_object_get(c, "ordinal");
-	int vi = verdict ? verdict_of(verdict) : -1;
+	int vi = verdict ? qc_verdict_of_name(verdict) : -1;
 	/* the case object's bytes: the line is {"chain":"HEX","stats":[...],"case":OBJECT}, and
 	 * those bytes must be that object (they go into the report as they are) */
 	static const char key[] = ",\"case\":";
