@@ -250,7 +250,7 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 		if (meta->threads_option) {
 			qc_json_string(f, meta->threads_option);
 			fputs(", \"threads\": [", f);
-			for (int r = 2; r <= meta->repeat && r < 2 + 4; r++)
+			for (int r = 2; r <= meta->repeat && r < 2 + QC_REPEAT_VARIANTS; r++)
 				fprintf(f, "%s%d", r > 2 ? ", " : "", qc_jobs_threads(r));
 			fputs("]}", f);
 		} else {

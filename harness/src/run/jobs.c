@@ -15,9 +15,8 @@
 #include "spec.h"
 #include "util.h"
 
-#define BATCH_CASES     64
-#define BATCH_BYTES     ((size_t)64 << 20)
-#define REPEAT_VARIANTS 4 /* thread counts the repetitions cycle through */
+#define BATCH_CASES 64
+#define BATCH_BYTES ((size_t)64 << 20)
 
 /* A thread's copy of a spec; a case kept for --dump holds it too. */
 typedef struct qc_spec_ref {
@@ -61,8 +60,8 @@ typedef struct job {
 	int board;       /* its board in the pool, or -1 */
 	/* --repeat with the plugin's threads option: a worker per thread count, opened when first
 	 * needed (rep_failed: it could not be, why in rep_err) */
-	qc_runner *rep[REPEAT_VARIANTS];
-	int rep_failed[REPEAT_VARIANTS];
+	qc_runner *rep[QC_REPEAT_VARIANTS];
+	int rep_failed[QC_REPEAT_VARIANTS];
 	char rep_err[256];
 } job;
 
@@ -423,8 +422,8 @@ static int board_dead(const job *j)
 
 int qc_jobs_threads(int r)
 {
-	static const int counts[REPEAT_VARIANTS] = {1, 2, 4, 8};
-	return counts[(r - 2 + REPEAT_VARIANTS * 64) % REPEAT_VARIANTS];
+	static const int counts[QC_REPEAT_VARIANTS] = {1, 2, 4, 8};
+	return counts[(r - 2) % QC_REPEAT_VARIANTS];
 }
 
 /* What the later runs of a batch's case found: run 0 when they all agreed with the first. */
@@ -578,7 +577,7 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 		qc_runner *R = j->runner;
 		char how[48] = "";
 		if (J->threads_option[0]) {
-			int v = (r - 2) % REPEAT_VARIANTS;
+			int v = (r - 2) % QC_REPEAT_VARIANTS;
 			snprintf(how, sizeof how, ", %s=%d", J->threads_option, qc_jobs_threads(r));
 			R = rep_runner(j, v);
 		}
@@ -1049,7 +1048,7 @@ static void *job_main(void *arg)
 	 * here, while its destroy() can still run */
 	qc_runner_close(j->runner);
 	j->runner = NULL;
-	for (int v = 0; v < REPEAT_VARIANTS; v++) {
+	for (int v = 0; v < QC_REPEAT_VARIANTS; v++) {
 		qc_runner_close(j->rep[v]);
 		j->rep[v] = NULL;
 	}
@@ -1136,7 +1135,7 @@ void qc_jobs_cancel(qc_jobs *J)
 	for (int i = 0; i < J->n_jobs; i++) {
 		if (J->jobs[i].runner)
 			qc_runner_cancel(J->jobs[i].runner);
-		for (int v = 0; v < REPEAT_VARIANTS; v++)
+		for (int v = 0; v < QC_REPEAT_VARIANTS; v++)
 			if (J->jobs[i].rep[v])
 				qc_runner_cancel(J->jobs[i].rep[v]);
 	}

@@ -86,7 +86,9 @@ typedef struct qc_jobs_plan {
 	int repeat;
 } qc_jobs_plan;
 
-/* The thread count run r (2..K) of --repeat gives the plugin's threads option. */
+/* The thread counts the later runs of --repeat cycle through, and the one run r (2..K) gives
+ * the plugin's threads option. */
+#define QC_REPEAT_VARIANTS 4
 int qc_jobs_threads(int r);
 
 typedef struct qc_jobs qc_jobs;
