@@ -80,17 +80,20 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) -g -Wall -Wextra -Werror $(WNO_TRUNC) -ffp-contract=off -fPIC \
            -fvisibility=hidden $(SANFLAGS)
 # The harness, one folder per stage of the pipeline (harness/src/README.md).
-HARNESS_DIRS := spec cases run judge report gate tools base cli offline
+HARNESS_DIRS := base spec cases run judge report pipeline offline gate tools cmd
 # The C of onnx.proto, generated (see ONNX_PROTO below), lives in $(PB_GEN).
 PB_GEN   := $(BUILD)/gen
-CPPFLAGS := -Iharness/include -Iharness/runner -Iharness/src $(HARNESS_DIRS:%=-Iharness/src/%) -Ireference \
-            -I$(PB_GEN)
+# Includes name their folder: "judge/compare.h" (the harness's stages, under harness/src),
+# "reference/qref.h" and "harness/runner/qconform_case.h" (the other parts, from the top),
+# "qconform/plugin.h" (the public header, as a plugin includes it) and the generated
+# "onnx.pb-c.h".
+CPPFLAGS := -Iharness/src -I. -Iharness/include -I$(PB_GEN)
 LDFLAGS := $(SANFLAGS)
 LDLIBS  := -lm -ldl -pthread
 
 REF_SRC     := $(filter-out reference/plugin.c,$(wildcard reference/*.c))
 REF_OBJ     := $(REF_SRC:%.c=$(BUILD)/%.o)
-HARNESS_SRC := $(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c))
+HARNESS_SRC := $(filter-out harness/src/cmd/main.c,$(wildcard $(HARNESS_DIRS:%=harness/src/%/*.c)))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/%.o) $(PB_GEN)/onnx.pb-c.o $(PB_GEN)/variants_table.o
 STUB_SRC    := $(wildcard suite/stubs/*.c)
 STUB_SO     := $(STUB_SRC:suite/stubs/%.c=$(BUILD)/stubs/libstub_%.so)
@@ -243,7 +246,7 @@ $(BUILD)/abi1/libexample_abi1.so: $(BUILD)/abi1/example.o
 $(EXAMPLE_SO):
 	$(CC) -shared $(LDFLAGS) -o $@ $^
 
-$(QCONFORM): $(BUILD)/harness/src/main.o $(HARNESS_A) $(REF_A)
+$(QCONFORM): $(BUILD)/harness/src/cmd/main.o $(HARNESS_A) $(REF_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 $(TESTS): $(TEST_OBJ) $(HARNESS_A) $(REF_A)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -184,6 +185,20 @@ static void leak_check_alone(void)
 }
 #endif
 
+/* CPU seconds of this process and of the children it waited for (their workers included):
+ * where make test's budget goes, printed beside each suite's wall time */
+static double cpu_s(void)
+{
+	struct rusage self, kids;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+	                kids.ru_stime.tv_sec) +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+	                kids.ru_stime.tv_usec) /
+	               1e6;
+}
+
 /* -v: each test as it ends, with its seconds (where a suite's time goes) */
 static double test_started;
 
@@ -249,6 +264,7 @@ int main(int argc, char **argv)
 	                        qct_register_utf8,
 	                        qct_register_refusals,
 	                        qct_register_docs,
+	                        qct_register_layers,
 	                        qct_register_ggml};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
@@ -270,12 +286,13 @@ int main(int argc, char **argv)
 	int local = 0, k;
 	double t_all = qct_now_s();
 	while ((k = next_suite(queue, &local)) >= 0 && k < n_active) {
-		double t0 = qct_now_s();
+		double t0 = qct_now_s(), c0 = cpu_s();
 		CU_run_suite(active[k]);
 		CU_pRunSummary r = CU_get_run_summary();
 		unsigned bad = r->nFailureRecords;
-		printf("%s: %u test%s, %s (%.1f s)\n", active[k]->pName, r->nTestsRun,
-		       r->nTestsRun == 1 ? "" : "s", bad ? "FAILED" : "passed", qct_now_s() - t0);
+		printf("%s: %u test%s, %s (%.1f s, cpu %.1f s)\n", active[k]->pName, r->nTestsRun,
+		       r->nTestsRun == 1 ? "" : "s", bad ? "FAILED" : "passed", qct_now_s() - t0,
+		       cpu_s() - c0);
 		fflush(stdout);
 		print_failures();
 		ran += r->nTestsRun;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
+#include "reference/dtype.h"
 #include "tensor.h"
 
 qcf_op_call qt_last;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
-#include "qref.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
 
 #define QT_MAXQ  64   /* scales and zero points of one tensor; detail elements */
 #define QT_BYTES 2048 /* data: 1024 int16, 512 float32, 256 int64 elements */

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "certify.h"
-#include "digest.h"
-#include "profile.h"
+#include "base/digest.h"
+#include "gate/certify.h"
 #include "qct.h"
-#include "report_read.h"
+#include "report/report_read.h"
+#include "spec/profile.h"
 
 #define CERT_SCHEMA "reports/schema/certificate.schema.json"
 

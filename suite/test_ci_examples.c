@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "digest.h"
+#include "base/digest.h"
 #include "qct.h"
 
 #define GH_FILE     "docs/ci/github-actions.yml"

@@ -8,8 +8,8 @@
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 
-#include "console.h"
 #include "qct.h"
+#include "report/console.h"
 
 /* Every command answers --help and -h on stdout with exit 0, its usage line first; so does
  * `qconform help COMMAND`; --version and version say the same. */

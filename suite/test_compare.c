@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
-#include "dtype.h"
+#include "judge/compare.h"
 #include "qct.h"
+#include "reference/dtype.h"
 
 static int64_t shape8[1] = {8};
 
@@ -289,7 +289,7 @@ static const char *verdict_of(json_t *r, const char *spec, const char *name)
 }
 
 /* A golden NaN matches only a NaN and a golden infinity only the same infinity, whatever the
- * golden tolerance; in a float8 output, -0 only -0 (harness/src/judge/expected.c apply_golden).
+ * golden tolerance; in a float8 output, -0 only -0 (harness/src/cases/expected.c apply_golden).
  * The reference's answers: y = [1, inf, NaN, -inf] (DequantizeLinear of float8e5m2) and
  * [-0, 0] (QuantizeLinear of -0 and 0 to float8e4m3fn). */
 static void test_golden_nonfinite(void)

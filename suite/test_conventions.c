@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrs.h"
-#include "cases.h"
-#include "conventions.h"
-#include "dtype.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "spec.h"
+#include "reference/attrs.h"
+#include "reference/dtype.h"
+#include "spec/spec.h"
+#include "tools/conventions.h"
 
 static void run_rows(const qc_conv_params *p, const float *x, size_t n, qc_conv_row *rows)
 {

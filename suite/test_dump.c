@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dump.h"
 #include "qct.h"
+#include "report/dump.h"
 
 /* ---- the .npy header in C ---- */
 

@@ -11,9 +11,9 @@
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 
-#include "qcbin.h"
+#include "offline/qcbin.h"
 #include "qct.h"
-#include "report.h"
+#include "report/report.h"
 
 /* The runner, as a vendor builds it: C99, pedantic, every warning an error. */
 #define RUNNER_CFLAGS                                                                              \

@@ -1,6 +1,6 @@
 /*
  * CI gating: run --shard K/N and merge, diff and run --baseline, run --waivers
- * (harness/src/run/run.c, merge.c, diff.c, waivers.c), end to end through the
+ * (harness/src/cmd/run.c, gate/merge.c, gate/diff.c, judge/waivers.c), end to end through the
  * qconform binary and its JSON reports (read back with jansson).
  */
 #include <jansson.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diff.h"
+#include "gate/diff.h"
 #include "qct.h"
 
 /* A small run with every unit: LSB outputs (litert ADD, SUB, MUL), outputs in steps of the

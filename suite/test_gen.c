@@ -1,15 +1,15 @@
-/* Tests for harness/src/cases/rng.c and harness/src/gen.c. */
+/* Tests for harness/src/base/rng.c and harness/src/spec/gen.c. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "gen.h"
+#include "base/rng.h"
 #include "qct.h"
-#include "requant.h"
-#include "rng.h"
+#include "reference/dtype.h"
+#include "reference/requant.h"
+#include "spec/gen.h"
 
 /* ---- the generator ------------------------------------------------------- */
 

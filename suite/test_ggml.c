@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "ggml.h"
+#include "reference/dtype.h"
+#include "reference/ggml.h"
 #include <jansson.h>
 
 #include "qct.h"
-#include "qref.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 static int bytes_equal(const uint8_t *got, const uint8_t *want, size_t n, const char *what)

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "certify.h"
-#include "digest.h"
+#include "base/digest.h"
+#include "gate/certify.h"
 #include "qct.h"
 
 #define SPECS "suite/specs/interrupt"

@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrs.h"
-#include "cases.h"
-#include "dtype.h"
-#include "kernel.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "qref.h"
-#include "requant.h"
-#include "spec.h"
+#include "reference/attrs.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
+#include "reference/requant.h"
+#include "spec/spec.h"
 #include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "kernel.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 static void ewt_fill(qt *x, const int *v)

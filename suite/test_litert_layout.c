@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "kernel.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 /* A tensor of the given shape, data v (n values, may be NULL), quantized when s > 0. */

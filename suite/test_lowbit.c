@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "dtype.h"
 #include "qct.h"
+#include "reference/dtype.h"
 
 static const qcf_dtype smalls[] = {QCF_FLOAT8E4M3FN,   QCF_FLOAT8E4M3FNUZ, QCF_FLOAT8E5M2,
                                    QCF_FLOAT8E5M2FNUZ, QCF_FLOAT6E3M2,     QCF_FLOAT6E2M3,

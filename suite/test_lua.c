@@ -1,12 +1,12 @@
-/* Tests for harness/src/cases/slua.c: the sandbox, its limits, values, generators, checks, qc. */
+/* Tests for harness/src/spec/slua.c: the sandbox, its limits, values, generators, checks, qc. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "qct.h"
-#include "rng.h"
-#include "slua.h"
+#include "spec/slua.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 

@@ -11,9 +11,9 @@
 
 #include <jansson.h>
 
-#include "dtype.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/dtype.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 static qcf_status quantize(qcf_dtype t, const double *x, int n, qt *y, qt *sc, qt_det *det)

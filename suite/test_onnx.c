@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/dtype.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "onnx_import.h"
-#include "onnx_proto.h"
+#include "base/digest.h"
 #include "qct.h"
+#include "tools/onnx_import.h"
+#include "tools/onnx_proto.h"
 
 #define ONNX_NODE_DIR "/usr/share/libonnx-testdata/data/node"
 

@@ -1,5 +1,5 @@
 /*
- * The run's pipeline (harness/src/run/jobs.c, run.c): the job threads expand, compute the
+ * The run's pipeline (harness/src/pipeline/jobs.c, cmd/run.c): the job threads expand, compute the
  * reference's answer, run and judge; the main thread reports in order. Whatever the number of
  * jobs and however the run is sharded, the report holds the same cases in the same order with
  * the same bytes (timings aside).

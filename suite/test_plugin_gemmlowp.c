@@ -20,7 +20,7 @@
 
 #include "qconform/plugin.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 static const char *plugin_path(void)

@@ -6,9 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dtype.h"
+#include "cases/qparams.h"
+#include "cmd/commands.h"
 #include "qct.h"
-#include "qparams.h"
+#include "reference/dtype.h"
 
 /* ---- running qc_cmd_quant with stdout and stderr captured ---------------- */
 

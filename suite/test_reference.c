@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "kernel.h"
 #include "qct.h"
-#include "qref.h"
-#include "requant.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
+#include "reference/requant.h"
 #include "tensor.h"
 
 /* ---- small builders ---------------------------------------------------- */

@@ -31,10 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "platform.h"
+#include "base/digest.h"
+#include "base/platform.h"
 #include "qct.h"
-#include "stream.h"
+#include "run/stream.h"
 
 #define SPECS                                                                                      \
 	"specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/quantize_per_axis.yaml "     \

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "qct.h"
-#include "report_html.h"
-#include "util.h"
+#include "report/report_html.h"
 
 /* suite/util.c: 0 valid, 1 invalid (messages in msg), -1 validator missing */
 

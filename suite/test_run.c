@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrs.h"
-#include "cases.h"
-#include "dtype.h"
-#include "profile.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "spec.h"
+#include "reference/attrs.h"
+#include "reference/dtype.h"
+#include "spec/profile.h"
+#include "spec/spec.h"
 
 static long long summary_count(json_t *r, const char *v)
 {

@@ -25,13 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "dtype.h"
-#include "jobs.h"
+#include "base/digest.h"
+#include "pipeline/jobs.h"
 #include "qct.h"
-#include "qref.h"
-#include "runner.h"
-#include "wire.h"
+#include "reference/dtype.h"
+#include "reference/qref.h"
+#include "run/runner.h"
+#include "run/wire.h"
 
 extern char **environ;
 

@@ -12,13 +12,13 @@
 
 #include <jansson.h>
 
-#include "cases.h"
-#include "dtype.h"
+#include "base/rng.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "rng.h"
-#include "run.h"
-#include "slua.h"
-#include "spec.h"
+#include "reference/dtype.h"
+#include "run/run.h"
+#include "spec/slua.h"
+#include "spec/spec.h"
 
 static int cmp_str(const void *a, const void *b)
 {

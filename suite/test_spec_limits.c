@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cases.h"
-#include "qc_limits.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "slua.h"
-#include "spec.h"
+#include "spec/qc_limits.h"
+#include "spec/slua.h"
+#include "spec/spec.h"
 
 /* a hang detector, not a performance bound (a loaded machine takes 20 s) */
 #define HANG_SECONDS 60.0

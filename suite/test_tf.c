@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "kernel.h"
 #include "qct.h"
-#include "qref.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
 #include "tensor.h"
 
 /* float32 tensors: data in f32. */

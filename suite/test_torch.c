@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attrs.h"
-#include "cases.h"
-#include "dtype.h"
-#include "kernel.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "qref.h"
-#include "spec.h"
+#include "reference/attrs.h"
+#include "reference/dtype.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
+#include "spec/spec.h"
 #include "tensor.h"
 
 /* ---- building calls ---------------------------------------------------- */

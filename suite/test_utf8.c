@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
 #include "qct.h"
-#include "report.h"
-#include "utf8.h"
+#include "report/report.h"
 
 #define R "\xef\xbf\xbd" /* U+FFFD */
 

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrs.h"
-#include "cases.h"
-#include "kernel.h"
+#include "cases/cases.h"
 #include "qct.h"
-#include "qref.h"
-#include "spec.h"
+#include "reference/attrs.h"
+#include "reference/kernel.h"
+#include "reference/qref.h"
+#include "spec/spec.h"
 
 /* Writes text to DIR/name, runs validate on it; checks exit 2 and that the first line of
  * stderr is exactly "DIR/name:" + want (want: "line:col: message"; a trailing '*' matches

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "digest.h"
+#include "base/digest.h"
 #include "qct.h"
 
 static char *slurp(FILE *f)

@@ -2,7 +2,7 @@
  * qconform-worker: the process a plugin runs in. The harness starts it (see
  * harness/src/run/wire.h for its command line); it is not meant to be run by hand.
  */
-#include "wire.h"
+#include "run/wire.h"
 
 int main(int argc, char **argv)
 {

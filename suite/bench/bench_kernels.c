@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "qref.h"
+#include "reference/qref.h"
 
 #ifdef QCB_HAVE_XNNPACK
 #include <xnnpack.h>

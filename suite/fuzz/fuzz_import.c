@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "fuzz_files.h"
-#include "import.h"
-#include "qcbin.h"
+#include "offline/import.h"
+#include "offline/qcbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "fuzz_files.h"
-#include "journal.h"
+#include "pipeline/journal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-#include "onnx_proto.h"
+#include "tools/onnx_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "fuzz_files.h"
-#include "report_read.h"
+#include "report/report_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cases.h"
-#include "spec.h"
+#include "cases/cases.h"
+#include "spec/spec.h"
 
 #define MAX_CASES 16
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "fuzz_files.h"
-#include "waivers.h"
+#include "judge/waivers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

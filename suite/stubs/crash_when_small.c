@@ -4,7 +4,7 @@
  * failures must survive the crashes its tries cause (suite/test_diagnose.c). Every other op is
  * the reference's answer.
  */
-#include "kernel.h"
+#include "reference/kernel.h"
 #include "stub.h"
 
 /* Not under UBSan: its null check would turn the fault into an abort. */

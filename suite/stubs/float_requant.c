@@ -17,7 +17,7 @@
  */
 #include <math.h>
 
-#include "kernel.h"
+#include "reference/kernel.h"
 #include "stub.h"
 
 static int is_target(const qcf_op_call *call)

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernel.h"
+#include "reference/kernel.h"
 #include "stub.h"
 
 static qcf_status mix_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)

@@ -67,8 +67,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/wire.h"
 #include "stub.h"
-#include "wire.h"
 
 static char fault[32] = "none";
 static char fault_op[64] = "DEQUANTIZE";

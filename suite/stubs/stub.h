@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrs.h"
-#include "dtype.h"
 #include "qconform/plugin.h"
-#include "qref.h"
+#include "reference/attrs.h"
+#include "reference/dtype.h"
+#include "reference/qref.h"
 
 struct qcf_instance {
 	char err[256];

@@ -1,4 +1,4 @@
-#include "afile.h"
+#include "base/afile.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SHA-256: nettle's sha256_* under the project's names, hex digests, files. */
-#include "digest.h"
+#include "base/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "platform.h"
+#include "base/platform.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "rfile.h"
+#include "base/rfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,12 @@
-#include "util.h"
+#include "base/util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int qc_errf(char *err, size_t err_size, const char *fmt, ...)
@@ -127,4 +129,46 @@ int qc_installed_path(const char *name, const char *installed, char *buf, size_t
 		return access(buf, F_OK) == 0 ? 0 : -1;
 	}
 	return -1;
+}
+
+int qc_mkdirs(const char *path)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char was = *p;
+		*p = 0;
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		if (!was)
+			break;
+		*p = '/';
+	}
+	struct stat sb;
+	if (stat(buf, &sb) != 0)
+		return -1;
+	if (!S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int qc_mkdirs_for(const char *file)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", file) >= (int)sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = 0;
+	return qc_mkdirs(buf);
 }

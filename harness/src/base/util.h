@@ -39,4 +39,10 @@ char *qc_path_component(const char *name, char *out, size_t out_size);
  */
 int qc_installed_path(const char *name, const char *installed, char *buf, size_t size);
 
+/* mkdir -p path: 0, or -1 with errno (ENOTDIR when path is a file). */
+int qc_mkdirs(const char *path);
+
+/* The directories leading to file (mkdir -p of its folder): 0, or -1 with errno. */
+int qc_mkdirs_for(const char *file);
+
 #endif

@@ -1,4 +1,4 @@
-#include "cases.h"
+#include "cases/cases.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -6,14 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "gen.h"
-#include "ggml.h"
-#include "qc_limits.h"
-#include "qparams.h"
-#include "qref.h"
-#include "rng.h"
-#include "slua.h"
+#include "cases/qparams.h"
+#include "reference/dtype.h"
+#include "reference/ggml.h"
+#include "reference/qref.h"
+#include "spec/gen.h"
+#include "spec/slua.h"
 
 /* ---- case-owned memory ---- */
 

@@ -14,7 +14,7 @@
 #define QC_CASES_H
 
 #include "qconform/plugin.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 /* Bounds a kernel's outputs must keep; a value < 0 means "not bounded". */
 typedef struct qc_tolerance {
@@ -70,8 +70,8 @@ typedef struct qc_case {
 	struct qc_chunk *mem;
 	/* where the case is defined: an explicit case's name, the sweep, or the document */
 	const yaml_node_t *where;
-	/* the --profile extension the case belongs to (set by run.c; NULL: the base, or no
-	 * profile): the report's case "extension" */
+	/* the --profile extension the case belongs to (set by pipeline/plan.c; NULL: the base, or
+	 * no profile): the report's case "extension" */
 	const char *extension;
 	/* where its parts are written (NULL when not written): for reporting at the node that
 	 * causes a refusal. A case's override wins over the spec's template. */

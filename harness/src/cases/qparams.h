@@ -49,7 +49,4 @@ int qc_qparams_from_mean_std(double mean, double std_dev, int64_t qmin, int64_t 
 int qc_qparams_from_min_max(double min, double max, int64_t qmin, int64_t qmax, qc_nudge nudge,
                             qc_qparams *out, char *err, size_t err_size);
 
-/* `qconform quant ...` (argv[0] is "quant"). Returns the exit status. */
-int qc_cmd_quant(int argc, char **argv);
-
 #endif

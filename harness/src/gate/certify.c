@@ -1,4 +1,4 @@
-#include "certify.h"
+#include "gate/certify.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -9,25 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "afile.h"
-#include "compare.h"
-#include "digest.h"
-#include "import.h"
-#include "profile.h"
-#include "report.h"
-#include "report_html.h"
-#include "report_read.h"
-#include "results.h"
-#include "spec.h"
-#include "utf8.h"
+#include "base/utf8.h"
+#include "judge/results.h"
 
 /* ---- reading the report ---- */
-
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
 
 static unsigned long long jcount(json_t *o, const char *key)
 {
@@ -87,14 +72,15 @@ static void refused_key(char *key, size_t n, const char *ext, const char *sem_op
 static void cert_case(cert_cases *cc, json_t *c)
 {
 	char op[512];
-	if (snprintf(op, sizeof op, "%s/%s", jstr(c, "semantics"), jstr(c, "op")) >= (int)sizeof op)
+	if (snprintf(op, sizeof op, "%s/%s", qc_report_str(c, "semantics"),
+	             qc_report_str(c, "op")) >= (int)sizeof op)
 		qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
-	const char *verdict = jstr(c, "verdict");
+	const char *verdict = qc_report_str(c, "verdict");
 	if (!strcmp(verdict, "NOT_SUPPORTED")) {
 		char key[1024];
 		refused_key(key, sizeof key, json_string_value(json_object_get(c, "extension")),
 		            op);
-		if (!strcmp(jstr(c, "expect"), "error")) {
+		if (!strcmp(qc_report_str(c, "expect"), "error")) {
 			/* a negative case: the kernel computed nothing on parameters the semantics
 			 * forbid, as an error would have; it does not refuse the op (README
 			 * "Verdicts") */
@@ -114,7 +100,7 @@ static void cert_case(cert_cases *cc, json_t *c)
 	if (json_object_get(c, "waived"))
 		json_array_append(cc->waived, c);
 	if (cc->require_engine && v >= 0 && qc_verdict_judged((qc_verdict)v) &&
-	    !qc_engine_meets(qc_engine_of_kind(jstr(json_object_get(c, "engine"), "kind")),
+	    !qc_engine_meets(qc_engine_of_kind(qc_report_str(json_object_get(c, "engine"), "kind")),
 	                     cc->require_engine)) {
 		json_t *n = json_object_get(cc->engine_breach, op);
 		json_object_set_new(cc->engine_breach, op,
@@ -207,7 +193,8 @@ static void diagnosis_reasons(json_t *report, const cert_cases *cc, json_t *reas
 		json_t *best = json_array_get(json_object_get(d, "best"), 0);
 		const char *as = qc_report_str(best, "as");
 		char sem_op[256];
-		snprintf(sem_op, sizeof sem_op, "%s/%s", jstr(o, "semantics"), jstr(o, "op"));
+		snprintf(sem_op, sizeof sem_op, "%s/%s", qc_report_str(o, "semantics"),
+		         qc_report_str(o, "op"));
 		if (!json_object_get(cc->per_op[QC_FAIL], sem_op))
 			continue;
 		if (!strcmp(status, "explained") || !strcmp(status, "partly"))
@@ -217,15 +204,16 @@ static void diagnosis_reasons(json_t *report, const cert_cases *cc, json_t *reas
 			       sem_op,
 			       !strcmp(status, "explained") ? "every failure explained"
 			                                    : "failures partly explained",
-			       jstr(best, "rule"), jstr(best, "id"), as[0] ? " (as " : "", as,
-			       as[0] ? ")" : "", jcount(best, "elements_outside_band_explained"),
+			       qc_report_str(best, "rule"), qc_report_str(best, "id"),
+			       as[0] ? " (as " : "", as, as[0] ? ")" : "",
+			       jcount(best, "elements_outside_band_explained"),
 			       jcount(d, "elements_outside_band"),
 			       jcount(d, "failing_cases_diagnosed"), jcount(d, "failing_cases"));
 		else if (!strcmp(status, "mixed"))
 			reason(reasons, "%s: two rules mixed, \"%s\" [%s] and \"%s\" [%s]%s",
-			       sem_op, jstr(best, "rule"), jstr(best, "id"),
-			       jstr(json_object_get(d, "mixed_with"), "rule"),
-			       jstr(json_object_get(d, "mixed_with"), "id"),
+			       sem_op, qc_report_str(best, "rule"), qc_report_str(best, "id"),
+			       qc_report_str(json_object_get(d, "mixed_with"), "rule"),
+			       qc_report_str(json_object_get(d, "mixed_with"), "id"),
 			       json_is_integer(json_object_get(d, "tail_width"))
 			               ? " (a vector body and its scalar tail)"
 			               : "");
@@ -259,14 +247,15 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 		unsigned long long n = jcount(o, "cases");
 		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 		char key[1024];
-		refused_key(key, sizeof key, ext, jstr(o, "op"));
+		refused_key(key, sizeof key, ext, qc_report_str(o, "op"));
 		unsigned long long neg = (unsigned long long)json_integer_value(
 		        json_object_get(cc->neg_refused, key));
 		ns = ns >= neg ? ns - neg : 0;
 		if (!n) {
-			reason(reasons, "%srequired op %s: no case ran", pre, jstr(o, "op"));
+			reason(reasons, "%srequired op %s: no case ran", pre,
+			       qc_report_str(o, "op"));
 		} else if (ns) {
-			json_t *c = first_refused(cc, ext, jstr(o, "op"));
+			json_t *c = first_refused(cc, ext, qc_report_str(o, "op"));
 			char negs[96] = "";
 			if (neg)
 				snprintf(negs, sizeof negs,
@@ -274,9 +263,9 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 				         neg, neg == 1 ? "" : "s");
 			reason(reasons,
 			       "%srequired op %s: %llu of %llu case%s NOT_SUPPORTED%s%s%s%s%s", pre,
-			       jstr(o, "op"), ns, n, n == 1 ? "" : "s", negs,
-			       c ? "; the first, " : "", c ? jstr(c, "name") : "", c ? ": " : "",
-			       c ? jstr(c, "message") : "");
+			       qc_report_str(o, "op"), ns, n, n == 1 ? "" : "s", negs,
+			       c ? "; the first, " : "", c ? qc_report_str(c, "name") : "",
+			       c ? ": " : "", c ? qc_report_str(c, "message") : "");
 		}
 	}
 	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
@@ -330,12 +319,13 @@ static json_t *reasons_of(json_t *report, const cert_cases *cc)
 	/* the base (the profile's top level), then each extension the run covers */
 	class_reasons(cc, profile, NULL, reasons);
 	json_array_foreach(json_object_get(profile, "extensions"), i, o)
-	        class_reasons(cc, o, jstr(o, "name"), reasons);
+	        class_reasons(cc, o, qc_report_str(o, "name"), reasons);
 	json_array_foreach(json_object_get(report, "waivers"), i, o)
 	{
 		if (json_is_true(json_object_get(o, "expired")))
-			reason(reasons, "waiver expired: '%s' (%s) held until %s", jstr(o, "case"),
-			       jstr(o, "reason"), jstr(o, "expires"));
+			reason(reasons, "waiver expired: '%s' (%s) held until %s",
+			       qc_report_str(o, "case"), qc_report_str(o, "reason"),
+			       qc_report_str(o, "expires"));
 	}
 	if (!json_array_size(reasons) &&
 	    !json_is_true(json_object_get(json_object_get(report, "summary"), "conforms")))
@@ -365,7 +355,7 @@ static json_t *copy(json_t *o, const char *key)
 }
 
 /* The waiver that accepted a case: the first unexpired one in file order whose glob matches
- * (harness/src/gate/waivers.c qc_waivers_match); NULL if the report lists none. */
+ * (harness/src/judge/waivers.c qc_waivers_match); NULL if the report lists none. */
 static json_t *waiver_of(json_t *report, const char *name)
 {
 	size_t i;
@@ -373,7 +363,7 @@ static json_t *waiver_of(json_t *report, const char *name)
 	json_array_foreach(json_object_get(report, "waivers"), i, w)
 	{
 		if (!json_is_true(json_object_get(w, "expired")) &&
-		    fnmatch(jstr(w, "case"), name, 0) == 0)
+		    fnmatch(qc_report_str(w, "case"), name, 0) == 0)
 			return w;
 	}
 	return NULL;
@@ -383,9 +373,10 @@ static json_t *waiver_of(json_t *report, const char *name)
  * reported through --remote (which the harness cannot check), what the plugin said of itself. */
 static json_t *provenance(json_t *plugin, json_t *engines)
 {
-	int dev_sha = !strcmp(jstr(plugin, "sha256_source"), "device");
-	int offline = !strcmp(jstr(plugin, "sha256_source"), "records");
-	int dev_pf = !strcmp(jstr(json_object_get(plugin, "platform"), "source"), "device");
+	int dev_sha = !strcmp(qc_report_str(plugin, "sha256_source"), "device");
+	int offline = !strcmp(qc_report_str(plugin, "sha256_source"), "records");
+	int dev_pf =
+	        !strcmp(qc_report_str(json_object_get(plugin, "platform"), "source"), "device");
 	json_t *h = json_array(), *d = json_array(), *p = json_array();
 	const char *harness[] = {"verdicts", "cases", "specs", "profile", "report.sha256"};
 	for (size_t i = 0; i < sizeof harness / sizeof harness[0]; i++)
@@ -464,7 +455,8 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_array_foreach(cc.waived, i, c)
 	{
 		json_t *why = json_object_get(c, "waived");
-		json_t *w = waiver_of(report, jstr(c, "name")), *e = json_object_get(w, "expires");
+		json_t *w = waiver_of(report, qc_report_str(c, "name")),
+		       *e = json_object_get(w, "expires");
 		json_t *x = json_object();
 		json_object_set_new(x, "case", copy(c, "name"));
 		json_object_set_new(x, "verdict", copy(c, "verdict"));
@@ -499,284 +491,4 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_object_set_new(cert, "report", ev);
 	cert_cases_free(&cc);
 	return cert;
-}
-
-/* ---- qconform certify ---- */
-
-/* The profile file the run used, found where the run finds it (harness/src/run/run.c load_specs:
- * profiles/ directories under the spec paths, else specs/profiles). NULL if not found. */
-static qc_profile *find_profile(const qc_run_opts *o)
-{
-	char *def[] = {"specs"}, *def_profiles[] = {"specs/profiles"};
-	char **files = NULL, **pfiles = NULL;
-	int n_pfiles = 0;
-	FILE *devnull = fopen("/dev/null", "w");
-	qc_diag diag = {0, 0, devnull ? devnull : stderr};
-	int n = qc_spec_find(o->n_paths ? o->paths : def, o->n_paths ? o->n_paths : 1, &files,
-	                     &pfiles, &n_pfiles, &diag);
-	for (int i = 0; i < n; i++)
-		free(files[i]);
-	free(files);
-	if (!n_pfiles && access(def_profiles[0], F_OK) == 0) {
-		char **none = NULL;
-		free(pfiles);
-		qc_spec_find(def_profiles, 1, &none, &pfiles, &n_pfiles, &diag);
-		free(none);
-	}
-	qc_profile *found = NULL;
-	for (int i = 0; i < n_pfiles; i++) {
-		qc_profile *p = found ? NULL : qc_profile_load(pfiles[i], &diag);
-		if (p && !strcmp(p->name, o->profile))
-			found = p;
-		else
-			qc_profile_free(p);
-		free(pfiles[i]);
-	}
-	free(pfiles);
-	if (devnull)
-		fclose(devnull);
-	return found;
-}
-
-static int write_json(json_t *doc, const char *path)
-{
-	qc_afile af;
-	char err[1200];
-	if (qc_afile_open(&af, path, err, sizeof err) != 0) {
-		fprintf(stderr, "qconform certify: %s\n", err);
-		return -1;
-	}
-	if (json_dumpf(doc, af.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-		fprintf(stderr, "qconform certify: %s: cannot write: %s\n", path, strerror(errno));
-		qc_afile_abort(&af);
-		return -1;
-	}
-	fputc('\n', af.f); /* a final newline, as the other files */
-	if (qc_afile_commit(&af, err, sizeof err) != 0) {
-		fprintf(stderr, "qconform certify: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
-static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im);
-
-/* The export must be the profile with the declared extensions, whole: 0, or 2 (said why). */
-static int import_is_profile(const qc_import *im, const qc_run_opts *in)
-{
-	const char *const *ext;
-	int n_ext, filtered;
-	qc_import_extensions(im, &ext, &n_ext, &filtered);
-	const char *prof = qc_import_profile(im);
-	if (strcmp(prof, in->profile))
-		return fprintf(stderr,
-		               "qconform certify: the export is %s%s%s, not profile %s: export "
-		               "with --profile %s\n",
-		               prof[0] ? "of profile " : "not of a profile", prof,
-		               prof[0] ? "" : " (no --profile)", in->profile, in->profile),
-		       2;
-	int same = n_ext == in->n_extensions;
-	for (int i = 0; same && i < n_ext; i++)
-		same = !strcmp(ext[i], in->extensions[i]);
-	if (!same)
-		return fprintf(stderr,
-		               "qconform certify: the export's --extension list is not this "
-		               "certificate's (export with the same --extension options, in the "
-		               "same order)\n"),
-		       2;
-	if (filtered)
-		return fprintf(stderr,
-		               "qconform certify: the export selects part of the profile "
-		               "(--filter, "
-		               "--case, or one shard without the others): a certificate judges all "
-		               "of it (import every shard: --import DIR1 --import DIR2 ...)\n"),
-		       2;
-	return 0;
-}
-
-int qc_cmd_certify(const qc_run_opts *in, const char *out_dir, const qc_certify_imports *imports)
-{
-	if (!in->profile)
-		return fprintf(stderr, "qconform certify: needs --profile NAME\n"), 2;
-	if (imports && imports->n && (in->plugin || in->remote || in->n_options))
-		return fprintf(stderr, "qconform certify: --import judges the runner's records of "
-		                       "an offline run: no --plugin, --remote or --plugin-option "
-		                       "(the runner recorded its plugin and options)\n"),
-		       2;
-	if (imports && imports->n && in->repeat > 1)
-		return fprintf(stderr, "qconform certify: --import judges the one run the records "
-		                       "hold: no --repeat\n"),
-		       2;
-	if (!in->plugin && !(imports && imports->n))
-		return fprintf(stderr, "qconform certify: needs --plugin PATH (the kernel to "
-		                       "certify), or --import DIR (an offline run's export and "
-		                       "records)\n"),
-		       2;
-	if (in->n_filters || in->n_case_names || in->shard_count)
-		return fprintf(stderr,
-		               "qconform certify: %s selects part of the profile; a "
-		               "certificate runs all of it (use run for a partial run)\n",
-		               in->n_filters      ? "--filter"
-		               : in->n_case_names ? "--case"
-		                                  : "--shard"),
-		       2;
-	if (in->json_path || in->html_path || in->junit_path)
-		return fprintf(stderr, "qconform certify: the report goes to --out DIR "
-		                       "(report.json, report.html, certificate.json, "
-		                       "certificate.html); no --json, --html or --junit\n"),
-		       2;
-	if (in->baseline)
-		return fprintf(stderr, "qconform certify: --baseline gates CI runs; a certificate "
-		                       "judges one run on its own (use run --baseline)\n"),
-		       2;
-	qc_import *im = NULL;
-	if (imports && imports->n) {
-		char ierr[2048];
-		if (!(im = qc_import_open(imports->dirs, imports->outputs, imports->n, ierr,
-		                          sizeof ierr)))
-			return fprintf(stderr, "qconform certify: %s\n", ierr), 2;
-		int prc = import_is_profile(im, in);
-		if (prc) {
-			qc_import_close(im);
-			return prc;
-		}
-	}
-	int rc = certify(in, out_dir, im);
-	qc_import_close(im);
-	return rc;
-}
-
-/* The run (or the import im) and its certificate. */
-static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
-{
-	qc_run_opts o = *in;
-	char json_path[1100], html_path[1100], junit_path[1100], written[1100] = "";
-	if (out_dir) {
-		int n = (int)strlen(out_dir);
-		while (n > 1 && out_dir[n - 1] == '/')
-			n--;
-		snprintf(json_path, sizeof json_path, "%.*s/report.json", n, out_dir);
-		snprintf(html_path, sizeof html_path, "%.*s/report.html", n, out_dir);
-		snprintf(junit_path, sizeof junit_path, "%.*s/report.junit.xml", n, out_dir);
-		o.json_path = json_path;
-		o.html_path = html_path;
-		o.junit_path = junit_path;
-	}
-	o.json_written = written;
-	o.json_written_size = sizeof written;
-	if (im) { /* the export's selection and the runner's options */
-		o.n_filters = o.n_extensions = o.n_options = 0;
-		qc_import_run_opts(im, &o);
-	}
-	int run_rc = qc_cmd_run(&o);
-	if (run_rc >= 128 && written[0]) {
-		/* a signal stopped the run: the certificate says why it refuses, then the exit
-		 * status is the run's (130, 143, 129) */
-		printf("the run was interrupted: the certificate refuses it\n");
-	} else if (run_rc == 2 || !written[0]) {
-		fprintf(stderr, "qconform certify: the run stopped (exit 2); no certificate\n");
-		return 2;
-	}
-	char err[1200], sha[65];
-	qc_report *report = qc_report_open(written, err, sizeof err);
-	if (!report) {
-		fprintf(stderr, "qconform certify: %s\n", err);
-		return 2;
-	}
-	if (qc_sha256_file(written, sha) != 0) {
-		fprintf(stderr, "qconform certify: %s: %s\n", written, strerror(errno));
-		qc_report_close(report);
-		return 2;
-	}
-	qc_profile *prof = find_profile(&o);
-	char prof_sha[65] = "";
-	if (prof && qc_sha256_file(prof->path, prof_sha) != 0)
-		prof_sha[0] = 0;
-	if (prof && prof->description) {
-		/* a folded YAML scalar ends in a newline */
-		size_t n = strlen(prof->description);
-		while (n && (prof->description[n - 1] == '\n' || prof->description[n - 1] == ' '))
-			prof->description[--n] = 0;
-	}
-	qc_certify_profile_file pf = {prof ? prof->path : NULL, prof_sha[0] ? prof_sha : NULL,
-	                              prof ? prof->description : NULL};
-	json_t *cert = qc_certificate_build(report, written, sha, &pf, err, sizeof err);
-	qc_profile_free(prof);
-	if (!cert) {
-		fprintf(stderr, "qconform certify: %s\n", err);
-		qc_report_close(report);
-		return 2;
-	}
-
-	/* beside the report: DIR/ or reports/out/<plugin>/ */
-	size_t dl = strrchr(written, '/') ? (size_t)(strrchr(written, '/') - written) + 1 : 0;
-	char cjson[1200], chtml[1200];
-	snprintf(cjson, sizeof cjson, "%.*scertificate.json", (int)dl, written);
-	snprintf(chtml, sizeof chtml, "%.*scertificate.html", (int)dl, written);
-	int rc = write_json(cert, cjson) == 0 ? 0 : 2;
-	if (rc == 0 && qc_html_write_cert(report, cert, written, chtml, err, sizeof err) != 0) {
-		fprintf(stderr, "qconform certify: %s\n", err);
-		rc = 2;
-	}
-	int certified = json_is_true(json_object_get(cert, "certified"));
-	json_t *reasons = json_object_get(cert, "reasons");
-	size_t i;
-	json_t *x;
-	printf("certificate: %s\n", certified ? "CERTIFIED" : "NOT CERTIFIED");
-	json_t *cov = json_object_get(json_object_get(cert, "profile"), "covers");
-	printf("  profile %s: ", o.profile);
-	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
-	json_t *plug = json_object_get(cert, "plugin"), *plat = json_object_get(plug, "platform");
-	int dev = !strcmp(jstr(plug, "sha256_source"), "device");
-	json_t *off = json_object_get(cert, "offline");
-	if (off)
-		printf("\n  plugin %s %s, ABI %lld (REPORTED BY THE DEVICE: what its %s runner of "
-		       "qconform %s recorded)\n  offline: the outputs are the runner's records "
-		       "(sha256 %s, computed by the harness), %lld case(s) aborted by the device "
-		       "or the feed, %lld started and never answered\n",
-		       jstr(plug, "name"), jstr(plug, "version"),
-		       (long long)json_integer_value(json_object_get(plug, "abi_version")),
-		       jstr(off, "runner_mode"), jstr(off, "runner_version"), jstr(plug, "sha256"),
-		       (long long)json_integer_value(json_object_get(off, "aborted")),
-		       (long long)json_integer_value(json_object_get(off, "judged_unanswered")));
-	else
-		printf("\n  plugin %s %s (sha256 %s%s)\n", jstr(plug, "name"),
-		       jstr(plug, "version"), jstr(plug, "sha256"),
-		       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
-	if (plat && off)
-		printf("  ran on: not recorded (the offline runner records no platform)\n");
-	else if (plat)
-		printf("  ran on %s, %s%s%s (%s)\n",
-		       *jstr(plat, "machine") ? jstr(plat, "machine") : "?",
-		       *jstr(plat, "system") ? jstr(plat, "system") : "?",
-		       *jstr(plat, "cpu") ? ", " : "", jstr(plat, "cpu"),
-		       !strcmp(jstr(plat, "source"), "device")
-		               ? "REPORTED BY THE DEVICE"
-		               : "seen by the harness's own worker");
-	if (plat && *jstr(plat, "emulation"))
-		printf("  %s\n", jstr(plat, "emulation"));
-	json_t *engines = json_object_get(cert, "engines");
-	if (json_is_object(engines)) {
-		/* the plugin's word (engine()), never checked by the harness */
-		printf("  engines, REPORTED BY THE PLUGIN (judged cases):");
-		const char *kind;
-		json_t *n;
-		int k = 0;
-		json_object_foreach(engines, kind, n) printf("%s %s %lld", k++ ? "," : "", kind,
-		                                             (long long)json_integer_value(n));
-		const char *req = jstr(cert, "require_engine");
-		printf("%s%s\n", *req ? "; required: " : "", req);
-	}
-	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));
-	if (json_array_size(json_object_get(cert, "waived")))
-		printf("  %zu failing case%s accepted by waivers (listed on the certificate)\n",
-		       json_array_size(json_object_get(cert, "waived")),
-		       json_array_size(json_object_get(cert, "waived")) == 1 ? "" : "s");
-	if (rc == 0)
-		printf("certificate: %s\ncertificate html: %s\n", cjson, chtml);
-	json_decref(cert);
-	qc_report_close(report);
-	if (run_rc >= 128)
-		return run_rc;
-	return rc ? rc : certified ? 0 : 1;
 }

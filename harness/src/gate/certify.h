@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "report_read.h"
-#include "run.h"
+#include "report/report_read.h"
+#include "run/run.h"
 
 #define QC_CERTIFICATE_FORMAT 3
 
@@ -53,10 +53,5 @@ typedef struct qc_certify_imports {
 	const char *dirs[QC_MAX_IMPORTS], *outputs[QC_MAX_IMPORTS];
 	int n;
 } qc_certify_imports;
-
-/* `qconform certify`: o as for run (main.c parses it), out_dir from --out or NULL; with
- * imports, the kernel's outputs are the runner's records of the export (which must select the
- * whole profile with the declared extensions), judged as `qconform import` does. */
-int qc_cmd_certify(const qc_run_opts *o, const char *out_dir, const qc_certify_imports *imports);
 
 #endif

@@ -1,4 +1,4 @@
-#include "diff.h"
+#include "gate/diff.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "help.h"
-#include "report_read.h"
-#include "results.h"
-#include "run.h"
-#include "utf8.h"
-#include "util.h"
+#include "base/utf8.h"
+#include "base/util.h"
+#include "judge/results.h"
+#include "run/run.h"
 
 /*
  * Noise. max |e| and mismatches are a maximum and a count over the same inputs (the seed
@@ -649,60 +647,4 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 	free(ops);
 	free(loss);
 	return 0;
-}
-
-int qc_cmd_diff(int argc, char **argv)
-{
-	const char *files[2];
-	const char *allow[QC_MAX_FILTERS];
-	qc_diff_opts opts = {.allow_loss = allow};
-	int nf = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--allow-coverage-loss")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-				        "qconform diff: --allow-coverage-loss needs a glob of "
-				        "case names ('*' for every case)\n");
-				return 2;
-			}
-			if (opts.n_allow_loss == QC_MAX_FILTERS) {
-				fprintf(stderr,
-				        "qconform diff: more than %d --allow-coverage-loss globs\n",
-				        QC_MAX_FILTERS);
-				return 2;
-			}
-			allow[opts.n_allow_loss++] = argv[++i];
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			qc_help_unknown_option("diff", argv[i]);
-			return 2;
-		}
-		if (nf == 2) {
-			fprintf(stderr,
-			        "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
-			return 2;
-		}
-		files[nf++] = argv[i];
-	}
-	if (nf != 2) {
-		fprintf(stderr, "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
-		return 2;
-	}
-	char err[1024];
-	qc_report *base = qc_report_open(files[0], err, sizeof err), *cur = NULL;
-	if (base)
-		cur = qc_report_open(files[1], err, sizeof err);
-	if (!cur) {
-		fprintf(stderr, "qconform diff: %s\n", err);
-		qc_report_close(base);
-		return 2;
-	}
-	qc_diff_counts n;
-	int rc = qc_diff_reports(base, cur, &opts, stdout, &n, err, sizeof err);
-	if (rc != 0)
-		fprintf(stderr, "qconform diff: %s\n", err);
-	qc_report_close(base);
-	qc_report_close(cur);
-	return rc != 0 ? 2 : n.regressions ? 1 : 0;
 }

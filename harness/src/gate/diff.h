@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "report_read.h" /* qc_report_num, qc_report_int */
+#include "report/report_read.h" /* qc_report_num, qc_report_int */
 
 /* Reports are read with qc_report_read (harness/src/report/report_html.h). */
 /* An allowed verdict (README "Verdicts"), or a failure a waiver accepted ("waived"). */
@@ -49,9 +49,5 @@ typedef struct qc_diff_counts {
  * (different seeds) or a case cannot be read. */
 int qc_diff_reports(qc_report *base, qc_report *cur, const qc_diff_opts *opts, FILE *out,
                     qc_diff_counts *n, char *err, size_t err_size);
-
-/* qconform diff BASE.json NEW.json [--allow-coverage-loss GLOB ...]: exit 1 if there is a
- * regression, 2 on a usage error. */
-int qc_cmd_diff(int argc, char **argv);
 
 #endif

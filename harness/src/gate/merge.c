@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "gate/merge.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,20 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "afile.h"
-#include "compare.h"
-#include "diff.h"
-#include "help.h"
-#include "report_read.h"
-#include "results.h"
-#include "utf8.h"
-#include "util.h"
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
+#include "base/afile.h"
+#include "base/utf8.h"
+#include "base/util.h"
+#include "gate/diff.h"
+#include "judge/results.h"
 
 /* A number as the run's writer prints it: whole numbers as integers, NaN and infinities as
  * strings (harness/src/report/report.c num). */
@@ -173,8 +164,8 @@ static int same_specs(const json_t *a, const json_t *b)
 		return 0;
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		const json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
-		if (strcmp(str(x, "path"), str(y, "path")) ||
-		    strcmp(str(x, "sha256"), str(y, "sha256")))
+		if (strcmp(qc_report_str(x, "path"), qc_report_str(y, "path")) ||
+		    strcmp(qc_report_str(x, "sha256"), qc_report_str(y, "sha256")))
 			return 0;
 	}
 	return 1;
@@ -255,15 +246,15 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			        qc_report_key_count(intr, "cases_done"),
 			        qc_report_key_count(intr, "cases_planned"),
 			        json_is_string(json_object_get(intr, "journal"))
-			                ? str(intr, "journal")
+			                ? qc_report_str(intr, "journal")
 			                : "JOURNAL");
 			free(by_shard);
 			return NULL;
 		}
 		if (shard_of(reports[i], &k, &c) != 0)
 			what = "run.shard is not {index, count} with 1 <= index <= count";
-		else if (strcmp(str(json_object_get(run, "plugin"), "sha256"),
-		                str(json_object_get(run0, "plugin"), "sha256")))
+		else if (strcmp(qc_report_str(json_object_get(run, "plugin"), "sha256"),
+		                qc_report_str(json_object_get(run0, "plugin"), "sha256")))
 			what = "another plugin (sha256)";
 		else if (!json_equal(json_object_get(json_object_get(run, "plugin"), "options"),
 		                     json_object_get(json_object_get(run0, "plugin"), "options")))
@@ -322,7 +313,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		while ((rc = qc_report_next(reps[i], &c, err, err_size)) > 0) {
 			if (!json_is_number(json_object_get(c, "ordinal"))) {
 				qc_errf(err, err_size, "%s: case %s has no ordinal", names[i],
-				        str(c, "name"));
+				        qc_report_str(c, "name"));
 				rc = -1;
 			} else if (nc == total) {
 				qc_errf(err, err_size, "%s: changed while read", names[i]);
@@ -355,7 +346,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 				        i,
 				        i && cases[i].ordinal < (json_int_t)i + 1 ? "given twice"
 				                                                  : "missing",
-				        str(c, "name"));
+				        qc_report_str(c, "name"));
 			json_decref(c);
 			qc_merge_order_free(order);
 			return NULL;
@@ -368,12 +359,12 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	set(run, "command", qc_report_jstring(command));
 	set(run, "shard", json_null());
 	set(run, "merged_shards", json_integer(count));
-	const char *started = str(run0, "started");
+	const char *started = qc_report_str(run0, "started");
 	json_t *specs = json_object_get(run, "specs");
 	for (int i = 1; i < n; i++) {
 		const json_t *ri = json_object_get(reports[i], "run");
-		if (strcmp(str(ri, "started"), started) < 0)
-			started = str(ri, "started");
+		if (strcmp(qc_report_str(ri, "started"), started) < 0)
+			started = qc_report_str(ri, "started");
 		for (size_t s = 0; s < json_array_size(specs); s++) {
 			json_t *sp = json_array_get(specs, s);
 			double c =
@@ -403,8 +394,8 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		}
 		mop *o = NULL;
 		for (int k = 0; k < n_ops && !o; k++)
-			if (!strcmp(ops[k].op, str(c, "op")) &&
-			    !strcmp(ops[k].semantics, str(c, "semantics")))
+			if (!strcmp(ops[k].op, qc_report_str(c, "op")) &&
+			    !strcmp(ops[k].semantics, qc_report_str(c, "semantics")))
 				o = &ops[k];
 		if (!o) {
 			if (n_ops == cap) {
@@ -418,17 +409,18 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			}
 			o = &ops[n_ops++];
 			memset(o, 0, sizeof *o);
-			qc_utf8_copy(o->semantics, sizeof o->semantics, str(c, "semantics"));
-			qc_utf8_copy(o->op, sizeof o->op, str(c, "op"));
+			qc_utf8_copy(o->semantics, sizeof o->semantics,
+			             qc_report_str(c, "semantics"));
+			qc_utf8_copy(o->op, sizeof o->op, qc_report_str(c, "op"));
 		}
-		int v = qc_verdict_of_name(str(c, "verdict"));
+		int v = qc_verdict_of_name(qc_report_str(c, "verdict"));
 		o->cases++;
 		if (v >= 0) {
 			o->verdicts[v]++;
 			verdicts[v]++;
 			if (qc_verdict_judged((qc_verdict)v))
 				es.engines[qc_engine_of_kind(
-				        str(json_object_get(c, "engine"), "kind"))]++;
+				        qc_report_str(json_object_get(c, "engine"), "kind"))]++;
 		}
 		o->seconds += qc_report_num(json_object_get(c, "seconds"));
 		if (json_object_get(c, "waived"))
@@ -438,7 +430,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		json_t *out_m;
 		json_array_foreach(json_object_get(c, "outputs"), j, out_m)
 		{
-			const char *name = str(out_m, "name");
+			const char *name = qc_report_str(out_m, "name");
 			int k;
 			for (k = 0; k < o->n_outputs && strcmp(o->out[k].name, name); k++)
 				;
@@ -447,7 +439,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 					continue;
 				qc_utf8_copy(o->out[k].name, sizeof o->out[k].name, name);
 				qc_utf8_copy(o->out[k].unit, sizeof o->out[k].unit,
-				             str(out_m, "unit"));
+				             qc_report_str(out_m, "unit"));
 				o->n_outputs++;
 			}
 			mout_add(&o->out[k], out_m);
@@ -508,7 +500,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			for (int i = 0; i < n_ops; i++) {
 				char key[128];
 				snprintf(key, sizeof key, "%s/%s", ops[i].semantics, ops[i].op);
-				if (!strcmp(key, str(req, "op"))) {
+				if (!strcmp(key, qc_report_str(req, "op"))) {
 					v = ops[i].verdicts;
 					cases_of = ops[i].cases;
 				}
@@ -552,8 +544,8 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	double wall = 0;
 	for (int i = 0; i < n; i++) {
 		const json_t *s = json_object_get(reports[i], "summary");
-		if (strcmp(str(s, "finished"), finished) > 0)
-			finished = str(s, "finished");
+		if (strcmp(qc_report_str(s, "finished"), finished) > 0)
+			finished = qc_report_str(s, "finished");
 		/* the work of every shard, as if one machine had run them one after another */
 		wall += qc_report_num(json_object_get(s, "wall_seconds"));
 	}
@@ -624,101 +616,5 @@ int qc_report_write(const char *path, const json_t *r, qc_report *const *reps,
 	if (rc)
 		e = errno;
 	errno = e;
-	return rc;
-}
-
-static int mkdirs(const char *path)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
-int qc_cmd_merge(int argc, char **argv)
-{
-	const char *out_path = NULL;
-	const char **files = qc_xcalloc((size_t)argc, sizeof *files);
-	int nf = 0;
-	char command[4096];
-	size_t used = (size_t)snprintf(command, sizeof command, "qconform merge");
-	for (int i = 1; i < argc; i++) {
-		if (used < sizeof command)
-			used += (size_t)snprintf(command + used, sizeof command - used, " %s",
-			                         argv[i]);
-		if (!strcmp(argv[i], "--json")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "qconform merge: missing value after --json\n");
-				free(files);
-				return 2;
-			}
-			out_path = argv[++i];
-			if (used < sizeof command)
-				used += (size_t)snprintf(command + used, sizeof command - used,
-				                         " %s", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			qc_help_unknown_option("merge", argv[i]);
-			free(files);
-			return 2;
-		} else {
-			files[nf++] = argv[i];
-		}
-	}
-	if (!nf) {
-		fprintf(stderr, "qconform merge: needs the shard reports: A.json B.json ... "
-		                "[--json OUT]\n");
-		free(files);
-		return 2;
-	}
-	qc_report **reports = qc_xcalloc((size_t)nf, sizeof *reports);
-	char err[1024];
-	int rc = 0;
-	for (int i = 0; i < nf && !rc; i++)
-		if (!(reports[i] = qc_report_open(files[i], err, sizeof err)))
-			rc = 2;
-	json_t *merged = NULL;
-	qc_merge_order order = {0};
-	if (!rc &&
-	    !(merged = qc_merge_reports(reports, files, nf, command, &order, err, sizeof err)))
-		rc = 2;
-	char path[1024];
-	if (!rc) {
-		if (out_path)
-			snprintf(path, sizeof path, "%s", out_path);
-		else {
-			const char *name = str(
-			        json_object_get(json_object_get(merged, "run"), "plugin"), "name");
-			snprintf(path, sizeof path, "reports/out/%s/report.json",
-			         strstr(name, "reference") ? "reference" : name);
-		}
-		if (mkdirs(path) != 0 || qc_report_write(path, merged, reports, &order) != 0) {
-			snprintf(err, sizeof err, "cannot write %s: %s", path, strerror(errno));
-			rc = 2;
-		}
-	}
-	if (rc) {
-		fprintf(stderr, "qconform merge: %s\n", err);
-	} else {
-		const json_t *s = json_object_get(merged, "summary");
-		int ok = json_is_true(json_object_get(s, "conforms"));
-		long long cases = (long long)qc_report_int(json_object_get(s, "cases"));
-		printf("merged %d shard report%s: %lld case%s, %s\nreport: %s\n", nf,
-		       nf == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
-		       ok ? "CONFORMS" : "DOES NOT CONFORM", path);
-		rc = ok ? 0 : 1;
-	}
-	json_decref(merged);
-	qc_merge_order_free(&order);
-	for (int i = 0; i < nf; i++)
-		qc_report_close(reports[i]);
-	free(reports);
-	free(files);
 	return rc;
 }

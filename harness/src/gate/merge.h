@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "report_read.h"
+#include "report/report_read.h"
 
 /* One case of the merged report: its ordinal, and where it is (shard, qc_report_at). */
 typedef struct qc_merge_case {
@@ -38,9 +38,5 @@ json_t *qc_merge_reports(qc_report *const *reports, const char *const *names, in
  * those of order, read from the reports one at a time. 0, or -1 with errno set. */
 int qc_report_write(const char *path, const json_t *report, qc_report *const *reports,
                     const qc_merge_order *order);
-
-/* qconform merge A.json B.json ... [--json OUT]: exit 0 the merged run conforms, 1 it does
- * not, 2 the reports cannot be merged (one line on stderr). */
-int qc_cmd_merge(int argc, char **argv);
 
 #endif

@@ -1,13 +1,13 @@
-#include "compare.h"
+#include "judge/compare.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "ggml.h"
-#include "locate.h"
-#include "poison.h"
+#include "judge/locate.h"
+#include "reference/dtype.h"
+#include "reference/ggml.h"
+#include "run/poison.h"
 
 const char *const qc_hist_labels[QC_HIST_BINS] = {
         "<=-65", "-64..-17", "-16..-5", "-4", "-3",    "-2",     "-1",   "0",

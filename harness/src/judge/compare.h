@@ -13,9 +13,10 @@
 
 #include <stdint.h>
 
-#include "cases.h"
-#include "qref.h"
-#include "runner.h"
+#include "cases/cases.h"
+#include "cases/expected.h"
+#include "reference/qref.h"
+#include "run/runner.h"
 
 #define QC_HIST_BINS 16
 #define QC_HIST_NAN  15 /* bin of non-finite errors (one side NaN or inf) */
@@ -121,18 +122,6 @@ int qc_verdict_conforms(qc_verdict v);
 int qc_verdict_judged(qc_verdict v);
 
 /* What the reference said about a case. */
-typedef struct qc_expected {
-	qcf_status status;              /* QCF_OK or QCF_INVALID_PARAM (or an internal failure) */
-	qcf_tensor out[QC_MAX_TENSORS]; /* the reference's outputs (goldens are checked against
-	                                   them) */
-	qref_detail detail;
-	double *band_lo[QC_MAX_TENSORS]; /* rounding tolerance: per element, the lowest and */
-	double *band_hi[QC_MAX_TENSORS]; /* highest output of the legal roundings (or NULL) */
-	double *errors[QC_MAX_TENSORS];  /* custom check: scratch for e per element (or NULL) */
-	int golden_mismatch; /* a published golden value lies outside what the reference accepts */
-	char golden_note[256];
-} qc_expected;
-
 typedef struct qc_result {
 	qc_verdict verdict;
 	char message[512];

@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose.h"
-#include "dtype.h"
-#include "expected.h"
-#include "util.h"
+#include "base/util.h"
+#include "judge/diagnose.h"
+#include "reference/dtype.h"
 
 /* A failing case's elements get a bit per hypothesis (equal to the kernel's or not) for the
  * split between two rules, up to this many elements. */

@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "compare.h"
-#include "hypotheses.h"
+#include "judge/compare.h"
+#include "judge/hypotheses.h"
 
 #define QC_DIAG_FAILING  24
 #define QC_DIAG_PASSING  16

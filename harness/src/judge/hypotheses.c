@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hypotheses.h"
-#include "qref.h"
-#include "util.h"
+#include "base/util.h"
+#include "judge/hypotheses.h"
+#include "reference/qref.h"
 
 /* What each named rounding changes, for the diagnosis's words (qref.h lists where each
  * applies). */

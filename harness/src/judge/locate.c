@@ -1,12 +1,11 @@
-#include "locate.h"
+#include "judge/locate.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "qref.h"
+#include "reference/dtype.h"
 
 int qc_along_axis(const qc_case *c, int k)
 {

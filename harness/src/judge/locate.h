@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
+#include "judge/compare.h"
 
 /* The axis the failing elements of output k of c are counted along: the op's output channel
  * axis, else the output's last axis; -1 for a scalar. */

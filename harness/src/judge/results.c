@@ -1,10 +1,10 @@
-#include "results.h"
+#include "judge/results.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 static qc_op_stats *find_op(qc_run_stats *s, const char *semantics, const char *op)
 {

@@ -4,7 +4,7 @@
 #ifndef QC_RESULTS_H
 #define QC_RESULTS_H
 
-#include "compare.h"
+#include "judge/compare.h"
 
 typedef struct qc_op_stats {
 	char semantics[16];

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "offline/export.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,41 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cases.h"
-#include "expected.h"
-#include "poison.h"
-#include "qcbin.h"
-#include "report.h"
-#include "spec.h"
-#include "util.h"
-
-int qc_mkdirs(const char *path)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *p = buf + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char was = *p;
-		*p = 0;
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -1;
-		if (!was)
-			break;
-		*p = '/';
-	}
-	struct stat sb;
-	if (stat(buf, &sb) != 0)
-		return -1;
-	if (!S_ISDIR(sb.st_mode)) {
-		errno = ENOTDIR;
-		return -1;
-	}
-	return 0;
-}
+#include "base/util.h"
+#include "cases/expected.h"
+#include "offline/qcbin.h"
+#include "report/report.h"
+#include "run/poison.h"
 
 typedef struct exp_case {
 	uint32_t crc, size;
@@ -200,7 +170,7 @@ static int prepare_dir(const char *dir)
 	return 0;
 }
 
-int qc_cmd_export(const qc_run_opts *o, const char *out_dir, int c_arrays)
+int qc_export(const qc_run_opts *o, const char *out_dir, int c_arrays, size_t *n_cases)
 {
 	if (!out_dir) {
 		fprintf(stderr, "qconform export: needs --out DIR (where the case files go)\n");
@@ -285,11 +255,8 @@ int qc_cmd_export(const qc_run_opts *o, const char *out_dir, int c_arrays)
 			rc = 2;
 		}
 	}
-	if (rc == 0)
-		printf("export: %zu case%s to %s (manifest.qcm, cases/%s); run them with the "
-		       "runner, then qconform import %s\n",
-		       x.n, x.n == 1 ? "" : "s", out_dir, c_arrays ? ", cases.c, cases.h" : "",
-		       out_dir);
+	if (n_cases)
+		*n_cases = x.n;
 	for (size_t i = 0; i < x.n; i++)
 		free(x.cases[i].name);
 	free(x.cases);

@@ -8,21 +8,24 @@
 #ifndef QC_EXPORT_H
 #define QC_EXPORT_H
 
-#include "run.h"
+#include "run/run.h"
 
-/* qconform export: the cases o selects into out_dir; with c_arrays also cases.c and cases.h.
- * 0, or 2 (said why on one line). */
-int qc_cmd_export(const qc_run_opts *o, const char *out_dir, int c_arrays);
+/* The cases the options select, written to out_dir for an offline runner: case files, the
+ * manifest (and with c_arrays, cases.c and cases.h); the count in *n_cases. Says what went wrong
+ * on stderr; returns 0 or 2. */
+int qc_export(const qc_run_opts *o, const char *out_dir, int c_arrays, size_t *n_cases);
 
-/* qconform import DIR ...: argv[0] is "import"; self is the qconform that runs, command the
- * command line. The run's exit status, or 2 (said why on one line). */
-int qc_cmd_import(int argc, char **argv, const char *self, const char *command);
+/* qconform feed DIR --device CMD (offline/feed.c): the host's side of a streamed runner. */
+typedef struct qc_feed_opts {
+	const char *dir;     /* the export */
+	const char *device;  /* the shell command whose stdin and stdout are the device's line */
+	const char *capture; /* NULL: DIR/outputs.log */
+	double timeout_s;    /* a case with no answer in this long is aborted (TIMEOUT) */
+	int restarts_max;    /* restarts in a row with no case answered before the feed stops */
+	int quiet;
+} qc_feed_opts;
 
-/* qconform feed DIR --device CMD ...: argv[0] is "feed" (feed.c). The exit status: 0 when every
- * case was answered or judged, 2 (said why on one line). */
-int qc_cmd_feed(int argc, char **argv);
-
-/* mkdir -p; 0 or -1 (errno). */
-int qc_mkdirs(const char *path);
+/* Serves the export to the device until every case is answered; 0, or 2 (said why). */
+int qc_feed(const qc_feed_opts *o);
 
 #endif

@@ -28,11 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "help.h"
-#include "qcbin.h"
-#include "rfile.h"
-#include "util.h"
+#include "base/rfile.h"
+#include "base/util.h"
+#include "offline/export.h"
+#include "offline/qcbin.h"
 
 #define FEED_LINE_MAX   4096 /* a device line longer than this is cut (not a record line) */
 #define FEED_RECORD_MAX (1u << 30)
@@ -384,57 +383,17 @@ static int serve(feed *F, char *err, size_t err_size)
 	}
 }
 
-static int usage(const char *msg)
-{
-	fprintf(stderr, "qconform feed: %s\n", msg);
-	return 2;
-}
-
-int qc_cmd_feed(int argc, char **argv)
+int qc_feed(const qc_feed_opts *o)
 {
 	feed F;
 	memset(&F, 0, sizeof F);
-	F.timeout_s = 30;
-	F.restarts_max = 3;
+	F.dir = o->dir;
+	F.device = o->device;
+	F.capture = o->capture;
+	F.timeout_s = o->timeout_s;
+	F.restarts_max = o->restarts_max;
+	F.quiet = o->quiet;
 	F.inflight = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--device") || !strcmp(a, "--out") ||
-		            !strcmp(a, "--timeout") || !strcmp(a, "--restarts");
-		if (takes && !v) {
-			fprintf(stderr, "qconform feed: missing value after %s\n", a);
-			return 2;
-		}
-		if (!strcmp(a, "--device"))
-			F.device = v;
-		else if (!strcmp(a, "--out"))
-			F.capture = v;
-		else if (!strcmp(a, "--timeout") || !strcmp(a, "--restarts")) {
-			char *end;
-			double d = strtod(v, &end);
-			if (*end || !*v || d <= 0 || d > 1e6) {
-				fprintf(stderr,
-				        "qconform feed: %s needs a positive number, got %s\n", a,
-				        v);
-				return 2;
-			}
-			if (a[2] == 't')
-				F.timeout_s = d;
-			else
-				F.restarts_max = (int)d;
-		} else if (!strcmp(a, "--quiet"))
-			F.quiet = 1;
-		else if (a[0] == '-' && a[1])
-			return qc_help_unknown_option("feed", a);
-		else if (F.dir)
-			return usage("one export directory");
-		else
-			F.dir = a;
-		i += takes;
-	}
-	if (!F.dir || !F.device)
-		return usage("needs the export directory and --device COMMAND (the device's line "
-		             "on its stdin and stdout)");
 	char path[2200], err[2600];
 	snprintf(path, sizeof path, "%s/manifest.qcm", F.dir);
 	size_t n;

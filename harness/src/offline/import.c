@@ -1,4 +1,4 @@
-#include "import.h"
+#include "offline/import.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,19 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "digest.h"
-#include "export.h"
-#include "help.h"
-#include "qcbin.h"
-#include "rfile.h"
-#include "rng.h"
-#include "run.h"
-#include "util.h"
-#include "wire.h"
+#include "base/digest.h"
+#include "base/rfile.h"
+#include "base/rng.h"
+#include "base/util.h"
+#include "offline/qcbin.h"
+#include "run/wire.h"
 
 #define MAX_STRS 100000 /* strings in one list of a manifest, at most */
-
-#define MAX_PARTS 256 /* export directories (shards) in one import */
 
 /* What the records say of a case. */
 enum { REC_NONE, REC_STARTED, REC_RESULT, REC_ABORT };
@@ -65,12 +60,12 @@ typedef struct im_ref {
 } im_ref;
 
 struct qc_import {
-	im_part *parts[MAX_PARTS];
+	im_part *parts[QC_IMPORT_MAX_PARTS];
 	int n_parts;
 	uint32_t n_cases; /* over the parts */
 	im_ref *by_hash;  /* every case, sorted by name hash */
 	char records_sha[65];
-	qc_import_part_meta part_meta[MAX_PARTS];
+	qc_import_part_meta part_meta[QC_IMPORT_MAX_PARTS];
 	/* the runner's header (every session of every part says the same) */
 	int have_header;
 	char *plugin_name, *plugin_version, *mode;
@@ -1048,8 +1043,9 @@ const qc_import_meta *qc_import_report_meta(const qc_import *im)
 static int part_open(qc_import *im, const char *dir, const char *outputs, char *err,
                      size_t err_size)
 {
-	if (im->n_parts == MAX_PARTS)
-		return qc_errf(err, err_size, "more than %d export directories", MAX_PARTS);
+	if (im->n_parts == QC_IMPORT_MAX_PARTS)
+		return qc_errf(err, err_size, "more than %d export directories",
+		               QC_IMPORT_MAX_PARTS);
 	im_part *P = qc_xcalloc(1, sizeof *P);
 	im->parts[im->n_parts++] = P;
 	snprintf(P->dir, sizeof P->dir, "%s", dir);
@@ -1162,83 +1158,6 @@ static int import_open(qc_import *im, const char *const *dirs, const char *const
 	                            im->device_aborts,
 	                            im->judged};
 	return 0;
-}
-
-int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
-{
-	const char *dirs[MAX_PARTS], *outputs[MAX_PARTS];
-	int n_dirs = 0;
-	qc_run_opts o;
-	memset(&o, 0, sizeof o);
-	o.timeout_s = 30;
-	o.jobs = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--outputs") || !strcmp(a, "--json") ||
-		            !strcmp(a, "--html") || !strcmp(a, "--junit") || !strcmp(a, "--jobs");
-		if (takes && !v) {
-			fprintf(stderr, "qconform import: missing value after %s\n", a);
-			return 2;
-		}
-		if (!strcmp(a, "--outputs")) {
-			if (!n_dirs || outputs[n_dirs - 1]) {
-				fprintf(stderr,
-				        "qconform import: --outputs names the records of the "
-				        "export directory before it (one each)\n");
-				return 2;
-			}
-			outputs[n_dirs - 1] = v;
-		} else if (!strcmp(a, "--json"))
-			o.json_path = v;
-		else if (!strcmp(a, "--html"))
-			o.html_path = v;
-		else if (!strcmp(a, "--junit"))
-			o.junit_path = v;
-		else if (!strcmp(a, "--jobs")) {
-			char *end;
-			long j = strtol(v, &end, 10);
-			if (*end || !*v || j < 1 || j > 64) {
-				fprintf(stderr,
-				        "qconform import: --jobs needs a number of threads in [1, "
-				        "64], "
-				        "got %s\n",
-				        v);
-				return 2;
-			}
-			o.jobs = (int)j;
-		} else if (!strcmp(a, "--quiet"))
-			o.quiet = 1;
-		else if (a[0] == '-' && a[1])
-			return qc_help_unknown_option("import", a);
-		else if (n_dirs == MAX_PARTS) {
-			fprintf(stderr, "qconform import: at most %d export directories\n",
-			        MAX_PARTS);
-			return 2;
-		} else {
-			outputs[n_dirs] = NULL;
-			dirs[n_dirs++] = a;
-		}
-		i += takes;
-	}
-	if (!n_dirs) {
-		fprintf(stderr, "qconform import: needs the export directory (qconform export "
-		                "--out DIR)\n");
-		return 2;
-	}
-	char err[2048];
-	qc_import *im = qc_import_open(dirs, outputs, n_dirs, err, sizeof err);
-	if (!im) {
-		fprintf(stderr, "qconform import: %s\n", err);
-		return 2;
-	}
-	qc_import_run_opts(im, &o);
-	o.self = self;
-	o.command = command;
-	o.argv = argv + 1;
-	o.argc = argc - 1;
-	int rc = qc_cmd_run(&o);
-	qc_import_close(im);
-	return rc;
 }
 
 void qc_import_run_opts(qc_import *im, qc_run_opts *o)

@@ -7,12 +7,14 @@
 #ifndef QC_IMPORT_H
 #define QC_IMPORT_H
 
+#define QC_IMPORT_MAX_PARTS 256 /* export directories (shards) in one import */
+
 #include <stdint.h>
 
-#include "jobs.h"
-#include "report.h"
-#include "run.h"
-#include "spec.h"
+#include "pipeline/jobs.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "spec/spec.h"
 
 typedef struct qc_import qc_import;
 

@@ -1,14 +1,14 @@
-#include "qcbin.h"
+#include "offline/qcbin.h"
 
-#include "rfile.h"
+#include "base/rfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "util.h"
+#include "base/util.h"
+#include "report/report.h"
 
 uint32_t qc_crc32(uint32_t crc, const void *p, size_t n)
 {

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cases.h"
-#include "qconform_case.h"
+#include "cases/cases.h"
+#include "harness/runner/qconform_case.h"
 
 /* CRC-32 (zlib's): qc_crc32(0, p, n) is the CRC of p[0..n); pass a CRC to continue it. */
 /* A little-endian u32 at p. */

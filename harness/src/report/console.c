@@ -1,5 +1,5 @@
 /* The run on a terminal (console.h). */
-#include "console.h"
+#include "report/console.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "compare.h"
+#include "judge/compare.h"
 
 typedef struct qc_progress {
 	FILE *f;

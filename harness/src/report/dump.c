@@ -7,7 +7,7 @@
  * 'shape', padded with spaces and ended by '\n' so that the data starts at a multiple of 64
  * bytes; the data follows in C (row-major) order.
  */
-#include "dump.h"
+#include "report/dump.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dtype.h"
-#include "rng.h"
-#include "util.h"
+#include "base/rng.h"
+#include "base/util.h"
+#include "reference/dtype.h"
 
 #define NPY_ALIGN    64
 #define DIR_NAME_MAX 96
@@ -141,26 +141,11 @@ int qc_npy_write(const char *path, const qcf_tensor *t, char *err, size_t err_si
 	return 0;
 }
 
-/* mkdir -p */
+/* mkdir -p, the error in err */
 static int make_dirs(const char *path, char *err, size_t err_size)
 {
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return qc_errf(err, err_size, "%s: path too long", path);
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-			*p = 0;
-			if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-				return qc_errf(err, err_size, "%s: %s", buf, strerror(errno));
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return qc_errf(err, err_size, "%s: not a directory", path);
+	if (qc_mkdirs(path) != 0)
+		return qc_errf(err, err_size, "%s: %s", path, strerror(errno));
 	return 0;
 }
 

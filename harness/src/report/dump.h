@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "compare.h"
+#include "judge/compare.h"
 #include "qconform/plugin.h"
 
 #define QC_DUMP_MAX_DEFAULT 100

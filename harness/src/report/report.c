@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,14 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afile.h"
-#include "diagnose.h"
-#include "dtype.h"
-#include "jobs.h"
-#include "locate.h"
-#include "utf8.h"
-#include "util.h"
-#include "waivers.h"
+#include "base/afile.h"
+#include "base/utf8.h"
+#include "base/util.h"
+#include "judge/diagnose.h"
+#include "judge/locate.h"
+#include "judge/waivers.h"
+#include "reference/dtype.h"
+#include "run/run.h"
 
 struct qc_json {
 	FILE *f;
@@ -165,21 +165,6 @@ static void num(FILE *f, double v)
 		fprintf(f, "%.17g", v);
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
 static void iso_time(char *buf, size_t n, time_t t)
 {
 	struct tm tm;
@@ -208,7 +193,7 @@ static void string_members(FILE *f, const char *head, const char *const *k, cons
 
 qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size_t err_size)
 {
-	if (mkdirs(path) != 0) {
+	if (qc_mkdirs_for(path) != 0) {
 		snprintf(err, err_size, "cannot create the directory of %s: %s", path,
 		         strerror(errno));
 		return NULL;
@@ -251,7 +236,7 @@ qc_json *qc_json_open(const char *path, const qc_run_meta *meta, char *err, size
 			qc_json_string(f, meta->threads_option);
 			fputs(", \"threads\": [", f);
 			for (int r = 2; r <= meta->repeat && r < 2 + QC_REPEAT_VARIANTS; r++)
-				fprintf(f, "%s%d", r > 2 ? ", " : "", qc_jobs_threads(r));
+				fprintf(f, "%s%d", r > 2 ? ", " : "", qc_repeat_threads(r));
 			fputs("]}", f);
 		} else {
 			fputs("null, \"threads\": []}", f);

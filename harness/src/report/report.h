@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "profile.h"
-#include "results.h"
-#include "runner.h"
+#include "judge/results.h"
+#include "run/runner.h"
+#include "spec/profile.h"
 
 #define QC_VERSION       "0.1.0"
 #define QC_REPORT_FORMAT 1
@@ -23,7 +23,7 @@ typedef struct qc_spec_meta {
 	const char *description; /* the spec's own, or NULL */
 } qc_spec_meta;
 
-/* What the classes of the --profile ran: run.c counts, report.c writes the profile section.
+/* What the classes of the --profile ran: cmd/run.c counts, report.c writes the profile section.
  * Class 0 is the base, class k + 1 extension k; class k's required ops are the base's
  * (k = 0) or the extension's (qc_profile_ext.ops). */
 typedef struct qc_profile_tally {
@@ -137,7 +137,7 @@ void qc_json_case_ex(qc_json *j, const qc_case *c, const qc_result *r, uint64_t 
                      const char *waived);
 /* The case object qc_json_case_ex writes, as malloc'd text (its length in *len), and that
  * text written as the report's next case: the journal keeps the same bytes
- * (harness/src/run/journal.h). */
+ * (harness/src/pipeline/journal.h). */
 char *qc_json_case_text(qc_json *j, const qc_case *c, const qc_result *r, uint64_t ordinal,
                         const char *waived, size_t *len);
 /* The same, for a case a board of the --remote pool ran (its index in meta->boards, or -1):

@@ -1,4 +1,4 @@
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afile.h"
-#include "compare.h"
-#include "help.h"
-#include "report_junit.h"
-#include "report_read.h"
-#include "utf8.h"
+#include "base/afile.h"
+#include "base/utf8.h"
+#include "judge/compare.h"
+#include "report/report_junit.h"
 
 /* ---- values ---- */
 
@@ -1841,22 +1839,6 @@ int qc_html_write(const char *json_path, const char *html_path, char *err, size_
 	return rc;
 }
 
-/* ---- qconform report ---- */
-
-/* path without a trailing ".json", plus ext */
-static char *beside(const char *path, const char *ext)
-{
-	size_t n = strlen(path);
-	if (n > 5 && !strcmp(path + n - 5, ".json"))
-		n -= 5;
-	char *s = malloc(n + strlen(ext) + 1);
-	if (s) {
-		memcpy(s, path, n);
-		strcpy(s + n, ext);
-	}
-	return s;
-}
-
 typedef struct junit_job {
 	const char *json_path, *xml_path;
 	int rc;
@@ -1893,47 +1875,4 @@ int qc_render_reports(qc_report *rep, const char *json_path, const char *html_pa
 	if (junit_path && jj.rc != 0)
 		fprintf(stderr, "%s%s\n", prefix, jj.err);
 	return rc != 0 || (junit_path && jj.rc != 0) ? -1 : 0;
-}
-
-int qc_cmd_report(int argc, char **argv)
-{
-	const char *json = NULL, *html = NULL, *junit = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--html") || !strcmp(a, "--junit")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "qconform report: missing value after %s\n", a);
-				return 2;
-			}
-			*(a[2] == 'h' ? &html : &junit) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return qc_help_unknown_option("report", a);
-		} else if (json) {
-			fprintf(stderr, "qconform report: one JSON report at a time (%s, %s)\n",
-			        json, a);
-			return 2;
-		} else {
-			json = a;
-		}
-	}
-	if (!json) {
-		fprintf(stderr, "qconform report: needs a JSON report (qconform report --help)\n");
-		return 2;
-	}
-	char err[1024];
-	qc_report *r = qc_report_open(json, err, sizeof err);
-	if (!r) {
-		fprintf(stderr, "%s\n", err);
-		return 2;
-	}
-	char *html_def = NULL, *junit_def = NULL;
-	if (!html && !junit) {
-		html = html_def = beside(json, ".html");
-		junit = junit_def = beside(json, ".junit.xml");
-	}
-	int rc = qc_render_reports(r, json, html, junit, "") != 0 ? 2 : 0;
-	free(html_def);
-	free(junit_def);
-	qc_report_close(r);
-	return rc;
 }

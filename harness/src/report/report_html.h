@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "report_read.h"
+#include "report/report_read.h"
 
 /* Most failing cases the HTML lists one by one; the rest are counted (the JSON has them). */
 #define QC_HTML_MAX_LISTED 500
@@ -42,7 +42,5 @@ int qc_html_write_cert(qc_report *report, json_t *cert, const char *json_path,
  * 0, or -1. */
 int qc_render_reports(qc_report *rep, const char *json_path, const char *html_path,
                       const char *junit_path, const char *prefix);
-/* `qconform report RESULT.json [--html FILE] [--junit FILE]`; argv[0] is "report". */
-int qc_cmd_report(int argc, char **argv);
 
 #endif

@@ -1,4 +1,4 @@
-#include "report_junit.h"
+#include "report/report_junit.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afile.h"
-#include "compare.h"
-#include "report_html.h"
-#include "report_read.h"
-#include "utf8.h"
+#include "base/afile.h"
+#include "base/utf8.h"
+#include "judge/compare.h"
 
 /* Seconds for a time attribute: non-negative and finite. */
 static double secs(json_t *v)

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "report_read.h"
+#include "report/report_read.h"
 
 /* Writes the JUnit XML of json_path to xml_path. 0, or -1 with "path: reason" in err. */
 int qc_junit_write(const char *json_path, const char *xml_path, char *err, size_t errsz);

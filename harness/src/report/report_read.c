@@ -1,4 +1,4 @@
-#include "report_read.h"
+#include "report/report_read.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h" /* qc_verdict_name */
-#include "rfile.h"
-#include "utf8.h"
+#include "base/rfile.h"
+#include "base/utf8.h"
+#include "judge/compare.h" /* qc_verdict_name */
 
 static int is_report(json_t *r, const char **why)
 {

@@ -1,10 +1,10 @@
 /* poison: see poison.h. */
-#include "poison.h"
+#include "run/poison.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "dtype.h"
+#include "reference/dtype.h"
 
 /* Bits per element: 2 (int2, uint2), 4 (int4, uint4, float4e2m1), 8, 16, 32 or 64; 0 for
  * a GGML block type (its bytes are poisoned as a whole). */

@@ -39,8 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stream.h"
-#include "wire.h"
+#include "run/stream.h"
 
 extern char **environ;
 

@@ -1,6 +1,6 @@
 /*
- * run: the commands that walk specs -> cases -> outputs -> comparison ->
- * results -> reports: run, list, validate, show.
+ * run: the options of a run (qc_run_opts), which every stage after the runner reads:
+ * the pipeline (plan, jobs), offline export and import, the gate and cmd/run.c.
  */
 #ifndef QC_RUN_H
 #define QC_RUN_H
@@ -13,6 +13,15 @@
 #define QC_MAX_OPTIONS    32
 #define QC_MAX_REMOTES    64 /* --remote commands: at most --jobs's bound */
 #define QC_MAX_EXTENSIONS 16
+
+/* The thread counts the later runs of --repeat cycle through: run r (2..K) gives the plugin's
+ * threads option qc_repeat_threads(r). */
+#define QC_REPEAT_VARIANTS 4
+static inline int qc_repeat_threads(int r)
+{
+	static const int counts[QC_REPEAT_VARIANTS] = {1, 2, 4, 8};
+	return counts[(r - 2) % QC_REPEAT_VARIANTS];
+}
 
 typedef struct qc_run_opts {
 	char **paths; /* spec files or directories (default: specs) */
@@ -75,24 +84,6 @@ typedef struct qc_run_opts {
 	 * (harness/src/offline/import.h); no journal */
 	struct qc_import *import;
 } qc_run_opts;
-
-/*
- * Runs the specs. Exit status: 0 conforms, 1 does not, 2 usage, spec, plugin or journal error;
- * 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped the run: the
- * reports then hold the cases judged before it and say "interrupted", and the journal stays
- * for --resume. --max-failures N stops the run after N failing cases (exit 1): the reports hold
- * the cases judged by then and say "interrupted" (max_failures N); no journal is kept.
- */
-int qc_cmd_run(const qc_run_opts *o);
-/* qconform diagnose REPORT.json [OPTIONS] (harness/src/run/rediagnose.c): argv[0] is
- * "diagnose"; self is the qconform that runs. */
-int qc_cmd_diagnose(int argc, char **argv, const char *self);
-/* qconform shrink CASE --plugin P (harness/src/run/shrink.c): the failing case cut down, into
- * out_dir (NULL: reports/out/shrunk); at most max_calls kernel calls (0: 256). */
-int qc_cmd_shrink(const qc_run_opts *o, const char *name, const char *out_dir, int max_calls);
-int qc_cmd_list(const qc_run_opts *o);
-int qc_cmd_validate(const qc_run_opts *o);
-int qc_cmd_show(const qc_run_opts *o, const char *case_name);
 
 /*
  * qconform export: the cases a run with these options holds, built with their data, in the

@@ -50,8 +50,8 @@
  * again alone with its memory staged again, and that run is its verdict
  * (staged_case: alone, fresh, isolated).
  */
-#include "runner.h"
-#include "sandbox.h"
+#include "run/runner.h"
+#include "run/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,9 +72,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "util.h"
-#include "wire.h"
+#include "base/digest.h"
+#include "base/util.h"
+#include "run/wire.h"
 
 extern char **environ;
 

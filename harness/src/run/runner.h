@@ -22,7 +22,7 @@
 
 #include <stdatomic.h>
 
-#include "platform.h"
+#include "base/platform.h"
 #include "qconform/plugin.h"
 
 typedef struct qc_runner qc_runner;

@@ -1,5 +1,5 @@
 /* sandbox: see sandbox.h. Runs in the worker before any plugin code. */
-#include "sandbox.h"
+#include "run/sandbox.h"
 
 #include <cap-ng.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* stream: see stream.h. Used by the relay (relay.c) and the worker's --stdio mode (worker.c). */
-#include "stream.h"
+#include "run/stream.h"
 
 #include <errno.h>
 #include <stdio.h>

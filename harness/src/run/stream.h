@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "run/wire.h"
 
 /* Bumped whenever a frame changes meaning; the first field of HELLO and LOADED. */
 #define QC_STREAM_PROTOCOL 7

@@ -1,5 +1,5 @@
 /* wire: see wire.h. Used by both the harness and the worker executable. */
-#include "wire.h"
+#include "run/wire.h"
 
 #include <errno.h>
 #include <inttypes.h>

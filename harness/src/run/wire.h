@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "platform.h"
+#include "base/platform.h"
 #include "qconform/plugin.h"
 
 /* Bumped whenever anything in this file changes meaning; checked by the worker. */

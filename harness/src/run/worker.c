@@ -42,11 +42,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "runner.h"
-#include "sandbox.h"
-#include "stream.h"
-#include "wire.h"
+#include "base/digest.h"
+#include "run/runner.h"
+#include "run/sandbox.h"
+#include "run/stream.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000 /* Linux >= 4.17; older kernels take it as a hint */

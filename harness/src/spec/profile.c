@@ -1,12 +1,11 @@
-#include "profile.h"
+#include "spec/profile.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
-#include "dtype.h"
+#include "reference/dtype.h"
 
 static void free_tensor_cond(qc_profile_tensor *t)
 {
@@ -101,13 +100,13 @@ static int tensor_meets(const qc_profile_tensor *t, const qcf_tensor *x)
 	return 1;
 }
 
-static int some_tensor(const qc_profile_tensor *t, const qc_case *c)
+static int some_tensor(const qc_profile_tensor *t, const qcf_op_call *c)
 {
-	for (int i = 0; i < c->call.n_inputs; i++)
-		if (tensor_meets(t, &c->in[i]))
+	for (int i = 0; c->inputs && i < c->n_inputs; i++)
+		if (tensor_meets(t, &c->inputs[i]))
 			return 1;
-	for (int i = 0; i < c->call.n_outputs; i++)
-		if (tensor_meets(t, &c->out[i]))
+	for (int i = 0; c->outputs && i < c->n_outputs; i++)
+		if (tensor_meets(t, &c->outputs[i]))
 			return 1;
 	return 0;
 }
@@ -126,7 +125,7 @@ static int attr_is(const qcf_attr *a, const char *v)
 	}
 }
 
-static int rule_meets(const qc_profile_rule *r, const qc_case *c)
+static int rule_meets(const qc_profile_rule *r, const qcf_op_call *c)
 {
 	for (int i = 0; i < r->n_tensor; i++)
 		if (!some_tensor(&r->tensor[i], c))
@@ -136,8 +135,8 @@ static int rule_meets(const qc_profile_rule *r, const qc_case *c)
 			return 0;
 	if (r->n_ops) {
 		char op[256];
-		snprintf(op, sizeof op, "%s/%s", c->call.semantics ? c->call.semantics : "",
-		         c->call.op ? c->call.op : "");
+		snprintf(op, sizeof op, "%s/%s", c->semantics ? c->semantics : "",
+		         c->op ? c->op : "");
 		int hit = 0;
 		for (int i = 0; i < r->n_ops && !hit; i++)
 			hit = fnmatch(r->ops[i], op, 0) == 0;
@@ -146,7 +145,7 @@ static int rule_meets(const qc_profile_rule *r, const qc_case *c)
 	}
 	for (int i = 0; i < r->n_attrs; i++) {
 		const qcf_attr *a = NULL;
-		for (int k = 0; k < c->call.n_attrs && !a; k++)
+		for (int k = 0; c->attrs && k < c->n_attrs && !a; k++)
 			if (c->attrs[k].name && !strcmp(c->attrs[k].name, r->attrs[i].name))
 				a = &c->attrs[k];
 		int hit = 0;
@@ -158,7 +157,7 @@ static int rule_meets(const qc_profile_rule *r, const qc_case *c)
 	return 1;
 }
 
-int qc_profile_classify(const qc_profile *p, const qc_case *c, int first[2], int second[2],
+int qc_profile_classify(const qc_profile *p, const qcf_op_call *c, int first[2], int second[2],
                         uint64_t hits[][QC_PROFILE_MAX_RULES])
 {
 	int cls = 0;

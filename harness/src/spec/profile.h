@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "qconform/plugin.h"
-#include "spec.h"
+#include "spec/spec.h"
 
 #define QC_PROFILE_FORMAT      2
 #define QC_PROFILE_MAX_OPS     128
@@ -37,8 +37,6 @@
 #define QC_PROFILE_MAX_RULES   16
 #define QC_PROFILE_MAX_VALUES  16
 #define QC_PROFILE_MAX_TENSORS 4
-
-struct qc_case;
 
 /* A condition on one tensor: every field given must hold (-1: not given). */
 typedef struct qc_profile_tensor {
@@ -113,17 +111,17 @@ const qc_profile *qc_profile_find(qc_profile *const *profiles, int n, const char
 int qc_profile_ext_index(const qc_profile *p, const char *name);
 
 /*
- * The class of a case: 0 the base, k + 1 extension k. A case meeting rules of two extensions
- * gives -1, with the two (extension index, rule index) pairs in first[2] and second[2]. Rule
- * hits are counted in hits (per extension, per rule; may be NULL).
+ * The class of a case (its call): 0 the base, k + 1 extension k. A case meeting rules of two
+ * extensions gives -1, with the two (extension index, rule index) pairs in first[2] and second[2].
+ * Rule hits are counted in hits (per extension, per rule; may be NULL).
  */
-int qc_profile_classify(const qc_profile *p, const struct qc_case *c, int first[2], int second[2],
+int qc_profile_classify(const qc_profile *p, const qcf_op_call *c, int first[2], int second[2],
                         uint64_t hits[][QC_PROFILE_MAX_RULES]);
 
 /* "base", or the extension's name, of class k. */
 const char *qc_profile_class_name(const qc_profile *p, int k);
 
-/* libyaml helpers of the small YAML files (profiles, waivers: harness/src/gate/waivers.c). */
+/* libyaml helpers of the small YAML files (profiles, waivers: harness/src/judge/waivers.c). */
 /* Reads path and loads its document within the limits of qc_limits.h (qc_yaml_load_file);
  * an error is reported to diag as "path:line:column: message" (counted) and gives 0. */
 int qc_yaml_load(const char *path, const char *what, yaml_document_t *doc, qc_diag *diag);

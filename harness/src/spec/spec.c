@@ -1,4 +1,4 @@
-#include "spec.h"
+#include "spec/spec.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,12 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "qc_limits.h"
-#include "qref.h"
-#include "rfile.h"
-#include "slua.h"
-#include "util.h"
+#include "base/digest.h"
+#include "base/rfile.h"
+#include "base/util.h"
+#include "reference/qref.h"
+#include "spec/slua.h"
 
 static void diag_emit(qc_diag *d, const char *kind, const char *file, const yaml_node_t *at,
                       const char *fmt, va_list ap)

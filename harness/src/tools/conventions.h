@@ -65,7 +65,10 @@ int qc_conventions_run(const qc_conv_params *p, const float *x, size_t n, qc_con
  */
 long qc_conventions_probe(const qc_conv_params *p, float *out, size_t cap);
 
-/* `qconform compare-conventions ...` (argv[0] is the command). Exit status. */
-int qc_cmd_compare_conventions(int argc, char **argv);
+/* The codes a probe visits at most (qc_conventions_probe). */
+#define QC_CONV_PROBE_CODES 512
+
+/* The bits of an integer dtype the conventions take (int4 ... int32), else 0. */
+int qc_conv_bits(qcf_dtype t);
 
 #endif

@@ -7,9 +7,10 @@
  * files are positional: input_K.pb is the K-th graph input that is not an
  * initializer, output_K.pb the K-th graph output (onnx/backend/test/runner).
  */
-#include "onnx_import.h"
+#include "tools/onnx_import.h"
+#include "base/util.h"
 
-#include "rfile.h"
+#include "base/rfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,9 +22,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "digest.h"
-#include "help.h"
-#include "onnx_proto.h"
+#include "base/digest.h"
+#include "tools/onnx_proto.h"
 
 #define MAX_FILE   QC_ONNX_MAX_BYTES /* a node test's files are a few KiB */
 #define MAX_IO     16                /* inputs or outputs of one of the seven ops */
@@ -1142,29 +1142,6 @@ typedef struct result {
 	int imported;
 } result;
 
-static int mkdirs(const char *path, char *err, size_t n)
-{
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-			*p = 0;
-			if (mkdir(buf, 0777) && errno != EEXIST) {
-				snprintf(err, n, "%s: %s", buf, strerror(errno));
-				return -1;
-			}
-			if (!(*p = c))
-				break;
-		}
-	}
-	if (!is_dir(path)) {
-		snprintf(err, n, "%s: not a directory", path);
-		return -1;
-	}
-	return 0;
-}
-
 static int write_file(const char *dir, const char *name, const sbuf *b, char *err, size_t n)
 {
 	char path[8192];
@@ -1296,8 +1273,10 @@ int qc_onnx_import(const char *dir, const char *outdir, const char *prov,
 			rc = 2;
 	}
 	free(t);
-	if (!rc && mkdirs(outdir, err, n))
+	if (!rc && qc_mkdirs(outdir) != 0) {
+		snprintf(err, n, "%s: %s", outdir, strerror(errno));
 		rc = 2;
+	}
 	for (size_t i = 0; !rc && i < nr; i++) {
 		if (!res[i].imported)
 			continue;
@@ -1327,58 +1306,4 @@ int qc_onnx_import(const char *dir, const char *outdir, const char *prov,
 	if (stats && !rc)
 		*stats = st;
 	return rc;
-}
-
-/* ---- the command ------------------------------------------------------- */
-
-int qc_cmd_import_onnx(int argc, char **argv)
-{
-	const char *dir = NULL, *out = "specs/onnx/imported",
-	           *prov = "ONNX backend test data (provenance not given)";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--out") || !strcmp(a, "--provenance")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "qconform import-onnx: missing value after %s\n",
-				        a);
-				return 2;
-			}
-			if (!strcmp(a, "--out"))
-				out = argv[++i];
-			else
-				prov = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			qc_help_unknown_option("import-onnx", a);
-			return 2;
-		} else if (dir) {
-			fprintf(stderr, "qconform import-onnx: one DIR only, got %s too\n", a);
-			return 2;
-		} else {
-			dir = a;
-		}
-	}
-	if (!dir) {
-		fprintf(stderr, "qconform import-onnx: needs DIR (a directory of ONNX backend "
-		                "node tests)\n");
-		return 2;
-	}
-	for (const char *p = prov; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == '|') {
-			fprintf(stderr, "qconform import-onnx: --provenance must be one line of "
-			                "text without '|'\n");
-			return 2;
-		}
-	char err[1024];
-	qc_onnx_import_stats st;
-	if (qc_onnx_import(dir, out, prov, &st, err, sizeof err)) {
-		/* one line, whatever the file names or a model's strings hold */
-		for (char *p = err; *p; p++)
-			if ((unsigned char)*p < 0x20)
-				*p = '?';
-		fprintf(stderr, "%s\n", err);
-		return 2;
-	}
-	printf("imported %d tests (%d cases) into %s; %d not imported (reasons in %s/README.md)\n",
-	       st.imported, st.cases, out, st.skipped, out);
-	return 0;
 }

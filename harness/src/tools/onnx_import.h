@@ -24,7 +24,4 @@ typedef struct qc_onnx_import_stats {
 int qc_onnx_import(const char *dir, const char *outdir, const char *provenance,
                    qc_onnx_import_stats *stats, char *err, size_t err_size);
 
-/* The command: argv[0] is "import-onnx". Returns the exit status. */
-int qc_cmd_import_onnx(int argc, char **argv);
-
 #endif

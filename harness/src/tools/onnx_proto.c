@@ -1,7 +1,7 @@
 /*
  * onnx.proto through protobuf-c, bounded; TensorProto elements. See onnx_proto.h.
  */
-#include "onnx_proto.h"
+#include "tools/onnx_proto.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "harness/runner/qconform_case.h"
 #include "qconform/plugin.h"
-#include "qconform_case.h"
 
 #ifndef QCB_CASE_SECONDS
 #define QCB_CASE_SECONDS 10

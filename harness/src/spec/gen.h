@@ -73,8 +73,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rng.h"
 #include "qconform/plugin.h"
-#include "rng.h"
 
 #define QC_GEN_EDGE_PICKS 16 /* rng-drawn levels (float) or values (integer) */
 

@@ -1,4 +1,4 @@
-#include "jobs.h"
+#include "pipeline/jobs.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,14 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "expected.h"
-#include "locate.h"
-#include "poison.h"
-#include "qref.h"
-#include "slua.h"
-#include "spec.h"
-#include "util.h"
+#include "base/util.h"
+#include "cases/expected.h"
+#include "judge/locate.h"
+#include "run/poison.h"
+#include "spec/slua.h"
 
 #define BATCH_CASES 64
 #define BATCH_BYTES ((size_t)64 << 20)
@@ -420,12 +417,6 @@ static int board_dead(const job *j)
 
 /* ---- --repeat ---- */
 
-int qc_jobs_threads(int r)
-{
-	static const int counts[QC_REPEAT_VARIANTS] = {1, 2, 4, 8};
-	return counts[(r - 2) % QC_REPEAT_VARIANTS];
-}
-
 /* What the later runs of a batch's case found: run 0 when they all agreed with the first. */
 typedef struct rep_finding {
 	int run;            /* the run (2..K) that differed */
@@ -447,7 +438,7 @@ static qc_runner *rep_runner(job *j, int v)
 		if (strcmp(c.options[i].key, J->threads_option) != 0)
 			opts[n++] = c.options[i];
 	char count[16];
-	snprintf(count, sizeof count, "%d", qc_jobs_threads(v + 2));
+	snprintf(count, sizeof count, "%d", qc_repeat_threads(v + 2));
 	opts[n++] = (qcf_option){J->threads_option, count};
 	c.options = opts;
 	c.n_options = n;
@@ -578,7 +569,8 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 		char how[48] = "";
 		if (J->threads_option[0]) {
 			int v = (r - 2) % QC_REPEAT_VARIANTS;
-			snprintf(how, sizeof how, ", %s=%d", J->threads_option, qc_jobs_threads(r));
+			snprintf(how, sizeof how, ", %s=%d", J->threads_option,
+			         qc_repeat_threads(r));
 			R = rep_runner(j, v);
 		}
 		const qcf_op_call *sub[BATCH_CASES], *st2[BATCH_CASES];

@@ -1,4 +1,4 @@
-#include "gen.h"
+#include "spec/gen.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "ggml.h"
-#include "requant.h"
-#include "util.h"
+#include "base/util.h"
+#include "reference/dtype.h"
+#include "reference/ggml.h"
+#include "reference/requant.h"
 
 static const char *const kind_names[] = {"uniform", "normal", "choice", "sequence", "edges"};
 

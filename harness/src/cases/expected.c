@@ -1,14 +1,13 @@
-#include "expected.h"
+#include "cases/expected.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "qref.h"
-#include "slua.h"
-#include "util.h"
+#include "base/util.h"
+#include "reference/dtype.h"
+#include "spec/slua.h"
 
 void qc_expected_free(qc_expected *e, int n_outputs)
 {

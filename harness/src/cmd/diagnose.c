@@ -15,12 +15,11 @@
 
 #include <jansson.h>
 
-#include "diagnose.h"
-#include "digest.h"
-#include "report_read.h"
-#include "rfile.h"
-#include "run.h"
-#include "util.h"
+#include "base/digest.h"
+#include "base/rfile.h"
+#include "base/util.h"
+#include "cmd/commands.h"
+#include "judge/diagnose.h"
 
 #define MAX_OPS 512
 

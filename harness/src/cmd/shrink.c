@@ -19,17 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "dump.h"
-#include "expected.h"
-#include "export.h"
-#include "ggml.h"
-#include "jobs.h"
-#include "locate.h"
-#include "qref.h"
-#include "run.h"
-#include "runner.h"
-#include "util.h"
+#include "base/util.h"
+#include "cases/expected.h"
+#include "cmd/commands.h"
+#include "judge/locate.h"
+#include "offline/export.h"
+#include "pipeline/jobs.h"
+#include "reference/dtype.h"
+#include "reference/ggml.h"
+#include "report/dump.h"
 
 #define SHRINK_MAX_CALLS 256
 
@@ -596,7 +594,7 @@ static int shrink_one(void *ctx, qc_case *c, uint64_t ordinal)
 		eo.jobs = 1;
 		eo.quiet = 1;
 		eo.command = "qconform shrink";
-		if (qc_cmd_export(&eo, exp_dir, 0) != 0)
+		if (qc_export(&eo, exp_dir, 0, NULL) != 0)
 			sr->rc = 2;
 		printf("reproduce: %s run '%s' --no-reports%s%s\n",
 		       s->o->self ? s->o->self : "qconform", yaml, s->o->plugin ? " --plugin " : "",

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 
 #define QC_WAIVERS_FORMAT 1
 

@@ -7,8 +7,21 @@
 #ifndef QC_EXPECTED_H
 #define QC_EXPECTED_H
 
-#include "cases.h"
-#include "compare.h"
+#include "cases/cases.h"
+#include "reference/qref.h"
+
+/* The reference's answer for a case. */
+typedef struct qc_expected {
+	qcf_status status;              /* QCF_OK or QCF_INVALID_PARAM (or an internal failure) */
+	qcf_tensor out[QC_MAX_TENSORS]; /* the reference's outputs (goldens are checked against
+	                                   them) */
+	qref_detail detail;
+	double *band_lo[QC_MAX_TENSORS]; /* rounding tolerance: per element, the lowest and */
+	double *band_hi[QC_MAX_TENSORS]; /* highest output of the legal roundings (or NULL) */
+	double *errors[QC_MAX_TENSORS];  /* custom check: scratch for e per element (or NULL) */
+	int golden_mismatch; /* a published golden value lies outside what the reference accepts */
+	char golden_note[256];
+} qc_expected;
 
 /*
  * Runs the reference on c. Never NULL: a refusal is in ->status and

@@ -18,12 +18,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "cases.h"
-#include "compare.h"
-#include "journal.h"
-#include "report.h"
-#include "runner.h"
-#include "waivers.h"
+#include "cases/cases.h"
+#include "judge/compare.h"
+#include "judge/waivers.h"
+#include "pipeline/journal.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "run/runner.h"
 
 /* A range [first, end) of the cases of spec `spec`; `ordinal` is the ordinal (position in the
  * unsharded run) of its first case that the run holds. `held`, when the plan knows it without
@@ -81,15 +82,10 @@ typedef struct qc_jobs_plan {
 	int keep_judged; /* the diagnosis: keep the data of every case with outputs (FAIL, PASS) */
 	int journal;     /* the run keeps a journal: each case's stats text too */
 	/* --repeat K (> 1): every case whose execute returned QCF_OK runs K times, the later runs
-	 * with other thread counts when the plugin declares a threads option (qc_jobs_threads);
-	 * a difference in the outputs' bits, or in the outcome, is NONDETERMINISTIC */
+	 * with other thread counts when the plugin declares a threads option (qc_repeat_threads,
+	 * run/run.h); a difference in the outputs' bits, or in the outcome, is NONDETERMINISTIC */
 	int repeat;
 } qc_jobs_plan;
-
-/* The thread counts the later runs of --repeat cycle through, and the one run r (2..K) gives
- * the plugin's threads option. */
-#define QC_REPEAT_VARIANTS 4
-int qc_jobs_threads(int r);
 
 typedef struct qc_jobs qc_jobs;
 

@@ -55,10 +55,9 @@
  * handler gives errors raised inside C functions the line of the innermost
  * running Lua function; run_protected moves that line into *line.
  */
-#include "slua.h"
+#include "spec/slua.h"
 
-#include "gen.h"
-#include "rng.h"
+#include "spec/gen.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "journal.h"
+#include "pipeline/journal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,11 +8,11 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "digest.h"
-#include "report_read.h"
-#include "results.h"
-#include "rfile.h"
-#include "utf8.h"
+#include "base/digest.h"
+#include "base/rfile.h"
+#include "base/utf8.h"
+#include "judge/results.h"
+#include "report/report_read.h"
 
 struct qc_journal {
 	FILE *f;

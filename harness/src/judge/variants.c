@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expected.h"
-#include "hypotheses.h"
-#include "runner.h"
-#include "util.h"
-#include "variants.h"
+#include "base/util.h"
+#include "cases/expected.h"
+#include "judge/variants.h"
 
 #define VARIANT_BATCH 16
 

@@ -1,4 +1,4 @@
-#include "waivers.h"
+#include "judge/waivers.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h" /* qc_yaml_load, qc_yaml_scalar_at, qc_yaml_check_keys */
-#include "util.h"
+#include "base/util.h"
+#include "spec/profile.h" /* qc_yaml_load, qc_yaml_scalar_at, qc_yaml_check_keys */
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (no time zone involved). */
 static long days_from_civil(long y, long m, long d)

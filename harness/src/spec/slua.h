@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
-#include "qc_limits.h" /* QC_LUA_MEM_LIMIT, QC_LUA_INSTRUCTION_LIMIT, QC_LUA_SPEC_* */
+#include "spec/qc_limits.h" /* QC_LUA_MEM_LIMIT, QC_LUA_INSTRUCTION_LIMIT, QC_LUA_SPEC_* */
 
 typedef enum qc_lv_kind {
 	QC_LV_NIL = 0,

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "cases.h"
-#include "diagnose.h"
+#include "cases/cases.h"
+#include "judge/diagnose.h"
 
 /*
  * Runs cases[0..n) through the plugin at path in a worker of its own (no sandbox: the

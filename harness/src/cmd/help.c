@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "help.h"
-#include "report.h"
+#include "cmd/help.h"
+#include "report/report.h"
 
 /* ---- the options, by the commands that share them ---- */
 

@@ -23,7 +23,7 @@
  * A resumed run copies each journaled case object into its report as it is, and rebuilds the
  * per-op roll-ups and the summary from "stats" with qc_stats_add, as if the case had just run:
  * the report equals the uninterrupted run's case by case. Lines are flushed after every batch
- * and synced (fdatasync) after a batch at most every 0.25 s (harness/src/run/run.c); a last line
+ * and synced (fdatasync) after a batch at most every 0.25 s (harness/src/cmd/run.c); a last line
  * cut by the crash is ignored and cut off.
  */
 #ifndef QC_JOURNAL_H
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
+#include "judge/compare.h"
 
 #define QC_JOURNAL_FORMAT 2 /* format_version */
 

@@ -6,19 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "certify.h"
-#include "conventions.h"
-#include "diff.h"
-#include "export.h"
-#include "help.h"
-#include "journal.h"
-#include "merge.h"
-#include "onnx_import.h"
-#include "qparams.h"
-#include "report.h"
-#include "report_html.h"
-#include "run.h"
-#include "util.h"
+#include "base/util.h"
+#include "cmd/commands.h"
+#include "cmd/help.h"
+#include "report/report.h"
 
 static int bad(const char *cmd, const char *msg, const char *arg)
 {

@@ -1,0 +1,66 @@
+/* qconform feed: the host's side of a streamed runner on a device. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/help.h"
+#include "offline/export.h"
+
+static int usage(const char *msg)
+{
+	fprintf(stderr, "qconform feed: %s\n", msg);
+	return 2;
+}
+
+int qc_cmd_feed(int argc, char **argv)
+{
+	qc_feed_opts F = {.timeout_s = 30, .restarts_max = 3};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = !strcmp(a, "--device") || !strcmp(a, "--out") ||
+		            !strcmp(a, "--timeout") || !strcmp(a, "--restarts");
+		if (takes && !v) {
+			fprintf(stderr, "qconform feed: missing value after %s\n", a);
+			return 2;
+		}
+		if (!strcmp(a, "--device"))
+			F.device = v;
+		else if (!strcmp(a, "--out"))
+			F.capture = v;
+		else if (!strcmp(a, "--timeout") || !strcmp(a, "--restarts")) {
+			char *end;
+			double d = strtod(v, &end);
+			if (*end || !*v || d <= 0 || d > 1e6) {
+				fprintf(stderr,
+				        "qconform feed: %s needs a positive number, got %s\n", a,
+				        v);
+				return 2;
+			}
+			if (a[2] == 't')
+				F.timeout_s = d;
+			else
+				F.restarts_max = (int)d;
+		} else if (!strcmp(a, "--quiet"))
+			F.quiet = 1;
+		else if (a[0] == '-' && a[1])
+			return qc_help_unknown_option("feed", a);
+		else if (F.dir)
+			return usage("one export directory");
+		else
+			F.dir = a;
+		i += takes;
+	}
+	if (!F.dir || !F.device)
+		return usage("needs the export directory and --device COMMAND (the device's line "
+		             "on its stdin and stdout)");
+	return qc_feed(&F);
+}
