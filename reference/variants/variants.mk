@@ -36,8 +36,9 @@ $(VAR_OUT)/%/changed.c: $(VAR_DIR)/%.var $(VAR_TOOL) $(REF_SRC)
 	@mkdir -p $(dir $@)
 	$(VAR_TOOL) $< $@
 
+# the copy is not beside the reference's headers, which its includes name bare
 $(VAR_OUT)/%/changed.o: $(VAR_OUT)/%/changed.c
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -iquote reference $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # $(call qc_variant_link,DEF,OUT.so,CHANGED.o): every reference object but the changed file's
 # own, then the changed one

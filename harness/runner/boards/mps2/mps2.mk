@@ -10,7 +10,7 @@ MCU_BUILD   := $(BUILD)/mcu
 MCU_FLAGS_m3 := -mcpu=cortex-m3 -mthumb -mfloat-abi=soft
 MCU_FLAGS_m7 := -mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16
 MCU_CFLAGS  := --specs=picolibc.specs -std=c11 -Os -g -ffp-contract=off -ffunction-sections -fdata-sections \
-               -Wall -Wextra -Werror -Iharness/include -Iharness/runner -Ireference
+               -Wall -Wextra -Werror -I. -Iharness/include -Iharness/runner -Ireference
 # picolibc (Debian's picolibc-arm-none-eabi), not newlib: its printf has the long long the
 # kernel's messages print (%lld), which Debian's newlib builds leave out
 MCU_LDFLAGS := --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
