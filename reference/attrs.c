@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "op.h"
 #include "qref.h"
 
-/* Reads of a name the op's schema (reference/schema.c) does not list: a kernel that reads an
+/* Reads of a name the op's schema (its row, op.h) does not list: a kernel that reads an
  * attribute its schema lacks is counted here, whether or not the call has it. */
 static atomic_ulong unlisted_reads;
 static atomic_int unlisted_first_set;
@@ -28,7 +29,7 @@ static void note_read(const qcf_op_call *call, const char *name)
 		return;
 	const qref_attr_schema *a = qref_attr_schema_find(op, name);
 	if (a) {
-		ptrdiff_t i = op - qref_op_schema_at(0), k = a - op->attrs;
+		ptrdiff_t i = qref_op_index(op), k = a - op->attrs;
 		if (i >= 0 && i < MAX_OPS && k >= 0 && k < MAX_ATTRS)
 			atomic_store(&listed_read[i][k], 1);
 		return;
@@ -44,7 +45,7 @@ int qref_attr_was_read(const qref_op_schema *op, const qref_attr_schema *a)
 {
 	if (!op || !a)
 		return 0;
-	ptrdiff_t i = op - qref_op_schema_at(0), k = a - op->attrs;
+	ptrdiff_t i = qref_op_index(op), k = a - op->attrs;
 	return i >= 0 && i < MAX_OPS && k >= 0 && k < MAX_ATTRS && atomic_load(&listed_read[i][k]);
 }
 

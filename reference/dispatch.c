@@ -1,16 +1,7 @@
 /*
- * qref_supports / qref_execute / qref_real_output: the table from
- * (semantics, op) to kernel, and to the op's real-valued output hook.
- *
- * `real` is NULL for ops none of whose outputs is quantized (float outputs,
- * masks); qref_real_output then answers QCF_NOT_SUPPORTED. An op with a
- * quantized output (CONV_2D, FULLY_CONNECTED, ... as they are added) lists
- * its hook here beside its kernel; the hook answers QCF_NOT_SUPPORTED itself
- * for any of its outputs that is not quantized.
- *
- * qref_output_axes and qref_element_terms: the ops' output layouts, and the
- * ops that give one element's accumulator (for the report of a failing
- * element).
+ * The lookups over every op's row (op.h): qref_supports, qref_execute, qref_real_output, the
+ * schemas (qref_op_schema_find, qref_op_schema_at), qref_output_axes and qref_element_terms.
+ * The rows live in the family files; this file only lists the families.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,21 +9,18 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
-/* LiteRT QUANTIZE / DEQUANTIZE (litert_quantize.c). */
-const qref_op_entry qref_ops_qdq[] = {
-        {"litert", "QUANTIZE", qref_litert_quantize, qref_litert_quantize_real},
-        {"litert", "DEQUANTIZE", qref_litert_dequantize, NULL},
-        {NULL, NULL, NULL, NULL},
-};
-
-static const qref_op_entry *const families[] = {
-        qref_ops_qdq,
+static const qref_op *const families[] = {
+        qref_ops_litert_quantize,
         qref_ops_litert_conv,
         qref_ops_litert_elementwise,
         qref_ops_litert_activations,
         qref_ops_litert_layout,
-        qref_ops_torch,
+        qref_ops_torch_fake_quant,
+        qref_ops_torch_fake_quant_grad,
+        qref_ops_torch_quantize,
+        qref_ops_torch_linear,
         qref_ops_torch_pt2e,
         qref_ops_tf,
         qref_ops_onnx,
@@ -42,18 +30,55 @@ static const qref_op_entry *const families[] = {
         qref_ops_mx,
 };
 
-typedef qref_op_entry entry;
+#define N_FAMILIES (sizeof families / sizeof families[0])
 
-static const entry *lookup(const qcf_op_call *call)
+const qref_op *qref_op_find(const char *semantics, const char *op)
 {
-	if (!call || !call->semantics || !call->op)
+	if (!semantics || !op)
 		return NULL;
-	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
-		for (const entry *e = families[f]; e->op; e++)
-			if (strcmp(e->semantics, call->semantics) == 0 &&
-			    strcmp(e->op, call->op) == 0)
-				return e;
+	for (size_t f = 0; f < N_FAMILIES; f++)
+		for (const qref_op *r = families[f]; r->schema.op; r++)
+			if (strcmp(r->schema.op, op) == 0 &&
+			    strcmp(r->schema.semantics, semantics) == 0)
+				return r;
 	return NULL;
+}
+
+/* The row i (0, 1, ...) of every family in turn, or NULL past the last. */
+static const qref_op *row_at(int i)
+{
+	for (size_t f = 0; i >= 0 && f < N_FAMILIES; f++)
+		for (const qref_op *r = families[f]; r->schema.op; r++)
+			if (i-- == 0)
+				return r;
+	return NULL;
+}
+
+int qref_op_index(const qref_op_schema *schema)
+{
+	int i = 0;
+	for (size_t f = 0; schema && f < N_FAMILIES; f++)
+		for (const qref_op *r = families[f]; r->schema.op; r++, i++)
+			if (&r->schema == schema)
+				return i;
+	return -1;
+}
+
+const qref_op_schema *qref_op_schema_at(int i)
+{
+	const qref_op *r = row_at(i);
+	return r ? &r->schema : NULL;
+}
+
+const qref_op_schema *qref_op_schema_find(const char *semantics, const char *op)
+{
+	const qref_op *r = qref_op_find(semantics, op);
+	return r ? &r->schema : NULL;
+}
+
+static const qref_op *lookup(const qcf_op_call *call)
+{
+	return call ? qref_op_find(call->semantics, call->op) : NULL;
 }
 
 static qcf_status no_such_op(const qcf_op_call *call, qref_detail *detail)
@@ -78,27 +103,32 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 	}
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");
-	const entry *e = lookup(call);
-	if (!e)
+	const qref_op *row = lookup(call);
+	if (!row)
 		return no_such_op(call, detail);
 	const qcf_op_call *outer = qref_running_call;
 	qref_running_call = call;
-	qcf_status s = e->fn(call, detail);
+	qcf_status s = row->kernel(call, row, detail);
 	qref_running_call = outer;
 	return s;
 }
 
+/*
+ * An op none of whose outputs is quantized (float outputs, masks) has no real hook: its
+ * outputs have no real-valued result to choose a quantization for. An op with one has its
+ * hook in its row, and the hook refuses its outputs that are not quantized.
+ */
 static qcf_status real_output(const qcf_op_call *call, int k, double *values, qref_detail *d)
 {
 	if (!call)
 		return qref_fail(d, QCF_ERROR, "no op call");
-	const entry *e = lookup(call);
-	if (!e)
+	const qref_op *row = lookup(call);
+	if (!row)
 		return no_such_op(call, d);
 	if (k < 0 || k >= call->n_outputs)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: no output %d (it has %" PRId32 ")",
 		                 call->op, k, call->n_outputs);
-	if (!e->real) {
+	if (!row->real) {
 		const char *dt = call->outputs ? qref_dtype_name(call->outputs[k].dtype) : "?";
 		return qref_fail(
 		        d, QCF_NOT_SUPPORTED,
@@ -110,7 +140,7 @@ static qcf_status real_output(const qcf_op_call *call, int k, double *values, qr
 		return qref_fail(d, QCF_ERROR, "no values buffer");
 	const qcf_op_call *outer = qref_running_call;
 	qref_running_call = call;
-	qcf_status s = e->real(call, k, values, d);
+	qcf_status s = row->real(call, row, k, values, d);
 	qref_running_call = outer;
 	return s;
 }
@@ -133,17 +163,6 @@ qcf_status qref_real_output(const qcf_op_call *call, int k, double *values)
 
 /* ---- where an element is, and its terms ---- */
 
-/* Ops whose rank-4 output is NHWC (n, h, w, c). */
-static const char *const nhwc_ops[] = {"CONV_2D",     "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D",
-                                       "MAX_POOL_2D", "RESIZE_BILINEAR",   "SPACE_TO_DEPTH",
-                                       NULL};
-
-static int op_is(const qcf_op_call *call, const char *semantics, const char *op)
-{
-	return call->semantics && call->op && !strcmp(call->semantics, semantics) &&
-	       !strcmp(call->op, op);
-}
-
 int qref_output_axes(const qcf_op_call *call, int k, char (*names)[QREF_AXIS_NAME],
                      int *channel_axis)
 {
@@ -154,19 +173,18 @@ int qref_output_axes(const qcf_op_call *call, int k, char (*names)[QREF_AXIS_NAM
 	static const char *const nhwc[] = {"n", "h", "w", "c"};
 	static const char *const nchw[] = {"n", "c", "h", "w"};
 	const char *named[QCF_MAX_RANK] = {NULL}; /* the layout's names; NULL: d<i> */
-	int ch = -1, nhwc_op = 0;
-	for (int i = 0; nhwc_ops[i]; i++)
-		nhwc_op |= op_is(call, "litert", nhwc_ops[i]);
-	if (k == 0 && rank == 4 && nhwc_op) {
+	const qref_op *row = lookup(call);
+	qref_layout layout = row && k == 0 ? row->layout : QREF_LAYOUT_PLAIN;
+	int ch = -1;
+	if (layout == QREF_LAYOUT_NHWC && rank == 4) {
 		for (int i = 0; i < 4; i++)
 			named[i] = nhwc[i];
 		ch = 3;
-	} else if (k == 0 && rank >= 3 &&
-	           (op_is(call, "onnx", "QLinearConv") || op_is(call, "onnx", "ConvInteger"))) {
+	} else if (layout == QREF_LAYOUT_NCHW && rank >= 3) {
 		for (int i = 0; i < (rank == 4 ? 4 : 2); i++)
 			named[i] = nchw[i]; /* n, c, then h, w or d2, d3, ... */
 		ch = 1;
-	} else if (k == 0 && rank >= 1 && op_is(call, "litert", "FULLY_CONNECTED")) {
+	} else if (layout == QREF_LAYOUT_FC && rank >= 1) {
 		if (rank == 2)
 			named[0] = "batch";
 		named[rank - 1] = "out_channel";
@@ -185,33 +203,19 @@ int qref_output_axes(const qcf_op_call *call, int k, char (*names)[QREF_AXIS_NAM
 	return rank;
 }
 
-/* The ops with qref_element_terms. */
-static const struct {
-	const char *semantics, *op;
-	qref_terms_fn fn;
-} terms_ops[] = {
-        {"litert", "CONV_2D", qref_litert_conv_element_terms},
-        {"litert", "DEPTHWISE_CONV_2D", qref_litert_conv_element_terms},
-        {"litert", "FULLY_CONNECTED", qref_litert_conv_element_terms},
-        {"onnx", "QLinearConv", qref_onnx_linear_element_terms},
-        {"onnx", "QLinearMatMul", qref_onnx_linear_element_terms},
-};
-
 qcf_status qref_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
                               qref_terms *terms)
 {
 	if (!call || n < 0 || (n && (!idx || !terms)))
 		return QCF_ERROR;
-	for (size_t i = 0; i < sizeof terms_ops / sizeof terms_ops[0]; i++) {
-		if (!op_is(call, terms_ops[i].semantics, terms_ops[i].op))
-			continue;
-		qref_detail d;
-		memset(&d, 0, sizeof d);
-		const qcf_op_call *outer = qref_running_call;
-		qref_running_call = call;
-		qcf_status s = terms_ops[i].fn(call, k, idx, n, terms, &d);
-		qref_running_call = outer;
-		return s;
-	}
-	return QCF_NOT_SUPPORTED;
+	const qref_op *row = lookup(call);
+	if (!row || !row->terms)
+		return QCF_NOT_SUPPORTED;
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	const qcf_op_call *outer = qref_running_call;
+	qref_running_call = call;
+	qcf_status s = row->terms(call, row, k, idx, n, terms, &d);
+	qref_running_call = outer;
+	return s;
 }

@@ -44,6 +44,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 #define QK            32  /* elements of a Q4_0..Q8_1 block */
 #define QK_K          256 /* elements of a K-quant super-block */
@@ -1073,8 +1074,9 @@ static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const cha
 }
 
 /* quantize_row: x float32 -> y of a GGML dtype, each row as quantize_row_<t>_ref. */
-static qcf_status ggml_quantize_row(const qcf_op_call *call, qref_detail *d)
+static qcf_status ggml_quantize_row(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1108,8 +1110,9 @@ static qcf_status ggml_quantize_row(const qcf_op_call *call, qref_detail *d)
 }
 
 /* dequantize_row: x of a GGML dtype -> y float32 (GET_ROWS' and the to_float path). */
-static qcf_status ggml_dequantize_row(const qcf_op_call *call, qref_detail *d)
+static qcf_status ggml_dequantize_row(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1146,8 +1149,9 @@ static qcf_status ggml_dequantize_row(const qcf_op_call *call, qref_detail *d)
  * row i of y is dequantize_row of a's row idx[i] (ggml_compute_forward_get_rows_q: a row index
  * outside [0, n_rows) is a GGML_ASSERT there, refused here).
  */
-static qcf_status ggml_get_rows(const qcf_op_call *call, qref_detail *d)
+static qcf_status ggml_get_rows(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1204,8 +1208,9 @@ static qcf_status ggml_get_rows(const qcf_op_call *call, qref_detail *d)
  * j of b meets batch j / (bb / ba) of a (ggml_compute_forward_mul_mat's broadcast, i02 = i12 /
  * r2; ggml_can_mul_mat asks ne12 % ne02 == 0).
  */
-static qcf_status ggml_mul_mat(const qcf_op_call *call, qref_detail *d)
+static qcf_status ggml_mul_mat(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1286,10 +1291,17 @@ static qcf_status ggml_mul_mat(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_ggml[] = {
-        {"ggml", "quantize_row", ggml_quantize_row, NULL},
-        {"ggml", "dequantize_row", ggml_dequantize_row, NULL},
-        {"ggml", "mul_mat", ggml_mul_mat, NULL},
-        {"ggml", "get_rows", ggml_get_rows, NULL},
-        {NULL, NULL, NULL, NULL},
+const qref_op qref_ops_ggml[] = {
+        {.schema = {.semantics = "ggml", .op = "quantize_row", XY, .attrs = qref_no_attrs},
+         .kernel = ggml_quantize_row},
+        {.schema = {.semantics = "ggml", .op = "dequantize_row", XY, .attrs = qref_no_attrs},
+         .kernel = ggml_dequantize_row},
+        {.schema = {.semantics = "ggml", .op = "mul_mat", AB_Y, .attrs = qref_no_attrs},
+         .kernel = ggml_mul_mat},
+        {.schema = {.semantics = "ggml",
+                    .op = "get_rows",
+                    IO(LIST("a", "idx"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = ggml_get_rows},
+        {.schema = {.op = NULL}},
 };

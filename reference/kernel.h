@@ -1,6 +1,6 @@
 /*
- * Internal to the reference: helpers shared by the kernel files and the
- * kernel entry points that reference/dispatch.c lists. Not part of qref.h.
+ * Internal to the reference: helpers shared by the kernel files (their rows are in op.h).
+ * Not part of qref.h.
  */
 #ifndef QREF_KERNEL_H
 #define QREF_KERNEL_H
@@ -9,42 +9,6 @@
 #include <stdint.h>
 
 #include "qref.h"
-
-/* A kernel: checks the call's rules, then writes call->outputs. */
-typedef qcf_status (*qref_kernel_fn)(const qcf_op_call *call, qref_detail *detail);
-
-/*
- * The real-valued output hook of an op (qref_real_output): checks the
- * call's inputs, then writes the ideal real value of every element of
- * output k (0 <= k < call->n_outputs, checked by the caller) to values.
- * Reasons go to detail->message (detail may be NULL).
- */
-typedef qcf_status (*qref_real_fn)(const qcf_op_call *call, int k, double *values,
-                                   qref_detail *detail);
-
-/* One row of the op table: a family file lists its ops in a table ending with a
- * row whose op is NULL; reference/dispatch.c looks ops up in every family table. */
-typedef struct qref_op_entry {
-	const char *semantics;
-	const char *op;
-	qref_kernel_fn fn;
-	qref_real_fn real; /* NULL when no output is quantized */
-} qref_op_entry;
-
-/* The op families (one file each). */
-extern const qref_op_entry qref_ops_qdq[];                /* dispatch.c: LiteRT Q/DQ */
-extern const qref_op_entry qref_ops_litert_conv[];        /* litert_conv.c */
-extern const qref_op_entry qref_ops_litert_elementwise[]; /* litert_elementwise.c */
-extern const qref_op_entry qref_ops_litert_activations[]; /* litert_activations.c */
-extern const qref_op_entry qref_ops_litert_layout[];      /* litert_layout.c */
-extern const qref_op_entry qref_ops_torch[];              /* torch_*.c */
-extern const qref_op_entry qref_ops_torch_pt2e[];         /* torch_pt2e.c */
-extern const qref_op_entry qref_ops_tf[];                 /* tf_*.c */
-extern const qref_op_entry qref_ops_onnx[];               /* onnx_*.c */
-extern const qref_op_entry qref_ops_onnx_linear[];        /* onnx_linear.c */
-extern const qref_op_entry qref_ops_ort[];                /* ort_contrib.c */
-extern const qref_op_entry qref_ops_ggml[];               /* ggml.c */
-extern const qref_op_entry qref_ops_mx[];                 /* mx.c */
 
 /* y = (x - zero point) * scale elementwise, in float32 (ONNX DequantizeLinear, onnx_qdq.c): every
  * element exact to the product, its step the scale; also com.microsoft DequantizeLinear. */
@@ -162,17 +126,6 @@ double qref_round_half(double v, qref_rounding rounding);
 qcf_status qref_rounding_na(const qcf_op_call *call, qref_detail *detail, qref_rounding rounding,
                             const char *what);
 
-/* litert_quantize.c */
-qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values,
-                                     qref_detail *detail);
-
-/* litert_conv.c (specs/litert/OPERATORS.md) */
-qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_litert_depthwise_conv2d(const qcf_op_call *call, qref_detail *detail);
-qcf_status qref_litert_fully_connected(const qcf_op_call *call, qref_detail *detail);
-
 /*
  * What CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED compute before they
  * requantize, for kernels built on the reference (the stubs): the caller sets
@@ -194,17 +147,5 @@ typedef struct qref_conv_terms {
 
 qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *terms,
                                   qref_detail *detail);
-
-/*
- * qref_element_terms of one op family (reference/dispatch.c picks it by op): the checks of
- * the op's kernel, then terms[j] of element idx[j] of output k for j < n.
- */
-typedef qcf_status (*qref_terms_fn)(const qcf_op_call *call, int k, const size_t *idx, int n,
-                                    qref_terms *terms, qref_detail *detail);
-qcf_status qref_litert_conv_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
-                                          qref_terms *terms, qref_detail *detail);
-/* onnx_linear.c: QLinearConv, QLinearMatMul */
-qcf_status qref_onnx_linear_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
-                                          qref_terms *terms, qref_detail *detail);
 
 #endif

@@ -19,6 +19,7 @@
 #include "dtype.h"
 #include "fixedpoint.h"
 #include "kernel.h"
+#include "op.h"
 #include "requant.h"
 
 /* ---- shared checks ------------------------------------------------------ */
@@ -323,8 +324,9 @@ static qcf_status softmax_check(const qcf_op_call *call, qref_detail *d, int ful
 	return s;
 }
 
-static qcf_status litert_softmax(const qcf_op_call *call, qref_detail *d)
+static qcf_status litert_softmax(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	float beta;
 	qcf_quant qi, qo;
 	qcf_status s = softmax_check(call, d, 1, &beta, &qi);
@@ -415,9 +417,10 @@ static void softmax_real_rows(const qcf_tensor *in, const qcf_quant *qi, double 
 	}
 }
 
-static qcf_status litert_softmax_real(const qcf_op_call *call, int k, double *values,
-                                      qref_detail *d)
+static qcf_status litert_softmax_real(const qcf_op_call *call, const qref_op *row, int k,
+                                      double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	float beta;
 	qcf_quant qi;
@@ -480,8 +483,10 @@ static void int16_input_scaling(float s_in, int is_tanh, int32_t *mult, int *ls,
 	*ls = k;
 }
 
-static qcf_status litert_logistic_tanh(const qcf_op_call *call, qref_detail *d, int is_tanh)
+/* LOGISTIC (row->param 0) and TANH (1). */
+static qcf_status litert_logistic_tanh(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int is_tanh = row->param;
 	const char *op = is_tanh ? "TANH" : "LOGISTIC";
 	qcf_quant qi, qo;
 	qcf_status s = act_check(call, d, op, 1, &qi);
@@ -551,18 +556,11 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, qref_detail *d, 
 	return QCF_OK;
 }
 
-static qcf_status litert_logistic(const qcf_op_call *call, qref_detail *d)
+static qcf_status logistic_tanh_real(const qcf_op_call *call, const qref_op *row, int k,
+                                     double *values, qref_detail *d)
 {
-	return litert_logistic_tanh(call, d, 0);
-}
-
-static qcf_status litert_tanh(const qcf_op_call *call, qref_detail *d)
-{
-	return litert_logistic_tanh(call, d, 1);
-}
-
-static qcf_status act_real(const qcf_op_call *call, double *values, qref_detail *d, int is_tanh)
-{
+	(void)k; /* one output */
+	const int is_tanh = row->param;
 	qcf_quant qi;
 	qcf_status s = act_check(call, d, is_tanh ? "TANH" : "LOGISTIC", 0, &qi);
 	if (s != QCF_OK)
@@ -574,19 +572,6 @@ static qcf_status act_real(const qcf_op_call *call, double *values, qref_detail 
 		values[i] = is_tanh ? tanh(x) : 1.0 / (1.0 + exp(-x));
 	}
 	return QCF_OK;
-}
-
-static qcf_status litert_logistic_real(const qcf_op_call *call, int k, double *values,
-                                       qref_detail *d)
-{
-	(void)k;
-	return act_real(call, values, d, 0);
-}
-
-static qcf_status litert_tanh_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return act_real(call, values, d, 1);
 }
 
 /* ---- L2_NORMALIZATION ----------------------------------------------------- */
@@ -640,8 +625,9 @@ static qcf_status l2norm_check(const qcf_op_call *call, qref_detail *d, int full
 	return QCF_OK;
 }
 
-static qcf_status litert_l2norm(const qcf_op_call *call, qref_detail *d)
+static qcf_status litert_l2norm(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_quant qi, qo;
 	qcf_status s = l2norm_check(call, d, 1, &qi);
 	if (s != QCF_OK)
@@ -697,8 +683,10 @@ static qcf_status litert_l2norm(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status litert_l2norm_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+static qcf_status litert_l2norm_real(const qcf_op_call *call, const qref_op *row, int k,
+                                     double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	qcf_quant qi;
 	qcf_status s = l2norm_check(call, d, 0, &qi);
@@ -737,8 +725,9 @@ static qcf_status logsm_check(const qcf_op_call *call, qref_detail *d, int full,
 	return QCF_OK;
 }
 
-static qcf_status litert_log_softmax(const qcf_op_call *call, qref_detail *d)
+static qcf_status litert_log_softmax(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_quant qi, qo;
 	qcf_status s = logsm_check(call, d, 1, &qi);
 	if (s != QCF_OK)
@@ -812,9 +801,10 @@ static qcf_status litert_log_softmax(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status litert_log_softmax_real(const qcf_op_call *call, int k, double *values,
-                                          qref_detail *d)
+static qcf_status litert_log_softmax_real(const qcf_op_call *call, const qref_op *row, int k,
+                                          double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	qcf_quant qi;
 	qcf_status s = logsm_check(call, d, 0, &qi);
@@ -824,11 +814,33 @@ static qcf_status litert_log_softmax_real(const qcf_op_call *call, int k, double
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_litert_activations[] = {
-        {"litert", "SOFTMAX", litert_softmax, litert_softmax_real},
-        {"litert", "LOGISTIC", litert_logistic, litert_logistic_real},
-        {"litert", "TANH", litert_tanh, litert_tanh_real},
-        {"litert", "L2_NORMALIZATION", litert_l2norm, litert_l2norm_real},
-        {"litert", "LOG_SOFTMAX", litert_log_softmax, litert_log_softmax_real},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema softmax_attrs[] = {
+        {"beta", QREF_ATTR_FLOAT, 0, 0, INF, 1, NULL, 0, "1"},
+        END,
+};
+
+static const qref_attr_schema l2norm_attrs[] = {
+        A_ENUM("fused_activation_function", LIST("NONE"), 0, "NONE"),
+        END,
+};
+
+const qref_op qref_ops_litert_activations[] = {
+        {.schema = {.semantics = "litert", .op = "SOFTMAX", XY, .attrs = softmax_attrs},
+         .kernel = litert_softmax,
+         .real = litert_softmax_real},
+        {.schema = {.semantics = "litert", .op = "LOGISTIC", XY, .attrs = qref_no_attrs},
+         .kernel = litert_logistic_tanh,
+         .real = logistic_tanh_real,
+         .param = 0},
+        {.schema = {.semantics = "litert", .op = "TANH", XY, .attrs = qref_no_attrs},
+         .kernel = litert_logistic_tanh,
+         .real = logistic_tanh_real,
+         .param = 1},
+        {.schema = {.semantics = "litert", .op = "L2_NORMALIZATION", XY, .attrs = l2norm_attrs},
+         .kernel = litert_l2norm,
+         .real = litert_l2norm_real},
+        {.schema = {.semantics = "litert", .op = "LOG_SOFTMAX", XY, .attrs = qref_no_attrs},
+         .kernel = litert_log_softmax,
+         .real = litert_log_softmax_real},
+        {.schema = {.op = NULL}},
 };

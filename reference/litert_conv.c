@@ -30,6 +30,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "requant.h"
 
 enum { OP_CONV, OP_DW, OP_FC };
@@ -1143,10 +1144,10 @@ static int64_t block_rows(const plan *p)
  * output 0 under the asked rounding and under every applicable rounding in d->extra
  * (qref_detail).
  */
-static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
+static qcf_status conv_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
 	plan p;
-	qcf_status s = plan_init(call, op, 1, &p, d);
+	qcf_status s = plan_init(call, row->param, 1, &p, d);
 	if (s != QCF_OK)
 		return s;
 	qref_rounding rnd = qref_detail_rounding(d);
@@ -1200,31 +1201,18 @@ static qcf_status run(const qcf_op_call *call, int op, qref_detail *d)
 	return s;
 }
 
-qcf_status qref_litert_conv2d(const qcf_op_call *call, qref_detail *detail)
-{
-	return run(call, OP_CONV, detail);
-}
-
-qcf_status qref_litert_depthwise_conv2d(const qcf_op_call *call, qref_detail *detail)
-{
-	return run(call, OP_DW, detail);
-}
-
-qcf_status qref_litert_fully_connected(const qcf_op_call *call, qref_detail *detail)
-{
-	return run(call, OP_FC, detail);
-}
-
 /*
  * Real-valued output: s_in * s_w[c] * (the accumulator without the bias) plus the
  * bias's real value ((b - zp) * s_b with its own quantization, else b * s_in * s_w[c],
  * as the kernel reads it), then the fused activation (RELU: max(0, v), RELU6: [0, 6],
  * RELU_N1_TO_1: [-1, 1]).
  */
-static qcf_status real(const qcf_op_call *call, int op, double *values, qref_detail *d)
+static qcf_status conv_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                            qref_detail *d)
 {
+	(void)k; /* one output */
 	plan p;
-	qcf_status s = plan_init(call, op, 0, &p, d);
+	qcf_status s = plan_init(call, row->param, 0, &p, d);
 	if (s != QCF_OK)
 		return s;
 	int64_t *acc = accumulators_new(&p, d);
@@ -1251,24 +1239,6 @@ static qcf_status real(const qcf_op_call *call, int op, double *values, qref_det
 	}
 	free(acc);
 	return QCF_OK;
-}
-
-static qcf_status conv2d_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return real(call, OP_CONV, values, d);
-}
-
-static qcf_status dw_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return real(call, OP_DW, values, d);
-}
-
-static qcf_status fc_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return real(call, OP_FC, values, d);
 }
 
 qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, qref_detail *d)
@@ -1314,18 +1284,14 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 
 /* One element at a time: the scalar model's accumulator plus the channel's bias, and its value
  * rescaled in double (multiplier_double) plus the output zero point. */
-qcf_status qref_litert_conv_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
-                                          qref_terms *terms, qref_detail *d)
+static qcf_status conv_terms(const qcf_op_call *call, const qref_op *row, int k, const size_t *idx,
+                             int n, qref_terms *terms, qref_detail *d)
 {
-	int op = -1;
-	for (int o = OP_CONV; o <= OP_FC; o++)
-		if (call->op && strcmp(call->op, op_name(o)) == 0)
-			op = o;
-	if (op < 0 || k != 0)
+	if (k != 0)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: no accumulator for output %d",
 		                 call->op ? call->op : "(null)", k);
 	plan p;
-	qcf_status s = plan_init(call, op, 1, &p, d);
+	qcf_status s = plan_init(call, row->param, 1, &p, d);
 	if (s != QCF_OK)
 		return s;
 	size_t numel = qref_tensor_numel(p.out);
@@ -1350,9 +1316,60 @@ qcf_status qref_litert_conv_element_terms(const qcf_op_call *call, int k, const 
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_litert_conv[] = {
-        {"litert", "CONV_2D", qref_litert_conv2d, conv2d_real},
-        {"litert", "DEPTHWISE_CONV_2D", qref_litert_depthwise_conv2d, dw_real},
-        {"litert", "FULLY_CONNECTED", qref_litert_fully_connected, fc_real},
-        {NULL, NULL, NULL, NULL},
+/* TFLite's ActivationFunctionType, in the schema's order (the three ops take the name or its
+ * index) */
+#define TFLITE_ACT LIST("NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT")
+
+static const qref_attr_schema conv_attrs[] = {
+        A_ENUM("padding", LIST("SAME", "VALID"), 1, "SAME"),
+        A_INT("stride_h", 1, I32, "1"),
+        A_INT("stride_w", 1, I32, "1"),
+        A_INT("dilation_h_factor", 1, I32, "1"),
+        A_INT("dilation_w_factor", 1, I32, "1"),
+        A_ENUM("fused_activation_function", TFLITE_ACT, 1, "NONE"),
+        A_ENUM("quantized_bias_type", LIST("int32", "int64"), 0, "the bias's type"),
+        END,
+};
+
+static const qref_attr_schema dw_attrs[] = {
+        A_ENUM("padding", LIST("SAME", "VALID"), 1, "SAME"),
+        A_INT("stride_h", 1, I32, "1"),
+        A_INT("stride_w", 1, I32, "1"),
+        A_INT("dilation_h_factor", 1, I32, "1"),
+        A_INT("dilation_w_factor", 1, I32, "1"),
+        A_INT("depth_multiplier", 1, I32, "C_out / C_in"),
+        A_ENUM("fused_activation_function", TFLITE_ACT, 1, "NONE"),
+        END,
+};
+
+static const qref_attr_schema fc_attrs[] = {
+        A_BOOL("keep_num_dims", "0"),
+        A_ENUM("fused_activation_function", TFLITE_ACT, 1, "NONE"),
+        A_ENUM("quantized_bias_type", LIST("int32", "int64"), 0, "the bias's type"),
+        END,
+};
+
+#define IFB_OUTPUT IO(LIST("input", "filter", "bias"), 2, 3, LIST("output"), 1)
+
+const qref_op qref_ops_litert_conv[] = {
+        {.schema = {.semantics = "litert", .op = "CONV_2D", IFB_OUTPUT, .attrs = conv_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = conv_kernel,
+         .real = conv_real,
+         .terms = conv_terms,
+         .param = OP_CONV},
+        {.schema =
+                 {.semantics = "litert", .op = "DEPTHWISE_CONV_2D", IFB_OUTPUT, .attrs = dw_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = conv_kernel,
+         .real = conv_real,
+         .terms = conv_terms,
+         .param = OP_DW},
+        {.schema = {.semantics = "litert", .op = "FULLY_CONNECTED", IFB_OUTPUT, .attrs = fc_attrs},
+         .layout = QREF_LAYOUT_FC,
+         .kernel = conv_kernel,
+         .real = conv_real,
+         .terms = conv_terms,
+         .param = OP_FC},
+        {.schema = {.op = NULL}},
 };

@@ -18,6 +18,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "requant.h"
 
 /* ---- broadcasting ------------------------------------------------------ */
@@ -391,8 +392,10 @@ static int32_t rdbpot16(int32_t x, int e)
 	return e == 0 ? x : qref_rdbpot(x, e);
 }
 
-static qcf_status addsub_kernel(const qcf_op_call *call, int sub, qref_detail *d)
+/* ADD (row->param 0) and SUB (1). */
+static qcf_status addsub_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int sub = row->param;
 	addsub p;
 	qcf_status s = addsub_prepare(call, sub, 0, &p, d);
 	if (s != QCF_OK)
@@ -427,8 +430,11 @@ static qcf_status addsub_kernel(const qcf_op_call *call, int sub, qref_detail *d
 	return QCF_OK;
 }
 
-static qcf_status addsub_real(const qcf_op_call *call, int sub, double *values, qref_detail *d)
+static qcf_status addsub_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                              qref_detail *d)
 {
+	(void)k; /* one output */
+	const int sub = row->param;
 	addsub p;
 	qcf_status s = addsub_prepare(call, sub, 1, &p, d);
 	if (s != QCF_OK)
@@ -441,28 +447,6 @@ static qcf_status addsub_real(const qcf_op_call *call, int sub, double *values, 
 		values[i] = act_real(p.act, sub ? x1 - x2 : x1 + x2);
 	}
 	return QCF_OK;
-}
-
-static qcf_status add_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return addsub_kernel(call, 0, d);
-}
-
-static qcf_status sub_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return addsub_kernel(call, 1, d);
-}
-
-static qcf_status add_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return addsub_real(call, 0, values, d);
-}
-
-static qcf_status sub_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return addsub_real(call, 1, values, d);
 }
 
 /* ---- MUL ------------------------------------------------------------------- */
@@ -530,8 +514,9 @@ static qcf_status mul_prepare(const qcf_op_call *call, int real_only, mulp *p, q
 	return QCF_OK;
 }
 
-static qcf_status mul_kernel(const qcf_op_call *call, qref_detail *d)
+static qcf_status mul_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	mulp p;
 	qcf_status s = mul_prepare(call, 0, &p, d);
 	if (s != QCF_OK)
@@ -568,8 +553,10 @@ static qcf_status mul_kernel(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status mul_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+static qcf_status mul_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                           qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	mulp p;
 	qcf_status s = mul_prepare(call, 1, &p, d);
@@ -598,10 +585,11 @@ static qcf_status maxmin_prepare(const qcf_op_call *call, int real_only, bcast *
 	return s;
 }
 
-/* Raw comparison of the stored integers (maximum_minimum.cc): no
- * quantization checks, nothing requantized. */
-static qcf_status maxmin_kernel(const qcf_op_call *call, int is_max, qref_detail *d)
+/* MAXIMUM (row->param 1) and MINIMUM (0): raw comparison of the stored integers
+ * (maximum_minimum.cc), no quantization checks, nothing requantized. */
+static qcf_status maxmin_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int is_max = row->param;
 	bcast b;
 	qcf_status s = maxmin_prepare(call, 0, &b, d);
 	if (s != QCF_OK)
@@ -619,8 +607,11 @@ static qcf_status maxmin_kernel(const qcf_op_call *call, int is_max, qref_detail
 	return QCF_OK;
 }
 
-static qcf_status maxmin_real(const qcf_op_call *call, int is_max, double *values, qref_detail *d)
+static qcf_status maxmin_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                              qref_detail *d)
 {
+	(void)k; /* one output */
+	const int is_max = row->param;
 	bcast b;
 	qp q[2];
 	qcf_status s = maxmin_prepare(call, 1, &b, d);
@@ -636,28 +627,6 @@ static qcf_status maxmin_real(const qcf_op_call *call, int is_max, double *value
 		values[i] = is_max ? (x > y ? x : y) : (x < y ? x : y);
 	}
 	return QCF_OK;
-}
-
-static qcf_status max_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return maxmin_kernel(call, 1, d);
-}
-
-static qcf_status min_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return maxmin_kernel(call, 0, d);
-}
-
-static qcf_status max_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return maxmin_real(call, 1, values, d);
-}
-
-static qcf_status min_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
-{
-	(void)k;
-	return maxmin_real(call, 0, values, d);
 }
 
 /* ---- comparisons --------------------------------------------------------------- */
@@ -682,8 +651,9 @@ static int cmp_apply(int op, int64_t a, int64_t b)
  * v = MBQM_LT1((q - zp) * 2^8, m, e); then v1 op v2. int16 inputs of the
  * ordering ops are compared raw (LessEval etc. use the unscaled path).
  */
-static qcf_status cmp_kernel(const qcf_op_call *call, int op, qref_detail *d)
+static qcf_status cmp_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int op = row->param; /* CMP_EQ .. CMP_GE */
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s == QCF_OK)
 		s = same_dtypes(call, 0, d);
@@ -750,29 +720,54 @@ static qcf_status cmp_kernel(const qcf_op_call *call, int op, qref_detail *d)
 	return QCF_OK;
 }
 
-#define CMP_FN(name, op)                                                                           \
-	static qcf_status name(const qcf_op_call *call, qref_detail *d)                            \
-	{                                                                                          \
-		return cmp_kernel(call, op, d);                                                    \
-	}
-CMP_FN(equal_kernel, CMP_EQ)
-CMP_FN(not_equal_kernel, CMP_NE)
-CMP_FN(less_kernel, CMP_LT)
-CMP_FN(less_equal_kernel, CMP_LE)
-CMP_FN(greater_kernel, CMP_GT)
-CMP_FN(greater_equal_kernel, CMP_GE)
+static const qref_attr_schema addsub_attrs[] = {
+        A_ENUM("fused_activation_function", ACT4, 0, "NONE"),
+        A_BOOL("pot_scale_int16", "0"),
+        END,
+};
 
-const qref_op_entry qref_ops_litert_elementwise[] = {
-        {"litert", "ADD", add_kernel, add_real},
-        {"litert", "SUB", sub_kernel, sub_real},
-        {"litert", "MUL", mul_kernel, mul_real},
-        {"litert", "MAXIMUM", max_kernel, max_real},
-        {"litert", "MINIMUM", min_kernel, min_real},
-        {"litert", "EQUAL", equal_kernel, NULL},
-        {"litert", "NOT_EQUAL", not_equal_kernel, NULL},
-        {"litert", "LESS", less_kernel, NULL},
-        {"litert", "LESS_EQUAL", less_equal_kernel, NULL},
-        {"litert", "GREATER", greater_kernel, NULL},
-        {"litert", "GREATER_EQUAL", greater_equal_kernel, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema mul_attrs[] = {
+        A_ENUM("fused_activation_function", ACT4, 0, "NONE"),
+        END,
+};
+
+const qref_op qref_ops_litert_elementwise[] = {
+        {.schema = {.semantics = "litert", .op = "ADD", AB_Y, .attrs = addsub_attrs},
+         .kernel = addsub_kernel,
+         .real = addsub_real,
+         .param = 0},
+        {.schema = {.semantics = "litert", .op = "SUB", AB_Y, .attrs = addsub_attrs},
+         .kernel = addsub_kernel,
+         .real = addsub_real,
+         .param = 1},
+        {.schema = {.semantics = "litert", .op = "MUL", AB_Y, .attrs = mul_attrs},
+         .kernel = mul_kernel,
+         .real = mul_real},
+        {.schema = {.semantics = "litert", .op = "MAXIMUM", AB_Y, .attrs = qref_no_attrs},
+         .kernel = maxmin_kernel,
+         .real = maxmin_real,
+         .param = 1},
+        {.schema = {.semantics = "litert", .op = "MINIMUM", AB_Y, .attrs = qref_no_attrs},
+         .kernel = maxmin_kernel,
+         .real = maxmin_real,
+         .param = 0},
+        {.schema = {.semantics = "litert", .op = "EQUAL", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_EQ},
+        {.schema = {.semantics = "litert", .op = "NOT_EQUAL", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_NE},
+        {.schema = {.semantics = "litert", .op = "LESS", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_LT},
+        {.schema = {.semantics = "litert", .op = "LESS_EQUAL", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_LE},
+        {.schema = {.semantics = "litert", .op = "GREATER", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_GT},
+        {.schema = {.semantics = "litert", .op = "GREATER_EQUAL", AB_Y, .attrs = qref_no_attrs},
+         .kernel = cmp_kernel,
+         .param = CMP_GE},
+        {.schema = {.op = NULL}},
 };

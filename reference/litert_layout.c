@@ -26,6 +26,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "requant.h"
 
 #define MAXR       QCF_MAX_RANK
@@ -249,38 +250,6 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 	return QCF_OK;
 }
 
-static qcf_status move_kernel(const qcf_op_call *call, qref_detail *d, move_fn fn, int nmin,
-                              int nmax, int ndata)
-{
-	mover m;
-	qcf_status s = move_setup(call, d, &m, nmin, nmax, ndata, 0);
-	return s != QCF_OK ? s : fn(call, d, &m);
-}
-
-static qcf_status move_real(const qcf_op_call *call, double *values, qref_detail *d, move_fn fn,
-                            int nmin, int nmax, int ndata)
-{
-	mover m;
-	qcf_status s = move_setup(call, d, &m, nmin, nmax, ndata, 1);
-	if (s != QCF_OK)
-		return s;
-	m.real = values;
-	return fn(call, d, &m);
-}
-
-/* Defines the kernel and real hook of a data movement op. */
-#define MOVE_OP(name, fn, nmin, nmax, ndata)                                                       \
-	static qcf_status name##_kernel(const qcf_op_call *call, qref_detail *d)                   \
-	{                                                                                          \
-		return move_kernel(call, d, fn, nmin, nmax, ndata);                                \
-	}                                                                                          \
-	static qcf_status name##_real(const qcf_op_call *call, int k, double *values,              \
-	                              qref_detail *d)                                              \
-	{                                                                                          \
-		(void)k;                                                                           \
-		return move_real(call, values, d, fn, nmin, nmax, ndata);                          \
-	}
-
 /* Exact equality of input k's and the output's scale and zero point (int16: zp 0). */
 static qcf_status same_params(const qcf_op_call *call, int k, const char *why, qref_detail *d)
 {
@@ -463,8 +432,10 @@ static void pool_window(const pool *p, int64_t oy, int64_t ox, int64_t *y0, int6
 	*x1 = ox0 + p->fw < p->w ? ox0 + p->fw : p->w;
 }
 
-static qcf_status pool_kernel(const qcf_op_call *call, qref_detail *d, int is_max)
+/* AVERAGE_POOL_2D (row->param 0) and MAX_POOL_2D (1). */
+static qcf_status pool_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int is_max = row->param;
 	pool p;
 	qcf_status s = pool_setup(call, &p, 1, d);
 	if (s != QCF_OK)
@@ -512,8 +483,11 @@ static qcf_status pool_kernel(const qcf_op_call *call, qref_detail *d, int is_ma
 	return QCF_OK;
 }
 
-static qcf_status pool_real(const qcf_op_call *call, double *values, qref_detail *d, int is_max)
+static qcf_status pool_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                            qref_detail *d)
 {
+	(void)k; /* one output */
+	const int is_max = row->param;
 	pool p;
 	qcf_status s = pool_setup(call, &p, 0, d);
 	if (s != QCF_OK)
@@ -551,25 +525,6 @@ static qcf_status pool_real(const qcf_op_call *call, double *values, qref_detail
 					        act_real(p.act, is_max ? acc : acc / (double)n);
 				}
 	return QCF_OK;
-}
-
-static qcf_status avg_pool(const qcf_op_call *call, qref_detail *d)
-{
-	return pool_kernel(call, d, 0);
-}
-static qcf_status max_pool(const qcf_op_call *call, qref_detail *d)
-{
-	return pool_kernel(call, d, 1);
-}
-static qcf_status avg_pool_real(const qcf_op_call *call, int k, double *v, qref_detail *d)
-{
-	(void)k;
-	return pool_real(call, v, d, 0);
-}
-static qcf_status max_pool_real(const qcf_op_call *call, int k, double *v, qref_detail *d)
-{
-	(void)k;
-	return pool_real(call, v, d, 1);
 }
 
 /* ---- MEAN, SUM (reduce.cc; reference/reduce.h) ------------------------- */
@@ -645,8 +600,10 @@ static size_t reduce_out_index(const qcf_tensor *in, const reduce *r, const int6
 	return oi;
 }
 
-static qcf_status reduce_kernel(const qcf_op_call *call, qref_detail *d, int is_sum)
+/* MEAN (row->param 0) and SUM (1). */
+static qcf_status reduce_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int is_sum = row->param;
 	reduce r;
 	qcf_status s = reduce_setup(call, &r, 1, d);
 	if (s != QCF_OK)
@@ -720,8 +677,11 @@ static qcf_status reduce_kernel(const qcf_op_call *call, qref_detail *d, int is_
 	return QCF_OK;
 }
 
-static qcf_status reduce_real(const qcf_op_call *call, double *values, qref_detail *d, int is_sum)
+static qcf_status reduce_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                              qref_detail *d)
 {
+	(void)k; /* one output */
+	const int is_sum = row->param;
 	reduce r;
 	qcf_status s = reduce_setup(call, &r, 0, d);
 	if (s != QCF_OK)
@@ -742,25 +702,6 @@ static qcf_status reduce_real(const qcf_op_call *call, double *values, qref_deta
 		for (size_t i = 0; i < no; i++)
 			values[i] /= (double)r.n;
 	return QCF_OK;
-}
-
-static qcf_status mean_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return reduce_kernel(call, d, 0);
-}
-static qcf_status sum_kernel(const qcf_op_call *call, qref_detail *d)
-{
-	return reduce_kernel(call, d, 1);
-}
-static qcf_status mean_real(const qcf_op_call *call, int k, double *v, qref_detail *d)
-{
-	(void)k;
-	return reduce_real(call, v, d, 0);
-}
-static qcf_status sum_real(const qcf_op_call *call, int k, double *v, qref_detail *d)
-{
-	(void)k;
-	return reduce_real(call, v, d, 1);
 }
 
 /* ---- CONCATENATION (concatenation.cc) ---------------------------------- */
@@ -842,7 +783,6 @@ static qcf_status concat_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		}
 	return QCF_OK;
 }
-MOVE_OP(concat, concat_move, 1, MAX_CONCAT, -1)
 
 /* ---- RESHAPE (reshape.cc) ------------------------------------------------ */
 
@@ -892,7 +832,6 @@ static qcf_status reshape_move(const qcf_op_call *call, qref_detail *d, mover *m
 		mv(m, i, 0, i);
 	return QCF_OK;
 }
-MOVE_OP(reshape, reshape_move, 2, 2, 1)
 
 /* ---- TRANSPOSE (transpose.cc) -------------------------------------------- */
 
@@ -940,7 +879,6 @@ static qcf_status transpose_move(const qcf_op_call *call, qref_detail *d, mover 
 	}
 	return QCF_OK;
 }
-MOVE_OP(transpose, transpose_move, 2, 2, 1)
 
 /* ---- PAD, PADV2 (pad.cc) -------------------------------------------------- */
 
@@ -1035,8 +973,6 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	}
 	return QCF_OK;
 }
-MOVE_OP(pad, pad_move, 2, 2, 1)
-MOVE_OP(padv2, pad_move, 3, 3, 1)
 
 /* ---- SLICE (slice.cc) ---------------------------------------------------- */
 
@@ -1088,7 +1024,6 @@ static qcf_status slice_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	}
 	return QCF_OK;
 }
-MOVE_OP(slice, slice_move, 3, 3, 1)
 
 /* ---- GATHER (gather.cc) -------------------------------------------------- */
 
@@ -1161,7 +1096,6 @@ static qcf_status gather_move(const qcf_op_call *call, qref_detail *d, mover *m)
 			}
 	return QCF_OK;
 }
-MOVE_OP(gather, gather_move, 2, 2, 1)
 
 /* ---- SQUEEZE (squeeze.cc) ------------------------------------------------ */
 
@@ -1213,7 +1147,6 @@ static qcf_status squeeze_move(const qcf_op_call *call, qref_detail *d, mover *m
 		mv(m, i, 0, i);
 	return QCF_OK;
 }
-MOVE_OP(squeeze, squeeze_move, 1, 1, 1)
 
 /* ---- SPACE_TO_DEPTH (space_to_depth.cc) ---------------------------------- */
 
@@ -1252,7 +1185,6 @@ static qcf_status s2d_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	}
 	return QCF_OK;
 }
-MOVE_OP(s2d, s2d_move, 1, 1, 1)
 
 /* ---- BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND -------------------------------- */
 
@@ -1352,7 +1284,6 @@ static qcf_status b2s_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	}
 	return QCF_OK;
 }
-MOVE_OP(b2s, b2s_move, 3, 3, 1)
 
 static qcf_status s2b_move(const qcf_op_call *call, qref_detail *d, mover *m)
 {
@@ -1398,7 +1329,60 @@ static qcf_status s2b_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	}
 	return QCF_OK;
 }
-MOVE_OP(s2b, s2b_move, 3, 3, 1)
+
+/* ---- the data movement ops' kernel and real hook ------------------------- */
+
+/* Which move a row is (its param), and its data inputs (-1: all; the others are indices). */
+enum {
+	MV_CONCAT,
+	MV_RESHAPE,
+	MV_TRANSPOSE,
+	MV_PAD,
+	MV_SLICE,
+	MV_GATHER,
+	MV_SQUEEZE,
+	MV_S2D,
+	MV_B2S,
+	MV_S2B
+};
+
+static const struct {
+	move_fn fn;
+	int ndata;
+} moves[] = {
+        [MV_CONCAT] = {concat_move, -1},
+        [MV_RESHAPE] = {reshape_move, 1},
+        [MV_TRANSPOSE] = {transpose_move, 1},
+        [MV_PAD] = {pad_move, 1},
+        [MV_SLICE] = {slice_move, 1},
+        [MV_GATHER] = {gather_move, 1},
+        [MV_SQUEEZE] = {squeeze_move, 1},
+        [MV_S2D] = {s2d_move, 1},
+        [MV_B2S] = {b2s_move, 1},
+        [MV_S2B] = {s2b_move, 1},
+};
+
+/* The input counts are the schema's. */
+static qcf_status move_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
+{
+	mover m;
+	qcf_status s = move_setup(call, d, &m, row->schema.min_inputs, row->schema.max_inputs,
+	                          moves[row->param].ndata, 0);
+	return s != QCF_OK ? s : moves[row->param].fn(call, d, &m);
+}
+
+static qcf_status move_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                            qref_detail *d)
+{
+	(void)k; /* one output */
+	mover m;
+	qcf_status s = move_setup(call, d, &m, row->schema.min_inputs, row->schema.max_inputs,
+	                          moves[row->param].ndata, 1);
+	if (s != QCF_OK)
+		return s;
+	m.real = values;
+	return moves[row->param].fn(call, d, &m);
+}
 
 /* ---- RESIZE_BILINEAR int8/int16 (ResizeBilinearInteger) ----------------- */
 
@@ -1492,8 +1476,9 @@ static int64_t resize_sum(const qcf_tensor *in, const resize *z, int64_t b, int6
 	return o;
 }
 
-static qcf_status resize_kernel(const qcf_op_call *call, qref_detail *d)
+static qcf_status resize_kernel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	resize z;
 	qcf_status s = resize_setup(call, &z, 1, d);
 	if (s != QCF_OK)
@@ -1521,8 +1506,10 @@ static qcf_status resize_kernel(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status resize_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+static qcf_status resize_real(const qcf_op_call *call, const qref_op *row, int k, double *values,
+                              qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	resize z;
 	qcf_status s = resize_setup(call, &z, 0, d);
@@ -1543,8 +1530,9 @@ static qcf_status resize_real(const qcf_op_call *call, int k, double *values, qr
 
 /* ---- ARG_MAX (arg_min_max.cc), SHAPE (shape.cc) ------------------------- */
 
-static qcf_status arg_max(const qcf_op_call *call, qref_detail *d)
+static qcf_status arg_max(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1605,8 +1593,9 @@ static qcf_status arg_max(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status shape_op(const qcf_op_call *call, qref_detail *d)
+static qcf_status shape_op(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -1626,24 +1615,159 @@ static qcf_status shape_op(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_litert_layout[] = {
-        {"litert", "AVERAGE_POOL_2D", avg_pool, avg_pool_real},
-        {"litert", "MAX_POOL_2D", max_pool, max_pool_real},
-        {"litert", "MEAN", mean_kernel, mean_real},
-        {"litert", "SUM", sum_kernel, sum_real},
-        {"litert", "CONCATENATION", concat_kernel, concat_real},
-        {"litert", "RESHAPE", reshape_kernel, reshape_real},
-        {"litert", "TRANSPOSE", transpose_kernel, transpose_real},
-        {"litert", "PAD", pad_kernel, pad_real},
-        {"litert", "PADV2", padv2_kernel, padv2_real},
-        {"litert", "SLICE", slice_kernel, slice_real},
-        {"litert", "GATHER", gather_kernel, gather_real},
-        {"litert", "SQUEEZE", squeeze_kernel, squeeze_real},
-        {"litert", "RESIZE_BILINEAR", resize_kernel, resize_real},
-        {"litert", "SPACE_TO_DEPTH", s2d_kernel, s2d_real},
-        {"litert", "BATCH_TO_SPACE_ND", b2s_kernel, b2s_real},
-        {"litert", "SPACE_TO_BATCH_ND", s2b_kernel, s2b_real},
-        {"litert", "ARG_MAX", arg_max, NULL},
-        {"litert", "SHAPE", shape_op, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema pool_attrs[] = {
+        A_ENUM("padding", LIST("SAME", "VALID"), 0, "VALID"),
+        A_INT("stride_h", 1, INF, "1"),
+        A_INT("stride_w", 1, INF, "1"),
+        A_INT("filter_height", 1, INF, "1"),
+        A_INT("filter_width", 1, INF, "1"),
+        A_ENUM("fused_activation_function", ACT4, 0, "NONE"),
+        END,
+};
+
+static const qref_attr_schema reduce_attrs[] = {
+        A_BOOL("keep_dims", "0"),
+        END,
+};
+
+static const qref_attr_schema concat_attrs[] = {
+        A_INT("axis", -INF, INF, "0"),
+        A_ENUM("fused_activation_function", LIST("NONE"), 0, "NONE"),
+        END,
+};
+
+static const qref_attr_schema gather_attrs[] = {
+        A_INT("axis", -INF, INF, "0"),
+        A_INT("batch_dims", -INF, INF, "0"),
+        END,
+};
+
+static const qref_attr_schema squeeze_attrs[] = {
+        A_INTS("squeeze_dims", -INF, "every dimension of size 1"),
+        END,
+};
+
+static const qref_attr_schema resize_attrs[] = {
+        A_BOOL("align_corners", "0"),
+        A_BOOL("half_pixel_centers", "0"),
+        END,
+};
+
+static const qref_attr_schema s2d_attrs[] = {
+        A_INT_REQ("block_size", 1, INF),
+        END,
+};
+
+const qref_op qref_ops_litert_layout[] = {
+        {.schema = {.semantics = "litert", .op = "AVERAGE_POOL_2D", XY, .attrs = pool_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = pool_kernel,
+         .real = pool_real,
+         .param = 0},
+        {.schema = {.semantics = "litert", .op = "MAX_POOL_2D", XY, .attrs = pool_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = pool_kernel,
+         .real = pool_real,
+         .param = 1},
+        {.schema = {.semantics = "litert",
+                    .op = "MEAN",
+                    IO(LIST("x", "axis"), 2, 2, LIST("y"), 1),
+                    .attrs = reduce_attrs},
+         .kernel = reduce_kernel,
+         .real = reduce_real,
+         .param = 0},
+        {.schema = {.semantics = "litert",
+                    .op = "SUM",
+                    IO(LIST("x", "axis"), 2, 2, LIST("y"), 1),
+                    .attrs = reduce_attrs},
+         .kernel = reduce_kernel,
+         .real = reduce_real,
+         .param = 1},
+        {.schema = {.semantics = "litert",
+                    .op = "CONCATENATION",
+                    IO(LIST("values"), 1, MAX_CONCAT, LIST("y"), 1),
+                    .attrs = concat_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_CONCAT},
+        {.schema = {.semantics = "litert",
+                    .op = "RESHAPE",
+                    IO(LIST("x", "shape"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_RESHAPE},
+        {.schema = {.semantics = "litert",
+                    .op = "TRANSPOSE",
+                    IO(LIST("x", "perm"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_TRANSPOSE},
+        {.schema = {.semantics = "litert",
+                    .op = "PAD",
+                    IO(LIST("x", "paddings"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_PAD},
+        {.schema = {.semantics = "litert",
+                    .op = "PADV2",
+                    IO(LIST("x", "paddings", "constant_values"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_PAD},
+        {.schema = {.semantics = "litert",
+                    .op = "SLICE",
+                    IO(LIST("x", "begin", "size"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_SLICE},
+        {.schema = {.semantics = "litert",
+                    .op = "GATHER",
+                    IO(LIST("x", "positions"), 2, 2, LIST("y"), 1),
+                    .attrs = gather_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_GATHER},
+        {.schema = {.semantics = "litert", .op = "SQUEEZE", XY, .attrs = squeeze_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_SQUEEZE},
+        {.schema = {.semantics = "litert",
+                    .op = "RESIZE_BILINEAR",
+                    IO(LIST("x", "size"), 2, 2, LIST("y"), 1),
+                    .attrs = resize_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = resize_kernel,
+         .real = resize_real},
+        {.schema = {.semantics = "litert", .op = "SPACE_TO_DEPTH", XY, .attrs = s2d_attrs},
+         .layout = QREF_LAYOUT_NHWC,
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_S2D},
+        {.schema = {.semantics = "litert",
+                    .op = "BATCH_TO_SPACE_ND",
+                    IO(LIST("x", "block_shape", "crops"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_B2S},
+        {.schema = {.semantics = "litert",
+                    .op = "SPACE_TO_BATCH_ND",
+                    IO(LIST("x", "block_shape", "paddings"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = move_kernel,
+         .real = move_real,
+         .param = MV_S2B},
+        {.schema = {.semantics = "litert",
+                    .op = "ARG_MAX",
+                    IO(LIST("x", "axis"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = arg_max},
+        {.schema = {.semantics = "litert", .op = "SHAPE", XY, .attrs = qref_no_attrs},
+         .kernel = shape_op},
+        {.schema = {.op = NULL}},
 };

@@ -11,6 +11,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "requant.h"
 
 /*
@@ -148,8 +149,9 @@ static qcf_status requantize(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_litert_quantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -166,8 +168,10 @@ qcf_status qref_litert_quantize(const qcf_op_call *call, qref_detail *d)
  * out = (float)((double)scale * (double)(q - zp)); float16 input converts
  * exactly. Nothing is rounded to an integer: only QREF_ROUND_DEFAULT.
  */
-qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_litert_dequantize(const qcf_op_call *call, const qref_op *row,
+                                         qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -228,8 +232,10 @@ qcf_status qref_litert_dequantize(const qcf_op_call *call, qref_detail *d)
  * (requantize) (q - zp_in) * s_in, with the input checked as requantize
  * checks it (per-tensor quantization, positive finite scale).
  */
-qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+static qcf_status qref_litert_quantize_real(const qcf_op_call *call, const qref_op *row, int k,
+                                            double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k; /* QUANTIZE has one output */
 	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
 	if (s != QCF_OK)
@@ -262,3 +268,12 @@ qcf_status qref_litert_quantize_real(const qcf_op_call *call, int k, double *val
 		values[i] = (qref_get(in, i) - (double)q.zero_points[0]) * (double)si;
 	return QCF_OK;
 }
+
+const qref_op qref_ops_litert_quantize[] = {
+        {.schema = {.semantics = "litert", .op = "QUANTIZE", XY, .attrs = qref_no_attrs},
+         .kernel = qref_litert_quantize,
+         .real = qref_litert_quantize_real},
+        {.schema = {.semantics = "litert", .op = "DEQUANTIZE", XY, .attrs = qref_no_attrs},
+         .kernel = qref_litert_dequantize},
+        {.schema = {.op = NULL}},
+};

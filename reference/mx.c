@@ -46,6 +46,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 #define MX_BLOCK    32
 #define NVFP4_BLOCK 16
@@ -193,8 +194,9 @@ static uint8_t mx_block(const float *x, qcf_tensor *y, size_t base, qref_detail 
 	return (uint8_t)(e + 127);
 }
 
-static qcf_status mx_quantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status mx_quantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 2, d);
 	if (s != QCF_OK)
 		return s;
@@ -233,8 +235,9 @@ static qcf_status mx_quantize(const qcf_op_call *call, qref_detail *d)
 
 /* ---- dequantize_mx ---- */
 
-static qcf_status mx_dequantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status mx_dequantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -403,8 +406,9 @@ static float mx_dot_row(const qcf_tensor *a, const uint8_t *sa, const qcf_tensor
 	return acc_to_f32(&A);
 }
 
-static qcf_status mx_dot(const qcf_op_call *call, qref_detail *d)
+static qcf_status mx_dot(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 4, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -464,8 +468,9 @@ static qcf_status global_scale(const qcf_op_call *call, const qcf_tensor *g, flo
 	return QCF_OK;
 }
 
-static qcf_status nvfp4_quantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status nvfp4_quantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 2, d);
 	if (s != QCF_OK)
 		return s;
@@ -526,8 +531,9 @@ static qcf_status nvfp4_quantize(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status nvfp4_dequantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status nvfp4_dequantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 3, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -555,11 +561,31 @@ static qcf_status nvfp4_dequantize(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_mx[] = {
-        {"mx", "quantize_mx", mx_quantize, NULL},
-        {"mx", "dequantize_mx", mx_dequantize, NULL},
-        {"mx", "dot_mx", mx_dot, NULL},
-        {"mx", "quantize_nvfp4", nvfp4_quantize, NULL},
-        {"mx", "dequantize_nvfp4", nvfp4_dequantize, NULL},
-        {NULL, NULL, NULL, NULL},
+const qref_op qref_ops_mx[] = {
+        {.schema = {.semantics = "mx",
+                    .op = "quantize_mx",
+                    IO(LIST("x"), 1, 1, LIST("y", "scale"), 2),
+                    .attrs = qref_no_attrs},
+         .kernel = mx_quantize},
+        {.schema = {.semantics = "mx",
+                    .op = "dequantize_mx",
+                    IO(LIST("x", "scale"), 2, 2, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = mx_dequantize},
+        {.schema = {.semantics = "mx",
+                    .op = "dot_mx",
+                    IO(LIST("a", "a_scale", "b", "b_scale"), 4, 4, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = mx_dot},
+        {.schema = {.semantics = "mx",
+                    .op = "quantize_nvfp4",
+                    IO(LIST("x", "global_scale"), 2, 2, LIST("y", "scale"), 2),
+                    .attrs = qref_no_attrs},
+         .kernel = nvfp4_quantize},
+        {.schema = {.semantics = "mx",
+                    .op = "dequantize_nvfp4",
+                    IO(LIST("x", "scale", "global_scale"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = nvfp4_dequantize},
+        {.schema = {.op = NULL}},
 };

@@ -31,6 +31,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 static int is_q8(qcf_dtype t)
 {
@@ -363,8 +364,10 @@ static void mm_rc(const mm_geom *g, size_t o, int64_t *i, int64_t *j)
 	*j = (int64_t)in_mat % g->n;
 }
 
-static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
 {
+	(void)row;
 	qmm p;
 	qcf_quant qy;
 	qcf_status s = qref_check_call(call, 2, 1, d);
@@ -403,9 +406,10 @@ static qcf_status qref_onnx_qlinear_matmul(const qcf_op_call *call, qref_detail 
 }
 
 /* Real-valued y: sum of real(a) * real(b) = acc * a_scale * b_scale in double. */
-static qcf_status qref_onnx_qlinear_matmul_real(const qcf_op_call *call, int k, double *values,
-                                                qref_detail *d)
+static qcf_status qref_onnx_qlinear_matmul_real(const qcf_op_call *call, const qref_op *row, int k,
+                                                double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	qmm p;
 	qcf_status s = qref_check_call_shapes(call, 2, 1, d);
@@ -475,8 +479,10 @@ static qcf_status zp_input(const qcf_op_call *call, int idx, const char *what, c
 /* ------------------------------------------------------------------ */
 /* MatMulInteger: inputs [a, b, a_zero_point?, b_zero_point?], output [y: int32] */
 
-static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
 {
+	(void)row;
 	qcf_status s = integer_op_check(call, "a", "b", d);
 	if (s != QCF_OK)
 		return s;
@@ -816,8 +822,10 @@ static int64_t *qconv_acc(const qcf_op_call *call, const qconv *p, size_t n)
 	return acc;
 }
 
-static qcf_status qref_onnx_qlinear_conv(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_qlinear_conv(const qcf_op_call *call, const qref_op *row,
+                                         qref_detail *d)
 {
+	(void)row;
 	qconv p;
 	qcf_quant qy;
 	qcf_status s = qconv_check(call, 0, &p, d);
@@ -849,9 +857,10 @@ static qcf_status qref_onnx_qlinear_conv(const qcf_op_call *call, qref_detail *d
 }
 
 /* Real-valued y: (acc + bias) * x_scale * w_scale[m] in double. */
-static qcf_status qref_onnx_qlinear_conv_real(const qcf_op_call *call, int k, double *values,
-                                              qref_detail *d)
+static qcf_status qref_onnx_qlinear_conv_real(const qcf_op_call *call, const qref_op *row, int k,
+                                              double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k;
 	qconv p;
 	qcf_status s = qconv_check(call, 1, &p, d);
@@ -873,8 +882,10 @@ static qcf_status qref_onnx_qlinear_conv_real(const qcf_op_call *call, int k, do
 /* ------------------------------------------------------------------ */
 /* ConvInteger: inputs [x, w, x_zero_point?, w_zero_point?], output [y: int32] */
 
-static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, const qref_op *row,
+                                         qref_detail *d)
 {
+	(void)row;
 	qcf_status s = integer_op_check(call, "x", "w", d);
 	if (s != QCF_OK)
 		return s;
@@ -919,8 +930,10 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, qref_detail *d
  * y_zero_point: uint8 []] (op_dynamic_quantize_linear.py; specs/onnx/OPERATORS.md,
  * "Arithmetic") */
 
-static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, const qref_op *row,
+                                                    qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 3, d);
 	if (s != QCF_OK || (s = no_quant(call, d)) != QCF_OK ||
 	    (s = rounding_ok(call, d, 0, "x / y_scale and the zero point to integers")) != QCF_OK)
@@ -989,6 +1002,8 @@ static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, qre
 /* ------------------------------------------------------------------ */
 /* qref_element_terms: one element's accumulator by a scalar sum */
 
+enum { LIN_MATMUL, LIN_CONV };
+
 /* QLinearMatMul element o: sum over k of (a - za[row]) * (b - zb[col]), wrapped to int32 as the
  * kernel uses it. */
 static int64_t qmm_acc_at(const qmm *p, const qcf_tensor *a, const qcf_tensor *b, size_t o,
@@ -1049,11 +1064,12 @@ static int64_t qconv_acc_at(const qconv *p, const qcf_tensor *x, const qcf_tenso
 	return s;
 }
 
-qcf_status qref_onnx_linear_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
-                                          qref_terms *terms, qref_detail *d)
+/* QLinearMatMul (row->param LIN_MATMUL) and QLinearConv. */
+static qcf_status linear_terms(const qcf_op_call *call, const qref_op *row, int k,
+                               const size_t *idx, int n, qref_terms *terms, qref_detail *d)
 {
-	int mm = call->op && strcmp(call->op, "QLinearMatMul") == 0;
-	if ((!mm && !(call->op && strcmp(call->op, "QLinearConv") == 0)) || k != 0)
+	const int mm = row->param == LIN_MATMUL;
+	if (k != 0)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: no accumulator for output %d",
 		                 call->op ? call->op : "(null)", k);
 	qmm pm;
@@ -1096,11 +1112,46 @@ qcf_status qref_onnx_linear_element_terms(const qcf_op_call *call, int k, const 
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_onnx_linear[] = {
-        {"onnx", "QLinearMatMul", qref_onnx_qlinear_matmul, qref_onnx_qlinear_matmul_real},
-        {"onnx", "MatMulInteger", qref_onnx_matmul_integer, NULL},
-        {"onnx", "QLinearConv", qref_onnx_qlinear_conv, qref_onnx_qlinear_conv_real},
-        {"onnx", "ConvInteger", qref_onnx_conv_integer, NULL},
-        {"onnx", "DynamicQuantizeLinear", qref_onnx_dynamic_quantize_linear, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema conv_attrs[] = {
+        A_ENUM("auto_pad", LIST("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), 0, "NOTSET"),
+        A_INTS("dilations", 1, "1 per spatial axis"),
+        A_INT("group", 1, INF, "1"),
+        A_INTS("kernel_shape", 0, "w's kernel dimensions"),
+        A_INTS("pads", 0, "0 (begin and end of every spatial axis)"),
+        A_INTS("strides", 1, "1 per spatial axis"),
+        END,
+};
+
+const qref_op qref_ops_onnx_linear[] = {
+        {.schema = {.semantics = "onnx", .op = "QLinearMatMul", AB_Y, .attrs = qref_no_attrs},
+         .kernel = qref_onnx_qlinear_matmul,
+         .real = qref_onnx_qlinear_matmul_real,
+         .terms = linear_terms,
+         .param = LIN_MATMUL},
+        {.schema = {.semantics = "onnx",
+                    .op = "MatMulInteger",
+                    IO(LIST("a", "b", "a_zero_point", "b_zero_point"), 2, 4, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_onnx_matmul_integer},
+        {.schema = {.semantics = "onnx",
+                    .op = "QLinearConv",
+                    IO(LIST("x", "w", "B"), 2, 3, LIST("y"), 1),
+                    .attrs = conv_attrs},
+         .layout = QREF_LAYOUT_NCHW,
+         .kernel = qref_onnx_qlinear_conv,
+         .real = qref_onnx_qlinear_conv_real,
+         .terms = linear_terms,
+         .param = LIN_CONV},
+        {.schema = {.semantics = "onnx",
+                    .op = "ConvInteger",
+                    IO(LIST("x", "w", "x_zero_point", "w_zero_point"), 2, 4, LIST("y"), 1),
+                    .attrs = conv_attrs},
+         .layout = QREF_LAYOUT_NCHW,
+         .kernel = qref_onnx_conv_integer},
+        {.schema = {.semantics = "onnx",
+                    .op = "DynamicQuantizeLinear",
+                    IO(LIST("x"), 1, 1, LIST("y", "y_scale", "y_zero_point"), 3),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_onnx_dynamic_quantize_linear},
+        {.schema = {.op = NULL}},
 };

@@ -35,6 +35,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 /* ONNX's float8 types and float4e2m1 (the float6 types and e8m0 are not ONNX element types
  * of QuantizeLinear) */
@@ -164,8 +165,10 @@ static float onnx_divide(double x, float scale, int64_t precision)
 	return (float)x / scale;
 }
 
-static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_quantize_linear(const qcf_op_call *call, const qref_op *row,
+                                            qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK || (s = quantize_input(call, d)) != QCF_OK)
 		return s;
@@ -265,8 +268,10 @@ void qref_dequantize_linear_values(const qcf_tensor *x, const qcf_quant *q, qcf_
 	}
 }
 
-static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, const qref_op *row,
+                                              qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -342,9 +347,10 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, qref_deta
 }
 
 /* Real-valued output of QuantizeLinear: x itself (a float32 input). */
-static qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k, double *values,
-                                                 qref_detail *d)
+static qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, const qref_op *row, int k,
+                                                 double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k; /* one output */
 	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
 	if (s != QCF_OK || (s = quantize_input(call, d)) != QCF_OK)
@@ -356,8 +362,27 @@ static qcf_status qref_onnx_quantize_linear_real(const qcf_op_call *call, int k,
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_onnx[] = {
-        {"onnx", "QuantizeLinear", qref_onnx_quantize_linear, qref_onnx_quantize_linear_real},
-        {"onnx", "DequantizeLinear", qref_onnx_dequantize_linear, NULL},
-        {NULL, NULL, NULL, NULL},
+/* saturate (opset 19) applies to float8 outputs; output_dtype (opset 21) is a
+ * TensorProto.DataType code, 0 for the zero point's type; precision (opset 23) the type of the
+ * division, 0 when absent (1 float, 10 float16, 16 bfloat16) */
+static const qref_attr_schema quantize_attrs[] = {
+        A_BOOL("saturate", "1"),
+        A_INT("output_dtype", 0, 26, "0"),
+        A_INT("precision", 0, 16, "0"),
+        END,
+};
+
+/* output_dtype (opset 25) names y's type, 0 for the scale's */
+static const qref_attr_schema dequantize_attrs[] = {
+        A_INT("output_dtype", 0, 16, "0"),
+        END,
+};
+
+const qref_op qref_ops_onnx[] = {
+        {.schema = {.semantics = "onnx", .op = "QuantizeLinear", XY, .attrs = quantize_attrs},
+         .kernel = qref_onnx_quantize_linear,
+         .real = qref_onnx_quantize_linear_real},
+        {.schema = {.semantics = "onnx", .op = "DequantizeLinear", XY, .attrs = dequantize_attrs},
+         .kernel = qref_onnx_dequantize_linear},
+        {.schema = {.op = NULL}},
 };

@@ -39,6 +39,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 static const char *tn(qcf_dtype t)
 {
@@ -278,8 +279,9 @@ static double nb_width(const nbits_bound *b, int c)
 	return g / (1 - g) * b->mag + b->extra;
 }
 
-static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	nbits_call p;
 	qcf_status s = nbits_check(call, &p, d);
 	if (s != QCF_OK)
@@ -380,8 +382,10 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, qref_detail *d)
 
 /* ---- GatherBlockQuantized ---------------------------------------------------------------- */
 
-static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, const qref_op *row,
+                                                  qref_detail *d)
 {
+	(void)row;
 	static const char *const opt[] = {"zero_points", NULL};
 	if (call->n_inputs < 3 || call->n_inputs > 4 || call->n_outputs != 1)
 		return qref_fail(
@@ -550,8 +554,10 @@ static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, qref_
 
 /* ---- DequantizeLinear (com.microsoft) ---------------------------------------------------- */
 
-static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, const qref_op *row,
+                                             qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -599,9 +605,41 @@ static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, qref_detai
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_ort[] = {
-        {"ort", "MatMulNBits", qref_ort_matmul_nbits, NULL},
-        {"ort", "GatherBlockQuantized", qref_ort_gather_block_quantized, NULL},
-        {"ort", "DequantizeLinear", qref_ort_dequantize_linear, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema matmul_nbits_attrs[] = {
+        A_INT_REQ("K", 1, I32),
+        A_INT_REQ("N", 1, I32),
+        A_INT("bits", 2, 8, "4"),
+        A_INT_REQ("block_size", 16, I32),
+        A_INT("accuracy_level", 0, 4, "0"),
+        END,
+};
+
+static const qref_attr_schema gather_bq_attrs[] = {
+        A_INT("gather_axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "0"),
+        A_INT("quantize_axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "1"),
+        A_INT("block_size", 16, I32, "128"),
+        A_INT("bits", 2, 8, "4"),
+        END,
+};
+
+static const qref_attr_schema dq_attrs[] = {
+        A_INT("axis", -QCF_MAX_RANK, QCF_MAX_RANK - 1, "1"),
+        END,
+};
+
+/* The optional inputs are told apart by name. */
+const qref_op qref_ops_ort[] = {
+        {.schema = {.semantics = "ort",
+                    .op = "MatMulNBits",
+                    IO(LIST("a", "b", "scales", "zero_points", "bias"), 3, 5, LIST("y"), 1),
+                    .attrs = matmul_nbits_attrs},
+         .kernel = qref_ort_matmul_nbits},
+        {.schema = {.semantics = "ort",
+                    .op = "GatherBlockQuantized",
+                    IO(LIST("data", "indices", "scales", "zero_points"), 3, 4, LIST("y"), 1),
+                    .attrs = gather_bq_attrs},
+         .kernel = qref_ort_gather_block_quantized},
+        {.schema = {.semantics = "ort", .op = "DequantizeLinear", XY, .attrs = dq_attrs},
+         .kernel = qref_ort_dequantize_linear},
+        {.schema = {.op = NULL}},
 };

@@ -9,7 +9,7 @@
  *
  * Operators, their inputs, outputs and attributes are listed in
  * specs/README.md ("Operators") and, for programs, in the schemas below
- * (qref_op_schema, reference/schema.c).
+ * (qref_op_schema, each in its op's row: reference/op.h).
  */
 #ifndef QREF_H
 #define QREF_H
@@ -247,7 +247,7 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail);
  * This is the hook every op with a quantized output implements next to its
  * kernel (CONV_2D, FULLY_CONNECTED, ADD, ...: the accumulator times the
  * input and weight scales, plus the bias, before requantization); the
- * per-op functions are listed with the kernels in reference/dispatch.c.
+ * per-op function is in the op's row beside its kernel (reference/op.h).
  */
 qcf_status qref_real_output(const qcf_op_call *call, int k, double *values);
 

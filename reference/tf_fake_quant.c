@@ -42,6 +42,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 
 typedef struct {
 	float scale, inv, nmin, nmax, qzero;
@@ -306,8 +307,9 @@ static qcf_status check_no_rounding(const qcf_op_call *call, qref_detail *d)
 	return qref_rounding_na(call, d, r, "nothing: gradients are selected, and summed");
 }
 
-static qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_args(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_io(call, 1, d);
 	tf_nudged n;
 	if (s != QCF_OK || (s = args_params(call, &n, d)) != QCF_OK ||
@@ -320,8 +322,9 @@ static qcf_status qref_tf_fq_args(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_io(call, 3, d);
 	int qmin, qmax;
 	if (s != QCF_OK || (s = qrange(call, &qmin, &qmax, d)) != QCF_OK ||
@@ -345,8 +348,10 @@ static qcf_status qref_tf_fq_vars(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-static qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars_per_channel(const qcf_op_call *call, const qref_op *row,
+                                              qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_io(call, 3, d);
 	int qmin, qmax;
 	int64_t depth;
@@ -415,8 +420,10 @@ static void grad_channel(const qcf_op_call *call, qref_detail *d, const tf_nudge
 	}
 }
 
-static qcf_status qref_tf_fq_args_gradient(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_args_gradient(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_grad_io(call, 2, 1, d);
 	tf_nudged n;
 	if (s != QCF_OK || (s = args_params(call, &n, d)) != QCF_OK ||
@@ -426,8 +433,10 @@ static qcf_status qref_tf_fq_args_gradient(const qcf_op_call *call, qref_detail 
 	return QCF_OK;
 }
 
-static qcf_status qref_tf_fq_vars_gradient(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars_gradient(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_grad_io(call, 4, 3, d);
 	int qmin, qmax;
 	if (s != QCF_OK || (s = qrange(call, &qmin, &qmax, d)) != QCF_OK ||
@@ -446,8 +455,10 @@ static qcf_status qref_tf_fq_vars_gradient(const qcf_op_call *call, qref_detail 
 	return QCF_OK;
 }
 
-static qcf_status qref_tf_fq_vars_per_channel_gradient(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_tf_fq_vars_per_channel_gradient(const qcf_op_call *call, const qref_op *row,
+                                                       qref_detail *d)
 {
+	(void)row;
 	qcf_status s = check_grad_io(call, 4, 3, d);
 	int qmin, qmax;
 	int64_t depth;
@@ -477,13 +488,52 @@ static qcf_status qref_tf_fq_vars_per_channel_gradient(const qcf_op_call *call, 
 	return QCF_OK;
 }
 
-const qref_op_entry qref_ops_tf[] = {
-        {"tf", "fake_quant_with_min_max_args", qref_tf_fq_args, NULL},
-        {"tf", "fake_quant_with_min_max_vars", qref_tf_fq_vars, NULL},
-        {"tf", "fake_quant_with_min_max_vars_per_channel", qref_tf_fq_vars_per_channel, NULL},
-        {"tf", "fake_quant_with_min_max_args_gradient", qref_tf_fq_args_gradient, NULL},
-        {"tf", "fake_quant_with_min_max_vars_gradient", qref_tf_fq_vars_gradient, NULL},
-        {"tf", "fake_quant_with_min_max_vars_per_channel_gradient",
-         qref_tf_fq_vars_per_channel_gradient, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema args_attrs[] = {
+        A_NUM("min", "-6"),
+        A_NUM("max", "6"),
+        A_INT("num_bits", 2, 16, "8"),
+        A_BOOL("narrow_range", "0"),
+        END,
+};
+
+static const qref_attr_schema vars_attrs[] = {
+        A_INT("num_bits", 2, 16, "8"),
+        A_BOOL("narrow_range", "0"),
+        END,
+};
+
+#define BACKPROPS LIST("backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max")
+
+const qref_op qref_ops_tf[] = {
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_args",
+                    IO(LIST("inputs"), 1, 1, LIST("outputs"), 1),
+                    .attrs = args_attrs},
+         .kernel = qref_tf_fq_args},
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_vars",
+                    IO(LIST("inputs", "min", "max"), 3, 3, LIST("outputs"), 1),
+                    .attrs = vars_attrs},
+         .kernel = qref_tf_fq_vars},
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_vars_per_channel",
+                    IO(LIST("inputs", "min", "max"), 3, 3, LIST("outputs"), 1),
+                    .attrs = vars_attrs},
+         .kernel = qref_tf_fq_vars_per_channel},
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_args_gradient",
+                    IO(LIST("gradients", "inputs"), 2, 2, LIST("backprops"), 1),
+                    .attrs = args_attrs},
+         .kernel = qref_tf_fq_args_gradient},
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_vars_gradient",
+                    IO(LIST("gradients", "inputs", "min", "max"), 4, 4, BACKPROPS, 3),
+                    .attrs = vars_attrs},
+         .kernel = qref_tf_fq_vars_gradient},
+        {.schema = {.semantics = "tf",
+                    .op = "fake_quant_with_min_max_vars_per_channel_gradient",
+                    IO(LIST("gradients", "inputs", "min", "max"), 4, 4, BACKPROPS, 3),
+                    .attrs = vars_attrs},
+         .kernel = qref_tf_fq_vars_per_channel_gradient},
+        {.schema = {.op = NULL}},
 };

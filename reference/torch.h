@@ -1,7 +1,6 @@
 /*
- * The PyTorch family of the reference (specs/torch/OPERATORS.md): the op
- * table qref_ops_torch lives in torch_fake_quant.c and lists the kernels of
- * every torch_*.c file, declared here, with the helpers those files share.
+ * The PyTorch family of the reference (specs/torch/OPERATORS.md): the helpers the torch_*.c
+ * files share. Each file has the rows of its ops (op.h).
  */
 #ifndef QREF_TORCH_H
 #define QREF_TORCH_H
@@ -9,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "op.h"
 
 /* float32, float64, float16 or bfloat16: the dtypes torch's fake quantization dispatches. */
 int qref_torch_is_float(qcf_dtype t);
@@ -72,27 +72,18 @@ qcf_status qref_torch_pc_check(const qcf_op_call *call, const qcf_tensor *x, con
 qref_torch_pc_out qref_torch_pc_elem(qcf_dtype xt, double x, float s, double zp, int float_zp,
                                      int64_t qmin, int64_t qmax, qref_rounding r);
 
-/* torch_fake_quant_grad.c: straight-through gradients and the learnable variants */
-qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_fq_per_channel_backward(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_fq_cachemask_backward(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_learnable_per_channel(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qref_detail *d);
+/* The attributes of the per-tensor and per-channel fake quantization (and of their
+ * straight-through backward). */
+extern const qref_attr_schema qref_torch_pt_attrs[];
+extern const qref_attr_schema qref_torch_pc_attrs[];
 
-/* torch_quantize.c: quantize_per_tensor, quantize_per_channel, dequantize */
-qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d);
-qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d);
+/* The quantize_per_tensor kernel; it reads nothing of its row (row may be NULL): torch_linear.c
+ * quantizes its float32 result with it. */
+qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, const qref_op *row,
+                                          qref_detail *d);
+
 /* dequantize's float32 value of element i of t (per tensor or per axis, t->quant set);
  * *ub = 1 where the per-tensor difference leaves int32 (undefined in fbgemm). */
 float qref_torch_dequantize_elem(const qcf_tensor *t, size_t i, int *ub);
-
-/* torch_linear.c: quantized linear (quantized::linear) as the reference quantized module */
-qcf_status qref_torch_quantized_linear(const qcf_op_call *call, qref_detail *d);
-qcf_status qref_torch_quantized_linear_real(const qcf_op_call *call, int k, double *values,
-                                            qref_detail *d);
 
 #endif

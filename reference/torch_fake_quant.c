@@ -34,6 +34,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "torch.h"
 
 #define TWO63 0x1p63
@@ -202,8 +203,10 @@ int qref_torch_pt_elem(qcf_dtype xt, double x, float sc, int64_t zp, int64_t qmi
 	return ub;
 }
 
-static qcf_status per_tensor(const qcf_op_call *call, int cachemask, qref_detail *d)
+/* fake_quantize_per_tensor_affine, and its _cachemask (row->param 1). */
+static qcf_status per_tensor(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int cachemask = row->param;
 	qcf_status s = check_io(call, 1, cachemask, d);
 	if (s != QCF_OK)
 		return s;
@@ -258,16 +261,6 @@ void qref_torch_pt_mark_113(qref_detail *d, int k, size_t i, double y, double y1
 {
 	if (y113 != y)
 		qref_mark_any(d, k, i, fmin(y, y113), fmax(y, y113));
-}
-
-static qcf_status qref_torch_fq_per_tensor(const qcf_op_call *call, qref_detail *d)
-{
-	return per_tensor(call, 0, d);
-}
-
-static qcf_status qref_torch_fq_per_tensor_cachemask(const qcf_op_call *call, qref_detail *d)
-{
-	return per_tensor(call, 1, d);
 }
 
 /* Per-channel: one element with scale s, zero point z (int) or zf (float). */
@@ -435,8 +428,10 @@ qref_torch_pc_out qref_torch_pc_elem(qcf_dtype xt, double x, float s, double zp,
 	return o;
 }
 
-static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detail *d)
+/* fake_quantize_per_channel_affine, and its _cachemask (row->param 1). */
+static qcf_status per_channel(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int cachemask = row->param;
 	qcf_status s = check_io(call, 3, cachemask, d);
 	if (s != QCF_OK)
 		return s;
@@ -473,47 +468,45 @@ static qcf_status per_channel(const qcf_op_call *call, int cachemask, qref_detai
 	return QCF_OK;
 }
 
-static qcf_status qref_torch_fq_per_channel(const qcf_op_call *call, qref_detail *d)
-{
-	return per_channel(call, 0, d);
-}
+const qref_attr_schema qref_torch_pt_attrs[] = {
+        A_NUM_REQ("scale"),
+        A_INT_REQ("zero_point", -INF, INF),
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        END,
+};
 
-static qcf_status qref_torch_fq_per_channel_cachemask(const qcf_op_call *call, qref_detail *d)
-{
-	return per_channel(call, 1, d);
-}
+const qref_attr_schema qref_torch_pc_attrs[] = {
+        A_INT_REQ("axis", -INF, INF),
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        END,
+};
 
-const qref_op_entry qref_ops_torch[] = {
-        {"torch", "fake_quantize_per_tensor_affine", qref_torch_fq_per_tensor, NULL},
-        {"torch", "fake_quantize_per_tensor_affine_cachemask", qref_torch_fq_per_tensor_cachemask,
-         NULL},
-        {"torch", "fake_quantize_per_channel_affine", qref_torch_fq_per_channel, NULL},
-        {"torch", "fake_quantize_per_channel_affine_cachemask", qref_torch_fq_per_channel_cachemask,
-         NULL},
-        /* torch_fake_quant_grad.c */
-        {"torch", "fake_quantize_per_tensor_affine_backward", qref_torch_fq_per_tensor_backward,
-         NULL},
-        {"torch", "fake_quantize_per_channel_affine_backward", qref_torch_fq_per_channel_backward,
-         NULL},
-        {"torch", "fake_quantize_per_tensor_affine_cachemask_backward",
-         qref_torch_fq_cachemask_backward, NULL},
-        {"torch", "fake_quantize_per_channel_affine_cachemask_backward",
-         qref_torch_fq_cachemask_backward, NULL},
-        {"torch", "_fake_quantize_learnable_per_tensor_affine", qref_torch_learnable_per_tensor,
-         NULL},
-        {"torch", "_fake_quantize_learnable_per_tensor_affine_backward",
-         qref_torch_learnable_per_tensor_backward, NULL},
-        {"torch", "_fake_quantize_learnable_per_channel_affine", qref_torch_learnable_per_channel,
-         NULL},
-        {"torch", "_fake_quantize_learnable_per_channel_affine_backward",
-         qref_torch_learnable_per_channel_backward, NULL},
-        /* torch_quantize.c */
-        {"torch", "quantize_per_tensor", qref_torch_quantize_per_tensor, qref_torch_quantize_real},
-        {"torch", "quantize_per_channel", qref_torch_quantize_per_channel,
-         qref_torch_quantize_real},
-        {"torch", "dequantize", qref_torch_dequantize, NULL},
-        /* torch_linear.c */
-        {"torch", "quantized_linear", qref_torch_quantized_linear,
-         qref_torch_quantized_linear_real},
-        {NULL, NULL, NULL, NULL},
+const qref_op qref_ops_torch_fake_quant[] = {
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_tensor_affine",
+                    XY,
+                    .attrs = qref_torch_pt_attrs},
+         .kernel = per_tensor,
+         .param = 0},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_tensor_affine_cachemask",
+                    IO(LIST("x"), 1, 1, LIST("y", "mask"), 2),
+                    .attrs = qref_torch_pt_attrs},
+         .kernel = per_tensor,
+         .param = 1},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_channel_affine",
+                    IO(LIST("x", "scale", "zero_point"), 3, 3, LIST("y"), 1),
+                    .attrs = qref_torch_pc_attrs},
+         .kernel = per_channel,
+         .param = 0},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_channel_affine_cachemask",
+                    IO(LIST("x", "scale", "zero_point"), 3, 3, LIST("y", "mask"), 2),
+                    .attrs = qref_torch_pc_attrs},
+         .kernel = per_channel,
+         .param = 1},
+        {.schema = {.op = NULL}},
 };

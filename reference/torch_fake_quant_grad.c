@@ -43,6 +43,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "torch.h"
 
 #define TWO63 0x1p63
@@ -155,8 +156,10 @@ static qcf_status check_dy_x(const qcf_op_call *call, qref_detail *d)
 
 /* ---- straight-through estimator ------------------------------------------ */
 
-qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, const qref_op *row,
+                                                    qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK || (s = check_dy_x(call, d)) != QCF_OK)
 		return s;
@@ -188,8 +191,10 @@ qcf_status qref_torch_fq_per_tensor_backward(const qcf_op_call *call, qref_detai
 	return QCF_OK;
 }
 
-qcf_status qref_torch_fq_per_channel_backward(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_per_channel_backward(const qcf_op_call *call, const qref_op *row,
+                                                     qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 4, 1, d);
 	if (s != QCF_OK || (s = check_dy_x(call, d)) != QCF_OK)
 		return s;
@@ -212,8 +217,10 @@ qcf_status qref_torch_fq_per_channel_backward(const qcf_op_call *call, qref_deta
 	return QCF_OK;
 }
 
-qcf_status qref_torch_fq_cachemask_backward(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_fq_cachemask_backward(const qcf_op_call *call, const qref_op *row,
+                                                   qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 2, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -246,8 +253,10 @@ qcf_status qref_torch_fq_cachemask_backward(const qcf_op_call *call, qref_detail
 
 /* ---- learnable forward ---------------------------------------------------- */
 
-qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_learnable_per_tensor(const qcf_op_call *call, const qref_op *row,
+                                                  qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 3, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -306,8 +315,10 @@ static float rounded_zp(const qcf_tensor *zt, size_t c, int64_t qmin, int64_t qm
 	return fminf(fmaxf(zr, (float)qmin), (float)qmax);
 }
 
-qcf_status qref_torch_learnable_per_channel(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_learnable_per_channel(const qcf_op_call *call, const qref_op *row,
+                                                   qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 3, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -526,8 +537,10 @@ static qcf_status learn_empty(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call,
+                                                           const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 4, 3, d);
 	if (s != QCF_OK)
 		return s;
@@ -588,8 +601,10 @@ qcf_status qref_torch_learnable_per_tensor_backward(const qcf_op_call *call, qre
 	return QCF_OK;
 }
 
-qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call,
+                                                            const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 4, 3, d);
 	if (s != QCF_OK)
 		return s;
@@ -679,3 +694,64 @@ qcf_status qref_torch_learnable_per_channel_backward(const qcf_op_call *call, qr
 	free(ds);
 	return QCF_OK;
 }
+
+static const qref_attr_schema learn_pt_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_NUM("grad_factor", "1"),
+        END,
+};
+
+static const qref_attr_schema learn_pc_attrs[] = {
+        A_INT_REQ("axis", -INF, INF),
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_NUM("grad_factor", "1"),
+        END,
+};
+
+const qref_op qref_ops_torch_fake_quant_grad[] = {
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_tensor_affine_backward",
+                    IO(LIST("dY", "X"), 2, 2, LIST("dX"), 1),
+                    .attrs = qref_torch_pt_attrs},
+         .kernel = qref_torch_fq_per_tensor_backward},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_channel_affine_backward",
+                    IO(LIST("dY", "X", "scale", "zero_point"), 4, 4, LIST("dX"), 1),
+                    .attrs = qref_torch_pc_attrs},
+         .kernel = qref_torch_fq_per_channel_backward},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_tensor_affine_cachemask_backward",
+                    IO(LIST("dY", "mask"), 2, 2, LIST("dX"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_torch_fq_cachemask_backward},
+        {.schema = {.semantics = "torch",
+                    .op = "fake_quantize_per_channel_affine_cachemask_backward",
+                    IO(LIST("dY", "mask"), 2, 2, LIST("dX"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_torch_fq_cachemask_backward},
+        {.schema = {.semantics = "torch",
+                    .op = "_fake_quantize_learnable_per_tensor_affine",
+                    IO(LIST("x", "scale", "zero_point"), 3, 3, LIST("y"), 1),
+                    .attrs = learn_pt_attrs},
+         .kernel = qref_torch_learnable_per_tensor},
+        {.schema = {.semantics = "torch",
+                    .op = "_fake_quantize_learnable_per_tensor_affine_backward",
+                    IO(LIST("dY", "X", "scale", "zero_point"), 4, 4,
+                       LIST("dX", "dScale", "dZeroPoint"), 3),
+                    .attrs = learn_pt_attrs},
+         .kernel = qref_torch_learnable_per_tensor_backward},
+        {.schema = {.semantics = "torch",
+                    .op = "_fake_quantize_learnable_per_channel_affine",
+                    IO(LIST("x", "scale", "zero_point"), 3, 3, LIST("y"), 1),
+                    .attrs = learn_pc_attrs},
+         .kernel = qref_torch_learnable_per_channel},
+        {.schema = {.semantics = "torch",
+                    .op = "_fake_quantize_learnable_per_channel_affine_backward",
+                    IO(LIST("dY", "X", "scale", "zero_point"), 4, 4,
+                       LIST("dX", "dScale", "dZeroPoint"), 3),
+                    .attrs = learn_pc_attrs},
+         .kernel = qref_torch_learnable_per_channel_backward},
+        {.schema = {.op = NULL}},
+};

@@ -34,6 +34,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "torch.h"
 
 typedef struct lin_geom {
@@ -136,8 +137,10 @@ static void lin_values(const qcf_op_call *call, const lin_geom *g, double *out)
 		}
 }
 
-qcf_status qref_torch_quantized_linear(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_quantized_linear(const qcf_op_call *call, const qref_op *row,
+                                              qref_detail *d)
 {
+	(void)row;
 	lin_geom g;
 	qcf_status s = lin_check(call, 0, &g, d);
 	if (s != QCF_OK)
@@ -166,15 +169,16 @@ qcf_status qref_torch_quantized_linear(const qcf_op_call *call, qref_detail *d)
 	qc.inputs = &fx;
 	qc.n_attrs = 0;
 	qc.attrs = NULL;
-	s = qref_torch_quantize_per_tensor(&qc, d);
+	s = qref_torch_quantize_per_tensor(&qc, NULL, d);
 	free(v);
 	free(f);
 	return s;
 }
 
-qcf_status qref_torch_quantized_linear_real(const qcf_op_call *call, int k, double *values,
-                                            qref_detail *d)
+static qcf_status qref_torch_quantized_linear_real(const qcf_op_call *call, const qref_op *row,
+                                                   int k, double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k; /* one output */
 	lin_geom g;
 	qcf_status s = lin_check(call, 1, &g, d);
@@ -183,3 +187,13 @@ qcf_status qref_torch_quantized_linear_real(const qcf_op_call *call, int k, doub
 	lin_values(call, &g, values);
 	return QCF_OK;
 }
+
+const qref_op qref_ops_torch_linear[] = {
+        {.schema = {.semantics = "torch",
+                    .op = "quantized_linear",
+                    IO(LIST("x", "weight", "bias"), 2, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_torch_quantized_linear,
+         .real = qref_torch_quantized_linear_real},
+        {.schema = {.op = NULL}},
+};

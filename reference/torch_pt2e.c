@@ -31,6 +31,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "torch.h"
 
 /* torch.finfo(torch.float32).eps */
@@ -86,11 +87,12 @@ static qcf_status bounds_check(const qcf_op_call *call, qcf_dtype t, int64_t qmi
 	return QCF_OK;
 }
 
-/* Inputs and outputs: counts, buffers. */
-static qcf_status io(const qcf_op_call *call, int min_in, int max_in, int n_out, qref_detail *d)
+/* Inputs and outputs: the counts of the op's schema, buffers. */
+static qcf_status io(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	const int min_in = row->schema.min_inputs, max_in = row->schema.max_inputs;
 	int n = call->n_inputs >= min_in && call->n_inputs <= max_in ? call->n_inputs : min_in;
-	return qref_check_call(call, n, n_out, d);
+	return qref_check_call(call, n, row->schema.n_outputs, d);
 }
 
 static int is_qfloat(qcf_dtype t)
@@ -243,9 +245,9 @@ static qcf_status check_qfloat(const qcf_op_call *call, const qcf_tensor *x, qre
 
 /* ---- quantize_per_token, dequantize_per_token ---------------------------- */
 
-static qcf_status quantize_per_token(const qcf_op_call *call, qref_detail *d)
+static qcf_status quantize_per_token(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
-	qcf_status st = io(call, 3, 3, 1, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0], *s = &call->inputs[1], *z = &call->inputs[2];
@@ -272,9 +274,9 @@ static qcf_status quantize_per_token(const qcf_op_call *call, qref_detail *d)
 	const qref_rounding r = qref_detail_rounding(d);
 	const int f64 = s->dtype == QCF_FLOAT64;
 	const size_t n = qref_tensor_numel(x);
-	const size_t row = (size_t)x->shape[x->rank - 1];
+	const size_t row_len = (size_t)x->shape[x->rank - 1];
 	for (size_t i = 0; i < n; i++) {
-		size_t t = i / row;
+		size_t t = i / row_len;
 		double v = q_elem(qref_get(x, i), qref_get(s, t), qref_get(z, t), f64, (double)qmin,
 		                  (double)qmax, r);
 		put_int(y, d, 0, i, v);
@@ -327,9 +329,9 @@ static double dq_elem(double q, qcf_dtype zt, double zp, double s, int f64, qcf_
 	return qref_torch_to_dtype(t, y);
 }
 
-static qcf_status dequantize_per_token(const qcf_op_call *call, qref_detail *d)
+static qcf_status dequantize_per_token(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
-	qcf_status st = io(call, 3, 3, 1, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0], *s = &call->inputs[1], *z = &call->inputs[2];
@@ -352,9 +354,9 @@ static qcf_status dequantize_per_token(const qcf_op_call *call, qref_detail *d)
 		return qref_rounding_na(call, d, qref_detail_rounding(d), "nothing");
 	const int f64 = s->dtype == QCF_FLOAT64;
 	const size_t n = qref_tensor_numel(x);
-	const size_t row = (size_t)x->shape[x->rank - 1];
+	const size_t row_len = (size_t)x->shape[x->rank - 1];
 	for (size_t i = 0; i < n; i++) {
-		size_t t = i / row;
+		size_t t = i / row_len;
 		qref_set(y, i,
 		         dq_elem(qref_get(x, i), z->dtype, qref_get(z, t), qref_get(s, t), f64,
 		                 y->dtype));
@@ -423,9 +425,10 @@ static float nmin(float a, float b)
 	return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
 }
 
-static qcf_status choose_qparams_per_token(const qcf_op_call *call, qref_detail *d)
+static qcf_status choose_qparams_per_token(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
 {
-	qcf_status st = io(call, 1, 1, 2, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0];
@@ -447,12 +450,12 @@ static qcf_status choose_qparams_per_token(const qcf_op_call *call, qref_detail 
 		return st;
 	if (qref_detail_rounding(d) != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, qref_detail_rounding(d), "nothing");
-	const size_t row = (size_t)x->shape[x->rank - 1];
+	const size_t row_len = (size_t)x->shape[x->rank - 1];
 	const size_t rows = qref_numel(x->rank - 1, x->shape);
 	for (size_t t = 0; t < rows; t++) {
 		float a = 0.0f;
-		for (size_t j = 0; j < row; j++)
-			a = nmax(a, fabsf((float)qref_get(x, t * row + j)));
+		for (size_t j = 0; j < row_len; j++)
+			a = nmax(a, fabsf((float)qref_get(x, t * row_len + j)));
 		/* scales.clamp(min=1e-5).div(127) in float32 */
 		float sc = isnan(a) ? a : a < 1e-5f ? 1e-5f : a;
 		sc = sc / 127.0f;
@@ -464,9 +467,10 @@ static qcf_status choose_qparams_per_token(const qcf_op_call *call, qref_detail 
 	return QCF_OK;
 }
 
-static qcf_status choose_qparams_per_token_asymmetric(const qcf_op_call *call, qref_detail *d)
+static qcf_status choose_qparams_per_token_asymmetric(const qcf_op_call *call, const qref_op *row,
+                                                      qref_detail *d)
 {
-	qcf_status st = io(call, 1, 1, 2, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0];
@@ -484,13 +488,13 @@ static qcf_status choose_qparams_per_token_asymmetric(const qcf_op_call *call, q
 	if ((st = qref_torch_check_rounding(call, d, "the zero point")) != QCF_OK)
 		return st;
 	const qref_rounding r = qref_detail_rounding(d);
-	const size_t row = (size_t)x->shape[x->rank - 1];
+	const size_t row_len = (size_t)x->shape[x->rank - 1];
 	const size_t rows = qref_numel(x->rank - 1, x->shape);
 	const float qmin = -128.0f, qmax = 127.0f;
 	for (size_t t = 0; t < rows; t++) {
-		float mn = (float)qref_get(x, t * row), mx = mn;
-		for (size_t j = 1; j < row; j++) {
-			float v = (float)qref_get(x, t * row + j);
+		float mn = (float)qref_get(x, t * row_len), mx = mn;
+		for (size_t j = 1; j < row_len; j++) {
+			float v = (float)qref_get(x, t * row_len + j);
 			mn = nmin(mn, v);
 			mx = nmax(mx, v);
 		}
@@ -572,9 +576,10 @@ static qcf_status group_check(const qcf_op_call *call, const qcf_tensor *x, cons
 	return QCF_OK;
 }
 
-static qcf_status quantize_per_channel_group(const qcf_op_call *call, qref_detail *d)
+static qcf_status quantize_per_channel_group(const qcf_op_call *call, const qref_op *row,
+                                             qref_detail *d)
 {
-	qcf_status st = io(call, 3, 3, 1, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0], *s = &call->inputs[1], *z = &call->inputs[2];
@@ -619,9 +624,10 @@ static qcf_status quantize_per_channel_group(const qcf_op_call *call, qref_detai
 	return QCF_OK;
 }
 
-static qcf_status dequantize_per_channel_group(const qcf_op_call *call, qref_detail *d)
+static qcf_status dequantize_per_channel_group(const qcf_op_call *call, const qref_op *row,
+                                               qref_detail *d)
 {
-	qcf_status st = io(call, 2, 3, 1, d);
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0], *s = &call->inputs[1];
@@ -658,9 +664,11 @@ static qcf_status dequantize_per_channel_group(const qcf_op_call *call, qref_det
 
 /* ---- choose_qparams.tensor, choose_qparams_symmetric.tensor --------------- */
 
-static qcf_status choose_qparams_tensor(const qcf_op_call *call, int symmetric, qref_detail *d)
+/* choose_qparams.tensor, and choose_qparams_symmetric.tensor (row->param 1). */
+static qcf_status choose_qparams_tensor(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
-	qcf_status st = io(call, 1, 1, 2, d);
+	const int symmetric = row->param;
+	qcf_status st = io(call, row, d);
 	if (st != QCF_OK)
 		return st;
 	const qcf_tensor *x = &call->inputs[0];
@@ -773,24 +781,85 @@ static qcf_status choose_qparams_tensor(const qcf_op_call *call, int symmetric, 
 	return QCF_OK;
 }
 
-static qcf_status choose_qparams_affine(const qcf_op_call *call, qref_detail *d)
-{
-	return choose_qparams_tensor(call, 0, d);
-}
+/* torch's ScalarType arguments by name */
+#define TORCH_QDTYPES                                                                              \
+	LIST("int8", "uint8", "int16", "uint16", "int32", "int64", "float8_e5m2", "float8_e4m3fn", \
+	     "float32")
+#define A_DTYPE                                                                                    \
+	{                                                                                          \
+		"dtype", QREF_ATTR_ENUM, 1, 0, 0, 0, TORCH_QDTYPES, 0, NULL                        \
+	}
 
-static qcf_status choose_qparams_symmetric(const qcf_op_call *call, qref_detail *d)
-{
-	return choose_qparams_tensor(call, 1, d);
-}
+static const qref_attr_schema qrange_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        END,
+};
 
-const qref_op_entry qref_ops_torch_pt2e[] = {
-        {"torch", "quantize_per_token", quantize_per_token, NULL},
-        {"torch", "dequantize_per_token", dequantize_per_token, NULL},
-        {"torch", "choose_qparams_per_token", choose_qparams_per_token, NULL},
-        {"torch", "choose_qparams_per_token_asymmetric", choose_qparams_per_token_asymmetric, NULL},
-        {"torch", "quantize_per_channel_group", quantize_per_channel_group, NULL},
-        {"torch", "dequantize_per_channel_group", dequantize_per_channel_group, NULL},
-        {"torch", "choose_qparams.tensor", choose_qparams_affine, NULL},
-        {"torch", "choose_qparams_symmetric.tensor", choose_qparams_symmetric, NULL},
-        {NULL, NULL, NULL, NULL},
+static const qref_attr_schema group_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_INT("group_size", -INF, INF, "128"),
+        END,
+};
+
+static const qref_attr_schema dtype_attrs[] = {
+        A_DTYPE,
+        END,
+};
+
+static const qref_attr_schema choose_attrs[] = {
+        A_INT_REQ("quant_min", -INF, INF),
+        A_INT_REQ("quant_max", -INF, INF),
+        A_NUM_REQ("eps"),
+        A_DTYPE,
+        END,
+};
+
+#define QIN LIST("input", "scales", "zero_points")
+
+const qref_op qref_ops_torch_pt2e[] = {
+        {.schema = {.semantics = "torch",
+                    .op = "quantize_per_token",
+                    IO(QIN, 3, 3, LIST("output"), 1),
+                    .attrs = qrange_attrs},
+         .kernel = quantize_per_token},
+        {.schema = {.semantics = "torch",
+                    .op = "dequantize_per_token",
+                    IO(QIN, 3, 3, LIST("output"), 1),
+                    .attrs = qrange_attrs},
+         .kernel = dequantize_per_token},
+        {.schema = {.semantics = "torch",
+                    .op = "choose_qparams_per_token",
+                    IO(LIST("input"), 1, 1, LIST("scales", "zero_points"), 2),
+                    .attrs = dtype_attrs},
+         .kernel = choose_qparams_per_token},
+        {.schema = {.semantics = "torch",
+                    .op = "choose_qparams_per_token_asymmetric",
+                    IO(LIST("input"), 1, 1, LIST("scales", "zero_points"), 2),
+                    .attrs = dtype_attrs},
+         .kernel = choose_qparams_per_token_asymmetric},
+        {.schema = {.semantics = "torch",
+                    .op = "quantize_per_channel_group",
+                    IO(QIN, 3, 3, LIST("output"), 1),
+                    .attrs = group_attrs},
+         .kernel = quantize_per_channel_group},
+        {.schema = {.semantics = "torch",
+                    .op = "dequantize_per_channel_group",
+                    IO(QIN, 2, 3, LIST("output"), 1),
+                    .attrs = group_attrs},
+         .kernel = dequantize_per_channel_group},
+        {.schema = {.semantics = "torch",
+                    .op = "choose_qparams.tensor",
+                    IO(LIST("input"), 1, 1, LIST("scale", "zero_point"), 2),
+                    .attrs = choose_attrs},
+         .kernel = choose_qparams_tensor,
+         .param = 0},
+        {.schema = {.semantics = "torch",
+                    .op = "choose_qparams_symmetric.tensor",
+                    IO(LIST("input"), 1, 1, LIST("scale", "zero_point"), 2),
+                    .attrs = choose_attrs},
+         .kernel = choose_qparams_tensor,
+         .param = 1},
+        {.schema = {.op = NULL}},
 };

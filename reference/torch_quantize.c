@@ -46,6 +46,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "op.h"
 #include "torch.h"
 
 /* 2^31 - 128: the largest float below INT32_MAX, QuantizeAvx2's clip */
@@ -177,8 +178,10 @@ static double quant_variant(int v, float x, float inv, int32_t zp, double qlo, d
 	}
 }
 
-qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *d)
+qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, const qref_op *row,
+                                          qref_detail *d)
 {
+	(void)row;
 	static const char fn[] = "quantize_tensor_per_tensor_affine";
 	qcf_status s = check_io(call, fn, d);
 	if (s != QCF_OK)
@@ -245,8 +248,10 @@ qcf_status qref_torch_quantize_per_tensor(const qcf_op_call *call, qref_detail *
 	return QCF_OK;
 }
 
-qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, const qref_op *row,
+                                                  qref_detail *d)
 {
+	(void)row;
 	static const char fn[] = "quantize_tensor_per_channel_affine";
 	qcf_status s = check_io(call, fn, d);
 	if (s != QCF_OK)
@@ -308,8 +313,10 @@ qcf_status qref_torch_quantize_per_channel(const qcf_op_call *call, qref_detail 
 	return QCF_OK;
 }
 
-qcf_status qref_torch_quantize_real(const qcf_op_call *call, int k, double *values, qref_detail *d)
+static qcf_status qref_torch_quantize_real(const qcf_op_call *call, const qref_op *row, int k,
+                                           double *values, qref_detail *d)
 {
+	(void)row;
 	(void)k; /* one output */
 	qcf_status s = qref_check_call_shapes(call, 1, 1, d);
 	if (s != QCF_OK)
@@ -345,8 +352,9 @@ float qref_torch_dequantize_elem(const qcf_tensor *t, size_t i, int *ub)
 	return q->scales[0] * (float)diff;
 }
 
-qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d)
+static qcf_status qref_torch_dequantize(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
+	(void)row;
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
 		return s;
@@ -407,3 +415,15 @@ qcf_status qref_torch_dequantize(const qcf_op_call *call, qref_detail *d)
 	}
 	return QCF_OK;
 }
+
+const qref_op qref_ops_torch_quantize[] = {
+        {.schema = {.semantics = "torch", .op = "quantize_per_tensor", XY, .attrs = qref_no_attrs},
+         .kernel = qref_torch_quantize_per_tensor,
+         .real = qref_torch_quantize_real},
+        {.schema = {.semantics = "torch", .op = "quantize_per_channel", XY, .attrs = qref_no_attrs},
+         .kernel = qref_torch_quantize_per_channel,
+         .real = qref_torch_quantize_real},
+        {.schema = {.semantics = "torch", .op = "dequantize", XY, .attrs = qref_no_attrs},
+         .kernel = qref_torch_dequantize},
+        {.schema = {.op = NULL}},
+};

@@ -232,48 +232,97 @@ static const char *ident(const char *p, char *out)
 	return n ? p : NULL;
 }
 
-/* An op table entry at p, {"semantics", "OP", fn, ... (possibly over lines): the three words
- * and where fn starts, or NULL. */
-static const char *entry_at(const char *p, char *sem, char *op, char *fn)
+/* p past the word w and the whitespace after it, or NULL. */
+static const char *word(const char *p, const char *w)
 {
-	if (p[0] != '{')
-		return NULL;
-	p = skip_ws(p + 1);
-	if (*p++ != '"' || !(p = ident(p, sem)) || *p++ != '"')
-		return NULL;
-	p = skip_ws(p);
-	if (*p++ != ',')
-		return NULL;
-	p = skip_ws(p);
-	if (*p++ != '"' || !(p = ident(p, op)) || *p++ != '"')
-		return NULL;
-	p = skip_ws(p);
-	if (*p++ != ',')
-		return NULL;
-	p = skip_ws(p);
-	return ident(p, fn) ? p : NULL;
+	size_t n = strlen(w);
+	return strncmp(p, w, n) == 0 && !ident_char(p[n]) ? skip_ws(p + n) : NULL;
 }
 
-/* Does text mention name as a whole word other than as the function of an op table entry? */
+/* p past a designator ".name =" and the whitespace after it, or NULL. */
+static const char *field(const char *p, const char *name)
+{
+	if (*p != '.' || !(p = word(skip_ws(p + 1), name)) || *p != '=')
+		return NULL;
+	return skip_ws(p + 1);
+}
+
+/* p past a string literal "name" whose text is an identifier (copied to out), or NULL. */
+static const char *quoted(const char *p, char *out)
+{
+	if (*p++ != '"' || !(p = ident(p, out)) || *p++ != '"')
+		return NULL;
+	return skip_ws(p);
+}
+
+/* The hooks of an op's row (reference/op.h): the functions its .kernel, .real and .terms
+ * name. */
+#define N_HOOKS 3
+static const char *const hook_fields[N_HOOKS] = {"kernel", "real", "terms"};
+
+/*
+ * An op's row at p, {.schema = {.semantics = "sem", .op = "OP", ...}, .kernel = fn, ...}
+ * (possibly over lines): sem, op, the function of each hook ("" for none) and the end of the
+ * row, or NULL.
+ */
+static const char *row_at(const char *p, char *sem, char *op, char (*hooks)[64])
+{
+	if (*p != '{' || !(p = field(skip_ws(p + 1), "schema")) || *p != '{' ||
+	    !(p = field(skip_ws(p + 1), "semantics")) || !(p = quoted(p, sem)) || *p != ',' ||
+	    !(p = field(skip_ws(p + 1), "op")) || !(p = quoted(p, op)))
+		return NULL;
+	for (int h = 0; h < N_HOOKS; h++)
+		hooks[h][0] = 0;
+	for (int depth = 2; *p; p++) {
+		if (*p == '"') {
+			while (p[1] && p[1] != '"')
+				p += 1 + (p[1] == '\\' && p[2]);
+			if (p[1])
+				p++;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}' && --depth == 0) {
+			return p + 1;
+		} else if (*p == '.' && depth == 1) {
+			for (int h = 0; h < N_HOOKS; h++) {
+				const char *f = field(p, hook_fields[h]);
+				if (f)
+					ident(f, hooks[h]);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Is the word at p (in text) the value of a hook of an op's row, ".kernel = p"? */
+static int hook_value(const char *text, const char *p)
+{
+	const char *b = p;
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
+		b--;
+	if (b == text || *--b != '=')
+		return 0;
+	while (b > text && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
+		b--;
+	const char *e = b;
+	while (b > text && ident_char(b[-1]))
+		b--;
+	for (int h = 0; h < N_HOOKS; h++)
+		if (b > text && b[-1] == '.' && (size_t)(e - b) == strlen(hook_fields[h]) &&
+		    !strncmp(b, hook_fields[h], (size_t)(e - b)))
+			return 1;
+	return 0;
+}
+
+/* Does text mention name as a whole word other than as a hook of an op's row? */
 static int calls(const char *text, const char *name)
 {
 	size_t n = strlen(name);
 	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
 		if ((p > text && ident_char(p[-1])) || ident_char(p[n]))
 			continue;
-		const char *b = p;
-		while (b > text && p - b < 400 && *b != '{' && *b != '}' && *b != ';')
-			b--;
-		char sem[64], op[64], fn[64], real[64];
-		const char *f = *b == '{' ? entry_at(b, sem, op, fn) : NULL;
-		if (f == p)
-			continue; /* the entry's kernel */
-		if (f) {
-			const char *r = skip_ws(f + strlen(fn));
-			if (*r == ',' && (r = skip_ws(r + 1)) == p && ident(r, real))
-				continue; /* the entry's real-value hook */
-		}
-		return 1;
+		if (!hook_value(text, p))
+			return 1;
 	}
 	return 0;
 }
@@ -392,10 +441,11 @@ static void find_specs(const char *dir, const opset *ops, char ***list, size_t *
 /*
  * The specs a mutation of m->file can change: every spec of every op whose kernel can run
  * the mutated code. The affected files are the mutated one and, transitively, every
- * reference file that calls a function they define (a mention outside an op table entry);
- * the ops are the table entries of the affected files, and the entries elsewhere (dispatch.c)
- * whose function an affected file defines. When plugin.c is affected (the dispatcher, or the
- * functions every kernel uses) or no op is found, every spec. A `specs:` line overrides this.
+ * reference file that calls a function they define (a mention other than as a hook of an
+ * op's row, reference/op.h); the ops are the rows of the affected files, and the rows
+ * elsewhere one of whose hooks an affected file defines. When plugin.c is affected (the
+ * dispatcher, or the functions every kernel uses) or no op is found, every spec. A `specs:`
+ * line overrides this.
  */
 static int ops_of(const variant *m, opset *ops)
 {
@@ -437,15 +487,16 @@ static int ops_of(const variant *m, opset *ops)
 	for (int g = 0; g < nf; g++)
 		all |= files[g].affected && !strcmp(files[g].path, "reference/plugin.c");
 	for (int g = 0; g < nf && !all; g++)
-		for (const char *l = strstr(files[g].text, "{\""); l; l = strstr(l + 1, "{\"")) {
-			char sem[64], op[64], fn[64];
-			if (!entry_at(l, sem, op, fn))
+		for (const char *l = strchr(files[g].text, '{'); l; l = strchr(l + 1, '{')) {
+			char sem[64], op[64], hooks[N_HOOKS][64];
+			if (!row_at(l, sem, op, hooks))
 				continue;
 			int take = files[g].affected;
 			for (int f = 0; f < nf && !take; f++)
 				for (int k = 0; files[f].affected && k < files[f].n_names; k++)
-					if (!strcmp(files[f].names[k], fn))
-						take = 1;
+					for (int h = 0; h < N_HOOKS; h++)
+						if (!strcmp(files[f].names[k], hooks[h]))
+							take = 1;
 			if (take)
 				op_add(ops, sem, op);
 		}
