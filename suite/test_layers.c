@@ -1,5 +1,5 @@
 /*
- * The harness's data flows one way (docs/architecture.md): its stages, in the order below, each
+ * The harness's data flows one way (harness/src/README.md): its stages, in the order below, each
  * include headers of their own folder and of the stages before them, never of a later one, so
  * there is no circle and a reader finds any arrow of the pipeline by its folder's name.
  *
