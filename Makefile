@@ -573,9 +573,9 @@ fuzz:
 # `make install PREFIX=/usr/local DESTDIR=`: qconform (bin/), its worker (libexec/qconform/),
 # the reference plugin and the adapters that were built (lib/qconform/, lib/qconform/plugins/),
 # the catalogue's variants, the diagnosis's hypotheses (lib/qconform/variants/),
-# the plugin header and qconform-plugin.pc (include/qconform/, lib/pkgconfig/), the specs and
-# the report schemas (share/qconform/: the installed qconform takes these specs by default) and
-# the man pages (share/man/man1/, written by qconform itself from its --help text: `make man`).
+# the plugin headers (plugin.h, plugin_util.h) and qconform-plugin.pc (include/qconform/,
+# lib/pkgconfig/), the specs and the report schemas (share/qconform/: the installed qconform
+# takes these specs by default) and the man pages (share/man/man1/, written by qconform itself from its --help text: `make man`).
 PREFIX  ?= /usr/local
 DESTDIR ?=
 QC_VERSION := $(shell sed -n 's/^\#define QC_VERSION *"\(.*\)"/\1/p' harness/src/report/report.h)
@@ -601,7 +601,8 @@ install: check-deps $(QCONFORM) $(WORKER) $(REF_SO) $(VAR_SO) man
 	for p in $(wildcard $(BUILD)/plugins/libqcf_*.so); do \
 	  install -m 644 $$p $(DESTDIR)$(PREFIX)/lib/qconform/plugins/ || exit 2; done
 	install -m 644 $(VAR_SO) $(DESTDIR)$(PREFIX)/lib/qconform/variants/
-	install -m 644 harness/include/qconform/plugin.h harness/runner/qconform_case.h \
+	install -m 644 harness/include/qconform/plugin.h harness/include/qconform/plugin_util.h \
+	  harness/runner/qconform_case.h \
 	  $(DESTDIR)$(PREFIX)/include/qconform/
 	install -d $(DESTDIR)$(PREFIX)/share/qconform/runner
 	install -m 644 harness/runner/qconform_runner.c harness/runner/qconform_case.h \

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "qconform/plugin.h"
+#include "qconform/plugin_util.h"
 
 #ifndef QCF_ARMNN_VERSION
 #define QCF_ARMNN_VERSION "unknown"
@@ -73,44 +74,10 @@ bool op_is(const qcf_op_call *call, const char *op)
 	return call->op && std::strcmp(call->op, op) == 0;
 }
 
-const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
-{
-	for (int32_t i = 0; i < call->n_attrs; i++)
-		if (call->attrs[i].name && std::strcmp(call->attrs[i].name, name) == 0)
-			return &call->attrs[i];
-	return nullptr;
-}
-
-// An integer attribute (INT, or an integral FLOAT): 0 absent, 1 read, -1 not an integer.
-int int_attr(const qcf_op_call *call, const char *name, int64_t *out)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return 0;
-	if (a->type == QCF_ATTR_INT && a->count == 1) {
-		*out = a->v.i;
-		return 1;
-	}
-	if (a->type == QCF_ATTR_FLOAT && a->count == 1 && std::isfinite(a->v.f) &&
-	    a->v.f == std::floor(a->v.f) && std::fabs(a->v.f) < 9e15) {
-		*out = (int64_t)a->v.f;
-		return 1;
-	}
-	return -1;
-}
-
-int64_t numel(const qcf_tensor *t)
-{
-	int64_t n = 1;
-	for (int32_t k = 0; k < t->rank; k++)
-		n *= t->shape[k];
-	return n;
-}
-
 // An int32 or int64 index tensor's values.
 bool read_ints(const qcf_tensor *t, std::vector<int64_t> *v)
 {
-	const int64_t n = numel(t);
+	const int64_t n = qcf_numel(t);
 	if (n < 0 || (t->dtype != QCF_INT32 && t->dtype != QCF_INT64) ||
 	    t->nbytes < qcf_dtype_nbytes(t->dtype, (size_t)n))
 		return false;
@@ -238,7 +205,7 @@ qcf_status fused_activation(qcf_instance *inst, const qcf_op_call *call, bool co
                             armnn::ActivationDescriptor *d)
 {
 	*present = false;
-	const qcf_attr *a = find_attr(call, "fused_activation_function");
+	const qcf_attr *a = qcf_attr_find(call, "fused_activation_function");
 	if (!a)
 		return QCF_OK;
 	if (a->type != QCF_ATTR_STRING || !a->v.s)
@@ -308,7 +275,7 @@ qcf_status u32_attr(qcf_instance *inst, const qcf_op_call *call, const char *nam
                     uint32_t *out)
 {
 	int64_t v = def;
-	int k = int_attr(call, name, &v);
+	int k = qcf_attr_int(call, name, &v);
 	if (k < 0 || v < 0 || v > UINT32_MAX)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: Arm NN's descriptors take an unsigned 32-bit value", name);
@@ -321,7 +288,7 @@ qcf_status u32_attr(qcf_instance *inst, const qcf_op_call *call, const char *nam
 qcf_status padding(qcf_instance *inst, const qcf_op_call *call, bool *same)
 {
 	*same = true;
-	const qcf_attr *a = find_attr(call, "padding");
+	const qcf_attr *a = qcf_attr_find(call, "padding");
 	if (!a)
 		return QCF_OK;
 	if (a->type == QCF_ATTR_STRING && a->v.s && std::strcmp(a->v.s, "SAME") == 0)
@@ -439,7 +406,7 @@ qcf_status build_conv(qcf_instance *inst, const qcf_op_call *call, Net *n)
 		same_pads(h, kh, dh, sh, &pt, &pb);
 		same_pads(w, kw, dwf, sw, &pl, &pr);
 	}
-	const size_t fbytes = qcf_dtype_nbytes(f->dtype, (size_t)numel(f));
+	const size_t fbytes = qcf_dtype_nbytes(f->dtype, (size_t)qcf_numel(f));
 	if (f->nbytes < fbytes)
 		return fail(inst, QCF_NOT_SUPPORTED, "filter data shorter than its shape");
 	armnn::IConnectableLayer *layer;
@@ -470,7 +437,7 @@ qcf_status build_conv(qcf_instance *inst, const qcf_op_call *call, Net *n)
 			            "DEPTHWISE_CONV_2D filter must be [1, kh, kw, C * multiplier]");
 		const uint32_t m = co / c;
 		int64_t dm = 0;
-		if (int_attr(call, "depth_multiplier", &dm) == 1 && dm != (int64_t)m)
+		if (qcf_attr_int(call, "depth_multiplier", &dm) == 1 && dm != (int64_t)m)
 			return fail(inst, QCF_NOT_SUPPORTED,
 			            "depth_multiplier %lld disagrees with the filter's %u; Arm NN "
 			            "takes "
@@ -514,7 +481,7 @@ qcf_status build_conv(qcf_instance *inst, const qcf_op_call *call, Net *n)
 		const qcf_tensor *b = &call->inputs[2];
 		if ((st = bias_info(inst, b, xi, fi, &bi)) != QCF_OK)
 			return st;
-		const size_t bb = qcf_dtype_nbytes(b->dtype, (size_t)numel(b));
+		const size_t bb = qcf_dtype_nbytes(b->dtype, (size_t)qcf_numel(b));
 		if (b->nbytes < bb)
 			return fail(inst, QCF_NOT_SUPPORTED, "bias data shorter than its shape");
 		bias = const_tensor(n, bi, b->data, bb);
@@ -561,7 +528,7 @@ qcf_status build_fc(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	if (f->rank != 2 || f->shape[1] <= 0)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "FULLY_CONNECTED: filter must be [units, depth]");
-	const int64_t depth = f->shape[1], elems = numel(x);
+	const int64_t depth = f->shape[1], elems = qcf_numel(x);
 	if (elems % depth != 0)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "FULLY_CONNECTED: %lld input elements are not rows of depth %lld",
@@ -575,7 +542,7 @@ qcf_status build_fc(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	if ((st = arm_info(inst, &xt, "input", false, &xi)) != QCF_OK ||
 	    (st = arm_info(inst, f, "filter", true, &fi)) != QCF_OK)
 		return st;
-	const size_t fbytes = qcf_dtype_nbytes(f->dtype, (size_t)numel(f));
+	const size_t fbytes = qcf_dtype_nbytes(f->dtype, (size_t)qcf_numel(f));
 	if (f->nbytes < fbytes)
 		return fail(inst, QCF_NOT_SUPPORTED, "filter data shorter than its shape");
 	armnn::ConstTensor wt = const_tensor(n, fi, f->data, fbytes);
@@ -584,13 +551,13 @@ qcf_status build_fc(qcf_instance *inst, const qcf_op_call *call, Net *n)
 		const qcf_tensor *b = &call->inputs[2];
 		if ((st = bias_info(inst, b, xi, fi, &bi)) != QCF_OK)
 			return st;
-		const size_t bb = qcf_dtype_nbytes(b->dtype, (size_t)numel(b));
+		const size_t bb = qcf_dtype_nbytes(b->dtype, (size_t)qcf_numel(b));
 		if (b->nbytes < bb)
 			return fail(inst, QCF_NOT_SUPPORTED, "bias data shorter than its shape");
 		bias = const_tensor(n, bi, b->data, bb);
 	}
 	qcf_tensor *y = &call->outputs[0];
-	const int64_t ye = numel(y), units = f->shape[0], batches = elems / depth;
+	const int64_t ye = qcf_numel(y), units = f->shape[0], batches = elems / depth;
 	if (units <= 0 || ye != batches * units)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "FULLY_CONNECTED: the output does not hold batches x units elements");
@@ -762,7 +729,7 @@ qcf_status build_unary(qcf_instance *inst, const qcf_op_call *call, Net *n)
 		layer = n->net->AddL2NormalizationLayer(d, "l2_normalization");
 	} else if (op_is(call, "SOFTMAX")) {
 		armnn::SoftmaxDescriptor d;
-		const qcf_attr *a = find_attr(call, "beta");
+		const qcf_attr *a = qcf_attr_find(call, "beta");
 		if (a && a->type == QCF_ATTR_FLOAT && a->count == 1)
 			d.m_Beta = (float)a->v.f;
 		else if (a && a->type == QCF_ATTR_INT && a->count == 1)
@@ -814,7 +781,7 @@ qcf_status build_reshape(qcf_instance *inst, const qcf_op_call *call, Net *n)
 				known *= s[k];
 		}
 		if (ok && stretch >= 0)
-			s[(size_t)stretch] = known ? numel(&call->inputs[0]) / known : -1;
+			s[(size_t)stretch] = known ? qcf_numel(&call->inputs[0]) / known : -1;
 		for (size_t k = 0; ok && k < s.size(); k++)
 			ok = s[k] == y->shape[k];
 		if (!ok)
@@ -864,7 +831,7 @@ qcf_status build_concat(qcf_instance *inst, const qcf_op_call *call, Net *n)
 		return fail(inst, QCF_NOT_SUPPORTED, "CONCATENATION: inputs and one output");
 	const int32_t r = call->inputs[0].rank;
 	int64_t axis = 0;
-	if (int_attr(call, "axis", &axis) < 0)
+	if (qcf_attr_int(call, "axis", &axis) < 0)
 		return fail(inst, QCF_NOT_SUPPORTED, "CONCATENATION: axis is not an integer");
 	if (axis < 0)
 		axis += r;
@@ -930,7 +897,7 @@ qcf_status build_pad(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	float value = y->quant && y->quant->count == 1 ? (float)y->quant->zero_points[0] : 0.0f;
 	if (v2 && call->n_inputs == 3) {
 		const qcf_tensor *cv = &call->inputs[2];
-		if (numel(cv) != 1 || cv->dtype != x->dtype)
+		if (qcf_numel(cv) != 1 || cv->dtype != x->dtype)
 			return fail(
 			        inst, QCF_NOT_SUPPORTED,
 			        "PADV2: constant_values must be one element of the input's type");
@@ -985,7 +952,7 @@ qcf_status build_mean(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	}
 	std::sort(axes.begin(), axes.end());
 	int64_t keep = 0;
-	if (int_attr(call, "keep_dims", &keep) < 0)
+	if (qcf_attr_int(call, "keep_dims", &keep) < 0)
 		return fail(inst, QCF_NOT_SUPPORTED, "MEAN: keep_dims is not an integer");
 	if (axes.empty())
 		return fail(inst, QCF_NOT_SUPPORTED,
@@ -1009,7 +976,7 @@ qcf_status build_mean(qcf_instance *inst, const qcf_op_call *call, Net *n)
 	int64_t want = 1;
 	for (int64_t v : ys)
 		want *= v;
-	if (want != numel(y))
+	if (want != qcf_numel(y))
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "MEAN: the output does not hold the reduced shape's elements");
 	yt.rank = (int32_t)ys.size();

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "qconform/plugin.h"
+#include "qconform/plugin_util.h"
 
 struct qcf_instance {
 	gemmlowp::GemmContext ctx;
@@ -58,41 +59,6 @@ qcf_status fail(qcf_instance *inst, qcf_status st, const char *fmt, ...)
 	vsnprintf(inst->err, sizeof inst->err, fmt, ap);
 	va_end(ap);
 	return st;
-}
-
-const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
-{
-	for (int32_t i = 0; i < call->n_attrs; i++)
-		if (call->attrs[i].name && std::strcmp(call->attrs[i].name, name) == 0)
-			return &call->attrs[i];
-	return nullptr;
-}
-
-// An integer attribute read by value (INT or an integral FLOAT); 0 absent, 1 read, -1 not an
-// integer.
-int int_attr(const qcf_op_call *call, const char *name, int64_t *out)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return 0;
-	if (a->type == QCF_ATTR_INT && a->count == 1) {
-		*out = a->v.i;
-		return 1;
-	}
-	if (a->type == QCF_ATTR_FLOAT && a->count == 1 && std::isfinite(a->v.f) &&
-	    a->v.f == std::floor(a->v.f) && std::fabs(a->v.f) < 9e15) {
-		*out = (int64_t)a->v.f;
-		return 1;
-	}
-	return -1;
-}
-
-int64_t numel(const qcf_tensor *t)
-{
-	int64_t n = 1;
-	for (int32_t k = 0; k < t->rank; k++)
-		n *= t->shape[k];
-	return n;
 }
 
 bool scale_ok(float s)
@@ -206,14 +172,14 @@ qcf_status plan_fc(qcf_instance *inst, const qcf_op_call *call, Plan *p)
 	p->units = p->w->shape[0];
 	p->depth = p->w->shape[1];
 	int64_t keep = 0;
-	if (int_attr(call, "keep_num_dims", &keep) < 0)
+	if (qcf_attr_int(call, "keep_num_dims", &keep) < 0)
 		return fail(inst, QCF_INVALID_PARAM, "%s: keep_num_dims must be an integer", op);
 	if (p->depth == 0)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s: weights of depth 0 are not supported (LiteRT's Prepare sets no "
 		            "requantization for them)",
 		            op);
-	p->batches = numel(p->in) / p->depth;
+	p->batches = qcf_numel(p->in) / p->depth;
 	int64_t want[QCF_MAX_RANK];
 	int32_t want_rank;
 	if (keep) {
@@ -238,7 +204,7 @@ qcf_status plan_fc(qcf_instance *inst, const qcf_op_call *call, Plan *p)
 	if (!same)
 		return fail(inst, QCF_INVALID_PARAM, "%s: the output shape is not the computed one",
 		            op);
-	if (p->bias && numel(p->bias) != p->units)
+	if (p->bias && qcf_numel(p->bias) != p->units)
 		return fail(inst, QCF_INVALID_PARAM, "%s: the bias needs one element per unit", op);
 
 	// quantization
@@ -297,7 +263,7 @@ qcf_status plan_fc(qcf_instance *inst, const qcf_op_call *call, Plan *p)
 
 	// the activation (Prepare: clipping activations only)
 	int act = ACT_NONE;
-	if (const qcf_attr *a = find_attr(call, "fused_activation_function")) {
+	if (const qcf_attr *a = qcf_attr_find(call, "fused_activation_function")) {
 		act = -1;
 		if (a->type == QCF_ATTR_STRING && a->v.s) {
 			for (int k = 0; k < 6; k++)
@@ -305,7 +271,8 @@ qcf_status plan_fc(qcf_instance *inst, const qcf_op_call *call, Plan *p)
 					act = k;
 		} else {
 			int64_t v;
-			if (int_attr(call, "fused_activation_function", &v) == 1 && v >= 0 && v < 6)
+			if (qcf_attr_int(call, "fused_activation_function", &v) == 1 && v >= 0 &&
+			    v < 6)
 				act = (int)v;
 		}
 		if (act < 0)

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "qconform/plugin.h"
+#include "qconform/plugin_util.h"
 
 #ifndef LIBTORCH_VERSION
 #define LIBTORCH_VERSION "unknown"
@@ -133,17 +134,9 @@ std::vector<int64_t> sizes(const qcf_tensor &t)
 	return std::vector<int64_t>(t.shape, t.shape + t.rank);
 }
 
-int64_t numel(const qcf_tensor &t)
-{
-	int64_t n = 1;
-	for (int32_t i = 0; i < t.rank; i++)
-		n *= t.shape[i];
-	return n;
-}
-
 void check_buffer(const qcf_tensor &t)
 {
-	size_t need = qcf_dtype_nbytes(t.dtype, (size_t)numel(t));
+	size_t need = qcf_dtype_nbytes(t.dtype, (size_t)qcf_numel(&t));
 	if (t.nbytes < need || (need > 0 && !t.data))
 		refuse(QCF_ERROR, std::string("tensor '") + (t.name ? t.name : "?") +
 		                          "': buffer smaller than its elements");
@@ -196,7 +189,7 @@ at::Tensor quantized(const qcf_tensor &t)
 		r = at::_empty_affine_quantized(sizes(t), opt, (double)q.scales[0],
 		                                q.zero_points[0]);
 	}
-	size_t nb = qcf_dtype_nbytes(t.dtype, (size_t)numel(t));
+	size_t nb = qcf_dtype_nbytes(t.dtype, (size_t)qcf_numel(&t));
 	if (r.storage().nbytes() < nb)
 		refuse(QCF_ERROR, "quantized storage smaller than the tensor's bytes");
 	if (nb)
@@ -227,7 +220,7 @@ void put(const qcf_op_call *call, int k, const at::Tensor &res)
 		refuse(QCF_INVALID_PARAM, std::string("output '") + (o.name ? o.name : "?") +
 		                                  "' has another shape than torch's result");
 	check_buffer(o);
-	size_t nb = qcf_dtype_nbytes(o.dtype, (size_t)numel(o));
+	size_t nb = qcf_dtype_nbytes(o.dtype, (size_t)qcf_numel(&o));
 	if (!nb)
 		return;
 	at::Tensor c = res.contiguous();
@@ -238,26 +231,12 @@ void put(const qcf_op_call *call, int k, const at::Tensor &res)
 
 /* ---- attributes ---------------------------------------------------------- */
 
-const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
-{
-	for (int32_t i = 0; i < call->n_attrs; i++)
-		if (call->attrs[i].name && std::strcmp(call->attrs[i].name, name) == 0)
-			return &call->attrs[i];
-	return nullptr;
-}
-
 bool attr_number(const qcf_op_call *call, const char *name, double *v)
 {
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return false;
-	if (a->type == QCF_ATTR_INT)
-		*v = (double)a->v.i;
-	else if (a->type == QCF_ATTR_FLOAT)
-		*v = a->v.f;
-	else
+	int k = qcf_attr_float(call, name, v);
+	if (k < 0)
 		refuse(QCF_INVALID_PARAM, std::string("attribute '") + name + "' is not a number");
-	return true;
+	return k == 1;
 }
 
 double float_attr(const qcf_op_call *call, const char *name)
@@ -277,15 +256,14 @@ double float_attr(const qcf_op_call *call, const char *name, double dflt)
 /* An int64_t argument of the aten op: an INT attribute, or a FLOAT one holding an integer. */
 int64_t int_attr(const qcf_op_call *call, const char *name)
 {
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
+	int64_t v = 0;
+	int k = qcf_attr_int(call, name, &v);
+	if (k == 0)
 		refuse(QCF_INVALID_PARAM, std::string("attribute '") + name + "' missing");
-	if (a->type == QCF_ATTR_INT)
-		return a->v.i;
-	if (a->type == QCF_ATTR_FLOAT && std::nearbyint(a->v.f) == a->v.f &&
-	    std::fabs(a->v.f) < 0x1p63)
-		return (int64_t)a->v.f;
-	refuse(QCF_INVALID_PARAM, std::string("attribute '") + name + "' is not an integer");
+	if (k < 0)
+		refuse(QCF_INVALID_PARAM,
+		       std::string("attribute '") + name + "' is not an integer");
+	return v;
 }
 
 void need(const qcf_op_call *call, int n_in, int n_out)

@@ -38,6 +38,7 @@
 #include <dnnl.h>
 
 #include "qconform/plugin.h"
+#include "qconform/plugin_util.h"
 
 #define ONEDNN_ADAPTER_VERSION "1.0"
 #define MAXD                   DNNL_MAX_NDIMS
@@ -87,72 +88,6 @@ static const char *isa_name(dnnl_cpu_isa_t isa)
 		if (isa_names[i].isa == isa)
 			return isa_names[i].name;
 	return "unknown";
-}
-
-static int64_t numel(const qcf_tensor *t)
-{
-	int64_t n = 1;
-	for (int32_t i = 0; i < t->rank; i++)
-		n *= t->shape[i];
-	return n;
-}
-
-static const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
-{
-	for (int32_t i = 0; i < call->n_attrs; i++)
-		if (call->attrs[i].name && strcmp(call->attrs[i].name, name) == 0)
-			return &call->attrs[i];
-	return NULL;
-}
-
-/* An integer attribute (INT, or FLOAT with an integral value): 1 found, 0 absent, -1 bad. */
-static int attr_int(const qcf_op_call *call, const char *name, int64_t *v)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return 0;
-	if (a->type == QCF_ATTR_INT && a->count == 1) {
-		*v = a->v.i;
-		return 1;
-	}
-	if (a->type == QCF_ATTR_FLOAT && a->count == 1 && a->v.f == floor(a->v.f) &&
-	    fabs(a->v.f) < 9e15) {
-		*v = (int64_t)a->v.f;
-		return 1;
-	}
-	return -1;
-}
-
-/* A list of integers (INTS, FLOATS, or one scalar): count, 0 absent, -1 bad. */
-static int attr_ints(const qcf_op_call *call, const char *name, int64_t *v, int cap)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return 0;
-	if (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT) {
-		int64_t x;
-		if (attr_int(call, name, &x) != 1 || cap < 1)
-			return -1;
-		v[0] = x;
-		return 1;
-	}
-	if (a->count < 0 || a->count > cap)
-		return -1;
-	for (int32_t i = 0; i < a->count; i++) {
-		if (a->type == QCF_ATTR_INTS)
-			v[i] = a->v.ints[i];
-		else if (a->type == QCF_ATTR_FLOATS && a->v.floats[i] == floor(a->v.floats[i]))
-			v[i] = (int64_t)a->v.floats[i];
-		else
-			return -1;
-	}
-	return a->count;
-}
-
-static const char *attr_str(const qcf_op_call *call, const char *name)
-{
-	const qcf_attr *a = find_attr(call, name);
-	return a && a->type == QCF_ATTR_STRING ? a->v.s : NULL;
 }
 
 static int dtype_range(qcf_dtype t, int64_t *lo, int64_t *hi)
@@ -552,8 +487,8 @@ static int act_bound(float f, float s, int32_t zp, int64_t *q)
 static qcf_status litert_activation(qcf_instance *inst, const qcf_op_call *call, int fc,
                                     float s_out, int32_t zp_out, plan *p)
 {
-	const char *act = attr_str(call, "fused_activation_function");
-	if (find_attr(call, "fused_activation_function") && !act)
+	const char *act = NULL;
+	if (qcf_attr_str(call, "fused_activation_function", &act) < 0)
 		return fail(inst, QCF_INVALID_PARAM, "fused_activation_function is not a string");
 	int64_t lo = -128, hi = 127, q;
 	if (!act || strcmp(act, "NONE") == 0) {
@@ -641,7 +576,8 @@ static qcf_status litert_common(qcf_instance *inst, const qcf_op_call *call, con
 				if (b->quant->zero_points[i] != 0)
 					return fail(inst, QCF_INVALID_PARAM,
 					            "%s bias zero point must be 0", op);
-		const char *qbt = attr_str(call, "quantized_bias_type");
+		const char *qbt = NULL; /* one not a string is left to the spec's checks */
+		(void)qcf_attr_str(call, "quantized_bias_type", &qbt);
 		if (qbt && strcmp(qbt, "int32") != 0)
 			return fail(inst, QCF_INVALID_PARAM,
 			            "quantized_bias_type %s does not name the bias dtype", qbt);
@@ -698,17 +634,17 @@ static qcf_status litert_fc(qcf_instance *inst, const qcf_op_call *call, plan *p
 	if (x->rank < 1)
 		return fail(inst, QCF_INVALID_PARAM, "FULLY_CONNECTED input rank 0");
 	int64_t units = w->shape[0], depth = w->shape[1];
-	if (b && numel(b) != units)
+	if (b && qcf_numel(b) != units)
 		return fail(inst, QCF_INVALID_PARAM, "bias has %lld elements, filter %lld units",
-		            (long long)numel(b), (long long)units);
+		            (long long)qcf_numel(b), (long long)units);
 	int64_t keep = 0;
-	if (attr_int(call, "keep_num_dims", &keep) < 0 || (keep != 0 && keep != 1))
+	if (qcf_attr_int(call, "keep_num_dims", &keep) < 0 || (keep != 0 && keep != 1))
 		return fail(inst, QCF_INVALID_PARAM, "keep_num_dims must be 0 or 1");
 	if (keep && x->shape[x->rank - 1] != depth)
 		return fail(inst, QCF_INVALID_PARAM, "keep_num_dims with last input dim != depth");
 	if (depth == 0)
 		return fail(inst, QCF_NOT_SUPPORTED, "FULLY_CONNECTED with depth 0");
-	int64_t rows = numel(x) / depth;
+	int64_t rows = qcf_numel(x) / depth;
 	/* expected output shape */
 	int ok = 1;
 	if (keep) {
@@ -789,7 +725,7 @@ static qcf_status litert_conv(qcf_instance *inst, const qcf_op_call *call, int d
 		if (cout % c != 0)
 			return fail(inst, QCF_INVALID_PARAM, "C_out not a multiple of C");
 		int64_t dm;
-		int r = attr_int(call, "depth_multiplier", &dm);
+		int r = qcf_attr_int(call, "depth_multiplier", &dm);
 		if (r < 0 || (r == 1 && dm != cout / c))
 			return fail(inst, QCF_INVALID_PARAM,
 			            "depth_multiplier disagrees with the shapes");
@@ -805,18 +741,19 @@ static qcf_status litert_conv(qcf_instance *inst, const qcf_op_call *call, int d
 		if (cout % groups != 0)
 			return fail(inst, QCF_INVALID_PARAM, "C_out not a multiple of the groups");
 	}
-	if (b && numel(b) != cout)
+	if (b && qcf_numel(b) != cout)
 		return fail(inst, QCF_INVALID_PARAM, "bias has %lld elements, C_out is %lld",
-		            (long long)numel(b), (long long)cout);
+		            (long long)qcf_numel(b), (long long)cout);
 	int64_t sh = 1, sw = 1, dh = 1, dwl = 1;
-	if (attr_int(call, "stride_h", &sh) < 0 || attr_int(call, "stride_w", &sw) < 0 ||
-	    attr_int(call, "dilation_h_factor", &dh) < 0 ||
-	    attr_int(call, "dilation_w_factor", &dwl) < 0 || sh <= 0 || sw <= 0 || dh <= 0 ||
+	if (qcf_attr_int(call, "stride_h", &sh) < 0 || qcf_attr_int(call, "stride_w", &sw) < 0 ||
+	    qcf_attr_int(call, "dilation_h_factor", &dh) < 0 ||
+	    qcf_attr_int(call, "dilation_w_factor", &dwl) < 0 || sh <= 0 || sw <= 0 || dh <= 0 ||
 	    dwl <= 0)
 		return fail(inst, QCF_INVALID_PARAM, "strides and dilations must be > 0");
 	if (dw && (sh > 32767 || sw > 32767 || dh > 32767 || dwl > 32767))
 		return fail(inst, QCF_INVALID_PARAM, "depthwise strides and dilations <= 32767");
-	const char *pad = attr_str(call, "padding");
+	const char *pad = NULL; /* absent or not a string: SAME, as before */
+	(void)qcf_attr_str(call, "padding", &pad);
 	int same;
 	if (!pad || strcmp(pad, "SAME") == 0)
 		same = 1;
@@ -887,7 +824,7 @@ static qcf_status litert_conv(qcf_instance *inst, const qcf_op_call *call, int d
 	p->pad_r[1] = (ow - 1) * sw + ew - wd - p->pad_l[1];
 	p->src_dt = p->wei_dt = p->dst_dt = dnnl_s8;
 	p->src = x->data, p->wei = w->data, p->dst = y->data;
-	p->wei_count = numel(w);
+	p->wei_count = qcf_numel(w);
 	if (b) {
 		p->bias = b->data;
 		p->bias_nd = 1;
@@ -920,7 +857,7 @@ static qcf_status zp_input(qcf_instance *inst, const qcf_op_call *call, int idx,
 		            qcf_dtype_name(z->dtype), qcf_dtype_name(of->dtype));
 	if (z->quant)
 		return fail(inst, QCF_INVALID_PARAM, "%s must not be quantized", name);
-	int64_t n = numel(z);
+	int64_t n = qcf_numel(z);
 	if (!(z->rank == 0 || (z->rank == 1 && (n == 1 || (allowed_n > 0 && n == allowed_n)))))
 		return fail(inst, QCF_INVALID_PARAM, "%s must have shape [], [1] or [%lld]", name,
 		            (long long)allowed_n);
@@ -1180,43 +1117,43 @@ static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qli
 		            "convolutions are 1-D to 3-D",
 		            op, S);
 	int64_t group = 1;
-	if (attr_int(call, "group", &group) < 0 || group < 1)
+	if (qcf_attr_int(call, "group", &group) < 0 || group < 1)
 		return fail(inst, QCF_INVALID_PARAM, "group must be >= 1");
 	int64_t Nb = x->shape[0], C = x->shape[1], Mo = w->shape[0];
 	if (C != w->shape[1] * group || Mo % group != 0)
 		return fail(inst, QCF_INVALID_PARAM, "channels do not match group");
 	int64_t ks[3], st_[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pads[6] = {0}, v[6];
-	int r = attr_ints(call, "kernel_shape", v, 3);
-	if (r < 0 || (r > 0 && r != S))
+	int32_t r = 0;
+	if (qcf_attr_ints(call, "kernel_shape", v, 3, &r) < 0 || (r > 0 && r != S))
 		return fail(inst, QCF_INVALID_PARAM, "kernel_shape of the wrong length");
 	for (int i = 0; i < S; i++) {
 		ks[i] = w->shape[2 + i];
 		if (r > 0 && v[i] != ks[i])
 			return fail(inst, QCF_INVALID_PARAM, "kernel_shape is not w's kernel");
 	}
-	r = attr_ints(call, "strides", v, 3);
-	if (r < 0 || (r > 0 && r != S))
+	r = 0;
+	if (qcf_attr_ints(call, "strides", v, 3, &r) < 0 || (r > 0 && r != S))
 		return fail(inst, QCF_INVALID_PARAM, "strides of the wrong length");
 	for (int i = 0; i < r; i++)
 		st_[i] = v[i];
-	r = attr_ints(call, "dilations", v, 3);
-	if (r < 0 || (r > 0 && r != S))
+	r = 0;
+	if (qcf_attr_ints(call, "dilations", v, 3, &r) < 0 || (r > 0 && r != S))
 		return fail(inst, QCF_INVALID_PARAM, "dilations of the wrong length");
 	for (int i = 0; i < r; i++)
 		dl[i] = v[i];
 	for (int i = 0; i < S; i++)
 		if (st_[i] < 1 || dl[i] < 1)
 			return fail(inst, QCF_INVALID_PARAM, "strides and dilations must be >= 1");
-	int npads = attr_ints(call, "pads", v, 6);
-	if (npads < 0 || (npads > 0 && npads != 2 * S))
+	int32_t npads = 0;
+	if (qcf_attr_ints(call, "pads", v, 6, &npads) < 0 || (npads > 0 && npads != 2 * S))
 		return fail(inst, QCF_INVALID_PARAM, "pads of the wrong length");
 	for (int i = 0; i < npads; i++) {
 		if (v[i] < 0)
 			return fail(inst, QCF_INVALID_PARAM, "negative pad");
 		pads[i] = v[i];
 	}
-	const char *ap = attr_str(call, "auto_pad");
-	if (find_attr(call, "auto_pad") && !ap)
+	const char *ap = NULL;
+	if (qcf_attr_str(call, "auto_pad", &ap) < 0)
 		return fail(inst, QCF_INVALID_PARAM, "auto_pad is not a string");
 	int mode = 0; /* 0 NOTSET, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER */
 	if (ap && strcmp(ap, "NOTSET") != 0) {
@@ -1284,7 +1221,7 @@ static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qli
 		p->pad_l[i] = pb[i];
 		p->pad_r[i] = pe[i];
 	}
-	p->wei_count = numel(w);
+	p->wei_count = qcf_numel(w);
 	p->n_oc = Mo;
 	p->oc_div =
 	        p->wei_count / (Mo > 0 ? Mo : 1); /* w element i is output channel i / (C/g*k) */
@@ -1424,7 +1361,7 @@ static qcf_status make_plan(qcf_instance *inst, const qcf_op_call *call, plan *p
 	}
 	if (st != QCF_OK)
 		return st;
-	if (p->nd == 0 || numel(&call->outputs[0]) == 0)
+	if (p->nd == 0 || qcf_numel(&call->outputs[0]) == 0)
 		*empty = 1;
 	for (int i = 0; i < p->nd && !*empty; i++)
 		if (p->src_dims[i] == 0 || p->wei_dims[i] == 0)
@@ -1471,7 +1408,7 @@ static qcf_status od_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_pr
 		/* a zero-size problem: oneDNN refuses zero dims in some primitives; the only
 		 * output values an empty reduction can have need no kernel */
 		plan_free(&p);
-		if (numel(&call->outputs[0]) != 0 && op_of(call) != OP_MMI &&
+		if (qcf_numel(&call->outputs[0]) != 0 && op_of(call) != OP_MMI &&
 		    op_of(call) != OP_CONVI)
 			return fail(inst, QCF_NOT_SUPPORTED, "empty reduction (K = 0) not run");
 		*out = calloc(1, sizeof **out);

@@ -32,6 +32,7 @@
 #include <xnnpack.h>
 
 #include "qconform/plugin.h"
+#include "qconform/plugin_util.h"
 
 #define XP_VERSION "1.0.0"
 
@@ -95,47 +96,10 @@ static int op_is(const qcf_op_call *call, const char *op)
 	return call->op && strcmp(call->op, op) == 0;
 }
 
-static const qcf_attr *find_attr(const qcf_op_call *call, const char *name)
-{
-	for (int32_t i = 0; i < call->n_attrs; i++)
-		if (call->attrs[i].name && strcmp(call->attrs[i].name, name) == 0)
-			return &call->attrs[i];
-	return NULL;
-}
-
-/* A scalar attribute by value: 1 if present and numeric. */
-static int attr_num(const qcf_op_call *call, const char *name, double *v)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a || a->count != 1)
-		return 0;
-	if (a->type == QCF_ATTR_INT)
-		*v = (double)a->v.i;
-	else if (a->type == QCF_ATTR_FLOAT)
-		*v = a->v.f;
-	else
-		return 0;
-	return 1;
-}
-
-/* -1: absent, 0: present but not a string, 1: *s set. */
-static int attr_str(const qcf_op_call *call, const char *name, const char **s)
-{
-	const qcf_attr *a = find_attr(call, name);
-	if (!a)
-		return -1;
-	if (a->type != QCF_ATTR_STRING || !a->v.s)
-		return 0;
-	*s = a->v.s;
-	return 1;
-}
-
+/* The element count as XNNPACK's sizes take it (the host checked the shapes). */
 static size_t numel(const qcf_tensor *t)
 {
-	size_t n = 1;
-	for (int32_t i = 0; i < t->rank; i++)
-		n *= (size_t)t->shape[i];
-	return n;
+	return (size_t)qcf_numel(t);
 }
 
 static int tensor_ok(const qcf_tensor *t)
@@ -173,10 +137,10 @@ static int act_range(const qcf_op_call *call, float s_out, int32_t zp, int32_t q
                      int32_t *lo, int32_t *hi, qcf_instance *inst, qcf_status *st)
 {
 	const char *act = "NONE";
-	int k = attr_str(call, "fused_activation_function", &act);
+	int k = qcf_attr_str(call, "fused_activation_function", &act);
 	*lo = qmin;
 	*hi = qmax;
-	if (k == 0) {
+	if (k < 0) {
 		*st = xp_fail(inst, QCF_NOT_SUPPORTED, "fused_activation_function is not a string");
 		return 0;
 	}
@@ -231,11 +195,12 @@ static int attr_u32(const qcf_op_call *call, const char *name, uint32_t def, uin
                     qcf_instance *inst, qcf_status *st)
 {
 	double v;
-	if (!find_attr(call, name)) {
+	int k = qcf_attr_float(call, name, &v);
+	if (k == 0) {
 		*out = def;
 		return 1;
 	}
-	if (!attr_num(call, name, &v) || v != floor(v) || v < 0 || v > 4294967295.0) {
+	if (k < 0 || v != floor(v) || v < 0 || v > 4294967295.0) {
 		*st = xp_fail(inst, QCF_NOT_SUPPORTED,
 		              "%s: XNNPACK takes an unsigned 32-bit value, got something else",
 		              name);
@@ -336,8 +301,8 @@ static qcf_status check_conv(qcf_instance *inst, const qcf_op_call *call, conv_g
 		g->gin = 1;
 		g->gout = g->cout / g->c;
 		double dm;
-		if (find_attr(call, "depth_multiplier") &&
-		    (!attr_num(call, "depth_multiplier", &dm) || dm != (double)g->gout))
+		int k = qcf_attr_float(call, "depth_multiplier", &dm);
+		if (k < 0 || (k == 1 && dm != (double)g->gout))
 			return xp_fail(
 			        inst, QCF_NOT_SUPPORTED,
 			        "depth_multiplier disagrees with the shapes; XNNPACK takes one "
@@ -388,8 +353,8 @@ static qcf_status check_conv(qcf_instance *inst, const qcf_op_call *call, conv_g
 			        "bias: XNNPACK reads C_out int32 values, the tensor differs");
 	}
 	const char *pad = "SAME";
-	int k = attr_str(call, "padding", &pad);
-	if (k == 0 || (strcmp(pad, "SAME") != 0 && strcmp(pad, "VALID") != 0))
+	int k = qcf_attr_str(call, "padding", &pad);
+	if (k < 0 || (strcmp(pad, "SAME") != 0 && strcmp(pad, "VALID") != 0))
 		return xp_fail(inst, QCF_NOT_SUPPORTED, "padding: the adapter maps SAME and VALID");
 	g->same = strcmp(pad, "SAME") == 0;
 	if (g->same)
@@ -429,7 +394,7 @@ static qcf_status check_fc(qcf_instance *inst, const qcf_op_call *call, size_t *
 		               "input elements are not a multiple of depth: no batch for XNNPACK");
 	*rows = n / *depth;
 	double keep = 0;
-	if (find_attr(call, "keep_num_dims") && attr_num(call, "keep_num_dims", &keep) && keep &&
+	if (qcf_attr_float(call, "keep_num_dims", &keep) == 1 && keep &&
 	    (size_t)x->shape[x->rank - 1] != *depth)
 		return xp_fail(inst, QCF_NOT_SUPPORTED,
 		               "keep_num_dims with a last dimension other than depth has no "
@@ -560,7 +525,7 @@ static qcf_status check_unary(qcf_instance *inst, const qcf_op_call *call)
 			return xp_fail(inst, QCF_NOT_SUPPORTED,
 			               "SOFTMAX rows of length 0: XNNPACK needs channels >= 1");
 		double beta = 1;
-		if (find_attr(call, "beta") && !attr_num(call, "beta", &beta))
+		if (qcf_attr_float(call, "beta", &beta) < 0)
 			return xp_fail(inst, QCF_NOT_SUPPORTED, "beta is not a number");
 	}
 	return QCF_OK;
@@ -577,8 +542,8 @@ static qcf_status check_pool(qcf_instance *inst, const qcf_op_call *call)
 	if (x->rank != 4 || y->rank != 4)
 		return xp_fail(inst, QCF_NOT_SUPPORTED, "pooling takes NHWC tensors");
 	const char *pad = "SAME";
-	int k = attr_str(call, "padding", &pad);
-	if (k == 0 || (strcmp(pad, "SAME") != 0 && strcmp(pad, "VALID") != 0))
+	int k = qcf_attr_str(call, "padding", &pad);
+	if (k < 0 || (strcmp(pad, "SAME") != 0 && strcmp(pad, "VALID") != 0))
 		return xp_fail(inst, QCF_NOT_SUPPORTED, "padding: the adapter maps SAME and VALID");
 	uint32_t u;
 	if (!attr_u32(call, "stride_h", 1, &u, inst, &st) ||
@@ -1011,7 +976,7 @@ static qcf_status prep_unary(qcf_instance *inst, const qcf_op_call *call, qcf_pr
 		/* qu8 only: int8 shifted by 128 (the output zero point -128 becomes 0); beta
 		 * folded into the input scale, exp(beta * s * d) = exp((beta * s) * d) */
 		double beta = 1;
-		attr_num(call, "beta", &beta);
+		(void)qcf_attr_float(call, "beta", &beta);
 		size_t ch = (size_t)x->shape[x->rank - 1];
 		int32_t zu = u8 ? zy : zy + 128;
 		if (zu < 0 || zu > 255)
@@ -1064,7 +1029,7 @@ static qcf_status prep_pool(qcf_instance *inst, const qcf_op_call *call, qcf_pre
 	attr_u32(call, "filter_height", 1, &fh, inst, &st);
 	attr_u32(call, "filter_width", 1, &fw, inst, &st);
 	const char *pad = "SAME";
-	attr_str(call, "padding", &pad);
+	(void)qcf_attr_str(call, "padding", &pad);
 	int same = strcmp(pad, "SAME") == 0;
 	size_t n = (size_t)x->shape[0], h = (size_t)x->shape[1], w = (size_t)x->shape[2],
 	       c = (size_t)x->shape[3];
