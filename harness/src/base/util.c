@@ -64,6 +64,19 @@ void *qc_xrealloc(void *p, size_t n, size_t size)
 	return q;
 }
 
+size_t qc_grown_cap(size_t cap, size_t n, size_t first)
+{
+	size_t c = cap ? cap : (first ? first : 1);
+	while (c <= n) {
+		if (c > SIZE_MAX / 2) {
+			fprintf(stderr, "qconform: out of memory\n");
+			exit(2);
+		}
+		c *= 2;
+	}
+	return c;
+}
+
 int qc_parse_size(const char *s, size_t *out)
 {
 	if (!s || !*s || *s == '-')

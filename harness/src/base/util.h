@@ -20,6 +20,22 @@ void *qc_xcalloc(size_t n, size_t size);
 /* realloc of n elements of size bytes, likewise (the product checked for overflow). */
 void *qc_xrealloc(void *p, size_t n, size_t size);
 
+/*
+ * Room for element n of the array p of cap elements (cap an int or size_t lvalue): when n has
+ * reached cap, cap doubles (first when 0) and p is reallocated, as qc_xrealloc does. The one
+ * growth rule of every array that is appended to.
+ */
+#define QC_GROW(p, n, cap, first)                                                                  \
+	do {                                                                                       \
+		if ((size_t)(n) >= (size_t)(cap)) {                                                \
+			size_t qc_cap_ = qc_grown_cap((size_t)(cap), (size_t)(n), (first));        \
+			(p) = qc_xrealloc((p), qc_cap_, sizeof *(p));                              \
+			(cap) = qc_cap_;                                                           \
+		}                                                                                  \
+	} while (0)
+/* The capacity QC_GROW takes: cap doubled (first when 0) until it exceeds n. */
+size_t qc_grown_cap(size_t cap, size_t n, size_t first);
+
 /* "4G", "512M", "64K", "1000" (bytes), "0": a size in bytes; 0, or -1 if malformed. */
 int qc_parse_size(const char *s, size_t *out);
 

@@ -64,10 +64,7 @@ static int add_unique(char ***list, int *n, int *cap, const char *s)
 	for (int i = 0; i < *n; i++)
 		if (!strcmp((*list)[i], s))
 			return 0;
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*list = qc_xrealloc(*list, (size_t)*cap, sizeof **list);
-	}
+	QC_GROW(*list, *n, *cap, 64);
 	(*list)[(*n)++] = strdup(s);
 	return 1;
 }

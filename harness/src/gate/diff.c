@@ -163,22 +163,9 @@ static int cmp_hpos(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fprintf(stderr, "qconform: out of memory\n");
-		exit(2);
-	}
-	return q;
-}
-
 static void hpos_add(hpos **v, size_t *n, size_t *cap, uint64_t h, long long pos)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 1024;
-		*v = xrealloc(*v, *cap * sizeof **v);
-	}
+	QC_GROW(*v, *n, *cap, 1024);
 	(*v)[(*n)++] = (hpos){h, pos};
 }
 
@@ -353,7 +340,7 @@ static void coverage_lost(lossop **v, size_t *nv, const qc_diff_opts *opts, FILE
 	while (i < *nv && strcmp((*v)[i].key, op))
 		i++;
 	if (i == *nv) {
-		*v = xrealloc(*v, (*nv + 1) * sizeof **v);
+		*v = qc_xrealloc(*v, *nv + 1, sizeof **v);
 		(*v)[i] = (lossop){0};
 		snprintf((*v)[i].key, sizeof(*v)[i].key, "%s", op);
 		(*nv)++;
@@ -568,10 +555,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 					fprintf(stderr, "qconform: out of memory\n");
 					exit(2);
 				}
-				if (nnew == capnew) {
-					capnew = capnew ? 2 * capnew : 64;
-					nw = xrealloc(nw, capnew * sizeof *nw);
-				}
+				QC_GROW(nw, nnew, capnew, 64);
 				nw[nnew++] = (newcase){copy, text};
 			}
 			json_decref(c);

@@ -398,15 +398,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			    !strcmp(ops[k].semantics, qc_report_str(c, "semantics")))
 				o = &ops[k];
 		if (!o) {
-			if (n_ops == cap) {
-				cap = cap ? 2 * cap : 16;
-				mop *grown = realloc(ops, (size_t)cap * sizeof *ops);
-				if (!grown) {
-					fprintf(stderr, "qconform: out of memory\n");
-					exit(2);
-				}
-				ops = grown;
-			}
+			QC_GROW(ops, n_ops, cap, 16);
 			o = &ops[n_ops++];
 			memset(o, 0, sizeof *o);
 			qc_utf8_copy(o->semantics, sizeof o->semantics,

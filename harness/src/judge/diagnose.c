@@ -88,10 +88,7 @@ static op_keep *op_of(qc_diagnosis *D, const char *semantics, const char *op)
 	for (int i = 0; i < D->n_ops; i++)
 		if (!strcmp(D->ops[i]->d.semantics, semantics) && !strcmp(D->ops[i]->d.op, op))
 			return D->ops[i];
-	if (D->n_ops == D->cap) {
-		D->cap = D->cap ? 2 * D->cap : 16;
-		D->ops = qc_xrealloc(D->ops, (size_t)D->cap, sizeof *D->ops);
-	}
+	QC_GROW(D->ops, D->n_ops, D->cap, 16);
 	op_keep *o = qc_xcalloc(1, sizeof *o);
 	snprintf(o->d.semantics, sizeof o->d.semantics, "%s", semantics);
 	snprintf(o->d.op, sizeof o->d.op, "%s", op);

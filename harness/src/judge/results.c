@@ -5,22 +5,14 @@
 #include <string.h>
 
 #include "base/utf8.h"
+#include "base/util.h"
 
 static qc_op_stats *find_op(qc_run_stats *s, const char *semantics, const char *op)
 {
 	for (int i = 0; i < s->n_ops; i++)
 		if (strcmp(s->ops[i].op, op) == 0 && strcmp(s->ops[i].semantics, semantics) == 0)
 			return &s->ops[i];
-	if (s->n_ops == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
-		qc_op_stats *n = realloc(s->ops, (size_t)cap * sizeof *n);
-		if (!n) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-		s->ops = n;
-		s->cap = cap;
-	}
+	QC_GROW(s->ops, s->n_ops, s->cap, 16);
 	qc_op_stats *o = &s->ops[s->n_ops++];
 	memset(o, 0, sizeof *o);
 	/* a longer name is cut on a character boundary: the report stays UTF-8 */

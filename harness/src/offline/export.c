@@ -90,14 +90,7 @@ static int on_case(void *ctx, qc_case *c, uint64_t ordinal)
 		snprintf(name, sizeof name, "case_%06u", index);
 		c_array(x->carr, name, x->w.p, x->w.n);
 	}
-	if (x->n == x->cap) {
-		x->cap = x->cap ? 2 * x->cap : 256;
-		x->cases = realloc(x->cases, x->cap * sizeof *x->cases);
-		if (!x->cases) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-	}
+	QC_GROW(x->cases, x->n, x->cap, 256);
 	exp_case *ec = &x->cases[x->n++];
 	ec->size = (uint32_t)x->w.n;
 	ec->crc = qc_crc32(0, x->w.p, x->w.n - 4);

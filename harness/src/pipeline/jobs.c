@@ -290,14 +290,7 @@ int qc_jobs_open_source(const qc_jobs_source *src, int jobs, qc_jobs **out)
 
 static qc_job_case *new_case(unit_out *u)
 {
-	if (u->n == u->cap) {
-		u->cap = u->cap ? 2 * u->cap : 16;
-		u->cases = realloc(u->cases, (size_t)u->cap * sizeof *u->cases);
-		if (!u->cases) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-	}
+	QC_GROW(u->cases, u->n, u->cap, 16);
 	qc_job_case *jc = &u->cases[u->n++];
 	memset(jc, 0, sizeof *jc);
 	jc->board = -1;

@@ -11,6 +11,7 @@
 #include "base/digest.h"
 #include "base/rfile.h"
 #include "base/utf8.h"
+#include "base/util.h"
 #include "judge/results.h"
 #include "report/report_read.h"
 
@@ -390,15 +391,7 @@ int qc_journal_load(const char *path, qc_journal_data *d, char *err, size_t err_
 			         after);
 			break;
 		}
-		if (d->n == cap) {
-			cap = cap ? 2 * cap : 256;
-			qc_journal_entry *ne = realloc(d->e, cap * sizeof *ne);
-			if (!ne) {
-				fprintf(stderr, "qconform: out of memory\n");
-				exit(2);
-			}
-			d->e = ne;
-		}
+		QC_GROW(d->e, d->n, cap, 256);
 		d->e[d->n++] = e;
 		memcpy(d->chain, next, sizeof next);
 		at += l + 1;

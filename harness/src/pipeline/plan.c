@@ -502,14 +502,7 @@ static void try_checks(const qc_run_opts *o, qc_spec *s, qc_diag *diag)
 /* Appends u to the *n units of *v (room for *cap). */
 static void push_unit(qc_job_unit **v, size_t *n, size_t *cap, qc_job_unit u)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*v = realloc(*v, *cap * sizeof **v);
-		if (!*v) {
-			fprintf(stderr, "qconform: out of memory\n");
-			exit(2);
-		}
-	}
+	QC_GROW(*v, *n, *cap, 64);
 	(*v)[(*n)++] = u;
 }
 
