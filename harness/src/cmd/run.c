@@ -619,405 +619,488 @@ static int plan_in_shard(void *ctx, const char *name)
 	return qc_plan_in_shard(((plan_ctx *)ctx)->o, name);
 }
 
-int qc_cmd_run(const qc_run_opts *o)
+/*
+ * qc_cmd_run in phases over one run_ctx: run_prepare reads what may refuse the run (the plan,
+ * waivers, baseline, journal, dump, the pool), run_open starts the workers and the report,
+ * run_cases runs them, run_finish writes and judges; run_free frees what any phase took, so an
+ * early exit is one return.
+ */
+typedef struct run_ctx {
+	const qc_run_opts *o;
+	qc_diag diag;
+	qc_plan ss;
+	time_t started;
+	struct timespec t0;
+	qc_waivers *waivers;
+	int n_expired; /* waivers past their expiry day: they fail the run */
+	char waivers_sha[65];
+	json_t *baseline; /* checked now, its cases streamed at the end */
+	qc_journal_data jd;
+	qc_dump *dump;
+	char refbuf[PATH_MAX];
+	qc_runner_config cfg;
+	qc_pool pool;
+	char scratch[1024]; /* --no-reports: the private directory of the JSON, or "" */
+	qc_plugin_info info;
+	run_state st;
+	stop_state sigs;
+	int sigs_caught;
+	qc_jobs *jobs;
+	qc_remote_board *boards;
+	qc_spec_meta *metas;
+	qc_run_meta meta;
+	char json_path[1024], journal_path[1100];
+	int journaled;
+	char err[1200];
+} run_ctx;
+
+/* Frees what the phases took; the JSON report is abandoned if it was not closed. */
+static void run_free(run_ctx *R)
 {
+	qc_json_abort(R->st.json);
+	if (R->jobs) {
+		atomic_store(&stop_jobs, NULL);
+		qc_jobs_close(R->jobs);
+	}
+	if (R->sigs_caught)
+		stop_restore(&R->sigs);
+	qc_dump_close(R->dump, NULL);
+	free(R->metas);
+	free(R->boards);
+	qc_journal_data_free(&R->jd);
+	qc_waivers_free(R->waivers);
+	json_decref(R->baseline);
+	qc_pool_free(&R->pool);
+	qc_plan_free(&R->ss);
+	qc_stats_free(&R->st.stats);
+	qc_diagnosis_free(R->st.diagnosis);
+	if (R->scratch[0]) {
+		unlink(R->json_path);
+		rmdir(R->scratch);
+	}
+}
+
+/* What may refuse the run before anything starts. 0, or 2 (said why). */
+static int run_prepare(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
 	/* a plugin that cannot be opened is refused before the specs are loaded and planned (a
 	 * second for all of specs/); the runner opens it again, with its sha256 */
 	if (o->plugin && !o->remote && access(o->plugin, R_OK) != 0) {
 		fprintf(stderr, "qconform: %s: cannot open: %s\n", o->plugin, strerror(errno));
 		return 2;
 	}
-	qc_diag diag = {0, 0, stderr};
-	qc_plan ss = {0};
-	time_t started = time(NULL);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (qc_plan_load(o, &ss, &diag, QC_PLAN_RUN) != 0) {
-		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", diag.errors,
-		        diag.errors == 1 ? "" : "s");
-		qc_plan_free(&ss);
+	R->diag = (qc_diag){0, 0, stderr};
+	R->started = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &R->t0);
+	if (qc_plan_load(o, &R->ss, &R->diag, QC_PLAN_RUN) != 0) {
+		fprintf(stderr, "qconform: %d error%s in specs; nothing was run\n", R->diag.errors,
+		        R->diag.errors == 1 ? "" : "s");
 		return 2;
 	}
-	if (ss.total == 0 && ss.unsharded == 0) {
+	if (R->ss.total == 0 && R->ss.unsharded == 0) {
 		fprintf(stderr, "qconform: no case matches the filters/profile\n");
-		qc_plan_free(&ss);
 		return 2;
 	}
-	char err[1200];
 	/* import: the specs must be the export's, unchanged */
-	if (o->import && qc_import_check_specs(o->import, ss.specs, ss.selected, ss.n, ss.total,
-	                                       err, sizeof err) != 0) {
-		fprintf(stderr, "qconform import: %s\n", err);
-		qc_plan_free(&ss);
+	if (o->import && qc_import_check_specs(o->import, R->ss.specs, R->ss.selected, R->ss.n,
+	                                       R->ss.total, R->err, sizeof R->err) != 0) {
+		fprintf(stderr, "qconform import: %s\n", R->err);
 		return 2;
 	}
 	/* waivers and the baseline are read before anything runs: their errors are usage errors */
-	qc_waivers *waivers = NULL;
-	int n_expired = 0; /* waivers past their expiry day: they fail the run */
-	char waivers_sha[65] = "";
 	if (o->waivers) {
-		if (!(waivers = qc_waivers_load(o->waivers, &diag))) {
+		if (!(R->waivers = qc_waivers_load(o->waivers, &R->diag))) {
 			fprintf(stderr, "qconform: %d error%s in %s; nothing was run\n",
-			        diag.errors, diag.errors == 1 ? "" : "s", o->waivers);
-			qc_plan_free(&ss);
+			        R->diag.errors, R->diag.errors == 1 ? "" : "s", o->waivers);
 			return 2;
 		}
-		n_expired = qc_waivers_expire(waivers, started);
-		if (qc_sha256_file(o->waivers, waivers_sha) != 0)
-			waivers_sha[0] = 0;
+		R->n_expired = qc_waivers_expire(R->waivers, R->started);
+		if (qc_sha256_file(o->waivers, R->waivers_sha) != 0)
+			R->waivers_sha[0] = 0;
 	}
-	json_t *baseline = NULL; /* checked now, its cases streamed at the end */
 	if (o->baseline) {
-		qc_report *b = qc_report_open(o->baseline, err, sizeof err);
-		baseline = b ? json_incref(qc_report_doc(b)) : NULL;
+		qc_report *b = qc_report_open(o->baseline, R->err, sizeof R->err);
+		R->baseline = b ? json_incref(qc_report_doc(b)) : NULL;
 		qc_report_close(b);
-		if (!baseline) {
-			fprintf(stderr, "qconform: --baseline %s\n", err);
-			qc_waivers_free(waivers);
-			qc_plan_free(&ss);
+		if (!R->baseline) {
+			fprintf(stderr, "qconform: --baseline %s\n", R->err);
 			return 2;
 		}
 	}
 	/* --resume: the journal is read before anything starts */
-	qc_journal_data jd = {0};
-	if (o->resume && qc_journal_load(o->resume, &jd, err, sizeof err) != 0) {
-		fprintf(stderr, "qconform: --resume %s\n", err);
-		json_decref(baseline);
-		qc_waivers_free(waivers);
-		qc_plan_free(&ss);
+	if (o->resume && qc_journal_load(o->resume, &R->jd, R->err, sizeof R->err) != 0) {
+		fprintf(stderr, "qconform: --resume %s\n", R->err);
 		return 2;
 	}
-	qc_dump *dump = NULL;
 	if (o->dump_dir) {
 		char derr[512];
-		dump = qc_dump_open(o->dump_dir,
-		                    o->dump_max > 0 ? o->dump_max : QC_DUMP_MAX_DEFAULT, o->plugin,
-		                    o->options, o->n_options, derr, sizeof derr);
-		if (!dump) {
+		R->dump = qc_dump_open(o->dump_dir,
+		                       o->dump_max > 0 ? o->dump_max : QC_DUMP_MAX_DEFAULT,
+		                       o->plugin, o->options, o->n_options, derr, sizeof derr);
+		if (!R->dump) {
 			fprintf(stderr, "qconform: --dump %s\n", derr);
-			qc_journal_data_free(&jd);
-			json_decref(baseline);
-			qc_waivers_free(waivers);
-			qc_plan_free(&ss);
 			return 2;
 		}
 	}
-	char refbuf[PATH_MAX];
-	qc_runner_config cfg = {0};
+	qc_runner_config *cfg = &R->cfg;
 	/* --remote: --plugin is a path where the worker runs (none: the worker's own) */
-	cfg.plugin_path = o->plugin   ? o->plugin
-	                  : o->remote ? NULL
-	                              : qc_default_reference_plugin(refbuf, sizeof refbuf);
-	cfg.remote = o->remote;
+	cfg->plugin_path = o->plugin   ? o->plugin
+	                   : o->remote ? NULL
+	                               : qc_default_reference_plugin(R->refbuf, sizeof R->refbuf);
+	cfg->remote = o->remote;
 	/* --remote: the pool of boards (one without a pool of commands), each with its count of
 	 * links lost */
-	qc_pool pool = {0};
 	if (o->remote && !o->import) {
 		const char *one[1] = {o->remote};
-		if (qc_pool_make(&pool, o->n_remotes ? o->remotes : one,
-		                 o->n_remotes ? o->n_remotes : 1, o->jobs, err, sizeof err) != 0) {
-			fprintf(stderr, "qconform: %s\n", err);
-			qc_dump_close(dump, NULL);
-			qc_journal_data_free(&jd);
-			qc_waivers_free(waivers);
-			json_decref(baseline);
-			qc_plan_free(&ss);
+		if (qc_pool_make(&R->pool, o->n_remotes ? o->remotes : one,
+		                 o->n_remotes ? o->n_remotes : 1, o->jobs, R->err,
+		                 sizeof R->err) != 0) {
+			fprintf(stderr, "qconform: %s\n", R->err);
 			return 2;
 		}
 	}
-	cfg.options = o->options;
-	cfg.n_options = o->n_options;
-	cfg.timeout_s = o->timeout_s;
-	cfg.trace = o->trace;
-	cfg.sandbox = !o->no_sandbox;
-	cfg.sandbox_allow = o->sandbox_allow;
-	cfg.n_sandbox_allow = o->n_sandbox_allow;
+	cfg->options = o->options;
+	cfg->n_options = o->n_options;
+	cfg->timeout_s = o->timeout_s;
+	cfg->trace = o->trace;
+	cfg->sandbox = !o->no_sandbox;
+	cfg->sandbox_allow = o->sandbox_allow;
+	cfg->n_sandbox_allow = o->n_sandbox_allow;
 	/* the default is half the RAM of the machine the workers run on: a remote worker takes
 	 * its device's (memory_share), a local one this machine's */
 	if (o->worker_memory_set)
-		cfg.worker_memory = o->worker_memory;
+		cfg->worker_memory = o->worker_memory;
 	else if (o->remote && !o->import)
-		cfg.memory_share = o->jobs > 0 ? o->jobs : 1;
+		cfg->memory_share = o->jobs > 0 ? o->jobs : 1;
 	else
-		cfg.worker_memory = qc_worker_memory_default(o->jobs);
+		cfg->worker_memory = qc_worker_memory_default(o->jobs);
 	/* --no-reports: only the reports named (--json, --html, --junit) are written; the JSON
 	 * the run needs (the verdict, a baseline's diff) goes otherwise to a private directory,
 	 * removed at the end, and no existing report is touched */
-	char scratch[1024] = "";
 	if (o->no_reports && !o->json_path) {
 		const char *t = getenv("TMPDIR");
-		snprintf(scratch, sizeof scratch, "%s/qconform.XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(scratch)) {
+		snprintf(R->scratch, sizeof R->scratch, "%s/qconform.XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(R->scratch)) {
 			fprintf(stderr, "qconform: --no-reports: a temporary directory in %s: %s\n",
 			        t && *t ? t : "/tmp", strerror(errno));
-			qc_dump_close(dump, NULL);
-			qc_journal_data_free(&jd);
-			qc_waivers_free(waivers);
-			json_decref(baseline);
-			qc_pool_free(&pool);
-			qc_plan_free(&ss);
+			R->scratch[0] = '\0';
 			return 2;
 		}
 	}
-	qc_plugin_info info;
-	run_state st = {0};
-	st.o = o;
-	st.waivers = waivers;
-	st.tally = ss.tally;
-	st.dump = dump;
-	stop_state sigs;
-	stop_catch(&sigs); /* blocked: the job threads start with the signals blocked */
-	qc_jobs *jobs = NULL;
-	if ((o->import ? qc_jobs_open_source(qc_import_source(o->import, &info), o->jobs, &jobs)
-	               : qc_jobs_open(&cfg, pool.n_boards ? &pool : NULL, o->jobs, &jobs, &info,
-	                              err, sizeof err)) != 0) {
-		stop_restore(&sigs);
-		fprintf(stderr, "qconform: %s\n", err);
-		qc_dump_close(dump, NULL);
-		qc_journal_data_free(&jd);
-		qc_waivers_free(waivers);
-		json_decref(baseline);
-		qc_pool_free(&pool);
-		qc_plan_free(&ss);
-		if (scratch[0])
-			rmdir(scratch);
-		return 2;
-	}
-	atomic_store(&stop_jobs, jobs);
-	/* --remote: the report's pool (how each board fared is filled in at the end) */
-	st.pool = pool.n_boards ? &pool : NULL;
-	qc_remote_board *boards =
-	        qc_xcalloc((size_t)(pool.n_boards ? pool.n_boards : 1), sizeof *boards);
-	for (int b = 0; b < pool.n_boards; b++)
-		boards[b] = (qc_remote_board){.command = pool.boards[b].command,
-		                              .jobs = pool.boards[b].n_jobs};
-	if (pool.n_boards) /* the command as given ({job} and all), the first of a pool */
-		snprintf(info.remote, sizeof info.remote, "%s", o->remote);
+	return 0;
+}
 
-	char json_path[1024], journal_path[1100];
-	if (scratch[0]) {
-		snprintf(json_path, sizeof json_path, "%s/report.json", scratch);
+/* Where the JSON report and the journal go; whether there is a journal. */
+static void run_paths(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	if (R->scratch[0]) {
+		snprintf(R->json_path, sizeof R->json_path, "%s/report.json", R->scratch);
 	} else if (o->json_path)
-		snprintf(json_path, sizeof json_path, "%s", o->json_path);
+		snprintf(R->json_path, sizeof R->json_path, "%s", o->json_path);
 	else {
 		/* the plugin's name picks a directory: one safe path component, never "..". */
 		char dir[64];
-		qc_path_component(strstr(info.name, "reference") ? "reference" : info.name, dir,
-		                  sizeof dir);
-		snprintf(json_path, sizeof json_path, "reports/out/%s/report.json", dir);
+		qc_path_component(strstr(R->info.name, "reference") ? "reference" : R->info.name,
+		                  dir, sizeof dir);
+		snprintf(R->json_path, sizeof R->json_path, "reports/out/%s/report.json", dir);
 	}
 	if (o->json_written)
-		snprintf(o->json_written, o->json_written_size, "%s", json_path);
-	snprintf(journal_path, sizeof journal_path, "%s",
+		snprintf(o->json_written, o->json_written_size, "%s", R->json_path);
+	snprintf(R->journal_path, sizeof R->journal_path, "%s",
 	         o->resume         ? o->resume
 	         : o->journal_path ? o->journal_path
-	                           : json_path);
+	                           : R->json_path);
 	if (!o->resume && !o->journal_path)
-		snprintf(journal_path, sizeof journal_path, "%s.journal", json_path);
+		snprintf(R->journal_path, sizeof R->journal_path, "%s.journal", R->json_path);
 	/* a report to /dev/null or a FIFO gets no journal beside it (unless one is named) */
 	struct stat jsb;
-	int journaled = !o->import && (!scratch[0] || o->journal_path) &&
-	                (o->resume || o->journal_path || stat(json_path, &jsb) != 0 ||
-	                 S_ISREG(jsb.st_mode));
-	if (!journaled)
-		journal_path[0] = '\0';
-	json_t *identity = run_identity(o, &ss, &info, waivers_sha[0] ? waivers_sha : NULL);
-	const char *refused = NULL;
-	if (o->resume &&
-	    (refused = identity_difference(json_object_get(jd.header, "identity"), identity))) {
-		fprintf(stderr,
-		        "qconform: --resume %s: the journal is of another run (%s): resume with "
-		        "the "
-		        "command that started it, or run without --resume to start again\n",
-		        o->resume, refused);
-	}
-	qc_spec_meta *metas = qc_xcalloc((size_t)ss.n, sizeof *metas);
-	for (int i = 0; i < ss.n; i++)
-		metas[i] = (qc_spec_meta){ss.specs[i]->path, ss.specs[i]->sha256, ss.selected[i],
-		                          ss.specs[i]->description};
-	qc_run_meta meta = {
+	R->journaled = !o->import && (!R->scratch[0] || o->journal_path) &&
+	               (o->resume || o->journal_path || stat(R->json_path, &jsb) != 0 ||
+	                S_ISREG(jsb.st_mode));
+	if (!R->journaled)
+		R->journal_path[0] = '\0';
+}
+
+/* The report's description of the run, before its cases. */
+static void run_meta(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	const qc_plan *ss = &R->ss;
+	R->metas = qc_xcalloc((size_t)ss->n, sizeof *R->metas);
+	for (int i = 0; i < ss->n; i++)
+		R->metas[i] = (qc_spec_meta){ss->specs[i]->path, ss->specs[i]->sha256,
+		                             ss->selected[i], ss->specs[i]->description};
+	R->meta = (qc_run_meta){
 	        .seed = o->seed,
-	        .plugin = &info,
-	        .specs = metas,
-	        .n_specs = ss.n,
+	        .plugin = &R->info,
+	        .specs = R->metas,
+	        .n_specs = ss->n,
 	        .filters = o->filters,
 	        .n_filters = o->n_filters,
 	        .case_names = (const char *const *)o->case_names,
 	        .n_case_names = o->n_case_names,
 	        .self = o->self,
 	        .profile = o->profile,
-	        .profile_def = ss.profile,
-	        .profile_tally = ss.tally,
+	        .profile_def = ss->profile,
+	        .profile_tally = ss->tally,
 	        .timeout_s = o->timeout_s,
-	        .started = started,
+	        .started = R->started,
 	        .command = o->command,
 	        .options = o->options,
 	        .n_options = o->n_options,
 	        .shard_index = o->shard_count ? o->shard_index : 0,
 	        .shard_count = o->shard_count,
-	        .waivers = waivers,
+	        .waivers = R->waivers,
 	        .import = o->import ? qc_import_report_meta(o->import) : NULL,
-	        .boards = boards,
+	        .boards = R->boards,
 	        /* one board: the report of a run without a pool */
-	        .n_boards = pool.n_boards > 1 ? pool.n_boards : 0,
+	        .n_boards = R->pool.n_boards > 1 ? R->pool.n_boards : 0,
 	        .repeat = o->repeat > 1 ? o->repeat : 1,
-	        .threads_option = info.threads_option[0] ? info.threads_option : NULL,
+	        .threads_option = R->info.threads_option[0] ? R->info.threads_option : NULL,
 	        .require_engine = qc_require_engine_stricter(
-	                o->require_engine, ss.profile ? ss.profile->require_engine : NULL)};
+	                o->require_engine, ss->profile ? ss->profile->require_engine : NULL)};
 	if (o->resume) {
 		/* the report of the run that was started: its command and start time */
-		const char *cmd0 = json_string_value(json_object_get(jd.header, "command"));
-		json_t *t = json_object_get(jd.header, "started");
-		meta.command = cmd0 ? cmd0 : o->command;
+		const char *cmd0 = json_string_value(json_object_get(R->jd.header, "command"));
+		json_t *t = json_object_get(R->jd.header, "started");
+		R->meta.command = cmd0 ? cmd0 : o->command;
 		if (json_is_integer(t))
-			meta.started = (time_t)json_integer_value(t);
-		meta.resumed_from = o->resume;
-		meta.resumed_cases = jd.n;
-		meta.resume_command = o->command;
+			R->meta.started = (time_t)json_integer_value(t);
+		R->meta.resumed_from = o->resume;
+		R->meta.resumed_cases = R->jd.n;
+		R->meta.resume_command = o->command;
 	}
-	if (!refused && !(st.json = qc_json_open(json_path, &meta, err, sizeof err)))
-		fprintf(stderr, "qconform: %s\n", err);
-	if (st.json && o->resume) {
-		if (jd.note[0])
-			fprintf(stderr, "qconform: --resume %s\n", jd.note);
-		if (!(st.journal = qc_journal_reopen(journal_path, &jd, err, sizeof err)))
-			fprintf(stderr, "qconform: %s\n", err);
-	} else if (st.json && journaled) {
-		if (access(journal_path, F_OK) == 0)
+}
+
+/* The report and the journal opened (a resumed run's journal checked to be of this run). */
+static int run_open_report(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	run_state *st = &R->st;
+	json_t *identity =
+	        run_identity(o, &R->ss, &R->info, R->waivers_sha[0] ? R->waivers_sha : NULL);
+	const char *refused = NULL;
+	if (o->resume &&
+	    (refused = identity_difference(json_object_get(R->jd.header, "identity"), identity))) {
+		fprintf(stderr,
+		        "qconform: --resume %s: the journal is of another run (%s): resume with "
+		        "the "
+		        "command that started it, or run without --resume to start again\n",
+		        o->resume, refused);
+	}
+	run_meta(R);
+	if (!refused && !(st->json = qc_json_open(R->json_path, &R->meta, R->err, sizeof R->err)))
+		fprintf(stderr, "qconform: %s\n", R->err);
+	if (st->json && o->resume) {
+		if (R->jd.note[0])
+			fprintf(stderr, "qconform: --resume %s\n", R->jd.note);
+		if (!(st->journal =
+		              qc_journal_reopen(R->journal_path, &R->jd, R->err, sizeof R->err)))
+			fprintf(stderr, "qconform: %s\n", R->err);
+	} else if (st->json && R->journaled) {
+		if (access(R->journal_path, F_OK) == 0)
 			fprintf(stderr,
 			        "qconform: note: %s is replaced (resume an unfinished run with "
 			        "run --resume)\n",
-			        journal_path);
+			        R->journal_path);
 		json_t *h = json_object();
 		json_object_set_new(h, "format", json_string("qconform-journal"));
 		json_object_set_new(h, "format_version", json_integer(QC_JOURNAL_FORMAT));
-		json_object_set_new(h, "started", json_integer((json_int_t)started));
+		json_object_set_new(h, "started", json_integer((json_int_t)R->started));
 		json_object_set_new(h, "command", qc_report_jstring(o->command));
 		json_object_set_new(h, "argv", jstrings((const char *const *)o->argv, o->argc));
 		json_object_set_new(h, "identity", json_incref(identity));
-		if (!(st.journal = qc_journal_create(journal_path, h, err, sizeof err)))
-			fprintf(stderr, "qconform: %s\n", err);
+		if (!(st->journal = qc_journal_create(R->journal_path, h, R->err, sizeof R->err)))
+			fprintf(stderr, "qconform: %s\n", R->err);
 		json_decref(h);
 	}
 	json_decref(identity);
-	if (!st.json || (journaled && !st.journal)) {
-		qc_json_abort(st.json);
-		atomic_store(&stop_jobs, NULL);
-		qc_jobs_close(jobs);
-		stop_restore(&sigs);
-		qc_dump_close(dump, NULL);
-		free(metas);
-		free(boards);
-		qc_journal_data_free(&jd);
-		qc_waivers_free(waivers);
-		json_decref(baseline);
-		qc_pool_free(&pool);
-		qc_plan_free(&ss);
-		if (scratch[0])
-			rmdir(scratch);
+	return !st->json || (R->journaled && !st->journal) ? 2 : 0;
+}
+
+/* The workers started (or the import's records opened) and the report opened. 0, or 2. */
+static int run_open(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	run_state *st = &R->st;
+	st->o = o;
+	st->waivers = R->waivers;
+	st->tally = R->ss.tally;
+	st->dump = R->dump;
+	stop_catch(&R->sigs); /* blocked: the job threads start with the signals blocked */
+	R->sigs_caught = 1;
+	qc_pool *pool = &R->pool;
+	if ((o->import
+	             ? qc_jobs_open_source(qc_import_source(o->import, &R->info), o->jobs, &R->jobs)
+	             : qc_jobs_open(&R->cfg, pool->n_boards ? pool : NULL, o->jobs, &R->jobs,
+	                            &R->info, R->err, sizeof R->err)) != 0) {
+		R->jobs = NULL;
+		fprintf(stderr, "qconform: %s\n", R->err);
 		return 2;
 	}
-	st.total = ss.total;
-	qc_progress_init(&st.progress, stdout, ss.total, !o->quiet);
-	st.colour = qc_console_colour(stdout);
-	char shown_name[sizeof info.name * 3], shown_version[sizeof info.version * 3];
-	qc_utf8_sanitize(shown_name, sizeof shown_name, info.name, strlen(info.name));
-	qc_utf8_sanitize(shown_version, sizeof shown_version, info.version, strlen(info.version));
+	atomic_store(&stop_jobs, R->jobs);
+	/* --remote: the report's pool (how each board fared is filled in at the end) */
+	st->pool = pool->n_boards ? pool : NULL;
+	R->boards = qc_xcalloc((size_t)(pool->n_boards ? pool->n_boards : 1), sizeof *R->boards);
+	for (int b = 0; b < pool->n_boards; b++)
+		R->boards[b] = (qc_remote_board){.command = pool->boards[b].command,
+		                                 .jobs = pool->boards[b].n_jobs};
+	if (pool->n_boards) /* the command as given ({job} and all), the first of a pool */
+		snprintf(R->info.remote, sizeof R->info.remote, "%s", o->remote);
+	run_paths(R);
+	return run_open_report(R);
+}
+
+/* The lines before the cases: what runs, on what, and how much of it. */
+static void run_banner(const run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	const qc_plan *ss = &R->ss;
+	const qc_plugin_info *info = &R->info;
+	char shown_name[sizeof info->name * 3], shown_version[sizeof info->version * 3];
+	qc_utf8_sanitize(shown_name, sizeof shown_name, info->name, strlen(info->name));
+	qc_utf8_sanitize(shown_version, sizeof shown_version, info->version, strlen(info->version));
 	printf("qconform %s: %llu case%s from %d spec%s, plugin %s %s (ABI %u)\n", QC_VERSION,
-	       (unsigned long long)ss.total, ss.total == 1 ? "" : "s", ss.n, ss.n == 1 ? "" : "s",
-	       shown_name, shown_version, info.abi_version);
-	if (info.sandbox[0] && info.sandbox_reduced)
+	       (unsigned long long)ss->total, ss->total == 1 ? "" : "s", ss->n,
+	       ss->n == 1 ? "" : "s", shown_name, shown_version, info->abi_version);
+	if (info->sandbox[0] && info->sandbox_reduced)
 		printf("warning: a weaker sandbox, without namespaces: %s (README, Untrusted "
 		       "kernels)\n",
-		       info.sandbox);
+		       info->sandbox);
 	if (o->shard_count)
 		printf("shard %d/%d: %llu of the run's %llu case%s\n", o->shard_index,
-		       o->shard_count, (unsigned long long)ss.total,
-		       (unsigned long long)ss.unsharded, ss.unsharded == 1 ? "" : "s");
+		       o->shard_count, (unsigned long long)ss->total,
+		       (unsigned long long)ss->unsharded, ss->unsharded == 1 ? "" : "s");
 	if (o->resume)
-		printf("resuming %s: %zu case%s done before, %llu to run\n", o->resume, jd.n,
-		       jd.n == 1 ? "" : "s",
-		       (unsigned long long)(ss.total > jd.n ? ss.total - jd.n : 0));
+		printf("resuming %s: %zu case%s done before, %llu to run\n", o->resume, R->jd.n,
+		       R->jd.n == 1 ? "" : "s",
+		       (unsigned long long)(ss->total > R->jd.n ? ss->total - R->jd.n : 0));
 	fflush(stdout);
+}
 
+/* The job threads expand, compute the reference's answers, run and judge; this thread
+ * reports the cases in order. A signal cancels the jobs: what was judged is reported. The
+ * jobs are closed at the end. 0, or -1 (said why). */
+static int run_cases(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	run_state *st = &R->st;
+	st->total = R->ss.total;
+	qc_progress_init(&st->progress, stdout, R->ss.total, !o->quiet);
+	st->colour = qc_console_colour(stdout);
 	if (!o->no_diagnose)
-		st.diagnosis = qc_diagnosis_new();
-	/* The job threads expand, compute the reference's answers, run and judge; this thread
-	 * reports the cases in order. A signal cancels the jobs: what was judged is reported. */
-	qc_jobs_plan plan = {.specs = ss.specs,
-	                     .n_specs = ss.n,
-	                     .units = ss.units,
-	                     .n_units = ss.n_units,
+		st->diagnosis = qc_diagnosis_new();
+	plan_ctx pctx = {o, &R->ss};
+	qc_jobs_plan plan = {.specs = R->ss.specs,
+	                     .n_specs = R->ss.n,
+	                     .units = R->ss.units,
+	                     .n_units = R->ss.n_units,
 	                     .seed = o->seed,
 	                     .selected = plan_selected,
 	                     .in_shard = plan_in_shard,
-	                     .need_case = ss.profile != NULL,
-	                     .ctx = &(plan_ctx){o, &ss},
-	                     .json = st.json,
-	                     .resume = o->resume ? &jd : NULL,
-	                     .waivers = waivers,
-	                     .keep_failing = dump != NULL,
-	                     .keep_judged = st.diagnosis != NULL,
-	                     .journal = st.journal != NULL,
+	                     .need_case = R->ss.profile != NULL,
+	                     .ctx = &pctx,
+	                     .json = st->json,
+	                     .resume = o->resume ? &R->jd : NULL,
+	                     .waivers = R->waivers,
+	                     .keep_failing = R->dump != NULL,
+	                     .keep_judged = st->diagnosis != NULL,
+	                     .journal = st->journal != NULL,
 	                     .repeat = o->repeat};
-	int rc = qc_jobs_start(jobs, &plan, err, sizeof err);
-	stop_unblock(&sigs);
+	int rc = qc_jobs_start(R->jobs, &plan, R->err, sizeof R->err);
+	stop_unblock(&R->sigs);
 	if (rc != 0)
-		fprintf(stderr, "qconform: %s\n", err);
+		fprintf(stderr, "qconform: %s\n", R->err);
 	else
-		rc = take_units(&st, jobs);
+		rc = take_units(st, R->jobs);
 	/* no handler may touch the jobs while they are freed */
-	stop_block(&sigs);
+	stop_block(&R->sigs);
 	atomic_store(&stop_jobs, NULL);
-	qc_jobs_close(jobs);
-	stop_unblock(&sigs);
-	int sig = stop_signal;
-	/* a signal after the last verdict stopped nothing: the run is complete */
-	int interrupted = (sig || st.stopped) && st.done < st.total;
-	int by_failures = interrupted && !sig; /* --max-failures: no journal, exit 1 */
+	qc_jobs_close(R->jobs);
+	R->jobs = NULL;
+	stop_unblock(&R->sigs);
+	return rc;
+}
+
+/* The run as it ended: interrupted (by a signal, or --max-failures), each board's fate. */
+typedef struct run_end {
+	int sig;         /* the signal that stopped the run, or 0 */
+	int interrupted; /* cases were left: a signal, or --max-failures */
+	int by_failures; /* --max-failures: no journal, exit 1 */
 	char stopped_by[64];
-	snprintf(stopped_by, sizeof stopped_by, "--max-failures %ld", o->max_failures);
-	meta.finished = time(NULL);
-	meta.wall_s = seconds_since(&t0);
-	for (int b = 0; b < pool.n_boards; b++) {
-		const qc_board *x = &pool.boards[b];
-		boards[b].dead = atomic_load(&x->dead);
-		boards[b].why = x->why;
-		boards[b].cases = x->cases;
-		boards[b].reconnects = atomic_load(&x->reconnects);
-		meta.remote_reconnects += boards[b].reconnects;
+	int journal_ok;
+} run_end;
+
+/* The report completed and closed, the journal closed. rc: the run's, -1 when the report
+ * could not be written. */
+static int run_close(run_ctx *R, run_end *E, int rc)
+{
+	const qc_run_opts *o = R->o;
+	run_state *st = &R->st;
+	qc_run_meta *meta = &R->meta;
+	E->sig = stop_signal;
+	/* a signal after the last verdict stopped nothing: the run is complete */
+	E->interrupted = (E->sig || st->stopped) && st->done < st->total;
+	E->by_failures = E->interrupted && !E->sig;
+	snprintf(E->stopped_by, sizeof E->stopped_by, "--max-failures %ld", o->max_failures);
+	meta->finished = time(NULL);
+	meta->wall_s = seconds_since(&R->t0);
+	for (int b = 0; b < R->pool.n_boards; b++) {
+		const qc_board *x = &R->pool.boards[b];
+		R->boards[b].dead = atomic_load(&x->dead);
+		R->boards[b].why = x->why;
+		R->boards[b].cases = x->cases;
+		R->boards[b].reconnects = atomic_load(&x->reconnects);
+		meta->remote_reconnects += R->boards[b].reconnects;
 	}
-	qc_progress_clear(&st.progress);
-	meta.waived = st.waived;
-	if (interrupted) {
-		meta.interrupted = by_failures ? stopped_by : signal_name(sig);
-		meta.max_failures = by_failures ? o->max_failures : 0;
-		meta.cases_done = st.done;
-		meta.cases_planned = st.total;
-		meta.journal = journaled && !by_failures ? journal_path : NULL;
+	qc_progress_clear(&st->progress);
+	meta->waived = st->waived;
+	if (E->interrupted) {
+		meta->interrupted = E->by_failures ? E->stopped_by : signal_name(E->sig);
+		meta->max_failures = E->by_failures ? o->max_failures : 0;
+		meta->cases_done = st->done;
+		meta->cases_planned = st->total;
+		meta->journal = R->journaled && !E->by_failures ? R->journal_path : NULL;
 	}
 	/* which rules explain the failures: after a signal, no more workers */
-	if (st.diagnosis && !sig) {
-		qc_diagnosis_compute(st.diagnosis, o->datasheet);
-		meta.diagnosis = st.diagnosis;
+	if (st->diagnosis && !E->sig) {
+		qc_diagnosis_compute(st->diagnosis, o->datasheet);
+		meta->diagnosis = st->diagnosis;
 	}
-	if (qc_json_close(st.json, &st.stats, &meta) != 0) {
-		fprintf(stderr, "qconform: writing %s failed\n", json_path);
+	int closed = qc_json_close(st->json, &st->stats, meta);
+	st->json = NULL;
+	if (closed != 0) {
+		fprintf(stderr, "qconform: writing %s failed\n", R->json_path);
 		rc = -1;
 	}
-	int journal_ok = qc_journal_close(st.journal) == 0;
+	E->journal_ok = qc_journal_close(st->journal) == 0;
+	st->journal = NULL;
 	if (getenv("QCONFORM_JOURNAL_TIMING"))
 		fprintf(stderr, "qconform: journal: %.3f s flushing, %lu fdatasync\n",
-		        st.journal_sync_s, st.journal_syncs);
-	qc_console_table(stdout, &st.stats, &meta);
-	if (meta.remote_reconnects)
+		        st->journal_sync_s, st->journal_syncs);
+	return rc;
+}
+
+/* The console after the cases: the table, the boards, the diagnosis, the profile's
+ * coverage, an empty shard. */
+static void run_summary(const run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	const qc_plan *ss = &R->ss;
+	const qc_run_meta *meta = &R->meta;
+	const qc_remote_board *boards = R->boards;
+	int n_boards = R->pool.n_boards;
+	qc_console_table(stdout, &R->st.stats, meta);
+	if (meta->remote_reconnects)
 		printf("remote: the link to the worker was lost %d time%s: the command started "
 		       "again, the cases in flight ran again\n",
-		       meta.remote_reconnects, meta.remote_reconnects == 1 ? "" : "s");
+		       meta->remote_reconnects, meta->remote_reconnects == 1 ? "" : "s");
 	int alive = 0;
-	for (int b = 0; b < pool.n_boards; b++)
+	for (int b = 0; b < n_boards; b++)
 		alive += !boards[b].dead;
-	for (int b = 0; pool.n_boards > 1 && b < pool.n_boards; b++)
+	for (int b = 0; n_boards > 1 && b < n_boards; b++)
 		if (boards[b].dead)
 			printf("remote: board %d `%s` is dead, out of the pool after %llu "
 			       "case%s%s: "
@@ -1025,17 +1108,17 @@ int qc_cmd_run(const qc_run_opts *o)
 			       b, boards[b].command, (unsigned long long)boards[b].cases,
 			       boards[b].cases == 1 ? "" : "s",
 			       alive ? " (the other boards ran the rest)" : "", boards[b].why);
-	if (meta.diagnosis)
-		qc_console_diagnosis(stdout, meta.diagnosis, o->datasheet);
-	if (ss.profile) {
-		const qc_profile_tally *t = ss.tally;
+	if (meta->diagnosis)
+		qc_console_diagnosis(stdout, meta->diagnosis, o->datasheet);
+	if (ss->profile) {
+		const qc_profile_tally *t = ss->tally;
 		printf("profile %s: base: %d required ops, %llu cases run (it needs %llu)%s\n",
-		       ss.profile->name, ss.profile->n_ops, (unsigned long long)t->cases[0],
-		       (unsigned long long)ss.profile->min_cases,
+		       ss->profile->name, ss->profile->n_ops, (unsigned long long)t->cases[0],
+		       (unsigned long long)ss->profile->min_cases,
 		       o->n_filters || o->n_case_names ? "; filtered run: not a certification"
 		                                       : "");
-		for (int k = 1; k <= ss.profile->n_ext; k++) {
-			const qc_profile_ext *x = &ss.profile->ext[k - 1];
+		for (int k = 1; k <= ss->profile->n_ext; k++) {
+			const qc_profile_ext *x = &ss->profile->ext[k - 1];
 			if (t->covered[k])
 				printf("  extension %s: %d required ops, %llu cases run (it needs "
 				       "%llu)\n",
@@ -1047,111 +1130,132 @@ int qc_cmd_run(const qc_run_opts *o)
 				       x->name, (unsigned long long)t->planned[k], x->name);
 		}
 	}
-	if (o->shard_count && !st.stats.cases)
+	if (o->shard_count && !R->st.stats.cases)
 		printf("shard %d/%d holds none of the run's cases: nothing failed (merge the "
 		       "shards "
 		       "for the run's verdict)\n",
 		       o->shard_index, o->shard_count);
-	int status = rc != 0 || st.spec_errors ? 2 : qc_run_conforms(&st.stats, &meta) ? 0 : 1;
-	if (waivers)
-		status = report_waivers(waivers, status);
-	qc_diff_counts dc;
-	int gated = 0;
-	if (dump && qc_dump_close(dump, stdout) != 0)
-		status = 2;
-	if (scratch[0])
-		printf("report: none written (--no-reports)\n");
-	else
-		printf("report: %s\n", json_path);
-	if (rc == 0 && render_reports(o, json_path) != 0)
-		status = 2;
-	/* --shrink N: the first N FAIL cases cut down, beside the report */
-	for (int i = 0; i < st.n_shrink && status != 2 && !sig; i++) {
+}
+
+/* --shrink N: the first N FAIL cases cut down, beside the report. The status, or 2. */
+static int run_shrink(run_ctx *R, int status, int sig)
+{
+	run_state *st = &R->st;
+	for (int i = 0; i < st->n_shrink && status != 2 && !sig; i++) {
 		char dir[1100];
-		if (scratch[0]) {
+		if (R->scratch[0]) {
 			snprintf(dir, sizeof dir, "reports/out/shrunk");
 		} else {
-			const char *slash = strrchr(json_path, '/');
+			const char *slash = strrchr(R->json_path, '/');
 			snprintf(dir, sizeof dir, "%.*sshrunk",
-			         slash ? (int)(slash - json_path + 1) : 0, json_path);
+			         slash ? (int)(slash - R->json_path + 1) : 0, R->json_path);
 		}
-		qc_run_opts so = *o;
+		qc_run_opts so = *R->o;
 		so.shrink = 0;
-		if (qc_cmd_shrink(&so, st.shrink[i], dir, 0) == 2)
+		if (qc_cmd_shrink(&so, st->shrink[i], dir, 0) == 2)
 			status = 2;
 	}
-	for (int i = 0; i < st.n_shrink; i++)
-		free(st.shrink[i]);
-	free(st.shrink);
-	if (by_failures) {
+	for (int i = 0; i < st->n_shrink; i++)
+		free(st->shrink[i]);
+	free(st->shrink);
+	st->shrink = NULL;
+	st->n_shrink = 0;
+	return status;
+}
+
+/* --baseline: the same comparison as qconform diff BASELINE REPORT, and the gate: a failure
+ * the baseline holds too does not fail the run by itself. The status; *gated when the gate
+ * decided it. */
+static int run_gate(run_ctx *R, int status, qc_diff_counts *dc, int *gated)
+{
+	const qc_run_opts *o = R->o;
+	char derr[1024];
+	qc_report *base = qc_report_open(o->baseline, derr, sizeof derr),
+	          *cur = base ? qc_report_open(R->json_path, derr, sizeof derr) : NULL;
+	printf("baseline %s:\n", o->baseline);
+	qc_diff_opts dopts = {.allow_loss = o->allow_loss, .n_allow_loss = o->n_allow_loss};
+	if (!cur || qc_diff_reports(base, cur, &dopts, stdout, dc, derr, sizeof derr) != 0) {
+		fprintf(stderr, "qconform: --baseline: %s\n", derr);
+		status = 2;
+	} else if (status != 2) {
+		status = dc->regressions || R->n_expired ||
+		                         qc_run_verified_nothing(&R->st.stats, &R->meta) ||
+		                         qc_stats_engine_breaches(&R->st.stats,
+		                                                  R->meta.require_engine)
+		                 ? 1
+		                 : 0;
+		*gated = 1;
+	}
+	qc_report_close(base);
+	qc_report_close(cur);
+	return status;
+}
+
+int qc_cmd_run(const qc_run_opts *o)
+{
+	run_ctx *R = qc_xcalloc(1, sizeof *R);
+	R->o = o;
+	if (run_prepare(R) != 0 || run_open(R) != 0) {
+		run_free(R);
+		free(R);
+		return 2;
+	}
+	run_banner(R);
+	run_end E = {0};
+	int rc = run_close(R, &E, run_cases(R));
+	run_state *st = &R->st;
+	run_summary(R);
+	int status = rc != 0 || st->spec_errors ? 2 : qc_run_conforms(&st->stats, &R->meta) ? 0 : 1;
+	if (R->waivers)
+		status = report_waivers(R->waivers, status);
+	qc_diff_counts dc;
+	int gated = 0;
+	if (R->dump && qc_dump_close(R->dump, stdout) != 0)
+		status = 2;
+	R->dump = NULL;
+	if (R->scratch[0])
+		printf("report: none written (--no-reports)\n");
+	else
+		printf("report: %s\n", R->json_path);
+	if (rc == 0 && render_reports(o, R->json_path) != 0)
+		status = 2;
+	status = run_shrink(R, status, E.sig);
+	if (E.by_failures) {
 		printf("STOPPED by %s: %llu failing case%s after %llu of %llu case%s; the reports "
 		       "hold the cases judged\n",
-		       meta.interrupted, (unsigned long long)st.failing, st.failing == 1 ? "" : "s",
-		       (unsigned long long)st.done, (unsigned long long)st.total,
-		       st.total == 1 ? "" : "s");
-	} else if (interrupted) {
+		       R->meta.interrupted, (unsigned long long)st->failing,
+		       st->failing == 1 ? "" : "s", (unsigned long long)st->done,
+		       (unsigned long long)st->total, st->total == 1 ? "" : "s");
+	} else if (E.interrupted) {
 		printf("INTERRUPTED by %s after %llu of %llu case%s: the reports hold the cases "
 		       "judged before it\n",
-		       meta.interrupted, (unsigned long long)st.done, (unsigned long long)st.total,
-		       st.total == 1 ? "" : "s");
-		if (journaled && o->resume) /* the command that resumed it, again */
+		       R->meta.interrupted, (unsigned long long)st->done,
+		       (unsigned long long)st->total, st->total == 1 ? "" : "s");
+		if (R->journaled && o->resume) /* the command that resumed it, again */
 			printf("resume: %s\n", o->command);
-		else if (journaled) /* the same command: the journal holds no arguments to take */
-			printf("resume: %s --resume '%s'\n", o->command, journal_path);
-	} else if (baseline && rc == 0) {
-		/* the same comparison as qconform diff BASELINE REPORT */
-		char derr[1024];
-		qc_report *base = qc_report_open(o->baseline, derr, sizeof derr),
-		          *cur = base ? qc_report_open(json_path, derr, sizeof derr) : NULL;
-		printf("baseline %s:\n", o->baseline);
-		qc_diff_opts dopts = {.allow_loss = o->allow_loss, .n_allow_loss = o->n_allow_loss};
-		if (!cur ||
-		    qc_diff_reports(base, cur, &dopts, stdout, &dc, derr, sizeof derr) != 0) {
-			fprintf(stderr, "qconform: --baseline: %s\n", derr);
-			status = 2;
-		} else if (status != 2) {
-			/* the gate: a failure the baseline holds too does not fail it by itself */
-			status = dc.regressions || n_expired ||
-			                         qc_run_verified_nothing(&st.stats, &meta) ||
-			                         qc_stats_engine_breaches(&st.stats,
-			                                                  meta.require_engine)
-			                 ? 1
-			                 : 0;
-			gated = 1;
-		}
-		qc_report_close(base);
-		qc_report_close(cur);
+		else if (R->journaled) /* the same command: the journal holds no arguments */
+			printf("resume: %s --resume '%s'\n", o->command, R->journal_path);
+	} else if (R->baseline && rc == 0) {
+		status = run_gate(R, status, &dc, &gated);
 	}
-	if (!interrupted && status != 2)
-		print_verdict(&st.stats, &meta, waivers, st.waived, n_expired,
-		              gated ? o->baseline : NULL, gated ? &dc : NULL, status, st.colour);
-	if (sig && !interrupted)
+	if (!E.interrupted && status != 2)
+		print_verdict(&st->stats, &R->meta, R->waivers, st->waived, R->n_expired,
+		              gated ? o->baseline : NULL, gated ? &dc : NULL, status, st->colour);
+	if (E.sig && !E.interrupted)
 		fprintf(stderr, "qconform: %s after the last case: the run is complete\n",
-		        signal_name(sig));
+		        signal_name(E.sig));
 	/* the journal has served once the complete report is written */
-	if (!journaled)
+	if (!R->journaled)
 		;
-	else if ((!interrupted || by_failures) && rc == 0 && journal_ok && !o->keep_journal)
-		unlink(journal_path);
-	else if (!interrupted && o->keep_journal)
-		printf("journal: %s\n", journal_path);
-	if (scratch[0]) {
-		unlink(json_path);
-		rmdir(scratch);
-	}
-	stop_restore(&sigs);
-	if (interrupted && !by_failures)
-		status = 128 + sig;
+	else if ((!E.interrupted || E.by_failures) && rc == 0 && E.journal_ok && !o->keep_journal)
+		unlink(R->journal_path);
+	else if (!E.interrupted && o->keep_journal)
+		printf("journal: %s\n", R->journal_path);
+	if (E.interrupted && !E.by_failures)
+		status = 128 + E.sig;
 	fflush(stdout);
-	json_decref(baseline);
-	qc_journal_data_free(&jd);
-	qc_waivers_free(waivers);
-	qc_stats_free(&st.stats);
-	qc_diagnosis_free(st.diagnosis);
-	free(metas);
-	free(boards);
-	qc_pool_free(&pool);
-	qc_plan_free(&ss);
+	run_free(R);
+	free(R);
 	return status;
 }
 
