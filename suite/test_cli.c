@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 
+#include "cmd/help.h"
 #include "qct.h"
 #include "report/console.h"
 
@@ -94,6 +95,16 @@ static void test_mistakes_name_the_nearest(void)
 	        {"zzzzzz",
 	         "qconform: unknown command 'zzzzzz'; qconform --help lists the commands"},
 	        {"help rnu", "qconform: unknown command 'rnu' (did you mean 'run'?)"},
+	        /* an option of another command is not one of this command's (its --help) */
+	        {"list specs/litert/add.yaml --plugin x",
+	         "qconform list: unknown option --plugin; qconform list --help lists them"},
+	        {"validate specs/litert/add.yaml --seed 3",
+	         "qconform validate: unknown option --seed; qconform validate --help lists them"},
+	        {"certify --profile litert-int8 --resume j",
+	         "qconform certify: unknown option --resume"},
+	        {"run specs/litert/add.yaml --json",
+	         "qconform run: missing value after --json (FILE)"},
+	        {"diagnose --plugin", "qconform diagnose: missing value after --plugin (PATH)"},
 	        /* as run: a selection with no case */
 	        {"list specs/litert/add.yaml --filter 'zz*'",
 	         "qconform list: no case matches the filters/profile"},
@@ -412,6 +423,72 @@ static void test_progress_on_terminal(void)
 	qct_rmdir(tmp);
 }
 
+/* The file whose parser reads command c's options (cmd/main.c reads the options of the
+ * commands that select cases), relative to the repository. */
+static void parser_of(const char *c, char *path, size_t n)
+{
+	static const char *const selecting[] = {"run",     "list",   "validate", "show",
+	                                        "certify", "export", "shrink"};
+	for (size_t i = 0; i < sizeof selecting / sizeof selecting[0]; i++)
+		if (!strcmp(c, selecting[i])) {
+			snprintf(path, n, "harness/src/cmd/main.c");
+			return;
+		}
+	snprintf(path, n, "harness/src/cmd/%s.c", c);
+	for (char *q = path + strlen("harness/src/cmd/"); *q; q++)
+		if (*q == '-')
+			*q = '_';
+}
+
+/*
+ * One table: a command accepts exactly the options its --help lists (cmd/help.c, read through
+ * qc_opt_next, which refuses any other), and every option listed is one its parser reads
+ * (named in the file of its parser; quant names its options without the dashes).
+ */
+static void test_help_is_the_parser(void)
+{
+	char *names = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&names, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	qc_help_names(f);
+	fclose(f);
+	int commands = 0, options = 0;
+	for (char *save = NULL, *c = strtok_r(names, "\n", &save); c;
+	     c = strtok_r(NULL, "\n", &save)) {
+		const qc_help_command *h = qc_help_find(c);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		char path[256];
+		parser_of(c, path, sizeof path);
+		char *src = qct_read_file(path);
+		if (!h->options || !h->options[0].flag) {
+			free(src);
+			continue;
+		}
+		commands++;
+		if (!src) {
+			fprintf(stderr, "  cli: %s: no parser at %s\n", c, path);
+			CU_FAIL("a command's parser is not where test_cli.c looks");
+			continue;
+		}
+		for (const qc_help_option *o = h->options; o->flag; o++) {
+			char lit[80];
+			snprintf(lit, sizeof lit, "\"%s\"",
+			         strcmp(c, "quant") ? o->flag : o->flag + 2);
+			options++;
+			if (!strstr(src, lit)) {
+				fprintf(stderr, "  cli: %s --help lists %s, which %s never reads\n",
+				        c, o->flag, path);
+				CU_FAIL("an option in the help that the parser does not read");
+			}
+		}
+		free(src);
+	}
+	free(names);
+	CU_ASSERT(commands >= 15);
+	CU_ASSERT(options >= 100);
+}
+
 void qct_register_cli(void)
 {
 	CU_pSuite s = qct_suite("cli");
@@ -419,6 +496,7 @@ void qct_register_cli(void)
 	CU_add_test(s, "mistakes: exit 2, the error first, the nearest word",
 	            test_mistakes_name_the_nearest);
 	CU_add_test(s, "man pages from the help's description", test_man_pages);
+	CU_add_test(s, "every option --help lists is read, and no other", test_help_is_the_parser);
 	CU_add_test(s, "show: a row per innermost line of the shape", test_show_rows);
 	CU_add_test(s, "the progress line: counts, time left, cut to the width",
 	            test_progress_line);

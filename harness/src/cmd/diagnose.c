@@ -19,6 +19,7 @@
 #include "base/rfile.h"
 #include "base/util.h"
 #include "cmd/commands.h"
+#include "cmd/help.h"
 #include "judge/diagnose.h"
 
 #define MAX_OPS 512
@@ -109,50 +110,46 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	qcf_option options[QC_MAX_OPTIONS];
 	int n_options = 0, datasheet = 0, no_sandbox = 0, jobs = 1, given_options = 0;
 	double timeout = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--plugin") && v) {
+	qc_opt_reader rd = {.cmd = "diagnose", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
+			return 2;
+		if (k == QC_OPT_WORD) {
+			if (report)
+				return bad("one report at a time, got '%s' after '%s'", v, report);
+			report = v;
+		} else if (!strcmp(a, "--plugin")) {
 			plugin = v;
-			i++;
-		} else if (!strcmp(a, "--plugin-option") && v) {
+		} else if (!strcmp(a, "--plugin-option")) {
 			const char *eq = strchr(v, '=');
 			if (!eq || eq == v || n_options == QC_MAX_OPTIONS)
 				return bad("--plugin-option needs KEY=VALUE (at most 32), got '%s'",
 				           v);
 			options[n_options++] = (qcf_option){strndup(v, (size_t)(eq - v)), eq + 1};
 			given_options = 1;
-			i++;
-		} else if (!strcmp(a, "--remote") && v) {
+		} else if (!strcmp(a, "--remote")) {
 			remote = v;
-			i++;
-		} else if (!strcmp(a, "--json") && v) {
+		} else if (!strcmp(a, "--json")) {
 			json_path = v;
-			i++;
-		} else if (!strcmp(a, "--timeout") && v) {
+		} else if (!strcmp(a, "--timeout")) {
 			char *end;
 			timeout = strtod(v, &end);
 			if (*end || !(timeout > 0))
 				return bad("--timeout needs a number of seconds > 0, got '%s'", v);
-			i++;
-		} else if (!strcmp(a, "--jobs") && v) {
+		} else if (!strcmp(a, "--jobs")) {
 			char *end;
 			long j = strtol(v, &end, 10);
 			if (*end || j < 1 || j > 64)
 				return bad("--jobs needs a number of workers in [1, 64], got '%s'",
 				           v);
 			jobs = (int)j;
-			i++;
 		} else if (!strcmp(a, "--datasheet")) {
 			datasheet = 1;
 		} else if (!strcmp(a, "--no-sandbox")) {
 			no_sandbox = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return bad("unknown option or missing value: %s (qconform diagnose --help)",
-			           a);
-		} else if (!report) {
-			report = a;
 		} else {
-			return bad("one report at a time, got '%s' after '%s'", a, report);
+			return qc_opt_unread("diagnose", a);
 		}
 	}
 	if (!report)

@@ -17,33 +17,28 @@ int qc_cmd_diff(int argc, char **argv)
 	const char *allow[QC_MAX_FILTERS];
 	qc_diff_opts opts = {.allow_loss = allow};
 	int nf = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--allow-coverage-loss")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-				        "qconform diff: --allow-coverage-loss needs a glob of "
-				        "case names ('*' for every case)\n");
-				return 2;
-			}
+	qc_opt_reader rd = {.cmd = "diff", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
+			return 2;
+		if (k == QC_OPT_FLAG && !strcmp(a, "--allow-coverage-loss")) {
 			if (opts.n_allow_loss == QC_MAX_FILTERS) {
 				fprintf(stderr,
 				        "qconform diff: more than %d --allow-coverage-loss globs\n",
 				        QC_MAX_FILTERS);
 				return 2;
 			}
-			allow[opts.n_allow_loss++] = argv[++i];
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			qc_help_unknown_option("diff", argv[i]);
-			return 2;
-		}
-		if (nf == 2) {
+			allow[opts.n_allow_loss++] = v;
+		} else if (k == QC_OPT_FLAG) {
+			return qc_opt_unread("diff", a);
+		} else if (nf == 2) {
 			fprintf(stderr,
 			        "qconform diff: needs exactly two reports, BASE.json NEW.json\n");
 			return 2;
+		} else {
+			files[nf++] = v;
 		}
-		files[nf++] = argv[i];
 	}
 	if (nf != 2) {
 		fprintf(stderr, "qconform diff: needs exactly two reports, BASE.json NEW.json\n");

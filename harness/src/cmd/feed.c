@@ -24,15 +24,16 @@ static int usage(const char *msg)
 int qc_cmd_feed(int argc, char **argv)
 {
 	qc_feed_opts F = {.timeout_s = 30, .restarts_max = 3};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--device") || !strcmp(a, "--out") ||
-		            !strcmp(a, "--timeout") || !strcmp(a, "--restarts");
-		if (takes && !v) {
-			fprintf(stderr, "qconform feed: missing value after %s\n", a);
+	qc_opt_reader rd = {.cmd = "feed", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
 			return 2;
-		}
-		if (!strcmp(a, "--device"))
+		if (k == QC_OPT_WORD) {
+			if (F.dir)
+				return usage("one export directory");
+			F.dir = v;
+		} else if (!strcmp(a, "--device"))
 			F.device = v;
 		else if (!strcmp(a, "--out"))
 			F.capture = v;
@@ -51,13 +52,8 @@ int qc_cmd_feed(int argc, char **argv)
 				F.restarts_max = (int)d;
 		} else if (!strcmp(a, "--quiet"))
 			F.quiet = 1;
-		else if (a[0] == '-' && a[1])
-			return qc_help_unknown_option("feed", a);
-		else if (F.dir)
-			return usage("one export directory");
 		else
-			F.dir = a;
-		i += takes;
+			return qc_opt_unread("feed", a);
 	}
 	if (!F.dir || !F.device)
 		return usage("needs the export directory and --device COMMAND (the device's line "

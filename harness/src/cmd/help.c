@@ -728,3 +728,42 @@ int qc_help_unknown_option(const char *cmd, const char *arg)
 	fprintf(stderr, "; qconform %s --help lists them\n", cmd);
 	return 2;
 }
+
+/* ---- reading a command's options ---- */
+
+int qc_opt_next(qc_opt_reader *r, const char **flag, const char **value)
+{
+	*flag = *value = NULL;
+	if (r->i >= r->argc)
+		return QC_OPT_END;
+	const char *a = r->argv[r->i++];
+	if (a[0] != '-' || !a[1]) { /* "-" is a word: standard input, where a command takes it */
+		*value = a;
+		return QC_OPT_WORD;
+	}
+	const qc_help_command *c = qc_help_find(r->cmd);
+	const qc_help_option *o = c ? c->options : NULL;
+	while (o && o->flag && strcmp(o->flag, a) != 0)
+		o++;
+	if (!o || !o->flag) {
+		qc_help_unknown_option(r->cmd, a);
+		return QC_OPT_BAD;
+	}
+	*flag = o->flag;
+	if (o->arg) {
+		if (r->i >= r->argc) {
+			fprintf(stderr, "qconform %s: missing value after %s (%s)\n", r->cmd, a,
+			        o->arg);
+			return QC_OPT_BAD;
+		}
+		*value = r->argv[r->i++];
+	}
+	return QC_OPT_FLAG;
+}
+
+int qc_opt_unread(const char *cmd, const char *flag)
+{
+	fprintf(stderr, "qconform %s: %s is in the help but %s does not read it (a bug)\n", cmd,
+	        flag, cmd);
+	return 2;
+}

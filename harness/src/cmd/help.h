@@ -46,4 +46,29 @@ const char *qc_help_nearest_option(const char *cmd, const char *word);
 /* "qconform CMD: unknown option X (did you mean Y?)" on stderr; returns 2. */
 int qc_help_unknown_option(const char *cmd, const char *arg);
 
+/*
+ * A command's words read against its options above, the one table --help and the man pages
+ * print: a command accepts exactly the options its help lists, each with a value exactly when
+ * the help names one (arg). Start with {.cmd = "run", .argc = n, .argv = words}.
+ */
+typedef struct qc_opt_reader {
+	const char *cmd;
+	int argc;
+	char **argv; /* the command's words, its name left out */
+	int i;       /* the next word */
+} qc_opt_reader;
+
+/*
+ * The next word: QC_OPT_FLAG, an option the help lists (*flag, and *value its value or NULL
+ * for a switch); QC_OPT_WORD, a word that is not an option (*value); QC_OPT_END; or
+ * QC_OPT_BAD, said why on stderr (an unknown option, with the nearest one, or a value
+ * missing).
+ */
+enum { QC_OPT_END = 0, QC_OPT_FLAG = 1, QC_OPT_WORD = 2, QC_OPT_BAD = -1 };
+int qc_opt_next(qc_opt_reader *r, const char **flag, const char **value);
+
+/* "qconform CMD: FLAG is in the help but CMD does not read it" on stderr; returns 2. What a
+ * parser's last branch says: a bug, caught by suite/test_cli.c. */
+int qc_opt_unread(const char *cmd, const char *flag);
+
 #endif

@@ -17,15 +17,20 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 	memset(&o, 0, sizeof o);
 	o.timeout_s = 30;
 	o.jobs = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--outputs") || !strcmp(a, "--json") ||
-		            !strcmp(a, "--html") || !strcmp(a, "--junit") || !strcmp(a, "--jobs");
-		if (takes && !v) {
-			fprintf(stderr, "qconform import: missing value after %s\n", a);
+	qc_opt_reader rd = {.cmd = "import", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
 			return 2;
-		}
-		if (!strcmp(a, "--outputs")) {
+		if (k == QC_OPT_WORD) {
+			if (n_dirs == QC_IMPORT_MAX_PARTS) {
+				fprintf(stderr, "qconform import: at most %d export directories\n",
+				        QC_IMPORT_MAX_PARTS);
+				return 2;
+			}
+			outputs[n_dirs] = NULL;
+			dirs[n_dirs++] = v;
+		} else if (!strcmp(a, "--outputs")) {
 			if (!n_dirs || outputs[n_dirs - 1]) {
 				fprintf(stderr,
 				        "qconform import: --outputs names the records of the "
@@ -53,17 +58,8 @@ int qc_cmd_import(int argc, char **argv, const char *self, const char *command)
 			o.jobs = (int)j;
 		} else if (!strcmp(a, "--quiet"))
 			o.quiet = 1;
-		else if (a[0] == '-' && a[1])
-			return qc_help_unknown_option("import", a);
-		else if (n_dirs == QC_IMPORT_MAX_PARTS) {
-			fprintf(stderr, "qconform import: at most %d export directories\n",
-			        QC_IMPORT_MAX_PARTS);
-			return 2;
-		} else {
-			outputs[n_dirs] = NULL;
-			dirs[n_dirs++] = a;
-		}
-		i += takes;
+		else
+			return qc_opt_unread("import", a);
 	}
 	if (!n_dirs) {
 		fprintf(stderr, "qconform import: needs the export directory (qconform export "

@@ -19,26 +19,22 @@ int qc_cmd_import_onnx(int argc, char **argv)
 {
 	const char *dir = NULL, *out = "specs/onnx/imported",
 	           *prov = "ONNX backend test data (provenance not given)";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--out") || !strcmp(a, "--provenance")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "qconform import-onnx: missing value after %s\n",
-				        a);
-				return 2;
-			}
-			if (!strcmp(a, "--out"))
-				out = argv[++i];
-			else
-				prov = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			qc_help_unknown_option("import-onnx", a);
+	qc_opt_reader rd = {.cmd = "import-onnx", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
 			return 2;
+		if (k == QC_OPT_FLAG && !strcmp(a, "--out")) {
+			out = v;
+		} else if (k == QC_OPT_FLAG && !strcmp(a, "--provenance")) {
+			prov = v;
+		} else if (k == QC_OPT_FLAG) {
+			return qc_opt_unread("import-onnx", a);
 		} else if (dir) {
-			fprintf(stderr, "qconform import-onnx: one DIR only, got %s too\n", a);
+			fprintf(stderr, "qconform import-onnx: one DIR only, got %s too\n", v);
 			return 2;
 		} else {
-			dir = a;
+			dir = v;
 		}
 	}
 	if (!dir) {

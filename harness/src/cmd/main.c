@@ -70,20 +70,23 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 	o->case_names = calloc((size_t)n + 1, sizeof *o->case_names);
 	if (!o->paths || !o->case_names)
 		return 2;
-	for (int i = 0; i < n; i++) {
-		const char *a = args[i];
-		const char *v = i + 1 < n ? args[i + 1] : NULL;
-#define NEED_ARG()                                                                                 \
-	do {                                                                                       \
-		if (!v)                                                                            \
-			return bad(cmd, "missing value after", a);                                 \
-		i++;                                                                               \
-	} while (0)
+	/* each option as the command's help lists it (help.c): the conditions below read the
+	 * values; which command takes which option, and with a value or not, is the table's */
+	qc_opt_reader rd = {.cmd = cmd, .argc = n, .argv = args};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
+			return 2;
+		if (k == QC_OPT_WORD) {
+			if ((!strcmp(cmd, "show") || !strcmp(cmd, "shrink")) && !p->show_name)
+				p->show_name = v;
+			else
+				o->paths[o->n_paths++] = (char *)v;
+			continue;
+		}
 		if (!strcmp(a, "--plugin")) {
-			NEED_ARG();
 			o->plugin = v;
 		} else if (!strcmp(a, "--plugin-option")) {
-			NEED_ARG();
 			const char *eq = strchr(v, '=');
 			if (!eq || eq == v)
 				return bad(cmd, "--plugin-option needs KEY=VALUE, got", v);
@@ -92,19 +95,14 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			char *key = strndup(v, (size_t)(eq - v));
 			o->options[o->n_options++] = (qcf_option){key, eq + 1};
 		} else if (!strcmp(a, "--filter")) {
-			NEED_ARG();
 			if (o->n_filters == QC_MAX_FILTERS)
 				return bad(cmd, "too many --filter", NULL);
 			o->filters[o->n_filters++] = v;
 		} else if (!strcmp(a, "--case")) {
-			NEED_ARG();
 			o->case_names[o->n_case_names++] = v;
 		} else if (!strcmp(a, "--profile")) {
-			NEED_ARG();
 			o->profile = v;
-		} else if (!strcmp(a, "--require-engine") &&
-		           (!strcmp(cmd, "run") || !strcmp(cmd, "certify"))) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--require-engine")) {
 			if (!qc_require_engine_valid(v))
 				return bad(
 				        cmd,
@@ -112,24 +110,20 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				        v);
 			o->require_engine = v;
 		} else if (!strcmp(a, "--extension")) {
-			NEED_ARG();
 			if (o->n_extensions == QC_MAX_EXTENSIONS)
 				return bad(cmd, "too many --extension", NULL);
 			o->extensions[o->n_extensions++] = v;
 		} else if (!strcmp(a, "--seed")) {
-			NEED_ARG();
 			char *end;
 			o->seed = strtoull(v, &end, 0);
 			if (*end || !*v)
 				return bad(cmd, "--seed needs an integer, got", v);
 		} else if (!strcmp(a, "--timeout")) {
-			NEED_ARG();
 			char *end;
 			o->timeout_s = strtod(v, &end);
 			if (*end || !*v || !(o->timeout_s > 0))
 				return bad(cmd, "--timeout needs a number of seconds > 0, got", v);
 		} else if (!strcmp(a, "--jobs")) {
-			NEED_ARG();
 			char *end;
 			long j = strtol(v, &end, 10);
 			if (*end || !*v || j < 1 || j > 64)
@@ -138,38 +132,29 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			o->jobs = (int)j;
 			o->jobs_set = 1;
 		} else if (!strcmp(a, "--json")) {
-			NEED_ARG();
 			o->json_path = v;
 		} else if (!strcmp(a, "--html")) {
-			NEED_ARG();
 			o->html_path = v;
 		} else if (!strcmp(a, "--junit")) {
-			NEED_ARG();
 			o->junit_path = v;
 		} else if (!strcmp(a, "--shard")) {
-			NEED_ARG();
 			if (qc_shard_parse(v, &o->shard_index, &o->shard_count) != 0)
 				return bad(cmd, "--shard needs K/N with 1 <= K <= N, got", v);
 		} else if (!strcmp(a, "--baseline")) {
-			NEED_ARG();
 			o->baseline = v;
 		} else if (!strcmp(a, "--waivers")) {
-			NEED_ARG();
 			o->waivers = v;
-		} else if (!strcmp(a, "--allow-coverage-loss") && !strcmp(cmd, "run")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--allow-coverage-loss")) {
 			if (o->n_allow_loss == QC_MAX_FILTERS)
 				return bad(cmd, "too many --allow-coverage-loss", NULL);
 			o->allow_loss[o->n_allow_loss++] = v;
-		} else if (!strcmp(a, "--no-reports") && !strcmp(cmd, "run")) {
+		} else if (!strcmp(a, "--no-reports")) {
 			o->no_reports = 1;
-		} else if (!strcmp(a, "--no-diagnose") && !strcmp(cmd, "run")) {
+		} else if (!strcmp(a, "--no-diagnose")) {
 			o->no_diagnose = 1;
 		} else if (!strcmp(a, "--dump")) {
-			NEED_ARG();
 			o->dump_dir = v;
-		} else if (!strcmp(a, "--shrink") && !strcmp(cmd, "run")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--shrink")) {
 			char *end;
 			long m = strtol(v, &end, 10);
 			if (*end || !*v || m < 1 || m > 1000)
@@ -177,23 +162,16 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				           "--shrink needs a number of cases in [1, 1000], got", v);
 			o->shrink = (int)m;
 		} else if (!strcmp(a, "--dump-max")) {
-			NEED_ARG();
 			char *end;
 			long m = strtol(v, &end, 10);
 			if (*end || !*v || m < 1)
 				return bad(cmd, "--dump-max needs a number of cases >= 1, got", v);
 			o->dump_max = m;
 		} else if (!strcmp(a, "--journal")) {
-			NEED_ARG();
 			o->journal_path = v;
 		} else if (!strcmp(a, "--resume")) {
-			NEED_ARG();
-			if (strcmp(cmd, "run") != 0)
-				return bad(cmd, "--resume continues a run: qconform run --resume",
-				           v);
 			o->resume = v;
 		} else if (!strcmp(a, "--remote")) {
-			NEED_ARG();
 			if (!*v)
 				return bad(cmd, "--remote needs a command, got", "''");
 			if (o->n_remotes == QC_MAX_REMOTES)
@@ -201,17 +179,14 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			if (!o->remote)
 				o->remote = v;
 			o->remotes[o->n_remotes++] = v;
-		} else if (!strcmp(a, "--max-failures") && !strcmp(cmd, "run")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--max-failures")) {
 			char *end;
 			long m = strtol(v, &end, 10);
 			if (*end || !*v || m < 1)
 				return bad(cmd, "--max-failures needs a number of cases >= 1, got",
 				           v);
 			o->max_failures = m;
-		} else if (!strcmp(a, "--repeat") &&
-		           (!strcmp(cmd, "run") || !strcmp(cmd, "certify"))) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--repeat")) {
 			char *end;
 			long k = strtol(v, &end, 10);
 			if (*end || !*v || k < 1 || k > 64)
@@ -220,21 +195,16 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			o->repeat = (int)k;
 		} else if (!strcmp(a, "--keep-journal")) {
 			o->keep_journal = 1;
-		} else if (!strcmp(a, "--out") &&
-		           (!strcmp(cmd, "certify") || !strcmp(cmd, "export") ||
-		            !strcmp(cmd, "shrink"))) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--out")) {
 			p->out_dir = v;
-		} else if (!strcmp(a, "--c-arrays") && !strcmp(cmd, "export")) {
+		} else if (!strcmp(a, "--c-arrays")) {
 			p->c_arrays = 1;
-		} else if (!strcmp(a, "--import") && !strcmp(cmd, "certify")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--import")) {
 			if (p->imports.n == QC_MAX_IMPORTS)
 				return bad(cmd, "too many --import directories, at", v);
 			p->imports.outputs[p->imports.n] = NULL;
 			p->imports.dirs[p->imports.n++] = v;
-		} else if (!strcmp(a, "--outputs") && !strcmp(cmd, "certify")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--outputs")) {
 			if (!p->imports.n || p->imports.outputs[p->imports.n - 1])
 				return bad(cmd,
 				           "--outputs names the records of the --import directory "
@@ -245,27 +215,22 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 			o->quiet = 1;
 		} else if (!strcmp(a, "--trace")) {
 			o->trace = 1;
-		} else if (!strcmp(a, "--sandbox")) {
-			o->no_sandbox = 0;
 		} else if (!strcmp(a, "--no-sandbox")) {
 			o->no_sandbox = 1;
 		} else if (!strcmp(a, "--sandbox-allow")) {
-			NEED_ARG();
 			if (o->n_sandbox_allow == QC_MAX_OPTIONS)
 				return bad(cmd, "too many --sandbox-allow paths, at", v);
 			if (access(v, F_OK) != 0)
 				return bad(cmd, "--sandbox-allow needs an existing path, got", v);
 			o->sandbox_allow[o->n_sandbox_allow++] = v;
 		} else if (!strcmp(a, "--worker-memory")) {
-			NEED_ARG();
 			if (qc_parse_size(v, &o->worker_memory) != 0)
 				return bad(
 				        cmd,
 				        "--worker-memory needs a size such as 4G, 512M or 0, got",
 				        v);
 			o->worker_memory_set = 1;
-		} else if (!strcmp(a, "--max-calls") && !strcmp(cmd, "shrink")) {
-			NEED_ARG();
+		} else if (!strcmp(a, "--max-calls")) {
 			char *end;
 			long m = strtol(v, &end, 10);
 			if (*end || !*v || m < 1 || m > 100000)
@@ -274,14 +239,9 @@ static int parse_run_args(const char *cmd, int n, char **args, parsed *p)
 				           "100000], got",
 				           v);
 			p->max_calls = (int)m;
-		} else if (a[0] == '-' && a[1]) {
-			return qc_help_unknown_option(cmd, a);
-		} else if ((!strcmp(cmd, "show") || !strcmp(cmd, "shrink")) && !p->show_name) {
-			p->show_name = a;
 		} else {
-			o->paths[o->n_paths++] = args[i];
+			return qc_opt_unread(cmd, a);
 		}
-#undef NEED_ARG
 	}
 	/* a pool of --remote commands: a job (a worker) per board unless --jobs says more */
 	if (o->n_remotes > 1 && !o->jobs_set)

@@ -18,27 +18,25 @@ int qc_cmd_merge(int argc, char **argv)
 	int nf = 0;
 	char command[4096];
 	size_t used = (size_t)snprintf(command, sizeof command, "qconform merge");
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++)
 		if (used < sizeof command)
 			used += (size_t)snprintf(command + used, sizeof command - used, " %s",
 			                         argv[i]);
-		if (!strcmp(argv[i], "--json")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "qconform merge: missing value after --json\n");
-				free(files);
-				return 2;
-			}
-			out_path = argv[++i];
-			if (used < sizeof command)
-				used += (size_t)snprintf(command + used, sizeof command - used,
-				                         " %s", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			qc_help_unknown_option("merge", argv[i]);
-			free(files);
-			return 2;
-		} else {
-			files[nf++] = argv[i];
+	qc_opt_reader rd = {.cmd = "merge", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_WORD) {
+			files[nf++] = v;
+			continue;
 		}
+		if (k == QC_OPT_FLAG && !strcmp(a, "--json")) {
+			out_path = v;
+			continue;
+		}
+		if (k == QC_OPT_FLAG)
+			qc_opt_unread("merge", a);
+		free(files);
+		return 2;
 	}
 	if (!nf) {
 		fprintf(stderr, "qconform merge: needs the shard reports: A.json B.json ... "

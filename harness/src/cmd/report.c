@@ -27,22 +27,23 @@ static char *beside(const char *path, const char *ext)
 int qc_cmd_report(int argc, char **argv)
 {
 	const char *json = NULL, *html = NULL, *junit = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--html") || !strcmp(a, "--junit")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "qconform report: missing value after %s\n", a);
-				return 2;
-			}
-			*(a[2] == 'h' ? &html : &junit) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return qc_help_unknown_option("report", a);
+	qc_opt_reader rd = {.cmd = "report", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *v;
+	for (int k; (k = qc_opt_next(&rd, &a, &v)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
+			return 2;
+		if (k == QC_OPT_FLAG && !strcmp(a, "--html")) {
+			html = v;
+		} else if (k == QC_OPT_FLAG && !strcmp(a, "--junit")) {
+			junit = v;
+		} else if (k == QC_OPT_FLAG) {
+			return qc_opt_unread("report", a);
 		} else if (json) {
 			fprintf(stderr, "qconform report: one JSON report at a time (%s, %s)\n",
-			        json, a);
+			        json, v);
 			return 2;
 		} else {
-			json = a;
+			json = v;
 		}
 	}
 	if (!json) {
