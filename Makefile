@@ -384,7 +384,12 @@ test-unit: all
 #    which run qconform end to end on reports (their reader of reports meets the sanitizers in
 #    the fuzz lane's fuzz_report, the runs they judge in the run, reports and export suites),
 #    and the bare-metal runs under qemu-system-arm (the firmware is not the harness: the
-#    import and feed paths they take meet the sanitizers in the export suite)
+#    import and feed paths they take meet the sanitizers in the export suite), and two suites
+#    whose cost under the sanitizers is their subject, not memory: spec_limits (hostile specs
+#    run to the Lua instruction and wall-clock limits, 40 s of CPU; the spec loader and Lua
+#    sandbox they drive meet the sanitizers in the fuzz lane's fuzz_spec and in every suite
+#    that loads specs) and cli (--help text, man pages and a `make install`; its option
+#    reader is the one every other suite's commands go through)
 SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/litert/dequantize.yaml \
              specs/litert/add.yaml specs/litert/conv_2d.yaml specs/litert/average_pool_2d.yaml \
              specs/litert/softmax.yaml specs/litert/gather_edges.yaml
@@ -393,7 +398,7 @@ SAN_SPECS := specs/onnx specs/torch specs/tf specs/litert/quantize.yaml specs/li
 # `qconform validate specs`: 200 MB instead of 750 MB peak, half the page faults).
 # The sanitizer build has no variants of its own (reference/variants/variants.mk): its runs
 # diagnose with the plain build's.
-SAN_SKIP := plugin/,=certify,=gating,=pipeline,=mcu
+SAN_SKIP := plugin/,=certify,=gating,=pipeline,=mcu,=spec_limits,=cli
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 QCT_SPECS='$(SAN_SPECS)' \
            QCT_SKIP='$(SAN_SKIP)' \
