@@ -245,6 +245,61 @@ static int path_char(char c)
 	       c == '*';
 }
 
+/* The folder of path (relative to the top directory): "" at the top. */
+static void dir_of(const char *path, char *dir, size_t n)
+{
+	snprintf(dir, n, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		dir[0] = 0;
+}
+
+/* Calls f(ctx, at, target, length) for each Markdown link [text](target) of text outside
+ * fenced code (at: its "]("), target with its #anchor when anchors, else without (so that an
+ * anchor of the same page is no link); links to other sites are skipped. */
+static void for_each_link(const char *text, int anchors,
+                          void (*f)(void *, const char *, const char *, size_t), void *ctx)
+{
+	int fence = 0;
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (!strncmp(line, "```", 3))
+			fence = !fence;
+		for (size_t k = 0; !fence && k + 1 < len; k++) {
+			if (line[k] != ']' || line[k + 1] != '(')
+				continue;
+			size_t s = k + 2, e = s;
+			while (e < len && line[e] != ')' && line[e] != ' ' &&
+			       (anchors || line[e] != '#'))
+				e++;
+			const char *t = line + s;
+			size_t tl = e - s;
+			if (!tl || memmem(t, tl, "://", 3) ||
+			    (tl >= 7 && !strncmp(t, "mailto:", 7)))
+				continue;
+			f(ctx, line + k, t, tl);
+		}
+		line += len + (end != NULL);
+	}
+}
+
+/* A link of a page checked against the files (check_text). */
+typedef struct link_check {
+	problems *p;
+	const char *path, *text, *dir;
+} link_check;
+
+static void check_link(void *ctx, const char *at, const char *t, size_t tl)
+{
+	link_check *c = ctx;
+	char target[1024];
+	snprintf(target, sizeof target, "%.*s", (int)tl, t);
+	check_target(c->p, c->path, c->text, at, c->dir, target, 0);
+}
+
 /* Checks one file's text (path relative to the top directory); returns the problems found. */
 static int check_text(const char *path, const char *text, problems *p)
 {
@@ -253,12 +308,7 @@ static int check_text(const char *path, const char *text, problems *p)
 	int md = ends_with(path, plen, ".md");
 	int spec = !strncmp(path, "specs/", 6) && ends_with(path, plen, ".yaml");
 	char dir[1024];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	else
-		dir[0] = 0;
+	dir_of(path, dir, sizeof dir);
 
 	for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
 		for (const char *c = strstr(text, outside[i]); c; c = strstr(c + 1, outside[i]))
@@ -270,29 +320,8 @@ static int check_text(const char *path, const char *text, problems *p)
 			        "seeds/NNN");
 
 	/* Markdown links, outside fenced code */
-	if (md) {
-		int fence = 0;
-		for (const char *line = text; *line;) {
-			const char *end = strchr(line, '\n');
-			size_t len = end ? (size_t)(end - line) : strlen(line);
-			if (!strncmp(line, "```", 3))
-				fence = !fence;
-			for (size_t k = 0; !fence && k + 1 < len; k++) {
-				if (line[k] != ']' || line[k + 1] != '(')
-					continue;
-				size_t s = k + 2, e = s;
-				while (e < len && line[e] != ')' && line[e] != ' ')
-					e++;
-				char target[1024];
-				snprintf(target, sizeof target, "%.*s", (int)(e - s), line + s);
-				if (!target[0] || strstr(target, "://") ||
-				    !strncmp(target, "mailto:", 7))
-					continue;
-				check_target(p, path, text, line + k, dir, target, 0);
-			}
-			line += len + (end != NULL);
-		}
-	}
+	if (md)
+		for_each_link(text, 1, check_link, &(link_check){p, path, text, dir});
 
 	/* paths into the repository's own directories, or relative ones */
 	static const char *const prefixes[] = {"docs/",    "specs/",   "suite/", "harness/",
@@ -381,34 +410,6 @@ static void list_files(file_list *l)
 
 /* ---- README.md, the door ----------------------------------------------- */
 
-/* Calls f(ctx, target, length) for each Markdown link [text](target) of text outside fenced
- * code, target without its #anchor; links to other sites and anchors of the same page are
- * skipped. */
-static void for_each_link(const char *text, void (*f)(void *, const char *, size_t), void *ctx)
-{
-	int fence = 0;
-	for (const char *line = text; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		if (!strncmp(line, "```", 3))
-			fence = !fence;
-		for (size_t k = 0; !fence && k + 1 < len; k++) {
-			if (line[k] != ']' || line[k + 1] != '(')
-				continue;
-			size_t s = k + 2, e = s;
-			while (e < len && line[e] != ')' && line[e] != ' ' && line[e] != '#')
-				e++;
-			const char *t = line + s;
-			size_t tl = e - s;
-			if (!tl || memmem(t, tl, "://", 3) ||
-			    (tl >= 7 && !strncmp(t, "mailto:", 7)))
-				continue;
-			f(ctx, t, tl);
-		}
-		line += len + (end != NULL);
-	}
-}
-
 /* Where pages are read from: the repository, or a fixture of (path, text) pairs. */
 typedef struct page_source {
 	const char *const *fixture; /* NULL: the files of the working directory */
@@ -452,8 +453,9 @@ static int in_list(const file_list *l, const char *path)
 	return 0;
 }
 
-static void reach(void *ctx, const char *target, size_t len)
+static void reach(void *ctx, const char *at, const char *target, size_t len)
 {
+	(void)at;
 	page_walk *w = ctx;
 	char rel[1024], path[2048];
 	snprintf(rel, sizeof rel, "%.*s", (int)len, target);
@@ -485,14 +487,9 @@ static int check_reachable(const page_source *src, const char *start, const char
 		if (!text)
 			continue;
 		char dir[1024];
-		snprintf(dir, sizeof dir, "%s", page);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		else
-			dir[0] = 0;
+		dir_of(page, dir, sizeof dir);
 		w.dir = dir;
-		for_each_link(text, reach, &w);
+		for_each_link(text, 0, reach, &w);
 		free(text);
 	}
 	int bad = 0;
@@ -553,8 +550,9 @@ typedef struct named_semantics {
 	file_list names;
 } named_semantics;
 
-static void name_semantics(void *ctx, const char *target, size_t len)
+static void name_semantics(void *ctx, const char *at, const char *target, size_t len)
 {
+	(void)at;
 	named_semantics *ns = ctx;
 	const char *suffix = "/OPERATORS.md";
 	size_t sl = strlen(suffix);
@@ -576,7 +574,7 @@ static int check_scope(const char *readme, const char *const *semantics, size_t 
 	if (!para)
 		return 1;
 	named_semantics ns = {{0}};
-	for_each_link(para, name_semantics, &ns);
+	for_each_link(para, 0, name_semantics, &ns);
 	for (size_t i = 0; i < ns.names.n; i++) {
 		int known = 0;
 		for (size_t k = 0; k < n_semantics; k++)
