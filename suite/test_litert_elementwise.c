@@ -78,24 +78,40 @@ static int out_equals(qt *y, const int *want, size_t n)
 static const int64_t S4[] = {4};
 
 /* One 1-D case of 4 elements: op(a, b) under rounding r equals want. */
-static void check4(const char *op, qcf_dtype dt, float s1, int z1, const int *a, float s2, int z2,
-                   const int *b, float so, int zo, const char *act, int pot, qref_rounding r,
-                   const int *want)
+/*
+ * One case of a binary op on four elements, built by designated initialisers with derived
+ * defaults: int8, scales 1, zero points 0, no activation, the op's own rounding. Only what a
+ * case is about is written: check4((ew4){.op = "ADD", .s1 = 0.25f, .a = a, .b = b, .want = w}).
+ */
+typedef struct ew4 {
+	const char *op;
+	qcf_dtype dtype;  /* 0: int8 */
+	float s1, s2, so; /* 0: 1 */
+	int z1, z2, zo;
+	const int *a, *b; /* the inputs' quantized values */
+	const char *act;  /* fused_activation_function, or NULL */
+	int pot;          /* pot_scale_int16 */
+	qref_rounding rounding;
+	const int *want;
+} ew4;
+
+static void check4(ew4 t)
 {
+	qcf_dtype dt = t.dtype ? t.dtype : QCF_INT8;
 	qt ta, tb, ty;
-	qt_make(&ta, dt, 1, S4, s1, z1);
-	qt_make(&tb, dt, 1, S4, s2, z2);
-	qt_make(&ty, dt, 1, S4, so, zo);
-	ewt_fill(&ta, a);
-	ewt_fill(&tb, b);
+	qt_make(&ta, dt, 1, S4, t.s1 ? t.s1 : 1.0f, t.z1);
+	qt_make(&tb, dt, 1, S4, t.s2 ? t.s2 : 1.0f, t.z2);
+	qt_make(&ty, dt, 1, S4, t.so ? t.so : 1.0f, t.zo);
+	ewt_fill(&ta, t.a);
+	ewt_fill(&tb, t.b);
 	ewcall c;
-	ewcall_init(&c, op, &ta, &tb, &ty, act, pot);
+	ewcall_init(&c, t.op, &ta, &tb, &ty, t.act, t.pot);
 	char msg[256];
-	qcf_status s = run(&c, r, msg);
+	qcf_status s = run(&c, t.rounding, msg);
 	if (s != QCF_OK)
-		fprintf(stderr, "\n  %s: %s", op, msg);
+		fprintf(stderr, "\n  %s: %s", t.op, msg);
 	CU_ASSERT_EQUAL_FATAL(s, QCF_OK);
-	CU_ASSERT(out_equals(&ty, want, 4));
+	CU_ASSERT(out_equals(&ty, t.want, 4));
 }
 
 /* tflite-micro add_test.cc QuantizedAddNoActivationInt8 / Relu1Int8 /
@@ -104,13 +120,33 @@ static void test_add_tflm_goldens(void)
 {
 	const int a[] = {-18, -14, -10, -6}, b[] = {6, 8, 10, 12};
 	const int want[] = {12, 14, 16, 18}, relu1[] = {12, 14, 14, 14};
-	check4("ADD", QCF_INT8, 0.25f, -10, a, 0.5f, 4, b, 1.0f, 13, NULL, 0, QREF_ROUND_DEFAULT,
-	       want);
-	check4("ADD", QCF_INT8, 0.25f, -10, a, 0.5f, 4, b, 1.0f, 13, "RELU_N1_TO_1", 0,
-	       QREF_ROUND_DEFAULT, relu1);
+	check4((ew4){.op = "ADD",
+	             .s1 = 0.25f,
+	             .z1 = -10,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .z2 = 4,
+	             .b = b,
+	             .zo = 13,
+	             .want = want});
+	check4((ew4){.op = "ADD",
+	             .s1 = 0.25f,
+	             .z1 = -10,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .z2 = 4,
+	             .b = b,
+	             .zo = 13,
+	             .act = "RELU_N1_TO_1",
+	             .want = relu1});
 	const int a16[] = {-8, -4, 0, 4}, b16[] = {2, 4, 6, 8}, w16[] = {-1, 1, 3, 5};
-	check4("ADD", QCF_INT16, 0.25f, 0, a16, 0.5f, 0, b16, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT,
-	       w16);
+	check4((ew4){.op = "ADD",
+	             .dtype = QCF_INT16,
+	             .s1 = 0.25f,
+	             .a = a16,
+	             .s2 = 0.5f,
+	             .b = b16,
+	             .want = w16});
 }
 
 /* Ties: s1 = s2 = 0.5, s_out = 1: y = (q1 +- q2) / 2 exactly. The default
@@ -120,17 +156,41 @@ static void test_addsub_ties(void)
 {
 	const int a[] = {3, -3, 1, -1}, b[] = {0, 0, 2, -2};
 	const int dbl[] = {2, -2, -1, 1}, sgl[] = {2, -1, 0, 1};
-	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT, dbl);
-	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_DOUBLE, dbl);
-	check4("SUB", QCF_INT8, 0.5f, 0, a, 0.5f, 0, b, 1.0f, 0, NULL, 0, QREF_ROUND_SINGLE, sgl);
+	check4((ew4){.op = "SUB", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = b, .want = dbl});
+	check4((ew4){.op = "SUB",
+	             .s1 = 0.5f,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .b = b,
+	             .rounding = QREF_ROUND_DOUBLE,
+	             .want = dbl});
+	check4((ew4){.op = "SUB",
+	             .s1 = 0.5f,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .b = b,
+	             .rounding = QREF_ROUND_SINGLE,
+	             .want = sgl});
 	const int nb[] = {0, 0, -2, 2}; /* ADD of the negated b: same sums */
-	check4("ADD", QCF_INT8, 0.5f, 0, a, 0.5f, 0, nb, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT, dbl);
-	check4("ADD", QCF_INT8, 0.5f, 0, a, 0.5f, 0, nb, 1.0f, 0, NULL, 0, QREF_ROUND_SINGLE, sgl);
+	check4((ew4){.op = "ADD", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = nb, .want = dbl});
+	check4((ew4){.op = "ADD",
+	             .s1 = 0.5f,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .b = nb,
+	             .rounding = QREF_ROUND_SINGLE,
+	             .want = sgl});
 	/* zero points at the ends shift the same ties */
 	const int a2[] = {-125, -128, -127, -128}, b2[] = {127, 127, 127, 126};
 	const int w2[] = {2, 0, 1, -1}; /* (3+0)/2, 0, (1+0)/2 = 0.5 -> 1, (0-1)/2 -> -1 */
-	check4("ADD", QCF_INT8, 0.5f, -128, a2, 0.5f, 127, b2, 1.0f, 0, NULL, 0, QREF_ROUND_DEFAULT,
-	       w2);
+	check4((ew4){.op = "ADD",
+	             .s1 = 0.5f,
+	             .z1 = -128,
+	             .a = a2,
+	             .s2 = 0.5f,
+	             .z2 = 127,
+	             .b = b2,
+	             .want = w2});
 }
 
 /* MUL: multiplier 0.5 = (2^30, 0): SRDHM rounds ties toward +infinity in
@@ -139,16 +199,31 @@ static void test_addsub_ties(void)
 static void test_mul(void)
 {
 	const int a[] = {3, -3, 1, -1}, one[] = {1, 1, 1, 1}, w[] = {2, -1, 1, 0};
-	check4("MUL", QCF_INT8, 0.5f, 0, a, 0.5f, 0, one, 0.5f, 0, NULL, 0, QREF_ROUND_DEFAULT, w);
-	check4("MUL", QCF_INT8, 0.5f, 0, a, 0.5f, 0, one, 0.5f, 0, NULL, 0, QREF_ROUND_SINGLE, w);
+	check4((ew4){.op = "MUL", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = one, .so = 0.5f, .want = w});
+	check4((ew4){.op = "MUL",
+	             .s1 = 0.5f,
+	             .a = a,
+	             .s2 = 0.5f,
+	             .b = one,
+	             .so = 0.5f,
+	             .rounding = QREF_ROUND_SINGLE,
+	             .want = w});
 	const int a2[] = {3, -3, 10, -11}, b2[] = {5, 2, 2, 2}, w2[] = {120, -48, 127, -128};
-	check4("MUL", QCF_INT8, 1.0f, 0, a2, 1.0f, 0, b2, 0.125f, 0, NULL, 0, QREF_ROUND_DEFAULT,
-	       w2);
+	check4((ew4){.op = "MUL", .a = a2, .b = b2, .so = 0.125f, .want = w2});
 	/* zero points: (q1 - 5)(q2 + 3) * 0.1 * 0.2 / 0.04 = d / 2, + zp_out -7, RELU at q(0) = -7
 	 */
 	const int a3[] = {7, 3, 5, 9}, b3[] = {0, 0, 100, -4}, w3[] = {-4, -7, -7, -7};
-	check4("MUL", QCF_INT8, 0.1f, 5, a3, 0.2f, -3, b3, 0.04f, -7, "RELU", 0, QREF_ROUND_DEFAULT,
-	       w3);
+	check4((ew4){.op = "MUL",
+	             .s1 = 0.1f,
+	             .z1 = 5,
+	             .a = a3,
+	             .s2 = 0.2f,
+	             .z2 = -3,
+	             .b = b3,
+	             .so = 0.04f,
+	             .zo = -7,
+	             .act = "RELU",
+	             .want = w3});
 }
 
 /* Elements whose int32 pre-shift overflows in LiteRT are marked 'any'. */
@@ -187,16 +262,36 @@ static void test_int16_pot(void)
 {
 	const int a[] = {32767, -32768, 100, -3}, b[] = {2, -2, 6, -6};
 	const int w[] = {32767, -32768, 102, -5};
-	check4("ADD", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 1,
-	       QREF_ROUND_DEFAULT, w);
+	check4((ew4){.op = "ADD",
+	             .dtype = QCF_INT16,
+	             .s1 = 0x1p-10f,
+	             .a = a,
+	             .s2 = 0x1p-12f,
+	             .b = b,
+	             .so = 0x1p-10f,
+	             .pot = 1,
+	             .want = w});
 	const int ws[] = {32766, -32767, 98, -1};
-	check4("SUB", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 1,
-	       QREF_ROUND_DEFAULT, ws);
+	check4((ew4){.op = "SUB",
+	             .dtype = QCF_INT16,
+	             .s1 = 0x1p-10f,
+	             .a = a,
+	             .s2 = 0x1p-12f,
+	             .b = b,
+	             .so = 0x1p-10f,
+	             .pot = 1,
+	             .want = ws});
 	/* without the attribute the general path runs: int16 saturation not reached here,
 	 * -3 + 6/4 = -1.5 -> -2 (away from zero at the last step) */
 	const int wg[] = {32767, -32768, 102, -5};
-	check4("ADD", QCF_INT16, 0x1p-10f, 0, a, 0x1p-12f, 0, b, 0x1p-10f, 0, NULL, 0,
-	       QREF_ROUND_DEFAULT, wg);
+	check4((ew4){.op = "ADD",
+	             .dtype = QCF_INT16,
+	             .s1 = 0x1p-10f,
+	             .a = a,
+	             .s2 = 0x1p-12f,
+	             .b = b,
+	             .so = 0x1p-10f,
+	             .want = wg});
 }
 
 /* Broadcasting: [2,1] against [1,3], scalar against [4], [3,1,2] against [2]. */
