@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (qc_report_next(r, &c, err, sizeof err) > 0) {
 		if (first < 0)
 			first = qc_report_pos_of_last(r);
-		(void)qc_report_num(json_object_get(c, "seconds"));
+		(void)qc_json_num(json_object_get(c, "seconds"));
 		json_decref(c);
 	}
 	if (first >= 0 && qc_report_at(r, first, &c, err, sizeof err) == 0)

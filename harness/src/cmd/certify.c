@@ -184,35 +184,35 @@ static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
 	printf("  profile %s: ", o.profile);
 	json_array_foreach(cov, i, x) printf("%s%s", i ? ", " : "", json_string_value(x));
 	json_t *plug = json_object_get(cert, "plugin"), *plat = json_object_get(plug, "platform");
-	int dev = !strcmp(qc_report_str(plug, "sha256_source"), "device");
+	int dev = !strcmp(qc_json_str(plug, "sha256_source"), "device");
 	json_t *off = json_object_get(cert, "offline");
 	if (off)
 		printf("\n  plugin %s %s, ABI %lld (REPORTED BY THE DEVICE: what its %s runner of "
 		       "qconform %s recorded)\n  offline: the outputs are the runner's records "
 		       "(sha256 %s, computed by the harness), %lld case(s) aborted by the device "
 		       "or the feed, %lld started and never answered\n",
-		       qc_report_str(plug, "name"), qc_report_str(plug, "version"),
+		       qc_json_str(plug, "name"), qc_json_str(plug, "version"),
 		       (long long)json_integer_value(json_object_get(plug, "abi_version")),
-		       qc_report_str(off, "runner_mode"), qc_report_str(off, "runner_version"),
-		       qc_report_str(plug, "sha256"),
+		       qc_json_str(off, "runner_mode"), qc_json_str(off, "runner_version"),
+		       qc_json_str(plug, "sha256"),
 		       (long long)json_integer_value(json_object_get(off, "aborted")),
 		       (long long)json_integer_value(json_object_get(off, "judged_unanswered")));
 	else
-		printf("\n  plugin %s %s (sha256 %s%s)\n", qc_report_str(plug, "name"),
-		       qc_report_str(plug, "version"), qc_report_str(plug, "sha256"),
+		printf("\n  plugin %s %s (sha256 %s%s)\n", qc_json_str(plug, "name"),
+		       qc_json_str(plug, "version"), qc_json_str(plug, "sha256"),
 		       dev ? ", REPORTED BY THE DEVICE: not verified by the harness" : "");
 	if (plat && off)
 		printf("  ran on: not recorded (the offline runner records no platform)\n");
 	else if (plat)
 		printf("  ran on %s, %s%s%s (%s)\n",
-		       *qc_report_str(plat, "machine") ? qc_report_str(plat, "machine") : "?",
-		       *qc_report_str(plat, "system") ? qc_report_str(plat, "system") : "?",
-		       *qc_report_str(plat, "cpu") ? ", " : "", qc_report_str(plat, "cpu"),
-		       !strcmp(qc_report_str(plat, "source"), "device")
+		       *qc_json_str(plat, "machine") ? qc_json_str(plat, "machine") : "?",
+		       *qc_json_str(plat, "system") ? qc_json_str(plat, "system") : "?",
+		       *qc_json_str(plat, "cpu") ? ", " : "", qc_json_str(plat, "cpu"),
+		       !strcmp(qc_json_str(plat, "source"), "device")
 		               ? "REPORTED BY THE DEVICE"
 		               : "seen by the harness's own worker");
-	if (plat && *qc_report_str(plat, "emulation"))
-		printf("  %s\n", qc_report_str(plat, "emulation"));
+	if (plat && *qc_json_str(plat, "emulation"))
+		printf("  %s\n", qc_json_str(plat, "emulation"));
 	json_t *engines = json_object_get(cert, "engines");
 	if (json_is_object(engines)) {
 		/* the plugin's word (engine()), never checked by the harness */
@@ -222,7 +222,7 @@ static int certify(const qc_run_opts *in, const char *out_dir, qc_import *im)
 		int k = 0;
 		json_object_foreach(engines, kind, n) printf("%s %s %lld", k++ ? "," : "", kind,
 		                                             (long long)json_integer_value(n));
-		const char *req = qc_report_str(cert, "require_engine");
+		const char *req = qc_json_str(cert, "require_engine");
 		printf("%s%s\n", *req ? "; required: " : "", req);
 	}
 	json_array_foreach(reasons, i, x) printf("  not certified: %s\n", json_string_value(x));

@@ -98,8 +98,8 @@ static const char *report_spec_sha(json_t *run, const char *path)
 	json_t *s;
 	json_array_foreach(json_object_get(run, "specs"), i, s)
 	{
-		if (!strcmp(qc_report_str(s, "path"), path))
-			return qc_report_str(s, "sha256");
+		if (!strcmp(qc_json_str(s, "path"), path))
+			return qc_json_str(s, "sha256");
 	}
 	return NULL;
 }
@@ -172,14 +172,14 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		    report);
 		goto done;
 	}
-	const char *rep_remote = qc_report_str(json_object_get(pl, "remote"), "command");
+	const char *rep_remote = qc_json_str(json_object_get(pl, "remote"), "command");
 	if (rep_remote[0] && !remote && !plugin) {
 		bad("%s: its kernel ran through --remote '%s': give --remote (and --plugin)",
 		    report, rep_remote);
 		goto done;
 	}
 	/* the plugin: the report's file, unchanged, or the one named */
-	const char *path = plugin ? plugin : qc_report_str(pl, "path");
+	const char *path = plugin ? plugin : qc_json_str(pl, "path");
 	if (!path[0]) {
 		bad("%s: names no plugin: give --plugin", report);
 		goto done;
@@ -190,7 +190,7 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 			bad("%s (the report's plugin): give --plugin", err);
 			goto done;
 		}
-		if (strcmp(sha, qc_report_str(pl, "sha256"))) {
+		if (strcmp(sha, qc_json_str(pl, "sha256"))) {
 			bad("%s has changed since the report (sha256 %s): give --plugin to "
 			    "diagnose "
 			    "this one",
@@ -219,11 +219,11 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		json_t *v = json_object_get(o, "verdicts");
 		op_pick *p = &ops[n_ops++];
 		memset(p, 0, sizeof *p);
-		p->semantics = qc_report_str(o, "semantics");
-		p->op = qc_report_str(o, "op");
-		p->fail = qc_report_key_count(v, "FAIL");
-		p->pass = qc_report_key_count(v, "PASS") +
-		          qc_report_key_count(v, "PASS_WITHIN_TOLERANCE");
+		p->semantics = qc_json_str(o, "semantics");
+		p->op = qc_json_str(o, "op");
+		p->fail = qc_json_key_count(v, "FAIL");
+		p->pass = qc_json_key_count(v, "PASS") +
+		          qc_json_key_count(v, "PASS_WITHIN_TOLERANCE");
 		p->fail_stride = stride_for(p->fail, QC_DIAG_FAILING);
 		p->pass_stride = stride_for(p->pass, QC_DIAG_PASSING);
 	}
@@ -231,9 +231,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	int got;
 	unsigned long long n_fail = 0, n_pass = 0;
 	while ((got = qc_report_next(r, &c, err, sizeof err)) == 1) {
-		const char *verdict = qc_report_str(c, "verdict");
-		op_pick *p =
-		        pick_of(ops, n_ops, qc_report_str(c, "semantics"), qc_report_str(c, "op"));
+		const char *verdict = qc_json_str(c, "verdict");
+		op_pick *p = pick_of(ops, n_ops, qc_json_str(c, "semantics"), qc_json_str(c, "op"));
 		int failing = !strcmp(verdict, "FAIL");
 		int passing = !strcmp(verdict, "PASS") || !strcmp(verdict, "PASS_WITHIN_TOLERANCE");
 		int take = 0;
@@ -242,9 +241,9 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 		else if (p && passing && (p->fail || datasheet))
 			take = p->pass_seen++ % p->pass_stride == 0;
 		if (take) {
-			const char *spec = qc_report_str(c, "spec");
+			const char *spec = qc_json_str(c, "spec");
 			const char *sha = report_spec_sha(run, spec);
-			add_unique(&names, &n_names, &cap_names, qc_report_str(c, "name"));
+			add_unique(&names, &n_names, &cap_names, qc_json_str(c, "name"));
 			n_fail += failing;
 			n_pass += passing;
 			if (add_unique(&specs, &n_specs, &cap_specs, spec)) {
@@ -293,9 +292,8 @@ int qc_cmd_diagnose(int argc, char **argv, const char *self)
 	ro.case_names = (const char **)names;
 	ro.n_case_names = n_names;
 	ro.self = self;
-	ro.seed = (uint64_t)qc_report_int(json_object_get(run, "seed"));
-	ro.timeout_s =
-	        timeout > 0 ? timeout : qc_report_num(json_object_get(run, "timeout_seconds"));
+	ro.seed = (uint64_t)qc_json_int(json_object_get(run, "seed"));
+	ro.timeout_s = timeout > 0 ? timeout : qc_json_num(json_object_get(run, "timeout_seconds"));
 	if (!(ro.timeout_s > 0))
 		ro.timeout_s = 30;
 	ro.jobs = jobs;

@@ -60,7 +60,7 @@ int qc_cmd_merge(int argc, char **argv)
 		if (out_path)
 			snprintf(path, sizeof path, "%s", out_path);
 		else {
-			const char *name = qc_report_str(
+			const char *name = qc_json_str(
 			        json_object_get(json_object_get(merged, "run"), "plugin"), "name");
 			snprintf(path, sizeof path, "reports/out/%s/report.json",
 			         strstr(name, "reference") ? "reference" : name);
@@ -76,7 +76,7 @@ int qc_cmd_merge(int argc, char **argv)
 	} else {
 		const json_t *s = json_object_get(merged, "summary");
 		int ok = json_is_true(json_object_get(s, "conforms"));
-		long long cases = (long long)qc_report_int(json_object_get(s, "cases"));
+		long long cases = (long long)qc_json_int(json_object_get(s, "cases"));
 		printf("merged %d shard report%s: %lld case%s, %s\nreport: %s\n", nf,
 		       nf == 1 ? "" : "s", cases, cases == 1 ? "" : "s",
 		       ok ? "CONFORMS" : "DOES NOT CONFORM", path);

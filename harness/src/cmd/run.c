@@ -502,7 +502,7 @@ static json_t *jstrings(const char *const *v, int n)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < n; i++)
-		json_array_append_new(a, qc_report_jstring(v[i]));
+		json_array_append_new(a, qc_json_new_string(v[i]));
 	return a;
 }
 
@@ -520,8 +520,8 @@ static json_t *run_identity(const qc_run_opts *o, const qc_plan *ss, const qc_pl
 	json_t *specs = json_array();
 	for (int i = 0; i < ss->n; i++) {
 		json_t *sp = json_object();
-		json_object_set_new(sp, "path", qc_report_jstring(ss->specs[i]->path));
-		json_object_set_new(sp, "sha256", qc_report_jstring(ss->specs[i]->sha256));
+		json_object_set_new(sp, "path", qc_json_new_string(ss->specs[i]->path));
+		json_object_set_new(sp, "sha256", qc_json_new_string(ss->specs[i]->sha256));
 		json_array_append_new(specs, sp);
 	}
 	json_object_set_new(id, "specs", specs);
@@ -529,30 +529,31 @@ static json_t *run_identity(const qc_run_opts *o, const qc_plan *ss, const qc_pl
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
 	json_object_set_new(id, "seed", json_string(seed));
 	json_t *plugin = json_object();
-	json_object_set_new(plugin, "path", qc_report_jstring(info->path));
-	json_object_set_new(plugin, "sha256", qc_report_jstring(info->sha256));
+	json_object_set_new(plugin, "path", qc_json_new_string(info->path));
+	json_object_set_new(plugin, "sha256", qc_json_new_string(info->sha256));
 	json_t *opts = json_array();
 	for (int i = 0; i < o->n_options; i++) {
 		char *kv = NULL;
 		if (asprintf(&kv, "%s=%s", o->options[i].key, o->options[i].value) < 0)
 			kv = NULL;
-		json_array_append_new(opts, qc_report_jstring(kv ? kv : ""));
+		json_array_append_new(opts, qc_json_new_string(kv ? kv : ""));
 		free(kv);
 	}
 	json_object_set_new(plugin, "options", opts);
 	if (info->remote[0]) /* another machine: another run */
-		json_object_set_new(plugin, "machine", qc_report_jstring(info->platform.machine));
+		json_object_set_new(plugin, "machine", qc_json_new_string(info->platform.machine));
 	json_object_set_new(id, "plugin", plugin);
 	json_object_set_new(id, "filters", jstrings(o->filters, o->n_filters));
 	json_object_set_new(id, "case_names",
 	                    jstrings((const char *const *)o->case_names, o->n_case_names));
 	json_object_set_new(id, "profile",
-	                    o->profile ? qc_report_jstring(o->profile) : json_null());
+	                    o->profile ? qc_json_new_string(o->profile) : json_null());
 	/* the extensions of the profile the run covers besides its base (none without one) */
 	json_t *cls = json_array();
 	for (int k = 1; ss->tally && k <= ss->profile->n_ext; k++)
 		if (ss->tally->covered[k])
-			json_array_append_new(cls, qc_report_jstring(ss->profile->ext[k - 1].name));
+			json_array_append_new(cls,
+			                      qc_json_new_string(ss->profile->ext[k - 1].name));
 	json_object_set_new(id, "extensions", cls);
 	json_t *shard = json_null();
 	if (o->shard_count) {
@@ -909,7 +910,7 @@ static int run_open_report(run_ctx *R)
 		json_object_set_new(h, "format", json_string("qconform-journal"));
 		json_object_set_new(h, "format_version", json_integer(QC_JOURNAL_FORMAT));
 		json_object_set_new(h, "started", json_integer((json_int_t)R->started));
-		json_object_set_new(h, "command", qc_report_jstring(o->command));
+		json_object_set_new(h, "command", qc_json_new_string(o->command));
 		json_object_set_new(h, "argv", jstrings((const char *const *)o->argv, o->argc));
 		json_object_set_new(h, "identity", json_incref(identity));
 		if (!(st->journal = qc_journal_create(R->journal_path, h, R->err, sizeof R->err)))

@@ -34,7 +34,7 @@ static void reason(json_t *reasons, const char *fmt, ...)
 	/* a long reason is cut by bytes: not in the middle of a character */
 	if (n >= (int)sizeof buf)
 		qc_utf8_trim_tail(buf, sizeof buf - 1);
-	json_array_append_new(reasons, qc_report_jstring(buf));
+	json_array_append_new(reasons, qc_json_new_string(buf));
 }
 
 /*
@@ -72,15 +72,15 @@ static void refused_key(char *key, size_t n, const char *ext, const char *sem_op
 static void cert_case(cert_cases *cc, json_t *c)
 {
 	char op[512];
-	if (snprintf(op, sizeof op, "%s/%s", qc_report_str(c, "semantics"),
-	             qc_report_str(c, "op")) >= (int)sizeof op)
+	if (snprintf(op, sizeof op, "%s/%s", qc_json_str(c, "semantics"), qc_json_str(c, "op")) >=
+	    (int)sizeof op)
 		qc_utf8_trim_tail(op, sizeof op - 1); /* a key must be UTF-8 */
-	const char *verdict = qc_report_str(c, "verdict");
+	const char *verdict = qc_json_str(c, "verdict");
 	if (!strcmp(verdict, "NOT_SUPPORTED")) {
 		char key[1024];
 		refused_key(key, sizeof key, json_string_value(json_object_get(c, "extension")),
 		            op);
-		if (!strcmp(qc_report_str(c, "expect"), "error")) {
+		if (!strcmp(qc_json_str(c, "expect"), "error")) {
 			/* a negative case: the kernel computed nothing on parameters the semantics
 			 * forbid, as an error would have; it does not refuse the op (README
 			 * "Verdicts") */
@@ -100,7 +100,7 @@ static void cert_case(cert_cases *cc, json_t *c)
 	if (json_object_get(c, "waived"))
 		json_array_append(cc->waived, c);
 	if (cc->require_engine && v >= 0 && qc_verdict_judged((qc_verdict)v) &&
-	    !qc_engine_meets(qc_engine_of_kind(qc_report_str(json_object_get(c, "engine"), "kind")),
+	    !qc_engine_meets(qc_engine_of_kind(qc_json_str(json_object_get(c, "engine"), "kind")),
 	                     cc->require_engine)) {
 		json_t *n = json_object_get(cc->engine_breach, op);
 		json_object_set_new(cc->engine_breach, op,
@@ -187,14 +187,14 @@ static void diagnosis_reasons(json_t *report, const cert_cases *cc, json_t *reas
 	json_array_foreach(json_object_get(report, "ops"), i, o)
 	{
 		json_t *d = json_object_get(o, "diagnosis");
-		const char *status = qc_report_str(d, "status");
+		const char *status = qc_json_str(d, "status");
 		if (!d || !strcmp(status, "none"))
 			continue;
 		json_t *best = json_array_get(json_object_get(d, "best"), 0);
-		const char *as = qc_report_str(best, "as");
+		const char *as = qc_json_str(best, "as");
 		char sem_op[256];
-		snprintf(sem_op, sizeof sem_op, "%s/%s", qc_report_str(o, "semantics"),
-		         qc_report_str(o, "op"));
+		snprintf(sem_op, sizeof sem_op, "%s/%s", qc_json_str(o, "semantics"),
+		         qc_json_str(o, "op"));
 		if (!json_object_get(cc->per_op[QC_FAIL], sem_op))
 			continue;
 		if (!strcmp(status, "explained") || !strcmp(status, "partly"))
@@ -204,16 +204,16 @@ static void diagnosis_reasons(json_t *report, const cert_cases *cc, json_t *reas
 			       sem_op,
 			       !strcmp(status, "explained") ? "every failure explained"
 			                                    : "failures partly explained",
-			       qc_report_str(best, "rule"), qc_report_str(best, "id"),
+			       qc_json_str(best, "rule"), qc_json_str(best, "id"),
 			       as[0] ? " (as " : "", as, as[0] ? ")" : "",
 			       jcount(best, "elements_outside_band_explained"),
 			       jcount(d, "elements_outside_band"),
 			       jcount(d, "failing_cases_diagnosed"), jcount(d, "failing_cases"));
 		else if (!strcmp(status, "mixed"))
 			reason(reasons, "%s: two rules mixed, \"%s\" [%s] and \"%s\" [%s]%s",
-			       sem_op, qc_report_str(best, "rule"), qc_report_str(best, "id"),
-			       qc_report_str(json_object_get(d, "mixed_with"), "rule"),
-			       qc_report_str(json_object_get(d, "mixed_with"), "id"),
+			       sem_op, qc_json_str(best, "rule"), qc_json_str(best, "id"),
+			       qc_json_str(json_object_get(d, "mixed_with"), "rule"),
+			       qc_json_str(json_object_get(d, "mixed_with"), "id"),
 			       json_is_integer(json_object_get(d, "tail_width"))
 			               ? " (a vector body and its scalar tail)"
 			               : "");
@@ -247,15 +247,14 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 		unsigned long long n = jcount(o, "cases");
 		unsigned long long ns = jcount(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 		char key[1024];
-		refused_key(key, sizeof key, ext, qc_report_str(o, "op"));
+		refused_key(key, sizeof key, ext, qc_json_str(o, "op"));
 		unsigned long long neg = (unsigned long long)json_integer_value(
 		        json_object_get(cc->neg_refused, key));
 		ns = ns >= neg ? ns - neg : 0;
 		if (!n) {
-			reason(reasons, "%srequired op %s: no case ran", pre,
-			       qc_report_str(o, "op"));
+			reason(reasons, "%srequired op %s: no case ran", pre, qc_json_str(o, "op"));
 		} else if (ns) {
-			json_t *c = first_refused(cc, ext, qc_report_str(o, "op"));
+			json_t *c = first_refused(cc, ext, qc_json_str(o, "op"));
 			char negs[96] = "";
 			if (neg)
 				snprintf(negs, sizeof negs,
@@ -263,9 +262,9 @@ static void class_reasons(const cert_cases *cc, json_t *cls, const char *ext, js
 				         neg, neg == 1 ? "" : "s");
 			reason(reasons,
 			       "%srequired op %s: %llu of %llu case%s NOT_SUPPORTED%s%s%s%s%s", pre,
-			       qc_report_str(o, "op"), ns, n, n == 1 ? "" : "s", negs,
-			       c ? "; the first, " : "", c ? qc_report_str(c, "name") : "",
-			       c ? ": " : "", c ? qc_report_str(c, "message") : "");
+			       qc_json_str(o, "op"), ns, n, n == 1 ? "" : "s", negs,
+			       c ? "; the first, " : "", c ? qc_json_str(c, "name") : "",
+			       c ? ": " : "", c ? qc_json_str(c, "message") : "");
 		}
 	}
 	unsigned long long cases = jcount(cls, "cases"), min = jcount(cls, "min_cases");
@@ -319,13 +318,13 @@ static json_t *reasons_of(json_t *report, const cert_cases *cc)
 	/* the base (the profile's top level), then each extension the run covers */
 	class_reasons(cc, profile, NULL, reasons);
 	json_array_foreach(json_object_get(profile, "extensions"), i, o)
-	        class_reasons(cc, o, qc_report_str(o, "name"), reasons);
+	        class_reasons(cc, o, qc_json_str(o, "name"), reasons);
 	json_array_foreach(json_object_get(report, "waivers"), i, o)
 	{
 		if (json_is_true(json_object_get(o, "expired")))
 			reason(reasons, "waiver expired: '%s' (%s) held until %s",
-			       qc_report_str(o, "case"), qc_report_str(o, "reason"),
-			       qc_report_str(o, "expires"));
+			       qc_json_str(o, "case"), qc_json_str(o, "reason"),
+			       qc_json_str(o, "expires"));
 	}
 	if (!json_array_size(reasons) &&
 	    !json_is_true(json_object_get(json_object_get(report, "summary"), "conforms")))
@@ -363,7 +362,7 @@ static json_t *waiver_of(json_t *report, const char *name)
 	json_array_foreach(json_object_get(report, "waivers"), i, w)
 	{
 		if (!json_is_true(json_object_get(w, "expired")) &&
-		    fnmatch(qc_report_str(w, "case"), name, 0) == 0)
+		    fnmatch(qc_json_str(w, "case"), name, 0) == 0)
 			return w;
 	}
 	return NULL;
@@ -373,10 +372,9 @@ static json_t *waiver_of(json_t *report, const char *name)
  * reported through --remote (which the harness cannot check), what the plugin said of itself. */
 static json_t *provenance(json_t *plugin, json_t *engines)
 {
-	int dev_sha = !strcmp(qc_report_str(plugin, "sha256_source"), "device");
-	int offline = !strcmp(qc_report_str(plugin, "sha256_source"), "records");
-	int dev_pf =
-	        !strcmp(qc_report_str(json_object_get(plugin, "platform"), "source"), "device");
+	int dev_sha = !strcmp(qc_json_str(plugin, "sha256_source"), "device");
+	int offline = !strcmp(qc_json_str(plugin, "sha256_source"), "records");
+	int dev_pf = !strcmp(qc_json_str(json_object_get(plugin, "platform"), "source"), "device");
 	json_t *h = json_array(), *d = json_array(), *p = json_array();
 	const char *harness[] = {"verdicts", "cases", "specs", "profile", "report.sha256"};
 	for (size_t i = 0; i < sizeof harness / sizeof harness[0]; i++)
@@ -427,9 +425,9 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_object_set_new(p, "name",
 	                    json_is_object(profile) ? copy(profile, "name") : copy(run, "profile"));
 	json_object_set_new(p, "description",
-	                    pf && pf->description ? qc_report_jstring(pf->description)
+	                    pf && pf->description ? qc_json_new_string(pf->description)
 	                                          : json_null());
-	json_object_set_new(p, "path", pf && pf->path ? qc_report_jstring(pf->path) : json_null());
+	json_object_set_new(p, "path", pf && pf->path ? qc_json_new_string(pf->path) : json_null());
 	json_object_set_new(p, "sha256", pf && pf->sha256 ? json_string(pf->sha256) : json_null());
 	json_object_set_new(p, "min_cases", json_integer((json_int_t)jcount(profile, "min_cases")));
 	json_object_set_new(p, "cases", json_integer((json_int_t)jcount(profile, "cases")));
@@ -455,7 +453,7 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_array_foreach(cc.waived, i, c)
 	{
 		json_t *why = json_object_get(c, "waived");
-		json_t *w = waiver_of(report, qc_report_str(c, "name")),
+		json_t *w = waiver_of(report, qc_json_str(c, "name")),
 		       *e = json_object_get(w, "expires");
 		json_t *x = json_object();
 		json_object_set_new(x, "case", copy(c, "name"));
@@ -486,7 +484,7 @@ json_t *qc_certificate_build(qc_report *rep, const char *report_path, const char
 	json_object_set_new(cert, "started", copy(run, "started"));
 	json_object_set_new(cert, "finished", copy(summary, "finished"));
 	json_t *ev = json_object();
-	json_object_set_new(ev, "path", qc_report_jstring(report_path));
+	json_object_set_new(ev, "path", qc_json_new_string(report_path));
 	json_object_set_new(ev, "sha256", json_string(report_sha256));
 	json_object_set_new(cert, "report", ev);
 	cert_cases_free(&cc);

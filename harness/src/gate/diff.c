@@ -30,7 +30,7 @@ int qc_report_case_allowed(const json_t *c)
 {
 	static const char *const ok[] = {"PASS", "PASS_WITHIN_TOLERANCE", "NOT_SUPPORTED",
 	                                 "EXPECTED_ERROR"};
-	const char *v = qc_report_str(c, "verdict");
+	const char *v = qc_json_str(c, "verdict");
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
 		if (!strcmp(v, ok[i]))
 			return 1;
@@ -76,7 +76,7 @@ static void add(line *l, const char *fmt, ...)
 static const json_t *output_named(const json_t *outputs, const char *name)
 {
 	for (size_t i = 0; i < json_array_size(outputs); i++)
-		if (!strcmp(qc_report_str(json_array_get(outputs, i), "name"), name))
+		if (!strcmp(qc_json_str(json_array_get(outputs, i), "name"), name))
 			return json_array_get(outputs, i);
 	return NULL;
 }
@@ -96,7 +96,7 @@ static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b
 	const json_t *o;
 	json_array_foreach(bo, i, o)
 	{
-		const char *name = qc_report_str(o, "name");
+		const char *name = qc_json_str(o, "name");
 		const json_t *p = output_named(no, name);
 		if (!p)
 			continue;
@@ -109,8 +109,8 @@ static void compare_outputs(const json_t *bo, const json_t *no, line *w, line *b
 		         {"mse", "mse", 1, 0}};
 		int wn = 0, bn = 0;
 		for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-			double x = qc_report_num(json_object_get(o, m[k].key)),
-			       y = qc_report_num(json_object_get(p, m[k].key));
+			double x = qc_json_num(json_object_get(o, m[k].key)),
+			       y = qc_json_num(json_object_get(p, m[k].key));
 			if (m[k].absolute) {
 				x = fabs(x);
 				y = fabs(y);
@@ -182,7 +182,7 @@ static hpos *name_index(qc_report *r, size_t *n, hpos **fail, size_t *nfail, cha
 	int rc;
 	qc_report_rewind(r);
 	while ((rc = qc_report_next(r, &c, err, errsz)) > 0) {
-		uint64_t h = name_hash(qc_report_str(c, "name"));
+		uint64_t h = name_hash(qc_json_str(c, "name"));
 		hpos_add(&idx, n, &cap, h, qc_report_pos_of_last(r));
 		if (fail && !qc_report_case_allowed(c))
 			hpos_add(fail, nfail, &fcap, h, qc_report_pos_of_last(r));
@@ -215,7 +215,7 @@ static int find_case(qc_report *r, const hpos *idx, size_t n, const char *name, 
 	for (; lo < n && idx[lo].h == h; lo++) {
 		if (qc_report_at(r, idx[lo].pos, c, err, errsz) != 0)
 			return -1;
-		if (!strcmp(qc_report_str(*c, "name"), name))
+		if (!strcmp(qc_json_str(*c, "name"), name))
 			return 1;
 		json_decref(*c);
 		*c = NULL;
@@ -241,8 +241,7 @@ typedef struct opkey {
 
 static void op_key(const json_t *o, char *buf, size_t n)
 {
-	if (snprintf(buf, n, "%s/%s", qc_report_str(o, "semantics"), qc_report_str(o, "op")) >=
-	    (int)n)
+	if (snprintf(buf, n, "%s/%s", qc_json_str(o, "semantics"), qc_json_str(o, "op")) >= (int)n)
 		qc_utf8_trim_tail(buf, n - 1);
 }
 
@@ -259,8 +258,8 @@ static int shard_holds(const json_t *run, const char *name)
 {
 	const json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard)) {
-		int k = (int)qc_report_int(json_object_get(shard, "index")),
-		    cnt = (int)qc_report_int(json_object_get(shard, "count"));
+		int k = (int)qc_json_int(json_object_get(shard, "index")),
+		    cnt = (int)qc_json_int(json_object_get(shard, "count"));
 		if (cnt > 1 && qc_shard_of(name, cnt) != k)
 			return 0;
 	}
@@ -293,16 +292,16 @@ static int filters_select(const json_t *run, const char *name)
  * negative, which a refusal answers as an error does (README "Verdicts")? */
 static int covered(const json_t *c)
 {
-	return strcmp(qc_report_str(c, "verdict"), "NOT_SUPPORTED") != 0 ||
-	       !strcmp(qc_report_str(c, "expect"), "error");
+	return strcmp(qc_json_str(c, "verdict"), "NOT_SUPPORTED") != 0 ||
+	       !strcmp(qc_json_str(c, "expect"), "error");
 }
 
 /* A judged case the plugin reported on an accelerator in BASE and not in NEW (the CPU, or no
  * word) fell back: worse; the other way, better. Both are the plugin's word. */
 static void engine_change(json_t *bc, json_t *nc, line *w, line *b)
 {
-	int eb = qc_engine_of_kind(qc_report_str(json_object_get(bc, "engine"), "kind")),
-	    en = qc_engine_of_kind(qc_report_str(json_object_get(nc, "engine"), "kind"));
+	int eb = qc_engine_of_kind(qc_json_str(json_object_get(bc, "engine"), "kind")),
+	    en = qc_engine_of_kind(qc_json_str(json_object_get(nc, "engine"), "kind"));
 	int ab = qc_engine_meets(eb, "accelerator"), an = qc_engine_meets(en, "accelerator");
 	if (ab == an)
 		return;
@@ -383,7 +382,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 		return qc_errf(err, err_size,
 		               "the reports ran with different seeds (%lld, %lld): their inputs "
 		               "differ; compare runs of the same --seed",
-		               (long long)qc_report_int(bseed), (long long)qc_report_int(nseed));
+		               (long long)qc_json_int(bseed), (long long)qc_json_int(nseed));
 	size_t nn, nb, nfail = 0;
 	hpos *fail = NULL, *bidx = NULL,
 	     *idx = name_index(cur_r, &nn, &fail, &nfail, err, err_size);
@@ -404,8 +403,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 	for (int i = 0; i < n_ops; i++) {
 		ops[i].base_op = json_array_get(bops, (size_t)i);
 		op_key(ops[i].base_op, ops[i].key, sizeof ops[i].key);
-		ops[i].base_cases =
-		        (uint64_t)qc_report_int(json_object_get(ops[i].base_op, "cases"));
+		ops[i].base_cases = (uint64_t)qc_json_int(json_object_get(ops[i].base_op, "cases"));
 	}
 	for (size_t i = 0; i < json_array_size(nops); i++) {
 		char k[160];
@@ -414,7 +412,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 		opkey *ok = find_op(ops, n_ops, k);
 		if (ok) {
 			ok->cur_op = o;
-			ok->cur_cases = (uint64_t)qc_report_int(json_object_get(o, "cases"));
+			ok->cur_cases = (uint64_t)qc_json_int(json_object_get(o, "cases"));
 		}
 	}
 
@@ -447,7 +445,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 				rc = got;
 				break;
 			}
-			const char *name = qc_report_str(bc, "name");
+			const char *name = qc_json_str(bc, "name");
 			int hit = find_case(cur_r, idx, nn, name, &nc, err, err_size);
 			if (hit < 0) {
 				rc = -1;
@@ -464,7 +462,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 					                : "left out by NEW's --filter or --case";
 					char how[200];
 					snprintf(how, sizeof how, "%s (was %s)", why,
-					         qc_report_str(bc, "verdict"));
+					         qc_json_str(bc, "verdict"));
 					coverage_lost(&loss, &n_loss, opts, out, later, n, opname,
 					              name, how);
 					n->gone++;
@@ -475,15 +473,15 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 				n->compared++;
 				opkey *ok = find_op(ops, n_ops, opname);
 				if (ok &&
-				    !strcmp(qc_report_str(nc, "semantics"),
-				            qc_report_str(bc, "semantics")) &&
-				    !strcmp(qc_report_str(nc, "op"), qc_report_str(bc, "op")))
+				    !strcmp(qc_json_str(nc, "semantics"),
+				            qc_json_str(bc, "semantics")) &&
+				    !strcmp(qc_json_str(nc, "op"), qc_json_str(bc, "op")))
 					ok->common++;
 			}
 			line w = {0}, b = {0};
 			int was = qc_report_case_allowed(bc), is = qc_report_case_allowed(nc);
-			const char *vb = qc_report_str(bc, "verdict"),
-			           *vn = qc_report_str(nc, "verdict");
+			const char *vb = qc_json_str(bc, "verdict"),
+			           *vn = qc_json_str(nc, "verdict");
 			if (pass == PASS_REGRESSIONS && !was && !is)
 				n->still_failing++;
 			if (covered(bc) && !covered(nc)) {
@@ -540,7 +538,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 				rc = -1;
 				break;
 			}
-			const char *name = qc_report_str(c, "name");
+			const char *name = qc_json_str(c, "name");
 			int hit = find_case(base_r, bidx, nb, name, &in_base, err, err_size);
 			json_decref(in_base);
 			if (hit < 0)
@@ -550,7 +548,7 @@ int qc_diff_reports(qc_report *base_r, qc_report *cur_r, const qc_diff_opts *opt
 				op_key(c, opname, sizeof opname);
 				char *copy = strdup(name);
 				if (asprintf(&text, "regression  %s  %s: new case, %s\n", opname,
-				             name, qc_report_str(c, "verdict")) < 0 ||
+				             name, qc_json_str(c, "verdict")) < 0 ||
 				    !copy) {
 					fprintf(stderr, "qconform: out of memory\n");
 					exit(2);

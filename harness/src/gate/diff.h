@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "report/report_read.h" /* qc_report_num, qc_report_int */
+#include "report/report_read.h" /* qc_json_num, qc_json_int */
 
 /* Reports are read with qc_report_read (harness/src/report/report_html.h). */
 /* An allowed verdict (README "Verdicts"), or a failure a waiver accepted ("waived"). */

@@ -56,24 +56,24 @@ typedef struct mop {
  * the unsharded run's bit for bit. In steps and ULP they agree to rounding (diff's noise). */
 static void mout_add(mout *m, const json_t *o)
 {
-	double n = qc_report_num(json_object_get(o, "elements"));
-	double se = qc_report_num(json_object_get(o, "bias")) * n,
-	       se2 = qc_report_num(json_object_get(o, "mse")) * n;
+	double n = qc_json_num(json_object_get(o, "elements"));
+	double se = qc_json_num(json_object_get(o, "bias")) * n,
+	       se2 = qc_json_num(json_object_get(o, "mse")) * n;
 	int lsb = !strcmp(m->unit, "lsb");
 	m->n += n;
-	m->mismatches += qc_report_num(json_object_get(o, "mismatches"));
-	m->unpredictable += qc_report_num(json_object_get(o, "unpredictable"));
-	m->out_of_range += qc_report_num(json_object_get(o, "out_of_range"));
-	m->within += qc_report_num(json_object_get(o, "within_rounding"));
+	m->mismatches += qc_json_num(json_object_get(o, "mismatches"));
+	m->unpredictable += qc_json_num(json_object_get(o, "unpredictable"));
+	m->out_of_range += qc_json_num(json_object_get(o, "out_of_range"));
+	m->within += qc_json_num(json_object_get(o, "within_rounding"));
 	m->sum_e += lsb && isfinite(se) ? nearbyint(se) : se;
 	m->sum_e2 += lsb && isfinite(se2) ? nearbyint(se2) : se2;
-	double ma = qc_report_num(json_object_get(o, "max_abs"));
+	double ma = qc_json_num(json_object_get(o, "max_abs"));
 	if (ma > m->max_abs || isnan(ma))
 		m->max_abs = ma;
 	if (!lsb) {
-		double u = qc_report_num(json_object_get(o, "max_ulp")),
-		       a = qc_report_num(json_object_get(o, "max_abs_error")),
-		       r = qc_report_num(json_object_get(o, "max_rel_error"));
+		double u = qc_json_num(json_object_get(o, "max_ulp")),
+		       a = qc_json_num(json_object_get(o, "max_abs_error")),
+		       r = qc_json_num(json_object_get(o, "max_rel_error"));
 		if (u > m->max_ulp)
 			m->max_ulp = u;
 		if (a > m->max_abs_err)
@@ -87,7 +87,7 @@ static void mout_add(mout *m, const json_t *o)
 	{
 		for (int b = 0; b < QC_HIST_BINS; b++)
 			if (!strcmp(key, qc_hist_labels[b]))
-				m->hist[b] += qc_report_num(v);
+				m->hist[b] += qc_json_num(v);
 	}
 	/* without legal roundings other than the answer, every element that differs is
 	 * outside the band: the histogram's bins but 0 */
@@ -96,7 +96,7 @@ static void mout_add(mout *m, const json_t *o)
 	{
 		for (int b = 0; b < QC_HIST_BINS; b++)
 			if (!strcmp(key, qc_hist_labels[b]) && (out || strcmp(key, "0")))
-				m->hist_out[b] += qc_report_num(v);
+				m->hist_out[b] += qc_json_num(v);
 	}
 }
 
@@ -113,8 +113,8 @@ static json_t *hist_object(const double *h)
 static json_t *mout_json(const mout *m)
 {
 	json_t *o = json_object();
-	set(o, "name", qc_report_jstring(m->name));
-	set(o, "unit", qc_report_jstring(m->unit));
+	set(o, "name", qc_json_new_string(m->name));
+	set(o, "unit", qc_json_new_string(m->unit));
 	set(o, "elements", jnum(m->n));
 	set(o, "mismatches", jnum(m->mismatches));
 	set(o, "unpredictable", jnum(m->unpredictable));
@@ -152,8 +152,8 @@ static int shard_of(const json_t *r, int *index, int *count)
 		*index = *count = 1;
 		return 0;
 	}
-	*index = (int)qc_report_int(json_object_get(s, "index"));
-	*count = (int)qc_report_int(json_object_get(s, "count"));
+	*index = (int)qc_json_int(json_object_get(s, "index"));
+	*count = (int)qc_json_int(json_object_get(s, "count"));
 	return *count >= 1 && *index >= 1 && *index <= *count ? 0 : -1;
 }
 
@@ -164,8 +164,8 @@ static int same_specs(const json_t *a, const json_t *b)
 		return 0;
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		const json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
-		if (strcmp(qc_report_str(x, "path"), qc_report_str(y, "path")) ||
-		    strcmp(qc_report_str(x, "sha256"), qc_report_str(y, "sha256")))
+		if (strcmp(qc_json_str(x, "path"), qc_json_str(y, "path")) ||
+		    strcmp(qc_json_str(x, "sha256"), qc_json_str(y, "sha256")))
 			return 0;
 	}
 	return 1;
@@ -243,18 +243,18 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			        "%s is an interrupted run (%s after %llu of %llu cases): finish it "
 			        "with qconform run --resume %s, then merge",
 			        names[i], qc_report_stopped_by(intr, by, sizeof by),
-			        qc_report_key_count(intr, "cases_done"),
-			        qc_report_key_count(intr, "cases_planned"),
+			        qc_json_key_count(intr, "cases_done"),
+			        qc_json_key_count(intr, "cases_planned"),
 			        json_is_string(json_object_get(intr, "journal"))
-			                ? qc_report_str(intr, "journal")
+			                ? qc_json_str(intr, "journal")
 			                : "JOURNAL");
 			free(by_shard);
 			return NULL;
 		}
 		if (shard_of(reports[i], &k, &c) != 0)
 			what = "run.shard is not {index, count} with 1 <= index <= count";
-		else if (strcmp(qc_report_str(json_object_get(run, "plugin"), "sha256"),
-		                qc_report_str(json_object_get(run0, "plugin"), "sha256")))
+		else if (strcmp(qc_json_str(json_object_get(run, "plugin"), "sha256"),
+		                qc_json_str(json_object_get(run0, "plugin"), "sha256")))
 			what = "another plugin (sha256)";
 		else if (!json_equal(json_object_get(json_object_get(run, "plugin"), "options"),
 		                     json_object_get(json_object_get(run0, "plugin"), "options")))
@@ -313,15 +313,15 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		while ((rc = qc_report_next(reps[i], &c, err, err_size)) > 0) {
 			if (!json_is_number(json_object_get(c, "ordinal"))) {
 				qc_errf(err, err_size, "%s: case %s has no ordinal", names[i],
-				        qc_report_str(c, "name"));
+				        qc_json_str(c, "name"));
 				rc = -1;
 			} else if (nc == total) {
 				qc_errf(err, err_size, "%s: changed while read", names[i]);
 				rc = -1;
 			} else {
-				cases[nc++] = (qc_merge_case){
-				        qc_report_int(json_object_get(c, "ordinal")),
-				        qc_report_pos_of_last(reps[i]), i};
+				cases[nc++] =
+				        (qc_merge_case){qc_json_int(json_object_get(c, "ordinal")),
+				                        qc_report_pos_of_last(reps[i]), i};
 			}
 			json_decref(c);
 			if (rc < 0)
@@ -346,7 +346,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 				        i,
 				        i && cases[i].ordinal < (json_int_t)i + 1 ? "given twice"
 				                                                  : "missing",
-				        qc_report_str(c, "name"));
+				        qc_json_str(c, "name"));
 			json_decref(c);
 			qc_merge_order_free(order);
 			return NULL;
@@ -356,25 +356,25 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	set(out, "format", json_string("qconform-report"));
 	set(out, "format_version", json_integer(1));
 	json_t *run = json_deep_copy(run0);
-	set(run, "command", qc_report_jstring(command));
+	set(run, "command", qc_json_new_string(command));
 	set(run, "shard", json_null());
 	set(run, "merged_shards", json_integer(count));
-	const char *started = qc_report_str(run0, "started");
+	const char *started = qc_json_str(run0, "started");
 	json_t *specs = json_object_get(run, "specs");
 	for (int i = 1; i < n; i++) {
 		const json_t *ri = json_object_get(reports[i], "run");
-		if (strcmp(qc_report_str(ri, "started"), started) < 0)
-			started = qc_report_str(ri, "started");
+		if (strcmp(qc_json_str(ri, "started"), started) < 0)
+			started = qc_json_str(ri, "started");
 		for (size_t s = 0; s < json_array_size(specs); s++) {
 			json_t *sp = json_array_get(specs, s);
 			double c =
-			        qc_report_num(json_object_get(sp, "cases")) +
-			        qc_report_num(json_object_get(
+			        qc_json_num(json_object_get(sp, "cases")) +
+			        qc_json_num(json_object_get(
 			                json_array_get(json_object_get(ri, "specs"), s), "cases"));
 			set(sp, "cases", jnum(c));
 		}
 	}
-	set(run, "started", qc_report_jstring(started));
+	set(run, "started", qc_json_new_string(started));
 	set(out, "run", run);
 
 	json_t *jcases = json_array(); /* written from the order by qc_report_write */
@@ -394,27 +394,27 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		}
 		mop *o = NULL;
 		for (int k = 0; k < n_ops && !o; k++)
-			if (!strcmp(ops[k].op, qc_report_str(c, "op")) &&
-			    !strcmp(ops[k].semantics, qc_report_str(c, "semantics")))
+			if (!strcmp(ops[k].op, qc_json_str(c, "op")) &&
+			    !strcmp(ops[k].semantics, qc_json_str(c, "semantics")))
 				o = &ops[k];
 		if (!o) {
 			QC_GROW(ops, n_ops, cap, 16);
 			o = &ops[n_ops++];
 			memset(o, 0, sizeof *o);
 			qc_utf8_copy(o->semantics, sizeof o->semantics,
-			             qc_report_str(c, "semantics"));
-			qc_utf8_copy(o->op, sizeof o->op, qc_report_str(c, "op"));
+			             qc_json_str(c, "semantics"));
+			qc_utf8_copy(o->op, sizeof o->op, qc_json_str(c, "op"));
 		}
-		int v = qc_verdict_of_name(qc_report_str(c, "verdict"));
+		int v = qc_verdict_of_name(qc_json_str(c, "verdict"));
 		o->cases++;
 		if (v >= 0) {
 			o->verdicts[v]++;
 			verdicts[v]++;
 			if (qc_verdict_judged((qc_verdict)v))
 				es.engines[qc_engine_of_kind(
-				        qc_report_str(json_object_get(c, "engine"), "kind"))]++;
+				        qc_json_str(json_object_get(c, "engine"), "kind"))]++;
 		}
-		o->seconds += qc_report_num(json_object_get(c, "seconds"));
+		o->seconds += qc_json_num(json_object_get(c, "seconds"));
 		if (json_object_get(c, "waived"))
 			waived++;
 		conforms &= qc_report_case_allowed(c);
@@ -422,7 +422,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 		json_t *out_m;
 		json_array_foreach(json_object_get(c, "outputs"), j, out_m)
 		{
-			const char *name = qc_report_str(out_m, "name");
+			const char *name = qc_json_str(out_m, "name");
 			int k;
 			for (k = 0; k < o->n_outputs && strcmp(o->out[k].name, name); k++)
 				;
@@ -431,7 +431,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 					continue;
 				qc_utf8_copy(o->out[k].name, sizeof o->out[k].name, name);
 				qc_utf8_copy(o->out[k].unit, sizeof o->out[k].unit,
-				             qc_report_str(out_m, "unit"));
+				             qc_json_str(out_m, "unit"));
 				o->n_outputs++;
 			}
 			mout_add(&o->out[k], out_m);
@@ -442,8 +442,8 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	json_t *jops = json_array();
 	for (int i = 0; i < n_ops; i++) {
 		json_t *o = json_object();
-		set(o, "semantics", qc_report_jstring(ops[i].semantics));
-		set(o, "op", qc_report_jstring(ops[i].op));
+		set(o, "semantics", qc_json_new_string(ops[i].semantics));
+		set(o, "op", qc_json_new_string(ops[i].op));
 		set(o, "cases", jnum(ops[i].cases));
 		set(o, "verdicts", verdicts_json(ops[i].verdicts));
 		set(o, "seconds", jnum(ops[i].seconds));
@@ -466,8 +466,8 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			for (int i = 0; i < n; i++) {
 				const json_t *wi =
 				        json_array_get(json_object_get(reports[i], "waivers"), k);
-				matched += qc_report_num(json_object_get(wi, "matched"));
-				applied += qc_report_num(json_object_get(wi, "applied"));
+				matched += qc_json_num(json_object_get(wi, "matched"));
+				applied += qc_json_num(json_object_get(wi, "applied"));
 				expired |= json_is_true(json_object_get(wi, "expired"));
 			}
 			set(w, "matched", jnum(matched));
@@ -492,7 +492,7 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 			for (int i = 0; i < n_ops; i++) {
 				char key[128];
 				snprintf(key, sizeof key, "%s/%s", ops[i].semantics, ops[i].op);
-				if (!strcmp(key, qc_report_str(req, "op"))) {
+				if (!strcmp(key, qc_json_str(req, "op"))) {
 					v = ops[i].verdicts;
 					cases_of = ops[i].cases;
 				}
@@ -536,12 +536,12 @@ json_t *qc_merge_reports(qc_report *const *reps, const char *const *names, int n
 	double wall = 0;
 	for (int i = 0; i < n; i++) {
 		const json_t *s = json_object_get(reports[i], "summary");
-		if (strcmp(qc_report_str(s, "finished"), finished) > 0)
-			finished = qc_report_str(s, "finished");
+		if (strcmp(qc_json_str(s, "finished"), finished) > 0)
+			finished = qc_json_str(s, "finished");
 		/* the work of every shard, as if one machine had run them one after another */
-		wall += qc_report_num(json_object_get(s, "wall_seconds"));
+		wall += qc_json_num(json_object_get(s, "wall_seconds"));
 	}
-	set(sum, "finished", qc_report_jstring(finished));
+	set(sum, "finished", qc_json_new_string(finished));
 	set(sum, "wall_seconds", json_real(floor(wall * 1000 + 0.5) / 1000));
 	set(out, "summary", sum);
 	return out;

@@ -192,7 +192,7 @@ int qc_journal_close(qc_journal *j)
 
 static uint64_t count_of(const json_t *o, const char *key)
 {
-	return (uint64_t)qc_report_count(json_object_get(o, key));
+	return (uint64_t)qc_json_count(json_object_get(o, key));
 }
 
 /* A case line: 0, or -1 if it is not one (why says what is wrong, when not NULL). Its verdict
@@ -261,8 +261,8 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	/* a replayed case's unit and metrics: only values the judge can make */
 	memset(r, 0, sizeof *r);
 	r->verdict = (qc_verdict)vi;
-	r->seconds = qc_report_num(json_object_get(c, "seconds"));
-	qc_utf8_copy(r->message, sizeof r->message, qc_report_str(c, "message"));
+	r->seconds = qc_json_num(json_object_get(c, "seconds"));
+	qc_utf8_copy(r->message, sizeof r->message, qc_json_str(c, "message"));
 	/* the engine the plugin reported, for summary.engines */
 	r->engine = qc_verdict_judged(r->verdict) ? QCF_ENGINE_UNREPORTED : -1;
 	json_t *eng = json_object_get(c, "engine");
@@ -274,7 +274,7 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 	for (int k = 0; k < r->n_outputs; k++) {
 		json_t *s = json_array_get(stats, (size_t)k);
 		qc_metrics *m = &r->m[k];
-		json_int_t unit = qc_report_int(json_object_get(s, "unit"));
+		json_int_t unit = qc_json_int(json_object_get(s, "unit"));
 		qc_metrics_init(m, unit >= 0 && unit <= QC_UNIT_ULP ? (qc_unit)unit : (qc_unit)0);
 		m->n = count_of(s, "n");
 		m->mismatches = count_of(s, "mismatches");
@@ -284,16 +284,16 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 		m->tol_mismatches = count_of(s, "tol_mismatches");
 		json_t *h = json_object_get(s, "hist");
 		for (int b = 0; b < QC_HIST_BINS; b++)
-			m->hist[b] = (uint64_t)qc_report_count(json_array_get(h, (size_t)b));
-		m->max_abs = qc_report_num(json_object_get(s, "max_abs"));
-		m->sum_e = qc_report_num(json_object_get(s, "sum_e"));
-		m->sum_e2 = qc_report_num(json_object_get(s, "sum_e2"));
-		m->max_ulp = qc_report_num(json_object_get(s, "max_ulp"));
-		m->max_abs_err = qc_report_num(json_object_get(s, "max_abs_err"));
-		m->max_rel_err = qc_report_num(json_object_get(s, "max_rel_err"));
-		m->tol_max_abs = qc_report_num(json_object_get(s, "tol_max_abs"));
-		m->tol_sum_e = qc_report_num(json_object_get(s, "tol_sum_e"));
-		m->tol_sum_e2 = qc_report_num(json_object_get(s, "tol_sum_e2"));
+			m->hist[b] = (uint64_t)qc_json_count(json_array_get(h, (size_t)b));
+		m->max_abs = qc_json_num(json_object_get(s, "max_abs"));
+		m->sum_e = qc_json_num(json_object_get(s, "sum_e"));
+		m->sum_e2 = qc_json_num(json_object_get(s, "sum_e2"));
+		m->max_ulp = qc_json_num(json_object_get(s, "max_ulp"));
+		m->max_abs_err = qc_json_num(json_object_get(s, "max_abs_err"));
+		m->max_rel_err = qc_json_num(json_object_get(s, "max_rel_err"));
+		m->tol_max_abs = qc_json_num(json_object_get(s, "tol_max_abs"));
+		m->tol_sum_e = qc_json_num(json_object_get(s, "tol_sum_e"));
+		m->tol_sum_e2 = qc_json_num(json_object_get(s, "tol_sum_e2"));
 	}
 	json_decref(v);
 	return 0;
@@ -317,7 +317,7 @@ static json_t *parse_header(const char *path, const char *line, size_t len, char
 		json_decref(h);
 		return NULL;
 	}
-	if (qc_report_int(json_object_get(h, "format_version")) != QC_JOURNAL_FORMAT ||
+	if (qc_json_int(json_object_get(h, "format_version")) != QC_JOURNAL_FORMAT ||
 	    !json_is_object(json_object_get(h, "identity"))) {
 		snprintf(err, err_size,
 		         "%s: journal format_version is not %d (or its header is "

@@ -120,9 +120,9 @@ static void head(FILE *f, json_t *run)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
 	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
 	fputs("<title>qconform report: ", f);
-	esc(f, qc_report_str(plugin, "name"));
+	esc(f, qc_json_str(plugin, "name"));
 	fputs(" ", f);
-	esc(f, qc_report_str(plugin, "version"));
+	esc(f, qc_json_str(plugin, "version"));
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
@@ -131,7 +131,7 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 	fputs("<ul class=\"counts\">", f);
 	for (int v = 0; v < QC_N_VERDICTS; v++) {
 		const char *name = qc_verdict_name((qc_verdict)v);
-		unsigned long long n = qc_report_key_count(verdicts, name);
+		unsigned long long n = qc_json_key_count(verdicts, name);
 		fprintf(f, "<li class=\"v-%s%s\"><b id=\"%s%s\">%llu</b>%s</li>", name,
 		        n ? "" : " zero", id_prefix, name, n, name);
 	}
@@ -311,20 +311,20 @@ static void where_along(json_t *op, json_t *c)
 		json_t *fa = json_object_get(o, "failing_along");
 		if (!json_is_object(fa))
 			continue;
-		json_int_t ax = qc_report_int(json_object_get(fa, "axis"));
+		json_int_t ax = qc_json_int(json_object_get(fa, "axis"));
 		const char *an = json_string_value(json_array_get(json_object_get(o, "axes"), ax));
 		char axis[32], key[256];
 		if (an)
 			snprintf(axis, sizeof axis, "%s", an);
 		else
 			snprintf(axis, sizeof axis, "axis %" JSON_INTEGER_FORMAT, ax);
-		snprintf(key, sizeof key, "%s\n%s", qc_report_str(o, "name"), axis);
+		snprintf(key, sizeof key, "%s\n%s", qc_json_str(o, "name"), axis);
 		json_t *t = json_object_get(along, key);
 		if (!t) {
 			if (json_object_size(along) >= WHERE_AXES)
 				continue;
 			json_t *ch = json_object_get(o, "channel_axis");
-			t = json_pack("{s:s,s:s,s:b,s:{},s:i}", "output", qc_report_str(o, "name"),
+			t = json_pack("{s:s,s:s,s:b,s:{},s:i}", "output", qc_json_str(o, "name"),
 			              "axis", axis, "channel",
 			              json_is_integer(ch) && json_integer_value(ch) == ax, "counts",
 			              "other", 0);
@@ -337,20 +337,20 @@ static void where_along(json_t *op, json_t *c)
 		{
 			if (json_object_get(counts, idx) ||
 			    json_object_size(counts) < WHERE_INDICES)
-				count_add(counts, idx, (json_int_t)qc_report_count(n));
+				count_add(counts, idx, (json_int_t)qc_json_count(n));
 			else
-				count_add(t, "other", (json_int_t)qc_report_count(n));
+				count_add(t, "other", (json_int_t)qc_json_count(n));
 		}
-		count_add(t, "other", (json_int_t)qc_report_key_count(fa, "other"));
+		count_add(t, "other", (json_int_t)qc_json_key_count(fa, "other"));
 	}
 }
 
 static void page_case(page_cases *pc, json_t *c, size_t i)
 {
 	char key[512];
-	const char *verdict = qc_report_str(c, "verdict");
+	const char *verdict = qc_json_str(c, "verdict");
 	int v = qc_verdict_of_name(verdict);
-	op_slot(key, sizeof key, qc_report_str(c, "semantics"), qc_report_str(c, "op"));
+	op_slot(key, sizeof key, qc_json_str(c, "semantics"), qc_json_str(c, "op"));
 	if (is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
 		json_array_append_new(pc->failing_list, json_pack("[IO]", (json_int_t)i, c));
 	if (v == QC_PASS_WITHIN_TOLERANCE && pc->within++ < QC_HTML_MAX_WITHIN)
@@ -365,7 +365,7 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 	if (where) {
 		count_add(where, "cases", 1);
 		count_add(where, "failing", is_failing(v));
-		where_params(where, qc_report_str(c, "params"), is_failing(v));
+		where_params(where, qc_json_str(c, "params"), is_failing(v));
 		if (is_failing(v))
 			where_along(where, c);
 	}
@@ -375,7 +375,7 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 	json_t *seen = json_object_get(pc->unsupported, key);
 	if (!seen)
 		json_object_set_new(pc->unsupported, key, seen = json_object());
-	const char *msg = qc_report_str(c, "message");
+	const char *msg = qc_json_str(c, "message");
 	json_t *e = json_object_get(seen, msg);
 	if (e)
 		json_array_set_new(e, 0,
@@ -402,9 +402,9 @@ static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t err
 		unsigned long long bad = 0;
 		for (int x = 0; x < QC_N_VERDICTS; x++)
 			if (is_failing(x))
-				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)x));
+				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)x));
 		char key[512];
-		op_slot(key, sizeof key, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		op_slot(key, sizeof key, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
 		if (bad && !json_object_get(pc->where, key))
 			json_object_set_new(pc->where, key, where_new());
 	}
@@ -423,7 +423,7 @@ static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t err
 static unsigned long long waived_in(json_t *r, const page_cases *pc, const char *sem,
                                     const char *op)
 {
-	if (!qc_report_key_count(json_object_get(r, "summary"), "waived"))
+	if (!qc_json_key_count(json_object_get(r, "summary"), "waived"))
 		return 0;
 	char key[512];
 	op_slot(key, sizeof key, sem, op);
@@ -447,26 +447,26 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		char by[64];
 		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
 		esc(f, qc_report_stopped_by(intr, by, sizeof by));
-		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
+		unsigned long long planned = qc_json_key_count(intr, "cases_planned");
 		fprintf(f,
 		        " after <b>%llu</b> of %llu case%s: the cases below are the ones that "
 		        "finished",
-		        qc_report_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
+		        qc_json_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
 		if (json_is_string(json_object_get(intr, "journal"))) {
 			fputs("; resume with <code>qconform run --resume ", f);
-			esc(f, qc_report_str(intr, "journal"));
+			esc(f, qc_json_str(intr, "journal"));
 			fputs("</code>", f);
 		}
 		fputs("</div>\n", f);
 	}
 	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, qc_report_str(plugin, "name"));
+	esc(f, qc_json_str(plugin, "name"));
 	fputs("</b> ", f);
-	esc(f, qc_report_str(plugin, "version"));
-	unsigned long long total = qc_report_key_count(summary, "cases");
+	esc(f, qc_json_str(plugin, "version"));
+	unsigned long long total = qc_json_key_count(summary, "cases");
 	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> case%s in %s s &middot; %s</div>\n",
 	        total, total == 1 ? "" : "s",
-	        qc_report_num_text(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
+	        qc_json_num_text(ws, sizeof ws, json_object_get(summary, "wall_seconds")),
 	        ok ? "every verdict allowed" : "failing cases are listed below");
 	verdict_counts(f, json_object_get(summary, "verdicts"), "count-");
 	/* where it failed: each operator with failing cases, linked to its table row */
@@ -478,8 +478,8 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
-		bad -= waived_in(r, pc, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= waived_in(r, pc, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
 		if (!bad)
 			continue;
 		if (shown++ == 12) {
@@ -488,14 +488,14 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		}
 		fputs(shown == 1 ? "<div class=\"failing\">Failing: " : " &middot; ", f);
 		fprintf(f, "<a href=\"#op-%zu\">", i);
-		esc(f, qc_report_str(o, "semantics"));
+		esc(f, qc_json_str(o, "semantics"));
 		fputs("/", f);
-		esc(f, qc_report_str(o, "op"));
-		fprintf(f, "</a> (%llu of %llu)", bad, qc_report_key_count(o, "cases"));
+		esc(f, qc_json_str(o, "op"));
+		fprintf(f, "</a> (%llu of %llu)", bad, qc_json_key_count(o, "cases"));
 	}
 	if (shown)
 		fputs("</div>\n", f);
-	unsigned long long waived = qc_report_key_count(summary, "waived");
+	unsigned long long waived = qc_json_key_count(summary, "waived");
 	if (waived)
 		fprintf(f,
 		        "<div class=\"failing\"><b id=\"waived\">%llu</b> failing %s accepted by a "
@@ -523,8 +523,8 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 	if (!json_is_object(p))
 		return;
 	json_t *ops = json_object_get(p, "required_ops");
-	unsigned long long cases = qc_report_key_count(p, "cases"),
-	                   min = qc_report_key_count(p, "min_cases");
+	unsigned long long cases = qc_json_key_count(p, "cases"),
+	                   min = qc_json_key_count(p, "min_cases");
 	int ok = json_is_true(json_object_get(json_object_get(r, "summary"), "conforms")) &&
 	         cases >= min;
 	size_t i;
@@ -535,14 +535,14 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k) || k == QC_NOT_SUPPORTED)
-				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
-		bad -= op_waived(r, pc, qc_report_str(o, "op"));
-		if (!qc_report_key_count(o, "cases") || bad)
+				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
+		bad -= op_waived(r, pc, qc_json_str(o, "op"));
+		if (!qc_json_key_count(o, "cases") || bad)
 			ok = 0;
 	}
 	fprintf(f, "<section class=\"profile %s\" id=\"profile\">\n<h2>Profile ",
 	        ok ? "ok" : "bad");
-	esc(f, qc_report_str(p, "name"));
+	esc(f, qc_json_str(p, "name"));
 	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
 	        ok ? "CONFORMS" : "DOES NOT CONFORM");
 	fprintf(f, "<p><b>%llu</b> case%s (the profile asks for at least %llu)%s. ", cases,
@@ -556,22 +556,21 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 	{
 		json_t *v = json_object_get(o, "verdicts");
 		const char *why = NULL;
-		if (!qc_report_key_count(o, "cases"))
+		if (!qc_json_key_count(o, "cases"))
 			why = "no cases ran";
-		else if (qc_report_key_count(v, "NOT_SUPPORTED"))
+		else if (qc_json_key_count(v, "NOT_SUPPORTED"))
 			why = "not supported";
-		unsigned long long failing = 0, waived = op_waived(r, pc, qc_report_str(o, "op"));
+		unsigned long long failing = 0, waived = op_waived(r, pc, qc_json_str(o, "op"));
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				failing += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+				failing += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		if (!why && failing > waived)
 			why = "failing cases";
 		fprintf(f, "<tr%s><td>", why ? " class=\"bad\"" : "");
-		esc(f, qc_report_str(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		esc(f, qc_json_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
 		for (int k = 0; k < QC_N_VERDICTS; k++) {
-			unsigned long long n =
-			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+			unsigned long long n = qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
 		}
 		if (why || !waived)
@@ -615,40 +614,40 @@ static void plugin_rows(FILE *f, json_t *plugin)
 	char buf[64];
 	/* what the device reported (--remote, or an offline runner's records) is said to be so,
 	 * on the row itself */
-	int dev = !strcmp(qc_report_str(plugin, "sha256_source"), "device");
-	int rec = !strcmp(qc_report_str(plugin, "sha256_source"), "records");
+	int dev = !strcmp(qc_json_str(plugin, "sha256_source"), "device");
+	int rec = !strcmp(qc_json_str(plugin, "sha256_source"), "records");
 	kv_row(f, rec ? "plugin (as the runner recorded it, reported by the device)" : "plugin",
-	       qc_report_str(plugin, "name"), 0);
+	       qc_json_str(plugin, "name"), 0);
 	kv_row(f, rec ? "plugin version (reported by the device)" : "plugin version",
-	       qc_report_str(plugin, "version"), 0);
-	snprintf(buf, sizeof buf, "%llu", qc_report_key_count(plugin, "abi_version"));
+	       qc_json_str(plugin, "version"), 0);
+	snprintf(buf, sizeof buf, "%llu", qc_json_key_count(plugin, "abi_version"));
 	kv_row(f, rec ? "plugin ABI (reported by the device)" : "plugin ABI", buf, 0);
 	kv_row(f,
 	       dev   ? "plugin path (reported by the device)"
 	       : rec ? "the runner's records (offline)"
 	             : "plugin path",
-	       qc_report_str(plugin, "path"), 1);
+	       qc_json_str(plugin, "path"), 1);
 	kv_row(f,
 	       dev   ? "plugin sha256 (reported by the device, not verified by the harness)"
 	       : rec ? "sha256 of the runner's records (computed by the harness)"
 	             : "plugin sha256 (computed by the harness)",
-	       qc_report_str(plugin, "sha256"), 1);
+	       qc_json_str(plugin, "sha256"), 1);
 	json_t *pf = json_object_get(plugin, "platform");
 	if (pf) {
-		int pdev = !strcmp(qc_report_str(pf, "source"), "device");
+		int pdev = !strcmp(qc_json_str(pf, "source"), "device");
 		char line[700];
-		snprintf(line, sizeof line, "%s, %s%s%s", qc_report_str(pf, "machine"),
-		         qc_report_str(pf, "system"), *qc_report_str(pf, "cpu") ? "; " : "",
-		         qc_report_str(pf, "cpu"));
+		snprintf(line, sizeof line, "%s, %s%s%s", qc_json_str(pf, "machine"),
+		         qc_json_str(pf, "system"), *qc_json_str(pf, "cpu") ? "; " : "",
+		         qc_json_str(pf, "cpu"));
 		kv_row(f, pdev ? "ran on (reported by the device)" : "ran on (seen by the harness)",
 		       line, 0);
-		if (*qc_report_str(pf, "emulation"))
-			kv_row(f, "EMULATED", qc_report_str(pf, "emulation"), 0);
+		if (*qc_json_str(pf, "emulation"))
+			kv_row(f, "EMULATED", qc_json_str(pf, "emulation"), 0);
 	}
-	const char *sb = qc_report_str(plugin, "sandbox");
+	const char *sb = qc_json_str(plugin, "sandbox");
 	if (*sb) {
 		char line[400];
-		int weak = !strcmp(qc_report_str(plugin, "sandbox_isolation"), "reduced");
+		int weak = !strcmp(qc_json_str(plugin, "sandbox_isolation"), "reduced");
 		snprintf(line, sizeof line, "%s%s", weak ? "WEAKER, no namespaces: " : "", sb);
 		kv_row(f, "sandbox", line, 0);
 	}
@@ -677,11 +676,11 @@ static void spec_rows(FILE *f, json_t *specs)
 	json_array_foreach(specs, i, x)
 	{
 		fputs("<tr><td>", f);
-		esc(f, qc_report_str(x, "path"));
+		esc(f, qc_json_str(x, "path"));
 		fputs("</td><td><code>", f);
-		esc(f, qc_report_str(x, "sha256"));
+		esc(f, qc_json_str(x, "sha256"));
 		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
-		        qc_report_key_count(x, "cases"));
+		        qc_json_key_count(x, "cases"));
 	}
 }
 
@@ -692,7 +691,7 @@ static void kv_seed(FILE *f, json_t *seed)
 	if (json_is_integer(seed))
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
 	else
-		qc_report_num_text(buf, sizeof buf, seed);
+		qc_json_num_text(buf, sizeof buf, seed);
 	kv_row(f, "seed", buf, 0);
 }
 
@@ -702,14 +701,14 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	json_t *plugin = json_object_get(run, "plugin");
 	char buf[64];
 	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
-	kv_row(f, "qconform", qc_report_str(run, "qconform_version"), 0);
+	kv_row(f, "qconform", qc_json_str(run, "qconform_version"), 0);
 	kv_seed(f, json_object_get(run, "seed"));
-	kv_row(f, "started", qc_report_str(run, "started"), 0);
-	kv_row(f, "finished", qc_report_str(summary, "finished"), 0);
-	kv_row(f, "host", qc_report_str(run, "host"), 0);
-	kv_row(f, "command", qc_report_str(run, "command"), 1);
+	kv_row(f, "started", qc_json_str(run, "started"), 0);
+	kv_row(f, "finished", qc_json_str(summary, "finished"), 0);
+	kv_row(f, "host", qc_json_str(run, "host"), 0);
+	kv_row(f, "command", qc_json_str(run, "command"), 1);
 	kv_row(f, "timeout per case",
-	       qc_report_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
+	       qc_json_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
 	json_t *prof = json_object_get(run, "profile");
 	kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
 	json_t *filters = json_object_get(run, "filters");
@@ -738,23 +737,23 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	}
 	json_t *shard = json_object_get(run, "shard");
 	if (json_is_object(shard)) {
-		snprintf(buf, sizeof buf, "%llu of %llu", qc_report_key_count(shard, "index"),
-		         qc_report_key_count(shard, "count"));
+		snprintf(buf, sizeof buf, "%llu of %llu", qc_json_key_count(shard, "index"),
+		         qc_json_key_count(shard, "count"));
 		kv_row(f, "shard", buf, 0);
 	}
 	if (json_object_get(run, "merged_shards")) {
 		snprintf(buf, sizeof buf, "merged from %llu shard reports",
-		         qc_report_key_count(run, "merged_shards"));
+		         qc_json_key_count(run, "merged_shards"));
 		kv_row(f, "shards", buf, 0);
 	}
 	fputs("</table>\n<table class=\"kv\">\n", f);
 	plugin_rows(f, plugin);
-	engine_row(f, json_object_get(summary, "engines"), qc_report_str(run, "require_engine"));
+	engine_row(f, json_object_get(summary, "engines"), qc_json_str(run, "require_engine"));
 	kv_row(f, "JSON report", json_path, 1);
 	fputs("</table></div>\n", f);
 	json_t *specs = json_object_get(run, "specs");
 	unsigned long long total = 0;
-	json_array_foreach(specs, i, x) total += qc_report_key_count(x, "cases");
+	json_array_foreach(specs, i, x) total += qc_json_key_count(x, "cases");
 	fprintf(f,
 	        "<details id=\"specs\"><summary>%zu spec file%s, %llu case%s (path, sha256, "
 	        "cases of each)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
@@ -780,7 +779,7 @@ static int hist_counts(json_t *hist, unsigned long long c[QC_HIST_BINS])
 {
 	int n = 0;
 	for (int b = 0; b < QC_HIST_BINS; b++) {
-		c[b] = qc_report_key_count(hist, qc_hist_labels[b]);
+		c[b] = qc_json_key_count(hist, qc_hist_labels[b]);
 		n += c[b] != 0;
 	}
 	return n;
@@ -829,7 +828,7 @@ static void outside_counts(json_t *outside, const unsigned long long *c,
                            unsigned long long o[QC_HIST_BINS])
 {
 	for (int b = 0; b < QC_HIST_BINS; b++)
-		o[b] = outside ? qc_report_key_count(outside, qc_hist_labels[b]) : c[b];
+		o[b] = outside ? qc_json_key_count(outside, qc_hist_labels[b]) : c[b];
 }
 
 /* A small histogram for the operator table: one bar per non-empty bin (log scale), the bins
@@ -946,19 +945,19 @@ static void ops_table(FILE *f, json_t *r)
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			if (is_failing(k))
-				bad += qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
-		int ns = qc_report_key_count(v, "NOT_SUPPORTED") != 0;
+				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
+		int ns = qc_json_key_count(v, "NOT_SUPPORTED") != 0;
 		fprintf(f, "<tr id=\"op-%zu\"%s><td>", i,
 		        bad  ? " class=\"bad\""
 		        : ns ? " class=\"ns\""
 		             : "");
-		esc(f, qc_report_str(o, "semantics"));
+		esc(f, qc_json_str(o, "semantics"));
 		fputs("</td><td>", f);
-		esc(f, qc_report_str(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		esc(f, qc_json_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
 		for (size_t k = 0; k < sizeof op_cols / sizeof op_cols[0]; k++) {
 			unsigned long long n =
-			        qc_report_key_count(v, qc_verdict_name((qc_verdict)op_cols[k]));
+			        qc_json_key_count(v, qc_verdict_name((qc_verdict)op_cols[k]));
 			fprintf(f, "<td class=\"n%s\">%llu</td>",
 			        !n                       ? " z"
 			        : is_failing(op_cols[k]) ? " bad"
@@ -974,12 +973,12 @@ static void ops_table(FILE *f, json_t *r)
 			if (k)
 				fputs("<br>", f);
 			if (json_array_size(outs) > 1) {
-				esc(f, qc_report_str(m, "name"));
+				esc(f, qc_json_str(m, "name"));
 				fputs(": ", f);
 			}
 			fprintf(f, "%s ",
-			        qc_report_num_text(b, sizeof b, json_object_get(m, "max_abs")));
-			esc(f, qc_report_str(m, "unit"));
+			        qc_json_num_text(b, sizeof b, json_object_get(m, "max_abs")));
+			esc(f, qc_json_str(m, "unit"));
 		}
 		if (!json_array_size(outs))
 			fputs("&ndash;", f);
@@ -990,7 +989,7 @@ static void ops_table(FILE *f, json_t *r)
 				fputs("<br>", f);
 			mini_hist(f, json_object_get(m, "histogram"),
 			          json_object_get(m, "histogram_outside_band"),
-			          safe_unit(qc_report_str(m, "unit")));
+			          safe_unit(qc_json_str(m, "unit")));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -1013,15 +1012,15 @@ static void waivers(FILE *f, json_t *r)
 	{
 		int expired = json_is_true(json_object_get(w, "expired"));
 		fprintf(f, "<tr%s><td><code>", expired ? " class=\"bad\"" : "");
-		esc(f, qc_report_str(w, "case"));
+		esc(f, qc_json_str(w, "case"));
 		fputs("</code></td><td>", f);
-		esc(f, qc_report_str(w, "reason"));
+		esc(f, qc_json_str(w, "reason"));
 		fputs("</td><td>", f);
 		json_t *e = json_object_get(w, "expires");
 		esc(f, json_is_string(e) ? json_string_value(e) : "never");
 		fprintf(f, "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-		        expired ? " (expired: fails the run)" : "",
-		        qc_report_key_count(w, "matched"), qc_report_key_count(w, "applied"));
+		        expired ? " (expired: fails the run)" : "", qc_json_key_count(w, "matched"),
+		        qc_json_key_count(w, "applied"));
 	}
 	fputs("</table>\n", f);
 }
@@ -1050,7 +1049,7 @@ static void coords_cell(FILE *f, json_t *coords, json_t *axes)
 			esc(f, json_string_value(json_array_get(axes, d)));
 			fputc('=', f);
 		}
-		fprintf(f, "%llu", qc_report_count(v));
+		fprintf(f, "%llu", qc_json_count(v));
 	}
 }
 
@@ -1072,7 +1071,7 @@ static void worst_table(FILE *f, json_t *o)
 		inputs |= json_object_get(e, "inputs") != NULL;
 		json_t *l = json_object_get(e, "legal");
 		band |= json_array_size(l) == 2 &&
-		        qc_report_num(json_array_get(l, 0)) != qc_report_num(json_array_get(l, 1));
+		        qc_json_num(json_array_get(l, 0)) != qc_json_num(json_array_get(l, 1));
 	}
 	if (!json_array_size(worst))
 		return;
@@ -1096,11 +1095,11 @@ static void worst_table(FILE *f, json_t *o)
 	json_array_foreach(worst, w, e)
 	{
 		json_t *beyond = json_object_get(e, "beyond");
-		int out = !beyond || qc_report_num(beyond) != 0;
+		int out = !beyond || qc_json_num(beyond) != 0;
 		fprintf(f, "<tr%s><td class=\"n\">%llu</td>",
 		        out ? " class=\"out\" title=\"outside every legal output\""
 		            : " class=\"legal\" title=\"a legal rounding\"",
-		        qc_report_key_count(e, "index"));
+		        qc_json_key_count(e, "index"));
 		if (coords) {
 			fputs("<td>", f);
 			coords_cell(f, json_object_get(e, "coords"), json_object_get(o, "axes"));
@@ -1115,31 +1114,30 @@ static void worst_table(FILE *f, json_t *o)
 			{
 				fputs(first ? "" : ", ", f);
 				esc(f, in);
-				fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
+				fprintf(f, " = %s", qc_json_num_text(b1, sizeof b1, iv));
 				first = 0;
 			}
 			fputs("</td>", f);
 		}
 		fprintf(f, "<td class=\"n\">%s</td>",
-		        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")));
+		        qc_json_num_text(b1, sizeof b1, json_object_get(e, "expected")));
 		if (band) {
 			json_t *l = json_object_get(e, "legal");
 			fprintf(f, "<td class=\"n\">%s to %s</td>",
-			        qc_report_num_text(b2, sizeof b2, json_array_get(l, 0)),
-			        qc_report_num_text(b3, sizeof b3, json_array_get(l, 1)));
+			        qc_json_num_text(b2, sizeof b2, json_array_get(l, 0)),
+			        qc_json_num_text(b3, sizeof b3, json_array_get(l, 1)));
 		}
 		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
-		        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
-		        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
+		        qc_json_num_text(b2, sizeof b2, json_object_get(e, "got")),
+		        qc_json_num_text(b3, sizeof b3, json_object_get(e, "error")));
 		if (terms)
 			fprintf(f, "<td class=\"n\">%s</td>",
 			        json_object_get(e, "acc")
-			                ? qc_report_num_text(b1, sizeof b1,
-			                                     json_object_get(e, "acc"))
+			                ? qc_json_num_text(b1, sizeof b1, json_object_get(e, "acc"))
 			                : "");
 		if (reals && json_object_get(e, "real"))
 			fprintf(f, "<td class=\"n\">%.9g</td>",
-			        qc_report_num(json_object_get(e, "real")));
+			        qc_json_num(json_object_get(e, "real")));
 		else if (reals)
 			fputs("<td></td>", f);
 		fputs("</tr>\n", f);
@@ -1150,29 +1148,29 @@ static void worst_table(FILE *f, json_t *o)
 static void case_article(FILE *f, json_t *c, size_t index)
 {
 	/* names written into markup unescaped come from qconform's own tables */
-	int vi = qc_verdict_of_name(qc_report_str(c, "verdict"));
+	int vi = qc_verdict_of_name(qc_json_str(c, "verdict"));
 	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
 	char b1[32], b2[32];
 	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
 	        verdict, index, verdict);
 	esc(f, verdict);
 	fputs("</span><span class=\"name\">", f);
-	esc(f, qc_report_str(c, "name"));
+	esc(f, qc_json_str(c, "name"));
 	fputs("</span></h3>\n<table class=\"kv\">\n", f);
-	kv_row(f, "message", qc_report_str(c, "message"), 0);
+	kv_row(f, "message", qc_json_str(c, "message"), 0);
 	fputs("<tr><th>operator</th><td>", f);
-	esc(f, qc_report_str(c, "semantics"));
+	esc(f, qc_json_str(c, "semantics"));
 	fputs("/", f);
-	esc(f, qc_report_str(c, "op"));
+	esc(f, qc_json_str(c, "op"));
 	fputs("</td></tr>\n", f);
-	kv_row(f, "spec", qc_report_str(c, "spec"), 0);
-	kv_row(f, "params", qc_report_str(c, "params"), 1);
-	kv_row(f, "case seed", qc_report_str(c, "seed"), 1);
+	kv_row(f, "spec", qc_json_str(c, "spec"), 0);
+	kv_row(f, "params", qc_json_str(c, "params"), 1);
+	kv_row(f, "case seed", qc_json_str(c, "seed"), 1);
 	if (json_object_get(c, "waived"))
-		kv_row(f, "waived", qc_report_str(c, "waived"), 0);
-	kv_row(f, "expect", qc_report_str(c, "expect"), 0);
-	kv_row(f, "kernel seconds",
-	       qc_report_num_text(b1, sizeof b1, json_object_get(c, "seconds")), 0);
+		kv_row(f, "waived", qc_json_str(c, "waived"), 0);
+	kv_row(f, "expect", qc_json_str(c, "expect"), 0);
+	kv_row(f, "kernel seconds", qc_json_num_text(b1, sizeof b1, json_object_get(c, "seconds")),
+	       0);
 	json_t *aq = json_object_get(c, "auto_quant");
 	if (json_is_object(aq)) {
 		const char *k;
@@ -1182,24 +1180,23 @@ static void case_article(FILE *f, json_t *c, size_t index)
 		{
 			esc(f, k);
 			fprintf(f, ": scale %s, zero point %s; ",
-			        qc_report_num_text(b1, sizeof b1, json_object_get(q, "scale")),
-			        qc_report_num_text(b2, sizeof b2,
-			                           json_object_get(q, "zero_point")));
+			        qc_json_num_text(b1, sizeof b1, json_object_get(q, "scale")),
+			        qc_json_num_text(b2, sizeof b2, json_object_get(q, "zero_point")));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	if (json_object_get(c, "golden_source"))
-		kv_row(f, "golden source", qc_report_str(c, "golden_source"), 0);
+		kv_row(f, "golden source", qc_json_str(c, "golden_source"), 0);
 	fputs("</table>\n", f);
 	size_t k;
 	json_t *o;
 	json_array_foreach(json_object_get(c, "outputs"), k, o)
 	{
-		const char *unit = safe_unit(qc_report_str(o, "unit"));
+		const char *unit = safe_unit(qc_json_str(o, "unit"));
 		fputs("<h4>output ", f);
-		esc(f, qc_report_str(o, "name"));
+		esc(f, qc_json_str(o, "name"));
 		fputs(" (", f);
-		esc(f, qc_report_str(o, "dtype"));
+		esc(f, qc_json_str(o, "dtype"));
 		fputs(", e in ", f);
 		esc(f, unit);
 		fputs(")</h4>\n<table class=\"metrics\"><tr>", f);
@@ -1215,12 +1212,12 @@ static void case_article(FILE *f, json_t *c, size_t index)
 				head_cell(f, !strcmp(nums[j], "max_abs") ? "max |e|" : nums[j]);
 		fputs("</tr><tr>", f);
 		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
-			fprintf(f, "<td class=\"n\">%llu</td>", qc_report_key_count(o, counts[j]));
+			fprintf(f, "<td class=\"n\">%llu</td>", qc_json_key_count(o, counts[j]));
 		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
 			if (json_object_get(o, nums[j]))
 				fprintf(f, "<td class=\"n\">%s</td>",
-				        qc_report_num_text(b1, sizeof b1,
-				                           json_object_get(o, nums[j])));
+				        qc_json_num_text(b1, sizeof b1,
+				                         json_object_get(o, nums[j])));
 		fputs("</tr></table>\n", f);
 		case_hist(f, json_object_get(o, "histogram"),
 		          json_object_get(o, "histogram_outside_band"), unit);
@@ -1228,7 +1225,7 @@ static void case_article(FILE *f, json_t *c, size_t index)
 	}
 	if (json_object_get(c, "reproduce")) {
 		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
-		esc(f, qc_report_str(c, "reproduce"));
+		esc(f, qc_json_str(c, "reproduce"));
 		fputs("</pre>\n", f);
 	}
 	fputs("</article>\n", f);
@@ -1305,13 +1302,13 @@ static int where_findings(FILE *f, json_t *w)
 		        json_integer_value(json_object_iter_value(json_object_iter(counts)));
 		fputs(n++ ? "<li>" : "<ul class=\"findings\"><li>", f);
 		fputs("output <code>", f);
-		esc(f, qc_report_str(t, "output"));
+		esc(f, qc_json_str(t, "output"));
 		fputs("</code>: <b>", f);
 		if (json_is_true(json_object_get(t, "channel")))
 			fputs("channel ", f);
 		else {
 			fputs("only at ", f);
-			esc(f, qc_report_str(t, "axis"));
+			esc(f, qc_json_str(t, "axis"));
 			fputs(" = ", f);
 		}
 		esc(f, idx);
@@ -1383,9 +1380,9 @@ static void where_section(FILE *f, json_t *w, size_t id)
 			size_t n;
 			ranked *r = ranked_of(json_object_get(t, "counts"), &n);
 			fputs("<tr><td>", f);
-			esc(f, qc_report_str(t, "output"));
+			esc(f, qc_json_str(t, "output"));
 			fputs("</td><td>", f);
-			esc(f, qc_report_str(t, "axis"));
+			esc(f, qc_json_str(t, "axis"));
 			fprintf(f, "%s</td><td>",
 			        json_is_true(json_object_get(t, "channel")) ? " (channels)" : "");
 			for (size_t i = 0; i < n && i < 16; i++) {
@@ -1458,7 +1455,7 @@ static const char *spec_description(json_t *r, const char *path)
 	json_t *s;
 	json_array_foreach(json_object_get(json_object_get(r, "run"), "specs"), i, s)
 	{
-		if (strcmp(qc_report_str(s, "path"), path) == 0)
+		if (strcmp(qc_json_str(s, "path"), path) == 0)
 			return json_string_value(json_object_get(s, "description"));
 	}
 	return NULL;
@@ -1475,8 +1472,8 @@ static void cases_by_spec(FILE *f, json_t *r, json_t *list, const char *key)
 	{
 		json_t *cc = json_array_get(c, 1);
 		char k[512];
-		op_slot(k, sizeof k, qc_report_str(cc, "semantics"), qc_report_str(cc, "op"));
-		const char *spec = qc_report_str(cc, "spec");
+		op_slot(k, sizeof k, qc_json_str(cc, "semantics"), qc_json_str(cc, "op"));
+		const char *spec = qc_json_str(cc, "spec");
 		if ((key && strcmp(k, key) != 0) || json_object_get(done, spec))
 			continue;
 		json_object_set_new(done, spec, json_true());
@@ -1493,9 +1490,8 @@ static void cases_by_spec(FILE *f, json_t *r, json_t *list, const char *key)
 		json_array_foreach(list, j, d)
 		{
 			json_t *dc = json_array_get(d, 1);
-			op_slot(k, sizeof k, qc_report_str(dc, "semantics"),
-			        qc_report_str(dc, "op"));
-			if ((!key || !strcmp(k, key)) && !strcmp(qc_report_str(dc, "spec"), spec))
+			op_slot(k, sizeof k, qc_json_str(dc, "semantics"), qc_json_str(dc, "op"));
+			if ((!key || !strcmp(k, key)) && !strcmp(qc_json_str(dc, "spec"), spec))
 				case_article(f, dc,
 				             (size_t)json_integer_value(json_array_get(d, 0)));
 		}
@@ -1512,18 +1508,18 @@ static void diagnosis_section(FILE *f, json_t *r, const char *key)
 	json_array_foreach(json_object_get(r, "ops"), i, o)
 	{
 		char k[512];
-		op_slot(k, sizeof k, qc_report_str(o, "semantics"), qc_report_str(o, "op"));
+		op_slot(k, sizeof k, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
 		json_t *d = json_object_get(o, "diagnosis");
 		if (strcmp(k, key) || !d)
 			continue;
 		fputs("<div class=\"diagnosis\"><h4>Diagnosis: ", f);
-		esc(f, qc_report_str(d, "status"));
+		esc(f, qc_json_str(d, "status"));
 		fputs("</h4>\n<pre>", f);
-		esc(f, qc_report_str(d, "text"));
+		esc(f, qc_json_str(d, "text"));
 		fputs("</pre>\n", f);
-		if (qc_report_str(d, "note")[0]) {
+		if (qc_json_str(d, "note")[0]) {
 			fputs("<p class=\"note\">", f);
-			esc(f, qc_report_str(d, "note"));
+			esc(f, qc_json_str(d, "note"));
 			fputs("</p>\n", f);
 		}
 		fputs("</div>\n", f);
@@ -1577,7 +1573,7 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	{
 		json_t *cc = json_array_get(c, 1);
 		char k[512];
-		op_slot(k, sizeof k, qc_report_str(cc, "semantics"), qc_report_str(cc, "op"));
+		op_slot(k, sizeof k, qc_json_str(cc, "semantics"), qc_json_str(cc, "op"));
 		if (!json_object_get(pc->where, k))
 			json_array_append(rest, c);
 	}
@@ -1601,7 +1597,7 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	json_t *ops = json_object_get(r, "ops"), *o;
 	unsigned long long ns = 0;
 	json_array_foreach(ops, i, o) ns +=
-	        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+	        qc_json_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 	fprintf(f, "<h2 id=\"not-supported\">Not supported (%llu)</h2>\n", ns);
 	if (!ns) {
 		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
@@ -1613,10 +1609,10 @@ static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *jso
 	json_array_foreach(ops, i, o)
 	{
 		unsigned long long n =
-		        qc_report_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
+		        qc_json_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
 		if (!n)
 			continue;
-		const char *sem = qc_report_str(o, "semantics"), *op = qc_report_str(o, "op");
+		const char *sem = qc_json_str(o, "semantics"), *op = qc_json_str(o, "op");
 		char key[512];
 		op_slot(key, sizeof key, sem, op);
 		const char *msg;
@@ -1654,25 +1650,25 @@ static void certificate(FILE *f, json_t *c)
 	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
 	        "<div class=\"small\">qconform certificate &middot; profile <b>",
 	        ok ? "ok" : "bad");
-	esc(f, qc_report_str(p, "name"));
+	esc(f, qc_json_str(p, "name"));
 	fprintf(f, "</b></div>\n<div class=\"big\" id=\"certificate-verdict\">%s</div>\n",
 	        ok ? "CERTIFIED" : "NOT CERTIFIED");
 	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, qc_report_str(plugin, "name"));
+	esc(f, qc_json_str(plugin, "name"));
 	fputs("</b> ", f);
-	esc(f, qc_report_str(plugin, "version"));
+	esc(f, qc_json_str(plugin, "version"));
 	fputs(" &middot; sha256 <code>", f);
-	esc(f, qc_report_str(plugin, "sha256"));
+	esc(f, qc_json_str(plugin, "sha256"));
 	fputs("</code>", f);
-	if (!strcmp(qc_report_str(plugin, "sha256_source"), "device"))
+	if (!strcmp(qc_json_str(plugin, "sha256_source"), "device"))
 		fputs(" <b>(reported by the device, not verified)</b>", f);
-	else if (!strcmp(qc_report_str(plugin, "sha256_source"), "records"))
+	else if (!strcmp(qc_json_str(plugin, "sha256_source"), "records"))
 		fputs(" <b>(offline: the sha256 of the runner's records; the plugin's name, "
 		      "version "
 		      "and ABI are what the device's runner recorded)</b>",
 		      f);
 	fprintf(f, " &middot; %llu cases (the profile needs %llu)</div>\n",
-	        qc_report_key_count(c, "cases"), qc_report_key_count(p, "min_cases"));
+	        qc_json_key_count(c, "cases"), qc_json_key_count(p, "min_cases"));
 	if (json_array_size(reasons)) {
 		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");
 		size_t i;
@@ -1709,11 +1705,11 @@ static void certificate(FILE *f, json_t *c)
 			}
 			json_t *e = json_object_get(w, "expires");
 			fputs("<tr><td>", f);
-			esc(f, qc_report_str(w, "case"));
+			esc(f, qc_json_str(w, "case"));
 			fputs("</td><td>", f);
-			esc(f, qc_report_str(w, "verdict"));
+			esc(f, qc_json_str(w, "verdict"));
 			fputs("</td><td>", f);
-			esc(f, qc_report_str(w, "reason"));
+			esc(f, qc_json_str(w, "reason"));
 			fputs("</td><td>", f);
 			esc(f, json_is_string(e) ? json_string_value(e) : "never");
 			fputs("</td></tr>\n", f);
@@ -1733,23 +1729,21 @@ static void certificate(FILE *f, json_t *c)
 	json_array_foreach(ops, i, o)
 	{
 		json_t *v = json_object_get(o, "verdicts");
-		int bad =
-		        !qc_report_key_count(o, "cases") || qc_report_key_count(v, "NOT_SUPPORTED");
+		int bad = !qc_json_key_count(o, "cases") || qc_json_key_count(v, "NOT_SUPPORTED");
 		for (int k = 0; k < QC_N_VERDICTS; k++)
 			bad |= is_failing(k) &&
-			       qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+			       qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		fprintf(f, "<tr%s><td>", bad ? " class=\"bad\"" : "");
-		esc(f, qc_report_str(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_report_key_count(o, "cases"));
+		esc(f, qc_json_str(o, "op"));
+		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
 		for (int k = 0; k < QC_N_VERDICTS; k++) {
-			unsigned long long n =
-			        qc_report_key_count(v, qc_verdict_name((qc_verdict)k));
+			unsigned long long n = qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
 		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
-	kv_row(f, "profile", qc_report_str(p, "name"), 0);
+	kv_row(f, "profile", qc_json_str(p, "name"), 0);
 	{
 		/* what the certificate covers: the base and the declared extensions */
 		char covers[1024] = "";
@@ -1760,22 +1754,22 @@ static void certificate(FILE *f, json_t *c)
 		                                 k ? ", " : "", json_string_value(x));
 		kv_row(f, "covers", covers[0] ? covers : "base", 0);
 	}
-	kv_row(f, "profile description", qc_report_str(p, "description"), 0);
-	kv_row(f, "profile file", qc_report_str(p, "path"), 1);
-	kv_row(f, "profile sha256", qc_report_str(p, "sha256"), 1);
-	cert_kv_count(f, "profile min_cases", qc_report_key_count(p, "min_cases"));
-	cert_kv_count(f, "cases run", qc_report_key_count(c, "cases"));
+	kv_row(f, "profile description", qc_json_str(p, "description"), 0);
+	kv_row(f, "profile file", qc_json_str(p, "path"), 1);
+	kv_row(f, "profile sha256", qc_json_str(p, "sha256"), 1);
+	cert_kv_count(f, "profile min_cases", qc_json_key_count(p, "min_cases"));
+	cert_kv_count(f, "cases run", qc_json_key_count(c, "cases"));
 	plugin_rows(f, plugin);
-	engine_row(f, json_object_get(c, "engines"), qc_report_str(c, "require_engine"));
-	kv_row(f, "qconform (suite)", qc_report_str(c, "qconform_version"), 0);
-	kv_row(f, "host", qc_report_str(c, "host"), 0);
+	engine_row(f, json_object_get(c, "engines"), qc_json_str(c, "require_engine"));
+	kv_row(f, "qconform (suite)", qc_json_str(c, "qconform_version"), 0);
+	kv_row(f, "host", qc_json_str(c, "host"), 0);
 	kv_seed(f, json_object_get(c, "seed"));
-	kv_row(f, "started", qc_report_str(c, "started"), 0);
-	kv_row(f, "finished", qc_report_str(c, "finished"), 0);
-	kv_row(f, "command", qc_report_str(c, "command"), 1);
+	kv_row(f, "started", qc_json_str(c, "started"), 0);
+	kv_row(f, "finished", qc_json_str(c, "finished"), 0);
+	kv_row(f, "command", qc_json_str(c, "command"), 1);
 	json_t *ev = json_object_get(c, "report");
-	kv_row(f, "evidence (JSON report)", qc_report_str(ev, "path"), 1);
-	kv_row(f, "evidence sha256", qc_report_str(ev, "sha256"), 1);
+	kv_row(f, "evidence (JSON report)", qc_json_str(ev, "path"), 1);
+	kv_row(f, "evidence sha256", qc_json_str(ev, "sha256"), 1);
 	fputs("</table>\n", f);
 	json_t *specs = json_object_get(c, "specs");
 	fprintf(f,
@@ -1821,7 +1815,7 @@ int qc_html_write_cert(qc_report *rep, json_t *cert, const char *json_path, cons
 	waivers(f, r);
 	drill_down(f, r, &pc, json_path);
 	fputs("<p class=\"muted\">Generated by qconform ", f);
-	esc(f, qc_report_str(run, "qconform_version"));
+	esc(f, qc_json_str(run, "qconform_version"));
 	fputs(" from <code>", f);
 	esc(f, json_path);
 	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);

@@ -14,7 +14,7 @@
 /* Seconds for a time attribute: non-negative and finite. */
 static double secs(json_t *v)
 {
-	double d = qc_report_num(v);
+	double d = qc_json_num(v);
 	return isfinite(d) && d > 0 ? d : 0;
 }
 
@@ -57,7 +57,7 @@ static void coords_text(FILE *f, json_t *coords, json_t *axes)
 	json_t *v;
 	int named = qc_report_axes_named(coords, axes);
 	fputc('[', f);
-	json_array_foreach(coords, d, v) fprintf(f, "%s%llu", d ? "," : "", qc_report_count(v));
+	json_array_foreach(coords, d, v) fprintf(f, "%s%llu", d ? "," : "", qc_json_count(v));
 	fputc(']', f);
 	if (!named)
 		return;
@@ -65,7 +65,7 @@ static void coords_text(FILE *f, json_t *coords, json_t *axes)
 	{
 		fputs(d ? "," : " (", f);
 		xesc(f, json_string_value(json_array_get(axes, d)), 0);
-		fprintf(f, "=%llu", qc_report_count(v));
+		fprintf(f, "=%llu", qc_json_count(v));
 	}
 	fputc(')', f);
 }
@@ -79,29 +79,29 @@ static void metrics_text(FILE *f, json_t *c)
 	json_array_foreach(json_object_get(c, "outputs"), k, o)
 	{
 		fputs("output ", f);
-		xesc(f, qc_report_str(o, "name"), 0);
+		xesc(f, qc_json_str(o, "name"), 0);
 		fputs(" (", f);
-		xesc(f, qc_report_str(o, "dtype"), 0);
+		xesc(f, qc_json_str(o, "dtype"), 0);
 		fputs(", e in ", f);
-		xesc(f, qc_report_str(o, "unit"), 0);
-		unsigned long long mism = qc_report_key_count(o, "mismatches"),
-		                   n = qc_report_key_count(o, "elements");
+		xesc(f, qc_json_str(o, "unit"), 0);
+		unsigned long long mism = qc_json_key_count(o, "mismatches"),
+		                   n = qc_json_key_count(o, "elements");
 		fprintf(f, "): %llu of %llu %s %s, max |e| %s, bias %s, mse %s", mism, n,
 		        n == 1 ? "element" : "elements", mism == 1 ? "differs" : "differ",
-		        qc_report_num_text(b1, sizeof b1, json_object_get(o, "max_abs")),
-		        qc_report_num_text(b2, sizeof b2, json_object_get(o, "bias")),
-		        qc_report_num_text(b3, sizeof b3, json_object_get(o, "mse")));
+		        qc_json_num_text(b1, sizeof b1, json_object_get(o, "max_abs")),
+		        qc_json_num_text(b2, sizeof b2, json_object_get(o, "bias")),
+		        qc_json_num_text(b3, sizeof b3, json_object_get(o, "mse")));
 		fprintf(f, ", within rounding %llu, unpredictable %llu, out of range %llu",
-		        qc_report_key_count(o, "within_rounding"),
-		        qc_report_key_count(o, "unpredictable"),
-		        qc_report_key_count(o, "out_of_range"));
+		        qc_json_key_count(o, "within_rounding"),
+		        qc_json_key_count(o, "unpredictable"),
+		        qc_json_key_count(o, "out_of_range"));
 		if (json_object_get(o, "max_ulp"))
 			fprintf(f, ", max ulp %s, max abs error %s, max rel error %s",
-			        qc_report_num_text(b1, sizeof b1, json_object_get(o, "max_ulp")),
-			        qc_report_num_text(b2, sizeof b2,
-			                           json_object_get(o, "max_abs_error")),
-			        qc_report_num_text(b3, sizeof b3,
-			                           json_object_get(o, "max_rel_error")));
+			        qc_json_num_text(b1, sizeof b1, json_object_get(o, "max_ulp")),
+			        qc_json_num_text(b2, sizeof b2,
+			                         json_object_get(o, "max_abs_error")),
+			        qc_json_num_text(b3, sizeof b3,
+			                         json_object_get(o, "max_rel_error")));
 		fputs("\n  histogram (e: elements):", f);
 		json_t *hist = json_object_get(o, "histogram");
 		for (int b = 0; b < QC_HIST_BINS; b++) {
@@ -109,14 +109,14 @@ static void metrics_text(FILE *f, json_t *c)
 			if (n) {
 				fputc(' ', f);
 				xesc(f, qc_hist_labels[b], 0);
-				fprintf(f, ": %s", qc_report_num_text(b1, sizeof b1, n));
+				fprintf(f, ": %s", qc_json_num_text(b1, sizeof b1, n));
 			}
 		}
 		json_t *along = json_object_get(o, "failing_along");
 		if (json_is_object(along)) {
 			/* per index along the axis: where the failing elements are */
 			json_t *axes = json_object_get(o, "axes");
-			size_t ax = (size_t)qc_report_key_count(along, "axis");
+			size_t ax = (size_t)qc_json_key_count(along, "axis");
 			const char *an = json_string_value(json_array_get(axes, ax));
 			fputs("\n  failing elements along ", f);
 			if (an)
@@ -130,16 +130,16 @@ static void metrics_text(FILE *f, json_t *c)
 			{
 				fputc(' ', f);
 				xesc(f, at, 0);
-				fprintf(f, ": %llu", qc_report_count(cnt));
+				fprintf(f, ": %llu", qc_json_count(cnt));
 			}
-			if (qc_report_key_count(along, "other"))
-				fprintf(f, " other: %llu", qc_report_key_count(along, "other"));
+			if (qc_json_key_count(along, "other"))
+				fprintf(f, " other: %llu", qc_json_key_count(along, "other"));
 		}
 		size_t w;
 		json_t *e;
 		json_array_foreach(json_object_get(o, "worst"), w, e)
 		{
-			fprintf(f, "\n  worst: index %llu", qc_report_key_count(e, "index"));
+			fprintf(f, "\n  worst: index %llu", qc_json_key_count(e, "index"));
 			json_t *coords = json_object_get(e, "coords");
 			if (json_is_array(coords)) {
 				fputs(" at ", f);
@@ -151,17 +151,16 @@ static void metrics_text(FILE *f, json_t *c)
 			{
 				fputs(", ", f);
 				xesc(f, in, 0);
-				fprintf(f, " = %s", qc_report_num_text(b1, sizeof b1, iv));
+				fprintf(f, " = %s", qc_json_num_text(b1, sizeof b1, iv));
 			}
 			fprintf(f, ", expected %s, got %s, error %s",
-			        qc_report_num_text(b1, sizeof b1, json_object_get(e, "expected")),
-			        qc_report_num_text(b2, sizeof b2, json_object_get(e, "got")),
-			        qc_report_num_text(b3, sizeof b3, json_object_get(e, "error")));
+			        qc_json_num_text(b1, sizeof b1, json_object_get(e, "expected")),
+			        qc_json_num_text(b2, sizeof b2, json_object_get(e, "got")),
+			        qc_json_num_text(b3, sizeof b3, json_object_get(e, "error")));
 			if (json_object_get(e, "acc"))
 				fprintf(f, ", acc %s, real %.9g",
-				        qc_report_num_text(b1, sizeof b1,
-				                           json_object_get(e, "acc")),
-				        qc_report_num(json_object_get(e, "real")));
+				        qc_json_num_text(b1, sizeof b1, json_object_get(e, "acc")),
+				        qc_json_num(json_object_get(e, "real")));
 		}
 		fputc('\n', f);
 	}
@@ -171,20 +170,20 @@ static void reproduce_text(FILE *f, json_t *c)
 {
 	if (json_object_get(c, "reproduce")) {
 		fputs("reproduce: ", f);
-		xesc(f, qc_report_str(c, "reproduce"), 0);
+		xesc(f, qc_json_str(c, "reproduce"), 0);
 		fputc('\n', f);
 	}
 }
 
 static void testcase(FILE *f, json_t *c)
 {
-	const char *verdict = qc_report_str(c, "verdict");
+	const char *verdict = qc_json_str(c, "verdict");
 	fputs("    <testcase classname=\"", f);
-	xesc(f, qc_report_str(c, "semantics"), 1);
+	xesc(f, qc_json_str(c, "semantics"), 1);
 	fputc('.', f);
-	xesc(f, qc_report_str(c, "op"), 1);
+	xesc(f, qc_json_str(c, "op"), 1);
 	fputs("\" name=\"", f);
-	xesc(f, qc_report_str(c, "name"), 1);
+	xesc(f, qc_json_str(c, "name"), 1);
 	fprintf(f, "\" time=\"%.6f\"", secs(json_object_get(c, "seconds")));
 	const char *tag = NULL;
 	if (json_object_get(c, "waived")) {
@@ -193,7 +192,7 @@ static void testcase(FILE *f, json_t *c)
 		fputs(">\n      <skipped message=\"", f);
 		xesc(f, verdict, 1);
 		fputs(" waived: ", f);
-		xesc(f, qc_report_str(c, "waived"), 1);
+		xesc(f, qc_json_str(c, "waived"), 1);
 		fputs("\"/>\n    </testcase>\n", f);
 		return;
 	}
@@ -204,23 +203,23 @@ static void testcase(FILE *f, json_t *c)
 		tag = "error";
 	if (tag) {
 		fprintf(f, ">\n      <%s message=\"", tag);
-		xesc(f, qc_report_str(c, "message"), 1);
+		xesc(f, qc_json_str(c, "message"), 1);
 		fputs("\" type=\"", f);
 		xesc(f, verdict, 1);
 		fputs("\">", f);
-		xesc(f, qc_report_str(c, "message"), 0);
+		xesc(f, qc_json_str(c, "message"), 0);
 		fputc('\n', f);
 		metrics_text(f, c);
 		reproduce_text(f, c);
 		fprintf(f, "</%s>\n    </testcase>\n", tag);
 	} else if (!strcmp(verdict, "NOT_SUPPORTED")) {
 		fputs(">\n      <skipped message=\"", f);
-		xesc(f, qc_report_str(c, "message"), 1);
+		xesc(f, qc_json_str(c, "message"), 1);
 		fputs("\"/>\n    </testcase>\n", f);
 	} else if (!strcmp(verdict, "PASS_WITHIN_TOLERANCE")) {
 		/* a pass, with what it took */
 		fputs(">\n      <system-out>PASS_WITHIN_TOLERANCE: ", f);
-		xesc(f, qc_report_str(c, "message"), 0);
+		xesc(f, qc_json_str(c, "message"), 0);
 		fputc('\n', f);
 		metrics_text(f, c);
 		fputs("</system-out>\n    </testcase>\n", f);
@@ -348,7 +347,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 	json_t *x;
 	json_array_foreach(json_object_get(r, "ops"), i, x)
 	{
-		op_group *g = group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op"));
+		op_group *g = group_of(&t, qc_json_str(x, "semantics"), qc_json_str(x, "op"));
 		if (!g)
 			goto oom;
 		g->rollup = json_integer_value(json_object_get(x, "cases"));
@@ -371,7 +370,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 	qc_report_rewind(rep);
 	while ((rc = qc_report_next(rep, &x, err, errsz)) > 0) {
 		n_cases++;
-		op_group *g = group_of(&t, qc_report_str(x, "semantics"), qc_report_str(x, "op"));
+		op_group *g = group_of(&t, qc_json_str(x, "semantics"), qc_json_str(x, "op"));
 		if (!g) {
 			json_decref(x);
 			goto oom;
@@ -392,7 +391,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			g->cases[g->n_at++] = qc_report_pos_of_last(rep);
 		}
 		g->n++;
-		const char *v = qc_report_str(x, "verdict");
+		const char *v = qc_json_str(x, "verdict");
 		if (json_object_get(x, "waived")) {
 			g->skipped++;
 		} else {
@@ -426,12 +425,12 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 	int interrupted = json_is_object(intr);
 	/* timestamp: JUnit's is ISO 8601 without a zone; the report's is UTC */
 	char stamp[32];
-	snprintf(stamp, sizeof stamp, "%s", qc_report_str(run, "started"));
+	snprintf(stamp, sizeof stamp, "%s", qc_json_str(run, "started"));
 	size_t sl = strlen(stamp);
 	if (sl && stamp[sl - 1] == 'Z')
 		stamp[sl - 1] = 0;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"qconform ", f);
-	xesc(f, qc_report_str(plugin, "name"), 1);
+	xesc(f, qc_json_str(plugin, "name"), 1);
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%llu\" errors=\"%llu\" skipped=\"%llu\" "
 	        "time=\"%.6f\">\n",
@@ -444,16 +443,16 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		      "message=\"",
 		      f);
 		char what[256], by[64];
-		unsigned long long planned = qc_report_key_count(intr, "cases_planned");
+		unsigned long long planned = qc_json_key_count(intr, "cases_planned");
 		snprintf(what, sizeof what, "stopped by %s after %llu of %llu case%s",
 		         qc_report_stopped_by(intr, by, sizeof by),
-		         qc_report_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
+		         qc_json_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
 		xesc(f, what, 1);
 		fputs("\">", f);
 		xesc(f, what, 0);
 		if (json_is_string(json_object_get(intr, "journal"))) {
 			fputs("\nresume: qconform run --resume ", f);
-			xesc(f, qc_report_str(intr, "journal"), 0);
+			xesc(f, qc_json_str(intr, "journal"), 0);
 		}
 		fputs("</error>\n    </testcase>\n  </testsuite>\n", f);
 	}
@@ -471,7 +470,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		        g->n, g->failures, g->errors, g->skipped, g->time);
 		xesc(f, stamp, 1);
 		fputs("\" hostname=\"", f);
-		xesc(f, qc_report_str(run, "host"), 1);
+		xesc(f, qc_json_str(run, "host"), 1);
 		fputs("\">\n    <properties>\n", f);
 		static const char *const props[][2] = {{"plugin", "name"},
 		                                       {"plugin.version", "version"},
@@ -479,7 +478,7 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 		                                       {"plugin.path", "path"}};
 		for (size_t p = 0; p < sizeof props / sizeof props[0]; p++) {
 			fprintf(f, "      <property name=\"%s\" value=\"", props[p][0]);
-			xesc(f, qc_report_str(plugin, props[p][1]), 1);
+			xesc(f, qc_json_str(plugin, props[p][1]), 1);
 			fputs("\"/>\n", f);
 		}
 		char seed[32];
@@ -488,10 +487,10 @@ int qc_junit_write_doc(qc_report *rep, const char *xml_path, char *err, size_t e
 			snprintf(seed, sizeof seed, "%" JSON_INTEGER_FORMAT,
 			         json_integer_value(sv));
 		else
-			qc_report_num_text(seed, sizeof seed, sv);
+			qc_json_num_text(seed, sizeof seed, sv);
 		fprintf(f, "      <property name=\"seed\" value=\"%s\"/>\n", seed);
 		fputs("      <property name=\"qconform.version\" value=\"", f);
-		xesc(f, qc_report_str(run, "qconform_version"), 1);
+		xesc(f, qc_json_str(run, "qconform_version"), 1);
 		fputs("\"/>\n", f);
 		/* what the times are: the report's case seconds, the kernel's alone; the run's
 		 * whole wall time beside them */

@@ -96,32 +96,6 @@ int qc_report_check_case(const json_t *c, int strict, char *why, size_t why_size
 	return 0;
 }
 
-double qc_report_num(const json_t *v)
-{
-	if (json_is_number(v))
-		return json_number_value(v);
-	const char *s = json_string_value(v);
-	if (s && !strcmp(s, "inf"))
-		return INFINITY;
-	if (s && !strcmp(s, "-inf"))
-		return -INFINITY;
-	return NAN;
-}
-
-json_int_t qc_report_int(const json_t *v)
-{
-	if (json_is_integer(v))
-		return json_integer_value(v);
-	double d = json_number_value(v); /* 0 when not a number */
-	return isfinite(d) && fabs(d) < 9.2e18 ? (json_int_t)d : 0;
-}
-
-const char *qc_report_str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
 const char *qc_report_stopped_by(const json_t *interrupted, char *buf, size_t size)
 {
 	const json_t *sig = json_object_get(interrupted, "signal");
@@ -129,48 +103,8 @@ const char *qc_report_stopped_by(const json_t *interrupted, char *buf, size_t si
 		snprintf(buf, size, "%s", json_string_value(sig));
 	else
 		snprintf(buf, size, "--max-failures %llu",
-		         qc_report_key_count(interrupted, "max_failures"));
+		         qc_json_key_count(interrupted, "max_failures"));
 	return buf;
-}
-
-unsigned long long qc_report_count(const json_t *v)
-{
-	if (json_is_integer(v))
-		return json_integer_value(v) > 0 ? (unsigned long long)json_integer_value(v) : 0;
-	double d = json_is_real(v) ? json_real_value(v) : 0;
-	if (!(d > 0)) /* also NaN */
-		return 0;
-	return d < 0x1p64 ? (unsigned long long)d : ULLONG_MAX;
-}
-
-unsigned long long qc_report_key_count(const json_t *o, const char *key)
-{
-	return qc_report_count(json_object_get(o, key));
-}
-
-const char *qc_report_num_text(char *buf, size_t n, const json_t *v)
-{
-	double d = qc_report_num(v);
-	if (isnan(d))
-		snprintf(buf, n, "nan");
-	else if (isinf(d))
-		snprintf(buf, n, d > 0 ? "inf" : "-inf");
-	else if (d == floor(d) && fabs(d) < 1e15)
-		snprintf(buf, n, "%.0f", d);
-	else
-		snprintf(buf, n, "%.6g", d);
-	return buf;
-}
-
-json_t *qc_report_jstring(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (qc_utf8_valid(s ? s : "", n))
-		return json_stringn(s ? s : "", n);
-	char *clean = qc_utf8_sanitize_dup(s, n);
-	json_t *v = clean ? json_string(clean) : NULL;
-	free(clean);
-	return v ? v : json_string("");
 }
 
 /* ---- the streaming reader ---- */

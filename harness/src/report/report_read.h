@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "base/json.h"
+
 /*
  * A report read as a stream: qc_report_open checks the whole file (a cut or unbalanced file
  * fails there) and parses every member but the cases, which qc_report_next then parses one at
@@ -53,27 +55,10 @@ int qc_report_check_case(const json_t *c, int strict, char *why, size_t why_size
  * "path: reason" in err. */
 json_t *qc_report_read(const char *json_path, char *err, size_t errsz);
 
-/* Values of a report read back, for every reader (HTML, JUnit, diff, merge). */
-/* A report number: an integer, a real, or "nan", "inf", "-inf"; NAN when absent. */
-double qc_report_num(const json_t *v);
-/* A report integer (also when read as a double); 0 when absent. */
-json_int_t qc_report_int(const json_t *v);
-/* The string member key of o, or "" when absent or not a string. */
-const char *qc_report_str(const json_t *o, const char *key);
+/* Values of a report read back, for every reader (HTML, JUnit, diff, merge): base/json.h. */
 /* What stopped an interrupted run (its "interrupted" object): the signal ("SIGINT") or
  * "--max-failures N". Returns buf. */
 const char *qc_report_stopped_by(const json_t *interrupted, char *buf, size_t size);
-/* A report count: a positive integer or finite real (truncated), else 0. qc_report_key_count
- * reads member key of o. */
-unsigned long long qc_report_count(const json_t *v);
-unsigned long long qc_report_key_count(const json_t *o, const char *key);
-/* A report number as text: integers exactly, others with 6 significant digits; "nan", "inf",
- * "-inf". Returns buf. */
-const char *qc_report_num_text(char *buf, size_t n, const json_t *v);
-
-/* json_string of any bytes: s made reportable first (qc_utf8_sanitize, harness/src/base/utf8.h), so
- * never NULL for a string jansson would refuse; NULL s gives "". */
-json_t *qc_report_jstring(const char *s);
 
 /* Whether a worst element's coordinates are worth naming by the output's axes: one name per
  * coordinate, and a layout of the op's own (not only d0, d1, ...). */
