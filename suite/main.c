@@ -267,6 +267,7 @@ int main(int argc, char **argv)
 	                        qct_register_layers,
 	                        qct_register_plugin_util,
 	                        qct_register_base,
+	                        qct_register_where,
 	                        qct_register_ggml};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;

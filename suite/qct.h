@@ -153,6 +153,7 @@ void qct_register_docs(void);
 void qct_register_layers(void);
 void qct_register_plugin_util(void);
 void qct_register_base(void);
+void qct_register_where(void);
 void qct_register_lowbit(void);
 void qct_register_ci_examples(void);
 void qct_register_remote(void);
