@@ -85,7 +85,7 @@ static void test_certify_shards(void)
 	snprintf(fw, sizeof fw, "%s", qct_build_path("mcu/fw-m3.elf"));
 	for (int k = 1; k <= 2; k++) {
 		snprintf(cmd, sizeof cmd,
-		         "%s export --profile torch-pt2e --shard %d/2 --out %s/s%d --quiet && "
+		         "%s export --profile torch-pt2e --shard %d/2 --out %s/s%d && "
 		         "%s feed %s/s%d --device '" QEMU_M3 "%s' --timeout 60 --quiet",
 		         q, k, tmp, k, q, tmp, k, fw);
 		CU_ASSERT_TRUE_FATAL(qct_sh_ok("export and feed", "%s", cmd));
@@ -120,14 +120,13 @@ static void test_certify_shards(void)
 
 	/* the Cortex-M7 (hard float) build on a sample: the same answers */
 	snprintf(fw, sizeof fw, "%s", qct_build_path("mcu/fw-m7.elf"));
-	snprintf(
-	        cmd, sizeof cmd,
-	        "%s export specs/litert/fully_connected.yaml --filter '*/0' --out %s/m7 --quiet && "
-	        "%s feed %s/m7 --device '" QEMU_M7 "%s' --timeout 60 --quiet && "
-	        "%s import %s/m7 --outputs %s/m7/outputs.log --json %s/m7.json --quiet; "
-	        "%s run specs/litert/fully_connected.yaml --filter '*/0' --json %s/m7d.json "
-	        "--quiet",
-	        q, tmp, q, tmp, fw, q, tmp, tmp, tmp, q, tmp);
+	snprintf(cmd, sizeof cmd,
+	         "%s export specs/litert/fully_connected.yaml --filter '*/0' --out %s/m7 && "
+	         "%s feed %s/m7 --device '" QEMU_M7 "%s' --timeout 60 --quiet && "
+	         "%s import %s/m7 --outputs %s/m7/outputs.log --json %s/m7.json --quiet; "
+	         "%s run specs/litert/fully_connected.yaml --filter '*/0' --json %s/m7d.json "
+	         "--quiet",
+	         q, tmp, q, tmp, fw, q, tmp, tmp, tmp, q, tmp);
 	CU_ASSERT_TRUE_FATAL(qct_sh_ok("cortex-m7", "%s", cmd));
 	snprintf(a, sizeof a, "%s/m7.json", tmp);
 	snprintf(b, sizeof b, "%s/m7d.json", tmp);
@@ -146,7 +145,7 @@ static void test_faults(void)
 	snprintf(fw, sizeof fw, "%s", qct_build_path("mcu/fw-m3-faults.elf"));
 	/* the feed's own timeout far above the board's 1 s watchdog: the watchdog says TIMEOUT */
 	snprintf(cmd, sizeof cmd,
-	         "%s export specs/litert/add.yaml --filter '*/0' --out %s/x --quiet && "
+	         "%s export specs/litert/add.yaml --filter '*/0' --out %s/x && "
 	         "%s feed %s/x --device '" QEMU_M3 "%s' --timeout 120 --quiet && "
 	         "%s run specs/litert/add.yaml --filter '*/0' --json %s/d.json --quiet",
 	         q, tmp, q, tmp, fw, q, tmp);
