@@ -681,6 +681,33 @@ static void run_free(run_ctx *R)
 	}
 }
 
+/* How the workers are started: the plugin, its options, time and memory, the sandbox. */
+static void run_config(run_ctx *R)
+{
+	const qc_run_opts *o = R->o;
+	qc_runner_config *cfg = &R->cfg;
+	/* --remote: --plugin is a path where the worker runs (none: the worker's own) */
+	cfg->plugin_path = o->plugin   ? o->plugin
+	                   : o->remote ? NULL
+	                               : qc_default_reference_plugin(R->refbuf, sizeof R->refbuf);
+	cfg->remote = o->remote;
+	cfg->options = o->options;
+	cfg->n_options = o->n_options;
+	cfg->timeout_s = o->timeout_s;
+	cfg->trace = o->trace;
+	cfg->sandbox = !o->no_sandbox;
+	cfg->sandbox_allow = o->sandbox_allow;
+	cfg->n_sandbox_allow = o->n_sandbox_allow;
+	/* the default is half the RAM of the machine the workers run on: a remote worker takes
+	 * its device's (memory_share), a local one this machine's */
+	if (o->worker_memory_set)
+		cfg->worker_memory = o->worker_memory;
+	else if (o->remote && !o->import)
+		cfg->memory_share = o->jobs > 0 ? o->jobs : 1;
+	else
+		cfg->worker_memory = qc_worker_memory_default(o->jobs);
+}
+
 /* What may refuse the run before anything starts. 0, or 2 (said why). */
 static int run_prepare(run_ctx *R)
 {
@@ -744,12 +771,6 @@ static int run_prepare(run_ctx *R)
 			return 2;
 		}
 	}
-	qc_runner_config *cfg = &R->cfg;
-	/* --remote: --plugin is a path where the worker runs (none: the worker's own) */
-	cfg->plugin_path = o->plugin   ? o->plugin
-	                   : o->remote ? NULL
-	                               : qc_default_reference_plugin(R->refbuf, sizeof R->refbuf);
-	cfg->remote = o->remote;
 	/* --remote: the pool of boards (one without a pool of commands), each with its count of
 	 * links lost */
 	if (o->remote && !o->import) {
@@ -761,21 +782,7 @@ static int run_prepare(run_ctx *R)
 			return 2;
 		}
 	}
-	cfg->options = o->options;
-	cfg->n_options = o->n_options;
-	cfg->timeout_s = o->timeout_s;
-	cfg->trace = o->trace;
-	cfg->sandbox = !o->no_sandbox;
-	cfg->sandbox_allow = o->sandbox_allow;
-	cfg->n_sandbox_allow = o->n_sandbox_allow;
-	/* the default is half the RAM of the machine the workers run on: a remote worker takes
-	 * its device's (memory_share), a local one this machine's */
-	if (o->worker_memory_set)
-		cfg->worker_memory = o->worker_memory;
-	else if (o->remote && !o->import)
-		cfg->memory_share = o->jobs > 0 ? o->jobs : 1;
-	else
-		cfg->worker_memory = qc_worker_memory_default(o->jobs);
+	run_config(R);
 	/* --no-reports: only the reports named (--json, --html, --junit) are written; the JSON
 	 * the run needs (the verdict, a baseline's diff) goes otherwise to a private directory,
 	 * removed at the end, and no existing report is touched */
