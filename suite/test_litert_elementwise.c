@@ -120,25 +120,12 @@ static void test_add_tflm_goldens(void)
 {
 	const int a[] = {-18, -14, -10, -6}, b[] = {6, 8, 10, 12};
 	const int want[] = {12, 14, 16, 18}, relu1[] = {12, 14, 14, 14};
-	check4((ew4){.op = "ADD",
-	             .s1 = 0.25f,
-	             .z1 = -10,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .z2 = 4,
-	             .b = b,
-	             .zo = 13,
-	             .want = want});
-	check4((ew4){.op = "ADD",
-	             .s1 = 0.25f,
-	             .z1 = -10,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .z2 = 4,
-	             .b = b,
-	             .zo = 13,
-	             .act = "RELU_N1_TO_1",
-	             .want = relu1});
+	ew4 t = {
+	        .op = "ADD", .s1 = 0.25f, .z1 = -10, .a = a, .s2 = 0.5f, .z2 = 4, .b = b, .zo = 13};
+	t.want = want;
+	check4(t);
+	t.act = "RELU_N1_TO_1", t.want = relu1;
+	check4(t);
 	const int a16[] = {-8, -4, 0, 4}, b16[] = {2, 4, 6, 8}, w16[] = {-1, 1, 3, 5};
 	check4((ew4){.op = "ADD",
 	             .dtype = QCF_INT16,
@@ -156,30 +143,18 @@ static void test_addsub_ties(void)
 {
 	const int a[] = {3, -3, 1, -1}, b[] = {0, 0, 2, -2};
 	const int dbl[] = {2, -2, -1, 1}, sgl[] = {2, -1, 0, 1};
-	check4((ew4){.op = "SUB", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = b, .want = dbl});
-	check4((ew4){.op = "SUB",
-	             .s1 = 0.5f,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .b = b,
-	             .rounding = QREF_ROUND_DOUBLE,
-	             .want = dbl});
-	check4((ew4){.op = "SUB",
-	             .s1 = 0.5f,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .b = b,
-	             .rounding = QREF_ROUND_SINGLE,
-	             .want = sgl});
+	/* one case, then the same case with another rounding or input */
+	ew4 t = {.op = "SUB", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = b, .want = dbl};
+	check4(t);
+	t.rounding = QREF_ROUND_DOUBLE;
+	check4(t);
+	t.rounding = QREF_ROUND_SINGLE, t.want = sgl;
+	check4(t);
 	const int nb[] = {0, 0, -2, 2}; /* ADD of the negated b: same sums */
-	check4((ew4){.op = "ADD", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = nb, .want = dbl});
-	check4((ew4){.op = "ADD",
-	             .s1 = 0.5f,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .b = nb,
-	             .rounding = QREF_ROUND_SINGLE,
-	             .want = sgl});
+	t = (ew4){.op = "ADD", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = nb, .want = dbl};
+	check4(t);
+	t.rounding = QREF_ROUND_SINGLE, t.want = sgl;
+	check4(t);
 	/* zero points at the ends shift the same ties */
 	const int a2[] = {-125, -128, -127, -128}, b2[] = {127, 127, 127, 126};
 	const int w2[] = {2, 0, 1, -1}; /* (3+0)/2, 0, (1+0)/2 = 0.5 -> 1, (0-1)/2 -> -1 */
@@ -199,15 +174,10 @@ static void test_addsub_ties(void)
 static void test_mul(void)
 {
 	const int a[] = {3, -3, 1, -1}, one[] = {1, 1, 1, 1}, w[] = {2, -1, 1, 0};
-	check4((ew4){.op = "MUL", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = one, .so = 0.5f, .want = w});
-	check4((ew4){.op = "MUL",
-	             .s1 = 0.5f,
-	             .a = a,
-	             .s2 = 0.5f,
-	             .b = one,
-	             .so = 0.5f,
-	             .rounding = QREF_ROUND_SINGLE,
-	             .want = w});
+	ew4 t = {.op = "MUL", .s1 = 0.5f, .a = a, .s2 = 0.5f, .b = one, .so = 0.5f, .want = w};
+	check4(t);
+	t.rounding = QREF_ROUND_SINGLE;
+	check4(t);
 	const int a2[] = {3, -3, 10, -11}, b2[] = {5, 2, 2, 2}, w2[] = {120, -48, 127, -128};
 	check4((ew4){.op = "MUL", .a = a2, .b = b2, .so = 0.125f, .want = w2});
 	/* zero points: (q1 - 5)(q2 + 3) * 0.1 * 0.2 / 0.04 = d / 2, + zp_out -7, RELU at q(0) = -7
@@ -262,36 +232,17 @@ static void test_int16_pot(void)
 {
 	const int a[] = {32767, -32768, 100, -3}, b[] = {2, -2, 6, -6};
 	const int w[] = {32767, -32768, 102, -5};
-	check4((ew4){.op = "ADD",
-	             .dtype = QCF_INT16,
-	             .s1 = 0x1p-10f,
-	             .a = a,
-	             .s2 = 0x1p-12f,
-	             .b = b,
-	             .so = 0x1p-10f,
-	             .pot = 1,
-	             .want = w});
+	ew4 t = {.op = "ADD", .dtype = QCF_INT16, .s1 = 0x1p-10f, .a = a, .s2 = 0x1p-12f, .b = b};
+	t.so = 0x1p-10f, t.pot = 1, t.want = w;
+	check4(t);
 	const int ws[] = {32766, -32767, 98, -1};
-	check4((ew4){.op = "SUB",
-	             .dtype = QCF_INT16,
-	             .s1 = 0x1p-10f,
-	             .a = a,
-	             .s2 = 0x1p-12f,
-	             .b = b,
-	             .so = 0x1p-10f,
-	             .pot = 1,
-	             .want = ws});
+	t.op = "SUB", t.want = ws;
+	check4(t);
 	/* without the attribute the general path runs: int16 saturation not reached here,
 	 * -3 + 6/4 = -1.5 -> -2 (away from zero at the last step) */
 	const int wg[] = {32767, -32768, 102, -5};
-	check4((ew4){.op = "ADD",
-	             .dtype = QCF_INT16,
-	             .s1 = 0x1p-10f,
-	             .a = a,
-	             .s2 = 0x1p-12f,
-	             .b = b,
-	             .so = 0x1p-10f,
-	             .want = wg});
+	t.op = "ADD", t.pot = 0, t.want = wg;
+	check4(t);
 }
 
 /* Broadcasting: [2,1] against [1,3], scalar against [4], [3,1,2] against [2]. */
