@@ -35,12 +35,9 @@ static inline int qcf_double_is_int64(double f)
 	return f >= -9223372036854775808.0 && f < 9223372036854775808.0 && f == floor(f);
 }
 
-/* An integer: one INT, or one FLOAT holding an integer (specs write 3 and 3.0 alike). */
-static inline int qcf_attr_int(const qcf_op_call *call, const char *name, int64_t *v)
+/* The integer of attribute a (one INT, or one FLOAT holding an integer): 1, or -1. */
+static inline int qcf_attr_int_of(const qcf_attr *a, int64_t *v)
 {
-	const qcf_attr *a = qcf_attr_find(call, name);
-	if (!a)
-		return 0;
 	if (a->type == QCF_ATTR_INT && a->count == 1) {
 		*v = a->v.i;
 		return 1;
@@ -50,6 +47,13 @@ static inline int qcf_attr_int(const qcf_op_call *call, const char *name, int64_
 		return 1;
 	}
 	return -1;
+}
+
+/* An integer: one INT, or one FLOAT holding an integer (specs write 3 and 3.0 alike). */
+static inline int qcf_attr_int(const qcf_op_call *call, const char *name, int64_t *v)
+{
+	const qcf_attr *a = qcf_attr_find(call, name);
+	return a ? qcf_attr_int_of(a, v) : 0;
 }
 
 /* A number: one FLOAT, or one INT (converted to double). */
@@ -92,7 +96,7 @@ static inline int qcf_attr_ints(const qcf_op_call *call, const char *name, int64
 	if (!a)
 		return 0;
 	if (a->type == QCF_ATTR_INT || a->type == QCF_ATTR_FLOAT) {
-		if (cap < 1 || qcf_attr_int(call, name, v) != 1)
+		if (cap < 1 || qcf_attr_int_of(a, v) != 1)
 			return -1;
 		*count = 1;
 		return 1;
