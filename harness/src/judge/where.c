@@ -27,14 +27,14 @@ static void where_var(json_t *op, const char *name, const char *value, int faili
 {
 	json_t *vars = json_object_get(op, "vars"), *v = json_object_get(vars, name);
 	if (!v) {
-		if (json_object_size(vars) >= WHERE_VARS)
+		if (json_object_size(vars) >= QC_WHERE_VARS)
 			return; /* a variable first met past the cap is left out, always */
 		v = json_pack("{s:{},s:[ii]}", "vals", "other", 0, 0);
 		if (json_object_set_new(vars, name, v) != 0)
 			return;
 	}
 	json_t *vals = json_object_get(v, "vals"), *p = json_object_get(vals, value);
-	if (!p && json_object_size(vals) < WHERE_VALUES) {
+	if (!p && json_object_size(vals) < QC_WHERE_VALUES) {
 		p = json_pack("[ii]", 0, 0);
 		if (json_object_set_new(vals, value, p) != 0)
 			p = NULL;
@@ -147,7 +147,7 @@ static void where_along(json_t *op, json_t *c)
 		snprintf(key, sizeof key, "%s\n%s", qc_json_str(o, "name"), axis);
 		json_t *t = json_object_get(along, key);
 		if (!t) {
-			if (json_object_size(along) >= WHERE_AXES)
+			if (json_object_size(along) >= QC_WHERE_AXES)
 				continue;
 			json_t *ch = json_object_get(o, "channel_axis");
 			t = json_pack("{s:s,s:s,s:b,s:{},s:i}", "output", qc_json_str(o, "name"),
@@ -162,7 +162,7 @@ static void where_along(json_t *op, json_t *c)
 		json_object_foreach(json_object_get(fa, "counts"), idx, n)
 		{
 			if (json_object_get(counts, idx) ||
-			    json_object_size(counts) < WHERE_INDICES)
+			    json_object_size(counts) < QC_WHERE_INDICES)
 				count_add(counts, idx, (json_int_t)qc_json_count(n));
 			else
 				count_add(t, "other", (json_int_t)qc_json_count(n));

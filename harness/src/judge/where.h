@@ -18,12 +18,13 @@
 
 #include <jansson.h>
 
-#define WHERE_VARS    32 /* sweep variables (and keys of their map values) kept per op */
-#define WHERE_VALUES  64 /* values kept per variable; the cases with any other count as other */
-#define WHERE_AXES    16 /* outputs and axes kept per op */
-#define WHERE_INDICES 64 /* indices kept per output axis; the elements at others count as other */
+#define QC_WHERE_VARS   32 /* sweep variables (and keys of their map values) kept per op */
+#define QC_WHERE_VALUES 64 /* values kept per variable; the cases with any other count as other */
+#define QC_WHERE_AXES   16 /* outputs and axes kept per op */
+#define QC_WHERE_INDICES                                                                           \
+	64 /* indices kept per output axis; the elements at others count as other */
 /* At most one finding per kept axis and per kept variable. */
-#define QC_WHERE_MAX_FINDINGS (WHERE_AXES + WHERE_VARS)
+#define QC_WHERE_MAX_FINDINGS (QC_WHERE_AXES + QC_WHERE_VARS)
 
 /* An empty breakdown. */
 json_t *qc_where_new(void);
