@@ -443,7 +443,7 @@ static void parser_of(const char *c, char *path, size_t n)
 /*
  * One table: a command accepts exactly the options its --help lists (cmd/help.c, read through
  * qc_opt_next, which refuses any other), and every option listed is one its parser reads
- * (named in the file of its parser; quant names its options without the dashes).
+ * (named in the file of its parser).
  */
 static void test_help_is_the_parser(void)
 {
@@ -473,8 +473,7 @@ static void test_help_is_the_parser(void)
 		}
 		for (const qc_help_option *o = h->options; o->flag; o++) {
 			char lit[80];
-			snprintf(lit, sizeof lit, "\"%s\"",
-			         strcmp(c, "quant") ? o->flag : o->flag + 2);
+			snprintf(lit, sizeof lit, "\"%s\"", o->flag);
 			options++;
 			if (!strstr(src, lit)) {
 				fprintf(stderr, "  cli: %s --help lists %s, which %s never reads\n",
@@ -489,6 +488,57 @@ static void test_help_is_the_parser(void)
 	CU_ASSERT(options >= 100);
 }
 
+/* The reader's forms: a value after '=', '_' for '-', numbers and the words after "--" as
+ * words; a switch given a value, an unknown option and a missing value refused. */
+static void test_option_reader(void)
+{
+	char *words[] = {"--scale=-0.5",   "--zero_point", "-3",    "-0.25",
+	                 "--narrow-range", "--",           "--all", "-x"};
+	qc_opt_reader r = {.cmd = "compare-conventions", .argc = 8, .argv = words};
+	const char *f, *v;
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_FLAG);
+	CU_ASSERT(f && !strcmp(f, "--scale") && v && !strcmp(v, "-0.5"));
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_FLAG);
+	CU_ASSERT(f && !strcmp(f, "--zero-point") && v && !strcmp(v, "-3"));
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_WORD);
+	CU_ASSERT(v && !strcmp(v, "-0.25"));
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_FLAG);
+	CU_ASSERT(f && !strcmp(f, "--narrow-range") && !v);
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_WORD);
+	CU_ASSERT(v && !strcmp(v, "--all"));
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_WORD);
+	CU_ASSERT(v && !strcmp(v, "-x"));
+	CU_ASSERT_EQUAL(qc_opt_next(&r, &f, &v), QC_OPT_END);
+
+	/* refused, with a line on stderr that names the word's option */
+	const char *bad[][2] = {{"--narrow-range=1", "--narrow-range takes no value"},
+	                        {"--scale", "missing value after --scale"},
+	                        {"--scal=1", "unknown option --scal=1"},
+	                        {"-3x", "unknown option -3x"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *one[] = {(char *)bad[i][0]};
+		qc_opt_reader b = {.cmd = "compare-conventions", .argc = 1, .argv = one};
+		FILE *err = tmpfile();
+		CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+		fflush(stderr);
+		int saved = dup(2);
+		dup2(fileno(err), 2);
+		int k = qc_opt_next(&b, &f, &v);
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		char msg[256] = "";
+		rewind(err);
+		size_t n = fread(msg, 1, sizeof msg - 1, err);
+		msg[n] = 0;
+		fclose(err);
+		if (k != QC_OPT_BAD || !strstr(msg, bad[i][1]))
+			fprintf(stderr, "\n  %s: read as %d, said '%s'", bad[i][0], k, msg);
+		CU_ASSERT_EQUAL(k, QC_OPT_BAD);
+		CU_ASSERT_PTR_NOT_NULL(strstr(msg, bad[i][1]));
+	}
+}
+
 void qct_register_cli(void)
 {
 	CU_pSuite s = qct_suite("cli");
@@ -497,6 +547,7 @@ void qct_register_cli(void)
 	            test_mistakes_name_the_nearest);
 	CU_add_test(s, "man pages from the help's description", test_man_pages);
 	CU_add_test(s, "every option --help lists is read, and no other", test_help_is_the_parser);
+	CU_add_test(s, "the option reader's forms", test_option_reader);
 	CU_add_test(s, "show: a row per innermost line of the shape", test_show_rows);
 	CU_add_test(s, "the progress line: counts, time left, cut to the width",
 	            test_progress_line);

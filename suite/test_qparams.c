@@ -419,7 +419,7 @@ static void test_cmd_errors(void)
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--bogus", NULL},
 	                   "unknown option --bogus");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--min", NULL},
-	                   "--min needs a value");
+	                   "missing value after --min");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "--dtype", "int8", NULL},
 	                   "--dtype given twice");
 	expect_usage_error((const char *[]){"--dtype", "uint8", "stray", NULL},

@@ -52,27 +52,39 @@ int qc_cmd_compare_conventions(int argc, char **argv)
 	size_t nv = 0;
 	float *values = qc_xcalloc((size_t)argc + 1, sizeof *values);
 	int status = 2;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	qc_opt_reader rd = {.cmd = "compare-conventions", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *w;
+	for (int k; (k = qc_opt_next(&rd, &a, &w)) != QC_OPT_END;) {
 		double v;
-		if (!strcmp(a, "--dtype") && i + 1 < argc) {
-			p.dtype = qref_dtype_parse(argv[++i]);
-		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
-			if (!parse_num(argv[++i], &v)) {
+		if (k == QC_OPT_BAD) {
+			goto out;
+		} else if (k == QC_OPT_WORD) {
+			if (!parse_num(w, &v)) {
+				fprintf(stderr,
+				        "qconform compare-conventions: '%s' is not a number "
+				        "(qconform compare-conventions --help)\n",
+				        w);
+				goto out;
+			}
+			values[nv++] = (float)v;
+		} else if (!strcmp(a, "--dtype")) {
+			p.dtype = qref_dtype_parse(w);
+		} else if (!strcmp(a, "--scale")) {
+			if (!parse_num(w, &v)) {
 				fprintf(stderr,
 				        "qconform compare-conventions: --scale: '%s' is not a "
 				        "number\n",
-				        argv[i]);
+				        w);
 				goto out;
 			}
 			p.scale = (float)v;
 			have_scale = 1;
-		} else if (!strcmp(a, "--zero-point") && i + 1 < argc) {
-			if (!parse_num(argv[++i], &v) || v != floor(v) || fabs(v) > 65535) {
+		} else if (!strcmp(a, "--zero-point")) {
+			if (!parse_num(w, &v) || v != floor(v) || fabs(v) > 65535) {
 				fprintf(stderr,
 				        "qconform compare-conventions: --zero-point: '%s' is "
 				        "not an integer in [-65535, 65535]\n",
-				        argv[i]);
+				        w);
 				goto out;
 			}
 			p.zero_point = (int32_t)v;
@@ -81,27 +93,8 @@ int qc_cmd_compare_conventions(int argc, char **argv)
 			p.narrow_range = 1;
 		} else if (!strcmp(a, "--all")) {
 			all = 1;
-		} else if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++) {
-				if (!parse_num(argv[i], &v)) {
-					fprintf(stderr,
-					        "qconform compare-conventions: '%s' is not a "
-					        "number\n",
-					        argv[i]);
-					goto out;
-				}
-				values[nv++] = (float)v;
-			}
-		} else if (parse_num(a, &v)) {
-			values[nv++] = (float)v;
 		} else {
-			if (a[0] == '-' && a[1] == '-')
-				qc_help_unknown_option("compare-conventions", a);
-			else
-				fprintf(stderr,
-				        "qconform compare-conventions: unknown argument '%s' "
-				        "(qconform compare-conventions --help)\n",
-				        a);
+			qc_opt_unread("compare-conventions", a);
 			goto out;
 		}
 	}

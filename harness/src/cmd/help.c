@@ -731,32 +731,63 @@ int qc_help_unknown_option(const char *cmd, const char *arg)
 
 /* ---- reading a command's options ---- */
 
+/* 1 if a is a number ("-3", "-0.5", "-.5", "-inf"): a word, not an option. */
+static int opt_is_number(const char *a)
+{
+	char *end;
+	strtod(a, &end);
+	return end != a && !*end;
+}
+
 int qc_opt_next(qc_opt_reader *r, const char **flag, const char **value)
 {
 	*flag = *value = NULL;
 	if (r->i >= r->argc)
 		return QC_OPT_END;
 	const char *a = r->argv[r->i++];
-	if (a[0] != '-' || !a[1]) { /* "-" is a word: standard input, where a command takes it */
+	if (!r->words && !strcmp(a, "--")) { /* the rest are words */
+		r->words = 1;
+		if (r->i >= r->argc)
+			return QC_OPT_END;
+		a = r->argv[r->i++];
+	}
+	/* "-" is a word: standard input, where a command takes it */
+	if (r->words || a[0] != '-' || !a[1] || opt_is_number(a)) {
 		*value = a;
 		return QC_OPT_WORD;
 	}
+	/* the name: up to an '=', with '_' read as '-' (--zero_point, as TF writes it) */
+	char name[64];
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	if (len >= sizeof name) {
+		qc_help_unknown_option(r->cmd, a);
+		return QC_OPT_BAD;
+	}
+	for (size_t k = 0; k < len; k++)
+		name[k] = k > 1 && a[k] == '_' ? '-' : a[k];
+	name[len] = 0;
 	const qc_help_command *c = qc_help_find(r->cmd);
 	const qc_help_option *o = c ? c->options : NULL;
-	while (o && o->flag && strcmp(o->flag, a) != 0)
+	while (o && o->flag && strcmp(o->flag, name) != 0)
 		o++;
 	if (!o || !o->flag) {
 		qc_help_unknown_option(r->cmd, a);
 		return QC_OPT_BAD;
 	}
 	*flag = o->flag;
-	if (o->arg) {
-		if (r->i >= r->argc) {
-			fprintf(stderr, "qconform %s: missing value after %s (%s)\n", r->cmd, a,
-			        o->arg);
+	if (!o->arg) {
+		if (eq) {
+			fprintf(stderr, "qconform %s: %s takes no value\n", r->cmd, o->flag);
 			return QC_OPT_BAD;
 		}
+	} else if (eq) {
+		*value = eq + 1;
+	} else if (r->i < r->argc) {
 		*value = r->argv[r->i++];
+	} else {
+		fprintf(stderr, "qconform %s: missing value after %s (%s)\n", r->cmd, a, o->arg);
+		return QC_OPT_BAD;
 	}
 	return QC_OPT_FLAG;
 }

@@ -49,13 +49,16 @@ int qc_help_unknown_option(const char *cmd, const char *arg);
 /*
  * A command's words read against its options above, the one table --help and the man pages
  * print: a command accepts exactly the options its help lists, each with a value exactly when
- * the help names one (arg). Start with {.cmd = "run", .argc = n, .argv = words}.
+ * the help names one (arg), as the next word or after '=' (--scale=0.5); an option's '_' may be
+ * written for its '-' (--zero_point). A number (-3, -0.5) is a word, and so is every word after
+ * "--". Start with {.cmd = "run", .argc = n, .argv = words}.
  */
 typedef struct qc_opt_reader {
 	const char *cmd;
 	int argc;
 	char **argv; /* the command's words, its name left out */
 	int i;       /* the next word */
+	int words;   /* set after "--": the rest are words */
 } qc_opt_reader;
 
 /*

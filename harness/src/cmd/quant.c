@@ -154,43 +154,28 @@ static int parse_double(const char *s, double *v)
 }
 
 enum { O_DTYPE, O_SCALE, O_ZP, O_MEAN, O_STD, O_MIN, O_MAX, O_NUDGE, O_NARROW, O_COUNT };
-static const char *const opt_names[O_COUNT] = {
-        "dtype", "scale", "zero-point", "mean", "std-dev", "min", "max", "nudge", "narrow-range"};
+static const char *const opt_names[O_COUNT] = {"--dtype", "--scale",   "--zero-point",
+                                               "--mean",  "--std-dev", "--min",
+                                               "--max",   "--nudge",   "--narrow-range"};
 
 int qc_cmd_quant(int argc, char **argv)
 {
 	const char *val[O_COUNT] = {0};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strncmp(a, "--", 2) != 0)
-			return usage_error("unexpected argument '%s' (see --help)", a);
-		char name[32];
-		const char *eq = strchr(a + 2, '=');
-		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		if (len >= sizeof name)
-			return qc_help_unknown_option("quant", a);
-		for (size_t k = 0; k < len; k++) /* --zero_point == --zero-point */
-			name[k] = a[2 + k] == '_' ? '-' : a[2 + k];
-		name[len] = 0;
+	qc_opt_reader rd = {.cmd = "quant", .argc = argc - 1, .argv = argv + 1};
+	const char *a, *w;
+	for (int k; (k = qc_opt_next(&rd, &a, &w)) != QC_OPT_END;) {
+		if (k == QC_OPT_BAD)
+			return 2;
+		if (k == QC_OPT_WORD)
+			return usage_error("unexpected argument '%s' (see --help)", w);
 		int o = 0;
-		while (o < O_COUNT && strcmp(opt_names[o], name) != 0)
+		while (o < O_COUNT && strcmp(opt_names[o], a) != 0)
 			o++;
 		if (o == O_COUNT)
-			return qc_help_unknown_option("quant", a);
+			return qc_opt_unread("quant", a);
 		if (val[o])
-			return usage_error("--%s given twice", opt_names[o]);
-		if (o == O_NARROW) {
-			if (eq)
-				return usage_error("--narrow-range takes no value");
-			val[o] = "1";
-			continue;
-		}
-		if (eq)
-			val[o] = eq + 1;
-		else if (i + 1 < argc)
-			val[o] = argv[++i];
-		else
-			return usage_error("--%s needs a value", opt_names[o]);
+			return usage_error("%s given twice", a);
+		val[o] = w ? w : "1";
 	}
 
 	if (!val[O_DTYPE])
@@ -228,10 +213,10 @@ int qc_cmd_quant(int argc, char **argv)
 		for (int k = 0; k < 2; k++) {
 			const char *s = val[pair[f][k]];
 			if (!s)
-				return usage_error("--%s needs --%s", opt_names[pair[f][1 - k]],
+				return usage_error("%s needs %s", opt_names[pair[f][1 - k]],
 				                   opt_names[pair[f][k]]);
 			if (!parse_double(s, &v[k]))
-				return usage_error("--%s: '%s' is not a finite number",
+				return usage_error("%s: '%s' is not a finite number",
 				                   opt_names[pair[f][k]], s);
 		}
 	}
