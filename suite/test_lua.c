@@ -1,4 +1,5 @@
-/* Tests for harness/src/spec/slua.c: the sandbox, its limits, values, generators, checks, qc. */
+/* Tests for harness/src/spec/slua.c, slua_sandbox.c and slua_qclib.c: the sandbox, its limits,
+ * values, generators, checks, qc. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
