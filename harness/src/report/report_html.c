@@ -1,3 +1,8 @@
+/*
+ * The HTML report (report_html.h): the page, its head, banners, run table, histograms, operator
+ * table and waivers, and the entry points; report_html_cases.c renders the cases on it,
+ * report_html_cert.c a certificate on top (report_html_internal.h: what they share).
+ */
 #include "report/report_html.h"
 
 #include <errno.h>
@@ -11,12 +16,13 @@
 #include "base/utf8.h"
 #include "judge/compare.h"
 #include "judge/where.h"
+#include "report/report_html_internal.h"
 #include "report/report_junit.h"
 
 /* ---- values ---- */
 
 /* Verdicts that fail a run (qc_verdict_conforms is 0). */
-static int is_failing(int v)
+int qc_html_is_failing(int v)
 {
 	return v >= 0 && !qc_verdict_conforms((qc_verdict)v);
 }
@@ -25,7 +31,7 @@ static int is_failing(int v)
 
 /* Text and attribute values: & < > " ' escaped; C0 controls other than tab and newline, DEL,
  * U+FFFE, U+FFFF and ill-formed UTF-8 (harness/src/base/utf8.h) become U+FFFD. */
-static void esc(FILE *f, const char *s)
+void qc_html_esc(FILE *f, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	for (size_t i = 0; i < n;) {
@@ -121,9 +127,9 @@ static void head(FILE *f, json_t *run)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
 	fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
 	fputs("<title>qconform report: ", f);
-	esc(f, qc_json_str(plugin, "name"));
+	qc_html_esc(f, qc_json_str(plugin, "name"));
 	fputs(" ", f);
-	esc(f, qc_json_str(plugin, "version"));
+	qc_html_esc(f, qc_json_str(plugin, "version"));
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
@@ -139,24 +145,12 @@ static void verdict_counts(FILE *f, json_t *verdicts, const char *id_prefix)
 	fputs("</ul>\n", f);
 }
 
-/* What the page needs of the cases, gathered in one pass over them (the cases stream:
- * harness/src/report/report_read.h), in memory bounded by the listed cases and the caps of
- * the breakdowns (judge/where.h). */
-typedef struct page_cases {
-	unsigned long long failing, within;
-	json_t *failing_list; /* the first QC_HTML_MAX_LISTED failing cases: [index, case] */
-	json_t *within_list;  /* the cases within tolerance, while QC_HTML_MAX_WITHIN at most */
-	json_t *waived;       /* "semantics\nop" -> how many cases a waiver accepted */
-	json_t *unsupported;  /* "semantics\nop" -> {message: [count, first case]} */
-	json_t *where;        /* "semantics\nop" of an op with failing cases -> its breakdown */
-} page_cases;
-
-static void op_slot(char *key, size_t n, const char *sem, const char *op)
+void qc_html_op_slot(char *key, size_t n, const char *sem, const char *op)
 {
 	snprintf(key, n, "%s\n%s", sem, op);
 }
 
-static void page_cases_free(page_cases *pc)
+static void page_cases_free(qc_html_page_cases *pc)
 {
 	json_decref(pc->failing_list);
 	json_decref(pc->within_list);
@@ -165,13 +159,13 @@ static void page_cases_free(page_cases *pc)
 	json_decref(pc->where);
 }
 
-static void page_case(page_cases *pc, json_t *c, size_t i)
+static void page_case(qc_html_page_cases *pc, json_t *c, size_t i)
 {
 	char key[512];
 	const char *verdict = qc_json_str(c, "verdict");
 	int v = qc_verdict_of_name(verdict);
-	op_slot(key, sizeof key, qc_json_str(c, "semantics"), qc_json_str(c, "op"));
-	if (is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
+	qc_html_op_slot(key, sizeof key, qc_json_str(c, "semantics"), qc_json_str(c, "op"));
+	if (qc_html_is_failing(v) && pc->failing++ < QC_HTML_MAX_LISTED)
 		json_array_append_new(pc->failing_list, json_pack("[IO]", (json_int_t)i, c));
 	if (v == QC_PASS_WITHIN_TOLERANCE && pc->within++ < QC_HTML_MAX_WITHIN)
 		json_array_append_new(pc->within_list, json_pack("[IO]", (json_int_t)i, c));
@@ -183,7 +177,7 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 		        json_integer(json_integer_value(json_object_get(pc->waived, key)) + 1));
 	json_t *where = json_object_get(pc->where, key);
 	if (where)
-		qc_where_add(where, c, is_failing(v));
+		qc_where_add(where, c, qc_html_is_failing(v));
 	if (strcmp(verdict, "NOT_SUPPORTED") != 0)
 		return;
 	/* every distinct message of the op, in the order first given, with its count */
@@ -200,7 +194,7 @@ static void page_case(page_cases *pc, json_t *c, size_t i)
 }
 
 /* Reads every case of rep into pc. 0, or -1 with the reason in err. */
-static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t errsz)
+static int page_cases_read(qc_html_page_cases *pc, qc_report *rep, char *err, size_t errsz)
 {
 	memset(pc, 0, sizeof *pc);
 	pc->failing_list = json_array();
@@ -216,10 +210,10 @@ static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t err
 		json_t *v = json_object_get(o, "verdicts");
 		unsigned long long bad = 0;
 		for (int x = 0; x < QC_N_VERDICTS; x++)
-			if (is_failing(x))
+			if (qc_html_is_failing(x))
 				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)x));
 		char key[512];
-		op_slot(key, sizeof key, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
+		qc_html_op_slot(key, sizeof key, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
 		if (bad && !json_object_get(pc->where, key))
 			json_object_set_new(pc->where, key, qc_where_new());
 	}
@@ -235,17 +229,17 @@ static int page_cases_read(page_cases *pc, qc_report *rep, char *err, size_t err
 }
 
 /* Failing cases of semantics/op that a waiver accepted (the case's "waived"; issue 6). */
-static unsigned long long waived_in(json_t *r, const page_cases *pc, const char *sem,
+static unsigned long long waived_in(json_t *r, const qc_html_page_cases *pc, const char *sem,
                                     const char *op)
 {
 	if (!qc_json_key_count(json_object_get(r, "summary"), "waived"))
 		return 0;
 	char key[512];
-	op_slot(key, sizeof key, sem, op);
+	qc_html_op_slot(key, sizeof key, sem, op);
 	return (unsigned long long)json_integer_value(json_object_get(pc->waived, key));
 }
 
-static void banner(FILE *f, json_t *r, const page_cases *pc)
+static void banner(FILE *f, json_t *r, const qc_html_page_cases *pc)
 {
 	json_t *summary = json_object_get(r, "summary");
 	json_t *plugin = json_object_get(json_object_get(r, "run"), "plugin");
@@ -261,7 +255,7 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		/* a partial run: what finished, and how to go on */
 		char by[64];
 		fputs("<div class=\"sub\" id=\"interrupted\">stopped by ", f);
-		esc(f, qc_report_stopped_by(intr, by, sizeof by));
+		qc_html_esc(f, qc_report_stopped_by(intr, by, sizeof by));
 		unsigned long long planned = qc_json_key_count(intr, "cases_planned");
 		fprintf(f,
 		        " after <b>%llu</b> of %llu case%s: the cases below are the ones that "
@@ -269,15 +263,15 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		        qc_json_key_count(intr, "cases_done"), planned, planned == 1 ? "" : "s");
 		if (json_is_string(json_object_get(intr, "journal"))) {
 			fputs("; resume with <code>qconform run --resume ", f);
-			esc(f, qc_json_str(intr, "journal"));
+			qc_html_esc(f, qc_json_str(intr, "journal"));
 			fputs("</code>", f);
 		}
 		fputs("</div>\n", f);
 	}
 	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, qc_json_str(plugin, "name"));
+	qc_html_esc(f, qc_json_str(plugin, "name"));
 	fputs("</b> ", f);
-	esc(f, qc_json_str(plugin, "version"));
+	qc_html_esc(f, qc_json_str(plugin, "version"));
 	unsigned long long total = qc_json_key_count(summary, "cases");
 	fprintf(f, " &middot; <b id=\"total-cases\">%llu</b> case%s in %s s &middot; %s</div>\n",
 	        total, total == 1 ? "" : "s",
@@ -292,7 +286,7 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		json_t *v = json_object_get(o, "verdicts");
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
-			if (is_failing(k))
+			if (qc_html_is_failing(k))
 				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		bad -= waived_in(r, pc, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
 		if (!bad)
@@ -303,9 +297,9 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 		}
 		fputs(shown == 1 ? "<div class=\"failing\">Failing: " : " &middot; ", f);
 		fprintf(f, "<a href=\"#op-%zu\">", i);
-		esc(f, qc_json_str(o, "semantics"));
+		qc_html_esc(f, qc_json_str(o, "semantics"));
 		fputs("/", f);
-		esc(f, qc_json_str(o, "op"));
+		qc_html_esc(f, qc_json_str(o, "op"));
 		fprintf(f, "</a> (%llu of %llu)", bad, qc_json_key_count(o, "cases"));
 	}
 	if (shown)
@@ -320,7 +314,7 @@ static void banner(FILE *f, json_t *r, const page_cases *pc)
 }
 
 /* waived_in for a profile's "semantics/op" */
-static unsigned long long op_waived(json_t *r, const page_cases *pc, const char *sem_op)
+static unsigned long long op_waived(json_t *r, const qc_html_page_cases *pc, const char *sem_op)
 {
 	const char *slash = strchr(sem_op, '/');
 	if (!slash)
@@ -332,7 +326,7 @@ static unsigned long long op_waived(json_t *r, const page_cases *pc, const char 
 
 /* The profile's verdict: every required op ran, none NOT_SUPPORTED or failing, and at least
  * min_cases cases (README.md, "Certificates"; specs/README.md, "Profiles"). */
-static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
+static void profile_banner(FILE *f, json_t *r, const qc_html_page_cases *pc)
 {
 	json_t *p = json_object_get(r, "profile");
 	if (!json_is_object(p))
@@ -349,7 +343,7 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 		json_t *v = json_object_get(o, "verdicts");
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
-			if (is_failing(k) || k == QC_NOT_SUPPORTED)
+			if (qc_html_is_failing(k) || k == QC_NOT_SUPPORTED)
 				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		bad -= op_waived(r, pc, qc_json_str(o, "op"));
 		if (!qc_json_key_count(o, "cases") || bad)
@@ -357,7 +351,7 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 	}
 	fprintf(f, "<section class=\"profile %s\" id=\"profile\">\n<h2>Profile ",
 	        ok ? "ok" : "bad");
-	esc(f, qc_json_str(p, "name"));
+	qc_html_esc(f, qc_json_str(p, "name"));
 	fprintf(f, ": <span id=\"profile-verdict\">%s</span></h2>\n",
 	        ok ? "CONFORMS" : "DOES NOT CONFORM");
 	fprintf(f, "<p><b>%llu</b> case%s (the profile asks for at least %llu)%s. ", cases,
@@ -377,12 +371,12 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 			why = "not supported";
 		unsigned long long failing = 0, waived = op_waived(r, pc, qc_json_str(o, "op"));
 		for (int k = 0; k < QC_N_VERDICTS; k++)
-			if (is_failing(k))
+			if (qc_html_is_failing(k))
 				failing += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		if (!why && failing > waived)
 			why = "failing cases";
 		fprintf(f, "<tr%s><td>", why ? " class=\"bad\"" : "");
-		esc(f, qc_json_str(o, "op"));
+		qc_html_esc(f, qc_json_str(o, "op"));
 		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
 		for (int k = 0; k < QC_N_VERDICTS; k++) {
 			unsigned long long n = qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
@@ -396,16 +390,16 @@ static void profile_banner(FILE *f, json_t *r, const page_cases *pc)
 	fputs("</table>\n</section>\n", f);
 }
 
-static void kv_row(FILE *f, const char *key, const char *value, int code)
+void qc_html_kv_row(FILE *f, const char *key, const char *value, int code)
 {
 	fprintf(f, "<tr><th>%s</th><td>%s", key, code ? "<code>" : "");
-	esc(f, value);
+	qc_html_esc(f, value);
 	fprintf(f, "%s</td></tr>\n", code ? "</code>" : "");
 }
 
 /* The engines that ran the judged cases as the plugin reported them (engine()), and the
  * requirement on them: a row when either is there. */
-static void engine_row(FILE *f, json_t *engines, const char *require)
+void qc_html_engine_row(FILE *f, json_t *engines, const char *require)
 {
 	if (!json_is_object(engines) && !*require)
 		return;
@@ -420,33 +414,34 @@ static void engine_row(FILE *f, json_t *engines, const char *require)
 	if (*require && used < sizeof line)
 		snprintf(line + used, sizeof line - used, "%srequired: %s", used ? "; " : "",
 		         require);
-	kv_row(f, "engines (reported by the plugin, not verified)", line, 0);
+	qc_html_kv_row(f, "engines (reported by the plugin, not verified)", line, 0);
 }
 
 /* The plugin's identity rows, in the run table and in a certificate. */
-static void plugin_rows(FILE *f, json_t *plugin)
+void qc_html_plugin_rows(FILE *f, json_t *plugin)
 {
 	char buf[64];
 	/* what the device reported (--remote, or an offline runner's records) is said to be so,
 	 * on the row itself */
 	int dev = !strcmp(qc_json_str(plugin, "sha256_source"), "device");
 	int rec = !strcmp(qc_json_str(plugin, "sha256_source"), "records");
-	kv_row(f, rec ? "plugin (as the runner recorded it, reported by the device)" : "plugin",
-	       qc_json_str(plugin, "name"), 0);
-	kv_row(f, rec ? "plugin version (reported by the device)" : "plugin version",
-	       qc_json_str(plugin, "version"), 0);
+	qc_html_kv_row(
+	        f, rec ? "plugin (as the runner recorded it, reported by the device)" : "plugin",
+	        qc_json_str(plugin, "name"), 0);
+	qc_html_kv_row(f, rec ? "plugin version (reported by the device)" : "plugin version",
+	               qc_json_str(plugin, "version"), 0);
 	snprintf(buf, sizeof buf, "%llu", qc_json_key_count(plugin, "abi_version"));
-	kv_row(f, rec ? "plugin ABI (reported by the device)" : "plugin ABI", buf, 0);
-	kv_row(f,
-	       dev   ? "plugin path (reported by the device)"
-	       : rec ? "the runner's records (offline)"
-	             : "plugin path",
-	       qc_json_str(plugin, "path"), 1);
-	kv_row(f,
-	       dev   ? "plugin sha256 (reported by the device, not verified by the harness)"
-	       : rec ? "sha256 of the runner's records (computed by the harness)"
-	             : "plugin sha256 (computed by the harness)",
-	       qc_json_str(plugin, "sha256"), 1);
+	qc_html_kv_row(f, rec ? "plugin ABI (reported by the device)" : "plugin ABI", buf, 0);
+	qc_html_kv_row(f,
+	               dev   ? "plugin path (reported by the device)"
+	               : rec ? "the runner's records (offline)"
+	                     : "plugin path",
+	               qc_json_str(plugin, "path"), 1);
+	qc_html_kv_row(f,
+	               dev   ? "plugin sha256 (reported by the device, not verified by the harness)"
+	               : rec ? "sha256 of the runner's records (computed by the harness)"
+	                     : "plugin sha256 (computed by the harness)",
+	               qc_json_str(plugin, "sha256"), 1);
 	json_t *pf = json_object_get(plugin, "platform");
 	if (pf) {
 		int pdev = !strcmp(qc_json_str(pf, "source"), "device");
@@ -454,21 +449,23 @@ static void plugin_rows(FILE *f, json_t *plugin)
 		snprintf(line, sizeof line, "%s, %s%s%s", qc_json_str(pf, "machine"),
 		         qc_json_str(pf, "system"), *qc_json_str(pf, "cpu") ? "; " : "",
 		         qc_json_str(pf, "cpu"));
-		kv_row(f, pdev ? "ran on (reported by the device)" : "ran on (seen by the harness)",
-		       line, 0);
+		qc_html_kv_row(f,
+		               pdev ? "ran on (reported by the device)"
+		                    : "ran on (seen by the harness)",
+		               line, 0);
 		if (*qc_json_str(pf, "emulation"))
-			kv_row(f, "EMULATED", qc_json_str(pf, "emulation"), 0);
+			qc_html_kv_row(f, "EMULATED", qc_json_str(pf, "emulation"), 0);
 	}
 	const char *sb = qc_json_str(plugin, "sandbox");
 	if (*sb) {
 		char line[400];
 		int weak = !strcmp(qc_json_str(plugin, "sandbox_isolation"), "reduced");
 		snprintf(line, sizeof line, "%s%s", weak ? "WEAKER, no namespaces: " : "", sb);
-		kv_row(f, "sandbox", line, 0);
+		qc_html_kv_row(f, "sandbox", line, 0);
 	}
 	json_t *opts = json_object_get(plugin, "options");
 	if (json_array_size(opts) == 0) {
-		kv_row(f, "plugin options", "none", 0);
+		qc_html_kv_row(f, "plugin options", "none", 0);
 		return;
 	}
 	fputs("<tr><th>plugin options</th><td><code>", f);
@@ -478,36 +475,36 @@ static void plugin_rows(FILE *f, json_t *plugin)
 	{
 		if (i)
 			fputc(' ', f);
-		esc(f, json_string_value(o) ? json_string_value(o) : "");
+		qc_html_esc(f, json_string_value(o) ? json_string_value(o) : "");
 	}
 	fputs("</code></td></tr>\n", f);
 }
 
 /* One table row per spec file: path, sha256, cases (the run's and the certificate's lists). */
-static void spec_rows(FILE *f, json_t *specs)
+void qc_html_spec_rows(FILE *f, json_t *specs)
 {
 	size_t i;
 	json_t *x;
 	json_array_foreach(specs, i, x)
 	{
 		fputs("<tr><td>", f);
-		esc(f, qc_json_str(x, "path"));
+		qc_html_esc(f, qc_json_str(x, "path"));
 		fputs("</td><td><code>", f);
-		esc(f, qc_json_str(x, "sha256"));
+		qc_html_esc(f, qc_json_str(x, "sha256"));
 		fprintf(f, "</code></td><td class=\"n\">%llu</td></tr>\n",
 		        qc_json_key_count(x, "cases"));
 	}
 }
 
 /* The seed row: an integer as is, a seed read back as a double (above 2^63) as a number. */
-static void kv_seed(FILE *f, json_t *seed)
+void qc_html_kv_seed(FILE *f, json_t *seed)
 {
 	char buf[64];
 	if (json_is_integer(seed))
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(seed));
 	else
 		qc_json_num_text(buf, sizeof buf, seed);
-	kv_row(f, "seed", buf, 0);
+	qc_html_kv_row(f, "seed", buf, 0);
 }
 
 static void metadata(FILE *f, json_t *r, const char *json_path)
@@ -516,16 +513,17 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	json_t *plugin = json_object_get(run, "plugin");
 	char buf[64];
 	fputs("<h2 id=\"run\">Run</h2>\n<div class=\"meta\"><table class=\"kv\">\n", f);
-	kv_row(f, "qconform", qc_json_str(run, "qconform_version"), 0);
-	kv_seed(f, json_object_get(run, "seed"));
-	kv_row(f, "started", qc_json_str(run, "started"), 0);
-	kv_row(f, "finished", qc_json_str(summary, "finished"), 0);
-	kv_row(f, "host", qc_json_str(run, "host"), 0);
-	kv_row(f, "command", qc_json_str(run, "command"), 1);
-	kv_row(f, "timeout per case",
-	       qc_json_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")), 0);
+	qc_html_kv_row(f, "qconform", qc_json_str(run, "qconform_version"), 0);
+	qc_html_kv_seed(f, json_object_get(run, "seed"));
+	qc_html_kv_row(f, "started", qc_json_str(run, "started"), 0);
+	qc_html_kv_row(f, "finished", qc_json_str(summary, "finished"), 0);
+	qc_html_kv_row(f, "host", qc_json_str(run, "host"), 0);
+	qc_html_kv_row(f, "command", qc_json_str(run, "command"), 1);
+	qc_html_kv_row(f, "timeout per case",
+	               qc_json_num_text(buf, sizeof buf, json_object_get(run, "timeout_seconds")),
+	               0);
 	json_t *prof = json_object_get(run, "profile");
-	kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
+	qc_html_kv_row(f, "profile", json_is_string(prof) ? json_string_value(prof) : "(none)", 0);
 	json_t *filters = json_object_get(run, "filters");
 	fputs("<tr><th>filters</th><td>", f);
 	size_t i;
@@ -533,7 +531,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	json_array_foreach(filters, i, x)
 	{
 		fputs(i ? ", <code>" : "<code>", f);
-		esc(f, json_string_value(x));
+		qc_html_esc(f, json_string_value(x));
 		fputs("</code>", f);
 	}
 	if (!json_array_size(filters))
@@ -545,7 +543,7 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 		json_array_foreach(names, i, x)
 		{
 			fputs(i ? ", <code>" : "<code>", f);
-			esc(f, json_string_value(x));
+			qc_html_esc(f, json_string_value(x));
 			fputs("</code>", f);
 		}
 		fputs("</td></tr>\n", f);
@@ -554,17 +552,18 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	if (json_is_object(shard)) {
 		snprintf(buf, sizeof buf, "%llu of %llu", qc_json_key_count(shard, "index"),
 		         qc_json_key_count(shard, "count"));
-		kv_row(f, "shard", buf, 0);
+		qc_html_kv_row(f, "shard", buf, 0);
 	}
 	if (json_object_get(run, "merged_shards")) {
 		snprintf(buf, sizeof buf, "merged from %llu shard reports",
 		         qc_json_key_count(run, "merged_shards"));
-		kv_row(f, "shards", buf, 0);
+		qc_html_kv_row(f, "shards", buf, 0);
 	}
 	fputs("</table>\n<table class=\"kv\">\n", f);
-	plugin_rows(f, plugin);
-	engine_row(f, json_object_get(summary, "engines"), qc_json_str(run, "require_engine"));
-	kv_row(f, "JSON report", json_path, 1);
+	qc_html_plugin_rows(f, plugin);
+	qc_html_engine_row(f, json_object_get(summary, "engines"),
+	                   qc_json_str(run, "require_engine"));
+	qc_html_kv_row(f, "JSON report", json_path, 1);
 	fputs("</table></div>\n", f);
 	json_t *specs = json_object_get(run, "specs");
 	unsigned long long total = 0;
@@ -575,14 +574,14 @@ static void metadata(FILE *f, json_t *r, const char *json_path)
 	        "class=\"n\">cases</th></tr>\n",
 	        json_array_size(specs), json_array_size(specs) == 1 ? "" : "s", total,
 	        total == 1 ? "" : "s");
-	spec_rows(f, specs);
+	qc_html_spec_rows(f, specs);
 	fputs("</table></details>\n", f);
 }
 
 /* ---- histograms as SVG ---- */
 
 /* The unit of a report's metrics, as one of qconform's own names ("?" otherwise). */
-static const char *safe_unit(const char *u)
+const char *qc_html_safe_unit(const char *u)
 {
 	for (int k = QC_UNIT_LSB; k <= QC_UNIT_ULP; k++)
 		if (!strcmp(u, qc_unit_name((qc_unit)k)))
@@ -695,7 +694,7 @@ static void mini_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 /* The histogram of one case's output: every bin labelled, a bar with its count per
  * non-empty bin (class "bar"), log scale; a bin's legal roundings (outside: the band's
  * histogram) in amber above the elements outside the band. */
-static void case_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
+void qc_html_case_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 {
 	unsigned long long c[QC_HIST_BINS], o[QC_HIST_BINS], max = 0;
 	int n = hist_counts(hist, c);
@@ -720,7 +719,7 @@ static void case_hist(FILE *f, json_t *hist, json_t *outside, const char *unit)
 		}
 		fprintf(f, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">", x + w / 2.0,
 		        top + h + 13);
-		esc(f, qc_hist_labels[b]);
+		qc_html_esc(f, qc_hist_labels[b]);
 		fputs("</text>", f);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">e in %s</text></svg>\n", width,
@@ -759,24 +758,24 @@ static void ops_table(FILE *f, json_t *r)
 		json_t *v = json_object_get(o, "verdicts");
 		unsigned long long bad = 0;
 		for (int k = 0; k < QC_N_VERDICTS; k++)
-			if (is_failing(k))
+			if (qc_html_is_failing(k))
 				bad += qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
 		int ns = qc_json_key_count(v, "NOT_SUPPORTED") != 0;
 		fprintf(f, "<tr id=\"op-%zu\"%s><td>", i,
 		        bad  ? " class=\"bad\""
 		        : ns ? " class=\"ns\""
 		             : "");
-		esc(f, qc_json_str(o, "semantics"));
+		qc_html_esc(f, qc_json_str(o, "semantics"));
 		fputs("</td><td>", f);
-		esc(f, qc_json_str(o, "op"));
+		qc_html_esc(f, qc_json_str(o, "op"));
 		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
 		for (size_t k = 0; k < sizeof op_cols / sizeof op_cols[0]; k++) {
 			unsigned long long n =
 			        qc_json_key_count(v, qc_verdict_name((qc_verdict)op_cols[k]));
 			fprintf(f, "<td class=\"n%s\">%llu</td>",
-			        !n                       ? " z"
-			        : is_failing(op_cols[k]) ? " bad"
-			                                 : "",
+			        !n                               ? " z"
+			        : qc_html_is_failing(op_cols[k]) ? " bad"
+			                                         : "",
 			        n);
 		}
 		json_t *outs = json_object_get(o, "outputs"), *m;
@@ -788,12 +787,12 @@ static void ops_table(FILE *f, json_t *r)
 			if (k)
 				fputs("<br>", f);
 			if (json_array_size(outs) > 1) {
-				esc(f, qc_json_str(m, "name"));
+				qc_html_esc(f, qc_json_str(m, "name"));
 				fputs(": ", f);
 			}
 			fprintf(f, "%s ",
 			        qc_json_num_text(b, sizeof b, json_object_get(m, "max_abs")));
-			esc(f, qc_json_str(m, "unit"));
+			qc_html_esc(f, qc_json_str(m, "unit"));
 		}
 		if (!json_array_size(outs))
 			fputs("&ndash;", f);
@@ -804,7 +803,7 @@ static void ops_table(FILE *f, json_t *r)
 				fputs("<br>", f);
 			mini_hist(f, json_object_get(m, "histogram"),
 			          json_object_get(m, "histogram_outside_band"),
-			          safe_unit(qc_json_str(m, "unit")));
+			          qc_html_safe_unit(qc_json_str(m, "unit")));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -827,12 +826,12 @@ static void waivers(FILE *f, json_t *r)
 	{
 		int expired = json_is_true(json_object_get(w, "expired"));
 		fprintf(f, "<tr%s><td><code>", expired ? " class=\"bad\"" : "");
-		esc(f, qc_json_str(w, "case"));
+		qc_html_esc(f, qc_json_str(w, "case"));
 		fputs("</code></td><td>", f);
-		esc(f, qc_json_str(w, "reason"));
+		qc_html_esc(f, qc_json_str(w, "reason"));
 		fputs("</td><td>", f);
 		json_t *e = json_object_get(w, "expires");
-		esc(f, json_is_string(e) ? json_string_value(e) : "never");
+		qc_html_esc(f, json_is_string(e) ? json_string_value(e) : "never");
 		fprintf(f, "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
 		        expired ? " (expired: fails the run)" : "", qc_json_key_count(w, "matched"),
 		        qc_json_key_count(w, "applied"));
@@ -840,729 +839,7 @@ static void waivers(FILE *f, json_t *r)
 	fputs("</table>\n", f);
 }
 
-/* ---- one case ---- */
-
-/* A metrics column head: the JSON key with spaces, so a narrow page can wrap it. */
-static void head_cell(FILE *f, const char *key)
-{
-	fputs("<th class=\"n\">", f);
-	for (const char *p = key; *p; p++)
-		fputc(*p == '_' ? ' ' : *p, f);
-	fputs("</th>", f);
-}
-
-/* "0,3,2,5" and, when the op names its axes, "n=0, h=3, w=2, c=5" */
-static void coords_cell(FILE *f, json_t *coords, json_t *axes)
-{
-	size_t d;
-	json_t *v;
-	int named = qc_report_axes_named(coords, axes);
-	json_array_foreach(coords, d, v)
-	{
-		fputs(d ? ", " : "", f);
-		if (named) {
-			esc(f, json_string_value(json_array_get(axes, d)));
-			fputc('=', f);
-		}
-		fprintf(f, "%llu", qc_json_count(v));
-	}
-}
-
-/* An output's worst elements: where each is (its index, its coordinates), the inputs at the
- * index, expected, the legal outputs, got, error, and the reference's accumulator and real
- * value when known. A row outside every legal output is marked (class "out"), one that is a
- * legal rounding other than expected is not: the first are what fails the case. */
-static void worst_table(FILE *f, json_t *o)
-{
-	json_t *worst = json_object_get(o, "worst"), *e;
-	size_t w;
-	char b1[32], b2[32], b3[32];
-	int coords = 0, terms = 0, reals = 0, inputs = 0, band = 0;
-	json_array_foreach(worst, w, e)
-	{
-		coords |= json_is_array(json_object_get(e, "coords"));
-		terms |= json_object_get(e, "acc") != NULL;
-		reals |= json_object_get(e, "real") != NULL;
-		inputs |= json_object_get(e, "inputs") != NULL;
-		json_t *l = json_object_get(e, "legal");
-		band |= json_array_size(l) == 2 &&
-		        qc_json_num(json_array_get(l, 0)) != qc_json_num(json_array_get(l, 1));
-	}
-	if (!json_array_size(worst))
-		return;
-	fputs("<table class=\"worst\"><tr><th class=\"n\">index</th>", f);
-	if (coords)
-		fputs("<th>at</th>", f);
-	if (inputs)
-		fputs("<th>inputs at the index</th>", f);
-	fputs("<th class=\"n\">expected</th>", f);
-	if (band)
-		fputs("<th class=\"n\">legal outputs</th>", f);
-	fputs("<th class=\"n\">got</th><th class=\"n\">error</th>", f);
-	if (terms)
-		fputs("<th class=\"n\">accumulator</th>", f);
-	if (reals)
-		fputs(terms ? "<th class=\"n\">real value (acc &times; s_in &times; s_w / s_out + "
-		              "zp_out)</th>"
-		            : "<th class=\"n\">real value (in output units)</th>",
-		      f);
-	fputs("</tr>\n", f);
-	json_array_foreach(worst, w, e)
-	{
-		json_t *beyond = json_object_get(e, "beyond");
-		int out = !beyond || qc_json_num(beyond) != 0;
-		fprintf(f, "<tr%s><td class=\"n\">%llu</td>",
-		        out ? " class=\"out\" title=\"outside every legal output\""
-		            : " class=\"legal\" title=\"a legal rounding\"",
-		        qc_json_key_count(e, "index"));
-		if (coords) {
-			fputs("<td>", f);
-			coords_cell(f, json_object_get(e, "coords"), json_object_get(o, "axes"));
-			fputs("</td>", f);
-		}
-		if (inputs) {
-			fputs("<td>", f);
-			const char *in;
-			json_t *iv;
-			int first = 1;
-			json_object_foreach(json_object_get(e, "inputs"), in, iv)
-			{
-				fputs(first ? "" : ", ", f);
-				esc(f, in);
-				fprintf(f, " = %s", qc_json_num_text(b1, sizeof b1, iv));
-				first = 0;
-			}
-			fputs("</td>", f);
-		}
-		fprintf(f, "<td class=\"n\">%s</td>",
-		        qc_json_num_text(b1, sizeof b1, json_object_get(e, "expected")));
-		if (band) {
-			json_t *l = json_object_get(e, "legal");
-			fprintf(f, "<td class=\"n\">%s to %s</td>",
-			        qc_json_num_text(b2, sizeof b2, json_array_get(l, 0)),
-			        qc_json_num_text(b3, sizeof b3, json_array_get(l, 1)));
-		}
-		fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td>",
-		        qc_json_num_text(b2, sizeof b2, json_object_get(e, "got")),
-		        qc_json_num_text(b3, sizeof b3, json_object_get(e, "error")));
-		if (terms)
-			fprintf(f, "<td class=\"n\">%s</td>",
-			        json_object_get(e, "acc")
-			                ? qc_json_num_text(b1, sizeof b1, json_object_get(e, "acc"))
-			                : "");
-		if (reals && json_object_get(e, "real"))
-			fprintf(f, "<td class=\"n\">%.9g</td>",
-			        qc_json_num(json_object_get(e, "real")));
-		else if (reals)
-			fputs("<td></td>", f);
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n", f);
-}
-
-static void case_article(FILE *f, json_t *c, size_t index)
-{
-	/* names written into markup unescaped come from qconform's own tables */
-	int vi = qc_verdict_of_name(qc_json_str(c, "verdict"));
-	const char *verdict = vi >= 0 ? qc_verdict_name((qc_verdict)vi) : "UNKNOWN";
-	char b1[32], b2[32];
-	fprintf(f, "<article class=\"case v-%s\" id=\"case-%zu\">\n<h3><span class=\"badge v-%s\">",
-	        verdict, index, verdict);
-	esc(f, verdict);
-	fputs("</span><span class=\"name\">", f);
-	esc(f, qc_json_str(c, "name"));
-	fputs("</span></h3>\n<table class=\"kv\">\n", f);
-	kv_row(f, "message", qc_json_str(c, "message"), 0);
-	fputs("<tr><th>operator</th><td>", f);
-	esc(f, qc_json_str(c, "semantics"));
-	fputs("/", f);
-	esc(f, qc_json_str(c, "op"));
-	fputs("</td></tr>\n", f);
-	kv_row(f, "spec", qc_json_str(c, "spec"), 0);
-	kv_row(f, "params", qc_json_str(c, "params"), 1);
-	kv_row(f, "case seed", qc_json_str(c, "seed"), 1);
-	if (json_object_get(c, "waived"))
-		kv_row(f, "waived", qc_json_str(c, "waived"), 0);
-	kv_row(f, "expect", qc_json_str(c, "expect"), 0);
-	kv_row(f, "kernel seconds", qc_json_num_text(b1, sizeof b1, json_object_get(c, "seconds")),
-	       0);
-	json_t *aq = json_object_get(c, "auto_quant");
-	if (json_is_object(aq)) {
-		const char *k;
-		json_t *q;
-		fputs("<tr><th>auto quant</th><td>", f);
-		json_object_foreach(aq, k, q)
-		{
-			esc(f, k);
-			fprintf(f, ": scale %s, zero point %s; ",
-			        qc_json_num_text(b1, sizeof b1, json_object_get(q, "scale")),
-			        qc_json_num_text(b2, sizeof b2, json_object_get(q, "zero_point")));
-		}
-		fputs("</td></tr>\n", f);
-	}
-	if (json_object_get(c, "golden_source"))
-		kv_row(f, "golden source", qc_json_str(c, "golden_source"), 0);
-	fputs("</table>\n", f);
-	size_t k;
-	json_t *o;
-	json_array_foreach(json_object_get(c, "outputs"), k, o)
-	{
-		const char *unit = safe_unit(qc_json_str(o, "unit"));
-		fputs("<h4>output ", f);
-		esc(f, qc_json_str(o, "name"));
-		fputs(" (", f);
-		esc(f, qc_json_str(o, "dtype"));
-		fputs(", e in ", f);
-		esc(f, unit);
-		fputs(")</h4>\n<table class=\"metrics\"><tr>", f);
-		static const char *const counts[] = {"elements", "mismatches", "within_rounding",
-		                                     "unpredictable", "out_of_range"};
-		static const char *const nums[] = {"max_abs",      "bias",    "mse",
-		                                   "saturated",    "max_ulp", "max_abs_error",
-		                                   "max_rel_error"};
-		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
-			head_cell(f, counts[j]);
-		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
-			if (json_object_get(o, nums[j]))
-				head_cell(f, !strcmp(nums[j], "max_abs") ? "max |e|" : nums[j]);
-		fputs("</tr><tr>", f);
-		for (size_t j = 0; j < sizeof counts / sizeof counts[0]; j++)
-			fprintf(f, "<td class=\"n\">%llu</td>", qc_json_key_count(o, counts[j]));
-		for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++)
-			if (json_object_get(o, nums[j]))
-				fprintf(f, "<td class=\"n\">%s</td>",
-				        qc_json_num_text(b1, sizeof b1,
-				                         json_object_get(o, nums[j])));
-		fputs("</tr></table>\n", f);
-		case_hist(f, json_object_get(o, "histogram"),
-		          json_object_get(o, "histogram_outside_band"), unit);
-		worst_table(f, o);
-	}
-	if (json_object_get(c, "reproduce")) {
-		fputs("<div class=\"note\">reproduce:</div><pre class=\"repro\">", f);
-		esc(f, qc_json_str(c, "reproduce"));
-		fputs("</pre>\n", f);
-	}
-	fputs("</article>\n", f);
-}
-
-/* ---- where an op's failures are, rendered ---- */
-
-typedef struct ranked {
-	const char *key;
-	json_int_t n, m; /* what it is ranked by (most first), and a second count */
-	size_t order;    /* first met: the tie-break */
-} ranked;
-
-static int by_count(const void *a, const void *b)
-{
-	const ranked *x = a, *y = b;
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The entries of a tally object ({KEY: n} or {KEY: [cases, failing]}), most first. */
-static ranked *ranked_of(json_t *o, size_t *n)
-{
-	*n = json_object_size(o);
-	ranked *r = calloc(*n ? *n : 1, sizeof *r);
-	const char *key;
-	json_t *v;
-	size_t i = 0;
-	if (!r) {
-		*n = 0;
-		return NULL;
-	}
-	json_object_foreach(o, key, v)
-	{
-		r[i].key = key;
-		r[i].order = i;
-		if (json_is_array(v)) {
-			r[i].n = json_integer_value(json_array_get(v, 1));
-			r[i].m = json_integer_value(json_array_get(v, 0));
-		} else {
-			r[i].n = json_integer_value(v);
-		}
-		i++;
-	}
-	qsort(r, *n, sizeof *r, by_count);
-	return r;
-}
-
-/* "1 case", "2 cases" */
-static const char *plural(json_int_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-/* The findings of the breakdown w (judge/where.h), as a list. Returns how many. */
-static int where_findings(FILE *f, json_t *w)
-{
-	qc_where_finding F[QC_WHERE_MAX_FINDINGS];
-	int n = qc_where_findings(w, F, QC_WHERE_MAX_FINDINGS);
-	for (int i = 0; i < n; i++) {
-		const qc_where_finding *x = &F[i];
-		fputs(i ? "<li>" : "<ul class=\"findings\"><li>", f);
-		if (x->kind == QC_WHERE_INDEX) {
-			fputs("output <code>", f);
-			esc(f, x->output);
-			fputs("</code>: <b>", f);
-			if (x->channel)
-				fputs("channel ", f);
-			else {
-				fputs("only at ", f);
-				esc(f, x->axis);
-				fputs(" = ", f);
-			}
-			esc(f, x->index);
-			fprintf(f, "%s</b> (%lld failing %s)</li>", x->channel ? " only" : "",
-			        x->elements, plural(x->elements, "element", "elements"));
-		} else {
-			fputs(x->failing == 1 ? "<b>the failing case has <code>"
-			                      : "<b>all failing cases have <code>",
-			      f);
-			esc(f, x->var);
-			fputc('=', f);
-			esc(f, x->value);
-			fprintf(f, "</code></b> (%lld of the %lld cases %s)</li>", x->have,
-			        x->cases, plural(x->have, "has it", "have it"));
-		}
-	}
-	if (n)
-		fputs("</ul>\n", f);
-	return n;
-}
-
-/* The breakdown of an op's failures (page_cases.where): findings, the failing elements along
- * each output's axis, the values of the sweep variables that the failing cases have. */
-static void where_section(FILE *f, json_t *w, size_t id)
-{
-	json_int_t failing = json_integer_value(json_object_get(w, "failing")),
-	           cases = json_integer_value(json_object_get(w, "cases"));
-	fprintf(f,
-	        "<div class=\"where\" id=\"where-%zu\">\n<p><b>%" JSON_INTEGER_FORMAT
-	        "</b> of %" JSON_INTEGER_FORMAT " %s %s.</p>\n",
-	        id, failing, cases, plural(cases, "case", "cases"),
-	        plural(failing, "fails", "fail"));
-	if (!where_findings(f, w) && failing > 1)
-		fputs("<p class=\"note\">No one channel and no one value of a sweep variable holds "
-		      "every failure.</p>\n",
-		      f);
-	const char *key;
-	json_t *t;
-	if (json_object_size(json_object_get(w, "along"))) {
-		fputs("<table class=\"along\"><tr><th>output</th><th>along</th><th>failing "
-		      "elements "
-		      "per index (most first)</th></tr>\n",
-		      f);
-		json_object_foreach(json_object_get(w, "along"), key, t)
-		{
-			size_t n;
-			ranked *r = ranked_of(json_object_get(t, "counts"), &n);
-			fputs("<tr><td>", f);
-			esc(f, qc_json_str(t, "output"));
-			fputs("</td><td>", f);
-			esc(f, qc_json_str(t, "axis"));
-			fprintf(f, "%s</td><td>",
-			        json_is_true(json_object_get(t, "channel")) ? " (channels)" : "");
-			for (size_t i = 0; i < n && i < 16; i++) {
-				fputs(i ? ", " : "", f);
-				esc(f, r[i].key);
-				fprintf(f, ": %" JSON_INTEGER_FORMAT, r[i].n);
-			}
-			if (n > 16)
-				fprintf(f, ", %zu more indices", n - 16);
-			json_int_t other = json_integer_value(json_object_get(t, "other"));
-			if (other)
-				fprintf(f, "; %" JSON_INTEGER_FORMAT " at other indices", other);
-			fputs("</td></tr>\n", f);
-			free(r);
-		}
-		fputs("</table>\n", f);
-	}
-	int head = 0;
-	json_object_foreach(json_object_get(w, "vars"), key, t)
-	{
-		size_t n;
-		ranked *r = ranked_of(json_object_get(t, "vals"), &n);
-		json_t *other = json_object_get(t, "other");
-		json_int_t other_cases = json_integer_value(json_array_get(other, 0));
-		if (n < 2 && !other_cases) { /* one value in every case that has it */
-			free(r);
-			continue;
-		}
-		if (!head++)
-			fputs("<table class=\"vars\"><tr><th>sweep variable</th><th>its values in "
-			      "the "
-			      "failing cases (failing / cases with the value)</th><th>values with "
-			      "no "
-			      "failing case</th></tr>\n",
-			      f);
-		fputs("<tr><td><code>", f);
-		esc(f, key);
-		fputs("</code></td><td>", f);
-		size_t shown = 0, clean = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (!r[i].n) {
-				clean++;
-				continue;
-			}
-			if (shown++ == 8)
-				continue;
-			fputs(shown > 1 ? "; <code>" : "<code>", f);
-			esc(f, r[i].key);
-			fprintf(f, "</code> %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT, r[i].n,
-			        r[i].m);
-		}
-		if (shown > 8)
-			fprintf(f, "; %zu more values", shown - 8);
-		json_int_t of = json_integer_value(json_array_get(other, 1));
-		if (of)
-			fprintf(f, "; other values %" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
-			        of, other_cases);
-		fprintf(f, "</td><td class=\"n\">%zu</td></tr>\n", clean);
-		free(r);
-	}
-	if (head)
-		fputs("</table>\n", f);
-	fputs("</div>\n", f);
-}
-
-/* The description of the spec at path (run.specs), or NULL. */
-static const char *spec_description(json_t *r, const char *path)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(json_object_get(r, "run"), "specs"), i, s)
-	{
-		if (strcmp(qc_json_str(s, "path"), path) == 0)
-			return json_string_value(json_object_get(s, "description"));
-	}
-	return NULL;
-}
-
-/* The cases of list ([index, case] pairs) whose op is `key` (any op: NULL), by spec in the
- * order each spec first comes: per spec its path and what it is for once, then its cases. */
-static void cases_by_spec(FILE *f, json_t *r, json_t *list, const char *key)
-{
-	json_t *done = json_object();
-	size_t i, j;
-	json_t *c, *d;
-	json_array_foreach(list, i, c)
-	{
-		json_t *cc = json_array_get(c, 1);
-		char k[512];
-		op_slot(k, sizeof k, qc_json_str(cc, "semantics"), qc_json_str(cc, "op"));
-		const char *spec = qc_json_str(cc, "spec");
-		if ((key && strcmp(k, key) != 0) || json_object_get(done, spec))
-			continue;
-		json_object_set_new(done, spec, json_true());
-		const char *why = spec_description(r, spec);
-		fputs("<div class=\"spec\"><h4>spec <code>", f);
-		esc(f, spec);
-		fputs("</code></h4>", f);
-		if (why) {
-			fputs("<p class=\"spec-what\">", f);
-			esc(f, why);
-			fputs("</p>", f);
-		}
-		fputs("</div>\n", f);
-		json_array_foreach(list, j, d)
-		{
-			json_t *dc = json_array_get(d, 1);
-			op_slot(k, sizeof k, qc_json_str(dc, "semantics"), qc_json_str(dc, "op"));
-			if ((!key || !strcmp(k, key)) && !strcmp(qc_json_str(dc, "spec"), spec))
-				case_article(f, dc,
-				             (size_t)json_integer_value(json_array_get(d, 0)));
-		}
-	}
-	json_decref(done);
-}
-
-/* The op's diagnosis (README, Diagnosis): which rule explains its failures, as the console
- * says it; key is "semantics\nop". */
-static void diagnosis_section(FILE *f, json_t *r, const char *key)
-{
-	size_t i;
-	json_t *o;
-	json_array_foreach(json_object_get(r, "ops"), i, o)
-	{
-		char k[512];
-		op_slot(k, sizeof k, qc_json_str(o, "semantics"), qc_json_str(o, "op"));
-		json_t *d = json_object_get(o, "diagnosis");
-		if (strcmp(k, key) || !d)
-			continue;
-		fputs("<div class=\"diagnosis\"><h4>Diagnosis: ", f);
-		esc(f, qc_json_str(d, "status"));
-		fputs("</h4>\n<pre>", f);
-		esc(f, qc_json_str(d, "text"));
-		fputs("</pre>\n", f);
-		if (qc_json_str(d, "note")[0]) {
-			fputs("<p class=\"note\">", f);
-			esc(f, qc_json_str(d, "note"));
-			fputs("</p>\n", f);
-		}
-		fputs("</div>\n", f);
-		return;
-	}
-}
-
-/* Failing cases (up to QC_HTML_MAX_LISTED) per failing operator, each operator's breakdown
- * first; cases within tolerance (when few); the operators the plugin does not support. */
-static void drill_down(FILE *f, json_t *r, const page_cases *pc, const char *json_path)
-{
-	unsigned long long failing = pc->failing, within = pc->within;
-	size_t i;
-	json_t *c;
-	fprintf(f, "<h2 id=\"failing\">Failing cases (%llu)</h2>\n", failing);
-	if (!failing)
-		fputs("<p class=\"note\">No case failed, errored, crashed or timed out.</p>\n", f);
-	if (failing > QC_HTML_MAX_LISTED)
-		fprintf(f,
-		        "<p class=\"note\" id=\"more-failing\">The first %d are listed here; %llu "
-		        "more failing %s in the JSON report (<code>",
-		        QC_HTML_MAX_LISTED, failing - QC_HTML_MAX_LISTED,
-		        failing - QC_HTML_MAX_LISTED == 1 ? "case is" : "cases are");
-	if (failing > QC_HTML_MAX_LISTED) {
-		esc(f, json_path);
-		fputs("</code>).</p>\n", f);
-	}
-	/* per failing op (the roll-up's order): where its failures are, then its listed cases */
-	const char *key;
-	json_t *w;
-	size_t id = 0;
-	json_object_foreach(pc->where, key, w)
-	{
-		/* the key is "semantics\nop": shown as semantics/op */
-		char name[512];
-		snprintf(name, sizeof name, "%s", key);
-		char *nl = strchr(name, '\n');
-		if (nl)
-			*nl = '/';
-		fprintf(f, "<section class=\"opfail\" id=\"failing-op-%zu\">\n<h3>", id);
-		esc(f, name);
-		fputs("</h3>\n", f);
-		diagnosis_section(f, r, key);
-		where_section(f, w, id++);
-		cases_by_spec(f, r, pc->failing_list, key);
-		fputs("</section>\n", f);
-	}
-	/* listed failing cases of an op the roll-up does not name (a report edited by hand) */
-	json_t *rest = json_array();
-	json_array_foreach(pc->failing_list, i, c)
-	{
-		json_t *cc = json_array_get(c, 1);
-		char k[512];
-		op_slot(k, sizeof k, qc_json_str(cc, "semantics"), qc_json_str(cc, "op"));
-		if (!json_object_get(pc->where, k))
-			json_array_append(rest, c);
-	}
-	if (json_array_size(rest))
-		cases_by_spec(f, r, rest, NULL);
-	json_decref(rest);
-	fprintf(f, "<h2 id=\"within\">Passed within tolerance (%llu)</h2>\n", within);
-	if (within > QC_HTML_MAX_WITHIN) {
-		fprintf(f,
-		        "<p class=\"note\">%llu cases are not bit-exact but within their spec's "
-		        "tolerance; the operator table counts them per operator and the JSON "
-		        "report "
-		        "lists them.</p>\n",
-		        within);
-	} else if (!within) {
-		fputs("<p class=\"note\">None: every passing case is bit-exact.</p>\n", f);
-	} else {
-		cases_by_spec(f, r, pc->within_list, NULL);
-	}
-	/* NOT_SUPPORTED: per operator, every distinct message of the plugin with its count */
-	json_t *ops = json_object_get(r, "ops"), *o;
-	unsigned long long ns = 0;
-	json_array_foreach(ops, i, o) ns +=
-	        qc_json_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
-	fprintf(f, "<h2 id=\"not-supported\">Not supported (%llu)</h2>\n", ns);
-	if (!ns) {
-		fputs("<p class=\"note\">The plugin ran every case.</p>\n", f);
-		return;
-	}
-	fputs("<table id=\"not-supported-reasons\"><tr><th>operator</th><th class=\"n\">"
-	      "cases</th><th>the plugin's message</th><th>first case</th></tr>\n",
-	      f);
-	json_array_foreach(ops, i, o)
-	{
-		unsigned long long n =
-		        qc_json_key_count(json_object_get(o, "verdicts"), "NOT_SUPPORTED");
-		if (!n)
-			continue;
-		const char *sem = qc_json_str(o, "semantics"), *op = qc_json_str(o, "op");
-		char key[512];
-		op_slot(key, sizeof key, sem, op);
-		const char *msg;
-		json_t *e;
-		json_object_foreach(json_object_get(pc->unsupported, key), msg, e)
-		{
-			fputs("<tr><td>", f);
-			esc(f, sem);
-			fputs("/", f);
-			esc(f, op);
-			fprintf(f, "</td><td class=\"n\">%lld</td><td>",
-			        (long long)json_integer_value(json_array_get(e, 0)));
-			esc(f, msg);
-			fputs("</td><td>", f);
-			esc(f, json_string_value(json_array_get(e, 1)));
-			fputs("</td></tr>\n", f);
-		}
-	}
-	fputs("</table>\n", f);
-}
-
-/* ---- the certificate (qconform certify; harness/src/gate/certify.c) ---- */
-
-static void cert_kv_count(FILE *f, const char *key, unsigned long long n)
-{
-	fprintf(f, "<tr><th>%s</th><td>%llu</td></tr>\n", key, n);
-}
-
-static void certificate(FILE *f, json_t *c)
-{
-	int ok = json_is_true(json_object_get(c, "certified"));
-	json_t *p = json_object_get(c, "profile"), *plugin = json_object_get(c, "plugin");
-	json_t *reasons = json_object_get(c, "reasons"), *waived = json_object_get(c, "waived");
-	fprintf(f,
-	        "<section class=\"cert %s\" id=\"certificate\">\n<div class=\"certhead\">"
-	        "<div class=\"small\">qconform certificate &middot; profile <b>",
-	        ok ? "ok" : "bad");
-	esc(f, qc_json_str(p, "name"));
-	fprintf(f, "</b></div>\n<div class=\"big\" id=\"certificate-verdict\">%s</div>\n",
-	        ok ? "CERTIFIED" : "NOT CERTIFIED");
-	fputs("<div class=\"sub\">plugin <b>", f);
-	esc(f, qc_json_str(plugin, "name"));
-	fputs("</b> ", f);
-	esc(f, qc_json_str(plugin, "version"));
-	fputs(" &middot; sha256 <code>", f);
-	esc(f, qc_json_str(plugin, "sha256"));
-	fputs("</code>", f);
-	if (!strcmp(qc_json_str(plugin, "sha256_source"), "device"))
-		fputs(" <b>(reported by the device, not verified)</b>", f);
-	else if (!strcmp(qc_json_str(plugin, "sha256_source"), "records"))
-		fputs(" <b>(offline: the sha256 of the runner's records; the plugin's name, "
-		      "version "
-		      "and ABI are what the device's runner recorded)</b>",
-		      f);
-	fprintf(f, " &middot; %llu cases (the profile needs %llu)</div>\n",
-	        qc_json_key_count(c, "cases"), qc_json_key_count(p, "min_cases"));
-	if (json_array_size(reasons)) {
-		fprintf(f, "<ol class=\"reasons\" id=\"certificate-reasons\">");
-		size_t i;
-		json_t *x;
-		json_array_foreach(reasons, i, x)
-		{
-			fputs("<li>", f);
-			esc(f, json_string_value(x));
-			fputs("</li>", f);
-		}
-		fputs("</ol>\n", f);
-	} else {
-		fputs("<div class=\"sub\">every required operator ran, none NOT_SUPPORTED; "
-		      "enough cases; every verdict allowed; no waiver expired</div>\n",
-		      f);
-	}
-	fputs("</div>\n<div class=\"certbody\">\n", f);
-	if (json_array_size(waived)) {
-		fprintf(f,
-		        "<h3>%zu failing case%s accepted by a waiver</h3>\n<table "
-		        "id=\"certificate-waived\"><tr><th>case</th><th>verdict</th><th>reason</th>"
-		        "<th>expires</th></tr>\n",
-		        json_array_size(waived), json_array_size(waived) == 1 ? "" : "s");
-		size_t i;
-		json_t *w;
-		json_array_foreach(waived, i, w)
-		{
-			if (i == QC_HTML_MAX_LISTED) {
-				fprintf(f,
-				        "<tr><td colspan=\"4\">%zu more in "
-				        "certificate.json</td></tr>\n",
-				        json_array_size(waived) - i);
-				break;
-			}
-			json_t *e = json_object_get(w, "expires");
-			fputs("<tr><td>", f);
-			esc(f, qc_json_str(w, "case"));
-			fputs("</td><td>", f);
-			esc(f, qc_json_str(w, "verdict"));
-			fputs("</td><td>", f);
-			esc(f, qc_json_str(w, "reason"));
-			fputs("</td><td>", f);
-			esc(f, json_is_string(e) ? json_string_value(e) : "never");
-			fputs("</td></tr>\n", f);
-		}
-		fputs("</table>\n", f);
-	}
-	json_t *ops = json_object_get(p, "required_ops");
-	fprintf(f,
-	        "<h3>Required operators (%zu)</h3>\n<table "
-	        "id=\"certificate-ops\"><tr><th>operator</th><th class=\"n\">cases</th>",
-	        json_array_size(ops));
-	for (int k = 0; k < QC_N_VERDICTS; k++)
-		fprintf(f, "<th class=\"n\">%s</th>", qc_verdict_name((qc_verdict)k));
-	fputs("</tr>\n", f);
-	size_t i;
-	json_t *o;
-	json_array_foreach(ops, i, o)
-	{
-		json_t *v = json_object_get(o, "verdicts");
-		int bad = !qc_json_key_count(o, "cases") || qc_json_key_count(v, "NOT_SUPPORTED");
-		for (int k = 0; k < QC_N_VERDICTS; k++)
-			bad |= is_failing(k) &&
-			       qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
-		fprintf(f, "<tr%s><td>", bad ? " class=\"bad\"" : "");
-		esc(f, qc_json_str(o, "op"));
-		fprintf(f, "</td><td class=\"n\">%llu</td>", qc_json_key_count(o, "cases"));
-		for (int k = 0; k < QC_N_VERDICTS; k++) {
-			unsigned long long n = qc_json_key_count(v, qc_verdict_name((qc_verdict)k));
-			fprintf(f, "<td class=\"n%s\">%llu</td>", n ? "" : " z", n);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n<h3>Identity</h3>\n<table class=\"kv\" id=\"certificate-identity\">\n", f);
-	kv_row(f, "profile", qc_json_str(p, "name"), 0);
-	{
-		/* what the certificate covers: the base and the declared extensions */
-		char covers[1024] = "";
-		size_t k, used = 0;
-		json_t *x;
-		json_array_foreach(json_object_get(p, "covers"), k, x) if (used < sizeof covers)
-		        used += (size_t)snprintf(covers + used, sizeof covers - used, "%s%s",
-		                                 k ? ", " : "", json_string_value(x));
-		kv_row(f, "covers", covers[0] ? covers : "base", 0);
-	}
-	kv_row(f, "profile description", qc_json_str(p, "description"), 0);
-	kv_row(f, "profile file", qc_json_str(p, "path"), 1);
-	kv_row(f, "profile sha256", qc_json_str(p, "sha256"), 1);
-	cert_kv_count(f, "profile min_cases", qc_json_key_count(p, "min_cases"));
-	cert_kv_count(f, "cases run", qc_json_key_count(c, "cases"));
-	plugin_rows(f, plugin);
-	engine_row(f, json_object_get(c, "engines"), qc_json_str(c, "require_engine"));
-	kv_row(f, "qconform (suite)", qc_json_str(c, "qconform_version"), 0);
-	kv_row(f, "host", qc_json_str(c, "host"), 0);
-	kv_seed(f, json_object_get(c, "seed"));
-	kv_row(f, "started", qc_json_str(c, "started"), 0);
-	kv_row(f, "finished", qc_json_str(c, "finished"), 0);
-	kv_row(f, "command", qc_json_str(c, "command"), 1);
-	json_t *ev = json_object_get(c, "report");
-	kv_row(f, "evidence (JSON report)", qc_json_str(ev, "path"), 1);
-	kv_row(f, "evidence sha256", qc_json_str(ev, "sha256"), 1);
-	fputs("</table>\n", f);
-	json_t *specs = json_object_get(c, "specs");
-	fprintf(f,
-	        "<details id=\"certificate-specs\"><summary>%zu spec files (path, sha256, "
-	        "cases)</summary>\n<table><tr><th>spec</th><th>sha256</th><th "
-	        "class=\"n\">cases</th></tr>\n",
-	        json_array_size(specs));
-	spec_rows(f, specs);
-	fputs("</table></details>\n<p class=\"note\">The run's full report follows.</p>\n"
-	      "</div>\n</section>\n",
-	      f);
-}
+/* ---- the entry points ---- */
 
 int qc_html_write_doc(qc_report *rep, const char *json_path, const char *html_path, char *err,
                       size_t errsz)
@@ -1573,7 +850,7 @@ int qc_html_write_doc(qc_report *rep, const char *json_path, const char *html_pa
 int qc_html_write_cert(qc_report *rep, json_t *cert, const char *json_path, const char *html_path,
                        char *err, size_t errsz)
 {
-	page_cases pc;
+	qc_html_page_cases pc;
 	if (page_cases_read(&pc, rep, err, errsz) != 0) {
 		page_cases_free(&pc);
 		return -1;
@@ -1588,17 +865,17 @@ int qc_html_write_cert(qc_report *rep, json_t *cert, const char *json_path, cons
 	json_t *run = json_object_get(r, "run");
 	head(f, run);
 	if (cert)
-		certificate(f, cert);
+		qc_html_certificate(f, cert);
 	banner(f, r, &pc);
 	profile_banner(f, r, &pc);
 	metadata(f, r, json_path);
 	ops_table(f, r);
 	waivers(f, r);
-	drill_down(f, r, &pc, json_path);
+	qc_html_drill_down(f, r, &pc, json_path);
 	fputs("<p class=\"muted\">Generated by qconform ", f);
-	esc(f, qc_json_str(run, "qconform_version"));
+	qc_html_esc(f, qc_json_str(run, "qconform_version"));
 	fputs(" from <code>", f);
-	esc(f, json_path);
+	qc_html_esc(f, json_path);
 	fputs("</code>.</p>\n</main>\n</body>\n</html>\n", f);
 	page_cases_free(&pc);
 	return qc_afile_commit(&af, err, errsz);
