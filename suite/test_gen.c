@@ -1,4 +1,4 @@
-/* Tests for harness/src/base/rng.c and harness/src/spec/gen.c. */
+/* Tests for harness/src/base/rng.c, harness/src/spec/gen.c and gen_requant.c. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
