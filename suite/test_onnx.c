@@ -799,7 +799,7 @@ static void test_linear_long_sum(void)
 /* ---- float8 zero points and -0 ------------------------------------------- */
 
 /* x of dtype dt and n elements, per tensor with scale s and the float zero point *z (a value
- * of dt, as cases.c gives a float8 tensor's zero point). */
+ * of dt, as cases_tensor.c gives a float8 tensor's zero point). */
 static void f8_tensor(qt *x, const char *name, qcf_dtype dt, int64_t n, float s, const float *z)
 {
 	ot_init(x, name, dt, 1, &n);

@@ -2,7 +2,7 @@
  * spec: loads a YAML spec (format v1, specs/README.md) with libyaml's
  * document API and checks its structure: known keys, types, required
  * fields. Values that may name sweep variables ("=name") are kept as YAML
- * nodes and evaluated per case by cases.c, which reports value errors
+ * nodes and evaluated per case by cases/, which reports value errors
  * (scale <= 0, zero point outside the dtype, ...) at the node's mark.
  *
  * Every error is "file:line:col: message" (1-based), collected in a
@@ -176,7 +176,7 @@ struct qc_lval;
 void qc_lval_of_node(const qc_spec *s, const yaml_node_t *n, struct qc_lval *v);
 int qc_node_of_lval(const qc_spec *s, const struct qc_lval *v, const yaml_node_t *at);
 
-/* Node helpers shared with cases.c. */
+/* Node helpers shared with cases/. */
 yaml_node_t *qc_node(const qc_spec *s, int id);
 /* The items of sequence n, packed or not; item i as a node (of a packed list, a Lua-made node,
  * valid as those are: the numbers' fast path is qc_yaml_pack_item). */
