@@ -89,7 +89,7 @@ typedef struct qc_command {
  * outputs at the return. Closing memory flushes the TLB, the costliest step of a small case;
  * what the open slots let through (a write into an earlier case of the command) the harness
  * finds by comparing each such case at the command's end, and then runs the command again
- * with every slot closed at its return (runner.c). A remote worker (stream.h) takes it too:
+ * with every slot closed at its return (runner_run.c). A remote worker (stream.h) takes it too:
  * what changed in its open slots after their answers comes back with the DONE.
  */
 #define QC_CMD_DEFER_CLOSE 1u
@@ -180,7 +180,7 @@ enum {
  * Sent by the worker's fault handler before it dies of the signal (SIGSEGV, SIGBUS,
  * SIGABRT): what was touched and when, for an arena address; the memory limit, when near it;
  * the plugin call it was in. Everything in it is the worker process's word, which the plugin
- * can forge: the harness believes it only of the case it waits for (runner.c).
+ * can forge: the harness believes it only of the case it waits for (runner_result.c).
  */
 typedef struct qc_fault {
 	uint32_t magic; /* QC_MSG_FAULT */

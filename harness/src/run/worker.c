@@ -833,7 +833,7 @@ typedef struct stdio_state {
 	uint64_t res_lo, res_hi; /* the arena's pages used since they last went back */
 } stdio_state;
 
-/* The harness stages small cases in a ring of a few MiB (runner.c), whose pages the next cases
+/* The harness stages small cases in a ring of a few MiB (runner_run.c), whose pages the next cases
  * use again: they stay. Once the cases used more of the arena than this, the pages go back to
  * the system at a command's end (every slot closed then: an access still faults). */
 #define STDIO_RESIDENT ((uint64_t)16 << 20)
