@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "half.h"
 #include "qconform/plugin.h"
 
 /* Number of elements of a shape (1 for rank 0). */
@@ -31,10 +32,7 @@ int qref_dtype_range(qcf_dtype t, int64_t *min, int64_t *max);
 const char *qref_dtype_name(qcf_dtype t);
 qcf_dtype qref_dtype_parse(const char *name); /* QCF_DTYPE_INVALID if unknown */
 
-float qref_f16_to_f32(uint16_t h);
-uint16_t qref_f32_to_f16(float f); /* round to nearest even; NaN stays NaN */
-float qref_bf16_to_f32(uint16_t h);
-uint16_t qref_f32_to_bf16(float f); /* round to nearest even; NaN stays NaN */
+/* float16 and bfloat16: half.h */
 
 /*
  * Small floats (ABI version 2): float8 e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, float6 e3m2, e2m3,

@@ -1,7 +1,7 @@
 /*
  * One row per op: everything the reference knows of an op in one place, its schema (qref.h),
  * the layout of its output, its kernel and its hooks. Each family file (litert_conv.c,
- * onnx_linear.c, ggml.c, ...) owns the rows of its ops, in a table that ends with a row whose
+ * onnx_linear.c, ggml_ops.c, ...) owns the rows of its ops, in a table that ends with a row whose
  * schema.op is NULL, and the attribute tables beside the kernels that read them;
  * reference/dispatch.c lists the tables and looks the rows up. Adding an op is its kernel and
  * its row in its family file (and its spec and docs); reference/variants/variant.c reads the
@@ -67,7 +67,7 @@ extern const qref_op qref_ops_tf[];                    /* tf_fake_quant.c */
 extern const qref_op qref_ops_onnx[];                  /* onnx_qdq.c */
 extern const qref_op qref_ops_onnx_linear[];           /* onnx_linear.c */
 extern const qref_op qref_ops_ort[];                   /* ort_contrib.c */
-extern const qref_op qref_ops_ggml[];                  /* ggml.c */
+extern const qref_op qref_ops_ggml[];                  /* ggml_ops.c */
 extern const qref_op qref_ops_mx[];                    /* mx.c */
 
 /* The row of semantics / op, or NULL. */

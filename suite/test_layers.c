@@ -70,6 +70,33 @@ static void arrows_free(arrows *a)
 }
 
 /* The includes of one file (rel: its path under the root, as "judge/compare.c"). */
+/* The header of the next `#include "..."` at or after *cur (a line of its own), or NULL; the
+ * text is cut in place and *cur moves past the line. */
+static const char *next_include(char **cur)
+{
+	for (char *line = *cur; line && *line;) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		*cur = next;
+		char *p = line + strspn(line, " \t");
+		if (*p == '#') {
+			p += 1 + strspn(p + 1, " \t");
+			if (!strncmp(p, "include", 7)) {
+				p += 7 + strspn(p + 7, " \t");
+				char *end = *p == '"' ? strchr(p + 1, '"') : NULL;
+				if (end) {
+					*end = '\0';
+					return p + 1;
+				}
+			}
+		}
+		line = next;
+	}
+	*cur = NULL;
+	return NULL;
+}
+
 static void scan_file(const char *root, const char *rel, int rank, arrows *back, arrows *bad)
 {
 	char path[1024];
@@ -79,50 +106,24 @@ static void scan_file(const char *root, const char *rel, int rank, arrows *back,
 		add(bad, "%s: cannot be read%s", rel, "");
 		return;
 	}
-	for (char *line = text; line && *line;) {
-		char *next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#') {
-			p++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!strncmp(p, "include", 7)) {
-				p += 7;
-				while (*p == ' ' || *p == '\t')
-					p++;
-				char *end = *p == '"' ? strchr(p + 1, '"') : NULL;
-				if (end) {
-					*end = '\0';
-					const char *h = p + 1, *slash = strchr(h, '/');
-					char there[1100];
-					int r = slash ? stage_rank(h, (size_t)(slash - h)) : -1;
-					if (!slash) {
-						/* a header of the harness or the reference without
-						 * its folder */
-						int found = 0;
-						for (int i = 0; i < N_STAGES && !found; i++) {
-							snprintf(there, sizeof there, "%s/%s/%s",
-							         root, STAGES[i], h);
-							found = exists(there);
-						}
-						snprintf(there, sizeof there,
-						         "%s/../../reference/%s", root, h);
-						if (found || exists(there))
-							add(bad,
-							    "%s: includes \"%s\" without its "
-							    "folder",
-							    rel, h);
-					} else if (r > rank) {
-						add(back, "%s -> %s", rel, h);
-					}
-				}
+	char *cur = text;
+	for (const char *h; (h = next_include(&cur));) {
+		const char *slash = strchr(h, '/');
+		char there[1100];
+		int r = slash ? stage_rank(h, (size_t)(slash - h)) : -1;
+		if (!slash) {
+			/* a header of the harness or the reference without its folder */
+			int found = 0;
+			for (int i = 0; i < N_STAGES && !found; i++) {
+				snprintf(there, sizeof there, "%s/%s/%s", root, STAGES[i], h);
+				found = exists(there);
 			}
+			snprintf(there, sizeof there, "%s/../../reference/%s", root, h);
+			if (found || exists(there))
+				add(bad, "%s: includes \"%s\" without its folder", rel, h);
+		} else if (r > rank) {
+			add(back, "%s -> %s", rel, h);
 		}
-		line = next;
 	}
 	free(text);
 }
@@ -225,6 +226,113 @@ static void test_one_way(void)
 	arrows_free(&bad);
 }
 
+/*
+ * The reference's files (one folder, bare includes) have no circle either: a file X.c or X.h
+ * that includes Y.h depends on Y (Y.c and Y.h); no file may depend on itself through others.
+ * Returns 1 and the circle in why ("dtype -> ggml -> dtype"), or 0.
+ */
+#define MAX_UNITS 128
+
+/* The unit named by the first len bytes of name, or units when there is none. */
+static int unit_of(char (*names)[64], int units, const char *name, size_t len)
+{
+	int k = 0;
+	while (k < units && !(strlen(names[k]) == len && !strncmp(names[k], name, len)))
+		k++;
+	return k;
+}
+
+static int reference_circle(const char *dir, char *why, size_t n)
+{
+	char names[MAX_UNITS][64];
+	int units = 0;
+	static unsigned char dep[MAX_UNITS][MAX_UNITS];
+	memset(dep, 0, sizeof dep);
+	DIR *d = opendir(dir);
+	CU_ASSERT_FATAL(d != NULL);
+	struct dirent *e;
+	char *files[2 * MAX_UNITS];
+	int nf = 0;
+	while ((e = readdir(d)) && nf < 2 * MAX_UNITS) {
+		size_t len = strlen(e->d_name);
+		if (len > 2 && len < 64 && e->d_name[len - 2] == '.' &&
+		    (e->d_name[len - 1] == 'c' || e->d_name[len - 1] == 'h'))
+			files[nf++] = strdup(e->d_name);
+	}
+	closedir(d);
+	/* a unit per stem */
+	for (int i = 0; i < nf; i++) {
+		size_t len = strlen(files[i]) - 2;
+		if (unit_of(names, units, files[i], len) == units && units < MAX_UNITS)
+			snprintf(names[units++], sizeof names[0], "%.*s", (int)len, files[i]);
+	}
+	for (int i = 0; i < nf; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		char *text = qct_read_file(path), *cur = text;
+		size_t len = strlen(files[i]) - 2;
+		int from = 0;
+		while (from < units &&
+		       !(strlen(names[from]) == len && !strncmp(names[from], files[i], len)))
+			from++;
+		for (const char *h; text && (h = next_include(&cur));) {
+			if (!strncmp(h, "reference/", 10))
+				h += 10;
+			size_t hl = strlen(h);
+			if (hl < 3 || strcmp(h + hl - 2, ".h") || strchr(h, '/'))
+				continue;
+			int to = unit_of(names, units, h, hl - 2);
+			if (to < units && to != from)
+				dep[from][to] = 1;
+		}
+		free(text);
+		free(files[i]);
+	}
+	/* a depth-first walk: a unit met again while on the path closes a circle */
+	int state[MAX_UNITS] = {0}, path[MAX_UNITS], next[MAX_UNITS], depth;
+	for (int root = 0; root < units; root++) {
+		if (state[root])
+			continue;
+		depth = 0;
+		path[0] = root, next[0] = 0, state[root] = 1;
+		while (depth >= 0) {
+			int u = path[depth], v = next[depth]++;
+			if (v == units) {
+				state[u] = 2, depth--;
+				continue;
+			}
+			if (!dep[u][v])
+				continue;
+			if (state[v] == 1) {
+				size_t at = 0;
+				int k = 0;
+				while (path[k] != v)
+					k++;
+				for (; k <= depth; k++)
+					at += (size_t)snprintf(why + at, at < n ? n - at : 0,
+					                       "%s -> ", names[path[k]]);
+				snprintf(why + (at < n ? at : n - 1), at < n ? n - at : 1, "%s",
+				         names[v]);
+				return 1;
+			}
+			if (state[v] == 0) {
+				state[v] = 1, depth++;
+				path[depth] = v, next[depth] = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static void test_reference_no_circle(void)
+{
+	char why[512] = "";
+	int circle = reference_circle("reference", why, sizeof why);
+	if (circle)
+		fprintf(stderr, "\n  the reference's files depend on each other: %s", why);
+	CU_ASSERT_EQUAL(circle, 0);
+}
+
 static void put(const char *dir, const char *rel, const char *text)
 {
 	char path[1024];
@@ -269,12 +377,31 @@ static void test_checker_finds_faults(void)
 	arrows_free(&back);
 	arrows_free(&bad);
 	qct_rmdir(tmp);
+
+	/* the reference's circle: a.c -> b.h, b.c -> c.h, c.h -> a.h; d only below them */
+	tmp = qct_tmpdir();
+	put(tmp, "a.h", "#include \"d.h\"\n");
+	put(tmp, "a.c", "#include \"a.h\"\n#include \"b.h\"\n");
+	put(tmp, "b.h", "\n");
+	put(tmp, "b.c", "#include \"reference/c.h\"\n");
+	put(tmp, "c.h", "#include \"a.h\"\n");
+	put(tmp, "d.h", "#include <stdio.h>\n");
+	char why[256] = "";
+	CU_ASSERT_EQUAL(reference_circle(tmp, why, sizeof why), 1);
+	CU_ASSERT(strstr(why, "a -> b -> c -> a") || strstr(why, "b -> c -> a -> b") ||
+	          strstr(why, "c -> a -> b -> c"));
+	put(tmp, "c.h", "#include \"d.h\"\n");
+	CU_ASSERT_EQUAL(reference_circle(tmp, why, sizeof why), 0);
+	qct_rmdir(tmp);
 }
 
 void qct_register_layers(void)
 {
 	CU_pSuite s = qct_suite("layers");
-	CU_add_test(s, "the checker finds a back arrow, a bare include, a stray folder and file",
+	CU_add_test(s,
+	            "the checker finds a back arrow, a bare include, a stray folder and file, "
+	            "a circle",
 	            test_checker_finds_faults);
 	CU_add_test(s, "no stage of the harness includes a later stage", test_one_way);
+	CU_add_test(s, "no circle between the reference's files", test_reference_no_circle);
 }
