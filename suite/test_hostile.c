@@ -420,6 +420,75 @@ static void test_stale_pointer(void)
 }
 
 /*
+ * A late write whose report faults too: the kernel's thread unmaps output 0's page once the
+ * case's memory is closed and writes there, before the worker answers (release() waits for
+ * it). A remote worker's fault handler answers the case before its FAULT, and reading the
+ * outputs for that answer faults again in the same handler: that second fault must neither
+ * wait for the answer it interrupted (the worker fell silent until the device's keeper killed
+ * it at the timeout: TIMEOUT) nor replace the first (a read of output 0). Every culprit is
+ * the late write; remotely its outputs were in the page it unmapped and never come back
+ * (FAIL, never written, with the late write said). The other cases keep their verdicts.
+ */
+static void late_unmap(json_t *clean, int remote)
+{
+	const char *tmp = qct_tmpdir();
+	const fault_row f = {"late-unmap",
+	                     "DEQUANTIZE",
+	                     0,
+	                     remote ? "FAIL" : "ERROR",
+	                     "output changed after execute returned (output 0 written later)",
+	                     OTHERS_KEEP,
+	                     "",
+	                     30,
+	                     0,
+	                     0};
+	int st;
+	double elapsed;
+	json_t *r = run_row(tmp, &f, remote, &st, &elapsed);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases"), *ccases = json_object_get(clean, "cases");
+	CU_ASSERT_EQUAL(json_array_size(cases), json_array_size(ccases));
+	size_t culprits = 0, wrong = 0;
+	for (size_t i = 0; i < json_array_size(ccases); i++) {
+		json_t *cc = json_array_get(ccases, i);
+		json_t *c = case_by_name(cases, qct_str(cc, "name"));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		const char *v = qct_verdict(c), *cv = qct_verdict(cc);
+		int culprit = !strcmp(qct_str(cc, "op"), f.op) && computes(cc) &&
+		              (!strcmp(cv, "PASS") || !strcmp(cv, "PASS_WITHIN_TOLERANCE"));
+		int ok = culprit ? !strcmp(v, f.verdict) && strstr(qct_str(c, "message"), f.words)
+		                 : !strcmp(v, cv);
+		culprits += culprit && ok;
+		if (!ok && wrong++ < 3)
+			printf("\n    %s %s: %s \"%s\", clean run %s",
+			       culprit ? "culprit" : "innocent", qct_str(c, "name"), v,
+			       qct_str(c, "message"), cv);
+	}
+	printf("\n  late-unmap DEQUANTIZE%s: %zu culprits, %.1f s", remote ? " remote" : "",
+	       culprits, elapsed);
+	CU_ASSERT(culprits > 0);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(leftovers(tmp), 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+static void test_late_unmap(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *clean =
+	        qct_run_report(tmp, &st, NULL, "%s --plugin %s", SPECS, qct_stub("hostile"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(clean);
+	late_unmap(clean, 0);
+	if (!qct_under_sanitizers()) /* as the remote catalogue */
+		late_unmap(clean, 1);
+	json_decref(clean);
+	qct_rmdir(tmp);
+}
+
+/*
  * Faults after the kernel's answer is computed, and on the worker's own ground (its channel,
  * its stream, the arena's protection): only some calls of the op are culprits (pick=odd: the
  * others of the op run as the reference does), and every case that is not a culprit keeps
@@ -550,6 +619,8 @@ void qct_register_hostile(void)
 	CU_pSuite g = qct_suite("faults");
 	CU_add_test(g, "faults after the answer, on the worker's ground: the culprit's only",
 	            test_ground);
+	CU_add_test(g, "a late write whose report faults again: reported, and at once",
+	            test_late_unmap);
 	CU_add_test(s, "the catalogue through --remote (qconform-worker --stdio)",
 	            test_catalogue_remote);
 	CU_add_test(s, "the catalogue as a user who is not root", test_catalogue_not_root);

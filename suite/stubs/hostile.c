@@ -18,6 +18,9 @@
  *               once the case's memory is closed
  *   late-now    returns at once; a thread that spins until execute returns writes the answer
  *               arg microseconds after that (busy waiting), closed memory or not
+ *   late-unmap  writes the answer, returns; a thread unmaps output 0's pages once the case's
+ *               memory is closed and writes there; release() waits for it: the fault comes
+ *               before the worker answers, and whatever reads the output then faults too
  *   fork-crash  forks a child that sleeps 30 s holding every fd, then segfaults
  *   fork-linger forks a child that sleeps 30 s, answers correctly
  *   no-restart  segfaults; create() segfaults from its arg-th call on (state counts them)
@@ -198,6 +201,30 @@ static void write_later(const qcf_tensor *out, const void *answer, long long del
 	pthread_t t;
 	if (pthread_create(&t, NULL, late_main, j) == 0)
 		pthread_detach(t);
+}
+
+/* late-unmap: 1 a thread was started, 2 it is about to write (release() waits for it) */
+static atomic_int unmapping;
+
+static void *unmap_main(void *p)
+{
+	unsigned char *o = p, byte;
+	int fd[2];
+	if (pipe(fd) == 0) {
+		/* until closed, not only read-only (the worker hashes the outputs then) */
+		for (int k = 0; k < 40000 && write(fd[1], o, 1) == 1; k++) {
+			if (read(fd[0], &byte, 1) != 1)
+				break;
+			sleep_us(50);
+		}
+		close(fd[0]);
+		close(fd[1]);
+	}
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)o & ~(page - 1);
+	munmap((void *)at, page);
+	atomic_store(&unmapping, 2);
+	*(volatile unsigned char *)o = 0xa5; /* a write (^= would fault on its read) */
+	return NULL;
 }
 
 typedef struct now_job {
@@ -622,6 +649,14 @@ static qcf_status hostile_execute(qcf_instance *inst, qcf_prepared *prep, const 
 		*prev ^= 0xa5;
 	else if (!strcmp(fault, "late-garble"))
 		write_later(out, NULL, arg);
+	else if (!strcmp(fault, "late-unmap") && out->nbytes) {
+		pthread_t t;
+		atomic_store(&unmapping, 1);
+		if (pthread_create(&t, NULL, unmap_main, o) == 0)
+			pthread_detach(t);
+		else
+			atomic_store(&unmapping, 0);
+	}
 	return st;
 }
 
@@ -640,6 +675,13 @@ static void hostile_release(qcf_instance *inst, qcf_prepared *prep)
 	(void)inst;
 	if (!strcmp(fault, "release-crash") && prep == (qcf_prepared *)&prepared_fault)
 		segfault();
+	if (!strcmp(fault, "late-unmap") && atomic_load(&unmapping)) {
+		/* the thread's fault first, whenever it runs (the worker dies of it) */
+		for (int k = 0; k < 2000 && atomic_load(&unmapping) != 2; k++)
+			sleep_us(1000);
+		sleep_us(100000);
+		atomic_store(&unmapping, 0);
+	}
 }
 
 static const char *hostile_last_error(qcf_instance *inst)

@@ -134,16 +134,23 @@ static int stream_fd = -1;
  * FAULT) while this thread writes an ANSWER. The handler waits for the frame in progress (at
  * most about a second); this thread never holds the lock while plugin code runs. */
 static atomic_flag stream_busy = ATOMIC_FLAG_INIT;
+/* This thread holds stream_busy (a fault in its own write must not wait for itself). */
+static _Thread_local int stream_holding;
 
 static int stream_send(uint32_t type, const void *a, size_t na, const void *b, size_t nb)
 {
-	for (long spins = 0; atomic_flag_test_and_set(&stream_busy); spins++)
+	int mine = !stream_holding;
+	for (long spins = 0; mine && atomic_flag_test_and_set(&stream_busy); spins++)
 		if (spins > 1000000)
 			break; /* the holder is gone (killed in a handler): write anyway */
 		else if (spins > 1000)
 			sched_yield();
+	stream_holding = 1;
 	int rc = qc_frame_write(stream_fd, type, a, na, b, nb);
-	atomic_flag_clear(&stream_busy);
+	if (mine) {
+		stream_holding = 0;
+		atomic_flag_clear(&stream_busy);
+	}
 	return rc;
 }
 
@@ -379,9 +386,10 @@ static struct {
 	size_t bytes;
 	int fd;
 	pid_t main_tid;
-	volatile sig_atomic_t seq;   /* case of the current command */
-	volatile sig_atomic_t state; /* QC_FAULT_* */
-	volatile sig_atomic_t phase; /* QC_PHASE_*: the plugin call this thread is in */
+	volatile sig_atomic_t seq;    /* case of the current command */
+	volatile sig_atomic_t state;  /* QC_FAULT_* */
+	volatile sig_atomic_t phase;  /* QC_PHASE_*: the plugin call this thread is in */
+	volatile sig_atomic_t closed; /* the running case's slot is closed (or left open) */
 } fault_ctx;
 
 /* 1 a write, 0 a read, -1 unknown: the page-fault error code says it on x86-64. */
@@ -396,13 +404,43 @@ static int fault_was_write(void *uctx)
 #endif
 }
 
-static void stdio_answer_in_fault(int state, int main_thread);
+static void stdio_answer_in_fault(int main_thread);
+
+/* The fault this thread reports: a second one while it does (its answer read memory the
+ * plugin closed or unmapped meanwhile) sends the first again and waits for nobody. */
+static _Thread_local int reporting;
+static _Thread_local qc_fault reported;
+
+static void send_fault(const qc_fault *f)
+{
+	if (stream_fd >= 0) {
+		stream_send(QC_FRAME_FAULT, f, sizeof *f, NULL, 0);
+	} else {
+		ssize_t w = send(fault_ctx.fd, f, sizeof *f, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)w;
+	}
+}
+
+static _Noreturn void die_of(int sig)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
 
 /* SIGSEGV/SIGBUS/SIGABRT: reported (where, when, in which call), then the signal kills the
  * worker as it would have (default action, raised again at once: the main thread must not go
  * on and answer). */
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
+	if (reporting) {
+		send_fault(&reported);
+		die_of(sig);
+	}
+	reporting = 1;
 	uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)fault_ctx.arena;
 	int in_arena = sig != SIGABRT && fault_ctx.arena && a >= lo && a - lo < fault_ctx.bytes;
 	int oom = near_memory_limit();
@@ -421,19 +459,12 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
 		f.oom = oom;
 		f.offset = in_arena ? a - lo : 0;
 		f.phase = f.main_thread ? fault_ctx.phase : QC_PHASE_NONE;
-		if (stream_fd >= 0) {
-			stdio_answer_in_fault(f.state, f.main_thread);
-			stream_send(QC_FRAME_FAULT, &f, sizeof f, NULL, 0);
-		} else {
-			ssize_t w = send(fault_ctx.fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT);
-			(void)w;
-		}
+		reported = f;
+		if (stream_fd >= 0)
+			stdio_answer_in_fault(f.main_thread);
+		send_fault(&f);
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	sigaction(sig, &sa, NULL);
-	raise(sig);
+	die_of(sig);
 }
 
 static void install_fault_handler(unsigned char *arena, size_t bytes, int fd)
@@ -574,6 +605,7 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 		         (unsigned)needs, negotiated_abi);
 		return;
 	}
+	fault_ctx.closed = 0;
 	fault_ctx.state = QC_FAULT_RUNNING;
 	fault_ctx.phase = QC_PHASE_SUPPORTS;
 	qcf_status st = d->supports(inst, call);
@@ -633,6 +665,7 @@ static void run_case(const qcf_plugin *d, qcf_instance *inst, unsigned char *are
 			sp->on = 0;
 		}
 	}
+	fault_ctx.closed = 1;
 	if (st != QCF_OK) {
 		fault_ctx.phase = QC_PHASE_LAST_ERROR;
 		fault_ctx.state = QC_FAULT_AFTER;
@@ -1070,34 +1103,73 @@ static void recheck_open(stdio_state *s, const qc_case_desc *cds, unsigned char 
  * or the fault handler of a kernel thread that wrote late (the slot is closed: the outputs are
  * as execute left them), which must send it before its FAULT, or the outputs would never travel
  * back. out has room for any answer of the case (install_case), so nothing allocates here.
+ *
+ * turn names the case (a number of its own, shifted left by 2) and where its answer is
+ * (TURN_*): a handler answers only the case whose turn it saw open, and waits only for that
+ * case's answer, never for a later case's (a handler the scheduler held back while the worker
+ * went on to the next case would otherwise answer a case still running, or wait for an answer
+ * that comes only with the next command).
  */
+enum { TURN_OPEN = 1, TURN_TAKEN = 2, TURN_SENT = 3 };
+static _Thread_local int answering; /* this thread answers the case (it waits for nobody) */
 static struct {
 	stdio_state *s;
 	const qc_case_desc *d;
 	const qc_answer *ans;
-	atomic_flag taken; /* somebody answers the case */
-	atomic_int sent;   /* ... and has sent it */
-} stdio_now = {NULL, NULL, NULL, ATOMIC_FLAG_INIT, 0};
+	atomic_uint turn;
+} stdio_now = {NULL, NULL, NULL, 0};
 
-static int stdio_answer_once(void)
+/* Answers the case of turn t (open): 1 sent, -1 the stream failed, 0 somebody else answers. */
+static int stdio_answer_once(unsigned t)
 {
-	if (atomic_flag_test_and_set(&stdio_now.taken))
+	unsigned open = t;
+	if (!atomic_compare_exchange_strong(&stdio_now.turn, &open, (t & ~3u) | TURN_TAKEN))
 		return 0;
+	answering = 1;
 	answer_case(stdio_now.s, stdio_now.d, stdio_now.ans);
 	int rc = stream_send(QC_FRAME_ANSWER, stdio_now.s->out, stdio_now.s->out_len, NULL, 0);
-	atomic_store(&stdio_now.sent, 1);
+	answering = 0;
+	atomic_store(&stdio_now.turn, (t & ~3u) | TURN_SENT);
 	return rc < 0 ? -1 : 1;
 }
 
-static void stdio_answer_in_fault(int state, int main_thread)
+/* Yields until the worker's thread is past closing the case's slot (until) or turn is no longer
+ * t, for about two seconds at most: the worker's thread never waits for a handler. */
+static void stdio_wait_turn(unsigned t, int until_closed)
 {
-	/* the worker's own thread dying in last_error or release: no answer, the case crashed */
-	if (!stdio_now.d || !stdio_now.s || state == QC_FAULT_IDLE || state == QC_FAULT_RUNNING ||
-	    (state == QC_FAULT_AFTER && main_thread))
-		return;
-	if (stdio_answer_once() == 0) /* the main thread answers: let it finish (at most ~1 s) */
-		for (long i = 0; i < 1000000 && !atomic_load(&stdio_now.sent); i++)
-			sched_yield();
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; atomic_load(&stdio_now.turn) == t && !(until_closed && fault_ctx.closed);
+	     i++) {
+		sched_yield();
+		if (i % 64 == 0 && clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
+		    now.tv_sec - t0.tv_sec > 2)
+			return;
+	}
+}
+
+static void stdio_answer_in_fault(int main_thread)
+{
+	if (answering)
+		return; /* its own answer faulted (the plugin unmapped the outputs): it is lost */
+	unsigned t = atomic_load(&stdio_now.turn);
+	int state = fault_ctx.state; /* of turn t's case, or later */
+	if ((t & 3u) == TURN_OPEN) {
+		/* the worker's own thread dying in last_error or release: no answer, the case
+		 * crashed */
+		if (state == QC_FAULT_IDLE || state == QC_FAULT_RUNNING ||
+		    (state == QC_FAULT_AFTER && main_thread))
+			return;
+		/* the worker's thread may be closing the slot (execute returned): its last
+		 * mprotect must not come while this answer reads it */
+		stdio_wait_turn(t, 1);
+		if (stdio_answer_once(t) != 0)
+			return;
+		t = atomic_load(&stdio_now.turn);
+	}
+	/* another thread answers the case: its ANSWER goes before this FAULT */
+	if ((t & 3u) == TURN_TAKEN)
+		stdio_wait_turn(t, 0);
 }
 
 static _Noreturn void stdio_refuse(qc_load_report *rep, const char *fmt, ...)
@@ -1589,6 +1661,7 @@ static int stdio_main(int argc, char **argv)
 	qcf_instance *inst;
 	load(out, &a, &d, &inst, &rep);
 
+	unsigned turns = 0; /* cases run: each answer's turn (stdio_now) */
 	for (;;) {
 		got = qc_frame_read(in, &type, &buf, &cap, &len, s.bytes + ((size_t)1 << 24), why,
 		                    sizeof why);
@@ -1639,8 +1712,8 @@ static int stdio_main(int argc, char **argv)
 			stdio_now.s = &s;
 			stdio_now.d = cd;
 			stdio_now.ans = &ans;
-			atomic_store(&stdio_now.sent, 0);
-			atomic_flag_clear(&stdio_now.taken);
+			unsigned turn = (++turns << 2) | TURN_OPEN;
+			atomic_store(&stdio_now.turn, turn);
 			run_case(&d, inst, s.arena, cd, 1, i, &ans, &prep, &sp);
 			kept[i] = (ans.flags & QC_ANS_LEFT_OPEN) != 0;
 			if (kept[i]) {
@@ -1655,7 +1728,7 @@ static int stdio_main(int argc, char **argv)
 				recheck_open(&s, cds, kept, i);
 				close_span(s.arena, &sp);
 			}
-			int answered = stdio_answer_once();
+			int answered = stdio_answer_once(turn);
 			if (answered < 0)
 				_exit(0);
 			if (answered ==
