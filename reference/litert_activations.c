@@ -1,8 +1,10 @@
 /*
  * LiteRT SOFTMAX, LOGISTIC, TANH, L2_NORMALIZATION, LOG_SOFTMAX on int8 and
- * int16 (tflite/kernels/activations.cc, l2norm.cc; internal/reference/
- * softmax.h, log_softmax.h, integer_ops/{logistic,tanh,l2normalization,
- * log_softmax}.h; TFLM softmax_common.cc, logistic_common.cc, tanh.cc).
+ * int16, RELU, RELU6 and RELU_N1_TO_1 on uint8, int8 and int16
+ * (tflite/kernels/activations.cc, l2norm.cc; internal/reference/
+ * softmax.h, log_softmax.h, reference_ops.h (ReluX), integer_ops/{logistic,
+ * tanh,l2normalization,log_softmax}.h; TFLM softmax_common.cc,
+ * logistic_common.cc, tanh.cc).
  * Algorithms, ABI and refusals: specs/litert/OPERATORS.md ("LiteRT
  * activations family"; verified bit for bit against TFLM); the fixed-point
  * building blocks are in fixedpoint.c.
@@ -814,6 +816,165 @@ static qcf_status litert_log_softmax_real(const qcf_op_call *call, const qref_op
 	return QCF_OK;
 }
 
+/* ---- RELU, RELU6 and RELU_N1_TO_1 ---------------------------------------- */
+
+/* The clamp of each op in real units (ReluEval, Relu6Eval, Relu1Eval) and whether LiteRT takes
+ * int16 for it, by row->param. */
+static const struct {
+	const char *op;
+	float lo, hi; /* hi = INFINITY: RELU's upper bound is the dtype's maximum */
+	int int16;
+} relu_ops[] = {
+        {"RELU", 0.0f, INFINITY, 1},
+        {"RELU6", 0.0f, 6.0f, 1},
+        {"RELU_N1_TO_1", -1.0f, 1.0f, 0},
+};
+
+/*
+ * ReluPrepare's rules and the dtypes of the op's Eval: counts, output shape = input shape, one
+ * dtype for both (uint8, int8, or int16 for RELU and RELU6; float32 is LiteRT's but not this
+ * reference's), per-tensor quantization with positive finite scales, int16 zero points 0.
+ * full = 0 for the real-valued hook (no output buffer yet, output quantization not read).
+ */
+static qcf_status relu_check(const qcf_op_call *call, const qref_op *row, qref_detail *d, int full,
+                             qcf_quant *qi, qcf_quant *qo)
+{
+	const char *op = relu_ops[row->param].op;
+	qcf_status s =
+	        full ? qref_check_call(call, 1, 1, d) : qref_check_call_shapes(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *in = &call->inputs[0];
+	const qcf_tensor *out = &call->outputs[0];
+	if (!qref_same_shape(in, out))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s output shape must equal input shape", op);
+	if (out->dtype != in->dtype)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s output type must equal input type (%s), got %s", op,
+		                 qref_dtype_name(in->dtype), qref_dtype_name(out->dtype));
+	if (in->dtype == QCF_FLOAT32)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: float32 is LiteRT's but not implemented by the reference",
+		                 op);
+	int ok = in->dtype == QCF_INT8 || in->dtype == QCF_UINT8 ||
+	         (in->dtype == QCF_INT16 && relu_ops[row->param].int16);
+	if (!ok)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s input must be %s, got %s", op,
+		                 relu_ops[row->param].int16 ? "uint8, int8 or int16"
+		                                            : "uint8 or int8",
+		                 qref_dtype_name(in->dtype));
+	if ((s = qref_get_quant(in, "input", 1, qi, d)) != QCF_OK)
+		return s;
+	if (!(qi->scales[0] > 0.0f && isfinite(qi->scales[0])))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s input scale must be positive and finite",
+		                 op);
+	if (in->dtype == QCF_INT16 && qi->zero_points[0] != 0)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s int16 needs zero points 0 (ReluPrepare), got input zero point "
+		                 "%" PRId32,
+		                 op, qi->zero_points[0]);
+	if (!full)
+		return QCF_OK;
+	if ((s = get_out_quant(call, d, qo)) != QCF_OK)
+		return s;
+	if (!(qo->scales[0] > 0.0f && isfinite(qo->scales[0])))
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s output scale must be positive and finite (LiteRT divides by it)", op);
+	if (in->dtype == QCF_INT16 && qo->zero_points[0] != 0)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s int16 needs zero points 0 (ReluPrepare), got output zero point "
+		        "%" PRId32,
+		        op, qo->zero_points[0]);
+	return QCF_OK;
+}
+
+/* zp + (int32_t)roundf(f / s), QuantizedReluX's bound: the quotient in float, rounded half away
+ * from zero. 0 when LiteRT's conversion to int32 or its addition is undefined. */
+static int relu_bound(float f, float s, int32_t zp, int64_t *q)
+{
+	float t = roundf(f / s);
+	if (!(t >= -0x1p31f && t < 0x1p31f))
+		return 0;
+	*q = (int64_t)zp + (int64_t)t;
+	return *q >= INT32_MIN && *q <= INT32_MAX;
+}
+
+/* RELU (row->param 0), RELU6 (1), RELU_N1_TO_1 (2): y = clamp(zp_out + MBQM(x - zp_in, m, shift),
+ * lo, hi), (m, shift) = QuantizeMultiplier(s_in / s_out divided in float). */
+static qcf_status litert_relu(const qcf_op_call *call, const qref_op *row, qref_detail *d)
+{
+	qcf_quant qi, qo;
+	qcf_status s = relu_check(call, row, d, 1, &qi, &qo);
+	if (s != QCF_OK)
+		return s;
+	qref_rounding build = QREF_ROUND_DOUBLE;
+	if ((s = mbqm_build(call, d, "x - zp_in by the multiplier s_in / s_out", &build)) != QCF_OK)
+		return s;
+	const qcf_tensor *in = &call->inputs[0];
+	qcf_tensor *out = &call->outputs[0];
+	float si = qi.scales[0], so = qo.scales[0];
+	int32_t zi = qi.zero_points[0], zo = qo.zero_points[0];
+	int64_t qmin, qmax, blo = 0, bhi = 0;
+	qref_dtype_range(out->dtype, &qmin, &qmax);
+	/* the bounds of ReluParams; either undefined in LiteRT makes every output undefined */
+	int bounds_ok = relu_bound(relu_ops[row->param].lo, so, zo, &blo);
+	if (isfinite(relu_ops[row->param].hi))
+		bounds_ok = bounds_ok && relu_bound(relu_ops[row->param].hi, so, zo, &bhi);
+	else
+		bhi = qmax;
+	int64_t lo = blo > qmin ? blo : qmin, hi = bhi < qmax ? bhi : qmax;
+	int32_t m;
+	int sh;
+	/* ReluPrepare divides the two float scales in float */
+	qref_quantize_multiplier((double)(si / so), build, &m, &sh);
+	size_t n = qref_tensor_numel(in);
+	for (size_t i = 0; i < n; i++) {
+		int32_t x = (int32_t)qref_get(in, i) - zi;
+		int ub = !bounds_ok;
+		int64_t y = 0;
+		if (build == QREF_ROUND_DOUBLE) {
+			ub = ub || sh >= 31 || !qref_mbqm_preshift_fits(x, sh);
+			if (!ub)
+				y = qref_mbqm(x, m, sh, build);
+		} else {
+			y = qref_mbqm_single_wide(x, m, sh);
+			ub = ub || y < INT32_MIN || y > INT32_MAX;
+		}
+		y += zo; /* int32 in LiteRT */
+		ub = ub || y < INT32_MIN || y > INT32_MAX;
+		if (ub) {
+			qref_mark_any(d, 0, i, (double)qmin, (double)qmax);
+			y = qmin; /* any in-range value will do */
+		} else {
+			qref_mark_exact(d, 0, i);
+			y = y < lo ? lo : y > hi ? hi : y;
+		}
+		qref_set(out, i, (double)y);
+	}
+	return QCF_OK;
+}
+
+static qcf_status litert_relu_real(const qcf_op_call *call, const qref_op *row, int k,
+                                   double *values, qref_detail *d)
+{
+	(void)k; /* one output */
+	qcf_quant qi;
+	qcf_status s = relu_check(call, row, d, 0, &qi, NULL);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *in = &call->inputs[0];
+	double lo = relu_ops[row->param].lo, hi = relu_ops[row->param].hi;
+	size_t n = qref_tensor_numel(in);
+	for (size_t i = 0; i < n; i++) {
+		double x = (qref_get(in, i) - qi.zero_points[0]) * (double)qi.scales[0];
+		values[i] = x < lo ? lo : x > hi ? hi : x;
+	}
+	return QCF_OK;
+}
+
 static const qref_attr_schema softmax_attrs[] = {
         {"beta", QREF_ATTR_FLOAT, 0, 0, INF, 1, NULL, 0, "1"},
         END,
@@ -842,5 +1003,17 @@ const qref_op qref_ops_litert_activations[] = {
         {.schema = {.semantics = "litert", .op = "LOG_SOFTMAX", XY, .attrs = qref_no_attrs},
          .kernel = litert_log_softmax,
          .real = litert_log_softmax_real},
+        {.schema = {.semantics = "litert", .op = "RELU", XY, .attrs = qref_no_attrs},
+         .kernel = litert_relu,
+         .real = litert_relu_real,
+         .param = 0},
+        {.schema = {.semantics = "litert", .op = "RELU6", XY, .attrs = qref_no_attrs},
+         .kernel = litert_relu,
+         .real = litert_relu_real,
+         .param = 1},
+        {.schema = {.semantics = "litert", .op = "RELU_N1_TO_1", XY, .attrs = qref_no_attrs},
+         .kernel = litert_relu,
+         .real = litert_relu_real,
+         .param = 2},
         {.schema = {.op = NULL}},
 };
