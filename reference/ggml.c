@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "half.h"
+#include "qconform/plugin_util.h"
 
 #define QK            32  /* elements of a Q4_0..Q8_1 block */
 #define QK_K          256 /* elements of a K-quant super-block */
@@ -1041,9 +1042,7 @@ int qref_ggml_fill(qcf_tensor *t, const float *x)
 	const size_t qk = qcf_ggml_block_elements(t->dtype);
 	if (!qk || t->rank < 1 || !t->shape || t->shape[t->rank - 1] % (int64_t)qk)
 		return -1;
-	size_t n = 1;
-	for (int32_t k = 0; k < t->rank; k++)
-		n *= (size_t)t->shape[k];
+	const size_t n = (size_t)qcf_numel(t);
 	if (n && (!t->data || t->nbytes < qcf_dtype_nbytes(t->dtype, n)))
 		return -1;
 	return n ? qref_ggml_quantize_row(t->dtype, x, t->data, n) : 0;
