@@ -164,7 +164,7 @@ typedef struct mover {
 	const qcf_op_call *call;
 	qcf_tensor *out; /* kernel: output 0 */
 	double *real;    /* real hook: output values */
-	size_t es;
+	size_t es;       /* bytes per element; 0: int4, moved as values (two per byte) */
 	double scale[MAX_CONCAT], zp[MAX_CONCAT];
 } mover;
 
@@ -173,6 +173,8 @@ static void mv(mover *m, size_t oi, int k, size_t ii)
 	const qcf_tensor *in = &m->call->inputs[k];
 	if (m->real)
 		m->real[oi] = (qref_get(in, ii) - m->zp[k]) * m->scale[k];
+	else if (!m->es)
+		qref_set(m->out, oi, qref_get(in, ii));
 	else
 		memcpy((unsigned char *)m->out->data + oi * m->es,
 		       (const unsigned char *)in->data + ii * m->es, m->es);
@@ -192,11 +194,12 @@ typedef qcf_status (*move_fn)(const qcf_op_call *call, qref_detail *d, mover *m)
 /*
  * Checks shared by every data movement op: input counts in [nmin, nmax],
  * one output, buffers, data inputs 0 .. ndata-1 (all inputs when ndata < 0)
- * and the output of one dtype that a raw copy handles. want_real: the real
- * hook (no output buffer; data inputs need per-tensor quantization).
+ * and the output of one dtype that a raw copy handles (int4 too when int4:
+ * the ops whose LiteRT kernels take it). want_real: the real hook (no output
+ * buffer; data inputs need per-tensor quantization).
  */
 static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, int nmin, int nmax,
-                             int ndata, int want_real)
+                             int ndata, int int4, int want_real)
 {
 	if (call->n_inputs < nmin || call->n_inputs > nmax || call->n_outputs != 1) {
 		if (nmin == nmax)
@@ -221,11 +224,11 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 			return qref_fail(d, QCF_INVALID_PARAM,
 			                 "%s: input %d type %s differs from the output type %s",
 			                 call->op, k, dt(call->inputs[k].dtype), dt(t));
-	if (!elem_size(t))
+	if (!elem_size(t) && !(int4 && t == QCF_INT4))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference moves int8, uint8, int16, int32, int64 and "
-		                 "float32 data, not %s",
-		                 call->op, dt(t));
+		                 "float32 data%s, not %s",
+		                 call->op, int4 ? " and int4" : "", dt(t));
 	memset(m, 0, sizeof *m);
 	m->call = call;
 	m->es = elem_size(t);
@@ -236,7 +239,7 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 			return qref_rounding_na(call, d, r, "nothing: raw values are copied");
 		return QCF_OK;
 	}
-	if (!is_q(t))
+	if (!is_q(t) && t != QCF_INT4)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: output of type %s is not quantized",
 		                 call->op, dt(t));
 	for (int k = 0; k < ndata; k++) {
@@ -1085,6 +1088,12 @@ static qcf_status gather_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		inner *= (size_t)in->shape[k];
 	for (int k = (int)bd; k < pr; k++)
 		P *= (size_t)pos->shape[k];
+	if (in->dtype == QCF_INT4 && inner % 2)
+		return qref_fail(
+		        d, QCF_NOT_SUPPORTED,
+		        "GATHER: int4 with an odd inner size (%zu): LiteRT's gather copies "
+		        "whole bytes, two values each, and leaves odd sizes undefined",
+		        inner);
 	size_t oi = 0;
 	for (size_t b = 0; b < B; b++)
 		for (size_t o = 0; o < outer; o++)
@@ -1346,16 +1355,17 @@ enum {
 	MV_S2B
 };
 
+/* int4: LiteRT's kernel takes int4 data (concatenation.cc, slice.cc SliceInt4, gather.cc). */
 static const struct {
 	move_fn fn;
-	int ndata;
+	int ndata, int4;
 } moves[] = {
-        [MV_CONCAT] = {concat_move, -1},
+        [MV_CONCAT] = {concat_move, -1, 1},
         [MV_RESHAPE] = {reshape_move, 1},
         [MV_TRANSPOSE] = {transpose_move, 1},
         [MV_PAD] = {pad_move, 1},
-        [MV_SLICE] = {slice_move, 1},
-        [MV_GATHER] = {gather_move, 1},
+        [MV_SLICE] = {slice_move, 1, 1},
+        [MV_GATHER] = {gather_move, 1, 1},
         [MV_SQUEEZE] = {squeeze_move, 1},
         [MV_S2D] = {s2d_move, 1},
         [MV_B2S] = {b2s_move, 1},
@@ -1367,7 +1377,7 @@ static qcf_status move_kernel(const qcf_op_call *call, const qref_op *row, qref_
 {
 	mover m;
 	qcf_status s = move_setup(call, d, &m, row->schema.min_inputs, row->schema.max_inputs,
-	                          moves[row->param].ndata, 0);
+	                          moves[row->param].ndata, moves[row->param].int4, 0);
 	return s != QCF_OK ? s : moves[row->param].fn(call, d, &m);
 }
 
@@ -1377,7 +1387,7 @@ static qcf_status move_real(const qcf_op_call *call, const qref_op *row, int k, 
 	(void)k; /* one output */
 	mover m;
 	qcf_status s = move_setup(call, d, &m, row->schema.min_inputs, row->schema.max_inputs,
-	                          moves[row->param].ndata, 1);
+	                          moves[row->param].ndata, moves[row->param].int4, 1);
 	if (s != QCF_OK)
 		return s;
 	m.real = values;

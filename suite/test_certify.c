@@ -94,9 +94,11 @@ static int has_reason_prefix(json_t *c, const char *prefix, const char *suffix)
 static void test_reference_certifies(void)
 {
 	static const char *const profiles[] = {"torch-fakequant", "onnx-qdq", "tf-fakequant",
-	                                       "litert-int8"};
+	                                       "litert-int8", "litert-quantizable"};
 	const char *tmp = qct_tmpdir();
-	const char *ref = qct_build_path("libqconform_reference.so");
+	/* a copy: qct_build_path's buffers are reused by every later call (certify's too) */
+	char ref[1024];
+	snprintf(ref, sizeof ref, "%s", qct_build_path("libqconform_reference.so"));
 	char ref_sha[65];
 	CU_ASSERT_FATAL(qc_sha256_file(ref, ref_sha) == 0);
 	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
@@ -998,7 +1000,7 @@ static void test_engines(void)
 void qct_register_certify(void)
 {
 	CU_pSuite s = qct_suite("certify");
-	CU_add_test(s, "the reference certifies torch, onnx, tf and litert-int8",
+	CU_add_test(s, "the reference certifies torch, onnx, tf, litert-int8, litert-quantizable",
 	            test_reference_certifies);
 	CU_add_test(s, "NOT_SUPPORTED required ops are refused, each named",
 	            test_not_supported_refused);
