@@ -26,6 +26,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_layout.h"
 #include "op.h"
 #include "requant.h"
 
@@ -58,8 +59,8 @@ static int is_q(qcf_dtype t)
 	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16;
 }
 
-/* Row-major strides of t. */
-static void strides_of(const qcf_tensor *t, int64_t *st)
+/* Row-major strides of t (this and the next five: litert_layout.h). */
+void qref_litert_strides(const qcf_tensor *t, int64_t *st)
 {
 	int64_t s = 1;
 	for (int k = t->rank - 1; k >= 0; k--) {
@@ -69,7 +70,7 @@ static void strides_of(const qcf_tensor *t, int64_t *st)
 }
 
 /* Coordinates of flat index i of shape (rank r). */
-static void unravel(size_t i, int r, const int64_t *shape, int64_t *co)
+void qref_litert_unravel(size_t i, int r, const int64_t *shape, int64_t *co)
 {
 	for (int k = r - 1; k >= 0; k--) {
 		int64_t n = shape[k] > 0 ? shape[k] : 1;
@@ -78,7 +79,7 @@ static void unravel(size_t i, int r, const int64_t *shape, int64_t *co)
 	}
 }
 
-static int shape_is(const qcf_tensor *t, int rank, const int64_t *shape)
+int qref_litert_shape_is(const qcf_tensor *t, int rank, const int64_t *shape)
 {
 	if (t->rank != rank)
 		return 0;
@@ -88,7 +89,8 @@ static int shape_is(const qcf_tensor *t, int rank, const int64_t *shape)
 	return 1;
 }
 
-static qcf_status shape_mismatch(qref_detail *d, const char *op, int rank, const int64_t *shape)
+qcf_status qref_litert_shape_mismatch(qref_detail *d, const char *op, int rank,
+                                      const int64_t *shape)
 {
 	char buf[160];
 	size_t o = 0;
@@ -126,9 +128,10 @@ static qcf_status attr_i(const qcf_op_call *call, const char *name, int64_t def,
  * Values of an index tensor (LiteRT passes them as int32 tensors; int64
  * too where allow64). Element count must be <= max. rank_max: 1 for 1-D
  * (a scalar is refused unless scalar_ok), 2 for [n, 2] tables (caller checks).
+ * Shared with litert_index.c (litert_layout.h).
  */
-static qcf_status read_index(const qcf_op_call *call, int k, const char *what, int allow64,
-                             int64_t *v, size_t max, size_t *n, qref_detail *d)
+qcf_status qref_litert_read_index(const qcf_op_call *call, int k, const char *what, int allow64,
+                                  int64_t *v, size_t max, size_t *n, qref_detail *d)
 {
 	const qcf_tensor *t = &call->inputs[k];
 	if (t->dtype != QCF_INT32 && !(allow64 && t->dtype == QCF_INT64))
@@ -145,8 +148,8 @@ static qcf_status read_index(const qcf_op_call *call, int k, const char *what, i
 }
 
 /* Per-tensor quantization of a quantized tensor (NULL quant allowed when !need). */
-static qcf_status get_q(const qcf_op_call *call, const qcf_tensor *t, const char *what,
-                        qcf_quant *q, qref_detail *d)
+qcf_status qref_litert_get_q(const qcf_op_call *call, const qcf_tensor *t, const char *what,
+                             qcf_quant *q, qref_detail *d)
 {
 	char w[96];
 	snprintf(w, sizeof w, "%s %s", call->op, what);
@@ -244,7 +247,7 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 		                 call->op, dt(t));
 	for (int k = 0; k < ndata; k++) {
 		qcf_quant q;
-		s = get_q(call, &call->inputs[k], "input", &q, d);
+		s = qref_litert_get_q(call, &call->inputs[k], "input", &q, d);
 		if (s != QCF_OK)
 			return s;
 		m->scale[k] = q.scales[0];
@@ -257,9 +260,9 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 static qcf_status same_params(const qcf_op_call *call, int k, const char *why, qref_detail *d)
 {
 	qcf_quant qi, qo;
-	qcf_status s = get_q(call, &call->inputs[k], "input", &qi, d);
+	qcf_status s = qref_litert_get_q(call, &call->inputs[k], "input", &qi, d);
 	if (s == QCF_OK)
-		s = get_q(call, &call->outputs[0], "output", &qo, d);
+		s = qref_litert_get_q(call, &call->outputs[0], "output", &qo, d);
 	if (s != QCF_OK)
 		return s;
 	if (call->outputs[0].dtype == QCF_INT16 &&
@@ -319,7 +322,7 @@ static qcf_status act_range(const qcf_op_call *call, act_kind a, const qcf_tenso
 	if (a == ACT_NONE)
 		return QCF_OK;
 	qcf_quant q;
-	qcf_status s = get_q(call, t, "output", &q, d);
+	qcf_status s = qref_litert_get_q(call, t, "output", &q, d);
 	if (s != QCF_OK)
 		return s;
 	int64_t q0, q6, qm1, q1;
@@ -419,8 +422,8 @@ static qcf_status pool_setup(const qcf_op_call *call, pool *p, int need_out, qre
 		                 "%s: VALID output size is negative (filter larger than input)",
 		                 call->op);
 	int64_t want[4] = {p->n, p->oh, p->ow, p->c};
-	if (!shape_is(out, 4, want))
-		return shape_mismatch(d, call->op, 4, want);
+	if (!qref_litert_shape_is(out, 4, want))
+		return qref_litert_shape_mismatch(d, call->op, 4, want);
 	return get_act(call, &p->act, d);
 }
 
@@ -496,7 +499,7 @@ static qcf_status pool_real(const qcf_op_call *call, const qref_op *row, int k, 
 	if (s != QCF_OK)
 		return s;
 	qcf_quant q;
-	if ((s = get_q(call, &call->inputs[0], "input", &q, d)) != QCF_OK)
+	if ((s = qref_litert_get_q(call, &call->inputs[0], "input", &q, d)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	size_t oi = 0;
@@ -557,7 +560,7 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 		                 call->op);
 	int64_t ax[64];
 	size_t na;
-	if ((s = read_index(call, 1, "axis", 0, ax, 64, &na, d)) != QCF_OK)
+	if ((s = qref_litert_read_index(call, 1, "axis", 0, ax, 64, &na, d)) != QCF_OK)
 		return s;
 	memset(r, 0, sizeof *r);
 	for (size_t i = 0; i < na; i++) {
@@ -581,11 +584,11 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 		else if (keep)
 			want[wr++] = 1;
 	}
-	if (!shape_is(out, wr, want))
-		return shape_mismatch(d, call->op, wr, want);
-	if ((s = get_q(call, in, "input", &r->qi, d)) != QCF_OK)
+	if (!qref_litert_shape_is(out, wr, want))
+		return qref_litert_shape_mismatch(d, call->op, wr, want);
+	if ((s = qref_litert_get_q(call, in, "input", &r->qi, d)) != QCF_OK)
 		return s;
-	if (need_out && (s = get_q(call, out, "output", &r->qo, d)) != QCF_OK)
+	if (need_out && (s = qref_litert_get_q(call, out, "output", &r->qo, d)) != QCF_OK)
 		return s;
 	if (in->dtype == QCF_INT16 &&
 	    (r->qi.zero_points[0] != 0 || (need_out && r->qo.zero_points[0] != 0)))
@@ -629,7 +632,7 @@ static qcf_status reduce_kernel(const qcf_op_call *call, const qref_op *row, qre
 		return qref_fail(d, QCF_ERROR, "out of memory");
 	int64_t co[MAXR];
 	for (size_t i = 0; i < ni; i++) {
-		unravel(i, in->rank, in->shape, co);
+		qref_litert_unravel(i, in->rank, in->shape, co);
 		sum[reduce_out_index(in, &r, co)] += (int64_t)qref_get(in, i);
 	}
 	int32_t m;
@@ -697,7 +700,7 @@ static qcf_status reduce_real(const qcf_op_call *call, const qref_op *row, int k
 		return QCF_OK;
 	int64_t co[MAXR];
 	for (size_t i = 0; i < ni; i++) {
-		unravel(i, in->rank, in->shape, co);
+		qref_litert_unravel(i, in->rank, in->shape, co);
 		values[reduce_out_index(in, &r, co)] +=
 		        (qref_get(in, i) - r.qi.zero_points[0]) * (double)r.qi.scales[0];
 	}
@@ -748,8 +751,8 @@ static qcf_status concat_move(const qcf_op_call *call, qref_detail *d, mover *m)
 				        k, j, (long long)t->shape[j], (long long)in0->shape[j]);
 		want[axis] += t->shape[axis];
 	}
-	if (!shape_is(out, rank, want))
-		return shape_mismatch(d, "CONCATENATION", rank, want);
+	if (!qref_litert_shape_is(out, rank, want))
+		return qref_litert_shape_mismatch(d, "CONCATENATION", rank, want);
 	if (out->dtype == QCF_INT8 || out->dtype == QCF_INT16)
 		for (int k = 0; k < call->n_inputs; k++) {
 			s = same_params(call, k,
@@ -763,8 +766,9 @@ static qcf_status concat_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if (out->dtype == QCF_UINT8)
 		for (int k = 0; k < call->n_inputs; k++) {
 			qcf_quant qi, qo;
-			if ((s = get_q(call, &call->inputs[k], "input", &qi, d)) != QCF_OK ||
-			    (s = get_q(call, out, "output", &qo, d)) != QCF_OK)
+			if ((s = qref_litert_get_q(call, &call->inputs[k], "input", &qi, d)) !=
+			            QCF_OK ||
+			    (s = qref_litert_get_q(call, out, "output", &qo, d)) != QCF_OK)
 				return s;
 			if (qi.scales[0] != qo.scales[0] || qi.zero_points[0] != qo.zero_points[0])
 				return qref_fail(d, QCF_NOT_SUPPORTED,
@@ -796,7 +800,7 @@ static qcf_status reshape_move(const qcf_op_call *call, qref_detail *d, mover *m
 		return qref_fail(d, QCF_INVALID_PARAM, "RESHAPE: shape must be a 1-D tensor");
 	int64_t sh[MAXR + 1];
 	size_t n;
-	qcf_status s = read_index(call, 1, "shape", 0, sh, MAXR, &n, d);
+	qcf_status s = qref_litert_read_index(call, 1, "shape", 0, sh, MAXR, &n, d);
 	if (s != QCF_OK)
 		return s;
 	int stretch = -1;
@@ -829,8 +833,8 @@ static qcf_status reshape_move(const qcf_op_call *call, qref_detail *d, mover *m
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "RESHAPE: shape holds %lld elements, input %lld", (long long)prod,
 		                 (long long)ni);
-	if (!shape_is(out, (int)n, sh))
-		return shape_mismatch(d, "RESHAPE", (int)n, sh);
+	if (!qref_litert_shape_is(out, (int)n, sh))
+		return qref_litert_shape_mismatch(d, "RESHAPE", (int)n, sh);
 	for (size_t i = 0; i < (size_t)ni; i++)
 		mv(m, i, 0, i);
 	return QCF_OK;
@@ -846,7 +850,7 @@ static qcf_status transpose_move(const qcf_op_call *call, qref_detail *d, mover 
 		return qref_fail(d, QCF_INVALID_PARAM, "TRANSPOSE: perm must be 1-D");
 	int64_t p[MAXR];
 	size_t n;
-	qcf_status s = read_index(call, 1, "perm", 0, p, MAXR, &n, d);
+	qcf_status s = qref_litert_read_index(call, 1, "perm", 0, p, MAXR, &n, d);
 	if (s != QCF_OK)
 		return s;
 	if ((int)n != r)
@@ -869,12 +873,12 @@ static qcf_status transpose_move(const qcf_op_call *call, qref_detail *d, mover 
 	int64_t want[MAXR], ist[MAXR], co[MAXR];
 	for (int k = 0; k < r; k++)
 		want[k] = in->shape[p[k]];
-	if (!shape_is(out, r, want))
-		return shape_mismatch(d, "TRANSPOSE", r, want);
-	strides_of(in, ist);
+	if (!qref_litert_shape_is(out, r, want))
+		return qref_litert_shape_mismatch(d, "TRANSPOSE", r, want);
+	qref_litert_strides(in, ist);
 	size_t no = qref_tensor_numel(out);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, r, want, co);
+		qref_litert_unravel(i, r, want, co);
 		int64_t ii = 0;
 		for (int k = 0; k < r; k++)
 			ii += co[k] * ist[p[k]];
@@ -898,7 +902,7 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		                 call->op, r);
 	int64_t pv[2 * MAXR];
 	size_t n;
-	qcf_status s = read_index(call, 1, "paddings", 1, pv, 2 * MAXR, &n, d);
+	qcf_status s = qref_litert_read_index(call, 1, "paddings", 1, pv, 2 * MAXR, &n, d);
 	if (s != QCF_OK)
 		return s;
 	for (size_t k = 0; k < n; k++)
@@ -909,8 +913,8 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	int64_t want[MAXR];
 	for (int k = 0; k < r; k++)
 		want[k] = in->shape[k] + pv[2 * k] + pv[2 * k + 1];
-	if (!shape_is(out, r, want))
-		return shape_mismatch(d, call->op, r, want);
+	if (!qref_litert_shape_is(out, r, want))
+		return qref_litert_shape_mismatch(d, call->op, r, want);
 	/* the pad value, raw, and its real value */
 	double raw = 0, psc = 1, pzp = 0;
 	if (call->n_inputs == 3) {
@@ -922,10 +926,10 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		raw = qref_get(cv, 0);
 		if (is_q(out->dtype)) {
 			qcf_quant qc, qo;
-			if ((s = get_q(call, cv, "constant_values", &qc, d)) != QCF_OK)
+			if ((s = qref_litert_get_q(call, cv, "constant_values", &qc, d)) != QCF_OK)
 				return s;
 			if (m->out) {
-				if ((s = get_q(call, out, "output", &qo, d)) != QCF_OK)
+				if ((s = qref_litert_get_q(call, out, "output", &qo, d)) != QCF_OK)
 					return s;
 				if (qc.scales[0] != qo.scales[0] ||
 				    qc.zero_points[0] != qo.zero_points[0])
@@ -945,7 +949,7 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		/* PAD pads with the output zero point; the real hook has no output
 		 * quantization: it pads with the real value 0 */
 		if (m->out) {
-			if ((s = get_q(call, out, "output", &qo, d)) != QCF_OK)
+			if ((s = qref_litert_get_q(call, out, "output", &qo, d)) != QCF_OK)
 				return s;
 			int64_t lo, hi;
 			qref_dtype_range(out->dtype, &lo, &hi);
@@ -958,10 +962,10 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		}
 	}
 	int64_t ist[MAXR], co[MAXR];
-	strides_of(in, ist);
+	qref_litert_strides(in, ist);
 	size_t no = qref_tensor_numel(out);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, r, want, co);
+		qref_litert_unravel(i, r, want, co);
 		int64_t ii = 0;
 		int inside = 1;
 		for (int k = 0; k < r && inside; k++) {
@@ -991,9 +995,9 @@ static qcf_status slice_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		                 "SLICE: begin and size must be 1-D tensors of one type");
 	int64_t b[MAXR], sz[MAXR];
 	size_t nb, ns;
-	qcf_status s = read_index(call, 1, "begin", 1, b, MAXR, &nb, d);
+	qcf_status s = qref_litert_read_index(call, 1, "begin", 1, b, MAXR, &nb, d);
 	if (s == QCF_OK)
-		s = read_index(call, 2, "size", 1, sz, MAXR, &ns, d);
+		s = qref_litert_read_index(call, 2, "size", 1, sz, MAXR, &ns, d);
 	if (s != QCF_OK)
 		return s;
 	if ((int)nb != r || (int)ns != r)
@@ -1013,13 +1017,13 @@ static qcf_status slice_move(const qcf_op_call *call, qref_detail *d, mover *m)
 			                 k, (long long)sz[k], (long long)(in->shape[k] - b[k]));
 		want[k] = z;
 	}
-	if (!shape_is(out, r, want))
-		return shape_mismatch(d, "SLICE", r, want);
+	if (!qref_litert_shape_is(out, r, want))
+		return qref_litert_shape_mismatch(d, "SLICE", r, want);
 	int64_t ist[MAXR], co[MAXR];
-	strides_of(in, ist);
+	qref_litert_strides(in, ist);
 	size_t no = qref_tensor_numel(out);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, r, want, co);
+		qref_litert_unravel(i, r, want, co);
 		int64_t ii = 0;
 		for (int k = 0; k < r; k++)
 			ii += (co[k] + b[k]) * ist[k];
@@ -1066,8 +1070,8 @@ static qcf_status gather_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		want[wr++] = pos->shape[k];
 	for (int k = (int)axis + 1; k < r; k++)
 		want[wr++] = in->shape[k];
-	if (wr > MAXR || !shape_is(out, wr, want))
-		return shape_mismatch(d, "GATHER", wr, want);
+	if (wr > MAXR || !qref_litert_shape_is(out, wr, want))
+		return qref_litert_shape_mismatch(d, "GATHER", wr, want);
 	size_t npos = qref_tensor_numel(pos);
 	int64_t ax_size = in->shape[axis];
 	for (size_t i = 0; i < npos; i++) {
@@ -1149,8 +1153,8 @@ static qcf_status squeeze_move(const qcf_op_call *call, qref_detail *d, mover *m
 	for (int k = 0; k < r; k++)
 		if (!sq[k])
 			want[wr++] = in->shape[k];
-	if (!shape_is(out, wr, want))
-		return shape_mismatch(d, "SQUEEZE", wr, want);
+	if (!qref_litert_shape_is(out, wr, want))
+		return qref_litert_shape_mismatch(d, "SQUEEZE", wr, want);
 	size_t n = qref_tensor_numel(in);
 	for (size_t i = 0; i < n; i++)
 		mv(m, i, 0, i);
@@ -1182,12 +1186,12 @@ static qcf_status s2d_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		                 "block_size %lld",
 		                 (long long)H, (long long)W, (long long)bs);
 	int64_t want[4] = {N, H / bs, W / bs, C * bs * bs};
-	if (!shape_is(out, 4, want))
-		return shape_mismatch(d, "SPACE_TO_DEPTH", 4, want);
+	if (!qref_litert_shape_is(out, 4, want))
+		return qref_litert_shape_mismatch(d, "SPACE_TO_DEPTH", 4, want);
 	size_t no = qref_tensor_numel(out);
 	int64_t co[4];
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, 4, want, co);
+		qref_litert_unravel(i, 4, want, co);
 		int64_t oc = co[3], c = oc % C, bx = (oc / C) % bs, by = oc / C / bs;
 		int64_t y = co[1] * bs + by, x = co[2] * bs + bx;
 		mv(m, i, 0, (size_t)(((co[0] * H + y) * W + x) * C + c));
@@ -1222,9 +1226,9 @@ static qcf_status b2s_common(const qcf_op_call *call, qref_detail *d, int64_t *b
 	if (tt->rank != 2 || tt->shape[0] != sp || tt->shape[1] != 2)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: %s must have shape [%d, 2]", call->op,
 		                 tname, sp);
-	qcf_status s = read_index(call, 1, "block_shape", 0, blk, 2, &nb, d);
+	qcf_status s = qref_litert_read_index(call, 1, "block_shape", 0, blk, 2, &nb, d);
 	if (s == QCF_OK)
-		s = read_index(call, 2, tname, 0, tab, 4, &nt, d);
+		s = qref_litert_read_index(call, 2, tname, 0, tab, 4, &nt, d);
 	if (s != QCF_OK)
 		return s;
 	for (int k = 0; k < sp; k++) {
@@ -1278,12 +1282,12 @@ static qcf_status b2s_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	int64_t want[4] = {ob, oh, ow, v[3]};
 	if (sp == 1)
 		want[2] = v[3];
-	if (!shape_is(out, in->rank, want))
-		return shape_mismatch(d, call->op, in->rank, want);
+	if (!qref_litert_shape_is(out, in->rank, want))
+		return qref_litert_shape_mismatch(d, call->op, in->rank, want);
 	int64_t co[4], o4[4] = {ob, oh, ow, v[3]};
 	size_t no = qref_tensor_numel(out);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, 4, o4, co);
+		qref_litert_unravel(i, 4, o4, co);
 		/* output (b, y, x) comes from the input batch whose block offset
 		 * (oy, ox) puts it there: y + crop_top = iy * blk0 + oy */
 		int64_t yy = co[1] + cr[0], xx = co[2] + cr[2];
@@ -1314,20 +1318,20 @@ static qcf_status s2b_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	int64_t want[4] = {ob, oh, ow, v[3]};
 	if (sp == 1)
 		want[2] = v[3];
-	if (!shape_is(out, in->rank, want))
-		return shape_mismatch(d, call->op, in->rank, want);
+	if (!qref_litert_shape_is(out, in->rank, want))
+		return qref_litert_shape_mismatch(d, call->op, in->rank, want);
 	/* pad value: the output zero point (kernel), real 0 (hook) */
 	double raw = 0;
 	if (m->out && is_q(out->dtype)) {
 		qcf_quant qo;
-		if ((s = get_q(call, out, "output", &qo, d)) != QCF_OK)
+		if ((s = qref_litert_get_q(call, out, "output", &qo, d)) != QCF_OK)
 			return s;
 		raw = qo.zero_points[0];
 	}
 	int64_t co[4], o4[4] = {ob, oh, ow, v[3]};
 	size_t no = qref_tensor_numel(out);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, 4, o4, co);
+		qref_litert_unravel(i, 4, o4, co);
 		int64_t ib = co[0] % v[0], off = co[0] / v[0];
 		int64_t iy = co[1] * blk[0] + off / blk[1] - pd[0];
 		int64_t ix = co[2] * blk[1] + off % blk[1] - pd[2];
@@ -1424,7 +1428,7 @@ static qcf_status resize_setup(const qcf_op_call *call, resize *z, int need_out,
 		                 "RESIZE_BILINEAR: size must be a 1-D tensor of 2 values");
 	int64_t sz[2];
 	size_t n;
-	if ((s = read_index(call, 1, "size", 0, sz, 2, &n, d)) != QCF_OK)
+	if ((s = qref_litert_read_index(call, 1, "size", 0, sz, 2, &n, d)) != QCF_OK)
 		return s;
 	if (sz[0] <= 0 || sz[1] <= 0)
 		return qref_fail(d, QCF_INVALID_PARAM, "RESIZE_BILINEAR: size values must be > 0");
@@ -1447,8 +1451,8 @@ static qcf_status resize_setup(const qcf_op_call *call, resize *z, int need_out,
 	z->oh = sz[0];
 	z->ow = sz[1];
 	int64_t want[4] = {z->n, z->oh, z->ow, z->c};
-	if (!shape_is(out, 4, want))
-		return shape_mismatch(d, "RESIZE_BILINEAR", 4, want);
+	if (!qref_litert_shape_is(out, 4, want))
+		return qref_litert_shape_mismatch(d, "RESIZE_BILINEAR", 4, want);
 	/* Q10 scales: trunc((1024 * in + out / 2) / out); align_corners and out > 1
 	 * use (in - 1) / (out - 1) */
 	z->sh = z->align && z->oh > 1 ? (1024 * (z->h - 1) + (z->oh - 1) / 2) / (z->oh - 1)
@@ -1526,7 +1530,7 @@ static qcf_status resize_real(const qcf_op_call *call, const qref_op *row, int k
 	if (s != QCF_OK)
 		return s;
 	qcf_quant q;
-	if ((s = get_q(call, &call->inputs[0], "input", &q, d)) != QCF_OK)
+	if ((s = qref_litert_get_q(call, &call->inputs[0], "input", &q, d)) != QCF_OK)
 		return s;
 	size_t oi = 0;
 	for (int64_t b = 0; b < z.n; b++)
@@ -1560,7 +1564,7 @@ static qcf_status arg_max(const qcf_op_call *call, const qref_op *row, qref_deta
 		return qref_fail(d, QCF_INVALID_PARAM, "ARG_MAX: axis must hold exactly 1 value");
 	int64_t axis;
 	size_t n;
-	if ((s = read_index(call, 1, "axis", 1, &axis, 1, &n, d)) != QCF_OK)
+	if ((s = qref_litert_read_index(call, 1, "axis", 1, &axis, 1, &n, d)) != QCF_OK)
 		return s;
 	int r = in->rank;
 	if (r < 1)
@@ -1577,8 +1581,8 @@ static qcf_status arg_max(const qcf_op_call *call, const qref_op *row, qref_deta
 	for (int k = 0; k < r; k++)
 		if (k != axis)
 			want[wr++] = in->shape[k];
-	if (!shape_is(out, wr, want))
-		return shape_mismatch(d, "ARG_MAX", wr, want);
+	if (!qref_litert_shape_is(out, wr, want))
+		return qref_litert_shape_mismatch(d, "ARG_MAX", wr, want);
 	qref_rounding rr = qref_detail_rounding(d);
 	if (rr != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rr, "nothing: it compares raw values");
@@ -1615,8 +1619,8 @@ static qcf_status shape_op(const qcf_op_call *call, const qref_op *row, qref_det
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "SHAPE output must be int32 or int64, got %s", dt(out->dtype));
 	int64_t want[1] = {in->rank};
-	if (!shape_is(out, 1, want))
-		return shape_mismatch(d, "SHAPE", 1, want);
+	if (!qref_litert_shape_is(out, 1, want))
+		return qref_litert_shape_mismatch(d, "SHAPE", 1, want);
 	qref_rounding rr = qref_detail_rounding(d);
 	if (rr != QREF_ROUND_DEFAULT)
 		return qref_rounding_na(call, d, rr, "nothing: it reports the shape");
