@@ -198,6 +198,12 @@ static qcf_status hs_prepare(float si, float so, hs_params *p, qref_detail *d)
 		                 "(exponent %d)",
 		                 (double)om, p->oe);
 	p->om = downscale16(m);
+	if (!isfinite(
+	            rm)) { /* s_in above about 4e36: an exponent far beyond 31, every output any */
+		p->re = 1024;
+		p->rm = INT16_MAX;
+		return QCF_OK;
+	}
 	qref_quantize_multiplier((double)rm, QREF_ROUND_DOUBLE, &m, &p->re);
 	p->rm = downscale16(m);
 	return QCF_OK;
@@ -350,11 +356,13 @@ static qcf_status lr_check(const qcf_op_call *call, qref_detail *d, int full, fl
 		                 "LEAKY_RELU int16 needs zero points 0 (LeakyReluPrepare), got "
 		                 "output zero point %" PRId32,
 		                 qo->zero_points[0]);
-	float am = qi->scales[0] * *alpha / qo->scales[0];
-	if (!isfinite(am))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "LEAKY_RELU input_scale * alpha / output_scale must be finite in "
-		                 "float32 (LiteRT builds a multiplier from it)");
+	float am = qi->scales[0] * *alpha / qo->scales[0], im = qi->scales[0] / qo->scales[0];
+	if (!isfinite(am) || !isfinite(im))
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "LEAKY_RELU input_scale * alpha / output_scale and input_scale / "
+		        "output_scale must be finite in float32 (LiteRT builds multipliers "
+		        "from them)");
 	return QCF_OK;
 }
 
@@ -548,7 +556,17 @@ static qcf_status pr_check(const qcf_op_call *call, qref_detail *d, int full, pr
 		return s;
 	if (!full)
 		return QCF_OK;
-	return pw_quant(&call->outputs[0], "output", "PRELU", qo, d);
+	if ((s = pw_quant(&call->outputs[0], "output", "PRELU", qo, d)) != QCF_OK)
+		return s;
+	float m1 = qi->scales[0] / qo->scales[0],
+	      m2 = qi->scales[0] * qa->scales[0] / qo->scales[0];
+	if (!isfinite(m1) || !isfinite(m2))
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "PRELU input_scale / output_scale and input_scale * alpha_scale / "
+		        "output_scale must be finite in float32 (LiteRT builds multipliers "
+		        "from them)");
+	return QCF_OK;
 }
 
 /*
