@@ -30,6 +30,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_conv.h"
 #include "op.h"
 #include "requant.h"
 
@@ -126,6 +127,12 @@ static int enum_attr(const qcf_op_call *call, const char *name, const char *cons
 	return -1;
 }
 
+int qref_litert_enum_attr(const qcf_op_call *call, const char *name, const char *const *names,
+                          int n, int by_index, int def, int *out, qref_detail *d)
+{
+	return enum_attr(call, name, names, n, by_index, def, out, d);
+}
+
 static int scale_ok(float s)
 {
 	return s > 0.0f && isfinite(s);
@@ -141,15 +148,14 @@ static int act_quantize(float s, int32_t zp, float f, int64_t *q)
 	return 0;
 }
 
-static qcf_status act_range(const qcf_op_call *call, plan *p, qref_detail *d)
+qcf_status qref_litert_act_range(const qcf_op_call *call, int act, qcf_dtype dt, float s,
+                                 int32_t zp, int32_t *act_min, int32_t *act_max, qref_detail *d)
 {
 	int64_t lo = 0, hi = 0, q = 0;
-	qref_dtype_range(p->out->dtype, &lo, &hi);
+	qref_dtype_range(dt, &lo, &hi);
 	int64_t mn = lo, mx = hi;
-	float s = p->qo.scales[0];
-	int32_t zp = p->qo.zero_points[0];
 	int bad = 0;
-	switch (p->act) {
+	switch (act) {
 	case ACT_RELU:
 		bad = act_quantize(s, zp, 0.0f, &q) < 0;
 		mn = q > lo ? q : lo;
@@ -171,10 +177,16 @@ static qcf_status act_range(const qcf_op_call *call, plan *p, qref_detail *d)
 	if (bad)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: a bound of %s does not fit int32 at output scale %g",
-		                 call->op, act_names[p->act], (double)s);
-	p->act_min = (int32_t)mn;
-	p->act_max = (int32_t)mx;
+		                 call->op, act_names[act], (double)s);
+	*act_min = (int32_t)mn;
+	*act_max = (int32_t)mx;
 	return QCF_OK;
+}
+
+static qcf_status act_range(const qcf_op_call *call, plan *p, qref_detail *d)
+{
+	return qref_litert_act_range(call, p->act, p->out->dtype, p->qo.scales[0],
+	                             p->qo.zero_points[0], &p->act_min, &p->act_max, d);
 }
 
 /* SAME / VALID padding (kernels/padding.h): output size and the padding before. */
@@ -189,6 +201,12 @@ static int padding(int same, int64_t in, int64_t k, int64_t stride, int64_t dil,
 	*out = o;
 	*before = total > 0 ? total / 2 : 0;
 	return 0;
+}
+
+int qref_litert_padding(int same, int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t *out,
+                        int64_t *before)
+{
+	return padding(same, in, k, stride, dil, out, before);
 }
 
 static int is_rank(const qcf_tensor *t, int r)

@@ -298,12 +298,11 @@ typedef struct qref_terms {
 
 /*
  * terms[j] of element idx[j] (j < n) of output k, for litert CONV_2D,
- * DEPTHWISE_CONV_2D, FULLY_CONNECTED and onnx QLinearConv, QLinearMatMul
- * (output 0). Each accumulator is summed on its own (a scalar sum over the
- * element's inputs, not the kernels' blocked path). Needs the call as
- * qref_execute does (output k's quantization and buffer). QCF_OK;
- * QCF_NOT_SUPPORTED for another op or output; the kernel's refusal for a
- * call it refuses; QCF_INVALID_PARAM for an index outside the output.
+ * DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL, TRANSPOSE_CONV and onnx
+ * QLinearConv, QLinearMatMul (output 0). Each accumulator is summed on its own (a scalar sum over
+ * the element's inputs, not the kernels' blocked path). Needs the call as qref_execute does (output
+ * k's quantization and buffer). QCF_OK; QCF_NOT_SUPPORTED for another op or output; the kernel's
+ * refusal for a call it refuses; QCF_INVALID_PARAM for an index outside the output.
  */
 qcf_status qref_element_terms(const qcf_op_call *call, int k, const size_t *idx, int n,
                               qref_terms *terms);
