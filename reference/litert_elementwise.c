@@ -18,101 +18,28 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_bcast.h"
 #include "op.h"
 #include "requant.h"
 
-/* ---- broadcasting ------------------------------------------------------ */
+/* Broadcasting (qref_bcast), the fused activations and the requantization build are shared
+ * with litert_arith.c: litert_bcast.c. */
 
-typedef struct bcast {
-	int rank;
-	int64_t shape[QCF_MAX_RANK];
-	size_t stride[2][QCF_MAX_RANK]; /* per input, aligned to the output; 0 = broadcast */
-	size_t n;
-} bcast;
+typedef qref_bcast bcast;
 
-static void shape_str(const qcf_tensor *t, char *buf, size_t size)
-{
-	size_t used = 0;
-	used += (size_t)snprintf(buf, size, "[");
-	for (int32_t k = 0; k < t->rank && used < size; k++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%lld", k ? "," : "",
-		                         (long long)t->shape[k]);
-	if (used < size)
-		snprintf(buf + used, size - used, "]");
-}
-
-/*
- * Numpy broadcasting of inputs 0 and 1 (trailing dimensions aligned; each
- * pair equal or one of them 1; 1 with 0 gives 0), checked against output 0's
- * shape. max_rank: the rank LiteRT's broadcast loop handles when the two
- * input shapes differ (beyond it LiteRT aborts in a TFLITE_CHECK).
- */
 static qcf_status bcast_init(const qcf_op_call *call, int max_rank, const char *loop, bcast *b,
                              qref_detail *d)
 {
-	const qcf_tensor *in[2] = {&call->inputs[0], &call->inputs[1]};
-	const qcf_tensor *out = &call->outputs[0];
-	char s0[96], s1[96];
-	memset(b, 0, sizeof *b);
-	b->rank = in[0]->rank > in[1]->rank ? in[0]->rank : in[1]->rank;
-	for (int k = 0; k < b->rank; k++) {
-		int64_t dim[2];
-		for (int j = 0; j < 2; j++) {
-			int kk = k - (b->rank - in[j]->rank);
-			dim[j] = kk >= 0 ? in[j]->shape[kk] : 1;
-		}
-		if (dim[0] != dim[1] && dim[0] != 1 && dim[1] != 1) {
-			shape_str(in[0], s0, sizeof s0);
-			shape_str(in[1], s1, sizeof s1);
-			return qref_fail(
-			        d, QCF_INVALID_PARAM,
-			        "%s: input shapes %s and %s do not broadcast (numpy rules: "
-			        "trailing dimensions equal or one of them 1)",
-			        call->op, s0, s1);
-		}
-		b->shape[k] = dim[0] == 1 ? dim[1] : dim[0];
-	}
-	int same_out = out->rank == b->rank;
-	for (int k = 0; same_out && k < b->rank; k++)
-		same_out = out->shape[k] == b->shape[k];
-	if (!same_out) {
-		shape_str(out, s0, sizeof s0);
-		return qref_fail_output(
-		        d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
-		        "%s: output shape %s is not the broadcast shape of the inputs", call->op,
-		        s0);
-	}
-	if (!qref_same_shape(in[0], in[1]) && b->rank > max_rank)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s: broadcasting at rank %d: LiteRT's broadcast loop (%s) handles "
-		        "rank <= %d and aborts (TFLITE_CHECK) above it",
-		        call->op, b->rank, loop, max_rank);
-	for (int j = 0; j < 2; j++) {
-		size_t st = 1;
-		for (int kk = in[j]->rank - 1; kk >= 0; kk--) {
-			int k = kk + (b->rank - in[j]->rank);
-			b->stride[j][k] = in[j]->shape[kk] == 1 ? 0 : st;
-			st *= (size_t)in[j]->shape[kk];
-		}
-	}
-	b->n = qref_numel(b->rank, b->shape);
-	return QCF_OK;
+	return qref_bcast_init(call, 0, 2, max_rank, loop, b, d);
 }
 
 /* Element indices into inputs 0 and 1 of output element i. */
 static void bcast_index(const bcast *b, size_t i, size_t *i0, size_t *i1)
 {
-	size_t a = 0, c = 0;
-	for (int k = b->rank - 1; k >= 0; k--) {
-		size_t dim = (size_t)b->shape[k];
-		size_t x = i % dim;
-		i /= dim;
-		a += x * b->stride[0][k];
-		c += x * b->stride[1][k];
-	}
-	*i0 = a;
-	*i1 = c;
+	size_t idx[QREF_BCAST_MAX_IN];
+	qref_bcast_index(b, i, idx);
+	*i0 = idx[0];
+	*i1 = idx[1];
 }
 
 /* ---- parameters ---------------------------------------------------------- */
@@ -141,86 +68,6 @@ static qcf_status get_qp(const qcf_op_call *call, const qcf_tensor *t, int which
 	out->s = q.scales[0];
 	out->zp = q.zero_points[0];
 	return QCF_OK;
-}
-
-/* The requantization build a named rounding selects; NOT_SUPPORTED for the
- * roundings of a real value (half_*). */
-static qcf_status requant_build(const qcf_op_call *call, qref_detail *d, const char *what,
-                                qref_rounding *rnd)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
-		return qref_rounding_na(call, d, r, what);
-	*rnd = qref_requant_build(r);
-	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
-	return QCF_OK;
-}
-
-enum { ACT_NONE, ACT_RELU, ACT_RELU6, ACT_RELU_N1_TO_1 };
-
-static qcf_status get_activation(const qcf_op_call *call, int *act, qref_detail *d)
-{
-	static const char *const names[] = {"NONE", "RELU", "RELU6", "RELU_N1_TO_1"};
-	const qcf_attr *a = qref_attr_find(call, "fused_activation_function");
-	*act = ACT_NONE;
-	if (!a)
-		return QCF_OK;
-	if (a->type == QCF_ATTR_STRING && a->v.s)
-		for (int k = 0; k < 4; k++)
-			if (strcmp(a->v.s, names[k]) == 0) {
-				*act = k;
-				return QCF_OK;
-			}
-	return qref_fail_attr(d, "fused_activation_function", QCF_INVALID_PARAM,
-	                      "%s: fused_activation_function must be NONE, RELU, RELU6 or "
-	                      "RELU_N1_TO_1",
-	                      call->op);
-}
-
-/* zp + (int)roundf(f / scale), as kernel_util.cc Quantize: fails when the
- * rounded quotient leaves int32. */
-static int act_quantize(float scale, int32_t zp, float f, int64_t *q)
-{
-	float t = roundf(f / scale);
-	if (!(t >= -0x1p31f && t < 0x1p31f))
-		return 0;
-	*q = (int64_t)zp + (int64_t)t;
-	return *q >= INT32_MIN && *q <= INT32_MAX;
-}
-
-/* CalculateActivationRangeQuantized: the clamp range of the output. */
-static qcf_status act_range(const qcf_op_call *call, int act, const qcf_tensor *out, qp o,
-                            int32_t *lo, int32_t *hi, qref_detail *d)
-{
-	int64_t qmin, qmax, a, b = 0; /* b is read only when it was set (not RELU) */
-	qref_dtype_range(out->dtype, &qmin, &qmax);
-	*lo = (int32_t)qmin;
-	*hi = (int32_t)qmax;
-	if (act == ACT_NONE)
-		return QCF_OK;
-	float fl = act == ACT_RELU_N1_TO_1 ? -1.0f : 0.0f;
-	float fh = act == ACT_RELU6 ? 6.0f : 1.0f;
-	if (!act_quantize(o.s, o.zp, fl, &a) ||
-	    (act != ACT_RELU && !act_quantize(o.s, o.zp, fh, &b)))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: the fused activation's bounds divided by the output scale "
-		                 "%g overflow int32 (CalculateActivationRangeQuantized fails)",
-		                 call->op, (double)o.s);
-	if (a > qmin)
-		*lo = (int32_t)a;
-	if (act != ACT_RELU && b < qmax)
-		*hi = (int32_t)b;
-	return QCF_OK;
-}
-
-static double act_real(int act, double v)
-{
-	switch (act) {
-	case ACT_RELU: return v > 0 ? v : 0;
-	case ACT_RELU6: return v < 0 ? 0 : v > 6 ? 6 : v;
-	case ACT_RELU_N1_TO_1: return v < -1 ? -1 : v > 1 ? 1 : v;
-	default: return v;
-	}
 }
 
 static int is_act_dtype(qcf_dtype t)
@@ -286,7 +133,7 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 	for (int j = 0; j < 3 && s == QCF_OK; j++)
 		s = get_qp(call, t[j], j, &p->q[j], d);
 	if (s == QCF_OK)
-		s = get_activation(call, &p->act, d);
+		s = qref_act_get(call, &p->act, d);
 	if (s != QCF_OK)
 		return s;
 	qcf_dtype dt = t[2]->dtype;
@@ -355,11 +202,11 @@ static qcf_status addsub_prepare(const qcf_op_call *call, int sub, int real_only
 		                 "(MatchingElementsSize TFLITE_CHECK)");
 	if (real_only)
 		return QCF_OK;
-	s = act_range(call, p->act, t[2], p->q[2], &p->lo, &p->hi, d);
+	s = qref_act_range(call, p->act, t[2], p->q[2].s, p->q[2].zp, &p->lo, &p->hi, d);
 	if (s != QCF_OK)
 		return s;
-	s = requant_build(call, d, "the rescaled inputs and their sum by integer multipliers",
-	                  &p->rnd);
+	s = qref_requant_rounding(
+	        call, d, "the rescaled inputs and their sum by integer multipliers", &p->rnd);
 	if (s != QCF_OK || p->pot)
 		return s;
 
@@ -444,7 +291,7 @@ static qcf_status addsub_real(const qcf_op_call *call, const qref_op *row, int k
 		bcast_index(&p.b, i, &i0, &i1);
 		double x1 = (qref_get(&call->inputs[0], i0) - p.q[0].zp) * (double)p.q[0].s;
 		double x2 = (qref_get(&call->inputs[1], i1) - p.q[1].zp) * (double)p.q[1].s;
-		values[i] = act_real(p.act, sub ? x1 - x2 : x1 + x2);
+		values[i] = qref_act_real(p.act, sub ? x1 - x2 : x1 + x2);
 	}
 	return QCF_OK;
 }
@@ -482,7 +329,7 @@ static qcf_status mul_prepare(const qcf_op_call *call, int real_only, mulp *p, q
 	for (int j = 0; j < 3 && s == QCF_OK; j++)
 		s = get_qp(call, t[j], j, &p->q[j], d);
 	if (s == QCF_OK)
-		s = get_activation(call, &p->act, d);
+		s = qref_act_get(call, &p->act, d);
 	if (s != QCF_OK)
 		return s;
 	if (t[2]->dtype == QCF_INT16)
@@ -496,12 +343,12 @@ static qcf_status mul_prepare(const qcf_op_call *call, int real_only, mulp *p, q
 	s = bcast_init(call, 8, "BroadcastMul6DSlow", &p->b, d);
 	if (s != QCF_OK || real_only)
 		return s;
-	s = act_range(call, p->act, t[2], p->q[2], &p->lo, &p->hi, d);
+	s = qref_act_range(call, p->act, t[2], p->q[2].s, p->q[2].zp, &p->lo, &p->hi, d);
 	if (s != QCF_OK)
 		return s;
-	s = requant_build(call, d,
-	                  "(q1 - zp1)(q2 - zp2) * s1 * s2 / s_out by an integer multiplier",
-	                  &p->rnd);
+	s = qref_requant_rounding(call, d,
+	                          "(q1 - zp1)(q2 - zp2) * s1 * s2 / s_out by an integer multiplier",
+	                          &p->rnd);
 	if (s != QCF_OK)
 		return s;
 	float prod = p->q[0].s * p->q[1].s; /* float math, one rounding each */
@@ -567,7 +414,7 @@ static qcf_status mul_real(const qcf_op_call *call, const qref_op *row, int k, d
 		bcast_index(&p.b, i, &i0, &i1);
 		double x1 = (qref_get(&call->inputs[0], i0) - p.q[0].zp) * (double)p.q[0].s;
 		double x2 = (qref_get(&call->inputs[1], i1) - p.q[1].zp) * (double)p.q[1].s;
-		values[i] = act_real(p.act, x1 * x2);
+		values[i] = qref_act_real(p.act, x1 * x2);
 	}
 	return QCF_OK;
 }
@@ -688,7 +535,8 @@ static qcf_status cmp_kernel(const qcf_op_call *call, const qref_op *row, qref_d
 				        "positive shift (undefined), and TFLM aborts in Prepare",
 				        call->op, tensor_names[j], (double)q[j].s);
 		}
-		s = requant_build(call, d, "(q - zp) * 2^8 * scale by an integer multiplier", &rnd);
+		s = qref_requant_rounding(call, d,
+		                          "(q - zp) * 2^8 * scale by an integer multiplier", &rnd);
 		if (s != QCF_OK)
 			return s;
 		for (int j = 0; j < 2; j++) {

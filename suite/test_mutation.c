@@ -81,7 +81,7 @@ static void test_definitions_apply(void)
 	         "specs/litert/"},
 	        {"reference/litert_conv.c", " specs/litert/depthwise_conv_2d.yaml ",
 	         " specs/litert/add.yaml "},
-	        /* fixedpoint.c is reached through litert_activations.c only */
+	        /* fixedpoint.c is reached through litert_activations.c and litert_arith.c only */
 	        {"reference/fixedpoint.c", " specs/litert/softmax.yaml ",
 	         " specs/litert/add.yaml "},
 	        /* torch_linear.c calls torch_quantize.c */
