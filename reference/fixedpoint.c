@@ -213,7 +213,9 @@ int16_t qfp_lookup16(int16_t v, const int16_t lut[513])
 	int i = 256 + (int)qref_asr64(v, 7);
 	int o = v & 127;
 	int32_t b = lut[i];
-	int64_t r = b + qref_asr64((int64_t)(lut[i + 1] - b) * o + 64, 7);
+	/* the slope is an int16 in LiteRT: a step beyond int16 wraps */
+	int32_t slope = (int16_t)(uint16_t)(lut[i + 1] - b);
+	int64_t r = b + qref_asr64((int64_t)slope * o + 64, 7);
 	return (int16_t)r;
 }
 
@@ -266,4 +268,34 @@ int16_t qfp_tanh16(int32_t v)
 		    (a & 255) * (qfp_sigmoid_table[u + 1] - qfp_sigmoid_table[u]);
 	r = v >= 0 ? r - (1 << 23) + 128 : (1 << 23) + 128 - 1 - r;
 	return (int16_t)qref_asr64(r, 8);
+}
+
+void qfp_inv_sqrt(int32_t A, int32_t *m, int *shift)
+{
+	if (A <= 1) {
+		*m = INT32_MAX;
+		*shift = 0;
+		return;
+	}
+	int e = 11;
+	while (A >= (1 << 29)) {
+		A /= 4;
+		e++;
+	}
+	int p = (qfp_clz32(A) - 1) / 2 - 1;
+	e -= p;
+	A = (int32_t)((uint32_t)A << (2 * p));
+	int32_t hf = qref_rdbpot(A >> 1, 1);
+	int32_t x = 1 << 28;
+	for (int k = 0; k < 5; k++) {
+		int32_t x3 = qfp_satshl(qref_srdhm(qref_srdhm(x, x), x), 6);
+		x = qfp_satshl(qfp_sub(qref_srdhm(402653184, x), qref_srdhm(hf, x3)), 3);
+	}
+	x = qref_srdhm(x, 1518500250);
+	if (e < 0) {
+		x = (int32_t)((uint32_t)x << -e);
+		e = 0;
+	}
+	*m = x;
+	*shift = -e;
 }

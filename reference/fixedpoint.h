@@ -75,4 +75,9 @@ extern const uint16_t qfp_sigmoid_table[256];
 int16_t qfp_logistic16(int32_t v);
 int16_t qfp_tanh16(int32_t v);
 
+/* GetInvSqrtQuantizedMultiplierExp(A, reverse_shift -1) (LiteRT common.h): 1 / sqrt(A) =
+ * m * 2^(shift - 31), by five Newton-Raphson steps in Q[3]; A <= 1 gives (2^31 - 1, 0). Used by
+ * L2_NORMALIZATION and the int8 RSQRT. */
+void qfp_inv_sqrt(int32_t A, int32_t *m, int *shift);
+
 #endif

@@ -578,37 +578,6 @@ static qcf_status logistic_tanh_real(const qcf_op_call *call, const qref_op *row
 
 /* ---- L2_NORMALIZATION ----------------------------------------------------- */
 
-/* GetInvSqrtQuantizedMultiplierExp(A, reverse_shift -1). */
-static void inv_sqrt(int32_t A, int32_t *m, int *shift)
-{
-	if (A <= 1) {
-		*m = INT32_MAX;
-		*shift = 0;
-		return;
-	}
-	int e = 11;
-	while (A >= (1 << 29)) {
-		A /= 4;
-		e++;
-	}
-	int p = (qfp_clz32(A) - 1) / 2 - 1;
-	e -= p;
-	A = (int32_t)((uint32_t)A << (2 * p));
-	int32_t hf = qref_rdbpot(A >> 1, 1);
-	int32_t x = 1 << 28;
-	for (int k = 0; k < 5; k++) {
-		int32_t x3 = qfp_satshl(qref_srdhm(qref_srdhm(x, x), x), 6);
-		x = qfp_satshl(qfp_sub(qref_srdhm(402653184, x), qref_srdhm(hf, x3)), 3);
-	}
-	x = qref_srdhm(x, 1518500250);
-	if (e < 0) {
-		x = (int32_t)((uint32_t)x << -e);
-		e = 0;
-	}
-	*m = x;
-	*shift = -e;
-}
-
 static qcf_status l2norm_check(const qcf_op_call *call, qref_detail *d, int full, qcf_quant *qi)
 {
 	qcf_status s = check_input(call, d, "L2_NORMALIZATION", full, 1, 0, qi);
@@ -674,7 +643,7 @@ static qcf_status litert_l2norm(const qcf_op_call *call, const qref_op *row, qre
 		}
 		int32_t m;
 		int sh;
-		inv_sqrt(A, &m, &sh);
+		qfp_inv_sqrt(A, &m, &sh);
 		for (size_t c = 0; c < depth; c++) {
 			int32_t dd = (int32_t)qref_get(in, base + c) - zi;
 			res[base + c] = clampi(qref_mbqm(dd, m, sh + 7, build), -128, 127);
