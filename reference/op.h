@@ -58,6 +58,7 @@ extern const qref_op qref_ops_litert_conv[];           /* litert_conv.c */
 extern const qref_op qref_ops_litert_elementwise[];    /* litert_elementwise.c */
 extern const qref_op qref_ops_litert_activations[];    /* litert_activations.c */
 extern const qref_op qref_ops_litert_layout[];         /* litert_layout.c */
+extern const qref_op qref_ops_litert_reduce[];         /* litert_reduce.c */
 extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
 extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
 extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
