@@ -27,6 +27,7 @@
 #include "dtype.h"
 #include "kernel.h"
 #include "litert_layout.h"
+#include "litert_reduce.h"
 #include "op.h"
 #include "requant.h"
 
@@ -533,6 +534,58 @@ static qcf_status pool_real(const qcf_op_call *call, const qref_op *row, int k, 
 	return QCF_OK;
 }
 
+/* ---- the axes of a reduction (reduce.cc; litert_reduce.h) --------------- */
+
+qcf_status qref_litert_reduce_axes(const qcf_op_call *call, int *red, int64_t *n, qref_detail *d)
+{
+	const qcf_tensor *in = &call->inputs[0], *out = &call->outputs[0];
+	qcf_status s;
+	if (call->inputs[1].rank > 1)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: axis must be a scalar or 1-D tensor",
+		                 call->op);
+	int64_t ax[64];
+	size_t na;
+	if ((s = qref_litert_read_index(call, 1, "axis", 0, ax, 64, &na, d)) != QCF_OK)
+		return s;
+	for (int k = 0; k < MAXR; k++)
+		red[k] = 0;
+	for (size_t i = 0; i < na; i++) {
+		if (ax[i] < -in->rank || ax[i] >= in->rank)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: axis %lld out of range [-%" PRId32 ", %" PRId32 ")",
+			                 call->op, (long long)ax[i], in->rank, in->rank);
+		red[ax[i] < 0 ? ax[i] + in->rank : ax[i]] = 1; /* duplicates dropped */
+	}
+	int64_t keep;
+	if ((s = attr_i(call, "keep_dims", 0, &keep, d)) != QCF_OK)
+		return s;
+	int64_t want[MAXR];
+	int wr = 0;
+	*n = 1;
+	for (int k = 0; k < in->rank; k++) {
+		if (red[k])
+			*n *= in->shape[k];
+		if (!red[k])
+			want[wr++] = in->shape[k];
+		else if (keep)
+			want[wr++] = 1;
+	}
+	if (!qref_litert_shape_is(out, wr, want))
+		return qref_litert_shape_mismatch(d, call->op, wr, want);
+	return QCF_OK;
+}
+
+size_t qref_litert_reduce_out_index(const qcf_tensor *in, const int *red, size_t i)
+{
+	int64_t co[MAXR];
+	qref_litert_unravel(i, in->rank, in->shape, co);
+	size_t oi = 0;
+	for (int k = 0; k < in->rank; k++)
+		if (!red[k])
+			oi = oi * (size_t)in->shape[k] + (size_t)co[k];
+	return oi;
+}
+
 /* ---- MEAN, SUM (reduce.cc; reference/reduce.h) ------------------------- */
 
 typedef struct reduce {
@@ -555,37 +608,9 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference implements int8, uint8 and int16, not %s",
 		                 call->op, dt(in->dtype));
-	if (call->inputs[1].rank > 1)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: axis must be a scalar or 1-D tensor",
-		                 call->op);
-	int64_t ax[64];
-	size_t na;
-	if ((s = qref_litert_read_index(call, 1, "axis", 0, ax, 64, &na, d)) != QCF_OK)
-		return s;
 	memset(r, 0, sizeof *r);
-	for (size_t i = 0; i < na; i++) {
-		if (ax[i] < -in->rank || ax[i] >= in->rank)
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: axis %lld out of range [-%" PRId32 ", %" PRId32 ")",
-			                 call->op, (long long)ax[i], in->rank, in->rank);
-		r->red[ax[i] < 0 ? ax[i] + in->rank : ax[i]] = 1; /* duplicates dropped */
-	}
-	int64_t keep;
-	if ((s = attr_i(call, "keep_dims", 0, &keep, d)) != QCF_OK)
+	if ((s = qref_litert_reduce_axes(call, r->red, &r->n, d)) != QCF_OK)
 		return s;
-	int64_t want[MAXR];
-	int wr = 0;
-	r->n = 1;
-	for (int k = 0; k < in->rank; k++) {
-		if (r->red[k])
-			r->n *= in->shape[k];
-		if (!r->red[k])
-			want[wr++] = in->shape[k];
-		else if (keep)
-			want[wr++] = 1;
-	}
-	if (!qref_litert_shape_is(out, wr, want))
-		return qref_litert_shape_mismatch(d, call->op, wr, want);
 	if ((s = qref_litert_get_q(call, in, "input", &r->qi, d)) != QCF_OK)
 		return s;
 	if (need_out && (s = qref_litert_get_q(call, out, "output", &r->qo, d)) != QCF_OK)
@@ -594,16 +619,6 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 	    (r->qi.zero_points[0] != 0 || (need_out && r->qo.zero_points[0] != 0)))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s int16 needs zero points 0", call->op);
 	return QCF_OK;
-}
-
-/* Output index of input coordinates (reduced axes dropped). */
-static size_t reduce_out_index(const qcf_tensor *in, const reduce *r, const int64_t *co)
-{
-	size_t oi = 0;
-	for (int k = 0; k < in->rank; k++)
-		if (!r->red[k])
-			oi = oi * (size_t)in->shape[k] + (size_t)co[k];
-	return oi;
 }
 
 /* MEAN (row->param 0) and SUM (1). */
@@ -630,11 +645,8 @@ static qcf_status reduce_kernel(const qcf_op_call *call, const qref_op *row, qre
 	int64_t *sum = calloc(no ? no : 1, sizeof *sum);
 	if (!sum)
 		return qref_fail(d, QCF_ERROR, "out of memory");
-	int64_t co[MAXR];
-	for (size_t i = 0; i < ni; i++) {
-		qref_litert_unravel(i, in->rank, in->shape, co);
-		sum[reduce_out_index(in, &r, co)] += (int64_t)qref_get(in, i);
-	}
+	for (size_t i = 0; i < ni; i++)
+		sum[qref_litert_reduce_out_index(in, r.red, i)] += (int64_t)qref_get(in, i);
 	int32_t m;
 	int sh;
 	qref_quantize_multiplier((double)r.qi.scales[0] / (double)r.qo.scales[0], rnd, &m, &sh);
@@ -698,12 +710,9 @@ static qcf_status reduce_real(const qcf_op_call *call, const qref_op *row, int k
 		values[i] = 0;
 	if (ni == 0)
 		return QCF_OK;
-	int64_t co[MAXR];
-	for (size_t i = 0; i < ni; i++) {
-		qref_litert_unravel(i, in->rank, in->shape, co);
-		values[reduce_out_index(in, &r, co)] +=
+	for (size_t i = 0; i < ni; i++)
+		values[qref_litert_reduce_out_index(in, r.red, i)] +=
 		        (qref_get(in, i) - r.qi.zero_points[0]) * (double)r.qi.scales[0];
-	}
 	if (!is_sum)
 		for (size_t i = 0; i < no; i++)
 			values[i] /= (double)r.n;

@@ -64,6 +64,7 @@ extern const qref_op qref_ops_litert_piecewise[];      /* litert_piecewise.c */
 extern const qref_op qref_ops_litert_matmul[];         /* litert_matmul.c */
 extern const qref_op qref_ops_litert_arith[];          /* litert_arith.c */
 extern const qref_op qref_ops_litert_lut[];            /* litert_lut.c */
+extern const qref_op qref_ops_litert_reduce[];         /* litert_reduce.c */
 extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
 extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
 extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
