@@ -895,14 +895,18 @@ static qcf_status litert_relu(const qcf_op_call *call, const qref_op *row, qref_
 	else
 		bhi = qmax;
 	int64_t lo = blo > qmin ? blo : qmin, hi = bhi < qmax ? bhi : qmax;
-	int32_t m;
-	int sh;
-	/* ReluPrepare divides the two float scales in float */
-	qref_quantize_multiplier((double)(si / so), build, &m, &sh);
+	int32_t m = 0;
+	int sh = 0;
+	/* ReluPrepare divides the two float scales in float; a quotient beyond float32 (inf)
+	 * makes QuantizeMultiplier, and so every output, undefined */
+	float ratio = si / so;
+	int ratio_ok = isfinite(ratio);
+	if (ratio_ok)
+		qref_quantize_multiplier((double)ratio, build, &m, &sh);
 	size_t n = qref_tensor_numel(in);
 	for (size_t i = 0; i < n; i++) {
 		int32_t x = (int32_t)qref_get(in, i) - zi;
-		int ub = !bounds_ok;
+		int ub = !bounds_ok || !ratio_ok;
 		int64_t y = 0;
 		if (build == QREF_ROUND_DOUBLE) {
 			ub = ub || sh >= 31 || !qref_mbqm_preshift_fits(x, sh);

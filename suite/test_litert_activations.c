@@ -639,6 +639,23 @@ static void test_specs_end_to_end(void)
 	qct_rmdir(tmp);
 }
 
+/* RELU's multiplier is QuantizeMultiplier(s_in / s_out in float32): a quotient beyond float32
+ * (1e30 / 1e-30) is undefined in LiteRT, so every output is, and the reference must not convert
+ * round(inf) to an integer on the way (it did: undefined behaviour in C). */
+static void test_relu_scale_quotient_overflows(void)
+{
+	qt in, out;
+	tt_1d(&in, QCF_INT8, 4, 1e30f, 0);
+	tt_1d(&out, QCF_INT8, 4, 1e-30f, 0);
+	int v[] = {-3, 0, 1, 100};
+	tt_fill(&in, v, 4);
+	qt_det x;
+	qref_detail *d = qt_det_init(&x, QREF_ROUND_DEFAULT);
+	CU_ASSERT_EQUAL(qref_execute(mkcall("RELU6", &in, &out, NULL, 0), d), QCF_OK);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(x.any[0][i], 1);
+}
+
 void qct_register_litert_activations(void)
 {
 	CU_pSuite s = qct_suite("reference/litert_activations/fixedpoint");
@@ -661,4 +678,6 @@ void qct_register_litert_activations(void)
 	CU_add_test(s, "refusals", test_refusals);
 	CU_add_test(s, "real-valued hooks", test_real_hooks);
 	CU_add_test(s, "specs end to end", test_specs_end_to_end);
+	CU_add_test(s, "RELU6 with a scale quotient beyond float32: every output undefined",
+	            test_relu_scale_quotient_overflows);
 }
