@@ -17,6 +17,7 @@ static const qref_op *const families[] = {
         qref_ops_litert_elementwise,
         qref_ops_litert_activations,
         qref_ops_litert_layout,
+        qref_ops_litert_movement,
         qref_ops_torch_fake_quant,
         qref_ops_torch_fake_quant_grad,
         qref_ops_torch_quantize,

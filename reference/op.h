@@ -58,6 +58,7 @@ extern const qref_op qref_ops_litert_conv[];           /* litert_conv.c */
 extern const qref_op qref_ops_litert_elementwise[];    /* litert_elementwise.c */
 extern const qref_op qref_ops_litert_activations[];    /* litert_activations.c */
 extern const qref_op qref_ops_litert_layout[];         /* litert_layout.c */
+extern const qref_op qref_ops_litert_movement[];       /* litert_movement.c */
 extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
 extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
 extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
@@ -127,6 +128,9 @@ extern const qref_attr_schema qref_no_attrs[];
  * optional y, one output y; XY and AB_Y are the usual ones. */
 #define IO(in, min_in, max_in, out, n_out)                                                         \
 	.inputs = in, .min_inputs = min_in, .max_inputs = max_in, .outputs = out, .n_outputs = n_out
+/* As IO, with min_out to max_out outputs (SPLIT's num_splits); out names max_out of them. */
+#define IO_OUTS(in, min_in, max_in, out, min_out, max_out)                                         \
+	IO(in, min_in, max_in, out, max_out), .min_outputs = min_out
 #define XY   IO(LIST("x"), 1, 1, LIST("y"), 1)
 #define AB_Y IO(LIST("a", "b"), 2, 2, LIST("y"), 1)
 
