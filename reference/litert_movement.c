@@ -538,9 +538,10 @@ static qcf_status sslice_move(const qcf_op_call *call, qref_detail *d, mover *m)
 
 /* ---- SPLIT, SPLIT_V (split.cc, split_v.cc; reference_ops Split) --------- */
 
-/* The outputs along axis, of sizes sz[0 .. n_outputs): each a block of the input. */
+/* The outputs along axis, of sizes sz[0 .. n_outputs) from offsets off[]: each a block of the
+ * input. */
 static qcf_status split_common(const qcf_op_call *call, int xk, int64_t axis, const int64_t *sz,
-                               qref_detail *d, mover *m)
+                               const int64_t *off, qref_detail *d, mover *m)
 {
 	const qcf_tensor *in = &call->inputs[xk];
 	int r = in->rank;
@@ -557,13 +558,11 @@ static qcf_status split_common(const qcf_op_call *call, int xk, int64_t axis, co
 		outer *= (size_t)in->shape[k];
 	for (int k = (int)axis + 1; k < r; k++)
 		inner *= (size_t)in->shape[k];
-	size_t first = 0;
 	for (int o = 0; o < call->n_outputs; o++) {
-		size_t n = (size_t)sz[o];
+		size_t n = (size_t)sz[o], first = (size_t)off[o];
 		for (size_t a = 0; a < outer; a++)
 			for (size_t j = 0; j < n * inner; j++)
 				mv(m, o, a * n * inner + j, xk, (a * len + first) * inner + j);
-		first += n;
 	}
 	return QCF_OK;
 }
@@ -596,9 +595,12 @@ static qcf_status split_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "SPLIT: axis %lld of size %lld is not an even split into %d",
 		                 (long long)axis, (long long)in->shape[axis], no);
-	for (int o = 0; o < no; o++)
+	int64_t off[MAXOUT];
+	for (int o = 0; o < no; o++) {
 		sz[o] = in->shape[axis] / no;
-	return split_common(call, 1, axis, sz, d, m);
+		off[o] = o * sz[o];
+	}
+	return split_common(call, 1, axis, sz, off, d, m);
 }
 
 static qcf_status splitv_move(const qcf_op_call *call, qref_detail *d, mover *m)
@@ -642,7 +644,13 @@ static qcf_status splitv_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		                        (long long)size);
 	if (minus >= 0)
 		sz[minus] = size - sum;
-	return split_common(call, 0, axis, sz, d, m);
+	/* each output starts where the previous ones, resolved, end */
+	int64_t off[MAXOUT], acc = 0;
+	for (int o = 0; o < no; o++) {
+		off[o] = acc;
+		acc += sz[o];
+	}
+	return split_common(call, 0, axis, sz, off, d, m);
 }
 
 /* ---- PACK, UNPACK (pack.cc, unpack.cc; reference_ops Pack, Unpack) ------- */
