@@ -65,6 +65,7 @@ extern const qref_op qref_ops_litert_matmul[];         /* litert_matmul.c */
 extern const qref_op qref_ops_litert_arith[];          /* litert_arith.c */
 extern const qref_op qref_ops_litert_lut[];            /* litert_lut.c */
 extern const qref_op qref_ops_litert_reduce[];         /* litert_reduce.c */
+extern const qref_op qref_ops_litert_movement[];       /* litert_movement.c */
 extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
 extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
 extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
@@ -134,6 +135,9 @@ extern const qref_attr_schema qref_no_attrs[];
  * optional y, one output y; XY and AB_Y are the usual ones. */
 #define IO(in, min_in, max_in, out, n_out)                                                         \
 	.inputs = in, .min_inputs = min_in, .max_inputs = max_in, .outputs = out, .n_outputs = n_out
+/* As IO, with min_out to max_out outputs (SPLIT's num_splits); out names max_out of them. */
+#define IO_OUTS(in, min_in, max_in, out, min_out, max_out)                                         \
+	IO(in, min_in, max_in, out, max_out), .min_outputs = min_out
 #define XY   IO(LIST("x"), 1, 1, LIST("y"), 1)
 #define AB_Y IO(LIST("a", "b"), 2, 2, LIST("y"), 1)
 

@@ -182,9 +182,10 @@ typedef struct qref_op_schema {
 	const char *const *inputs; /* NULL-terminated; input k >= their count is named as */
 	                           /* the last (CONCATENATION's 1..16 values) */
 	int min_inputs, max_inputs;
-	const char *const *outputs; /* NULL-terminated, one per output */
-	int n_outputs;
+	const char *const *outputs;    /* NULL-terminated, one per output */
+	int n_outputs;                 /* the outputs' count, or their maximum (min_outputs) */
 	const qref_attr_schema *attrs; /* ends with a NULL name */
+	int min_outputs;               /* 0: exactly n_outputs; else n_outputs is the maximum */
 } qref_op_schema;
 
 /* The schema of semantics / op, or NULL when the reference has no such op. */
