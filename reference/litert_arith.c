@@ -185,7 +185,7 @@ static qcf_status abs_kernel(const qcf_op_call *call, absp *p, qref_detail *d)
 	qref_dtype_range(out->dtype, &qmin, &qmax);
 	size_t n = qref_tensor_numel(in);
 	for (size_t i = 0; i < n; i++) {
-		int64_t x = (int64_t)qref_get(in, i), y;
+		int64_t x = (int64_t)qref_get(in, i), y = 0;
 		int ok = 1;
 		if (!p->quantized) {
 			/* std::abs: int16 through int32 and narrowed (32768 wraps to -32768); int32

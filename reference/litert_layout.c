@@ -1374,15 +1374,15 @@ static const struct {
 	int ndata, int4;
 } moves[] = {
         [MV_CONCAT] = {concat_move, -1, 1},
-        [MV_RESHAPE] = {reshape_move, 1},
-        [MV_TRANSPOSE] = {transpose_move, 1},
-        [MV_PAD] = {pad_move, 1},
+        [MV_RESHAPE] = {reshape_move, 1, 0},
+        [MV_TRANSPOSE] = {transpose_move, 1, 0},
+        [MV_PAD] = {pad_move, 1, 0},
         [MV_SLICE] = {slice_move, 1, 1},
         [MV_GATHER] = {gather_move, 1, 1},
-        [MV_SQUEEZE] = {squeeze_move, 1},
-        [MV_S2D] = {s2d_move, 1},
-        [MV_B2S] = {b2s_move, 1},
-        [MV_S2B] = {s2b_move, 1},
+        [MV_SQUEEZE] = {squeeze_move, 1, 0},
+        [MV_S2D] = {s2d_move, 1, 0},
+        [MV_B2S] = {b2s_move, 1, 0},
+        [MV_S2B] = {s2b_move, 1, 0},
 };
 
 /* The input counts are the schema's. */

@@ -29,22 +29,27 @@
  * round exactly (erfcf, tanhf, expm1f, expf, logf): a kernel on another libm may differ there
  * by an ulp. sqrtf and division are exact.
  */
+/* <math.h>'s M_ constants are POSIX, not C11 (the bare-metal build has none): their values */
+#define LUT_SQRT1_2  0.70710678118654752440 /* M_SQRT1_2 */
+#define LUT_2_SQRTPI 1.12837916709551257390 /* M_2_SQRTPI */
+#define LUT_PI       3.14159265358979323846 /* M_PI */
+
 typedef float (*lut_fn)(float x, const float *p, int *libm);
 
-/* GeluTransform: 0.5f * x * erfcf(x * (float)-M_SQRT1_2). */
+/* GeluTransform: 0.5f * x * erfcf(x * (float)-LUT_SQRT1_2). */
 static float gelu_f(float x, const float *p, int *libm)
 {
 	(void)p;
 	*libm = 1;
-	return 0.5f * x * erfcf(x * (float)-M_SQRT1_2);
+	return 0.5f * x * erfcf(x * (float)-LUT_SQRT1_2);
 }
 
 /* GeluTransformApproximate: 0.5f * x * (1 + tanhf(k * (x + 0.044715f * x * x * x))),
- * k = sqrt(2 / pi) rounded to float once (M_2_SQRTPI * M_SQRT1_2 in double). */
+ * k = sqrt(2 / pi) rounded to float once (LUT_2_SQRTPI * LUT_SQRT1_2 in double). */
 static float gelu_approx_f(float x, const float *p, int *libm)
 {
 	(void)p;
-	const float k = (float)(M_2_SQRTPI * M_SQRT1_2);
+	const float k = (float)(LUT_2_SQRTPI * LUT_SQRT1_2);
 	*libm = 1;
 	return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
 }
@@ -542,8 +547,9 @@ static qcf_status litert_lut_real(const qcf_op_call *call, const qref_op *row, i
 		switch (row->param) {
 		case OP_GELU:
 			y = approx ? 0.5 * x *
-			                     (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))
-			           : 0.5 * x * erfc(-x * M_SQRT1_2);
+			                     (1 +
+			                      tanh(sqrt(2 / LUT_PI) * (x + 0.044715 * x * x * x)))
+			           : 0.5 * x * erfc(-x * LUT_SQRT1_2);
 			break;
 		case OP_ELU: y = x < 0 ? expm1(x) : x; break;
 		case OP_EXP: y = exp(x); break;

@@ -294,7 +294,7 @@ static qcf_status tconv_init(const qcf_op_call *call, int need_qo, mplan *p, qre
 	if (os->dtype != QCF_INT32 || os->rank != 1 || os->shape[0] != 4)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: output_shape must be an int32 tensor of shape [4], got %s of "
-		                 "rank %d",
+		                 "rank %" PRId32,
 		                 op, qref_dtype_name(os->dtype), os->rank);
 	p->nb = in->shape[0], p->ih = in->shape[1], p->iw = in->shape[2], p->ic = in->shape[3];
 	p->n_ch = w->shape[0], p->kh = w->shape[1], p->kw = w->shape[2];
