@@ -21,15 +21,16 @@
 #include "dtype.h"
 #include "fixedpoint.h"
 #include "kernel.h"
+#include "litert_activations.h"
 #include "op.h"
 #include "requant.h"
 
 /* ---- shared checks ------------------------------------------------------ */
 
-/* The requantization build a named rounding selects, for ops that requantize
- * with MultiplyByQuantizedMultiplier; *build = DOUBLE or SINGLE. */
-static qcf_status mbqm_build(const qcf_op_call *call, qref_detail *d, const char *what,
-                             qref_rounding *build)
+/* The rounding checks of litert_activations.h (litert_lut.c and litert_piecewise.c too). */
+
+qcf_status qref_litert_mbqm_build(const qcf_op_call *call, qref_detail *d, const char *what,
+                                  qref_rounding *build)
 {
 	qref_rounding r = qref_detail_rounding(d);
 	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
@@ -39,8 +40,7 @@ static qcf_status mbqm_build(const qcf_op_call *call, qref_detail *d, const char
 	return QCF_OK;
 }
 
-/* Ops that round nothing a named rounding selects (LUT kernels). */
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
+qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
 {
 	qref_rounding r = qref_detail_rounding(d);
 	if (r != QREF_ROUND_DEFAULT)
@@ -368,8 +368,9 @@ static qcf_status litert_softmax(const qcf_op_call *call, const qref_op *row, qr
 			        qi.zero_points[0], zo, (double)so);
 	}
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = mbqm_build(call, d, "the scaled input differences by an integer multiplier",
-	                    &build)) != QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d,
+	                                "the scaled input differences by an integer multiplier",
+	                                &build)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	size_t n = qref_tensor_numel(in), rows, depth;
@@ -512,7 +513,8 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, const qref_op *r
 			        "LOGISTIC int8 output must have scale 1/256 (LiteRT compares "
 			        "exactly), got scale %.9g",
 			        (double)so);
-		if ((s = no_rounding(call, d, "nothing: int8 uses a float lookup table")) != QCF_OK)
+		if ((s = qref_litert_no_rounding(
+		             call, d, "nothing: int8 uses a float lookup table")) != QCF_OK)
 			return s;
 		int8_t table[256];
 		uint8_t undefined[256];
@@ -537,7 +539,8 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, const qref_op *r
 		                 " and scale %.9g",
 		                 op, is_tanh ? "" : "; LiteRT LOGISTIC compares exactly", zi, zo,
 		                 (double)so);
-	if ((s = no_rounding(call, d, "nothing: int16 interpolates a fixed table")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: int16 interpolates a fixed table")) !=
+	    QCF_OK)
 		return s;
 	int32_t mult;
 	int ls, wide;
@@ -611,8 +614,8 @@ static qcf_status litert_l2norm(const qcf_op_call *call, const qref_op *row, qre
 		                 "zero point 0, got scale %.9g zero point %" PRId32 "",
 		                 (double)qo.scales[0], qo.zero_points[0]);
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = mbqm_build(call, d, "x - zp by the inverse square root multiplier", &build)) !=
-	    QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d, "x - zp by the inverse square root multiplier",
+	                                &build)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	int32_t zi = qi.zero_points[0];
@@ -712,8 +715,9 @@ static qcf_status litert_log_softmax(const qcf_op_call *call, const qref_op *row
 		        "point 127, got scale %.9g zero point %" PRId32 "",
 		        (double)qo.scales[0], qo.zero_points[0]);
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = mbqm_build(call, d, "the scaled input differences by an integer multiplier",
-	                    &build)) != QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d,
+	                                "the scaled input differences by an integer multiplier",
+	                                &build)) != QCF_OK)
 		return s;
 	int32_t m, rm;
 	int ls, rs;
@@ -880,7 +884,8 @@ static qcf_status litert_relu(const qcf_op_call *call, const qref_op *row, qref_
 	if (s != QCF_OK)
 		return s;
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = mbqm_build(call, d, "x - zp_in by the multiplier s_in / s_out", &build)) != QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d, "x - zp_in by the multiplier s_in / s_out",
+	                                &build)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];

@@ -72,16 +72,16 @@ static int32_t scale_index(const qcf_quant *q, int64_t c)
 	return q->count > 1 ? (int32_t)c : 0;
 }
 
-static int64_t get_i64(const qcf_tensor *t, size_t i)
+/* Element i of t as an integer, int64 read whole (this and the next: litert_conv.h). */
+int64_t qref_litert_get_i64(const qcf_tensor *t, size_t i)
 {
 	if (t->dtype == QCF_INT64)
 		return ((const int64_t *)t->data)[i];
 	return (int64_t)qref_get(t, i);
 }
 
-/* An integer attribute with a default; -1 (and a message) when present but not an integer. */
-static int int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
-                    qref_detail *d)
+int qref_litert_int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
+                         qref_detail *d)
 {
 	int r = qref_attr_int(call, name, out);
 	if (r == 0)
@@ -232,10 +232,10 @@ static qcf_status conv_geometry(const qcf_op_call *call, plan *p, qref_detail *d
 	if (enum_attr(call, "padding", pads, 2, 1, 0, &same, d) < 0)
 		return QCF_INVALID_PARAM;
 	same = same == 0;
-	if (int_attr(call, "stride_h", 1, &p->sh, d) < 0 ||
-	    int_attr(call, "stride_w", 1, &p->sw, d) < 0 ||
-	    int_attr(call, "dilation_h_factor", 1, &p->dh, d) < 0 ||
-	    int_attr(call, "dilation_w_factor", 1, &p->dw, d) < 0)
+	if (qref_litert_int_attr(call, "stride_h", 1, &p->sh, d) < 0 ||
+	    qref_litert_int_attr(call, "stride_w", 1, &p->sw, d) < 0 ||
+	    qref_litert_int_attr(call, "dilation_h_factor", 1, &p->dh, d) < 0 ||
+	    qref_litert_int_attr(call, "dilation_w_factor", 1, &p->dw, d) < 0)
 		return QCF_INVALID_PARAM;
 	if (p->sh <= 0 || p->sw <= 0 || p->dh <= 0 || p->dw <= 0)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides and dilations must be > 0", op);
@@ -272,7 +272,7 @@ static qcf_status conv_geometry(const qcf_op_call *call, plan *p, qref_detail *d
 			                 op, (long long)p->n_ch, (long long)p->ic);
 		p->dm = p->n_ch / p->ic;
 		int64_t dm;
-		if (int_attr(call, "depth_multiplier", p->dm, &dm, d) < 0)
+		if (qref_litert_int_attr(call, "depth_multiplier", p->dm, &dm, d) < 0)
 			return QCF_INVALID_PARAM;
 		if (dm != p->dm)
 			return qref_fail_attr(d, "depth_multiplier", QCF_INVALID_PARAM,
@@ -304,7 +304,7 @@ static qcf_status fc_geometry(const qcf_op_call *call, plan *p, qref_detail *d)
 	p->n_ch = w->shape[0];
 	p->depth = w->shape[1];
 	int64_t keep;
-	if (int_attr(call, "keep_num_dims", 0, &keep, d) < 0)
+	if (qref_litert_int_attr(call, "keep_num_dims", 0, &keep, d) < 0)
 		return QCF_INVALID_PARAM;
 	if (p->depth == 0)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
@@ -1083,7 +1083,7 @@ static int64_t *bias_new(const plan *p)
 	int64_t *b = calloc((size_t)(p->n_ch ? p->n_ch : 1), sizeof *b);
 	if (b && p->bias)
 		for (int64_t c = 0; c < p->n_ch; c++)
-			b[c] = get_i64(p->bias, (size_t)c);
+			b[c] = qref_litert_get_i64(p->bias, (size_t)c);
 	return b;
 }
 
@@ -1243,7 +1243,7 @@ static qcf_status conv_real(const qcf_op_call *call, const qref_op *row, int k, 
 		double sw = (double)filter_scale(&p, c);
 		double v = (double)acc[i] * si * sw;
 		if (p.bias) {
-			double b = (double)get_i64(p.bias, (size_t)c);
+			double b = (double)qref_litert_get_i64(p.bias, (size_t)c);
 			v += p.has_qb ? b * (double)p.qb.scales[scale_index(&p.qb, c)]
 			              : b * si * sw;
 		}
@@ -1286,7 +1286,7 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t c = (int64_t)(i % (size_t)p.n_ch);
-		t->acc[i] += p.bias ? get_i64(p.bias, (size_t)c) : 0;
+		t->acc[i] += p.bias ? qref_litert_get_i64(p.bias, (size_t)c) : 0;
 		t->channel[i] = (int32_t)c;
 	}
 	t->input_scale = p.qi.scales[0];
@@ -1325,8 +1325,8 @@ static qcf_status conv_terms(const qcf_op_call *call, const qref_op *row, int k,
 		return s;
 	for (int j = 0; j < n; j++) {
 		int64_t c = (int64_t)(idx[j] % (size_t)p.n_ch);
-		int64_t acc =
-		        accumulate(&p, &o, idx[j]) + (p.bias ? get_i64(p.bias, (size_t)c) : 0);
+		int64_t acc = accumulate(&p, &o, idx[j]) +
+		              (p.bias ? qref_litert_get_i64(p.bias, (size_t)c) : 0);
 		terms[j].acc = acc;
 		terms[j].real = (double)acc * multiplier_double(&p, c) + p.qo.zero_points[0];
 	}

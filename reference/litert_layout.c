@@ -41,8 +41,10 @@ static const char *dt(qcf_dtype t)
 	return qref_dtype_name(t);
 }
 
-/* Bytes per element of the dtypes a raw copy handles; 0 for the others. */
-static size_t elem_size(qcf_dtype t)
+/* Bytes per element of the dtypes a raw copy handles; 0 for the others (int4: LiteRT's
+ * movement kernels switch on 8, 16, 32 and 64 bits; this and the rest up to the mover:
+ * litert_layout.h). */
+size_t qref_litert_elem_size(qcf_dtype t)
 {
 	switch (t) {
 	case QCF_INT8:
@@ -55,19 +57,23 @@ static size_t elem_size(qcf_dtype t)
 	}
 }
 
-static int is_q(qcf_dtype t)
+int qref_litert_is_q(qcf_dtype t)
 {
 	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16;
 }
 
-/* Row-major strides of t (this and the next five: litert_layout.h). */
-void qref_litert_strides(const qcf_tensor *t, int64_t *st)
+void qref_litert_strides_of(int r, const int64_t *shape, int64_t *st)
 {
 	int64_t s = 1;
-	for (int k = t->rank - 1; k >= 0; k--) {
+	for (int k = r - 1; k >= 0; k--) {
 		st[k] = s;
-		s *= t->shape[k];
+		s *= shape[k];
 	}
+}
+
+void qref_litert_strides(const qcf_tensor *t, int64_t *st)
+{
+	qref_litert_strides_of(t->rank, t->shape, st);
 }
 
 /* Coordinates of flat index i of shape (rank r). */
@@ -90,15 +96,20 @@ int qref_litert_shape_is(const qcf_tensor *t, int rank, const int64_t *shape)
 	return 1;
 }
 
+void qref_litert_shape_text(char *buf, size_t size, int rank, const int64_t *shape)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int k = 0; k < rank && o < size - 24; k++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%lld", k ? ", " : "",
+		                      (long long)shape[k]);
+}
+
 qcf_status qref_litert_shape_mismatch(qref_detail *d, const char *op, int rank,
                                       const int64_t *shape)
 {
 	char buf[160];
-	size_t o = 0;
-	buf[0] = 0;
-	for (int k = 0; k < rank && o < sizeof buf - 24; k++)
-		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld", k ? ", " : "",
-		                      (long long)shape[k]);
+	qref_litert_shape_text(buf, sizeof buf, rank, shape);
 	return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 	                        "%s output shape must be [%s]", op, buf);
 }
@@ -158,7 +169,8 @@ qcf_status qref_litert_get_q(const qcf_op_call *call, const qcf_tensor *t, const
 	if (s != QCF_OK)
 		return s;
 	if (!(q->scales[0] > 0.0f) || !isfinite(q->scales[0]))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s needs a positive finite scale", w);
+		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		                        "%s needs a positive finite scale", w);
 	return QCF_OK;
 }
 
@@ -228,14 +240,14 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 			return qref_fail(d, QCF_INVALID_PARAM,
 			                 "%s: input %d type %s differs from the output type %s",
 			                 call->op, k, dt(call->inputs[k].dtype), dt(t));
-	if (!elem_size(t) && !(int4 && t == QCF_INT4))
+	if (!qref_litert_elem_size(t) && !(int4 && t == QCF_INT4))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference moves int8, uint8, int16, int32, int64 and "
 		                 "float32 data%s, not %s",
 		                 call->op, int4 ? " and int4" : "", dt(t));
 	memset(m, 0, sizeof *m);
 	m->call = call;
-	m->es = elem_size(t);
+	m->es = qref_litert_elem_size(t);
 	if (!want_real) {
 		m->out = &call->outputs[0];
 		qref_rounding r = qref_detail_rounding(d);
@@ -243,7 +255,7 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 			return qref_rounding_na(call, d, r, "nothing: raw values are copied");
 		return QCF_OK;
 	}
-	if (!is_q(t) && t != QCF_INT4)
+	if (!qref_litert_is_q(t) && t != QCF_INT4)
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: output of type %s is not quantized",
 		                 call->op, dt(t));
 	for (int k = 0; k < ndata; k++) {
@@ -390,7 +402,7 @@ static qcf_status pool_setup(const qcf_op_call *call, pool *p, int need_out, qre
 	if (in->dtype != out->dtype)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input type %s differs from output %s",
 		                 call->op, dt(in->dtype), dt(out->dtype));
-	if (!is_q(in->dtype))
+	if (!qref_litert_is_q(in->dtype))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference implements int8, uint8 and int16, not %s",
 		                 call->op, dt(in->dtype));
@@ -604,7 +616,7 @@ static qcf_status reduce_setup(const qcf_op_call *call, reduce *r, int need_out,
 	if (in->dtype != out->dtype)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: input type %s differs from output %s",
 		                 call->op, dt(in->dtype), dt(out->dtype));
-	if (!is_q(in->dtype))
+	if (!qref_litert_is_q(in->dtype))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference implements int8, uint8 and int16, not %s",
 		                 call->op, dt(in->dtype));
@@ -933,7 +945,7 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 			                 "PADV2: constant_values must be one element of the input "
 			                 "type");
 		raw = qref_get(cv, 0);
-		if (is_q(out->dtype)) {
+		if (qref_litert_is_q(out->dtype)) {
 			qcf_quant qc, qo;
 			if ((s = qref_litert_get_q(call, cv, "constant_values", &qc, d)) != QCF_OK)
 				return s;
@@ -953,7 +965,7 @@ static qcf_status pad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 			psc = qc.scales[0];
 			pzp = qc.zero_points[0];
 		}
-	} else if (is_q(out->dtype)) {
+	} else if (qref_litert_is_q(out->dtype)) {
 		qcf_quant qo;
 		/* PAD pads with the output zero point; the real hook has no output
 		 * quantization: it pads with the real value 0 */
@@ -1253,7 +1265,7 @@ static qcf_status b2s_common(const qcf_op_call *call, qref_detail *d, int64_t *b
 		blk[1] = 1;
 		tab[2] = tab[3] = 0;
 	}
-	if (is_q(in->dtype))
+	if (qref_litert_is_q(in->dtype))
 		return same_params(call, 0, "LiteRT's Prepare compares them exactly", d);
 	return QCF_OK;
 }
@@ -1331,7 +1343,7 @@ static qcf_status s2b_move(const qcf_op_call *call, qref_detail *d, mover *m)
 		return qref_litert_shape_mismatch(d, call->op, in->rank, want);
 	/* pad value: the output zero point (kernel), real 0 (hook) */
 	double raw = 0;
-	if (m->out && is_q(out->dtype)) {
+	if (m->out && qref_litert_is_q(out->dtype)) {
 		qcf_quant qo;
 		if ((s = qref_litert_get_q(call, out, "output", &qo, d)) != QCF_OK)
 			return s;

@@ -1,6 +1,6 @@
 /*
  * Internal to the reference: the shape and index helpers of litert_layout.c that the other
- * LiteRT data-movement families (litert_index.c) share. Not part of qref.h.
+ * LiteRT data-movement families (litert_index.c, litert_movement.c) share. Not part of qref.h.
  */
 #ifndef QREF_LITERT_LAYOUT_H
 #define QREF_LITERT_LAYOUT_H
@@ -10,6 +10,15 @@
 
 #include "qref.h"
 
+/* Bytes per element of the dtypes a raw copy handles (8, 16, 32 and 64 bits); 0 otherwise. */
+size_t qref_litert_elem_size(qcf_dtype t);
+
+/* 1 for the quantized dtypes the movers dequantize: int8, uint8, int16. */
+int qref_litert_is_q(qcf_dtype t);
+
+/* Row-major strides of shape (rank r; r may exceed QCF_MAX_RANK). */
+void qref_litert_strides_of(int r, const int64_t *shape, int64_t *st);
+
 /* Row-major strides of t. */
 void qref_litert_strides(const qcf_tensor *t, int64_t *st);
 
@@ -18,6 +27,9 @@ void qref_litert_unravel(size_t i, int r, const int64_t *shape, int64_t *co);
 
 /* 1 when t has rank rank and shape shape. */
 int qref_litert_shape_is(const qcf_tensor *t, int rank, const int64_t *shape);
+
+/* shape as "d0, d1, ..." into buf (size >= 25 bytes; stops before it would overflow). */
+void qref_litert_shape_text(char *buf, size_t size, int rank, const int64_t *shape);
 
 /* QCF_INVALID_PARAM about output 0's shape: "<op> output shape must be [shape]". */
 qcf_status qref_litert_shape_mismatch(qref_detail *d, const char *op, int rank,

@@ -19,6 +19,7 @@
 #include "dtype.h"
 #include "fixedpoint.h"
 #include "kernel.h"
+#include "litert_activations.h"
 #include "op.h"
 #include "requant.h"
 
@@ -197,28 +198,6 @@ static const struct {
         {.op = "RSQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
         {.op = "SQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
 };
-
-/* The requantization build a named rounding selects (RSQRT int8 requantizes with
- * MultiplyByQuantizedMultiplier); *build = DOUBLE or SINGLE. */
-static qcf_status mbqm_build(const qcf_op_call *call, qref_detail *d, const char *what,
-                             qref_rounding *build)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
-		return qref_rounding_na(call, d, r, what);
-	*build = qref_requant_build(r);
-	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
-	return QCF_OK;
-}
-
-/* Ops that round nothing a named rounding selects (tables, float math). */
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, what);
-	return QCF_OK;
-}
 
 static int scale_ok(float s)
 {
@@ -505,13 +484,15 @@ static qcf_status litert_lut(const qcf_op_call *call, const qref_op *row, qref_d
 		return s;
 	if (row->param == OP_RSQRT && in->dtype == QCF_INT8) {
 		qref_rounding build = QREF_ROUND_DOUBLE;
-		if ((s = mbqm_build(call, d, "1 / sqrt(x - zp_in) by the output multiplier",
-		                    &build)) != QCF_OK)
+		if ((s = qref_litert_mbqm_build(call, d,
+		                                "1 / sqrt(x - zp_in) by the output multiplier",
+		                                &build)) != QCF_OK)
 			return s;
 		run_rsqrt8(call, &qi, &qo, build, d);
 		return QCF_OK;
 	}
-	if ((s = no_rounding(call, d, "nothing: a float table or float math")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: a float table or float math")) !=
+	    QCF_OK)
 		return s;
 	if (row->param == OP_SQRT) {
 		run_sqrt(call, &qi, &qo, d);

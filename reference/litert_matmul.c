@@ -59,28 +59,6 @@ static int scale_ok(float s)
 	return s > 0.0f && isfinite(s);
 }
 
-static int64_t get_i64(const qcf_tensor *t, size_t i)
-{
-	if (t->dtype == QCF_INT64)
-		return ((const int64_t *)t->data)[i];
-	return (int64_t)qref_get(t, i);
-}
-
-/* An integer attribute with a default; -1 (and a message) when present but not an integer. */
-static int int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
-                    qref_detail *d)
-{
-	int r = qref_attr_int(call, name, out);
-	if (r == 0)
-		*out = def;
-	if (r < 0) {
-		qref_fail_attr(d, name, QCF_INVALID_PARAM, "%s: attribute %s must be an integer",
-		               call->op, name);
-		return -1;
-	}
-	return 0;
-}
-
 /* Per-tensor quantization of the activations, positive finite scales, int16 zero points 0. */
 static qcf_status act_quant(const qcf_op_call *call, mplan *p, int need_qo, int int16,
                             qref_detail *d)
@@ -169,7 +147,8 @@ static qcf_status bmm_init(const qcf_op_call *call, int need_qo, mplan *p, qref_
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: lhs and rhs need ranks 2 to 5, got %d and %d", op, lr, rr);
 	int64_t adj_x, adj_y;
-	if (int_attr(call, "adj_x", 0, &adj_x, d) < 0 || int_attr(call, "adj_y", 0, &adj_y, d) < 0)
+	if (qref_litert_int_attr(call, "adj_x", 0, &adj_x, d) < 0 ||
+	    qref_litert_int_attr(call, "adj_y", 0, &adj_y, d) < 0)
 		return QCF_INVALID_PARAM;
 	p->adj_x = adj_x != 0;
 	p->adj_y = adj_y != 0;
@@ -318,8 +297,8 @@ static qcf_status tconv_init(const qcf_op_call *call, int need_qo, mplan *p, qre
 	if (qref_litert_enum_attr(call, "padding", pads, 2, 1, 0, &same, d) < 0)
 		return QCF_INVALID_PARAM;
 	same = same == 0;
-	if (int_attr(call, "stride_h", 1, &p->sh, d) < 0 ||
-	    int_attr(call, "stride_w", 1, &p->sw, d) < 0)
+	if (qref_litert_int_attr(call, "stride_h", 1, &p->sh, d) < 0 ||
+	    qref_litert_int_attr(call, "stride_w", 1, &p->sw, d) < 0)
 		return QCF_INVALID_PARAM;
 	if (p->sh <= 0 || p->sw <= 0 || p->sh > INT16_MAX || p->sw > INT16_MAX)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides must be in [1, 32767]", op);
@@ -479,7 +458,7 @@ static int64_t accumulate(const mplan *p, size_t i)
 	if (p->op == OP_BMM)
 		return bmm_acc(p, i);
 	int64_t acc = tconv_acc(p, i);
-	return p->bias ? acc + get_i64(p->bias, i % (size_t)p->n_ch) : acc;
+	return p->bias ? acc + qref_litert_get_i64(p->bias, i % (size_t)p->n_ch) : acc;
 }
 
 /* ---- requantization ----------------------------------------------------------------------- */
@@ -619,7 +598,7 @@ static qcf_status matmul_real(const qcf_op_call *call, const qref_op *row, int k
 		double sb = (double)weight_scale(&p, c);
 		double v = (double)(p.op == OP_BMM ? bmm_acc(&p, i) : tconv_acc(&p, i)) * sa * sb;
 		if (p.bias) {
-			double b = (double)get_i64(p.bias, (size_t)c);
+			double b = (double)qref_litert_get_i64(p.bias, (size_t)c);
 			v += has_qbias ? (b - qbias.zero_points[qbias.count > 1 ? c : 0]) *
 			                         (double)qbias.scales[qbias.count > 1 ? c : 0]
 			               : b * sa * sb;

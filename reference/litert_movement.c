@@ -22,6 +22,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_layout.h"
 #include "op.h"
 
 #define MAXR   QCF_MAX_RANK
@@ -37,46 +38,6 @@ static const char *dt(qcf_dtype t)
 	return qref_dtype_name(t);
 }
 
-/* Bytes per element of the dtypes a raw copy handles; 0 for the others (int4: LiteRT's
- * movement kernels switch on 8, 16, 32 and 64 bits and refuse it). */
-static size_t elem_size(qcf_dtype t)
-{
-	switch (t) {
-	case QCF_INT8:
-	case QCF_UINT8: return 1;
-	case QCF_INT16: return 2;
-	case QCF_INT32:
-	case QCF_FLOAT32: return 4;
-	case QCF_INT64: return 8;
-	default: return 0;
-	}
-}
-
-static int is_q(qcf_dtype t)
-{
-	return t == QCF_INT8 || t == QCF_UINT8 || t == QCF_INT16;
-}
-
-/* Row-major strides of shape (rank r). */
-static void strides_of(int r, const int64_t *shape, int64_t *st)
-{
-	int64_t s = 1;
-	for (int k = r - 1; k >= 0; k--) {
-		st[k] = s;
-		s *= shape[k];
-	}
-}
-
-/* Coordinates of flat index i of shape (rank r). */
-static void unravel(size_t i, int r, const int64_t *shape, int64_t *co)
-{
-	for (int k = r - 1; k >= 0; k--) {
-		int64_t n = shape[k] > 0 ? shape[k] : 1;
-		co[k] = (int64_t)(i % (size_t)n);
-		i /= (size_t)n;
-	}
-}
-
 static size_t numel(int r, const int64_t *shape)
 {
 	size_t n = 1;
@@ -85,28 +46,14 @@ static size_t numel(int r, const int64_t *shape)
 	return n;
 }
 
-static int shape_is(const qcf_tensor *t, int rank, const int64_t *shape)
-{
-	if (t->rank != rank)
-		return 0;
-	for (int k = 0; k < rank; k++)
-		if (t->shape[k] != shape[k])
-			return 0;
-	return 1;
-}
-
 /* Output k's shape must be shape (LiteRT's Prepare resizes it so). */
 static qcf_status want_shape(const qcf_op_call *call, int k, int rank, const int64_t *shape,
                              qref_detail *d)
 {
-	if (shape_is(&call->outputs[k], rank, shape))
+	if (qref_litert_shape_is(&call->outputs[k], rank, shape))
 		return QCF_OK;
 	char buf[160];
-	size_t o = 0;
-	buf[0] = 0;
-	for (int j = 0; j < rank && o < sizeof buf - 24; j++)
-		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld", j ? ", " : "",
-		                      (long long)shape[j]);
+	qref_litert_shape_text(buf, sizeof buf, rank, shape);
 	return qref_fail_output(d, k, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 	                        "%s output %d shape must be [%s]", call->op, k, buf);
 }
@@ -180,21 +127,6 @@ static qcf_status count_attr(const qcf_op_call *call, const char *name, int have
 	return QCF_OK;
 }
 
-/* Per-tensor quantization with a positive finite scale. */
-static qcf_status quant_of(const qcf_op_call *call, const qcf_tensor *t, const char *what,
-                           qcf_quant *q, qref_detail *d)
-{
-	char w[96];
-	snprintf(w, sizeof w, "%s %s", call->op, what);
-	qcf_status s = qref_get_quant(t, w, 1, q, d);
-	if (s != QCF_OK)
-		return s;
-	if (!(q->scales[0] > 0.0f) || !isfinite(q->scales[0]))
-		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
-		                        "%s needs a positive finite scale", w);
-	return QCF_OK;
-}
-
 /*
  * Exact equality (float32 scale, zero point) of data input k's quantization and output o's,
  * where LiteRT's Prepare asks for it (PACK, UNPACK, MIRROR_PAD, EXPAND_DIMS); zp0: int16 zero
@@ -203,12 +135,12 @@ static qcf_status quant_of(const qcf_op_call *call, const qcf_tensor *t, const c
 static qcf_status same_q(const qcf_op_call *call, int k, int o, int zp0, qref_detail *d)
 {
 	qcf_dtype t = call->outputs[o].dtype;
-	if (!is_q(t))
+	if (!qref_litert_is_q(t))
 		return QCF_OK;
 	qcf_quant qi, qo;
-	qcf_status s = quant_of(call, &call->inputs[k], "input", &qi, d);
+	qcf_status s = qref_litert_get_q(call, &call->inputs[k], "input", &qi, d);
 	if (s == QCF_OK)
-		s = quant_of(call, &call->outputs[o], "output", &qo, d);
+		s = qref_litert_get_q(call, &call->outputs[o], "output", &qo, d);
 	if (s != QCF_OK)
 		return s;
 	if (qi.scales[0] != qo.scales[0] || qi.zero_points[0] != qo.zero_points[0])
@@ -303,14 +235,14 @@ static qcf_status move_setup(const qcf_op_call *call, const qref_op *row, int d0
 			        d, o, QREF_PART_DTYPE, QCF_INVALID_PARAM,
 			        "%s: output %d type %s differs from the input type %s", call->op, o,
 			        dt(call->outputs[o].dtype), dt(t));
-	if (!elem_size(t))
+	if (!qref_litert_elem_size(t))
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: the reference moves int8, uint8, int16, int32, int64 and "
 		                 "float32 data, not %s",
 		                 call->op, dt(t));
 	memset(m, 0, sizeof *m);
 	m->call = call;
-	m->es = elem_size(t);
+	m->es = qref_litert_elem_size(t);
 	m->real_k = -1;
 	if (real_k < 0) {
 		qref_rounding r = qref_detail_rounding(d);
@@ -318,13 +250,13 @@ static qcf_status move_setup(const qcf_op_call *call, const qref_op *row, int d0
 			return qref_rounding_na(call, d, r, "nothing: raw values are copied");
 		return QCF_OK;
 	}
-	if (!is_q(t))
+	if (!qref_litert_is_q(t))
 		return qref_fail(d, QCF_NOT_SUPPORTED, "%s: output of type %s is not quantized",
 		                 call->op, dt(t));
 	m->real_k = real_k;
 	for (int k = d0; k < d0 + nd; k++) {
 		qcf_quant q;
-		if ((s = quant_of(call, &call->inputs[k], "input", &q, d)) != QCF_OK)
+		if ((s = qref_litert_get_q(call, &call->inputs[k], "input", &q, d)) != QCF_OK)
 			return s;
 		m->scale[k] = q.scales[0];
 		m->zp[k] = q.zero_points[0];
@@ -524,10 +456,10 @@ static qcf_status sslice_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if ((s = want_shape(call, 0, orank, oshape, d)) != QCF_OK)
 		return s;
 	int64_t ist[MAXEFF], co[MAXEFF];
-	strides_of(z.ne, z.shape, ist);
+	qref_litert_strides_of(z.ne, z.shape, ist);
 	size_t no = numel(z.ne, z.count);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, z.ne, z.count, co);
+		qref_litert_unravel(i, z.ne, z.count, co);
 		int64_t ii = 0;
 		for (int k = 0; k < z.ne; k++)
 			ii += (z.start[k] + co[k] * z.stride[k]) * ist[k];
@@ -760,10 +692,10 @@ static qcf_status tile_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if ((s = want_shape(call, 0, r, want, d)) != QCF_OK)
 		return s;
 	int64_t ist[MAXR], co[MAXR];
-	strides_of(r, in->shape, ist);
+	qref_litert_strides(in, ist);
 	size_t no = numel(r, want);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, r, want, co);
+		qref_litert_unravel(i, r, want, co);
 		int64_t ii = 0;
 		for (int k = 0; k < r; k++)
 			ii += (co[k] % in->shape[k]) * ist[k];
@@ -799,10 +731,10 @@ static qcf_status bcast_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if ((s = want_shape(call, 0, orank, want, d)) != QCF_OK)
 		return s;
 	int64_t ist[MAXR], co[MAXR];
-	strides_of(r, in->shape, ist);
+	qref_litert_strides(in, ist);
 	size_t no = numel(orank, want);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, orank, want, co);
+		qref_litert_unravel(i, orank, want, co);
 		int64_t ii = 0;
 		for (int k = 0; k < r; k++)
 			ii += (in->shape[k] == 1 ? 0 : co[ext + k]) * ist[k];
@@ -870,10 +802,10 @@ static qcf_status mpad_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	if ((s = want_shape(call, 0, r, want, d)) != QCF_OK)
 		return s;
 	int64_t ist[MAXR], co[MAXR];
-	strides_of(r, in->shape, ist);
+	qref_litert_strides(in, ist);
 	size_t no = numel(r, want);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, r, want, co);
+		qref_litert_unravel(i, r, want, co);
 		int64_t ii = 0;
 		for (int k = 0; k < r; k++)
 			ii += mirror_index(co[k], pv[2 * k], in->shape[k], offset) * ist[k];
@@ -917,7 +849,7 @@ static qcf_status d2s_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	int64_t co[4];
 	size_t no = numel(4, want);
 	for (size_t i = 0; i < no; i++) {
-		unravel(i, 4, want, co);
+		qref_litert_unravel(i, 4, want, co);
 		int64_t ic = ((co[1] % bs) * bs + co[2] % bs) * oc + co[3];
 		mv(m, 0, i, 0, (size_t)(((co[0] * H + co[1] / bs) * W + co[2] / bs) * C + ic));
 	}

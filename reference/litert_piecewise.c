@@ -16,6 +16,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_activations.h"
 #include "op.h"
 #include "requant.h"
 
@@ -55,27 +56,6 @@ static qcf_status pw_types(const qcf_op_call *call, const char *op, int int16, q
 		return qref_fail(d, QCF_INVALID_PARAM, "%s input must be %s, got %s", op,
 		                 int16 ? "uint8, int8 or int16" : "uint8 or int8",
 		                 qref_dtype_name(it));
-	return QCF_OK;
-}
-
-/* Ops that round nothing a named rounding selects. */
-static qcf_status pw_no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, what);
-	return QCF_OK;
-}
-
-/* The MultiplyByQuantizedMultiplier build a named rounding selects (DOUBLE or SINGLE). */
-static qcf_status pw_mbqm_build(const qcf_op_call *call, qref_detail *d, const char *what,
-                                qref_rounding *build)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_DOUBLE && r != QREF_ROUND_SINGLE)
-		return qref_rounding_na(call, d, r, what);
-	*build = qref_requant_build(r);
-	qref_set_default_rounding(d, QREF_ROUND_DOUBLE);
 	return QCF_OK;
 }
 
@@ -269,7 +249,7 @@ static qcf_status litert_hard_swish(const qcf_op_call *call, const qref_op *row,
 	hs_params p;
 	if ((s = hs_prepare(qi.scales[0], qo.scales[0], &p, d)) != QCF_OK)
 		return s;
-	if ((s = pw_no_rounding(call, d, "int16 fixed-point steps of its own")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "int16 fixed-point steps of its own")) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];
@@ -403,7 +383,7 @@ static qcf_status litert_leaky_relu(const qcf_op_call *call, const qref_op *row,
 	if (s != QCF_OK)
 		return s;
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = pw_mbqm_build(call, d, "x - zp_in by its multipliers", &build)) != QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d, "x - zp_in by its multipliers", &build)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];
@@ -582,7 +562,8 @@ static qcf_status litert_prelu(const qcf_op_call *call, const qref_op *row, qref
 	if (s != QCF_OK)
 		return s;
 	qref_rounding build = QREF_ROUND_DOUBLE;
-	if ((s = pw_mbqm_build(call, d, "its two products by their multipliers", &build)) != QCF_OK)
+	if ((s = qref_litert_mbqm_build(call, d, "its two products by their multipliers",
+	                                &build)) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0], *al = &call->inputs[1];
 	qcf_tensor *out = &call->outputs[0];
