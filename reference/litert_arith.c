@@ -1,15 +1,16 @@
 /*
- * LiteRT ABS, NEG, SQUARED_DIFFERENCE, DIV, FLOOR_DIV and SELECT_V2 on integer tensors.
+ * LiteRT ABS, NEG, SQUARED_DIFFERENCE, DIV, FLOOR_DIV, SELECT and SELECT_V2 on integer tensors.
  *
  * Sources (google-ai-edge/LiteRT): tflite/kernels/elementwise.cc (GenericPrepare, AbsEval,
  * AbsEvalQuantized), neg.cc and internal/reference/neg.h (Negate), squared_difference.cc,
  * div.cc with internal/reference/div.h and optimized/optimized_ops.h (DivElementwise,
  * BroadcastDivSlowQuantized), floor_div.cc with internal/reference/binary_function.h
- * (FloorDiv), select.cc with internal/reference/select.h (Select, BroadcastSelect5DSlow);
+ * (FloorDiv), select.cc with internal/reference/select.h (Select, RankOneSelect,
+ * BroadcastSelect5DSlow);
  * common.h (GetReciprocal, CountLeadingSignBits, the MultiplyByQuantizedMultiplier forms).
  * The arithmetic, ABI and refusals: specs/litert/OPERATORS.md ("LiteRT ABS, NEG,
- * SQUARED_DIFFERENCE, DIV, FLOOR_DIV and SELECT_V2"). Broadcasting and the fused activation
- * are litert_bcast.c's, as for ADD and MUL.
+ * SQUARED_DIFFERENCE, DIV, FLOOR_DIV and SELECT_V2", SELECT's paragraph). Broadcasting and the
+ * fused activation are litert_bcast.c's, as for ADD and MUL.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -23,7 +24,7 @@
 #include "op.h"
 #include "requant.h"
 
-enum { OP_ABS, OP_NEG, OP_SQDIFF, OP_DIV, OP_FLOOR_DIV, OP_SELECT };
+enum { OP_ABS, OP_NEG, OP_SQDIFF, OP_DIV, OP_FLOOR_DIV, OP_SELECT, OP_SELECT_V1 };
 
 /* ---- shared checks ----------------------------------------------------------------------- */
 
@@ -555,11 +556,46 @@ static qcf_status floordiv_kernel(const qcf_op_call *call, qref_detail *d)
 	return QCF_OK;
 }
 
-/* ---- SELECT_V2 ------------------------------------------------------------------------------- */
+/* ---- SELECT and SELECT_V2 ------------------------------------------------------------------- */
+
+/* SELECT (SelectPrepare<kVersionOne>): unless condition, x and y have one shape (Select, element
+ * by element), x and y must have one shape and the condition be a scalar or of rank 1 as long as
+ * x's first dimension; condition element r then picks the whole slice r of x or y, n / rows
+ * consecutive elements (RankOneSelect). The output has x's shape. */
+static qcf_status select_v1(const qcf_op_call *call, qref_detail *d)
+{
+	const qcf_tensor *c = &call->inputs[0], *x = &call->inputs[1], *y = &call->inputs[2];
+	qcf_tensor *out = &call->outputs[0];
+	size_t n = qref_tensor_numel(x), rows = n; /* condition elements, one per slice */
+	if (!qref_same_shape(c, x) || !qref_same_shape(x, y)) {
+		if (c->rank == 0)
+			rows = 1;
+		else if (c->rank == 1 && x->rank >= 1 && c->shape[0] == x->shape[0])
+			rows = (size_t)c->shape[0];
+		else
+			return qref_fail_tensor(d, c, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+			                        "SELECT: the condition must have x's shape, be a "
+			                        "scalar or have rank 1 and x's first dimension");
+		if (!qref_same_shape(x, y))
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "SELECT: x and y must have one shape (no broadcasting; "
+			                 "SELECT_V2 broadcasts)");
+	}
+	if (!qref_same_shape(out, x))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "SELECT: output shape must equal x's shape");
+	for (size_t i = 0; i < n; i++) {
+		size_t r = i / (n / rows); /* n > 0, so rows > 0 and n / rows >= 1 */
+		int k = qref_get(c, r) != 0 ? 1 : 2;
+		qref_mark_exact(d, 0, i);
+		qref_set(out, i, qref_get(&call->inputs[k], i));
+	}
+	return QCF_OK;
+}
 
 /* out = condition ? x : y of the stored values (a copy by element size: no quantization is
- * read or checked), the three inputs broadcast (rank <= 8). */
-static qcf_status select_kernel(const qcf_op_call *call, qref_detail *d)
+ * read or checked). SELECT_V2 broadcasts the three inputs (rank <= 8), SELECT (v1) as above. */
+static qcf_status select_kernel(const qcf_op_call *call, int v1, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 3, 1, d);
 	if (s != QCF_OK)
@@ -567,16 +603,16 @@ static qcf_status select_kernel(const qcf_op_call *call, qref_detail *d)
 	const qcf_tensor *c = &call->inputs[0];
 	if (c->dtype != QCF_BOOL)
 		return qref_fail_tensor(d, c, QREF_PART_DTYPE, QCF_INVALID_PARAM,
-		                        "SELECT_V2: condition must be bool, got %s",
+		                        "%s: condition must be bool, got %s", call->op,
 		                        qref_dtype_name(c->dtype));
 	if ((s = same_in(call, 1, 2, d)) != QCF_OK || (s = out_dtype(call, 1, d)) != QCF_OK)
 		return s;
 	qcf_dtype t = call->inputs[1].dtype;
 	if (t != QCF_INT8 && t != QCF_UINT8 && t != QCF_INT16 && t != QCF_INT32)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
-		                 "SELECT_V2: %s is LiteRT's (any 8, 16, 32 or 64-bit type) but the "
+		                 "%s: %s is LiteRT's (any 8, 16, 32 or 64-bit type) but the "
 		                 "reference copies int8, uint8, int16 and int32 only",
-		                 qref_dtype_name(t));
+		                 call->op, qref_dtype_name(t));
 	if ((s = no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
 		return s;
 	qcf_tensor *out = &call->outputs[0];
@@ -587,6 +623,8 @@ static qcf_status select_kernel(const qcf_op_call *call, qref_detail *d)
 		qref_set(out, 0, qref_get(&call->inputs[qref_get(c, 0) != 0 ? 1 : 2], 0));
 		return QCF_OK;
 	}
+	if (v1)
+		return select_v1(call, d);
 	qref_bcast b;
 	if ((s = qref_bcast_init(call, 0, 3, 8, "BroadcastSelectSimple", &b, d)) != QCF_OK)
 		return s;
@@ -624,7 +662,7 @@ static qcf_status arith_kernel(const qcf_op_call *call, const qref_op *row, qref
 		return s == QCF_OK ? div_kernel(call, &p, d) : s;
 	}
 	case OP_FLOOR_DIV: return floordiv_kernel(call, d);
-	default: return select_kernel(call, d);
+	default: return select_kernel(call, row->param == OP_SELECT_V1, d);
 	}
 }
 
@@ -706,6 +744,9 @@ const qref_op qref_ops_litert_arith[] = {
         {.schema = {.semantics = "litert", .op = "FLOOR_DIV", AB_Y, .attrs = qref_no_attrs},
          .kernel = arith_kernel,
          .param = OP_FLOOR_DIV},
+        {.schema = {.semantics = "litert", .op = "SELECT", SEL_IO, .attrs = qref_no_attrs},
+         .kernel = arith_kernel,
+         .param = OP_SELECT_V1},
         {.schema = {.semantics = "litert", .op = "SELECT_V2", SEL_IO, .attrs = qref_no_attrs},
          .kernel = arith_kernel,
          .param = OP_SELECT},
