@@ -763,7 +763,7 @@ static int read_node(checker *c, yaml_node_t *m, qc_chain_node *nd, const char *
 	return 1;
 }
 
-/* chain:, intermediates: and fusion: (specs/chains/README.md): every node a call of a
+/* chain:, intermediates: and fusion: (specs/chains/OPERATORS.md): every node a call of a
  * reference op, every name declared, every tensor made once before it is read (the order is
  * the graph's), every intermediate and graph output made. */
 static void check_chain(checker *c, yaml_node_t *root)
