@@ -39,8 +39,9 @@ qcf_status qref_chain_execute(const qcf_op_call *call, qref_detail *detail)
 {
 	const qcf_chain *ch = qcf_call_chain(call);
 	if (!ch || ch->n_nodes < 1 || ch->n_nodes > QREF_CHAIN_MAX_NODES || !ch->nodes)
-		return qref_fail(detail, QCF_INVALID_PARAM, "%s: a chain has 1 to %d nodes",
+		return qref_fail(detail, QCF_ERROR, "%s: a chain has 1 to %d nodes",
 		                 call->op ? call->op : "chain", QREF_CHAIN_MAX_NODES);
+	/* (a malformed chain is the host's error, not a rule of any op: specs cannot write one) */
 	qref_rounding rounding = detail ? detail->rounding : QREF_ROUND_DEFAULT;
 	qref_rounding chain_default = QREF_ROUND_DEFAULT;
 	int took_rounding = rounding == QREF_ROUND_DEFAULT;
@@ -49,7 +50,7 @@ qcf_status qref_chain_execute(const qcf_op_call *call, qref_detail *detail)
 		if (nd->n_inputs > QREF_CHAIN_MAX_TENSORS ||
 		    nd->n_outputs > QREF_CHAIN_MAX_TENSORS || nd->n_inputs < 0 ||
 		    nd->n_outputs < 0 || qcf_call_chain(nd))
-			return qref_fail(detail, QCF_INVALID_PARAM,
+			return qref_fail(detail, QCF_ERROR,
 			                 "%s: node %d (%s) has too many tensors or is a chain",
 			                 call->op, (int)k + 1, nd->op ? nd->op : "?");
 		qcf_tensor in[QREF_CHAIN_MAX_TENSORS], out[QREF_CHAIN_MAX_TENSORS];
