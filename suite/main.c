@@ -268,7 +268,8 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_util,
 	                        qct_register_base,
 	                        qct_register_where,
-	                        qct_register_ggml};
+	                        qct_register_ggml,
+	                        qct_register_chains};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

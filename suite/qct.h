@@ -161,6 +161,7 @@ void qct_register_export(void);
 void qct_register_cross(void);
 void qct_register_mcu(void);
 void qct_register_ggml(void);
+void qct_register_chains(void);
 void qct_register_mx(void);
 
 #endif
