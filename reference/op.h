@@ -66,6 +66,7 @@ extern const qref_op qref_ops_litert_arith[];          /* litert_arith.c */
 extern const qref_op qref_ops_litert_lut[];            /* litert_lut.c */
 extern const qref_op qref_ops_litert_reduce[];         /* litert_reduce.c */
 extern const qref_op qref_ops_litert_movement[];       /* litert_movement.c */
+extern const qref_op qref_ops_litert_lstm[];           /* litert_lstm.c */
 extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
 extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
 extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
