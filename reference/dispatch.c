@@ -25,6 +25,7 @@ static const qref_op *const families[] = {
         qref_ops_litert_lut,
         qref_ops_litert_reduce,
         qref_ops_litert_movement,
+        qref_ops_litert_lstm,
         qref_ops_torch_fake_quant,
         qref_ops_torch_fake_quant_grad,
         qref_ops_torch_quantize,

@@ -16,7 +16,7 @@
 #include <yaml.h>
 
 #define QC_SPEC_FORMAT  1
-#define QC_MAX_TENSORS  8
+#define QC_MAX_TENSORS  24
 #define QC_MAX_ATTRS    16
 #define QC_MAX_VARS     16
 #define QC_MAX_PROFILES 8
