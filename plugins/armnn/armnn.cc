@@ -51,7 +51,7 @@ struct qcf_prepared {
 	bool loaded = false;
 	std::vector<int> inputs; // the call's input index bound to network input i
 	std::vector<armnn::TensorInfo> in_info;
-	armnn::TensorInfo out_info;
+	std::vector<armnn::TensorInfo> out_info; // network output k is the call's output k
 };
 
 namespace
@@ -94,7 +94,7 @@ struct Net {
 	armnn::INetworkPtr net{nullptr, &armnn::INetwork::Destroy};
 	std::vector<int> inputs;
 	std::vector<armnn::TensorInfo> in_info;
-	armnn::TensorInfo out_info;
+	std::vector<armnn::TensorInfo> out_info;
 	std::vector<std::vector<uint8_t>> consts; // weights and biases (copied by Arm NN)
 };
 
@@ -133,6 +133,14 @@ qcf_status arm_info(qcf_instance *inst, const qcf_tensor *t, const char *role, b
 	if (q && (q->count < 1 || q->block_size != 0 || !q->scales || !q->zero_points))
 		return fail(inst, QCF_NOT_SUPPORTED, "%s: blocked quantization has no Arm NN type",
 		            role);
+	// armnn::Quantize divides by the scale and asserts the quotient is not NaN (Debian builds
+	// Arm NN with its assertions on): a scale that is not positive and finite aborts the worker
+	for (int32_t c = 0; q && c < q->count; c++)
+		if (!(q->scales[c] > 0.0f) || !std::isfinite(q->scales[c]))
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "%s: scale %g: Arm NN asserts on the NaN a scale that is not "
+			            "positive and finite gives (armnn::Quantize)",
+			            role, (double)q->scales[c]);
 	const bool per_axis = q && (q->count > 1 || q->axis >= 0);
 	if (per_axis) {
 		if (!weights || t->dtype != QCF_INT8)
@@ -258,7 +266,7 @@ qcf_status finish(qcf_instance *inst, const qcf_op_call *call, Net *n,
 	}
 	armnn::IConnectableLayer *out = n->net->AddOutputLayer(0);
 	last->GetOutputSlot(0).Connect(out->GetInputSlot(0));
-	n->out_info = info;
+	n->out_info.assign(1, info);
 	return QCF_OK;
 }
 
@@ -1130,6 +1138,539 @@ qcf_status build_batch_space(qcf_instance *inst, const qcf_op_call *call, Net *n
 	return finish(inst, &c2, n, layer, false);
 }
 
+// A float attribute (def when absent).
+qcf_status float_attr(qcf_instance *inst, const qcf_op_call *call, const char *name, float def,
+                      float *out)
+{
+	const qcf_attr *a = qcf_attr_find(call, name);
+	*out = def;
+	if (!a)
+		return QCF_OK;
+	if (a->type == QCF_ATTR_FLOAT && a->count == 1)
+		*out = (float)a->v.f;
+	else if (a->type == QCF_ATTR_INT && a->count == 1)
+		*out = (float)a->v.i;
+	else
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: %s is not a number", call->op, name);
+	return QCF_OK;
+}
+
+// The standalone activations as Arm NN's Activation layer (the parser's ParseActivation):
+// RELU ReLu, RELU6 BoundedReLu(6, 0), RELU_N1_TO_1 BoundedReLu(1, -1), LEAKY_RELU LeakyReLu
+// with a = alpha, ELU Elu with a = 1, HARD_SWISH HardSwish. CpuRef decodes to float, applies
+// the function and encodes with the output's parameters.
+qcf_status build_activation(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 1, 1);
+	if (st != QCF_OK)
+		return st;
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, &call->inputs[0], "input", false, &xi)) != QCF_OK)
+		return st;
+	armnn::ActivationDescriptor d;
+	if (op_is(call, "RELU")) {
+		d.m_Function = armnn::ActivationFunction::ReLu;
+	} else if (op_is(call, "RELU6")) {
+		d.m_Function = armnn::ActivationFunction::BoundedReLu;
+		d.m_A = 6.0f;
+		d.m_B = 0.0f;
+	} else if (op_is(call, "RELU_N1_TO_1")) {
+		d.m_Function = armnn::ActivationFunction::BoundedReLu;
+		d.m_A = 1.0f;
+		d.m_B = -1.0f;
+	} else if (op_is(call, "LEAKY_RELU")) {
+		d.m_Function = armnn::ActivationFunction::LeakyReLu;
+		if ((st = float_attr(inst, call, "alpha", 0.0f, &d.m_A)) != QCF_OK)
+			return st;
+	} else if (op_is(call, "ELU")) {
+		d.m_Function = armnn::ActivationFunction::Elu;
+		d.m_A = 1.0f;
+	} else {
+		d.m_Function = armnn::ActivationFunction::HardSwish;
+	}
+	armnn::IConnectableLayer *layer = n->net->AddActivationLayer(d, call->op);
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	return finish(inst, call, n, layer, false);
+}
+
+// ABS, NEG, EXP, SQRT, RSQRT: Arm NN's ElementwiseUnary (decode, std:: function, encode).
+qcf_status build_elementwise_unary(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 1, 1);
+	if (st != QCF_OK)
+		return st;
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, &call->inputs[0], "input", false, &xi)) != QCF_OK)
+		return st;
+	armnn::ElementwiseUnaryDescriptor d;
+	if (op_is(call, "ABS"))
+		d.m_Operation = armnn::UnaryOperation::Abs;
+	else if (op_is(call, "NEG"))
+		d.m_Operation = armnn::UnaryOperation::Neg;
+	else if (op_is(call, "EXP"))
+		d.m_Operation = armnn::UnaryOperation::Exp;
+	else if (op_is(call, "SQRT"))
+		d.m_Operation = armnn::UnaryOperation::Sqrt;
+	else
+		d.m_Operation = armnn::UnaryOperation::Rsqrt;
+	armnn::IConnectableLayer *layer = n->net->AddElementwiseUnaryLayer(d, call->op);
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	return finish(inst, call, n, layer, false);
+}
+
+// DIV (Division) and PRELU (Prelu: input, alpha), broadcasting as the binary ops do.
+qcf_status build_div_prelu(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 2, 2);
+	if (st != QCF_OK)
+		return st;
+	int32_t rank = std::max(call->inputs[0].rank, call->inputs[1].rank);
+	armnn::TensorInfo ai, bi;
+	if ((st = binary_input(inst, &call->inputs[0], rank, "input1", &ai)) != QCF_OK ||
+	    (st = binary_input(inst, &call->inputs[1], rank, "input2", &bi)) != QCF_OK)
+		return st;
+	if (call->inputs[0].dtype != call->inputs[1].dtype)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: inputs of different types", call->op);
+	if (qcf_numel(&call->inputs[0]) == 0 || qcf_numel(&call->inputs[1]) == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of an empty tensor: Arm NN's broadcast takes a 0 against a 1 as 1",
+		            call->op);
+	for (unsigned int k = 0; k < ai.GetNumDimensions(); k++)
+		if (ai.GetShape()[k] != bi.GetShape()[k] && ai.GetShape()[k] != 1 &&
+		    bi.GetShape()[k] != 1)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "%s: shapes that do not broadcast (Arm NN's shape inference "
+			            "asserts on them)",
+			            call->op);
+	armnn::IConnectableLayer *layer = op_is(call, "DIV") ? n->net->AddDivisionLayer("div")
+	                                                     : n->net->AddPreluLayer("prelu");
+	add_input(n, 0, ai).Connect(layer->GetInputSlot(0));
+	add_input(n, 1, bi).Connect(layer->GetInputSlot(1));
+	return finish(inst, call, n, layer, false);
+}
+
+qcf_status build_depth_to_space(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 1, 1);
+	if (st != QCF_OK)
+		return st;
+	if (call->inputs[0].rank != 4)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "DEPTH_TO_SPACE: the input must be 4-D (NHWC)");
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, &call->inputs[0], "input", false, &xi)) != QCF_OK)
+		return st;
+	armnn::DepthToSpaceDescriptor d;
+	if ((st = u32_attr(inst, call, "block_size", 0, &d.m_BlockSize)) != QCF_OK)
+		return st;
+	if (d.m_BlockSize < 1)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "DEPTH_TO_SPACE block_size 0: Arm NN's shape inference divides by it "
+		            "(SIGFPE)");
+	d.m_DataLayout = armnn::DataLayout::NHWC;
+	armnn::IConnectableLayer *layer = n->net->AddDepthToSpaceLayer(d, "depth_to_space");
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	return finish(inst, call, n, layer, false);
+}
+
+// RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR: Resize, NHWC, the size tensor's values as the
+// target, align_corners and half_pixel_centers as LiteRT's options (the parser's ParseResize).
+qcf_status build_resize(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 2, 2);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0];
+	if (x->rank != 4)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: the input must be 4-D (NHWC)", call->op);
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, x, "input", false, &xi)) != QCF_OK)
+		return st;
+	std::vector<int64_t> sz;
+	if (!read_ints(&call->inputs[1], &sz) || sz.size() != 2 || sz[0] < 1 || sz[1] < 1 ||
+	    sz[0] > INT32_MAX || sz[1] > INT32_MAX)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: size must be two positive int32 values",
+		            call->op);
+	int64_t ac = 0, hp = 0;
+	if (qcf_attr_int(call, "align_corners", &ac) < 0 ||
+	    qcf_attr_int(call, "half_pixel_centers", &hp) < 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s: align_corners / half_pixel_centers are not integers", call->op);
+	if (ac && hp && op_is(call, "RESIZE_NEAREST_NEIGHBOR"))
+		return fail(
+		        inst, QCF_NOT_SUPPORTED,
+		        "RESIZE_NEAREST_NEIGHBOR with align_corners and half_pixel_centers: "
+		        "Arm NN's ResizeLayer refuses the pair (\"AlignCorners cannot be true "
+		        "when HalfPixelCenters is true\"), LiteRT's nearest neighbour takes it");
+	armnn::ResizeDescriptor d;
+	d.m_Method = op_is(call, "RESIZE_BILINEAR") ? armnn::ResizeMethod::Bilinear
+	                                            : armnn::ResizeMethod::NearestNeighbor;
+	d.m_TargetHeight = (uint32_t)sz[0];
+	d.m_TargetWidth = (uint32_t)sz[1];
+	d.m_AlignCorners = ac != 0;
+	d.m_HalfPixelCenters = hp != 0;
+	d.m_DataLayout = armnn::DataLayout::NHWC;
+	armnn::IConnectableLayer *layer = n->net->AddResizeLayer(d, call->op);
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	return finish(inst, call, n, layer, false);
+}
+
+// TRANSPOSE_CONV (output_shape, weights [O, kh, kw, I], input, [bias]): TransposeConvolution2d,
+// NHWC (Arm NN's NHWC weight layout is LiteRT's OHWI). LiteRT crops the total padding
+// (H - 1) s + kh - OH as padding.h does, the smaller half before: explicit pads. An output
+// larger than the full deconvolution (a negative total) has no Arm NN pads.
+qcf_status build_transpose_conv(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 3, 4);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *f = &call->inputs[1], *x = &call->inputs[2], *y = &call->outputs[0];
+	if ((st = no_int4(inst, f)) != QCF_OK)
+		return st;
+	if (x->rank != 4 || f->rank != 4 || y->rank != 4)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "TRANSPOSE_CONV: input, weights and output must be 4-D (NHWC)");
+	if (f->shape[3] != x->shape[3] || f->shape[0] != y->shape[3])
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "TRANSPOSE_CONV: weights [O, kh, kw, I] do not match the input's and "
+		            "the output's channels");
+	if (x->shape[0] != 1)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "TRANSPOSE_CONV with a batch of %lld: Arm NN 20.08's shape inference "
+		            "gives such a transposed convolution one output channel (measured: "
+		            "[2, 4, 6, 1] for [2, 4, 6, 2]); the adapter maps batch 1",
+		            (long long)x->shape[0]);
+	std::vector<int64_t> os;
+	if (!read_ints(&call->inputs[0], &os) || os.size() != 4)
+		return fail(inst, QCF_NOT_SUPPORTED, "TRANSPOSE_CONV: output_shape must be 4 ints");
+	for (int k = 0; k < 4; k++)
+		if (os[(size_t)k] != y->shape[k])
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "TRANSPOSE_CONV: output_shape is not the output's shape");
+	armnn::TensorInfo xi, fi, bi;
+	if ((st = arm_info(inst, x, "input", false, &xi)) != QCF_OK ||
+	    (st = arm_info(inst, f, "weights", true, &fi)) != QCF_OK)
+		return st;
+	if (fi.HasPerAxisQuantization() && fi.GetQuantizationDim().value() != 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "TRANSPOSE_CONV: per-channel weights on dimension %u (Arm NN takes 0)",
+		            fi.GetQuantizationDim().value());
+	armnn::TransposeConvolution2dDescriptor d;
+	if ((st = u32_attr(inst, call, "stride_h", 1, &d.m_StrideY)) != QCF_OK ||
+	    (st = u32_attr(inst, call, "stride_w", 1, &d.m_StrideX)) != QCF_OK)
+		return st;
+	if (d.m_StrideX < 1 || d.m_StrideY < 1)
+		return fail(inst, QCF_NOT_SUPPORTED, "TRANSPOSE_CONV: strides below 1");
+	bool same;
+	if ((st = padding(inst, call, &same)) != QCF_OK)
+		return st;
+	const int64_t th = (x->shape[1] - 1) * d.m_StrideY + f->shape[1] - y->shape[1],
+	              tw = (x->shape[2] - 1) * d.m_StrideX + f->shape[2] - y->shape[2];
+	if (th < 0 || tw < 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "TRANSPOSE_CONV: an output larger than the full transposed convolution "
+		            "(Arm NN's pads crop, they cannot extend)");
+	d.m_PadTop = (uint32_t)(th / 2);
+	d.m_PadBottom = (uint32_t)(th - th / 2);
+	d.m_PadLeft = (uint32_t)(tw / 2);
+	d.m_PadRight = (uint32_t)(tw - tw / 2);
+	d.m_BiasEnabled = call->n_inputs == 4;
+	d.m_DataLayout = armnn::DataLayout::NHWC;
+	const size_t fbytes = qcf_dtype_nbytes(f->dtype, (size_t)qcf_numel(f));
+	if (f->nbytes < fbytes)
+		return fail(inst, QCF_NOT_SUPPORTED, "weights data shorter than their shape");
+	armnn::ConstTensor wt = const_tensor(n, fi, f->data, fbytes);
+	armnn::Optional<armnn::ConstTensor> bias;
+	if (call->n_inputs == 4) {
+		const qcf_tensor *b = &call->inputs[3];
+		if ((st = bias_info(inst, b, xi, fi, &bi)) != QCF_OK)
+			return st;
+		const size_t bb = qcf_dtype_nbytes(b->dtype, (size_t)qcf_numel(b));
+		if (b->nbytes < bb)
+			return fail(inst, QCF_NOT_SUPPORTED, "bias data shorter than its shape");
+		bias = const_tensor(n, bi, b->data, bb);
+	}
+	armnn::IConnectableLayer *layer =
+	        n->net->AddTransposeConvolution2dLayer(d, wt, bias, "transpose_conv");
+	add_input(n, 2, xi).Connect(layer->GetInputSlot(0));
+	return finish(inst, call, n, layer, true);
+}
+
+// STRIDED_SLICE: Arm NN's descriptor takes begin, end, strides and the begin, end and shrink
+// masks as LiteRT's options; the adapter leaves out the ellipsis and new-axis masks and
+// offset (20.08's reference StridedSlice does not implement them) and ranks above 4.
+qcf_status build_strided_slice(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 4, 4);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0];
+	if (x->rank < 1 || x->rank > 4)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "STRIDED_SLICE of rank %d: Arm NN 20.08's reference StridedSlice "
+		            "takes ranks 1 to 4",
+		            (int)x->rank);
+	armnn::TensorInfo xi;
+	if ((st = arm_info(inst, x, "input", false, &xi)) != QCF_OK)
+		return st;
+	std::vector<int64_t> b, e, s;
+	if (!read_ints(&call->inputs[1], &b) || !read_ints(&call->inputs[2], &e) ||
+	    !read_ints(&call->inputs[3], &s) || (int32_t)b.size() != x->rank ||
+	    e.size() != b.size() || s.size() != b.size())
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "STRIDED_SLICE: begin, end and strides with one value per input "
+		            "dimension");
+	armnn::StridedSliceDescriptor d;
+	for (size_t k = 0; k < b.size(); k++) {
+		if (s[k] == 0 || b[k] < INT32_MIN || b[k] > INT32_MAX || e[k] < INT32_MIN ||
+		    e[k] > INT32_MAX || s[k] < -INT32_MAX || s[k] > INT32_MAX)
+			return fail(inst, QCF_NOT_SUPPORTED, "STRIDED_SLICE: a zero stride");
+		d.m_Begin.push_back((int)b[k]);
+		d.m_End.push_back((int)e[k]);
+		d.m_Stride.push_back((int)s[k]);
+	}
+	int64_t bm = 0, em = 0, sm = 0, elm = 0, nam = 0, off = 0;
+	if (qcf_attr_int(call, "begin_mask", &bm) < 0 || qcf_attr_int(call, "end_mask", &em) < 0 ||
+	    qcf_attr_int(call, "shrink_axis_mask", &sm) < 0 ||
+	    qcf_attr_int(call, "ellipsis_mask", &elm) < 0 ||
+	    qcf_attr_int(call, "new_axis_mask", &nam) < 0 || qcf_attr_int(call, "offset", &off) < 0)
+		return fail(inst, QCF_NOT_SUPPORTED, "STRIDED_SLICE: masks are not integers");
+	if (elm || nam || off)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "STRIDED_SLICE with ellipsis_mask, new_axis_mask or offset: Arm NN "
+		            "20.08's reference StridedSlice does not implement them");
+	const int64_t all = (1LL << x->rank) - 1;
+	d.m_BeginMask = (int32_t)(bm & all);
+	d.m_EndMask = (int32_t)(em & all);
+	d.m_ShrinkAxisMask = (int32_t)(sm & all);
+	d.m_DataLayout = armnn::DataLayout::NHWC;
+	armnn::IConnectableLayer *layer = n->net->AddStridedSliceLayer(d, "strided_slice");
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	if (qcf_numel(&call->outputs[0]) == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "STRIDED_SLICE to an empty output: Arm NN's shape inference gives "
+		            "every axis at least 1");
+	// Arm NN shapes a fully shrunk output [1]
+	qcf_tensor yt = call->outputs[0];
+	int64_t one = 1;
+	if (yt.rank == 0) {
+		yt.rank = 1;
+		yt.shape = &one;
+	}
+	qcf_op_call c2 = *call;
+	c2.outputs = &yt;
+	return finish(inst, &c2, n, layer, false);
+}
+
+// GATHER: Gather with the axis, int32 positions (Arm NN's Signed32); batch_dims 0 only.
+qcf_status build_gather(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	qcf_status st = need_io(inst, call, 2, 2);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *ix = &call->inputs[1];
+	if (ix->dtype != QCF_INT32)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "GATHER positions of %s: Arm NN 20.08 takes Signed32 indices",
+		            qcf_dtype_name(ix->dtype));
+	int64_t axis = 0, bd = 0;
+	if (qcf_attr_int(call, "axis", &axis) < 0 || qcf_attr_int(call, "batch_dims", &bd) < 0)
+		return fail(inst, QCF_NOT_SUPPORTED, "GATHER: axis / batch_dims not integers");
+	if (bd != 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "GATHER with batch_dims %lld: Arm NN 20.08's Gather has no batch "
+		            "dimensions",
+		            (long long)bd);
+	if (axis < 0)
+		axis += x->rank;
+	if (axis < 0 || axis >= x->rank)
+		return fail(inst, QCF_NOT_SUPPORTED, "GATHER: axis out of range");
+	if (ix->rank == 0 || qcf_numel(x) == 0 || qcf_numel(ix) == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "GATHER of a scalar position or an empty tensor: Arm NN's Gather "
+		            "shapes them otherwise");
+	if (x->rank + ix->rank - 1 > 4)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "GATHER: an output of rank %d (Arm NN's Gather asserts 4 at most)",
+		            (int)(x->rank + ix->rank - 1));
+	// a position outside [0, axis size): LiteRT's Eval refuses it, Arm NN's reference Gather
+	// throws; refused here before the workload runs
+	std::vector<int64_t> pos;
+	if (!read_ints(ix, &pos))
+		return fail(inst, QCF_NOT_SUPPORTED, "GATHER: positions unreadable");
+	for (int64_t p : pos)
+		if (p < 0 || p >= x->shape[axis])
+			return fail(inst, QCF_INVALID_PARAM,
+			            "GATHER: position %lld outside [0, %lld)", (long long)p,
+			            (long long)x->shape[axis]);
+	armnn::TensorInfo xi, ii;
+	if ((st = arm_info(inst, x, "input", false, &xi)) != QCF_OK ||
+	    (st = arm_info(inst, ix, "positions", false, &ii)) != QCF_OK)
+		return st;
+	armnn::GatherDescriptor d;
+	d.m_Axis = (int32_t)axis;
+	armnn::IConnectableLayer *layer = n->net->AddGatherLayer(d, "gather");
+	add_input(n, 0, xi).Connect(layer->GetInputSlot(0));
+	add_input(n, 1, ii).Connect(layer->GetInputSlot(1));
+	return finish(inst, call, n, layer, false);
+}
+
+// PACK: Stack along the axis (inputs of one shape).
+qcf_status build_pack(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	if (call->n_inputs < 1 || call->n_outputs != 1)
+		return fail(inst, QCF_NOT_SUPPORTED, "PACK: inputs and one output");
+	const qcf_tensor *x = &call->inputs[0];
+	int64_t axis = 0;
+	if (qcf_attr_int(call, "axis", &axis) < 0)
+		return fail(inst, QCF_NOT_SUPPORTED, "PACK: axis is not an integer");
+	if (axis < 0)
+		axis += x->rank + 1;
+	if (axis < 0 || axis > x->rank || x->rank + 1 > (int32_t)armnn::MaxNumOfTensorDimensions)
+		return fail(inst, QCF_NOT_SUPPORTED, "PACK: axis out of range or output rank > 5");
+	if (x->rank == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "PACK of scalars: Arm NN has no rank-0 tensor (a scalar is [1])");
+	if (axis == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "PACK along axis 0: Arm NN 20.08's reference Stack writes outside its "
+		            "output there (measured: the heap is corrupted, the worker aborts when "
+		            "the network is unloaded; int16 values come out wrong)");
+	std::vector<armnn::TensorInfo> infos;
+	for (int32_t i = 0; i < call->n_inputs; i++) {
+		armnn::TensorInfo ti;
+		qcf_status st = arm_info(inst, &call->inputs[i], "input", false, &ti);
+		if (st != QCF_OK)
+			return st;
+		if (call->inputs[i].rank != x->rank || call->inputs[i].dtype != x->dtype)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "PACK: inputs of unequal rank or type");
+		for (int32_t k = 0; k < x->rank; k++)
+			if (call->inputs[i].shape[k] != x->shape[k])
+				return fail(inst, QCF_NOT_SUPPORTED,
+				            "PACK: inputs of unequal shape");
+		infos.push_back(ti);
+	}
+	armnn::StackDescriptor d((uint32_t)axis, (uint32_t)call->n_inputs, infos[0].GetShape());
+	armnn::IConnectableLayer *layer = n->net->AddStackLayer(d, "pack");
+	for (int32_t i = 0; i < call->n_inputs; i++)
+		add_input(n, i, infos[(size_t)i]).Connect(layer->GetInputSlot((unsigned int)i));
+	return finish(inst, call, n, layer, false);
+}
+
+// SPLIT, SPLIT_V, UNPACK: a Splitter whose views are consecutive blocks along the axis (the
+// parser's ParseSplit / ParseSplitV / ParseUnpack); UNPACK reshapes each view to drop the axis.
+qcf_status build_split(qcf_instance *inst, const qcf_op_call *call, Net *n)
+{
+	const bool unpack = op_is(call, "UNPACK"), sv = op_is(call, "SPLIT_V");
+	const int xin = op_is(call, "SPLIT") ? 1 : 0;
+	const int want_in = unpack ? 1 : sv ? 3 : 2;
+	if (call->n_inputs != want_in || call->n_outputs < 1)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: %d inputs and outputs expected", call->op,
+		            want_in);
+	const qcf_tensor *x = &call->inputs[xin];
+	if (x->rank < 1)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s of a scalar", call->op);
+	int64_t axis = 0;
+	if (unpack) {
+		if (qcf_attr_int(call, "axis", &axis) < 0)
+			return fail(inst, QCF_NOT_SUPPORTED, "UNPACK: axis is not an integer");
+	} else {
+		std::vector<int64_t> a;
+		if (!read_ints(&call->inputs[sv ? 2 : 0], &a) || a.size() != 1)
+			return fail(inst, QCF_NOT_SUPPORTED, "%s: axis must be one int32 value",
+			            call->op);
+		axis = a[0];
+	}
+	if (axis < 0)
+		axis += x->rank;
+	if (axis < 0 || axis >= x->rank)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s: axis out of range", call->op);
+	const int32_t no = call->n_outputs;
+	std::vector<int64_t> sizes;
+	if (unpack) {
+		if (x->shape[axis] != no)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "UNPACK: %d outputs for a dimension of %lld", (int)no,
+			            (long long)x->shape[axis]);
+		sizes.assign((size_t)no, 1);
+	} else if (!sv) {
+		if (x->shape[axis] % no != 0)
+			return fail(inst, QCF_NOT_SUPPORTED, "SPLIT: an uneven split");
+		sizes.assign((size_t)no, x->shape[axis] / no);
+	} else {
+		if (!read_ints(&call->inputs[1], &sizes) || (int32_t)sizes.size() != no)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "SPLIT_V: size_splits must hold one value per output");
+		int64_t sum = 0, inferred = -1;
+		for (size_t k = 0; k < sizes.size(); k++) {
+			if (sizes[k] == -1 && inferred < 0)
+				inferred = (int64_t)k;
+			else if (sizes[k] < 0)
+				return fail(inst, QCF_NOT_SUPPORTED, "SPLIT_V: negative sizes");
+			else
+				sum += sizes[k];
+		}
+		if (inferred >= 0)
+			sizes[(size_t)inferred] = x->shape[axis] - sum;
+		if (sum > x->shape[axis] || (inferred < 0 && sum != x->shape[axis]))
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "SPLIT_V: size_splits do not cover the axis");
+	}
+	for (int64_t v : sizes)
+		if (v < 1)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "%s: an empty output (Arm NN's Splitter views are not empty)",
+			            call->op);
+	armnn::TensorInfo xi;
+	qcf_status st = arm_info(inst, x, "input", false, &xi);
+	if (st != QCF_OK)
+		return st;
+	armnn::ViewsDescriptor d((uint32_t)no, (uint32_t)xi.GetNumDimensions());
+	int64_t origin = 0;
+	for (int32_t k = 0; k < no; k++) {
+		for (unsigned int dd = 0; dd < xi.GetNumDimensions(); dd++) {
+			const bool ax = (int64_t)dd == axis;
+			d.SetViewOriginCoord((uint32_t)k, dd, ax ? (uint32_t)origin : 0u);
+			d.SetViewSize((uint32_t)k, dd,
+			              ax ? (uint32_t)sizes[(size_t)k] : xi.GetShape()[dd]);
+		}
+		origin += sizes[(size_t)k];
+	}
+	armnn::IConnectableLayer *layer = n->net->AddSplitterLayer(d, call->op);
+	add_input(n, xin, xi).Connect(layer->GetInputSlot(0));
+	n->out_info.clear();
+	for (int32_t k = 0; k < no; k++) {
+		armnn::TensorInfo yi, vi;
+		if ((st = arm_info(inst, &call->outputs[k], "output", false, &yi)) != QCF_OK)
+			return st;
+		if (yi.GetNumElements() !=
+		    (unsigned int)(qcf_numel(x) / x->shape[axis] * sizes[(size_t)k]))
+			return fail(inst, QCF_NOT_SUPPORTED, "%s: output %d of another size",
+			            call->op, (int)k);
+		// the view keeps the input's quantization, as Arm NN's Splitter copies bytes
+		vi = xi;
+		armnn::TensorShape vs = xi.GetShape();
+		vs[(unsigned int)axis] = (unsigned int)sizes[(size_t)k];
+		vi.SetShape(vs);
+		armnn::IOutputSlot *slot = &layer->GetOutputSlot((unsigned int)k);
+		if (unpack) {
+			slot->SetTensorInfo(vi);
+			armnn::IConnectableLayer *r = n->net->AddReshapeLayer(
+			        armnn::ReshapeDescriptor(yi.GetShape()), "unpack_reshape");
+			slot->Connect(r->GetInputSlot(0));
+			slot = &r->GetOutputSlot(0);
+			slot->SetTensorInfo(yi);
+		} else {
+			slot->SetTensorInfo(yi);
+		}
+		armnn::IConnectableLayer *out = n->net->AddOutputLayer((armnn::LayerBindingId)k);
+		slot->Connect(out->GetInputSlot(0));
+		n->out_info.push_back(yi);
+	}
+	return QCF_OK;
+}
+
 typedef qcf_status (*builder)(qcf_instance *, const qcf_op_call *, Net *);
 
 const struct {
@@ -1171,6 +1712,30 @@ const struct {
         {"SPACE_TO_DEPTH", build_space_to_depth},
         {"BATCH_TO_SPACE_ND", build_batch_space},
         {"SPACE_TO_BATCH_ND", build_batch_space},
+        {"RELU", build_activation},
+        {"RELU6", build_activation},
+        {"RELU_N1_TO_1", build_activation},
+        {"LEAKY_RELU", build_activation},
+        {"ELU", build_activation},
+        {"HARD_SWISH", build_activation},
+        {"ABS", build_elementwise_unary},
+        {"NEG", build_elementwise_unary},
+        {"EXP", build_elementwise_unary},
+        {"SQRT", build_elementwise_unary},
+        {"RSQRT", build_elementwise_unary},
+        {"DIV", build_div_prelu},
+        {"PRELU", build_div_prelu},
+        {"DEPTH_TO_SPACE", build_depth_to_space},
+        {"RESIZE_BILINEAR", build_resize},
+        {"RESIZE_NEAREST_NEIGHBOR", build_resize},
+        {"TRANSPOSE_CONV", build_transpose_conv},
+        {"STRIDED_SLICE", build_strided_slice},
+        {"GATHER", build_gather},
+        {"EXPAND_DIMS", build_reshape},
+        {"PACK", build_pack},
+        {"SPLIT", build_split},
+        {"SPLIT_V", build_split},
+        {"UNPACK", build_split},
 };
 
 builder find_builder(const qcf_op_call *call)
@@ -1209,6 +1774,81 @@ qcf_status from_exception(qcf_instance *inst, const char *stage, const std::exce
 	if (dynamic_cast<const std::bad_alloc *>(&e))
 		return fail(inst, QCF_ERROR, "out of memory");
 	return fail(inst, QCF_ERROR, "Arm NN %s: %s", stage, e.what());
+}
+
+// Element i of a per-tensor quantized int8/uint8/int16 tensor relative to its zero point (its
+// real value's sign); false when the tensor is not such a tensor.
+bool stored_minus_zp(const qcf_tensor *t, int64_t i, int32_t *v)
+{
+	if (!t->quant || t->quant->count != 1)
+		return false;
+	switch (t->dtype) {
+	case QCF_INT8: *v = static_cast<const int8_t *>(t->data)[i]; break;
+	case QCF_UINT8: *v = static_cast<const uint8_t *>(t->data)[i]; break;
+	case QCF_INT16: *v = static_cast<const int16_t *>(t->data)[i]; break;
+	default: return false;
+	}
+	*v -= t->quant->zero_points[0];
+	return true;
+}
+
+// A real 0 divided by a real 0 somewhere in the broadcast (numpy rules, from the last axis).
+bool div_zero_by_zero(const qcf_tensor *a, const qcf_tensor *b)
+{
+	const int32_t r = std::max(a->rank, b->rank);
+	std::vector<int64_t> sa((size_t)r, 1), sb((size_t)r, 1), so((size_t)r, 1);
+	for (int32_t k = 0; k < a->rank; k++)
+		sa[(size_t)(r - a->rank + k)] = a->shape[k];
+	for (int32_t k = 0; k < b->rank; k++)
+		sb[(size_t)(r - b->rank + k)] = b->shape[k];
+	int64_t total = 1;
+	for (int32_t k = 0; k < r; k++) {
+		so[(size_t)k] = std::max(sa[(size_t)k], sb[(size_t)k]);
+		if (sa[(size_t)k] == 0 || sb[(size_t)k] == 0)
+			return false;
+		total *= so[(size_t)k];
+	}
+	for (int64_t o = 0; o < total; o++) {
+		int64_t rem = o, ia = 0, ib = 0, ma = 1, mb = 1;
+		for (int32_t k = r - 1; k >= 0; k--) {
+			const int64_t c = rem % so[(size_t)k];
+			rem /= so[(size_t)k];
+			ia += (sa[(size_t)k] == 1 ? 0 : c) * ma;
+			ib += (sb[(size_t)k] == 1 ? 0 : c) * mb;
+			ma *= sa[(size_t)k];
+			mb *= sb[(size_t)k];
+		}
+		int32_t va, vb;
+		if (stored_minus_zp(a, ia, &va) && stored_minus_zp(b, ib, &vb) && va == 0 &&
+		    vb == 0)
+			return true;
+	}
+	return false;
+}
+
+// Data Arm NN's reference workloads decode to float and turn into NaN, which armnn::Quantize
+// asserts on (Debian builds Arm NN with its assertions on): SQRT and RSQRT of a negative real,
+// DIV of 0 by 0. The call is declined before it runs. (An infinity, x / 0 for x != 0, is
+// clamped to the type's range by armnn::Quantize: computed.)
+qcf_status data_guard(qcf_instance *inst, const qcf_op_call *call)
+{
+	if ((op_is(call, "SQRT") || op_is(call, "RSQRT")) && call->n_inputs == 1) {
+		const qcf_tensor *x = &call->inputs[0];
+		const int64_t n = qcf_numel(x);
+		int32_t v;
+		for (int64_t i = 0; i < n; i++)
+			if (stored_minus_zp(x, i, &v) && v < 0)
+				return fail(inst, QCF_NOT_SUPPORTED,
+				            "%s of a negative value: Arm NN's reference kernel "
+				            "computes NaN and asserts in armnn::Quantize",
+				            call->op);
+	}
+	if (op_is(call, "DIV") && call->n_inputs == 2 &&
+	    div_zero_by_zero(&call->inputs[0], &call->inputs[1]))
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "DIV of 0 by 0 (both stored values at their zero points): Arm NN's "
+		            "reference division gives NaN, which armnn::Quantize asserts on");
+	return QCF_OK;
 }
 
 // ---------------------------------------------------------------- the ABI
@@ -1319,6 +1959,9 @@ qcf_status a_execute(qcf_instance *inst, qcf_prepared *p, const qcf_op_call *cal
 {
 	if (!p)
 		return fail(inst, QCF_ERROR, "execute without prepare");
+	qcf_status g = data_guard(inst, call);
+	if (g != QCF_OK)
+		return g;
 	try {
 		armnn::InputTensors in;
 		for (size_t i = 0; i < p->inputs.size(); i++) {
@@ -1329,11 +1972,15 @@ qcf_status a_execute(qcf_instance *inst, qcf_prepared *p, const qcf_op_call *cal
 			in.emplace_back((armnn::LayerBindingId)i,
 			                armnn::ConstTensor(p->in_info[i], t->data));
 		}
-		qcf_tensor *y = &call->outputs[0];
-		if (y->nbytes < p->out_info.GetNumBytes())
-			return fail(inst, QCF_ERROR, "output is shorter than prepared");
 		armnn::OutputTensors out;
-		out.emplace_back(0, armnn::Tensor(p->out_info, y->data));
+		for (size_t k = 0; k < p->out_info.size(); k++) {
+			qcf_tensor *y = &call->outputs[k];
+			if (y->nbytes < p->out_info[k].GetNumBytes())
+				return fail(inst, QCF_ERROR, "output %zu is shorter than prepared",
+				            k);
+			out.emplace_back((armnn::LayerBindingId)k,
+			                 armnn::Tensor(p->out_info[k], y->data));
+		}
 		if (inst->rt->EnqueueWorkload(p->id, in, out) != armnn::Status::Success)
 			return fail(inst, QCF_ERROR, "Arm NN EnqueueWorkload failed");
 		return QCF_OK;

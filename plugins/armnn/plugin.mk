@@ -27,7 +27,7 @@ plugin-armnn: $(ARMNN_SO)
 $(BUILD)/plugins/armnn/%.o: plugins/armnn/%.cc harness/include/qconform/plugin.h
 	@mkdir -p $(dir $@)
 	$(ARMNN_CXX) -Iharness/include $(ARMNN_CXXFLAGS) \
-	  -DQCF_ARMNN_VERSION='"1.0 (Arm NN $(ARMNN_PKG_VERSION), default backend CpuRef)"' -MMD -MP -c $< -o $@
+	  -DQCF_ARMNN_VERSION='"1.1 (Arm NN $(ARMNN_PKG_VERSION), default backend CpuRef)"' -MMD -MP -c $< -o $@
 
 $(ARMNN_SO): $(ARMNN_OBJ) plugins/armnn/exports.map
 	@mkdir -p $(dir $@)
