@@ -7,6 +7,7 @@
 #include "judge/compare.h"
 #include "qct.h"
 #include "reference/dtype.h"
+#include "run/poison.h"
 
 static int64_t shape8[1] = {8};
 
@@ -348,6 +349,33 @@ static void test_golden_nonfinite(void)
 	qct_rmdir(tmp);
 }
 
+/* An element left holding the poison counts as unwritten only where the answer is not "any
+ * value": a kernel that clamps an undefined quotient to the type's end may write exactly the
+ * poison there, and is not a kernel that skipped it. */
+static void test_poison_left_skips_any(void)
+{
+	int8_t want[4] = {-3, 5, 100, 7}, pois[4], got[4];
+	int64_t shape[1] = {4};
+	qcf_tensor e = {.struct_size = sizeof e,
+	                .dtype = QCF_INT8,
+	                .rank = 1,
+	                .shape = shape,
+	                .data = want,
+	                .nbytes = sizeof want};
+	qcf_tensor p = e, g = e;
+	p.data = pois;
+	g.data = got;
+	qc_poison_fill(&p, &e);
+	memcpy(got, pois, sizeof got);
+	got[0] = want[0]; /* written; 1, 2 and 3 left as the poison */
+	size_t first = 99;
+	CU_ASSERT_EQUAL(qc_poison_left(&p, &g, &e, NULL, &first), 3);
+	CU_ASSERT_EQUAL(first, 1);
+	uint8_t any[4] = {0, 1, 0, 1}; /* 1 and 3: any value is the answer */
+	CU_ASSERT_EQUAL(qc_poison_left(&p, &g, &e, any, &first), 1);
+	CU_ASSERT_EQUAL(first, 2);
+}
+
 void qct_register_compare(void)
 {
 	CU_pSuite s = qct_suite("compare");
@@ -359,4 +387,6 @@ void qct_register_compare(void)
 	CU_add_test(s, "messages: singular, plural, the worst element", test_messages);
 	CU_add_test(s, "a golden NaN, infinity or float8 -0 matches only itself",
 	            test_golden_nonfinite);
+	CU_add_test(s, "the poison left in any-value elements is no unwritten element",
+	            test_poison_left_skips_any);
 }

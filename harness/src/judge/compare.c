@@ -563,8 +563,12 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 	/* a failure where the kernel left the poison (poison.h) is named for what it is */
 	for (int k = 0; k < c->call.n_outputs && r->verdict == QC_FAIL; k++) {
 		size_t first = 0, n = qref_numel(c->out[k].rank, c->out[k].shape);
-		size_t left = qc_poison_left(&c->out[k], &kernel_out[k], &ref->out[k], &first);
-		if (left == n && n)
+		const uint8_t *any = ref->detail.out[k].any;
+		size_t left = qc_poison_left(&c->out[k], &kernel_out[k], &ref->out[k], any, &first);
+		size_t defined = n; /* the elements whose answer is not any value */
+		for (size_t i = 0; any && i < n; i++)
+			defined -= any[i] != 0;
+		if (left == defined && left)
 			snprintf(r->message, sizeof r->message,
 			         "output '%s' never written (element %zu still holds the poison)",
 			         c->out[k].name, first);

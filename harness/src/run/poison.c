@@ -151,7 +151,7 @@ void qc_poison_fill(const qcf_tensor *out, const qcf_tensor *expected)
 }
 
 size_t qc_poison_left(const qcf_tensor *poison, const qcf_tensor *got, const qcf_tensor *expected,
-                      size_t *first)
+                      const uint8_t *any, size_t *first)
 {
 	size_t n = numel(poison), left = 0;
 	if (!got || !got->data || numel(got) != n || got->dtype != poison->dtype)
@@ -160,7 +160,8 @@ size_t qc_poison_left(const qcf_tensor *poison, const qcf_tensor *got, const qcf
 	           numel(expected) == n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t p = get_bits(poison, i);
-		if (get_bits(got, i) != p || (have && get_bits(expected, i) == p))
+		if (get_bits(got, i) != p || (have && get_bits(expected, i) == p) ||
+		    (any && any[i]))
 			continue;
 		if (!left++)
 			*first = i;

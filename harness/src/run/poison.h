@@ -12,6 +12,7 @@
 #define QC_POISON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "qconform/plugin.h"
 
@@ -21,8 +22,11 @@ void qc_poison_fill(const qcf_tensor *out, const qcf_tensor *expected);
 /*
  * Elements of got that still hold the poison (bit for bit) where the answer differs:
  * returns how many, and the first in *first. poison is the buffer qc_poison_fill filled.
+ * Elements whose answer is any value (any[i] set; any may be NULL) are not counted: the
+ * poison is a legal answer there, and a kernel may well compute it (a clamp to the type's
+ * end, for one).
  */
 size_t qc_poison_left(const qcf_tensor *poison, const qcf_tensor *got, const qcf_tensor *expected,
-                      size_t *first);
+                      const uint8_t *any, size_t *first);
 
 #endif
