@@ -34,6 +34,7 @@
  *     MlasComputeLogistic, Eigen's rational polynomial on v clamped to [-18, 18], then clamped
  *     to [0, 1]: with FMA3 on x86-64 (fused multiply-adds), without FMA elsewhere.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -367,8 +368,215 @@ static qcf_status qref_ort_qlinear_lut(const qcf_op_call *call, const qref_op *r
 	return QCF_OK;
 }
 
+/* ---- QLinearSoftmax ------------------------------------------------------------------------ */
+
+/* The axis' rows: D elements each, element j of row r at base(r) + j * step. opset <= 12 coerces
+ * X to [N, D] at axis (D the product of the dimensions from axis on, rows contiguous); 13 and
+ * later take D = shape[axis] and step over the dimensions after it (ORT transposes axis last). */
+typedef struct sm_rows {
+	size_t n, d, step, inner;
+} sm_rows;
+
+static size_t sm_base(const sm_rows *r, size_t row)
+{
+	return (row / r->inner) * r->d * r->inner + row % r->inner;
+}
+
+/* QlinearBuildLookupTableUint32's entry for x - max(row) = i - 255, i in [0, 255]: the log of
+ * FLT_MAX / D (the quotient in float32) in double, or in float32 where the C++ library resolves
+ * log of a float to the float overload (flt_log) */
+static void sm_table(float *tab, float sx, size_t d, int flt_log)
+{
+	float q = FLT_MAX / (float)d;
+	double shift = flt_log ? (double)logf(q) : log((double)q);
+	shift = (shift - 5.0 > 0.0 ? shift - 5.0 : 0.0) / (double)sx;
+	for (int i = 0; i < 256; i++)
+		tab[i] = (float)exp(((double)i - 255.0 + shift) * (double)sx);
+}
+
+/* One output element from nearbyintf((vt * Y) / vsum), as x86-64 converts it: uint8 through a
+ * 64-bit cvttss2si (infinity gives 0), zp added in uint32, above 255 -> 255; int8 through a
+ * 32-bit one (infinity gives INT32_MIN), zp added wrapping in int32, clamped to [-128, 127].
+ * *defined: the quotient converts without overflow (else the C++ conversion is undefined). */
+static int32_t sm_out(float vt, float yq, float vsum, int32_t zp, int is_int8, int *defined)
+{
+	float v = nearbyintf((vt * yq) / vsum);
+	*defined = v < 2147483648.0f;
+	if (!is_int8) {
+		uint32_t u = v < 9223372036854775808.0f ? (uint32_t)(uint64_t)(int64_t)v : 0u;
+		u += (uint32_t)zp;
+		return u > 255u ? 255 : (int32_t)u;
+	}
+	uint32_t w = (uint32_t)cvtps(v) + (uint32_t)zp; /* int32 wrap */
+	int32_t q = w >= 0x80000000u ? -(int32_t)(~w) - 1 : (int32_t)w;
+	return q < -128 ? -128 : q > 127 ? 127 : q;
+}
+
+static qcf_status qref_ort_qlinear_softmax(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
+{
+	(void)row;
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	qcf_dtype T = x->dtype;
+	if (T != QCF_INT8 && T != QCF_UINT8)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: X must be int8 or uint8 (the schema's T and the CPU kernel's "
+		                 "registration), got %s",
+		                 call->op, tn(T));
+	if (y->dtype != T)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: X and Y share the type T, got %s and %s", call->op, tn(T),
+		                 tn(y->dtype));
+	if (!qref_same_shape(x, y))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: Y has X's shape", call->op);
+	int64_t opset = 0, axis = -1;
+	(void)qref_attr_int(call, "opset", &opset); /* required by the row's schema */
+	(void)qref_attr_int(call, "axis", &axis);
+	if (axis < -(int64_t)x->rank || axis >= (int64_t)x->rank)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: axis %" PRId64 " is outside [-%d, %d] for X of rank %d (the "
+		                 "schema's shape inference; a scalar X has no axis)",
+		                 call->op, axis, (int)x->rank, (int)x->rank - 1, (int)x->rank);
+	ew_q qx, qy;
+	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = ew_param(call, y, "Y", &qy, d)) != QCF_OK)
+		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "half to even in float32, as ORT does");
+	int32_t ax = (int32_t)(axis < 0 ? axis + x->rank : axis);
+	sm_rows r = {0, 1, 1, 1};
+	for (int32_t k = ax + 1; k < x->rank; k++)
+		r.inner *= (size_t)x->shape[k];
+	r.d = (size_t)x->shape[ax];
+	if (opset < 13) { /* coerced to 2-D: one row of everything from axis on */
+		r.d *= r.inner;
+		r.inner = 1;
+	}
+	r.step = r.inner;
+	size_t total = qref_tensor_numel(x);
+	if (total == 0)
+		return QCF_OK;
+	r.n = total / r.d;
+	float tab[2][256], yq = floorf(1.0f / qy.s); /* Y_scale: floor(1 / y_scale), float32 */
+	sm_table(tab[0], qx.s, r.d, 0);
+	sm_table(tab[1], qx.s, r.d, 1);
+	int is_int8 = T == QCF_INT8;
+	for (size_t row_i = 0; row_i < r.n; row_i++) {
+		size_t b = sm_base(&r, row_i);
+		int32_t xmax = INT32_MIN;
+		for (size_t j = 0; j < r.d; j++) {
+			int32_t v = (int32_t)qref_get(x, b + j * r.step);
+			xmax = v > xmax ? v : xmax;
+		}
+		float vsum[2] = {0.0f, 0.0f}; /* in element order, float32 */
+		for (size_t j = 0; j < r.d; j++) {
+			int32_t i = (int32_t)qref_get(x, b + j * r.step) - xmax + 255;
+			vsum[0] += tab[0][i];
+			vsum[1] += tab[1][i];
+		}
+		for (size_t j = 0; j < r.d; j++) {
+			size_t e = b + j * r.step;
+			int32_t i = (int32_t)qref_get(x, e) - xmax + 255;
+			int def0, def1;
+			int32_t o0 = sm_out(tab[0][i], yq, vsum[0], qy.zp, is_int8, &def0);
+			int32_t o1 = sm_out(tab[1][i], yq, vsum[1], qy.zp, is_int8, &def1);
+			double lo, hi;
+			qref_range_d(T, &lo, &hi);
+			if (!def0 || !def1 || !isfinite(tab[0][i] * yq) ||
+			    !isfinite(tab[1][i] * yq))
+				qref_mark_any(d, 0, e, lo, hi); /* an undefined C++ conversion */
+			else if (o0 != o1)
+				qref_mark_any(d, 0, e, o0 < o1 ? o0 : o1, o0 < o1 ? o1 : o0);
+			else
+				qref_mark_exact(d, 0, e);
+			qref_set(y, e, o0);
+		}
+	}
+	return QCF_OK;
+}
+
+/* ---- QLinearWhere -------------------------------------------------------------------------- */
+
+/* A side's table (QlinearBuildLookupTable with the identity): byte i read as T, s (i - zp) in
+ * float32, MlasQuantizeLinear to z; none (a copy) when the scale (float ==) and zero point equal
+ * z's, which gives the same bytes. */
+static void where_table(int32_t *tab, const ew_q *q, const ew_q *qz, qcf_dtype T, int32_t qmin,
+                        int32_t qmax)
+{
+	for (int i = 0; i < 256; i++) {
+		int32_t v = T == QCF_INT8 ? (int32_t)(int8_t)(uint8_t)i : i;
+		if (q->s == qz->s && q->zp == qz->zp)
+			tab[i] = v;
+		else
+			tab[i] = quantize_f32(q->s * (float)(v - q->zp), qz->s, qz->zp, qmin, qmax);
+	}
+}
+
+static qcf_status qref_ort_qlinear_where(const qcf_op_call *call, const qref_op *row,
+                                         qref_detail *d)
+{
+	(void)row;
+	qcf_status s = qref_check_call(call, 3, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *c = &call->inputs[0], *x = &call->inputs[1], *yv = &call->inputs[2];
+	qcf_tensor *z = &call->outputs[0];
+	qcf_dtype T = x->dtype;
+	if (c->dtype != QCF_BOOL)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: condition must be bool (the schema's B), got %s", call->op,
+		                 tn(c->dtype));
+	if (T != QCF_INT8 && T != QCF_UINT8)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: X must be int8 or uint8 (the schema's T and the CPU kernel's "
+		                 "registration), got %s",
+		                 call->op, tn(T));
+	if (yv->dtype != T || z->dtype != T)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: X, Y and Z share the type T, got %s, %s and %s", call->op,
+		                 tn(T), tn(yv->dtype), tn(z->dtype));
+	ew_q qx, qy, qz;
+	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = ew_param(call, yv, "Y", &qy, d)) != QCF_OK ||
+	    (s = ew_param(call, z, "Z", &qz, d)) != QCF_OK)
+		return s;
+	qref_bcast bc;
+	if ((s = qref_bcast_init(call, 0, 3, QCF_MAX_RANK, "ORT's InputBroadcaster", &bc, d)) !=
+	    QCF_OK)
+		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	double qlo, qhi;
+	qref_range_d(T, &qlo, &qhi);
+	int32_t tx[256], ty[256];
+	where_table(tx, &qx, &qz, T, (int32_t)qlo, (int32_t)qhi);
+	where_table(ty, &qy, &qz, T, (int32_t)qlo, (int32_t)qhi);
+	for (size_t i = 0; i < bc.n; i++) {
+		size_t ix[3];
+		qref_bcast_index(&bc, i, ix);
+		int take_x = qref_get(c, ix[0]) != 0;
+		int32_t v = (int32_t)qref_get(take_x ? x : yv, ix[take_x ? 1 : 2]);
+		qref_set(z, i, (take_x ? tx : ty)[(uint8_t)v]);
+		qref_mark_exact(d, 0, i);
+	}
+	return QCF_OK;
+}
+
 static const qref_attr_schema leaky_relu_attrs[] = {
         A_NUM("alpha", "0.01"),
+        END,
+};
+
+static const qref_attr_schema softmax_attrs[] = {
+        A_INT_REQ("opset", -I32 - 1, I32),
+        A_INT("axis", -I32 - 1, I32, "-1"),
         END,
 };
 
@@ -385,5 +593,12 @@ const qref_op qref_ops_ort_qlinear_elementwise[] = {
         {.schema = {.semantics = "ort", .op = "QLinearSigmoid", XY, .attrs = qref_no_attrs},
          .kernel = qref_ort_qlinear_lut,
          .param = EW_SIGMOID},
+        {.schema = {.semantics = "ort", .op = "QLinearSoftmax", XY, .attrs = softmax_attrs},
+         .kernel = qref_ort_qlinear_softmax},
+        {.schema = {.semantics = "ort",
+                    .op = "QLinearWhere",
+                    IO(LIST("condition", "x", "y"), 3, 3, LIST("z"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_ort_qlinear_where},
         {.schema = {.op = NULL}},
 };

@@ -173,7 +173,7 @@ class Rng {
 
 // ---- models ------------------------------------------------------------------------------
 
-const DT = {float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, float16: 10,
+const DT = {float32: 1, uint8: 2, int8: 3, bool: 9, uint16: 4, int16: 5, int32: 6, int64: 7, float16: 10,
 	bfloat16: 16, float8e4m3fn: 17, float8e4m3fnuz: 18, float8e5m2: 19, float8e5m2fnuz: 20,
 	uint4: 21, int4: 22, float4e2m1: 23};
 
@@ -186,6 +186,7 @@ function encode(dtype, values) {
 	case 'bfloat16': return Buffer.from(new Uint16Array(values.map(bf16Bits)).buffer);
 	case 'int8': return Buffer.from(new Int8Array(values).buffer);
 	case 'uint8': return Buffer.from(new Uint8Array(values).buffer);
+	case 'bool': return Buffer.from(new Uint8Array(values.map(v => (v ? 1 : 0))).buffer);
 	case 'int16': return Buffer.from(new Int16Array(values).buffer);
 	case 'uint16': return Buffer.from(new Uint16Array(values).buffer);
 	case 'int32': return Buffer.from(new Int32Array(values).buffer);

@@ -1,8 +1,10 @@
 // ONNX Runtime's com.microsoft quantized elementwise ops as golden specs in OUT/ort/imported/:
 // QLinearAdd and QLinearMul (numpy broadcasting), QLinearLeakyRelu and QLinearSigmoid (a
-// 256-entry lookup table). Definitions: onnxruntime/core/graph/contrib_ops/quantization_defs.cc
-// (schemas), the CPU kernels onnxruntime/contrib_ops/cpu/quantization/qlinear_binary_op.cc,
-// qlinear_activations.cc, qlinear_lookup_table.cc and MLAS (onnxruntime/core/mlas/lib/qladd.cpp,
+// 256-entry lookup table), QLinearSoftmax (qlinear_softmax.cc: an exp table and a float32 sum)
+// and QLinearWhere (qlinear_where.cc: each side requantized through a table or copied).
+// Definitions: onnxruntime/core/graph/contrib_ops/quantization_defs.cc (schemas), the CPU
+// kernels onnxruntime/contrib_ops/cpu/quantization/qlinear_binary_op.cc, qlinear_activations.cc,
+// qlinear_lookup_table.cc and MLAS (onnxruntime/core/mlas/lib/qladd.cpp,
 // qlmul.cpp, logistic.cpp, quantize.cpp). Every scale and zero point is a constant scalar, as in
 // the quantized models these ops come from; the specs carry them as the tensors' quant.
 'use strict';
@@ -173,6 +175,136 @@ async function lookup(L, dir, rng, op) {
 	return {files, cases: total};
 }
 
+// ---- QLinearSoftmax -----------------------------------------------------------------------------
+
+// [name, shape, x q, y q, attrs, data]: data 'all' (a row of every value), 'rand', or a list
+async function softmax(L, dir, rng) {
+	const {f32, runNode, writeSpec} = L;
+	const op = 'QLinearSoftmax', files = [];
+	let total = 0;
+	for (const T of ['uint8', 'int8']) {
+		const [lo, hi] = RANGE[T];
+		const cases = [];
+		const u = T === 'uint8';
+		const variants = [
+			['opset13_last_axis', [4, 16], 0.1, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'rand'],
+			['opset13_axis_0', [5, 3, 4], 0.25, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13, axis: 0}, 'rand'],
+			['opset13_axis_middle', [2, 7, 3], 0.05, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13, axis: -2}, 'rand'],
+			['opset12_default_axis', [3, 2, 5], 0.2, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 12}, 'rand'],
+			['opset12_axis_1_coerced', [3, 2, 5], 0.2, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 12, axis: 1}, 'rand'],
+			['opset12_axis_0_one_row', [2, 3, 4], 0.3, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 12, axis: 0}, 'rand'],
+			['every_value', [1, 256], 0.02, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'all'],
+			['every_value_wide_scale', [2, 256], 0.5, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'all2'],
+			['decimal_output_scale', [3, 20], 0.07, {scale: 0.003, zero_point: u ? 10 : -100}, {opset: 13}, 'rand'],
+			['output_scale_1_over_255', [4, 9], 0.15, {scale: 1 / 255, zero_point: u ? 0 : -128}, {opset: 13}, 'rand'],
+			['zero_point_saturates', [4, 8], 0.1, {scale: 1 / 256, zero_point: u ? 200 : 100}, {opset: 13}, 'rand'],
+			['zero_point_low', [3, 8], 0.1, {scale: 1 / 128, zero_point: lo}, {opset: 13}, 'rand'],
+			['uniform_rows', [3, 6], 0.1, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'const'],
+			['long_rows', [2, 300], 0.03, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'rand'],
+			['tiny_input_scale', [2, 10], 0.001, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'rand'],
+			['large_input_scale', [2, 10], 2, {scale: 1 / 256, zero_point: u ? 0 : -128}, {opset: 13}, 'rand'],
+			['output_scale_above_one', [2, 5], 0.1, {scale: 2, zero_point: u ? 7 : 7}, {opset: 13}, 'rand'],
+		];
+		for (const [name, shape, sx0, qy0, attrs, kind] of variants) {
+			const qx = {scale: f32(sx0), zero_point: u ? 128 : 0};
+			const qy = {scale: f32(qy0.scale), zero_point: qy0.zero_point};
+			const n = numel(shape);
+			let x;
+			if (kind === 'all') x = Array.from({length: 256}, (_, i) => lo + ((i * 37) % 256));
+			else if (kind === 'all2') x = Array.from({length: 512}, (_, i) => (i < 256 ? lo + i : hi - (i - 256)));
+			else if (kind === 'const') x = Array.from({length: n}, (_, i) => lo + 40 * Math.floor(i / 6));
+			else x = Array.from({length: n}, () => rng.int(lo, hi));
+			const [y] = await runNode({op, domain: DOMAIN, opset: 1,
+				ins: [...qins('x', T, shape, x, qx),
+					{name: 'y_scale', dtype: 'float32', shape: [], values: [qy.scale]},
+					{name: 'y_zero_point', dtype: T, shape: [], values: [qy.zero_point]}],
+				outs: [{name: 'y', dtype: T, shape}], attrs});
+			cases.push({name, inputs: {x: {shape, quant: qx, data: x}}, outputs: {y: {shape, quant: qy}}, attrs, golden: {y},
+				source: `ONNX Runtime ${L.ortPkg.version} CPU, ${op} ${T} ${JSON.stringify(shape)} ${JSON.stringify(attrs)}`});
+		}
+		const file = `qlinear_softmax_${T}.yaml`;
+		writeSpec(dir, {
+			file, op, semantics: 'ort', domain: DOMAIN, opset: 1,
+			description: `ONNX Runtime ${op}, ${T} X and Y: a table of exp over x - max(row) built in double and stored as ` +
+				'float32, the float32 sum of the row, y = nearbyintf(e * floor(1 / s_y) / sum) + zp_y, saturated; opset 12 ' +
+				'(the input coerced to 2-D at axis, the schema\'s default axis -1) and 13 (one axis), every input value, ' +
+				'input scales tiny to large, output scales 1/256, 1/255, decimal and above 1, zero points that saturate. ' +
+				'Not part of any profile yet.',
+			source: `ONNX Runtime contrib op ${op} (microsoft/onnxruntime onnxruntime/contrib_ops/cpu/quantization/qlinear_softmax.cc)`,
+			inputs: {x: {dtype: T, shape: cases[0].inputs.x.shape}},
+			outputs: {y: {dtype: T, shape: cases[0].outputs.y.shape}}, tolerance: 'exact', cases,
+		});
+		files.push(file);
+		total += cases.length;
+	}
+	return {files, cases: total};
+}
+
+// ---- QLinearWhere -------------------------------------------------------------------------------
+
+async function where(L, dir, rng) {
+	const {f32, runNode, writeSpec} = L;
+	const op = 'QLinearWhere', files = [];
+	let total = 0;
+	for (const T of ['uint8', 'int8']) {
+		const [lo, hi] = RANGE[T];
+		const mid = T === 'int8' ? 0 : 128;
+		const cases = [];
+		// [name, cond shape, x shape, y shape, x q, y q, z q]
+		const variants = [
+			['same_shapes', [2, 3, 7], [2, 3, 7], [2, 3, 7], {scale: 0.05, zero_point: mid + 3}, {scale: 0.031, zero_point: mid - 5}, {scale: 0.07, zero_point: mid + 1}],
+			['copies_both', [40], [40], [40], {scale: 0.1, zero_point: mid}, {scale: 0.1, zero_point: mid}, {scale: 0.1, zero_point: mid}],
+			['copy_x_table_y', [40], [40], [40], {scale: 0.1, zero_point: mid + 2}, {scale: 0.2, zero_point: mid}, {scale: 0.1, zero_point: mid + 2}],
+			['same_scale_other_zero_point', [40], [40], [40], {scale: 0.1, zero_point: mid + 9}, {scale: 0.1, zero_point: mid - 9}, {scale: 0.1, zero_point: mid}],
+			['bcast_condition_column', [3, 1], [3, 5], [3, 5], {scale: 0.02, zero_point: mid}, {scale: 0.03, zero_point: mid + 7}, {scale: 0.04, zero_point: mid - 2}],
+			['bcast_scalar_y', [4, 6], [4, 6], [], {scale: 0.02, zero_point: mid - 1}, {scale: 0.09, zero_point: mid + 2}, {scale: 0.05, zero_point: mid + 3}],
+			['bcast_scalar_condition', [], [9], [9], {scale: 0.015, zero_point: mid + 4}, {scale: 0.025, zero_point: mid}, {scale: 0.035, zero_point: mid - 6}],
+			['bcast_all_three', [2, 1, 1], [1, 3, 1], [1, 1, 4], {scale: 0.03, zero_point: mid}, {scale: 0.05, zero_point: mid}, {scale: 0.04, zero_point: mid}],
+			['saturate_both_ends', [96], [96], [96], {scale: 0.5, zero_point: mid}, {scale: 0.25, zero_point: mid}, {scale: 0.01, zero_point: mid}],
+			['zero_points_extreme', [64], [64], [64], {scale: 0.02, zero_point: lo}, {scale: 0.02, zero_point: hi}, {scale: 0.03, zero_point: lo}],
+			['ties_half', [256], [256], [256], {scale: 0.5, zero_point: mid}, {scale: 1.5, zero_point: mid + 1}, {scale: 1, zero_point: mid}],
+			['every_value', [256], [256], [256], {scale: 0.0371, zero_point: mid - 3}, {scale: 0.013, zero_point: mid + 20}, {scale: 0.029, zero_point: mid + 5}],
+		];
+		for (const [name, sc, sx, sy, qx0, qy0, qz0] of variants) {
+			const qx = {scale: f32(qx0.scale), zero_point: qx0.zero_point};
+			const qy = {scale: f32(qy0.scale), zero_point: qy0.zero_point};
+			const qz = {scale: f32(qz0.scale), zero_point: qz0.zero_point};
+			const sz = bshape(bshape(sc, sx), sy);
+			const c = Array.from({length: numel(sc)}, () => rng.int(0, 1));
+			let x = Array.from({length: numel(sx)}, () => rng.int(lo, hi));
+			let y = Array.from({length: numel(sy)}, () => rng.int(lo, hi));
+			if (name === 'ties_half' || name === 'every_value') {
+				x = Array.from({length: 256}, (_, i) => lo + i);
+				y = Array.from({length: 256}, (_, i) => hi - i);
+			}
+			const [z] = await runNode({op, domain: DOMAIN, opset: 1,
+				ins: [{name: 'condition', dtype: 'bool', shape: sc, values: c},
+					...qins('x', T, sx, x, qx), ...qins('y', T, sy, y, qy),
+					{name: 'z_scale', dtype: 'float32', shape: [], values: [qz.scale]},
+					{name: 'z_zero_point', dtype: T, shape: [], values: [qz.zero_point]}],
+				outs: [{name: 'z', dtype: T, shape: sz}]});
+			cases.push({name, inputs: {condition: {shape: sc, data: c}, x: {shape: sx, quant: qx, data: x}, y: {shape: sy, quant: qy, data: y}},
+				outputs: {z: {shape: sz, quant: qz}}, golden: {z},
+				source: `ONNX Runtime ${L.ortPkg.version} CPU, ${op} ${T} condition ${JSON.stringify(sc)} x ${JSON.stringify(sx)} y ${JSON.stringify(sy)}`});
+		}
+		const file = `qlinear_where_${T}.yaml`;
+		const c0 = cases[0];
+		writeSpec(dir, {
+			file, op, semantics: 'ort', domain: DOMAIN, opset: 1,
+			description: `ONNX Runtime ${op}, ${T} X, Y and Z, a bool condition: z = condition ? requant(x) : requant(y), each side ` +
+				'through a 256-entry table (s (v - zp) in float32, MlasQuantizeLinear to Z: divide, half to even, saturate) or ' +
+				'copied when its scale and zero point equal Z\'s; numpy broadcasting of the three, zero points at the ends, ' +
+				'saturation, exact ties. Not part of any profile yet.',
+			source: `ONNX Runtime contrib op ${op} (microsoft/onnxruntime onnxruntime/contrib_ops/cpu/quantization/qlinear_where.cc, qlinear_lookup_table.cc)`,
+			inputs: {condition: {dtype: 'bool', shape: c0.inputs.condition.shape}, x: {dtype: T, shape: c0.inputs.x.shape}, y: {dtype: T, shape: c0.inputs.y.shape}},
+			outputs: {z: {dtype: T, shape: c0.outputs.z.shape}}, tolerance: 'exact', cases,
+		});
+		files.push(file);
+		total += cases.length;
+	}
+	return {files, cases: total};
+}
+
 async function generate(L, dir) {
 	const ops = [];
 	const seeds = {QLinearAdd: 0x514164, QLinearMul: 0x514d75, QLinearLeakyRelu: 0x514c52, QLinearSigmoid: 0x515367};
@@ -184,6 +316,10 @@ async function generate(L, dir) {
 		const r = await lookup(L, dir, new L.Rng(seeds[op]), op);
 		ops.push({op, files: r.files.length, cases: r.cases});
 	}
+	const sm = await softmax(L, dir, new L.Rng(0x51536d));
+	ops.push({op: 'QLinearSoftmax', files: sm.files.length, cases: sm.cases});
+	const wh = await where(L, dir, new L.Rng(0x515768));
+	ops.push({op: 'QLinearWhere', files: wh.files.length, cases: wh.cases});
 	return {ops};
 }
 

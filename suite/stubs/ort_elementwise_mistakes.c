@@ -1,5 +1,5 @@
 /*
- * Two typical mistakes in ONNX Runtime's quantized elementwise ops, one per family:
+ * Typical mistakes in ONNX Runtime's quantized elementwise ops, one per family:
  *
  * - QLinearAdd and QLinearMul requantize in double: y = rint(exact real result / s_c) + zp_c,
  *   saturated, where MLAS works in float32 (the scale ratios r_a = s_a / s_c, r_b = s_b / s_c
@@ -9,7 +9,12 @@
  * - QLinearLeakyRelu and QLinearSigmoid round the table's entries half away from zero (roundf),
  *   where MlasQuantizeLinear rounds half to even: it shows on exact ties (LeakyRelu's alpha 1/2
  *   on unit scales); and QLinearSigmoid takes the exact logistic 1 / (1 + e^-v) in double
- *   instead of MLAS's rational polynomial: it shows where the two straddle a half.
+ *   instead of MLAS's rational polynomial: it shows where the two straddle a half;
+ * - QLinearSoftmax takes the textbook requantization: the exact softmax in double divided by
+ *   y_scale, rounded, plus zp, saturated, where ORT multiplies the float32 quotient of its table
+ *   entries by floor(1 / y_scale): it shows with decimal output scales;
+ * - QLinearWhere copies the stored values, as ONNX's Where (and LiteRT's SELECT) do, where ORT
+ *   requantizes each side to Z: it shows wherever a side's scale or zero point differs from Z's.
  *
  * Every call goes to the reference first (its refusals stand); the stub then rewrites output 0.
  */
@@ -64,6 +69,53 @@ static void table_half_away(const qcf_op_call *call, int sigmoid)
 	}
 }
 
+static void softmax_textbook(const qcf_op_call *call)
+{
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	double sx = x->quant->scales[0], sy = y->quant->scales[0];
+	int32_t zy = y->quant->zero_points[0];
+	int64_t opset = 13, axis = -1;
+	qref_attr_int(call, "opset", &opset);
+	qref_attr_int(call, "axis", &axis);
+	int32_t ax = (int32_t)(axis < 0 ? axis + x->rank : axis);
+	size_t inner = 1, n = qref_tensor_numel(x);
+	for (int32_t k = ax + 1; k < x->rank; k++)
+		inner *= (size_t)x->shape[k];
+	size_t d = (size_t)x->shape[ax];
+	if (opset < 13) {
+		d *= inner;
+		inner = 1;
+	}
+	if (n == 0 || d == 0)
+		return;
+	for (size_t r = 0; r < n / d; r++) {
+		size_t b = (r / inner) * d * inner + r % inner;
+		double mx = -1e300, sum = 0;
+		for (size_t j = 0; j < d; j++)
+			mx = fmax(mx, sx * qref_get(x, b + j * inner));
+		for (size_t j = 0; j < d; j++)
+			sum += exp(sx * qref_get(x, b + j * inner) - mx);
+		for (size_t j = 0; j < d; j++) {
+			double p = exp(sx * qref_get(x, b + j * inner) - mx) / sum;
+			qref_set(y, b + j * inner, clamp_type(nearbyint(p / sy) + zy, y->dtype));
+		}
+	}
+}
+
+static void where_copies(const qcf_op_call *call)
+{
+	qref_bcast bc;
+	if (qref_bcast_init(call, 0, 3, QCF_MAX_RANK, "stub", &bc, NULL) != QCF_OK)
+		return;
+	for (size_t i = 0; i < bc.n; i++) {
+		size_t ix[3];
+		qref_bcast_index(&bc, i, ix);
+		int c = qref_get(&call->inputs[0], ix[0]) != 0;
+		qref_set(&call->outputs[0], i, qref_get(&call->inputs[c ? 1 : 2], ix[c ? 1 : 2]));
+	}
+}
+
 static qcf_status ew_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
@@ -74,6 +126,10 @@ static qcf_status ew_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_o
 		binary_in_double(call, stub_op_is(call, "QLinearMul"));
 	else if (stub_op_is(call, "QLinearLeakyRelu") || stub_op_is(call, "QLinearSigmoid"))
 		table_half_away(call, stub_op_is(call, "QLinearSigmoid"));
+	else if (stub_op_is(call, "QLinearSoftmax"))
+		softmax_textbook(call);
+	else if (stub_op_is(call, "QLinearWhere"))
+		where_copies(call);
 	return QCF_OK;
 }
 
