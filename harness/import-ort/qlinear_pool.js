@@ -1,5 +1,6 @@
 // ONNX Runtime's com.microsoft quantized pooling and concatenation: QLinearAveragePool,
-// QLinearGlobalAveragePool, QLinearConcat and NhwcMaxPool, as golden specs in OUT/ort/imported/.
+// QLinearGlobalAveragePool, QLinearConcat and NhwcMaxPool, and com.microsoft QuantizeLinear, as
+// golden specs in OUT/ort/imported/.
 // Definitions: onnxruntime/core/graph/contrib_ops/quantization_defs.cc and contrib_defs.cc
 // (schemas); the CPU kernels onnxruntime/contrib_ops/cpu/quantization/qlinear_pool.cc,
 // qlinear_global_average_pool.cc, qlinear_concat.cc, nhwc_max_pool.cc; MLAS
@@ -305,15 +306,72 @@ async function nhwcMaxPool(L, dir, rng) {
 	return {files, cases: total};
 }
 
+// ---- com.microsoft QuantizeLinear -----------------------------------------------------------
+
+const QRANGE = {int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535], int4: [-8, 7], uint4: [0, 15]};
+
+// y = saturate(nearbyintf(x / y_scale) + y_zero_point), x / y_scale in float32 (MlasQuantizeLinear)
+async function quantizeLinear(L, dir, rng) {
+	const {f32, f16} = L;
+	const files = [];
+	let total = 0;
+	for (const [dt, xt] of [['int8', 'float32'], ['uint8', 'float32'], ['int16', 'float32'], ['uint16', 'float32'],
+		['int4', 'float32'], ['uint4', 'float32'], ['int8', 'float16'], ['uint8', 'float16']]) {
+		const [lo, hi] = QRANGE[dt];
+		const cases = [];
+		const shape = [3, 4, 5];
+		const rnd = xt === 'float16' ? f16 : f32;
+		for (const mode of ['tensor', 'axis0', 'axis1', 'axis_default', 'ties', 'saturate']) {
+			const axis = mode === 'axis0' ? 0 : ['axis1', 'axis_default'].includes(mode) ? 1 : null;
+			const cnt = axis === null ? 1 : shape[axis];
+			const scales = Array.from({length: cnt}, () => rnd(mode === 'ties' ? 2 ** -rng.int(1, 4) : rng.uniform(0.01, 0.5) * (hi - lo > 300 ? 1 / 64 : 1)));
+			const zps = Array.from({length: cnt}, (_, c) => (c === 0 && cnt > 1 ? lo : c === 1 ? hi : rng.int(lo, hi)));
+			const inner = axis === null ? 1 : shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+			const x = Array.from({length: 60}, (_, i) => {
+				const c = axis === null ? 0 : Math.floor(i / inner) % cnt, s = scales[c];
+				if (mode === 'ties') return rnd((rng.int(lo, hi) - zps[c] + 0.5) * s); // exact: s a power of 2
+				const span = (hi - lo) * s * (mode === 'saturate' ? 2 : 0.6);
+				return rnd(rng.uniform(-span, span));
+			});
+			const attrs = mode === 'axis0' ? {axis: 0} : mode === 'axis1' ? {axis: 1} : {};
+			const ins = [{name: 'x', dtype: xt, shape, values: x, feed: true},
+				{name: 'y_scale', dtype: xt, shape: axis === null ? [] : [cnt], values: scales},
+				{name: 'y_zero_point', dtype: dt, shape: axis === null ? [] : [cnt], values: zps}];
+			const [y] = await L.runNode({op: 'QuantizeLinear', domain: DOMAIN, opset: 1, ins, outs: [{name: 'y', dtype: dt, shape}], attrs});
+			x.forEach((v, i) => {
+				const c = axis === null ? 0 : Math.floor(i / inner) % cnt;
+				const qv = f32(f32(v) / f32(scales[c]));
+				let r = Math.round(qv);
+				if (r - qv === 0.5 && r % 2) r -= 1; // half to even
+				const want = Math.min(hi, Math.max(lo, r + zps[c]));
+				if (y[i] !== want) throw new Error(`contrib QuantizeLinear ${dt} ${mode}: ORT ${y[i]} != ${want} for ${v} / ${scales[c]}`);
+			});
+			const quant = axis === null ? {scale: scales[0], zero_point: zps[0]} : {axis, scales, zero_points: zps};
+			cases.push({name: mode, inputs: {x: {shape, data: x}}, outputs: {y: {shape, quant}}, attrs, golden: {y},
+				source: `ONNX Runtime ${L.ortPkg.version} CPU, com.microsoft QuantizeLinear ${xt} to ${dt} ${axis === null ? 'per tensor' : `per axis ${axis}${mode === 'axis_default' ? ' (the default axis, attribute absent)' : ''}`}${mode === 'ties' ? ', x at exact ties' : mode === 'saturate' ? ', x beyond both ends' : ''}`});
+		}
+		const file = `quantize_linear_${xt}_${dt}.yaml`;
+		L.writeSpec(dir, {file, op: 'QuantizeLinear', semantics: 'ort', domain: DOMAIN, opset: 1,
+			description: `ONNX Runtime com.microsoft QuantizeLinear, ${xt} x to ${dt}: y = saturate(nearbyintf(x / y_scale) + y_zero_point), the quotient in float32, per tensor or along axis (default 1); ties and saturation; the scale and zero point travel as the output's quant.`,
+			source: 'ONNX Runtime contrib op QuantizeLinear (microsoft/onnxruntime ContribOperators.md in its docs folder, onnxruntime/contrib_ops/cpu/quantization/quantize_ops.cc, onnxruntime/core/providers/cpu/quantization/quantize_linear.cc, onnxruntime/core/mlas/lib/quantize.cpp)',
+			inputs: {x: {dtype: xt, shape}}, outputs: {y: {dtype: dt, shape}}, tolerance: 'exact', cases});
+		files.push(file);
+		total += cases.length;
+	}
+	return {files, cases: total};
+}
+
 async function generate(L, dir) {
 	const r1 = await avgPool(L, dir, new L.Rng(0x51415031));
 	const r2 = await globalAvgPool(L, dir, new L.Rng(0x51475031));
 	const r3 = await concat(L, dir, new L.Rng(0x51434331));
 	const r4 = await nhwcMaxPool(L, dir, new L.Rng(0x4e4d5031));
+	const r5 = await quantizeLinear(L, dir, new L.Rng(0x51554c31));
 	return {ops: [{op: 'QLinearAveragePool', files: r1.files.length, cases: r1.cases},
 		{op: 'QLinearGlobalAveragePool', files: r2.files.length, cases: r2.cases},
 		{op: 'QLinearConcat', files: r3.files.length, cases: r3.cases},
-		{op: 'NhwcMaxPool', files: r4.files.length, cases: r4.cases}]};
+		{op: 'NhwcMaxPool', files: r4.files.length, cases: r4.cases},
+		{op: 'QuantizeLinear', files: r5.files.length, cases: r5.cases}]};
 }
 
 module.exports = {generate};
