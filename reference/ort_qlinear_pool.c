@@ -223,24 +223,16 @@ static qcf_status pool_shape(const qcf_op_call *call, int dilated, int channels_
 		for (int32_t i = 0; i < g->nsp; i++)
 			g->dil[i] = 1;
 	}
+	/* ceil_mode, auto_pad (and channels_last, count_include_pad): the schema's rows below hold
+	 * them to 0 or 1 and to the four names before a kernel runs */
 	int64_t ceil_mode = 0;
-	if (qref_attr_int(call, "ceil_mode", &ceil_mode) < 0 || ceil_mode < 0 || ceil_mode > 1)
-		return qref_fail_attr(d, "ceil_mode", QCF_INVALID_PARAM,
-		                      "%s: ceil_mode must be 0 or 1", call->op);
+	qref_attr_int(call, "ceil_mode", &ceil_mode);
 	static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
 	int mode = 0;
 	const qcf_attr *ap = qref_attr_find(call, "auto_pad");
-	if (ap) {
-		mode = -1;
-		for (int i = 0; ap->type == QCF_ATTR_STRING && ap->v.s && i < 4; i++)
-			if (strcmp(ap->v.s, modes[i]) == 0)
-				mode = i;
-		if (mode < 0)
-			return qref_fail_attr(
-			        d, "auto_pad", QCF_INVALID_PARAM,
-			        "%s: auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER",
-			        call->op);
-	}
+	for (int i = 0; ap && ap->type == QCF_ATTR_STRING && ap->v.s && i < 4; i++)
+		if (strcmp(ap->v.s, modes[i]) == 0)
+			mode = i;
 	int64_t want[QCF_MAX_RANK];
 	want[0] = g->batch;
 	want[channels_last ? x->rank - 1 : 1] = g->ch;
@@ -335,14 +327,12 @@ static size_t pool_taps(const pool_geom *g, size_t os, size_t *taps)
 
 /* ---- QLinearAveragePool and QLinearGlobalAveragePool ---------------------------------------- */
 
-static qcf_status avg_channels_last(const qcf_op_call *call, int *cl, qref_detail *d)
+/* channels_last, 0 or 1 (the schema's range) */
+static int avg_channels_last(const qcf_op_call *call)
 {
 	int64_t v = 0;
-	if (qref_attr_int(call, "channels_last", &v) < 0 || v < 0 || v > 1)
-		return qref_fail_attr(d, "channels_last", QCF_INVALID_PARAM,
-		                      "%s: channels_last must be 0 or 1", call->op);
-	*cl = (int)v;
-	return QCF_OK;
+	qref_attr_int(call, "channels_last", &v);
+	return v != 0;
 }
 
 static qcf_status avg_io(const qcf_op_call *call, pq *qx, pq *qy, qref_detail *d)
@@ -432,13 +422,11 @@ static qcf_status qref_ort_qlinear_avg_pool(const qcf_op_call *call, const qref_
 	int64_t v = 0;
 	pool_geom g;
 	qcf_status s;
-	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK ||
-	    (s = avg_channels_last(call, &cl, d)) != QCF_OK)
+	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK)
 		return s;
-	if (qref_attr_int(call, "count_include_pad", &v) < 0 || v < 0 || v > 1)
-		return qref_fail_attr(d, "count_include_pad", QCF_INVALID_PARAM,
-		                      "%s: count_include_pad must be 0 or 1", call->op);
-	cip = (int)v;
+	cl = avg_channels_last(call);
+	qref_attr_int(call, "count_include_pad", &v);
+	cip = v != 0;
 	if (call->inputs[0].rank > 2 + POOL_MAX_SP)
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
@@ -495,9 +483,9 @@ static qcf_status qref_ort_qlinear_global_avg_pool(const qcf_op_call *call, cons
 	pq qx, qy;
 	int cl;
 	qcf_status s;
-	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK ||
-	    (s = avg_channels_last(call, &cl, d)) != QCF_OK)
+	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK)
 		return s;
+	cl = avg_channels_last(call);
 	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
 	if (x->rank < 3)
 		return qref_fail(
@@ -535,13 +523,11 @@ static qcf_status qref_ort_qlinear_concat(const qcf_op_call *call, const qref_op
                                           qref_detail *d)
 {
 	(void)row;
-	if (call->n_inputs < 1 || call->n_inputs > CONCAT_MAX || call->n_outputs != 1)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s takes 1 to %d inputs (each with its scale and zero point) and one "
-		        "output, got %" PRId32 " and %" PRId32,
-		        call->op, CONCAT_MAX, call->n_inputs, call->n_outputs);
-	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
+	if (call->n_inputs > CONCAT_MAX)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: the reference takes up to %d inputs, got %" PRId32, call->op,
+		                 CONCAT_MAX, call->n_inputs);
+	qcf_status s = qref_check_call(call, call->n_inputs < 1 ? 1 : call->n_inputs, 1, d);
 	if (s != QCF_OK)
 		return s;
 	qcf_tensor *y = &call->outputs[0];
