@@ -391,7 +391,7 @@ function contribModules() {
 }
 
 function contribReadme(dir, ops) {
-	const UP = '..'; // the README's link, relative to OUT/ort/imported: specs/ort/OPERATORS.md
+	const UP = '..'; // the specs/ort folder, from its imported/
 	const names = ops.map(o => o.op);
 	const list = names.length > 1 ? `${names.slice(0, -1).join(', ')}, ${names[names.length - 1]}` : names[0];
 	const files = ops.reduce((n, o) => n + o.files, 0), cases = ops.reduce((n, o) => n + o.cases, 0);
