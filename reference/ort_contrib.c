@@ -29,6 +29,9 @@
  *
  * DequantizeLinear (com.microsoft): y = float(x - zp) * scale in float32, per tensor or along
  * the attribute axis (default 1).
+ *
+ * QuantizeLinear (com.microsoft): y = saturate(nearbyintf(x / scale) + zp), the quotient in
+ * float32 (MlasQuantizeLinear), per tensor or along the attribute axis (default 1).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -605,6 +608,86 @@ static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, const qref
 	return QCF_OK;
 }
 
+/* ---- QuantizeLinear (com.microsoft) ------------------------------------------------------ */
+
+/* y = saturate(nearbyintf(x / y_scale) + y_zero_point): ORT's QuantizeLinear kernel
+ * (onnxruntime/core/providers/cpu/quantization/quantize_linear.cc, registered in the
+ * com.microsoft domain by contrib_ops/cpu/quantization/quantize_ops.cc) with MLAS's
+ * MlasQuantizeLinear: the quotient in float32 (a float16 x and scale converted to float32
+ * first), clamped to the type minus the zero point, rounded half to even, plus the zero point;
+ * per tensor or along the attribute axis (default 1). A NaN quotient depends on the ISA's
+ * min / max (MINPS / MAXPS, FMINNM / FMAXNM): any value of the type. */
+static qcf_status qref_ort_quantize_linear(const qcf_op_call *call, const qref_op *row,
+                                           qref_detail *d)
+{
+	(void)row;
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	if (!qref_same_shape(x, y))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: output shape must equal input shape", call->op);
+	if (x->dtype != QCF_FLOAT32 && x->dtype != QCF_FLOAT16)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: x must be float32 or float16, got %s",
+		                 call->op, tn(x->dtype));
+	if (y->dtype != QCF_INT8 && y->dtype != QCF_UINT8 && y->dtype != QCF_INT16 &&
+	    y->dtype != QCF_UINT16 && y->dtype != QCF_INT4 && y->dtype != QCF_UINT4)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: y must be int8, uint8, int16, uint16, int4 or uint4 (ORT's CPU "
+		        "kernels), got %s",
+		        call->op, tn(y->dtype));
+	int64_t axis;
+	if ((s = need_int_attr(call, "axis", 0, 1, &axis, d)) != QCF_OK)
+		return s;
+	qcf_quant q;
+	if ((s = qref_get_quant(y, "QuantizeLinear output", 0, &q, d)) != QCF_OK)
+		return s;
+	if (q.axis >= 0) {
+		int64_t a = axis < 0 ? axis + y->rank : axis;
+		if (a != q.axis)
+			return qref_fail_attr(d, "axis", QCF_INVALID_PARAM,
+			                      "%s: per-axis scales along axis %" PRId32
+			                      ", but the attribute axis is %lld",
+			                      call->op, q.axis, (long long)axis);
+	}
+	double lo, hi;
+	qref_range_d(y->dtype, &lo, &hi);
+	for (int32_t c = 0; c < q.count; c++) {
+		if (q.zero_points[c] < lo || q.zero_points[c] > hi)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: zero point %" PRId32 " does not fit %s", call->op,
+			                 q.zero_points[c], tn(y->dtype));
+		if (!(q.scales[c] > 0) || !isfinite(q.scales[c]))
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: scale %g: ORT divides by it unchecked; qconform needs "
+			        "scales positive and finite",
+			        call->op, (double)q.scales[c]);
+	}
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN)
+		return qref_rounding_na(call, d, rnd, "half to even (cvtps2dq, vcvtnq)");
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = qref_quant_index(y, &q, i);
+		int32_t zp = q.zero_points[c];
+		float v = (float)qref_get(x, i) / q.scales[c]; /* x exact in float32 */
+		if (isnan(v)) {
+			qref_mark_any(d, 0, i, lo, hi);
+			qref_set(y, i, lo);
+			continue;
+		}
+		float flo = (float)(lo - zp), fhi = (float)(hi - zp);
+		v = v < flo ? flo : v > fhi ? fhi : v;
+		qref_mark_exact(d, 0, i);
+		qref_set(y, i, (double)nearbyintf(v) + zp);
+	}
+	return QCF_OK;
+}
+
 static const qref_attr_schema matmul_nbits_attrs[] = {
         A_INT_REQ("K", 1, I32),
         A_INT_REQ("N", 1, I32),
@@ -641,5 +724,7 @@ const qref_op qref_ops_ort[] = {
          .kernel = qref_ort_gather_block_quantized},
         {.schema = {.semantics = "ort", .op = "DequantizeLinear", XY, .attrs = dq_attrs},
          .kernel = qref_ort_dequantize_linear},
+        {.schema = {.semantics = "ort", .op = "QuantizeLinear", XY, .attrs = dq_attrs},
+         .kernel = qref_ort_quantize_linear},
         {.schema = {.op = NULL}},
 };

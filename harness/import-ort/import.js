@@ -217,6 +217,7 @@ function miniCode(f, v) {
 
 function attr(name, v) {
 	if (typeof v === 'string') return {name, type: 3, s: Buffer.from(v)};
+	if (Array.isArray(v)) return {name, type: 7, ints: v}; // INTS (kernel_shape, pads, ...)
 	if (Number.isInteger(v)) return {name, type: 2, i: v};
 	return {name, type: 1, f: v};
 }
