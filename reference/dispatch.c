@@ -35,6 +35,7 @@ static const qref_op *const families[] = {
         qref_ops_onnx_linear,
         qref_ops_ort,
         qref_ops_ort_qlinear_elementwise,
+        qref_ops_onnx_float,
         qref_ops_ggml,
         qref_ops_mx,
 };
