@@ -10,9 +10,18 @@
 #include "kernel.h"
 #include "op.h"
 
-/* The buffer of the tensor called name: a graph input, a graph output or an intermediate;
- * own (the node's pointer) when the name is none of them. */
-static void *bound(const qcf_op_call *call, const qcf_chain *ch, const char *name, void *own)
+/* The intermediate called name, or NULL. */
+static const qcf_tensor *intermediate(const qcf_chain *ch, const char *name)
+{
+	for (int32_t j = 0; name && j < ch->n_intermediates; j++)
+		if (ch->intermediates[j].name && !strcmp(ch->intermediates[j].name, name))
+			return &ch->intermediates[j];
+	return NULL;
+}
+
+/* The buffer of the tensor called name: a graph input or output; own (the node's pointer)
+ * when the name is neither. */
+static void *bound(const qcf_op_call *call, const char *name, void *own)
 {
 	for (int32_t j = 0; name && j < call->n_inputs; j++)
 		if (call->inputs[j].name && !strcmp(call->inputs[j].name, name))
@@ -20,10 +29,17 @@ static void *bound(const qcf_op_call *call, const qcf_chain *ch, const char *nam
 	for (int32_t j = 0; name && j < call->n_outputs; j++)
 		if (call->outputs[j].name && !strcmp(call->outputs[j].name, name))
 			return call->outputs[j].data;
-	for (int32_t j = 0; name && j < ch->n_intermediates; j++)
-		if (ch->intermediates[j].name && !strcmp(ch->intermediates[j].name, name))
-			return ch->intermediates[j].data;
 	return own;
+}
+
+/* A node's tensor t bound by its name: the node's declaration (dtype, shape, quantization,
+ * the graph's own) on the buffer of the graph's tensor or intermediate it names. */
+static qcf_tensor bind(const qcf_op_call *call, const qcf_chain *ch, const qcf_tensor *t)
+{
+	qcf_tensor b = *t;
+	const qcf_tensor *m = intermediate(ch, t->name);
+	b.data = m ? m->data : bound(call, t->name, t->data);
+	return b;
 }
 
 /* Output g of the call that the node's output called name is, or -1 (an intermediate). */
@@ -54,14 +70,10 @@ qcf_status qref_chain_execute(const qcf_op_call *call, qref_detail *detail)
 			                 "%s: node %d (%s) has too many tensors or is a chain",
 			                 call->op, (int)k + 1, nd->op ? nd->op : "?");
 		qcf_tensor in[QREF_CHAIN_MAX_TENSORS], out[QREF_CHAIN_MAX_TENSORS];
-		for (int32_t j = 0; j < nd->n_inputs; j++) {
-			in[j] = nd->inputs[j];
-			in[j].data = bound(call, ch, in[j].name, in[j].data);
-		}
-		for (int32_t j = 0; j < nd->n_outputs; j++) {
-			out[j] = nd->outputs[j];
-			out[j].data = bound(call, ch, out[j].name, out[j].data);
-		}
+		for (int32_t j = 0; j < nd->n_inputs; j++)
+			in[j] = bind(call, ch, &nd->inputs[j]);
+		for (int32_t j = 0; j < nd->n_outputs; j++)
+			out[j] = bind(call, ch, &nd->outputs[j]);
 		qcf_op_call one;
 		memset(&one, 0, sizeof one);
 		memcpy(&one, nd, nd->struct_size < sizeof one ? nd->struct_size : sizeof one);

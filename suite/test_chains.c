@@ -1,6 +1,8 @@
 /*
  * Chains (specs/chains/): a kernel that fuses and rounds once passes the round_once chains and
- * fails the graph ones at exactly the tie elements; a kernel wrong in node 2, offered the chain
+ * fails the graph ones at exactly the tie elements (CONV_2D + RELU6, and the QDQ Add that ORT
+ * fuses into QLinearAdd), and passes the graph chains it cannot change (no requantization
+ * between, or no fused form); a kernel wrong in node 2, offered the chain
  * op by op, fails and the result names node 2; the reference conforms either way; a chain
  * that reads a tensor no node makes is a spec error.
  */
@@ -48,12 +50,21 @@ static void test_fuse_once(void)
 	CU_ASSERT_STRING_EQUAL(mode(g), "fused");
 	CU_ASSERT_STRING_EQUAL(qct_verdict(f), "PASS_WITHIN_TOLERANCE");
 	CU_ASSERT_EQUAL(output_count(f, "within_fusion"), 12);
+	/* the QDQ dispute: QLinearAdd for DQ -> Add -> Q, one off at exactly the 10 ties */
+	json_t *qg = find_case(r, "onnx/qdq_add_ties/case/golden_graph");
+	json_t *qf = find_case(r, "onnx/qdq_add_ties_fused/case/golden_fused");
+	CU_ASSERT_FATAL(qg && qf);
+	CU_ASSERT_STRING_EQUAL(qct_verdict(qg), "FAIL");
+	CU_ASSERT_EQUAL(output_count(qg, "mismatches"), 10);
+	CU_ASSERT_STRING_EQUAL(mode(qg), "fused");
+	CU_ASSERT_STRING_EQUAL(qct_verdict(qf), "PASS_WITHIN_TOLERANCE");
+	CU_ASSERT_EQUAL(output_count(qf, "within_fusion"), 10);
 	json_t *cases = json_object_get(r, "cases");
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *spec = qct_str(c, "spec");
-		int graph =
-		        strstr(spec, "relu6_ties.yaml") || strstr(spec, "requantize_requantize");
+		int graph = strstr(spec, "relu6_ties.yaml") || strstr(spec, "qdq_add_ties.yaml") ||
+		            strstr(spec, "requantize_requantize");
 		if (!graph && strcmp(qct_verdict(c), "PASS") &&
 		    strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"))
 			CU_FAIL(qct_str(c, "name"));

@@ -4,7 +4,11 @@
  * first node alone with that activation fused and the graph's output parameters: it rounds once
  * where the graph rounds twice. A chain of QUANTIZE nodes becomes one QUANTIZE from the graph's
  * input to its output (the requantization collapse). Other chains: QCF_NOT_SUPPORTED, so the
- * host offers their nodes one at a time; single calls are the reference's. Under contract
+ * host offers their nodes one at a time; single calls are the reference's. A QDQ group
+ * (DequantizeLinear nodes -> Add, Mul or LeakyRelu -> QuantizeLinear) becomes ONNX Runtime's
+ * QLinearAdd, QLinearMul or QLinearLeakyRelu on the graph's inputs, as ORT's QDQ selector
+ * fuses it. QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's input (the
+ * requantization folded into the table). Under contract
  * round_once it conforms; under contract graph it fails at exactly the tie elements
  * (specs/chains/, suite/test_chains.c).
  */
@@ -24,6 +28,39 @@ static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
 	one->chain = NULL;
 	one->n_outputs = 1;
 	one->outputs = call->outputs;
+	const qcf_op_call *mid = ch->n_nodes >= 3 ? &ch->nodes[ch->n_nodes - 2] : NULL;
+	if (mid && stub_op_is(last, "QuantizeLinear")) {
+		static const char *const qdq[][2] = {{"Add", "QLinearAdd"},
+		                                     {"Mul", "QLinearMul"},
+		                                     {"LeakyRelu", "QLinearLeakyRelu"}};
+		for (int32_t k = 0; k < ch->n_nodes - 2; k++)
+			if (!stub_op_is(&ch->nodes[k], "DequantizeLinear"))
+				return 0;
+		for (size_t q = 0; q < sizeof qdq / sizeof qdq[0]; q++)
+			if (stub_op_is(mid, qdq[q][0])) {
+				*one = *mid;
+				one->op = qdq[q][1];
+				one->semantics = "ort";
+				one->chain = NULL;
+				one->n_inputs = call->n_inputs;
+				one->inputs = call->inputs;
+				one->n_outputs = 1;
+				one->outputs = call->outputs;
+				return 1;
+			}
+		return 0;
+	}
+	if (ch->n_nodes == 2 && stub_op_is(first, "QUANTIZE") &&
+	    (stub_op_is(last, "LOGISTIC") || stub_op_is(last, "SOFTMAX"))) {
+		/* the requantization folded into the table: the LUT op on the graph's input */
+		*one = *last;
+		one->chain = NULL;
+		one->n_inputs = 1;
+		one->inputs = call->inputs;
+		one->n_outputs = 1;
+		one->outputs = call->outputs;
+		return call->n_inputs == 1;
+	}
 	if (all_quantize) {
 		one->n_inputs = 1;
 		one->inputs = call->inputs;
