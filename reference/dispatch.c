@@ -34,6 +34,7 @@ static const qref_op *const families[] = {
         qref_ops_onnx,
         qref_ops_onnx_linear,
         qref_ops_ort,
+        qref_ops_ort_qmatmul,
         qref_ops_ggml,
         qref_ops_mx,
 };

@@ -35,6 +35,7 @@
 #pragma weak qct_register_onnx
 #pragma weak qct_register_onnx_import
 #pragma weak qct_register_ort_import
+#pragma weak qct_register_ort_matmul
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -256,6 +257,7 @@ int main(int argc, char **argv)
 	                        qct_register_onnx,
 	                        qct_register_onnx_import,
 	                        qct_register_ort_import,
+	                        qct_register_ort_matmul,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,

@@ -1,0 +1,177 @@
+// ONNX Runtime's com.microsoft quantized matrix products as golden specs in OUT/ort/imported/:
+// QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul and MatMulBnb4 (import.js loads every
+// qlinear_*.js of this folder). Schemas: onnxruntime/core/graph/contrib_ops/quantization_defs.cc;
+// kernels: onnxruntime/contrib_ops/cpu/quantization/quant_gemm.cc, dynamic_quantize_matmul.cc,
+// matmul_bnb4.cc, and MLAS (onnxruntime/core/mlas/lib/qgemm.cpp, qpostprocessor.cpp,
+// quantize.cpp). The arithmetic: specs/ort/OPERATORS.md and reference/ort_qmatmul.c.
+'use strict';
+
+const DOMAIN = 'com.microsoft';
+const SRC = 'ONNX Runtime contrib op %s (microsoft/onnxruntime ContribOperators.md in its docs folder, onnxruntime/contrib_ops/cpu/quantization/%s)';
+
+const RANGE = {uint8: [0, 255], int8: [-128, 127]};
+const short = t => ({uint8: 'u8', int8: 's8', float32: 'f32'}[t]);
+
+// Random integers of a type; uint8 A times int8 B keeps B in [-64, 63]: MLAS's AVX2 U8S8 kernel
+// without VNNI sums pairs of products in int16 with saturation (vpmaddubsw), so a pair above
+// 32767 would make ORT's answer depend on the CPU; below it every ISA gives the exact sum.
+function ints(rng, n, t, narrow) {
+	const [lo, hi] = narrow ? [-64, 63] : RANGE[t];
+	return Array.from({length: n}, () => rng.int(lo, hi));
+}
+
+// A quant record of a tensor: per tensor, or per column along axis (one per output column).
+function quant(scales, zps, axis) {
+	return axis === null ? {scale: scales[0], zero_point: zps[0]} : {axis, scales, zero_points: zps};
+}
+
+// ---- QGemm -------------------------------------------------------------------------------------
+
+// The exact model (reference/ort_qmatmul.c): acc = sum (a - za)(b - zb[n]) + C, scale[n] =
+// f32(f32(alpha * sa) * sb[n]) (/ sy), y = f32(acc * scale) or saturate(rne(f32(acc * scale)) + zy).
+function qgemmModel(L, g) {
+	const {f32} = L;
+	const out = [];
+	for (let m = 0; m < g.M; m++)
+		for (let n = 0; n < g.N; n++) {
+			let acc = 0;
+			for (let k = 0; k < g.K; k++) {
+				const a = g.A[g.transA ? k * g.M + m : m * g.K + k];
+				const b = g.B[g.transB ? n * g.K + k : k * g.N + n];
+				acc += (a - g.za) * (b - g.zb[g.zb.length > 1 ? n : 0]);
+			}
+			if (g.C) acc += g.C[(g.cm > 1 ? m : 0) * g.cn + (g.cn > 1 ? n : 0)];
+			let s = f32(f32(f32(g.alpha) * g.sa) * g.sb[g.sb.length > 1 ? n : 0]);
+			if (g.yq) {
+				s = f32(s / g.sy);
+				const v = f32(acc * s);
+				let r = Math.round(v);
+				if (r - v === 0.5 && r % 2) r -= 1; // half to even
+				const [lo, hi] = RANGE[g.yt];
+				out.push(Math.min(hi, Math.max(lo, r + g.zy)));
+			} else out.push(f32(acc * s));
+		}
+	return out;
+}
+
+async function qgemm(L, dir, rng) {
+	const {f32, runNode, writeSpec} = L;
+	const files = [];
+	let total = 0;
+	const variants = [];
+	for (const [at, bt] of [['uint8', 'uint8'], ['uint8', 'int8'], ['int8', 'int8']])
+		for (const yq of [false, true]) variants.push({at, bt, yq, c: true});
+	variants.push({at: 'uint8', bt: 'int8', yq: true, c: false});
+	variants.push({at: 'int8', bt: 'int8', yq: false, c: false});
+	for (const v of variants) {
+		const yt = v.yq ? v.at : 'float32';
+		const narrow = v.at === 'uint8' && v.bt === 'int8';
+		const cases = [];
+		const plans = [];
+		for (const transA of [0, 1])
+			for (const transB of [0, 1])
+				for (const perCol of [false, true]) plans.push({kind: 'random', transA, transB, perCol, alpha: 1});
+		plans.push({kind: 'random', transA: 0, transB: 1, perCol: true, alpha: 0.75, M: 5, K: 33, N: 17});
+		plans.push({kind: 'random', transA: 1, transB: 0, perCol: false, alpha: -1.5});
+		plans.push({kind: 'zp_extremes', transA: 0, transB: 0, perCol: true, alpha: 1});
+		if (v.yq) {
+			plans.push({kind: 'ties', transA: 0, transB: 0, perCol: false, alpha: 1});
+			plans.push({kind: 'ties', transA: 0, transB: 1, perCol: true, alpha: 2});
+			plans.push({kind: 'saturate', transA: 0, transB: 0, perCol: false, alpha: 1});
+		} else {
+			plans.push({kind: 'exact_scale', transA: 0, transB: 0, perCol: true, alpha: 0.5});
+		}
+		const cShapes = v.c ? [[3], [2, 3], [2, 1], [1, 3], [1], []] : [null];
+		plans.forEach((p, pi) => {
+			const M = p.M || 2 + (pi % 3), K = p.K !== undefined ? p.K : 5 + pi, N = p.N || 3 + (pi % 4);
+			let cShape = cShapes[pi % cShapes.length];
+			if (cShape) cShape = cShape.map((d, i) => (d === 1 ? 1 : cShape.length === 2 ? [M, N][i] : N));
+			const A = ints(rng, M * K, v.at, false), B = ints(rng, K * N, v.bt, narrow);
+			const [alo, ahi] = RANGE[v.at], [blo, bhi] = narrow ? [-64, 63] : RANGE[v.bt];
+			let za = rng.int(alo, ahi), zb = Array.from({length: p.perCol ? N : 1}, () => rng.int(blo, bhi));
+			let sa = f32(rng.uniform(0.002, 0.05)), sb = zb.map(() => f32(rng.uniform(0.002, 0.05)));
+			let sy = f32(rng.uniform(0.05, 0.5)), zy = rng.int(...RANGE[yt === 'float32' ? 'uint8' : yt]);
+			if (p.kind === 'zp_extremes') {
+				za = pi % 2 ? alo : ahi;
+				zb = zb.map((_, i) => (i % 2 ? blo : bhi));
+				zy = RANGE[yt === 'float32' ? 'uint8' : yt][pi % 2];
+			} else if (p.kind === 'ties') {
+				// alpha * sa * sb / sy = 1/2 or 1/4 exactly: every odd (or 2 mod 4) acc is a tie
+				sa = 0.5; sb = sb.map((_, i) => (i % 2 || p.alpha === 2 ? 0.25 : 0.5)); sy = 0.5;
+				zy = v.at === 'uint8' ? 128 : 0;
+				// operands within 3 of their zero points: small accumulators, many of them ties
+				A.forEach((_, i) => { A[i] = Math.min(ahi, Math.max(alo, za + rng.int(-3, 3))); });
+				B.forEach((_, i) => { const z = zb[zb.length > 1 ? (p.transB ? Math.floor(i / K) : i % N) : 0]; B[i] = Math.min(bhi, Math.max(blo, z + rng.int(-3, 3))); });
+			} else if (p.kind === 'saturate') {
+				zy = v.at === 'uint8' ? 100 : -20;
+			} else if (p.kind === 'exact_scale') {
+				sa = 0.125; sb = sb.map((_, i) => 2 ** -(i % 5));
+			}
+			const C0 = cShape ? Array.from({length: cShape.reduce((x, y) => x * y, 1)}, () => (p.kind === 'ties' ? rng.int(-3, 3) : rng.int(-4000, 4000))) : null;
+			const C = C0;
+			if (v.yq && p.kind !== 'ties') {
+				// y_scale from the data: outputs spread over the range (saturate: 4 times past it)
+				const real = qgemmModel(L, {M, K, N, A, B, C, cm: cShape && cShape.length === 2 ? cShape[0] : 1,
+					cn: cShape && cShape.length ? cShape[cShape.length - 1] : 1, transA: p.transA, transB: p.transB,
+					za, zb, sa, sb, alpha: p.alpha, yq: false});
+				const amax = Math.max(...real.map(Math.abs));
+				sy = f32(amax / (p.kind === 'saturate' ? 400 : 110) || 1);
+			}
+			const aShape = p.transA ? [K, M] : [M, K], bShape = p.transB ? [N, K] : [K, N];
+			const ins = [
+				{name: 'A', dtype: v.at, shape: aShape, values: A},
+				{name: 'a_scale', dtype: 'float32', shape: [], values: [sa]},
+				{name: 'a_zero_point', dtype: v.at, shape: [], values: [za]},
+				{name: 'B', dtype: v.bt, shape: bShape, values: B},
+				{name: 'b_scale', dtype: 'float32', shape: p.perCol ? [N] : [], values: sb},
+				{name: 'b_zero_point', dtype: v.bt, shape: p.perCol ? [N] : [], values: zb},
+				C ? {name: 'C', dtype: 'int32', shape: cShape, values: C} : null,
+			];
+			if (v.yq) ins.push({name: 'y_scale', dtype: 'float32', shape: [], values: [sy]},
+				{name: 'y_zero_point', dtype: yt, shape: [], values: [zy]});
+			const attrs = {transA: p.transA, transB: p.transB, alpha: p.alpha};
+			cases.push({p, M, K, N, A, B, C, cShape, za, zb, sa, sb, sy, zy, ins, attrs, aShape, bShape});
+		});
+		for (const cs of cases) {
+			const {p, M, K, N} = cs;
+			const [y] = await runNode({op: 'QGemm', domain: DOMAIN, opset: 1, ins: cs.ins,
+				outs: [{name: 'Y', dtype: yt, shape: [M, N]}], attrs: {...cs.attrs, alpha: {float: p.alpha}}});
+			const want = qgemmModel(L, {M, K, N, A: cs.A, B: cs.B, C: cs.C, cm: cs.cShape && cs.cShape.length === 2 ? cs.cShape[0] : 1,
+				cn: cs.cShape && cs.cShape.length ? cs.cShape[cs.cShape.length - 1] : 1, transA: p.transA, transB: p.transB,
+				za: cs.za, zb: cs.zb, sa: cs.sa, sb: cs.sb, sy: cs.sy, zy: cs.zy, alpha: p.alpha, yq: v.yq, yt});
+			y.forEach((val, i) => {
+				if (val !== want[i]) throw new Error(`QGemm ${v.at}/${v.bt} ${p.kind}: ORT ${val} != model ${want[i]} at ${i}`);
+			});
+			const bAxis = p.transB ? 0 : 1;
+			const inputs = {
+				a: {shape: cs.aShape, quant: quant([cs.sa], [cs.za], null), data: cs.A},
+				b: {shape: cs.bShape, quant: quant(cs.sb, cs.zb, p.perCol ? bAxis : null), data: cs.B},
+			};
+			if (cs.C) inputs.c = {shape: cs.cShape, data: cs.C};
+			const outputs = {y: v.yq ? {shape: [M, N], quant: quant([cs.sy], [cs.zy], null)} : {shape: [M, N]}};
+			cs.spec = {name: `${p.kind}_t${p.transA}${p.transB}_${p.perCol ? 'percol' : 'pertensor'}${cs.C ? `_c${cs.cShape.join('x') || 'scalar'}` : ''}${p.alpha !== 1 ? `_alpha${String(p.alpha).replace('.', 'p').replace('-', 'm')}` : ''}_${M}x${K}x${N}`,
+				inputs, outputs, attrs: cs.attrs, golden: {y},
+				source: `ONNX Runtime ${L.ortPkg.version} CPU, QGemm A ${v.at} B ${v.bt} Y ${yt}, ${p.kind} data, transA=${p.transA} transB=${p.transB} alpha=${p.alpha}, b ${p.perCol ? 'per column' : 'per tensor'}${cs.C ? `, C [${cs.cShape.join(', ')}]` : ''}`};
+		}
+		const file = `qgemm_${short(v.at)}${short(v.bt)}_${v.yq ? 'quant' : 'float'}${v.c ? '_c' : ''}.yaml`;
+		const inputs = {a: {dtype: v.at, shape: cases[0].aShape}, b: {dtype: v.bt, shape: cases[0].bShape}};
+		if (v.c) inputs.c = {dtype: 'int32', shape: cases[0].cShape};
+		writeSpec(dir, {
+			file, op: 'QGemm', semantics: 'ort', domain: DOMAIN, opset: 1,
+			description: `ONNX Runtime QGemm, A ${v.at}, B ${v.bt}${v.c ? ', int32 C (broadcast)' : ''}, ${v.yq ? `Y ${yt} (y_scale, y_zero_point)` : 'Y float32'}: acc = sum_k (a - a_zp)(b - b_zp[n])${v.c ? ' + C' : ''} in int32, scale[n] = alpha * a_scale * b_scale[n]${v.yq ? ' / y_scale' : ''} in float32, ${v.yq ? 'y = saturate(round half to even(float32(acc * scale)) + y_zp) (MlasRequantizeOutput)' : 'y = float32(acc * scale)'}. transA / transB, alpha, b per tensor and per column, zero points at the extremes${v.yq ? ', exact ties and saturation at both ends' : ''}.${narrow ? ' B stays in [-64, 63] (MLAS AVX2 U8S8 without VNNI saturates pairs of products).' : ''} Not part of any profile yet.`,
+			source: SRC.replace('%s', 'QGemm').replace('%s', 'quant_gemm.cc'),
+			inputs, outputs: {y: {dtype: yt, shape: [cases[0].M, cases[0].N]}}, tolerance: 'exact',
+			cases: cases.map(c => c.spec),
+		});
+		files.push(file);
+		total += cases.length;
+	}
+	return {files, cases: total};
+}
+
+async function generate(L, dir) {
+	const r1 = await qgemm(L, dir, new L.Rng(0x5147));
+	return {ops: [{op: 'QGemm', files: r1.files.length, cases: r1.cases}]};
+}
+
+module.exports = {generate};

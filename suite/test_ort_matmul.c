@@ -1,0 +1,91 @@
+/*
+ * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c): every spec of the ops
+ * PASSes against the reference (or is a negative case it refuses), ORT's goldens included; the
+ * stub suite/stubs/ort_matmul_mistakes.c, with one typical mistake per op, FAILs exactly the
+ * cases that expose its mistake and PASSes the rest.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qct.h"
+
+#define SPECS "specs/ort/qgemm*.yaml specs/ort/imported/qgemm_*.yaml"
+
+static void test_specs_pass(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, SPECS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	qct_tally t = qct_tally_report(r);
+	printf("\n  ort matmul: %zu cases, %zu PASS, %zu EXPECTED_ERROR, %zu golden", t.cases,
+	       t.pass, t.expected_error, t.golden);
+	CU_ASSERT(t.golden >= 100);
+	CU_ASSERT(t.expected_error >= 13);
+	CU_ASSERT_EQUAL(t.pass + t.expected_error, t.cases);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* verdict of every case of the run, counted: FAIL where fail(name) says, PASS elsewhere */
+static void count_verdicts(json_t *r, int (*fail)(const char *spec, const char *name),
+                           size_t *failed, size_t *passed, size_t *bad)
+{
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !name || !v) {
+			(*bad)++;
+			continue;
+		}
+		if (strcmp(v, "EXPECTED_ERROR") == 0)
+			continue;
+		int f = fail(spec, name);
+		f ? (*failed)++ : (*passed)++;
+		if (strcmp(v, f ? "FAIL" : "PASS") != 0) {
+			(*bad)++;
+			fprintf(stderr, "\n  %s %s: %s", spec, name, v);
+		}
+	}
+}
+
+/* QGemm: the cases with an exact tie of a quantized y (ORT's tie goldens, the hand-worked ones) */
+static int qgemm_tie(const char *spec, const char *name)
+{
+	if (strstr(spec, "qgemm_float") || strstr(spec, "_float"))
+		return 0;
+	return strstr(name, "ties") != NULL || strstr(name, "worked") != NULL;
+}
+
+static void test_stub_qgemm(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/ort/qgemm_cases.yaml specs/ort/qgemm_float.yaml "
+	                           "specs/ort/imported/qgemm_*.yaml --plugin %s",
+	                           qct_stub("ort_matmul_mistakes"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	size_t failed = 0, passed = 0, bad = 0;
+	count_verdicts(r, qgemm_tie, &failed, &passed, &bad);
+	printf("\n  QGemm ties half away: %zu cases FAIL, %zu PASS", failed, passed);
+	CU_ASSERT(failed >= 8 && passed >= 80);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+void qct_register_ort_matmul(void)
+{
+	CU_pSuite s = qct_suite("ort/matmul");
+	CU_add_test(s, "QGemm and the ORT matmuls: every spec PASS or EXPECTED_ERROR",
+	            test_specs_pass);
+	CU_add_test(s, "a QGemm rounding ties half away FAILs exactly the tie cases",
+	            test_stub_qgemm);
+}
