@@ -241,6 +241,113 @@ static qcf_status qref_ort_qgemm(const qcf_op_call *call, const qref_op *row, qr
 	return QCF_OK;
 }
 
+/* ---- MatMulIntegerToFloat, DynamicQuantizeMatMul ---------------------------------------- */
+
+/*
+ * dynamic_quantize_matmul.cc MatMulIntegerToFloatBase::ComputeCommon: acc = sum_k (a - a_zp)
+ * (b - b_zp[n]) in int32, multiplier[n] = a_scale * b_scale[n] in float32, then MLAS's
+ * scale-bias output processor in ZeroMode (qpostprocessor.cpp): y = float(acc) * multiplier[n],
+ * then + bias[n], two float32 operations (a product, then a sum: no fused multiply-add).
+ * DynamicQuantizeMatMul first quantizes the float32 A to uint8 as DynamicQuantizeLinear does
+ * (qmath.h GetQuantizationParameter, MlasQuantizeLinear; qref_dynamic_quantize_u8).
+ */
+static qcf_status qref_ort_i2f(const qcf_op_call *call, const qref_op *row, qref_detail *d)
+{
+	const int dynamic = row->param;
+	if (call->n_inputs < 2 || call->n_inputs > 3 || call->n_outputs != 1)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s takes inputs a, b and an optional bias, and one output y, got "
+		                 "%" PRId32 " and %" PRId32 "",
+		                 call->op, call->n_inputs, call->n_outputs);
+	qcf_status s = qref_check_call(call, call->n_inputs, 1, d);
+	if (s != QCF_OK || (s = only_named(call, 2, "bias", d)) != QCF_OK)
+		return s;
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+	const qcf_tensor *bias = named_input(call, 2, "bias");
+	qcf_tensor *y = &call->outputs[0];
+	/* dynamic_quantize_matmul.cc registers a float32 A (DynamicQuantizeMatMul) or a uint8 A
+	 * (MatMulIntegerToFloat), with a uint8 or int8 B and a float32 Y */
+	if (a->dtype != (dynamic ? QCF_FLOAT32 : QCF_UINT8))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: a must be %s, got %s", call->op,
+		                 dynamic ? "float32" : "uint8", tn(a->dtype));
+	if (!is_q8(b->dtype))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: b must be uint8 or int8, got %s",
+		                 call->op, tn(b->dtype));
+	if (y->dtype != QCF_FLOAT32 || (bias && bias->dtype != QCF_FLOAT32))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: y and bias must be float32, got %s and %s", call->op,
+		                 tn(y->dtype), bias ? tn(bias->dtype) : "-");
+	if (b->rank != 2)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: b of rank %" PRId32
+		                 " is not implemented (only a matrix [K, N])",
+		                 call->op, b->rank);
+	int64_t K = b->shape[0], N = b->shape[1];
+	if (a->rank < 1 || a->shape[a->rank - 1] != K)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: a's last dimension must be b's rows, K = %lld", call->op,
+		                 (long long)K);
+	int ok = y->rank == (a->rank > 1 ? a->rank : 1) && y->shape[y->rank - 1] == N;
+	for (int32_t k = 0; ok && k + 1 < a->rank; k++)
+		ok = y->shape[k] == a->shape[k];
+	if (!ok)
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: y must be a's shape with the last dimension N = %lld",
+		                        call->op, (long long)N);
+	if (bias && (bias->rank != 1 || bias->shape[0] != N))
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: bias must have shape [N] = [%lld]",
+		                 call->op, (long long)N);
+	qcf_quant qa, qb;
+	if (!dynamic && ((s = qref_get_quant(a, "a", 1, &qa, d)) != QCF_OK ||
+	                 (s = zp_fits(call, "a", a->dtype, &qa, d)) != QCF_OK))
+		return s;
+	if ((s = b_quant(call, b, 1, &qb, d)) != QCF_OK)
+		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT && rnd != QREF_ROUND_HALF_EVEN)
+		return qref_rounding_na(call, d, rnd,
+		                        dynamic ? "a to uint8, half to even" : "nothing");
+	size_t na = qref_tensor_numel(a);
+	uint8_t *qa8 = malloc(na ? na : 1);
+	if (!qa8)
+		return qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
+	float sa;
+	int32_t za;
+	if (dynamic) {
+		if (qref_dynamic_quantize_u8(a, qa8, &sa, &za) < 0) {
+			/* a NaN or an infinity: ORT's scale and zero point are undefined */
+			for (size_t o = 0; o < qref_tensor_numel(y); o++) {
+				qref_mark_any(d, 0, o, -INFINITY, INFINITY);
+				qref_set(y, o, 0);
+			}
+			free(qa8);
+			return QCF_OK;
+		}
+	} else {
+		memcpy(qa8, a->data, na);
+		sa = qa.scales[0];
+		za = qa.zero_points[0];
+	}
+	int64_t rows = K ? (int64_t)(na / (size_t)K) : (int64_t)(qref_tensor_numel(y) / (size_t)N);
+	for (int64_t m = 0; m < rows; m++)
+		for (int64_t n = 0; n < N; n++) {
+			int32_t zb = qb.zero_points[qb.count > 1 ? n : 0];
+			int64_t acc = 0;
+			for (int64_t k = 0; k < K; k++)
+				acc += (int64_t)(qa8[m * K + k] - za) *
+				       (q8(b, (size_t)(k * N + n)) - zb);
+			float mult = sa * qb.scales[qb.count > 1 ? n : 0];
+			float v = (float)wrap32(acc) * mult;
+			if (bias)
+				v = v + (float)qref_get(bias, (size_t)n);
+			size_t o = (size_t)(m * N + n);
+			qref_mark_exact(d, 0, o);
+			qref_set(y, o, v);
+		}
+	free(qa8);
+	return QCF_OK;
+}
+
 static const qref_attr_schema qgemm_attrs[] = {
         A_INT("transA", 0, 1, "0"),
         A_INT("transB", 0, 1, "0"),
@@ -254,5 +361,17 @@ const qref_op qref_ops_ort_qmatmul[] = {
                     IO(LIST("a", "b", "c"), 2, 3, LIST("y"), 1),
                     .attrs = qgemm_attrs},
          .kernel = qref_ort_qgemm},
+        {.schema = {.semantics = "ort",
+                    .op = "MatMulIntegerToFloat",
+                    IO(LIST("a", "b", "bias"), 2, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_ort_i2f,
+         .param = 0},
+        {.schema = {.semantics = "ort",
+                    .op = "DynamicQuantizeMatMul",
+                    IO(LIST("a", "b", "bias"), 2, 3, LIST("y"), 1),
+                    .attrs = qref_no_attrs},
+         .kernel = qref_ort_i2f,
+         .param = 1},
         {.schema = {.op = NULL}},
 };

@@ -169,9 +169,134 @@ async function qgemm(L, dir, rng) {
 	return {files, cases: total};
 }
 
+// ---- MatMulIntegerToFloat, DynamicQuantizeMatMul -----------------------------------------------
+
+const rne = v => { const r = Math.round(v); return r - v === 0.5 && r % 2 ? r - 1 : r; };
+
+// DynamicQuantizeLinear / ORT's GetQuantizationParameter + MlasQuantizeLinear, float32 throughout
+function dynQuant(L, x) {
+	const {f32} = L;
+	let mx = 0, mn = 0;
+	for (const v of x) { mx = Math.max(mx, v); mn = Math.min(mn, v); }
+	const scale = mx === mn ? 1 : f32(f32(mx - mn) / 255);
+	const zp = rne(Math.min(255, Math.max(0, f32(0 - f32(mn / scale)))));
+	return {scale, zp, q: x.map(v => Math.min(255, Math.max(0, rne(f32(v / scale)) + zp)))};
+}
+
+// y = f32(f32(float(acc) * f32(sa * sb[n])) + bias[n])
+function i2fModel(L, {rows, K, N, qa, za, sa, B, zb, sb, bias}) {
+	const {f32} = L;
+	const out = [];
+	for (let m = 0; m < rows; m++)
+		for (let n = 0; n < N; n++) {
+			let acc = 0;
+			for (let k = 0; k < K; k++) acc += (qa[m * K + k] - za) * (B[k * N + n] - zb[zb.length > 1 ? n : 0]);
+			let v = f32(f32(acc) * f32(sa * sb[sb.length > 1 ? n : 0]));
+			if (bias) v = f32(v + bias[n]);
+			out.push(v);
+		}
+	return out;
+}
+
+async function i2f(L, dir, rng, dynamic) {
+	const {f32, runNode, writeSpec} = L;
+	const op = dynamic ? 'DynamicQuantizeMatMul' : 'MatMulIntegerToFloat';
+	const files = [];
+	let total = 0;
+	for (const bt of ['uint8', 'int8'])
+		for (const hasBias of [false, true]) {
+			const narrow = bt === 'int8';
+			const plans = [];
+			for (const aShape of [[3, 17], [2, 3, 9], [40], [1, 200]])
+				for (const perCol of [false, true]) plans.push({kind: 'random', aShape, perCol, zp: 'random'});
+			plans.push({kind: 'random', aShape: [4, 33], perCol: true, zp: 'absent'});
+			plans.push({kind: 'random', aShape: [4, 33], perCol: true, zp: 'extreme'});
+			if (dynamic) {
+				plans.push({kind: 'positive', aShape: [3, 8], perCol: false, zp: 'random'});
+				plans.push({kind: 'negative', aShape: [3, 8], perCol: false, zp: 'random'});
+				plans.push({kind: 'zeros', aShape: [2, 5], perCol: false, zp: 'random'});
+				plans.push({kind: 'ties', aShape: [4, 16], perCol: true, zp: 'random'});
+			}
+			const cases = [];
+			for (const p of plans) {
+				const K = p.aShape[p.aShape.length - 1], N = 1 + rng.int(1, 6), rows = p.aShape.slice(0, -1).reduce((x, y) => x * y, 1);
+				const [blo, bhi] = narrow ? [-64, 63] : RANGE[bt];
+				const B = ints(rng, K * N, bt, narrow);
+				let zb = Array.from({length: p.perCol ? N : 1}, () => rng.int(blo, bhi));
+				if (p.zp === 'absent') zb = zb.map(() => 0);
+				if (p.zp === 'extreme') zb = zb.map((_, i) => (i % 2 ? RANGE[bt][0] : RANGE[bt][1]));
+				const sb = zb.map(() => f32(rng.uniform(0.001, 0.03)));
+				const bias = hasBias ? Array.from({length: N}, () => f32(rng.uniform(-2, 2))) : null;
+				const n = rows * K;
+				let A, qa, za, sa;
+				if (dynamic) {
+					if (p.kind === 'positive') A = Array.from({length: n}, () => f32(rng.uniform(0, 3)));
+					else if (p.kind === 'negative') A = Array.from({length: n}, () => f32(rng.uniform(-3, 0)));
+					else if (p.kind === 'zeros') A = new Array(n).fill(0);
+					else if (p.kind === 'ties') {
+						// min -128/256, max 127/256: scale 1/256 and zero point 128 exactly, and
+						// every (j + 0.5) / 256 is a tie of x / scale
+						A = Array.from({length: n}, (_, i) => (i === 0 ? -128 : i === 1 ? 127 : rng.int(-128, 126) + 0.5) / 256);
+					} else A = Array.from({length: n}, () => f32(rng.uniform(-2, 1.5)));
+					const dq = dynQuant(L, A);
+					qa = dq.q; za = dq.zp; sa = dq.scale;
+				} else {
+					A = ints(rng, n, 'uint8', false);
+					qa = A;
+					za = p.zp === 'absent' ? 0 : p.zp === 'extreme' ? 255 : rng.int(0, 255);
+					sa = f32(rng.uniform(0.005, 0.05));
+				}
+				const ins = dynamic ? [
+					{name: 'A', dtype: 'float32', shape: p.aShape, values: A, feed: true},
+					{name: 'B', dtype: bt, shape: [K, N], values: B},
+					{name: 'b_scale', dtype: 'float32', shape: p.perCol ? [N] : [], values: sb},
+					p.zp === 'absent' ? null : {name: 'b_zero_point', dtype: bt, shape: p.perCol ? [N] : [], values: zb},
+				] : [
+					{name: 'A', dtype: 'uint8', shape: p.aShape, values: A},
+					{name: 'B', dtype: bt, shape: [K, N], values: B},
+					{name: 'a_scale', dtype: 'float32', shape: [], values: [sa]},
+					{name: 'b_scale', dtype: 'float32', shape: p.perCol ? [N] : [], values: sb},
+					p.zp === 'absent' ? null : {name: 'a_zero_point', dtype: 'uint8', shape: [], values: [za]},
+					p.zp === 'absent' ? null : {name: 'b_zero_point', dtype: bt, shape: p.perCol ? [N] : [], values: zb},
+				];
+				if (bias) ins.push({name: 'bias', dtype: 'float32', shape: [N], values: bias});
+				while (ins.length && ins[ins.length - 1] === null) ins.pop();
+				const yShape = [...p.aShape.slice(0, -1), N];
+				const [y] = await runNode({op, domain: DOMAIN, opset: 1, ins, outs: [{name: 'Y', dtype: 'float32', shape: yShape}], attrs: {}});
+				const want = i2fModel(L, {rows, K, N, qa, za, sa, B, zb, sb, bias});
+				y.forEach((val, i) => {
+					if (val !== want[i]) throw new Error(`${op} ${bt} ${p.kind}: ORT ${val} != model ${want[i]} at ${i}`);
+				});
+				const inputs = {a: dynamic ? {shape: p.aShape, data: A} : {shape: p.aShape, quant: quant([sa], [za], null), data: A},
+					b: {shape: [K, N], quant: quant(sb, zb, p.perCol ? 1 : null), data: B}};
+				if (bias) inputs.bias = {shape: [N], data: bias};
+				cases.push({name: `${p.kind}_a${p.aShape.join('x')}_n${N}_${p.perCol ? 'percol' : 'pertensor'}_zp_${p.zp}`,
+					inputs, outputs: {y: {shape: yShape}}, golden: {y},
+					source: `ONNX Runtime ${L.ortPkg.version} CPU, ${op} B ${bt}${bias ? ' with bias' : ''}, ${p.kind} data, b ${p.perCol ? 'per column' : 'per tensor'}, zero points ${p.zp === 'absent' ? 'absent (0)' : p.zp}`});
+			}
+			const file = `${dynamic ? 'dynamic_quantize_matmul' : 'matmul_integer_to_float'}_${short(bt)}${hasBias ? '_bias' : ''}.yaml`;
+			const c0 = cases[0];
+			const inputs = {a: {dtype: dynamic ? 'float32' : 'uint8', shape: c0.inputs.a.shape}, b: {dtype: bt, shape: c0.inputs.b.shape}};
+			if (hasBias) inputs.bias = {dtype: 'float32', shape: c0.inputs.bias.shape};
+			writeSpec(dir, {
+				file, op, semantics: 'ort', domain: DOMAIN, opset: 1,
+				description: `ONNX Runtime ${op}, ${dynamic ? 'float32 A quantized to uint8 as DynamicQuantizeLinear does (scale and zero point from the whole tensor), ' : 'uint8 A, '}B ${bt}${hasBias ? ', float32 bias' : ''}: acc = sum_k (a - a_zp)(b - b_zp[n]) in int32, y = float32(float(acc) * float32(a_scale * b_scale[n]))${hasBias ? ' + bias[n] (a float32 sum: no fused multiply-add)' : ''}. a of rank 1 to 3, b per tensor and per column, zero points absent (0), random and at the extremes${dynamic ? '; A all positive, all negative, all zero (scale 1) and on exact ties of x / scale' : ''}.${narrow ? ' B stays in [-64, 63] (MLAS AVX2 U8S8 without VNNI saturates pairs of products).' : ''} Exact on every ISA. Not part of any profile yet.`,
+				source: SRC.replace('%s', op).replace('%s', 'dynamic_quantize_matmul.cc'),
+				inputs, outputs: {y: {dtype: 'float32', shape: c0.outputs.y.shape}}, tolerance: 'exact', cases,
+			});
+			files.push(file);
+			total += cases.length;
+		}
+	return {files, cases: total};
+}
+
 async function generate(L, dir) {
 	const r1 = await qgemm(L, dir, new L.Rng(0x5147));
-	return {ops: [{op: 'QGemm', files: r1.files.length, cases: r1.cases}]};
+	const r2 = await i2f(L, dir, new L.Rng(0x4932), false);
+	const r3 = await i2f(L, dir, new L.Rng(0x4451), true);
+	return {ops: [{op: 'QGemm', files: r1.files.length, cases: r1.cases},
+		{op: 'MatMulIntegerToFloat', files: r2.files.length, cases: r2.cases},
+		{op: 'DynamicQuantizeMatMul', files: r3.files.length, cases: r3.cases}]};
 }
 
 module.exports = {generate};
