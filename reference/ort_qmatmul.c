@@ -348,10 +348,166 @@ static qcf_status qref_ort_i2f(const qcf_op_call *call, const qref_op *row, qref
 	return QCF_OK;
 }
 
+/* ---- MatMulBnb4 ------------------------------------------------------------------------- */
+
+/*
+ * matmul_bnb4.cc: B [N, K] dequantized whole (dequantize_blockwise_bnb4.h, blockwise_quant_block_
+ * bnb4.h DequantizeBlockBnb4), then MLAS's float32 SGEMM Y = A B^T. Element e = n * K + k of B is
+ * the nibble of byte e / 2, the HIGH one for an even e; its block is e / block_size over the
+ * flat N * K elements (a block may span rows); B[n][k] = map[q] * absmax[e / block_size], one
+ * float32 product, map the FP4 or NF4 table below (the float32 constants of
+ * blockwise_quant_block_bnb4.h). The SGEMM sums in float32 in an order (and with fused
+ * multiply-adds) that depends on the ISA's kernel: each element gets the band of every such sum,
+ * gamma(K + 2) * sum |a b| around the exact sum (Higham, Accuracy and Stability of Numerical
+ * Algorithms, 3.1), and width 0 when every product is a float32 multiple of 2^e and sum |a b| <
+ * 2^(24 + e): then every partial sum in every order is exact.
+ */
+static const float bnb4_fp4[16] = {0.00000000f,  5.208333333e-03f,  0.66666667f,  1.00000000f,
+                                   0.33333333f,  0.50000000f,       0.16666667f,  0.25000000f,
+                                   -0.00000000f, -5.208333333e-03f, -0.66666667f, -1.00000000f,
+                                   -0.33333333f, -0.50000000f,      -0.16666667f, -0.25000000f};
+static const float bnb4_nf4[16] = {-1.0f,
+                                   -0.6961928009986877f,
+                                   -0.5250730514526367f,
+                                   -0.39491748809814453f,
+                                   -0.28444138169288635f,
+                                   -0.18477343022823334f,
+                                   -0.09105003625154495f,
+                                   0.0f,
+                                   0.07958029955625534f,
+                                   0.16093020141124725f,
+                                   0.24611230194568634f,
+                                   0.33791524171829224f,
+                                   0.44070982933044434f,
+                                   0.5626170039176941f,
+                                   0.7229568362236023f,
+                                   1.0f};
+
+/* exponent of v's lowest set bit (v a non-zero double) */
+static int lsb_exp(double v)
+{
+	int e;
+	double w = ldexp(frexp(fabs(v), &e), 53); /* an integer below 2^53 */
+	int z = 0;
+	while (z < 53 && fmod(w, 2.0) == 0)
+		w /= 2, z++;
+	return e - 53 + z;
+}
+
+static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *row, qref_detail *d)
+{
+	(void)row;
+	qcf_status s = qref_check_call(call, 3, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *a = &call->inputs[0], *bq = &call->inputs[1], *absmax = &call->inputs[2];
+	qcf_tensor *y = &call->outputs[0];
+	int64_t K = 0, N = 0, bs = 0, qt = 0, tb = 1;
+	/* the schema: K, N, block_size and quant_type required */
+	qref_attr_int(call, "K", &K);
+	qref_attr_int(call, "N", &N);
+	qref_attr_int(call, "block_size", &bs);
+	qref_attr_int(call, "quant_type", &qt);
+	qref_attr_int(call, "transB", &tb);
+	if (qt != 0 && qt != 1)
+		return qref_fail_attr(d, "quant_type", QCF_INVALID_PARAM,
+		                      "%s: quant_type must be 0 (FP4) or 1 (NF4), got %lld",
+		                      call->op, (long long)qt);
+	if (bs != 16 && bs != 32 && bs != 64 && bs != 128 && bs != 256)
+		return qref_fail_attr(d, "block_size", QCF_INVALID_PARAM,
+		                      "%s: block_size must be 16, 32, 64, 128 or 256 "
+		                      "(dequantize_blockwise_bnb4.h), got %lld",
+		                      call->op, (long long)bs);
+	if (!tb)
+		return qref_fail_attr(d, "transB", QCF_NOT_SUPPORTED,
+		                      "%s: transB 0 is not implemented (ORT's CPU kernel "
+		                      "multiplies by B^T whatever transB says)",
+		                      call->op);
+	if (a->dtype != QCF_FLOAT32 || y->dtype != QCF_FLOAT32 || absmax->dtype != QCF_FLOAT32 ||
+	    bq->dtype != QCF_UINT8)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: A, absmax and Y must be float32 and B uint8 (ORT's CPU "
+		                 "kernel), got %s, %s, %s and %s",
+		                 call->op, tn(a->dtype), tn(absmax->dtype), tn(y->dtype),
+		                 tn(bq->dtype));
+	int64_t numel = N * K;
+	if ((int64_t)qref_tensor_numel(bq) != (numel + 1) / 2 || bq->rank != 1)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: B must be [(N * K + 1) / 2] = [%lld] bytes", call->op,
+		                 (long long)((numel + 1) / 2));
+	if ((int64_t)qref_tensor_numel(absmax) != (numel + bs - 1) / bs || absmax->rank != 1)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: absmax must be [(N * K + block_size - 1) / block_size] = "
+		                 "[%lld]",
+		                 call->op, (long long)((numel + bs - 1) / bs));
+	if (a->rank < 1 || a->shape[a->rank - 1] != K)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: A's last dimension must be K = %lld",
+		                 call->op, (long long)K);
+	int ok = y->rank == (a->rank > 1 ? a->rank : 1) && y->shape[y->rank - 1] == N;
+	for (int32_t k = 0; ok && k + 1 < a->rank; k++)
+		ok = y->shape[k] == a->shape[k];
+	if (!ok)
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: Y must be A's shape with the last dimension N = %lld",
+		                        call->op, (long long)N);
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "nothing to an integer");
+	const float *map = qt == 0 ? bnb4_fp4 : bnb4_nf4;
+	const uint8_t *raw = bq->data;
+	float *w = malloc((size_t)(numel ? numel : 1) * sizeof *w);
+	if (!w)
+		return qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
+	for (int64_t e = 0; e < numel; e++) {
+		int q = e % 2 ? raw[e / 2] & 0xf : raw[e / 2] >> 4;
+		w[e] = map[q] * (float)qref_get(absmax, (size_t)(e / bs));
+	}
+	int64_t rows = K ? (int64_t)(qref_tensor_numel(a) / (size_t)K)
+	                 : (int64_t)(qref_tensor_numel(y) / (size_t)(N ? N : 1));
+	for (int64_t m = 0; m < rows; m++)
+		for (int64_t n = 0; n < N; n++) {
+			double sum = 0, mag = 0;
+			int exact = 1, emin = INT32_MAX;
+			for (int64_t k = 0; k < K; k++) {
+				double p = (double)(float)qref_get(a, (size_t)(m * K + k)) *
+				           (double)w[n * K + k]; /* exact in double */
+				sum += p;
+				mag += fabs(p);
+				if ((double)(float)p != p)
+					exact = 0;
+				else if (p != 0) {
+					int e = lsb_exp(p);
+					emin = e < emin ? e : emin;
+				}
+			}
+			size_t o = (size_t)(m * N + n);
+			if (exact && (mag == 0 || mag < ldexp(1, 24 + emin))) {
+				qref_mark_exact(d, 0, o);
+			} else {
+				double g = (double)(K + 2) * 0x1p-24;
+				double wd = g / (1 - g) * mag;
+				qref_mark_any(d, 0, o, sum - wd, sum + wd);
+			}
+			qref_set(y, o, (double)(float)sum);
+		}
+	free(w);
+	return QCF_OK;
+}
+
 static const qref_attr_schema qgemm_attrs[] = {
         A_INT("transA", 0, 1, "0"),
         A_INT("transB", 0, 1, "0"),
         A_NUM("alpha", "1.0"),
+        END,
+};
+
+static const qref_attr_schema bnb4_attrs[] = {
+        A_INT_REQ("K", 1, I32),
+        A_INT_REQ("N", 1, I32),
+        A_INT_REQ("block_size", 1, I32),
+        A_INT_REQ("quant_type", 0, 1),
+        A_INT("transB", 0, 1, "1"),
+        A_INT("training_mode", 0, 1, "0"),
         END,
 };
 
@@ -373,5 +529,10 @@ const qref_op qref_ops_ort_qmatmul[] = {
                     .attrs = qref_no_attrs},
          .kernel = qref_ort_i2f,
          .param = 1},
+        {.schema = {.semantics = "ort",
+                    .op = "MatMulBnb4",
+                    IO(LIST("a", "b", "absmax"), 3, 3, LIST("y"), 1),
+                    .attrs = bnb4_attrs},
+         .kernel = qref_ort_matmul_bnb4},
         {.schema = {.op = NULL}},
 };

@@ -290,13 +290,89 @@ async function i2f(L, dir, rng, dynamic) {
 	return {files, cases: total};
 }
 
+// ---- MatMulBnb4 -------------------------------------------------------------------------------
+
+// the float32 tables of onnxruntime/contrib_ops/cpu/quantization/blockwise_quant_block_bnb4.h
+const FP4 = [0, 5.208333333e-03, 0.66666667, 1, 0.33333333, 0.5, 0.16666667, 0.25,
+	-0, -5.208333333e-03, -0.66666667, -1, -0.33333333, -0.5, -0.16666667, -0.25];
+const NF4 = [-1, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+	-0.18477343022823334, -0.09105003625154495, 0, 0.07958029955625534, 0.16093020141124725,
+	0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+	0.7229568362236023, 1];
+// the codes whose value is a short binary fraction (0, +-1/4, +-1/2, +-1): exact data
+const DYADIC = {0: [0, 3, 5, 7, 8, 11, 13, 15], 1: [0, 7, 15]};
+
+async function matmulBnb4(L, dir, rng) {
+	const {f32, runNode, writeSpec} = L;
+	const files = [];
+	let total = 0;
+	for (const qt of [0, 1]) {
+		const map = (qt ? NF4 : FP4).map(f32);
+		const cases = [];
+		for (const bs of [16, 32, 64, 128, 256])
+			for (const ragged of [false, true])
+				for (const kind of ['exact', 'random']) {
+					const M = kind === 'exact' ? 2 : 3, N = ragged ? 3 : 4;
+					const K = ragged ? bs + (bs >> 1) + 1 : 2 * bs; // ragged: N * K odd, blocks across rows
+					const numel = N * K, nb = Math.ceil(numel / bs);
+					const codes = Array.from({length: numel}, () => (kind === 'exact' ? DYADIC[qt][rng.int(0, DYADIC[qt].length - 1)] : rng.int(0, 15)));
+					const absmax = Array.from({length: nb}, () => (kind === 'exact' ? rng.int(1, 7) / 8 : f32(rng.uniform(0.05, 2))));
+					const A = Array.from({length: M * K}, () => (kind === 'exact' ? rng.int(-7, 7) / 128 : f32(rng.uniform(-1, 1))));
+					const Bq = new Array((numel + 1) >> 1).fill(0);
+					codes.forEach((c, e) => { Bq[e >> 1] |= e % 2 ? c : c << 4; }); // even element in the high nibble
+					const W = codes.map((c, e) => f32(map[c] * absmax[Math.floor(e / bs)]));
+					const attrs = {K, N, block_size: bs, quant_type: qt};
+					const [y] = await runNode({op: 'MatMulBnb4', domain: DOMAIN, opset: 1, attrs,
+						ins: [{name: 'A', dtype: 'float32', shape: [M, K], values: A, feed: true},
+							{name: 'B', dtype: 'uint8', shape: [Bq.length], values: Bq},
+							{name: 'absmax', dtype: 'float32', shape: [nb], values: absmax}],
+						outs: [{name: 'Y', dtype: 'float32', shape: [M, N]}]});
+					let tol = null, bound = 0, worst = 0;
+					for (let m = 0; m < M; m++)
+						for (let n = 0; n < N; n++) {
+							let sum = 0, mag = 0;
+							for (let k = 0; k < K; k++) { const p = A[m * K + k] * W[n * K + k]; sum += p; mag += Math.abs(p); }
+							const i = m * N + n;
+							if (kind === 'exact') {
+								if (y[i] !== f32(sum)) throw new Error(`MatMulBnb4 exact case: ORT ${y[i]} != ${f32(sum)} (qt ${qt} bs ${bs})`);
+							} else {
+								bound = Math.max(bound, (K + 2) * 2 ** -24 * mag);
+								worst = Math.max(worst, Math.abs(y[i] - sum));
+							}
+						}
+					if (kind === 'random') {
+						if (worst > bound) throw new Error(`MatMulBnb4 random case outside its bound: ${worst} > ${bound}`);
+						tol = {bound: L.fmt(f32(bound * 1.0000001)), reason: `MLAS's SGEMM sums the products of A and the dequantized B in float32 in an order (and with fused multiply-adds) that depends on the ISA's kernel: the bound is (K + 2) * 2^-24 * sum|a b| of this case's data`};
+					}
+					cases.push({name: `bs${bs}_K${K}_N${N}_${kind}`, attrs,
+						inputs: {a: {shape: [M, K], data: A}, b: {shape: [Bq.length], data: Bq}, absmax: {shape: [nb], data: absmax}},
+						outputs: {y: {shape: [M, N]}}, golden: {y}, tolerance: tol,
+						source: `ONNX Runtime ${L.ortPkg.version} CPU, MatMulBnb4 ${qt ? 'NF4' : 'FP4'} K=${K} N=${N} block_size=${bs}, ${kind} data`});
+				}
+		const file = `matmul_bnb4_${qt ? 'nf4' : 'fp4'}.yaml`;
+		const c0 = cases[0];
+		writeSpec(dir, {
+			file, op: 'MatMulBnb4', semantics: 'ort', domain: DOMAIN, opset: 1,
+			description: `ONNX Runtime MatMulBnb4, ${qt ? 'NF4' : 'FP4'} (quant_type ${qt}): Y = A B^T, B[n][k] = map[q] * absmax[(n * K + k) / block_size] in float32, q the nibble of byte (n * K + k) / 2, the high one for an even element; blocks over the flat N * K elements (the ragged cases have blocks across rows and an odd N * K). Block sizes 16 to 256. 'exact' cases use codes of short binary values (0, +-1/4, +-1/2, +-1) and short fractions, whose every partial sum is exact (bit-exact whatever the summation order); 'random' cases are bounded by a tolerance. Not part of any profile yet.`,
+			source: SRC.replace('%s', 'MatMulBnb4').replace('%s', 'matmul_bnb4.cc, blockwise_quant_block_bnb4.h'),
+			inputs: {a: {dtype: 'float32', shape: c0.inputs.a.shape}, b: {dtype: 'uint8', shape: c0.inputs.b.shape}, absmax: {dtype: 'float32', shape: c0.inputs.absmax.shape}},
+			outputs: {y: {dtype: 'float32', shape: c0.outputs.y.shape}}, tolerance: 'exact', cases,
+		});
+		files.push(file);
+		total += cases.length;
+	}
+	return {files, cases: total};
+}
+
 async function generate(L, dir) {
 	const r1 = await qgemm(L, dir, new L.Rng(0x5147));
 	const r2 = await i2f(L, dir, new L.Rng(0x4932), false);
 	const r3 = await i2f(L, dir, new L.Rng(0x4451), true);
+	const r4 = await matmulBnb4(L, dir, new L.Rng(0x4234));
 	return {ops: [{op: 'QGemm', files: r1.files.length, cases: r1.cases},
 		{op: 'MatMulIntegerToFloat', files: r2.files.length, cases: r2.cases},
-		{op: 'DynamicQuantizeMatMul', files: r3.files.length, cases: r3.cases}]};
+		{op: 'DynamicQuantizeMatMul', files: r3.files.length, cases: r3.cases},
+		{op: 'MatMulBnb4', files: r4.files.length, cases: r4.cases}]};
 }
 
 module.exports = {generate};

@@ -12,6 +12,9 @@
  *   DynamicQuantizeMatMul: a / a_scale rounded half away from zero (roundf) where
  *   MlasQuantizeLinear rounds to even; the stub quantizes a so and hands the reference a
  *   MatMulIntegerToFloat call. It differs where a / a_scale is an exact tie.
+ *   MatMulBnb4: each byte of B read low nibble first (MatMulNBits' order), where
+ *   DequantizeBlockBnb4 takes the high nibble for the even element; the stub swaps the nibbles
+ *   of a copy of B and hands it to the reference.
  */
 #include <math.h>
 
@@ -130,6 +133,27 @@ static qcf_status dqmm_half_away(qcf_instance *inst, const qcf_op_call *call)
 	return st;
 }
 
+/* MatMulBnb4: the nibbles of every byte of B swapped, then the reference */
+static qcf_status bnb4_low_first(qcf_instance *inst, const qcf_op_call *call)
+{
+	const qcf_tensor *b = &call->inputs[1];
+	size_t n = b->nbytes;
+	uint8_t *sw = malloc(n ? n : 1);
+	if (!sw)
+		return stub_fail(inst, QCF_ERROR, "out of memory");
+	const uint8_t *raw = b->data;
+	for (size_t i = 0; i < n; i++)
+		sw[i] = (uint8_t)((raw[i] << 4) | (raw[i] >> 4)); /* the mistake */
+	qcf_tensor in[3];
+	memcpy(in, call->inputs, 3 * sizeof in[0]);
+	in[1].data = sw;
+	qcf_op_call c = *call;
+	c.inputs = in;
+	qcf_status st = stub_delegate(inst, &c);
+	free(sw);
+	return st;
+}
+
 static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
@@ -138,6 +162,9 @@ static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const
 		qcf_status st = stub_delegate(inst, call); /* its checks */
 		return st != QCF_OK ? st : dqmm_half_away(inst, call);
 	}
+	if (stub_op_is(call, "MatMulBnb4") && call->n_inputs == 3 &&
+	    call->inputs[1].dtype == QCF_UINT8)
+		return bnb4_low_first(inst, call);
 	qcf_status st = stub_delegate(inst, call);
 	if (st != QCF_OK)
 		return st;
