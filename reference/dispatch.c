@@ -34,6 +34,7 @@ static const qref_op *const families[] = {
         qref_ops_onnx,
         qref_ops_onnx_linear,
         qref_ops_ort,
+        qref_ops_ort_qlinear_elementwise,
         qref_ops_ort_qmatmul,
         qref_ops_ggml,
         qref_ops_mx,
@@ -99,6 +100,12 @@ static qcf_status no_such_op(const qcf_op_call *call, qref_detail *detail)
 
 qcf_status qref_supports(const qcf_op_call *call)
 {
+	const qcf_chain *ch = qcf_call_chain(call);
+	for (int32_t k = 0; ch && ch->nodes && k < ch->n_nodes; k++)
+		if (!lookup(&ch->nodes[k]))
+			return QCF_NOT_SUPPORTED;
+	if (ch)
+		return ch->nodes && ch->n_nodes > 0 ? QCF_OK : QCF_NOT_SUPPORTED;
 	return lookup(call) ? QCF_OK : QCF_NOT_SUPPORTED;
 }
 
@@ -112,6 +119,8 @@ qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail)
 	}
 	if (!call)
 		return qref_fail(detail, QCF_ERROR, "no op call");
+	if (qcf_call_chain(call))
+		return qref_chain_execute(call, detail);
 	const qref_op *row = lookup(call);
 	if (!row)
 		return no_such_op(call, detail);

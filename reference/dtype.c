@@ -209,7 +209,7 @@ uint8_t qref_e8m0_from(double x, int saturate, qref_e8m0_round mode)
 	return (uint8_t)e;
 }
 
-static int64_t get_int(const qcf_tensor *t, size_t i)
+int64_t qref_get_int(const qcf_tensor *t, size_t i)
 {
 	const void *d = t->data;
 	switch (t->dtype) {
@@ -257,7 +257,7 @@ double qref_get(const qcf_tensor *t, size_t i)
 			return qref_small_to_f32(t->dtype, ((const uint8_t *)d)[i]);
 		if (qref_ggml_is_block(t->dtype)) /* the element's dequantized value */
 			return qref_ggml_get(t, i);
-		return (double)get_int(t, i);
+		return (double)qref_get_int(t, i);
 	}
 }
 

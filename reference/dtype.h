@@ -18,6 +18,10 @@ size_t qref_numel(int32_t rank, const int64_t *shape);
 /* Element i as double (a GGML block type: its dequantized value, qref_ggml_get). */
 double qref_get(const qcf_tensor *t, size_t i);
 
+/* Element i of an integer or bool tensor, exactly (int64 whole: qref_get's double is not exact
+ * beyond 2^53); 0 for other dtypes. */
+int64_t qref_get_int(const qcf_tensor *t, size_t i);
+
 /* Stores v at element i. Integer dtypes: v must be integral and in range (not checked);
  * float16/bfloat16/float32: rounded to nearest, ties to even; small floats: as
  * qref_small_from without saturation (an infinity stays one where the type has it); e8m0: as

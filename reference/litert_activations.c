@@ -48,6 +48,79 @@ qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, cons
 	return QCF_OK;
 }
 
+/* One quantized tensor's per-tensor parameters, the scale positive and finite. */
+static qcf_status unary_quant(const qcf_tensor *t, const char *what, const char *op, qcf_quant *q,
+                              qref_detail *d)
+{
+	qcf_status s = qref_get_quant(t, what, 1, q, d);
+	if (s != QCF_OK)
+		return s;
+	if (!(q->scales[0] > 0.0f && isfinite(q->scales[0])))
+		return qref_fail_tensor(
+		        d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		        "%s %s scale must be positive and finite (LiteRT divides by it "
+		        "or builds a multiplier from it)",
+		        op, what);
+	return QCF_OK;
+}
+
+/* "uint8, int8 or int16" and the like, from a QREF_UNARY_* mask. */
+static const char *unary_dtypes_text(unsigned m)
+{
+	static const char *const text[8] = {
+	        "nothing", "uint8",          "int8",          "uint8 or int8",
+	        "int16",   "uint8 or int16", "int8 or int16", "uint8, int8 or int16"};
+	return text[m & 7u];
+}
+
+qcf_status qref_litert_unary_check(const qcf_op_call *call, const qref_litert_unary *u, int full,
+                                   qcf_quant *qi, qcf_quant *qo, qref_detail *d)
+{
+	qcf_status s =
+	        full ? qref_check_call(call, 1, 1, d) : qref_check_call_shapes(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *in = &call->inputs[0];
+	const qcf_tensor *out = &call->outputs[0];
+	if (!qref_same_shape(in, out))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s output shape must equal input shape", u->op);
+	if (out->dtype != in->dtype)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s output type must equal input type (%s), got %s", u->op,
+		                 qref_dtype_name(in->dtype), qref_dtype_name(out->dtype));
+	if (in->dtype == QCF_FLOAT32)
+		return qref_fail(d, QCF_NOT_SUPPORTED,
+		                 "%s: float32 is LiteRT's but not implemented by the reference",
+		                 u->op);
+	unsigned bit = in->dtype == QCF_UINT8   ? QREF_UNARY_UINT8
+	               : in->dtype == QCF_INT8  ? QREF_UNARY_INT8
+	               : in->dtype == QCF_INT16 ? QREF_UNARY_INT16
+	                                        : 0u;
+	if (!(u->dtypes & bit))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s input must be %s (its quantized Eval), got %s", u->op,
+		                 unary_dtypes_text(u->dtypes), qref_dtype_name(in->dtype));
+	if ((s = unary_quant(in, "input", u->op, qi, d)) != QCF_OK)
+		return s;
+	int zp0 = in->dtype == QCF_INT16 && u->int16_zp0;
+	if (zp0 && qi->zero_points[0] != 0)
+		return qref_fail_tensor(d, in, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		                        "%s int16 needs zero points 0 (%s), got input zero point "
+		                        "%" PRId32,
+		                        u->op, u->prepare, qi->zero_points[0]);
+	if (!full)
+		return QCF_OK;
+	if ((s = unary_quant(out, "output", u->op, qo, d)) != QCF_OK)
+		return s;
+	if (zp0 && qo->zero_points[0] != 0)
+		return qref_fail_tensor(d, out, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		                        "%s int16 needs zero points 0 (%s), got output zero point "
+		                        "%" PRId32,
+		                        u->op, u->prepare, qo->zero_points[0]);
+	return QCF_OK;
+}
+
 /*
  * Counts, shapes (output = input), dtypes (int8 or int16 input; uint8 is
  * LiteRT's but not implemented here: QCF_NOT_SUPPORTED), rank >= min_rank,
@@ -803,65 +876,18 @@ static const struct {
         {"RELU_N1_TO_1", -1.0f, 1.0f, 0},
 };
 
-/*
- * ReluPrepare's rules and the dtypes of the op's Eval: counts, output shape = input shape, one
- * dtype for both (uint8, int8, or int16 for RELU and RELU6; float32 is LiteRT's but not this
- * reference's), per-tensor quantization with positive finite scales, int16 zero points 0.
- * full = 0 for the real-valued hook (no output buffer yet, output quantization not read).
- */
+/* RELU's Prepare: ReluPrepare; float32 is LiteRT's but not this reference's. */
 static qcf_status relu_check(const qcf_op_call *call, const qref_op *row, qref_detail *d, int full,
                              qcf_quant *qi, qcf_quant *qo)
 {
-	const char *op = relu_ops[row->param].op;
-	qcf_status s =
-	        full ? qref_check_call(call, 1, 1, d) : qref_check_call_shapes(call, 1, 1, d);
-	if (s != QCF_OK)
-		return s;
-	const qcf_tensor *in = &call->inputs[0];
-	const qcf_tensor *out = &call->outputs[0];
-	if (!qref_same_shape(in, out))
-		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
-		                        "%s output shape must equal input shape", op);
-	if (out->dtype != in->dtype)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s output type must equal input type (%s), got %s", op,
-		                 qref_dtype_name(in->dtype), qref_dtype_name(out->dtype));
-	if (in->dtype == QCF_FLOAT32)
-		return qref_fail(d, QCF_NOT_SUPPORTED,
-		                 "%s: float32 is LiteRT's but not implemented by the reference",
-		                 op);
-	int ok = in->dtype == QCF_INT8 || in->dtype == QCF_UINT8 ||
-	         (in->dtype == QCF_INT16 && relu_ops[row->param].int16);
-	if (!ok)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s input must be %s, got %s", op,
-		                 relu_ops[row->param].int16 ? "uint8, int8 or int16"
-		                                            : "uint8 or int8",
-		                 qref_dtype_name(in->dtype));
-	if ((s = qref_get_quant(in, "input", 1, qi, d)) != QCF_OK)
-		return s;
-	if (!(qi->scales[0] > 0.0f && isfinite(qi->scales[0])))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s input scale must be positive and finite",
-		                 op);
-	if (in->dtype == QCF_INT16 && qi->zero_points[0] != 0)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s int16 needs zero points 0 (ReluPrepare), got input zero point "
-		                 "%" PRId32,
-		                 op, qi->zero_points[0]);
-	if (!full)
-		return QCF_OK;
-	if ((s = get_out_quant(call, d, qo)) != QCF_OK)
-		return s;
-	if (!(qo->scales[0] > 0.0f && isfinite(qo->scales[0])))
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s output scale must be positive and finite (LiteRT divides by it)", op);
-	if (in->dtype == QCF_INT16 && qo->zero_points[0] != 0)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s int16 needs zero points 0 (ReluPrepare), got output zero point "
-		        "%" PRId32,
-		        op, qo->zero_points[0]);
-	return QCF_OK;
+	const qref_litert_unary u = {
+	        .op = relu_ops[row->param].op,
+	        .dtypes = QREF_UNARY_UINT8 | QREF_UNARY_INT8 |
+	                  (relu_ops[row->param].int16 ? QREF_UNARY_INT16 : 0u),
+	        .int16_zp0 = 1,
+	        .prepare = "ReluPrepare",
+	};
+	return qref_litert_unary_check(call, &u, full, qi, qo, d);
 }
 
 /* zp + (int32_t)roundf(f / s), QuantizedReluX's bound: the quotient in float, rounded half away

@@ -20,6 +20,7 @@
 #include "dtype.h"
 #include "fixedpoint.h"
 #include "kernel.h"
+#include "litert_activations.h"
 #include "litert_bcast.h"
 #include "op.h"
 #include "requant.h"
@@ -77,15 +78,6 @@ static qcf_status not_impl(const qcf_op_call *call, qcf_dtype t, qref_detail *d)
 	                 qref_dtype_name(t));
 }
 
-/* The named roundings of an op that rounds nothing (raw integer ops). */
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, what);
-	return QCF_OK;
-}
-
 /* Output shape = input shape (the unary ops resize the output to the input's dims). */
 static qcf_status unary_shape(const qcf_op_call *call, qref_detail *d)
 {
@@ -133,7 +125,7 @@ static qcf_status abs_prepare(const qcf_op_call *call, int full, absp *p, qref_d
 		                 qref_dtype_name(in->dtype));
 	p->quantized = in->dtype == QCF_INT8 || (in->dtype == QCF_INT16 && in->quant);
 	if (!p->quantized)
-		return full ? no_rounding(call, d, "nothing: raw std::abs") : QCF_OK;
+		return full ? qref_litert_no_rounding(call, d, "nothing: raw std::abs") : QCF_OK;
 	if ((s = get_qp(call, in, "input", &p->si, &p->zi, d)) != QCF_OK)
 		return s;
 	if (in->dtype == QCF_INT16 && p->zi != 0)
@@ -239,7 +231,7 @@ static qcf_status neg_kernel(const qcf_op_call *call, qref_detail *d)
 		                 "NEG takes int8, int16, int32 (int64, float32, float16, bfloat16, "
 		                 "uint16), got %s (neg.cc Eval)",
 		                 qref_dtype_name(in->dtype));
-	if ((s = no_rounding(call, d, "nothing: raw negation")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: raw negation")) != QCF_OK)
 		return s;
 	int64_t qmin, qmax;
 	qref_dtype_range(out->dtype, &qmin, &qmax);
@@ -532,7 +524,7 @@ static qcf_status floordiv_kernel(const qcf_op_call *call, qref_detail *d)
 			                        "FLOOR_DIV: division by 0 (input 2 element %zu; "
 			                        "EvalImpl refuses it)",
 			                        i);
-	if ((s = no_rounding(call, d, "nothing: integer floor division")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: integer floor division")) != QCF_OK)
 		return s;
 	int64_t qmin, qmax;
 	qref_dtype_range(t, &qmin, &qmax);
@@ -613,7 +605,7 @@ static qcf_status select_kernel(const qcf_op_call *call, int v1, qref_detail *d)
 		                 "%s: %s is LiteRT's (any 8, 16, 32 or 64-bit type) but the "
 		                 "reference copies int8, uint8, int16 and int32 only",
 		                 call->op, qref_dtype_name(t));
-	if ((s = no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
 		return s;
 	qcf_tensor *out = &call->outputs[0];
 	/* SelectPrepare keeps the output's own shape when all four hold one element */

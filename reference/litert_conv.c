@@ -72,14 +72,7 @@ static int32_t scale_index(const qcf_quant *q, int64_t c)
 	return q->count > 1 ? (int32_t)c : 0;
 }
 
-/* Element i of t as an integer, int64 read whole (this and the next: litert_conv.h). */
-int64_t qref_litert_get_i64(const qcf_tensor *t, size_t i)
-{
-	if (t->dtype == QCF_INT64)
-		return ((const int64_t *)t->data)[i];
-	return (int64_t)qref_get(t, i);
-}
-
+/* This and the next: litert_conv.h. */
 int qref_litert_int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
                          qref_detail *d)
 {
@@ -1083,7 +1076,7 @@ static int64_t *bias_new(const plan *p)
 	int64_t *b = calloc((size_t)(p->n_ch ? p->n_ch : 1), sizeof *b);
 	if (b && p->bias)
 		for (int64_t c = 0; c < p->n_ch; c++)
-			b[c] = qref_litert_get_i64(p->bias, (size_t)c);
+			b[c] = qref_get_int(p->bias, (size_t)c);
 	return b;
 }
 
@@ -1243,7 +1236,7 @@ static qcf_status conv_real(const qcf_op_call *call, const qref_op *row, int k, 
 		double sw = (double)filter_scale(&p, c);
 		double v = (double)acc[i] * si * sw;
 		if (p.bias) {
-			double b = (double)qref_litert_get_i64(p.bias, (size_t)c);
+			double b = (double)qref_get_int(p.bias, (size_t)c);
 			v += p.has_qb ? b * (double)p.qb.scales[scale_index(&p.qb, c)]
 			              : b * si * sw;
 		}
@@ -1286,7 +1279,7 @@ qcf_status qref_litert_conv_terms(const qcf_op_call *call, qref_conv_terms *t, q
 	}
 	for (size_t i = 0; i < n; i++) {
 		int64_t c = (int64_t)(i % (size_t)p.n_ch);
-		t->acc[i] += p.bias ? qref_litert_get_i64(p.bias, (size_t)c) : 0;
+		t->acc[i] += p.bias ? qref_get_int(p.bias, (size_t)c) : 0;
 		t->channel[i] = (int32_t)c;
 	}
 	t->input_scale = p.qi.scales[0];
@@ -1325,8 +1318,8 @@ static qcf_status conv_terms(const qcf_op_call *call, const qref_op *row, int k,
 		return s;
 	for (int j = 0; j < n; j++) {
 		int64_t c = (int64_t)(idx[j] % (size_t)p.n_ch);
-		int64_t acc = accumulate(&p, &o, idx[j]) +
-		              (p.bias ? qref_litert_get_i64(p.bias, (size_t)c) : 0);
+		int64_t acc =
+		        accumulate(&p, &o, idx[j]) + (p.bias ? qref_get_int(p.bias, (size_t)c) : 0);
 		terms[j].acc = acc;
 		terms[j].real = (double)acc * multiplier_double(&p, c) + p.qo.zero_points[0];
 	}

@@ -28,9 +28,6 @@ int qref_litert_padding(int same, int64_t in, int64_t k, int64_t stride, int64_t
  * schema's enum value) as an integer: its index into *out, def when absent. -1 and a
  * QCF_INVALID_PARAM message naming the attribute and the list otherwise.
  */
-/* Element i of t as an integer (int64 read whole). */
-int64_t qref_litert_get_i64(const qcf_tensor *t, size_t i);
-
 /* An integer attribute with a default; -1 (and a message) when present but not an integer. */
 int qref_litert_int_attr(const qcf_op_call *call, const char *name, int64_t def, int64_t *out,
                          qref_detail *d);

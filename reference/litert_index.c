@@ -18,6 +18,7 @@
 
 #include "dtype.h"
 #include "kernel.h"
+#include "litert_activations.h"
 #include "litert_layout.h"
 #include "op.h"
 
@@ -57,13 +58,6 @@ static int64_t ival(const qcf_tensor *t, size_t i)
 		return v;
 	}
 	}
-}
-
-/* The kernels copy raw values and name no rounding. */
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	return r == QREF_ROUND_DEFAULT ? QCF_OK : qref_rounding_na(call, d, r, what);
 }
 
 /* The data dtypes LiteRT's kernel takes beyond the quantized ones (QCF_NOT_SUPPORTED here). */
@@ -188,7 +182,8 @@ static qcf_status gather_nd(const qcf_op_call *call, double *values, qref_detail
 				                 "range [0, %lld) (Eval)",
 				                 (long long)c, j, (long long)p->shape[j]);
 		}
-	if (!values && (s = no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+	if (!values &&
+	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 0, values, &k, d)) != QCF_OK)
@@ -302,7 +297,8 @@ static qcf_status scatter_nd(const qcf_op_call *call, double *values, qref_detai
 				                 "range [0, %lld) (Eval)",
 				                 (long long)c, j, (long long)v[j]);
 		}
-	if (!values && (s = no_rounding(call, d, "nothing: raw values are added")) != QCF_OK)
+	if (!values &&
+	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are added")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 1, values, &k, d)) != QCF_OK)
@@ -404,7 +400,8 @@ static qcf_status reverse(const qcf_op_call *call, double *values, qref_detail *
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "REVERSE_V2: the axes must be contiguous (Eval: non-contiguous "
 		                 "axes not supported)");
-	if (!values && (s = no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+	if (!values &&
+	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 0, values, &k, d)) != QCF_OK)
@@ -496,7 +493,8 @@ static qcf_status fill(const qcf_op_call *call, double *values, qref_detail *d)
 			                 "FILL: dims[%zu] = %lld must be >= 0", k, (long long)v[k]);
 	if (!qref_litert_shape_is(out, (int)n, v))
 		return qref_litert_shape_mismatch(d, "FILL", (int)n, v);
-	if (!values && (s = no_rounding(call, d, "nothing: the raw value is copied")) != QCF_OK)
+	if (!values &&
+	    (s = qref_litert_no_rounding(call, d, "nothing: the raw value is copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 1, values, &k, d)) != QCF_OK)
@@ -561,7 +559,7 @@ static qcf_status where_kernel(const qcf_op_call *call, const qref_op *row, qref
 	if (r == 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "WHERE needs a condition of rank > 0 (Eval), got a scalar");
-	if ((s = no_rounding(call, d, "nothing: it lists coordinates")) != QCF_OK)
+	if ((s = qref_litert_no_rounding(call, d, "nothing: it lists coordinates")) != QCF_OK)
 		return s;
 	int64_t co[MAXR];
 	size_t oi = 0;

@@ -154,7 +154,7 @@ qcf_status qref_litert_read_index(const qcf_op_call *call, int k, const char *wh
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: %s has %zu values, at most %zu",
 		                 call->op, what, c, max);
 	for (size_t i = 0; i < c; i++)
-		v[i] = (int64_t)qref_get(t, i);
+		v[i] = qref_get_int(t, i);
 	*n = c;
 	return QCF_OK;
 }
@@ -1123,7 +1123,7 @@ static qcf_status gather_move(const qcf_op_call *call, qref_detail *d, mover *m)
 	for (size_t b = 0; b < B; b++)
 		for (size_t o = 0; o < outer; o++)
 			for (size_t p = 0; p < P; p++) {
-				size_t idx = (size_t)qref_get(pos, b * P + p);
+				size_t idx = (size_t)qref_get_int(pos, b * P + p);
 				size_t base = ((b * outer + o) * (size_t)ax_size + idx) * inner;
 				for (size_t e = 0; e < inner; e++)
 					mv(m, oi++, 0, base + e);

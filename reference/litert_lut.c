@@ -186,87 +186,31 @@ enum { OP_GELU, OP_ELU, OP_EXP, OP_LOG, OP_RSQRT, OP_SQRT };
 
 /* Each op's name, the dtypes its Eval takes, and whether its Prepare needs int16 zero points 0
  * (exp.cc Prepare, elementwise.cc GenericPrepare; GeluPrepare has no such check). */
-static const struct {
+static const struct lut_op {
 	const char *op;
 	int uint8, int8, int16, int16_zp0;
-	const char *dtypes;
 } lut_ops[] = {
-        {.op = "GELU", .uint8 = 1, .int8 = 1, .int16 = 1, .dtypes = "uint8, int8 or int16"},
-        {.op = "ELU", .int8 = 1, .dtypes = "int8"},
-        {.op = "EXP", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
-        {.op = "LOG", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
-        {.op = "RSQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
-        {.op = "SQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1, .dtypes = "int8 or int16"},
+        {.op = "GELU", .uint8 = 1, .int8 = 1, .int16 = 1},
+        {.op = "ELU", .int8 = 1},
+        {.op = "EXP", .int8 = 1, .int16 = 1, .int16_zp0 = 1},
+        {.op = "LOG", .int8 = 1, .int16 = 1, .int16_zp0 = 1},
+        {.op = "RSQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1},
+        {.op = "SQRT", .int8 = 1, .int16 = 1, .int16_zp0 = 1},
 };
 
-static int scale_ok(float s)
-{
-	return s > 0.0f && isfinite(s);
-}
-
-/*
- * The rules of the op's Prepare and the dtypes of its Eval: counts, output shape = input shape,
- * one dtype for both (EXP's Prepare sets the output type to the input's; the others check it),
- * per-tensor quantization with positive finite scales (LiteRT checks none: it divides by
- * them), int16 zero points 0 where Prepare checks them. float32 is LiteRT's, not this
- * reference's. full = 0 for the real-valued hook (no output buffer, output quantization not
- * read).
- */
+/* The op's Prepare (EXP's sets the output type to the input's; the others check it). */
 static qcf_status lut_check(const qcf_op_call *call, const qref_op *row, qref_detail *d, int full,
                             qcf_quant *qi, qcf_quant *qo)
 {
-	const char *op = lut_ops[row->param].op;
-	qcf_status s =
-	        full ? qref_check_call(call, 1, 1, d) : qref_check_call_shapes(call, 1, 1, d);
-	if (s != QCF_OK)
-		return s;
-	const qcf_tensor *in = &call->inputs[0];
-	const qcf_tensor *out = &call->outputs[0];
-	if (!qref_same_shape(in, out))
-		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
-		                        "%s output shape must equal input shape", op);
-	if (out->dtype != in->dtype)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s output type must equal input type (%s), got %s", op,
-		                 qref_dtype_name(in->dtype), qref_dtype_name(out->dtype));
-	if (in->dtype == QCF_FLOAT32)
-		return qref_fail(d, QCF_NOT_SUPPORTED,
-		                 "%s: float32 is LiteRT's but not implemented by the reference",
-		                 op);
-	int ok = (in->dtype == QCF_UINT8 && lut_ops[row->param].uint8) ||
-	         (in->dtype == QCF_INT8 && lut_ops[row->param].int8) ||
-	         (in->dtype == QCF_INT16 && lut_ops[row->param].int16);
-	if (!ok)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s input must be %s (its quantized Eval), got %s", op,
-		                 lut_ops[row->param].dtypes, qref_dtype_name(in->dtype));
-	if ((s = qref_get_quant(in, "input", 1, qi, d)) != QCF_OK)
-		return s;
-	if (!scale_ok(qi->scales[0]))
-		return qref_fail(d, QCF_INVALID_PARAM, "%s input scale must be positive and finite",
-		                 op);
-	int zp0 = in->dtype == QCF_INT16 && lut_ops[row->param].int16_zp0;
-	if (zp0 && qi->zero_points[0] != 0)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s int16 needs zero points 0 (its Prepare), got input zero point "
-		                 "%" PRId32,
-		                 op, qi->zero_points[0]);
-	if (!full)
-		return QCF_OK;
-	if ((s = qref_get_quant(out, "output", 1, qo, d)) != QCF_OK)
-		return s;
-	if (!scale_ok(qo->scales[0]))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s output scale must be positive and finite (LiteRT divides by "
-		                 "it)",
-		                 op);
-	if (zp0 && qo->zero_points[0] != 0)
-		return qref_fail(
-		        d, QCF_INVALID_PARAM,
-		        "%s int16 needs zero points 0 (its Prepare), got output zero point "
-		        "%" PRId32,
-		        op, qo->zero_points[0]);
-	return QCF_OK;
+	const struct lut_op *o = &lut_ops[row->param];
+	const qref_litert_unary u = {
+	        .op = o->op,
+	        .dtypes = (o->uint8 ? QREF_UNARY_UINT8 : 0u) | (o->int8 ? QREF_UNARY_INT8 : 0u) |
+	                  (o->int16 ? QREF_UNARY_INT16 : 0u),
+	        .int16_zp0 = o->int16_zp0,
+	        .prepare = "its Prepare",
+	};
+	return qref_litert_unary_check(call, &u, full, qi, qo, d);
 }
 
 /* GELU's approximate attribute (TfLiteGeluParams), 0 when absent. */

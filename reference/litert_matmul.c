@@ -304,7 +304,7 @@ static qcf_status tconv_init(const qcf_op_call *call, int need_qo, mplan *p, qre
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: strides must be in [1, 32767]", op);
 	int64_t shape[4];
 	for (int i = 0; i < 4; i++)
-		shape[i] = (int64_t)qref_get(os, (size_t)i);
+		shape[i] = qref_get_int(os, (size_t)i);
 	if (shape[0] != p->nb || shape[1] <= 0 || shape[2] <= 0 || shape[3] != p->n_ch)
 		return qref_fail(
 		        d, QCF_INVALID_PARAM,
@@ -458,7 +458,7 @@ static int64_t accumulate(const mplan *p, size_t i)
 	if (p->op == OP_BMM)
 		return bmm_acc(p, i);
 	int64_t acc = tconv_acc(p, i);
-	return p->bias ? acc + qref_litert_get_i64(p->bias, i % (size_t)p->n_ch) : acc;
+	return p->bias ? acc + qref_get_int(p->bias, i % (size_t)p->n_ch) : acc;
 }
 
 /* ---- requantization ----------------------------------------------------------------------- */
@@ -598,7 +598,7 @@ static qcf_status matmul_real(const qcf_op_call *call, const qref_op *row, int k
 		double sb = (double)weight_scale(&p, c);
 		double v = (double)(p.op == OP_BMM ? bmm_acc(&p, i) : tconv_acc(&p, i)) * sa * sb;
 		if (p.bias) {
-			double b = (double)qref_litert_get_i64(p.bias, (size_t)c);
+			double b = (double)qref_get_int(p.bias, (size_t)c);
 			v += has_qbias ? (b - qbias.zero_points[qbias.count > 1 ? c : 0]) *
 			                         (double)qbias.scales[qbias.count > 1 ? c : 0]
 			               : b * sa * sb;

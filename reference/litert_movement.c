@@ -95,7 +95,7 @@ static qcf_status read_index(const qcf_op_call *call, int k, const char *what, i
 		                        allow64 ? "int32 or int64" : "int32", max, dt(t->dtype),
 		                        t->rank, c);
 	for (size_t i = 0; i < c; i++)
-		v[i] = (int64_t)qref_get(t, i);
+		v[i] = qref_get_int(t, i);
 	*n = c;
 	return QCF_OK;
 }

@@ -217,20 +217,12 @@ static int32_t hs_eval(int32_t v, int32_t zi, int32_t zo, const hs_params *p, in
 static qcf_status hs_check(const qcf_op_call *call, qref_detail *d, int full, qcf_quant *qi,
                            qcf_quant *qo)
 {
-	qcf_status s =
-	        full ? qref_check_call(call, 1, 1, d) : qref_check_call_shapes(call, 1, 1, d);
-	if (s != QCF_OK)
-		return s;
-	if (!qref_same_shape(&call->inputs[0], &call->outputs[0]))
-		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
-		                        "HARD_SWISH output shape must equal input shape");
-	if ((s = pw_types(call, "HARD_SWISH", 0, d)) != QCF_OK)
-		return s;
-	if ((s = pw_quant(&call->inputs[0], "input", "HARD_SWISH", qi, d)) != QCF_OK)
-		return s;
-	if (!full)
-		return QCF_OK;
-	return pw_quant(&call->outputs[0], "output", "HARD_SWISH", qo, d);
+	static const qref_litert_unary u = {
+	        .op = "HARD_SWISH",
+	        .dtypes = QREF_UNARY_UINT8 | QREF_UNARY_INT8,
+	        .prepare = "HardSwishPrepare",
+	};
+	return qref_litert_unary_check(call, &u, full, qi, qo, d);
 }
 
 /*

@@ -53,31 +53,32 @@ struct qref_op {
 };
 
 /* The families, in the order qref_op_schema_at lists their ops. */
-extern const qref_op qref_ops_litert_quantize[];       /* litert_quantize.c */
-extern const qref_op qref_ops_litert_conv[];           /* litert_conv.c */
-extern const qref_op qref_ops_litert_elementwise[];    /* litert_elementwise.c */
-extern const qref_op qref_ops_litert_activations[];    /* litert_activations.c */
-extern const qref_op qref_ops_litert_layout[];         /* litert_layout.c */
-extern const qref_op qref_ops_litert_index[];          /* litert_index.c */
-extern const qref_op qref_ops_litert_recurrent[];      /* litert_recurrent.c */
-extern const qref_op qref_ops_litert_piecewise[];      /* litert_piecewise.c */
-extern const qref_op qref_ops_litert_matmul[];         /* litert_matmul.c */
-extern const qref_op qref_ops_litert_arith[];          /* litert_arith.c */
-extern const qref_op qref_ops_litert_lut[];            /* litert_lut.c */
-extern const qref_op qref_ops_litert_reduce[];         /* litert_reduce.c */
-extern const qref_op qref_ops_litert_movement[];       /* litert_movement.c */
-extern const qref_op qref_ops_torch_fake_quant[];      /* torch_fake_quant.c */
-extern const qref_op qref_ops_torch_fake_quant_grad[]; /* torch_fake_quant_grad.c */
-extern const qref_op qref_ops_torch_quantize[];        /* torch_quantize.c */
-extern const qref_op qref_ops_torch_linear[];          /* torch_linear.c */
-extern const qref_op qref_ops_torch_pt2e[];            /* torch_pt2e.c */
-extern const qref_op qref_ops_tf[];                    /* tf_fake_quant.c */
-extern const qref_op qref_ops_onnx[];                  /* onnx_qdq.c */
-extern const qref_op qref_ops_onnx_linear[];           /* onnx_linear.c */
-extern const qref_op qref_ops_ort[];                   /* ort_contrib.c */
-extern const qref_op qref_ops_ort_qmatmul[];           /* ort_qmatmul.c */
-extern const qref_op qref_ops_ggml[];                  /* ggml_ops.c */
-extern const qref_op qref_ops_mx[];                    /* mx.c */
+extern const qref_op qref_ops_litert_quantize[];         /* litert_quantize.c */
+extern const qref_op qref_ops_litert_conv[];             /* litert_conv.c */
+extern const qref_op qref_ops_litert_elementwise[];      /* litert_elementwise.c */
+extern const qref_op qref_ops_litert_activations[];      /* litert_activations.c */
+extern const qref_op qref_ops_litert_layout[];           /* litert_layout.c */
+extern const qref_op qref_ops_litert_index[];            /* litert_index.c */
+extern const qref_op qref_ops_litert_recurrent[];        /* litert_recurrent.c */
+extern const qref_op qref_ops_litert_piecewise[];        /* litert_piecewise.c */
+extern const qref_op qref_ops_litert_matmul[];           /* litert_matmul.c */
+extern const qref_op qref_ops_litert_arith[];            /* litert_arith.c */
+extern const qref_op qref_ops_litert_lut[];              /* litert_lut.c */
+extern const qref_op qref_ops_litert_reduce[];           /* litert_reduce.c */
+extern const qref_op qref_ops_litert_movement[];         /* litert_movement.c */
+extern const qref_op qref_ops_torch_fake_quant[];        /* torch_fake_quant.c */
+extern const qref_op qref_ops_torch_fake_quant_grad[];   /* torch_fake_quant_grad.c */
+extern const qref_op qref_ops_torch_quantize[];          /* torch_quantize.c */
+extern const qref_op qref_ops_torch_linear[];            /* torch_linear.c */
+extern const qref_op qref_ops_torch_pt2e[];              /* torch_pt2e.c */
+extern const qref_op qref_ops_tf[];                      /* tf_fake_quant.c */
+extern const qref_op qref_ops_onnx[];                    /* onnx_qdq.c */
+extern const qref_op qref_ops_onnx_linear[];             /* onnx_linear.c */
+extern const qref_op qref_ops_ort[];                     /* ort_contrib.c */
+extern const qref_op qref_ops_ort_qlinear_elementwise[]; /* ort_qlinear_elementwise.c */
+extern const qref_op qref_ops_ort_qmatmul[];             /* ort_qmatmul.c */
+extern const qref_op qref_ops_ggml[];                    /* ggml_ops.c */
+extern const qref_op qref_ops_mx[];                      /* mx.c */
 
 /* The row of semantics / op, or NULL. */
 const qref_op *qref_op_find(const char *semantics, const char *op);

@@ -96,7 +96,7 @@ static const char *ref_last_error(qcf_instance *inst)
 	return inst ? inst->last_error : "no instance";
 }
 
-/* The same functions under either ABI version: version 2 only adds types. */
+/* The same functions under every ABI version: version 2 only adds types, 3 chains. */
 #define REF_DESCRIPTOR(v)                                                                          \
 	{                                                                                          \
 		.struct_size = sizeof(qcf_plugin), .abi_version = (v),                             \
@@ -104,11 +104,15 @@ static const char *ref_last_error(qcf_instance *inst)
 		.destroy = ref_destroy, .supports = ref_supports, .prepare = NULL,                 \
 		.execute = ref_execute, .release = NULL, .last_error = ref_last_error,             \
 	}
-static const qcf_plugin descriptor = REF_DESCRIPTOR(2), descriptor_v1 = REF_DESCRIPTOR(1);
+static const qcf_plugin descriptor_v3 = REF_DESCRIPTOR(3), descriptor = REF_DESCRIPTOR(2),
+                        descriptor_v1 = REF_DESCRIPTOR(1);
 
-/* The newest version the host speaks, 2 or 1. */
+/* The newest version the host speaks, 3, 2 or 1. Version 3 adds chains: qref_execute computes
+ * a fused call the way its graph writes it (reference/chain.c). */
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n)
 {
+	if (n && n->struct_size >= sizeof *n && n->host_max_version >= 3)
+		return qcf_negotiate_answer(n, 3, &descriptor_v3);
 	if (n && n->struct_size >= sizeof *n && n->host_max_version >= 2)
 		return qcf_negotiate_answer(n, 2, &descriptor);
 	return qcf_negotiate_answer(n, 1, &descriptor_v1);

@@ -219,6 +219,18 @@ qcf_status qref_supports(const qcf_op_call *call);
 qcf_status qref_execute(const qcf_op_call *call, qref_detail *detail);
 
 /*
+ * A chain (plugin.h version 3, qcf_call_chain(call) != NULL): qref_execute computes it the
+ * way the graph writes it, node by node with the reference's kernels, every intermediate
+ * quantized as declared into the chain's intermediate buffers (reference/chain.c). A named
+ * rounding applies to the nodes that have it (the others round as they always do); a
+ * refusal names the node ("CONV_2D+RELU6: node 2 (RELU6): ..."). qref_supports answers for
+ * every node.
+ */
+#define QREF_CHAIN_MAX_NODES   8
+#define QREF_CHAIN_MAX_TENSORS 16
+qcf_status qref_chain_execute(const qcf_op_call *call, qref_detail *detail);
+
+/*
  * Real-valued outputs, for automatic output quantization: the harness calls
  * this to choose the quantization of a quantized output (from the range of
  * the ideal result) before it runs the op.

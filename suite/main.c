@@ -35,6 +35,7 @@
 #pragma weak qct_register_onnx
 #pragma weak qct_register_onnx_import
 #pragma weak qct_register_ort_import
+#pragma weak qct_register_ort_elementwise
 #pragma weak qct_register_ort_matmul
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
@@ -257,6 +258,7 @@ int main(int argc, char **argv)
 	                        qct_register_onnx,
 	                        qct_register_onnx_import,
 	                        qct_register_ort_import,
+	                        qct_register_ort_elementwise,
 	                        qct_register_ort_matmul,
 	                        qct_register_torch,
 	                        qct_register_tf,
@@ -270,7 +272,8 @@ int main(int argc, char **argv)
 	                        qct_register_plugin_util,
 	                        qct_register_base,
 	                        qct_register_where,
-	                        qct_register_ggml};
+	                        qct_register_ggml,
+	                        qct_register_chains};
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_set_fail_on_inactive(CU_FALSE);

@@ -130,6 +130,7 @@ void qct_register_lua(void);
 void qct_register_onnx(void);
 void qct_register_onnx_import(void);
 void qct_register_ort_import(void);
+void qct_register_ort_elementwise(void);
 void qct_register_ort_matmul(void);
 void qct_register_torch(void);
 void qct_register_tf(void);
@@ -162,6 +163,7 @@ void qct_register_export(void);
 void qct_register_cross(void);
 void qct_register_mcu(void);
 void qct_register_ggml(void);
+void qct_register_chains(void);
 void qct_register_mx(void);
 
 #endif

@@ -46,8 +46,16 @@ static int command_plugin(const char *cmd, char *buf, size_t size)
 static void rerun(const char *cmd, const char *name, char *verdict, size_t size)
 {
 	verdict[0] = 0;
+	/* reports made since reproduce commands carry --no-reports: run them with the report */
+	char run[4096];
+	const char *nr = strstr(cmd, " --no-reports");
+	if (nr && strlen(cmd) < sizeof run)
+		snprintf(run, sizeof run, "%.*s%s", (int)(nr - cmd), cmd,
+		         nr + strlen(" --no-reports"));
+	else
+		snprintf(run, sizeof run, "%s", cmd);
 	qct_proc p;
-	if (qct_sh(&p, "%s", cmd) != 0)
+	if (qct_sh(&p, "%s", run) != 0)
 		return;
 	const char *line = strstr(p.out, "\nreport: ");
 	char path[1024] = "";

@@ -710,8 +710,8 @@ static void test_output_axes(void)
 		               .zero_points = zp};
 		qcf_tensor y = {sizeof y, "y",  QCF_INT8, rows[r].rank,
 		                shape,    NULL, 0,        rows[r].quant_axis >= 0 ? &q : NULL};
-		qcf_op_call call = {sizeof call, rows[r].op, rows[r].semantics, 0, NULL, 1, &y,
-		                    0,           NULL};
+		qcf_op_call call = {sizeof call, rows[r].op, rows[r].semantics, 0, NULL, 1, &y, 0,
+		                    NULL,        NULL};
 		char names[QCF_MAX_RANK][QREF_AXIS_NAME], joined[128] = "";
 		int ch = -2;
 		CU_ASSERT_EQUAL(qref_output_axes(&call, 0, names, &ch), rows[r].rank);
@@ -1180,8 +1180,8 @@ static void test_blocked_vs_scalar(void)
 		                   qt_int("stride_w", sw),
 		                   qt_int("dilation_h_factor", dh),
 		                   qt_int("dilation_w_factor", dw)};
-		qcf_op_call call = {sizeof call, ops[op], "litert",        3,  in,
-		                    1,           &y.t,    op == 2 ? 1 : 6, at_};
+		qcf_op_call call = {sizeof call, ops[op], "litert",        3,   in,
+		                    1,           &y.t,    op == 2 ? 1 : 6, at_, NULL};
 		/* the activation range (kernel_util.cc CalculateActivationRangeQuantized) */
 		int64_t amin = int16 ? -32768 : -128, amax = int16 ? 32767 : 127;
 		int32_t zo = y.zps[0];

@@ -309,6 +309,12 @@ static void test_pad_gather_squeeze(void)
 	ASSERT_INVALID(run("PADV2", (qt *[]){&x, &p, &c}, 3, &y, NULL, 0, 0), "must equal");
 	lt_init(&p, QCF_INT32, 2, s12, (double[]){-1, 2}, 0, 0);
 	ASSERT_INVALID(run("PAD", (qt *[]){&x, &p}, 2, &y, NULL, 0, 0), ">= 0");
+	/* int64 paddings are read whole: -(2^53 + 1) is named as it is, not as the nearest double
+	 */
+	lt_init(&p, QCF_INT64, 2, s12, NULL, 0, 0);
+	p.i64[0] = -INT64_C(9007199254740993);
+	p.i64[1] = 2;
+	ASSERT_INVALID(run("PAD", (qt *[]){&x, &p}, 2, &y, NULL, 0, 0), "got -9007199254740993");
 	/* GATHER with int16 positions; out of range refused */
 	qcf_attr ga[2] = {qt_int("axis", 0), qt_int("batch_dims", 0)};
 	lt_init(&x, QCF_INT8, 1, s4, (double[]){10, 20, 30, 40}, 0.1f, 0);

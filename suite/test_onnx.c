@@ -450,7 +450,8 @@ static void test_blocked_quantize(void)
 	y.t.dtype = QCF_INT8;
 	qt_in[0] = x.t;
 	qt_out[0] = y.t;
-	qt_last = (qcf_op_call){sizeof qt_last, "QUANTIZE", "litert", 1, qt_in, 1, qt_out, 0, NULL};
+	qt_last = (qcf_op_call){sizeof qt_last, "QUANTIZE", "litert", 1,   qt_in, 1,
+	                        qt_out,         0,          NULL,     NULL};
 	memset(&g_d, 0, sizeof g_d);
 	CU_ASSERT(refused(qref_execute(&qt_last, &g_d), "blocked quantization (block_size 2)"));
 }

@@ -7,6 +7,10 @@
  *    padding total is negative, and AVERAGE_POOL_2D with SAME padding (XNNPACK
  *    divides by the whole window);
  *  - the table-based LOGISTIC/TANH, SOFTMAX, MAX_POOL_2D and DEQUANTIZE exact;
+ *  - the mappings of version 1.1: RELU/RELU6/RELU_N1_TO_1 (clamp, equal
+ *    quantization only), RESHAPE/SQUEEZE/EXPAND_DIMS (copy) and PAD/PADV2
+ *    exact; ELU, LEAKY_RELU, RESIZE_BILINEAR, MEAN and TRANSPOSE_CONV within
+ *    1 LSB; what XNNPACK's operators cannot take NOT_SUPPORTED, not FAIL;
  *  - other ops, int16, int4 weights: NOT_SUPPORTED;
  *  - XNNPACK's assert on a requantization scale below 2^-32 costs one CRASH
  *    case and the run goes on.
@@ -175,6 +179,113 @@ static void test_ops(void)
 	qct_rmdir(tmp);
 }
 
+/* The mappings of version 1.1 (README "Mapping"): every op runs cases, the copies, pads and
+ * clamps are exact, the float-table and fp32-requantizing ones within 1 LSB, and what the
+ * operators cannot take is NOT_SUPPORTED with the reason. */
+static void test_v11_ops(void)
+{
+	if (!have_plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	int st = -1;
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/relu.yaml specs/litert/relu6.yaml specs/litert/relu_n1_to_1.yaml "
+	        "specs/litert/reshape.yaml specs/litert/squeeze.yaml specs/litert/expand_dims.yaml "
+	        "specs/litert/pad.yaml specs/litert/padv2.yaml specs/litert/elu.yaml "
+	        "specs/litert/leaky_relu.yaml specs/litert/resize_bilinear.yaml "
+	        "specs/litert/mean.yaml specs/litert/mean_hw.yaml specs/litert/transpose_conv.yaml "
+	        "--plugin %s",
+	        xnn_so);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1); /* ELU, LEAKY_RELU, RESIZE_BILINEAR, MEAN FAIL at +-1 */
+	static const struct {
+		const char *op;
+		long long min_ran;
+		double max_abs;
+		int fails; /* FAIL allowed */
+	} ops[] = {
+	        {"RELU", 6, 0, 0},
+	        {"RELU6", 20, 0, 0},
+	        {"RELU_N1_TO_1", 20, 0, 0},
+	        {"RESHAPE", 100, 0, 0},
+	        {"SQUEEZE", 50, 0, 0},
+	        {"EXPAND_DIMS", 30, 0, 0},
+	        {"PAD", 50, 0, 1},
+	        {"PADV2", 50, 0, 0},
+	        {"ELU", 200, 1, 1},
+	        {"LEAKY_RELU", 200, 1, 1},
+	        {"RESIZE_BILINEAR", 50, 1, 1},
+	        {"MEAN", 200, 1, 1},
+	        {"TRANSPOSE_CONV", 5, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		json_t *o = find_op(r, ops[i].op);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		json_t *v = json_object_get(o, "verdicts");
+		if (op_ran(o) < ops[i].min_ran || op_max_abs(o) > ops[i].max_abs ||
+		    (!ops[i].fails && verdict_count(v, "FAIL")))
+			fprintf(stderr, "\n%s: ran %lld, FAIL %lld, max |e| %g\n", ops[i].op,
+			        op_ran(o), verdict_count(v, "FAIL"), op_max_abs(o));
+		CU_ASSERT(op_ran(o) >= ops[i].min_ran);
+		CU_ASSERT(op_max_abs(o) <= ops[i].max_abs);
+		if (!ops[i].fails)
+			CU_ASSERT_EQUAL(verdict_count(v, "FAIL"), 0);
+		CU_ASSERT_EQUAL(verdict_count(v, "ERROR"), 0);
+		CU_ASSERT_EQUAL(verdict_count(v, "CRASH"), 0);
+		CU_ASSERT_EQUAL(verdict_count(v, "TIMEOUT"), 0);
+	}
+	/* NOT_SUPPORTED where XNNPACK's operator cannot take the case, each with its reason */
+	static const struct {
+		const char *op, *reason;
+	} declined[] = {
+	        {"RELU", "does not requantize"},            /* clamp: quantization differs */
+	        {"LEAKY_RELU", "slope in (0, 1]"},          /* alpha 0, negative or above 1 */
+	        {"LEAKY_RELU", "int8 and uint8"},           /* int16 */
+	        {"MEAN", "one contiguous block"},           /* axes XNNPACK cannot pool over */
+	        {"TRANSPOSE_CONV", "no qc8 deconvolution"}, /* per-channel weights */
+	        {"RESIZE_BILINEAR", "int8 or uint8"},       /* int16 */
+	};
+	size_t i, found[sizeof declined / sizeof declined[0]] = {0}, pad_rank6 = 0, elu_up = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *op = json_string_value(json_object_get(c, "op"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *msg = json_string_value(json_object_get(c, "message"));
+		if (strcmp(qct_verdict(c), "NOT_SUPPORTED") == 0)
+			for (size_t k = 0; k < sizeof declined / sizeof declined[0]; k++)
+				if (strcmp(op, declined[k].op) == 0 && msg &&
+				    strstr(msg, declined[k].reason))
+					found[k]++;
+		/* XNNPACK's constant pad takes 6 dimensions where LiteRT's PAD refuses 6 */
+		if (strcmp(name, "litert/pad/case/rank_6") == 0) {
+			pad_rank6++;
+			CU_ASSERT_STRING_EQUAL(qct_verdict(c), "FAIL");
+		}
+		/* ELU's table rounds half to even (lrintf): every error is one step down */
+		if (strcmp(op, "ELU") == 0)
+			for (size_t k = 0; k < json_array_size(json_object_get(c, "outputs")); k++)
+				if (json_object_get(
+				            json_object_get(
+				                    json_array_get(json_object_get(c, "outputs"),
+				                                   k),
+				                    "histogram"),
+				            "1"))
+					elu_up++;
+	}
+	for (size_t k = 0; k < sizeof declined / sizeof declined[0]; k++) {
+		if (!found[k])
+			fprintf(stderr, "\n%s: no NOT_SUPPORTED case says \"%s\"\n", declined[k].op,
+			        declined[k].reason);
+		CU_ASSERT(found[k] > 0);
+	}
+	CU_ASSERT_EQUAL(pad_rank6, 1);
+	CU_ASSERT_EQUAL(elu_up, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 /* With LiteRT's padding passed explicitly, CONV_2D is within 1 LSB; AVERAGE_POOL_2D's SAME
  * difference stays (it is the divisor, not the padding). */
 static void test_explicit_padding(void)
@@ -286,6 +397,7 @@ void qct_register_plugin_xnnpack(void)
 {
 	CU_pSuite s = qct_suite("plugin/xnnpack");
 	CU_add_test(s, "mapped ops run; max |e| per op as documented", test_ops);
+	CU_add_test(s, "version 1.1 mappings: exact, within 1 LSB or NOT_SUPPORTED", test_v11_ops);
 	CU_add_test(s, "explicit SAME padding: CONV_2D within 1 LSB", test_explicit_padding);
 	CU_add_test(s, "other ops, int16, other semantics: NOT_SUPPORTED", test_out_of_scope);
 	CU_add_test(s, "requantization scale below 2^-32: one CRASH, the run goes on",

@@ -1607,8 +1607,9 @@ static void test_plugin(void)
 	void *sym = dlsym(so, QCF_ENTRY_SYMBOL);
 	memcpy(&negotiate, &sym, sizeof negotiate);
 	CU_ASSERT_FATAL(negotiate != NULL);
-	/* the newest version both speak: 2, or 1 for a host of version 1 only */
-	qcf_negotiation n = {.struct_size = sizeof n, .host_min_version = 3, .host_max_version = 5};
+	/* the newest version both speak: 3, 2 for a host of version 2, or 1 for a host of
+	 * version 1 only */
+	qcf_negotiation n = {.struct_size = sizeof n, .host_min_version = 4, .host_max_version = 5};
 	CU_ASSERT_EQUAL(negotiate(&n), QCF_NOT_SUPPORTED);
 	n.host_min_version = 0;
 	n.host_max_version = 0;
@@ -1617,10 +1618,14 @@ static void test_plugin(void)
 	CU_ASSERT_EQUAL(negotiate(&n), QCF_OK);
 	CU_ASSERT_EQUAL(n.abi_version, 1);
 	CU_ASSERT_EQUAL(n.plugin->abi_version, 1);
-	n.host_max_version = 3;
+	n.host_max_version = 2;
 	CU_ASSERT_EQUAL(negotiate(&n), QCF_OK);
 	CU_ASSERT_EQUAL(n.abi_version, 2);
 	CU_ASSERT_EQUAL(n.plugin->abi_version, 2);
+	n.host_max_version = 3;
+	CU_ASSERT_EQUAL(negotiate(&n), QCF_OK);
+	CU_ASSERT_EQUAL(n.abi_version, 3);
+	CU_ASSERT_EQUAL(n.plugin->abi_version, 3);
 	const qcf_plugin *p = n.plugin;
 	CU_ASSERT_FATAL(p != NULL);
 	CU_ASSERT_STRING_EQUAL(p->name, "qconform-reference");

@@ -345,12 +345,12 @@ static void test_refuse_no_entry(void)
 
 static void test_refuse_old_abi(void)
 {
-	refuse_stub("old_abi", "no common ABI version: host speaks 1..2, plugin offers");
+	refuse_stub("old_abi", "no common ABI version: host speaks 1..3, plugin offers");
 }
 
 static void test_refuse_future_abi(void)
 {
-	refuse_stub("future_abi", "no common ABI version: host speaks 1..2, plugin offers 3");
+	refuse_stub("future_abi", "no common ABI version: host speaks 1..3, plugin offers 4");
 }
 
 static void test_refuse_null_descriptor(void)

@@ -414,7 +414,7 @@ static void test_gradient_float_details(void)
 	/* gradients name no rounding: a named one is NOT_SUPPORTED */
 	qcf_tensor in[4] = {g.t, x.t, mn.t, mx.t}, out[3] = {bi.t, bmin.t, bmax.t};
 	qcf_attr at[] = {qt_int("num_bits", 8)};
-	qcf_op_call c = {sizeof c, VARS_G, "tf", 4, in, 3, out, 1, at};
+	qcf_op_call c = {sizeof c, VARS_G, "tf", 4, in, 3, out, 1, at, NULL};
 	memset(&d, 0, sizeof d);
 	d.rounding = QREF_ROUND_HALF_EVEN;
 	CU_ASSERT_EQUAL(qref_execute(&c, &d), QCF_NOT_SUPPORTED);
@@ -434,7 +434,7 @@ static void test_gradient_detail(void)
 	uint8_t any[2] = {1, 1};
 	qcf_tensor in[2] = {g.t, x.t}, out[1] = {bi.t};
 	qcf_attr at[] = {qt_flt("min", 0), qt_flt("max", 255)};
-	qcf_op_call c = {sizeof c, ARGS_G, "tf", 2, in, 1, out, 2, at};
+	qcf_op_call c = {sizeof c, ARGS_G, "tf", 2, in, 1, out, 2, at, NULL};
 	qref_detail d;
 	memset(&d, 0, sizeof d);
 	d.out[0] = (qref_output_detail){any, lo, hi, step};

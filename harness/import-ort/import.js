@@ -391,6 +391,7 @@ function contribModules() {
 }
 
 function contribReadme(dir, ops) {
+	const UP = '..'; // the specs/ort folder, from its imported/
 	const names = ops.map(o => o.op);
 	const list = names.length > 1 ? `${names.slice(0, -1).join(', ')}, ${names[names.length - 1]}` : names[0];
 	const files = ops.reduce((n, o) => n + o.files, 0), cases = ops.reduce((n, o) => n + o.cases, 0);
@@ -399,7 +400,7 @@ function contribReadme(dir, ops) {
 		...wrap(`Each spec runs one com.microsoft node (${list}) on ONNX Runtime's CPU execution provider; its explicit ` +
 			'cases carry ORT\'s outputs as `golden:`, and its `source:` names the npm package, its version and the ' +
 			`sha256 of the libonnxruntime that ran (${ortPkg.name} ${ortPkg.version}, sha256 ${LIB_SHA}).`, 96),
-		'The ops, their packing and the arithmetic: [OPERATORS.md](../OPERATORS.md).', '',
+		`The ops, their packing and the arithmetic: [OPERATORS.md](${UP}/OPERATORS.md).`, '',
 		`## ${files} specs, ${cases} cases`, '',
 		'| op | specs | cases |', '|---|---|---|',
 		...ops.map(o => `| ${o.op} | ${o.files} | ${o.cases} |`), ''];

@@ -34,7 +34,7 @@
 #include "qconform/plugin.h"
 #include "qconform/plugin_util.h"
 
-#define XP_VERSION "1.0.0"
+#define XP_VERSION "1.1.0"
 
 struct qcf_instance {
 	char err[512];
@@ -44,6 +44,7 @@ struct qcf_instance {
 struct qcf_prepared {
 	xnn_operator_t op;
 	int n_in;
+	int src;     /* the call's input that in[0] copies (TRANSPOSE_CONV: 2) */
 	void *in[2]; /* padded copies of the activation inputs */
 	size_t in_bytes[2];
 	void *out; /* the operator writes here; copied to the call's output */
@@ -133,6 +134,9 @@ static int zp_fits(qcf_dtype t, int32_t zp)
  * q(f) = zp + (int)roundf(f / s_out) in float, RELU [q(0), max], RELU6
  * [q(0), q(6)], RELU_N1_TO_1 [q(-1), q(1)], each within [qmin, qmax].
  */
+static int act_bounds(const char *act, float s_out, int32_t zp, int32_t qmin, int32_t qmax,
+                      int32_t *lo, int32_t *hi, qcf_instance *inst, qcf_status *st);
+
 static int act_range(const qcf_op_call *call, float s_out, int32_t zp, int32_t qmin, int32_t qmax,
                      int32_t *lo, int32_t *hi, qcf_instance *inst, qcf_status *st)
 {
@@ -144,6 +148,15 @@ static int act_range(const qcf_op_call *call, float s_out, int32_t zp, int32_t q
 		*st = xp_fail(inst, QCF_NOT_SUPPORTED, "fused_activation_function is not a string");
 		return 0;
 	}
+	return act_bounds(act, s_out, zp, qmin, qmax, lo, hi, inst, st);
+}
+
+/* The bounds of activation act (also the standalone RELU ops) on the output's grid. */
+static int act_bounds(const char *act, float s_out, int32_t zp, int32_t qmin, int32_t qmax,
+                      int32_t *lo, int32_t *hi, qcf_instance *inst, qcf_status *st)
+{
+	*lo = qmin;
+	*hi = qmax;
 	double flo = -INFINITY, fhi = INFINITY;
 	if (strcmp(act, "NONE") == 0)
 		return 1;
@@ -561,6 +574,461 @@ static qcf_status check_pool(qcf_instance *inst, const qcf_op_call *call)
 	return QCF_OK;
 }
 
+/* ------------------------------------- standalone activations and data movement */
+
+/* Element i of an int32 or int64 index tensor. */
+static int64_t int_at(const qcf_tensor *t, size_t i)
+{
+	return t->dtype == QCF_INT64 ? ((const int64_t *)t->data)[i]
+	                             : ((const int32_t *)t->data)[i];
+}
+
+static int same_shape(const qcf_tensor *a, const qcf_tensor *b)
+{
+	return a->rank == b->rank &&
+	       (a->rank == 0 ||
+	        memcmp(a->shape, b->shape, (size_t)a->rank * sizeof *a->shape) == 0);
+}
+
+/* The element size of XNNPACK's x8 / x16 / x32 movers for dtype t, or 0. */
+static size_t mover_size(qcf_dtype t)
+{
+	switch (t) {
+	case QCF_BOOL:
+	case QCF_INT8:
+	case QCF_UINT8: return 1;
+	case QCF_INT16:
+	case QCF_UINT16:
+	case QCF_FLOAT16:
+	case QCF_BFLOAT16: return 2;
+	case QCF_INT32:
+	case QCF_FLOAT32: return 4;
+	default: return 0;
+	}
+}
+
+/* A zero point the pad value can hold (8- and 16-bit integers; others as they are). */
+static int zp_in_type(qcf_dtype t, int32_t zp)
+{
+	switch (t) {
+	case QCF_INT8:
+	case QCF_UINT8: return zp_fits(t, zp);
+	case QCF_INT16: return zp >= -32768 && zp <= 32767;
+	case QCF_UINT16: return zp >= 0 && zp <= 65535;
+	case QCF_INT32: return 1;
+	default: return zp == 0;
+	}
+}
+
+/* One input, one output of its shape, 8-bit per-tensor quantized (uint8 where allowed). */
+static qcf_status check_elementwise(qcf_instance *inst, const qcf_op_call *call, int allow_uint8)
+{
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "expects one input and one output");
+	if (!same_shape(&call->inputs[0], &call->outputs[0]))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "output shape differs from the input's: XNNPACK's element-wise "
+		               "operators keep it");
+	return check_act_tensors(inst, &call->inputs[0], &call->outputs[0], allow_uint8);
+}
+
+/* RELU, RELU6, RELU_N1_TO_1: XNNPACK's clamp, where LiteRT's requantization is the identity. */
+static qcf_status check_relu(qcf_instance *inst, const qcf_op_call *call)
+{
+	qcf_status st = check_elementwise(inst, call, 1);
+	if (st != QCF_OK)
+		return st;
+	float sx = 0, sy = 0;
+	int32_t zx = 0, zy = 0;
+	per_tensor(&call->inputs[0], &sx, &zx);
+	per_tensor(&call->outputs[0], &sy, &zy);
+	if (!(sx > 0 && isfinite(sx)) || sx != sy || zx != zy)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "input and output quantization differ (or the scale is not positive "
+		               "and finite): XNNPACK's clamp does not requantize");
+	return QCF_OK;
+}
+
+/* LEAKY_RELU (qu8, int8 shifted by 128) and ELU (qs8): XNNPACK's 256-entry tables. */
+static qcf_status check_lut(qcf_instance *inst, const qcf_op_call *call)
+{
+	int leaky = op_is(call, "LEAKY_RELU");
+	qcf_status st = check_elementwise(inst, call, leaky);
+	if (st != QCF_OK)
+		return st;
+	if (!leaky)
+		return QCF_OK;
+	double alpha = 0;
+	if (qcf_attr_float(call, "alpha", &alpha) < 0)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "alpha is not a number");
+	float a = (float)alpha;
+	if (!(a > 0 && a <= 1 && isnormal(a)))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "alpha %g: XNNPACK's leaky ReLU takes a normal slope in (0, 1] "
+		               "(xnn_status_invalid_parameter otherwise)",
+		               alpha);
+	return QCF_OK;
+}
+
+/* RESHAPE, SQUEEZE, EXPAND_DIMS: a copy, where the output is the shape the op computes. */
+static qcf_status check_copy(qcf_instance *inst, const qcf_op_call *call)
+{
+	if (call->n_inputs < 1 || call->n_inputs > 2 || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "expects the data, an optional shape input "
+		               "and one output");
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (y->dtype != x->dtype || !mover_size(x->dtype))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "dtypes %s -> %s: XNNPACK's copy moves 8-, 16- and 32-bit elements "
+		               "of one type",
+		               qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	const char *why = NULL;
+	if (numel(x) != numel(y)) {
+		why = "element counts differ";
+	} else if (op_is(call, "RESHAPE") && call->n_inputs == 2) {
+		const qcf_tensor *t = &call->inputs[1];
+		int holes = 0;
+		if (t->dtype != QCF_INT32 || t->rank > 1 || (int64_t)numel(t) != y->rank)
+			why = "the shape tensor is not int32 with one entry per output dimension";
+		for (size_t i = 0; !why && i < numel(t); i++) {
+			int64_t v = int_at(t, i);
+			if (v == -1)
+				holes++;
+			else if (v != y->shape[i])
+				why = "the shape tensor names another shape than the output's";
+		}
+		if (!why && holes > 1)
+			why = "the shape tensor has more than one -1";
+	} else if (op_is(call, "SQUEEZE")) {
+		int64_t dims[QCF_MAX_RANK], want[QCF_MAX_RANK];
+		int32_t nd = 0, r = 0;
+		int drop[QCF_MAX_RANK] = {0};
+		if (qcf_attr_ints(call, "squeeze_dims", dims, QCF_MAX_RANK, &nd) < 0)
+			why = "squeeze_dims is not a list of integers";
+		for (int32_t i = 0; !why && i < nd; i++) {
+			int64_t d = dims[i] < 0 ? dims[i] + x->rank : dims[i];
+			if (d < 0 || d >= x->rank || x->shape[d] != 1)
+				why = "a squeeze_dims entry out of range or of a size other than 1";
+			else
+				drop[d] = 1;
+		}
+		for (int32_t i = 0; !why && i < x->rank; i++)
+			if (!(nd == 0 ? x->shape[i] == 1 : drop[i]))
+				want[r++] = x->shape[i];
+		if (!why &&
+		    (r != y->rank || (r && memcmp(want, y->shape, (size_t)r * sizeof *want))))
+			why = "the output is not the input without the squeezed dimensions";
+	} else if (op_is(call, "EXPAND_DIMS")) {
+		const qcf_tensor *t = call->n_inputs == 2 ? &call->inputs[1] : NULL;
+		if (!t || (t->dtype != QCF_INT32 && t->dtype != QCF_INT64) || numel(t) != 1) {
+			why = "axis is not one int32 or int64 value";
+		} else {
+			int64_t a = int_at(t, 0);
+			a = a < 0 ? a + x->rank + 1 : a;
+			if (a < 0 || a > x->rank || y->rank != x->rank + 1 || y->shape[a] != 1)
+				why = "the output is not the input with a 1 at axis";
+			for (int32_t i = 0; !why && i < x->rank; i++)
+				if (x->shape[i] != y->shape[i < a ? i : i + 1])
+					why = "the output is not the input with a 1 at axis";
+		}
+		/* LiteRT copies RESHAPE and SQUEEZE raw whatever the parameters; EXPAND_DIMS
+		 * requires them equal, and a raw copy cannot tell */
+		float sx, sy;
+		int32_t zx, zy;
+		if (!why && (!x->quant != !y->quant ||
+		             (x->quant && (!per_tensor(x, &sx, &zx) || !per_tensor(y, &sy, &zy) ||
+		                           sx != sy || zx != zy))))
+			why = "input and output quantization differ (XNNPACK's copy moves raw "
+			      "values)";
+	}
+	if (why)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "%s: the adapter maps %s onto XNNPACK's copy, which takes no shape, "
+		               "only where the output is the shape the op computes",
+		               why, call->op);
+	return QCF_OK;
+}
+
+/* PAD, PADV2: XNNPACK's constant pad of up to XNN_MAX_TENSOR_DIMS dimensions. */
+static qcf_status check_pad(qcf_instance *inst, const qcf_op_call *call)
+{
+	int v2 = op_is(call, "PADV2");
+	if (call->n_inputs < 2 || call->n_inputs > (v2 ? 3 : 2) || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "expects the data, paddings%s and one output",
+		               v2 ? ", an optional constant" : "");
+	const qcf_tensor *x = &call->inputs[0], *t = &call->inputs[1], *y = &call->outputs[0];
+	if (y->dtype != x->dtype || !mover_size(x->dtype))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "dtypes %s -> %s: XNNPACK's constant pad moves 8-, 16- and 32-bit "
+		               "elements of one type",
+		               qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	if (x->rank > XNN_MAX_TENSOR_DIMS || y->rank != x->rank)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "rank %d: XNNPACK's constant pad takes at most %d dimensions, the "
+		               "output the input's",
+		               (int)x->rank, XNN_MAX_TENSOR_DIMS);
+	if ((t->dtype != QCF_INT32 && t->dtype != QCF_INT64) || t->rank != 2 ||
+	    t->shape[0] != x->rank || t->shape[1] != 2)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "paddings are not [rank, 2] int32 or int64");
+	for (int32_t i = 0; i < x->rank; i++) {
+		int64_t pre = int_at(t, 2 * (size_t)i), post = int_at(t, 2 * (size_t)i + 1);
+		if (pre < 0 || post < 0)
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "negative paddings: XNNPACK's constant pad takes sizes");
+		if (x->shape[i] + pre + post != y->shape[i])
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "the output shape is not the padded input's");
+		if (x->shape[i] == 0)
+			return xp_fail(
+			        inst, QCF_NOT_SUPPORTED,
+			        "an empty input dimension: XNNPACK's constant pad refuses it "
+			        "(xnn_status_invalid_parameter)");
+	}
+	float s, sc;
+	int32_t zp, zc;
+	if (y->quant && (!per_tensor(y, &s, &zp) || !zp_in_type(y->dtype, zp)))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "output quantization: the pad value is one zero point of the type");
+	if (v2 && call->n_inputs == 3) {
+		const qcf_tensor *c = &call->inputs[2];
+		if (c->dtype != x->dtype || numel(c) != 1)
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "constant_values is not one value of the input's type");
+		if (!y->quant != !c->quant ||
+		    (y->quant &&
+		     (!per_tensor(y, &s, &zp) || !per_tensor(c, &sc, &zc) || s != sc || zp != zc)))
+			return xp_fail(
+			        inst, QCF_NOT_SUPPORTED,
+			        "constant_values quantized otherwise than the output: XNNPACK's "
+			        "constant pad writes one raw value");
+	}
+	return QCF_OK;
+}
+
+/* RESIZE_BILINEAR: XNNPACK's s8 / u8 resize (Q11 weights). */
+static qcf_status check_resize(qcf_instance *inst, const qcf_op_call *call)
+{
+	if (call->n_inputs < 1 || call->n_inputs > 2 || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "expects the image, size and one output");
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((x->dtype != QCF_INT8 && x->dtype != QCF_UINT8) || y->dtype != x->dtype)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "dtypes %s -> %s: XNNPACK's 8-bit resize takes int8 or uint8 to the "
+		               "same type",
+		               qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	if (x->rank != 4 || y->rank != 4 || y->shape[0] != x->shape[0] ||
+	    y->shape[3] != x->shape[3])
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "not [N, H, W, C] to [N, OH, OW, C]: XNNPACK resizes NHWC images");
+	if (call->n_inputs == 2) {
+		const qcf_tensor *t = &call->inputs[1];
+		if (t->dtype != QCF_INT32 || numel(t) != 2 || int_at(t, 0) != y->shape[1] ||
+		    int_at(t, 1) != y->shape[2])
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "size is not the output's [OH, OW] as int32");
+	}
+	for (int i = 1; i < 3; i++)
+		if (x->shape[i] < 1 || y->shape[i] < 1 || x->shape[i] >= (1 << 24) ||
+		    y->shape[i] >= (1 << 24))
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "image sizes outside [1, 2^24): XNNPACK refuses them");
+	if (x->shape[3] < 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "no channels: XNNPACK needs channels >= 1");
+	int64_t ac = 0, hp = 0;
+	if (qcf_attr_int(call, "align_corners", &ac) < 0 ||
+	    qcf_attr_int(call, "half_pixel_centers", &hp) < 0)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "align_corners / half_pixel_centers are not integers");
+	if (ac && hp)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "align_corners with half_pixel_centers: XNNPACK has no such mode");
+	return QCF_OK;
+}
+
+/* MEAN over one contiguous block of axes: XNNPACK's global average pooling on [B, W, C]. */
+static qcf_status check_mean(qcf_instance *inst, const qcf_op_call *call, size_t *b, size_t *w,
+                             size_t *c)
+{
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "expects the data, axis and one output");
+	const qcf_tensor *x = &call->inputs[0], *t = &call->inputs[1], *y = &call->outputs[0];
+	qcf_status st = check_act_tensors(inst, x, y, 1);
+	if (st != QCF_OK)
+		return st;
+	if (t->dtype != QCF_INT32 || t->rank > 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "axis is not a 0-D or 1-D int32 tensor");
+	int red[QCF_MAX_RANK] = {0};
+	for (size_t i = 0; i < numel(t); i++) {
+		int64_t a = int_at(t, i);
+		a = a < 0 ? a + x->rank : a;
+		if (a < 0 || a >= x->rank)
+			return xp_fail(inst, QCF_NOT_SUPPORTED, "an axis out of range");
+		red[a] = 1;
+	}
+	int64_t keep = 0, want[QCF_MAX_RANK];
+	int32_t r = 0;
+	if (qcf_attr_int(call, "keep_dims", &keep) < 0)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "keep_dims is not an integer");
+	for (int32_t i = 0; i < x->rank; i++)
+		if (!red[i] || keep)
+			want[r++] = red[i] ? 1 : x->shape[i];
+	if (r != y->rank || (r && memcmp(want, y->shape, (size_t)r * sizeof *want) != 0))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "the output shape is not the reduced input's");
+	if (numel(x) == 0)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "an empty input: XNNPACK's global average pooling needs width >= 1");
+	/* dimensions of size 1 may sit anywhere; the others must read kept, reduced, kept */
+	int phase = 0;
+	*b = *w = *c = 1;
+	for (int32_t i = 0; i < x->rank; i++) {
+		size_t d = (size_t)x->shape[i];
+		if (d == 1)
+			continue;
+		if (red[i]) {
+			if (phase == 2)
+				return xp_fail(inst, QCF_NOT_SUPPORTED,
+				               "the reduced axes are not one contiguous block: "
+				               "XNNPACK's global average pooling reduces [B, W, C] "
+				               "over W");
+			phase = 1;
+			*w *= d;
+		} else if (phase == 0) {
+			*b *= d;
+		} else {
+			phase = 2;
+			*c *= d;
+		}
+	}
+	float sx = 0, sy = 0;
+	int32_t zx, zy;
+	per_tensor(x, &sx, &zx);
+	per_tensor(y, &sy, &zy);
+	if (sx > 0 && isnormal(sx) && sy > 0 && isnormal(sy) &&
+	    !(sx / (sy * (float)*w) >= 0x1.0p-32f))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "s_in / (s_out * %zu) below 2^-32: XNNPACK asserts against it "
+		               "(xnn_update_qs8_avgpool_minmax_fp32_*_params)",
+		               *w);
+	return QCF_OK;
+}
+
+typedef struct tconv_geom {
+	size_t n, h, w, cin, cout, kh, kw;
+	uint32_t sh, sw, pt, pb, pl, pr, adj_h, adj_w;
+} tconv_geom;
+
+/*
+ * One dimension of TRANSPOSE_CONV: LiteRT's padding.h on the output (ComputeOutSize must give
+ * the input size back), then XNNPACK's padding, or its adjustment where the total is negative.
+ */
+static const char *tconv_dim(size_t in, size_t out, size_t k, uint32_t s, int same,
+                             uint32_t *before, uint32_t *after, uint32_t *adj)
+{
+	int64_t back = same ? ((int64_t)out + s - 1) / s : ((int64_t)out + s - (int64_t)k) / s;
+	if (!same && (int64_t)out + s < (int64_t)k)
+		back = -1;
+	if (back != (int64_t)in)
+		return "padding.h does not give the input size back from the output's: no "
+		       "XNNPACK geometry";
+	int64_t total = ((int64_t)in - 1) * s + (int64_t)k - (int64_t)out;
+	*before = *after = *adj = 0;
+	if (total >= 0) {
+		*before = (uint32_t)(total / 2);
+		*after = (uint32_t)(total - total / 2);
+	} else if (-total < s) {
+		*adj = (uint32_t)-total;
+	} else {
+		return "an output beyond XNNPACK's adjustment (below the stride)";
+	}
+	return NULL;
+}
+
+/* TRANSPOSE_CONV: XNNPACK's qs8 deconvolution (per-tensor int8 weights, zero point 0). */
+static qcf_status check_tconv(qcf_instance *inst, const qcf_op_call *call, tconv_geom *g)
+{
+	memset(g, 0, sizeof *g);
+	if (call->n_inputs < 3 || call->n_inputs > 4 || call->n_outputs != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "expects output_shape, weights, input, optional bias");
+	const qcf_tensor *os = &call->inputs[0], *f = &call->inputs[1], *x = &call->inputs[2],
+	                 *y = &call->outputs[0];
+	qcf_status st = check_act_tensors(inst, x, y, 0);
+	if (st != QCF_OK)
+		return st;
+	if (f->dtype != QCF_INT8 || f->rank != 4 || x->rank != 4 || y->rank != 4)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "weights int8 [C_out, kh, kw, C_in], input and output 4-D");
+	for (int i = 0; i < 4; i++)
+		if (x->shape[i] <= 0 || f->shape[i] <= 0 || y->shape[i] <= 0)
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "an empty dimension: nothing to hand to XNNPACK");
+	if (os->dtype != QCF_INT32 || numel(os) != 4)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "output_shape is not four int32 values");
+	for (int i = 0; i < 4; i++)
+		if (int_at(os, (size_t)i) != y->shape[i])
+			return xp_fail(inst, QCF_NOT_SUPPORTED,
+			               "output_shape is not the output's shape");
+	if (y->shape[0] != x->shape[0] || y->shape[3] != f->shape[0] || x->shape[3] != f->shape[3])
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "batch or channels disagree between input, weights and output");
+	const qcf_quant *wq = f->quant;
+	if (!wq || !wq->scales || !wq->zero_points)
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "weight quantization missing");
+	if (wq->axis != -1 || wq->count != 1)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "per-channel weights: this XNNPACK has no qc8 deconvolution, only "
+		               "qs8 (one kernel scale)");
+	if (wq->zero_points[0] != 0)
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "weight zero point %d: XNNPACK's qs8 deconvolution has none",
+		               (int)wq->zero_points[0]);
+	g->n = (size_t)x->shape[0];
+	g->h = (size_t)x->shape[1];
+	g->w = (size_t)x->shape[2];
+	g->cin = (size_t)x->shape[3];
+	g->cout = (size_t)f->shape[0];
+	g->kh = (size_t)f->shape[1];
+	g->kw = (size_t)f->shape[2];
+	if (call->n_inputs == 4) {
+		const qcf_tensor *b = &call->inputs[3];
+		if (b->dtype != QCF_INT32 || numel(b) != g->cout)
+			return xp_fail(
+			        inst, QCF_NOT_SUPPORTED,
+			        "bias: XNNPACK reads C_out int32 values, the tensor differs");
+	}
+	const char *pad = "SAME";
+	int k = qcf_attr_str(call, "padding", &pad);
+	if (k < 0 || (strcmp(pad, "SAME") != 0 && strcmp(pad, "VALID") != 0))
+		return xp_fail(inst, QCF_NOT_SUPPORTED, "padding: the adapter maps SAME and VALID");
+	int same = strcmp(pad, "SAME") == 0;
+	if (!attr_u32(call, "stride_h", 1, &g->sh, inst, &st) ||
+	    !attr_u32(call, "stride_w", 1, &g->sw, inst, &st))
+		return st;
+	if (g->sh && g->sw) { /* zero strides go to XNNPACK, which refuses them */
+		const char *why = tconv_dim(g->h, (size_t)y->shape[1], g->kh, g->sh, same, &g->pt,
+		                            &g->pb, &g->adj_h);
+		if (!why)
+			why = tconv_dim(g->w, (size_t)y->shape[2], g->kw, g->sw, same, &g->pl,
+			                &g->pr, &g->adj_w);
+		if (why)
+			return xp_fail(inst, QCF_NOT_SUPPORTED, "%s", why);
+	}
+	float sx = 0, sy = 0, sw = wq->scales[0];
+	int32_t zx, zy;
+	per_tensor(x, &sx, &zx);
+	per_tensor(y, &sy, &zy);
+	if (sx > 0 && isnormal(sx) && sw > 0 && isnormal(sw) && sy > 0 && isnormal(sy) &&
+	    !(sx * sw / sy >= 0x1.0p-32f))
+		return xp_fail(inst, QCF_NOT_SUPPORTED,
+		               "requantization scale s_in * s_w / s_out below 2^-32: XNNPACK "
+		               "asserts against it (xnn_init_qs8_conv_minmax_fp32_*_params)");
+	return QCF_OK;
+}
+
 /* --------------------------------------------------------------- plugin */
 
 static qcf_status xp_create(const qcf_option *options, int32_t n_options, qcf_instance **out,
@@ -632,6 +1100,24 @@ static qcf_status xp_supports(qcf_instance *inst, const qcf_op_call *call)
 		return check_unary(inst, call);
 	if (op_is(call, "AVERAGE_POOL_2D") || op_is(call, "MAX_POOL_2D"))
 		return check_pool(inst, call);
+	if (op_is(call, "RELU") || op_is(call, "RELU6") || op_is(call, "RELU_N1_TO_1"))
+		return check_relu(inst, call);
+	if (op_is(call, "LEAKY_RELU") || op_is(call, "ELU"))
+		return check_lut(inst, call);
+	if (op_is(call, "RESHAPE") || op_is(call, "SQUEEZE") || op_is(call, "EXPAND_DIMS"))
+		return check_copy(inst, call);
+	if (op_is(call, "PAD") || op_is(call, "PADV2"))
+		return check_pad(inst, call);
+	if (op_is(call, "RESIZE_BILINEAR"))
+		return check_resize(inst, call);
+	if (op_is(call, "MEAN")) {
+		size_t b, w, c;
+		return check_mean(inst, call, &b, &w, &c);
+	}
+	if (op_is(call, "TRANSPOSE_CONV")) {
+		tconv_geom g;
+		return check_tconv(inst, call, &g);
+	}
 	return xp_fail(inst, QCF_NOT_SUPPORTED, "XNNPACK has no operator mapped for litert/%s",
 	               call->op);
 }
@@ -657,7 +1143,7 @@ static qcf_status alloc_buffers(qcf_instance *inst, qcf_prepared *p, const qcf_o
 	p->flip_in = flip_in;
 	p->flip_out = flip_out;
 	for (int i = 0; i < n_in; i++) {
-		const qcf_tensor *t = &call->inputs[i];
+		const qcf_tensor *t = &call->inputs[p->src + i];
 		p->in_bytes[i] = qcf_dtype_nbytes(t->dtype, numel(t));
 		p->in[i] = calloc(1, p->in_bytes[i] + XNN_EXTRA_BYTES);
 		if (!p->in[i])
@@ -1095,6 +1581,222 @@ static qcf_status prep_pool(qcf_instance *inst, const qcf_op_call *call, qcf_pre
 	return xp_status(inst, s, "xnn_setup_average_pooling2d_nhwc_qu8");
 }
 
+static qcf_status prep_relu(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	qcf_status st = check_relu(inst, call);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0];
+	float s = 0;
+	int32_t zp = 0, lo = 0, hi = 0;
+	per_tensor(x, &s, &zp);
+	int u8 = x->dtype == QCF_UINT8;
+	if (!act_bounds(call->op, s, zp, u8 ? 0 : -128, u8 ? 255 : 127, &lo, &hi, inst, &st))
+		return st;
+	enum xnn_status xs =
+	        u8 ? xnn_create_clamp_nc_u8(1, 1, 1, (uint8_t)lo, (uint8_t)hi, 0, &p->op)
+	           : xnn_create_clamp_nc_s8(1, 1, 1, (int8_t)lo, (int8_t)hi, 0, &p->op);
+	if ((st = xp_status(inst, xs, u8 ? "xnn_create_clamp_nc_u8" : "xnn_create_clamp_nc_s8")) !=
+	    QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	xs = u8 ? xnn_setup_clamp_nc_u8(p->op, numel(x), p->in[0], p->out, NULL)
+	        : xnn_setup_clamp_nc_s8(p->op, numel(x), p->in[0], p->out, NULL);
+	return xp_status(inst, xs, u8 ? "xnn_setup_clamp_nc_u8" : "xnn_setup_clamp_nc_s8");
+}
+
+static qcf_status prep_lut(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	qcf_status st = check_lut(inst, call);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	float sx = 0, sy = 0;
+	int32_t zx = 0, zy = 0;
+	per_tensor(x, &sx, &zx);
+	per_tensor(y, &sy, &zy);
+	enum xnn_status xs;
+	if (op_is(call, "ELU")) {
+		xs = xnn_create_elu_nc_qs8(1, 1, 1, 1.0f, (int8_t)zx, sx, (int8_t)zy, sy, -128, 127,
+		                           0, &p->op);
+		if ((st = xp_status(inst, xs, "xnn_create_elu_nc_qs8")) != QCF_OK)
+			return st;
+		if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+			return st;
+		xs = xnn_setup_elu_nc_qs8(p->op, numel(x), p->in[0], p->out, NULL);
+		return xp_status(inst, xs, "xnn_setup_elu_nc_qs8");
+	}
+	/* qu8 only: int8 shifted by 128 */
+	double alpha = 0;
+	(void)qcf_attr_float(call, "alpha", &alpha);
+	int32_t off = x->dtype == QCF_UINT8 ? 0 : 128;
+	xs = xnn_create_leaky_relu_nc_qu8(1, 1, 1, (float)alpha, (uint8_t)(zx + off), sx,
+	                                  (uint8_t)(zy + off), sy, 0, 255, 0, &p->op);
+	if ((st = xp_status(inst, xs, "xnn_create_leaky_relu_nc_qu8")) != QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, off != 0, off != 0)) != QCF_OK)
+		return st;
+	xs = xnn_setup_leaky_relu_nc_qu8(p->op, numel(x), p->in[0], p->out, NULL);
+	return xp_status(inst, xs, "xnn_setup_leaky_relu_nc_qu8");
+}
+
+static qcf_status prep_copy(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	qcf_status st = check_copy(inst, call);
+	if (st != QCF_OK)
+		return st;
+	size_t es = mover_size(call->inputs[0].dtype), n = numel(&call->inputs[0]);
+	enum xnn_status xs = es == 1   ? xnn_create_copy_nc_x8(1, 1, 1, 0, &p->op)
+	                     : es == 2 ? xnn_create_copy_nc_x16(1, 1, 1, 0, &p->op)
+	                               : xnn_create_copy_nc_x32(1, 1, 1, 0, &p->op);
+	if ((st = xp_status(inst, xs, "xnn_create_copy_nc_x8/x16/x32")) != QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	xs = es == 1   ? xnn_setup_copy_nc_x8(p->op, n, p->in[0], p->out, NULL)
+	     : es == 2 ? xnn_setup_copy_nc_x16(p->op, n, p->in[0], p->out, NULL)
+	               : xnn_setup_copy_nc_x32(p->op, n, p->in[0], p->out, NULL);
+	return xp_status(inst, xs, "xnn_setup_copy_nc_x8/x16/x32");
+}
+
+static qcf_status prep_pad(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	qcf_status st = check_pad(inst, call);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *t = &call->inputs[1], *y = &call->outputs[0];
+	size_t es = mover_size(x->dtype);
+	/* the pad value: PADV2's constant as it is, else the output zero point (0 unquantized) */
+	unsigned char value[4] = {0};
+	float s;
+	int32_t zp = 0;
+	if (call->n_inputs == 3) {
+		memcpy(value, call->inputs[2].data, es);
+	} else if (y->quant && per_tensor(y, &s, &zp)) {
+		int8_t v8 = (int8_t)zp;
+		int16_t v16 = (int16_t)zp;
+		if (es == 1)
+			memcpy(value, &v8, 1);
+		else if (es == 2)
+			memcpy(value, &v16, 2);
+		else
+			memcpy(value, &zp, 4);
+	}
+	enum xnn_status xs = es == 1   ? xnn_create_constant_pad_nd_x8(value, 0, &p->op)
+	                     : es == 2 ? xnn_create_constant_pad_nd_x16(value, 0, &p->op)
+	                               : xnn_create_constant_pad_nd_x32(value, 0, &p->op);
+	if ((st = xp_status(inst, xs, "xnn_create_constant_pad_nd_x8/x16/x32")) != QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	size_t shape[XNN_MAX_TENSOR_DIMS], pre[XNN_MAX_TENSOR_DIMS], post[XNN_MAX_TENSOR_DIMS];
+	for (int32_t i = 0; i < x->rank; i++) {
+		shape[i] = (size_t)x->shape[i];
+		pre[i] = (size_t)int_at(t, 2 * (size_t)i);
+		post[i] = (size_t)int_at(t, 2 * (size_t)i + 1);
+	}
+	size_t r = (size_t)x->rank;
+	xs = es == 1   ? xnn_setup_constant_pad_nd_x8(p->op, r, shape, pre, post, p->in[0], p->out,
+	                                              NULL)
+	     : es == 2 ? xnn_setup_constant_pad_nd_x16(p->op, r, shape, pre, post, p->in[0], p->out,
+	                                               NULL)
+	               : xnn_setup_constant_pad_nd_x32(p->op, r, shape, pre, post, p->in[0], p->out,
+	                                               NULL);
+	return xp_status(inst, xs, "xnn_setup_constant_pad_nd_x8/x16/x32");
+}
+
+static qcf_status prep_resize(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	qcf_status st = check_resize(inst, call);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	int64_t ac = 0, hp = 0;
+	(void)qcf_attr_int(call, "align_corners", &ac);
+	(void)qcf_attr_int(call, "half_pixel_centers", &hp);
+	/* XNNPACK's default is half-pixel centres; TensorFlow 1's mapping is its legacy mode */
+	uint32_t flags = ac ? XNN_FLAG_ALIGN_CORNERS : hp ? 0 : XNN_FLAG_TENSORFLOW_LEGACY_MODE;
+	size_t c = (size_t)x->shape[3];
+	int u8 = x->dtype == QCF_UINT8;
+	enum xnn_status xs = u8 ? xnn_create_resize_bilinear2d_nhwc_u8(c, c, c, flags, &p->op)
+	                        : xnn_create_resize_bilinear2d_nhwc_s8(c, c, c, flags, &p->op);
+	if ((st = xp_status(inst, xs,
+	                    u8 ? "xnn_create_resize_bilinear2d_nhwc_u8"
+	                       : "xnn_create_resize_bilinear2d_nhwc_s8")) != QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	size_t n = (size_t)x->shape[0], h = (size_t)x->shape[1], w = (size_t)x->shape[2],
+	       oh = (size_t)y->shape[1], ow = (size_t)y->shape[2];
+	xs = u8 ? xnn_setup_resize_bilinear2d_nhwc_u8(p->op, n, h, w, oh, ow, p->in[0], p->out,
+	                                              NULL)
+	        : xnn_setup_resize_bilinear2d_nhwc_s8(p->op, n, h, w, oh, ow, p->in[0], p->out,
+	                                              NULL);
+	return xp_status(inst, xs,
+	                 u8 ? "xnn_setup_resize_bilinear2d_nhwc_u8"
+	                    : "xnn_setup_resize_bilinear2d_nhwc_s8");
+}
+
+static qcf_status prep_mean(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	size_t b, w, c;
+	qcf_status st = check_mean(inst, call, &b, &w, &c);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	float sx = 0, sy = 0;
+	int32_t zx = 0, zy = 0;
+	per_tensor(x, &sx, &zx);
+	per_tensor(y, &sy, &zy);
+	int u8 = x->dtype == QCF_UINT8;
+	enum xnn_status xs =
+	        u8 ? xnn_create_global_average_pooling_nwc_qu8(c, c, c, (uint8_t)zx, sx,
+	                                                       (uint8_t)zy, sy, 0, 255, 0, &p->op)
+	           : xnn_create_global_average_pooling_nwc_qs8(c, c, c, (int8_t)zx, sx, (int8_t)zy,
+	                                                       sy, -128, 127, 0, &p->op);
+	if ((st = xp_status(inst, xs,
+	                    u8 ? "xnn_create_global_average_pooling_nwc_qu8"
+	                       : "xnn_create_global_average_pooling_nwc_qs8")) != QCF_OK)
+		return st;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	xs = u8 ? xnn_setup_global_average_pooling_nwc_qu8(p->op, b, w, p->in[0], p->out, NULL)
+	        : xnn_setup_global_average_pooling_nwc_qs8(p->op, b, w, p->in[0], p->out, NULL);
+	return xp_status(inst, xs,
+	                 u8 ? "xnn_setup_global_average_pooling_nwc_qu8"
+	                    : "xnn_setup_global_average_pooling_nwc_qs8");
+}
+
+static qcf_status prep_tconv(qcf_instance *inst, const qcf_op_call *call, qcf_prepared *p)
+{
+	tconv_geom g;
+	qcf_status st = check_tconv(inst, call, &g);
+	if (st != QCF_OK)
+		return st;
+	const qcf_tensor *f = &call->inputs[1], *x = &call->inputs[2], *y = &call->outputs[0];
+	float sx = 0, sy = 0;
+	int32_t zx = 0, zy = 0, lo = 0, hi = 0;
+	per_tensor(x, &sx, &zx);
+	per_tensor(y, &sy, &zy);
+	if (!act_range(call, sy, zy, -128, 127, &lo, &hi, inst, &st))
+		return st;
+	const int32_t *bias = call->n_inputs == 4 ? (const int32_t *)call->inputs[3].data : NULL;
+	/* LiteRT's [C_out, kh, kw, C_in] weights are XNNPACK's OHWI kernel (one group) */
+	enum xnn_status xs = xnn_create_deconvolution2d_nhwc_qs8(
+	        g.pt, g.pr, g.pb, g.pl, (uint32_t)g.kh, (uint32_t)g.kw, g.sh, g.sw, 1, 1, 1, g.cin,
+	        g.cout, g.cin, g.cout, (int8_t)zx, sx, f->quant->scales[0], (const int8_t *)f->data,
+	        bias, (int8_t)zy, sy, (int8_t)lo, (int8_t)hi, 0, &p->op);
+	if ((st = xp_status(inst, xs, "xnn_create_deconvolution2d_nhwc_qs8")) != QCF_OK)
+		return st;
+	p->src = 2;
+	if ((st = alloc_buffers(inst, p, call, 1, 0, 0)) != QCF_OK)
+		return st;
+	xs = xnn_setup_deconvolution2d_nhwc_qs8(p->op, g.n, g.h, g.w, g.adj_h, g.adj_w, p->in[0],
+	                                        p->out, NULL);
+	return xp_status(inst, xs, "xnn_setup_deconvolution2d_nhwc_qs8");
+}
+
 static qcf_status xp_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_prepared **out)
 {
 	inst->err[0] = '\0';
@@ -1113,6 +1815,20 @@ static qcf_status xp_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_pr
 		st = prep_binary(inst, call, p);
 	else if (op_is(call, "AVERAGE_POOL_2D") || op_is(call, "MAX_POOL_2D"))
 		st = prep_pool(inst, call, p);
+	else if (op_is(call, "RELU") || op_is(call, "RELU6") || op_is(call, "RELU_N1_TO_1"))
+		st = prep_relu(inst, call, p);
+	else if (op_is(call, "LEAKY_RELU") || op_is(call, "ELU"))
+		st = prep_lut(inst, call, p);
+	else if (op_is(call, "RESHAPE") || op_is(call, "SQUEEZE") || op_is(call, "EXPAND_DIMS"))
+		st = prep_copy(inst, call, p);
+	else if (op_is(call, "PAD") || op_is(call, "PADV2"))
+		st = prep_pad(inst, call, p);
+	else if (op_is(call, "RESIZE_BILINEAR"))
+		st = prep_resize(inst, call, p);
+	else if (op_is(call, "MEAN"))
+		st = prep_mean(inst, call, p);
+	else if (op_is(call, "TRANSPOSE_CONV"))
+		st = prep_tconv(inst, call, p);
 	else
 		st = prep_unary(inst, call, p);
 	if (st != QCF_OK) {
@@ -1128,9 +1844,11 @@ static qcf_status xp_execute(qcf_instance *inst, qcf_prepared *p, const qcf_op_c
 	if (!p)
 		return xp_fail(inst, QCF_ERROR, "execute without prepare");
 	for (int i = 0; i < p->n_in; i++) {
-		if (call->inputs[i].nbytes < p->in_bytes[i])
-			return xp_fail(inst, QCF_ERROR, "input %d changed size since prepare", i);
-		memcpy(p->in[i], call->inputs[i].data, p->in_bytes[i]);
+		const qcf_tensor *t = &call->inputs[p->src + i];
+		if (t->nbytes < p->in_bytes[i])
+			return xp_fail(inst, QCF_ERROR, "input %d changed size since prepare",
+			               p->src + i);
+		memcpy(p->in[i], t->data, p->in_bytes[i]);
 		if (p->flip_in)
 			for (size_t k = 0; k < p->in_bytes[i]; k++)
 				((uint8_t *)p->in[i])[k] ^= 0x80;

@@ -145,7 +145,7 @@ static double time_reference(const shape *s, data *d, int reps)
 	                    "litert",    3,
 	                    in,          1,
 	                    &out,        s->conv ? 1 : 0,
-	                    attrs};
+	                    attrs,       NULL};
 	/* the element details qconform's harness asks for */
 	qref_detail det;
 	memset(&det, 0, sizeof det);

@@ -45,7 +45,7 @@
 extern "C" {
 #endif
 
-#define QCF_ABI_VERSION     2 /* newest version this header describes */
+#define QCF_ABI_VERSION     3 /* newest version this header describes */
 #define QCF_ABI_VERSION_MIN 1 /* oldest version a host built from it accepts */
 
 #if defined(_WIN32)
@@ -202,7 +202,9 @@ typedef struct qcf_attr {
 	} v;
 } qcf_attr;
 
-/* One invocation of one operator. */
+struct qcf_chain;
+
+/* One invocation of one operator (or, version 3, of a chain of them: chain != NULL). */
 typedef struct qcf_op_call {
 	uint32_t struct_size;
 	const char *op;        /* spec op name: "QUANTIZE", "QuantizeLinear", ... */
@@ -213,7 +215,39 @@ typedef struct qcf_op_call {
 	qcf_tensor *outputs; /* shapes, dtypes, quant and buffers set by the host */
 	int32_t n_attrs;
 	const qcf_attr *attrs;
+	/* Version 3 (a shorter struct_size reads as NULL): NULL for a single op; else the call
+	 * is the chain as one fused call: op is the chain's name ("CONV_2D+RELU6"), inputs and
+	 * outputs are the graph's, n_attrs is 0, and chain lists the nodes (qcf_chain). */
+	const struct qcf_chain *chain;
 } qcf_op_call;
+
+/*
+ * Version 3: a chain, a small graph of single-op calls run in order (a DequantizeLinear ->
+ * op -> QuantizeLinear group, a CONV_2D followed by RELU6, two requantizations). Each node is
+ * a complete single-op call, exactly as the host would offer it alone. Tensors are bound by
+ * name: a node's tensor named like one of the call's inputs or outputs, or like one of the
+ * intermediates, is that tensor, and its data points at the same buffer. Intermediates are
+ * the tensors between nodes, with their dtype, shape and quantization as the graph declares
+ * them; their buffers are the host's, writable, poisoned, and the kernel may use them as
+ * scratch or ignore them: only the call's outputs are judged. What a fused answer may differ
+ * by from the graph's (rounding once where the graph rounds twice) is the spec's contract,
+ * not the plugin's choice.
+ */
+typedef struct qcf_chain {
+	uint32_t struct_size;
+	int32_t n_nodes;
+	const qcf_op_call *nodes; /* in order: each input is a graph input or an earlier output */
+	int32_t n_intermediates;
+	const qcf_tensor *intermediates;
+} qcf_chain;
+
+/* The chain of a call, or NULL (a single op, or a call from a host older than version 3). */
+static inline const qcf_chain *qcf_call_chain(const qcf_op_call *call)
+{
+	return call && call->struct_size >= offsetof(qcf_op_call, chain) + sizeof call->chain
+	               ? call->chain
+	               : NULL;
+}
 
 typedef struct qcf_option {
 	const char *key;
@@ -315,12 +349,14 @@ static inline qcf_status qcf_negotiate_answer(qcf_negotiation *n, uint32_t versi
 QCF_EXPORT qcf_status qconform_plugin_negotiate(qcf_negotiation *n);
 
 /*
- * The lowest ABI version whose types a call uses: 2 when a tensor has a version-2 dtype or its
- * quantization a version-2 scale or zero point type, else 1. A host offers a call only to a
- * plugin that negotiated at least this version.
+ * The lowest ABI version whose types a call uses: 3 for a chain, 2 when a tensor has a
+ * version-2 dtype or its quantization a version-2 scale or zero point type, else 1. A host
+ * offers a call only to a plugin that negotiated at least this version.
  */
 static inline uint32_t qcf_call_abi_version(const qcf_op_call *call)
 {
+	if (qcf_call_chain(call))
+		return 3;
 	for (int32_t k = 0; call && k < call->n_inputs + call->n_outputs; k++) {
 		const qcf_tensor *t =
 		        k < call->n_inputs ? &call->inputs[k] : &call->outputs[k - call->n_inputs];

@@ -133,6 +133,8 @@ void qc_cases_end(qc_cases *it)
 		free(it->tv_in[i].zero_points);
 		free(it->tv_out[i].scales);
 		free(it->tv_out[i].zero_points);
+		free(it->tv_mid[i].scales);
+		free(it->tv_mid[i].zero_points);
 	}
 	free(it);
 }
@@ -191,6 +193,10 @@ static void value_text(const qc_spec *s, const yaml_node_t *n, char *buf, size_t
 	}
 }
 
+static int eval_attrs(qc_cases *it, qc_case *c, const qc_named *all, int n, qcf_attr *out,
+                      const yaml_node_t **where, const char *semantics, const char *op,
+                      const yaml_node_t *missing_at);
+
 static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 {
 	const qc_spec *s = it->s;
@@ -217,12 +223,27 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 				n++;
 		}
 	}
-	const qref_op_schema *schema = qref_op_schema_find(s->semantics, s->op);
+	if (!eval_attrs(it, c, all, n, c->attrs, c->attr_nodes, s->semantics, s->op, over))
+		return 0;
+	c->call.n_attrs = n;
+	c->call.attrs = c->attrs;
+	return 1;
+}
+
+/* The attributes all[0..n) of op semantics/op evaluated into out[] (where each is written
+ * into where[]), checked against the op's schema; missing_at: where to report one missing
+ * (NULL: the spec's attrs). */
+static int eval_attrs(qc_cases *it, qc_case *c, const qc_named *all, int n, qcf_attr *out,
+                      const yaml_node_t **where, const char *semantics, const char *op,
+                      const yaml_node_t *missing_at)
+{
+	const qc_spec *s = it->s;
+	const qref_op_schema *schema = qref_op_schema_find(semantics, op);
 	for (int i = 0; i < n; i++) {
-		qcf_attr *a = &c->attrs[i];
+		qcf_attr *a = &out[i];
 		a->name = all[i].name;
 		a->count = 1;
-		c->attr_nodes[i] = all[i].node;
+		where[i] = all[i].node;
 		yaml_node_t *r = qc_cases_resolve(it, all[i].node);
 		if (!r)
 			return 0;
@@ -274,18 +295,16 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 			return 0;
 		}
 	}
-	c->call.n_attrs = n;
-	c->call.attrs = c->attrs;
 	/* the op's schema (qref.h): each value of the type and range it reads, every attribute
 	 * it needs present; a negative case may break either on purpose */
 	if (!schema || it->expect_error)
 		return 1;
 	for (int i = 0; i < n; i++) {
-		const qref_attr_schema *as = qref_attr_schema_find(schema, c->attrs[i].name);
+		const qref_attr_schema *as = qref_attr_schema_find(schema, out[i].name);
 		char why[256];
-		if (as && qref_attr_check(as, &c->attrs[i], why, sizeof why) != 0) {
-			qc_cases_fail(it, all[i].node, "attribute '%s' of %s/%s %s",
-			              c->attrs[i].name, s->semantics, s->op, why);
+		if (as && qref_attr_check(as, &out[i], why, sizeof why) != 0) {
+			qc_cases_fail(it, all[i].node, "attribute '%s' of %s/%s %s", out[i].name,
+			              semantics, op, why);
 			return 0;
 		}
 	}
@@ -293,18 +312,112 @@ static int build_attrs(qc_cases *it, qc_case *c, yaml_node_t *over)
 		if (!as->required)
 			continue;
 		int j;
-		for (j = 0; j < n && strcmp(c->attrs[j].name, as->name); j++)
+		for (j = 0; j < n && strcmp(out[j].name, as->name); j++)
 			;
 		if (j == n) {
 			yaml_node_t *root = yaml_document_get_root_node((yaml_document_t *)&s->doc);
-			const yaml_node_t *at = over ? over : qc_map_get(s, root, "attrs");
+			const yaml_node_t *at =
+			        missing_at ? missing_at : qc_map_get(s, root, "attrs");
 			qc_cases_fail(it, at ? at : c->where,
-			              "%s/%s needs attribute '%s' (it has no default)",
-			              s->semantics, s->op, as->name);
+			              "%s/%s needs attribute '%s' (it has no default)", semantics,
+			              op, as->name);
 			return 0;
 		}
 	}
 	return 1;
+}
+
+/* ---- chains ---- */
+
+/* The case's tensor called name: a graph input, an intermediate or a graph output. */
+static const qcf_tensor *chain_tensor(const qc_case *c, const char *name)
+{
+	for (int i = 0; i < c->call.n_inputs; i++)
+		if (!strcmp(c->in[i].name, name))
+			return &c->in[i];
+	for (int i = 0; i < c->n_mid; i++)
+		if (!strcmp(c->mid[i].name, name))
+			return &c->mid[i];
+	for (int i = 0; i < c->call.n_outputs; i++)
+		if (!strcmp(c->out[i].name, name))
+			return &c->out[i];
+	return NULL;
+}
+
+/* One node (or the fused form) of the spec as a complete single-op call of the case. */
+static int build_node(qc_cases *it, qc_case *c, const qc_chain_node *nd, qcf_op_call *call,
+                      qcf_tensor *in, qcf_tensor *out, qcf_attr *attrs,
+                      const yaml_node_t **attr_nodes)
+{
+	memset(call, 0, sizeof *call);
+	call->struct_size = sizeof *call;
+	call->op = nd->op;
+	call->semantics = nd->semantics;
+	call->n_inputs = nd->n_inputs;
+	call->n_outputs = nd->n_outputs;
+	call->inputs = in;
+	call->outputs = out;
+	for (int j = 0; j < nd->n_inputs; j++) {
+		const qcf_tensor *t = chain_tensor(c, nd->inputs[j]);
+		if (!t) {
+			qc_cases_fail(it, nd->node, "no tensor '%s'", nd->inputs[j]);
+			return 0;
+		}
+		in[j] = *t;
+	}
+	for (int j = 0; out && j < nd->n_outputs; j++) {
+		const qcf_tensor *t = chain_tensor(c, nd->outputs[j]);
+		if (!t) {
+			qc_cases_fail(it, nd->node, "no tensor '%s'", nd->outputs[j]);
+			return 0;
+		}
+		out[j] = *t;
+	}
+	if (!eval_attrs(it, c, nd->attrs, nd->n_attrs, attrs, attr_nodes, nd->semantics, nd->op,
+	                qc_map_get(it->s, nd->node, "attrs") ? qc_map_get(it->s, nd->node, "attrs")
+	                                                     : nd->node))
+		return 0;
+	call->n_attrs = nd->n_attrs;
+	call->attrs = attrs;
+	return 1;
+}
+
+/* The nodes, the chain and the fused form of a chain case (data bound later). */
+static int build_chain(qc_cases *it, qc_case *c)
+{
+	const qc_spec *s = it->s;
+	c->n_nodes = s->n_nodes;
+	for (int k = 0; k < s->n_nodes; k++)
+		if (!build_node(it, c, &s->nodes[k], &c->nodes[k], c->node_in[k], c->node_out[k],
+		                c->node_attrs[k], c->node_attr_nodes[k]))
+			return 0;
+	c->chain.struct_size = sizeof c->chain;
+	c->chain.n_nodes = c->n_nodes;
+	c->chain.nodes = c->nodes;
+	c->chain.n_intermediates = c->n_mid;
+	c->chain.intermediates = c->mid;
+	c->call.chain = &c->chain;
+	c->fusion = s->fusion;
+	if (s->fusion == QC_FUSION_ROUND_ONCE &&
+	    !build_node(it, c, &s->fused, &c->fused, c->fused_in, NULL, c->fused_attrs,
+	                c->fused_attr_nodes))
+		return 0;
+	c->fused.outputs = c->out;
+	c->fused.n_outputs = c->call.n_outputs;
+	return 1;
+}
+
+/* The nodes' tensors point at the data their names bind to (built last). */
+static void chain_bind_data(qc_case *c)
+{
+	for (int k = 0; k < c->n_nodes; k++) {
+		for (int j = 0; j < c->nodes[k].n_inputs; j++)
+			c->node_in[k][j].data = chain_tensor(c, c->node_in[k][j].name)->data;
+		for (int j = 0; j < c->nodes[k].n_outputs; j++)
+			c->node_out[k][j].data = chain_tensor(c, c->node_out[k][j].name)->data;
+	}
+	for (int j = 0; j < c->fused.n_inputs && c->fusion == QC_FUSION_ROUND_ONCE; j++)
+		c->fused_in[j].data = chain_tensor(c, c->fused_in[j].name)->data;
 }
 
 static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
@@ -498,7 +611,7 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	qc_vnode_reset(s, it->mark);
 	it->gen++; /* the bindings' values were in that memory */
 	it->cur = c;
-	it->n_in_built = it->n_out_built = 0;
+	it->n_in_built = it->n_out_built = it->n_mid_built = 0;
 	it->channel = 0;
 	uint64_t rep;
 	yaml_node_t *cn = bind_case(it, idx, c, &rep); /* explicit case node */
@@ -535,6 +648,14 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		ok = qc_cases_build_tensor(it, c, &tv, &c->in[i], &c->quant_in[i], c->shape_in[i],
 		                           &c->in_nodes[i]);
 		it->n_in_built += ok;
+	}
+	/* a chain's intermediates, between its inputs and its outputs */
+	c->n_mid = s->n_mids;
+	for (int i = 0; i < s->n_mids && ok; i++) {
+		tview tv = {s->mids[i].name, s->mids[i].node, NULL};
+		ok = qc_cases_build_tensor(it, c, &tv, &c->mid[i], &c->quant_mid[i],
+		                           c->shape_mid[i], &c->mid_nodes[i]);
+		it->n_mid_built += ok;
 	}
 	c->call.n_outputs = s->n_outputs;
 	for (int i = 0; i < s->n_outputs && ok; i++) {
@@ -574,6 +695,8 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	}
 	if (ok)
 		ok = build_attrs(it, c, cn ? qc_map_get(s, cn, "attrs") : NULL);
+	if (ok && s->n_nodes)
+		ok = build_chain(it, c);
 	for (int k = 0; k < s->n_outputs && ok; k++)
 		if (c->auto_quant[k] && it->with_data)
 			ok = qc_cases_auto_quant(it, c, k);
@@ -605,6 +728,14 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 	}
 	for (int i = 0; i < s->n_outputs && ok; i++)
 		c->out[i].data = qc_case_alloc(c, c->out[i].nbytes);
+	for (int i = 0; i < c->n_mid && ok; i++)
+		c->mid[i].data = qc_case_alloc(c, c->mid[i].nbytes ? c->mid[i].nbytes : 1);
+	if (ok && s->n_nodes)
+		chain_bind_data(c);
+	if (ok && c->fusion == QC_FUSION_ROUND_ONCE) {
+		c->tol.fused = 1;
+		c->tol.exact = 0;
+	}
 	if (!ok || it->failed) {
 		qc_case_free(c);
 		return -1;

@@ -27,6 +27,7 @@ typedef struct qc_tolerance {
 	double abs;           /* float outputs: max |got - expected| */
 	double rel;           /* float outputs: max |got - expected| / |expected| */
 	double steps;         /* float outputs on a grid: max |e| in steps of the scale */
+	int fused;            /* a chain's round_once contract: its fused form bounds a band too */
 	int n_roundings;      /* rounding: the legal roundings, by name */
 	const char *roundings[8];
 	const char *check;             /* Lua chunk of a custom check, or NULL */
@@ -79,6 +80,27 @@ typedef struct qc_case {
 	const yaml_node_t *expect_node; /* the expect that applies, or NULL */
 	qc_tensor_nodes in_nodes[QC_MAX_TENSORS], out_nodes[QC_MAX_TENSORS];
 	const yaml_node_t *attr_nodes[QC_MAX_ATTRS]; /* the value of attrs[i] as written */
+	/* a chain (the spec's chain:; n_nodes 0: a single op): call.chain is &chain, call.op the
+	 * chain's name. Each node is a complete single-op call whose tensors are copies of in[],
+	 * mid[] or out[] (same data); mid[] are the intermediates, with buffers of their own. */
+	int n_nodes;
+	qcf_chain chain;
+	qcf_op_call nodes[QC_MAX_NODES];
+	qcf_tensor node_in[QC_MAX_NODES][QC_MAX_TENSORS], node_out[QC_MAX_NODES][QC_MAX_TENSORS];
+	qcf_attr node_attrs[QC_MAX_NODES][QC_MAX_ATTRS];
+	const yaml_node_t *node_attr_nodes[QC_MAX_NODES][QC_MAX_ATTRS];
+	int n_mid;
+	qcf_tensor mid[QC_MAX_TENSORS];
+	qcf_quant quant_mid[QC_MAX_TENSORS];
+	int64_t shape_mid[QC_MAX_TENSORS][QCF_MAX_RANK];
+	qc_tensor_nodes mid_nodes[QC_MAX_TENSORS];
+	/* the fusion contract; QC_FUSION_ROUND_ONCE: fused is the single op a fused kernel may
+	 * also equal (on the graph's inputs, into the graph's outputs) */
+	qc_fusion fusion;
+	qcf_op_call fused;
+	qcf_tensor fused_in[QC_MAX_TENSORS];
+	qcf_attr fused_attrs[QC_MAX_ATTRS];
+	const yaml_node_t *fused_attr_nodes[QC_MAX_ATTRS];
 } qc_case;
 
 typedef struct qc_cases qc_cases;

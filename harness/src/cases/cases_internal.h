@@ -65,13 +65,13 @@ struct qc_cases {
 	int n_pack_err;
 	/* the case being built: its tensors built so far are visible to expressions */
 	qc_case *cur;
-	int n_in_built, n_out_built;
+	int n_in_built, n_out_built, n_mid_built;
 	int channel;        /* > 0 while a per-channel expression is evaluated (its `c`, from 1) */
 	qc_vnode_mark mark; /* Lua-made nodes of earlier cases are dropped back to here */
 	qc_case name_case;  /* qc_cases_name's */
 	/* the Lua values of the bindings, converted once per case (qc_cases_bindings()) */
 	uint64_t gen; /* counts the cases begun: the values of earlier ones are gone */
-	tval tv_in[QC_MAX_TENSORS], tv_out[QC_MAX_TENSORS];
+	tval tv_in[QC_MAX_TENSORS], tv_out[QC_MAX_TENSORS], tv_mid[QC_MAX_TENSORS];
 	vval vv[2 * QC_MAX_VARS];
 	qc_lval chan_val; /* `c` */
 };

@@ -219,6 +219,8 @@ int qc_cases_bindings(qc_cases *it, qc_lbind *b, int max)
 	qc_case *c = it->cur;
 	for (int i = 0; c && i < it->n_in_built && n < max; i++)
 		b[n++] = (qc_lbind){c->in[i].name, tensor_value(it, &it->tv_in[i], &c->in[i])};
+	for (int i = 0; c && i < it->n_mid_built && n < max; i++)
+		b[n++] = (qc_lbind){c->mid[i].name, tensor_value(it, &it->tv_mid[i], &c->mid[i])};
 	for (int i = 0; c && i < it->n_out_built && n < max; i++)
 		b[n++] = (qc_lbind){c->out[i].name, tensor_value(it, &it->tv_out[i], &c->out[i])};
 	for (int i = 0; i < it->n_bind && n < max; i++) /* variables win over tensor names */
@@ -261,6 +263,9 @@ yaml_node_t *qc_cases_resolve(qc_cases *it, yaml_node_t *n)
 		for (int i = 0; it->cur && i < it->n_out_built; i++)
 			tensor |= !strncmp(it->cur->out[i].name, name, len) &&
 			          !it->cur->out[i].name[len];
+		for (int i = 0; it->cur && i < it->n_mid_built; i++)
+			tensor |= !strncmp(it->cur->mid[i].name, name, len) &&
+			          !it->cur->mid[i].name[len];
 		if (!tensor && !(len == 1 && name[0] == 'c' && it->channel > 0)) {
 			qc_cases_fail(it, n, "sweep variable '%.*s' undefined", (int)len, name);
 			return NULL;
@@ -269,7 +274,7 @@ yaml_node_t *qc_cases_resolve(qc_cases *it, yaml_node_t *n)
 	qc_lua *L = qc_cases_spec_lua(it, n);
 	if (!L)
 		return NULL;
-	qc_lbind b[2 * QC_MAX_VARS + 2 * QC_MAX_TENSORS + 1];
+	qc_lbind b[2 * QC_MAX_VARS + 3 * QC_MAX_TENSORS + 1];
 	int nb = qc_cases_bindings(it, b, (int)(sizeof b / sizeof b[0]));
 	qc_lval out;
 	char err[512];

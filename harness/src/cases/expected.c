@@ -22,7 +22,10 @@ void qc_expected_free(qc_expected *e, int n_outputs)
 		free(e->band_lo[k]);
 		free(e->band_hi[k]);
 		free(e->errors[k]);
+		free(e->fused[k]);
 	}
+	for (int k = 0; k < e->n_mid; k++)
+		free(e->mid[k]);
 	free(e);
 }
 
@@ -178,6 +181,66 @@ static qcf_status rounding_band(const qc_case *c, qc_expected *e, roundings *rs,
 	return QCF_OK;
 }
 
+/*
+ * A chain: the reference's intermediates (from the decomposed run just made: the last run of
+ * the chain was the default's only when no other rounding ran, so it runs again) and, under
+ * the round_once contract, the fused form's answer, which widens the band: per element,
+ * anything between the decomposed graph (and its legal roundings) and the fused op is legal.
+ */
+static void chain_expected(const qc_case *c, qc_expected *e, char *err, size_t err_size)
+{
+	if (c->tol.n_roundings) {
+		qcf_tensor out[QC_MAX_TENSORS];
+		qcf_op_call call = c->call;
+		for (int k = 0; k < c->call.n_outputs; k++) {
+			out[k] = c->out[k];
+			out[k].data = qc_xcalloc(c->out[k].nbytes ? c->out[k].nbytes : 1, 1);
+		}
+		call.outputs = out;
+		qref_execute(&call, NULL);
+		for (int k = 0; k < c->call.n_outputs; k++)
+			free(out[k].data);
+	}
+	e->n_mid = c->n_mid;
+	for (int i = 0; i < c->n_mid; i++) {
+		e->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
+		memcpy(e->mid[i], c->mid[i].data, c->mid[i].nbytes);
+	}
+	if (c->fusion != QC_FUSION_ROUND_ONCE)
+		return;
+	qcf_tensor out[QC_MAX_TENSORS];
+	qcf_op_call call = c->fused;
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		out[k] = c->out[k];
+		out[k].data = e->fused[k] = qc_xcalloc(c->out[k].nbytes ? c->out[k].nbytes : 1, 1);
+	}
+	call.outputs = out;
+	qref_detail d;
+	memset(&d, 0, sizeof d);
+	qcf_status st = qref_execute(&call, &d);
+	if (st != QCF_OK) {
+		e->status = st == QCF_INVALID_PARAM ? QCF_ERROR : st;
+		snprintf(err, err_size, "the fused form (%s/%s) of the chain: %s", call.semantics,
+		         call.op, d.message);
+		snprintf(e->detail.message, sizeof e->detail.message, "%s", err);
+		return;
+	}
+	for (int k = 0; k < c->call.n_outputs; k++) {
+		size_t n = qref_numel(c->out[k].rank, c->out[k].shape);
+		if (!e->band_lo[k]) {
+			e->band_lo[k] = qc_xcalloc(n ? n : 1, sizeof(double));
+			e->band_hi[k] = qc_xcalloc(n ? n : 1, sizeof(double));
+			for (size_t i = 0; i < n; i++)
+				e->band_lo[k][i] = e->band_hi[k][i] = qref_get(&e->out[k], i);
+		}
+		for (size_t i = 0; i < n; i++) {
+			double v = qref_get(&out[k], i);
+			e->band_lo[k][i] = fmin(e->band_lo[k][i], v);
+			e->band_hi[k][i] = fmax(e->band_hi[k][i], v);
+		}
+	}
+}
+
 qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
 {
 	qc_expected *e = qc_xcalloc(1, sizeof *e);
@@ -213,6 +276,8 @@ qc_expected *qc_expected_new(const qc_case *c, char *err, size_t err_size)
 		}
 	}
 	roundings_free(c, &rs);
+	if (e->status == QCF_OK && c->n_nodes)
+		chain_expected(c, e, err, err_size);
 	if (e->status == QCF_OK)
 		apply_golden(c, e);
 	return e;

@@ -19,6 +19,11 @@ typedef struct qc_expected {
 	double *band_lo[QC_MAX_TENSORS]; /* rounding tolerance: per element, the lowest and */
 	double *band_hi[QC_MAX_TENSORS]; /* highest output of the legal roundings (or NULL) */
 	double *errors[QC_MAX_TENSORS];  /* custom check: scratch for e per element (or NULL) */
+	/* a chain: the reference's intermediates (decomposed, default rounding) and, for the
+	 * round_once contract, the fused form's outputs (NULL otherwise) */
+	int n_mid;
+	void *mid[QC_MAX_TENSORS];
+	void *fused[QC_MAX_TENSORS];
 	int golden_mismatch; /* a published golden value lies outside what the reference accepts */
 	char golden_note[256];
 } qc_expected;

@@ -86,6 +86,7 @@ void qc_metrics_merge(qc_metrics *dst, const qc_metrics *src)
 	dst->sum_e += src->sum_e;
 	dst->sum_e2 += src->sum_e2;
 	dst->in_band += src->in_band;
+	dst->in_fused += src->in_fused;
 	dst->tol_mismatches += src->tol_mismatches;
 	dst->tol_sum_e += src->tol_sum_e;
 	dst->tol_sum_e2 += src->tol_sum_e2;
@@ -378,10 +379,12 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 	       mse = m->tol_sum_e2 / n;
 	int bounded = tol->max_abs >= 0 || tol->steps >= 0 || tol->bias >= 0 || tol->mse >= 0 ||
 	              tol->mismatch_rate >= 0 || tol->ulp >= 0 || tol->abs >= 0 || tol->rel >= 0;
-	if (!bounded && tol->n_roundings && m->tol_mismatches) {
-		snprintf(why, why_size, "%llu %s outside every legal rounding (max %.6g %s beyond)",
+	if (!bounded && (tol->n_roundings || tol->fused) && m->tol_mismatches) {
+		snprintf(why, why_size, "%llu %s outside every legal %s (max %.6g %s beyond)",
 		         (unsigned long long)m->tol_mismatches,
-		         m->tol_mismatches == 1 ? "element" : "elements", m->tol_max_abs, u);
+		         m->tol_mismatches == 1 ? "element" : "elements",
+		         tol->n_roundings ? "rounding" : "form (graph or fused)", m->tol_max_abs,
+		         u);
 		return 0;
 	}
 	double max_abs = tol->max_abs;
@@ -421,6 +424,28 @@ int qc_tolerance_check(const qc_tolerance *tol, const qc_metrics *m, char *why, 
 		}
 	}
 	return 1;
+}
+
+const char *qc_chain_mode_name(int mode)
+{
+	return mode == QC_CHAIN_OPBYOP ? "op by op" : mode == QC_CHAIN_FUSED ? "fused" : "";
+}
+
+/* A chain's round_once contract: the elements that differ from the graph's answer and lie
+ * between it and the fused form's (the fused form was needed). */
+static uint64_t fused_count(const qc_expected *ref, int k, const qcf_tensor *got)
+{
+	if (!ref->fused[k])
+		return 0;
+	qcf_tensor f = ref->out[k];
+	f.data = ref->fused[k];
+	size_t n = qref_numel(f.rank, f.shape);
+	uint64_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = qref_get(&ref->out[k], i), y = qref_get(&f, i), g = qref_get(got, i);
+		count += g != x && g >= fmin(x, y) && g <= fmax(x, y);
+	}
+	return count;
 }
 
 void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex,
@@ -497,6 +522,7 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 		qc_compare_output(&ref->out[k], &kernel_out[k], &ref->detail.out[k],
 		                  ref->band_lo[k], ref->band_hi[k], ref->errors[k],
 		                  qc_along_axis(c, k), &r->m[k]);
+		r->m[k].in_fused = fused_count(ref, k, &kernel_out[k]);
 		if (r->m[k].mismatches || r->m[k].out_of_range)
 			exact = 0;
 		char w[256];
@@ -520,9 +546,20 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 		if (r->m[bad].n_worst)
 			qc_worst_text(c, bad, &r->m[bad].worst[0], at, sizeof at);
 		snprintf(r->message, sizeof r->message, "%s%s%s", why, at[0] ? "; worst " : "", at);
-	} else if (!exact)
-		snprintf(r->message, sizeof r->message, "within tolerance%s%s",
-		         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");
+	} else if (!exact) {
+		uint64_t fused = 0;
+		for (int k = 0; k < c->call.n_outputs; k++)
+			fused += r->m[k].in_fused;
+		if (fused)
+			snprintf(r->message, sizeof r->message,
+			         "within the fusion contract round_once: %llu %s as the fused form "
+			         "(%s) rounds once where the graph rounds twice",
+			         (unsigned long long)fused, fused == 1 ? "element" : "elements",
+			         c->fused.op ? c->fused.op : "?");
+		else
+			snprintf(r->message, sizeof r->message, "within tolerance%s%s",
+			         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");
+	}
 	/* a failure where the kernel left the poison (poison.h) is named for what it is */
 	for (int k = 0; k < c->call.n_outputs && r->verdict == QC_FAIL; k++) {
 		size_t first = 0, n = qref_numel(c->out[k].rank, c->out[k].shape);

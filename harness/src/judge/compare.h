@@ -76,6 +76,7 @@ typedef struct qc_metrics {
 	/* With a rounding tolerance, the legal band of an element runs from its lowest to its
 	 * highest legal rounding; tolerance bounds apply to the errors beyond the band. */
 	uint64_t in_band;        /* e != 0 but within the band: needed a wider rounding */
+	uint64_t in_fused;       /* of in_band, a chain's: between the graph and its fused form */
 	uint64_t tol_mismatches; /* elements outside the band */
 	double tol_max_abs, tol_sum_e, tol_sum_e2;
 } qc_metrics;
@@ -133,7 +134,16 @@ typedef struct qc_result {
 	 * qcf_engine_kind, 0 unreported), engine_name its name; -1: it did not execute */
 	int engine;
 	char engine_name[64];
+	/* a chain case: how the kernel was offered it (QC_CHAIN_*), and, op by op, the first node
+	 * (from 1) whose output differs from the reference's intermediate (0: none found) */
+	int chain_mode;
+	int chain_node;
 } qc_result;
+
+#define QC_CHAIN_NONE   0                 /* a single op */
+#define QC_CHAIN_OPBYOP 1                 /* each node in turn, the kernel's outputs fed forward */
+#define QC_CHAIN_FUSED  2                 /* the chain as one fused call (plugin ABI version 3) */
+const char *qc_chain_mode_name(int mode); /* "", "op by op", "fused" */
 
 /*
  * The verdict of one case from the reference's answer and the kernel's:

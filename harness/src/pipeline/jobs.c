@@ -70,6 +70,8 @@ struct qc_jobs {
 	qc_lua_share *shares; /* per spec: the budgets its copies share */
 	job *jobs;
 	int n_jobs, n_threads;
+	unsigned
+	        abi; /* the plugin's negotiated ABI version: 3 and later are offered chains fused */
 	size_t capacity;
 	size_t window;   /* units taken and not yet handed back, at most */
 	unit_out *outs;  /* ring of `window` slots: unit u in outs[u % window] */
@@ -254,6 +256,7 @@ int qc_jobs_open(const qc_runner_config *cfg, qc_pool *pool, int jobs, qc_jobs *
 	}
 	*info = infos[alive];
 	free(infos);
+	J->abi = info->abi_version;
 	J->cfg = *cfg;
 	snprintf(J->threads_option, sizeof J->threads_option, "%s", info->threads_option);
 	J->n_jobs = jobs;
@@ -614,6 +617,137 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 	return 0;
 }
 
+/* ---- a chain, op by op ---- */
+
+/*
+ * A plugin offered a chain's nodes one at a time (one that does not speak chains): node k
+ * runs through the plugin's ordinary call in the job's worker, on the graph's inputs and the
+ * kernel's own outputs of the nodes before it (never the reference's), each output poisoned
+ * as a single call's is; the graph's outputs are judged. The kernel's values of every tensor
+ * the nodes write are kept here, in the job's memory (a staged call's is the runner's only
+ * until its next batch).
+ */
+typedef struct chain_run {
+	qcf_op_call staged; /* what the judging reads: the graph's outputs, the kernel's values */
+	qcf_tensor out[QC_MAX_TENSORS];
+	unsigned char *mid[QC_MAX_TENSORS], *gout[QC_MAX_TENSORS];
+	int nodes_ok; /* nodes that returned QCF_OK */
+} chain_run;
+
+/* The buffer of the case's tensor called name (an input, an intermediate or an output), and
+ * the reference's answer for it (NULL for an input). */
+static void *chain_buffer(const qc_case *c, const qc_expected *e, chain_run *cr, const char *name,
+                          qcf_tensor *ref)
+{
+	for (int i = 0; i < c->call.n_inputs; i++)
+		if (!strcmp(c->in[i].name, name))
+			return c->in[i].data;
+	for (int i = 0; i < c->n_mid; i++)
+		if (!strcmp(c->mid[i].name, name)) {
+			*ref = c->mid[i];
+			ref->data = e->status == QCF_OK ? e->mid[i] : NULL;
+			return cr->mid[i];
+		}
+	for (int i = 0; i < c->call.n_outputs; i++)
+		if (!strcmp(c->out[i].name, name)) {
+			*ref = e->out[i];
+			if (e->status != QCF_OK)
+				ref->data = NULL;
+			return cr->gout[i];
+		}
+	return NULL;
+}
+
+static void chain_run_free(chain_run *cr)
+{
+	for (int i = 0; i < QC_MAX_TENSORS; i++) {
+		free(cr->mid[i]);
+		free(cr->gout[i]);
+	}
+	memset(cr, 0, sizeof *cr);
+}
+
+/* Runs case c's nodes in turn: *ex is the first node's outcome that is not QCF_OK (its
+ * message names the node), else the last node's, with the seconds of all. 0, or the runner's
+ * code (-1, -2) when it cannot go on. */
+static int chain_opbyop(job *j, const qc_case *c, const qc_expected *e, chain_run *cr,
+                        qc_exec_result *ex, char *err, size_t err_size)
+{
+	memset(cr, 0, sizeof *cr);
+	for (int i = 0; i < c->n_mid; i++)
+		cr->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
+	for (int i = 0; i < c->call.n_outputs; i++) {
+		cr->gout[i] = qc_xcalloc(c->out[i].nbytes ? c->out[i].nbytes : 1, 1);
+		memcpy(cr->gout[i], c->out[i].data, c->out[i].nbytes); /* the poison */
+	}
+	double seconds = 0;
+	memset(ex, 0, sizeof *ex);
+	for (int k = 0; k < c->n_nodes; k++) {
+		const qcf_op_call *nd = &c->nodes[k];
+		qcf_tensor in[QC_MAX_TENSORS], out[QC_MAX_TENSORS], ref;
+		qcf_op_call call = *nd;
+		for (int i = 0; i < nd->n_inputs; i++) {
+			in[i] = nd->inputs[i];
+			in[i].data = chain_buffer(c, e, cr, in[i].name, &ref);
+		}
+		for (int i = 0; i < nd->n_outputs; i++) {
+			out[i] = nd->outputs[i];
+			memset(&ref, 0, sizeof ref);
+			out[i].data = chain_buffer(c, e, cr, out[i].name, &ref);
+			qc_poison_fill(&out[i], ref.data ? &ref : NULL);
+		}
+		call.inputs = in;
+		call.outputs = out;
+		call.chain = NULL;
+		const qcf_op_call *calls[1] = {&call}, *staged[1] = {NULL};
+		qc_exec_result ek;
+		int rc = qc_runner_execute(j->runner, calls, 1, &ek, staged, err, err_size);
+		if (rc != 0)
+			return rc;
+		seconds += ek.seconds;
+		char msg[sizeof ek.message];
+		snprintf(msg, sizeof msg, "%s", ek.message);
+		*ex = ek;
+		if (ek.outcome != QC_EXEC_OK || !staged[0]) {
+			snprintf(ex->message, sizeof ex->message, "op by op, node %d (%s): %s",
+			         k + 1, nd->op, msg);
+			break;
+		}
+		for (int i = 0; i < nd->n_outputs; i++)
+			memcpy(out[i].data, staged[0]->outputs[i].data, out[i].nbytes);
+		if (ek.late_write)
+			snprintf(ex->message, sizeof ex->message, "node %d (%s): %s", k + 1, nd->op,
+			         msg);
+		cr->nodes_ok = k + 1;
+	}
+	ex->seconds = seconds;
+	cr->staged = c->call;
+	cr->staged.chain = NULL;
+	cr->staged.outputs = cr->out;
+	for (int i = 0; i < c->call.n_outputs; i++) {
+		cr->out[i] = c->out[i];
+		cr->out[i].data = cr->gout[i];
+	}
+	return 0;
+}
+
+/* Op by op, the first node (from 1) whose outputs differ, bit for bit, from the reference's
+ * intermediates (the graph's outputs for the last): where the kernel went wrong. 0: none. */
+static int chain_first_differing(const qc_case *c, const qc_expected *e, chain_run *cr)
+{
+	if (e->status != QCF_OK)
+		return 0;
+	for (int k = 0; k < cr->nodes_ok; k++)
+		for (int i = 0; i < c->nodes[k].n_outputs; i++) {
+			qcf_tensor ref;
+			memset(&ref, 0, sizeof ref);
+			const void *got = chain_buffer(c, e, cr, c->nodes[k].outputs[i].name, &ref);
+			if (got && ref.data && memcmp(got, ref.data, ref.nbytes) != 0)
+				return k + 1;
+		}
+	return 0;
+}
+
 /* Runs the batch in the job's worker and judges it. -1 when the unit cannot go on (no worker,
  * cancelled, or its board left the pool: u says which). */
 static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
@@ -627,12 +761,39 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	for (int i = 0; i < b->n; i++)
 		calls[i] = &b->cases[i]->call;
 	memset(staged, 0, sizeof staged);
+	/* a chain case runs alone (run_unit batches it so), op by op unless the source answers
+	 * for it whole */
+	chain_run cr;
+	int chain = b->cases[0]->n_nodes && !J->source;
+	int fused = chain && J->abi >= 3, opbyop = chain && !fused;
+	if (fused) {
+		/* the intermediates' buffers hold the reference's: the kernel sees a poison */
+		qc_case *c0 = b->cases[0];
+		for (int i = 0; i < c0->n_mid; i++) {
+			qcf_tensor ref = c0->mid[i];
+			ref.data = b->expected[0]->status == QCF_OK ? b->expected[0]->mid[i] : NULL;
+			qc_poison_fill(&c0->mid[i], ref.data ? &ref : NULL);
+		}
+	}
 	int rc = atomic_load(&J->cancelled) ? -2
 	         : board_dead(j)            ? -3
+	         : opbyop    ? chain_opbyop(j, b->cases[0], b->expected[0], &cr, ex, u->err,
+	                                    sizeof u->err)
 	         : J->source ? J->source->execute(J->source->ctx, &j->src_state, b->cases, b->n, ex,
 	                                          staged, u->err, sizeof u->err)
 	                     : qc_runner_execute(j->runner, calls, b->n, ex, staged, u->err,
 	                                         sizeof u->err);
+	if (fused && rc == 0 && ex[0].outcome == QC_EXEC_NOT_SUPPORTED) {
+		/* the plugin does not fuse this chain: it is offered its nodes in turn */
+		fused = 0;
+		opbyop = 1;
+		staged[0] = NULL;
+		rc = chain_opbyop(j, b->cases[0], b->expected[0], &cr, ex, u->err, sizeof u->err);
+	}
+	if (opbyop && rc == 0)
+		staged[0] = &cr.staged;
+	else if (opbyop)
+		chain_run_free(&cr);
 	if (rc == -2 || atomic_load(&J->cancelled)) {
 		u->cancelled = 1;
 		batch_drop(b);
@@ -659,7 +820,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	unsigned char *first[BATCH_CASES][QC_MAX_TENSORS];
 	size_t first_n[BATCH_CASES][QC_MAX_TENSORS];
 	rep_finding found[BATCH_CASES];
-	int repeat = p->repeat > 1 && !J->source;
+	int repeat = p->repeat > 1 && !J->source && !chain;
 	if (repeat) {
 		memset(first, 0, sizeof first);
 		if (repeat_batch(j, b, calls, ex, staged, first, first_n, found) != 0) {
@@ -683,6 +844,22 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 			                        : staged[i]->outputs[k].data;
 		}
 		qc_judge(c, e, &ex[i], kout, &jc->r);
+		if (fused)
+			jc->r.chain_mode = QC_CHAIN_FUSED;
+		if (opbyop) {
+			jc->r.chain_mode = QC_CHAIN_OPBYOP;
+			if (!qc_verdict_conforms(jc->r.verdict))
+				jc->r.chain_node = chain_first_differing(c, e, &cr);
+			if (jc->r.chain_node && jc->r.verdict == QC_FAIL) {
+				char note[sizeof jc->r.message];
+				snprintf(note, sizeof note, "%s", jc->r.message);
+				snprintf(jc->r.message, sizeof jc->r.message,
+				         "op by op: node %d (%s) is the first whose output differs "
+				         "from "
+				         "the reference's; %s",
+				         jc->r.chain_node, c->nodes[jc->r.chain_node - 1].op, note);
+			}
+		}
 		for (int k = 0; k < jc->r.n_outputs; k++)
 			jc->r.saturated[k] = qc_expected_saturation(c, e, k);
 		if (c->tol.check && jc->r.verdict == QC_PASS_WITHIN_TOLERANCE) {
@@ -723,6 +900,8 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	}
 	if (repeat)
 		free_first(first, b->n);
+	if (opbyop)
+		chain_run_free(&cr);
 	b->n = 0;
 	b->bytes = 0;
 	return 0;
@@ -886,7 +1065,8 @@ static void run_unit(job *j, size_t ui, unit_out *u)
 		for (int k = 0; k < c->call.n_outputs; k++)
 			qc_poison_fill(&c->out[k], e->status == QCF_OK ? &e->out[k] : NULL);
 		size_t bytes = case_bytes(c);
-		if (b->n && (b->n == BATCH_CASES || b->bytes + bytes > BATCH_BYTES ||
+		int alone = c->n_nodes || (b->n && b->cases[0]->n_nodes); /* chains run alone */
+		if (b->n && (alone || b->n == BATCH_CASES || b->bytes + bytes > BATCH_BYTES ||
 		             b->bytes + bytes > J->capacity / 2)) {
 			if (batch_run(j, run_spec, u, b) != 0) {
 				qc_expected_free(e, c->call.n_outputs);

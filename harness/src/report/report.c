@@ -366,11 +366,12 @@ static void metrics_json(FILE *f, const qc_metrics *m)
 {
 	fprintf(f, "\"unit\": \"%s\", \"elements\": %llu, \"mismatches\": %llu, ",
 	        qc_unit_name(m->unit), (unsigned long long)m->n, (unsigned long long)m->mismatches);
-	fprintf(f,
-	        "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, "
-	        "\"max_abs\": ",
+	fprintf(f, "\"unpredictable\": %llu, \"out_of_range\": %llu, \"within_rounding\": %llu, ",
 	        (unsigned long long)m->unpredictable, (unsigned long long)m->out_of_range,
-	        (unsigned long long)m->in_band);
+	        (unsigned long long)(m->in_band - m->in_fused));
+	if (m->in_fused) /* a chain's round_once contract: the fused form was needed */
+		fprintf(f, "\"within_fusion\": %llu, ", (unsigned long long)m->in_fused);
+	fputs("\"max_abs\": ", f);
 	num(f, m->max_abs);
 	fputs(", \"bias\": ", f);
 	num(f, qc_metrics_bias(m));
@@ -512,6 +513,18 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		        ", \"engine\": {\"kind\": \"%s\", \"name\": ", qcf_engine_name(r->engine));
 		qc_json_string(f, r->engine_name);
 		fputs("}", f);
+	}
+	if (r->chain_mode) {
+		/* a chain: how the kernel was offered it, and op by op the first node whose
+		 * output differs from the reference's intermediate (0: none) */
+		fprintf(f, ", \"chain\": {\"mode\": \"%s\", \"first_differing_node\": %d}",
+		        qc_chain_mode_name(r->chain_mode), r->chain_node);
+	}
+	if (r->chain_mode) {
+		/* a chain: how the kernel was offered it, and op by op the first node whose
+		 * output differs from the reference's intermediate (0: none) */
+		fprintf(f, ", \"chain\": {\"mode\": \"%s\", \"first_differing_node\": %d}",
+		        qc_chain_mode_name(r->chain_mode), r->chain_node);
 	}
 	if (board >= 0 && board < j->meta->n_boards)
 		fprintf(f, ", \"board\": %d", board); /* --remote: the pool's board that ran it */

@@ -153,6 +153,10 @@ void qc_runner_layout_call(const qcf_op_call *c, size_t page, slot_layout *L);
 const char *qc_runner_check_call(const qcf_op_call *c);
 void *qc_runner_grow(void *p, size_t *cap, size_t need, size_t elem);
 void qc_runner_stage_slot(qc_runner *r, const staged_case *sc, const qcf_op_call *orig);
+/* The call's writable tensor k of its slot: output k, then (a chain, plugin.h version 3) its
+ * intermediates, which are staged as outputs the judge never reads. */
+const qcf_tensor *qc_runner_out_tensor(const qcf_op_call *c, uint32_t k);
+uint32_t qc_runner_n_writable(const qcf_op_call *c);
 
 /* runner_result.c: what a case's run comes to */
 uint64_t qc_runner_hash_outputs(const qc_runner *r, const staged_case *sc);

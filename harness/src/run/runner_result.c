@@ -51,7 +51,7 @@ int qc_runner_keep_result(qc_runner *r, staged_case *sc, const qcf_op_call *orig
 	}
 	stager w = {{buf, 0}, {NULL, 0}, 1, NULL, 0};
 	qcf_op_call *c = qc_runner_stage_call(&w, orig);
-	for (uint32_t k = 0; k < sc->d.n_outputs; k++)
+	for (uint32_t k = 0; k < sc->d.n_outputs && k < (uint32_t)c->n_outputs; k++)
 		c->outputs[k].data = out_at[k];
 	sc->result = c;
 	sc->result_hash = h;

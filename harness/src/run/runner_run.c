@@ -133,8 +133,8 @@ static void reset_outputs(qc_runner *r, const staged_case *sc, const qcf_op_call
 		unsigned char *reg = r->arena + d->rw_off[k];
 		size_t head = d->out_off[k] - d->rw_off[k];
 		qc_runner_fill_pattern(reg, d->rw_len[k]);
-		if (orig->outputs[k].data)
-			memcpy(reg + head, orig->outputs[k].data, d->out_len[k]);
+		if (qc_runner_out_tensor(orig, k)->data)
+			memcpy(reg + head, qc_runner_out_tensor(orig, k)->data, d->out_len[k]);
 		else
 			qc_runner_default_poison(reg + head, d->out_len[k]);
 		qc_runner_fill_pattern(reg + head + d->out_len[k],

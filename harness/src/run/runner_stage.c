@@ -63,6 +63,8 @@ void qc_runner_default_poison(unsigned char *p, size_t n)
 		p[i] = (unsigned char)(0xa5u ^ (i * 0x3bu));
 }
 
+/* kind: 0 an input (its data copied, or by reference), 1 an output (a writable region), 2 a
+ * chain node's tensor (its description only: its data is bound by name afterwards). */
 static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int output)
 {
 	qcf_tensor t;
@@ -96,7 +98,9 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 			                          count * sizeof(float), sizeof(float));
 		t.quant = put(&s->meta, &q, sizeof q, QC_META_ALIGN);
 	}
-	if (output) {
+	if (output == 2) {
+		t.data = NULL;
+	} else if (output) {
 		unsigned char *at = s->out_at ? s->out_at[s->n_out] : NULL;
 		s->n_out++;
 		if (at && src->nbytes) {
@@ -116,6 +120,108 @@ static void stage_tensor(stager *s, qcf_tensor *dst, const qcf_tensor *src, int 
 	}
 	if (dst)
 		*dst = t;
+}
+
+static const qcf_attr *stage_attrs(stager *s, const qcf_attr *src, int32_t n)
+{
+	if (!src)
+		return NULL;
+	qcf_attr *a = put(&s->meta, NULL, (size_t)n * sizeof *a, QC_META_ALIGN);
+	for (int32_t k = 0; k < n; k++) {
+		qcf_attr x = src[k];
+		size_t count = x.count > 0 ? (size_t)x.count : 0;
+		x.name = put_str(&s->meta, x.name);
+		if (x.type == QCF_ATTR_STRING)
+			x.v.s = put_str(&s->meta, x.v.s);
+		else if (x.type == QCF_ATTR_INTS && x.v.ints)
+			x.v.ints = put(&s->meta, x.v.ints, count * sizeof(int64_t), 8);
+		else if (x.type == QCF_ATTR_FLOATS && x.v.floats)
+			x.v.floats = put(&s->meta, x.v.floats, count * sizeof(double), 8);
+		if (a)
+			a[k] = x;
+	}
+	return a;
+}
+
+/* The staged buffer of the call's tensor called name (an input, an output or an
+ * intermediate of the staged call c), or NULL. */
+static void *bound_data(const qcf_op_call *c, const qcf_tensor *mid, int32_t n_mid,
+                        const char *name)
+{
+	for (int32_t k = 0; name && k < c->n_inputs; k++)
+		if (c->inputs[k].name && !strcmp(c->inputs[k].name, name))
+			return c->inputs[k].data;
+	for (int32_t k = 0; name && k < c->n_outputs; k++)
+		if (c->outputs[k].name && !strcmp(c->outputs[k].name, name))
+			return c->outputs[k].data;
+	for (int32_t k = 0; name && mid && k < n_mid; k++)
+		if (mid[k].name && !strcmp(mid[k].name, name))
+			return mid[k].data;
+	return NULL;
+}
+
+/* A chain (plugin.h version 3): its intermediates staged as writable regions after the
+ * call's outputs, its nodes as descriptions whose tensors point at the staged buffers their
+ * names bind to. c is the staged call so far (its inputs and outputs placed). */
+static const qcf_chain *stage_chain(stager *s, const qcf_chain *ch, const qcf_op_call *c)
+{
+	qcf_chain cc;
+	memset(&cc, 0, sizeof cc);
+	cc.struct_size = sizeof cc;
+	cc.n_nodes = ch->n_nodes;
+	cc.n_intermediates = ch->n_intermediates;
+	qcf_tensor *mid =
+	        put(&s->meta, NULL, (size_t)ch->n_intermediates * sizeof *mid, QC_META_ALIGN);
+	for (int32_t k = 0; k < ch->n_intermediates; k++)
+		stage_tensor(s, mid ? &mid[k] : NULL, &ch->intermediates[k], 1);
+	cc.intermediates = mid;
+	qcf_op_call *nodes =
+	        put(&s->meta, NULL, (size_t)ch->n_nodes * sizeof *nodes, QC_META_ALIGN);
+	for (int32_t n = 0; n < ch->n_nodes; n++) {
+		const qcf_op_call *src = &ch->nodes[n];
+		qcf_op_call nc;
+		memset(&nc, 0, sizeof nc);
+		nc.struct_size = sizeof nc;
+		nc.op = put_str(&s->meta, src->op);
+		nc.semantics = put_str(&s->meta, src->semantics);
+		nc.n_inputs = src->n_inputs;
+		nc.n_outputs = src->n_outputs;
+		nc.n_attrs = src->n_attrs;
+		for (int side = 0; side < 2; side++) {
+			int32_t m = side ? src->n_outputs : src->n_inputs;
+			const qcf_tensor *from = side ? src->outputs : src->inputs;
+			qcf_tensor *t = put(&s->meta, NULL, (size_t)m * sizeof *t, QC_META_ALIGN);
+			for (int32_t k = 0; from && k < m; k++) {
+				stage_tensor(s, t ? &t[k] : NULL, &from[k], 2);
+				if (t)
+					t[k].data =
+					        bound_data(c, mid, ch->n_intermediates, t[k].name);
+			}
+			if (side)
+				nc.outputs = t;
+			else
+				nc.inputs = t;
+		}
+		nc.attrs = stage_attrs(s, src->attrs, src->n_attrs);
+		if (nodes)
+			nodes[n] = nc;
+	}
+	cc.nodes = nodes;
+	return put(&s->meta, &cc, sizeof cc, QC_META_ALIGN);
+}
+
+const qcf_tensor *qc_runner_out_tensor(const qcf_op_call *c, uint32_t k)
+{
+	const qcf_chain *ch = qcf_call_chain(c);
+	if (k < (uint32_t)c->n_outputs)
+		return &c->outputs[k];
+	return ch ? &ch->intermediates[k - (uint32_t)c->n_outputs] : NULL;
+}
+
+uint32_t qc_runner_n_writable(const qcf_op_call *c)
+{
+	const qcf_chain *ch = qcf_call_chain(c);
+	return (uint32_t)c->n_outputs + (ch ? (uint32_t)ch->n_intermediates : 0);
 }
 
 /* Deep-copies call into s (or measures it); returns the copy. */
@@ -144,23 +250,10 @@ qcf_op_call *qc_runner_stage_call(stager *s, const qcf_op_call *src)
 			stage_tensor(s, t ? &t[k] : NULL, &src->outputs[k], 1);
 		c.outputs = t;
 	}
-	if (src->attrs) {
-		qcf_attr *a = put(&s->meta, NULL, (size_t)src->n_attrs * sizeof *a, QC_META_ALIGN);
-		for (int32_t k = 0; k < src->n_attrs; k++) {
-			qcf_attr x = src->attrs[k];
-			size_t count = x.count > 0 ? (size_t)x.count : 0;
-			x.name = put_str(&s->meta, x.name);
-			if (x.type == QCF_ATTR_STRING)
-				x.v.s = put_str(&s->meta, x.v.s);
-			else if (x.type == QCF_ATTR_INTS && x.v.ints)
-				x.v.ints = put(&s->meta, x.v.ints, count * sizeof(int64_t), 8);
-			else if (x.type == QCF_ATTR_FLOATS && x.v.floats)
-				x.v.floats = put(&s->meta, x.v.floats, count * sizeof(double), 8);
-			if (a)
-				a[k] = x;
-		}
-		c.attrs = a;
-	}
+	c.attrs = stage_attrs(s, src->attrs, src->n_attrs);
+	const qcf_chain *ch = qcf_call_chain(src);
+	if (ch)
+		c.chain = stage_chain(s, ch, &c);
 	if (dc)
 		*dc = c;
 	return dc;
@@ -177,9 +270,9 @@ void qc_runner_layout_call(const qcf_op_call *c, size_t page, slot_layout *L)
 	d->ro_off = 0;
 	d->ro_len = QC_ROUND_UP(L->meta + L->in_bytes, page);
 	size_t off = d->ro_len; /* output 0 follows the inputs, a closed page after each output */
-	d->n_outputs = (uint32_t)c->n_outputs;
+	d->n_outputs = qc_runner_n_writable(c);
 	for (uint32_t k = 0; k < d->n_outputs; k++) {
-		size_t n = c->outputs[k].nbytes, r64 = QC_ROUND_UP(n, QC_DATA_ALIGN);
+		size_t n = qc_runner_out_tensor(c, k)->nbytes, r64 = QC_ROUND_UP(n, QC_DATA_ALIGN);
 		size_t pages = r64 ? QC_ROUND_UP(r64, page) : page;
 		d->rw_off[k] = off;
 		d->rw_len[k] = pages;
@@ -212,8 +305,15 @@ const char *qc_runner_check_call(const qcf_op_call *c)
 		return "no call";
 	if (c->n_inputs < 0 || c->n_outputs < 0 || c->n_attrs < 0)
 		return "negative count";
-	if (c->n_outputs > QC_WIRE_MAX_OUTPUTS)
-		return "more outputs than the runner takes";
+	if (qc_runner_n_writable(c) > QC_WIRE_MAX_OUTPUTS)
+		return "more outputs (and a chain's intermediates) than the runner takes";
+	const qcf_chain *ch = qcf_call_chain(c);
+	if (ch && (ch->n_nodes < 1 || !ch->nodes || ch->n_intermediates < 0 ||
+	           (ch->n_intermediates && !ch->intermediates)))
+		return "bad chain";
+	for (int32_t k = 0; ch && k < ch->n_intermediates; k++)
+		if (check_tensor(&ch->intermediates[k]))
+			return check_tensor(&ch->intermediates[k]);
 	if ((c->n_inputs && !c->inputs) || (c->n_outputs && !c->outputs) ||
 	    (c->n_attrs && !c->attrs))
 		return "array missing";

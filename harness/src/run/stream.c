@@ -257,35 +257,69 @@ static void walk_tensors(walk *w, uint64_t at, int32_t n)
 	}
 }
 
+static void walk_call(walk *w, uint64_t call_off, int depth);
+
 long qc_stream_relocs(const unsigned char *arena, uintptr_t base, const qc_case_desc *d,
                       uint64_t *out, size_t cap)
 {
 	walk w = {arena, base, d, out, cap, 0, 0};
-	qcf_op_call c;
-	if (d->call_off < d->slot_off || d->call_off + sizeof c > d->slot_off + d->slot_len)
+	if (d->call_off < d->slot_off ||
+	    d->call_off + sizeof(qcf_op_call) > d->slot_off + d->slot_len)
 		return -1;
-	memcpy(&c, arena + d->call_off, sizeof c);
-	ptr_at(&w, d->call_off + offsetof(qcf_op_call, op), 1);
-	ptr_at(&w, d->call_off + offsetof(qcf_op_call, semantics), 1);
-	uint64_t in = ptr_at(&w, d->call_off + offsetof(qcf_op_call, inputs), 0);
-	uint64_t outs = ptr_at(&w, d->call_off + offsetof(qcf_op_call, outputs), 0);
-	uint64_t attrs = ptr_at(&w, d->call_off + offsetof(qcf_op_call, attrs), 0);
-	if (in)
-		walk_tensors(&w, in, c.n_inputs);
-	if (outs)
-		walk_tensors(&w, outs, c.n_outputs);
-	for (int32_t i = 0; attrs && i < c.n_attrs && !w.bad; i++) {
-		uint64_t a = attrs + (uint64_t)i * sizeof(qcf_attr);
-		qcf_attr av;
-		if (a + sizeof av > d->slot_off + d->slot_len)
-			return -1;
-		memcpy(&av, arena + a, sizeof av);
-		ptr_at(&w, a + offsetof(qcf_attr, name), 1);
-		if (av.type == QCF_ATTR_STRING || av.type == QCF_ATTR_INTS ||
-		    av.type == QCF_ATTR_FLOATS)
-			ptr_at(&w, a + offsetof(qcf_attr, v), 0);
-	}
+	walk_call(&w, d->call_off, 0);
 	if (w.bad || w.n > cap)
 		return -1;
 	return (long)w.n;
+}
+
+/* The pointers of the call at call_off, and of its chain's (plugin.h version 3) nodes and
+ * intermediates. */
+static void walk_call(walk *w, uint64_t call_off, int depth)
+{
+	const unsigned char *arena = w->arena;
+	const qc_case_desc *d = w->d;
+	qcf_op_call c;
+	if (call_off + sizeof c > d->slot_off + d->slot_len) {
+		w->bad = 1;
+		return;
+	}
+	memcpy(&c, arena + call_off, sizeof c);
+	ptr_at(w, call_off + offsetof(qcf_op_call, op), 1);
+	ptr_at(w, call_off + offsetof(qcf_op_call, semantics), 1);
+	uint64_t in = ptr_at(w, call_off + offsetof(qcf_op_call, inputs), 0);
+	uint64_t outs = ptr_at(w, call_off + offsetof(qcf_op_call, outputs), 0);
+	uint64_t attrs = ptr_at(w, call_off + offsetof(qcf_op_call, attrs), 0);
+	if (in)
+		walk_tensors(w, in, c.n_inputs);
+	if (outs)
+		walk_tensors(w, outs, c.n_outputs);
+	for (int32_t i = 0; attrs && i < c.n_attrs && !w->bad; i++) {
+		uint64_t a = attrs + (uint64_t)i * sizeof(qcf_attr);
+		qcf_attr av;
+		if (a + sizeof av > d->slot_off + d->slot_len) {
+			w->bad = 1;
+			return;
+		}
+		memcpy(&av, arena + a, sizeof av);
+		ptr_at(w, a + offsetof(qcf_attr, name), 1);
+		if (av.type == QCF_ATTR_STRING || av.type == QCF_ATTR_INTS ||
+		    av.type == QCF_ATTR_FLOATS)
+			ptr_at(w, a + offsetof(qcf_attr, v), 0);
+	}
+	uint64_t ch =
+	        depth ? 0 : ptr_at(w, call_off + offsetof(qcf_op_call, chain), sizeof(qcf_chain));
+	if (ch) {
+		qcf_chain cv;
+		if (ch + sizeof cv > d->slot_off + d->slot_len) {
+			w->bad = 1;
+			return;
+		}
+		memcpy(&cv, arena + ch, sizeof cv);
+		uint64_t nodes = ptr_at(w, ch + offsetof(qcf_chain, nodes), 0);
+		uint64_t mid = ptr_at(w, ch + offsetof(qcf_chain, intermediates), 0);
+		if (mid)
+			walk_tensors(w, mid, cv.n_intermediates);
+		for (int32_t i = 0; nodes && i < cv.n_nodes && !w->bad; i++)
+			walk_call(w, nodes + (uint64_t)i * sizeof(qcf_op_call), 1);
+	}
 }

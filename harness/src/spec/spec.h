@@ -76,6 +76,28 @@ typedef struct qc_pack_cursor {
 struct qc_vnodes;
 struct qc_lua;
 
+#define QC_MAX_NODES 8
+
+/* One node of a chain (`chain:`), or a chain's fused form (`fusion: {fused: ...}`): a
+ * single-op call whose tensors are named graph inputs, intermediates or graph outputs. */
+typedef struct qc_chain_node {
+	yaml_node_t *node; /* its mapping */
+	const char *op;
+	const char *semantics; /* the spec's when not written */
+	const char *inputs[QC_MAX_TENSORS];
+	int n_inputs;
+	const char *outputs[QC_MAX_TENSORS];
+	int n_outputs;
+	qc_named attrs[QC_MAX_ATTRS];
+	int n_attrs;
+} qc_chain_node;
+
+/* A chain's fusion contract: what a kernel that fuses it may answer. */
+typedef enum qc_fusion {
+	QC_FUSION_GRAPH = 0,     /* the decomposed graph, bit for bit */
+	QC_FUSION_ROUND_ONCE = 1 /* anything between the graph and the fused op, per element */
+} qc_fusion;
+
 typedef struct qc_spec {
 	char *path;
 	char *id; /* "<semantics>/<file stem>": prefix of every case name */
@@ -98,9 +120,17 @@ typedef struct qc_spec {
 	int n_outputs;
 	qc_named attrs[QC_MAX_ATTRS];
 	int n_attrs;
-	yaml_node_t *tolerance;         /* NULL: exact */
-	yaml_node_t *cases;             /* sequence of explicit cases, or NULL */
-	yaml_node_t *expect;            /* "ok" (default) or "error" for every sweep case */
+	yaml_node_t *tolerance; /* NULL: exact */
+	yaml_node_t *cases;     /* sequence of explicit cases, or NULL */
+	yaml_node_t *expect;    /* "ok" (default) or "error" for every sweep case */
+	/* a chain (`chain:`): op is then the chain's name, the nodes' ops are the reference's */
+	qc_chain_node nodes[QC_MAX_NODES];
+	int n_nodes;                   /* 0: a single op */
+	qc_named mids[QC_MAX_TENSORS]; /* `intermediates:`, the tensors between nodes */
+	int n_mids;
+	qc_fusion fusion;
+	qc_chain_node fused; /* QC_FUSION_ROUND_ONCE: the single op a fused kernel may equal */
+	yaml_node_t *fusion_node;
 	struct qc_lua *lua;             /* the spec's sandboxed Lua, made on first use */
 	struct qc_vnodes *vn;           /* nodes made from Lua values (ids < 0) */
 	struct qc_lua_share *lua_share; /* a run's budgets shared by the copies, or NULL */

@@ -107,9 +107,11 @@ static const char *const case_keys[] = {
         "source", "golden_tolerance", "tolerance", "expect", "saturation", NULL};
 static const char *const golden_tol_keys[] = {"max_abs", "reason", NULL};
 static const char *const top_keys[] = {
-        "qconform",  "op",     "semantics", "profile", "description", "source",
-        "seed",      "repeat", "sweep",     "inputs",  "outputs",     "attrs",
-        "tolerance", "cases",  "expect",    "notes",   "saturation",  NULL};
+        "qconform", "op",    "semantics",  "profile", "description",   "source",    "seed",
+        "repeat",   "sweep", "inputs",     "outputs", "attrs",         "tolerance", "cases",
+        "expect",   "notes", "saturation", "chain",   "intermediates", "fusion",    NULL};
+static const char *const node_keys[] = {"op", "semantics", "inputs", "outputs", "attrs", NULL};
+static const char *const fusion_keys[] = {"contract", "fused", "reason", NULL};
 
 static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
 {
@@ -260,6 +262,8 @@ static void check_saturation(checker *c, yaml_node_t *v)
 }
 
 static void check_attr_names(checker *c, yaml_node_t *map);
+static void check_attr_names_of(checker *c, yaml_node_t *map, const char *semantics,
+                                const char *op);
 
 static void check_case(checker *c, yaml_node_t *cn, int index)
 {
@@ -299,7 +303,9 @@ static void check_case(checker *c, yaml_node_t *cn, int index)
 				check_tensor(c, tmp[i].node, tmp[i].name, 1);
 		}
 	}
-	if ((v = qc_map_get(c->s, cn, "attrs")) && want(c, v, YAML_MAPPING_NODE, "attrs")) {
+	if ((v = qc_map_get(c->s, cn, "attrs")) && c->s->n_nodes)
+		ERR(c, v, "a chain's attributes are its nodes' (bind sweep variables with 'vars')");
+	else if (v && want(c, v, YAML_MAPPING_NODE, "attrs")) {
 		qc_named tmp[QC_MAX_ATTRS];
 		collect_named(c, v, tmp, QC_MAX_ATTRS, "attrs");
 		check_attr_names(c, v);
@@ -620,8 +626,13 @@ static void check_op(checker *c, yaml_node_t *at)
 /* Every attribute name of map (spec or case attrs) must be one of the op's. */
 static void check_attr_names(checker *c, yaml_node_t *map)
 {
+	check_attr_names_of(c, map, c->s->semantics, c->s->op);
+}
+
+static void check_attr_names_of(checker *c, yaml_node_t *map, const char *semantics, const char *op)
+{
 	qc_spec *s = c->s;
-	const qref_op_schema *o = qref_op_schema_find(s->semantics, s->op);
+	const qref_op_schema *o = qref_op_schema_find(semantics, op);
 	if (!o || !map || map->type != YAML_MAPPING_NODE)
 		return;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
@@ -646,13 +657,219 @@ static void check_attr_names(checker *c, yaml_node_t *map)
 		}
 		if (!best)
 			ERR(c, kn, "unknown attribute '%s' of %s/%s, which takes no attributes", k,
-			    s->semantics, s->op);
+			    semantics, op);
 		else if (close_to(k, best, bd))
 			ERR(c, kn, "unknown attribute '%s' of %s/%s; did you mean '%s'?", k,
-			    s->semantics, s->op, best);
+			    semantics, op, best);
 		else
 			ERR(c, kn, "unknown attribute '%s' of %s/%s (its attributes: %s)", k,
-			    s->semantics, s->op, all);
+			    semantics, op, all);
+	}
+}
+
+/* ---- chains ---- */
+
+/* Where the tensor called name is declared: 'i' graph input, 'm' intermediate, 'o' graph
+ * output, 0 nowhere. */
+static int tensor_kind(const qc_spec *s, const char *name, int *index)
+{
+	for (int i = 0; i < s->n_inputs; i++)
+		if (!strcmp(s->inputs[i].name, name))
+			return *index = i, 'i';
+	for (int i = 0; i < s->n_mids; i++)
+		if (!strcmp(s->mids[i].name, name))
+			return *index = i, 'm';
+	for (int i = 0; i < s->n_outputs; i++)
+		if (!strcmp(s->outputs[i].name, name))
+			return *index = i, 'o';
+	return 0;
+}
+
+/* A list of tensor names (a node's inputs or outputs) into names[]. */
+static int name_list(checker *c, yaml_node_t *v, const char **names, const char *what)
+{
+	int n = 0;
+	if (!v || !want(c, v, YAML_SEQUENCE_NODE, what))
+		return 0;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *t = qc_node(c->s, *it);
+		if (!want(c, t, YAML_SCALAR_NODE, what))
+			continue;
+		if (n == QC_MAX_TENSORS) {
+			ERR(c, t, "too many %s (at most %d)", what, QC_MAX_TENSORS);
+			break;
+		}
+		names[n++] = qc_scalar(t);
+	}
+	return n;
+}
+
+/* A node's mapping (or the fused form's) read into nd: its op of the reference, its
+ * attributes' names, its tensors' names (fused: outputs are the graph's). */
+static int read_node(checker *c, yaml_node_t *m, qc_chain_node *nd, const char *where, int fused)
+{
+	qc_spec *s = c->s;
+	memset(nd, 0, sizeof *nd);
+	nd->node = m;
+	if (!want(c, m, YAML_MAPPING_NODE, where))
+		return 0;
+	check_keys(c, m, node_keys, where);
+	yaml_node_t *v = qc_map_get(s, m, "op");
+	nd->op = v ? qc_scalar(v) : NULL;
+	nd->semantics = s->semantics;
+	if ((v = qc_map_get(s, m, "semantics")) && want(c, v, YAML_SCALAR_NODE, "semantics"))
+		nd->semantics = qc_scalar(v);
+	if (!nd->op) {
+		ERR(c, m, "%s has no op", where);
+		return 0;
+	}
+	const qref_op_schema *o = qref_op_schema_find(nd->semantics, nd->op);
+	if (!o) {
+		ERR(c, qc_map_get(s, m, "op"), "%s: the reference has no %s op '%s'", where,
+		    nd->semantics ? nd->semantics : "?", nd->op);
+		return 0;
+	}
+	nd->n_inputs = name_list(c, qc_map_get(s, m, "inputs"), nd->inputs, "node inputs");
+	if (fused && !qc_map_get(s, m, "inputs")) {
+		for (int i = 0; i < s->n_inputs; i++)
+			nd->inputs[nd->n_inputs++] = s->inputs[i].name;
+	} else if (!qc_map_get(s, m, "inputs")) {
+		ERR(c, m, "%s has no inputs", where);
+	}
+	if (fused) {
+		if (qc_map_get(s, m, "outputs"))
+			ERR(c, qc_map_get(s, m, "outputs"),
+			    "the fused form's outputs are the graph's outputs");
+		for (int i = 0; i < s->n_outputs; i++)
+			nd->outputs[nd->n_outputs++] = s->outputs[i].name;
+	} else {
+		nd->n_outputs =
+		        name_list(c, qc_map_get(s, m, "outputs"), nd->outputs, "node outputs");
+		if (!qc_map_get(s, m, "outputs"))
+			ERR(c, m, "%s has no outputs", where);
+	}
+	if (nd->n_inputs < o->min_inputs || nd->n_inputs > o->max_inputs)
+		ERR(c, m, "%s: %s/%s takes %d to %d inputs, the node gives %d", where,
+		    nd->semantics, nd->op, o->min_inputs, o->max_inputs, nd->n_inputs);
+	int min_out = o->min_outputs ? o->min_outputs : o->n_outputs;
+	if (nd->n_outputs < min_out || nd->n_outputs > o->n_outputs)
+		ERR(c, m, "%s: %s/%s gives %d to %d outputs, the node has %d", where, nd->semantics,
+		    nd->op, min_out, o->n_outputs, nd->n_outputs);
+	if ((v = qc_map_get(s, m, "attrs"))) {
+		nd->n_attrs = collect_named(c, v, nd->attrs, QC_MAX_ATTRS, "attrs");
+		check_attr_names_of(c, v, nd->semantics, nd->op);
+	}
+	return 1;
+}
+
+/* chain:, intermediates: and fusion: (specs/chains/OPERATORS.md): every node a call of a
+ * reference op, every name declared, every tensor made once before it is read (the order is
+ * the graph's), every intermediate and graph output made. */
+static void check_chain(checker *c, yaml_node_t *root)
+{
+	qc_spec *s = c->s;
+	yaml_node_t *ch = qc_map_get(s, root, "chain"), *v;
+	if (!ch) {
+		if ((v = qc_map_get(s, root, "intermediates")) ||
+		    (v = qc_map_get(s, root, "fusion")))
+			ERR(c, v, "'intermediates' and 'fusion' belong to a chain ('chain:')");
+		return;
+	}
+	if (!want(c, ch, YAML_SEQUENCE_NODE, "chain"))
+		return;
+	if ((v = qc_map_get(s, root, "attrs")))
+		ERR(c, v, "a chain's attributes are its nodes' ('attrs' under each node)");
+	if ((v = qc_map_get(s, root, "intermediates"))) {
+		s->n_mids = collect_named(c, v, s->mids, QC_MAX_TENSORS, "intermediates");
+		for (int i = 0; i < s->n_mids; i++) {
+			check_tensor(c, s->mids[i].node, s->mids[i].name, 0);
+			int k;
+			if (qc_map_get(s, s->mids[i].node, "data"))
+				ERR(c, qc_map_get(s, s->mids[i].node, "data"),
+				    "intermediates have no data: the nodes before them make it");
+			if (tensor_kind(s, s->mids[i].name, &k) != 'm')
+				ERR(c, s->mids[i].node, "intermediate '%s' is also a graph tensor",
+				    s->mids[i].name);
+		}
+	}
+	unsigned char made_m[QC_MAX_TENSORS] = {0}, made_o[QC_MAX_TENSORS] = {0};
+	for (yaml_node_item_t *it = ch->data.sequence.items.start; it < ch->data.sequence.items.top;
+	     it++) {
+		if (s->n_nodes == QC_MAX_NODES) {
+			ERR(c, qc_node(s, *it), "too many chain nodes (at most %d)", QC_MAX_NODES);
+			break;
+		}
+		char where[48];
+		snprintf(where, sizeof where, "chain node %d", s->n_nodes + 1);
+		qc_chain_node *nd = &s->nodes[s->n_nodes++];
+		if (!read_node(c, qc_node(s, *it), nd, where, 0))
+			continue;
+		for (int i = 0; i < nd->n_inputs; i++) {
+			int k, kind = tensor_kind(s, nd->inputs[i], &k);
+			if (!kind)
+				ERR(c, nd->node,
+				    "%s reads '%s', which is neither a graph input nor an "
+				    "intermediate",
+				    where, nd->inputs[i]);
+			else if ((kind == 'm' && !made_m[k]) || (kind == 'o' && !made_o[k]))
+				ERR(c, nd->node,
+				    "%s reads '%s' before a node makes it (nodes run in "
+				    "the order written)",
+				    where, nd->inputs[i]);
+		}
+		for (int i = 0; i < nd->n_outputs; i++) {
+			int k, kind = tensor_kind(s, nd->outputs[i], &k);
+			if (!kind || kind == 'i')
+				ERR(c, nd->node,
+				    "%s writes '%s', which is neither an intermediate nor "
+				    "a graph output",
+				    where, nd->outputs[i]);
+			else if ((kind == 'm' && made_m[k]) || (kind == 'o' && made_o[k]))
+				ERR(c, nd->node, "%s writes '%s', which an earlier node makes",
+				    where, nd->outputs[i]);
+			else if (kind == 'm')
+				made_m[k] = 1;
+			else
+				made_o[k] = 1;
+		}
+	}
+	if (!s->n_nodes)
+		ERR(c, ch, "chain is empty");
+	for (int i = 0; i < s->n_mids; i++)
+		if (!made_m[i])
+			ERR(c, s->mids[i].node, "no node makes intermediate '%s'", s->mids[i].name);
+	for (int i = 0; i < s->n_outputs && s->n_nodes; i++)
+		if (!made_o[i])
+			ERR(c, s->outputs[i].node, "no node makes graph output '%s'",
+			    s->outputs[i].name);
+	s->fusion = QC_FUSION_GRAPH;
+	if ((v = qc_map_get(s, root, "fusion")) && want(c, v, YAML_MAPPING_NODE, "fusion")) {
+		s->fusion_node = v;
+		check_keys(c, v, fusion_keys, "fusion");
+		yaml_node_t *ct = qc_map_get(s, v, "contract"), *f = qc_map_get(s, v, "fused");
+		const char *cs = ct ? qc_scalar(ct) : NULL;
+		if (!cs || (strcmp(cs, "graph") && strcmp(cs, "round_once")))
+			ERR(c, ct ? ct : v, "fusion contract must be 'graph' or 'round_once'");
+		else if (!strcmp(cs, "round_once")) {
+			s->fusion = QC_FUSION_ROUND_ONCE;
+			if (!f)
+				ERR(c, v,
+				    "contract round_once names the single op a fused kernel "
+				    "may equal ('fused: {op: ..., attrs: ...}')");
+			else if (read_node(c, f, &s->fused, "the fused form", 1))
+				for (int i = 0; i < s->fused.n_inputs; i++) {
+					int k;
+					if (tensor_kind(s, s->fused.inputs[i], &k) != 'i')
+						ERR(c, f,
+						    "the fused form reads '%s', which is not a "
+						    "graph input",
+						    s->fused.inputs[i]);
+				}
+		} else if (f)
+			ERR(c, f,
+			    "contract graph has no fused form: the kernel must equal the "
+			    "graph");
 	}
 }
 
@@ -760,8 +977,10 @@ void qc_spec_check(checker *c)
 			ERR(c, qc_map_get(s, s->outputs[i].node, "data"),
 			    "outputs have no data; give expected values as a case's 'golden'");
 	}
-	check_op(c, qc_map_get(s, root, "op"));
-	if ((v = qc_map_get(s, root, "attrs"))) {
+	check_chain(c, root);
+	if (!s->n_nodes)
+		check_op(c, qc_map_get(s, root, "op"));
+	if ((v = qc_map_get(s, root, "attrs")) && !s->n_nodes) {
 		s->n_attrs = collect_named(c, v, s->attrs, QC_MAX_ATTRS, "attrs");
 		check_attr_names(c, v);
 	}

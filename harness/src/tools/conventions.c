@@ -61,7 +61,7 @@ static qcf_tensor tensor(const char *name, qcf_dtype t, int32_t rank, const int6
 static int run(const char *semantics, const char *op, const qcf_tensor *in, int32_t n_in,
                qcf_tensor *out, const qcf_attr *attrs, int32_t n_attrs, char *err, size_t err_size)
 {
-	qcf_op_call call = {sizeof call, op, semantics, n_in, in, 1, out, n_attrs, attrs};
+	qcf_op_call call = {sizeof call, op, semantics, n_in, in, 1, out, n_attrs, attrs, NULL};
 	qref_detail d;
 	memset(&d, 0, sizeof d);
 	qcf_status st = qref_execute(&call, &d);

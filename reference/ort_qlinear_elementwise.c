@@ -1,0 +1,389 @@
+/*
+ * ONNX Runtime's com.microsoft quantized elementwise ops (specs/ort/OPERATORS.md), semantics
+ * "ort": QLinearAdd, QLinearMul (two inputs, numpy broadcasting) and the lookup-table ops
+ * QLinearLeakyRelu and QLinearSigmoid. Every scale and zero point is per tensor (ORT enforces
+ * a scalar or a 1-element vector) and travels as its tensor's quant.
+ *
+ * Sources (microsoft/onnxruntime): the schemas in onnxruntime/core/graph/contrib_ops/
+ * quantization_defs.cc; the CPU kernels onnxruntime/contrib_ops/cpu/quantization/
+ * qlinear_binary_op.cc (QLinearImpl, the three broadcast functors), qlinear_activations.cc and
+ * qlinear_lookup_table.cc (QlinearBuildLookupTable); MLAS onnxruntime/core/mlas/lib/qladd.cpp,
+ * qlmul.cpp, intrinsics/avx2/qladd_avx2.cpp, logistic.cpp and quantize.cpp.
+ *
+ * Every kernel works in float32 and rounds half to even, but MLAS's ISA kernels order and fuse
+ * the float32 operations differently, and NEON's QLinearAdd works in fixed point: each output
+ * element is the x86-64 AVX2 kernel's answer (what ORT runs on the machines the goldens come
+ * from), and where another kernel's answer differs the element accepts every one of them
+ * (qref_mark_any over the lowest and highest). The kernels, for y = round(v) + zp_c:
+ *
+ *   QLinearAdd  r_a = s_a / s_c, r_b = s_b / s_c, F = zp_c - (r_a zp_a + r_b zp_b), all float32;
+ *     AVX2: fma(a, r_a, fma(b, r_b, F)); SSE2 (no FMA): (F + r_a a) + r_b b; a broadcast scalar
+ *     operand is folded into F first (F + r_b b, rounded), then the other operand's product or
+ *     fma; cvtps2dq (half to even), saturation. Portable C (and NEON when the ratios do not fit
+ *     its fixed point): c = (s_a (a - zp_a) + s_b (b - zp_b)) / s_c, clamped to the type minus
+ *     zp_c, nearbyintf(c + zp_c). NEON: MlasCalcQLinearAddParameters's 22-bit multipliers and
+ *     shift, (a - zp_a) m_a + (b - zp_b) m_b shifted right rounding half away from zero.
+ *     (Newer ORT sources register a uint16 QLinearAdd; the schema of ORT 1.30 refuses it.)
+ *   QLinearMul  r = s_a s_b / s_c; SSE2 and NEON64: float((a - zp_a)(b - zp_b)) r + zp_c;
+ *     NEON32: the same rounded half away from zero; portable C: (s_a (a - zp_a) s_b (b - zp_b))
+ *     / s_c clamped, nearbyintf(c + zp_c).
+ *   QLinearLeakyRelu, QLinearSigmoid  a 256-entry table: entry i (the byte i read as the
+ *     type) is quantize(f(s_x (i - zp_x))), the product in float32; quantize (MlasQuantizeLinear)
+ *     divides by s_y in float32, clamps to the type minus zp_y, rounds half to even, adds zp_y.
+ *     LeakyRelu f(v) = v >= 0 ? v : alpha v (float32 alpha, default 0.01). Sigmoid f is
+ *     MlasComputeLogistic, Eigen's rational polynomial on v clamped to [-18, 18], then clamped
+ *     to [0, 1]: with FMA3 on x86-64 (fused multiply-adds), without FMA elsewhere.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attrs.h"
+#include "dtype.h"
+#include "kernel.h"
+#include "litert_bcast.h"
+#include "op.h"
+
+enum { EW_ADD, EW_MUL, EW_LEAKY_RELU, EW_SIGMOID };
+
+static const char *tn(qcf_dtype t)
+{
+	return qref_dtype_name(t);
+}
+
+/* A per-tensor scale and zero point: the scale positive and finite, the zero point of the
+ * tensor's type (ORT's zero-point input has the type T). */
+typedef struct ew_q {
+	float s;
+	int32_t zp;
+} ew_q;
+
+static qcf_status ew_param(const qcf_op_call *call, const qcf_tensor *t, const char *what, ew_q *p,
+                           qref_detail *d)
+{
+	qcf_quant q;
+	char w[96];
+	snprintf(w, sizeof w, "%s %s (ORT: a scalar or 1-element scale and zero point)", call->op,
+	         what);
+	qcf_status s = qref_get_quant(t, w, 1, &q, d);
+	if (s != QCF_OK)
+		return s;
+	p->s = q.scales[0];
+	p->zp = q.zero_points[0];
+	if (!(p->s > 0) || !isfinite(p->s))
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: %s scale %g: ORT reads it without a check and divides by the "
+		                 "output scale (or by a quotient of scales); qconform needs "
+		                 "scales positive and finite",
+		                 call->op, what, (double)p->s);
+	double lo, hi;
+	qref_range_d(t->dtype, &lo, &hi);
+	if (p->zp < lo || p->zp > hi)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: %s zero point %" PRId32 " does not fit %s (it is a tensor of "
+		                 "the type T)",
+		                 call->op, what, p->zp, tn(t->dtype));
+	return QCF_OK;
+}
+
+/* x86 cvtps2dq: half to even under the default MXCSR; NaN and values outside int32 give
+ * INT32_MIN (the "integer indefinite"). */
+static int32_t cvtps(float v)
+{
+	if (!(v >= -2147483648.0f && v < 2147483648.0f))
+		return INT32_MIN;
+	return (int32_t)nearbyintf(v);
+}
+
+static int32_t clampi(int64_t v, int32_t lo, int32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int32_t)v;
+}
+
+/* std::min(std::max(c, lo - zp), hi - zp) then nearbyintf(c + zp): the portable kernels */
+static int32_t portable_round(float c, int32_t zp, int32_t qmin, int32_t qmax)
+{
+	float lo = (float)(qmin - zp), hi = (float)(qmax - zp);
+	c = c < lo ? lo : c;
+	c = hi < c ? hi : c;
+	return (int32_t)nearbyintf(c + (float)zp);
+}
+
+/* ---- QLinearAdd and QLinearMul ----------------------------------------------------------- */
+
+typedef struct bin_ctx {
+	ew_q a, b, c;
+	int32_t qmin, qmax;
+	int scalar; /* 0: both spans; 1: a is the broadcast scalar of its span; 2: b */
+} bin_ctx;
+
+/* MlasCalcQLinearAddParameters (NEON): 0 when the ratios leave its fixed point */
+static int neon_add_params(float rac, float rbc, int32_t *shift, int32_t *ma, int32_t *mb)
+{
+	if (rac < 0x1p-14f || rac >= 256.0f || rbc < 0x1p-14f || rbc >= 256.0f)
+		return 0;
+	int e;
+	frexpf(rac > rbc ? rac : rbc, &e); /* [0.5, 1) * 2^e: the exponent field is e - 1 */
+	*shift = 21 - (e - 1);
+	if (*shift > 31 || *shift < 13)
+		return 0;
+	float m = ldexpf(1.0f, *shift);
+	*ma = (int32_t)nearbyintf(rac * m); /* lrintf of an exact product */
+	*mb = (int32_t)nearbyintf(rbc * m);
+	return *ma < 0x400000 && *mb < 0x400000 && (*ma >= 0x200000 || *mb >= 0x200000);
+}
+
+/* The answers of MLAS's kernels for one pair: [0] the AVX2 one; lo and hi over all of them. */
+static int32_t add_answers(const bin_ctx *p, int32_t a, int32_t b, int32_t *lo, int32_t *hi)
+{
+	float ra = p->a.s / p->c.s, rb = p->b.s / p->c.s;
+	float fixed = (float)p->c.zp - (ra * (float)p->a.zp + rb * (float)p->b.zp);
+	float fa = (float)a, fb = (float)b;
+	float v_fma, v_sse;
+	if (p->scalar == 2) {
+		float f = fixed + rb * fb;
+		v_fma = fmaf(fa, ra, f);
+		v_sse = f + ra * fa;
+	} else if (p->scalar == 1) {
+		float f = fixed + ra * fa;
+		v_fma = fmaf(fb, rb, f);
+		v_sse = f + rb * fb;
+	} else {
+		v_fma = fmaf(fa, ra, fmaf(fb, rb, fixed));
+		v_sse = (fixed + ra * fa) + rb * fb;
+	}
+	int32_t r[4];
+	r[0] = clampi(cvtps(v_fma), p->qmin, p->qmax);
+	r[1] = clampi(cvtps(v_sse), p->qmin, p->qmax);
+	float c = (p->a.s * (float)(a - p->a.zp) + p->b.s * (float)(b - p->b.zp)) / p->c.s;
+	r[2] = portable_round(c, p->c.zp, p->qmin, p->qmax);
+	int32_t sh, ma, mb;
+	r[3] = r[2];
+	if (neon_add_params(ra, rb, &sh, &ma, &mb)) {
+		int32_t acc = (a - p->a.zp) * ma + (b - p->b.zp) * mb; /* |acc| < 2^31 */
+		acc += acc < 0 ? -1 : 0;
+		int64_t q = ((int64_t)acc + ((int64_t)1 << (sh - 1))) >> sh;
+		r[3] = clampi(q + p->c.zp, p->qmin, p->qmax);
+	}
+	*lo = *hi = r[0];
+	for (int k = 1; k < 4; k++) {
+		*lo = r[k] < *lo ? r[k] : *lo;
+		*hi = r[k] > *hi ? r[k] : *hi;
+	}
+	return r[0];
+}
+
+static int32_t mul_answers(const bin_ctx *p, int32_t a, int32_t b, int32_t *lo, int32_t *hi)
+{
+	float r = p->a.s * p->b.s / p->c.s;
+	int32_t prod = (a - p->a.zp) * (b - p->b.zp);
+	float v = (float)prod * r + (float)p->c.zp;
+	int32_t x[3];
+	x[0] = clampi(cvtps(v), p->qmin, p->qmax);
+	/* NEON32: vcvtq_s32_f32 (toward zero) of v + copysign(0.5, v) */
+	float w = v + copysignf(0.5f, v);
+	x[1] = clampi(fabsf(w) < 2147483648.0f ? (int64_t)truncf(w)
+	              : w < 0                  ? INT32_MIN
+	                                       : INT32_MAX,
+	              p->qmin, p->qmax);
+	float c = (p->a.s * (float)(a - p->a.zp)) * (p->b.s * (float)(b - p->b.zp)) / p->c.s;
+	x[2] = portable_round(c, p->c.zp, p->qmin, p->qmax);
+	*lo = *hi = x[0];
+	for (int k = 1; k < 3; k++) {
+		*lo = x[k] < *lo ? x[k] : *lo;
+		*hi = x[k] > *hi ? x[k] : *hi;
+	}
+	return x[0];
+}
+
+/* The broadcast functor ORT's BroadcastLooper picks: input 0 a single element, or input 1,
+ * or else the innermost output dimension above 1: the input whose size there is 1 is the
+ * scalar of every span. */
+static int span_scalar(const qcf_tensor *a, const qcf_tensor *b, const qcf_tensor *y)
+{
+	if (qref_tensor_numel(a) == 1)
+		return 1;
+	if (qref_tensor_numel(b) == 1)
+		return 2;
+	for (int32_t k = y->rank - 1; k >= 0; k--) {
+		if (y->shape[k] == 1)
+			continue;
+		int32_t ka = k - (y->rank - a->rank), kb = k - (y->rank - b->rank);
+		int64_t da = ka >= 0 ? a->shape[ka] : 1, db = kb >= 0 ? b->shape[kb] : 1;
+		return da == 1 ? 1 : db == 1 ? 2 : 0;
+	}
+	return 0;
+}
+
+static qcf_status qref_ort_qlinear_binary(const qcf_op_call *call, const qref_op *row,
+                                          qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 2, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+	qcf_tensor *y = &call->outputs[0];
+	qcf_dtype T = a->dtype;
+	int add = row->param == EW_ADD;
+	if (T != QCF_INT8 && T != QCF_UINT8)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: A must be int8 or uint8 (the schema's T and the CPU kernel's "
+		                 "registrations), got %s",
+		                 call->op, tn(T));
+	if (b->dtype != T || y->dtype != T)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: A, B and C share the type T, got %s, %s and %s", call->op,
+		                 tn(T), tn(b->dtype), tn(y->dtype));
+	bin_ctx p;
+	memset(&p, 0, sizeof p);
+	if ((s = ew_param(call, a, "A", &p.a, d)) != QCF_OK ||
+	    (s = ew_param(call, b, "B", &p.b, d)) != QCF_OK ||
+	    (s = ew_param(call, y, "C", &p.c, d)) != QCF_OK)
+		return s;
+	qref_bcast bc;
+	if ((s = qref_bcast_init(call, 0, 2, QCF_MAX_RANK, "ORT's BroadcastLooper", &bc, d)) !=
+	    QCF_OK)
+		return s;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	double qlo, qhi;
+	qref_range_d(T, &qlo, &qhi);
+	p.qmin = (int32_t)qlo;
+	p.qmax = (int32_t)qhi;
+	p.scalar = span_scalar(a, b, y);
+	for (size_t i = 0; i < bc.n; i++) {
+		size_t ix[2];
+		qref_bcast_index(&bc, i, ix);
+		int32_t va = (int32_t)qref_get(a, ix[0]), vb = (int32_t)qref_get(b, ix[1]);
+		int32_t lo, hi;
+		int32_t r =
+		        add ? add_answers(&p, va, vb, &lo, &hi) : mul_answers(&p, va, vb, &lo, &hi);
+		if (lo != hi)
+			qref_mark_any(d, 0, i, lo, hi);
+		else
+			qref_mark_exact(d, 0, i);
+		qref_set(y, i, r);
+	}
+	return QCF_OK;
+}
+
+/* ---- QLinearLeakyRelu and QLinearSigmoid: the 256-entry table ----------------------------- */
+
+/* MlasLogisticConstants: Eigen's coefficients */
+static const float lg_lo = -18.0f, lg_hi = 18.0f;
+static const float lg_a[5] = {4.37031012579801e-11f, 1.15627324459942e-07f, 6.08574864600143e-05f,
+                              8.51377133304701e-03f, 2.48287947061529e-01f};
+static const float lg_b[6] = {6.10247389755681e-13f, 5.76102136993427e-09f, 6.29106785017040e-06f,
+                              1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f};
+
+/* MlasComputeLogistic on one value, with fused multiply-adds (FMA3) or without */
+static float logistic(float v, int fused)
+{
+	v = v < lg_lo ? lg_lo : v;
+	v = v > lg_hi ? lg_hi : v;
+	float v2 = v * v, p = lg_a[0], q = lg_b[0];
+	for (int k = 1; k < 5; k++)
+		p = fused ? fmaf(p, v2, lg_a[k]) : p * v2 + lg_a[k];
+	p = p * v;
+	for (int k = 1; k < 6; k++)
+		q = fused ? fmaf(q, v2, lg_b[k]) : q * v2 + lg_b[k];
+	float r = p / q + 0.5f;
+	return r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+}
+
+/* MlasQuantizeLinear of one value */
+static int32_t quantize_f32(float v, float s, int32_t zp, int32_t qmin, int32_t qmax)
+{
+	float c = v / s, lo = (float)(qmin - zp), hi = (float)(qmax - zp);
+	c = c > lo ? c : lo; /* MAXPS / MINPS */
+	c = c < hi ? c : hi;
+	return cvtps(c) + zp;
+}
+
+static qcf_status qref_ort_qlinear_lut(const qcf_op_call *call, const qref_op *row, qref_detail *d)
+{
+	qcf_status s = qref_check_call(call, 1, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *x = &call->inputs[0];
+	qcf_tensor *y = &call->outputs[0];
+	qcf_dtype T = x->dtype;
+	if (T != QCF_INT8 && T != QCF_UINT8)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: X must be int8 or uint8 (the CPU kernel's registrations), got "
+		        "%s",
+		        call->op, tn(T));
+	if (y->dtype != T)
+		return qref_fail(d, QCF_INVALID_PARAM,
+		                 "%s: X and Y share the type T, got %s and %s", call->op, tn(T),
+		                 tn(y->dtype));
+	if (!qref_same_shape(x, y))
+		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
+		                        "%s: Y has X's shape", call->op);
+	ew_q qx, qy;
+	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = ew_param(call, y, "Y", &qy, d)) != QCF_OK)
+		return s;
+	double alpha_d = 0.01;
+	if (row->param == EW_LEAKY_RELU) /* the row's schema has made alpha a number */
+		(void)qref_attr_number(call, "alpha", &alpha_d);
+	float alpha = (float)alpha_d;
+	const qref_rounding rnd = qref_detail_rounding(d);
+	if (rnd != QREF_ROUND_DEFAULT)
+		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	double qlo, qhi;
+	qref_range_d(T, &qlo, &qhi);
+	int32_t qmin = (int32_t)qlo, qmax = (int32_t)qhi;
+	int32_t table[256], band_lo[256], band_hi[256];
+	for (int i = 0; i < 256; i++) {
+		int32_t xv = T == QCF_INT8 ? (int32_t)(int8_t)(uint8_t)i : i;
+		float v = qx.s * (float)(xv - qx.zp);
+		if (row->param == EW_LEAKY_RELU) {
+			float f = v >= 0.0f ? v : alpha * v;
+			table[i] = band_lo[i] = band_hi[i] =
+			        quantize_f32(f, qy.s, qy.zp, qmin, qmax);
+		} else {
+			int32_t r0 = quantize_f32(logistic(v, 1), qy.s, qy.zp, qmin, qmax);
+			int32_t r1 = quantize_f32(logistic(v, 0), qy.s, qy.zp, qmin, qmax);
+			table[i] = r0;
+			band_lo[i] = r0 < r1 ? r0 : r1;
+			band_hi[i] = r0 < r1 ? r1 : r0;
+		}
+	}
+	size_t n = qref_tensor_numel(x);
+	for (size_t i = 0; i < n; i++) {
+		int32_t xv = (int32_t)qref_get(x, i);
+		uint8_t byte = (uint8_t)xv; /* the table is indexed by X's byte */
+		if (band_lo[byte] != band_hi[byte])
+			qref_mark_any(d, 0, i, band_lo[byte], band_hi[byte]);
+		else
+			qref_mark_exact(d, 0, i);
+		qref_set(y, i, table[byte]);
+	}
+	return QCF_OK;
+}
+
+static const qref_attr_schema leaky_relu_attrs[] = {
+        A_NUM("alpha", "0.01"),
+        END,
+};
+
+const qref_op qref_ops_ort_qlinear_elementwise[] = {
+        {.schema = {.semantics = "ort", .op = "QLinearAdd", AB_Y, .attrs = qref_no_attrs},
+         .kernel = qref_ort_qlinear_binary,
+         .param = EW_ADD},
+        {.schema = {.semantics = "ort", .op = "QLinearMul", AB_Y, .attrs = qref_no_attrs},
+         .kernel = qref_ort_qlinear_binary,
+         .param = EW_MUL},
+        {.schema = {.semantics = "ort", .op = "QLinearLeakyRelu", XY, .attrs = leaky_relu_attrs},
+         .kernel = qref_ort_qlinear_lut,
+         .param = EW_LEAKY_RELU},
+        {.schema = {.semantics = "ort", .op = "QLinearSigmoid", XY, .attrs = qref_no_attrs},
+         .kernel = qref_ort_qlinear_lut,
+         .param = EW_SIGMOID},
+        {.schema = {.op = NULL}},
+};

@@ -1,0 +1,134 @@
+/*
+ * Chains (specs/chains/): a kernel that fuses and rounds once passes the round_once chains and
+ * fails the graph ones at exactly the tie elements; a kernel wrong in node 2, offered the chain
+ * op by op, fails and the result names node 2; the reference conforms either way; a chain
+ * that reads a tensor no node makes is a spec error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "qct.h"
+
+static json_t *find_case(json_t *r, const char *name)
+{
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++)
+		if (!strcmp(qct_str(json_array_get(cases, i), "name"), name))
+			return json_array_get(cases, i);
+	return NULL;
+}
+
+static json_int_t output_count(json_t *c, const char *key)
+{
+	json_t *o = json_array_get(json_object_get(c, "outputs"), 0);
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const char *mode(json_t *c)
+{
+	return qct_str(json_object_get(c, "chain"), "mode");
+}
+
+/* Rounding once: the dispute's 12 tie elements fail the graph contract and nothing else;
+ * under round_once they pass, counted as needing the fused form. */
+static void test_fuse_once(void)
+{
+	int st;
+	json_t *r = qct_run_report(qct_tmpdir(), &st, NULL, "specs/chains --plugin %s",
+	                           qct_stub("fuse_once"));
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *g = find_case(r, "litert/conv_2d_relu6_ties/case/golden_graph");
+	json_t *f = find_case(r, "litert/conv_2d_relu6_ties_fused/case/golden_fused");
+	CU_ASSERT_FATAL(g && f);
+	CU_ASSERT_STRING_EQUAL(qct_verdict(g), "FAIL");
+	CU_ASSERT_EQUAL(output_count(g, "mismatches"), 12);
+	CU_ASSERT_STRING_EQUAL(mode(g), "fused");
+	CU_ASSERT_STRING_EQUAL(qct_verdict(f), "PASS_WITHIN_TOLERANCE");
+	CU_ASSERT_EQUAL(output_count(f, "within_fusion"), 12);
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = qct_str(c, "spec");
+		int graph =
+		        strstr(spec, "relu6_ties.yaml") || strstr(spec, "requantize_requantize");
+		if (!graph && strcmp(qct_verdict(c), "PASS") &&
+		    strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"))
+			CU_FAIL(qct_str(c, "name"));
+	}
+	json_decref(r);
+}
+
+/* Op by op, a RELU6 one step high: FAIL, node 2 named. */
+static void test_node2_named(void)
+{
+	int st;
+	json_t *r = qct_run_report(qct_tmpdir(), &st, NULL,
+	                           "specs/chains/conv_2d_relu6.yaml --plugin %s",
+	                           qct_stub("relu6_high"));
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	int failed = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		CU_ASSERT_STRING_EQUAL(mode(c), "op by op");
+		if (strcmp(qct_verdict(c), "FAIL"))
+			continue;
+		failed++;
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(c, "chain"),
+		                                                   "first_differing_node")),
+		                2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(c, "message"), "node 2 (RELU6)"));
+	}
+	CU_ASSERT(failed > 0);
+	json_decref(r);
+}
+
+/* The reference (ABI 3: fused) conforms on every chain. */
+static void test_reference(void)
+{
+	int st;
+	json_t *r = qct_run_report(qct_tmpdir(), &st, NULL, "specs/chains");
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(st, 0);
+	json_decref(r);
+}
+
+/* A node that reads a tensor no earlier node makes, and round_once without a fused form. */
+static void test_validate(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/bad_chain.yaml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("qconform: 1\nop: QUANTIZE+QUANTIZE\nsemantics: litert\n"
+	      "inputs:\n  x: {dtype: int8, shape: [4], quant: {scale: 0.1}, data: [1, 2, 3, 4]}\n"
+	      "intermediates:\n  mid: {dtype: int8, shape: [4], quant: {scale: 0.2}}\n"
+	      "outputs:\n  y: {dtype: int8, shape: [4], quant: {scale: 0.4}}\n"
+	      "chain:\n  - {op: QUANTIZE, inputs: [mid], outputs: [y]}\n"
+	      "  - {op: QUANTIZE, inputs: [x], outputs: [mid]}\n"
+	      "fusion: {contract: round_once}\n",
+	      f);
+	fclose(f);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "reads 'mid' before a node makes it"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "contract round_once names the single op"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
+void qct_register_chains(void)
+{
+	CU_pSuite s = qct_suite("chains");
+	CU_add_test(s, "a fused kernel: round_once passes, graph fails at the ties",
+	            test_fuse_once);
+	CU_add_test(s, "op by op, the first differing node is named", test_node2_named);
+	CU_add_test(s, "the reference conforms on every chain", test_reference);
+	CU_add_test(s, "a chain's order and contract are checked", test_validate);
+}
