@@ -15,6 +15,13 @@
 void qref_dequantize_linear_values(const qcf_tensor *x, const qcf_quant *q, qcf_tensor *y,
                                    qref_detail *d);
 
+/* ONNX DynamicQuantizeLinear's arithmetic on float32 x (onnx_linear.c), also com.microsoft
+ * DynamicQuantizeMatMul's A (ORT's qmath.h GetQuantizationParameter, MlasQuantizeLinear):
+ * scale = (max(0, max x) - min(0, min x)) / 255 (1 when both are 0), zero point = round half to
+ * even(clamp(0 - min / scale, 0, 255)), q = saturate(round half to even(x / scale) + zero
+ * point), float32 throughout. 0, or -1 when x holds a NaN or an infinity (nothing written). */
+int qref_dynamic_quantize_u8(const qcf_tensor *x, uint8_t *q, float *scale, int32_t *zero_point);
+
 #if defined(__GNUC__)
 #define QREF_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else

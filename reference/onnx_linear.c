@@ -930,6 +930,35 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, const qref_op 
  * y_zero_point: uint8 []] (op_dynamic_quantize_linear.py; specs/onnx/OPERATORS.md,
  * "Arithmetic") */
 
+/* The arithmetic, also com.microsoft DynamicQuantizeMatMul's quantization of A (kernel.h). */
+int qref_dynamic_quantize_u8(const qcf_tensor *x, uint8_t *q, float *scale_out, int32_t *zp_out)
+{
+	size_t n = qref_tensor_numel(x);
+	/* float32 throughout: maxx = max(0, max(x)), minx = min(0, min(x)) */
+	float maxx = 0.0f, minx = 0.0f;
+	for (size_t i = 0; i < n; i++) {
+		float v = (float)qref_get(x, i);
+		if (!isfinite(v))
+			return -1;
+		if (v > maxx)
+			maxx = v;
+		if (v < minx)
+			minx = v;
+	}
+	/* all zeros: the range is empty and the scale is defined as 1 (zero point 0) */
+	float scale = maxx == minx ? 1.0f : (maxx - minx) / 255.0f;
+	float zp0 = 0.0f - minx / scale; /* float32(qmin) - minx / y_scale */
+	float zpc = zp0 < 0.0f ? 0.0f : zp0 > 255.0f ? 255.0f : zp0;
+	float zpi = nearbyintf(zpc); /* np.rint: ties to even */
+	for (size_t i = 0; i < n; i++) {
+		float v = nearbyintf((float)qref_get(x, i) / scale);
+		q[i] = (uint8_t)qref_clamp_d((double)v + (double)zpi, 0, 255);
+	}
+	*scale_out = scale;
+	*zp_out = (int32_t)zpi;
+	return 0;
+}
+
 static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, const qref_op *row,
                                                     qref_detail *d)
 {
@@ -958,19 +987,13 @@ static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, con
 		        d, QCF_INVALID_PARAM,
 		        "%s: x is empty (the reference's min and max of a zero-size array)",
 		        call->op);
-	/* float32 throughout: maxx = max(0, max(x)), minx = min(0, min(x)) */
-	float maxx = 0.0f, minx = 0.0f;
-	int finite = 1;
-	for (size_t i = 0; i < n; i++) {
-		float v = (float)qref_get(x, i);
-		if (!isfinite(v))
-			finite = 0;
-		if (v > maxx)
-			maxx = v;
-		if (v < minx)
-			minx = v;
-	}
-	if (!finite) {
+	uint8_t *q = malloc(n);
+	float scale;
+	int32_t zpi;
+	if (!q)
+		return qref_fail(d, QCF_ERROR, "out of memory");
+	if (qref_dynamic_quantize_u8(x, q, &scale, &zpi) < 0) {
+		free(q);
 		/* NaN or inf make the scale NaN or inf and the numpy casts undefined */
 		for (size_t i = 0; i < n; i++) {
 			qref_mark_any(d, 0, i, 0, 255);
@@ -982,16 +1005,11 @@ static qcf_status qref_onnx_dynamic_quantize_linear(const qcf_op_call *call, con
 		qref_set(yz, 0, 0);
 		return QCF_OK;
 	}
-	/* all zeros: the range is empty and the scale is defined as 1 (zero point 0) */
-	float scale = maxx == minx ? 1.0f : (maxx - minx) / 255.0f;
-	float zp0 = 0.0f - minx / scale; /* float32(qmin) - minx / y_scale */
-	float zpc = zp0 < 0.0f ? 0.0f : zp0 > 255.0f ? 255.0f : zp0;
-	float zpi = nearbyintf(zpc); /* np.rint: ties to even */
 	for (size_t i = 0; i < n; i++) {
-		float q = nearbyintf((float)qref_get(x, i) / scale);
 		qref_mark_exact(d, 0, i);
-		qref_set(y, i, qref_clamp_d((double)q + (double)zpi, 0, 255));
+		qref_set(y, i, q[i]);
 	}
+	free(q);
 	qref_mark_exact(d, 1, 0);
 	qref_mark_exact(d, 2, 0);
 	qref_set(ys, 0, (double)scale);

@@ -103,6 +103,7 @@ extern const qref_op qref_ops_onnx[];                    /* onnx_qdq.c */
 extern const qref_op qref_ops_onnx_linear[];             /* onnx_linear.c */
 extern const qref_op qref_ops_ort[];                     /* ort_contrib.c */
 extern const qref_op qref_ops_onnx_float[];              /* onnx_float.c */
+extern const qref_op qref_ops_ort_qmatmul[];             /* ort_qmatmul.c */
 extern const qref_op qref_ops_ggml[];                    /* ggml_ops.c */
 extern const qref_op qref_ops_mx[];                      /* mx.c */
 

@@ -216,6 +216,7 @@ function miniCode(f, v) {
 }
 
 function attr(name, v) {
+	if (v && typeof v === 'object' && typeof v.float === 'number') return {name, type: 1, f: v.float}; // an integral float
 	if (typeof v === 'string') return {name, type: 3, s: Buffer.from(v)};
 	if (Array.isArray(v)) return {name, type: 7, ints: v}; // INTS (kernel_shape, pads, ...)
 	if (Number.isInteger(v)) return {name, type: 2, i: v};

@@ -1,0 +1,210 @@
+/*
+ * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c): every spec of the ops
+ * PASSes against the reference (or is a negative case it refuses), ORT's goldens included; the
+ * stub suite/stubs/ort_matmul_mistakes.c, with one typical mistake per op, FAILs exactly the
+ * cases that expose its mistake and PASSes the rest.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qct.h"
+
+#define SPECS                                                                                      \
+	"specs/ort/qgemm*.yaml specs/ort/imported/qgemm_*.yaml "                                   \
+	"specs/ort/matmul_integer_to_float*.yaml "                                                 \
+	"specs/ort/imported/matmul_integer_to_float_*.yaml "                                       \
+	"specs/ort/dynamic_quantize_matmul*.yaml "                                                 \
+	"specs/ort/imported/dynamic_quantize_matmul_*.yaml "                                       \
+	"specs/ort/matmul_bnb4*.yaml specs/ort/imported/matmul_bnb4_*.yaml"
+
+static void test_specs_pass(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, SPECS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	qct_tally t = qct_tally_report(r);
+	printf("\n  ort matmul: %zu cases, %zu PASS, %zu EXPECTED_ERROR, %zu golden", t.cases,
+	       t.pass, t.expected_error, t.golden);
+	CU_ASSERT(t.golden >= 240);
+	CU_ASSERT(t.expected_error >= 37);
+	CU_ASSERT_EQUAL(t.pass + t.expected_error, t.cases);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* verdict of every case of the run, counted: FAIL where fail(name) says, PASS elsewhere */
+static void count_verdicts(json_t *r, int (*fail)(const char *spec, const char *name),
+                           size_t *failed, size_t *passed, size_t *bad)
+{
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !name || !v) {
+			(*bad)++;
+			continue;
+		}
+		if (strcmp(v, "EXPECTED_ERROR") == 0)
+			continue;
+		int f = fail(spec, name);
+		f ? (*failed)++ : (*passed)++;
+		if (strcmp(v, f ? "FAIL" : "PASS") != 0) {
+			(*bad)++;
+			fprintf(stderr, "\n  %s %s: %s", spec, name, v);
+		}
+	}
+}
+
+/* QGemm: the cases with an exact tie of a quantized y (ORT's tie goldens, the hand-worked ones) */
+static int qgemm_tie(const char *spec, const char *name)
+{
+	if (strstr(spec, "qgemm_float") || strstr(spec, "_float"))
+		return 0;
+	return strstr(name, "ties") != NULL || strstr(name, "worked") != NULL;
+}
+
+static void test_stub_qgemm(void)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL,
+	                           "specs/ort/qgemm_cases.yaml specs/ort/qgemm_float.yaml "
+	                           "specs/ort/imported/qgemm_*.yaml --plugin %s",
+	                           qct_stub("ort_matmul_mistakes"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	size_t failed = 0, passed = 0, bad = 0;
+	count_verdicts(r, qgemm_tie, &failed, &passed, &bad);
+	printf("\n  QGemm ties half away: %zu cases FAIL, %zu PASS", failed, passed);
+	CU_ASSERT(failed >= 8 && passed >= 80);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
+/* Runs specs against the stub: every FAIL is a case may_fail accepts, every case must_fail names
+ * FAILs, every other case PASSes (or is EXPECTED_ERROR); returns the FAIL count. */
+static size_t stub_run(const char *specs, int (*may_fail)(const char *spec, const char *name),
+                       const char *const *must_fail, size_t *passed)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs,
+	                           qct_stub("ort_matmul_mistakes"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t failed = 0, bad = 0, seen = 0;
+	*passed = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !name || !v) {
+			bad++;
+			continue;
+		}
+		int must = 0;
+		for (int k = 0; must_fail[k]; k++)
+			must |= strstr(name, must_fail[k]) != NULL;
+		if (strcmp(v, "FAIL") == 0) {
+			failed++;
+			seen += must;
+			if (!may_fail(spec, name)) {
+				bad++;
+				fprintf(stderr, "\n  unexpected FAIL: %s", name);
+			}
+		} else if (strcmp(v, "PASS") == 0) {
+			(*passed)++;
+			if (must) {
+				bad++;
+				fprintf(stderr, "\n  should FAIL: %s", name);
+			}
+		} else if (strcmp(v, "EXPECTED_ERROR") != 0) {
+			bad++;
+			fprintf(stderr, "\n  %s: %s", name, v);
+		}
+	}
+	size_t nmust = 0;
+	while (must_fail[nmust])
+		nmust++;
+	CU_ASSERT(seen >= nmust);
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+	return failed;
+}
+
+/* MatMulIntegerToFloat: only a case with a bias can differ */
+static int i2f_bias(const char *spec, const char *name)
+{
+	(void)name;
+	return strstr(spec, "_bias") != NULL || strstr(spec, "matmul_integer_to_float.yaml") ||
+	       strstr(spec, "matmul_integer_to_float_cases.yaml");
+}
+
+static void test_stub_i2f(void)
+{
+	static const char *const must[] = {"worked_bias_not_fused", NULL};
+	size_t passed, failed = stub_run("specs/ort/matmul_integer_to_float*.yaml "
+	                                 "specs/ort/imported/matmul_integer_to_float_*.yaml",
+	                                 i2f_bias, must, &passed);
+	printf("\n  MatMulIntegerToFloat bias fused: %zu cases FAIL, %zu PASS", failed, passed);
+	CU_ASSERT(failed >= 10);
+}
+
+/* DynamicQuantizeMatMul: only a tie of a / a_scale can differ */
+static int dqmm_tie(const char *spec, const char *name)
+{
+	(void)spec;
+	return strstr(name, "ties") != NULL || strstr(name, "dynamic_quantize_matmul/") != NULL;
+}
+
+static void test_stub_dqmm(void)
+{
+	static const char *const must[] = {"worked_ties_to_even", "ties_a4x16", NULL};
+	size_t passed, failed = stub_run("specs/ort/dynamic_quantize_matmul*.yaml "
+	                                 "specs/ort/imported/dynamic_quantize_matmul_*.yaml",
+	                                 dqmm_tie, must, &passed);
+	printf("\n  DynamicQuantizeMatMul a ties half away: %zu cases FAIL, %zu PASS", failed,
+	       passed);
+	CU_ASSERT(failed >= 5);
+}
+
+/* MatMulBnb4: any case can differ (every byte's nibbles are swapped) */
+static int bnb4_any(const char *spec, const char *name)
+{
+	(void)spec;
+	(void)name;
+	return 1;
+}
+
+static void test_stub_bnb4(void)
+{
+	static const char *const must[] = {"worked_fp4", "worked_nf4_block_across_rows", NULL};
+	size_t passed, failed = stub_run("specs/ort/matmul_bnb4*.yaml "
+	                                 "specs/ort/imported/matmul_bnb4_*.yaml",
+	                                 bnb4_any, must, &passed);
+	printf("\n  MatMulBnb4 low nibble first: %zu cases FAIL, %zu PASS", failed, passed);
+	CU_ASSERT(failed >= 100);
+}
+
+void qct_register_ort_matmul(void)
+{
+	CU_pSuite s = qct_suite("ort/matmul");
+	CU_add_test(s, "QGemm and the ORT matmuls: every spec PASS or EXPECTED_ERROR",
+	            test_specs_pass);
+	CU_add_test(s, "a QGemm rounding ties half away FAILs exactly the tie cases",
+	            test_stub_qgemm);
+	CU_add_test(s, "a MatMulIntegerToFloat fusing the bias FAILs only cases with a bias",
+	            test_stub_i2f);
+	CU_add_test(s, "a DynamicQuantizeMatMul rounding a's ties away FAILs only tie cases",
+	            test_stub_dqmm);
+	CU_add_test(s, "a MatMulBnb4 reading B low nibble first FAILs", test_stub_bnb4);
+}
