@@ -93,8 +93,9 @@ static int has_reason_prefix(json_t *c, const char *prefix, const char *suffix)
  * reviewer checks: the plugin's sha256, the profile file's, each spec's. */
 static void test_reference_certifies(void)
 {
-	static const char *const profiles[] = {"torch-fakequant", "onnx-qdq", "tf-fakequant",
-	                                       "litert-int8", "litert-quantizable"};
+	static const char *const profiles[] = {"torch-fakequant",    "onnx-qdq",
+	                                       "tf-fakequant",       "litert-int8",
+	                                       "litert-quantizable", "ort-qlinear"};
 	const char *tmp = qct_tmpdir();
 	/* a copy: qct_build_path's buffers are reused by every later call (certify's too) */
 	char ref[1024];
@@ -1000,7 +1001,9 @@ static void test_engines(void)
 void qct_register_certify(void)
 {
 	CU_pSuite s = qct_suite("certify");
-	CU_add_test(s, "the reference certifies torch, onnx, tf, litert-int8, litert-quantizable",
+	CU_add_test(s,
+	            "the reference certifies torch, onnx, tf, litert-int8, litert-quantizable, "
+	            "ort-qlinear",
 	            test_reference_certifies);
 	CU_add_test(s, "NOT_SUPPORTED required ops are refused, each named",
 	            test_not_supported_refused);

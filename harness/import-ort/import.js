@@ -418,7 +418,13 @@ if (require.main === module) {
 		fs.rmSync(dir, {recursive: true, force: true});
 		fs.mkdirSync(dir, {recursive: true});
 		const ops = [];
-		for (const m of contribModules()) ops.push(...(await require(`./${m}`).generate(module.exports, dir)).ops);
+		for (const m of contribModules()) {
+			// the QLinear* family's specs belong to the ort-qlinear profile
+			const L = m.startsWith('qlinear_') ?
+				{...module.exports, writeSpec: (d, spec) => writeSpec(d, {profile: ['ort-qlinear'], ...spec})} :
+				module.exports;
+			ops.push(...(await require(`./${m}`).generate(L, dir)).ops);
+		}
 		const contribIndex = contribReadme(dir, ops);
 		process.stdout.write(`import-ort: ${qdqIndex.cases} Q/DQ cases in ${qdqIndex.files} files, ` +
 			`${contribIndex.cases} contrib cases in ${contribIndex.files} files (${ortPkg.name} ${ortPkg.version})\n`);
