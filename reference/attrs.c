@@ -18,8 +18,8 @@ static atomic_int unlisted_first_set;
 static char unlisted_first[160];
 
 /* Which listed attributes were read (any call, present or not): [op][attribute]. */
-#define MAX_OPS   128
-#define MAX_ATTRS 16
+#define MAX_OPS   QREF_ATTR_TRACKED_OPS
+#define MAX_ATTRS QREF_ATTR_TRACKED_ATTRS
 static atomic_bool listed_read[MAX_OPS][MAX_ATTRS];
 
 static void note_read(const qcf_op_call *call, const char *name)

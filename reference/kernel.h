@@ -59,6 +59,10 @@ unsigned long qref_attr_unlisted_reads(char *first, size_t size);
 /* 1 once a kernel has read attribute a of op (a row of op's schema) in this process, whether
  * or not the call had it: a listed attribute no kernel reads would be accepted and ignored. */
 int qref_attr_was_read(const qref_op_schema *op, const qref_attr_schema *a);
+/* The ops and attributes per op whose reads are kept (the validate suite checks the schemas
+ * stay within them). */
+#define QREF_ATTR_TRACKED_OPS   512
+#define QREF_ATTR_TRACKED_ATTRS 32
 
 /*
  * Checks the counts of inputs and outputs and that every tensor's buffer

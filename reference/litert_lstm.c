@@ -517,6 +517,10 @@ static qcf_status lstm_check(const qcf_op_call *call, const qref_op *row, qref_d
 		                        c->cell_scale);
 
 	/* attributes: the clips, the intermediates' quantization */
+	/* LstmStepInteger8x8_16 (lstm_eval.cc) applies kTfLiteActTanh to the cell whatever the
+	 * options' activation says: the attribute is read (the schema checks its value) and has
+	 * no effect on the integer path. */
+	(void)qref_attr_find(call, "fused_activation_function");
 	const char *clips[2] = {"cell_clip", "proj_clip"};
 	float *clipv[2] = {&c->cell_clip, &c->proj_clip};
 	for (int k = 0; k < 2; k++) {
@@ -537,8 +541,11 @@ static qcf_status lstm_check(const qcf_op_call *call, const qref_op *row, qref_d
 		for (int g = 0; g < 4; g++) {
 			char name[32];
 			snprintf(name, sizeof name, "%s_gate_scale", gate_names[g]);
-			if (g == G_IN && c->cifg)
+			if (g == G_IN &&
+			    c->cifg) { /* no input gate: its scale, if given, is unused */
+				(void)qref_attr_find(call, name);
 				continue;
+			}
 			if ((s = lstm_scale_attr(call, name, &c->s_gate[g], d)) != QCF_OK)
 				return s;
 		}
@@ -1010,10 +1017,10 @@ static const qref_attr_schema lstm_attrs[] = {
         A_NUM("proj_clip", "0"),
         A_NUM_REQ("hidden_scale"),
         A_INT("hidden_zero_point", -128, 127, "0"),
-        A_NUM("input_gate_scale", NULL),
-        A_NUM("forget_gate_scale", NULL),
-        A_NUM("cell_gate_scale", NULL),
-        A_NUM("output_gate_scale", NULL),
+        A_NUM("input_gate_scale", "0"),
+        A_NUM("forget_gate_scale", "0"),
+        A_NUM("cell_gate_scale", "0"),
+        A_NUM("output_gate_scale", "0"),
         END,
 };
 
@@ -1024,10 +1031,10 @@ static const qref_attr_schema sequence_lstm_attrs[] = {
         A_BOOL("time_major", "0"),
         A_NUM_REQ("hidden_scale"),
         A_INT("hidden_zero_point", -128, 127, "0"),
-        A_NUM("input_gate_scale", NULL),
-        A_NUM("forget_gate_scale", NULL),
-        A_NUM("cell_gate_scale", NULL),
-        A_NUM("output_gate_scale", NULL),
+        A_NUM("input_gate_scale", "0"),
+        A_NUM("forget_gate_scale", "0"),
+        A_NUM("cell_gate_scale", "0"),
+        A_NUM("output_gate_scale", "0"),
         END,
 };
 

@@ -46,6 +46,7 @@
 #include "kernel.h"
 #include "litert_bcast.h"
 #include "op.h"
+#include "ort_qlinear.h"
 
 enum { EW_ADD, EW_MUL, EW_LEAKY_RELU, EW_SIGMOID };
 
@@ -54,18 +55,11 @@ static const char *tn(qcf_dtype t)
 	return qref_dtype_name(t);
 }
 
-/* A per-tensor scale and zero point: the scale positive and finite, the zero point of the
- * tensor's type (ORT's zero-point input has the type T). */
-typedef struct ew_q {
-	float s;
-	int32_t zp;
-} ew_q;
-
-static qcf_status ew_param(const qcf_op_call *call, const qcf_tensor *t, const char *what, ew_q *p,
-                           qref_detail *d)
+qcf_status qref_ort_param(const qcf_op_call *call, const qcf_tensor *t, const char *what,
+                          qref_ort_q *p, qref_detail *d)
 {
 	qcf_quant q;
-	char w[96];
+	char w[128];
 	snprintf(w, sizeof w, "%s %s (ORT: a scalar or 1-element scale and zero point)", call->op,
 	         what);
 	qcf_status s = qref_get_quant(t, w, 1, &q, d);
@@ -74,18 +68,19 @@ static qcf_status ew_param(const qcf_op_call *call, const qcf_tensor *t, const c
 	p->s = q.scales[0];
 	p->zp = q.zero_points[0];
 	if (!(p->s > 0) || !isfinite(p->s))
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: %s scale %g: ORT reads it without a check and divides by the "
-		                 "output scale (or by a quotient of scales); qconform needs "
-		                 "scales positive and finite",
-		                 call->op, what, (double)p->s);
+		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		                        "%s: %s scale %g: ORT reads it without a check and divides "
+		                        "by it (or by a quotient of scales); qconform needs scales "
+		                        "positive and finite",
+		                        call->op, what, (double)p->s);
 	double lo, hi;
 	qref_range_d(t->dtype, &lo, &hi);
 	if (p->zp < lo || p->zp > hi)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: %s zero point %" PRId32 " does not fit %s (it is a tensor of "
-		                 "the type T)",
-		                 call->op, what, p->zp, tn(t->dtype));
+		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
+		                        "%s: %s zero point %" PRId32
+		                        " does not fit %s (it is a tensor "
+		                        "of the type T)",
+		                        call->op, what, p->zp, qref_dtype_name(t->dtype));
 	return QCF_OK;
 }
 
@@ -115,7 +110,7 @@ static int32_t portable_round(float c, int32_t zp, int32_t qmin, int32_t qmax)
 /* ---- QLinearAdd and QLinearMul ----------------------------------------------------------- */
 
 typedef struct bin_ctx {
-	ew_q a, b, c;
+	qref_ort_q a, b, c;
 	int32_t qmin, qmax;
 	int scalar; /* 0: both spans; 1: a is the broadcast scalar of its span; 2: b */
 } bin_ctx;
@@ -239,9 +234,9 @@ static qcf_status qref_ort_qlinear_binary(const qcf_op_call *call, const qref_op
 		                 tn(T), tn(b->dtype), tn(y->dtype));
 	bin_ctx p;
 	memset(&p, 0, sizeof p);
-	if ((s = ew_param(call, a, "A", &p.a, d)) != QCF_OK ||
-	    (s = ew_param(call, b, "B", &p.b, d)) != QCF_OK ||
-	    (s = ew_param(call, y, "C", &p.c, d)) != QCF_OK)
+	if ((s = qref_ort_param(call, a, "A", &p.a, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, b, "B", &p.b, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, y, "C", &p.c, d)) != QCF_OK)
 		return s;
 	qref_bcast bc;
 	if ((s = qref_bcast_init(call, 0, 2, QCF_MAX_RANK, "ORT's BroadcastLooper", &bc, d)) !=
@@ -325,9 +320,9 @@ static qcf_status qref_ort_qlinear_lut(const qcf_op_call *call, const qref_op *r
 	if (!qref_same_shape(x, y))
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: Y has X's shape", call->op);
-	ew_q qx, qy;
-	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
-	    (s = ew_param(call, y, "Y", &qy, d)) != QCF_OK)
+	qref_ort_q qx, qy;
+	if ((s = qref_ort_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, y, "Y", &qy, d)) != QCF_OK)
 		return s;
 	double alpha_d = 0.01;
 	if (row->param == EW_LEAKY_RELU) /* the row's schema has made alpha a number */
@@ -442,9 +437,9 @@ static qcf_status qref_ort_qlinear_softmax(const qcf_op_call *call, const qref_o
 		                 "%s: axis %" PRId64 " is outside [-%d, %d] for X of rank %d (the "
 		                 "schema's shape inference; a scalar X has no axis)",
 		                 call->op, axis, (int)x->rank, (int)x->rank - 1, (int)x->rank);
-	ew_q qx, qy;
-	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
-	    (s = ew_param(call, y, "Y", &qy, d)) != QCF_OK)
+	qref_ort_q qx, qy;
+	if ((s = qref_ort_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, y, "Y", &qy, d)) != QCF_OK)
 		return s;
 	const qref_rounding rnd = qref_detail_rounding(d);
 	if (rnd != QREF_ROUND_DEFAULT)
@@ -506,8 +501,8 @@ static qcf_status qref_ort_qlinear_softmax(const qcf_op_call *call, const qref_o
 /* A side's table (QlinearBuildLookupTable with the identity): byte i read as T, s (i - zp) in
  * float32, MlasQuantizeLinear to z; none (a copy) when the scale (float ==) and zero point equal
  * z's, which gives the same bytes. */
-static void where_table(int32_t *tab, const ew_q *q, const ew_q *qz, qcf_dtype T, int32_t qmin,
-                        int32_t qmax)
+static void where_table(int32_t *tab, const qref_ort_q *q, const qref_ort_q *qz, qcf_dtype T,
+                        int32_t qmin, int32_t qmax)
 {
 	for (int i = 0; i < 256; i++) {
 		int32_t v = T == QCF_INT8 ? (int32_t)(int8_t)(uint8_t)i : i;
@@ -541,10 +536,10 @@ static qcf_status qref_ort_qlinear_where(const qcf_op_call *call, const qref_op 
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: X, Y and Z share the type T, got %s, %s and %s", call->op,
 		                 tn(T), tn(yv->dtype), tn(z->dtype));
-	ew_q qx, qy, qz;
-	if ((s = ew_param(call, x, "X", &qx, d)) != QCF_OK ||
-	    (s = ew_param(call, yv, "Y", &qy, d)) != QCF_OK ||
-	    (s = ew_param(call, z, "Z", &qz, d)) != QCF_OK)
+	qref_ort_q qx, qy, qz;
+	if ((s = qref_ort_param(call, x, "X", &qx, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, yv, "Y", &qy, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, z, "Z", &qz, d)) != QCF_OK)
 		return s;
 	qref_bcast bc;
 	if ((s = qref_bcast_init(call, 0, 3, QCF_MAX_RANK, "ORT's InputBroadcaster", &bc, d)) !=

@@ -44,6 +44,7 @@
 #include "dtype.h"
 #include "kernel.h"
 #include "op.h"
+#include "ort_qlinear.h"
 
 enum { PL_AVG, PL_GAVG };
 
@@ -71,41 +72,6 @@ static void q8_put(qcf_tensor *t, size_t i, int32_t v)
 		((int8_t *)t->data)[i] = (int8_t)v;
 	else
 		((uint8_t *)t->data)[i] = (uint8_t)v;
-}
-
-/* A per-tensor scale and zero point: the scale positive and finite, the zero point of the
- * tensor's type (ORT's zero-point inputs have the type T). */
-typedef struct pq {
-	float s;
-	int32_t zp;
-} pq;
-
-static qcf_status pool_param(const qcf_op_call *call, const qcf_tensor *t, const char *what, pq *p,
-                             qref_detail *d)
-{
-	qcf_quant q;
-	char w[128];
-	snprintf(w, sizeof w, "%s %s (ORT: a scalar or 1-element scale and zero point)", call->op,
-	         what);
-	qcf_status s = qref_get_quant(t, w, 1, &q, d);
-	if (s != QCF_OK)
-		return s;
-	p->s = q.scales[0];
-	p->zp = q.zero_points[0];
-	if (!(p->s > 0) || !isfinite(p->s))
-		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
-		                        "%s: %s scale %g: ORT reads it without a check and divides "
-		                        "by it; qconform needs scales positive and finite",
-		                        call->op, what, (double)p->s);
-	double lo, hi;
-	qref_range_d(t->dtype, &lo, &hi);
-	if (p->zp < lo || p->zp > hi)
-		return qref_fail_tensor(d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
-		                        "%s: %s zero point %" PRId32
-		                        " does not fit %s (it is a tensor "
-		                        "of the type T)",
-		                        call->op, what, p->zp, tn(t->dtype));
-	return QCF_OK;
 }
 
 /* Rounds v half to even and saturates to [lo, hi] as quantize_value does: nearbyintf, then
@@ -335,7 +301,7 @@ static int avg_channels_last(const qcf_op_call *call)
 	return v != 0;
 }
 
-static qcf_status avg_io(const qcf_op_call *call, pq *qx, pq *qy, qref_detail *d)
+static qcf_status avg_io(const qcf_op_call *call, qref_ort_q *qx, qref_ort_q *qy, qref_detail *d)
 {
 	qcf_status s = qref_check_call(call, 1, 1, d);
 	if (s != QCF_OK)
@@ -346,8 +312,8 @@ static qcf_status avg_io(const qcf_op_call *call, pq *qx, pq *qy, qref_detail *d
 		        d, QCF_INVALID_PARAM,
 		        "%s: x and y must both be int8 or both uint8 (ORT's T), got %s, %s",
 		        call->op, tn(x->dtype), tn(y->dtype));
-	if ((s = pool_param(call, x, "x", qx, d)) != QCF_OK ||
-	    (s = pool_param(call, y, "y", qy, d)) != QCF_OK)
+	if ((s = qref_ort_param(call, x, "x", qx, d)) != QCF_OK ||
+	    (s = qref_ort_param(call, y, "y", qy, d)) != QCF_OK)
 		return s;
 	const qref_rounding r = qref_detail_rounding(d);
 	if (r != QREF_ROUND_DEFAULT && r != QREF_ROUND_HALF_EVEN)
@@ -357,8 +323,8 @@ static qcf_status avg_io(const qcf_op_call *call, pq *qx, pq *qy, qref_detail *d
 
 /* MLAS's global average of n values per output: int32 sum minus x_zp * n, times the float32
  * scale x_scale / (y_scale * n), rounded half to even, plus y_zp. */
-static qcf_status gavg_scale(const qcf_op_call *call, const pq *qx, const pq *qy, size_t n,
-                             float *scale, qref_detail *d)
+static qcf_status gavg_scale(const qcf_op_call *call, const qref_ort_q *qx, const qref_ort_q *qy,
+                             size_t n, float *scale, qref_detail *d)
 {
 	if (n >= 0x1000000)
 		return qref_fail(d, QCF_INVALID_PARAM,
@@ -376,8 +342,8 @@ static qcf_status gavg_scale(const qcf_op_call *call, const pq *qx, const pq *qy
 	return QCF_OK;
 }
 
-static int32_t gavg_one(const qcf_tensor *x, const size_t *idx, size_t n, const pq *qx,
-                        const pq *qy, float scale, int32_t lo, int32_t hi)
+static int32_t gavg_one(const qcf_tensor *x, const size_t *idx, size_t n, const qref_ort_q *qx,
+                        const qref_ort_q *qy, float scale, int32_t lo, int32_t hi)
 {
 	int64_t acc = -(int64_t)qx->zp * (int64_t)n; /* |acc| < 255 * 2^24: exact in int32 */
 	for (size_t i = 0; i < n; i++)
@@ -386,8 +352,8 @@ static int32_t gavg_one(const qcf_tensor *x, const size_t *idx, size_t n, const 
 }
 
 /* Every image of x (n images of `size` values, N * C of them) through gavg_one into y. */
-static qcf_status gavg_all(const qcf_op_call *call, const pool_geom *g, const pq *qx, const pq *qy,
-                           qref_detail *d)
+static qcf_status gavg_all(const qcf_op_call *call, const pool_geom *g, const qref_ort_q *qx,
+                           const qref_ort_q *qy, qref_detail *d)
 {
 	const qcf_tensor *x = &call->inputs[0];
 	qcf_tensor *y = &call->outputs[0];
@@ -417,7 +383,7 @@ static qcf_status qref_ort_qlinear_avg_pool(const qcf_op_call *call, const qref_
                                             qref_detail *d)
 {
 	(void)row;
-	pq qx, qy;
+	qref_ort_q qx, qy;
 	int cl, cip;
 	int64_t v = 0;
 	pool_geom g;
@@ -480,7 +446,7 @@ static qcf_status qref_ort_qlinear_global_avg_pool(const qcf_op_call *call, cons
                                                    qref_detail *d)
 {
 	(void)row;
-	pq qx, qy;
+	qref_ort_q qx, qy;
 	int cl;
 	qcf_status s;
 	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK)
@@ -534,8 +500,8 @@ static qcf_status qref_ort_qlinear_concat(const qcf_op_call *call, const qref_op
 	if (!is_q8(y->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: Y must be int8 or uint8, got %s",
 		                 call->op, tn(y->dtype));
-	pq qy, qi[CONCAT_MAX];
-	if ((s = pool_param(call, y, "Y", &qy, d)) != QCF_OK)
+	qref_ort_q qy, qi[CONCAT_MAX];
+	if ((s = qref_ort_param(call, y, "Y", &qy, d)) != QCF_OK)
 		return s;
 	int32_t rank = call->inputs[0].rank;
 	int64_t axis;
@@ -560,7 +526,7 @@ static qcf_status qref_ort_qlinear_concat(const qcf_op_call *call, const qref_op
 			                 " is %s, Y is %s: every input and its zero "
 			                 "point have Y's zero point's type",
 			                 call->op, k, tn(t->dtype), tn(y->dtype));
-		if ((s = pool_param(call, t, what, &qi[k], d)) != QCF_OK)
+		if ((s = qref_ort_param(call, t, what, &qi[k], d)) != QCF_OK)
 			return s;
 		if (t->rank != rank)
 			return qref_fail(d, QCF_INVALID_PARAM,

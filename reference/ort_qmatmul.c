@@ -408,6 +408,9 @@ static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *r
 	qref_attr_int(call, "N", &N);
 	qref_attr_int(call, "block_size", &bs);
 	qref_attr_int(call, "quant_type", &qt);
+	/* training_mode (0 or 1, the schema checks it) changes nothing in the CPU kernel's product:
+	 * read, not used */
+	(void)qref_attr_find(call, "training_mode");
 	qref_attr_int(call, "transB", &tb);
 	if (qt != 0 && qt != 1)
 		return qref_fail_attr(d, "quant_type", QCF_INVALID_PARAM,

@@ -174,7 +174,7 @@ typedef struct qref_attr_schema {
 	const char *def; /* the value when absent, as text; NULL when required */
 } qref_attr_schema;
 
-#define QREF_MAX_SCHEMA_TENSORS 16
+#define QREF_MAX_SCHEMA_TENSORS 24
 
 typedef struct qref_op_schema {
 	const char *semantics;

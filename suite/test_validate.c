@@ -263,7 +263,9 @@ static void test_schema_matches_kernels(void)
 		CU_ASSERT(o->min_inputs >= 1 && o->min_inputs <= o->max_inputs &&
 		          o->max_inputs <= QREF_MAX_SCHEMA_TENSORS && n_in <= o->max_inputs);
 		CU_ASSERT(n_out == o->n_outputs && n_out <= QREF_MAX_OUTPUTS);
+		CU_ASSERT(n_schemas < QREF_ATTR_TRACKED_OPS); /* else its reads go untracked */
 		for (const qref_attr_schema *a = o->attrs; a->name; a++) {
+			CU_ASSERT(a - o->attrs < QREF_ATTR_TRACKED_ATTRS);
 			CU_ASSERT(a->required == !a->def);
 			CU_ASSERT(a->type != QREF_ATTR_ENUM || (a->names && a->names[0]));
 		}
