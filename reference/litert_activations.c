@@ -48,9 +48,8 @@ qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, cons
 	return QCF_OK;
 }
 
-/* One quantized tensor's per-tensor parameters, the scale positive and finite. */
-static qcf_status unary_quant(const qcf_tensor *t, const char *what, const char *op, qcf_quant *q,
-                              qref_detail *d)
+qcf_status qref_litert_act_quant(const qcf_tensor *t, const char *what, const char *op,
+                                 qcf_quant *q, qref_detail *d)
 {
 	qcf_status s = qref_get_quant(t, what, 1, q, d);
 	if (s != QCF_OK)
@@ -101,7 +100,7 @@ qcf_status qref_litert_unary_check(const qcf_op_call *call, const qref_litert_un
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s input must be %s (its quantized Eval), got %s", u->op,
 		                 unary_dtypes_text(u->dtypes), qref_dtype_name(in->dtype));
-	if ((s = unary_quant(in, "input", u->op, qi, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(in, "input", u->op, qi, d)) != QCF_OK)
 		return s;
 	int zp0 = in->dtype == QCF_INT16 && u->int16_zp0;
 	if (zp0 && qi->zero_points[0] != 0)
@@ -111,7 +110,7 @@ qcf_status qref_litert_unary_check(const qcf_op_call *call, const qref_litert_un
 		                        u->op, u->prepare, qi->zero_points[0]);
 	if (!full)
 		return QCF_OK;
-	if ((s = unary_quant(out, "output", u->op, qo, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(out, "output", u->op, qo, d)) != QCF_OK)
 		return s;
 	if (zp0 && qo->zero_points[0] != 0)
 		return qref_fail_tensor(d, out, QREF_PART_QUANT, QCF_INVALID_PARAM,

@@ -19,6 +19,11 @@ qcf_status qref_litert_mbqm_build(const qcf_op_call *call, qref_detail *d, const
  * of their own): any named rounding does not apply. */
 qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, const char *what);
 
+/* A quantized tensor's per-tensor scale and zero point (what: "input", "output", ...), the scale
+ * positive and finite: LiteRT divides by it or builds a multiplier from it. */
+qcf_status qref_litert_act_quant(const qcf_tensor *t, const char *what, const char *op,
+                                 qcf_quant *q, qref_detail *d);
+
 /* The dtypes a quantized unary op's Eval takes (qref_litert_unary.dtypes). */
 enum { QREF_UNARY_UINT8 = 1, QREF_UNARY_INT8 = 2, QREF_UNARY_INT16 = 4 };
 

@@ -22,22 +22,6 @@
 
 /* ---- shared checks ------------------------------------------------------ */
 
-/* Per-tensor quantization of t with a positive finite scale. */
-static qcf_status pw_quant(const qcf_tensor *t, const char *what, const char *op, qcf_quant *q,
-                           qref_detail *d)
-{
-	qcf_status s = qref_get_quant(t, what, 1, q, d);
-	if (s != QCF_OK)
-		return s;
-	if (!(q->scales[0] > 0.0f && isfinite(q->scales[0])))
-		return qref_fail_tensor(
-		        d, t, QREF_PART_QUANT, QCF_INVALID_PARAM,
-		        "%s %s scale must be positive and finite (LiteRT divides by "
-		        "it or builds a multiplier from it)",
-		        op, what);
-	return QCF_OK;
-}
-
 /* Output type = input type (GenericPrepare, LeakyReluPrepare: TF_LITE_ENSURE_TYPES_EQ; PRELU
  * sets the output type to the input's), float32 not here, then the Eval's dtypes: uint8, int8,
  * and int16 when int16 is set. */
@@ -311,7 +295,7 @@ static qcf_status lr_check(const qcf_op_call *call, qref_detail *d, int full, fl
 		                      "LEAKY_RELU alpha must be finite as a float32 (LiteRT would "
 		                      "build a multiplier from inf or NaN)");
 	int is16 = call->inputs[0].dtype == QCF_INT16;
-	if ((s = pw_quant(&call->inputs[0], "input", "LEAKY_RELU", qi, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(&call->inputs[0], "input", "LEAKY_RELU", qi, d)) != QCF_OK)
 		return s;
 	if (is16 && qi->zero_points[0] != 0)
 		return qref_fail(
@@ -321,7 +305,7 @@ static qcf_status lr_check(const qcf_op_call *call, qref_detail *d, int full, fl
 		        qi->zero_points[0]);
 	if (!full)
 		return QCF_OK;
-	if ((s = pw_quant(&call->outputs[0], "output", "LEAKY_RELU", qo, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(&call->outputs[0], "output", "LEAKY_RELU", qo, d)) != QCF_OK)
 		return s;
 	if (is16 && qo->zero_points[0] != 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
@@ -522,13 +506,13 @@ static qcf_status pr_check(const qcf_op_call *call, qref_detail *d, int full, pr
 		return s;
 	if ((s = pr_bcast_init(call, b, d)) != QCF_OK)
 		return s;
-	if ((s = pw_quant(&call->inputs[0], "input", "PRELU", qi, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(&call->inputs[0], "input", "PRELU", qi, d)) != QCF_OK)
 		return s;
-	if ((s = pw_quant(&call->inputs[1], "alpha", "PRELU", qa, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(&call->inputs[1], "alpha", "PRELU", qa, d)) != QCF_OK)
 		return s;
 	if (!full)
 		return QCF_OK;
-	if ((s = pw_quant(&call->outputs[0], "output", "PRELU", qo, d)) != QCF_OK)
+	if ((s = qref_litert_act_quant(&call->outputs[0], "output", "PRELU", qo, d)) != QCF_OK)
 		return s;
 	float m1 = qi->scales[0] / qo->scales[0],
 	      m2 = qi->scales[0] * qa->scales[0] / qo->scales[0];
