@@ -32,12 +32,6 @@ static qcf_status check_rows(const qcf_op_call *call, const qcf_tensor *t, qcf_d
 	return QCF_OK;
 }
 
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	const qref_rounding r = qref_detail_rounding(d);
-	return r == QREF_ROUND_DEFAULT ? QCF_OK : qref_rounding_na(call, d, r, what);
-}
-
 /* quantize_row: x float32 -> y of a GGML dtype, each row as quantize_row_<t>_ref. */
 static qcf_status ggml_quantize_row(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
@@ -60,8 +54,8 @@ static qcf_status ggml_quantize_row(const qcf_op_call *call, const qref_op *row,
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_rows(call, y, y->dtype, d)) != QCF_OK ||
-	    (s = no_rounding(call, d, "x with the format's own quantizer, not a named rounding")) !=
-	            QCF_OK)
+	    (s = qref_no_rounding(
+	             call, d, "x with the format's own quantizer, not a named rounding")) != QCF_OK)
 		return s;
 	const size_t n = qref_tensor_numel(x), qk = qcf_ggml_block_elements(y->dtype),
 	             bytes = qcf_ggml_block_bytes(y->dtype);
@@ -100,7 +94,7 @@ static qcf_status ggml_dequantize_row(const qcf_op_call *call, const qref_op *ro
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_rows(call, x, x->dtype, d)) != QCF_OK ||
-	    (s = no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
 		return s;
 	size_t n = qref_tensor_numel(x);
 	qref_ggml_dequantize_row(x->dtype, x->data, (float *)y->data, n);
@@ -145,7 +139,7 @@ static qcf_status ggml_get_rows(const qcf_op_call *call, const qref_op *row, qre
 		        "%s: y must be [%lld, %lld] (idx's length, a's rows' length)", call->op,
 		        (long long)m, (long long)k);
 	if ((s = check_rows(call, a, a->dtype, d)) != QCF_OK ||
-	    (s = no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
 		return s;
 	const int32_t *ix = idx->data;
 	for (int64_t i = 0; i < m; i++)
@@ -220,8 +214,8 @@ static qcf_status ggml_mul_mat(const qcf_op_call *call, const qref_op *row, qref
 		                        (long long)rows);
 	if ((s = check_rows(call, a, a->dtype, d)) != QCF_OK ||
 	    (s = check_rows(call, b, vt, d)) != QCF_OK ||
-	    (s = no_rounding(call, d,
-	                     "b with its vec_dot type's own quantizer, not a named rounding")) !=
+	    (s = qref_no_rounding(
+	             call, d, "b with its vec_dot type's own quantizer, not a named rounding")) !=
 	            QCF_OK)
 		return s;
 	const size_t arow = qcf_dtype_nbytes(a->dtype, (size_t)k),

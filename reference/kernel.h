@@ -137,6 +137,10 @@ double qref_round_half(double v, qref_rounding rounding);
 qcf_status qref_rounding_na(const qcf_op_call *call, qref_detail *detail, qref_rounding rounding,
                             const char *what);
 
+/* For an op that rounds nothing a named rounding selects (raw copies, tables, float math,
+ * fixed-point steps of its own): QCF_OK under the default, qref_rounding_na otherwise. */
+qcf_status qref_no_rounding(const qcf_op_call *call, qref_detail *detail, const char *what);
+
 /*
  * What CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED compute before they
  * requantize, for kernels built on the reference (the stubs): the caller sets

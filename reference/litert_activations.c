@@ -40,14 +40,6 @@ qcf_status qref_litert_mbqm_build(const qcf_op_call *call, qref_detail *d, const
 	return QCF_OK;
 }
 
-qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, const char *what)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, what);
-	return QCF_OK;
-}
-
 qcf_status qref_litert_act_quant(const qcf_tensor *t, const char *what, const char *op,
                                  qcf_quant *q, qref_detail *d)
 {
@@ -585,8 +577,8 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, const qref_op *r
 			        "LOGISTIC int8 output must have scale 1/256 (LiteRT compares "
 			        "exactly), got scale %.9g",
 			        (double)so);
-		if ((s = qref_litert_no_rounding(
-		             call, d, "nothing: int8 uses a float lookup table")) != QCF_OK)
+		if ((s = qref_no_rounding(call, d, "nothing: int8 uses a float lookup table")) !=
+		    QCF_OK)
 			return s;
 		int8_t table[256];
 		uint8_t undefined[256];
@@ -611,8 +603,7 @@ static qcf_status litert_logistic_tanh(const qcf_op_call *call, const qref_op *r
 		                 " and scale %.9g",
 		                 op, is_tanh ? "" : "; LiteRT LOGISTIC compares exactly", zi, zo,
 		                 (double)so);
-	if ((s = qref_litert_no_rounding(call, d, "nothing: int16 interpolates a fixed table")) !=
-	    QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: int16 interpolates a fixed table")) != QCF_OK)
 		return s;
 	int32_t mult;
 	int ls, wide;

@@ -15,10 +15,6 @@
 qcf_status qref_litert_mbqm_build(const qcf_op_call *call, qref_detail *d, const char *what,
                                   qref_rounding *build);
 
-/* For ops that round nothing a named rounding selects (tables, float math, fixed-point steps
- * of their own): any named rounding does not apply. */
-qcf_status qref_litert_no_rounding(const qcf_op_call *call, qref_detail *d, const char *what);
-
 /* A quantized tensor's per-tensor scale and zero point (what: "input", "output", ...), the scale
  * positive and finite: LiteRT divides by it or builds a multiplier from it. */
 qcf_status qref_litert_act_quant(const qcf_tensor *t, const char *what, const char *op,

@@ -125,7 +125,7 @@ static qcf_status abs_prepare(const qcf_op_call *call, int full, absp *p, qref_d
 		                 qref_dtype_name(in->dtype));
 	p->quantized = in->dtype == QCF_INT8 || (in->dtype == QCF_INT16 && in->quant);
 	if (!p->quantized)
-		return full ? qref_litert_no_rounding(call, d, "nothing: raw std::abs") : QCF_OK;
+		return full ? qref_no_rounding(call, d, "nothing: raw std::abs") : QCF_OK;
 	if ((s = get_qp(call, in, "input", &p->si, &p->zi, d)) != QCF_OK)
 		return s;
 	if (in->dtype == QCF_INT16 && p->zi != 0)
@@ -231,7 +231,7 @@ static qcf_status neg_kernel(const qcf_op_call *call, qref_detail *d)
 		                 "NEG takes int8, int16, int32 (int64, float32, float16, bfloat16, "
 		                 "uint16), got %s (neg.cc Eval)",
 		                 qref_dtype_name(in->dtype));
-	if ((s = qref_litert_no_rounding(call, d, "nothing: raw negation")) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: raw negation")) != QCF_OK)
 		return s;
 	int64_t qmin, qmax;
 	qref_dtype_range(out->dtype, &qmin, &qmax);
@@ -524,7 +524,7 @@ static qcf_status floordiv_kernel(const qcf_op_call *call, qref_detail *d)
 			                        "FLOOR_DIV: division by 0 (input 2 element %zu; "
 			                        "EvalImpl refuses it)",
 			                        i);
-	if ((s = qref_litert_no_rounding(call, d, "nothing: integer floor division")) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: integer floor division")) != QCF_OK)
 		return s;
 	int64_t qmin, qmax;
 	qref_dtype_range(t, &qmin, &qmax);
@@ -605,7 +605,7 @@ static qcf_status select_kernel(const qcf_op_call *call, int v1, qref_detail *d)
 		                 "%s: %s is LiteRT's (any 8, 16, 32 or 64-bit type) but the "
 		                 "reference copies int8, uint8, int16 and int32 only",
 		                 call->op, qref_dtype_name(t));
-	if ((s = qref_litert_no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
 		return s;
 	qcf_tensor *out = &call->outputs[0];
 	/* SelectPrepare keeps the output's own shape when all four hold one element */

@@ -441,9 +441,8 @@ static qcf_status maxmin_kernel(const qcf_op_call *call, const qref_op *row, qre
 	qcf_status s = maxmin_prepare(call, 0, &b, d);
 	if (s != QCF_OK)
 		return s;
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, "nothing: it selects stored values");
+	if ((s = qref_no_rounding(call, d, "nothing: it selects stored values")) != QCF_OK)
+		return s;
 	for (size_t i = 0; i < b.n; i++) {
 		size_t i0, i1;
 		bcast_index(&b, i, &i0, &i1);
@@ -548,9 +547,8 @@ static qcf_status cmp_kernel(const qcf_op_call *call, const qref_op *row, qref_d
 				                 call->op, tensor_names[j], (double)q[j].s);
 		}
 	} else {
-		qref_rounding r = qref_detail_rounding(d);
-		if (r != QREF_ROUND_DEFAULT)
-			return qref_rounding_na(call, d, r, "nothing: int16 is compared raw");
+		if ((s = qref_no_rounding(call, d, "nothing: int16 is compared raw")) != QCF_OK)
+			return s;
 	}
 	for (size_t i = 0; i < b.n; i++) {
 		size_t i0, i1;

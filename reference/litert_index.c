@@ -182,8 +182,7 @@ static qcf_status gather_nd(const qcf_op_call *call, double *values, qref_detail
 				                 "range [0, %lld) (Eval)",
 				                 (long long)c, j, (long long)p->shape[j]);
 		}
-	if (!values &&
-	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+	if (!values && (s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 0, values, &k, d)) != QCF_OK)
@@ -297,8 +296,7 @@ static qcf_status scatter_nd(const qcf_op_call *call, double *values, qref_detai
 				                 "range [0, %lld) (Eval)",
 				                 (long long)c, j, (long long)v[j]);
 		}
-	if (!values &&
-	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are added")) != QCF_OK)
+	if (!values && (s = qref_no_rounding(call, d, "nothing: raw values are added")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 1, values, &k, d)) != QCF_OK)
@@ -400,8 +398,7 @@ static qcf_status reverse(const qcf_op_call *call, double *values, qref_detail *
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "REVERSE_V2: the axes must be contiguous (Eval: non-contiguous "
 		                 "axes not supported)");
-	if (!values &&
-	    (s = qref_litert_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+	if (!values && (s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 0, values, &k, d)) != QCF_OK)
@@ -494,7 +491,7 @@ static qcf_status fill(const qcf_op_call *call, double *values, qref_detail *d)
 	if (!qref_litert_shape_is(out, (int)n, v))
 		return qref_litert_shape_mismatch(d, "FILL", (int)n, v);
 	if (!values &&
-	    (s = qref_litert_no_rounding(call, d, "nothing: the raw value is copied")) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing: the raw value is copied")) != QCF_OK)
 		return s;
 	sink k;
 	if ((s = sink_of(call, 1, values, &k, d)) != QCF_OK)
@@ -559,7 +556,7 @@ static qcf_status where_kernel(const qcf_op_call *call, const qref_op *row, qref
 	if (r == 0)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "WHERE needs a condition of rank > 0 (Eval), got a scalar");
-	if ((s = qref_litert_no_rounding(call, d, "nothing: it lists coordinates")) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: it lists coordinates")) != QCF_OK)
 		return s;
 	int64_t co[MAXR];
 	size_t oi = 0;

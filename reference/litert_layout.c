@@ -250,9 +250,8 @@ static qcf_status move_setup(const qcf_op_call *call, qref_detail *d, mover *m, 
 	m->es = qref_litert_elem_size(t);
 	if (!want_real) {
 		m->out = &call->outputs[0];
-		qref_rounding r = qref_detail_rounding(d);
-		if (r != QREF_ROUND_DEFAULT)
-			return qref_rounding_na(call, d, r, "nothing: raw values are copied");
+		if ((s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+			return s;
 		return QCF_OK;
 	}
 	if (!qref_litert_is_q(t) && t != QCF_INT4)
@@ -1604,9 +1603,8 @@ static qcf_status arg_max(const qcf_op_call *call, const qref_op *row, qref_deta
 			want[wr++] = in->shape[k];
 	if (!qref_litert_shape_is(out, wr, want))
 		return qref_litert_shape_mismatch(d, "ARG_MAX", wr, want);
-	qref_rounding rr = qref_detail_rounding(d);
-	if (rr != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rr, "nothing: it compares raw values");
+	if ((s = qref_no_rounding(call, d, "nothing: it compares raw values")) != QCF_OK)
+		return s;
 	size_t outer = 1, inner = 1, len = (size_t)in->shape[axis];
 	for (int k = 0; k < axis; k++)
 		outer *= (size_t)in->shape[k];
@@ -1642,9 +1640,8 @@ static qcf_status shape_op(const qcf_op_call *call, const qref_op *row, qref_det
 	int64_t want[1] = {in->rank};
 	if (!qref_litert_shape_is(out, 1, want))
 		return qref_litert_shape_mismatch(d, "SHAPE", 1, want);
-	qref_rounding rr = qref_detail_rounding(d);
-	if (rr != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rr, "nothing: it reports the shape");
+	if ((s = qref_no_rounding(call, d, "nothing: it reports the shape")) != QCF_OK)
+		return s;
 	for (int k = 0; k < in->rank; k++)
 		qref_set(out, (size_t)k, (double)in->shape[k]);
 	return QCF_OK;

@@ -435,8 +435,7 @@ static qcf_status litert_lut(const qcf_op_call *call, const qref_op *row, qref_d
 		run_rsqrt8(call, &qi, &qo, build, d);
 		return QCF_OK;
 	}
-	if ((s = qref_litert_no_rounding(call, d, "nothing: a float table or float math")) !=
-	    QCF_OK)
+	if ((s = qref_no_rounding(call, d, "nothing: a float table or float math")) != QCF_OK)
 		return s;
 	if (row->param == OP_SQRT) {
 		run_sqrt(call, &qi, &qo, d);

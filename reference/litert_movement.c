@@ -245,9 +245,8 @@ static qcf_status move_setup(const qcf_op_call *call, const qref_op *row, int d0
 	m->es = qref_litert_elem_size(t);
 	m->real_k = -1;
 	if (real_k < 0) {
-		qref_rounding r = qref_detail_rounding(d);
-		if (r != QREF_ROUND_DEFAULT)
-			return qref_rounding_na(call, d, r, "nothing: raw values are copied");
+		if ((s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+			return s;
 		return QCF_OK;
 	}
 	if (!qref_litert_is_q(t))

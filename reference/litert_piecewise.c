@@ -225,7 +225,7 @@ static qcf_status litert_hard_swish(const qcf_op_call *call, const qref_op *row,
 	hs_params p;
 	if ((s = hs_prepare(qi.scales[0], qo.scales[0], &p, d)) != QCF_OK)
 		return s;
-	if ((s = qref_litert_no_rounding(call, d, "int16 fixed-point steps of its own")) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, "int16 fixed-point steps of its own")) != QCF_OK)
 		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];

@@ -205,9 +205,8 @@ static qcf_status qref_litert_dequantize(const qcf_op_call *call, const qref_op 
 					                 "0, got %" PRId32 "",
 					                 q.zero_points[c]);
 	}
-	qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "nothing to an integer");
+	if ((s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+		return s;
 	size_t n = qref_tensor_numel(in);
 	if (it == QCF_FLOAT16) {
 		for (size_t i = 0; i < n; i++) {

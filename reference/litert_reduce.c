@@ -394,9 +394,8 @@ static qcf_status resize_nn(const qcf_op_call *call, const qref_op *row, qref_de
 	qcf_status s = nn_check(call, &z, 1, d);
 	if (s != QCF_OK)
 		return s;
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, "nothing: raw values are copied");
+	if ((s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+		return s;
 	const qcf_tensor *in = &call->inputs[0];
 	qcf_tensor *out = &call->outputs[0];
 	int eight = in->dtype != QCF_INT16;
@@ -511,9 +510,8 @@ static qcf_status embedding_lookup(const qcf_op_call *call, const qref_op *row, 
 	qcf_status s = emb_check(call, 1, NULL, d);
 	if (s != QCF_OK)
 		return s;
-	qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, "nothing: raw values are copied");
+	if ((s = qref_no_rounding(call, d, "nothing: raw values are copied")) != QCF_OK)
+		return s;
 	const qcf_tensor *ids = &call->inputs[0], *val = &call->inputs[1];
 	qcf_tensor *out = &call->outputs[0];
 	size_t len = qref_tensor_numel(ids), no = qref_tensor_numel(out);

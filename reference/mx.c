@@ -103,15 +103,8 @@ static int has_nan(qcf_dtype t)
 
 /* ---- checks ---- */
 
-static qcf_status no_rounding(const qcf_op_call *call, qref_detail *d)
-{
-	const qref_rounding r = qref_detail_rounding(d);
-	return r == QREF_ROUND_DEFAULT ? QCF_OK
-	                               : qref_rounding_na(call, d, r,
-	                                                  "to the element type's "
-	                                                  "nearest even, not to an "
-	                                                  "integer");
-}
+/* The named roundings of the MX ops: none applies (they round to the element type). */
+#define MX_NO_ROUNDING "to the element type's nearest even, not to an integer"
 
 /* t's dtype is want ("what" names it in the message). */
 static qcf_status want_dtype(const qcf_op_call *call, const qcf_tensor *t, qcf_dtype want,
@@ -215,7 +208,7 @@ static qcf_status mx_quantize(const qcf_op_call *call, const qref_op *row, qref_
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_blocks(call, x, sc, MX_BLOCK, d)) != QCF_OK ||
-	    (s = no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, MX_NO_ROUNDING)) != QCF_OK)
 		return s;
 	const size_t nb = qref_tensor_numel(x) / MX_BLOCK;
 	for (size_t b = 0; b < nb; b++) {
@@ -256,7 +249,7 @@ static qcf_status mx_dequantize(const qcf_op_call *call, const qref_op *row, qre
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_blocks(call, q, sc, MX_BLOCK, d)) != QCF_OK ||
-	    (s = no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, MX_NO_ROUNDING)) != QCF_OK)
 		return s;
 	const size_t n = qref_tensor_numel(q);
 	const uint8_t *codes = sc->data;
@@ -434,7 +427,7 @@ static qcf_status mx_dot(const qcf_op_call *call, const qref_op *row, qref_detai
 		                 "%s: a and b must have one shape [..., K] and y [...] (a's shape "
 		                 "without K)",
 		                 call->op);
-	if ((s = no_rounding(call, d)) != QCF_OK)
+	if ((s = qref_no_rounding(call, d, MX_NO_ROUNDING)) != QCF_OK)
 		return s;
 	const size_t k = (size_t)a->shape[a->rank - 1], rows = qref_tensor_numel(y);
 	for (size_t r = 0; r < rows; r++) {
@@ -486,7 +479,7 @@ static qcf_status nvfp4_quantize(const qcf_op_call *call, const qref_op *row, qr
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_blocks(call, x, sc, NVFP4_BLOCK, d)) != QCF_OK ||
-	    (s = no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, MX_NO_ROUNDING)) != QCF_OK)
 		return s;
 	const size_t nb = qref_tensor_numel(x) / NVFP4_BLOCK;
 	for (size_t b = 0; b < nb; b++) {
@@ -549,7 +542,7 @@ static qcf_status nvfp4_dequantize(const qcf_op_call *call, const qref_op *row, 
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: y's shape must equal x's", call->op);
 	if ((s = check_blocks(call, q, sc, NVFP4_BLOCK, d)) != QCF_OK ||
-	    (s = no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, MX_NO_ROUNDING)) != QCF_OK)
 		return s;
 	const size_t n = qref_tensor_numel(q);
 	const uint8_t *codes = sc->data;

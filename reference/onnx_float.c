@@ -44,9 +44,8 @@ static qcf_status onnx_float_binary(const qcf_op_call *call, const qref_op *row,
 	if ((s = qref_bcast_init(call, 0, 2, QCF_MAX_RANK, "ONNX's multidirectional broadcast", &bc,
 	                         d)) != QCF_OK)
 		return s;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "one float32 operation, to nearest even");
+	if ((s = qref_no_rounding(call, d, "one float32 operation, to nearest even")) != QCF_OK)
+		return s;
 	const float *a = call->inputs[0].data, *b = call->inputs[1].data;
 	float *y = call->outputs[0].data;
 	for (size_t i = 0; i < bc.n; i++) {
@@ -65,9 +64,8 @@ static qcf_status onnx_float_leaky_relu(const qcf_op_call *call, const qref_op *
 		return s;
 	if (!qref_same_shape(&call->inputs[0], &call->outputs[0]))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: Y has X's shape", call->op);
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "one float32 product, to nearest even");
+	if ((s = qref_no_rounding(call, d, "one float32 product, to nearest even")) != QCF_OK)
+		return s;
 	double alpha = 0.01;
 	qref_attr_number(call, "alpha", &alpha);
 	const float al = (float)alpha; /* the attribute is a float */

@@ -339,9 +339,8 @@ static qcf_status qref_onnx_dequantize_linear(const qcf_op_call *call, const qre
 		                        output_dtype ? "output_dtype" : "the scale's type");
 	/* the product in float32, rounded once to y's type, to nearest even (what ONNX Runtime
 	 * computes: MLFloat16 and BFloat16 from float) */
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "nothing to an integer");
+	if ((s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+		return s;
 	qref_dequantize_linear_values(x, &q, y, d);
 	return QCF_OK;
 }

@@ -289,9 +289,8 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 	qcf_status s = nbits_check(call, &p, d);
 	if (s != QCF_OK)
 		return s;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "nothing to an integer but A at level 4");
+	if ((s = qref_no_rounding(call, d, "nothing to an integer but A at level 4")) != QCF_OK)
+		return s;
 	int64_t K = p.K, N = p.N, bs = p.bs;
 	float *arow = malloc((size_t)K * sizeof *arow);
 	int32_t *qa = malloc((size_t)K * sizeof *qa);
@@ -601,9 +600,8 @@ static qcf_status qref_ort_dequantize_linear(const qcf_op_call *call, const qref
 			return qref_fail(d, QCF_INVALID_PARAM,
 			                 "%s: zero point %" PRId32 " does not fit %s", call->op,
 			                 q.zero_points[c], tn(x->dtype));
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "nothing to an integer");
+	if ((s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+		return s;
 	qref_dequantize_linear_values(x, &q, y, d); /* ONNX's arithmetic (onnx_qdq.c) */
 	return QCF_OK;
 }

@@ -242,9 +242,8 @@ static qcf_status qref_ort_qlinear_binary(const qcf_op_call *call, const qref_op
 	if ((s = qref_bcast_init(call, 0, 2, QCF_MAX_RANK, "ORT's BroadcastLooper", &bc, d)) !=
 	    QCF_OK)
 		return s;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	if ((s = qref_no_rounding(call, d, "half to even in float32, as MLAS does")) != QCF_OK)
+		return s;
 	double qlo, qhi;
 	qref_range_d(T, &qlo, &qhi);
 	p.qmin = (int32_t)qlo;
@@ -328,9 +327,8 @@ static qcf_status qref_ort_qlinear_lut(const qcf_op_call *call, const qref_op *r
 	if (row->param == EW_LEAKY_RELU) /* the row's schema has made alpha a number */
 		(void)qref_attr_number(call, "alpha", &alpha_d);
 	float alpha = (float)alpha_d;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	if ((s = qref_no_rounding(call, d, "half to even in float32, as MLAS does")) != QCF_OK)
+		return s;
 	double qlo, qhi;
 	qref_range_d(T, &qlo, &qhi);
 	int32_t qmin = (int32_t)qlo, qmax = (int32_t)qhi;
@@ -441,9 +439,8 @@ static qcf_status qref_ort_qlinear_softmax(const qcf_op_call *call, const qref_o
 	if ((s = qref_ort_param(call, x, "X", &qx, d)) != QCF_OK ||
 	    (s = qref_ort_param(call, y, "Y", &qy, d)) != QCF_OK)
 		return s;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "half to even in float32, as ORT does");
+	if ((s = qref_no_rounding(call, d, "half to even in float32, as ORT does")) != QCF_OK)
+		return s;
 	int32_t ax = (int32_t)(axis < 0 ? axis + x->rank : axis);
 	sm_rows r = {0, 1, 1, 1};
 	for (int32_t k = ax + 1; k < x->rank; k++)
@@ -545,9 +542,8 @@ static qcf_status qref_ort_qlinear_where(const qcf_op_call *call, const qref_op 
 	if ((s = qref_bcast_init(call, 0, 3, QCF_MAX_RANK, "ORT's InputBroadcaster", &bc, d)) !=
 	    QCF_OK)
 		return s;
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "half to even in float32, as MLAS does");
+	if ((s = qref_no_rounding(call, d, "half to even in float32, as MLAS does")) != QCF_OK)
+		return s;
 	double qlo, qhi;
 	qref_range_d(T, &qlo, &qhi);
 	int32_t tx[256], ty[256];

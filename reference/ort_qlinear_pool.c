@@ -599,9 +599,8 @@ static qcf_status qref_ort_nhwc_max_pool(const qcf_op_call *call, const qref_op 
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: x and y carry no quantization (a maximum of stored values)",
 		                 call->op);
-	const qref_rounding r = qref_detail_rounding(d);
-	if (r != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, r, "nothing");
+	if ((s = qref_no_rounding(call, d, "nothing")) != QCF_OK)
+		return s;
 	pool_geom g;
 	if ((s = pool_shape(call, 1, 1, &g, d)) != QCF_OK)
 		return s;

@@ -453,9 +453,8 @@ static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *r
 		return qref_fail_output(d, 0, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: Y must be A's shape with the last dimension N = %lld",
 		                        call->op, (long long)N);
-	const qref_rounding rnd = qref_detail_rounding(d);
-	if (rnd != QREF_ROUND_DEFAULT)
-		return qref_rounding_na(call, d, rnd, "nothing to an integer");
+	if ((s = qref_no_rounding(call, d, "nothing to an integer")) != QCF_OK)
+		return s;
 	const float *map = qt == 0 ? bnb4_fp4 : bnb4_nf4;
 	const uint8_t *raw = bq->data;
 	float *w = malloc((size_t)(numel ? numel : 1) * sizeof *w);

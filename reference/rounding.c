@@ -90,3 +90,9 @@ qcf_status qref_rounding_na(const qcf_op_call *call, qref_detail *detail, qref_r
 	                 "%s: rounding '%s' does not apply (it rounds %s)",
 	                 call->op ? call->op : "(null)", qref_rounding_name(rounding), what);
 }
+
+qcf_status qref_no_rounding(const qcf_op_call *call, qref_detail *detail, const char *what)
+{
+	qref_rounding r = qref_detail_rounding(detail);
+	return r == QREF_ROUND_DEFAULT ? QCF_OK : qref_rounding_na(call, detail, r, what);
+}

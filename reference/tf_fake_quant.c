@@ -298,15 +298,6 @@ static qcf_status check_channels(const qcf_op_call *call, const qcf_tensor *mn,
 	return QCF_OK;
 }
 
-/* NOT_SUPPORTED for any named rounding: the gradients round nothing. */
-static qcf_status check_no_rounding(const qcf_op_call *call, qref_detail *d)
-{
-	qref_rounding r = qref_detail_rounding(d);
-	if (r == QREF_ROUND_DEFAULT)
-		return QCF_OK;
-	return qref_rounding_na(call, d, r, "nothing: gradients are selected, and summed");
-}
-
 static qcf_status qref_tf_fq_args(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
 	(void)row;
@@ -427,7 +418,8 @@ static qcf_status qref_tf_fq_args_gradient(const qcf_op_call *call, const qref_o
 	qcf_status s = check_grad_io(call, 2, 1, d);
 	tf_nudged n;
 	if (s != QCF_OK || (s = args_params(call, &n, d)) != QCF_OK ||
-	    (s = check_no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing: gradients are selected, and summed")) !=
+	            QCF_OK)
 		return s;
 	grad_channel(call, d, &n, 0, 1, qref_tensor_numel(&call->inputs[1]), 0, 0);
 	return QCF_OK;
@@ -449,7 +441,8 @@ static qcf_status qref_tf_fq_vars_gradient(const qcf_op_call *call, const qref_o
 	tf_nudged n;
 	int zero;
 	if ((s = nudge_vars(call, min, max, qmin, qmax, &n, &zero, d)) != QCF_OK ||
-	    (s = check_no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing: gradients are selected, and summed")) !=
+	            QCF_OK)
 		return s;
 	grad_channel(call, d, zero ? NULL : &n, 0, 1, qref_tensor_numel(&call->inputs[1]), 1, 0);
 	return QCF_OK;
@@ -475,7 +468,8 @@ static qcf_status qref_tf_fq_vars_per_channel_gradient(const qcf_op_call *call, 
 	    (s = check_output(call, 1, NULL, depth, d)) != QCF_OK ||
 	    (s = check_output(call, 2, NULL, depth, d)) != QCF_OK ||
 	    (s = check_channels(call, mn, mx, depth, qmin, qmax, d)) != QCF_OK ||
-	    (s = check_no_rounding(call, d)) != QCF_OK)
+	    (s = qref_no_rounding(call, d, "nothing: gradients are selected, and summed")) !=
+	            QCF_OK)
 		return s;
 	const size_t ud = (size_t)depth, rows = ud ? qref_tensor_numel(x) / ud : 0;
 	for (size_t c = 0; c < ud; c++) {
