@@ -329,6 +329,22 @@ static int eval_attrs(qc_cases *it, qc_case *c, const qc_named *all, int n, qcf_
 
 /* ---- chains ---- */
 
+/* What a chain case holds beyond a single op's (in the case's memory, for chains only). */
+typedef struct qc_case_chain {
+	qcf_op_call nodes[QC_MAX_NODES];
+	qcf_tensor node_in[QC_MAX_NODES][QC_MAX_TENSORS], node_out[QC_MAX_NODES][QC_MAX_TENSORS];
+	qcf_attr node_attrs[QC_MAX_NODES][QC_MAX_ATTRS];
+	const yaml_node_t *node_attr_nodes[QC_MAX_NODES][QC_MAX_ATTRS];
+	qcf_tensor mid[QC_MAX_TENSORS];
+	qcf_quant quant_mid[QC_MAX_TENSORS];
+	int64_t shape_mid[QC_MAX_TENSORS][QCF_MAX_RANK];
+	qc_tensor_nodes mid_nodes[QC_MAX_TENSORS];
+	qcf_op_call fused;
+	qcf_tensor fused_in[QC_MAX_TENSORS];
+	qcf_attr fused_attrs[QC_MAX_ATTRS];
+	const yaml_node_t *fused_attr_nodes[QC_MAX_ATTRS];
+} qc_case_chain;
+
 /* The case's tensor called name: a graph input, an intermediate or a graph output. */
 static const qcf_tensor *chain_tensor(const qc_case *c, const char *name)
 {
@@ -386,38 +402,43 @@ static int build_node(qc_cases *it, qc_case *c, const qc_chain_node *nd, qcf_op_
 static int build_chain(qc_cases *it, qc_case *c)
 {
 	const qc_spec *s = it->s;
+	qc_case_chain *ch = c->ch;
 	c->n_nodes = s->n_nodes;
 	for (int k = 0; k < s->n_nodes; k++)
-		if (!build_node(it, c, &s->nodes[k], &c->nodes[k], c->node_in[k], c->node_out[k],
-		                c->node_attrs[k], c->node_attr_nodes[k]))
+		if (!build_node(it, c, &s->nodes[k], &ch->nodes[k], ch->node_in[k], ch->node_out[k],
+		                ch->node_attrs[k], ch->node_attr_nodes[k]))
 			return 0;
+	c->nodes = ch->nodes;
 	c->chain.struct_size = sizeof c->chain;
 	c->chain.n_nodes = c->n_nodes;
-	c->chain.nodes = c->nodes;
+	c->chain.nodes = ch->nodes;
 	c->chain.n_intermediates = c->n_mid;
 	c->chain.intermediates = c->mid;
 	c->call.chain = &c->chain;
 	c->fusion = s->fusion;
-	if (s->fusion == QC_FUSION_ROUND_ONCE &&
-	    !build_node(it, c, &s->fused, &c->fused, c->fused_in, NULL, c->fused_attrs,
-	                c->fused_attr_nodes))
+	if (s->fusion != QC_FUSION_ROUND_ONCE)
+		return 1;
+	if (!build_node(it, c, &s->fused, &ch->fused, ch->fused_in, NULL, ch->fused_attrs,
+	                ch->fused_attr_nodes))
 		return 0;
-	c->fused.outputs = c->out;
-	c->fused.n_outputs = c->call.n_outputs;
+	ch->fused.outputs = c->out;
+	ch->fused.n_outputs = c->call.n_outputs;
+	c->fused = &ch->fused;
 	return 1;
 }
 
 /* The nodes' tensors point at the data their names bind to (built last). */
 static void chain_bind_data(qc_case *c)
 {
+	qc_case_chain *ch = c->ch;
 	for (int k = 0; k < c->n_nodes; k++) {
-		for (int j = 0; j < c->nodes[k].n_inputs; j++)
-			c->node_in[k][j].data = chain_tensor(c, c->node_in[k][j].name)->data;
-		for (int j = 0; j < c->nodes[k].n_outputs; j++)
-			c->node_out[k][j].data = chain_tensor(c, c->node_out[k][j].name)->data;
+		for (int j = 0; j < ch->nodes[k].n_inputs; j++)
+			ch->node_in[k][j].data = chain_tensor(c, ch->node_in[k][j].name)->data;
+		for (int j = 0; j < ch->nodes[k].n_outputs; j++)
+			ch->node_out[k][j].data = chain_tensor(c, ch->node_out[k][j].name)->data;
 	}
-	for (int j = 0; j < c->fused.n_inputs && c->fusion == QC_FUSION_ROUND_ONCE; j++)
-		c->fused_in[j].data = chain_tensor(c, c->fused_in[j].name)->data;
+	for (int j = 0; c->fused && j < ch->fused.n_inputs; j++)
+		ch->fused_in[j].data = chain_tensor(c, ch->fused_in[j].name)->data;
 }
 
 static int build_tolerance(qc_cases *it, yaml_node_t *tn, qc_tolerance *tol)
@@ -650,11 +671,15 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		it->n_in_built += ok;
 	}
 	/* a chain's intermediates, between its inputs and its outputs */
-	c->n_mid = s->n_mids;
-	for (int i = 0; i < s->n_mids && ok; i++) {
+	if (s->n_nodes) {
+		c->ch = qc_case_alloc(c, sizeof *c->ch);
+		c->mid = c->ch->mid;
+		c->n_mid = s->n_mids;
+	}
+	for (int i = 0; i < c->n_mid && ok; i++) {
 		tview tv = {s->mids[i].name, s->mids[i].node, NULL};
-		ok = qc_cases_build_tensor(it, c, &tv, &c->mid[i], &c->quant_mid[i],
-		                           c->shape_mid[i], &c->mid_nodes[i]);
+		ok = qc_cases_build_tensor(it, c, &tv, &c->mid[i], &c->ch->quant_mid[i],
+		                           c->ch->shape_mid[i], &c->ch->mid_nodes[i]);
 		it->n_mid_built += ok;
 	}
 	c->call.n_outputs = s->n_outputs;
@@ -732,7 +757,7 @@ int qc_cases_next(qc_cases *it, qc_case **out)
 		c->mid[i].data = qc_case_alloc(c, c->mid[i].nbytes ? c->mid[i].nbytes : 1);
 	if (ok && s->n_nodes)
 		chain_bind_data(c);
-	if (ok && c->fusion == QC_FUSION_ROUND_ONCE) {
+	if (ok && c->fused) {
 		c->tol.fused = 1;
 		c->tol.exact = 0;
 	}

@@ -52,21 +52,21 @@ typedef struct qc_case {
 	const yaml_node_t *rounding_node;   /* the tolerance's rounding list, or NULL */
 	qcf_op_call call;
 	qcf_tensor in[QC_MAX_TENSORS];
-	qcf_tensor out[QC_MAX_TENSORS];
-	double *golden[QC_MAX_TENSORS]; /* published expected outputs, or NULL */
+	qcf_tensor out[QC_MAX_OUTPUTS];
+	double *golden[QC_MAX_OUTPUTS]; /* published expected outputs, or NULL */
 	/* quant: {auto: range} outputs: parameters chosen from the real-valued result */
-	int auto_quant[QC_MAX_TENSORS];
-	int auto_nudge[QC_MAX_TENSORS];
-	int64_t auto_qmin[QC_MAX_TENSORS], auto_qmax[QC_MAX_TENSORS];
-	const yaml_node_t *auto_node[QC_MAX_TENSORS];
+	int auto_quant[QC_MAX_OUTPUTS];
+	int auto_nudge[QC_MAX_OUTPUTS];
+	int64_t auto_qmin[QC_MAX_OUTPUTS], auto_qmax[QC_MAX_OUTPUTS];
+	const yaml_node_t *auto_node[QC_MAX_OUTPUTS];
 	const char *golden_source;
 	/* golden_tolerance: how far a golden value may lie from the set the reference accepts
 	 * (in the output's unit: LSB, or steps of a float grid); 0 without one */
 	double golden_max_abs;
 	const char *golden_tolerance_reason;
 	/* storage behind the pointers above */
-	qcf_quant quant_in[QC_MAX_TENSORS], quant_out[QC_MAX_TENSORS];
-	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_TENSORS][QCF_MAX_RANK];
+	qcf_quant quant_in[QC_MAX_TENSORS], quant_out[QC_MAX_OUTPUTS];
+	int64_t shape_in[QC_MAX_TENSORS][QCF_MAX_RANK], shape_out[QC_MAX_OUTPUTS][QCF_MAX_RANK];
 	qcf_attr attrs[QC_MAX_ATTRS];
 	struct qc_chunk *mem;
 	/* where the case is defined: an explicit case's name, the sweep, or the document */
@@ -78,29 +78,22 @@ typedef struct qc_case {
 	 * causes a refusal. A case's override wins over the spec's template. */
 	const yaml_node_t *case_node;   /* the explicit case's mapping, or NULL */
 	const yaml_node_t *expect_node; /* the expect that applies, or NULL */
-	qc_tensor_nodes in_nodes[QC_MAX_TENSORS], out_nodes[QC_MAX_TENSORS];
+	qc_tensor_nodes in_nodes[QC_MAX_TENSORS], out_nodes[QC_MAX_OUTPUTS];
 	const yaml_node_t *attr_nodes[QC_MAX_ATTRS]; /* the value of attrs[i] as written */
 	/* a chain (the spec's chain:; n_nodes 0: a single op): call.chain is &chain, call.op the
 	 * chain's name. Each node is a complete single-op call whose tensors are copies of in[],
-	 * mid[] or out[] (same data); mid[] are the intermediates, with buffers of their own. */
+	 * mid[] or out[] (same data); mid[] are the intermediates, with buffers of their own. The
+	 * storage behind nodes, mid and fused is the case's, allocated for chains only (ch). */
 	int n_nodes;
 	qcf_chain chain;
-	qcf_op_call nodes[QC_MAX_NODES];
-	qcf_tensor node_in[QC_MAX_NODES][QC_MAX_TENSORS], node_out[QC_MAX_NODES][QC_MAX_TENSORS];
-	qcf_attr node_attrs[QC_MAX_NODES][QC_MAX_ATTRS];
-	const yaml_node_t *node_attr_nodes[QC_MAX_NODES][QC_MAX_ATTRS];
+	const qcf_op_call *nodes;
 	int n_mid;
-	qcf_tensor mid[QC_MAX_TENSORS];
-	qcf_quant quant_mid[QC_MAX_TENSORS];
-	int64_t shape_mid[QC_MAX_TENSORS][QCF_MAX_RANK];
-	qc_tensor_nodes mid_nodes[QC_MAX_TENSORS];
+	qcf_tensor *mid;
 	/* the fusion contract; QC_FUSION_ROUND_ONCE: fused is the single op a fused kernel may
-	 * also equal (on the graph's inputs, into the graph's outputs) */
+	 * also equal (on the graph's inputs, into the graph's outputs); NULL otherwise */
 	qc_fusion fusion;
-	qcf_op_call fused;
-	qcf_tensor fused_in[QC_MAX_TENSORS];
-	qcf_attr fused_attrs[QC_MAX_ATTRS];
-	const yaml_node_t *fused_attr_nodes[QC_MAX_ATTRS];
+	const qcf_op_call *fused;
+	struct qc_case_chain *ch;
 } qc_case;
 
 typedef struct qc_cases qc_cases;

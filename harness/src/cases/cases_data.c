@@ -290,7 +290,7 @@ int qc_cases_fill_generated(qc_cases *it, qc_case *c, qcf_tensor *t, yaml_node_t
 				if ((gname && strcmp(c->in[i].name, gname) == 0) ||
 				    (!gname && c->in[i].quant))
 					gt = &c->in[i];
-			if (gt && gt >= c->out && gt < c->out + QC_MAX_TENSORS &&
+			if (gt && gt >= c->out && gt < c->out + QC_MAX_OUTPUTS &&
 			    c->auto_quant[gt - c->out]) {
 				qc_cases_fail(
 				        it, gn,

@@ -318,7 +318,7 @@ static int build_quant_values(qc_cases *it, qc_case *c, yaml_node_t *qn, yaml_no
 		q->scales = sc;
 		q->zero_points = zp;
 		int k = (int)(t - c->out);
-		if (k < 0 || k >= QC_MAX_TENSORS) {
+		if (k < 0 || k >= QC_MAX_OUTPUTS) {
 			qc_cases_fail(it, auto_n, "auto quant is for outputs");
 			return 0;
 		}

@@ -206,10 +206,10 @@ static void chain_expected(const qc_case *c, qc_expected *e, char *err, size_t e
 		e->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
 		memcpy(e->mid[i], c->mid[i].data, c->mid[i].nbytes);
 	}
-	if (c->fusion != QC_FUSION_ROUND_ONCE)
+	if (!c->fused)
 		return;
 	qcf_tensor out[QC_MAX_TENSORS];
-	qcf_op_call call = c->fused;
+	qcf_op_call call = *c->fused;
 	for (int k = 0; k < c->call.n_outputs; k++) {
 		out[k] = c->out[k];
 		out[k].data = e->fused[k] = qc_xcalloc(c->out[k].nbytes ? c->out[k].nbytes : 1, 1);

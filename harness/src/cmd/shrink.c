@@ -70,7 +70,7 @@ static qc_case *case_copy(const qc_case *c)
 	qc_case *n = qc_xcalloc(1, sizeof *n);
 	*n = *c;
 	n->mem = NULL;
-	for (int k = 0; k < QC_MAX_TENSORS; k++)
+	for (int k = 0; k < QC_MAX_OUTPUTS; k++)
 		n->golden[k] = NULL;
 	for (int k = 0; k < c->call.n_inputs; k++) {
 		n->in[k].shape = n->shape_in[k];

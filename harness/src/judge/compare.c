@@ -555,7 +555,7 @@ void qc_judge(const qc_case *c, const qc_expected *ref, const qc_exec_result *ex
 			         "within the fusion contract round_once: %llu %s as the fused form "
 			         "(%s) rounds once where the graph rounds twice",
 			         (unsigned long long)fused, fused == 1 ? "element" : "elements",
-			         c->fused.op ? c->fused.op : "?");
+			         c->fused && c->fused->op ? c->fused->op : "?");
 		else
 			snprintf(r->message, sizeof r->message, "within tolerance%s%s",
 			         c->tol.reason ? ": " : "", c->tol.reason ? c->tol.reason : "");

@@ -128,8 +128,8 @@ typedef struct qc_result {
 	char message[512];
 	double seconds;
 	int n_outputs;
-	qc_metrics m[QC_MAX_TENSORS];
-	double saturated[QC_MAX_TENSORS]; /* share of the expected output at a dtype end */
+	qc_metrics m[QC_MAX_OUTPUTS];
+	double saturated[QC_MAX_OUTPUTS]; /* share of the expected output at a dtype end */
 	/* the kernel's execute returned QCF_OK: engine is what the plugin reported (a
 	 * qcf_engine_kind, 0 unreported), engine_name its name; -1: it did not execute */
 	int engine;

@@ -230,7 +230,7 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 		same = json_loadb(at + sizeof key - 1,
 		                  (size_t)(line + len - 1 - (at + sizeof key - 1)), 0, &je);
 	int ok = name && vi >= 0 && json_is_integer(ord) && json_integer_value(ord) >= 0 &&
-	         json_is_array(stats) && json_array_size(stats) <= QC_MAX_TENSORS && same &&
+	         json_is_array(stats) && json_array_size(stats) <= QC_MAX_OUTPUTS && same &&
 	         json_equal(same, c);
 	json_decref(same);
 	for (size_t k = 0; ok && k < json_array_size(stats); k++)

@@ -16,7 +16,8 @@
 #include <yaml.h>
 
 #define QC_SPEC_FORMAT  1
-#define QC_MAX_TENSORS  24
+#define QC_MAX_TENSORS  24 /* inputs (and intermediates) of one case */
+#define QC_MAX_OUTPUTS  8  /* outputs of one call: the worker's wire carries as many */
 #define QC_MAX_ATTRS    16
 #define QC_MAX_VARS     16
 #define QC_MAX_PROFILES 8
@@ -86,7 +87,7 @@ typedef struct qc_chain_node {
 	const char *semantics; /* the spec's when not written */
 	const char *inputs[QC_MAX_TENSORS];
 	int n_inputs;
-	const char *outputs[QC_MAX_TENSORS];
+	const char *outputs[QC_MAX_OUTPUTS];
 	int n_outputs;
 	qc_named attrs[QC_MAX_ATTRS];
 	int n_attrs;
@@ -116,7 +117,7 @@ typedef struct qc_spec {
 	int n_sweeps;
 	qc_named inputs[QC_MAX_TENSORS];
 	int n_inputs;
-	qc_named outputs[QC_MAX_TENSORS];
+	qc_named outputs[QC_MAX_OUTPUTS];
 	int n_outputs;
 	qc_named attrs[QC_MAX_ATTRS];
 	int n_attrs;

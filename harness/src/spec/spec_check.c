@@ -686,7 +686,7 @@ static int tensor_kind(const qc_spec *s, const char *name, int *index)
 }
 
 /* A list of tensor names (a node's inputs or outputs) into names[]. */
-static int name_list(checker *c, yaml_node_t *v, const char **names, const char *what)
+static int name_list(checker *c, yaml_node_t *v, const char **names, int max, const char *what)
 {
 	int n = 0;
 	if (!v || !want(c, v, YAML_SEQUENCE_NODE, what))
@@ -696,8 +696,8 @@ static int name_list(checker *c, yaml_node_t *v, const char **names, const char 
 		yaml_node_t *t = qc_node(c->s, *it);
 		if (!want(c, t, YAML_SCALAR_NODE, what))
 			continue;
-		if (n == QC_MAX_TENSORS) {
-			ERR(c, t, "too many %s (at most %d)", what, QC_MAX_TENSORS);
+		if (n == max) {
+			ERR(c, t, "too many %s (at most %d)", what, max);
 			break;
 		}
 		names[n++] = qc_scalar(t);
@@ -730,7 +730,8 @@ static int read_node(checker *c, yaml_node_t *m, qc_chain_node *nd, const char *
 		    nd->semantics ? nd->semantics : "?", nd->op);
 		return 0;
 	}
-	nd->n_inputs = name_list(c, qc_map_get(s, m, "inputs"), nd->inputs, "node inputs");
+	nd->n_inputs =
+	        name_list(c, qc_map_get(s, m, "inputs"), nd->inputs, QC_MAX_TENSORS, "node inputs");
 	if (fused && !qc_map_get(s, m, "inputs")) {
 		for (int i = 0; i < s->n_inputs; i++)
 			nd->inputs[nd->n_inputs++] = s->inputs[i].name;
@@ -744,8 +745,8 @@ static int read_node(checker *c, yaml_node_t *m, qc_chain_node *nd, const char *
 		for (int i = 0; i < s->n_outputs; i++)
 			nd->outputs[nd->n_outputs++] = s->outputs[i].name;
 	} else {
-		nd->n_outputs =
-		        name_list(c, qc_map_get(s, m, "outputs"), nd->outputs, "node outputs");
+		nd->n_outputs = name_list(c, qc_map_get(s, m, "outputs"), nd->outputs,
+		                          QC_MAX_OUTPUTS, "node outputs");
 		if (!qc_map_get(s, m, "outputs"))
 			ERR(c, m, "%s has no outputs", where);
 	}
@@ -966,7 +967,7 @@ void qc_spec_check(checker *c)
 	else
 		ERR(c, root, "missing 'inputs'");
 	if ((v = qc_map_get(s, root, "outputs")))
-		s->n_outputs = collect_named(c, v, s->outputs, QC_MAX_TENSORS, "outputs");
+		s->n_outputs = collect_named(c, v, s->outputs, QC_MAX_OUTPUTS, "outputs");
 	else
 		ERR(c, root, "missing 'outputs'");
 	for (int i = 0; i < s->n_inputs; i++)
