@@ -31,6 +31,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "onnx_geom.h"
 #include "op.h"
 
 static int is_q8(qcf_dtype t)
@@ -201,14 +202,7 @@ static void qlinear_set(qcf_tensor *y, size_t o, double v, int undefined, qref_r
 /* ------------------------------------------------------------------ */
 /* matmul geometry (numpy.matmul broadcasting; onnx/defs/math/utils.cc MatMulShapeInference) */
 
-typedef struct mm_geom {
-	int64_t m, k, n;
-	int32_t nb;                    /* batch dims of the output */
-	int64_t bdim[QCF_MAX_RANK];    /* output batch dims */
-	int64_t astride[QCF_MAX_RANK]; /* a's batch stride (in matrices) per output dim, 0 bcast */
-	int64_t bstride[QCF_MAX_RANK];
-	size_t nbatch;
-} mm_geom;
+typedef qref_mm_geom mm_geom;
 
 static qcf_status mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
                            const qcf_tensor *y, mm_geom *g, qref_detail *d)
@@ -522,13 +516,7 @@ static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, const qref_o
 /* ------------------------------------------------------------------ */
 /* convolution geometry (convPoolShapeInference, onnx/defs/nn/defs.cc) */
 
-typedef struct conv_geom {
-	int32_t nsp; /* spatial dims */
-	int64_t batch, cin, cout, group, cg, mg;
-	int64_t in[QCF_MAX_RANK], k[QCF_MAX_RANK], out[QCF_MAX_RANK];
-	int64_t stride[QCF_MAX_RANK], dil[QCF_MAX_RANK], pad0[QCF_MAX_RANK];
-	size_t in_sp, k_sp, out_sp; /* spatial element counts */
-} conv_geom;
+typedef qref_conv_geom conv_geom;
 
 /* An INTS attribute of n entries, each >= min; def when absent. */
 static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n, int64_t min,
@@ -666,6 +654,23 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 		        "%s: output shape must be [N, M, out...] = [%lld, %lld, %lld, ...]",
 		        call->op, (long long)want[0], (long long)want[1], (long long)want[2]);
 	return QCF_OK;
+}
+
+qcf_status qref_onnx_mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
+                              const qcf_tensor *y, qref_mm_geom *g, qref_detail *d)
+{
+	return mm_shape(call, a, b, y, g, d);
+}
+
+void qref_onnx_mm_batch(const qref_mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
+{
+	mm_batch(g, bi, ao, bo);
+}
+
+qcf_status qref_onnx_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,
+                                const qcf_tensor *y, qref_conv_geom *g, qref_detail *d)
+{
+	return conv_shape(call, x, w, y, g, d);
 }
 
 /*

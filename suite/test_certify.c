@@ -150,6 +150,13 @@ static void test_reference_certifies(void)
 		}
 		if (!strcmp(profiles[i], "litert-int8"))
 			CU_ASSERT_TRUE(pf->n_ext >= 3);
+		/* the chains a kernel that fuses declares: the reference certifies them too */
+		int chains = 0;
+		for (int k = 0; k < pf->n_ext; k++)
+			chains += !strcmp(pf->ext[k].name, "chains");
+		if (!strcmp(profiles[i], "litert-quantizable") ||
+		    !strcmp(profiles[i], "onnx-qdq") || !strcmp(profiles[i], "ort-qlinear"))
+			CU_ASSERT_EQUAL(chains, 1);
 		qc_profile_free(pf);
 		CU_ASSERT_TRUE(json_integer_value(json_object_get(c, "cases")) >=
 		               json_integer_value(json_object_get(prof, "min_cases")));

@@ -33,6 +33,20 @@ static const char *mode(json_t *c)
 	return qct_str(json_object_get(c, "chain"), "mode");
 }
 
+/* A dispute in r: the graph twin's case FAILs, fused, at exactly n elements; the round_once
+ * twin's case passes with those n counted as needing the fused form. */
+static void dispute(json_t *r, const char *graph_case, const char *fused_case, json_int_t n)
+{
+	json_t *g = find_case(r, graph_case), *f = find_case(r, fused_case);
+	CU_ASSERT_FATAL(g && f);
+	CU_ASSERT_STRING_EQUAL(qct_verdict(g), "FAIL");
+	CU_ASSERT_EQUAL(output_count(g, "mismatches"), n);
+	CU_ASSERT_STRING_EQUAL(mode(g), "fused");
+	CU_ASSERT_STRING_EQUAL(qct_verdict(f), "PASS_WITHIN_TOLERANCE");
+	CU_ASSERT_EQUAL(output_count(f, "within_fusion"), n);
+	CU_ASSERT_STRING_EQUAL(mode(f), "fused");
+}
+
 /* Rounding once: the dispute's 12 tie elements fail the graph contract and nothing else;
  * under round_once they pass, counted as needing the fused form. */
 static void test_fuse_once(void)
@@ -59,12 +73,35 @@ static void test_fuse_once(void)
 	CU_ASSERT_STRING_EQUAL(mode(qg), "fused");
 	CU_ASSERT_STRING_EQUAL(qct_verdict(qf), "PASS_WITHIN_TOLERANCE");
 	CU_ASSERT_EQUAL(output_count(qf, "within_fusion"), 10);
+	/* MUL -> RELU6 where only the intermediate's saturation differs: a = 18 .. 31 */
+	dispute(r, "litert/mul_relu6_saturation/case/golden_graph",
+	        "litert/mul_relu6_saturation_fused/case/golden_fused", 14);
+	/* QLinearMul, QLinearMatMul, QLinearConv for their QDQ groups: one off at every tie */
+	dispute(r, "onnx/qdq_mul_ties/ysh=[40;20]", "onnx/qdq_mul_ties_fused/ysh=[40;20]", 200);
+	dispute(r, "onnx/qdq_matmul_ties/m=40,n=20", "onnx/qdq_matmul_ties_fused/m=40,n=20", 400);
+	dispute(r, "onnx/qdq_conv_ties/case/golden_graph",
+	        "onnx/qdq_conv_ties_fused/case/golden_fused", 24);
+	/* QLinearLeakyRelu's table is the QDQ group's arithmetic: fused, it equals the graph */
+	int leaky = 0;
 	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (!strstr(qct_str(c, "spec"), "qdq_leaky_relu.yaml"))
+			continue;
+		leaky++;
+		CU_ASSERT_STRING_EQUAL(qct_verdict(c), "PASS");
+		CU_ASSERT_STRING_EQUAL(mode(c), "fused");
+	}
+	CU_ASSERT(leaky > 1);
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *spec = qct_str(c, "spec");
 		int graph = strstr(spec, "relu6_ties.yaml") || strstr(spec, "qdq_add_ties.yaml") ||
-		            strstr(spec, "requantize_requantize");
+		            strstr(spec, "requantize_requantize") ||
+		            strstr(spec, "mul_relu6_saturation.yaml") ||
+		            strstr(spec, "qdq_mul_ties.yaml") ||
+		            strstr(spec, "qdq_matmul_ties.yaml") ||
+		            strstr(spec, "qdq_conv_ties.yaml");
 		if (!graph && strcmp(qct_verdict(c), "PASS") &&
 		    strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"))
 			CU_FAIL(qct_str(c, "name"));
@@ -134,6 +171,30 @@ static void test_validate(void)
 	qct_rmdir(tmp);
 }
 
+/* The float32 MatMul of a QDQ group where a partial sum is not a float32: the order of the
+ * additions would decide the value, so the reference refuses and validate says why. */
+static void test_inexact_float_sum(void)
+{
+	const char *tmp = qct_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/inexact.yaml", tmp);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("qconform: 1\nop: MatMul\nsemantics: onnx\n"
+	      "inputs:\n  a: {dtype: float32, shape: [1, 2], data: [16777216.0, 1.0]}\n"
+	      "  b: {dtype: float32, shape: [2, 1], data: [1.0, 1.0]}\n"
+	      "outputs:\n  y: {dtype: float32, shape: [1, 1]}\n",
+	      f);
+	fclose(f);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the reference cannot run case"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "partial sum is not exact"));
+	qct_proc_free(&p);
+	qct_rmdir(tmp);
+}
+
 void qct_register_chains(void)
 {
 	CU_pSuite s = qct_suite("chains");
@@ -142,4 +203,5 @@ void qct_register_chains(void)
 	CU_add_test(s, "op by op, the first differing node is named", test_node2_named);
 	CU_add_test(s, "the reference conforms on every chain", test_reference);
 	CU_add_test(s, "a chain's order and contract are checked", test_validate);
+	CU_add_test(s, "a float32 sum that is not exact is refused", test_inexact_float_sum);
 }

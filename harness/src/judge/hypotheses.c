@@ -25,11 +25,10 @@ static const char *const rounding_rule[QREF_ROUND_COUNT] = {
         [QREF_ROUND_HALF_DOWN] = "ties toward -infinity (ceil(v - 0.5))",
 };
 
-int qc_variant_applies(const qc_variant_def *d, const char *semantics, const char *op)
+/* Does d reach semantics/op, op being the first ol characters of op? */
+static int applies_n(const qc_variant_def *d, const char *semantics, const char *op, size_t ol)
 {
-	if (!strcmp(d->ops, "*"))
-		return 1;
-	size_t sl = strlen(semantics), ol = strlen(op);
+	size_t sl = strlen(semantics);
 	for (const char *p = d->ops; *p;) {
 		size_t len = strcspn(p, " ");
 		if (len == sl + 1 + ol && !strncmp(p, semantics, sl) && p[sl] == '/' &&
@@ -39,6 +38,22 @@ int qc_variant_applies(const qc_variant_def *d, const char *semantics, const cha
 		p += *p == ' ';
 	}
 	return 0;
+}
+
+/* A chain's op is its nodes' ops joined by '+' (CONV_2D+RELU6): a variant reaches it when it
+ * reaches one of them (taken in the chain's semantics). */
+int qc_variant_applies(const qc_variant_def *d, const char *semantics, const char *op)
+{
+	if (!strcmp(d->ops, "*"))
+		return 1;
+	for (const char *p = op;;) {
+		size_t len = strcspn(p, "+");
+		if (applies_n(d, semantics, p, len))
+			return 1;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
 }
 
 static int count_ops(const char *ops)

@@ -21,6 +21,8 @@ static void free_rule(qc_profile_rule *r)
 		free_tensor_cond(&r->no_tensor[i]);
 	for (int i = 0; i < r->n_ops; i++)
 		free(r->ops[i]);
+	for (int i = 0; i < r->n_no_ops; i++)
+		free(r->no_ops[i]);
 	for (int i = 0; i < r->n_attrs; i++) {
 		free(r->attrs[i].name);
 		for (int k = 0; k < r->attrs[i].n_values; k++)
@@ -133,16 +135,18 @@ static int rule_meets(const qc_profile_rule *r, const qcf_op_call *c)
 	for (int i = 0; i < r->n_no_tensor; i++)
 		if (some_tensor(&r->no_tensor[i], c))
 			return 0;
+	char op[256];
+	snprintf(op, sizeof op, "%s/%s", c->semantics ? c->semantics : "", c->op ? c->op : "");
 	if (r->n_ops) {
-		char op[256];
-		snprintf(op, sizeof op, "%s/%s", c->semantics ? c->semantics : "",
-		         c->op ? c->op : "");
 		int hit = 0;
 		for (int i = 0; i < r->n_ops && !hit; i++)
 			hit = fnmatch(r->ops[i], op, 0) == 0;
 		if (!hit)
 			return 0;
 	}
+	for (int i = 0; i < r->n_no_ops; i++)
+		if (fnmatch(r->no_ops[i], op, 0) == 0)
+			return 0;
 	for (int i = 0; i < r->n_attrs; i++) {
 		const qcf_attr *a = NULL;
 		for (int k = 0; c->attrs && k < c->n_attrs && !a; k++)
@@ -379,12 +383,12 @@ static void rule(loader *L, yaml_node_t *n, qc_profile_rule *r)
 	r->column = n->start_mark.column;
 	if (n->type != YAML_MAPPING_NODE ||
 	    n->data.mapping.pairs.start == n->data.mapping.pairs.top) {
-		LERR(L, n, "a match rule is a mapping of tensor, no_tensor, op, attr");
+		LERR(L, n, "a match rule is a mapping of tensor, no_tensor, op, no_op, attr");
 		return;
 	}
-	static const char *const keys[] = {"tensor", "no_tensor", "op", "attr", NULL};
-	qc_yaml_check_keys(L->doc, n, keys, "a match rule", "tensor, no_tensor, op, attr", L->path,
-	                   L->diag);
+	static const char *const keys[] = {"tensor", "no_tensor", "op", "no_op", "attr", NULL};
+	qc_yaml_check_keys(L->doc, n, keys, "a match rule", "tensor, no_tensor, op, no_op, attr",
+	                   L->path, L->diag);
 	for (yaml_node_pair_t *kp = n->data.mapping.pairs.start; kp < n->data.mapping.pairs.top;
 	     kp++) {
 		const char *k = scalar(yaml_document_get_node(L->doc, kp->key));
@@ -403,6 +407,13 @@ static void rule(loader *L, yaml_node_t *n, qc_profile_rule *r)
 				if (!strchr(vals[i], '/'))
 					LERR(L, at[i], "an op is written semantics/OP (a glob)");
 				r->ops[r->n_ops++] = strdup(vals[i]);
+			}
+		} else if (!strcmp(k, "no_op")) {
+			int m = scalars(L, v, vals, at, QC_PROFILE_MAX_VALUES, "'no_op'");
+			for (int i = 0; i < m; i++) {
+				if (!strchr(vals[i], '/'))
+					LERR(L, at[i], "an op is written semantics/OP (a glob)");
+				r->no_ops[r->n_no_ops++] = strdup(vals[i]);
 			}
 		} else if (!strcmp(k, "attr")) {
 			if (v->type != YAML_MAPPING_NODE ||

@@ -48,7 +48,8 @@ typedef struct qc_profile_tensor {
 } qc_profile_tensor;
 
 /* One match rule: some tensor meets each of tensor[], none meets any of no_tensor[], the
- * case's "semantics/OP" matches one of op[] (if given) and each attr holds one of its values. */
+ * case's "semantics/OP" matches one of op[] (if given) and none of no_op[], and each attr holds
+ * one of its values. */
 typedef struct qc_profile_rule {
 	qc_profile_tensor tensor[QC_PROFILE_MAX_TENSORS];
 	int n_tensor;
@@ -56,6 +57,8 @@ typedef struct qc_profile_rule {
 	int n_no_tensor;
 	char *ops[QC_PROFILE_MAX_VALUES];
 	int n_ops;
+	char *no_ops[QC_PROFILE_MAX_VALUES];
+	int n_no_ops;
 	struct {
 		char *name;
 		char *values[QC_PROFILE_MAX_VALUES];
