@@ -41,6 +41,7 @@ static const qref_op *const families[] = {
         qref_ops_ort_qmatmul,
         qref_ops_ggml,
         qref_ops_mx,
+        qref_ops_ort_qconv,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -23,7 +23,7 @@
 #include "dtype.h"
 #include "kernel.h"
 #include "litert_bcast.h"
-#include "onnx_geom.h"
+#include "linear_geom.h"
 #include "op.h"
 
 enum { FL_ADD, FL_MUL, FL_LEAKY_RELU, FL_MATMUL, FL_CONV };
@@ -120,7 +120,7 @@ static qcf_status onnx_float_matmul(const qcf_op_call *call, const qref_op *row,
 		return s;
 	const qcf_tensor *ta = &call->inputs[0], *tb = &call->inputs[1];
 	qref_mm_geom g;
-	if ((s = qref_onnx_mm_shape(call, ta, tb, &call->outputs[0], &g, d)) != QCF_OK)
+	if ((s = qref_mm_shape(call, ta, tb, &call->outputs[0], &g, d)) != QCF_OK)
 		return s;
 	if ((s = qref_no_rounding(call, d, "exact float32 sums only")) != QCF_OK)
 		return s;
@@ -129,7 +129,7 @@ static qcf_status onnx_float_matmul(const qcf_op_call *call, const qref_op *row,
 	size_t o = 0;
 	for (size_t bi = 0; bi < g.nbatch; bi++) {
 		int64_t ao, bo;
-		qref_onnx_mm_batch(&g, bi, &ao, &bo);
+		qref_mm_batch(&g, bi, &ao, &bo);
 		const float *am = a + ao * g.m * g.k, *bm = b + bo * g.k * g.n;
 		for (int64_t i = 0; i < g.m; i++)
 			for (int64_t j = 0; j < g.n; j++, o++) {
@@ -153,7 +153,7 @@ static qcf_status onnx_float_conv(const qcf_op_call *call, const qref_op *row, q
 	const qcf_tensor *tx = &call->inputs[0], *tw = &call->inputs[1];
 	const qcf_tensor *tb = call->n_inputs > 2 ? &call->inputs[2] : NULL;
 	qref_conv_geom g;
-	if ((s = qref_onnx_conv_shape(call, tx, tw, &call->outputs[0], &g, d)) != QCF_OK)
+	if ((s = qref_conv_shape(call, tx, tw, &call->outputs[0], &g, d)) != QCF_OK)
 		return s;
 	if (tb && (tb->rank != 1 || tb->shape[0] != g.cout))
 		return qref_fail(d, QCF_INVALID_PARAM,

@@ -31,7 +31,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
-#include "onnx_geom.h"
+#include "linear_geom.h"
 #include "op.h"
 
 static int is_q8(qcf_dtype t)
@@ -202,10 +202,8 @@ static void qlinear_set(qcf_tensor *y, size_t o, double v, int undefined, qref_r
 /* ------------------------------------------------------------------ */
 /* matmul geometry (numpy.matmul broadcasting; onnx/defs/math/utils.cc MatMulShapeInference) */
 
-typedef qref_mm_geom mm_geom;
-
-static qcf_status mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
-                           const qcf_tensor *y, mm_geom *g, qref_detail *d)
+qcf_status qref_mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
+                         const qcf_tensor *y, qref_mm_geom *g, qref_detail *d)
 {
 	if (a->rank < 1 || b->rank < 1)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: a and b need rank >= 1 (numpy.matmul)",
@@ -259,7 +257,7 @@ static qcf_status mm_shape(const qcf_op_call *call, const qcf_tensor *a, const q
 }
 
 /* Matrix offsets (in matrices) of a and b for output batch index bi. */
-static void mm_batch(const mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
+void qref_mm_batch(const qref_mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
 {
 	*ao = *bo = 0;
 	for (int32_t j = g->nb - 1; j >= 0; j--) {
@@ -276,8 +274,8 @@ static void mm_batch(const mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
  * batch, a minus its zero points as int16 rows and b minus its zero points transposed to int16
  * rows, then one dot16 per element. -1 when out of memory.
  */
-static int mm_acc(const mm_geom *g, const qcf_tensor *a, const qcf_tensor *b, const int32_t *za,
-                  int32_t nza, const int32_t *zb, int32_t nzb, int64_t *acc)
+static int mm_acc(const qref_mm_geom *g, const qcf_tensor *a, const qcf_tensor *b,
+                  const int32_t *za, int32_t nza, const int32_t *zb, int32_t nzb, int64_t *acc)
 {
 	size_t mk = (size_t)(g->m * g->k), kn = (size_t)(g->k * g->n), out = 0;
 	int16_t *ar = malloc((mk ? mk : 1) * sizeof *ar), *bt = malloc((kn ? kn : 1) * sizeof *bt);
@@ -288,7 +286,7 @@ static int mm_acc(const mm_geom *g, const qcf_tensor *a, const qcf_tensor *b, co
 	}
 	for (size_t bi = 0; bi < g->nbatch; bi++) {
 		int64_t ao, bo;
-		mm_batch(g, bi, &ao, &bo);
+		qref_mm_batch(g, bi, &ao, &bo);
 		size_t abase = (size_t)ao * mk, bbase = (size_t)bo * kn;
 		for (int64_t i = 0; i < g->m; i++) {
 			int32_t zi = za[nza > 1 ? i : 0];
@@ -314,7 +312,7 @@ static int mm_acc(const mm_geom *g, const qcf_tensor *a, const qcf_tensor *b, co
 /* QLinearMatMul: inputs [a, b] with quant, output [y] with quant */
 
 typedef struct qmm {
-	mm_geom g;
+	qref_mm_geom g;
 	qcf_quant qa, qb;
 } qmm;
 
@@ -327,7 +325,7 @@ static qcf_status qmm_inputs(const qcf_op_call *call, qmm *p, qref_detail *d)
 	if (!is_q8(y->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int8 or uint8, got %s",
 		                 call->op, tname(y->dtype));
-	if ((s = mm_shape(call, a, b, y, &p->g, d)) != QCF_OK ||
+	if ((s = qref_mm_shape(call, a, b, y, &p->g, d)) != QCF_OK ||
 	    (s = qref_get_quant(a, "QLinearMatMul a", 0, &p->qa, d)) != QCF_OK ||
 	    (s = qref_get_quant(b, "QLinearMatMul b", 0, &p->qb, d)) != QCF_OK)
 		return s;
@@ -351,7 +349,7 @@ static qcf_status qmm_inputs(const qcf_op_call *call, qmm *p, qref_detail *d)
 }
 
 /* Row-major output element o -> (row, column) of its matrix. */
-static void mm_rc(const mm_geom *g, size_t o, int64_t *i, int64_t *j)
+static void mm_rc(const qref_mm_geom *g, size_t o, int64_t *i, int64_t *j)
 {
 	size_t in_mat = o % (size_t)(g->m * g->n);
 	*i = (int64_t)in_mat / g->n;
@@ -482,8 +480,8 @@ static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, const qref_o
 		return s;
 	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
 	qcf_tensor *y = &call->outputs[0];
-	mm_geom g;
-	if ((s = mm_shape(call, a, b, y, &g, d)) != QCF_OK)
+	qref_mm_geom g;
+	if ((s = qref_mm_shape(call, a, b, y, &g, d)) != QCF_OK)
 		return s;
 	size_t n = qref_tensor_numel(y);
 	int32_t *za = calloc((size_t)g.m + 1, sizeof *za);
@@ -516,8 +514,6 @@ static qcf_status qref_onnx_matmul_integer(const qcf_op_call *call, const qref_o
 /* ------------------------------------------------------------------ */
 /* convolution geometry (convPoolShapeInference, onnx/defs/nn/defs.cc) */
 
-typedef qref_conv_geom conv_geom;
-
 /* An INTS attribute of n entries, each >= min; def when absent. */
 static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n, int64_t min,
                             int64_t def, int64_t *out, int *given, qref_detail *d)
@@ -548,8 +544,8 @@ static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n
 	return QCF_OK;
 }
 
-static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,
-                             const qcf_tensor *y, conv_geom *g, qref_detail *d)
+qcf_status qref_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,
+                           const qcf_tensor *y, qref_conv_geom *g, qref_detail *d)
 {
 	if (x->rank < 3)
 		return qref_fail(d, QCF_INVALID_PARAM,
@@ -656,23 +652,6 @@ static qcf_status conv_shape(const qcf_op_call *call, const qcf_tensor *x, const
 	return QCF_OK;
 }
 
-qcf_status qref_onnx_mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
-                              const qcf_tensor *y, qref_mm_geom *g, qref_detail *d)
-{
-	return mm_shape(call, a, b, y, g, d);
-}
-
-void qref_onnx_mm_batch(const qref_mm_geom *g, size_t bi, int64_t *ao, int64_t *bo)
-{
-	mm_batch(g, bi, ao, bo);
-}
-
-qcf_status qref_onnx_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,
-                                const qcf_tensor *y, qref_conv_geom *g, qref_detail *d)
-{
-	return conv_shape(call, x, w, y, g, d);
-}
-
 /*
  * Exact conv accumulators in y's row-major order: sum of (x - zx) * (w - zw[m]) over the
  * group's channels and the taps inside x (padding contributes 0: the reference pads x after
@@ -681,8 +660,8 @@ qcf_status qref_onnx_conv_shape(const qcf_op_call *call, const qcf_tensor *x, co
  * that order (int16, 0 outside x), then one dot16 per output channel of the group. -1 when out
  * of memory.
  */
-static int conv_acc(const conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
-                    const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc)
+int qref_conv_acc(const qref_conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
+                  const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc)
 {
 	size_t kk = (size_t)g->cg * g->k_sp;
 	int16_t *wb = malloc(((size_t)g->cout * kk + 1) * sizeof *wb);
@@ -749,7 +728,7 @@ static int conv_acc(const conv_geom *g, const qcf_tensor *x, const qcf_tensor *w
 }
 
 /* Output channel of y's element o. */
-static int64_t conv_channel(const conv_geom *g, size_t o)
+static int64_t conv_channel(const qref_conv_geom *g, size_t o)
 {
 	return (int64_t)((o / g->out_sp) % (size_t)g->cout);
 }
@@ -758,7 +737,7 @@ static int64_t conv_channel(const conv_geom *g, size_t o)
 /* QLinearConv: inputs [x, w, B?] (x, w with quant), output [y] with quant */
 
 typedef struct qconv {
-	conv_geom g;
+	qref_conv_geom g;
 	qcf_quant qx, qw;
 	const qcf_tensor *bias;
 } qconv;
@@ -772,7 +751,7 @@ static qcf_status qconv_inputs(const qcf_op_call *call, qconv *p, qref_detail *d
 	if (!is_q8(y->dtype))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: y must be int8 or uint8, got %s",
 		                 call->op, tname(y->dtype));
-	if ((s = conv_shape(call, x, w, y, &p->g, d)) != QCF_OK ||
+	if ((s = qref_conv_shape(call, x, w, y, &p->g, d)) != QCF_OK ||
 	    (s = qref_get_quant(x, "QLinearConv x", 1, &p->qx, d)) != QCF_OK ||
 	    (s = qref_get_quant(w, "QLinearConv w", 0, &p->qw, d)) != QCF_OK)
 		return s;
@@ -819,8 +798,8 @@ static qcf_status qconv_check(const qcf_op_call *call, int shapes_only, qconv *p
 static int64_t *qconv_acc(const qcf_op_call *call, const qconv *p, size_t n)
 {
 	int64_t *acc = malloc((n ? n : 1) * sizeof *acc);
-	if (acc && conv_acc(&p->g, &call->inputs[0], &call->inputs[1], p->qx.zero_points[0],
-	                    p->qw.zero_points, p->qw.count, p->bias, acc) < 0) {
+	if (acc && qref_conv_acc(&p->g, &call->inputs[0], &call->inputs[1], p->qx.zero_points[0],
+	                         p->qw.zero_points, p->qw.count, p->bias, acc) < 0) {
 		free(acc);
 		return NULL;
 	}
@@ -896,8 +875,8 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, const qref_op 
 		return s;
 	const qcf_tensor *x = &call->inputs[0], *w = &call->inputs[1];
 	qcf_tensor *y = &call->outputs[0];
-	conv_geom g;
-	if ((s = conv_shape(call, x, w, y, &g, d)) != QCF_OK)
+	qref_conv_geom g;
+	if ((s = qref_conv_shape(call, x, w, y, &g, d)) != QCF_OK)
 		return s;
 	int32_t zx = 0, nzx = 1, nzw = 1;
 	int32_t *zw = malloc(((size_t)g.cout + 1) * sizeof *zw);
@@ -908,7 +887,7 @@ static qcf_status qref_onnx_conv_integer(const qcf_op_call *call, const qref_op 
 	else if ((s = zp_input(call, 2, "x_zero_point", x, 0, NULL, &zx, &nzx, d)) == QCF_OK &&
 	         (s = zp_input(call, 3, "w_zero_point", w, g.cout, "per output channel", zw, &nzw,
 	                       d)) == QCF_OK) {
-		if (conv_acc(&g, x, w, zx, zw, nzw, NULL, acc) < 0) {
+		if (qref_conv_acc(&g, x, w, zx, zw, nzw, NULL, acc) < 0) {
 			free(zw);
 			free(acc);
 			return qref_fail(d, QCF_ERROR, "out of memory");
@@ -1032,9 +1011,9 @@ enum { LIN_MATMUL, LIN_CONV };
 static int64_t qmm_acc_at(const qmm *p, const qcf_tensor *a, const qcf_tensor *b, size_t o,
                           int64_t *i, int64_t *j)
 {
-	const mm_geom *g = &p->g;
+	const qref_mm_geom *g = &p->g;
 	int64_t ao, bo;
-	mm_batch(g, o / (size_t)(g->m * g->n), &ao, &bo);
+	qref_mm_batch(g, o / (size_t)(g->m * g->n), &ao, &bo);
 	mm_rc(g, o, i, j);
 	size_t abase = (size_t)ao * (size_t)(g->m * g->k) + (size_t)(*i * g->k);
 	size_t bbase = (size_t)bo * (size_t)(g->k * g->n) + (size_t)*j;
@@ -1048,11 +1027,11 @@ static int64_t qmm_acc_at(const qmm *p, const qcf_tensor *a, const qcf_tensor *b
 }
 
 /* QLinearConv element o: bias[m] plus the sum over the group's channels and the taps inside x
- * of (x - zx) * (w - zw[m]), as conv_acc adds them. */
+ * of (x - zx) * (w - zw[m]), as qref_conv_acc adds them. */
 static int64_t qconv_acc_at(const qconv *p, const qcf_tensor *x, const qcf_tensor *w, size_t o,
                             int64_t *m_out)
 {
-	const conv_geom *g = &p->g;
+	const qref_conv_geom *g = &p->g;
 	size_t os = o % g->out_sp;
 	int64_t m = conv_channel(g, o), nb = (int64_t)(o / g->out_sp / (size_t)g->cout);
 	int64_t grp = m / g->mg, opos[QCF_MAX_RANK], kpos[QCF_MAX_RANK];

@@ -82,6 +82,7 @@ extern const qref_op qref_ops_onnx_float[];              /* onnx_float.c */
 extern const qref_op qref_ops_ort_qmatmul[];             /* ort_qmatmul.c */
 extern const qref_op qref_ops_ggml[];                    /* ggml_ops.c */
 extern const qref_op qref_ops_mx[];                      /* mx.c */
+extern const qref_op qref_ops_ort_qconv[];               /* ort_qconv.c */
 
 /* The row of semantics / op, or NULL. */
 const qref_op *qref_op_find(const char *semantics, const char *op);

@@ -1,6 +1,6 @@
 /*
  * Internal to the reference: what ONNX Runtime's QLinear* family files (ort_qlinear_elementwise.c,
- * ort_qlinear_pool.c) share. Not part of qref.h.
+ * ort_qlinear_pool.c, ort_qmatmul.c, ort_qconv.c) share. Not part of qref.h.
  */
 #ifndef QREF_ORT_QLINEAR_H
 #define QREF_ORT_QLINEAR_H
@@ -23,5 +23,12 @@ typedef struct qref_ort_q {
  */
 qcf_status qref_ort_param(const qcf_op_call *call, const qcf_tensor *t, const char *what,
                           qref_ort_q *p, qref_detail *d);
+
+/*
+ * MLAS's MlasRequantizeOutput (onnxruntime/core/mlas/lib/quantize.cpp) of one int32
+ * accumulator (ort_qmatmul.c; QGemm, QLinearConv): float32(acc) * scale in float32, clamped to
+ * [lo - zp, hi - zp], rounded half to even, plus zp; lo, hi: the output type's range.
+ */
+double qref_mlas_requantize(int32_t acc, float scale, int32_t zp, double lo, double hi);
 
 #endif

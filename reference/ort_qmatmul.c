@@ -1,12 +1,13 @@
 /*
  * ONNX Runtime's com.microsoft quantized matrix products (specs/ort/OPERATORS.md), semantics
- * "ort": QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul and MatMulBnb4.
+ * "ort": QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul, MatMulBnb4 and MatMulInteger16.
  *
  * Schemas: onnxruntime/core/graph/contrib_ops/quantization_defs.cc and ContribOperators.md in
  * microsoft/onnxruntime's docs folder. Kernels: onnxruntime/contrib_ops/cpu/quantization/
  * quant_gemm.cc (QGemm), dynamic_quantize_matmul.cc (MatMulIntegerToFloat,
  * DynamicQuantizeMatMul), matmul_bnb4.cc with dequantize_blockwise_bnb4.h and
- * blockwise_quant_block_bnb4.h (MatMulBnb4); MLAS's integer GEMM (onnxruntime/core/mlas/lib/
+ * blockwise_quant_block_bnb4.h (MatMulBnb4), onnxruntime/contrib_ops/cpu/matmul_integer16.cc
+ * (MatMulInteger16); MLAS's integer GEMM (onnxruntime/core/mlas/lib/
  * qgemm.cpp), its output processors (qpostprocessor.cpp MLAS_QGEMM_SCALE_BIAS_OUTPUT_PROCESSOR,
  * quantize.cpp MlasRequantizeOutput) and MlasQuantizeLinear (quantize.cpp).
  *
@@ -30,7 +31,9 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "linear_geom.h"
 #include "op.h"
+#include "ort_qlinear.h"
 
 static const char *tn(qcf_dtype t)
 {
@@ -109,7 +112,7 @@ static int32_t wrap32(int64_t v)
  * hi - zp], rounded to nearest even (the SSE2 / NEON conversion, or the scalar path's
  * 1.5 * 2^23 trick: the same), plus zp.
  */
-static double mlas_requant(int32_t acc, float scale, int32_t zp, double lo, double hi)
+double qref_mlas_requantize(int32_t acc, float scale, int32_t zp, double lo, double hi)
 {
 	float v = (float)acc * scale;
 	float r = nearbyintf(v);
@@ -232,8 +235,8 @@ static qcf_status qref_ort_qgemm(const qcf_op_call *call, const qref_op *row, qr
 			if (quant_y) {
 				scale = scale / qy.scales[0];
 				qref_set(y, o,
-				         mlas_requant(wrap32(acc), scale, qy.zero_points[0], lo,
-				                      hi));
+				         qref_mlas_requantize(wrap32(acc), scale, qy.zero_points[0],
+				                              lo, hi));
 			} else {
 				qref_set(y, o, (double)((float)wrap32(acc) * scale));
 			}
@@ -496,6 +499,64 @@ static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *r
 	return QCF_OK;
 }
 
+/* ---- MatMulInteger16 -------------------------------------------------------------------- */
+
+/*
+ * contrib_ops/cpu/matmul_integer16.cc: Y = A B, int16 x int16 -> int32, numpy.matmul's
+ * broadcasting (MatMulComputeHelper: ranks >= 1, 1-D operands as numpy treats them); Eigen's
+ * GEMM on int32 casts of the operands (EigenCastGEMM), so every product and sum is int32 and
+ * wraps: y = the exact sum modulo 2^32 (measured on ORT 1.30: 3 products of (-32768)^2 give
+ * -2^30), whatever the summation order. No zero points, no rounding.
+ */
+static qcf_status qref_ort_matmul_integer16(const qcf_op_call *call, const qref_op *row,
+                                            qref_detail *d)
+{
+	(void)row;
+	qcf_status s = qref_check_call(call, 2, 1, d);
+	if (s != QCF_OK)
+		return s;
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
+	qcf_tensor *y = &call->outputs[0];
+	/* matmul_integer16.cc registers T1 = T2 = int16, T3 = int32 only (the schema also lists
+	 * uint16: no CPU kernel) */
+	if (a->dtype != QCF_INT16 || b->dtype != QCF_INT16 || y->dtype != QCF_INT32)
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: a and b must be int16 and y int32 (ORT's CPU kernel), got %s, "
+		        "%s and %s",
+		        call->op, tn(a->dtype), tn(b->dtype), tn(y->dtype));
+	for (int i = 0; i < 2; i++)
+		if (call->inputs[i].quant)
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %s carries quantization; MatMulInteger16 takes none",
+			                 call->op, i ? "b" : "a");
+	if (y->quant)
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: y is plain int32, not quantized",
+		                 call->op);
+	qref_mm_geom g;
+	if ((s = qref_mm_shape(call, a, b, y, &g, d)) != QCF_OK ||
+	    (s = qref_no_rounding(call, d, "nothing: the products are exact integers")) != QCF_OK)
+		return s;
+	const int16_t *pa = a->data, *pb = b->data;
+	int32_t *py = y->data;
+	size_t o = 0;
+	for (size_t bi = 0; bi < g.nbatch; bi++) {
+		int64_t ao, bo;
+		qref_mm_batch(&g, bi, &ao, &bo);
+		const int16_t *ma = pa + ao * g.m * g.k, *mb = pb + bo * g.k * g.n;
+		for (int64_t i = 0; i < g.m; i++)
+			for (int64_t j = 0; j < g.n; j++, o++) {
+				int64_t acc =
+				        0; /* |product| <= 2^30: exact in int64 up to K = 2^33 */
+				for (int64_t t = 0; t < g.k; t++)
+					acc += (int64_t)ma[i * g.k + t] * mb[t * g.n + j];
+				qref_mark_exact(d, 0, o);
+				py[o] = wrap32(acc);
+			}
+	}
+	return QCF_OK;
+}
+
 static const qref_attr_schema qgemm_attrs[] = {
         A_INT("transA", 0, 1, "0"),
         A_INT("transB", 0, 1, "0"),
@@ -536,5 +597,7 @@ const qref_op qref_ops_ort_qmatmul[] = {
                     IO(LIST("a", "b", "absmax"), 3, 3, LIST("y"), 1),
                     .attrs = bnb4_attrs},
          .kernel = qref_ort_matmul_bnb4},
+        {.schema = {.semantics = "ort", .op = "MatMulInteger16", AB_Y, .attrs = qref_no_attrs},
+         .kernel = qref_ort_matmul_integer16},
         {.schema = {.op = NULL}},
 };

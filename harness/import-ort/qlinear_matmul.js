@@ -1,8 +1,8 @@
 // ONNX Runtime's com.microsoft quantized matrix products as golden specs in OUT/ort/imported/:
-// QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul and MatMulBnb4 (import.js loads every
+// QGemm, MatMulIntegerToFloat, DynamicQuantizeMatMul, MatMulBnb4 and MatMulInteger16 (import.js loads every
 // qlinear_*.js of this folder). Schemas: onnxruntime/core/graph/contrib_ops/quantization_defs.cc;
 // kernels: onnxruntime/contrib_ops/cpu/quantization/quant_gemm.cc, dynamic_quantize_matmul.cc,
-// matmul_bnb4.cc, and MLAS (onnxruntime/core/mlas/lib/qgemm.cpp, qpostprocessor.cpp,
+// matmul_bnb4.cc, onnxruntime/contrib_ops/cpu/matmul_integer16.cc, and MLAS (onnxruntime/core/mlas/lib/qgemm.cpp, qpostprocessor.cpp,
 // quantize.cpp). The arithmetic: specs/ort/OPERATORS.md and reference/ort_qmatmul.c.
 'use strict';
 
@@ -364,15 +364,87 @@ async function matmulBnb4(L, dir, rng) {
 	return {files, cases: total};
 }
 
+// ---- MatMulInteger16 ----------------------------------------------------------------------------
+
+// contrib_ops/cpu/matmul_integer16.cc: int16 x int16 -> int32 with numpy.matmul's broadcasting;
+// the model: the exact sum wrapped to int32 (Eigen's int32 GEMM wraps).
+function mmi16Model(as, bs, A, B) {
+	const ra = as.length, rb = bs.length;
+	const M = ra >= 2 ? as[ra - 2] : 1, K = as[ra - 1], N = rb >= 2 ? bs[rb - 1] : 1;
+	const ba = as.slice(0, Math.max(0, ra - 2)), bb = bs.slice(0, Math.max(0, rb - 2));
+	const nb = Math.max(ba.length, bb.length);
+	const pa = Array(nb - ba.length).fill(1).concat(ba), pb = Array(nb - bb.length).fill(1).concat(bb);
+	const bd = pa.map((d, i) => Math.max(d, pb[i]));
+	const nbatch = bd.reduce((x, y) => x * y, 1), out = [];
+	for (let bi = 0; bi < nbatch; bi++) {
+		let r = bi, ao = 0, bo = 0, sa = 1, sb = 1;
+		for (let j = nb - 1; j >= 0; j--) {
+			const c = r % bd[j]; r = Math.floor(r / bd[j]);
+			ao += (pa[j] === 1 ? 0 : c) * sa; bo += (pb[j] === 1 ? 0 : c) * sb;
+			sa *= pa[j]; sb *= pb[j];
+		}
+		for (let i = 0; i < M; i++)
+			for (let j = 0; j < N; j++) {
+				let acc = 0n;
+				for (let t = 0; t < K; t++) acc += BigInt(A[ao * M * K + i * K + t]) * BigInt(B[bo * K * N + t * N + j]);
+				out.push(Number(BigInt.asIntN(32, acc)));
+			}
+	}
+	return {y: out, shape: [...bd, ...(ra >= 2 ? [M] : []), ...(rb >= 2 ? [N] : [])]};
+}
+
+async function matmulInteger16(L, dir, rng) {
+	const plans = [
+		{kind: 'random', as: [3, 5], bs: [5, 4]},
+		{kind: 'random', as: [2, 3, 7], bs: [7, 2]},
+		{kind: 'random', as: [2, 1, 2, 3], bs: [3, 3, 4]},
+		{kind: 'random', as: [6], bs: [6, 3]},
+		{kind: 'random', as: [2, 4, 6], bs: [6]},
+		{kind: 'random', as: [5], bs: [5]},
+		{kind: 'random', as: [1, 2, 33], bs: [4, 33, 3]},
+		{kind: 'extremes', as: [2, 4], bs: [4, 2]},
+		{kind: 'wrap', as: [1, 3], bs: [3, 2]},
+		{kind: 'k0', as: [2, 0], bs: [0, 3]},
+	];
+	const cases = [];
+	for (const p of plans) {
+		const na = p.as.reduce((x, y) => x * y, 1), nb = p.bs.reduce((x, y) => x * y, 1);
+		let A = Array.from({length: na}, () => rng.int(-32768, 32767)), B = Array.from({length: nb}, () => rng.int(-32768, 32767));
+		if (p.kind === 'extremes') { A = A.map((_, i) => [-32768, 32767][i % 2]); B = B.map((_, i) => [-32768, 32767, -32768][i % 3]); }
+		if (p.kind === 'wrap') { A = A.map(() => -32768); B = [-32768, 32767, -32768, 32767, -32768, 32767]; }
+		const want = mmi16Model(p.as, p.bs, A, B);
+		const [y] = await L.runNode({op: 'MatMulInteger16', domain: DOMAIN, opset: 1,
+			ins: [{name: 'A', dtype: 'int16', shape: p.as, values: A}, {name: 'B', dtype: 'int16', shape: p.bs, values: B}],
+			outs: [{name: 'Y', dtype: 'int32', shape: want.shape}]});
+		y.forEach((val, i) => {
+			if (val !== want.y[i]) throw new Error(`MatMulInteger16 ${p.kind}: ORT ${val} != model ${want.y[i]} at ${i}`);
+		});
+		cases.push({name: `${p.kind}_${p.as.join('x')}_${p.bs.join('x')}`,
+			inputs: {a: {shape: p.as, data: A}, b: {shape: p.bs, data: B}}, outputs: {y: {shape: want.shape}}, golden: {y},
+			source: `ONNX Runtime ${L.ortPkg.version} CPU, MatMulInteger16, ${p.kind} data, a [${p.as.join(', ')}] b [${p.bs.join(', ')}]`});
+	}
+	const file = 'matmul_integer16.yaml';
+	L.writeSpec(dir, {
+		file, op: 'MatMulInteger16', semantics: 'ort', domain: DOMAIN, opset: 1,
+		description: 'ONNX Runtime MatMulInteger16: y = a @ b, int16 x int16 -> int32 with numpy.matmul broadcasting (1-D operands, batch dimensions of 1 broadcast), the exact sum wrapped to int32. Random data, the extremes -32768 and 32767, sums past 2^31 (wrapping) and K = 0.',
+		source: SRC.replace('%s', 'MatMulInteger16').replace('quantization/%s', 'matmul_integer16.cc'),
+		inputs: {a: {dtype: 'int16', shape: plans[0].as}, b: {dtype: 'int16', shape: plans[0].bs}},
+		outputs: {y: {dtype: 'int32', shape: [plans[0].as[0], plans[0].bs[1]]}}, tolerance: 'exact', cases,
+	});
+	return {files: [file], cases: cases.length};
+}
+
 async function generate(L, dir) {
 	const r1 = await qgemm(L, dir, new L.Rng(0x5147));
 	const r2 = await i2f(L, dir, new L.Rng(0x4932), false);
 	const r3 = await i2f(L, dir, new L.Rng(0x4451), true);
 	const r4 = await matmulBnb4(L, dir, new L.Rng(0x4234));
+	const r5 = await matmulInteger16(L, dir, new L.Rng(0x4931));
 	return {ops: [{op: 'QGemm', files: r1.files.length, cases: r1.cases},
 		{op: 'MatMulIntegerToFloat', files: r2.files.length, cases: r2.cases},
 		{op: 'DynamicQuantizeMatMul', files: r3.files.length, cases: r3.cases},
-		{op: 'MatMulBnb4', files: r4.files.length, cases: r4.cases}]};
+		{op: 'MatMulBnb4', files: r4.files.length, cases: r4.cases},
+		{op: 'MatMulInteger16', files: r5.files.length, cases: r5.cases}]};
 }
 
 module.exports = {generate};

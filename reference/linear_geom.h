@@ -1,0 +1,54 @@
+/*
+ * Internal to the reference: the matrix-product and convolution geometry and the exact integer
+ * convolution accumulators of onnx_linear.c, shared with ONNX Runtime's com.microsoft QLinearConv
+ * and MatMulInteger16 (ort_qconv.c, ort_qmatmul.c). Not part of qref.h.
+ */
+#ifndef QREF_LINEAR_GEOM_H
+#define QREF_LINEAR_GEOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qref.h"
+
+/* numpy.matmul broadcasting (onnx/defs/math/utils.cc MatMulShapeInference). */
+typedef struct qref_mm_geom {
+	int64_t m, k, n;
+	int32_t nb;                    /* batch dims of the output */
+	int64_t bdim[QCF_MAX_RANK];    /* output batch dims */
+	int64_t astride[QCF_MAX_RANK]; /* a's batch stride (in matrices) per output dim, 0 bcast */
+	int64_t bstride[QCF_MAX_RANK];
+	size_t nbatch;
+} qref_mm_geom;
+
+/* The geometry of y = a @ b (ranks >= 1, numpy's 1-D rules); QCF_INVALID_PARAM when K differs,
+ * the batch dimensions do not broadcast or y is not the broadcast shape. */
+qcf_status qref_mm_shape(const qcf_op_call *call, const qcf_tensor *a, const qcf_tensor *b,
+                         const qcf_tensor *y, qref_mm_geom *g, qref_detail *d);
+
+/* Matrix offsets (in matrices) of a and b for output batch index bi. */
+void qref_mm_batch(const qref_mm_geom *g, size_t bi, int64_t *ao, int64_t *bo);
+
+/* A convolution over NCHW x [N, C, spatial...] and w [M, C / group, kernel...]
+ * (convPoolShapeInference, onnx/defs/nn/defs.cc). */
+typedef struct qref_conv_geom {
+	int32_t nsp; /* spatial dims */
+	int64_t batch, cin, cout, group, cg, mg;
+	int64_t in[QCF_MAX_RANK], k[QCF_MAX_RANK], out[QCF_MAX_RANK];
+	int64_t stride[QCF_MAX_RANK], dil[QCF_MAX_RANK], pad0[QCF_MAX_RANK];
+	size_t in_sp, k_sp, out_sp; /* spatial element counts */
+} qref_conv_geom;
+
+/* The geometry from x, w and the attributes group, kernel_shape, strides, dilations, pads and
+ * auto_pad; y must be [N, M, out...]. QCF_INVALID_PARAM (with the attribute's name) otherwise. */
+qcf_status qref_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,
+                           const qcf_tensor *y, qref_conv_geom *g, qref_detail *d);
+
+/* Exact accumulators of 8-bit x and w in y's row-major (NCHW) order: the sum of (x - zx) *
+ * (w - zw[m]) over the group's channels and the taps inside x (padding adds 0), plus bias[m]
+ * (int32, one per output channel) when bias != NULL; zw holds nzw values (1, or M). -1 when out
+ * of memory. */
+int qref_conv_acc(const qref_conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
+                  const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc);
+
+#endif
