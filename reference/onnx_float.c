@@ -22,8 +22,8 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
-#include "litert_bcast.h"
 #include "linear_geom.h"
+#include "litert_bcast.h"
 #include "op.h"
 
 enum { FL_ADD, FL_MUL, FL_LEAKY_RELU, FL_MATMUL, FL_CONV };
