@@ -38,6 +38,7 @@
 #pragma weak qct_register_ort_elementwise
 #pragma weak qct_register_ort_pool
 #pragma weak qct_register_ort_matmul
+#pragma weak qct_register_ort_attention
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -262,6 +263,7 @@ int main(int argc, char **argv)
 	                        qct_register_ort_elementwise,
 	                        qct_register_ort_pool,
 	                        qct_register_ort_matmul,
+	                        qct_register_ort_attention,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,
