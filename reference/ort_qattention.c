@@ -66,7 +66,7 @@ static int32_t q8(const qcf_tensor *t, size_t i)
 enum { MASK_NONE, MASK_END, MASK_END_START, MASK_2D, MASK_3D };
 
 static qcf_status check_mask(const qcf_op_call *call, const qcf_tensor *m, int64_t B, int64_t S,
-                             int64_t T, int uni, int *form, qref_detail *d)
+                             int64_t T, int *form, qref_detail *d)
 {
 	*form = MASK_NONE;
 	if (!m)
@@ -113,7 +113,6 @@ static qcf_status check_mask(const qcf_op_call *call, const qcf_tensor *m, int64
 			        call->op, (long long)B, (long long)S, (long long)T);
 		*form = MASK_3D;
 	} else if (m->rank == 4) {
-		(void)uni;
 		return qref_fail_tensor(d, m, QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: a 4-D (Megatron) mask_index: ORT's CPU kernel refuses "
 		                        "it (\"4D mask in attention cpu kernel is not supported\")",
@@ -258,7 +257,7 @@ static qcf_status qref_ort_qattention(const qcf_op_call *call, const qref_op *ro
 	}
 	int64_t T = P + S;
 	int form;
-	if ((s = check_mask(call, mask, B, S, T, uni == 1, &form, d)) != QCF_OK)
+	if ((s = check_mask(call, mask, B, S, T, &form, d)) != QCF_OK)
 		return s;
 	if (D == 0)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
