@@ -39,6 +39,7 @@
 #pragma weak qct_register_ort_pool
 #pragma weak qct_register_ort_matmul
 #pragma weak qct_register_ort_conv
+#pragma weak qct_register_ort_attention
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -264,6 +265,7 @@ int main(int argc, char **argv)
 	                        qct_register_ort_pool,
 	                        qct_register_ort_matmul,
 	                        qct_register_ort_conv,
+	                        qct_register_ort_attention,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,
