@@ -661,8 +661,8 @@ static void test_chains(void)
 		snprintf(rel, sizeof rel, "suite/stubs/%s.o", stubs[i]);
 		snprintf(obj, sizeof obj, "%s", qct_build_path(rel));
 		CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
-		CU_ASSERT_TRUE_FATAL(
-		        qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir, runner, dir));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir,
+		                               runner, dir));
 		CU_ASSERT_TRUE_FATAL(
 		        qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
 		CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q,
@@ -678,8 +678,10 @@ static void test_chains(void)
 			const char *mode = qct_str(ch, "mode");
 			fused += !strcmp(mode, "fused");
 			opbyop += !strcmp(mode, "op by op");
-			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) == 2 &&
-			         strstr(qct_str(c, "message"), "node 2 (RELU6) is the first") != NULL;
+			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) ==
+			                 2 &&
+			         strstr(qct_str(c, "message"), "node 2 (RELU6) is the first") !=
+			                 NULL;
 		}
 		CU_ASSERT_EQUAL(fused + opbyop, json_array_size(json_object_get(r, "cases")));
 		if (i == 0) { /* ABI 1: every chain op by op, RELU6 named where it fails */
@@ -856,8 +858,8 @@ static void test_format_versions(void)
 	patch(path, 4, "\x05", 1);
 	const char *cmd[2] = {runner, q};
 	for (int i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s %s --quiet", cmd[i], i ? "import" : "", dir),
-		                      0);
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p, "%s %s %s --quiet", cmd[i], i ? "import" : "", dir), 0);
 		const char *nl = strchr(p.err, '\n');
 		CU_ASSERT_EQUAL(p.status, 2);
 		CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "format version 5, this "));
@@ -868,9 +870,9 @@ static void test_format_versions(void)
 }
 
 /*
- * LiteRT's LSTM (15 inputs here, up to 24) exports and runs through the runner, its import the direct run's;
- * a runner built for 8 tensors records each such case not run, naming the count, and import
- * judges them ERROR.
+ * LiteRT's LSTM (15 inputs here, up to 24) exports and runs through the runner, its import the
+ * direct run's; a runner built for 8 tensors records each such case not run, naming the count, and
+ * import judges them ERROR.
  */
 static void test_lstm(void)
 {
@@ -891,8 +893,8 @@ static void test_lstm(void)
 	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --json %s --quiet", q, spec, rj));
 	CU_ASSERT_EQUAL(same_report(ij, rj), 0);
 	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, "-DQCONFORM_RUNNER_MAX_TENSORS=8"), 0);
-	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir,
-	                               runner, dir));
+	CU_ASSERT_TRUE_FATAL(
+	        qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir, runner, dir));
 	qct_proc p;
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s import %s --json %s --quiet", q, dir, ij), 0);
 	CU_ASSERT_EQUAL(p.status, 1);
@@ -927,6 +929,5 @@ void qct_register_export(void)
 	CU_add_test(s, "an NPU's engines in the records, certified offline", test_engine_records);
 	CU_add_test(s, "chains offline, op by op and fused: the run's report", test_chains);
 	CU_add_test(s, "format 3 still imports; a newer format is refused", test_format_versions);
-	CU_add_test(s, "LiteRT's LSTM (24 tensors) exports; a smaller runner says so",
-	            test_lstm);
+	CU_add_test(s, "LiteRT's LSTM (24 tensors) exports; a smaller runner says so", test_lstm);
 }

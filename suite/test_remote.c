@@ -1049,17 +1049,20 @@ static void test_pool_resume(void)
 static void test_chains(void)
 {
 	const char *tmp = qct_tmpdir();
-	const char *specs = "specs/chains/conv_2d_relu6.yaml specs/chains/conv_2d_relu6_ties.yaml "
-	                    "specs/chains/qdq_add_ties.yaml specs/chains/requantize_requantize.yaml";
-	const char *plugins[2] = {qct_stub("relu6_high"), qct_build_path("libqconform_reference.so")};
+	const char *specs =
+	        "specs/chains/conv_2d_relu6.yaml specs/chains/conv_2d_relu6_ties.yaml "
+	        "specs/chains/qdq_add_ties.yaml specs/chains/requantize_requantize.yaml";
+	const char *plugins[2] = {qct_stub("relu6_high"),
+	                          qct_build_path("libqconform_reference.so")};
 	char plugin[2][600];
 	for (int i = 0; i < 2; i++)
 		snprintf(plugin[i], sizeof plugin[i], "%s", plugins[i]);
 	for (int i = 0; i < 2; i++) {
 		int st, rst;
 		json_t *local = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs, plugin[i]);
-		json_t *remote = qct_run_report(tmp, &rst, NULL, "%s --remote '%s --stdio' --plugin %s",
-		                                specs, worker(), plugin[i]);
+		json_t *remote =
+		        qct_run_report(tmp, &rst, NULL, "%s --remote '%s --stdio' --plugin %s",
+		                       specs, worker(), plugin[i]);
 		CU_ASSERT_FATAL(local && remote);
 		CU_ASSERT_EQUAL(rst, st);
 		CU_ASSERT_EQUAL(st, i ? 0 : 1);
@@ -1070,7 +1073,8 @@ static void test_chains(void)
 		{
 			json_t *ch = json_object_get(c, "chain");
 			CU_ASSERT_STRING_EQUAL(qct_str(ch, "mode"), i ? "fused" : "op by op");
-			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) == 2;
+			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) ==
+			         2;
 		}
 		CU_ASSERT(i ? node2 == 0 : node2 > 0);
 		json_decref(local);

@@ -191,25 +191,25 @@
  * chain mode and intermediates), 24 tensors a side */
 #define QCF_FORMAT_VERSION        4
 #define QCF_FORMAT_VERSION_OLDEST 3 /* the oldest import reads */
-#define QCF_HEADER_BYTES      32
-#define QCF_VERSION_BYTES     16
-#define QCF_MAGIC_MANIFEST    "QCMF"
-#define QCF_MAGIC_CASE        "QCCF"
-#define QCF_MAGIC_RUNNER      "QCRH"
-#define QCF_MAGIC_RESULT      "QCRC"
-#define QCF_MAGIC_END         "QCRE"
-#define QCF_MAGIC_START       "QCRS"
-#define QCF_MAGIC_ABORT       "QCRA"
-#define QCF_MAGIC_REQUEST     "QCRQ"
-#define QCF_MAGIC_SESSION     "QCSS"
-#define QCF_REQ_SESSION       0xffffffffu /* a request's index: a session, please */
-#define QCF_CASE_MAX_TENSORS  24 /* inputs, outputs, intermediates: each at most (an LSTM's 24) */
-#define QCF_CASE_MAX_NODES    8  /* a chain's nodes */
-#define QCF_CASE_MAX_ATTRS    16
-#define QCF_MESSAGE_BYTES     255 /* a case record's message, at most */
-#define QCF_ENGINE_NAME_BYTES 63  /* a case record's engine_name, at most */
-#define QCF_STREAM_PREFIX     "QC1 "
-#define QCF_STREAM_PIECE      57 /* record bytes per stream line */
+#define QCF_HEADER_BYTES          32
+#define QCF_VERSION_BYTES         16
+#define QCF_MAGIC_MANIFEST        "QCMF"
+#define QCF_MAGIC_CASE            "QCCF"
+#define QCF_MAGIC_RUNNER          "QCRH"
+#define QCF_MAGIC_RESULT          "QCRC"
+#define QCF_MAGIC_END             "QCRE"
+#define QCF_MAGIC_START           "QCRS"
+#define QCF_MAGIC_ABORT           "QCRA"
+#define QCF_MAGIC_REQUEST         "QCRQ"
+#define QCF_MAGIC_SESSION         "QCSS"
+#define QCF_REQ_SESSION           0xffffffffu /* a request's index: a session, please */
+#define QCF_CASE_MAX_TENSORS      24 /* inputs, outputs, intermediates: each at most (an LSTM's 24) */
+#define QCF_CASE_MAX_NODES        8 /* a chain's nodes */
+#define QCF_CASE_MAX_ATTRS        16
+#define QCF_MESSAGE_BYTES         255 /* a case record's message, at most */
+#define QCF_ENGINE_NAME_BYTES     63  /* a case record's engine_name, at most */
+#define QCF_STREAM_PREFIX         "QC1 "
+#define QCF_STREAM_PIECE          57 /* record bytes per stream line */
 
 /* A tensor's flags. */
 #define QCF_CASE_T_QUANT             1u /* quant is not NULL */

@@ -547,7 +547,8 @@ static int qcr_decode(const unsigned char *p, unsigned long n, const char **why)
 		return -1;
 	}
 	if (n_in > QCR_T || n_out > QCR_T) {
-		*why = qcr_too_many(n_in > QCR_T ? " inputs" : " outputs", n_in > QCR_T ? n_in : n_out);
+		*why = qcr_too_many(n_in > QCR_T ? " inputs" : " outputs",
+		                    n_in > QCR_T ? n_in : n_out);
 		return -1;
 	}
 	c->call.n_inputs = (int32_t)n_in;
@@ -1080,7 +1081,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			qcr_call(&c->call, all, c->n_mid, p, n, file_end, res);
 		if (chain_mode == QCF_CHAIN_FUSED && res->status == QCF_NOT_SUPPORTED &&
 		    res->check == QCF_CHECK_NONE) {
-			/* the plugin does not fuse this chain: its nodes in turn, from the poison */
+			/* the plugin does not fuse this chain: its nodes in turn, from the poison
+			 */
 			chain_mode = QCF_CHAIN_OPBYOP;
 			for (k = c->call.n_inputs; k < n_all; k++)
 				if (c->data[k].present && c->data[k].buf)
@@ -1097,7 +1099,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			nodes_ok = i + 1;
 			for (k = 0; k < nd->n_outputs; k++) {
 				uint32_t t = c->node_idx[i][nd->n_inputs + k];
-				uint32_t first_mid = (uint32_t)(c->call.n_inputs + c->call.n_outputs);
+				uint32_t first_mid =
+				        (uint32_t)(c->call.n_inputs + c->call.n_outputs);
 				if (t >= first_mid)
 					written[t - first_mid] = 1;
 			}

@@ -394,7 +394,7 @@ static json_t *provenance(json_t *plugin, json_t *engines)
 		/* a chain's mode is the runner's word; its first_differing_node the harness's
 		 * comparison of intermediates the runner sent, which it cannot check were the
 		 * ones it fed forward */
-		const char *rec[] = {"plugin.options",     "offline.runner_version",
+		const char *rec[] = {"plugin.options",      "offline.runner_version",
 		                     "offline.runner_mode", "cases.seconds",
 		                     "offline.aborted",     "cases.chain"};
 		for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++)

@@ -323,8 +323,8 @@ static int parse_case_record(const unsigned char *p, size_t n, unsigned format, 
 	                &r, why, why_size) != 0)
 		return -1;
 	if (qc_bin_format(p, n) != format) {
-		snprintf(why, why_size, "format version %u, the export's is %u", qc_bin_format(p, n),
-		         format);
+		snprintf(why, why_size, "format version %u, the export's is %u",
+		         qc_bin_format(p, n), format);
 		return -1;
 	}
 	o->case_crc = qc_rb_u32(&r);
@@ -369,8 +369,9 @@ static int parse_case_record(const unsigned char *p, size_t n, unsigned format, 
 			r.bad = 1;
 		for (uint32_t k = 0; k < o->n_mid && !r.bad; k++) {
 			o->mid_nbytes[k] = qc_rb_u64(&r);
-			o->mid[k] = o->mid_nbytes[k] > r.n ? NULL
-			                                   : qc_rb_bytes(&r, (size_t)o->mid_nbytes[k]);
+			o->mid[k] = o->mid_nbytes[k] > r.n
+			                    ? NULL
+			                    : qc_rb_bytes(&r, (size_t)o->mid_nbytes[k]);
 			if (!o->mid[k])
 				r.bad = 1;
 		}
@@ -1078,8 +1079,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		rec o;
 		char why[256] = "not the record read before";
 		if (parse_case_record(p, len, P->format, &o, why, sizeof why) != 0 ||
-		    o.index != index ||
-		    (o.case_crc != ic->crc && o.case_crc != 0)) {
+		    o.index != index || (o.case_crc != ic->crc && o.case_crc != 0)) {
 			free(file);
 			rec_free(&o);
 			return qc_errf(err, err_size, "the record of case %s: %s", c->name, why);
@@ -1108,7 +1108,8 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 			return qc_errf(err, err_size,
 			               "the record of case %s holds other %s than the case has "
 			               "(their count or sizes)",
-			               c->name, fault > 1 ? "chain nodes or intermediates" : "outputs");
+			               c->name,
+			               fault > 1 ? "chain nodes or intermediates" : "outputs");
 	}
 	return 0;
 }

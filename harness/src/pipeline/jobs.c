@@ -502,8 +502,8 @@ static void chain_run_free(chain_run *cr)
 	memset(cr, 0, sizeof *cr);
 }
 
-/* Runs case c's nodes in turn in R's worker: *ex is the first node's outcome that is not QCF_OK (its
- * message names the node), else the last node's, with the seconds of all. 0, or the runner's
+/* Runs case c's nodes in turn in R's worker: *ex is the first node's outcome that is not QCF_OK
+ * (its message names the node), else the last node's, with the seconds of all. 0, or the runner's
  * code (-1, -2) when it cannot go on. */
 static int chain_opbyop(qc_runner *R, const qc_case *c, const qc_expected *e, chain_run *cr,
                         qc_exec_result *ex, char *err, size_t err_size)
@@ -568,8 +568,8 @@ static int chain_opbyop(qc_runner *R, const qc_case *c, const qc_expected *e, ch
 
 /* An import's op by op record as a run of chain_opbyop: the kernel's intermediates and graph
  * outputs (staged: NULL when the last node did not return QCF_OK), the nodes that did. */
-static void chain_from_source(const qc_case *c, const qc_source_chain *sc, const qcf_op_call *staged,
-                              chain_run *cr)
+static void chain_from_source(const qc_case *c, const qc_source_chain *sc,
+                              const qcf_op_call *staged, chain_run *cr)
 {
 	memset(cr, 0, sizeof *cr);
 	for (int i = 0; i < c->n_mid; i++)
@@ -730,9 +730,10 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 		qc_exec_result ex2[BATCH_CASES];
 		char err[512] = "";
 		memset(st2, 0, sizeof st2);
-		/* a chain offered op by op the first time runs op by op again (alone in its batch) */
+		/* a chain offered op by op the first time runs op by op again (alone in its batch)
+		 */
 		chain_run cr2;
-		int rc = !R     ? -1
+		int rc = !R       ? -1
 		         : opbyop ? chain_opbyop(R, b->cases[0], b->expected[0], &cr2, &ex2[0], err,
 		                                 sizeof err)
 		                  : qc_runner_execute(R, sub, m, ex2, st2, err, sizeof err);
@@ -807,8 +808,8 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	}
 	int rc = atomic_load(&J->cancelled) ? -2
 	         : board_dead(j)            ? -3
-	         : opbyop    ? chain_opbyop(j->runner, b->cases[0], b->expected[0], &cr, ex,
-	                                    u->err, sizeof u->err)
+	         : opbyop    ? chain_opbyop(j->runner, b->cases[0], b->expected[0], &cr, ex, u->err,
+	                                    sizeof u->err)
 	         : J->source ? J->source->execute(J->source->ctx, &j->src_state, b->cases, b->n, ex,
 	                                          staged, u->err, sizeof u->err)
 	                     : qc_runner_execute(j->runner, calls, b->n, ex, staged, u->err,
@@ -826,14 +827,15 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	else if (opbyop)
 		chain_run_free(&cr);
 	if (rc == 0 && b->cases[0]->n_nodes && J->source && J->source->chain) {
-		/* the device's runner said how it ran the chain (and op by op, its intermediates) */
+		/* the device's runner said how it ran the chain (and op by op, its intermediates)
+		 */
 		qc_source_chain sc;
 		J->source->chain(J->source->ctx, j->src_state, 0, &sc);
 		fused = sc.mode == QC_CHAIN_FUSED;
 		opbyop = sc.mode == QC_CHAIN_OPBYOP;
 		if (opbyop)
-			chain_from_source(b->cases[0], &sc, ex[0].outcome == QC_EXEC_OK ? staged[0] : NULL,
-			                  &cr);
+			chain_from_source(b->cases[0], &sc,
+			                  ex[0].outcome == QC_EXEC_OK ? staged[0] : NULL, &cr);
 	}
 	if (rc == -2 || atomic_load(&J->cancelled)) {
 		u->cancelled = 1;
