@@ -39,6 +39,13 @@
  *
  * QCONFORM_RUNNER_ARENA sets the arena's size in bytes (default 64 MiB hosted, 256 KiB
  * freestanding): a case that does not fit is recorded as not run, with what it needs.
+ * QCONFORM_RUNNER_MAX_TENSORS (default QCF_CASE_MAX_TENSORS, 24) the tensors a case may have
+ * a side: a case with more is recorded as not run, the count said.
+ *
+ * A chain case (plugin.h version 3) goes to a plugin of version 3 as one fused call; to an
+ * older one, or when it answers QCF_NOT_SUPPORTED, its nodes go in turn, each on the graph's
+ * inputs and the kernel's own outputs of the nodes before it, as `qconform run` offers them.
+ * The record says which, and op by op carries the kernel's intermediates.
  */
 #include <stddef.h>
 #include <stdint.h>
