@@ -195,6 +195,91 @@ static void test_inexact_float_sum(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * --repeat runs a chain again as it ran the first time: op by op for a kernel of ABI 1 whose
+ * QUANTIZE answers a seen input differently (suite/stubs/flaky.c), NONDETERMINISTIC with its
+ * chain record; fused for the reference, which answers the same every time.
+ */
+static void test_repeat(void)
+{
+	int st;
+	json_t *r = qct_run_report(qct_tmpdir(), &st, NULL,
+	                           "specs/chains/requantize_requantize.yaml --repeat 3 --plugin %s",
+	                           qct_stub("flaky"));
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(st, 1);
+	size_t i, nondet = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		CU_ASSERT_STRING_EQUAL(mode(c), "op by op");
+		if (!strcmp(qct_verdict(c), "NONDETERMINISTIC")) {
+			nondet++;
+			CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(c, "message"), " of 3 differ: "));
+		}
+	}
+	CU_ASSERT(nondet > 0);
+	json_decref(r);
+	r = qct_run_report(qct_tmpdir(), &st, NULL, "specs/chains --repeat 2");
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(st, 0);
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	        CU_ASSERT_STRING_EQUAL(mode(c), "fused");
+	json_decref(r);
+}
+
+/*
+ * --resume keeps a chain's record: a run's journal cut to its first half (as a run killed
+ * there leaves it) resumed gives the whole run's cases, mode and first_differing_node included,
+ * for the cases it took from the journal and for those it ran.
+ */
+static void test_resume(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600], args[1024], journal[700], cut[800];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	snprintf(journal, sizeof journal, "%s/full.json.journal", tmp);
+	snprintf(args, sizeof args,
+	         "run specs/chains/conv_2d_relu6.yaml specs/chains/add_relu6.yaml --plugin %s "
+	         "--quiet",
+	         qct_stub("relu6_high"));
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s --json %s/full.json --keep-journal", q, args, tmp),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	qct_proc_free(&p);
+	/* the header line and the first half of the cases' lines */
+	snprintf(cut, sizeof cut, "%s/cut.json.journal", tmp);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("cut", "n=$(wc -l < %s); head -n $((n / 2)) %s > %s",
+	                               journal, journal, cut));
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s --json %s/cut.json --resume %s", q, args, tmp, cut),
+	                      0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "cases done before"));
+	qct_proc_free(&p);
+	char a[800], b[800];
+	snprintf(a, sizeof a, "%s/full.json", tmp);
+	snprintf(b, sizeof b, "%s/cut.json", tmp);
+	json_t *x = json_load_file(a, JSON_REJECT_DUPLICATES, NULL),
+	       *y = json_load_file(b, JSON_REJECT_DUPLICATES, NULL);
+	CU_ASSERT_FATAL(x && y);
+	json_t *cx = json_object_get(x, "cases"), *cy = json_object_get(y, "cases");
+	CU_ASSERT_EQUAL(json_array_size(cx), json_array_size(cy));
+	size_t named = 0;
+	for (size_t i = 0; i < json_array_size(cx) && i < json_array_size(cy); i++) {
+		json_t *u = json_array_get(cx, i), *v = json_array_get(cy, i);
+		json_t *chu = json_object_get(u, "chain"), *chv = json_object_get(v, "chain");
+		CU_ASSERT_TRUE(chu && json_equal(chu, chv));
+		CU_ASSERT_STRING_EQUAL(qct_verdict(u), qct_verdict(v));
+		CU_ASSERT_STRING_EQUAL(qct_str(u, "message"), qct_str(v, "message"));
+		named += json_integer_value(json_object_get(chv, "first_differing_node")) == 2;
+	}
+	CU_ASSERT(named > 0);
+	json_decref(x);
+	json_decref(y);
+	qct_rmdir(tmp);
+}
+
 void qct_register_chains(void)
 {
 	CU_pSuite s = qct_suite("chains");
@@ -204,4 +289,6 @@ void qct_register_chains(void)
 	CU_add_test(s, "the reference conforms on every chain", test_reference);
 	CU_add_test(s, "a chain's order and contract are checked", test_validate);
 	CU_add_test(s, "a float32 sum that is not exact is refused", test_inexact_float_sum);
+	CU_add_test(s, "--repeat runs a chain again, op by op or fused", test_repeat);
+	CU_add_test(s, "--resume keeps a chain's record", test_resume);
 }

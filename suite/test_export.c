@@ -457,7 +457,7 @@ static void test_bad_input(void)
 		N_BAD
 	};
 	static const char *const says[N_BAD] = {
-	        "manifest.qcm: format version 4, this qconform reads 3",
+	        "manifest.qcm: format version 5, this qconform reads 3 to 4",
 	        "manifest.qcm: written by qconform 0.0.9, this is qconform " QC_VERSION,
 	        "dequantize.yaml changed since the export",
 	        "cases/000002.qcc: No such file or directory (case 2, ",
@@ -481,7 +481,7 @@ static void test_bad_input(void)
 		switch (k) {
 		case FORMAT:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
-			patch(path, 4, "\x04", 1); /* QCF_FORMAT_VERSION + 1 */
+			patch(path, 4, "\x05", 1); /* QCF_FORMAT_VERSION + 1 */
 			break;
 		case VERSION:
 			snprintf(path, sizeof path, "%s/manifest.qcm", dir);
@@ -636,6 +636,286 @@ static void test_engine_records(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * Chains offline: a kernel wrong in RELU6 (ABI 1: its runner offers the nodes in turn, its own
+ * outputs fed forward) and one that fuses and rounds once (ABI 3: fused, and op by op for the
+ * chain it declines) give, through the runner and import, the direct run's report case for
+ * case: verdicts, the chain's mode and first_differing_node.
+ */
+static void test_chains(void)
+{
+	static const char *const stubs[] = {"relu6_high", "fuse_once"};
+	const char *specs = "specs/chains/conv_2d_relu6.yaml specs/chains/conv_2d_relu6_ties.yaml "
+	                    "specs/chains/conv_2d_relu6_ties_fused.yaml "
+	                    "specs/chains/depthwise_conv_2d_hard_swish.yaml";
+	const char *tmp = qct_tmpdir();
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024], rel[128];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --out %s", q, specs, dir));
+	for (int i = 0; i < 2; i++) {
+		snprintf(rel, sizeof rel, "suite/stubs/%s.o", stubs[i]);
+		snprintf(obj, sizeof obj, "%s", qct_build_path(rel));
+		CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir,
+		                               runner, dir));
+		CU_ASSERT_TRUE_FATAL(
+		        qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
+		CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q,
+		                               specs, qct_stub(stubs[i]), rj));
+		CU_ASSERT_TRUE(same_report(ij, rj) > 0);
+		json_t *r = json_load_file(ij, JSON_REJECT_DUPLICATES, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		size_t k, node2 = 0, fused = 0, opbyop = 0;
+		json_t *c;
+		json_array_foreach(json_object_get(r, "cases"), k, c)
+		{
+			json_t *ch = json_object_get(c, "chain");
+			const char *mode = qct_str(ch, "mode");
+			fused += !strcmp(mode, "fused");
+			opbyop += !strcmp(mode, "op by op");
+			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) ==
+			                 2 &&
+			         strstr(qct_str(c, "message"), "node 2 (RELU6) is the first") !=
+			                 NULL;
+		}
+		CU_ASSERT_EQUAL(fused + opbyop, json_array_size(json_object_get(r, "cases")));
+		if (i == 0) { /* ABI 1: every chain op by op, RELU6 named where it fails */
+			CU_ASSERT_TRUE(opbyop > 0 && !fused && node2 > 0);
+		} else { /* fused, but the hard-swish chain it declines */
+			CU_ASSERT_TRUE(fused > 0 && opbyop > 0 && !node2);
+		}
+		json_decref(r);
+	}
+	qct_rmdir(tmp);
+}
+
+/* A file of format version 3 (qcbin.c's rules): the version set, and a case file's or a case
+ * record's chain fields, empty for a single op, cut off. *crc gets the old and new CRC-32. */
+static void to_format3(const char *path, uint32_t crc[2], unsigned char *size_pair)
+{
+	size_t len;
+	char why[600];
+	unsigned char *p = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	size_t out = 0;
+	for (size_t at = 0; at + QCF_HEADER_BYTES + 4 <= len;) {
+		unsigned char *h = p + at;
+		size_t total = qc_le32(h + 8), cut = 0;
+		CU_ASSERT_FATAL(total >= QCF_HEADER_BYTES + 4 && at + total <= len);
+		crc[0] = qc_le32(h + total - 4);
+		if (!memcmp(h, QCF_MAGIC_CASE, 4))
+			cut = 4; /* u32 n_nodes */
+		else if (!memcmp(h, QCF_MAGIC_RESULT, 4))
+			cut = 16; /* chain_mode, chain_node, nodes_ok, n_intermediates */
+		static const unsigned char zero[16];
+		CU_ASSERT_FATAL(!memcmp(h + total - 4 - cut, zero, cut));
+		memmove(p + out, h, total - 4 - cut);
+		unsigned char *o = p + out;
+		size_t n = total - cut;
+		o[4] = 3;
+		o[5] = 0;
+		for (int i = 0; i < 4; i++)
+			o[8 + i] = (unsigned char)(n >> (8 * i));
+		if (size_pair) { /* the manifest lists the case file's CRC-32 and size */
+			for (int i = 0; i < 4; i++)
+				size_pair[4 + i] = (unsigned char)(n >> (8 * i));
+		}
+		crc[1] = qc_crc32(0, o, n - 4);
+		for (int i = 0; i < 4; i++)
+			o[n - 4 + (size_t)i] = (unsigned char)(crc[1] >> (8 * i));
+		if (size_pair)
+			for (int i = 0; i < 4; i++)
+				size_pair[i] = (unsigned char)(crc[1] >> (8 * i));
+		out += n;
+		at += total;
+	}
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(p, 1, out, f);
+	fclose(f);
+	free(p);
+}
+
+/* Replaces every run `from` of n bytes of a file after body_at by `to` (a manifest's case
+ * list, a runner header's manifest CRC, a record's case CRC), then with fix_crc the CRC-32 of
+ * the file's one record. */
+static void replace_bytes(const char *path, const unsigned char *from, const unsigned char *to,
+                          size_t n, long body_at, int fix_crc)
+{
+	size_t len;
+	char why[600];
+	unsigned char *p = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	int found = 0;
+	for (size_t at = (size_t)body_at; at + n <= len - 4; at++)
+		if (!memcmp(p + at, from, n)) {
+			memcpy(p + at, to, n);
+			found++;
+		}
+	CU_ASSERT(found > 0);
+	uint32_t crc = qc_crc32(0, p, len - 4);
+	for (int i = 0; fix_crc && i < 4; i++)
+		p[len - 4 + (size_t)i] = (unsigned char)(crc >> (8 * i));
+	FILE *f = fopen(path, "wb");
+	fwrite(p, 1, len, f);
+	fclose(f);
+	free(p);
+}
+
+/*
+ * Format 3 and format 5: an export and records of format 3 (as the qconform before chains
+ * wrote them) still import, to the same report; a manifest of a format newer than this
+ * qconform's is refused, one line and exit 2, by import and by the runner alike (as the runner
+ * of format 3 refuses a format 4 export); so is an export whose records are of another format.
+ */
+static void test_format_versions(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024], path[1300], ij3[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("suite/stubs/ties_half_up.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(ij3, sizeof ij3, "%s/import3.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	const char *spec = "specs/litert/quantize.yaml specs/onnx/quantize_linear.yaml";
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --out %s", q, spec, dir));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
+	/* the same export and records as format 3 */
+	size_t len;
+	char why[600];
+	snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+	unsigned char *m = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	uint32_t n_cases = qc_le32(m + 12), mcrc[2], crc[2];
+	free(m);
+	CU_ASSERT_FATAL(n_cases > 0);
+	to_format3(path, mcrc, NULL);
+	for (uint32_t i = 0; i < n_cases; i++) {
+		unsigned char pair[8], old[8];
+		snprintf(path, sizeof path, "%s/cases/%06u.qcc", dir, i);
+		unsigned char *c = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		for (int k = 0; k < 4; k++) {
+			old[k] = c[len - 4 + (size_t)k];
+			old[4 + k] = (unsigned char)(len >> (8 * k));
+		}
+		free(c);
+		to_format3(path, crc, pair);
+		snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+		replace_bytes(path, old, pair, 8, QCF_HEADER_BYTES, 1);
+		/* the case's start and record name it by its CRC-32 */
+		snprintf(path, sizeof path, "%s/outputs/%06u.qco", dir, i);
+		replace_bytes(path, old, pair, 4, QCF_HEADER_BYTES, 0);
+		to_format3(path, crc, NULL);
+	}
+	snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+	unsigned char *m3 = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m3);
+	uint32_t new_crc = qc_le32(m3 + len - 4), old_crc = 0;
+	free(m3);
+	snprintf(path, sizeof path, "%s/outputs/runner.qco", dir);
+	to_format3(path, crc, NULL);
+	snprintf(path, sizeof path, "%s/outputs/end.qco", dir);
+	to_format3(path, crc, NULL);
+	/* the headers name the manifest by its CRC-32: the one before the edits of its list */
+	snprintf(path, sizeof path, "%s/outputs/runner.qco", dir);
+	unsigned char *h = qc_read_whole(path, 0, "file", &len, why, sizeof why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	old_crc = qc_le32(h + QCF_HEADER_BYTES);
+	free(h);
+	unsigned char from[4], to[4];
+	for (int k = 0; k < 4; k++) {
+		from[k] = (unsigned char)(old_crc >> (8 * k));
+		to[k] = (unsigned char)(new_crc >> (8 * k));
+	}
+	replace_bytes(path, from, to, 4, QCF_HEADER_BYTES, 1);
+	snprintf(path, sizeof path, "%s/outputs/end.qco", dir);
+	replace_bytes(path, from, to, 4, QCF_HEADER_BYTES, 1);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij3));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --plugin %s --json %s --quiet", q, spec,
+	                               qct_stub("ties_half_up"), rj));
+	CU_ASSERT_TRUE(same_report(ij3, rj) > 0);
+	CU_ASSERT_TRUE(same_report(ij, rj) > 0);
+	/* records of format 4 for an export of format 3: refused */
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s %s --quiet --stream %s/s.log", runner, dir, tmp), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "format version 3, this runner reads 4"));
+	qct_proc_free(&p);
+	/* a format newer than this qconform's: the runner and import refuse it */
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --out %s", q, spec, dir));
+	snprintf(path, sizeof path, "%s/manifest.qcm", dir);
+	patch(path, 4, "\x05", 1);
+	const char *cmd[2] = {runner, q};
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p, "%s %s %s --quiet", cmd[i], i ? "import" : "", dir), 0);
+		const char *nl = strchr(p.err, '\n');
+		CU_ASSERT_EQUAL(p.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "format version 5, this "));
+		CU_ASSERT_TRUE(nl && !nl[1]);
+		qct_proc_free(&p);
+	}
+	qct_rmdir(tmp);
+}
+
+/*
+ * LiteRT's LSTM (15 inputs here, up to 24) exports and runs through the runner, its import the
+ * direct run's; a runner built for 8 tensors records each such case not run, naming the count, and
+ * import judges them ERROR.
+ */
+static void test_lstm(void)
+{
+	const char *tmp = qct_tmpdir();
+	char q[600];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	char dir[1024], runner[1024], obj[512], ij[1024], rj[1024];
+	snprintf(dir, sizeof dir, "%s/export", tmp);
+	snprintf(runner, sizeof runner, "%s/runner", tmp);
+	snprintf(obj, sizeof obj, "%s", qct_build_path("reference/plugin.o"));
+	snprintf(ij, sizeof ij, "%s/import.json", tmp);
+	snprintf(rj, sizeof rj, "%s/run.json", tmp);
+	const char *spec = "specs/litert/lstm.yaml";
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("export", "%s export %s --out %s", q, spec, dir));
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, NULL), 0);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("runner", "%s %s --quiet", runner, dir));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("import", "%s import %s --json %s --quiet", q, dir, ij));
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("run", "%s run %s --json %s --quiet", q, spec, rj));
+	CU_ASSERT_EQUAL(same_report(ij, rj), 0);
+	CU_ASSERT_EQUAL_FATAL(build_runner(runner, obj, "-DQCONFORM_RUNNER_MAX_TENSORS=8"), 0);
+	CU_ASSERT_TRUE_FATAL(
+	        qct_sh_ok("runner", "rm -f %s/outputs/* && %s %s --quiet", dir, runner, dir));
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s import %s --json %s --quiet", q, dir, ij), 0);
+	CU_ASSERT_EQUAL(p.status, 1);
+	qct_proc_free(&p);
+	json_t *r = json_load_file(ij, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	size_t k, refused = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(r, "cases"), k, c)
+	{
+		const char *msg = qct_str(c, "message");
+		refused += !strcmp(qct_verdict(c), "ERROR") &&
+		           !strncmp(msg, "the runner could not run it: the case has ", 42) &&
+		           strstr(msg, " inputs, this runner takes 8 (built with "
+		                       "QCONFORM_RUNNER_MAX_TENSORS)");
+	}
+	CU_ASSERT_EQUAL(refused, json_array_size(json_object_get(r, "cases")));
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 void qct_register_export(void)
 {
 	CU_pSuite s = qct_suite("export");
@@ -647,4 +927,7 @@ void qct_register_export(void)
 	CU_add_test(s, "a crashing kernel: --resume, CRASH from a start", test_crash_resume);
 	CU_add_test(s, "bad input: one line, exit 2", test_bad_input);
 	CU_add_test(s, "an NPU's engines in the records, certified offline", test_engine_records);
+	CU_add_test(s, "chains offline, op by op and fused: the run's report", test_chains);
+	CU_add_test(s, "format 3 still imports; a newer format is refused", test_format_versions);
+	CU_add_test(s, "LiteRT's LSTM (24 tensors) exports; a smaller runner says so", test_lstm);
 }

@@ -8,7 +8,8 @@
  *   - a kernel with four faults (suite/mcu/faults.c): a HardFault is CRASH, a hang is the
  *     board watchdog's TIMEOUT, a write through NULL into the watched vector table and a
  *     write far past an output are ERROR; every other case as the direct run has it, after
- *     the device restarted twice.
+ *     the device restarted twice;
+ *   - chains (fused: the reference speaks ABI 3) and LiteRT's LSTM answer as a direct run.
  * Skipped, with a line on stderr, where qemu-system-arm or the firmware (`make mcu`, which
  * needs gcc-arm-none-eabi) is missing.
  */
@@ -185,9 +186,48 @@ static void test_faults(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * Chains and an LSTM on the Cortex-M3: the reference there speaks ABI 3 and gets each chain as
+ * one fused call (its nodes and intermediates in the case file), LiteRT's LSTM has 15 inputs
+ * (more than the 8 the runner took before format 4); the import is the direct run's report.
+ */
+static void test_chains_lstm(void)
+{
+	if (!available())
+		return;
+	const char *tmp = qct_tmpdir();
+	char q[600], fw[1200], cmd[8192];
+	snprintf(q, sizeof q, "%s", qct_build_path("qconform"));
+	snprintf(fw, sizeof fw, "%s", qct_build_path("mcu/fw-m3.elf"));
+	const char *sel = "specs/chains specs/litert/lstm.yaml --filter '*/0' --filter '*/golden*'";
+	snprintf(cmd, sizeof cmd,
+	         "%s export %s --out %s/c && "
+	         "%s feed %s/c --device '" QEMU_M3 "%s' --timeout 60 --quiet && "
+	         "%s import %s/c --outputs %s/c/outputs.log --json %s/i.json --quiet; "
+	         "%s run %s --json %s/d.json --quiet",
+	         q, sel, tmp, q, tmp, fw, q, tmp, tmp, tmp, q, sel, tmp);
+	CU_ASSERT_TRUE_FATAL(qct_sh_ok("chains on the Cortex-M3", "%s", cmd));
+	char a[1200], b[1200];
+	snprintf(a, sizeof a, "%s/i.json", tmp);
+	snprintf(b, sizeof b, "%s/d.json", tmp);
+	json_t *rep = NULL;
+	CU_ASSERT_EQUAL(differing(a, b, &rep, 0), 0);
+	size_t k, fused = 0, lstm = 0;
+	json_t *c;
+	json_array_foreach(json_object_get(rep, "cases"), k, c)
+	{
+		fused += !strcmp(qct_str(json_object_get(c, "chain"), "mode"), "fused");
+		lstm += !strcmp(qct_str(c, "op"), "LSTM") && !strcmp(qct_verdict(c), "PASS");
+	}
+	CU_ASSERT(fused >= 14 && lstm > 0);
+	json_decref(rep);
+	qct_rmdir(tmp);
+}
+
 void qct_register_mcu(void)
 {
 	CU_pSuite s = qct_suite("mcu");
 	CU_add_test(s, "a Cortex-M certified from two shards' captures", test_certify_shards);
 	CU_add_test(s, "faults on the device: CRASH, TIMEOUT, ERROR", test_faults);
+	CU_add_test(s, "chains (fused) and an LSTM on the device", test_chains_lstm);
 }

@@ -1041,6 +1041,48 @@ static void test_pool_resume(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * Chains through --remote: a kernel of ABI 1 gets the nodes in turn (its own outputs fed
+ * forward, first_differing_node named) and the reference's fused calls carry the chain's nodes
+ * and intermediates over the stream; both reports are the local runs'.
+ */
+static void test_chains(void)
+{
+	const char *tmp = qct_tmpdir();
+	const char *specs =
+	        "specs/chains/conv_2d_relu6.yaml specs/chains/conv_2d_relu6_ties.yaml "
+	        "specs/chains/qdq_add_ties.yaml specs/chains/requantize_requantize.yaml";
+	const char *plugins[2] = {qct_stub("relu6_high"),
+	                          qct_build_path("libqconform_reference.so")};
+	char plugin[2][600];
+	for (int i = 0; i < 2; i++)
+		snprintf(plugin[i], sizeof plugin[i], "%s", plugins[i]);
+	for (int i = 0; i < 2; i++) {
+		int st, rst;
+		json_t *local = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs, plugin[i]);
+		json_t *remote =
+		        qct_run_report(tmp, &rst, NULL, "%s --remote '%s --stdio' --plugin %s",
+		                       specs, worker(), plugin[i]);
+		CU_ASSERT_FATAL(local && remote);
+		CU_ASSERT_EQUAL(rst, st);
+		CU_ASSERT_EQUAL(st, i ? 0 : 1);
+		CU_ASSERT_EQUAL(differing(local, remote), 0);
+		json_t *cases = json_object_get(remote, "cases"), *c;
+		size_t k, node2 = 0;
+		json_array_foreach(cases, k, c)
+		{
+			json_t *ch = json_object_get(c, "chain");
+			CU_ASSERT_STRING_EQUAL(qct_str(ch, "mode"), i ? "fused" : "op by op");
+			node2 += json_integer_value(json_object_get(ch, "first_differing_node")) ==
+			         2;
+		}
+		CU_ASSERT(i ? node2 == 0 : node2 > 0);
+		json_decref(local);
+		json_decref(remote);
+	}
+	qct_rmdir(tmp);
+}
+
 void qct_register_remote(void)
 {
 	CU_pSuite s = qct_suite("remote");
@@ -1058,4 +1100,5 @@ void qct_register_remote(void)
 	CU_add_test(s, "--remote: the ssh recipe, its client killed mid-run", test_ssh);
 	CU_add_test(s, "--remote: the worker's memory limit is the device's", test_device_memory);
 	CU_add_test(s, "--remote: a pool's journal resumes with that pool only", test_pool_resume);
+	CU_add_test(s, "--remote: chains, op by op and fused", test_chains);
 }

@@ -18,7 +18,9 @@
  *
  *   offset size
  *   0      4    magic: four ASCII bytes, the kind (QCF_MAGIC_*)
- *   4      u16  format_version: QCF_FORMAT_VERSION (a reader refuses any other)
+ *   4      u16  format_version: QCF_FORMAT_VERSION (the runner refuses any other; import also
+ *                reads an export and records of QCF_FORMAT_VERSION_OLDEST and later, each file
+ *                of the export's own version)
  *   6      u16  header_bytes: 32 (the body starts here)
  *   8      u32  total_bytes: the whole file or record, CRC included
  *   12     u32  index: the case's index in the export (a case file or a case record), the
@@ -54,7 +56,8 @@
  *   u64 seed                      the case's seed (for the record; the data is below)
  *   str name, str op, str semantics
  *   u32 n_inputs, u32 n_outputs, u32 n_attrs   (each at most QCF_CASE_MAX_TENSORS /
- *                                               QCF_CASE_MAX_ATTRS)
+ *                                               QCF_CASE_MAX_ATTRS; a runner built with
+ *                                               fewer tensors records the case not run)
  *   tensor[n_inputs + n_outputs]  inputs, then outputs:
  *        str name
  *        u32 dtype                qcf_dtype
@@ -75,6 +78,21 @@
  *   attr[n_attrs]:
  *        str name, u32 type (qcf_attr_type), i32 count, then the value:
  *        INT: i64; FLOAT: f64; STRING: str; INTS: i64[count]; FLOATS: f64[count]
+ *   u32 n_nodes                   (format version 4) 0: a single op. Else the call is a chain
+ *                                 (plugin.h version 3: qcf_chain): op is the chain's name,
+ *                                 the tensors above the graph's inputs and outputs, n_attrs 0,
+ *                                 and at most QCF_CASE_MAX_NODES nodes follow:
+ *   if n_nodes:
+ *     u32 n_intermediates         at most QCF_CASE_MAX_TENSORS
+ *     tensor[n_intermediates]     the tensors between the nodes, as above; their data is the
+ *                                 poison they start as (the runner copies it in)
+ *     node[n_nodes], in order:    each a complete single-op call
+ *        str op, str semantics, u32 n_inputs, u32 n_outputs, u32 n_attrs
+ *        u32 tensor[n_inputs + n_outputs]   which tensor each of its inputs, then outputs,
+ *                                 is: 0 .. the call's inputs, then its outputs, then the
+ *                                 intermediates (the node's tensor is that one: its name,
+ *                                 description and buffer)
+ *        attr[n_attrs]            as above
  *
  * ---- What a runner writes ---------------------------------------------------------------
  *
@@ -116,6 +134,16 @@
  *   u32 engine                    the qcf_engine_kind the plugin's engine() reported for an
  *                                 execute that returned QCF_OK, else 0 (format version 3)
  *   str engine_name               its name, at most 63 bytes ("" when none)
+ *   u32 chain_mode                (format version 4) QCF_CHAIN_*: 0 a single op; a chain
+ *                                 case: how the plugin was offered it (the runner's word)
+ *   u32 chain_node                op by op: the node (from 1) whose call the status, stage,
+ *                                 check and message above are of when one is not QCF_OK or
+ *                                 broke a rule, else 0
+ *   u32 nodes_ok                  op by op: the nodes that returned QCF_OK, in order
+ *   u32 n_intermediates           the case's intermediates (0 for a single op), then each:
+ *        u64 nbytes, u8 data[nbytes]   op by op, the kernel's value of the intermediate once
+ *                                 the node writing it returned QCF_OK (fed to the nodes after
+ *                                 it); nbytes 0 when fused or not written
  *
  * Case abort body ("QCRA"; header index = case index): the firmware's fault or watchdog
  * handler called qconform_runner_abort() while the case ran (or the host's feeder gave up
@@ -159,26 +187,29 @@
 #define QCONFORM_CASE_H
 
 /* 1 the first; 2 case starts, aborts, the end record mandatory, streamed cases; 3 a case
- * record's engine and engine_name */
-#define QCF_FORMAT_VERSION    3
-#define QCF_HEADER_BYTES      32
-#define QCF_VERSION_BYTES     16
-#define QCF_MAGIC_MANIFEST    "QCMF"
-#define QCF_MAGIC_CASE        "QCCF"
-#define QCF_MAGIC_RUNNER      "QCRH"
-#define QCF_MAGIC_RESULT      "QCRC"
-#define QCF_MAGIC_END         "QCRE"
-#define QCF_MAGIC_START       "QCRS"
-#define QCF_MAGIC_ABORT       "QCRA"
-#define QCF_MAGIC_REQUEST     "QCRQ"
-#define QCF_MAGIC_SESSION     "QCSS"
-#define QCF_REQ_SESSION       0xffffffffu /* a request's index: a session, please */
-#define QCF_CASE_MAX_TENSORS  8
-#define QCF_CASE_MAX_ATTRS    16
-#define QCF_MESSAGE_BYTES     255 /* a case record's message, at most */
-#define QCF_ENGINE_NAME_BYTES 63  /* a case record's engine_name, at most */
-#define QCF_STREAM_PREFIX     "QC1 "
-#define QCF_STREAM_PIECE      57 /* record bytes per stream line */
+ * record's engine and engine_name; 4 chains (a case's nodes and intermediates, a record's
+ * chain mode and intermediates), 24 tensors a side */
+#define QCF_FORMAT_VERSION        4
+#define QCF_FORMAT_VERSION_OLDEST 3 /* the oldest import reads */
+#define QCF_HEADER_BYTES          32
+#define QCF_VERSION_BYTES         16
+#define QCF_MAGIC_MANIFEST        "QCMF"
+#define QCF_MAGIC_CASE            "QCCF"
+#define QCF_MAGIC_RUNNER          "QCRH"
+#define QCF_MAGIC_RESULT          "QCRC"
+#define QCF_MAGIC_END             "QCRE"
+#define QCF_MAGIC_START           "QCRS"
+#define QCF_MAGIC_ABORT           "QCRA"
+#define QCF_MAGIC_REQUEST         "QCRQ"
+#define QCF_MAGIC_SESSION         "QCSS"
+#define QCF_REQ_SESSION           0xffffffffu /* a request's index: a session, please */
+#define QCF_CASE_MAX_TENSORS      24 /* inputs, outputs, intermediates: each at most (an LSTM's 24) */
+#define QCF_CASE_MAX_NODES        8 /* a chain's nodes */
+#define QCF_CASE_MAX_ATTRS        16
+#define QCF_MESSAGE_BYTES         255 /* a case record's message, at most */
+#define QCF_ENGINE_NAME_BYTES     63  /* a case record's engine_name, at most */
+#define QCF_STREAM_PREFIX         "QC1 "
+#define QCF_STREAM_PIECE          57 /* record bytes per stream line */
 
 /* A tensor's flags. */
 #define QCF_CASE_T_QUANT             1u /* quant is not NULL */
@@ -204,6 +235,11 @@
 	6u /* wrote outside its buffers: the arena's free bytes after the                          \
 	      case (check_index 0), the case file's bytes (1), or watched                          \
 	      region check_index - 2 */
+
+/* How a chain case was offered to the plugin (a case record's chain_mode). */
+#define QCF_CHAIN_NONE   0u /* a single op */
+#define QCF_CHAIN_OPBYOP 1u /* each node in turn, the kernel's outputs fed forward */
+#define QCF_CHAIN_FUSED  2u /* the chain as one call (the plugin negotiated ABI version 3) */
 
 /* Why a case was aborted. */
 #define QCF_ABORT_CRASH   1u /* a fault handler: the case crashed the device */

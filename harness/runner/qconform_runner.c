@@ -39,6 +39,13 @@
  *
  * QCONFORM_RUNNER_ARENA sets the arena's size in bytes (default 64 MiB hosted, 256 KiB
  * freestanding): a case that does not fit is recorded as not run, with what it needs.
+ * QCONFORM_RUNNER_MAX_TENSORS (default QCF_CASE_MAX_TENSORS, 24) the tensors a case may have
+ * a side: a case with more is recorded as not run, the count said.
+ *
+ * A chain case (plugin.h version 3) goes to a plugin of version 3 as one fused call; to an
+ * older one, or when it answers QCF_NOT_SUPPORTED, its nodes go in turn, each on the graph's
+ * inputs and the kernel's own outputs of the nodes before it, as `qconform run` offers them.
+ * The record says which, and op by op carries the kernel's intermediates.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +74,17 @@
 #define QCONFORM_RUNNER_ARENA (64ul * 1024ul * 1024ul)
 #endif
 #endif
+
+/* The tensors a case may have on each side (inputs, outputs, a chain's intermediates): a
+ * firmware short of RAM may take fewer than the format's QCF_CASE_MAX_TENSORS; a case with more
+ * is recorded as not run, the case and the count named. */
+#ifndef QCONFORM_RUNNER_MAX_TENSORS
+#define QCONFORM_RUNNER_MAX_TENSORS QCF_CASE_MAX_TENSORS
+#endif
+#if QCONFORM_RUNNER_MAX_TENSORS < 1 || QCONFORM_RUNNER_MAX_TENSORS > QCF_CASE_MAX_TENSORS
+#error "QCONFORM_RUNNER_MAX_TENSORS: 1 to QCF_CASE_MAX_TENSORS"
+#endif
+#define QCR_T QCONFORM_RUNNER_MAX_TENSORS
 
 #define QCR_ALIGN 64 /* outputs' alignment; guard bytes around outputs and after inputs */
 
@@ -230,13 +248,20 @@ typedef struct qcr_data {
 	int present;
 } qcr_data;
 
+/* A case: tensors[] are its inputs, its outputs, then a chain's intermediates (the order of
+ * a case file's tensor indexes); a chain's node k is a call whose tensors are copies of them,
+ * node_idx[k] saying which (its inputs, then its outputs). */
 typedef struct qcr_case {
 	qcf_op_call call;
-	qcf_tensor tensors[QCF_CASE_MAX_TENSORS * 2];
-	qcf_quant quants[QCF_CASE_MAX_TENSORS * 2];
+	qcf_tensor tensors[QCR_T * 3];
+	qcf_quant quants[QCR_T * 3];
 	qcf_attr attrs[QCF_CASE_MAX_ATTRS];
-	qcr_data data[QCF_CASE_MAX_TENSORS * 2];
+	qcr_data data[QCR_T * 3];
 	const char *name;
+	int n_mid;
+	qcf_chain chain;
+	qcf_op_call nodes[QCF_CASE_MAX_NODES];
+	const uint32_t *node_idx[QCF_CASE_MAX_NODES];
 } qcr_case;
 
 static qcr_case qcr_c;
@@ -339,13 +364,162 @@ static void qcr_tensor(qcr_reader *r, qcf_tensor *t, qcf_quant *q, qcr_data *d, 
 	r->at += d->nbytes;
 }
 
-/* Decodes case file p[0..n) into qcr_c. 0; 1 the arena is too small; -1 a damaged file. */
+/* n attributes into a[] (their arrays in the arena). */
+static void qcr_attrs(qcr_reader *r, qcf_attr *attrs, uint32_t n)
+{
+	uint32_t i;
+	for (i = 0; i < n && !r->bad; i++) {
+		qcf_attr *a = &attrs[i];
+		int32_t k, count;
+		a->name = qcr_str(r);
+		a->type = (qcf_attr_type)qcr_u32(r);
+		a->count = count = (int32_t)qcr_u32(r);
+		if ((a->type == QCF_ATTR_INTS || a->type == QCF_ATTR_FLOATS) &&
+		    (count < 0 || (unsigned long)count > r->n / 8)) {
+			r->bad = 1;
+			break;
+		}
+		switch (a->type) {
+		case QCF_ATTR_INT: a->v.i = (int64_t)qcr_u64(r); break;
+		case QCF_ATTR_FLOAT: {
+			uint64_t b = qcr_u64(r);
+			qcr_copy(&a->v.f, &b, 8);
+			break;
+		}
+		case QCF_ATTR_STRING: a->v.s = qcr_str(r); break;
+		case QCF_ATTR_INTS: {
+			int64_t *v = (int64_t *)qcr_take(r, 8ul * (unsigned long)count, 8);
+			for (k = 0; v && k < count; k++)
+				v[k] = (int64_t)qcr_u64(r);
+			a->v.ints = v;
+			break;
+		}
+		case QCF_ATTR_FLOATS: {
+			double *v = (double *)qcr_take(r, 8ul * (unsigned long)count, 8);
+			for (k = 0; v && k < count; k++) {
+				uint64_t b = qcr_u64(r);
+				qcr_copy(&v[k], &b, 8);
+			}
+			a->v.floats = v;
+			break;
+		}
+		default: r->bad = 1;
+		}
+	}
+}
+
+/* "the case has N inputs, this runner takes M (QCONFORM_RUNNER_MAX_TENSORS)" */
+static const char *qcr_too_many(const char *what, uint32_t n)
+{
+	static char why[160];
+	const char *parts[3];
+	unsigned long k = 0, i;
+	char num[2][12];
+	unsigned long v[2];
+	int j;
+	v[0] = n;
+	v[1] = QCR_T;
+	for (j = 0; j < 2; j++) {
+		char d[12];
+		int nd = 0, m = 0;
+		do
+			d[nd++] = (char)('0' + v[j] % 10);
+		while ((v[j] /= 10) && nd < 11);
+		while (nd)
+			num[j][m++] = d[--nd];
+		num[j][m] = 0;
+	}
+	parts[0] = "the case has ";
+	parts[1] = num[0];
+	parts[2] = what;
+	for (j = 0; j < 3; j++)
+		for (i = 0; parts[j][i] && k < sizeof why - 1; i++)
+			why[k++] = parts[j][i];
+	parts[0] = ", this runner takes ";
+	parts[1] = num[1];
+	parts[2] = " (built with QCONFORM_RUNNER_MAX_TENSORS)";
+	for (j = 0; j < 3; j++)
+		for (i = 0; parts[j][i] && k < sizeof why - 1; i++)
+			why[k++] = parts[j][i];
+	why[k] = 0;
+	return why;
+}
+
+/* A chain's intermediates and nodes (format version 4), after the call's attributes. */
+static void qcr_chain(qcr_reader *r, qcr_case *c, uint32_t n_nodes, const char **why)
+{
+	uint32_t i, k, n_mid, base = (uint32_t)(c->call.n_inputs + c->call.n_outputs), total;
+	n_mid = qcr_u32(r);
+	if (r->bad || n_mid > QCF_CASE_MAX_TENSORS || n_nodes > QCF_CASE_MAX_NODES) {
+		r->bad = 1;
+		return;
+	}
+	if (n_mid > QCR_T) {
+		*why = qcr_too_many(" intermediates", n_mid);
+		r->bad = 1;
+		return;
+	}
+	c->n_mid = (int)n_mid;
+	for (i = 0; i < n_mid && !r->bad; i++)
+		qcr_tensor(r, &c->tensors[base + i], &c->quants[base + i], &c->data[base + i], 1);
+	total = base + n_mid;
+	for (k = 0; k < n_nodes && !r->bad; k++) {
+		qcf_op_call *nd = &c->nodes[k];
+		uint32_t ni, no, na;
+		qcf_tensor *t;
+		uint32_t *idx;
+		qcf_attr *attrs;
+		nd->struct_size = (uint32_t)sizeof *nd;
+		nd->op = qcr_str(r);
+		nd->semantics = qcr_str(r);
+		ni = qcr_u32(r);
+		no = qcr_u32(r);
+		na = qcr_u32(r);
+		if (r->bad || ni > total || no > total || na > QCF_CASE_MAX_ATTRS) {
+			r->bad = 1;
+			return;
+		}
+		t = (qcf_tensor *)qcr_take(r, (unsigned long)sizeof *t * (ni + no), 8);
+		idx = (uint32_t *)qcr_take(r, 4ul * (ni + no), 8);
+		attrs = (qcf_attr *)qcr_take(r, (unsigned long)sizeof *attrs * na, 8);
+		for (i = 0; i < ni + no; i++) {
+			uint32_t v = qcr_u32(r);
+			if (v >= total || (i >= ni && v < (uint32_t)c->call.n_inputs))
+				r->bad = 1; /* a tensor of none, or a node writing a graph input */
+			if (idx && t && !r->bad) {
+				idx[i] = v;
+				t[i] = c->tensors[v];
+			}
+		}
+		if (attrs)
+			qcr_attrs(r, attrs, na);
+		nd->n_inputs = (int32_t)ni;
+		nd->n_outputs = (int32_t)no;
+		nd->n_attrs = (int32_t)na;
+		nd->inputs = t;
+		nd->outputs = t ? t + ni : 0;
+		nd->attrs = attrs;
+		nd->chain = 0;
+		c->node_idx[k] = idx;
+	}
+	c->chain.struct_size = (uint32_t)sizeof c->chain;
+	c->chain.n_nodes = (int32_t)n_nodes;
+	c->chain.nodes = c->nodes;
+	c->chain.n_intermediates = (int32_t)n_mid;
+	c->chain.intermediates = c->tensors + base;
+	c->call.chain = &c->chain;
+}
+
+/* Decodes case file p[0..n) into qcr_c. 0; 1 the arena is too small; -1 a damaged file or a
+ * case this runner cannot take (*why). */
 static int qcr_decode(const unsigned char *p, unsigned long n, const char **why)
 {
 	qcr_reader r;
-	uint32_t n_in, n_out, n_attrs, i;
+	uint32_t n_in, n_out, n_attrs, n_nodes, i;
 	qcr_case *c = &qcr_c;
 	*why = "";
+	c->call.chain = 0;
+	c->n_mid = 0;
 	if (n < QCF_HEADER_BYTES + 4 || !qcr_same(p, QCF_MAGIC_CASE, 4)) {
 		*why = "not a case file";
 		return -1;
@@ -379,6 +553,11 @@ static int qcr_decode(const unsigned char *p, unsigned long n, const char **why)
 		*why = "the case file is malformed";
 		return -1;
 	}
+	if (n_in > QCR_T || n_out > QCR_T) {
+		*why = qcr_too_many(n_in > QCR_T ? " inputs" : " outputs",
+		                    n_in > QCR_T ? n_in : n_out);
+		return -1;
+	}
 	c->call.n_inputs = (int32_t)n_in;
 	c->call.n_outputs = (int32_t)n_out;
 	c->call.n_attrs = (int32_t)n_attrs;
@@ -387,48 +566,15 @@ static int qcr_decode(const unsigned char *p, unsigned long n, const char **why)
 	c->call.attrs = c->attrs;
 	for (i = 0; i < n_in + n_out; i++)
 		qcr_tensor(&r, &c->tensors[i], &c->quants[i], &c->data[i], i >= n_in);
-	for (i = 0; i < n_attrs && !r.bad; i++) {
-		qcf_attr *a = &c->attrs[i];
-		int32_t k, count;
-		a->name = qcr_str(&r);
-		a->type = (qcf_attr_type)qcr_u32(&r);
-		a->count = count = (int32_t)qcr_u32(&r);
-		if ((a->type == QCF_ATTR_INTS || a->type == QCF_ATTR_FLOATS) &&
-		    (count < 0 || (unsigned long)count > r.n / 8)) {
-			r.bad = 1;
-			break;
-		}
-		switch (a->type) {
-		case QCF_ATTR_INT: a->v.i = (int64_t)qcr_u64(&r); break;
-		case QCF_ATTR_FLOAT: {
-			uint64_t b = qcr_u64(&r);
-			qcr_copy(&a->v.f, &b, 8);
-			break;
-		}
-		case QCF_ATTR_STRING: a->v.s = qcr_str(&r); break;
-		case QCF_ATTR_INTS: {
-			int64_t *v = (int64_t *)qcr_take(&r, 8ul * (unsigned long)count, 8);
-			for (k = 0; v && k < count; k++)
-				v[k] = (int64_t)qcr_u64(&r);
-			a->v.ints = v;
-			break;
-		}
-		case QCF_ATTR_FLOATS: {
-			double *v = (double *)qcr_take(&r, 8ul * (unsigned long)count, 8);
-			for (k = 0; v && k < count; k++) {
-				uint64_t b = qcr_u64(&r);
-				qcr_copy(&v[k], &b, 8);
-			}
-			a->v.floats = v;
-			break;
-		}
-		default: r.bad = 1;
-		}
-	}
+	qcr_attrs(&r, c->attrs, n_attrs);
+	n_nodes = qcr_u32(&r);
+	if (n_nodes && !r.bad)
+		qcr_chain(&r, c, n_nodes, why);
 	if (r.noroom)
 		return 1;
 	if (r.bad || r.at != r.n) {
-		*why = "the case file is malformed";
+		if (!(*why)[0])
+			*why = "the case file is malformed";
 		return -1;
 	}
 	return 0;
@@ -730,17 +876,19 @@ int qconform_runner_abort(unsigned kind, const char *message)
 	return 0;
 }
 
-/* CRC-32 of p[0..n) but the outputs' data (the bytes the kernel may write). */
+/* CRC-32 of p[0..n) but the data of the outputs and intermediates (the bytes the kernel may
+ * write). */
 static uint32_t qcr_crc_but_outputs(const unsigned char *p, unsigned long n)
 {
 	const qcr_case *c = &qcr_c;
 	const unsigned char *at = p, *end = p + n;
 	uint32_t crc = 0;
+	int n_w = c->call.n_outputs + c->n_mid;
 	for (;;) {
-		/* the first output at or after `at` */
+		/* the first writable buffer at or after `at` */
 		const unsigned char *next = end, *next_end = end;
 		int k;
-		for (k = 0; k < c->call.n_outputs; k++) {
+		for (k = 0; k < n_w; k++) {
 			const qcr_data *d = &c->data[c->call.n_inputs + k];
 			if (d->present && d->buf && d->nbytes && d->buf >= at && d->buf < next) {
 				next = d->buf;
@@ -756,8 +904,143 @@ static uint32_t qcr_crc_but_outputs(const unsigned char *p, unsigned long n)
 
 #define QCR_FREE_WINDOW 4096ul /* free arena bytes after a case, checked */
 
+/* One call through the plugin (the case's, or a chain's node op by op) with the memory rules
+ * the worker checks. idx: the call's tensors as indexes of qcr_c.data (inputs, then outputs,
+ * then with n_scratch the intermediates a fused call may write). The file's bytes p[0..n) are
+ * outside the arena or before file_end. res gets the stage, status, check, message and engine;
+ * res->ns grows by the call's time. */
+static void qcr_call(const qcf_op_call *call, const uint32_t *idx, int n_scratch,
+                     const unsigned char *p, unsigned long n, unsigned long file_end,
+                     qcr_result *res)
+{
+	qcr_case *c = &qcr_c;
+	qcf_prepared *prep = 0;
+	int prepared = 0, k, n_w = call->n_outputs + n_scratch;
+	unsigned long long t0;
+	unsigned long window = QCONFORM_RUNNER_ARENA - qcr_used;
+	uint32_t case_crc = qcr_le32(p + n - 4), in_crc[QCR_T * 3];
+	/* what the kernel may not change: the call (qcr_c's structs and the arena bytes it
+	 * points to), the free arena bytes after it, the case file, watched regions */
+	uint32_t call_crc = qcr_crc(0, (const unsigned char *)c, sizeof *c);
+	uint32_t arena_crc = qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end);
+	/* a call of ABI 2 types (3: a chain) is not offered to an older plugin (plugin.h) */
+	uint32_t needs = qcf_call_abi_version(call);
+	int offered = needs <= qcr_abi;
+	qcf_status st;
+	res->stage = QCF_STAGE_SUPPORTS;
+	res->check = QCF_CHECK_NONE;
+	res->check_index = 0;
+	res->message[0] = 0;
+	res->engine = 0;
+	res->engine_name[0] = 0;
+	if (window > QCR_FREE_WINDOW)
+		window = QCR_FREE_WINDOW;
+	qcr_pattern_fill(qcr_arena.b + qcr_used, window);
+	for (k = 0; k < qcr_n_watched; k++)
+		qcr_watched_crc[k] = qcr_crc(0, qcr_watched[k], qcr_watched_n[k]);
+	for (k = 0; k < call->n_inputs; k++) /* an input a node before wrote: as it is now */
+		in_crc[k] = c->data[idx[k]].buf
+		                    ? qcr_crc(0, c->data[idx[k]].buf, c->data[idx[k]].nbytes)
+		                    : 0;
+	st = offered ? qcr_plugin->supports(qcr_inst, call) : QCF_NOT_SUPPORTED;
+	if (!offered) {
+		qcr_say(res, "not offered: the case needs plugin ABI version ", 0);
+		qcr_say(res, 0, needs);
+		qcr_say(res, ", the plugin speaks ", 0);
+		qcr_say(res, 0, qcr_abi);
+	}
+	if (st == QCF_OK) {
+		t0 = QCR_NOW();
+		if (qcr_plugin->prepare) {
+			res->stage = QCF_STAGE_PREPARE;
+			st = qcr_plugin->prepare(qcr_inst, call, &prep);
+			prepared = st == QCF_OK;
+		}
+		if (st == QCF_OK) {
+			res->stage = QCF_STAGE_EXECUTE;
+			st = qcr_plugin->execute(qcr_inst, prep, call);
+		}
+		res->ns += QCR_NOW() - t0;
+	}
+	res->status = (int32_t)st;
+	if (st != QCF_OK && offered) {
+		const char *m = qcr_plugin->last_error(qcr_inst);
+		unsigned long l = 0;
+		while (m && m[l] && l < QCF_MESSAGE_BYTES) {
+			res->message[l] = m[l];
+			l++;
+		}
+		res->message[l] = 0;
+	}
+	if (st == QCF_OK &&
+	    qcr_plugin->struct_size >= offsetof(qcf_plugin, engine) + sizeof(qcr_plugin->engine) &&
+	    qcr_plugin->engine) {
+		/* which engine ran it, before release (plugin.h) */
+		qcf_engine e;
+		unsigned char *z = (unsigned char *)&e;
+		unsigned long l = 0;
+		for (l = 0; l < sizeof e; l++) /* no libc here */
+			z[l] = 0;
+		l = 0;
+		e.struct_size = sizeof e;
+		if (qcr_plugin->engine(qcr_inst, prep, &e) == QCF_OK) {
+			res->engine = (uint32_t)e.kind;
+			while (l < QCF_ENGINE_NAME_BYTES && l < sizeof e.name && e.name[l]) {
+				res->engine_name[l] = e.name[l];
+				l++;
+			}
+			res->engine_name[l] = 0;
+		}
+	}
+	if (prepared && qcr_plugin->release)
+		qcr_plugin->release(qcr_inst, prep);
+	/* the memory rules, in the worker's order: each output's (and a fused call's
+	 * intermediates') guards, the inputs with the bytes after them, the call; then what a
+	 * device without an MPU cannot refuse: the free arena, the case file, watched regions */
+	for (k = 0; k < n_w && res->check == QCF_CHECK_NONE; k++) {
+		const qcr_data *d = &c->data[idx[call->n_inputs + k]];
+		unsigned long tail;
+		if (!d->present || !d->buf)
+			continue;
+		tail = QCR_ALIGN + (QCR_ALIGN - d->nbytes % QCR_ALIGN) % QCR_ALIGN;
+		if (!qcr_pattern_intact(d->buf + d->nbytes, tail))
+			res->check = QCF_CHECK_OUTPUT_PAST;
+		else if (!qcr_pattern_intact(d->buf - QCR_ALIGN, QCR_ALIGN))
+			res->check = QCF_CHECK_OUTPUT_BEFORE;
+		res->check_index = (uint32_t)k;
+	}
+	for (k = 0; k < call->n_inputs && res->check == QCF_CHECK_NONE; k++) {
+		const qcr_data *d = &c->data[idx[k]];
+		int graph_input = idx[k] < (uint32_t)c->call.n_inputs;
+		if (!d->present || !d->buf)
+			continue;
+		if ((graph_input ? !qcr_same(d->buf, p + d->file_at, d->nbytes)
+		                 : qcr_crc(0, d->buf, d->nbytes) != in_crc[k]) ||
+		    (graph_input && !qcr_pattern_intact(d->buf + d->nbytes, QCR_ALIGN))) {
+			res->check = QCF_CHECK_INPUT;
+			res->check_index = (uint32_t)k;
+		}
+	}
+	if (res->check == QCF_CHECK_NONE &&
+	    (call_crc != qcr_crc(0, (const unsigned char *)c, sizeof *c) ||
+	     arena_crc != qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end))) {
+		res->check = QCF_CHECK_CALL;
+		res->check_index = 0;
+	}
+	if (res->check == QCF_CHECK_NONE && !qcr_pattern_intact(qcr_arena.b + qcr_used, window))
+		res->check = QCF_CHECK_OUTSIDE, res->check_index = 0;
+	if (res->check == QCF_CHECK_NONE && qcr_crc(0, p, n - 4) != case_crc)
+		res->check = QCF_CHECK_OUTSIDE, res->check_index = 1;
+	for (k = 0; k < qcr_n_watched && res->check == QCF_CHECK_NONE; k++)
+		if (qcr_crc(0, qcr_watched[k], qcr_watched_n[k]) != qcr_watched_crc[k])
+			res->check = QCF_CHECK_OUTSIDE, res->check_index = 2u + (uint32_t)k;
+}
+
 /* Runs case file p[0..n) (index i of the export) and writes its start and its record. The
- * file's bytes are outside the arena, or at its start (qcr_used is then past them). */
+ * file's bytes are outside the arena, or at its start (qcr_used is then past them). A chain
+ * goes to a plugin of ABI version 3 as one call; when it does not fuse it (QCF_NOT_SUPPORTED),
+ * or speaks an older version, its nodes go in turn, each on the graph's inputs and the
+ * kernel's own outputs of the nodes before it, as `qconform run` offers them. */
 static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n, qcr_result *res)
 {
 	const char *why;
@@ -765,6 +1048,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	qcr_case *c = &qcr_c;
 	unsigned long total, file_end = qcr_used;
 	uint32_t case_crc = n >= 4 ? qcr_le32(p + n - 4) : 0;
+	uint32_t chain_mode = QCF_CHAIN_NONE, chain_node = 0, nodes_ok = 0, i;
+	unsigned char written[QCR_T]; /* op by op: the intermediates a node wrote */
 	res->stage = QCF_STAGE_SUPPORTS;
 	res->status = QCF_OK;
 	res->check = QCF_CHECK_NONE;
@@ -776,6 +1061,8 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	qcr_needed = 0;
 	qcr_start(index, case_crc);
 	rc = qcr_decode(p, n, &why);
+	for (i = 0; i < QCR_T; i++)
+		written[i] = 0;
 	if (rc != 0) {
 		res->status = QCF_ERROR;
 		res->check = QCF_CHECK_NOT_RUN;
@@ -788,127 +1075,54 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 			qcr_say(res, why, 0);
 		}
 		c->call.n_outputs = 0;
+		c->n_mid = 0;
+		c->call.chain = 0;
 	} else {
-		qcf_prepared *prep = 0;
-		int prepared = 0;
-		unsigned long long t0;
-		unsigned long window = QCONFORM_RUNNER_ARENA - qcr_used;
-		/* what the kernel may not change: the call (qcr_c's structs and the arena bytes
-		 * it points to), the free arena bytes after it, the case file, watched regions */
-		uint32_t call_crc = qcr_crc(0, (const unsigned char *)c, sizeof *c);
-		uint32_t arena_crc =
-		        qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end);
-		/* a call of ABI 2 types is not offered to a version-1 plugin (plugin.h) */
-		int offered = qcf_call_abi_version(&c->call) <= qcr_abi;
-		qcf_status st;
-		if (window > QCR_FREE_WINDOW)
-			window = QCR_FREE_WINDOW;
-		qcr_pattern_fill(qcr_arena.b + qcr_used, window);
-		for (k = 0; k < qcr_n_watched; k++)
-			qcr_watched_crc[k] = qcr_crc(0, qcr_watched[k], qcr_watched_n[k]);
-		st = offered ? qcr_plugin->supports(qcr_inst, &c->call) : QCF_NOT_SUPPORTED;
-		if (!offered) {
-			qcr_say(res,
-			        "not offered: the case needs plugin ABI version 2, the plugin "
-			        "speaks ",
-			        0);
-			qcr_say(res, 0, qcr_abi);
+		uint32_t all[QCR_T * 3];
+		int n_all = c->call.n_inputs + c->call.n_outputs + c->n_mid;
+		for (k = 0; k < n_all; k++)
+			all[k] = (uint32_t)k;
+		if (c->call.chain)
+			chain_mode = qcr_abi >= 3 ? QCF_CHAIN_FUSED : QCF_CHAIN_OPBYOP;
+		if (chain_mode != QCF_CHAIN_OPBYOP)
+			qcr_call(&c->call, all, c->n_mid, p, n, file_end, res);
+		if (chain_mode == QCF_CHAIN_FUSED && res->status == QCF_NOT_SUPPORTED &&
+		    res->check == QCF_CHECK_NONE) {
+			/* the plugin does not fuse this chain: its nodes in turn, from the poison
+			 */
+			chain_mode = QCF_CHAIN_OPBYOP;
+			for (k = c->call.n_inputs; k < n_all; k++)
+				if (c->data[k].present && c->data[k].buf)
+					qcr_copy(c->data[k].buf, p + c->data[k].file_at,
+					         c->data[k].nbytes);
 		}
-		if (st == QCF_OK) {
-			t0 = QCR_NOW();
-			if (qcr_plugin->prepare) {
-				res->stage = QCF_STAGE_PREPARE;
-				st = qcr_plugin->prepare(qcr_inst, &c->call, &prep);
-				prepared = st == QCF_OK;
+		for (i = 0; chain_mode == QCF_CHAIN_OPBYOP && i < (uint32_t)c->chain.n_nodes; i++) {
+			const qcf_op_call *nd = &c->nodes[i];
+			qcr_call(nd, c->node_idx[i], 0, p, n, file_end, res);
+			if (res->status != QCF_OK || res->check != QCF_CHECK_NONE) {
+				chain_node = i + 1;
+				break;
 			}
-			if (st == QCF_OK) {
-				res->stage = QCF_STAGE_EXECUTE;
-				st = qcr_plugin->execute(qcr_inst, prep, &c->call);
-			}
-			res->ns = QCR_NOW() - t0;
-		}
-		res->status = (int32_t)st;
-		if (st != QCF_OK && offered) {
-			const char *m = qcr_plugin->last_error(qcr_inst);
-			unsigned long l = 0;
-			while (m && m[l] && l < QCF_MESSAGE_BYTES) {
-				res->message[l] = m[l];
-				l++;
-			}
-			res->message[l] = 0;
-		}
-		if (st == QCF_OK &&
-		    qcr_plugin->struct_size >=
-		            offsetof(qcf_plugin, engine) + sizeof(qcr_plugin->engine) &&
-		    qcr_plugin->engine) {
-			/* which engine ran it, before release (plugin.h) */
-			qcf_engine e;
-			unsigned char *z = (unsigned char *)&e;
-			unsigned long l = 0;
-			for (l = 0; l < sizeof e; l++) /* no libc here */
-				z[l] = 0;
-			l = 0;
-			e.struct_size = sizeof e;
-			if (qcr_plugin->engine(qcr_inst, prep, &e) == QCF_OK) {
-				res->engine = (uint32_t)e.kind;
-				while (l < QCF_ENGINE_NAME_BYTES && l < sizeof e.name &&
-				       e.name[l]) {
-					res->engine_name[l] = e.name[l];
-					l++;
-				}
-				res->engine_name[l] = 0;
+			nodes_ok = i + 1;
+			for (k = 0; k < nd->n_outputs; k++) {
+				uint32_t t = c->node_idx[i][nd->n_inputs + k];
+				uint32_t first_mid =
+				        (uint32_t)(c->call.n_inputs + c->call.n_outputs);
+				if (t >= first_mid)
+					written[t - first_mid] = 1;
 			}
 		}
-		if (prepared && qcr_plugin->release)
-			qcr_plugin->release(qcr_inst, prep);
-		/* the memory rules, in the worker's order: each output's guards, the inputs
-		 * with the bytes after them, the call; then what a device without an MPU
-		 * cannot refuse: the free arena, the case file, the watched regions */
-		for (k = 0; k < c->call.n_outputs && res->check == QCF_CHECK_NONE; k++) {
-			const qcr_data *d = &c->data[c->call.n_inputs + k];
-			unsigned long tail;
-			if (!d->present || !d->buf)
-				continue;
-			tail = QCR_ALIGN + (QCR_ALIGN - d->nbytes % QCR_ALIGN) % QCR_ALIGN;
-			if (!qcr_pattern_intact(d->buf + d->nbytes, tail))
-				res->check = QCF_CHECK_OUTPUT_PAST;
-			else if (!qcr_pattern_intact(d->buf - QCR_ALIGN, QCR_ALIGN))
-				res->check = QCF_CHECK_OUTPUT_BEFORE;
-			res->check_index = (uint32_t)k;
-		}
-		for (k = 0; k < c->call.n_inputs && res->check == QCF_CHECK_NONE; k++) {
-			const qcr_data *d = &c->data[k];
-			if (!d->present || !d->buf)
-				continue;
-			if (!qcr_same(d->buf, p + d->file_at, d->nbytes) ||
-			    !qcr_pattern_intact(d->buf + d->nbytes, QCR_ALIGN)) {
-				res->check = QCF_CHECK_INPUT;
-				res->check_index = (uint32_t)k;
-			}
-		}
-		if (res->check == QCF_CHECK_NONE &&
-		    (call_crc != qcr_crc(0, (const unsigned char *)c, sizeof *c) ||
-		     arena_crc !=
-		             qcr_crc_but_outputs(qcr_arena.b + file_end, qcr_used - file_end))) {
-			res->check = QCF_CHECK_CALL;
-			res->check_index = 0;
-		}
-		if (res->check == QCF_CHECK_NONE &&
-		    !qcr_pattern_intact(qcr_arena.b + qcr_used, window))
-			res->check = QCF_CHECK_OUTSIDE, res->check_index = 0;
-		if (res->check == QCF_CHECK_NONE && qcr_crc(0, p, n - 4) != case_crc)
-			res->check = QCF_CHECK_OUTSIDE, res->check_index = 1;
-		for (k = 0; k < qcr_n_watched && res->check == QCF_CHECK_NONE; k++)
-			if (qcr_crc(0, qcr_watched[k], qcr_watched_n[k]) != qcr_watched_crc[k])
-				res->check = QCF_CHECK_OUTSIDE, res->check_index = 2u + (uint32_t)k;
-		if (!offered)
+		if (qcf_call_abi_version(&c->call) > qcr_abi && chain_mode == QCF_CHAIN_NONE)
 			c->call.n_outputs = 0;
 	}
 	/* the record: the outputs as execute left them, when it returned QCF_OK */
 	total = QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res->message) + 4 + 4 + 4 + 4 +
-	        qcr_strlen(res->engine_name);
+	        qcr_strlen(res->engine_name) + 4 * 4;
 	for (k = 0; k < c->call.n_outputs; k++)
 		total += 8 + (res->status == QCF_OK ? c->data[c->call.n_inputs + k].nbytes : 0);
+	for (k = 0; k < c->n_mid; k++)
+		total += 8 + (written[k] ? c->data[c->call.n_inputs + c->call.n_outputs + k].nbytes
+		                         : 0);
 	qcr_inflight = 0;
 	qcr_begin(QCF_MAGIC_RESULT, index, total);
 	qcr_out_le(case_crc, 4);
@@ -927,6 +1141,16 @@ static void qcr_run_case(uint32_t index, const unsigned char *p, unsigned long n
 	}
 	qcr_out_le(res->engine, 4);
 	qcr_out_str(res->engine_name);
+	qcr_out_le(chain_mode, 4);
+	qcr_out_le(chain_node, 4);
+	qcr_out_le(nodes_ok, 4);
+	qcr_out_le((uint32_t)c->n_mid, 4);
+	for (k = 0; k < c->n_mid; k++) {
+		const qcr_data *d = &c->data[c->call.n_inputs + c->call.n_outputs + k];
+		unsigned long nb = written[k] && d->buf ? d->nbytes : 0;
+		qcr_out_le(nb, 8);
+		qcr_out(d->buf, nb);
+	}
 	qcr_end();
 }
 
@@ -1012,7 +1236,8 @@ static void qcr_not_received(uint32_t index, long why)
 	qcr_start(index, 0);
 	qcr_inflight = 0;
 	qcr_begin(QCF_MAGIC_RESULT, index,
-	          QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res.message) + 4 + 4 + 4 + 4);
+	          QCF_HEADER_BYTES + 4 * 5 + 8 + 4 + qcr_strlen(res.message) + 4 + 4 + 4 + 4 +
+	                  4 * 4);
 	qcr_out_le(0, 4);
 	qcr_out_le(QCF_STAGE_SUPPORTS, 4);
 	qcr_out_le((uint32_t)QCF_ERROR, 4);
@@ -1023,6 +1248,10 @@ static void qcr_not_received(uint32_t index, long why)
 	qcr_out_le(0, 4);
 	qcr_out_le(0, 4); /* no engine */
 	qcr_out_str("");
+	qcr_out_le(QCF_CHAIN_NONE, 4); /* not run: no node ran */
+	qcr_out_le(0, 4);
+	qcr_out_le(0, 4);
+	qcr_out_le(0, 4);
 	qcr_end();
 }
 

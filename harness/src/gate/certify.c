@@ -391,8 +391,12 @@ static json_t *provenance(json_t *plugin, json_t *engines)
 	              * device's records) say */
 		json_array_append_new(offline ? d : p, json_string("engines"));
 	if (offline) {
-		const char *rec[] = {"plugin.options", "offline.runner_version",
-		                     "offline.runner_mode", "cases.seconds", "offline.aborted"};
+		/* a chain's mode is the runner's word; its first_differing_node the harness's
+		 * comparison of intermediates the runner sent, which it cannot check were the
+		 * ones it fed forward */
+		const char *rec[] = {"plugin.options",      "offline.runner_version",
+		                     "offline.runner_mode", "cases.seconds",
+		                     "offline.aborted",     "cases.chain"};
 		for (size_t i = 0; i < sizeof rec / sizeof rec[0]; i++)
 			json_array_append_new(d, json_string(rec[i]));
 	}

@@ -77,9 +77,20 @@ static int on_case(void *ctx, qc_case *c, uint64_t ordinal)
 	}
 	for (int k = 0; k < c->call.n_outputs; k++)
 		qc_poison_fill(&c->out[k], e->status == QCF_OK ? &e->out[k] : NULL);
+	for (int k = 0; k < c->n_mid; k++) {
+		/* a chain's intermediates start poisoned too, as the run's worker gets them */
+		qcf_tensor ref = c->mid[k];
+		ref.data = e->status == QCF_OK ? e->mid[k] : NULL;
+		qc_poison_fill(&c->mid[k], ref.data ? &ref : NULL);
+	}
 	qc_expected_free(e, c->call.n_outputs);
+	if (qc_case_fits(c, msg, sizeof msg) != 0) {
+		fprintf(stderr, "qconform export: %s: case %s has %s: it cannot be exported\n",
+		        c->spec->path, c->name, msg);
+		return 2;
+	}
 	uint32_t index = (uint32_t)x->n;
-	qc_case_encode(c, index, &x->w);
+	qc_case_encode(c, index, QCF_FORMAT_VERSION, &x->w);
 	snprintf(x->path, sizeof x->path, "%s/cases/%06u.qcc", x->dir, index);
 	if (write_file(x->path, x->w.p, x->w.n) != 0) {
 		fprintf(stderr, "qconform export: cannot write %s: %s\n", x->path, strerror(errno));

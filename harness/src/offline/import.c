@@ -35,6 +35,7 @@ typedef struct im_part {
 	char dir[2048], outputs[2100];
 	int stream;
 	uint32_t manifest_crc, n_cases;
+	unsigned format; /* the export's format version: its case files' and records' too */
 	char manifest_sha[65];
 	uint64_t seed;
 	char *profile;
@@ -165,6 +166,7 @@ static int load_export(im_part *P, char *err, size_t err_size)
 		return qc_errf(err, err_size, "%s: bytes after the manifest's end", path);
 	}
 	P->manifest_crc = qc_crc32(0, m, r.n);
+	P->format = qc_bin_format(m, n);
 	P->seed = qc_rb_u64(&r);
 	P->profile = qc_rb_str(&r);
 	P->paths = read_strs(&r, &P->n_paths, MAX_STRS);
@@ -210,6 +212,11 @@ static int load_export(im_part *P, char *err, size_t err_size)
 			               P->cases[i].name);
 		uint32_t index;
 		int rc = qc_bin_open(p, n, QCF_MAGIC_CASE, 1, &index, version, &r, why, sizeof why);
+		if (rc == 0 && qc_bin_format(p, n) != P->format) {
+			snprintf(why, sizeof why, "format version %u, the manifest's is %u",
+			         qc_bin_format(p, n), P->format);
+			rc = -1;
+		}
 		if (rc == 0 && (index != i || n != P->cases[i].size ||
 		                qc_crc32(0, p, n - 4) != P->cases[i].crc)) {
 			snprintf(why, sizeof why,
@@ -289,6 +296,11 @@ typedef struct rec {
 	int abort;         /* an abort: kind in status (QCF_ABORT_*), source in stage */
 	uint32_t engine;   /* a case record's: what engine() said (the device's word) */
 	char *engine_name; /* malloc'd */
+	/* a chain case's (format version 4): how it ran, the node the outcome is of, the nodes
+	 * that returned QCF_OK, and op by op the kernel's intermediates */
+	uint32_t chain_mode, chain_node, nodes_ok, n_mid;
+	uint64_t mid_nbytes[QC_MAX_TENSORS];
+	const unsigned char *mid[QC_MAX_TENSORS];
 } rec;
 
 static void rec_free(rec *o)
@@ -298,9 +310,10 @@ static void rec_free(rec *o)
 	o->message = o->engine_name = NULL;
 }
 
-/* A case record or a case abort, whole and exactly n bytes (message malloc'd). 0, or -1 and
- * why. */
-static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why, size_t why_size)
+/* A case record or a case abort of format version `format` (the export's), whole and exactly
+ * n bytes (message malloc'd). 0, or -1 and why. */
+static int parse_case_record(const unsigned char *p, size_t n, unsigned format, rec *o, char *why,
+                             size_t why_size)
 {
 	qc_rbuf r;
 	char version[QCF_VERSION_BYTES + 1];
@@ -309,6 +322,11 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 	if (qc_bin_open(p, n, o->abort ? QCF_MAGIC_ABORT : QCF_MAGIC_RESULT, 0, &o->index, version,
 	                &r, why, why_size) != 0)
 		return -1;
+	if (qc_bin_format(p, n) != format) {
+		snprintf(why, why_size, "format version %u, the export's is %u",
+		         qc_bin_format(p, n), format);
+		return -1;
+	}
 	o->case_crc = qc_rb_u32(&r);
 	if (o->abort) {
 		o->status = (int32_t)qc_rb_u32(&r);
@@ -341,6 +359,23 @@ static int parse_case_record(const unsigned char *p, size_t n, rec *o, char *why
 	}
 	o->engine = qc_rb_u32(&r);
 	o->engine_name = qc_rb_str(&r);
+	if (format >= 4) {
+		o->chain_mode = qc_rb_u32(&r);
+		o->chain_node = qc_rb_u32(&r);
+		o->nodes_ok = qc_rb_u32(&r);
+		o->n_mid = qc_rb_u32(&r);
+		if (o->n_mid > QC_MAX_TENSORS || o->chain_mode > QCF_CHAIN_FUSED ||
+		    o->chain_node > QCF_CASE_MAX_NODES || o->nodes_ok > QCF_CASE_MAX_NODES)
+			r.bad = 1;
+		for (uint32_t k = 0; k < o->n_mid && !r.bad; k++) {
+			o->mid_nbytes[k] = qc_rb_u64(&r);
+			o->mid[k] = o->mid_nbytes[k] > r.n
+			                    ? NULL
+			                    : qc_rb_bytes(&r, (size_t)o->mid_nbytes[k]);
+			if (!o->mid[k])
+				r.bad = 1;
+		}
+	}
 	if (r.bad || r.at != r.n || r.n + 4 != n || o->stage > QCF_STAGE_EXECUTE ||
 	    o->check > QCF_CHECK_OUTSIDE || strlen(o->engine_name) > QCF_ENGINE_NAME_BYTES) {
 		rec_free(o);
@@ -360,6 +395,11 @@ static int take_header(qc_import *im, im_part *P, const unsigned char *p, size_t
 	uint32_t count;
 	if (qc_bin_open(p, n, QCF_MAGIC_RUNNER, 0, &count, version, &r, why, sizeof why) != 0)
 		return qc_errf(err, err_size, "%s: %s", where, why);
+	if (qc_bin_format(p, n) != P->format)
+		return qc_errf(err, err_size,
+		               "%s: a runner of format version %u, the export's is %u: run the "
+		               "runner of the qconform that exported it",
+		               where, qc_bin_format(p, n), P->format);
 	uint32_t crc = qc_rb_u32(&r), abi = qc_rb_u32(&r);
 	int32_t create = (int32_t)qc_rb_u32(&r);
 	char *name = qc_rb_str(&r), *ver = qc_rb_str(&r), *cmsg = qc_rb_str(&r),
@@ -466,7 +506,7 @@ static int take_case(im_part *P, const unsigned char *p, size_t n, const char *w
 {
 	rec o;
 	char why[256];
-	if (parse_case_record(p, n, &o, why, sizeof why) != 0)
+	if (parse_case_record(p, n, P->format, &o, why, sizeof why) != 0)
 		return qc_errf(err, err_size, "%s: %s", where, why);
 	rec_free(&o);
 	if (o.index >= P->n_cases)
@@ -808,13 +848,16 @@ typedef struct src_state {
 	qc_wbuf enc;
 	int cap;
 	qcf_op_call *calls;
-	qcf_tensor *outs; /* cap * QC_MAX_TENSORS */
-	void **bufs;      /* the outputs' copies, cap * QC_MAX_TENSORS */
+	qcf_tensor *outs;        /* cap * QC_MAX_TENSORS */
+	void **bufs;             /* per case: the outputs' copies, then the intermediates' */
+	qc_source_chain *chains; /* cap: what each record says of its chain */
 } src_state;
+
+#define SRC_BUFS (2 * QC_MAX_TENSORS) /* bufs per case */
 
 static void free_bufs(src_state *s)
 {
-	for (int i = 0; s->bufs && i < s->cap * QC_MAX_TENSORS; i++) {
+	for (int i = 0; s->bufs && i < s->cap * SRC_BUFS; i++) {
 		free(s->bufs[i]);
 		s->bufs[i] = NULL;
 	}
@@ -831,6 +874,7 @@ static void src_free(void *ctx, void *state)
 	free(s->calls);
 	free(s->outs);
 	free(s->bufs);
+	free(s->chains);
 	free(s);
 }
 
@@ -921,6 +965,54 @@ static void answer(const rec *o, qc_exec_result *res)
 		         o->check_index - 2);
 }
 
+/*
+ * A chain case's record: how it ran (the runner's word) and, op by op, the kernel's
+ * intermediates copied into mid[] for the judge to find the first node that differs; a node's
+ * outcome named as the worker names it ("op by op, node 2 (RELU6): ..."). 0, or 2 when the
+ * record does not fit the case.
+ */
+static int chain_answer(const qc_case *c, const rec *o, qc_exec_result *res, qc_source_chain *ch,
+                        void **mid)
+{
+	if (o->abort)
+		return 0;
+	if (!c->n_nodes)
+		return o->chain_mode || o->n_mid ? 2 : 0;
+	if (!o->chain_mode) /* an export of format 3: the chain ran as one call, unknown how */
+		return 0;
+	if (o->n_mid != (uint32_t)c->n_mid || o->nodes_ok > (uint32_t)c->n_nodes ||
+	    o->chain_node > (uint32_t)c->n_nodes ||
+	    (o->chain_mode == QCF_CHAIN_FUSED && (o->chain_node || o->nodes_ok)))
+		return 2;
+	ch->mode = o->chain_mode == QCF_CHAIN_FUSED ? QC_CHAIN_FUSED : QC_CHAIN_OPBYOP;
+	ch->nodes_ok = (int)o->nodes_ok;
+	for (int k = 0; k < c->n_mid; k++) {
+		if (!o->mid_nbytes[k])
+			continue;
+		if (o->mid_nbytes[k] != c->mid[k].nbytes)
+			return 2;
+		mid[k] = qc_xcalloc((size_t)o->mid_nbytes[k], 1);
+		memcpy(mid[k], o->mid[k], (size_t)o->mid_nbytes[k]);
+		ch->mid[k] = mid[k];
+	}
+	if (o->chain_node && o->check != QCF_CHECK_NOT_RUN) {
+		char msg[sizeof res->message];
+		snprintf(msg, sizeof msg, "%s", res->message);
+		snprintf(res->message, sizeof res->message, "op by op, node %u (%s): %s",
+		         o->chain_node, c->nodes[o->chain_node - 1].op, msg);
+	}
+	return 0;
+}
+
+static void src_chain(void *ctx, void *state, int i, qc_source_chain *out)
+{
+	(void)ctx;
+	src_state *s = state;
+	memset(out, 0, sizeof *out);
+	if (s && i >= 0 && i < s->cap)
+		*out = s->chains[i];
+}
+
 static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
                        qc_exec_result *results, const qcf_op_call **staged, char *err,
                        size_t err_size)
@@ -934,11 +1026,14 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		free(s->calls);
 		free(s->outs);
 		free(s->bufs);
+		free(s->chains);
 		s->cap = n;
 		s->calls = qc_xcalloc((size_t)n, sizeof *s->calls);
 		s->outs = qc_xcalloc((size_t)n * QC_MAX_TENSORS, sizeof *s->outs);
-		s->bufs = qc_xcalloc((size_t)n * QC_MAX_TENSORS, sizeof *s->bufs);
+		s->bufs = qc_xcalloc((size_t)n * SRC_BUFS, sizeof *s->bufs);
+		s->chains = qc_xcalloc((size_t)n, sizeof *s->chains);
 	}
+	memset(s->chains, 0, (size_t)s->cap * sizeof *s->chains);
 	for (int i = 0; i < n; i++) {
 		const qc_case *c = cases[i];
 		uint32_t index;
@@ -947,7 +1042,7 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		if (!ic)
 			return qc_errf(err, err_size, "case %s is not in the export", c->name);
 		/* the case as this run built it must be the case the runner ran */
-		qc_case_encode(c, index, &s->enc);
+		qc_case_encode(c, index, P->format, &s->enc);
 		if (s->enc.n != ic->size || qc_crc32(0, s->enc.p, s->enc.n - 4) != ic->crc)
 			return qc_errf(
 			        err, err_size,
@@ -983,14 +1078,15 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 		}
 		rec o;
 		char why[256] = "not the record read before";
-		if (parse_case_record(p, len, &o, why, sizeof why) != 0 || o.index != index ||
-		    (o.case_crc != ic->crc && o.case_crc != 0)) {
+		if (parse_case_record(p, len, P->format, &o, why, sizeof why) != 0 ||
+		    o.index != index || (o.case_crc != ic->crc && o.case_crc != 0)) {
 			free(file);
 			rec_free(&o);
 			return qc_errf(err, err_size, "the record of case %s: %s", c->name, why);
 		}
 		answer(&o, &results[i]);
-		int fault = 0;
+		int fault = chain_answer(c, &o, &results[i], &s->chains[i],
+		                         &s->bufs[(size_t)i * SRC_BUFS + QC_MAX_TENSORS]);
 		if (results[i].outcome == QC_EXEC_OK) {
 			if (o.n_out != (uint32_t)c->call.n_outputs)
 				fault = 1;
@@ -1002,18 +1098,18 @@ static int src_execute(void *ctx, void **state, qc_case *const *cases, int n,
 				}
 				void *b = qc_xcalloc(o.nbytes[k] ? (size_t)o.nbytes[k] : 1, 1);
 				memcpy(b, o.data[k], (size_t)o.nbytes[k]);
-				s->bufs[(size_t)i * QC_MAX_TENSORS + (size_t)k] = b;
+				s->bufs[(size_t)i * SRC_BUFS + (size_t)k] = b;
 				call->outputs[k].data = b;
 			}
 		}
 		rec_free(&o);
 		free(file);
 		if (fault)
-			return qc_errf(
-			        err, err_size,
-			        "the record of case %s holds other outputs than the case has "
-			        "(their count or sizes)",
-			        c->name);
+			return qc_errf(err, err_size,
+			               "the record of case %s holds other %s than the case has "
+			               "(their count or sizes)",
+			               c->name,
+			               fault > 1 ? "chain nodes or intermediates" : "outputs");
 	}
 	return 0;
 }
@@ -1027,6 +1123,7 @@ const qc_jobs_source *qc_import_source(qc_import *im, qc_plugin_info *info)
 	snprintf(info->sha256, sizeof info->sha256, "%s", im->records_sha);
 	snprintf(info->path, sizeof info->path, "%s", im->parts[0]->outputs);
 	im->src.execute = src_execute;
+	im->src.chain = src_chain;
 	im->src.free_state = src_free;
 	im->src.ctx = im;
 	return &im->src;

@@ -95,11 +95,16 @@ void qc_wb_str(qc_wbuf *w, const char *s)
 
 void qc_wb_header(qc_wbuf *w, const char *magic, uint32_t index)
 {
+	qc_wb_header_v(w, magic, index, QCF_FORMAT_VERSION);
+}
+
+void qc_wb_header_v(qc_wbuf *w, const char *magic, uint32_t index, unsigned format)
+{
 	char version[QCF_VERSION_BYTES] = {0};
 	memcpy(version, QC_VERSION,
 	       strlen(QC_VERSION) < sizeof version ? strlen(QC_VERSION) : sizeof version);
 	qc_wb_bytes(w, magic, 4);
-	qc_wb_u16(w, QCF_FORMAT_VERSION);
+	qc_wb_u16(w, (uint16_t)format);
 	qc_wb_u16(w, QCF_HEADER_BYTES);
 	qc_wb_u32(w, 0); /* total_bytes: qc_wb_finish */
 	qc_wb_u32(w, index);
@@ -198,9 +203,9 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
 	unsigned fv = (unsigned)p[4] | (unsigned)p[5] << 8,
 	         hb = (unsigned)p[6] | (unsigned)p[7] << 8;
 	uint32_t total = qc_le32(p + 8);
-	if (fv != QCF_FORMAT_VERSION) {
-		snprintf(err, err_size, "format version %u, this qconform reads %d", fv,
-		         QCF_FORMAT_VERSION);
+	if (fv < QCF_FORMAT_VERSION_OLDEST || fv > QCF_FORMAT_VERSION) {
+		snprintf(err, err_size, "format version %u, this qconform reads %d to %d", fv,
+		         QCF_FORMAT_VERSION_OLDEST, QCF_FORMAT_VERSION);
 		return -1;
 	}
 	if (hb != QCF_HEADER_BYTES || total < QCF_HEADER_BYTES + 4) {
@@ -267,24 +272,15 @@ static void encode_tensor(qc_wbuf *w, const qcf_tensor *t)
 		qc_wb_bytes(w, t->data, t->nbytes);
 }
 
-void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w)
+unsigned qc_bin_format(const unsigned char *p, size_t n)
 {
-	const qcf_op_call *call = &c->call;
-	w->n = 0;
-	qc_wb_header(w, QCF_MAGIC_CASE, index);
-	qc_wb_u64(w, c->seed);
-	qc_wb_str(w, c->name);
-	qc_wb_str(w, call->op);
-	qc_wb_str(w, call->semantics);
-	qc_wb_u32(w, (uint32_t)call->n_inputs);
-	qc_wb_u32(w, (uint32_t)call->n_outputs);
-	qc_wb_u32(w, (uint32_t)call->n_attrs);
-	for (int i = 0; i < call->n_inputs; i++)
-		encode_tensor(w, &call->inputs[i]);
-	for (int i = 0; i < call->n_outputs; i++)
-		encode_tensor(w, &call->outputs[i]);
-	for (int i = 0; i < call->n_attrs; i++) {
-		const qcf_attr *a = &call->attrs[i];
+	return n >= 6 ? (unsigned)p[4] | (unsigned)p[5] << 8 : 0;
+}
+
+static void encode_attrs(qc_wbuf *w, const qcf_attr *attrs, int n_attrs)
+{
+	for (int i = 0; i < n_attrs; i++) {
+		const qcf_attr *a = &attrs[i];
 		qc_wb_str(w, a->name);
 		qc_wb_u32(w, (uint32_t)a->type);
 		qc_wb_u32(w, (uint32_t)a->count);
@@ -300,6 +296,86 @@ void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w)
 			for (int k = 0; k < a->count; k++)
 				qc_wb_f64(w, a->v.floats[k]);
 			break;
+		}
+	}
+}
+
+/* Tensor name's index among the call's inputs, outputs, then the chain's intermediates. */
+static uint32_t tensor_index(const qc_case *c, const char *name)
+{
+	uint32_t k = 0;
+	for (int i = 0; i < c->call.n_inputs; i++, k++)
+		if (!strcmp(c->call.inputs[i].name, name))
+			return k;
+	for (int i = 0; i < c->call.n_outputs; i++, k++)
+		if (!strcmp(c->call.outputs[i].name, name))
+			return k;
+	for (int i = 0; i < c->n_mid; i++, k++)
+		if (!strcmp(c->mid[i].name, name))
+			return k;
+	return UINT32_MAX; /* (cases.c binds every node's tensor by its name) */
+}
+
+int qc_case_fits(const qc_case *c, char *why, size_t why_size)
+{
+	const qcf_op_call *call = &c->call;
+	int attrs = call->n_attrs;
+	for (int k = 0; k < c->n_nodes; k++)
+		attrs = c->nodes[k].n_attrs > attrs ? c->nodes[k].n_attrs : attrs;
+	const struct {
+		int n, max;
+		const char *what;
+	} lim[] = {{call->n_inputs, QCF_CASE_MAX_TENSORS, "inputs"},
+	           {call->n_outputs, QCF_CASE_MAX_TENSORS, "outputs"},
+	           {c->n_mid, QCF_CASE_MAX_TENSORS, "intermediates"},
+	           {attrs, QCF_CASE_MAX_ATTRS, "attributes"},
+	           {c->n_nodes, QCF_CASE_MAX_NODES, "nodes"}};
+	for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+		if (lim[i].n > lim[i].max) {
+			snprintf(why, why_size, "%d %s, a case file holds at most %d", lim[i].n,
+			         lim[i].what, lim[i].max);
+			return -1;
+		}
+	return 0;
+}
+
+void qc_case_encode(const qc_case *c, uint32_t index, unsigned format, qc_wbuf *w)
+{
+	const qcf_op_call *call = &c->call;
+	w->n = 0;
+	qc_wb_header_v(w, QCF_MAGIC_CASE, index, format);
+	qc_wb_u64(w, c->seed);
+	qc_wb_str(w, c->name);
+	qc_wb_str(w, call->op);
+	qc_wb_str(w, call->semantics);
+	qc_wb_u32(w, (uint32_t)call->n_inputs);
+	qc_wb_u32(w, (uint32_t)call->n_outputs);
+	qc_wb_u32(w, (uint32_t)call->n_attrs);
+	for (int i = 0; i < call->n_inputs; i++)
+		encode_tensor(w, &call->inputs[i]);
+	for (int i = 0; i < call->n_outputs; i++)
+		encode_tensor(w, &call->outputs[i]);
+	encode_attrs(w, call->attrs, call->n_attrs);
+	if (format >= 4) {
+		/* the chain: its intermediates (data: their poison), then its nodes */
+		qc_wb_u32(w, (uint32_t)c->n_nodes);
+		if (c->n_nodes) {
+			qc_wb_u32(w, (uint32_t)c->n_mid);
+			for (int i = 0; i < c->n_mid; i++)
+				encode_tensor(w, &c->mid[i]);
+		}
+		for (int k = 0; k < c->n_nodes; k++) {
+			const qcf_op_call *nd = &c->nodes[k];
+			qc_wb_str(w, nd->op);
+			qc_wb_str(w, nd->semantics);
+			qc_wb_u32(w, (uint32_t)nd->n_inputs);
+			qc_wb_u32(w, (uint32_t)nd->n_outputs);
+			qc_wb_u32(w, (uint32_t)nd->n_attrs);
+			for (int i = 0; i < nd->n_inputs; i++)
+				qc_wb_u32(w, tensor_index(c, nd->inputs[i].name));
+			for (int i = 0; i < nd->n_outputs; i++)
+				qc_wb_u32(w, tensor_index(c, nd->outputs[i].name));
+			encode_attrs(w, nd->attrs, nd->n_attrs);
 		}
 	}
 	qc_wb_finish(w);

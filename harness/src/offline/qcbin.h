@@ -34,6 +34,8 @@ void qc_wb_f64(qc_wbuf *w, double v);
 void qc_wb_str(qc_wbuf *w, const char *s); /* NULL: "" */
 /* Starts a file or record of kind magic (its 32-byte header, total_bytes set by finish). */
 void qc_wb_header(qc_wbuf *w, const char *magic, uint32_t index);
+/* The same for a file of format version `format` (import re-encodes an older export's cases). */
+void qc_wb_header_v(qc_wbuf *w, const char *magic, uint32_t index, unsigned format);
 /* Sets total_bytes and appends the CRC-32. */
 void qc_wb_finish(qc_wbuf *w);
 void qc_wb_free(qc_wbuf *w);
@@ -64,8 +66,16 @@ int qc_bin_open(const unsigned char *p, size_t n, const char *magic, int same_qc
                 uint32_t *index, char version[QCF_VERSION_BYTES + 1], qc_rbuf *r, char *err,
                 size_t err_size);
 
-/* The case's call (inputs and the outputs' initial bytes as they are now) as a case file. */
-void qc_case_encode(const qc_case *c, uint32_t index, qc_wbuf *w);
+/* A file's format version (0: too short to say). qc_bin_open takes QCF_FORMAT_VERSION_OLDEST
+ * to QCF_FORMAT_VERSION: a reader that needs one version checks it. */
+unsigned qc_bin_format(const unsigned char *p, size_t n);
+
+/* The case's call (inputs and the outputs' initial bytes as they are now) as a case file of
+ * format version `format`: from 4 with a chain's intermediates (their bytes as they are now)
+ * and nodes; 3 writes a chain as its call alone, as an export of format 3 did. */
+void qc_case_encode(const qc_case *c, uint32_t index, unsigned format, qc_wbuf *w);
+/* Whether the case fits a case file (QCF_CASE_MAX_TENSORS, _ATTRS, _NODES): 0, or -1 and why. */
+int qc_case_fits(const qc_case *c, char *why, size_t why_size);
 
 /* A regular file whole, at most max_bytes (harness/src/base/rfile.h: qc_read_regular). NULL with
  * "path: reason" in err. */

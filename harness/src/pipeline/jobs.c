@@ -452,6 +452,155 @@ static qc_runner *rep_runner(job *j, int v)
 	return j->rep[v];
 }
 
+/* ---- a chain, op by op ---- */
+
+/*
+ * A plugin offered a chain's nodes one at a time (one that does not speak chains): node k
+ * runs through the plugin's ordinary call in the job's worker, on the graph's inputs and the
+ * kernel's own outputs of the nodes before it (never the reference's), each output poisoned
+ * as a single call's is; the graph's outputs are judged. The kernel's values of every tensor
+ * the nodes write are kept here, in the job's memory (a staged call's is the runner's only
+ * until its next batch).
+ */
+typedef struct chain_run {
+	qcf_op_call staged; /* what the judging reads: the graph's outputs, the kernel's values */
+	qcf_tensor out[QC_MAX_TENSORS];
+	unsigned char *mid[QC_MAX_TENSORS], *gout[QC_MAX_TENSORS];
+	int nodes_ok; /* nodes that returned QCF_OK */
+} chain_run;
+
+/* The buffer of the case's tensor called name (an input, an intermediate or an output), and
+ * the reference's answer for it (NULL for an input). */
+static void *chain_buffer(const qc_case *c, const qc_expected *e, chain_run *cr, const char *name,
+                          qcf_tensor *ref)
+{
+	for (int i = 0; i < c->call.n_inputs; i++)
+		if (!strcmp(c->in[i].name, name))
+			return c->in[i].data;
+	for (int i = 0; i < c->n_mid; i++)
+		if (!strcmp(c->mid[i].name, name)) {
+			*ref = c->mid[i];
+			ref->data = e->status == QCF_OK ? e->mid[i] : NULL;
+			return cr->mid[i];
+		}
+	for (int i = 0; i < c->call.n_outputs; i++)
+		if (!strcmp(c->out[i].name, name)) {
+			*ref = e->out[i];
+			if (e->status != QCF_OK)
+				ref->data = NULL;
+			return cr->gout[i];
+		}
+	return NULL;
+}
+
+static void chain_run_free(chain_run *cr)
+{
+	for (int i = 0; i < QC_MAX_TENSORS; i++) {
+		free(cr->mid[i]);
+		free(cr->gout[i]);
+	}
+	memset(cr, 0, sizeof *cr);
+}
+
+/* Runs case c's nodes in turn in R's worker: *ex is the first node's outcome that is not QCF_OK
+ * (its message names the node), else the last node's, with the seconds of all. 0, or the runner's
+ * code (-1, -2) when it cannot go on. */
+static int chain_opbyop(qc_runner *R, const qc_case *c, const qc_expected *e, chain_run *cr,
+                        qc_exec_result *ex, char *err, size_t err_size)
+{
+	memset(cr, 0, sizeof *cr);
+	for (int i = 0; i < c->n_mid; i++)
+		cr->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
+	for (int i = 0; i < c->call.n_outputs; i++) {
+		cr->gout[i] = qc_xcalloc(c->out[i].nbytes ? c->out[i].nbytes : 1, 1);
+		memcpy(cr->gout[i], c->out[i].data, c->out[i].nbytes); /* the poison */
+	}
+	double seconds = 0;
+	memset(ex, 0, sizeof *ex);
+	for (int k = 0; k < c->n_nodes; k++) {
+		const qcf_op_call *nd = &c->nodes[k];
+		qcf_tensor in[QC_MAX_TENSORS], out[QC_MAX_TENSORS], ref;
+		qcf_op_call call = *nd;
+		for (int i = 0; i < nd->n_inputs; i++) {
+			in[i] = nd->inputs[i];
+			in[i].data = chain_buffer(c, e, cr, in[i].name, &ref);
+		}
+		for (int i = 0; i < nd->n_outputs; i++) {
+			out[i] = nd->outputs[i];
+			memset(&ref, 0, sizeof ref);
+			out[i].data = chain_buffer(c, e, cr, out[i].name, &ref);
+			qc_poison_fill(&out[i], ref.data ? &ref : NULL);
+		}
+		call.inputs = in;
+		call.outputs = out;
+		call.chain = NULL;
+		const qcf_op_call *calls[1] = {&call}, *staged[1] = {NULL};
+		qc_exec_result ek;
+		int rc = qc_runner_execute(R, calls, 1, &ek, staged, err, err_size);
+		if (rc != 0)
+			return rc;
+		seconds += ek.seconds;
+		char msg[sizeof ek.message];
+		snprintf(msg, sizeof msg, "%s", ek.message);
+		*ex = ek;
+		if (ek.outcome != QC_EXEC_OK || !staged[0]) {
+			snprintf(ex->message, sizeof ex->message, "op by op, node %d (%s): %s",
+			         k + 1, nd->op, msg);
+			break;
+		}
+		for (int i = 0; i < nd->n_outputs; i++)
+			memcpy(out[i].data, staged[0]->outputs[i].data, out[i].nbytes);
+		if (ek.late_write)
+			snprintf(ex->message, sizeof ex->message, "node %d (%s): %s", k + 1, nd->op,
+			         msg);
+		cr->nodes_ok = k + 1;
+	}
+	ex->seconds = seconds;
+	cr->staged = c->call;
+	cr->staged.chain = NULL;
+	cr->staged.outputs = cr->out;
+	for (int i = 0; i < c->call.n_outputs; i++) {
+		cr->out[i] = c->out[i];
+		cr->out[i].data = cr->gout[i];
+	}
+	return 0;
+}
+
+/* An import's op by op record as a run of chain_opbyop: the kernel's intermediates and graph
+ * outputs (staged: NULL when the last node did not return QCF_OK), the nodes that did. */
+static void chain_from_source(const qc_case *c, const qc_source_chain *sc,
+                              const qcf_op_call *staged, chain_run *cr)
+{
+	memset(cr, 0, sizeof *cr);
+	for (int i = 0; i < c->n_mid; i++)
+		if (sc->mid[i]) {
+			cr->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
+			memcpy(cr->mid[i], sc->mid[i], c->mid[i].nbytes);
+		}
+	for (int i = 0; staged && i < c->call.n_outputs; i++) {
+		cr->gout[i] = qc_xcalloc(c->out[i].nbytes ? c->out[i].nbytes : 1, 1);
+		memcpy(cr->gout[i], staged->outputs[i].data, c->out[i].nbytes);
+	}
+	cr->nodes_ok = sc->nodes_ok;
+}
+
+/* Op by op, the first node (from 1) whose outputs differ, bit for bit, from the reference's
+ * intermediates (the graph's outputs for the last): where the kernel went wrong. 0: none. */
+static int chain_first_differing(const qc_case *c, const qc_expected *e, chain_run *cr)
+{
+	if (e->status != QCF_OK)
+		return 0;
+	for (int k = 0; k < cr->nodes_ok; k++)
+		for (int i = 0; i < c->nodes[k].n_outputs; i++) {
+			qcf_tensor ref;
+			memset(&ref, 0, sizeof ref);
+			const void *got = chain_buffer(c, e, cr, c->nodes[k].outputs[i].name, &ref);
+			if (got && ref.data && memcmp(got, ref.data, ref.nbytes) != 0)
+				return k + 1;
+		}
+	return 0;
+}
+
 /* The element a byte of a tensor of type t belongs to (a GGML block's first). */
 static uint64_t element_at(qcf_dtype t, size_t byte)
 {
@@ -535,7 +684,7 @@ static void free_first(unsigned char *first[][QC_MAX_TENSORS], int n)
  * first run's outputs (the judge's), f[i] what differed. 0, or -1 when cancelled.
  */
 static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
-                        const qc_exec_result *ex, const qcf_op_call **staged,
+                        const qc_exec_result *ex, const qcf_op_call **staged, int opbyop,
                         unsigned char *first[][QC_MAX_TENSORS], size_t first_n[][QC_MAX_TENSORS],
                         rep_finding *f)
 {
@@ -581,9 +730,20 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 		qc_exec_result ex2[BATCH_CASES];
 		char err[512] = "";
 		memset(st2, 0, sizeof st2);
-		int rc = R ? qc_runner_execute(R, sub, m, ex2, st2, err, sizeof err) : -1;
-		if (rc == -2 || atomic_load(&J->cancelled))
+		/* a chain offered op by op the first time runs op by op again (alone in its batch)
+		 */
+		chain_run cr2;
+		int rc = !R       ? -1
+		         : opbyop ? chain_opbyop(R, b->cases[0], b->expected[0], &cr2, &ex2[0], err,
+		                                 sizeof err)
+		                  : qc_runner_execute(R, sub, m, ex2, st2, err, sizeof err);
+		if (opbyop && R && rc == 0)
+			st2[0] = &cr2.staged;
+		if (rc == -2 || atomic_load(&J->cancelled)) {
+			if (opbyop && R)
+				chain_run_free(&cr2);
 			return -1;
+		}
 		for (int t = 0; t < m; t++) {
 			int i = idx[t];
 			rep_finding *x = &f[i];
@@ -613,138 +773,9 @@ static int repeat_batch(job *j, const batch *b, const qcf_op_call *const *calls,
 			}
 			compare_run(x, r, K, how, calls[i], first[i], first_n[i], st2[t]);
 		}
+		if (opbyop && R)
+			chain_run_free(&cr2);
 	}
-	return 0;
-}
-
-/* ---- a chain, op by op ---- */
-
-/*
- * A plugin offered a chain's nodes one at a time (one that does not speak chains): node k
- * runs through the plugin's ordinary call in the job's worker, on the graph's inputs and the
- * kernel's own outputs of the nodes before it (never the reference's), each output poisoned
- * as a single call's is; the graph's outputs are judged. The kernel's values of every tensor
- * the nodes write are kept here, in the job's memory (a staged call's is the runner's only
- * until its next batch).
- */
-typedef struct chain_run {
-	qcf_op_call staged; /* what the judging reads: the graph's outputs, the kernel's values */
-	qcf_tensor out[QC_MAX_TENSORS];
-	unsigned char *mid[QC_MAX_TENSORS], *gout[QC_MAX_TENSORS];
-	int nodes_ok; /* nodes that returned QCF_OK */
-} chain_run;
-
-/* The buffer of the case's tensor called name (an input, an intermediate or an output), and
- * the reference's answer for it (NULL for an input). */
-static void *chain_buffer(const qc_case *c, const qc_expected *e, chain_run *cr, const char *name,
-                          qcf_tensor *ref)
-{
-	for (int i = 0; i < c->call.n_inputs; i++)
-		if (!strcmp(c->in[i].name, name))
-			return c->in[i].data;
-	for (int i = 0; i < c->n_mid; i++)
-		if (!strcmp(c->mid[i].name, name)) {
-			*ref = c->mid[i];
-			ref->data = e->status == QCF_OK ? e->mid[i] : NULL;
-			return cr->mid[i];
-		}
-	for (int i = 0; i < c->call.n_outputs; i++)
-		if (!strcmp(c->out[i].name, name)) {
-			*ref = e->out[i];
-			if (e->status != QCF_OK)
-				ref->data = NULL;
-			return cr->gout[i];
-		}
-	return NULL;
-}
-
-static void chain_run_free(chain_run *cr)
-{
-	for (int i = 0; i < QC_MAX_TENSORS; i++) {
-		free(cr->mid[i]);
-		free(cr->gout[i]);
-	}
-	memset(cr, 0, sizeof *cr);
-}
-
-/* Runs case c's nodes in turn: *ex is the first node's outcome that is not QCF_OK (its
- * message names the node), else the last node's, with the seconds of all. 0, or the runner's
- * code (-1, -2) when it cannot go on. */
-static int chain_opbyop(job *j, const qc_case *c, const qc_expected *e, chain_run *cr,
-                        qc_exec_result *ex, char *err, size_t err_size)
-{
-	memset(cr, 0, sizeof *cr);
-	for (int i = 0; i < c->n_mid; i++)
-		cr->mid[i] = qc_xcalloc(c->mid[i].nbytes ? c->mid[i].nbytes : 1, 1);
-	for (int i = 0; i < c->call.n_outputs; i++) {
-		cr->gout[i] = qc_xcalloc(c->out[i].nbytes ? c->out[i].nbytes : 1, 1);
-		memcpy(cr->gout[i], c->out[i].data, c->out[i].nbytes); /* the poison */
-	}
-	double seconds = 0;
-	memset(ex, 0, sizeof *ex);
-	for (int k = 0; k < c->n_nodes; k++) {
-		const qcf_op_call *nd = &c->nodes[k];
-		qcf_tensor in[QC_MAX_TENSORS], out[QC_MAX_TENSORS], ref;
-		qcf_op_call call = *nd;
-		for (int i = 0; i < nd->n_inputs; i++) {
-			in[i] = nd->inputs[i];
-			in[i].data = chain_buffer(c, e, cr, in[i].name, &ref);
-		}
-		for (int i = 0; i < nd->n_outputs; i++) {
-			out[i] = nd->outputs[i];
-			memset(&ref, 0, sizeof ref);
-			out[i].data = chain_buffer(c, e, cr, out[i].name, &ref);
-			qc_poison_fill(&out[i], ref.data ? &ref : NULL);
-		}
-		call.inputs = in;
-		call.outputs = out;
-		call.chain = NULL;
-		const qcf_op_call *calls[1] = {&call}, *staged[1] = {NULL};
-		qc_exec_result ek;
-		int rc = qc_runner_execute(j->runner, calls, 1, &ek, staged, err, err_size);
-		if (rc != 0)
-			return rc;
-		seconds += ek.seconds;
-		char msg[sizeof ek.message];
-		snprintf(msg, sizeof msg, "%s", ek.message);
-		*ex = ek;
-		if (ek.outcome != QC_EXEC_OK || !staged[0]) {
-			snprintf(ex->message, sizeof ex->message, "op by op, node %d (%s): %s",
-			         k + 1, nd->op, msg);
-			break;
-		}
-		for (int i = 0; i < nd->n_outputs; i++)
-			memcpy(out[i].data, staged[0]->outputs[i].data, out[i].nbytes);
-		if (ek.late_write)
-			snprintf(ex->message, sizeof ex->message, "node %d (%s): %s", k + 1, nd->op,
-			         msg);
-		cr->nodes_ok = k + 1;
-	}
-	ex->seconds = seconds;
-	cr->staged = c->call;
-	cr->staged.chain = NULL;
-	cr->staged.outputs = cr->out;
-	for (int i = 0; i < c->call.n_outputs; i++) {
-		cr->out[i] = c->out[i];
-		cr->out[i].data = cr->gout[i];
-	}
-	return 0;
-}
-
-/* Op by op, the first node (from 1) whose outputs differ, bit for bit, from the reference's
- * intermediates (the graph's outputs for the last): where the kernel went wrong. 0: none. */
-static int chain_first_differing(const qc_case *c, const qc_expected *e, chain_run *cr)
-{
-	if (e->status != QCF_OK)
-		return 0;
-	for (int k = 0; k < cr->nodes_ok; k++)
-		for (int i = 0; i < c->nodes[k].n_outputs; i++) {
-			qcf_tensor ref;
-			memset(&ref, 0, sizeof ref);
-			const void *got = chain_buffer(c, e, cr, c->nodes[k].outputs[i].name, &ref);
-			if (got && ref.data && memcmp(got, ref.data, ref.nbytes) != 0)
-				return k + 1;
-		}
 	return 0;
 }
 
@@ -766,7 +797,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	chain_run cr;
 	int chain = b->cases[0]->n_nodes && !J->source;
 	int fused = chain && J->abi >= 3, opbyop = chain && !fused;
-	if (fused) {
+	if (fused || (b->cases[0]->n_nodes && J->source)) {
 		/* the intermediates' buffers hold the reference's: the kernel sees a poison */
 		qc_case *c0 = b->cases[0];
 		for (int i = 0; i < c0->n_mid; i++) {
@@ -777,7 +808,7 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	}
 	int rc = atomic_load(&J->cancelled) ? -2
 	         : board_dead(j)            ? -3
-	         : opbyop    ? chain_opbyop(j, b->cases[0], b->expected[0], &cr, ex, u->err,
+	         : opbyop    ? chain_opbyop(j->runner, b->cases[0], b->expected[0], &cr, ex, u->err,
 	                                    sizeof u->err)
 	         : J->source ? J->source->execute(J->source->ctx, &j->src_state, b->cases, b->n, ex,
 	                                          staged, u->err, sizeof u->err)
@@ -788,12 +819,24 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 		fused = 0;
 		opbyop = 1;
 		staged[0] = NULL;
-		rc = chain_opbyop(j, b->cases[0], b->expected[0], &cr, ex, u->err, sizeof u->err);
+		rc = chain_opbyop(j->runner, b->cases[0], b->expected[0], &cr, ex, u->err,
+		                  sizeof u->err);
 	}
 	if (opbyop && rc == 0)
 		staged[0] = &cr.staged;
 	else if (opbyop)
 		chain_run_free(&cr);
+	if (rc == 0 && b->cases[0]->n_nodes && J->source && J->source->chain) {
+		/* the device's runner said how it ran the chain (and op by op, its intermediates)
+		 */
+		qc_source_chain sc;
+		J->source->chain(J->source->ctx, j->src_state, 0, &sc);
+		fused = sc.mode == QC_CHAIN_FUSED;
+		opbyop = sc.mode == QC_CHAIN_OPBYOP;
+		if (opbyop)
+			chain_from_source(b->cases[0], &sc,
+			                  ex[0].outcome == QC_EXEC_OK ? staged[0] : NULL, &cr);
+	}
 	if (rc == -2 || atomic_load(&J->cancelled)) {
 		u->cancelled = 1;
 		batch_drop(b);
@@ -820,10 +863,10 @@ static int batch_run(job *j, const qc_spec *run_spec, unit_out *u, batch *b)
 	unsigned char *first[BATCH_CASES][QC_MAX_TENSORS];
 	size_t first_n[BATCH_CASES][QC_MAX_TENSORS];
 	rep_finding found[BATCH_CASES];
-	int repeat = p->repeat > 1 && !J->source && !chain;
+	int repeat = p->repeat > 1 && !J->source;
 	if (repeat) {
 		memset(first, 0, sizeof first);
-		if (repeat_batch(j, b, calls, ex, staged, first, first_n, found) != 0) {
+		if (repeat_batch(j, b, calls, ex, staged, opbyop, first, first_n, found) != 0) {
 			free_first(first, b->n);
 			u->cancelled = 1;
 			batch_drop(b);

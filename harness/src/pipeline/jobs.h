@@ -122,12 +122,21 @@ void qc_pool_free(qc_pool *p);
  * thread's own *state (NULL at first; free_state frees it when the job ends): 0, or -1 and
  * err (the run stops, exit 2). Called from every job thread at once.
  */
+/* What a source's record says of chain case i of its last execute (QC_CHAIN_* mode 0: nothing;
+ * op by op: the nodes that returned QCF_OK and the kernel's intermediates, NULL where none). */
+typedef struct qc_source_chain {
+	int mode, nodes_ok;
+	const void *mid[QC_MAX_TENSORS];
+} qc_source_chain;
+
 typedef struct qc_jobs_source {
 	int (*execute)(void *ctx, void **state, qc_case *const *cases, int n,
 	               qc_exec_result *results, const qcf_op_call **staged, char *err,
 	               size_t err_size);
 	void (*free_state)(void *ctx, void *state);
 	void *ctx;
+	/* optional: a chain case's record, valid until the next execute */
+	void (*chain)(void *ctx, void *state, int i, qc_source_chain *out);
 } qc_jobs_source;
 
 /* Opens `jobs` (>= 1) workers; no thread runs yet. On a plugin load refusal: -1 and a one-line

@@ -270,6 +270,15 @@ static int parse_entry(const char *line, size_t len, qc_journal_entry *e, qc_res
 		r->engine = qc_engine_of_kind(json_string_value(json_object_get(eng, "kind")));
 	qc_utf8_copy(r->engine_name, sizeof r->engine_name,
 	             json_string_value(json_object_get(eng, "name")));
+	/* a chain's record: how the kernel was offered it, the first node that differed */
+	json_t *ch = json_object_get(c, "chain");
+	const char *mode = json_string_value(json_object_get(ch, "mode"));
+	r->chain_mode = !mode                       ? QC_CHAIN_NONE
+	                : !strcmp(mode, "fused")    ? QC_CHAIN_FUSED
+	                : !strcmp(mode, "op by op") ? QC_CHAIN_OPBYOP
+	                                            : QC_CHAIN_NONE;
+	json_int_t node = qc_json_int(json_object_get(ch, "first_differing_node"));
+	r->chain_node = r->chain_mode && node > 0 && node <= QC_MAX_NODES ? (int)node : 0;
 	r->n_outputs = (int)json_array_size(stats);
 	for (int k = 0; k < r->n_outputs; k++) {
 		json_t *s = json_array_get(stats, (size_t)k);

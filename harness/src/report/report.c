@@ -520,12 +520,6 @@ static void case_json(FILE *f, const qc_json *j, const qc_case *c, const qc_resu
 		fprintf(f, ", \"chain\": {\"mode\": \"%s\", \"first_differing_node\": %d}",
 		        qc_chain_mode_name(r->chain_mode), r->chain_node);
 	}
-	if (r->chain_mode) {
-		/* a chain: how the kernel was offered it, and op by op the first node whose
-		 * output differs from the reference's intermediate (0: none) */
-		fprintf(f, ", \"chain\": {\"mode\": \"%s\", \"first_differing_node\": %d}",
-		        qc_chain_mode_name(r->chain_mode), r->chain_node);
-	}
 	if (board >= 0 && board < j->meta->n_boards)
 		fprintf(f, ", \"board\": %d", board); /* --remote: the pool's board that ran it */
 	else
