@@ -578,7 +578,8 @@ static void test_profile_loads_its_specs(void)
 	fputs("qconform: 1\nop: NoSuchOp\nsemantics: onnx\nprofile: [torch-fakequant]\n", f);
 	fclose(f);
 	qct_proc p;
-	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s", q, other) == 0);
+	CU_ASSERT_FATAL(
+	        qct_sh(&p, "%s list --profile onnx-qdq specs/onnx specs/chains %s", q, other) == 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_STRING_EQUAL(p.err, "");
 	size_t lines = 0, ours = 0;
@@ -598,7 +599,8 @@ static void test_profile_loads_its_specs(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs("qconform: 1\nop: [\n", f);
 	fclose(f);
-	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s", q, other) == 0);
+	CU_ASSERT_FATAL(
+	        qct_sh(&p, "%s list --profile onnx-qdq specs/onnx specs/chains %s", q, other) == 0);
 	CU_ASSERT_EQUAL(p.status, 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, other));
 	qct_proc_free(&p);
@@ -610,7 +612,7 @@ static void test_list_classes(void)
 	const char *tmp = qct_tmpdir();
 	const char *q = qct_build_path("qconform");
 	qct_proc p;
-	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx", q) == 0);
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx specs/chains", q) == 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	/* a blocked case, a 4-bit one and an 8-bit one of QuantizeLinear's specs */
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tblocked\n"));
@@ -628,8 +630,9 @@ static void test_list_classes(void)
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NULL(strchr(p.out, '\t'));
 	qct_proc_free(&p);
-	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq --extension int4 specs/onnx", q) ==
-	                0);
+	CU_ASSERT_FATAL(
+	        qct_sh(&p, "%s list --profile onnx-qdq --extension int4 specs/onnx specs/chains",
+	               q) == 0);
 	CU_ASSERT_EQUAL(p.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tint4\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.out, "\tbase\n"));
@@ -640,10 +643,9 @@ static void test_list_classes(void)
 	CU_ASSERT_FATAL(qct_sh(&p, "%s run --profile onnx-qdq --extension int5 specs/onnx", q) ==
 	                0);
 	CU_ASSERT_EQUAL(p.status, 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(
-	        p.err,
-	        "profile onnx-qdq has no such extension (its "
-	        "extensions: int16, int4, int2, int32, blocked, precision, inputs; or all)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "profile onnx-qdq has no such extension (its "
+	                                     "extensions: int16, int4, int2, int32, blocked, "
+	                                     "precision, inputs, chains; or all)"));
 	qct_proc_free(&p);
 	CU_ASSERT_FATAL(qct_sh(&p, "%s run --extension int4 specs/onnx", q) == 0);
 	CU_ASSERT_EQUAL(p.status, 2);
