@@ -40,7 +40,7 @@
 #include "qconform/plugin.h"
 #include "qconform/plugin_util.h"
 
-#define ONEDNN_ADAPTER_VERSION "1.0"
+#define ONEDNN_ADAPTER_VERSION "1.1"
 #define MAXD                   DNNL_MAX_NDIMS
 
 struct qcf_instance {
@@ -1671,6 +1671,8 @@ out:
 	return st;
 }
 
+static int same_shape_t(const qcf_tensor *a, const qcf_tensor *b);
+
 enum { B_ADD, B_SUB, B_MUL, B_MAX, B_MIN };
 
 /*
@@ -1703,6 +1705,10 @@ static qcf_status lt_binary(qcf_instance *inst, const qcf_op_call *call, int kin
 	if (!broadcasts_to(a, b, y))
 		return fail(inst, QCF_INVALID_PARAM,
 		            "%s output shape is not the broadcast of the input shapes", op);
+	if (kind >= B_MAX && y->rank > 5 && !(same_shape_t(a, b) && same_shape_t(a, y)))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s broadcasting at rank %d: LiteRT's broadcast loop takes rank <= 5",
+		            op, (int)y->rank);
 	int64_t lo = 0, hi = 0;
 	dtype_range(y->dtype, &lo, &hi);
 	if (kind <= B_MUL && (st = act_range(inst, call, y, so, zo, &lo, &hi)) != QCF_OK)
@@ -1788,7 +1794,9 @@ static qcf_status reorder_q(qcf_instance *inst, const qcf_tensor *x, const qcf_t
 	int pairs[8];
 	CCHK(tensor_md(&a, x, nd, x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype)),
 	     "the source descriptor");
-	CCHK(tensor_md(&b, y, nd, y->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(y->dtype)),
+	/* the output is dense with x's element count (a reduction over dimensions of size 1
+	 * may drop them): described with x's dimensions */
+	CCHK(tensor_md(&b, x, nd, y->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(y->dtype)),
 	     "the destination descriptor");
 	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
 	if (n > 1 || scales[0] != 1.0f)
@@ -2196,7 +2204,7 @@ static qcf_status lt_softmax(qcf_instance *inst, const qcf_op_call *call, chain 
 	if (!same_shape_t(x, y) || x->rank < 1)
 		return fail(inst, QCF_INVALID_PARAM, "%s output shape must be the input's (rank >= 1)",
 		            op);
-	float si, so;
+	float si, so, s1;
 	int32_t zi, zo;
 	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
 	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
@@ -2208,6 +2216,36 @@ static qcf_status lt_softmax(qcf_instance *inst, const qcf_op_call *call, chain 
 	double beta = 1.0;
 	if (qcf_attr_float(call, "beta", &beta) < 0)
 		return fail(inst, QCF_INVALID_PARAM, "beta is not a number");
+	/* LiteRT's int8 path (softmax.cc, QuantizeMultiplierGreaterThanOne) aborts unless
+	 * beta * s_in * 2^26 > 1, and for beta <= 0 */
+	float fbeta = (float)beta;
+	if (!(fbeta > 0) || !isfinite(fbeta))
+		return fail(inst, QCF_INVALID_PARAM, "%s beta must be positive and finite", op);
+	if (!((double)fbeta * si * 0x1p26 > 1.0))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s: LiteRT aborts unless beta * input_scale * 2^26 > 1", op);
+	/* and when a row's Q12 sum of exponentials reaches 2^28: each maximum adds 2^19, so
+	 * 512 equal maxima always do (fewer maxima with near-maximal values can too; those
+	 * the adapter does not detect) */
+	if (x->data && qcf_numel(x) > 0) {
+		int64_t depth = x->shape[x->rank - 1], rows = depth ? qcf_numel(x) / depth : 0;
+		for (int64_t r = 0; depth >= 512 && r < rows; r++) {
+			int mx = -1000, n = 0;
+			for (int64_t k = 0; k < depth; k++) {
+				int64_t i = r * depth + k;
+				int v = x->dtype == QCF_INT8 ? ((const int8_t *)x->data)[i]
+				                             : ((const uint8_t *)x->data)[i];
+				n = v > mx ? 1 : v == mx ? n + 1 : n;
+				mx = v > mx ? v : mx;
+			}
+			if (n >= 512)
+				return fail(inst, QCF_INVALID_PARAM,
+				            "%s: %d equal maxima in a row: LiteRT's sum of "
+				            "exponentials reaches 2^28 and it aborts",
+				            op, n);
+		}
+	}
+	s1 = (float)((double)fbeta * (double)si);
 	if (x->rank > MAXD)
 		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
 	if (qcf_numel(y) == 0)
@@ -2218,7 +2256,7 @@ static qcf_status lt_softmax(qcf_instance *inst, const qcf_op_call *call, chain 
 	dnnl_primitive_attr_t a1 = NULL, a2 = NULL, a3 = NULL;
 	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
 	int mx, mf, mu, my, mz, m128;
-	float s1 = (float)(beta * (double)si), s2 = 256.0f;
+	float s2 = 256.0f;
 	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "the source descriptor");
 	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
 	CCHK(tensor_md(&um, y, nd, dnnl_u8), "a descriptor");
@@ -2333,9 +2371,388 @@ out:
 	return st;
 }
 
+/* SPACE_TO_DEPTH, DEPTH_TO_SPACE: a reorder from the input seen as a 6-D tensor in the output's
+ * element order to the dense output. */
+static qcf_status lt_space_depth(qcf_instance *inst, const qcf_op_call *call, int to_depth,
+                                 chain *c)
+{
+	const char *op = to_depth ? "SPACE_TO_DEPTH" : "DEPTH_TO_SPACE";
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->rank != 4 || y->rank != 4)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank-4 NHWC tensors", op);
+	if (x->dtype == QCF_INT16)
+		return fail(inst, QCF_INVALID_PARAM, "%s refuses int16", op);
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
+	if (dt == dnnl_data_type_undef)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of %s: oneDNN 2.6's reorder moves s8/u8/s32/f32 elements", op,
+		            qcf_dtype_name(x->dtype));
+	int64_t b = 0;
+	if (qcf_attr_int(call, "block_size", &b) < 0 || b <= 0 || b > 65536)
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must be > 0", op);
+	int64_t n = x->shape[0], h = x->shape[1], w = x->shape[2], ch = x->shape[3];
+	int64_t want[4];
+	if (to_depth) {
+		if (h % b || w % b)
+			return fail(inst, QCF_INVALID_PARAM, "%s block_size must divide H and W", op);
+		want[0] = n, want[1] = h / b, want[2] = w / b, want[3] = ch * b * b;
+	} else {
+		if (ch % (b * b))
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s channels must be a multiple of block_size^2", op);
+		want[0] = n, want[1] = h * b, want[2] = w * b, want[3] = ch / (b * b);
+	}
+	for (int i = 0; i < 4; i++)
+		if (y->shape[i] != want[i])
+			return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the computed one",
+			            op);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	qcf_status st = QCF_OK;
+	dnnl_dims_t d, s;
+	if (to_depth) {
+		/* out [n, y, x, by, bx, c] = in [n, y*b + by, x*b + bx, c] */
+		int64_t dd[6] = {n, h / b, w / b, b, b, ch};
+		int64_t ss[6] = {h * w * ch, b * w * ch, b * ch, w * ch, ch, 1};
+		memcpy(d, dd, sizeof dd), memcpy(s, ss, sizeof ss);
+	} else {
+		/* out [n, y, by, x, bx, c] = in [n, y, x, (by*b + bx)*Co + c] */
+		int64_t co = ch / (b * b);
+		int64_t dd[6] = {n, h, b, w, b, co};
+		int64_t ss[6] = {h * w * ch, w * ch, b * co, ch, co, 1};
+		memcpy(d, dd, sizeof dd), memcpy(s, ss, sizeof ss);
+	}
+	dnnl_memory_desc_t a, o;
+	dnnl_dims_t os;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mo;
+	dense_strides(6, d, os);
+	CCHK(dnnl_memory_desc_init_by_strides(&a, 6, d, dt, s), "the source descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&o, 6, d, dt, os), "the destination descriptor");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &a, inst->engine, &o, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &a, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &o, BIND_OUT, &mo), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mo}), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/*
+ * RELU, RELU6, RELU_N1_TO_1: one binary add of the input (input scale s_in/s_out) and a
+ * one-element zero, with post-ops linear (+ zp_out - zp_in s_in/s_out) and clip to LiteRT's
+ * bounds. (oneDNN 2.6 refuses an s8 clip descriptor with these bounds, and its reference s8
+ * eltwise with a clip post-op leaves the destination unwritten: measured, so not used.)
+ */
+static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype and shape must be the input's",
+		            op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	int64_t lo = 0, hi = 0, q;
+	dtype_range(y->dtype, &lo, &hi);
+	if (strcmp(op, "RELU_N1_TO_1") == 0) {
+		int64_t a, b;
+		if (!act_bound(-1.0f, so, zo, &a) || !act_bound(1.0f, so, zo, &b))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		lo = a > lo ? a : lo;
+		hi = b < hi ? b : hi;
+	} else {
+		lo = zo > lo ? zo : lo;
+		if (strcmp(op, "RELU6") == 0) {
+			if (!act_bound(6.0f, so, zo, &q))
+				return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+			hi = q < hi ? q : hi;
+		}
+	}
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = x->rank > 0 ? x->rank : 1, mx, mz, my;
+	/* ReluEval: the quotient in float32 */
+	float sc = si / so, beta = (float)((double)zo - (double)zi * (double)sc);
+	dnnl_memory_desc_t xm, zm;
+	dnnl_dims_t ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, os;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	void *h = NULL;
+	dense_strides(nd, ones, os);
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "a descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&zm, nd, ones, dnnl_dt(x->dtype), os), "a descriptor");
+	CCHK(dnnl_binary_desc_init(&bd, dnnl_binary_add, &xm, &zm, &xm), "the binary descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	if (sc != 1.0f)
+		CCHK(dnnl_primitive_attr_set_scales(attr, DNNL_ARG_SRC_0, 1, 0, &sc), "scales");
+	CCHK(linear_clip_attr(attr, 1.0f, beta, y, lo, hi), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&pd, &bd, attr, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &zm, BIND_OWN, &mz), "memory");
+	CCHK(dnnl_memory_get_data_handle(c->mem[mz], &h), "memory");
+	memset(h, 0, 1);
+	CCHK(ch_mem(inst, c, &xm, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 3,
+	                 (int[]){DNNL_ARG_SRC_0, mx, DNNL_ARG_SRC_1, mz, DNNL_ARG_DST, my}),
+	     "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/* REDUCE_MAX, REDUCE_MIN: reduction max/min of the raw values (LiteRT requires equal input
+ * and output parameters and does not requantize). */
+static qcf_status lt_reduce_mm(qcf_instance *inst, const qcf_op_call *call, int is_max, chain *c)
+{
+	const char *op = is_max ? "REDUCE_MAX" : "REDUCE_MIN";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, axes and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (si != so || zi != zo)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output scale and zero point must be the input's", op);
+	int64_t ax[64];
+	int na = int_values(&call->inputs[1], ax, 64);
+	if (na < 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s axes must be a 1-D int32 tensor", op);
+	int red[QCF_MAX_RANK] = {0};
+	for (int i = 0; i < na; i++) {
+		if (ax[i] < -x->rank || ax[i] >= x->rank)
+			return fail(inst, QCF_INVALID_PARAM, "%s axis outside the rank", op);
+		red[ax[i] < 0 ? ax[i] + x->rank : ax[i]] = 1;
+	}
+	int64_t keep = 0;
+	if (qcf_attr_int(call, "keep_dims", &keep) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "keep_dims is not an integer");
+	int64_t want[QCF_MAX_RANK], nred = 1;
+	int wr = 0, any = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (red[i]) {
+			nred *= x->shape[i];
+			any |= x->shape[i] != 1;
+			if (keep)
+				want[wr++] = 1;
+		} else {
+			want[wr++] = x->shape[i];
+		}
+	}
+	int ok = y->rank == wr;
+	for (int i = 0; ok && i < wr; i++)
+		ok = y->shape[i] == want[i];
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the reduced one", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (nred == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s over an empty axis: oneDNN's reduction takes no zero dimension", op);
+	float one = 1.0f;
+	if (!any) /* nothing reduced: a copy */
+		return reorder_q(inst, x, y, op, 0, 0, &one, 1, 0, c);
+	int nd = x->rank;
+	dnnl_dims_t dd, ds;
+	for (int i = 0; i < nd; i++)
+		dd[i] = red[i] ? 1 : x->shape[i];
+	dnnl_memory_desc_t xm, ym;
+	dnnl_reduction_desc_t rd;
+	dnnl_primitive_desc_t pd = NULL;
+	int mx, my;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "the source descriptor");
+	dense_strides(nd, dd, ds);
+	CCHK(dnnl_memory_desc_init_by_strides(&ym, nd, dd, dnnl_dt(y->dtype), ds),
+	     "the destination descriptor");
+	CCHK(dnnl_reduction_desc_init(&rd, is_max ? dnnl_reduction_max : dnnl_reduction_min, &xm,
+	                              &ym, 0.0f, 0.0f),
+	     "the reduction descriptor");
+	CCHK(dnnl_primitive_desc_create(&pd, &rd, NULL, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_SRC, mx, DNNL_ARG_DST, my}), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/* ONNX's TensorProto data type code of t (0 when it has none here). */
+static int64_t onnx_type_code(qcf_dtype t)
+{
+	switch (t) {
+	case QCF_FLOAT32: return 1;
+	case QCF_UINT8: return 2;
+	case QCF_INT8: return 3;
+	case QCF_UINT16: return 4;
+	case QCF_INT16: return 5;
+	case QCF_INT32: return 6;
+	case QCF_FLOAT16: return 10;
+	case QCF_BFLOAT16: return 16;
+	case QCF_UINT4: return 21;
+	case QCF_INT4: return 22;
+	default: return 0;
+	}
+}
+
+/* ONNX QuantizeLinear (float32 -> int8/uint8) and DequantizeLinear (int8/uint8 -> float32):
+ * the reorders of QUANTIZE and DEQUANTIZE. */
+static qcf_status onnx_qdq(qcf_instance *inst, const qcf_op_call *call, int deq, chain *c)
+{
+	const char *op = deq ? "DequantizeLinear" : "QuantizeLinear";
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	const qcf_tensor *q = deq ? x : y, *f = deq ? y : x;
+	int q_ok = q->dtype == QCF_INT8 || q->dtype == QCF_UINT8;
+	int q_legal = q_ok || q->dtype == QCF_INT16 || q->dtype == QCF_UINT16 ||
+	              q->dtype == QCF_INT4 || q->dtype == QCF_UINT4 || (deq && q->dtype == QCF_INT32);
+	int f_legal = f->dtype == QCF_FLOAT32 || f->dtype == QCF_FLOAT16 ||
+	              f->dtype == QCF_BFLOAT16 || (!deq && f->dtype == QCF_INT32);
+	if (!q_legal || !f_legal || !q->quant || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM, "%s: %s -> %s (or shape) is not accepted", op,
+		            qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	/* the attributes ONNX's schema checks (onnx/defs/quantization/defs.cc, onnx/onnx) */
+	int64_t v;
+	int k = qcf_attr_int(call, "output_dtype", &v);
+	if (k < 0 || (k == 1 && v != 0 && v != onnx_type_code(y->dtype)))
+		return fail(inst, QCF_INVALID_PARAM, "%s output_dtype is not the output's type", op);
+	k = qcf_attr_int(call, "precision", &v);
+	if (k < 0 || (k == 1 && v != 0 && v != 1 && v != 10 && v != 16))
+		return fail(inst, QCF_INVALID_PARAM, "%s precision is not a float type", op);
+	k = qcf_attr_int(call, "block_size", &v);
+	if (k < 0 || (k == 1 && v < 0))
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must not be negative", op);
+	if (!q_ok || f->dtype != QCF_FLOAT32)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s %s -> %s: the adapter maps int8/uint8 <-> float32 onto oneDNN's "
+		            "reorder",
+		            op, qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	if (q->quant->block_size < 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must not be negative", op);
+	if (q->quant->block_size > 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with blocked quantization: oneDNN 2.6's reorder scales per "
+		            "dimension",
+		            op);
+	return lt_quantize(inst, call, deq, c);
+}
+
+/*
+ * LiteRT BATCH_MATMUL int8: matmul with run-time source, weights and destination zero points
+ * and the output scale double(float(s_lhs * s_rhs)) / s_out as one float32; adj_x and adj_y
+ * are strides; batch dimensions broadcast as oneDNN's matmul does.
+ */
+static qcf_status lt_batch_matmul(qcf_instance *inst, const qcf_op_call *call, plan *p)
+{
+	const char *op = "BATCH_MATMUL";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 inputs and 1 output", op);
+	const qcf_tensor *l = &call->inputs[0], *r = &call->inputs[1], *y = &call->outputs[0];
+	if (l->dtype == QCF_INT16 || r->dtype == QCF_INT16)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with int16 operands: oneDNN 2.6 has no 16-bit integer matmul", op);
+	if (l->dtype != QCF_INT8 || r->dtype != QCF_INT8 || y->dtype != QCF_INT8)
+		return fail(inst, QCF_INVALID_PARAM, "%s quantized path takes int8 (or int16)", op);
+	float sl, sr, so;
+	int32_t zl, zr, zo;
+	if ((st = q8_params(inst, l, op, "lhs", &sl, &zl)) != QCF_OK ||
+	    (st = q8_params(inst, r, op, "rhs", &sr, &zr)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (l->rank < 2 || r->rank < 2 || l->rank > 5 || r->rank > 5)
+		return fail(inst, QCF_INVALID_PARAM, "%s operands have ranks 2 to 5", op);
+	int64_t ax = 0, ay = 0;
+	if (qcf_attr_int(call, "adj_x", &ax) < 0 || qcf_attr_int(call, "adj_y", &ay) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "adj_x, adj_y must be 0 or 1");
+	int lr = l->rank, rr = r->rank, nd = lr > rr ? lr : rr;
+	int64_t M = ax ? l->shape[lr - 1] : l->shape[lr - 2];
+	int64_t K = ax ? l->shape[lr - 2] : l->shape[lr - 1];
+	int64_t K2 = ay ? r->shape[rr - 1] : r->shape[rr - 2];
+	int64_t N = ay ? r->shape[rr - 2] : r->shape[rr - 1];
+	if (K != K2)
+		return fail(inst, QCF_INVALID_PARAM, "%s inner dimensions %lld and %lld differ", op,
+		            (long long)K, (long long)K2);
+	dnnl_dims_t lstr, rstr;
+	dense_strides(lr, l->shape, lstr);
+	dense_strides(rr, r->shape, rstr);
+	int ok = y->rank == nd;
+	for (int i = 0; i < nd - 2; i++) {
+		int il = i - (nd - lr), ir = i - (nd - rr);
+		int64_t dl = il >= 0 ? l->shape[il] : 1, dr = ir >= 0 ? r->shape[ir] : 1;
+		if (dl != dr && dl != 1 && dr != 1)
+			return fail(inst, QCF_INVALID_PARAM, "%s batch dimensions do not broadcast",
+			            op);
+		p->src_dims[i] = dl, p->wei_dims[i] = dr, p->dst_dims[i] = dl == 1 ? dr : dl;
+		p->src_str[i] = il >= 0 ? lstr[il] : 0;
+		p->wei_str[i] = ir >= 0 ? rstr[ir] : 0;
+		ok = ok && y->shape[i] == p->dst_dims[i];
+	}
+	ok = ok && y->shape[nd - 2] == M && y->shape[nd - 1] == N;
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not [batch..., M, N]", op);
+	p->nd = p->wnd = nd;
+	p->src_dims[nd - 2] = M, p->src_dims[nd - 1] = K;
+	p->src_str[nd - 2] = ax ? 1 : K, p->src_str[nd - 1] = ax ? M : 1;
+	p->wei_dims[nd - 2] = K, p->wei_dims[nd - 1] = N;
+	p->wei_str[nd - 2] = ay ? 1 : N, p->wei_str[nd - 1] = ay ? K : 1;
+	p->dst_dims[nd - 2] = M, p->dst_dims[nd - 1] = N;
+	dense_strides(nd, p->dst_dims, p->dst_str);
+	/* a broadcast batch dimension of one is stride 0 to nobody: give it the next stride */
+	for (int i = nd - 3; i >= 0; i--) {
+		if (p->src_str[i] == 0)
+			p->src_str[i] = p->src_str[i + 1] * p->src_dims[i + 1];
+		if (p->wei_str[i] == 0)
+			p->wei_str[i] = p->wei_str[i + 1] * p->wei_dims[i + 1];
+	}
+	p->src_dt = p->wei_dt = p->dst_dt = dnnl_s8;
+	p->src = l->data, p->wei = r->data, p->dst = y->data;
+	p->wei_count = qcf_numel(r);
+	p->n_scales = 1;
+	p->scales = malloc(sizeof(float));
+	if (!p->scales)
+		return fail(inst, QCF_ERROR, "out of memory");
+	p->scales[0] = (float)((double)(sl * sr) / (double)so);
+	p->has_zp_src = zl != 0, p->zp_src = zl;
+	p->has_zp_wei = zr != 0, p->zp_wei = zr;
+	p->has_zp_dst = zo != 0, p->zp_dst = zo;
+	if (qcf_numel(y) == 0 || K == 0)
+		p->nd = 0; /* nothing to compute, or an empty sum: see make_plan */
+	return QCF_OK;
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
-enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI };
+enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
 
 static int op_of(const qcf_op_call *call)
 {
@@ -2347,6 +2764,8 @@ static int op_of(const qcf_op_call *call)
 			return OP_CONV;
 		if (strcmp(o, "DEPTHWISE_CONV_2D") == 0)
 			return OP_DW;
+		if (strcmp(o, "BATCH_MATMUL") == 0)
+			return OP_BMM;
 	} else if (strcmp(s, "onnx") == 0) {
 		if (strcmp(o, "QLinearMatMul") == 0)
 			return OP_QMM;
@@ -2365,14 +2784,19 @@ static const char *const chain_ops[] = {
         "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD",        "SUB",  "MUL",
         "MAXIMUM",     "MINIMUM",         "QUANTIZE",   "DEQUANTIZE", "CONCATENATION",
         "TRANSPOSE",   "MEAN",            "SUM",        "SOFTMAX",    "RESIZE_BILINEAR",
+        "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "RELU",     "RELU6",      "RELU_N1_TO_1",
+        "REDUCE_MAX",  "REDUCE_MIN",      "QuantizeLinear", "DequantizeLinear",
 };
 
 static int chain_op_of(const qcf_op_call *call)
 {
-	if (!call->semantics || strcmp(call->semantics, "litert") != 0 || !call->op)
+	if (!call->semantics || !call->op)
+		return -1;
+	int onnx = strcmp(call->semantics, "onnx") == 0;
+	if (!onnx && strcmp(call->semantics, "litert") != 0)
 		return -1;
 	for (int i = 0; i < (int)(sizeof chain_ops / sizeof chain_ops[0]); i++)
-		if (strcmp(call->op, chain_ops[i]) == 0)
+		if (strcmp(call->op, chain_ops[i]) == 0 && onnx == (i >= 22))
 			return i;
 	return -1;
 }
@@ -2394,7 +2818,15 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 11:
 	case 12: return lt_reduce(inst, call, k == 11, c);
 	case 13: return lt_softmax(inst, call, c);
-	default: return lt_resize(inst, call, c);
+	case 14: return lt_resize(inst, call, c);
+	case 15:
+	case 16: return lt_space_depth(inst, call, k == 15, c);
+	case 17:
+	case 18:
+	case 19: return lt_relu(inst, call, chain_ops[k], c);
+	case 20:
+	case 21: return lt_reduce_mm(inst, call, k == 20, c);
+	default: return onnx_qdq(inst, call, k == 23, c);
 	}
 }
 
@@ -2412,7 +2844,7 @@ static qcf_status prepare_chain(qcf_instance *inst, const qcf_op_call *call, int
 	pr->ch = c;
 	if (call->n_outputs < 1)
 		return prep_free(pr), fail(inst, QCF_INVALID_PARAM, "%s has no output", call->op);
-	for (int32_t i = 0; i < call->n_inputs; i++)
+	for (int32_t i = 0; i < call->n_inputs && k < 22; i++)
 		if (call->inputs[i].quant && call->inputs[i].quant->block_size > 0) {
 			prep_free(pr);
 			return fail(inst, QCF_INVALID_PARAM, "blocked quantization");
@@ -2464,6 +2896,10 @@ static qcf_status make_plan(qcf_instance *inst, const qcf_op_call *call, plan *p
 	case OP_QCONV:
 		plan_init(p, K_CONV);
 		st = onnx_conv(inst, call, 1, p);
+		break;
+	case OP_BMM:
+		plan_init(p, K_MATMUL);
+		st = lt_batch_matmul(inst, call, p);
 		break;
 	default:
 		plan_init(p, K_CONV);
