@@ -1343,9 +1343,9 @@ static dnnl_status_t ch_mem(qcf_instance *inst, chain *c, const dnnl_memory_desc
 {
 	if (c->n_mem >= CH_MEM)
 		return dnnl_out_of_memory;
-	dnnl_status_t s = dnnl_memory_create(&c->mem[c->n_mem], md, inst->engine,
-	                                     bind == BIND_OWN ? DNNL_MEMORY_ALLOCATE
-	                                                      : DNNL_MEMORY_NONE);
+	dnnl_status_t s =
+	        dnnl_memory_create(&c->mem[c->n_mem], md, inst->engine,
+	                           bind == BIND_OWN ? DNNL_MEMORY_ALLOCATE : DNNL_MEMORY_NONE);
 	if (s != dnnl_success)
 		return s;
 	c->bind[c->n_mem] = bind;
@@ -1601,10 +1601,10 @@ static qcf_status lt_pool(qcf_instance *inst, const qcf_op_call *call, int avg, 
 	int mx, my;
 	CCHK(nhwc_md(&xm, x, dnnl_dt(x->dtype)), "the source descriptor");
 	CCHK(nhwc_md(&ym, y, dnnl_dt(y->dtype)), "the destination descriptor");
-	CCHK(dnnl_pooling_v2_forward_desc_init(
-	             &pdsc, dnnl_forward_inference,
-	             avg ? dnnl_pooling_avg_exclude_padding : dnnl_pooling_max, &xm, &ym, strides,
-	             kernel, dil, pl, pr),
+	CCHK(dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference,
+	                                       avg ? dnnl_pooling_avg_exclude_padding
+	                                           : dnnl_pooling_max,
+	                                       &xm, &ym, strides, kernel, dil, pl, pr),
 	     "the pooling descriptor");
 	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
 	CCHK(linear_clip_attr(attr, 1.0f, 0.0f, y, lo, hi), "a clip post-op");
@@ -1891,7 +1891,8 @@ static qcf_status lt_quantize(qcf_instance *inst, const qcf_op_call *call, int d
 	dtype_range(qt->dtype, &lo, &hi);
 	for (int32_t i = 0; i < q->count; i++) {
 		if (!good_scale(q->scales[i]))
-			return fail(inst, QCF_INVALID_PARAM, "%s scale not positive and finite", op);
+			return fail(inst, QCF_INVALID_PARAM, "%s scale not positive and finite",
+			            op);
 		if (q->zero_points && (q->zero_points[i] < lo || q->zero_points[i] > hi))
 			return fail(inst, QCF_INVALID_PARAM, "%s zero point outside %s", op,
 			            qcf_dtype_name(qt->dtype));
@@ -1964,7 +1965,8 @@ static qcf_status lt_concat(qcf_instance *inst, const qcf_op_call *call, chain *
 			return st;
 		if (s != so || z != zo)
 			return fail(inst, QCF_INVALID_PARAM,
-			            "%s int8 inputs must share the output's scale and zero point", op);
+			            "%s int8 inputs must share the output's scale and zero point",
+			            op);
 		for (int k = 0; k < y->rank; k++)
 			if (k != axis && x->shape[k] != y->shape[k])
 				return fail(inst, QCF_INVALID_PARAM,
@@ -2032,7 +2034,8 @@ static qcf_status lt_transpose(qcf_instance *inst, const qcf_op_call *call, chai
 	int64_t perm[QCF_MAX_RANK];
 	int n = int_values(&call->inputs[1], perm, QCF_MAX_RANK);
 	if (n < 0 || n != x->rank)
-		return fail(inst, QCF_INVALID_PARAM, "%s perm must be int32 of the input's rank", op);
+		return fail(inst, QCF_INVALID_PARAM, "%s perm must be int32 of the input's rank",
+		            op);
 	int seen[QCF_MAX_RANK] = {0};
 	for (int i = 0; i < n; i++) {
 		if (perm[i] < -n || perm[i] >= n)
@@ -2047,8 +2050,8 @@ static qcf_status lt_transpose(qcf_instance *inst, const qcf_op_call *call, chai
 		            op);
 	for (int i = 0; i < n; i++)
 		if (y->shape[i] != x->shape[perm[i]])
-			return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the permuted one",
-			            op);
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output shape is not the permuted one", op);
 	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
 	if (dt == dnnl_data_type_undef)
 		return fail(inst, QCF_NOT_SUPPORTED,
@@ -2137,7 +2140,8 @@ static qcf_status lt_reduce(qcf_instance *inst, const qcf_op_call *call, int mea
 		return QCF_OK;
 	if (nred == 0)
 		return fail(inst, QCF_NOT_SUPPORTED,
-		            "%s over an empty axis: oneDNN's reduction takes no zero dimension", op);
+		            "%s over an empty axis: oneDNN's reduction takes no zero dimension",
+		            op);
 	double alpha = (double)si / so;
 	double beta = (double)zo - (double)zi * (mean ? 1.0 : (double)nred) * alpha;
 	int nd = x->rank > 0 ? x->rank : 1, any = 0;
@@ -2202,8 +2206,8 @@ static qcf_status lt_softmax(qcf_instance *inst, const qcf_op_call *call, chain 
 	if (y->dtype != x->dtype)
 		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
 	if (!same_shape_t(x, y) || x->rank < 1)
-		return fail(inst, QCF_INVALID_PARAM, "%s output shape must be the input's (rank >= 1)",
-		            op);
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
 	float si, so, s1;
 	int32_t zi, zo;
 	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
@@ -2347,11 +2351,12 @@ static qcf_status lt_resize(qcf_instance *inst, const qcf_op_call *call, chain *
 		            "%s align_corners with half_pixel_centers is refused", op);
 	if (ac || !hp)
 		return fail(inst, QCF_NOT_SUPPORTED,
-		            "%s with %s: oneDNN's linear resampling has half-pixel centers only", op,
-		            ac ? "align_corners" : "asymmetric coordinates");
+		            "%s with %s: oneDNN's linear resampling has half-pixel centers only",
+		            op, ac ? "align_corners" : "asymmetric coordinates");
 	if (qcf_numel(y) == 0 || qcf_numel(x) == 0)
-		return qcf_numel(y) == 0 ? QCF_OK
-		                         : fail(inst, QCF_NOT_SUPPORTED, "%s of an empty input", op);
+		return qcf_numel(y) == 0
+		               ? QCF_OK
+		               : fail(inst, QCF_NOT_SUPPORTED, "%s of an empty input", op);
 	dnnl_memory_desc_t xm, ym;
 	dnnl_resampling_desc_t rd;
 	dnnl_primitive_desc_t pd = NULL;
@@ -2398,7 +2403,8 @@ static qcf_status lt_space_depth(qcf_instance *inst, const qcf_op_call *call, in
 	int64_t want[4];
 	if (to_depth) {
 		if (h % b || w % b)
-			return fail(inst, QCF_INVALID_PARAM, "%s block_size must divide H and W", op);
+			return fail(inst, QCF_INVALID_PARAM, "%s block_size must divide H and W",
+			            op);
 		want[0] = n, want[1] = h / b, want[2] = w / b, want[3] = ch * b * b;
 	} else {
 		if (ch % (b * b))
@@ -2408,8 +2414,8 @@ static qcf_status lt_space_depth(qcf_instance *inst, const qcf_op_call *call, in
 	}
 	for (int i = 0; i < 4; i++)
 		if (y->shape[i] != want[i])
-			return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the computed one",
-			            op);
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output shape is not the computed one", op);
 	if (qcf_numel(y) == 0)
 		return QCF_OK;
 	qcf_status st = QCF_OK;
@@ -2458,8 +2464,8 @@ static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const cha
 	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
 		return st;
 	if (y->dtype != x->dtype || !same_shape_t(x, y))
-		return fail(inst, QCF_INVALID_PARAM, "%s output dtype and shape must be the input's",
-		            op);
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output dtype and shape must be the input's", op);
 	float si, so;
 	int32_t zi, zo;
 	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
@@ -2477,7 +2483,8 @@ static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const cha
 		lo = zo > lo ? zo : lo;
 		if (strcmp(op, "RELU6") == 0) {
 			if (!act_bound(6.0f, so, zo, &q))
-				return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+				return fail(inst, QCF_INVALID_PARAM,
+				            "activation bound leaves int32");
 			hi = q < hi ? q : hi;
 		}
 	}
@@ -2496,7 +2503,8 @@ static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const cha
 	void *h = NULL;
 	dense_strides(nd, ones, os);
 	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "a descriptor");
-	CCHK(dnnl_memory_desc_init_by_strides(&zm, nd, ones, dnnl_dt(x->dtype), os), "a descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&zm, nd, ones, dnnl_dt(x->dtype), os),
+	     "a descriptor");
 	CCHK(dnnl_binary_desc_init(&bd, dnnl_binary_add, &xm, &zm, &xm), "the binary descriptor");
 	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
 	if (sc != 1.0f)
@@ -2576,7 +2584,8 @@ static qcf_status lt_reduce_mm(qcf_instance *inst, const qcf_op_call *call, int 
 		return QCF_OK;
 	if (nred == 0)
 		return fail(inst, QCF_NOT_SUPPORTED,
-		            "%s over an empty axis: oneDNN's reduction takes no zero dimension", op);
+		            "%s over an empty axis: oneDNN's reduction takes no zero dimension",
+		            op);
 	float one = 1.0f;
 	if (!any) /* nothing reduced: a copy */
 		return reorder_q(inst, x, y, op, 0, 0, &one, 1, 0, c);
@@ -2634,7 +2643,8 @@ static qcf_status onnx_qdq(qcf_instance *inst, const qcf_op_call *call, int deq,
 	const qcf_tensor *q = deq ? x : y, *f = deq ? y : x;
 	int q_ok = q->dtype == QCF_INT8 || q->dtype == QCF_UINT8;
 	int q_legal = q_ok || q->dtype == QCF_INT16 || q->dtype == QCF_UINT16 ||
-	              q->dtype == QCF_INT4 || q->dtype == QCF_UINT4 || (deq && q->dtype == QCF_INT32);
+	              q->dtype == QCF_INT4 || q->dtype == QCF_UINT4 ||
+	              (deq && q->dtype == QCF_INT32);
 	int f_legal = f->dtype == QCF_FLOAT32 || f->dtype == QCF_FLOAT16 ||
 	              f->dtype == QCF_BFLOAT16 || (!deq && f->dtype == QCF_INT32);
 	if (!q_legal || !f_legal || !q->quant || !same_shape_t(x, y))
@@ -2644,7 +2654,8 @@ static qcf_status onnx_qdq(qcf_instance *inst, const qcf_op_call *call, int deq,
 	int64_t v;
 	int k = qcf_attr_int(call, "output_dtype", &v);
 	if (k < 0 || (k == 1 && v != 0 && v != onnx_type_code(y->dtype)))
-		return fail(inst, QCF_INVALID_PARAM, "%s output_dtype is not the output's type", op);
+		return fail(inst, QCF_INVALID_PARAM, "%s output_dtype is not the output's type",
+		            op);
 	k = qcf_attr_int(call, "precision", &v);
 	if (k < 0 || (k == 1 && v != 0 && v != 1 && v != 10 && v != 16))
 		return fail(inst, QCF_INVALID_PARAM, "%s precision is not a float type", op);
@@ -2781,11 +2792,30 @@ static int op_of(const qcf_op_call *call)
 
 /* The LiteRT ops that run as chains of primitives: the builder's number, or -1. */
 static const char *const chain_ops[] = {
-        "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD",        "SUB",  "MUL",
-        "MAXIMUM",     "MINIMUM",         "QUANTIZE",   "DEQUANTIZE", "CONCATENATION",
-        "TRANSPOSE",   "MEAN",            "SUM",        "SOFTMAX",    "RESIZE_BILINEAR",
-        "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "RELU",     "RELU6",      "RELU_N1_TO_1",
-        "REDUCE_MAX",  "REDUCE_MIN",      "QuantizeLinear", "DequantizeLinear",
+        "MAX_POOL_2D",
+        "AVERAGE_POOL_2D",
+        "ADD",
+        "SUB",
+        "MUL",
+        "MAXIMUM",
+        "MINIMUM",
+        "QUANTIZE",
+        "DEQUANTIZE",
+        "CONCATENATION",
+        "TRANSPOSE",
+        "MEAN",
+        "SUM",
+        "SOFTMAX",
+        "RESIZE_BILINEAR",
+        "SPACE_TO_DEPTH",
+        "DEPTH_TO_SPACE",
+        "RELU",
+        "RELU6",
+        "RELU_N1_TO_1",
+        "REDUCE_MAX",
+        "REDUCE_MIN",
+        "QuantizeLinear",
+        "DequantizeLinear",
 };
 
 static int chain_op_of(const qcf_op_call *call)
