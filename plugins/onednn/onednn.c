@@ -1963,6 +1963,12 @@ static qcf_status lt_concat(qcf_instance *inst, const qcf_op_call *call, chain *
 			            "%s inputs must have the output's dtype and rank", op);
 		if ((st = q8_params(inst, x, op, "input", &s, &z)) != QCF_OK)
 			return st;
+		if ((s != so || z != zo) && y->dtype == QCF_UINT8)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "%s of uint8 inputs with other parameters than the output's: "
+			            "LiteRT "
+			            "requantizes them, oneDNN's concat copies",
+			            op);
 		if (s != so || z != zo)
 			return fail(inst, QCF_INVALID_PARAM,
 			            "%s int8 inputs must share the output's scale and zero point",
@@ -2662,6 +2668,11 @@ static qcf_status onnx_qdq(qcf_instance *inst, const qcf_op_call *call, int deq,
 	k = qcf_attr_int(call, "block_size", &v);
 	if (k < 0 || (k == 1 && v < 0))
 		return fail(inst, QCF_INVALID_PARAM, "%s block_size must not be negative", op);
+	if (qcf_attr_int(call, "precision", &v) == 1 && v != 0 && v != 1)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with precision %lld: the reorder computes in float32, not in the "
+		            "16-bit float type asked for",
+		            op, (long long)v);
 	if (!q_ok || f->dtype != QCF_FLOAT32)
 		return fail(inst, QCF_NOT_SUPPORTED,
 		            "%s %s -> %s: the adapter maps int8/uint8 <-> float32 onto oneDNN's "
