@@ -1721,6 +1721,15 @@ static qcf_status lt_binary(qcf_instance *inst, const qcf_op_call *call, int kin
 	int f32in = kind == B_MUL && (za != 0 || zb != 0);
 	float alpha = 1.0f, beta = 0.0f, s0 = 1.0f, s1 = 1.0f;
 	if (kind == B_ADD || kind == B_SUB) {
+		/* add.cc / sub.cc (8-bit): the output multiplier 2 max(s_a, s_b) / (2^20 s_out)
+		 * must be below 1 (QuantizeMultiplierSmallerThanOneExp aborts otherwise) */
+		double twice_max = 2.0 * (sa > sb ? (double)sa : (double)sb);
+		if (!(twice_max / (1048576.0 * (double)so) < 1.0))
+			return fail(
+			        inst, QCF_INVALID_PARAM,
+			        "%s: the output multiplier 2 max(s1, s2) / (2^20 s_out) must be "
+			        "below 1",
+			        op);
 		s0 = (float)((double)sa / so);
 		s1 = (float)((double)sb / so);
 		double off = ((double)sa * za + (kind == B_ADD ? 1 : -1) * (double)sb * zb) / so;
