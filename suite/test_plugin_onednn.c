@@ -352,6 +352,22 @@ static void test_chain_ops(void)
 	}
 	CU_ASSERT(int16_ns > 0);
 	json_decref(r);
+	/* LiteRT's ADD and SUB abort on an output multiplier of 1 or more: refused, not run */
+	r = qct_run_report(tmp, &st, NULL,
+	                   "specs/litert/add_fixed.yaml specs/litert/sub_fixed.yaml --filter "
+	                   "'*/case/output_multiplier_*' --plugin %s",
+	                   plugin());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	int negatives = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		if (strcmp(qct_str(c, "expect"), "error") != 0)
+			continue;
+		negatives++;
+		CU_ASSERT_STRING_EQUAL(qct_verdict(c), "EXPECTED_ERROR");
+	}
+	CU_ASSERT_EQUAL(negatives, 3);
+	json_decref(r);
 	qct_rmdir(tmp);
 }
 
