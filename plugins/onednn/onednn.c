@@ -2469,9 +2469,88 @@ out:
  * one-element zero, with post-ops linear (+ zp_out - zp_in s_in/s_out) and clip to LiteRT's
  * bounds. (oneDNN 2.6 refuses an s8 clip descriptor with these bounds, and its reference s8
  * eltwise with a clip post-op leaves the destination unwritten: measured, so not used.)
+ * TANH, LOGISTIC, ELU, LEAKY_RELU: float_unary.
  */
+/*
+ * TANH, LOGISTIC, ELU, LEAKY_RELU (int8): three primitives, a reorder to f32 with the zero point
+ * and output scale s_in (the real input), the f32 eltwise function, and a reorder to int8 with
+ * output scale float(1/s_out) and the output zero point. LiteRT builds a 256-entry table from
+ * the same real function, rounded half away from zero. (The same post-op chain on a binary
+ * primitive left elements unwritten or wrong in oneDNN 2.6's jit kernel: measured, not used.)
+ */
+static qcf_status float_unary(qcf_instance *inst, const qcf_tensor *x, const qcf_tensor *y,
+                              const char *op, dnnl_alg_kind_t alg, float alpha, float si,
+                              int32_t zi, float so, int32_t zo, chain *c)
+{
+	qcf_status st = QCF_OK;
+	int nd = x->rank > 0 ? x->rank : 1, mx, m1, m2, my, mzi = -1, mzo = -1;
+	float s_out_inv = (float)(1.0 / (double)so);
+	dnnl_memory_desc_t xm, fm, ym;
+	dnnl_eltwise_desc_t ed;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, x, nd, dnnl_dt(y->dtype)), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a1, 1, 0, &si), "output scales");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, alg, &fm, alpha, 0.0f),
+	     "the eltwise descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &ed, NULL, inst->engine, NULL), op);
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a3, 1, 0, &s_out_inv), "output scales");
+	if (zo)
+		CCHK(dnnl_primitive_attr_set_zero_points(a3, DNNL_ARG_DST, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a destination zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p3, &fm, inst->engine, &ym, inst->engine, a3),
+	     "the reorder to int8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m1), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m2), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mzi), "memory");
+	if (zo)
+		CCHK(ch_zp(inst, c, zo, &mzo), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, m1,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mzi}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, m1, DNNL_ARG_DST, m2}), "the eltwise");
+	CCHK(ch_step_add(c, p3, zo ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, m2, DNNL_ARG_TO, my,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, mzo}),
+	     "the reorder to int8");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+enum { U_RELU, U_RELU6, U_RELU_N1, U_TANH, U_LOGISTIC, U_ELU, U_LEAKY };
+
 static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
 {
+	static const char *names[] = {"RELU",     "RELU6", "RELU_N1_TO_1", "TANH",
+	                              "LOGISTIC", "ELU",   "LEAKY_RELU"};
+	int kind = 0;
+	while (kind < U_LEAKY && strcmp(names[kind], op) != 0)
+		kind++;
 	qcf_status st;
 	if (call->n_inputs != 1 || call->n_outputs != 1)
 		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
@@ -2488,7 +2567,27 @@ static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const cha
 		return st;
 	int64_t lo = 0, hi = 0, q;
 	dtype_range(y->dtype, &lo, &hi);
-	if (strcmp(op, "RELU_N1_TO_1") == 0) {
+	double alpha = 0;
+	if (kind >= U_TANH) {
+		if (x->dtype != QCF_INT8)
+			return fail(inst, QCF_NOT_SUPPORTED, "%s on %s: the adapter maps int8 only",
+			            op, qcf_dtype_name(x->dtype));
+		/* logistic.cc: int8 output scale exactly 1/256 */
+		if (kind == U_LOGISTIC && so != 1.0f / 256)
+			return fail(inst, QCF_INVALID_PARAM, "%s int8 output scale must be 1/256",
+			            op);
+		if (kind == U_LEAKY && qcf_attr_float(call, "alpha", &alpha) < 0)
+			return fail(inst, QCF_INVALID_PARAM, "alpha is not a number");
+		/* leaky_relu.cc builds its two multipliers from these float32 values */
+		float fa = (float)alpha;
+		if (kind == U_LEAKY &&
+		    (!isfinite(fa) || !isfinite(si * fa / so) || !isfinite(si / so)))
+			return fail(
+			        inst, QCF_INVALID_PARAM,
+			        "%s alpha, s_in * alpha / s_out and s_in / s_out must be finite "
+			        "in float32",
+			        op);
+	} else if (strcmp(op, "RELU_N1_TO_1") == 0) {
 		int64_t a, b;
 		if (!act_bound(-1.0f, so, zo, &a) || !act_bound(1.0f, so, zo, &b))
 			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
@@ -2510,6 +2609,13 @@ static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const cha
 	int nd = x->rank > 0 ? x->rank : 1, mx, mz, my;
 	/* ReluEval: the quotient in float32 */
 	float sc = si / so, beta = (float)((double)zo - (double)zi * (double)sc);
+	if (kind >= U_TANH)
+		return float_unary(inst, x, y, op,
+		                   kind == U_TANH       ? dnnl_eltwise_tanh
+		                   : kind == U_LOGISTIC ? dnnl_eltwise_logistic
+		                   : kind == U_ELU      ? dnnl_eltwise_elu
+		                                        : dnnl_eltwise_relu,
+		                   kind == U_ELU ? 1.0f : (float)alpha, si, zi, so, zo, c);
 	dnnl_memory_desc_t xm, zm;
 	dnnl_dims_t ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, os;
 	dnnl_binary_desc_t bd;
@@ -2836,6 +2942,10 @@ static const char *const chain_ops[] = {
         "REDUCE_MIN",
         "QuantizeLinear",
         "DequantizeLinear",
+        "TANH",
+        "LOGISTIC",
+        "ELU",
+        "LEAKY_RELU",
 };
 
 static int chain_op_of(const qcf_op_call *call)
@@ -2846,7 +2956,7 @@ static int chain_op_of(const qcf_op_call *call)
 	if (!onnx && strcmp(call->semantics, "litert") != 0)
 		return -1;
 	for (int i = 0; i < (int)(sizeof chain_ops / sizeof chain_ops[0]); i++)
-		if (strcmp(call->op, chain_ops[i]) == 0 && onnx == (i >= 22))
+		if (strcmp(call->op, chain_ops[i]) == 0 && onnx == (i == 22 || i == 23))
 			return i;
 	return -1;
 }
@@ -2876,7 +2986,9 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 19: return lt_relu(inst, call, chain_ops[k], c);
 	case 20:
 	case 21: return lt_reduce_mm(inst, call, k == 20, c);
-	default: return onnx_qdq(inst, call, k == 23, c);
+	case 22:
+	case 23: return onnx_qdq(inst, call, k == 23, c);
+	default: return lt_relu(inst, call, chain_ops[k], c);
 	}
 }
 
@@ -2894,7 +3006,7 @@ static qcf_status prepare_chain(qcf_instance *inst, const qcf_op_call *call, int
 	pr->ch = c;
 	if (call->n_outputs < 1)
 		return prep_free(pr), fail(inst, QCF_INVALID_PARAM, "%s has no output", call->op);
-	for (int32_t i = 0; i < call->n_inputs && k < 22; i++)
+	for (int32_t i = 0; i < call->n_inputs && k != 22 && k != 23; i++)
 		if (call->inputs[i].quant && call->inputs[i].quant->block_size > 0) {
 			prep_free(pr);
 			return fail(inst, QCF_INVALID_PARAM, "blocked quantization");
