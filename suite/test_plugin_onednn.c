@@ -341,7 +341,7 @@ static void test_chain_ops(void)
 		CU_ASSERT(t.max_abs <= 1);
 	}
 	/* TANH and LOGISTIC in float32: every computed case within their tolerance (1 and 2 LSB;
-	 * the same functions as binary post-ops gave wrong and unwritten elements) */
+	 * as post-ops of one binary primitive the second linear took the first one's parameters) */
 	static const char *in_tol[] = {"TANH", "LOGISTIC"};
 	for (size_t k = 0; k < 2; k++) {
 		op_tally t = tally_op(r, in_tol[k]);

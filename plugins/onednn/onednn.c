@@ -2475,8 +2475,9 @@ out:
  * TANH, LOGISTIC, ELU, LEAKY_RELU (int8): three primitives, a reorder to f32 with the zero point
  * and output scale s_in (the real input), the f32 eltwise function, and a reorder to int8 with
  * output scale float(1/s_out) and the output zero point. LiteRT builds a 256-entry table from
- * the same real function, rounded half away from zero. (The same post-op chain on a binary
- * primitive left elements unwritten or wrong in oneDNN 2.6's jit kernel: measured, not used.)
+ * the same real function, rounded half away from zero. (As post-ops of one binary primitive,
+ * linear, f, linear, oneDNN 2.6's jit:uni kernel applies the second linear with the first one's
+ * alpha and beta: measured, so not used.)
  */
 static qcf_status float_unary(qcf_instance *inst, const qcf_tensor *x, const qcf_tensor *y,
                               const char *op, dnnl_alg_kind_t alg, float alpha, float si,
