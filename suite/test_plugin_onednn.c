@@ -299,7 +299,8 @@ static void test_chain_ops(void)
 	        "specs/litert/softmax.yaml specs/litert/relu6.yaml specs/litert/relu_n1_to_1.yaml "
 	        "specs/litert/resize_bilinear.yaml specs/onnx/dequantize_linear.yaml "
 	        "specs/onnx/quantize_linear.yaml specs/litert/tanh.yaml specs/litert/logistic.yaml "
-	        "specs/litert/elu.yaml specs/litert/leaky_relu.yaml --plugin %s",
+	        "specs/litert/elu.yaml specs/litert/leaky_relu.yaml specs/litert/log_softmax.yaml "
+	        "specs/litert/equal.yaml specs/litert/greater.yaml --plugin %s",
 	        plugin());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	static const char *exact[] = {"MAX_POOL_2D",    "MAXIMUM",         "MINIMUM",
@@ -330,7 +331,9 @@ static void test_chain_ops(void)
 	                                "SOFTMAX",
 	                                "QuantizeLinear",
 	                                "ELU",
-	                                "LEAKY_RELU"};
+	                                "LEAKY_RELU",
+	                                "EQUAL",
+	                                "GREATER"};
 	for (size_t k = 0; k < sizeof one_lsb / sizeof one_lsb[0]; k++) {
 		op_tally t = tally_op(r, one_lsb[k]);
 		if (t.bad || t.max_abs > 1)
@@ -340,10 +343,10 @@ static void test_chain_ops(void)
 		CU_ASSERT_EQUAL(t.bad, 0);
 		CU_ASSERT(t.max_abs <= 1);
 	}
-	/* TANH and LOGISTIC in float32: every computed case within their tolerance (1 and 2 LSB;
-	 * as post-ops of one binary primitive the second linear took the first one's parameters) */
-	static const char *in_tol[] = {"TANH", "LOGISTIC"};
-	for (size_t k = 0; k < 2; k++) {
+	/* TANH, LOGISTIC, LOG_SOFTMAX in float32: every computed case within the tolerance (as
+	 * post-ops of one binary primitive, the second linear took the first one's parameters) */
+	static const char *in_tol[] = {"TANH", "LOGISTIC", "LOG_SOFTMAX"};
+	for (size_t k = 0; k < 3; k++) {
 		op_tally t = tally_op(r, in_tol[k]);
 		CU_ASSERT(t.pass > 100);
 		CU_ASSERT_EQUAL(t.fail + t.bad, 0);

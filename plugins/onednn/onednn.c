@@ -1305,7 +1305,7 @@ static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qli
  */
 
 #define CH_MEM   16
-#define CH_STEPS 4
+#define CH_STEPS 6
 #define CH_ARGS  8
 #define BIND_OWN (-1)
 #define BIND_OUT (-2)
@@ -2888,6 +2888,213 @@ static qcf_status lt_batch_matmul(qcf_instance *inst, const qcf_op_call *call, p
 	return QCF_OK;
 }
 
+/*
+ * LOG_SOFTMAX int8 (output scale 16/256, zero point 127): a reorder to f32 with the zero point
+ * and scale s_in, softmax_v2 (log) along the last axis in f32, and a reorder to s8 with output
+ * scale 16 and zero point 127.
+ */
+static qcf_status lt_log_softmax(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "LOG_SOFTMAX";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s on uint8: the adapter maps int8 only", op);
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes int8 (or uint8) in and out", op);
+	if (!same_shape_t(x, y) || x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (so != 16.0f / 256 || zo != 127)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output must have scale 16/256 and zero point 127", op);
+	/* LogSoftmaxPrepare: QuantizeMultiplierGreaterThanOne(s_in * 2^26) aborts unless > 1 */
+	if (!((double)si * 0x1p26 > 1.0))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s: LiteRT aborts unless input_scale * 2^26 > 1", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = x->rank, mx, m1, m2, my, mzi = -1, mzo;
+	float s3 = 16.0f;
+	dnnl_memory_desc_t xm, fm, ym;
+	dnnl_softmax_v2_desc_t sd;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_s8), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_s8), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a1, 1, 0, &si), "output scales");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_softmax_v2_forward_desc_init(&sd, dnnl_forward_inference, dnnl_softmax_log, &fm,
+	                                       &fm, nd - 1),
+	     "the softmax descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &sd, NULL, inst->engine, NULL), "softmax_v2 (log)");
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a3, 1, 0, &s3), "output scales");
+	CCHK(dnnl_primitive_attr_set_zero_points(a3, DNNL_ARG_DST, 1, 0, &DNNL_RUNTIME_S32_VAL),
+	     "a destination zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p3, &fm, inst->engine, &ym, inst->engine, a3),
+	     "the reorder to s8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m1), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m2), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mzi), "memory");
+	CCHK(ch_zp(inst, c, 127, &mzo), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, m1,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mzi}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, m1, DNNL_ARG_DST, m2}), "the softmax");
+	CCHK(ch_step_add(c, p3, 3,
+	                 (int[]){DNNL_ARG_FROM, m2, DNNL_ARG_TO, my,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, mzo}),
+	     "the reorder to s8");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+/* Input idx (s8/u8) as LiteRT's comparison value round((q - zp) * 256 * s) in f32: a reorder to
+ * s32 with the zero point and output scale float(256 s) (rounded to nearest even), then an exact
+ * reorder to f32. */
+static qcf_status cmp_value(qcf_instance *inst, chain *c, int idx, const qcf_tensor *t, int nd,
+                            float s, int32_t zp, int *m_out)
+{
+	qcf_status st = QCF_OK;
+	dnnl_memory_desc_t a, i32, f;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL;
+	float sc = (float)(256.0 * (double)s);
+	int ma, mi, mz = -1;
+	CCHK(tensor_md(&a, t, nd, dnnl_dt(t->dtype)), "a descriptor");
+	CCHK(tensor_md(&i32, t, nd, dnnl_s32), "a descriptor");
+	CCHK(tensor_md(&f, t, nd, dnnl_f32), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &sc), "output scales");
+	if (zp)
+		CCHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &a, inst->engine, &i32, inst->engine, attr),
+	     "the reorder to s32");
+	CCHK(dnnl_reorder_primitive_desc_create(&p2, &i32, inst->engine, &f, inst->engine, NULL),
+	     "the reorder to f32");
+	CCHK(ch_mem(inst, c, &a, idx, &ma), "memory");
+	CCHK(ch_mem(inst, c, &i32, BIND_OWN, &mi), "memory");
+	CCHK(ch_mem(inst, c, &f, BIND_OWN, m_out), "memory");
+	if (zp)
+		CCHK(ch_zp(inst, c, zp, &mz), "memory");
+	CCHK(ch_step_add(c, p1, zp ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mi,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to s32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_FROM, mi, DNNL_ARG_TO, *m_out}),
+	     "the reorder to f32");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/*
+ * EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL on int8/uint8: each input as
+ * LiteRT's value at 1/256 real resolution (cmp_value), then the binary comparison into the
+ * bool output (u8 0/1).
+ */
+static qcf_status lt_compare(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	static const char *names[] = {"EQUAL",         "NOT_EQUAL", "GREATER",
+	                              "GREATER_EQUAL", "LESS",      "LESS_EQUAL"};
+	static const dnnl_alg_kind_t algs[] = {dnnl_binary_eq, dnnl_binary_ne, dnnl_binary_gt,
+	                                       dnnl_binary_ge, dnnl_binary_lt, dnnl_binary_le};
+	int k = 0;
+	while (k < 5 && strcmp(names[k], op) != 0)
+		k++;
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 inputs and 1 output", op);
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1], *y = &call->outputs[0];
+	if (a->dtype != b->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s inputs must share a dtype", op);
+	if (y->dtype != QCF_BOOL)
+		return fail(inst, QCF_INVALID_PARAM, "%s outputs bool", op);
+	if (!a->quant || !b->quant)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of unquantized %s: the adapter maps the quantized comparisons", op,
+		            qcf_dtype_name(a->dtype));
+	if ((st = x8_dtype(inst, a, op)) != QCF_OK)
+		return st;
+	float sa, sb;
+	int32_t za, zb;
+	if ((st = q8_params(inst, a, op, "input 1", &sa, &za)) != QCF_OK ||
+	    (st = q8_params(inst, b, op, "input 2", &sb, &zb)) != QCF_OK)
+		return st;
+	/* comparisons.cc: QuantizeMultiplierSmallerThanOneExp needs scales below 1 */
+	if (!(sa < 1.0f) || !(sb < 1.0f))
+		return fail(inst, QCF_INVALID_PARAM, "%s input scales must be below 1", op);
+	if (!broadcasts_to(a, b, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape is not the broadcast of the input shapes", op);
+	if (y->rank > 4 && !(same_shape_t(a, b) && same_shape_t(a, y)))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s broadcasting at rank %d: LiteRT's comparison loop takes rank <= 4",
+		            op, (int)y->rank);
+	if (y->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = y->rank > 0 ? y->rank : 1, ma, mb, my;
+	if ((st = cmp_value(inst, c, 0, a, nd, sa, za, &ma)) != QCF_OK ||
+	    (st = cmp_value(inst, c, 1, b, nd, sb, zb, &mb)) != QCF_OK)
+		return st;
+	dnnl_memory_desc_t am, bm, ym;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_desc_t pd = NULL;
+	CCHK(tensor_md(&am, a, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&bm, b, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_u8), "a descriptor");
+	CCHK(dnnl_binary_desc_init(&bd, algs[k], &am, &bm, &ym), "the binary descriptor");
+	CCHK(dnnl_primitive_desc_create(&pd, &bd, NULL, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 3,
+	                 (int[]){DNNL_ARG_SRC_0, ma, DNNL_ARG_SRC_1, mb, DNNL_ARG_DST, my}),
+	     "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
 enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
@@ -2947,6 +3154,13 @@ static const char *const chain_ops[] = {
         "LOGISTIC",
         "ELU",
         "LEAKY_RELU",
+        "LOG_SOFTMAX",
+        "EQUAL",
+        "NOT_EQUAL",
+        "GREATER",
+        "GREATER_EQUAL",
+        "LESS",
+        "LESS_EQUAL",
 };
 
 static int chain_op_of(const qcf_op_call *call)
@@ -2989,6 +3203,13 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 21: return lt_reduce_mm(inst, call, k == 20, c);
 	case 22:
 	case 23: return onnx_qdq(inst, call, k == 23, c);
+	case 28: return lt_log_softmax(inst, call, c);
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34: return lt_compare(inst, call, chain_ops[k], c);
 	default: return lt_relu(inst, call, chain_ops[k], c);
 	}
 }
