@@ -300,7 +300,8 @@ static void test_chain_ops(void)
 	        "specs/litert/resize_bilinear.yaml specs/onnx/dequantize_linear.yaml "
 	        "specs/onnx/quantize_linear.yaml specs/litert/tanh.yaml specs/litert/logistic.yaml "
 	        "specs/litert/elu.yaml specs/litert/leaky_relu.yaml specs/litert/log_softmax.yaml "
-	        "specs/litert/equal.yaml specs/litert/greater.yaml --plugin %s",
+	        "specs/litert/equal.yaml specs/litert/greater.yaml "
+	        "specs/litert/l2_normalization.yaml --plugin %s",
 	        plugin());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	static const char *exact[] = {"MAX_POOL_2D",    "MAXIMUM",         "MINIMUM",
@@ -333,7 +334,8 @@ static void test_chain_ops(void)
 	                                "ELU",
 	                                "LEAKY_RELU",
 	                                "EQUAL",
-	                                "GREATER"};
+	                                "GREATER",
+	                                "L2_NORMALIZATION"};
 	for (size_t k = 0; k < sizeof one_lsb / sizeof one_lsb[0]; k++) {
 		op_tally t = tally_op(r, one_lsb[k]);
 		if (t.bad || t.max_abs > 1)

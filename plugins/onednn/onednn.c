@@ -3095,6 +3095,105 @@ out:
 	return st;
 }
 
+/*
+ * L2_NORMALIZATION int8 (output scale 1/128, zero point 0): d = x - zp_in in f32 (a reorder),
+ * the norm sqrt(max(sum d^2, 0.5)) by reduction norm_lp_max (p 2; any non-zero integer row has
+ * sum >= 1, a zero row gives 0 / sqrt(0.5) = 0 as LiteRT's), and a binary division d / norm into
+ * s8 with a linear post-op scaling by 128. The input scale cancels, as in LiteRT.
+ */
+static qcf_status lt_l2norm(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "L2_NORMALIZATION";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s on uint8: the adapter maps int8 only", op);
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes int8 (or uint8) in and out", op);
+	if (!same_shape_t(x, y) || x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (so != 1.0f / 128 || zo != 0)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output must have scale 1/128 and zero point 0", op);
+	const char *act = NULL;
+	if (qcf_attr_str(call, "fused_activation_function", &act) < 0 ||
+	    (act && strcmp(act, "NONE") != 0))
+		return fail(inst, QCF_INVALID_PARAM, "%s takes no fused activation", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (x->shape[x->rank - 1] == 1)
+		return fail(
+		        inst, QCF_NOT_SUPPORTED,
+		        "%s of rows of one element: oneDNN's reduction refuses a reduction that "
+		        "reduces nothing (invalid_arguments)",
+		        op);
+	int nd = x->rank, mx, md, mn, my, mz = -1;
+	dnnl_dims_t nd_dims, nd_str;
+	for (int i = 0; i < nd; i++)
+		nd_dims[i] = i == nd - 1 ? 1 : x->shape[i];
+	dense_strides(nd, nd_dims, nd_str);
+	dnnl_memory_desc_t xm, fm, nm, ym;
+	dnnl_reduction_desc_t rd;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_s8), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&nm, nd, nd_dims, dnnl_f32, nd_str), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_s8), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_reduction_desc_init(&rd, dnnl_reduction_norm_lp_max, &fm, &nm, 2.0f, 0.5f),
+	     "the reduction descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &rd, NULL, inst->engine, NULL),
+	     "reduction norm_lp_max");
+	CCHK(dnnl_binary_desc_init(&bd, dnnl_binary_div, &fm, &nm, &ym), "the binary descriptor");
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(linear_clip_attr(a3, 128.0f, 0.0f, y, -128, 127), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&p3, &bd, a3, inst->engine, NULL), "binary div f32 -> s8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &md), "memory");
+	CCHK(ch_mem(inst, c, &nm, BIND_OWN, &mn), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mz), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, md,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, md, DNNL_ARG_DST, mn}), "the norm");
+	CCHK(ch_step_add(c, p3, 3,
+	                 (int[]){DNNL_ARG_SRC_0, md, DNNL_ARG_SRC_1, mn, DNNL_ARG_DST, my}),
+	     "the division");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
 enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
@@ -3161,6 +3260,7 @@ static const char *const chain_ops[] = {
         "GREATER_EQUAL",
         "LESS",
         "LESS_EQUAL",
+        "L2_NORMALIZATION",
 };
 
 static int chain_op_of(const qcf_op_call *call)
@@ -3210,6 +3310,7 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 32:
 	case 33:
 	case 34: return lt_compare(inst, call, chain_ops[k], c);
+	case 35: return lt_l2norm(inst, call, c);
 	default: return lt_relu(inst, call, chain_ops[k], c);
 	}
 }
