@@ -301,13 +301,13 @@ static void test_chain_ops(void)
 	        "specs/onnx/quantize_linear.yaml specs/litert/tanh.yaml specs/litert/logistic.yaml "
 	        "specs/litert/elu.yaml specs/litert/leaky_relu.yaml specs/litert/log_softmax.yaml "
 	        "specs/litert/equal.yaml specs/litert/greater.yaml "
-	        "specs/litert/l2_normalization.yaml --plugin %s",
+	        "specs/litert/l2_normalization.yaml specs/litert/slice.yaml --plugin %s",
 	        plugin());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	static const char *exact[] = {"MAX_POOL_2D",    "MAXIMUM",         "MINIMUM",
-	                              "TRANSPOSE",      "CONCATENATION",   "SPACE_TO_DEPTH",
-	                              "DEPTH_TO_SPACE", "REDUCE_MAX",      "REDUCE_MIN",
-	                              "DEQUANTIZE",     "DequantizeLinear"};
+	static const char *exact[] = {"MAX_POOL_2D",    "MAXIMUM",          "MINIMUM",
+	                              "TRANSPOSE",      "CONCATENATION",    "SPACE_TO_DEPTH",
+	                              "DEPTH_TO_SPACE", "REDUCE_MAX",       "REDUCE_MIN",
+	                              "DEQUANTIZE",     "DequantizeLinear", "SLICE"};
 	for (size_t k = 0; k < sizeof exact / sizeof exact[0]; k++) {
 		op_tally t = tally_op(r, exact[k]);
 		if (t.pass < 5 || t.within + t.fail + t.bad > 0)

@@ -3194,6 +3194,80 @@ out:
 	return st;
 }
 
+/* An int32 or int64 1-D tensor's values: count, or -1. */
+static int index_values(const qcf_tensor *t, int64_t *v, int cap)
+{
+	if ((t->dtype != QCF_INT32 && t->dtype != QCF_INT64) || t->rank != 1)
+		return -1;
+	int64_t n = qcf_numel(t);
+	if (n > cap)
+		return -1;
+	for (int64_t i = 0; i < n; i++)
+		v[i] = t->dtype == QCF_INT64 ? ((const int64_t *)t->data)[i]
+		                             : ((const int32_t *)t->data)[i];
+	return (int)n;
+}
+
+/* SLICE: a reorder from the input's sub-memory (dnnl_memory_desc_init_submemory) to the dense
+ * output. */
+static qcf_status lt_slice(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "SLICE";
+	if (call->n_inputs != 3 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, begin, size and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	int64_t b[QCF_MAX_RANK], sz[QCF_MAX_RANK];
+	int r = x->rank;
+	if (call->inputs[1].dtype != call->inputs[2].dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s begin and size must share a type", op);
+	if (index_values(&call->inputs[1], b, QCF_MAX_RANK) != r ||
+	    index_values(&call->inputs[2], sz, QCF_MAX_RANK) != r)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s begin and size must be int32 or int64 of the input's rank", op);
+	if (r > 5)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank <= 5", op);
+	if (y->dtype != x->dtype || y->rank != r)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype and rank must be the input's",
+		            op);
+	for (int i = 0; i < r; i++) {
+		if (sz[i] == -1)
+			sz[i] = x->shape[i] - b[i];
+		if (b[i] < 0 || sz[i] < 0 || b[i] + sz[i] > x->shape[i])
+			return fail(inst, QCF_INVALID_PARAM, "%s begin or size out of range", op);
+		if (y->shape[i] != sz[i])
+			return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the size", op);
+	}
+	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
+	if (dt == dnnl_data_type_undef)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of %s: oneDNN 2.6's reorder moves s8/u8/s32/f32 elements", op,
+		            qcf_dtype_name(x->dtype));
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	qcf_status st = QCF_OK;
+	int nd = r > 0 ? r : 1;
+	dnnl_dims_t dims, offs;
+	for (int i = 0; i < nd; i++) {
+		dims[i] = r > 0 ? sz[i] : 1;
+		offs[i] = r > 0 ? b[i] : 0;
+	}
+	dnnl_memory_desc_t whole, sub, o;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mo;
+	CCHK(tensor_md(&whole, x, nd, dt), "the source descriptor");
+	CCHK(dnnl_memory_desc_init_submemory(&sub, &whole, dims, offs), "the sub-memory");
+	CCHK(tensor_md(&o, y, nd, dt), "the destination descriptor");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &sub, inst->engine, &o, inst->engine, NULL),
+	     op);
+	CCHK(ch_mem(inst, c, &sub, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &o, BIND_OUT, &mo), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mo}), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
 enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
@@ -3261,6 +3335,7 @@ static const char *const chain_ops[] = {
         "LESS",
         "LESS_EQUAL",
         "L2_NORMALIZATION",
+        "SLICE",
 };
 
 static int chain_op_of(const qcf_op_call *call)
@@ -3311,6 +3386,7 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 33:
 	case 34: return lt_compare(inst, call, chain_ops[k], c);
 	case 35: return lt_l2norm(inst, call, c);
+	case 36: return lt_slice(inst, call, c);
 	default: return lt_relu(inst, call, chain_ops[k], c);
 	}
 }
