@@ -3268,6 +3268,75 @@ out:
 	return st;
 }
 
+/* EXP, LOG, GELU, HARD_SWISH, ABS (int8): float_unary with oneDNN's f32 eltwise function. */
+static qcf_status lt_float_fn(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	static const char *names[] = {"EXP", "LOG", "GELU", "HARD_SWISH", "ABS"};
+	int k = 0;
+	while (k < 4 && strcmp(names[k], op) != 0)
+		k++;
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (!x->quant)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of unquantized %s: the adapter maps the quantized int8 op", op,
+		            qcf_dtype_name(x->dtype));
+	int u8_ok = k == 2 || k == 3; /* LiteRT's EXP, LOG, ABS refuse uint8 */
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, u8_ok ? QCF_NOT_SUPPORTED : QCF_INVALID_PARAM, "%s on uint8: %s",
+		            op, u8_ok ? "the adapter maps int8 only" : "LiteRT refuses it");
+	if (x->dtype == QCF_INT16)
+		return fail(inst, k == 3 ? QCF_INVALID_PARAM : QCF_NOT_SUPPORTED, "%s on int16: %s",
+		            op,
+		            k == 3 ? "LiteRT refuses it"
+		                   : "oneDNN 2.6 has no 16-bit integer data type");
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s takes int8 and outputs the input's dtype and shape", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	dnnl_alg_kind_t alg = k == 0   ? dnnl_eltwise_exp
+	                      : k == 1 ? dnnl_eltwise_log
+	                      : k == 3 ? dnnl_eltwise_hardswish
+	                      : k == 4 ? dnnl_eltwise_abs
+	                               : dnnl_eltwise_gelu_erf;
+	if (k == 2) {
+		int64_t approx = 0;
+		if (qcf_attr_int(call, "approximate", &approx) < 0 || (approx != 0 && approx != 1))
+			return fail(inst, QCF_INVALID_PARAM, "%s approximate must be a bool", op);
+		if (approx)
+			alg = dnnl_eltwise_gelu_tanh;
+	}
+	if (k == 3) {
+		/* hard_swish.cc: the output multiplier (s_in / 128) / s_out, in float32, below 1 */
+		float m = (si / 128.0f) / so;
+		if (!(m < 1.0f))
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output multiplier (s_in / 128) / s_out must be below 1",
+			            op);
+	}
+	/* log of a real at or below 0 is -inf or NaN: oneDNN's reorder to s8 stores -inf as 127
+	 * (measured), LiteRT's table holds -128; such data is not run */
+	if (k == 1 && x->data)
+		for (int64_t i = 0; i < qcf_numel(x); i++)
+			if (((const int8_t *)x->data)[i] <= zi)
+				return fail(
+				        inst, QCF_NOT_SUPPORTED,
+				        "%s of a value at or below the zero point (log of <= 0): "
+				        "oneDNN's reorder stores -inf as 127, LiteRT -128",
+				        op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	return float_unary(inst, x, y, op, alg, 0.0f, si, zi, so, zo, c);
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
 enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
@@ -3336,6 +3405,11 @@ static const char *const chain_ops[] = {
         "LESS_EQUAL",
         "L2_NORMALIZATION",
         "SLICE",
+        "EXP",
+        "LOG",
+        "GELU",
+        "HARD_SWISH",
+        "ABS",
 };
 
 static int chain_op_of(const qcf_op_call *call)
@@ -3387,6 +3461,11 @@ static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k
 	case 34: return lt_compare(inst, call, chain_ops[k], c);
 	case 35: return lt_l2norm(inst, call, c);
 	case 36: return lt_slice(inst, call, c);
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41: return lt_float_fn(inst, call, chain_ops[k], c);
 	default: return lt_relu(inst, call, chain_ops[k], c);
 	}
 }
