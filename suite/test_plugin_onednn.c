@@ -118,7 +118,6 @@ static void test_loads_and_golden(void)
 	                           "'*/case/simple_per_channel' --plugin %s",
 	                           plugin());
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(st, 0);
 	json_t *pl = json_object_get(json_object_get(r, "run"), "plugin");
 	CU_ASSERT_STRING_EQUAL(qct_str(pl, "name"), "onednn");
 	CU_ASSERT_PTR_NOT_NULL(strstr(qct_str(pl, "version"), "+onednn2."));
@@ -126,8 +125,16 @@ static void test_loads_and_golden(void)
 	 * weights zero point), per-channel FC and conv */
 	qct_tally t = qct_tally_report(r);
 	CU_ASSERT_EQUAL(t.cases, 3);
-	CU_ASSERT_EQUAL(t.pass, 3);
 	json_decref(r);
+	/* the conv golden needs VNNI: without it oneDNN halves the convolution's weights
+	 * (test_no_vnni); the two FULLY_CONNECTED goldens pass on any ISA */
+	if (vnni_isa(tmp)) {
+		CU_ASSERT_EQUAL(st, 0);
+		CU_ASSERT_EQUAL(t.pass, 3);
+	} else {
+		fprintf(stderr, "\n  plugin/onednn: no VNNI: the CONV_2D golden is not checked\n");
+		CU_ASSERT(t.pass >= 2);
+	}
 	qct_rmdir(tmp);
 }
 
@@ -143,9 +150,9 @@ static void test_supports(void)
 	json_t *r = qct_run_report(
 	        tmp, &st, NULL,
 	        "specs/litert/conv_2d.yaml specs/litert/fully_connected_16x8.yaml "
-	        "specs/litert/add.yaml specs/litert/depthwise_conv_2d.yaml "
+	        "specs/litert/gather.yaml specs/litert/depthwise_conv_2d.yaml "
 	        "specs/litert/fully_connected.yaml --filter '*wdt=int4*' --filter "
-	        "'litert/fully_connected_16x8/*' --filter 'litert/add/*' --filter '*/case/*' "
+	        "'litert/fully_connected_16x8/*' --filter 'litert/gather/*' --filter '*/case/*' "
 	        "--filter '-*/case/simple*' --filter '-*/case/per_channel_keep_num_dims' "
 	        "--plugin %s",
 	        plugin());
@@ -153,7 +160,7 @@ static void test_supports(void)
 	CU_ASSERT_EQUAL(st, 0);
 	size_t i;
 	json_t *c;
-	int ns_int4 = 0, ns_16x8 = 0, ns_add = 0, refused = 0;
+	int ns_int4 = 0, ns_16x8 = 0, ns_gather = 0, refused = 0;
 	json_array_foreach(json_object_get(r, "cases"), i, c)
 	{
 		const char *name = qct_str(c, "name"), *v = qct_verdict(c);
@@ -178,17 +185,17 @@ static void test_supports(void)
 				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
 				ns_16x8 += !strcmp(v, "NOT_SUPPORTED");
 			}
-		} else if (strstr(name, "litert/add/")) {
+		} else if (strstr(name, "litert/gather/")) {
 			if (strcmp(qct_str(c, "expect"), "error") != 0) {
 				CU_ASSERT_STRING_EQUAL(v, "NOT_SUPPORTED");
-				ns_add += strstr(qct_str(c, "message"), "not mapped onto oneDNN") !=
-				          NULL;
+				ns_gather += strstr(qct_str(c, "message"),
+				                    "not mapped onto oneDNN") != NULL;
 			}
 		}
 	}
 	CU_ASSERT(ns_int4 > 0);
 	CU_ASSERT(ns_16x8 > 0);
-	CU_ASSERT(ns_add > 0);
+	CU_ASSERT(ns_gather > 0);
 	CU_ASSERT(refused >= 20);
 	json_decref(r);
 	qct_rmdir(tmp);
@@ -268,6 +275,129 @@ static void test_vnni_verdicts(void)
 	qct_rmdir(tmp);
 }
 
+/*
+ * The ops adapter 1.1 maps as chains of primitives (plugins/onednn/README.md, "Mapping"):
+ * data movement and max/min bit-exact, the requantizing ops within 1 LSB of the reference
+ * (oneDNN rounds a float32 value to nearest even), int16 NOT_SUPPORTED, every negative case
+ * refused. Independent of the ISA: none of them runs an int8 dot product.
+ */
+static void test_chain_ops(void)
+{
+	if (!plugin())
+		return;
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(
+	        tmp, &st, NULL,
+	        "specs/litert/max_pool_2d.yaml specs/litert/average_pool_2d.yaml "
+	        "specs/litert/maximum.yaml specs/litert/minimum.yaml specs/litert/transpose.yaml "
+	        "specs/litert/concatenation.yaml specs/litert/space_to_depth.yaml "
+	        "specs/litert/depth_to_space.yaml specs/litert/reduce_max.yaml "
+	        "specs/litert/reduce_min.yaml specs/litert/dequantize.yaml specs/litert/add.yaml "
+	        "specs/litert/sub.yaml specs/litert/mul.yaml specs/litert/quantize.yaml "
+	        "specs/litert/requantize.yaml specs/litert/mean.yaml specs/litert/sum.yaml "
+	        "specs/litert/softmax.yaml specs/litert/relu6.yaml specs/litert/relu_n1_to_1.yaml "
+	        "specs/litert/resize_bilinear.yaml specs/onnx/dequantize_linear.yaml "
+	        "specs/onnx/quantize_linear.yaml specs/litert/tanh.yaml specs/litert/logistic.yaml "
+	        "specs/litert/elu.yaml specs/litert/leaky_relu.yaml specs/litert/log_softmax.yaml "
+	        "specs/litert/equal.yaml specs/litert/greater.yaml "
+	        "specs/litert/l2_normalization.yaml specs/litert/slice.yaml specs/litert/exp.yaml "
+	        "specs/litert/gelu.yaml specs/litert/hard_swish.yaml specs/litert/abs.yaml "
+	        "specs/litert/log.yaml --plugin %s",
+	        plugin());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	static const char *exact[] = {"MAX_POOL_2D",    "MAXIMUM",          "MINIMUM",
+	                              "TRANSPOSE",      "CONCATENATION",    "SPACE_TO_DEPTH",
+	                              "DEPTH_TO_SPACE", "REDUCE_MAX",       "REDUCE_MIN",
+	                              "DEQUANTIZE",     "DequantizeLinear", "SLICE"};
+	for (size_t k = 0; k < sizeof exact / sizeof exact[0]; k++) {
+		op_tally t = tally_op(r, exact[k]);
+		if (t.pass < 5 || t.within + t.fail + t.bad > 0)
+			fprintf(stderr, "\n  %s: %d pass, %d within, %d fail, %d bad\n", exact[k],
+			        t.pass, t.within, t.fail, t.bad);
+		CU_ASSERT(t.pass >= 5);
+		CU_ASSERT_EQUAL(t.within + t.fail + t.bad, 0);
+		CU_ASSERT_EQUAL(t.max_abs, 0);
+	}
+	/* rounded once in float32, to nearest even: 1-LSB differences at (near) ties; RELU6's
+	 * clip post-op output is written (an eltwise clip post-op left it unwritten) */
+	static const char *one_lsb[] = {"AVERAGE_POOL_2D",
+	                                "ADD",
+	                                "SUB",
+	                                "MUL",
+	                                "QUANTIZE",
+	                                "MEAN",
+	                                "SUM",
+	                                "RELU6",
+	                                "RELU_N1_TO_1",
+	                                "RESIZE_BILINEAR",
+	                                "SOFTMAX",
+	                                "QuantizeLinear",
+	                                "ELU",
+	                                "LEAKY_RELU",
+	                                "EQUAL",
+	                                "GREATER",
+	                                "L2_NORMALIZATION",
+	                                "HARD_SWISH",
+	                                "ABS"};
+	for (size_t k = 0; k < sizeof one_lsb / sizeof one_lsb[0]; k++) {
+		op_tally t = tally_op(r, one_lsb[k]);
+		if (t.bad || t.max_abs > 1)
+			fprintf(stderr, "\n  %s: %d bad, max |e| %g\n", one_lsb[k], t.bad,
+			        t.max_abs);
+		CU_ASSERT(t.pass > 0);
+		CU_ASSERT_EQUAL(t.bad, 0);
+		CU_ASSERT(t.max_abs <= 1);
+	}
+	/* TANH, LOGISTIC, LOG_SOFTMAX in float32: every computed case within the tolerance (as
+	 * post-ops of one binary primitive, the second linear took the first one's parameters) */
+	static const char *in_tol[] = {"TANH", "LOGISTIC", "LOG_SOFTMAX", "EXP", "GELU"};
+	for (size_t k = 0; k < 5; k++) {
+		op_tally t = tally_op(r, in_tol[k]);
+		CU_ASSERT(t.pass > 100);
+		CU_ASSERT_EQUAL(t.fail + t.bad, 0);
+	}
+	/* LOG of data at or below the zero point (log of <= 0) is not run: oneDNN stores -inf as
+	 * 127 where LiteRT's table holds -128; every LOG sweep holds such values */
+	{
+		op_tally t = tally_op(r, "LOG");
+		CU_ASSERT_EQUAL(t.pass + t.within + t.fail + t.bad, 0);
+		CU_ASSERT(t.ns > 0);
+	}
+	/* and nothing else: every negative case refused, no valid case refused as invalid */
+	size_t i;
+	json_t *c;
+	int int16_ns = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		const char *v = qct_verdict(c), *m = qct_str(c, "message");
+		if (!strcmp(v, "FAIL") && !strcmp(qct_str(c, "expect"), "error"))
+			fprintf(stderr, "\n  computed a negative case: %s\n", qct_str(c, "name"));
+		CU_ASSERT(strcmp(v, "FAIL") != 0 || strcmp(qct_str(c, "expect"), "error") != 0);
+		CU_ASSERT(strstr(m, "refused a valid case") == NULL);
+		int16_ns += !strcmp(v, "NOT_SUPPORTED") && strstr(m, "int16") != NULL;
+	}
+	CU_ASSERT(int16_ns > 0);
+	json_decref(r);
+	/* LiteRT's ADD and SUB abort on an output multiplier of 1 or more: refused, not run */
+	r = qct_run_report(tmp, &st, NULL,
+	                   "specs/litert/add_fixed.yaml specs/litert/sub_fixed.yaml --filter "
+	                   "'*/case/output_multiplier_*' --plugin %s",
+	                   plugin());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	int negatives = 0;
+	json_array_foreach(json_object_get(r, "cases"), i, c)
+	{
+		if (strcmp(qct_str(c, "expect"), "error") != 0)
+			continue;
+		negatives++;
+		CU_ASSERT_STRING_EQUAL(qct_verdict(c), "EXPECTED_ERROR");
+	}
+	CU_ASSERT_EQUAL(negatives, 3);
+	json_decref(r);
+	qct_rmdir(tmp);
+}
+
 static void test_no_vnni(void)
 {
 	if (!plugin())
@@ -308,6 +438,8 @@ void qct_register_plugin_onednn(void)
 	            test_unknown_isa);
 	CU_add_test(s, "VNNI: LiteRT within 1 LSB (tie breaks), ONNX bit-exact",
 	            test_vnni_verdicts);
+	CU_add_test(s, "pooling, binary, Q/DQ, movement, reductions, softmax: exact or 1 LSB",
+	            test_chain_ops);
 	CU_add_test(s, "no VNNI: halved conv weights (avx2), saturated matmul (avx512_core)",
 	            test_no_vnni);
 }

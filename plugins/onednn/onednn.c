@@ -40,7 +40,7 @@
 #include "qconform/plugin.h"
 #include "qconform/plugin_util.h"
 
-#define ONEDNN_ADAPTER_VERSION "1.0"
+#define ONEDNN_ADAPTER_VERSION "1.1"
 #define MAXD                   DNNL_MAX_NDIMS
 
 struct qcf_instance {
@@ -174,7 +174,11 @@ static int64_t oc_by_div_mod(const plan *p, int64_t i)
 	return (i / p->oc_div) % p->oc_mod;
 }
 
+struct chain;
+static void chain_free(struct chain *c);
+
 struct qcf_prepared {
+	struct chain *ch; /* the ops run as a chain of primitives; NULL for matmul/conv */
 	dnnl_primitive_t prim, re_src, re_dst;
 	dnnl_memory_t u_src, u_dst, m_src, m_dst, m_wei, m_bias, m_zsrc, m_zdst, m_zwei;
 	int8_t *wei_shifted;
@@ -186,6 +190,7 @@ static void prep_free(qcf_prepared *p)
 {
 	if (!p)
 		return;
+	chain_free(p->ch);
 	dnnl_primitive_t prims[] = {p->prim, p->re_src, p->re_dst};
 	for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
 		if (prims[i])
@@ -891,7 +896,7 @@ static int all_equal_f(const float *v, int64_t n)
 
 static qcf_status quant_check_zp(qcf_instance *inst, const qcf_tensor *t, const char *name)
 {
-	int64_t lo, hi;
+	int64_t lo = 0, hi = 0;
 	const qcf_quant *q = t->quant;
 	if (!dtype_range(t->dtype, &lo, &hi))
 		return QCF_OK;
@@ -1288,9 +1293,2053 @@ static qcf_status onnx_conv(qcf_instance *inst, const qcf_op_call *call, int qli
 	return st;
 }
 
+/* ---- the other LiteRT ops: chains of oneDNN primitives ----------------------------------- */
+
+/*
+ * Ops that are no matmul or convolution run as a short chain of primitives (pooling, binary,
+ * reorder, concat, reduction, softmax_v2, resampling) on memories bound to the call's buffers
+ * at execute; intermediate memories are owned by the chain. The int8 arithmetic of each is
+ * oneDNN's: a float value d per element (scales and post-ops applied in float32), stored
+ * with round-to-nearest-even and saturation (src/cpu/simple_q10n.hpp, out_round and
+ * saturate, oneapi-src/oneDNN).
+ */
+
+#define CH_MEM   16
+#define CH_STEPS 6
+#define CH_ARGS  8
+#define BIND_OWN (-1)
+#define BIND_OUT (-2)
+
+typedef struct ch_step {
+	dnnl_primitive_t prim;
+	int n;
+	int arg[CH_ARGS], mem[CH_ARGS];
+} ch_step;
+
+typedef struct chain {
+	int n_mem, n_steps, n_s32;
+	dnnl_memory_t mem[CH_MEM];
+	int bind[CH_MEM]; /* BIND_OWN, BIND_OUT or the input index */
+	ch_step step[CH_STEPS];
+	int32_t s32[CH_MEM]; /* the zero points the scalar memories point at */
+} chain;
+
+static void chain_free(chain *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n_steps; i++)
+		if (c->step[i].prim)
+			dnnl_primitive_destroy(c->step[i].prim);
+	for (int i = 0; i < c->n_mem; i++)
+		if (c->mem[i])
+			dnnl_memory_destroy(c->mem[i]);
+	free(c);
+}
+
+/* A memory of descriptor md: bound to a buffer of the call (bind >= 0, BIND_OUT) or owned. */
+static dnnl_status_t ch_mem(qcf_instance *inst, chain *c, const dnnl_memory_desc_t *md, int bind,
+                            int *idx)
+{
+	if (c->n_mem >= CH_MEM)
+		return dnnl_out_of_memory;
+	dnnl_status_t s =
+	        dnnl_memory_create(&c->mem[c->n_mem], md, inst->engine,
+	                           bind == BIND_OWN ? DNNL_MEMORY_ALLOCATE : DNNL_MEMORY_NONE);
+	if (s != dnnl_success)
+		return s;
+	c->bind[c->n_mem] = bind;
+	*idx = c->n_mem++;
+	return dnnl_success;
+}
+
+/* A run-time s32 zero point. */
+static dnnl_status_t ch_zp(qcf_instance *inst, chain *c, int32_t v, int *idx)
+{
+	if (c->n_mem >= CH_MEM || c->n_s32 >= CH_MEM)
+		return dnnl_out_of_memory;
+	c->s32[c->n_s32] = v;
+	dnnl_status_t s = scalar_mem(inst, dnnl_s32, 1, &c->s32[c->n_s32], &c->mem[c->n_mem]);
+	if (s != dnnl_success)
+		return s;
+	c->n_s32++;
+	c->bind[c->n_mem] = BIND_OWN;
+	*idx = c->n_mem++;
+	return dnnl_success;
+}
+
+/* Appends the primitive of pd with n (argument, memory index) pairs. */
+static dnnl_status_t ch_step_add(chain *c, const_dnnl_primitive_desc_t pd, int n, const int *pairs)
+{
+	if (c->n_steps >= CH_STEPS || n > CH_ARGS)
+		return dnnl_out_of_memory;
+	ch_step *st = &c->step[c->n_steps];
+	dnnl_status_t s = dnnl_primitive_create(&st->prim, pd);
+	if (s != dnnl_success)
+		return s;
+	st->n = n;
+	for (int i = 0; i < n; i++) {
+		st->arg[i] = pairs[2 * i];
+		st->mem[i] = pairs[2 * i + 1];
+	}
+	c->n_steps++;
+	return dnnl_success;
+}
+
+static dnnl_status_t ch_run(qcf_instance *inst, chain *c, const qcf_op_call *call)
+{
+	dnnl_status_t s;
+	for (int i = 0; i < c->n_mem; i++) {
+		if (c->bind[i] == BIND_OWN)
+			continue;
+		void *h = c->bind[i] == BIND_OUT ? call->outputs[0].data
+		                                 : call->inputs[c->bind[i]].data;
+		if ((s = dnnl_memory_set_data_handle(c->mem[i], h)) != dnnl_success)
+			return s;
+	}
+	for (int i = 0; i < c->n_steps; i++) {
+		dnnl_exec_arg_t args[CH_ARGS];
+		for (int k = 0; k < c->step[i].n; k++)
+			args[k] = (dnnl_exec_arg_t){c->step[i].arg[k], c->mem[c->step[i].mem[k]]};
+		s = dnnl_primitive_execute(c->step[i].prim, inst->stream, c->step[i].n, args);
+		if (s != dnnl_success)
+			return s;
+	}
+	return dnnl_stream_wait(inst->stream);
+}
+
+/* Dense row-major descriptor of shape (rank r, right-aligned into nd >= 1 dimensions). */
+static dnnl_status_t dense_md(dnnl_memory_desc_t *md, int nd, int r, const int64_t *shape,
+                              dnnl_data_type_t dt)
+{
+	dnnl_dims_t d, s;
+	for (int i = 0; i < nd; i++) {
+		int k = i - (nd - r);
+		d[i] = k >= 0 ? shape[k] : 1;
+	}
+	dense_strides(nd, d, s);
+	return dnnl_memory_desc_init_by_strides(md, nd, d, dt, s);
+}
+
+static dnnl_status_t tensor_md(dnnl_memory_desc_t *md, const qcf_tensor *t, int nd,
+                               dnnl_data_type_t dt)
+{
+	return dense_md(md, nd, t->rank, t->shape, dt);
+}
+
+/* An 8-bit per-tensor quantized tensor: scale and zero point, or INVALID_PARAM. */
+static qcf_status q8_params(qcf_instance *inst, const qcf_tensor *t, const char *op,
+                            const char *what, float *s, int32_t *zp)
+{
+	int64_t lo = 0, hi = 0;
+	if (!quant_is_per_tensor(t->quant) || !t->quant->scales || !good_scale(t->quant->scales[0]))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s %s needs per-tensor quantization with a positive finite scale", op,
+		            what);
+	*s = t->quant->scales[0];
+	*zp = t->quant->zero_points ? t->quant->zero_points[0] : 0;
+	dtype_range(t->dtype, &lo, &hi);
+	if (*zp < lo || *zp > hi)
+		return fail(inst, QCF_INVALID_PARAM, "%s %s zero point %d outside %s", op, what,
+		            *zp, qcf_dtype_name(t->dtype));
+	return QCF_OK;
+}
+
+/* int8 or uint8 data (oneDNN's s8, u8); int16 is NOT_SUPPORTED (oneDNN 2.6 has no s16). */
+static qcf_status x8_dtype(qcf_instance *inst, const qcf_tensor *t, const char *op)
+{
+	if (t->dtype == QCF_INT8 || t->dtype == QCF_UINT8)
+		return QCF_OK;
+	if (t->dtype == QCF_INT16)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with int16 data: oneDNN 2.6 has no 16-bit integer data type", op);
+	return fail(inst, QCF_INVALID_PARAM, "%s takes int8, uint8 or int16 data, not %s", op,
+	            qcf_dtype_name(t->dtype));
+}
+
+/* LiteRT's fused activation as quantized bounds [lo, hi] inside the output type's range. */
+static qcf_status act_range(qcf_instance *inst, const qcf_op_call *call, const qcf_tensor *y,
+                            float s_out, int32_t zp_out, int64_t *lo, int64_t *hi)
+{
+	const char *act = NULL;
+	int64_t q, a, b;
+	dtype_range(y->dtype, lo, hi);
+	if (qcf_attr_str(call, "fused_activation_function", &act) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "fused_activation_function is not a string");
+	if (!act || strcmp(act, "NONE") == 0)
+		return QCF_OK;
+	if (strcmp(act, "RELU") == 0 || strcmp(act, "RELU6") == 0) {
+		if (!act_bound(0.0f, s_out, zp_out, &q))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		*lo = q > *lo ? q : *lo;
+		if (act[4] == '6') {
+			if (!act_bound(6.0f, s_out, zp_out, &q))
+				return fail(inst, QCF_INVALID_PARAM,
+				            "activation bound leaves int32");
+			*hi = q < *hi ? q : *hi;
+		}
+		return QCF_OK;
+	}
+	if (strcmp(act, "RELU_N1_TO_1") == 0) {
+		if (!act_bound(-1.0f, s_out, zp_out, &a) || !act_bound(1.0f, s_out, zp_out, &b))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		*lo = a > *lo ? a : *lo;
+		*hi = b < *hi ? b : *hi;
+		return QCF_OK;
+	}
+	return fail(inst, QCF_INVALID_PARAM, "fused_activation_function %s is not accepted", act);
+}
+
+/* Post-ops: d -> alpha * d + beta (when not the identity), then a clip to [lo, hi] (when
+ * narrower than the type): clipping at integers before rounding equals clamping after it. */
+static dnnl_status_t linear_clip_attr(dnnl_primitive_attr_t attr, float alpha, float beta,
+                                      const qcf_tensor *y, int64_t lo, int64_t hi)
+{
+	int64_t tlo = 0, thi = 0;
+	dtype_range(y->dtype, &tlo, &thi);
+	int lin = alpha != 1.0f || beta != 0.0f, clip = lo > tlo || hi < thi;
+	if (!lin && !clip)
+		return dnnl_success;
+	dnnl_post_ops_t ops;
+	dnnl_status_t s = dnnl_post_ops_create(&ops);
+	if (s != dnnl_success)
+		return s;
+	if (lin)
+		s = dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_linear, alpha, beta);
+	if (s == dnnl_success && clip)
+		s = dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_clip, (float)lo,
+		                                 (float)hi);
+	if (s == dnnl_success)
+		s = dnnl_primitive_attr_set_post_ops(attr, ops);
+	dnnl_post_ops_destroy(ops);
+	return s;
+}
+
+#define CCHK(call, what)                                                                           \
+	do {                                                                                       \
+		dnnl_status_t s_ = (call);                                                         \
+		if (s_ != dnnl_success) {                                                          \
+			st = dnnl_fail(inst, s_, what);                                            \
+			goto out;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* NHWC data as oneDNN's logical N, C, H, W. */
+static dnnl_status_t nhwc_md(dnnl_memory_desc_t *md, const qcf_tensor *t, dnnl_data_type_t dt)
+{
+	const int64_t *s = t->shape;
+	dnnl_dims_t d = {s[0], s[3], s[1], s[2]};
+	dnnl_dims_t str = {s[1] * s[2] * s[3], 1, s[2] * s[3], s[3]};
+	return dnnl_memory_desc_init_by_strides(md, 4, d, dt, str);
+}
+
+/* MAX_POOL_2D, AVERAGE_POOL_2D: pooling_v2 on the raw values (LiteRT does not requantize). */
+static qcf_status lt_pool(qcf_instance *inst, const qcf_op_call *call, int avg, chain *c)
+{
+	const char *op = avg ? "AVERAGE_POOL_2D" : "MAX_POOL_2D";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	if (x->rank != 4 || y->rank != 4)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank-4 NHWC tensors", op);
+	float s_in, s_out;
+	int32_t zp_in, zp_out;
+	if ((st = q8_params(inst, x, op, "input", &s_in, &zp_in)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &s_out, &zp_out)) != QCF_OK)
+		return st;
+	int64_t sh = 1, sw = 1, fh = 1, fw = 1;
+	if (qcf_attr_int(call, "stride_h", &sh) < 0 || qcf_attr_int(call, "stride_w", &sw) < 0 ||
+	    qcf_attr_int(call, "filter_height", &fh) < 0 ||
+	    qcf_attr_int(call, "filter_width", &fw) < 0 || sh <= 0 || sw <= 0 || fh <= 0 ||
+	    fw <= 0 || sh > INT32_MAX || sw > INT32_MAX || fh > INT32_MAX || fw > INT32_MAX)
+		return fail(inst, QCF_INVALID_PARAM, "%s strides and filter sizes must be > 0", op);
+	const char *pad = NULL;
+	if (qcf_attr_str(call, "padding", &pad) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "padding is not a string");
+	int same;
+	if (!pad || strcmp(pad, "SAME") == 0)
+		same = 1;
+	else if (strcmp(pad, "VALID") == 0)
+		same = 0;
+	else
+		return fail(inst, QCF_INVALID_PARAM, "unknown padding %s", pad);
+	int64_t lo = 0, hi = 0;
+	if ((st = act_range(inst, call, y, s_out, zp_out, &lo, &hi)) != QCF_OK)
+		return st;
+	int64_t in[2] = {x->shape[1], x->shape[2]}, f[2] = {fh, fw}, s[2] = {sh, sw}, out[2];
+	dnnl_dims_t strides, kernel, dil = {0, 0}, pl, pr;
+	for (int i = 0; i < 2; i++) {
+		if (same) {
+			out[i] = (in[i] + s[i] - 1) / s[i];
+		} else {
+			int64_t num = in[i] + s[i] - f[i];
+			if (num <= -s[i])
+				return fail(inst, QCF_INVALID_PARAM,
+				            "%s VALID gives a negative output size", op);
+			out[i] = num / s[i];
+		}
+		int64_t tot = (out[i] - 1) * s[i] + f[i] - in[i];
+		pl[i] = same && tot > 0 ? tot / 2 : 0;
+		pr[i] = same && tot - pl[i] > 0 ? tot - pl[i] : 0;
+		strides[i] = s[i];
+		kernel[i] = f[i];
+	}
+	if (y->shape[0] != x->shape[0] || y->shape[1] != out[0] || y->shape[2] != out[1] ||
+	    y->shape[3] != x->shape[3])
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the computed one", op);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	dnnl_memory_desc_t xm, ym;
+	dnnl_pooling_v2_desc_t pdsc;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	int mx, my;
+	CCHK(nhwc_md(&xm, x, dnnl_dt(x->dtype)), "the source descriptor");
+	CCHK(nhwc_md(&ym, y, dnnl_dt(y->dtype)), "the destination descriptor");
+	CCHK(dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference,
+	                                       avg ? dnnl_pooling_avg_exclude_padding
+	                                           : dnnl_pooling_max,
+	                                       &xm, &ym, strides, kernel, dil, pl, pr),
+	     "the pooling descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	CCHK(linear_clip_attr(attr, 1.0f, 0.0f, y, lo, hi), "a clip post-op");
+	CCHK(dnnl_primitive_desc_create(&pd, &pdsc, attr, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_SRC, mx, DNNL_ARG_DST, my}), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/* numpy broadcasting of a and b onto y's shape: 1 when it holds. */
+static int broadcasts_to(const qcf_tensor *a, const qcf_tensor *b, const qcf_tensor *y)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	if (y->rank != r)
+		return 0;
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+		if (da != db && da != 1 && db != 1)
+			return 0;
+		if (y->shape[i] != (da == 1 ? db : da))
+			return 0;
+	}
+	return 1;
+}
+
+/* Reorder of input idx (s8/u8) to f32 with its zero point: q - zp, exact in float. */
+static qcf_status to_f32(qcf_instance *inst, chain *c, int idx, const qcf_tensor *t, int nd,
+                         int32_t zp, int *m_out)
+{
+	qcf_status st = QCF_OK;
+	dnnl_memory_desc_t a, b;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mz = -1;
+	CCHK(tensor_md(&a, t, nd, dnnl_dt(t->dtype)), "a descriptor");
+	CCHK(tensor_md(&b, t, nd, dnnl_f32), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	if (zp)
+		CCHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &a, inst->engine, &b, inst->engine, attr),
+	     "the reorder to f32");
+	CCHK(ch_mem(inst, c, &a, idx, &ma), "memory");
+	CCHK(ch_mem(inst, c, &b, BIND_OWN, m_out), "memory");
+	if (zp)
+		CCHK(ch_zp(inst, c, zp, &mz), "memory");
+	CCHK(ch_step_add(c, pd, zp ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, *m_out,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to f32");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+static int same_shape_t(const qcf_tensor *a, const qcf_tensor *b);
+
+enum { B_ADD, B_SUB, B_MUL, B_MAX, B_MIN };
+
+/*
+ * ADD, SUB: binary add/sub with input scales s_a/s_out, s_b/s_out and a linear post-op
+ * adding zp_out - (s_a zp_a +- s_b zp_b)/s_out. MUL: binary mul with scale s_a s_b/s_out
+ * on raw values when both input zero points are 0; otherwise each input is first reordered
+ * to f32 with its zero point (exact) and the product scaled by a linear post-op.
+ * MAXIMUM, MINIMUM: binary max/min on the raw values (LiteRT compares stored integers).
+ */
+static qcf_status lt_binary(qcf_instance *inst, const qcf_op_call *call, int kind, chain *c)
+{
+	static const char *names[] = {"ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"};
+	static const dnnl_alg_kind_t algs[] = {dnnl_binary_add, dnnl_binary_sub, dnnl_binary_mul,
+	                                       dnnl_binary_max, dnnl_binary_min};
+	const char *op = names[kind];
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 inputs and 1 output", op);
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, a, op)) != QCF_OK)
+		return st;
+	if (b->dtype != a->dtype || y->dtype != a->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s inputs and output must share a dtype", op);
+	float sa, sb, so;
+	int32_t za, zb, zo;
+	if ((st = q8_params(inst, a, op, "input 1", &sa, &za)) != QCF_OK ||
+	    (st = q8_params(inst, b, op, "input 2", &sb, &zb)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (!broadcasts_to(a, b, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape is not the broadcast of the input shapes", op);
+	if (kind >= B_MAX && y->rank > 5 && !(same_shape_t(a, b) && same_shape_t(a, y)))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s broadcasting at rank %d: LiteRT's broadcast loop takes rank <= 5",
+		            op, (int)y->rank);
+	int64_t lo = 0, hi = 0;
+	dtype_range(y->dtype, &lo, &hi);
+	if (kind <= B_MUL && (st = act_range(inst, call, y, so, zo, &lo, &hi)) != QCF_OK)
+		return st;
+	if (y->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = y->rank > 0 ? y->rank : 1;
+	int f32in = kind == B_MUL && (za != 0 || zb != 0);
+	float alpha = 1.0f, beta = 0.0f, s0 = 1.0f, s1 = 1.0f;
+	if (kind == B_ADD || kind == B_SUB) {
+		/* add.cc / sub.cc (8-bit): the output multiplier 2 max(s_a, s_b) / (2^20 s_out)
+		 * must be below 1 (QuantizeMultiplierSmallerThanOneExp aborts otherwise) */
+		double twice_max = 2.0 * (sa > sb ? (double)sa : (double)sb);
+		if (!(twice_max / (1048576.0 * (double)so) < 1.0))
+			return fail(
+			        inst, QCF_INVALID_PARAM,
+			        "%s: the output multiplier 2 max(s1, s2) / (2^20 s_out) must be "
+			        "below 1",
+			        op);
+		s0 = (float)((double)sa / so);
+		s1 = (float)((double)sb / so);
+		double off = ((double)sa * za + (kind == B_ADD ? 1 : -1) * (double)sb * zb) / so;
+		beta = (float)((double)zo - off);
+	} else if (kind == B_MUL) {
+		/* mul.cc: float(float(s_a s_b) / s_out) */
+		float m = (sa * sb) / so;
+		if (f32in)
+			alpha = m;
+		else
+			s0 = m;
+		beta = (float)zo;
+	}
+	dnnl_memory_desc_t am, bm, ym;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mb, my;
+	if (f32in) {
+		if ((st = to_f32(inst, c, 0, a, nd, za, &ma)) != QCF_OK ||
+		    (st = to_f32(inst, c, 1, b, nd, zb, &mb)) != QCF_OK)
+			return st;
+		CCHK(tensor_md(&am, a, nd, dnnl_f32), "a descriptor");
+		CCHK(tensor_md(&bm, b, nd, dnnl_f32), "a descriptor");
+	} else {
+		CCHK(tensor_md(&am, a, nd, dnnl_dt(a->dtype)), "a descriptor");
+		CCHK(tensor_md(&bm, b, nd, dnnl_dt(b->dtype)), "a descriptor");
+		CCHK(ch_mem(inst, c, &am, 0, &ma), "memory");
+		CCHK(ch_mem(inst, c, &bm, 1, &mb), "memory");
+	}
+	CCHK(tensor_md(&ym, y, nd, dnnl_dt(y->dtype)), "a descriptor");
+	CCHK(dnnl_binary_desc_init(&bd, algs[kind], &am, &bm, &ym), "the binary descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	if (s0 != 1.0f)
+		CCHK(dnnl_primitive_attr_set_scales(attr, DNNL_ARG_SRC_0, 1, 0, &s0), "scales");
+	if (s1 != 1.0f)
+		CCHK(dnnl_primitive_attr_set_scales(attr, DNNL_ARG_SRC_1, 1, 0, &s1), "scales");
+	CCHK(linear_clip_attr(attr, alpha, beta, y, lo, hi), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&pd, &bd, attr, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 3,
+	                 (int[]){DNNL_ARG_SRC_0, ma, DNNL_ARG_SRC_1, mb, DNNL_ARG_DST, my}),
+	     "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/*
+ * One reorder from input 0 to the output: d = (x - zp_src) * scale[c], then + zp_dst, stored
+ * rounded to nearest even with saturation (float x for QUANTIZE; f32 out for DEQUANTIZE).
+ * scales: n entries along dimension axis (n == 1: per tensor).
+ */
+static qcf_status reorder_q(qcf_instance *inst, const qcf_tensor *x, const qcf_tensor *y,
+                            const char *op, int32_t zp_src, int32_t zp_dst, const float *scales,
+                            int n, int axis, chain *c)
+{
+	qcf_status st = QCF_OK;
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	int nd = x->rank > 0 ? x->rank : 1;
+	dnnl_memory_desc_t a, b;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mb, mzs = -1, mzd = -1, n_args = 2;
+	int pairs[8];
+	CCHK(tensor_md(&a, x, nd, x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype)),
+	     "the source descriptor");
+	/* the output is dense with x's element count (a reduction over dimensions of size 1
+	 * may drop them): described with x's dimensions */
+	CCHK(tensor_md(&b, x, nd, y->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(y->dtype)),
+	     "the destination descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	if (n > 1 || scales[0] != 1.0f)
+		CCHK(dnnl_primitive_attr_set_output_scales(
+		             attr, n, n > 1 ? 1 << (axis + (nd - (x->rank > 0 ? x->rank : 1))) : 0,
+		             scales),
+		     "output scales");
+	if (zp_src)
+		CCHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	if (zp_dst)
+		CCHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a destination zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &a, inst->engine, &b, inst->engine, attr), op);
+	CCHK(ch_mem(inst, c, &a, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &b, BIND_OUT, &mb), "memory");
+	pairs[0] = DNNL_ARG_FROM, pairs[1] = ma, pairs[2] = DNNL_ARG_TO, pairs[3] = mb;
+	if (zp_src) {
+		CCHK(ch_zp(inst, c, zp_src, &mzs), "memory");
+		pairs[2 * n_args] = DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC;
+		pairs[2 * n_args++ + 1] = mzs;
+	}
+	if (zp_dst) {
+		CCHK(ch_zp(inst, c, zp_dst, &mzd), "memory");
+		pairs[2 * n_args] = DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST;
+		pairs[2 * n_args++ + 1] = mzd;
+	}
+	CCHK(ch_step_add(c, pd, n_args, pairs), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+static int same_shape_t(const qcf_tensor *a, const qcf_tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->shape[i] != b->shape[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * QUANTIZE (float32 -> int8/uint8: a reorder with output scale 1/s and the zero point;
+ * int8/uint8 -> int8/uint8: the requantization, output scale s_in/s_out and both zero
+ * points) and DEQUANTIZE (int8/uint8 -> float32, output scale s and the source zero point).
+ * Per-axis scales become per-dimension output scales when the zero points are all equal.
+ */
+static qcf_status lt_quantize(qcf_instance *inst, const qcf_op_call *call, int deq, chain *c)
+{
+	const char *op = deq ? "DEQUANTIZE" : "QUANTIZE";
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (!same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape must be the input's", op);
+	const qcf_tensor *qt = deq ? x : y;
+	qcf_status st;
+	if (deq) {
+		if (y->dtype != QCF_FLOAT32)
+			return fail(inst, QCF_INVALID_PARAM, "DEQUANTIZE outputs float32");
+		if (x->dtype == QCF_INT16 || x->dtype == QCF_FLOAT16 || x->dtype == QCF_INT4)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "DEQUANTIZE from %s: oneDNN 2.6's reorder takes s8/u8/s32",
+			            qcf_dtype_name(x->dtype));
+		if (x->dtype != QCF_INT8 && x->dtype != QCF_UINT8)
+			return fail(inst, QCF_INVALID_PARAM, "DEQUANTIZE from %s",
+			            qcf_dtype_name(x->dtype));
+	} else {
+		if (y->dtype == QCF_INT16 || y->dtype == QCF_INT4 || x->dtype == QCF_INT16)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "QUANTIZE %s -> %s: oneDNN 2.6 has no 16- or 4-bit integers",
+			            qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+		if ((y->dtype != QCF_INT8 && y->dtype != QCF_UINT8) ||
+		    (x->dtype != QCF_FLOAT32 && x->dtype != QCF_INT8 && x->dtype != QCF_UINT8))
+			return fail(inst, QCF_INVALID_PARAM, "QUANTIZE %s -> %s",
+			            qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	}
+	const qcf_quant *q = qt->quant;
+	if (!q || !q->scales || q->count < 1 || q->block_size > 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s needs quantization parameters", op);
+	int per_axis = !(q->axis < 0 && q->count == 1);
+	if (per_axis && (q->axis < 0 || q->axis >= qt->rank || q->count != qt->shape[q->axis]))
+		return fail(inst, QCF_INVALID_PARAM, "%s per-axis quantization does not fit", op);
+	int64_t lo = 0, hi = 0;
+	dtype_range(qt->dtype, &lo, &hi);
+	for (int32_t i = 0; i < q->count; i++) {
+		if (!good_scale(q->scales[i]))
+			return fail(inst, QCF_INVALID_PARAM, "%s scale not positive and finite",
+			            op);
+		if (q->zero_points && (q->zero_points[i] < lo || q->zero_points[i] > hi))
+			return fail(inst, QCF_INVALID_PARAM, "%s zero point outside %s", op,
+			            qcf_dtype_name(qt->dtype));
+	}
+	int32_t zp;
+	if (q->zero_points && !all_equal(q->zero_points, q->count, &zp))
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with distinct per-axis zero points: oneDNN 2.6's reorder takes one "
+		            "zero point per tensor",
+		            op);
+	zp = q->zero_points ? q->zero_points[0] : 0;
+	int n = all_equal_f(q->scales, q->count) ? 1 : q->count;
+	float *sc = malloc(sizeof(float) * (size_t)n);
+	if (!sc)
+		return fail(inst, QCF_ERROR, "out of memory");
+	if (!deq && x->dtype != QCF_FLOAT32) {
+		/* requantization: int8 -> int8 with both zero points */
+		float s_in;
+		int32_t zp_in;
+		if ((st = q8_params(inst, x, op, "input", &s_in, &zp_in)) != QCF_OK) {
+			free(sc);
+			return st;
+		}
+		for (int i = 0; i < n; i++)
+			sc[i] = (float)((double)s_in / q->scales[i]);
+		st = reorder_q(inst, x, y, op, zp_in, zp, sc, n, q->axis, c);
+	} else {
+		for (int i = 0; i < n; i++)
+			sc[i] = deq ? q->scales[i] : (float)(1.0 / (double)q->scales[i]);
+		st = reorder_q(inst, x, y, op, deq ? zp : 0, deq ? 0 : zp, sc, n, q->axis, c);
+	}
+	free(sc);
+	return st;
+}
+
+/* CONCATENATION: oneDNN's concat of the non-empty inputs (int8 parameters all equal). */
+static qcf_status lt_concat(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "CONCATENATION";
+	qcf_status st;
+	if (call->n_inputs < 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes inputs and 1 output", op);
+	const qcf_tensor *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, y, op)) != QCF_OK)
+		return st;
+	const char *act = NULL;
+	if (qcf_attr_str(call, "fused_activation_function", &act) < 0 ||
+	    (act && strcmp(act, "NONE") != 0))
+		return fail(inst, QCF_INVALID_PARAM, "%s takes no fused activation", op);
+	int64_t axis = 0;
+	if (qcf_attr_int(call, "axis", &axis) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "axis is not an integer");
+	if (axis < 0)
+		axis += y->rank;
+	if (axis < 0 || axis >= y->rank)
+		return fail(inst, QCF_INVALID_PARAM, "%s axis outside the rank", op);
+	float so;
+	int32_t zo;
+	if ((st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	int64_t total = 0;
+	for (int32_t i = 0; i < call->n_inputs; i++) {
+		const qcf_tensor *x = &call->inputs[i];
+		float s;
+		int32_t z;
+		if (x->dtype != y->dtype || x->rank != y->rank)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s inputs must have the output's dtype and rank", op);
+		if ((st = q8_params(inst, x, op, "input", &s, &z)) != QCF_OK)
+			return st;
+		if ((s != so || z != zo) && y->dtype == QCF_UINT8)
+			return fail(inst, QCF_NOT_SUPPORTED,
+			            "%s of uint8 inputs with other parameters than the output's: "
+			            "LiteRT "
+			            "requantizes them, oneDNN's concat copies",
+			            op);
+		if (s != so || z != zo)
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s int8 inputs must share the output's scale and zero point",
+			            op);
+		for (int k = 0; k < y->rank; k++)
+			if (k != axis && x->shape[k] != y->shape[k])
+				return fail(inst, QCF_INVALID_PARAM,
+				            "%s dimensions other than the axis differ", op);
+		total += x->shape[axis];
+	}
+	if (total != y->shape[axis])
+		return fail(inst, QCF_INVALID_PARAM, "%s output size along the axis is not the sum",
+		            op);
+	if (y->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	dnnl_memory_desc_t srcs[CH_MEM - 2], ym;
+	int pairs[2 * CH_ARGS], n = 0;
+	dnnl_primitive_desc_t pd = NULL;
+	int my;
+	for (int32_t i = 0; i < call->n_inputs; i++) {
+		const qcf_tensor *x = &call->inputs[i];
+		if (qcf_numel(x) == 0)
+			continue; /* contributes nothing; oneDNN refuses zero dims here */
+		if (n >= CH_ARGS - 1)
+			return fail(inst, QCF_NOT_SUPPORTED, "more than %d non-empty inputs",
+			            CH_ARGS - 1);
+		CCHK(tensor_md(&srcs[n], x, y->rank, dnnl_dt(x->dtype)), "a descriptor");
+		int m;
+		CCHK(ch_mem(inst, c, &srcs[n], i, &m), "memory");
+		pairs[2 * n] = DNNL_ARG_MULTIPLE_SRC + n;
+		pairs[2 * n + 1] = m;
+		n++;
+	}
+	CCHK(tensor_md(&ym, y, y->rank, dnnl_dt(y->dtype)), "a descriptor");
+	CCHK(dnnl_concat_primitive_desc_create(&pd, &ym, n, (int)axis, srcs, NULL, inst->engine),
+	     op);
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	pairs[2 * n] = DNNL_ARG_DST;
+	pairs[2 * n + 1] = my;
+	CCHK(ch_step_add(c, pd, n + 1, pairs), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/* An int32 1-D tensor's values (axes, perm, size): count, or -1. */
+static int int_values(const qcf_tensor *t, int64_t *v, int cap)
+{
+	if (t->dtype != QCF_INT32 || t->rank > 1)
+		return -1;
+	int64_t n = qcf_numel(t);
+	if (n > cap)
+		return -1;
+	for (int64_t i = 0; i < n; i++)
+		v[i] = ((const int32_t *)t->data)[i];
+	return (int)n;
+}
+
+/* TRANSPOSE: a reorder from the input seen through the permutation to the dense output. */
+static qcf_status lt_transpose(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "TRANSPOSE";
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, perm and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	int64_t perm[QCF_MAX_RANK];
+	int n = int_values(&call->inputs[1], perm, QCF_MAX_RANK);
+	if (n < 0 || n != x->rank)
+		return fail(inst, QCF_INVALID_PARAM, "%s perm must be int32 of the input's rank",
+		            op);
+	int seen[QCF_MAX_RANK] = {0};
+	for (int i = 0; i < n; i++) {
+		if (perm[i] < -n || perm[i] >= n)
+			return fail(inst, QCF_INVALID_PARAM, "%s perm entry out of range", op);
+		if (perm[i] < 0)
+			perm[i] += n;
+		if (seen[perm[i]]++)
+			return fail(inst, QCF_INVALID_PARAM, "%s perm repeats an axis", op);
+	}
+	if (y->dtype != x->dtype || y->rank != x->rank)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype and rank must be the input's",
+		            op);
+	for (int i = 0; i < n; i++)
+		if (y->shape[i] != x->shape[perm[i]])
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output shape is not the permuted one", op);
+	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
+	if (dt == dnnl_data_type_undef)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of %s: oneDNN 2.6's reorder moves s8/u8/s32/f32 elements", op,
+		            qcf_dtype_name(x->dtype));
+	if (n > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	qcf_status st = QCF_OK;
+	int nd = n > 0 ? n : 1;
+	dnnl_dims_t xs, d, s;
+	dense_strides(n, x->shape, xs);
+	for (int i = 0; i < n; i++)
+		d[i] = y->shape[i], s[i] = xs[perm[i]];
+	if (n == 0)
+		d[0] = 1, s[0] = 1;
+	dnnl_memory_desc_t a, b;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mb;
+	CCHK(dnnl_memory_desc_init_by_strides(&a, nd, d, dt, s), "the source descriptor");
+	CCHK(tensor_md(&b, y, nd, dt), "the destination descriptor");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &a, inst->engine, &b, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &a, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &b, BIND_OUT, &mb), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mb}), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/*
+ * MEAN, SUM: reduction mean/sum over the axes (same rank, reduced dimensions 1), then a linear
+ * post-op d * s_in/s_out + (zp_out - zp_in n s_in/s_out) (n = 1 for the mean).
+ */
+static qcf_status lt_reduce(qcf_instance *inst, const qcf_op_call *call, int mean, chain *c)
+{
+	const char *op = mean ? "MEAN" : "SUM";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, axes and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	int64_t ax[64];
+	int na = int_values(&call->inputs[1], ax, 64);
+	if (na < 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s axes must be a 1-D int32 tensor", op);
+	int red[QCF_MAX_RANK] = {0};
+	for (int i = 0; i < na; i++) {
+		if (ax[i] < -x->rank || ax[i] >= x->rank)
+			return fail(inst, QCF_INVALID_PARAM, "%s axis %lld outside the rank", op,
+			            (long long)ax[i]);
+		red[ax[i] < 0 ? ax[i] + x->rank : ax[i]] = 1;
+	}
+	int64_t keep = 0;
+	if (qcf_attr_int(call, "keep_dims", &keep) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "keep_dims is not an integer");
+	int64_t want[QCF_MAX_RANK], nred = 1;
+	int wr = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (red[i]) {
+			nred *= x->shape[i];
+			if (keep)
+				want[wr++] = 1;
+		} else {
+			want[wr++] = x->shape[i];
+		}
+	}
+	int ok = y->rank == wr;
+	for (int i = 0; ok && i < wr; i++)
+		ok = y->shape[i] == want[i];
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the reduced one", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (nred == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s over an empty axis: oneDNN's reduction takes no zero dimension",
+		            op);
+	double alpha = (double)si / so;
+	double beta = (double)zo - (double)zi * (mean ? 1.0 : (double)nred) * alpha;
+	int nd = x->rank > 0 ? x->rank : 1, any = 0;
+	dnnl_dims_t dd;
+	for (int i = 0; i < nd; i++) {
+		int k = i - (nd - x->rank);
+		dd[i] = k < 0 ? 1 : red[k] ? 1 : x->shape[k];
+		any |= k >= 0 && red[k] && x->shape[k] != 1;
+	}
+	if (!any) {
+		/* nothing is reduced (every axis has size 1): the requantization alone */
+		float sc = (float)alpha;
+		return reorder_q(inst, x, y, op, zi, zo, &sc, 1, 0, c);
+	}
+	dnnl_memory_desc_t xm, ym;
+	dnnl_dims_t ds;
+	dnnl_reduction_desc_t rd;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	int mx, my;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "the source descriptor");
+	dense_strides(nd, dd, ds);
+	CCHK(dnnl_memory_desc_init_by_strides(&ym, nd, dd, dnnl_dt(y->dtype), ds),
+	     "the destination descriptor");
+	CCHK(dnnl_reduction_desc_init(&rd, mean ? dnnl_reduction_mean : dnnl_reduction_sum, &xm,
+	                              &ym, 0.0f, 0.0f),
+	     "the reduction descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	int64_t lo = 0, hi = 0;
+	dtype_range(y->dtype, &lo, &hi);
+	CCHK(linear_clip_attr(attr, (float)alpha, (float)beta, y, lo, hi), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&pd, &rd, attr, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_SRC, mx, DNNL_ARG_DST, my}), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/*
+ * SOFTMAX int8 -> int8 (output scale 1/256, zero point -128) or uint8 -> uint8 (1/256, 0):
+ * a reorder to f32 with the zero point and scale beta * s_in, softmax_v2 along the last axis
+ * into u8 with output scale 256, and for int8 a reorder u8 -> s8 with zero point 128
+ * (v - 128 is exact and saturates as LiteRT's clamp does: 256 p rounds to at most 256).
+ */
+static qcf_status lt_softmax(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "SOFTMAX";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype == QCF_INT16)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with int16 output: oneDNN 2.6 has no 16-bit integer data type", op);
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	if (!same_shape_t(x, y) || x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
+	float si, so, s1;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	int i8 = y->dtype == QCF_INT8;
+	if (so != 1.0f / 256 || zo != (i8 ? -128 : 0))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output must have scale 1/256 and zero point %d", op, i8 ? -128 : 0);
+	double beta = 1.0;
+	if (qcf_attr_float(call, "beta", &beta) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "beta is not a number");
+	/* LiteRT's int8 path (softmax.cc, QuantizeMultiplierGreaterThanOne) aborts unless
+	 * beta * s_in * 2^26 > 1, and for beta <= 0 */
+	float fbeta = (float)beta;
+	if (!(fbeta > 0) || !isfinite(fbeta))
+		return fail(inst, QCF_INVALID_PARAM, "%s beta must be positive and finite", op);
+	if (!((double)fbeta * si * 0x1p26 > 1.0))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s: LiteRT aborts unless beta * input_scale * 2^26 > 1", op);
+	/* and when a row's Q12 sum of exponentials reaches 2^28: each maximum adds 2^19, so
+	 * 512 equal maxima always do (fewer maxima with near-maximal values can too; those
+	 * the adapter does not detect) */
+	if (x->data && qcf_numel(x) > 0) {
+		int64_t depth = x->shape[x->rank - 1], rows = depth ? qcf_numel(x) / depth : 0;
+		for (int64_t r = 0; depth >= 512 && r < rows; r++) {
+			int mx = -1000, n = 0;
+			for (int64_t k = 0; k < depth; k++) {
+				int64_t i = r * depth + k;
+				int v = x->dtype == QCF_INT8 ? ((const int8_t *)x->data)[i]
+				                             : ((const uint8_t *)x->data)[i];
+				n = v > mx ? 1 : v == mx ? n + 1 : n;
+				mx = v > mx ? v : mx;
+			}
+			if (n >= 512)
+				return fail(inst, QCF_INVALID_PARAM,
+				            "%s: %d equal maxima in a row: LiteRT's sum of "
+				            "exponentials reaches 2^28 and it aborts",
+				            op, n);
+		}
+	}
+	s1 = (float)((double)fbeta * (double)si);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = x->rank;
+	dnnl_memory_desc_t xm, fm, um, ym;
+	dnnl_softmax_v2_desc_t sd;
+	dnnl_primitive_attr_t a1 = NULL, a2 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	int mx, mf, mu, my, mz, m128;
+	float s2 = 256.0f;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "the source descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&um, y, nd, dnnl_u8), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_s8), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a1, 1, 0, &s1), "output scales");
+	CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0, &DNNL_RUNTIME_S32_VAL),
+	     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &mf), "memory");
+	CCHK(ch_zp(inst, c, zi, &mz), "memory");
+	CCHK(ch_step_add(c, p1, 3,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, mf,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to f32");
+	CCHK(dnnl_softmax_v2_forward_desc_init(&sd, dnnl_forward_inference, dnnl_softmax_accurate,
+	                                       &fm, &um, nd - 1),
+	     "the softmax descriptor");
+	CCHK(dnnl_primitive_attr_create(&a2), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a2, 1, 0, &s2), "output scales");
+	CCHK(dnnl_primitive_desc_create(&p2, &sd, a2, inst->engine, NULL), "softmax_v2 f32 -> u8");
+	CCHK(ch_mem(inst, c, &um, i8 ? BIND_OWN : BIND_OUT, &mu), "memory");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, mf, DNNL_ARG_DST, mu}), "the softmax");
+	if (i8) {
+		CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+		CCHK(dnnl_primitive_attr_set_zero_points(a3, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+		CCHK(dnnl_reorder_primitive_desc_create(&p3, &um, inst->engine, &ym, inst->engine,
+		                                        a3),
+		     "the reorder u8 -> s8");
+		CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+		CCHK(ch_zp(inst, c, 128, &m128), "memory");
+		CCHK(ch_step_add(c, p3, 3,
+		                 (int[]){DNNL_ARG_FROM, mu, DNNL_ARG_TO, my,
+		                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, m128}),
+		     "the reorder u8 -> s8");
+	}
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a2)
+		dnnl_primitive_attr_destroy(a2);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+/*
+ * RESIZE_BILINEAR with half_pixel_centers (and no align_corners): resampling_linear, whose
+ * source coordinate is (y + 0.5) * in / out - 0.5, weights in float, the store rounded to
+ * nearest even. The other coordinate modes have no oneDNN algorithm.
+ */
+static qcf_status lt_resize(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "RESIZE_BILINEAR";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, size and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	if (x->rank != 4 || y->rank != 4)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank-4 NHWC tensors", op);
+	int64_t size[4];
+	if (int_values(&call->inputs[1], size, 4) != 2 || size[0] <= 0 || size[1] <= 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s size must be two positive int32 values",
+		            op);
+	if (y->shape[0] != x->shape[0] || y->shape[1] != size[0] || y->shape[2] != size[1] ||
+	    y->shape[3] != x->shape[3])
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not [N, size, C]", op);
+	int64_t ac = 0, hp = 0;
+	if (qcf_attr_int(call, "align_corners", &ac) < 0 ||
+	    qcf_attr_int(call, "half_pixel_centers", &hp) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "align_corners, half_pixel_centers not 0/1");
+	if (ac && hp)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s align_corners with half_pixel_centers is refused", op);
+	if (ac || !hp)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with %s: oneDNN's linear resampling has half-pixel centers only",
+		            op, ac ? "align_corners" : "asymmetric coordinates");
+	if (qcf_numel(y) == 0 || qcf_numel(x) == 0)
+		return qcf_numel(y) == 0
+		               ? QCF_OK
+		               : fail(inst, QCF_NOT_SUPPORTED, "%s of an empty input", op);
+	dnnl_memory_desc_t xm, ym;
+	dnnl_resampling_desc_t rd;
+	dnnl_primitive_desc_t pd = NULL;
+	int mx, my;
+	CCHK(nhwc_md(&xm, x, dnnl_dt(x->dtype)), "the source descriptor");
+	CCHK(nhwc_md(&ym, y, dnnl_dt(y->dtype)), "the destination descriptor");
+	CCHK(dnnl_resampling_forward_desc_init(&rd, dnnl_forward_inference, dnnl_resampling_linear,
+	                                       NULL, &xm, &ym),
+	     "the resampling descriptor");
+	CCHK(dnnl_primitive_desc_create(&pd, &rd, NULL, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_SRC, mx, DNNL_ARG_DST, my}), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/* SPACE_TO_DEPTH, DEPTH_TO_SPACE: a reorder from the input seen as a 6-D tensor in the output's
+ * element order to the dense output. */
+static qcf_status lt_space_depth(qcf_instance *inst, const qcf_op_call *call, int to_depth,
+                                 chain *c)
+{
+	const char *op = to_depth ? "SPACE_TO_DEPTH" : "DEPTH_TO_SPACE";
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->rank != 4 || y->rank != 4)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank-4 NHWC tensors", op);
+	if (x->dtype == QCF_INT16)
+		return fail(inst, QCF_INVALID_PARAM, "%s refuses int16", op);
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
+	if (dt == dnnl_data_type_undef)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of %s: oneDNN 2.6's reorder moves s8/u8/s32/f32 elements", op,
+		            qcf_dtype_name(x->dtype));
+	int64_t b = 0;
+	if (qcf_attr_int(call, "block_size", &b) < 0 || b <= 0 || b > 65536)
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must be > 0", op);
+	int64_t n = x->shape[0], h = x->shape[1], w = x->shape[2], ch = x->shape[3];
+	int64_t want[4];
+	if (to_depth) {
+		if (h % b || w % b)
+			return fail(inst, QCF_INVALID_PARAM, "%s block_size must divide H and W",
+			            op);
+		want[0] = n, want[1] = h / b, want[2] = w / b, want[3] = ch * b * b;
+	} else {
+		if (ch % (b * b))
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s channels must be a multiple of block_size^2", op);
+		want[0] = n, want[1] = h * b, want[2] = w * b, want[3] = ch / (b * b);
+	}
+	for (int i = 0; i < 4; i++)
+		if (y->shape[i] != want[i])
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output shape is not the computed one", op);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	qcf_status st = QCF_OK;
+	dnnl_dims_t d, s;
+	if (to_depth) {
+		/* out [n, y, x, by, bx, c] = in [n, y*b + by, x*b + bx, c] */
+		int64_t dd[6] = {n, h / b, w / b, b, b, ch};
+		int64_t ss[6] = {h * w * ch, b * w * ch, b * ch, w * ch, ch, 1};
+		memcpy(d, dd, sizeof dd), memcpy(s, ss, sizeof ss);
+	} else {
+		/* out [n, y, by, x, bx, c] = in [n, y, x, (by*b + bx)*Co + c] */
+		int64_t co = ch / (b * b);
+		int64_t dd[6] = {n, h, b, w, b, co};
+		int64_t ss[6] = {h * w * ch, w * ch, b * co, ch, co, 1};
+		memcpy(d, dd, sizeof dd), memcpy(s, ss, sizeof ss);
+	}
+	dnnl_memory_desc_t a, o;
+	dnnl_dims_t os;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mo;
+	dense_strides(6, d, os);
+	CCHK(dnnl_memory_desc_init_by_strides(&a, 6, d, dt, s), "the source descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&o, 6, d, dt, os), "the destination descriptor");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &a, inst->engine, &o, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &a, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &o, BIND_OUT, &mo), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mo}), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/*
+ * RELU, RELU6, RELU_N1_TO_1: one binary add of the input (input scale s_in/s_out) and a
+ * one-element zero, with post-ops linear (+ zp_out - zp_in s_in/s_out) and clip to LiteRT's
+ * bounds. (oneDNN 2.6 refuses an s8 clip descriptor with these bounds, and its reference s8
+ * eltwise with a clip post-op leaves the destination unwritten: measured, so not used.)
+ * TANH, LOGISTIC, ELU, LEAKY_RELU: float_unary.
+ */
+/*
+ * TANH, LOGISTIC, ELU, LEAKY_RELU (int8): three primitives, a reorder to f32 with the zero point
+ * and output scale s_in (the real input), the f32 eltwise function, and a reorder to int8 with
+ * output scale float(1/s_out) and the output zero point. LiteRT builds a 256-entry table from
+ * the same real function, rounded half away from zero. (As post-ops of one binary primitive,
+ * linear, f, linear, oneDNN 2.6's jit:uni kernel applies the second linear with the first one's
+ * alpha and beta: measured, so not used.)
+ */
+static qcf_status float_unary(qcf_instance *inst, const qcf_tensor *x, const qcf_tensor *y,
+                              const char *op, dnnl_alg_kind_t alg, float alpha, float si,
+                              int32_t zi, float so, int32_t zo, chain *c)
+{
+	qcf_status st = QCF_OK;
+	int nd = x->rank > 0 ? x->rank : 1, mx, m1, m2, my, mzi = -1, mzo = -1;
+	float s_out_inv = (float)(1.0 / (double)so);
+	dnnl_memory_desc_t xm, fm, ym;
+	dnnl_eltwise_desc_t ed;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, x, nd, dnnl_dt(y->dtype)), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a1, 1, 0, &si), "output scales");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_inference, alg, &fm, alpha, 0.0f),
+	     "the eltwise descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &ed, NULL, inst->engine, NULL), op);
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a3, 1, 0, &s_out_inv), "output scales");
+	if (zo)
+		CCHK(dnnl_primitive_attr_set_zero_points(a3, DNNL_ARG_DST, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a destination zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p3, &fm, inst->engine, &ym, inst->engine, a3),
+	     "the reorder to int8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m1), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m2), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mzi), "memory");
+	if (zo)
+		CCHK(ch_zp(inst, c, zo, &mzo), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, m1,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mzi}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, m1, DNNL_ARG_DST, m2}), "the eltwise");
+	CCHK(ch_step_add(c, p3, zo ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, m2, DNNL_ARG_TO, my,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, mzo}),
+	     "the reorder to int8");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+enum { U_RELU, U_RELU6, U_RELU_N1, U_TANH, U_LOGISTIC, U_ELU, U_LEAKY };
+
+static qcf_status lt_relu(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	static const char *names[] = {"RELU",     "RELU6", "RELU_N1_TO_1", "TANH",
+	                              "LOGISTIC", "ELU",   "LEAKY_RELU"};
+	int kind = 0;
+	while (kind < U_LEAKY && strcmp(names[kind], op) != 0)
+		kind++;
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output dtype and shape must be the input's", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	int64_t lo = 0, hi = 0, q;
+	dtype_range(y->dtype, &lo, &hi);
+	double alpha = 0;
+	if (kind >= U_TANH) {
+		if (x->dtype != QCF_INT8)
+			return fail(inst, QCF_NOT_SUPPORTED, "%s on %s: the adapter maps int8 only",
+			            op, qcf_dtype_name(x->dtype));
+		/* logistic.cc: int8 output scale exactly 1/256 */
+		if (kind == U_LOGISTIC && so != 1.0f / 256)
+			return fail(inst, QCF_INVALID_PARAM, "%s int8 output scale must be 1/256",
+			            op);
+		if (kind == U_LEAKY && qcf_attr_float(call, "alpha", &alpha) < 0)
+			return fail(inst, QCF_INVALID_PARAM, "alpha is not a number");
+		/* leaky_relu.cc builds its two multipliers from these float32 values */
+		float fa = (float)alpha;
+		if (kind == U_LEAKY &&
+		    (!isfinite(fa) || !isfinite(si * fa / so) || !isfinite(si / so)))
+			return fail(
+			        inst, QCF_INVALID_PARAM,
+			        "%s alpha, s_in * alpha / s_out and s_in / s_out must be finite "
+			        "in float32",
+			        op);
+	} else if (strcmp(op, "RELU_N1_TO_1") == 0) {
+		int64_t a, b;
+		if (!act_bound(-1.0f, so, zo, &a) || !act_bound(1.0f, so, zo, &b))
+			return fail(inst, QCF_INVALID_PARAM, "activation bound leaves int32");
+		lo = a > lo ? a : lo;
+		hi = b < hi ? b : hi;
+	} else {
+		lo = zo > lo ? zo : lo;
+		if (strcmp(op, "RELU6") == 0) {
+			if (!act_bound(6.0f, so, zo, &q))
+				return fail(inst, QCF_INVALID_PARAM,
+				            "activation bound leaves int32");
+			hi = q < hi ? q : hi;
+		}
+	}
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = x->rank > 0 ? x->rank : 1, mx, mz, my;
+	/* ReluEval: the quotient in float32 */
+	float sc = si / so, beta = (float)((double)zo - (double)zi * (double)sc);
+	if (kind >= U_TANH)
+		return float_unary(inst, x, y, op,
+		                   kind == U_TANH       ? dnnl_eltwise_tanh
+		                   : kind == U_LOGISTIC ? dnnl_eltwise_logistic
+		                   : kind == U_ELU      ? dnnl_eltwise_elu
+		                                        : dnnl_eltwise_relu,
+		                   kind == U_ELU ? 1.0f : (float)alpha, si, zi, so, zo, c);
+	dnnl_memory_desc_t xm, zm;
+	dnnl_dims_t ones = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, os;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t pd = NULL;
+	void *h = NULL;
+	dense_strides(nd, ones, os);
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "a descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&zm, nd, ones, dnnl_dt(x->dtype), os),
+	     "a descriptor");
+	CCHK(dnnl_binary_desc_init(&bd, dnnl_binary_add, &xm, &zm, &xm), "the binary descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	if (sc != 1.0f)
+		CCHK(dnnl_primitive_attr_set_scales(attr, DNNL_ARG_SRC_0, 1, 0, &sc), "scales");
+	CCHK(linear_clip_attr(attr, 1.0f, beta, y, lo, hi), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&pd, &bd, attr, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &zm, BIND_OWN, &mz), "memory");
+	CCHK(dnnl_memory_get_data_handle(c->mem[mz], &h), "memory");
+	memset(h, 0, 1);
+	CCHK(ch_mem(inst, c, &xm, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 3,
+	                 (int[]){DNNL_ARG_SRC_0, mx, DNNL_ARG_SRC_1, mz, DNNL_ARG_DST, my}),
+	     "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/* REDUCE_MAX, REDUCE_MIN: reduction max/min of the raw values (LiteRT requires equal input
+ * and output parameters and does not requantize). */
+static qcf_status lt_reduce_mm(qcf_instance *inst, const qcf_op_call *call, int is_max, chain *c)
+{
+	const char *op = is_max ? "REDUCE_MAX" : "REDUCE_MIN";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, axes and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if ((st = x8_dtype(inst, x, op)) != QCF_OK)
+		return st;
+	if (y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype must be the input's", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (si != so || zi != zo)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output scale and zero point must be the input's", op);
+	int64_t ax[64];
+	int na = int_values(&call->inputs[1], ax, 64);
+	if (na < 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s axes must be a 1-D int32 tensor", op);
+	int red[QCF_MAX_RANK] = {0};
+	for (int i = 0; i < na; i++) {
+		if (ax[i] < -x->rank || ax[i] >= x->rank)
+			return fail(inst, QCF_INVALID_PARAM, "%s axis outside the rank", op);
+		red[ax[i] < 0 ? ax[i] + x->rank : ax[i]] = 1;
+	}
+	int64_t keep = 0;
+	if (qcf_attr_int(call, "keep_dims", &keep) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "keep_dims is not an integer");
+	int64_t want[QCF_MAX_RANK], nred = 1;
+	int wr = 0, any = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (red[i]) {
+			nred *= x->shape[i];
+			any |= x->shape[i] != 1;
+			if (keep)
+				want[wr++] = 1;
+		} else {
+			want[wr++] = x->shape[i];
+		}
+	}
+	int ok = y->rank == wr;
+	for (int i = 0; ok && i < wr; i++)
+		ok = y->shape[i] == want[i];
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the reduced one", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (nred == 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s over an empty axis: oneDNN's reduction takes no zero dimension",
+		            op);
+	float one = 1.0f;
+	if (!any) /* nothing reduced: a copy */
+		return reorder_q(inst, x, y, op, 0, 0, &one, 1, 0, c);
+	int nd = x->rank;
+	dnnl_dims_t dd, ds;
+	for (int i = 0; i < nd; i++)
+		dd[i] = red[i] ? 1 : x->shape[i];
+	dnnl_memory_desc_t xm, ym;
+	dnnl_reduction_desc_t rd;
+	dnnl_primitive_desc_t pd = NULL;
+	int mx, my;
+	CCHK(tensor_md(&xm, x, nd, dnnl_dt(x->dtype)), "the source descriptor");
+	dense_strides(nd, dd, ds);
+	CCHK(dnnl_memory_desc_init_by_strides(&ym, nd, dd, dnnl_dt(y->dtype), ds),
+	     "the destination descriptor");
+	CCHK(dnnl_reduction_desc_init(&rd, is_max ? dnnl_reduction_max : dnnl_reduction_min, &xm,
+	                              &ym, 0.0f, 0.0f),
+	     "the reduction descriptor");
+	CCHK(dnnl_primitive_desc_create(&pd, &rd, NULL, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_SRC, mx, DNNL_ARG_DST, my}), "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/* ONNX's TensorProto data type code of t (0 when it has none here). */
+static int64_t onnx_type_code(qcf_dtype t)
+{
+	switch (t) {
+	case QCF_FLOAT32: return 1;
+	case QCF_UINT8: return 2;
+	case QCF_INT8: return 3;
+	case QCF_UINT16: return 4;
+	case QCF_INT16: return 5;
+	case QCF_INT32: return 6;
+	case QCF_FLOAT16: return 10;
+	case QCF_BFLOAT16: return 16;
+	case QCF_UINT4: return 21;
+	case QCF_INT4: return 22;
+	default: return 0;
+	}
+}
+
+/* ONNX QuantizeLinear (float32 -> int8/uint8) and DequantizeLinear (int8/uint8 -> float32):
+ * the reorders of QUANTIZE and DEQUANTIZE. */
+static qcf_status onnx_qdq(qcf_instance *inst, const qcf_op_call *call, int deq, chain *c)
+{
+	const char *op = deq ? "DequantizeLinear" : "QuantizeLinear";
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	const qcf_tensor *q = deq ? x : y, *f = deq ? y : x;
+	int q_ok = q->dtype == QCF_INT8 || q->dtype == QCF_UINT8;
+	int q_legal = q_ok || q->dtype == QCF_INT16 || q->dtype == QCF_UINT16 ||
+	              q->dtype == QCF_INT4 || q->dtype == QCF_UINT4 ||
+	              (deq && q->dtype == QCF_INT32);
+	int f_legal = f->dtype == QCF_FLOAT32 || f->dtype == QCF_FLOAT16 ||
+	              f->dtype == QCF_BFLOAT16 || (!deq && f->dtype == QCF_INT32);
+	if (!q_legal || !f_legal || !q->quant || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM, "%s: %s -> %s (or shape) is not accepted", op,
+		            qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	/* the attributes ONNX's schema checks (onnx/defs/quantization/defs.cc, onnx/onnx) */
+	int64_t v;
+	int k = qcf_attr_int(call, "output_dtype", &v);
+	if (k < 0 || (k == 1 && v != 0 && v != onnx_type_code(y->dtype)))
+		return fail(inst, QCF_INVALID_PARAM, "%s output_dtype is not the output's type",
+		            op);
+	k = qcf_attr_int(call, "precision", &v);
+	if (k < 0 || (k == 1 && v != 0 && v != 1 && v != 10 && v != 16))
+		return fail(inst, QCF_INVALID_PARAM, "%s precision is not a float type", op);
+	k = qcf_attr_int(call, "block_size", &v);
+	if (k < 0 || (k == 1 && v < 0))
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must not be negative", op);
+	if (qcf_attr_int(call, "precision", &v) == 1 && v != 0 && v != 1)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with precision %lld: the reorder computes in float32, not in the "
+		            "16-bit float type asked for",
+		            op, (long long)v);
+	if (!q_ok || f->dtype != QCF_FLOAT32)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s %s -> %s: the adapter maps int8/uint8 <-> float32 onto oneDNN's "
+		            "reorder",
+		            op, qcf_dtype_name(x->dtype), qcf_dtype_name(y->dtype));
+	if (q->quant->block_size < 0)
+		return fail(inst, QCF_INVALID_PARAM, "%s block_size must not be negative", op);
+	if (q->quant->block_size > 0)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with blocked quantization: oneDNN 2.6's reorder scales per "
+		            "dimension",
+		            op);
+	return lt_quantize(inst, call, deq, c);
+}
+
+/*
+ * LiteRT BATCH_MATMUL int8: matmul with run-time source, weights and destination zero points
+ * and the output scale double(float(s_lhs * s_rhs)) / s_out as one float32; adj_x and adj_y
+ * are strides; batch dimensions broadcast as oneDNN's matmul does.
+ */
+static qcf_status lt_batch_matmul(qcf_instance *inst, const qcf_op_call *call, plan *p)
+{
+	const char *op = "BATCH_MATMUL";
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 inputs and 1 output", op);
+	const qcf_tensor *l = &call->inputs[0], *r = &call->inputs[1], *y = &call->outputs[0];
+	if (l->dtype == QCF_INT16 || r->dtype == QCF_INT16)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s with int16 operands: oneDNN 2.6 has no 16-bit integer matmul", op);
+	if (l->dtype != QCF_INT8 || r->dtype != QCF_INT8 || y->dtype != QCF_INT8)
+		return fail(inst, QCF_INVALID_PARAM, "%s quantized path takes int8 (or int16)", op);
+	float sl, sr, so;
+	int32_t zl, zr, zo;
+	if ((st = q8_params(inst, l, op, "lhs", &sl, &zl)) != QCF_OK ||
+	    (st = q8_params(inst, r, op, "rhs", &sr, &zr)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (l->rank < 2 || r->rank < 2 || l->rank > 5 || r->rank > 5)
+		return fail(inst, QCF_INVALID_PARAM, "%s operands have ranks 2 to 5", op);
+	int64_t ax = 0, ay = 0;
+	if (qcf_attr_int(call, "adj_x", &ax) < 0 || qcf_attr_int(call, "adj_y", &ay) < 0)
+		return fail(inst, QCF_INVALID_PARAM, "adj_x, adj_y must be 0 or 1");
+	int lr = l->rank, rr = r->rank, nd = lr > rr ? lr : rr;
+	int64_t M = ax ? l->shape[lr - 1] : l->shape[lr - 2];
+	int64_t K = ax ? l->shape[lr - 2] : l->shape[lr - 1];
+	int64_t K2 = ay ? r->shape[rr - 1] : r->shape[rr - 2];
+	int64_t N = ay ? r->shape[rr - 2] : r->shape[rr - 1];
+	if (K != K2)
+		return fail(inst, QCF_INVALID_PARAM, "%s inner dimensions %lld and %lld differ", op,
+		            (long long)K, (long long)K2);
+	dnnl_dims_t lstr, rstr;
+	dense_strides(lr, l->shape, lstr);
+	dense_strides(rr, r->shape, rstr);
+	int ok = y->rank == nd;
+	for (int i = 0; i < nd - 2; i++) {
+		int il = i - (nd - lr), ir = i - (nd - rr);
+		int64_t dl = il >= 0 ? l->shape[il] : 1, dr = ir >= 0 ? r->shape[ir] : 1;
+		if (dl != dr && dl != 1 && dr != 1)
+			return fail(inst, QCF_INVALID_PARAM, "%s batch dimensions do not broadcast",
+			            op);
+		p->src_dims[i] = dl, p->wei_dims[i] = dr, p->dst_dims[i] = dl == 1 ? dr : dl;
+		p->src_str[i] = il >= 0 ? lstr[il] : 0;
+		p->wei_str[i] = ir >= 0 ? rstr[ir] : 0;
+		ok = ok && y->shape[i] == p->dst_dims[i];
+	}
+	ok = ok && y->shape[nd - 2] == M && y->shape[nd - 1] == N;
+	if (!ok)
+		return fail(inst, QCF_INVALID_PARAM, "%s output shape is not [batch..., M, N]", op);
+	p->nd = p->wnd = nd;
+	p->src_dims[nd - 2] = M, p->src_dims[nd - 1] = K;
+	p->src_str[nd - 2] = ax ? 1 : K, p->src_str[nd - 1] = ax ? M : 1;
+	p->wei_dims[nd - 2] = K, p->wei_dims[nd - 1] = N;
+	p->wei_str[nd - 2] = ay ? 1 : N, p->wei_str[nd - 1] = ay ? K : 1;
+	p->dst_dims[nd - 2] = M, p->dst_dims[nd - 1] = N;
+	dense_strides(nd, p->dst_dims, p->dst_str);
+	/* a broadcast batch dimension of one is stride 0 to nobody: give it the next stride */
+	for (int i = nd - 3; i >= 0; i--) {
+		if (p->src_str[i] == 0)
+			p->src_str[i] = p->src_str[i + 1] * p->src_dims[i + 1];
+		if (p->wei_str[i] == 0)
+			p->wei_str[i] = p->wei_str[i + 1] * p->wei_dims[i + 1];
+	}
+	p->src_dt = p->wei_dt = p->dst_dt = dnnl_s8;
+	p->src = l->data, p->wei = r->data, p->dst = y->data;
+	p->wei_count = qcf_numel(r);
+	p->n_scales = 1;
+	p->scales = malloc(sizeof(float));
+	if (!p->scales)
+		return fail(inst, QCF_ERROR, "out of memory");
+	p->scales[0] = (float)((double)(sl * sr) / (double)so);
+	p->has_zp_src = zl != 0, p->zp_src = zl;
+	p->has_zp_wei = zr != 0, p->zp_wei = zr;
+	p->has_zp_dst = zo != 0, p->zp_dst = zo;
+	if (qcf_numel(y) == 0 || K == 0)
+		p->nd = 0; /* nothing to compute, or an empty sum: see make_plan */
+	return QCF_OK;
+}
+
+/*
+ * LOG_SOFTMAX int8 (output scale 16/256, zero point 127): a reorder to f32 with the zero point
+ * and scale s_in, softmax_v2 (log) along the last axis in f32, and a reorder to s8 with output
+ * scale 16 and zero point 127.
+ */
+static qcf_status lt_log_softmax(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "LOG_SOFTMAX";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s on uint8: the adapter maps int8 only", op);
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes int8 (or uint8) in and out", op);
+	if (!same_shape_t(x, y) || x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (so != 16.0f / 256 || zo != 127)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output must have scale 16/256 and zero point 127", op);
+	/* LogSoftmaxPrepare: QuantizeMultiplierGreaterThanOne(s_in * 2^26) aborts unless > 1 */
+	if (!((double)si * 0x1p26 > 1.0))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s: LiteRT aborts unless input_scale * 2^26 > 1", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = x->rank, mx, m1, m2, my, mzi = -1, mzo;
+	float s3 = 16.0f;
+	dnnl_memory_desc_t xm, fm, ym;
+	dnnl_softmax_v2_desc_t sd;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_s8), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_s8), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a1, 1, 0, &si), "output scales");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_softmax_v2_forward_desc_init(&sd, dnnl_forward_inference, dnnl_softmax_log, &fm,
+	                                       &fm, nd - 1),
+	     "the softmax descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &sd, NULL, inst->engine, NULL), "softmax_v2 (log)");
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(a3, 1, 0, &s3), "output scales");
+	CCHK(dnnl_primitive_attr_set_zero_points(a3, DNNL_ARG_DST, 1, 0, &DNNL_RUNTIME_S32_VAL),
+	     "a destination zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p3, &fm, inst->engine, &ym, inst->engine, a3),
+	     "the reorder to s8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m1), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &m2), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mzi), "memory");
+	CCHK(ch_zp(inst, c, 127, &mzo), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, m1,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mzi}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, m1, DNNL_ARG_DST, m2}), "the softmax");
+	CCHK(ch_step_add(c, p3, 3,
+	                 (int[]){DNNL_ARG_FROM, m2, DNNL_ARG_TO, my,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, mzo}),
+	     "the reorder to s8");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+/* Input idx (s8/u8) as LiteRT's comparison value round((q - zp) * 256 * s) in f32: a reorder to
+ * s32 with the zero point and output scale float(256 s) (rounded to nearest even), then an exact
+ * reorder to f32. */
+static qcf_status cmp_value(qcf_instance *inst, chain *c, int idx, const qcf_tensor *t, int nd,
+                            float s, int32_t zp, int *m_out)
+{
+	qcf_status st = QCF_OK;
+	dnnl_memory_desc_t a, i32, f;
+	dnnl_primitive_attr_t attr = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL;
+	float sc = (float)(256.0 * (double)s);
+	int ma, mi, mz = -1;
+	CCHK(tensor_md(&a, t, nd, dnnl_dt(t->dtype)), "a descriptor");
+	CCHK(tensor_md(&i32, t, nd, dnnl_s32), "a descriptor");
+	CCHK(tensor_md(&f, t, nd, dnnl_f32), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&attr), "the attributes");
+	CCHK(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &sc), "output scales");
+	if (zp)
+		CCHK(dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &a, inst->engine, &i32, inst->engine, attr),
+	     "the reorder to s32");
+	CCHK(dnnl_reorder_primitive_desc_create(&p2, &i32, inst->engine, &f, inst->engine, NULL),
+	     "the reorder to f32");
+	CCHK(ch_mem(inst, c, &a, idx, &ma), "memory");
+	CCHK(ch_mem(inst, c, &i32, BIND_OWN, &mi), "memory");
+	CCHK(ch_mem(inst, c, &f, BIND_OWN, m_out), "memory");
+	if (zp)
+		CCHK(ch_zp(inst, c, zp, &mz), "memory");
+	CCHK(ch_step_add(c, p1, zp ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mi,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to s32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_FROM, mi, DNNL_ARG_TO, *m_out}),
+	     "the reorder to f32");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	return st;
+}
+
+/*
+ * EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL on int8/uint8: each input as
+ * LiteRT's value at 1/256 real resolution (cmp_value), then the binary comparison into the
+ * bool output (u8 0/1).
+ */
+static qcf_status lt_compare(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	static const char *names[] = {"EQUAL",         "NOT_EQUAL", "GREATER",
+	                              "GREATER_EQUAL", "LESS",      "LESS_EQUAL"};
+	static const dnnl_alg_kind_t algs[] = {dnnl_binary_eq, dnnl_binary_ne, dnnl_binary_gt,
+	                                       dnnl_binary_ge, dnnl_binary_lt, dnnl_binary_le};
+	int k = 0;
+	while (k < 5 && strcmp(names[k], op) != 0)
+		k++;
+	qcf_status st;
+	if (call->n_inputs != 2 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 2 inputs and 1 output", op);
+	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1], *y = &call->outputs[0];
+	if (a->dtype != b->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s inputs must share a dtype", op);
+	if (y->dtype != QCF_BOOL)
+		return fail(inst, QCF_INVALID_PARAM, "%s outputs bool", op);
+	if (!a->quant || !b->quant)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of unquantized %s: the adapter maps the quantized comparisons", op,
+		            qcf_dtype_name(a->dtype));
+	if ((st = x8_dtype(inst, a, op)) != QCF_OK)
+		return st;
+	float sa, sb;
+	int32_t za, zb;
+	if ((st = q8_params(inst, a, op, "input 1", &sa, &za)) != QCF_OK ||
+	    (st = q8_params(inst, b, op, "input 2", &sb, &zb)) != QCF_OK)
+		return st;
+	/* comparisons.cc: QuantizeMultiplierSmallerThanOneExp needs scales below 1 */
+	if (!(sa < 1.0f) || !(sb < 1.0f))
+		return fail(inst, QCF_INVALID_PARAM, "%s input scales must be below 1", op);
+	if (!broadcasts_to(a, b, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape is not the broadcast of the input shapes", op);
+	if (y->rank > 4 && !(same_shape_t(a, b) && same_shape_t(a, y)))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s broadcasting at rank %d: LiteRT's comparison loop takes rank <= 4",
+		            op, (int)y->rank);
+	if (y->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	int nd = y->rank > 0 ? y->rank : 1, ma, mb, my;
+	if ((st = cmp_value(inst, c, 0, a, nd, sa, za, &ma)) != QCF_OK ||
+	    (st = cmp_value(inst, c, 1, b, nd, sb, zb, &mb)) != QCF_OK)
+		return st;
+	dnnl_memory_desc_t am, bm, ym;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_desc_t pd = NULL;
+	CCHK(tensor_md(&am, a, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&bm, b, nd, dnnl_f32), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_u8), "a descriptor");
+	CCHK(dnnl_binary_desc_init(&bd, algs[k], &am, &bm, &ym), "the binary descriptor");
+	CCHK(dnnl_primitive_desc_create(&pd, &bd, NULL, inst->engine, NULL), op);
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	CCHK(ch_step_add(c, pd, 3,
+	                 (int[]){DNNL_ARG_SRC_0, ma, DNNL_ARG_SRC_1, mb, DNNL_ARG_DST, my}),
+	     "the primitive");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/*
+ * L2_NORMALIZATION int8 (output scale 1/128, zero point 0): d = x - zp_in in f32 (a reorder),
+ * the norm sqrt(max(sum d^2, 0.5)) by reduction norm_lp_max (p 2; any non-zero integer row has
+ * sum >= 1, a zero row gives 0 / sqrt(0.5) = 0 as LiteRT's), and a binary division d / norm into
+ * s8 with a linear post-op scaling by 128. The input scale cancels, as in LiteRT.
+ */
+static qcf_status lt_l2norm(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "L2_NORMALIZATION";
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, QCF_NOT_SUPPORTED, "%s on uint8: the adapter maps int8 only", op);
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes int8 (or uint8) in and out", op);
+	if (!same_shape_t(x, y) || x->rank < 1)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output shape must be the input's (rank >= 1)", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	if (so != 1.0f / 128 || zo != 0)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s output must have scale 1/128 and zero point 0", op);
+	const char *act = NULL;
+	if (qcf_attr_str(call, "fused_activation_function", &act) < 0 ||
+	    (act && strcmp(act, "NONE") != 0))
+		return fail(inst, QCF_INVALID_PARAM, "%s takes no fused activation", op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	if (x->shape[x->rank - 1] == 1)
+		return fail(
+		        inst, QCF_NOT_SUPPORTED,
+		        "%s of rows of one element: oneDNN's reduction refuses a reduction that "
+		        "reduces nothing (invalid_arguments)",
+		        op);
+	int nd = x->rank, mx, md, mn, my, mz = -1;
+	dnnl_dims_t nd_dims, nd_str;
+	for (int i = 0; i < nd; i++)
+		nd_dims[i] = i == nd - 1 ? 1 : x->shape[i];
+	dense_strides(nd, nd_dims, nd_str);
+	dnnl_memory_desc_t xm, fm, nm, ym;
+	dnnl_reduction_desc_t rd;
+	dnnl_binary_desc_t bd;
+	dnnl_primitive_attr_t a1 = NULL, a3 = NULL;
+	dnnl_primitive_desc_t p1 = NULL, p2 = NULL, p3 = NULL;
+	CCHK(tensor_md(&xm, x, nd, dnnl_s8), "a descriptor");
+	CCHK(tensor_md(&fm, x, nd, dnnl_f32), "a descriptor");
+	CCHK(dnnl_memory_desc_init_by_strides(&nm, nd, nd_dims, dnnl_f32, nd_str), "a descriptor");
+	CCHK(tensor_md(&ym, y, nd, dnnl_s8), "a descriptor");
+	CCHK(dnnl_primitive_attr_create(&a1), "the attributes");
+	if (zi)
+		CCHK(dnnl_primitive_attr_set_zero_points(a1, DNNL_ARG_SRC, 1, 0,
+		                                         &DNNL_RUNTIME_S32_VAL),
+		     "a source zero point");
+	CCHK(dnnl_reorder_primitive_desc_create(&p1, &xm, inst->engine, &fm, inst->engine, a1),
+	     "the reorder to f32");
+	CCHK(dnnl_reduction_desc_init(&rd, dnnl_reduction_norm_lp_max, &fm, &nm, 2.0f, 0.5f),
+	     "the reduction descriptor");
+	CCHK(dnnl_primitive_desc_create(&p2, &rd, NULL, inst->engine, NULL),
+	     "reduction norm_lp_max");
+	CCHK(dnnl_binary_desc_init(&bd, dnnl_binary_div, &fm, &nm, &ym), "the binary descriptor");
+	CCHK(dnnl_primitive_attr_create(&a3), "the attributes");
+	CCHK(linear_clip_attr(a3, 128.0f, 0.0f, y, -128, 127), "post-ops");
+	CCHK(dnnl_primitive_desc_create(&p3, &bd, a3, inst->engine, NULL), "binary div f32 -> s8");
+	CCHK(ch_mem(inst, c, &xm, 0, &mx), "memory");
+	CCHK(ch_mem(inst, c, &fm, BIND_OWN, &md), "memory");
+	CCHK(ch_mem(inst, c, &nm, BIND_OWN, &mn), "memory");
+	CCHK(ch_mem(inst, c, &ym, BIND_OUT, &my), "memory");
+	if (zi)
+		CCHK(ch_zp(inst, c, zi, &mz), "memory");
+	CCHK(ch_step_add(c, p1, zi ? 3 : 2,
+	                 (int[]){DNNL_ARG_FROM, mx, DNNL_ARG_TO, md,
+	                         DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, mz}),
+	     "the reorder to f32");
+	CCHK(ch_step_add(c, p2, 2, (int[]){DNNL_ARG_SRC, md, DNNL_ARG_DST, mn}), "the norm");
+	CCHK(ch_step_add(c, p3, 3,
+	                 (int[]){DNNL_ARG_SRC_0, md, DNNL_ARG_SRC_1, mn, DNNL_ARG_DST, my}),
+	     "the division");
+out:
+	if (p1)
+		dnnl_primitive_desc_destroy(p1);
+	if (p2)
+		dnnl_primitive_desc_destroy(p2);
+	if (p3)
+		dnnl_primitive_desc_destroy(p3);
+	if (a1)
+		dnnl_primitive_attr_destroy(a1);
+	if (a3)
+		dnnl_primitive_attr_destroy(a3);
+	return st;
+}
+
+/* An int32 or int64 1-D tensor's values: count, or -1. */
+static int index_values(const qcf_tensor *t, int64_t *v, int cap)
+{
+	if ((t->dtype != QCF_INT32 && t->dtype != QCF_INT64) || t->rank != 1)
+		return -1;
+	int64_t n = qcf_numel(t);
+	if (n > cap)
+		return -1;
+	for (int64_t i = 0; i < n; i++)
+		v[i] = t->dtype == QCF_INT64 ? ((const int64_t *)t->data)[i]
+		                             : ((const int32_t *)t->data)[i];
+	return (int)n;
+}
+
+/* SLICE: a reorder from the input's sub-memory (dnnl_memory_desc_init_submemory) to the dense
+ * output. */
+static qcf_status lt_slice(qcf_instance *inst, const qcf_op_call *call, chain *c)
+{
+	const char *op = "SLICE";
+	if (call->n_inputs != 3 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes data, begin, size and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	int64_t b[QCF_MAX_RANK], sz[QCF_MAX_RANK];
+	int r = x->rank;
+	if (call->inputs[1].dtype != call->inputs[2].dtype)
+		return fail(inst, QCF_INVALID_PARAM, "%s begin and size must share a type", op);
+	if (index_values(&call->inputs[1], b, QCF_MAX_RANK) != r ||
+	    index_values(&call->inputs[2], sz, QCF_MAX_RANK) != r)
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s begin and size must be int32 or int64 of the input's rank", op);
+	if (r > 5)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes rank <= 5", op);
+	if (y->dtype != x->dtype || y->rank != r)
+		return fail(inst, QCF_INVALID_PARAM, "%s output dtype and rank must be the input's",
+		            op);
+	for (int i = 0; i < r; i++) {
+		if (sz[i] == -1)
+			sz[i] = x->shape[i] - b[i];
+		if (b[i] < 0 || sz[i] < 0 || b[i] + sz[i] > x->shape[i])
+			return fail(inst, QCF_INVALID_PARAM, "%s begin or size out of range", op);
+		if (y->shape[i] != sz[i])
+			return fail(inst, QCF_INVALID_PARAM, "%s output shape is not the size", op);
+	}
+	dnnl_data_type_t dt = x->dtype == QCF_FLOAT32 ? dnnl_f32 : dnnl_dt(x->dtype);
+	if (dt == dnnl_data_type_undef)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of %s: oneDNN 2.6's reorder moves s8/u8/s32/f32 elements", op,
+		            qcf_dtype_name(x->dtype));
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	qcf_status st = QCF_OK;
+	int nd = r > 0 ? r : 1;
+	dnnl_dims_t dims, offs;
+	for (int i = 0; i < nd; i++) {
+		dims[i] = r > 0 ? sz[i] : 1;
+		offs[i] = r > 0 ? b[i] : 0;
+	}
+	dnnl_memory_desc_t whole, sub, o;
+	dnnl_primitive_desc_t pd = NULL;
+	int ma, mo;
+	CCHK(tensor_md(&whole, x, nd, dt), "the source descriptor");
+	CCHK(dnnl_memory_desc_init_submemory(&sub, &whole, dims, offs), "the sub-memory");
+	CCHK(tensor_md(&o, y, nd, dt), "the destination descriptor");
+	CCHK(dnnl_reorder_primitive_desc_create(&pd, &sub, inst->engine, &o, inst->engine, NULL),
+	     op);
+	CCHK(ch_mem(inst, c, &sub, 0, &ma), "memory");
+	CCHK(ch_mem(inst, c, &o, BIND_OUT, &mo), "memory");
+	CCHK(ch_step_add(c, pd, 2, (int[]){DNNL_ARG_FROM, ma, DNNL_ARG_TO, mo}), "the reorder");
+out:
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return st;
+}
+
+/* EXP, LOG, GELU, HARD_SWISH, ABS (int8): float_unary with oneDNN's f32 eltwise function. */
+static qcf_status lt_float_fn(qcf_instance *inst, const qcf_op_call *call, const char *op, chain *c)
+{
+	static const char *names[] = {"EXP", "LOG", "GELU", "HARD_SWISH", "ABS"};
+	int k = 0;
+	while (k < 4 && strcmp(names[k], op) != 0)
+		k++;
+	qcf_status st;
+	if (call->n_inputs != 1 || call->n_outputs != 1)
+		return fail(inst, QCF_INVALID_PARAM, "%s takes 1 input and 1 output", op);
+	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
+	if (!x->quant)
+		return fail(inst, QCF_NOT_SUPPORTED,
+		            "%s of unquantized %s: the adapter maps the quantized int8 op", op,
+		            qcf_dtype_name(x->dtype));
+	int u8_ok = k == 2 || k == 3; /* LiteRT's EXP, LOG, ABS refuse uint8 */
+	if (x->dtype == QCF_UINT8)
+		return fail(inst, u8_ok ? QCF_NOT_SUPPORTED : QCF_INVALID_PARAM, "%s on uint8: %s",
+		            op, u8_ok ? "the adapter maps int8 only" : "LiteRT refuses it");
+	if (x->dtype == QCF_INT16)
+		return fail(inst, k == 3 ? QCF_INVALID_PARAM : QCF_NOT_SUPPORTED, "%s on int16: %s",
+		            op,
+		            k == 3 ? "LiteRT refuses it"
+		                   : "oneDNN 2.6 has no 16-bit integer data type");
+	if (x->dtype != QCF_INT8 || y->dtype != x->dtype || !same_shape_t(x, y))
+		return fail(inst, QCF_INVALID_PARAM,
+		            "%s takes int8 and outputs the input's dtype and shape", op);
+	float si, so;
+	int32_t zi, zo;
+	if ((st = q8_params(inst, x, op, "input", &si, &zi)) != QCF_OK ||
+	    (st = q8_params(inst, y, op, "output", &so, &zo)) != QCF_OK)
+		return st;
+	dnnl_alg_kind_t alg = k == 0   ? dnnl_eltwise_exp
+	                      : k == 1 ? dnnl_eltwise_log
+	                      : k == 3 ? dnnl_eltwise_hardswish
+	                      : k == 4 ? dnnl_eltwise_abs
+	                               : dnnl_eltwise_gelu_erf;
+	if (k == 2) {
+		int64_t approx = 0;
+		if (qcf_attr_int(call, "approximate", &approx) < 0 || (approx != 0 && approx != 1))
+			return fail(inst, QCF_INVALID_PARAM, "%s approximate must be a bool", op);
+		if (approx)
+			alg = dnnl_eltwise_gelu_tanh;
+	}
+	if (k == 3) {
+		/* hard_swish.cc: the output multiplier (s_in / 128) / s_out, in float32, below 1 */
+		float m = (si / 128.0f) / so;
+		if (!(m < 1.0f))
+			return fail(inst, QCF_INVALID_PARAM,
+			            "%s output multiplier (s_in / 128) / s_out must be below 1",
+			            op);
+	}
+	/* log of a real at or below 0 is -inf or NaN: oneDNN's reorder to s8 stores -inf as 127
+	 * (measured), LiteRT's table holds -128; such data is not run */
+	if (k == 1 && x->data)
+		for (int64_t i = 0; i < qcf_numel(x); i++)
+			if (((const int8_t *)x->data)[i] <= zi)
+				return fail(
+				        inst, QCF_NOT_SUPPORTED,
+				        "%s of a value at or below the zero point (log of <= 0): "
+				        "oneDNN's reorder stores -inf as 127, LiteRT -128",
+				        op);
+	if (x->rank > MAXD)
+		return fail(inst, QCF_NOT_SUPPORTED, "rank above oneDNN's %d", MAXD);
+	if (qcf_numel(y) == 0)
+		return QCF_OK;
+	return float_unary(inst, x, y, op, alg, 0.0f, si, zi, so, zo, c);
+}
+
 /* ---- the ABI ------------------------------------------------------------------------------ */
 
-enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI };
+enum { OP_NONE, OP_FC, OP_CONV, OP_DW, OP_QMM, OP_MMI, OP_QCONV, OP_CONVI, OP_BMM };
 
 static int op_of(const qcf_op_call *call)
 {
@@ -1302,6 +3351,8 @@ static int op_of(const qcf_op_call *call)
 			return OP_CONV;
 		if (strcmp(o, "DEPTHWISE_CONV_2D") == 0)
 			return OP_DW;
+		if (strcmp(o, "BATCH_MATMUL") == 0)
+			return OP_BMM;
 	} else if (strcmp(s, "onnx") == 0) {
 		if (strcmp(o, "QLinearMatMul") == 0)
 			return OP_QMM;
@@ -1313,6 +3364,138 @@ static int op_of(const qcf_op_call *call)
 			return OP_CONVI;
 	}
 	return OP_NONE;
+}
+
+/* The LiteRT ops that run as chains of primitives: the builder's number, or -1. */
+static const char *const chain_ops[] = {
+        "MAX_POOL_2D",
+        "AVERAGE_POOL_2D",
+        "ADD",
+        "SUB",
+        "MUL",
+        "MAXIMUM",
+        "MINIMUM",
+        "QUANTIZE",
+        "DEQUANTIZE",
+        "CONCATENATION",
+        "TRANSPOSE",
+        "MEAN",
+        "SUM",
+        "SOFTMAX",
+        "RESIZE_BILINEAR",
+        "SPACE_TO_DEPTH",
+        "DEPTH_TO_SPACE",
+        "RELU",
+        "RELU6",
+        "RELU_N1_TO_1",
+        "REDUCE_MAX",
+        "REDUCE_MIN",
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "TANH",
+        "LOGISTIC",
+        "ELU",
+        "LEAKY_RELU",
+        "LOG_SOFTMAX",
+        "EQUAL",
+        "NOT_EQUAL",
+        "GREATER",
+        "GREATER_EQUAL",
+        "LESS",
+        "LESS_EQUAL",
+        "L2_NORMALIZATION",
+        "SLICE",
+        "EXP",
+        "LOG",
+        "GELU",
+        "HARD_SWISH",
+        "ABS",
+};
+
+static int chain_op_of(const qcf_op_call *call)
+{
+	if (!call->semantics || !call->op)
+		return -1;
+	int onnx = strcmp(call->semantics, "onnx") == 0;
+	if (!onnx && strcmp(call->semantics, "litert") != 0)
+		return -1;
+	for (int i = 0; i < (int)(sizeof chain_ops / sizeof chain_ops[0]); i++)
+		if (strcmp(call->op, chain_ops[i]) == 0 && onnx == (i == 22 || i == 23))
+			return i;
+	return -1;
+}
+
+static qcf_status build_chain(qcf_instance *inst, const qcf_op_call *call, int k, chain *c)
+{
+	switch (k) {
+	case 0:
+	case 1: return lt_pool(inst, call, k == 1, c);
+	case 2: return lt_binary(inst, call, B_ADD, c);
+	case 3: return lt_binary(inst, call, B_SUB, c);
+	case 4: return lt_binary(inst, call, B_MUL, c);
+	case 5: return lt_binary(inst, call, B_MAX, c);
+	case 6: return lt_binary(inst, call, B_MIN, c);
+	case 7:
+	case 8: return lt_quantize(inst, call, k == 8, c);
+	case 9: return lt_concat(inst, call, c);
+	case 10: return lt_transpose(inst, call, c);
+	case 11:
+	case 12: return lt_reduce(inst, call, k == 11, c);
+	case 13: return lt_softmax(inst, call, c);
+	case 14: return lt_resize(inst, call, c);
+	case 15:
+	case 16: return lt_space_depth(inst, call, k == 15, c);
+	case 17:
+	case 18:
+	case 19: return lt_relu(inst, call, chain_ops[k], c);
+	case 20:
+	case 21: return lt_reduce_mm(inst, call, k == 20, c);
+	case 22:
+	case 23: return onnx_qdq(inst, call, k == 23, c);
+	case 28: return lt_log_softmax(inst, call, c);
+	case 29:
+	case 30:
+	case 31:
+	case 32:
+	case 33:
+	case 34: return lt_compare(inst, call, chain_ops[k], c);
+	case 35: return lt_l2norm(inst, call, c);
+	case 36: return lt_slice(inst, call, c);
+	case 37:
+	case 38:
+	case 39:
+	case 40:
+	case 41: return lt_float_fn(inst, call, chain_ops[k], c);
+	default: return lt_relu(inst, call, chain_ops[k], c);
+	}
+}
+
+/* A chain op: *out holds the chain (no steps when there is nothing to compute). */
+static qcf_status prepare_chain(qcf_instance *inst, const qcf_op_call *call, int k,
+                                qcf_prepared **out)
+{
+	chain *c = calloc(1, sizeof *c);
+	qcf_prepared *pr = calloc(1, sizeof *pr);
+	if (!c || !pr) {
+		free(c);
+		free(pr);
+		return fail(inst, QCF_ERROR, "out of memory");
+	}
+	pr->ch = c;
+	if (call->n_outputs < 1)
+		return prep_free(pr), fail(inst, QCF_INVALID_PARAM, "%s has no output", call->op);
+	for (int32_t i = 0; i < call->n_inputs && k != 22 && k != 23; i++)
+		if (call->inputs[i].quant && call->inputs[i].quant->block_size > 0) {
+			prep_free(pr);
+			return fail(inst, QCF_INVALID_PARAM, "blocked quantization");
+		}
+	qcf_status st = build_chain(inst, call, k, c);
+	if (st != QCF_OK) {
+		prep_free(pr);
+		return st;
+	}
+	*out = pr;
+	return QCF_OK;
 }
 
 /* The call as a oneDNN problem. *empty: a valid call with nothing to compute. */
@@ -1353,6 +3536,10 @@ static qcf_status make_plan(qcf_instance *inst, const qcf_op_call *call, plan *p
 	case OP_QCONV:
 		plan_init(p, K_CONV);
 		st = onnx_conv(inst, call, 1, p);
+		break;
+	case OP_BMM:
+		plan_init(p, K_MATMUL);
+		st = lt_batch_matmul(inst, call, p);
 		break;
 	default:
 		plan_init(p, K_CONV);
@@ -1402,6 +3589,10 @@ static qcf_status od_prepare(qcf_instance *inst, const qcf_op_call *call, qcf_pr
 	plan p;
 	int empty;
 	*out = NULL;
+	inst->err[0] = '\0';
+	int k = chain_op_of(call);
+	if (k >= 0)
+		return prepare_chain(inst, call, k, out);
 	memset(&p, 0, sizeof p);
 	qcf_status st = make_plan(inst, call, &p, &empty);
 	if (st == QCF_OK && empty) {
@@ -1452,6 +3643,10 @@ static qcf_status od_execute(qcf_instance *inst, qcf_prepared *pr, const qcf_op_
 		st = od_execute(inst, pr, call);
 		prep_free(pr);
 		return st;
+	}
+	if (pr->ch) {
+		dnnl_status_t s = ch_run(inst, pr->ch, call);
+		return s == dnnl_success ? QCF_OK : dnnl_fail(inst, s, "execute");
 	}
 	if (!pr->prim) {
 		fill_empty(call);
