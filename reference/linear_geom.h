@@ -39,6 +39,10 @@ typedef struct qref_conv_geom {
 	size_t in_sp, k_sp, out_sp; /* spatial element counts */
 } qref_conv_geom;
 
+/* ONNX Conv's attributes (auto_pad, dilations, group, kernel_shape, pads, strides), as the ops
+ * that take them list them (onnx_linear.c). */
+extern const qref_attr_schema qref_onnx_conv_attrs[];
+
 /* The geometry from x, w and the attributes group, kernel_shape, strides, dilations, pads and
  * auto_pad; y must be [N, M, out...]. QCF_INVALID_PARAM (with the attribute's name) otherwise. */
 qcf_status qref_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const qcf_tensor *w,

@@ -211,16 +211,6 @@ static const qref_attr_schema leaky_relu_attrs[] = {
         END,
 };
 
-static const qref_attr_schema conv_attrs[] = {
-        A_ENUM("auto_pad", LIST("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), 0, "NOTSET"),
-        A_INTS("dilations", 1, "1 per spatial axis"),
-        A_INT("group", 1, INF, "1"),
-        A_INTS("kernel_shape", 0, "w's kernel dimensions"),
-        A_INTS("pads", 0, "0 (begin and end of every spatial axis)"),
-        A_INTS("strides", 1, "1 per spatial axis"),
-        END,
-};
-
 const qref_op qref_ops_onnx_float[] = {
         {.schema = {.semantics = "onnx", .op = "Add", AB_Y, .attrs = qref_no_attrs},
          .kernel = onnx_float_binary,
@@ -237,7 +227,7 @@ const qref_op qref_ops_onnx_float[] = {
         {.schema = {.semantics = "onnx",
                     .op = "Conv",
                     IO(LIST("X", "W", "B"), 2, 3, LIST("Y"), 1),
-                    .attrs = conv_attrs},
+                    .attrs = qref_onnx_conv_attrs},
          .layout = QREF_LAYOUT_NCHW,
          .kernel = onnx_float_conv,
          .param = FL_CONV},

@@ -1114,7 +1114,8 @@ static qcf_status linear_terms(const qcf_op_call *call, const qref_op *row, int 
 	return QCF_OK;
 }
 
-static const qref_attr_schema conv_attrs[] = {
+/* ONNX Conv's attributes: QLinearConv, ConvInteger and the float32 Conv of a QDQ group */
+const qref_attr_schema qref_onnx_conv_attrs[] = {
         A_ENUM("auto_pad", LIST("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), 0, "NOTSET"),
         A_INTS("dilations", 1, "1 per spatial axis"),
         A_INT("group", 1, INF, "1"),
@@ -1138,7 +1139,7 @@ const qref_op qref_ops_onnx_linear[] = {
         {.schema = {.semantics = "onnx",
                     .op = "QLinearConv",
                     IO(LIST("x", "w", "B"), 2, 3, LIST("y"), 1),
-                    .attrs = conv_attrs},
+                    .attrs = qref_onnx_conv_attrs},
          .layout = QREF_LAYOUT_NCHW,
          .kernel = qref_onnx_qlinear_conv,
          .real = qref_onnx_qlinear_conv_real,
@@ -1147,7 +1148,7 @@ const qref_op qref_ops_onnx_linear[] = {
         {.schema = {.semantics = "onnx",
                     .op = "ConvInteger",
                     IO(LIST("x", "w", "x_zero_point", "w_zero_point"), 2, 4, LIST("y"), 1),
-                    .attrs = conv_attrs},
+                    .attrs = qref_onnx_conv_attrs},
          .layout = QREF_LAYOUT_NCHW,
          .kernel = qref_onnx_conv_integer},
         {.schema = {.semantics = "onnx",
