@@ -719,6 +719,43 @@ static void test_list_classes(void)
 	snprintf(want, sizeof want, "%s/profiles/onnx-qdq.yaml:13:25: unknown dtype 'int7'", tmp);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
 	qct_proc_free(&p);
+	/* no_op: a rule's int8 tensors, but not DequantizeLinear's cases (its specs'; they stay in
+	 * the base: 71 of them would be in the extension without it) */
+	write_profile(tmp, "onnx-qdq",
+	              ONNX_BASE "extensions:\n"
+	                        "  eight:\n    match:\n      - tensor: {dtype: int8}\n"
+	                        "        no_op: [onnx/DequantizeLinear]\n"
+	                        "    min_cases: 1\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 0);
+	size_t deq = 0, deq_eight = 0, q_eight = 0;
+	for (const char *l = p.out; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		int eight = len > 6 && !strncmp(l + len - 6, "\teight", 6);
+		if (!strncmp(l, "onnx/dequantize_linear", 22)) {
+			deq++;
+			deq_eight += eight;
+		}
+		q_eight += eight && !strncmp(l, "onnx/quantize_linear", 20);
+		l += len + (e != NULL);
+	}
+	CU_ASSERT(deq > 0 && deq_eight == 0 && q_eight > 0);
+	qct_proc_free(&p);
+	write_profile(tmp, "onnx-qdq",
+	              ONNX_BASE "extensions:\n"
+	                        "  eight:\n    match:\n      - no_op: [DequantizeLinear]\n"
+	                        "    min_cases: 1\n");
+	CU_ASSERT_FATAL(qct_sh(&p, "%s list --profile onnx-qdq specs/onnx %s/profiles", q, tmp) ==
+	                0);
+	CU_ASSERT_EQUAL(p.status, 2);
+	snprintf(want, sizeof want,
+	         "%s/profiles/onnx-qdq.yaml:9:17: an op is written semantics/OP (a glob)", tmp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, want));
+	if (!strstr(p.err, want))
+		fprintf(stderr, "\n%s", p.err);
+	qct_proc_free(&p);
 	qct_rmdir(tmp);
 }
 
