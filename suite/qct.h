@@ -84,6 +84,14 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...) __attribute__((format(print
 
 /* Path of a built stub plugin: qct_stub("crash") -> build/stubs/libstub_crash.so. */
 const char *qct_stub(const char *name);
+/* Runs SPECS (a run's arguments) against stub STUB, whose mistake reaches only some cases:
+ * asserts that every FAIL is a case may_fail(spec, name) accepts, that each name of must_fail
+ * (NULL-terminated substrings of case names) is in a case that FAILs and in none that PASSes,
+ * and that every other case PASSes or is EXPECTED_ERROR. Returns the FAIL count; *passed the
+ * PASS count. */
+size_t qct_stub_verdicts(const char *specs, const char *stub,
+                         int (*may_fail)(const char *spec, const char *name),
+                         const char *const *must_fail, size_t *passed);
 /* The verdict string of a case object of a report. */
 const char *qct_verdict(json_t *c);
 /* Path of a built adapter (build/plugins/libqcf_NAME.so), or NULL after a line on stderr

@@ -87,60 +87,6 @@ static void test_stub_qgemm(void)
 	qct_rmdir(tmp);
 }
 
-/* Runs specs against the stub: every FAIL is a case may_fail accepts, every case must_fail names
- * FAILs, every other case PASSes (or is EXPECTED_ERROR); returns the FAIL count. */
-static size_t stub_run(const char *specs, int (*may_fail)(const char *spec, const char *name),
-                       const char *const *must_fail, size_t *passed)
-{
-	const char *tmp = qct_tmpdir();
-	int st;
-	json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs,
-	                           qct_stub("ort_matmul_mistakes"));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(st, 1);
-	json_t *cases = json_object_get(r, "cases");
-	size_t failed = 0, bad = 0, seen = 0;
-	*passed = 0;
-	for (size_t i = 0; i < json_array_size(cases); i++) {
-		json_t *c = json_array_get(cases, i);
-		const char *spec = json_string_value(json_object_get(c, "spec"));
-		const char *name = json_string_value(json_object_get(c, "name"));
-		const char *v = json_string_value(json_object_get(c, "verdict"));
-		if (!spec || !name || !v) {
-			bad++;
-			continue;
-		}
-		int must = 0;
-		for (int k = 0; must_fail[k]; k++)
-			must |= strstr(name, must_fail[k]) != NULL;
-		if (strcmp(v, "FAIL") == 0) {
-			failed++;
-			seen += must;
-			if (!may_fail(spec, name)) {
-				bad++;
-				fprintf(stderr, "\n  unexpected FAIL: %s", name);
-			}
-		} else if (strcmp(v, "PASS") == 0) {
-			(*passed)++;
-			if (must) {
-				bad++;
-				fprintf(stderr, "\n  should FAIL: %s", name);
-			}
-		} else if (strcmp(v, "EXPECTED_ERROR") != 0) {
-			bad++;
-			fprintf(stderr, "\n  %s: %s", name, v);
-		}
-	}
-	size_t nmust = 0;
-	while (must_fail[nmust])
-		nmust++;
-	CU_ASSERT(seen >= nmust);
-	CU_ASSERT_EQUAL(bad, 0);
-	json_decref(r);
-	qct_rmdir(tmp);
-	return failed;
-}
-
 /* MatMulIntegerToFloat: only a case with a bias can differ */
 static int i2f_bias(const char *spec, const char *name)
 {
@@ -152,9 +98,10 @@ static int i2f_bias(const char *spec, const char *name)
 static void test_stub_i2f(void)
 {
 	static const char *const must[] = {"worked_bias_not_fused", NULL};
-	size_t passed, failed = stub_run("specs/ort/matmul_integer_to_float*.yaml "
-	                                 "specs/ort/imported/matmul_integer_to_float_*.yaml",
-	                                 i2f_bias, must, &passed);
+	size_t passed,
+	        failed = qct_stub_verdicts("specs/ort/matmul_integer_to_float*.yaml "
+	                                   "specs/ort/imported/matmul_integer_to_float_*.yaml",
+	                                   "ort_matmul_mistakes", i2f_bias, must, &passed);
 	printf("\n  MatMulIntegerToFloat bias fused: %zu cases FAIL, %zu PASS", failed, passed);
 	CU_ASSERT(failed >= 10);
 }
@@ -169,9 +116,10 @@ static int dqmm_tie(const char *spec, const char *name)
 static void test_stub_dqmm(void)
 {
 	static const char *const must[] = {"worked_ties_to_even", "ties_a4x16", NULL};
-	size_t passed, failed = stub_run("specs/ort/dynamic_quantize_matmul*.yaml "
-	                                 "specs/ort/imported/dynamic_quantize_matmul_*.yaml",
-	                                 dqmm_tie, must, &passed);
+	size_t passed,
+	        failed = qct_stub_verdicts("specs/ort/dynamic_quantize_matmul*.yaml "
+	                                   "specs/ort/imported/dynamic_quantize_matmul_*.yaml",
+	                                   "ort_matmul_mistakes", dqmm_tie, must, &passed);
 	printf("\n  DynamicQuantizeMatMul a ties half away: %zu cases FAIL, %zu PASS", failed,
 	       passed);
 	CU_ASSERT(failed >= 5);
@@ -188,9 +136,9 @@ static int bnb4_any(const char *spec, const char *name)
 static void test_stub_bnb4(void)
 {
 	static const char *const must[] = {"worked_fp4", "worked_nf4_block_across_rows", NULL};
-	size_t passed, failed = stub_run("specs/ort/matmul_bnb4*.yaml "
-	                                 "specs/ort/imported/matmul_bnb4_*.yaml",
-	                                 bnb4_any, must, &passed);
+	size_t passed, failed = qct_stub_verdicts("specs/ort/matmul_bnb4*.yaml "
+	                                          "specs/ort/imported/matmul_bnb4_*.yaml",
+	                                          "ort_matmul_mistakes", bnb4_any, must, &passed);
 	printf("\n  MatMulBnb4 low nibble first: %zu cases FAIL, %zu PASS", failed, passed);
 	CU_ASSERT(failed >= 100);
 }

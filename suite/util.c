@@ -738,3 +738,61 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...)
 	p->err = dup_or_die(s->proc.err);
 	return 0;
 }
+
+size_t qct_stub_verdicts(const char *specs, const char *stub,
+                         int (*may_fail)(const char *spec, const char *name),
+                         const char *const *must_fail, size_t *passed)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	json_t *r = qct_run_report(tmp, &st, NULL, "%s --plugin %s", specs, qct_stub(stub));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 1);
+	json_t *cases = json_object_get(r, "cases");
+	size_t failed = 0, bad = 0, nmust = 0, seen[16] = {0};
+	while (must_fail[nmust])
+		nmust++;
+	CU_ASSERT_FATAL(nmust <= sizeof seen / sizeof seen[0]);
+	*passed = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !name || !v) {
+			bad++;
+			continue;
+		}
+		int must = 0;
+		for (size_t k = 0; k < nmust; k++)
+			if (strstr(name, must_fail[k])) {
+				must = 1;
+				seen[k] += strcmp(v, "FAIL") == 0;
+			}
+		if (strcmp(v, "FAIL") == 0) {
+			failed++;
+			if (!may_fail(spec, name)) {
+				bad++;
+				fprintf(stderr, "\n  unexpected FAIL: %s", name);
+			}
+		} else if (strcmp(v, "PASS") == 0) {
+			(*passed)++;
+			if (must) {
+				bad++;
+				fprintf(stderr, "\n  should FAIL: %s", name);
+			}
+		} else if (strcmp(v, "EXPECTED_ERROR") != 0) {
+			bad++;
+			fprintf(stderr, "\n  %s: %s", name, v);
+		}
+	}
+	for (size_t k = 0; k < nmust; k++) {
+		if (!seen[k])
+			fprintf(stderr, "\n  no case named %s FAILs", must_fail[k]);
+		CU_ASSERT(seen[k] > 0);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	json_decref(r);
+	qct_rmdir(tmp);
+	return failed;
+}
