@@ -841,29 +841,24 @@ static void check_chain(checker *c, yaml_node_t *root)
 	 * reports read it, and the diagnosis takes a node's variants for the chain by it
 	 * (judge/hypotheses.c) */
 	yaml_node_t *on = qc_map_get(s, root, "op");
+	/* each '+'-part of the name is some node's op; each node's op is some part */
+	unsigned char part_of[QC_MAX_NODES] = {0};
 	int named = s->op != NULL;
 	for (const char *p = s->op; p && named;) {
 		size_t len = strcspn(p, "+");
-		int hit = 0;
-		for (int k = 0; k < s->n_nodes && !hit; k++)
-			hit = s->nodes[k].op && strlen(s->nodes[k].op) == len &&
-			      !strncmp(s->nodes[k].op, p, len);
-		named = hit;
+		named = 0;
+		for (int k = 0; k < s->n_nodes; k++)
+			if (s->nodes[k].op && strlen(s->nodes[k].op) == len &&
+			    !strncmp(s->nodes[k].op, p, len))
+				named = part_of[k] = 1;
 		p = p[len] ? p + len + 1 : NULL;
 	}
-	for (int k = 0; k < s->n_nodes && named; k++) {
-		size_t len = s->nodes[k].op ? strlen(s->nodes[k].op) : 0;
-		const char *p = s->op;
-		while ((p = strstr(p, s->nodes[k].op ? s->nodes[k].op : "")) &&
-		       !((p == s->op || p[-1] == '+') && (!p[len] || p[len] == '+')))
-			p++;
-		named = p != NULL;
-	}
+	for (int k = 0; k < s->n_nodes; k++)
+		named &= part_of[k];
 	if (s->n_nodes && !named)
 		ERR(c, on ? on : root,
 		    "a chain's op names its nodes' ops joined by '+' (CONV_2D+RELU6), and no "
-		    "other, "
-		    "not '%s'",
+		    "other, not '%s'",
 		    s->op ? s->op : "");
 	s->fusion = QC_FUSION_GRAPH;
 	if ((v = qc_map_get(s, root, "fusion")) && want(c, v, YAML_MAPPING_NODE, "fusion")) {
