@@ -40,12 +40,19 @@ typedef struct unit_out {
 	 * goes on in another job (resumed) from case resume_idx, whose ordinal is resume_ord. */
 	int lost, resumed, keep;
 	uint64_t resume_idx, resume_ord;
+	size_t bytes; /* what its cases hold, once done (unit_bytes) */
 } unit_out;
 
 /* Units taken and not yet handed back, at most: enough that a slow unit (an edge spec's,
  * 0.15 s where most take a few ms) does not leave the other jobs waiting on it (each unit
  * holds the report text of at most 32 cases). */
 #define WINDOW_UNITS(jobs) (64 * (size_t)(jobs) + 64)
+
+/* What the units done and not yet handed back may hold, at most, before the jobs stop taking
+ * units ahead: the window is counted in units, and a main thread that lags (a report's reader
+ * that does not read, a loaded machine) let them fill all of it, 30 MB for cases of 1000
+ * elements. The first `jobs` units past the last handed back are taken whatever it is. */
+#define HELD_BYTES ((size_t)2 << 20)
 
 typedef struct job {
 	qc_jobs *J;
@@ -77,6 +84,7 @@ struct qc_jobs {
 	unit_out *outs;  /* ring of `window` slots: unit u in outs[u % window] */
 	size_t next;     /* the next unit a thread takes */
 	size_t returned; /* units handed back (released) */
+	size_t held;     /* bytes the units done and not handed back hold (HELD_BYTES) */
 	int holding;     /* qc_jobs_next gave a unit not yet released */
 	int stop;
 	atomic_int cancelled;
@@ -1190,6 +1198,26 @@ static void unit_lost(job *j, size_t ui, unit_out *u)
 	J->n_orphans = 0;
 }
 
+/* What a unit's cases hold until the main thread hands it back: the records, the cases (the
+ * whole case and the kernel's outputs with `full`), the report text. */
+static size_t unit_bytes(const unit_out *u)
+{
+	size_t n = (size_t)u->cap * sizeof *u->cases + u->diag_len;
+	for (int i = 0; i < u->n; i++) {
+		const qc_job_case *jc = &u->cases[i];
+		n += jc->len + jc->stats_len;
+		if (!jc->c)
+			continue;
+		n += sizeof *jc->c;
+		for (int k = 0; jc->full && k < jc->c->call.n_inputs; k++)
+			n += jc->c->call.inputs[k].nbytes;
+		for (int k = 0; jc->full && k < jc->c->call.n_outputs; k++)
+			n += 2 *
+			     jc->c->call.outputs[k].nbytes; /* the reference's and the kernel's */
+	}
+	return n;
+}
+
 /* Under J->mu: the orphan of lowest unit (the main thread waits for that one first). */
 static size_t take_orphan(qc_jobs *J)
 {
@@ -1225,7 +1253,8 @@ static void *job_main(void *arg)
 			break;
 		} else if (J->n_orphans) {
 			ui = take_orphan(J);
-		} else if (J->next < p->n_units && J->next < J->returned + J->window) {
+		} else if (J->next < p->n_units && J->next < J->returned + J->window &&
+		           (J->held < HELD_BYTES || J->next < J->returned + (size_t)J->n_jobs)) {
 			ui = J->next++;
 			memset(&J->outs[ui % J->window], 0, sizeof *J->outs);
 		} else if (J->next >= p->n_units && !J->running) {
@@ -1240,12 +1269,16 @@ static void *job_main(void *arg)
 
 		run_unit(j, ui, u);
 
+		size_t bytes = unit_bytes(u);
 		pthread_mutex_lock(&J->mu);
 		J->running--;
-		if (u->lost)
+		if (u->lost) {
 			unit_lost(j, ui, u);
-		else
+		} else {
 			u->done = 1;
+			u->bytes = bytes;
+			J->held += bytes;
+		}
 		pthread_cond_broadcast(&J->done);
 		pthread_cond_broadcast(&J->taken);
 	}
@@ -1330,6 +1363,7 @@ void qc_jobs_release(qc_jobs *J)
 	free(u->cases);
 	free(u->diag);
 	pthread_mutex_lock(&J->mu);
+	J->held -= u->bytes;
 	memset(u, 0, sizeof *u);
 	J->returned++;
 	J->holding = 0;
