@@ -5,13 +5,13 @@
  * where the graph rounds twice. A chain of QUANTIZE nodes becomes one QUANTIZE from the graph's
  * input to its output (the requantization collapse). Other chains: QCF_NOT_SUPPORTED, so the
  * host offers their nodes one at a time; single calls are the reference's. A QDQ group
- * (DequantizeLinear nodes -> Add, Mul, LeakyRelu, MatMul or Conv -> QuantizeLinear) becomes
- * ONNX Runtime's QLinearAdd, QLinearMul or QLinearLeakyRelu, or ONNX's QLinearMatMul or
- * QLinearConv (the float op's attributes kept), on the graph's inputs, as ORT's QDQ selector
- * fuses it. QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's input (the
- * requantization folded into the table). Under contract
- * round_once it conforms; under contract graph it fails at exactly the tie elements
- * (specs/chains/, suite/test_chains.c).
+ * (DequantizeLinear nodes -> Add, Mul, LeakyRelu, MatMul, Conv, AveragePool, GlobalAveragePool
+ * or Concat -> QuantizeLinear) becomes ONNX Runtime's QLinearAdd, QLinearMul,
+ * QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool or QLinearConcat, or ONNX's
+ * QLinearMatMul or QLinearConv (the float op's attributes kept), on the graph's inputs, as
+ * ORT's QDQ selector fuses it. QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's
+ * input (the requantization folded into the table). Under contract round_once it conforms; under
+ * contract graph it fails at exactly the tie elements (specs/chains/, suite/test_chains.c).
  */
 #include "stub.h"
 
@@ -32,11 +32,15 @@ static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
 	const qcf_op_call *mid = ch->n_nodes >= 3 ? &ch->nodes[ch->n_nodes - 2] : NULL;
 	if (mid && stub_op_is(last, "QuantizeLinear")) {
 		/* the float op, the fused op, its semantics */
-		static const char *const qdq[][3] = {{"Add", "QLinearAdd", "ort"},
-		                                     {"Mul", "QLinearMul", "ort"},
-		                                     {"LeakyRelu", "QLinearLeakyRelu", "ort"},
-		                                     {"MatMul", "QLinearMatMul", "onnx"},
-		                                     {"Conv", "QLinearConv", "onnx"}};
+		static const char *const qdq[][3] = {
+		        {"Add", "QLinearAdd", "ort"},
+		        {"Mul", "QLinearMul", "ort"},
+		        {"LeakyRelu", "QLinearLeakyRelu", "ort"},
+		        {"MatMul", "QLinearMatMul", "onnx"},
+		        {"Conv", "QLinearConv", "onnx"},
+		        {"AveragePool", "QLinearAveragePool", "ort"},
+		        {"GlobalAveragePool", "QLinearGlobalAveragePool", "ort"},
+		        {"Concat", "QLinearConcat", "ort"}};
 		for (int32_t k = 0; k < ch->n_nodes - 2; k++)
 			if (!stub_op_is(&ch->nodes[k], "DequantizeLinear"))
 				return 0;
