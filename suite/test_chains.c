@@ -103,6 +103,18 @@ static void test_fuse_once(void)
 		CU_ASSERT_STRING_EQUAL(mode(c), "fused");
 	}
 	CU_ASSERT(leaky > 1 && concat > 1);
+	/* QLinearConv with the graph's int32 bias, read without its quantization (unquantized:) */
+	int bias = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (!strstr(qct_str(c, "spec"), "qdq_conv_bias.yaml"))
+			continue;
+		bias++;
+		CU_ASSERT_STRING_EQUAL(mode(c), "fused");
+		CU_ASSERT(!strcmp(qct_verdict(c), "PASS") ||
+		          !strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"));
+	}
+	CU_ASSERT(bias > 1);
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *spec = qct_str(c, "spec");

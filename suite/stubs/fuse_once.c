@@ -9,14 +9,16 @@
  * or Concat -> QuantizeLinear) becomes ONNX Runtime's QLinearAdd, QLinearMul,
  * QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool or QLinearConcat, or ONNX's
  * QLinearMatMul or QLinearConv (the float op's attributes kept), on the graph's inputs, as
- * ORT's QDQ selector fuses it. QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's
+ * ORT's QDQ selector fuses it (a Conv's int32 bias read without its quantization, which
+ * QLinearConv implies). QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's
  * input (the requantization folded into the table). Under contract round_once it conforms; under
  * contract graph it fails at exactly the tie elements (specs/chains/, suite/test_chains.c).
  */
 #include "stub.h"
 
-/* The single call a chain fuses to, in *one (with room for its attributes in attrs), or 0. */
-static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
+/* The single call a chain fuses to, in *one (with room for its attributes in attrs and its
+ * inputs in ins), or 0. */
+static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs, qcf_tensor *ins)
 {
 	const qcf_chain *ch = qcf_call_chain(call);
 	if (!ch || ch->n_nodes < 2 || call->n_outputs != 1)
@@ -54,6 +56,13 @@ static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
 				one->inputs = call->inputs;
 				one->n_outputs = 1;
 				one->outputs = call->outputs;
+				if (!strcmp(qdq[q][1], "QLinearConv") && call->n_inputs == 3) {
+					/* B: the int32 the graph dequantizes at x_scale * w_scale,
+					 * which QLinearConv implies */
+					memcpy(ins, call->inputs, 3 * sizeof *ins);
+					ins[2].quant = NULL;
+					one->inputs = ins;
+				}
 				return 1;
 			}
 		return 0;
@@ -93,7 +102,8 @@ static qcf_status fuse_supports(qcf_instance *inst, const qcf_op_call *call)
 {
 	qcf_op_call one;
 	qcf_attr attrs[16];
-	if (qcf_call_chain(call) && !fuse(call, &one, attrs))
+	qcf_tensor ins[3];
+	if (qcf_call_chain(call) && !fuse(call, &one, attrs, ins))
 		return stub_fail(inst, QCF_NOT_SUPPORTED, "this chain does not fuse");
 	return stub_supports(inst, qcf_call_chain(call) ? &one : call);
 }
@@ -103,7 +113,8 @@ static qcf_status fuse_execute(qcf_instance *inst, qcf_prepared *prep, const qcf
 	(void)prep;
 	qcf_op_call one;
 	qcf_attr attrs[16];
-	if (qcf_call_chain(call) && !fuse(call, &one, attrs))
+	qcf_tensor ins[3];
+	if (qcf_call_chain(call) && !fuse(call, &one, attrs, ins))
 		return stub_fail(inst, QCF_NOT_SUPPORTED, "this chain does not fuse");
 	return stub_delegate(inst, qcf_call_chain(call) ? &one : call);
 }
