@@ -101,16 +101,6 @@ static int32_t mlas_round(float v, int32_t zp, int32_t lo, int32_t hi)
 
 /* ---- pooling geometry --------------------------------------------------------------------- */
 
-typedef struct pool_geom {
-	int32_t nsp;       /* spatial dimensions */
-	int channels_last; /* x is [N, spatial..., C] */
-	int64_t batch, ch; /* N, C */
-	int64_t in[QCF_MAX_RANK], out[QCF_MAX_RANK];
-	int64_t k[QCF_MAX_RANK], stride[QCF_MAX_RANK], dil[QCF_MAX_RANK];
-	int64_t pad0[QCF_MAX_RANK], pad1[QCF_MAX_RANK];
-	size_t in_sp, out_sp, k_sp;
-} pool_geom;
-
 /* An INTS attribute of n entries, each >= min (def when absent). */
 static qcf_status ints_attr(const qcf_op_call *call, const char *name, int32_t n, int64_t min,
                             int64_t def, int64_t *out, int *given, qref_detail *d)
@@ -151,10 +141,10 @@ static int64_t pool_out_size(int64_t in, int64_t pad_head, int64_t pad_total, in
 	return out;
 }
 
-/* The geometry of a QLinearAveragePool (dilated 0) or NhwcMaxPool (dilated 1) call; y's shape
- * must be the one ORT computes. */
-static qcf_status pool_shape(const qcf_op_call *call, int dilated, int channels_last, pool_geom *g,
-                             qref_detail *d)
+/* The geometry of a QLinearAveragePool or ONNX float32 AveragePool (dilated 0) or NhwcMaxPool
+ * (dilated 1) call; y's shape must be the one ORT computes. */
+qcf_status qref_pool_shape(const qcf_op_call *call, int dilated, int channels_last,
+                           qref_pool_geom *g, qref_detail *d)
 {
 	const qcf_tensor *x = &call->inputs[0], *y = &call->outputs[0];
 	memset(g, 0, sizeof *g);
@@ -254,7 +244,7 @@ static qcf_status pool_shape(const qcf_op_call *call, int dilated, int channels_
 }
 
 /* Offset of element (n, c, spatial position sp) of a tensor of spatial size spn. */
-static size_t pool_off(const pool_geom *g, int64_t n, int64_t c, size_t sp, size_t spn)
+size_t qref_pool_off(const qref_pool_geom *g, int64_t n, int64_t c, size_t sp, size_t spn)
 {
 	if (g->channels_last)
 		return ((size_t)n * spn + sp) * (size_t)g->ch + (size_t)c;
@@ -265,7 +255,7 @@ static size_t pool_off(const pool_geom *g, int64_t n, int64_t c, size_t sp, size
  * The taps of output position os: x's spatial offsets of the taps inside x, in row-major order
  * of the window (ORT's loops: h, then w, then d), into taps; returns their number.
  */
-static size_t pool_taps(const pool_geom *g, size_t os, size_t *taps)
+size_t qref_pool_taps(const qref_pool_geom *g, size_t os, size_t *taps)
 {
 	int64_t opos[QCF_MAX_RANK], kpos[QCF_MAX_RANK];
 	size_t rem = os, n = 0;
@@ -352,7 +342,7 @@ static int32_t gavg_one(const qcf_tensor *x, const size_t *idx, size_t n, const 
 }
 
 /* Every image of x (n images of `size` values, N * C of them) through gavg_one into y. */
-static qcf_status gavg_all(const qcf_op_call *call, const pool_geom *g, const qref_ort_q *qx,
+static qcf_status gavg_all(const qcf_op_call *call, const qref_pool_geom *g, const qref_ort_q *qx,
                            const qref_ort_q *qy, qref_detail *d)
 {
 	const qcf_tensor *x = &call->inputs[0];
@@ -369,8 +359,8 @@ static qcf_status gavg_all(const qcf_op_call *call, const pool_geom *g, const qr
 	for (int64_t n = 0; n < g->batch; n++)
 		for (int64_t c = 0; c < g->ch; c++) {
 			for (size_t sp = 0; sp < g->in_sp; sp++)
-				idx[sp] = pool_off(g, n, c, sp, g->in_sp);
-			size_t o = pool_off(g, n, c, 0, 1);
+				idx[sp] = qref_pool_off(g, n, c, sp, g->in_sp);
+			size_t o = qref_pool_off(g, n, c, 0, 1);
 			q8_put(y, o,
 			       gavg_one(x, idx, g->in_sp, qx, qy, scale, (int32_t)lo, (int32_t)hi));
 			qref_mark_exact(d, 0, o);
@@ -386,7 +376,7 @@ static qcf_status qref_ort_qlinear_avg_pool(const qcf_op_call *call, const qref_
 	qref_ort_q qx, qy;
 	int cl, cip;
 	int64_t v = 0;
-	pool_geom g;
+	qref_pool_geom g;
 	qcf_status s;
 	if ((s = avg_io(call, &qx, &qy, d)) != QCF_OK)
 		return s;
@@ -399,7 +389,7 @@ static qcf_status qref_ort_qlinear_avg_pool(const qcf_op_call *call, const qref_
 		        "%s: 1 to 3 spatial dimensions (ORT: \"QLinear Pooling unsupported "
 		        "pooling size!\"), got %" PRId32,
 		        call->op, call->inputs[0].rank - 2);
-	if ((s = pool_shape(call, 0, cl, &g, d)) != QCF_OK)
+	if ((s = qref_pool_shape(call, 0, cl, &g, d)) != QCF_OK)
 		return s;
 	/* qlinear_pool.cc: a kernel the size of the image with no padding is a global average */
 	int global = 1;
@@ -418,19 +408,20 @@ static qcf_status qref_ort_qlinear_avg_pool(const qcf_op_call *call, const qref_
 	for (int32_t v = (int32_t)lo; v <= (int32_t)hi; v++)
 		deq[v - (int32_t)lo] = qx.s * (float)(v - qx.zp);
 	for (size_t os = 0; os < g.out_sp; os++) {
-		size_t nt = pool_taps(&g, os, taps);
+		size_t nt = qref_pool_taps(&g, os, taps);
 		float count = (float)(cip ? (int64_t)g.k_sp : (int64_t)nt);
 		for (int64_t n = 0; n < g.batch; n++)
 			for (int64_t c = 0; c < g.ch; c++) {
 				float sum = 0.0f;
 				for (size_t t = 0; t < nt; t++)
-					sum += deq[q8_at(x, pool_off(&g, n, c, taps[t], g.in_sp)) -
+					sum += deq[q8_at(x, qref_pool_off(&g, n, c, taps[t],
+					                                  g.in_sp)) -
 					           (int32_t)lo];
 				float avg = sum / count;
 				int any;
 				int32_t q = sat_round(avg / qy.s + (float)qy.zp, (int32_t)lo,
 				                      (int32_t)hi, &any);
-				size_t o = pool_off(&g, n, c, os, g.out_sp);
+				size_t o = qref_pool_off(&g, n, c, os, g.out_sp);
 				q8_put(y, o, q);
 				if (any)
 					qref_mark_any(d, 0, o, lo, hi);
@@ -459,7 +450,7 @@ static qcf_status qref_ort_qlinear_global_avg_pool(const qcf_op_call *call, cons
 		        "%s: x must have rank >= 3 (N, C and spatial dimensions), got %" PRId32
 		        " (ORT: \"Input dimension cannot be less than 3\")",
 		        call->op, x->rank);
-	pool_geom g;
+	qref_pool_geom g;
 	memset(&g, 0, sizeof g);
 	g.nsp = x->rank - 2;
 	g.channels_last = cl;
@@ -601,8 +592,8 @@ static qcf_status qref_ort_nhwc_max_pool(const qcf_op_call *call, const qref_op 
 		                 call->op);
 	if ((s = qref_no_rounding(call, d, "nothing")) != QCF_OK)
 		return s;
-	pool_geom g;
-	if ((s = pool_shape(call, 1, 1, &g, d)) != QCF_OK)
+	qref_pool_geom g;
+	if ((s = qref_pool_shape(call, 1, 1, &g, d)) != QCF_OK)
 		return s;
 	double lo, hi;
 	qref_range_d(y->dtype, &lo, &hi);
@@ -610,16 +601,17 @@ static qcf_status qref_ort_nhwc_max_pool(const qcf_op_call *call, const qref_op 
 	if (!taps)
 		return qref_fail(d, QCF_ERROR, "out of memory");
 	for (size_t os = 0; os < g.out_sp; os++) {
-		size_t nt = pool_taps(&g, os, taps);
+		size_t nt = qref_pool_taps(&g, os, taps);
 		for (int64_t n = 0; n < g.batch; n++)
 			for (int64_t c = 0; c < g.ch; c++) {
 				/* the padding is the type's lowest value: it never wins */
 				int32_t m = (int32_t)lo;
 				for (size_t t = 0; t < nt; t++) {
-					int32_t v = q8_at(x, pool_off(&g, n, c, taps[t], g.in_sp));
+					int32_t v =
+					        q8_at(x, qref_pool_off(&g, n, c, taps[t], g.in_sp));
 					m = v > m ? v : m;
 				}
-				size_t o = pool_off(&g, n, c, os, g.out_sp);
+				size_t o = qref_pool_off(&g, n, c, os, g.out_sp);
 				q8_put(y, o, m);
 				qref_mark_exact(d, 0, o);
 			}

@@ -1,8 +1,8 @@
 /*
  * Chains (specs/chains/): a kernel that fuses and rounds once passes the round_once chains and
- * fails the graph ones at exactly the tie elements (CONV_2D + RELU6, and the QDQ Add that ORT
- * fuses into QLinearAdd), and passes the graph chains it cannot change (no requantization
- * between, or no fused form); a kernel wrong in node 2, offered the chain
+ * fails the graph ones at exactly the tie elements (CONV_2D + RELU6, and the QDQ groups that ORT
+ * fuses into QLinearAdd, QLinearAveragePool and the others), and passes the graph chains it cannot
+ * change (no requantization between, or no fused form); a kernel wrong in node 2, offered the chain
  * op by op, fails and the result names node 2; the reference conforms either way; a chain
  * that reads a tensor no node makes is a spec error.
  */
@@ -81,18 +81,40 @@ static void test_fuse_once(void)
 	dispute(r, "onnx/qdq_matmul_ties/m=40,n=20", "onnx/qdq_matmul_ties_fused/m=40,n=20", 400);
 	dispute(r, "onnx/qdq_conv_ties/case/golden_graph",
 	        "onnx/qdq_conv_ties_fused/case/golden_fused", 24);
-	/* QLinearLeakyRelu's table is the QDQ group's arithmetic: fused, it equals the graph */
-	int leaky = 0;
+	/* QLinearAveragePool adds zp_y before its rounding: the 20 ties of 40 */
+	dispute(r, "onnx/qdq_average_pool_ties/case/golden_graph",
+	        "onnx/qdq_average_pool_ties_fused/case/golden_fused", 20);
+	/* QLinearGlobalAveragePool's folded multiplier lands on 8 ties the graph falls short of */
+	dispute(r, "onnx/qdq_global_average_pool_ties/c=256",
+	        "onnx/qdq_global_average_pool_ties_fused/c=256", 8);
+	/* QLinearLeakyRelu's and QLinearConcat's tables are the QDQ group's arithmetic: fused,
+	 * they equal the graph */
+	int leaky = 0, concat = 0;
 	json_t *cases = json_object_get(r, "cases");
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
-		if (!strstr(qct_str(c, "spec"), "qdq_leaky_relu.yaml"))
+		int l = strstr(qct_str(c, "spec"), "qdq_leaky_relu.yaml") != NULL;
+		int k = strstr(qct_str(c, "spec"), "qdq_concat.yaml") != NULL;
+		if (!l && !k)
 			continue;
-		leaky++;
+		leaky += l;
+		concat += k;
 		CU_ASSERT_STRING_EQUAL(qct_verdict(c), "PASS");
 		CU_ASSERT_STRING_EQUAL(mode(c), "fused");
 	}
-	CU_ASSERT(leaky > 1);
+	CU_ASSERT(leaky > 1 && concat > 1);
+	/* QLinearConv with the graph's int32 bias, read without its quantization (unquantized:) */
+	int bias = 0;
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		if (!strstr(qct_str(c, "spec"), "qdq_conv_bias.yaml"))
+			continue;
+		bias++;
+		CU_ASSERT_STRING_EQUAL(mode(c), "fused");
+		CU_ASSERT(!strcmp(qct_verdict(c), "PASS") ||
+		          !strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"));
+	}
+	CU_ASSERT(bias > 1);
 	for (size_t i = 0; i < json_array_size(cases); i++) {
 		json_t *c = json_array_get(cases, i);
 		const char *spec = qct_str(c, "spec");
@@ -101,7 +123,9 @@ static void test_fuse_once(void)
 		            strstr(spec, "mul_relu6_saturation.yaml") ||
 		            strstr(spec, "qdq_mul_ties.yaml") ||
 		            strstr(spec, "qdq_matmul_ties.yaml") ||
-		            strstr(spec, "qdq_conv_ties.yaml");
+		            strstr(spec, "qdq_conv_ties.yaml") ||
+		            strstr(spec, "qdq_average_pool_ties.yaml") ||
+		            strstr(spec, "qdq_global_average_pool_ties.yaml");
 		if (!graph && strcmp(qct_verdict(c), "PASS") &&
 		    strcmp(qct_verdict(c), "PASS_WITHIN_TOLERANCE"))
 			CU_FAIL(qct_str(c, "name"));
@@ -171,8 +195,9 @@ static void test_validate(void)
 	qct_rmdir(tmp);
 }
 
-/* The float32 MatMul of a QDQ group where a partial sum is not a float32: the order of the
- * additions would decide the value, so the reference refuses and validate says why. */
+/* The float32 MatMul and AveragePool of a QDQ group where a partial sum is not a float32: the
+ * order of the additions would decide the value, so the reference refuses and validate says
+ * why. */
 static void test_inexact_float_sum(void)
 {
 	const char *tmp = qct_tmpdir();
@@ -190,6 +215,20 @@ static void test_inexact_float_sum(void)
 	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
 	CU_ASSERT_EQUAL(p.status, 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "the reference cannot run case"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "partial sum is not exact"));
+	qct_proc_free(&p);
+	/* AveragePool's window sum likewise: 2^24 + 1 is no float32 */
+	snprintf(path, sizeof path, "%s/inexact_pool.yaml", tmp);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("qconform: 1\nop: AveragePool\nsemantics: onnx\n"
+	      "inputs:\n  X: {dtype: float32, shape: [1, 1, 1, 2], data: [16777216.0, 1.0]}\n"
+	      "outputs:\n  Y: {dtype: float32, shape: [1, 1, 1, 1]}\n"
+	      "attrs: {kernel_shape: [1, 2]}\n",
+	      f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "%s validate %s", qct_build_path("qconform"), path), 0);
+	CU_ASSERT_EQUAL(p.status, 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.err, "partial sum is not exact"));
 	qct_proc_free(&p);
 	qct_rmdir(tmp);

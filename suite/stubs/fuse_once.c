@@ -5,18 +5,20 @@
  * where the graph rounds twice. A chain of QUANTIZE nodes becomes one QUANTIZE from the graph's
  * input to its output (the requantization collapse). Other chains: QCF_NOT_SUPPORTED, so the
  * host offers their nodes one at a time; single calls are the reference's. A QDQ group
- * (DequantizeLinear nodes -> Add, Mul, LeakyRelu, MatMul or Conv -> QuantizeLinear) becomes
- * ONNX Runtime's QLinearAdd, QLinearMul or QLinearLeakyRelu, or ONNX's QLinearMatMul or
- * QLinearConv (the float op's attributes kept), on the graph's inputs, as ORT's QDQ selector
- * fuses it. QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's input (the
- * requantization folded into the table). Under contract
- * round_once it conforms; under contract graph it fails at exactly the tie elements
- * (specs/chains/, suite/test_chains.c).
+ * (DequantizeLinear nodes -> Add, Mul, LeakyRelu, MatMul, Conv, AveragePool, GlobalAveragePool
+ * or Concat -> QuantizeLinear) becomes ONNX Runtime's QLinearAdd, QLinearMul,
+ * QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool or QLinearConcat, or ONNX's
+ * QLinearMatMul or QLinearConv (the float op's attributes kept), on the graph's inputs, as
+ * ORT's QDQ selector fuses it (a Conv's int32 bias read without its quantization, which
+ * QLinearConv implies). QUANTIZE -> LOGISTIC or SOFTMAX becomes the table op on the graph's
+ * input (the requantization folded into the table). Under contract round_once it conforms; under
+ * contract graph it fails at exactly the tie elements (specs/chains/, suite/test_chains.c).
  */
 #include "stub.h"
 
-/* The single call a chain fuses to, in *one (with room for its attributes in attrs), or 0. */
-static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
+/* The single call a chain fuses to, in *one (with room for its attributes in attrs and its
+ * inputs in ins), or 0. */
+static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs, qcf_tensor *ins)
 {
 	const qcf_chain *ch = qcf_call_chain(call);
 	if (!ch || ch->n_nodes < 2 || call->n_outputs != 1)
@@ -32,11 +34,15 @@ static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
 	const qcf_op_call *mid = ch->n_nodes >= 3 ? &ch->nodes[ch->n_nodes - 2] : NULL;
 	if (mid && stub_op_is(last, "QuantizeLinear")) {
 		/* the float op, the fused op, its semantics */
-		static const char *const qdq[][3] = {{"Add", "QLinearAdd", "ort"},
-		                                     {"Mul", "QLinearMul", "ort"},
-		                                     {"LeakyRelu", "QLinearLeakyRelu", "ort"},
-		                                     {"MatMul", "QLinearMatMul", "onnx"},
-		                                     {"Conv", "QLinearConv", "onnx"}};
+		static const char *const qdq[][3] = {
+		        {"Add", "QLinearAdd", "ort"},
+		        {"Mul", "QLinearMul", "ort"},
+		        {"LeakyRelu", "QLinearLeakyRelu", "ort"},
+		        {"MatMul", "QLinearMatMul", "onnx"},
+		        {"Conv", "QLinearConv", "onnx"},
+		        {"AveragePool", "QLinearAveragePool", "ort"},
+		        {"GlobalAveragePool", "QLinearGlobalAveragePool", "ort"},
+		        {"Concat", "QLinearConcat", "ort"}};
 		for (int32_t k = 0; k < ch->n_nodes - 2; k++)
 			if (!stub_op_is(&ch->nodes[k], "DequantizeLinear"))
 				return 0;
@@ -50,6 +56,13 @@ static int fuse(const qcf_op_call *call, qcf_op_call *one, qcf_attr *attrs)
 				one->inputs = call->inputs;
 				one->n_outputs = 1;
 				one->outputs = call->outputs;
+				if (!strcmp(qdq[q][1], "QLinearConv") && call->n_inputs == 3) {
+					/* B: the int32 the graph dequantizes at x_scale * w_scale,
+					 * which QLinearConv implies */
+					memcpy(ins, call->inputs, 3 * sizeof *ins);
+					ins[2].quant = NULL;
+					one->inputs = ins;
+				}
 				return 1;
 			}
 		return 0;
@@ -89,7 +102,8 @@ static qcf_status fuse_supports(qcf_instance *inst, const qcf_op_call *call)
 {
 	qcf_op_call one;
 	qcf_attr attrs[16];
-	if (qcf_call_chain(call) && !fuse(call, &one, attrs))
+	qcf_tensor ins[3];
+	if (qcf_call_chain(call) && !fuse(call, &one, attrs, ins))
 		return stub_fail(inst, QCF_NOT_SUPPORTED, "this chain does not fuse");
 	return stub_supports(inst, qcf_call_chain(call) ? &one : call);
 }
@@ -99,7 +113,8 @@ static qcf_status fuse_execute(qcf_instance *inst, qcf_prepared *prep, const qcf
 	(void)prep;
 	qcf_op_call one;
 	qcf_attr attrs[16];
-	if (qcf_call_chain(call) && !fuse(call, &one, attrs))
+	qcf_tensor ins[3];
+	if (qcf_call_chain(call) && !fuse(call, &one, attrs, ins))
 		return stub_fail(inst, QCF_NOT_SUPPORTED, "this chain does not fuse");
 	return stub_delegate(inst, qcf_call_chain(call) ? &one : call);
 }

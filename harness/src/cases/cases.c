@@ -380,6 +380,9 @@ static int build_node(qc_cases *it, qc_case *c, const qc_chain_node *nd, qcf_op_
 			return 0;
 		}
 		in[j] = *t;
+		for (int u = 0; u < nd->n_unquantized; u++)
+			if (!strcmp(nd->unquantized[u], nd->inputs[j]))
+				in[j].quant = NULL; /* the fused op's: its quantization implied */
 	}
 	for (int j = 0; out && j < nd->n_outputs; j++) {
 		const qcf_tensor *t = chain_tensor(c, nd->outputs[j]);

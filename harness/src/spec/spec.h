@@ -91,6 +91,9 @@ typedef struct qc_chain_node {
 	int n_outputs;
 	qc_named attrs[QC_MAX_ATTRS];
 	int n_attrs;
+	/* the fused form's `unquantized:`: inputs it reads without their quantization */
+	const char *unquantized[QC_MAX_TENSORS];
+	int n_unquantized;
 } qc_chain_node;
 
 /* A chain's fusion contract: what a kernel that fuses it may answer. */

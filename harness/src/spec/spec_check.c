@@ -110,7 +110,8 @@ static const char *const top_keys[] = {
         "qconform", "op",    "semantics",  "profile", "description",   "source",    "seed",
         "repeat",   "sweep", "inputs",     "outputs", "attrs",         "tolerance", "cases",
         "expect",   "notes", "saturation", "chain",   "intermediates", "fusion",    NULL};
-static const char *const node_keys[] = {"op", "semantics", "inputs", "outputs", "attrs", NULL};
+static const char *const node_keys[] = {"op",    "semantics",   "inputs", "outputs",
+                                        "attrs", "unquantized", NULL};
 static const char *const fusion_keys[] = {"contract", "fused", "reason", NULL};
 
 static void check_tensor(checker *c, yaml_node_t *t, const char *name, int partial)
@@ -760,6 +761,31 @@ static int read_node(checker *c, yaml_node_t *m, qc_chain_node *nd, const char *
 	if ((v = qc_map_get(s, m, "attrs"))) {
 		nd->n_attrs = collect_named(c, v, nd->attrs, QC_MAX_ATTRS, "attrs");
 		check_attr_names_of(c, v, nd->semantics, nd->op);
+	}
+	/* unquantized: graph inputs the fused op reads as stored values, their quantization
+	 * implied by the op (QLinearConv's int32 B: x_scale * w_scale) while the graph's
+	 * DequantizeLinear needs it on the tensor */
+	if ((v = qc_map_get(s, m, "unquantized"))) {
+		if (!fused) {
+			ERR(c, v,
+			    "'unquantized' belongs to the fused form: a node reads its tensors "
+			    "as declared");
+			return 1;
+		}
+		nd->n_unquantized = name_list(c, v, nd->unquantized, QC_MAX_TENSORS, "unquantized");
+		for (int i = 0; i < nd->n_unquantized; i++) {
+			int k, read = 0;
+			for (int j = 0; j < nd->n_inputs; j++)
+				read |= !strcmp(nd->inputs[j], nd->unquantized[i]);
+			if (!read || tensor_kind(s, nd->unquantized[i], &k) != 'i')
+				ERR(c, v, "unquantized: the fused form reads no graph input '%s'",
+				    nd->unquantized[i]);
+			else if (!qc_map_get(s, s->inputs[k].node, "quant"))
+				ERR(c, v,
+				    "unquantized: graph input '%s' has no quantization to leave "
+				    "out",
+				    nd->unquantized[i]);
+		}
 	}
 	return 1;
 }
