@@ -75,7 +75,8 @@ static double dq_exact(const qe_quant *q, size_t i)
 }
 
 /* CheckQuantizedInputs: a scale and a zero point per tensor (a scalar or one element), the zero
- * point of the tensor's type */
+ * point of the tensor's type. Not ort_qlinear.h's qref_ort_param: that one refuses a scale of 0
+ * or below (the QLinear kernels divide by theirs), which this kernel only multiplies by. */
 static qcf_status get_param(const qcf_tensor *t, const char *what, qe_quant *out, qref_detail *d)
 {
 	qcf_quant q;
