@@ -40,6 +40,7 @@ static const qref_op *const families[] = {
         qref_ops_onnx_float,
         qref_ops_ort_qmatmul,
         qref_ops_ort_qattention,
+        qref_ops_ort_qembed,
         qref_ops_ggml,
         qref_ops_mx,
         qref_ops_ort_qconv,

@@ -81,6 +81,7 @@ extern const qref_op qref_ops_ort_qlinear_pool[];        /* ort_qlinear_pool.c *
 extern const qref_op qref_ops_onnx_float[];              /* onnx_float.c */
 extern const qref_op qref_ops_ort_qmatmul[];             /* ort_qmatmul.c */
 extern const qref_op qref_ops_ort_qattention[];          /* ort_qattention.c */
+extern const qref_op qref_ops_ort_qembed[];              /* ort_qembed.c */
 extern const qref_op qref_ops_ggml[];                    /* ggml_ops.c */
 extern const qref_op qref_ops_mx[];                      /* mx.c */
 extern const qref_op qref_ops_ort_qconv[];               /* ort_qconv.c */
