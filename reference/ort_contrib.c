@@ -42,6 +42,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "linear_geom.h"
 #include "op.h"
 
 static const char *tn(qcf_dtype t)
@@ -234,19 +235,8 @@ static int32_t nbits_zp(const nbits_call *p, int64_t n, int64_t j)
  * formed with the zero point as a term of its own (q * scale and zp * scale, or sum q_a q and zp
  * sum q_a: MLAS's CompInt8 adds the zero-point correction through the block sums of A), so the
  * magnitudes are those of the two parts, which need not cancel when their difference does.
- * Summed in any order with c roundings inside each term, the error is at most
- * gamma(n + c) * sum |parts| (u = 2^-24, gamma(m) = m u / (1 - m u); Higham, Accuracy and
- * Stability of Numerical Algorithms, 3.1 and 4.2). When every part and product is a float32
- * and every part a multiple of 2^e with sum |parts| < 2^(24 + e), every partial sum in every
- * order is exact and the bound is 0.
+ * The bound itself (qref_sum_bound, linear_geom.h) is shared with MatMulFpQ4.
  */
-typedef struct nbits_bound {
-	double mag;   /* sum |parts| */
-	double extra; /* added as it is: a neighbouring int8 of A at a tie (level 4) */
-	int n;        /* parts */
-	int exact;    /* every part and product a float32 so far */
-	int emin;     /* the smallest exponent of a part's lowest set bit */
-} nbits_bound;
 
 /* exponent of v's lowest set bit (v a non-zero double) */
 static int lsb_exp(double v)
@@ -260,8 +250,7 @@ static int lsb_exp(double v)
 	return e - 53 + z;
 }
 
-/* part v, with the products that formed it (each must be a float32 for exactness) */
-static void nb_part(nbits_bound *b, double v, double p1, double p2)
+void qref_sum_part(qref_sum_bound *b, double v, double p1, double p2)
 {
 	b->n++;
 	b->mag += fabs(v);
@@ -273,8 +262,7 @@ static void nb_part(nbits_bound *b, double v, double p1, double p2)
 	}
 }
 
-/* the half width of the band: 0 when exact in any order, else gamma(n + c) sum|parts| */
-static double nb_width(const nbits_bound *b, int c)
+double qref_sum_width(const qref_sum_bound *b, int c)
 {
 	if (b->exact && b->extra == 0 && (b->mag == 0 || b->mag < ldexp(1, 24 + b->emin)))
 		return 0;
@@ -324,7 +312,7 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 			}
 		for (int64_t n = 0; n < N; n++) {
 			double acc = 0;
-			nbits_bound bd = {0, 0, 0, 1, INT32_MAX};
+			qref_sum_bound bd = QREF_SUM_BOUND_INIT;
 			for (int64_t j = 0; j < p.kb; j++) {
 				int64_t k0 = j * bs, k1 = k0 + bs < K ? k0 + bs : K;
 				int32_t zp = nbits_zp(&p, n, j);
@@ -342,9 +330,9 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 					acc += ss * (double)dot;
 					/* scale_a scale_b sum q_a q and the correction zp scale_b
 					 * scale_a sum q_a */
-					nb_part(&bd, ss * (double)dq, ss, (double)dq);
-					nb_part(&bd, ss * zp * (double)sq,
-					        (double)sa[j] * (double)sq, (double)zp * sb);
+					qref_sum_part(&bd, ss * (double)dq, ss, (double)dq);
+					qref_sum_part(&bd, ss * zp * (double)sq,
+					              (double)sa[j] * (double)sq, (double)zp * sb);
 					bd.extra += ss * (double)near;
 				} else {
 					for (int64_t k = k0; k < k1; k++) {
@@ -352,22 +340,23 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 						float b = (float)(q - zp) * sb;
 						acc += (double)arow[k] * b;
 						/* a q scale and a zp scale */
-						nb_part(&bd, (double)arow[k] * q * sb,
-						        (double)q * sb, (double)(q - zp) * sb);
-						nb_part(&bd, (double)arow[k] * zp * sb,
-						        (double)zp * sb, (double)arow[k] * b);
+						qref_sum_part(&bd, (double)arow[k] * q * sb,
+						              (double)q * sb,
+						              (double)(q - zp) * sb);
+						qref_sum_part(&bd, (double)arow[k] * zp * sb,
+						              (double)zp * sb, (double)arow[k] * b);
 					}
 				}
 			}
 			if (p.bias) {
 				double bias = (double)(float)qref_get(p.bias, (size_t)n);
 				acc += bias;
-				nb_part(&bd, bias, bias, bias);
+				qref_sum_part(&bd, bias, bias, bias);
 			}
 			size_t i = (size_t)(m * N + n);
 			/* roundings inside a term: level 0 q scale, a times it; level 4 scale_a
 			 * (another ISA's), scale_a scale_b, the product with the block's sum */
-			double w = nb_width(&bd, int8 ? 4 : 2);
+			double w = qref_sum_width(&bd, int8 ? 4 : 2);
 			if (p.y->dtype == QCF_FLOAT16 && w > 0) /* Y rounded to float16 */
 				w += 0x1p-11 * (fabs(acc) + w);
 			if (w > 0)
