@@ -55,16 +55,6 @@ static int is_pow2_ge16(int64_t v)
 	return v >= 16 && (v & (v - 1)) == 0;
 }
 
-/* The optional input named name (ORT's inputs are told apart by name: a spec cannot leave a
- * positional hole as an ONNX node's empty input name does), from index first on; NULL if absent. */
-static const qcf_tensor *named_input(const qcf_op_call *call, int first, const char *name)
-{
-	for (int i = first; i < call->n_inputs; i++)
-		if (call->inputs[i].name && strcmp(call->inputs[i].name, name) == 0)
-			return &call->inputs[i];
-	return NULL;
-}
-
 /* Inputs past the required ones must each be one of the names given (NULL-terminated). */
 static qcf_status optional_names(const qcf_op_call *call, int first, const char *const *names,
                                  qref_detail *d)
@@ -124,8 +114,8 @@ static qcf_status nbits_check(const qcf_op_call *call, nbits_call *p, qref_detai
 	p->a = &call->inputs[0];
 	p->b = &call->inputs[1];
 	p->scales = &call->inputs[2];
-	p->zp = named_input(call, 3, "zero_points");
-	p->bias = named_input(call, 3, "bias");
+	p->zp = qref_input_named(call, 3, "zero_points");
+	p->bias = qref_input_named(call, 3, "bias");
 	p->y = &call->outputs[0];
 	if ((s = need_int_attr(call, "K", 1, 0, &p->K, d)) != QCF_OK ||
 	    (s = need_int_attr(call, "N", 1, 0, &p->N, d)) != QCF_OK ||
@@ -388,7 +378,7 @@ static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, const
 	if (s != QCF_OK || (s = optional_names(call, 3, opt, d)) != QCF_OK)
 		return s;
 	const qcf_tensor *data = &call->inputs[0], *idx = &call->inputs[1], *sc = &call->inputs[2];
-	const qcf_tensor *zp = named_input(call, 3, "zero_points");
+	const qcf_tensor *zp = qref_input_named(call, 3, "zero_points");
 	qcf_tensor *y = &call->outputs[0];
 	int64_t gaxis, qaxis, bs, bits;
 	if ((s = need_int_attr(call, "gather_axis", 0, 0, &gaxis, d)) != QCF_OK ||

@@ -49,14 +49,6 @@ typedef struct qmoe_call {
 	double alpha, beta, limit;
 } qmoe_call;
 
-static const qcf_tensor *named_input(const qcf_op_call *call, int first, const char *name)
-{
-	for (int i = first; i < call->n_inputs; i++)
-		if (call->inputs[i].name && strcmp(call->inputs[i].name, name) == 0)
-			return &call->inputs[i];
-	return NULL;
-}
-
 static int shape_is(const qcf_tensor *t, int32_t rank, int64_t d0, int64_t d1, int64_t d2)
 {
 	int64_t d[3] = {d0, d1, d2};
@@ -78,12 +70,12 @@ static qcf_status qmoe_check(const qcf_op_call *call, qmoe_call *p, qref_detail 
 	 * weights and scales, the optional fc2 bias */
 	p->x = &call->inputs[0];
 	p->logits = &call->inputs[1];
-	p->w[0] = named_input(call, 2, "fc1_experts_weights");
-	p->s[0] = named_input(call, 2, "fc1_scales");
-	p->b[0] = named_input(call, 2, "fc1_experts_bias");
-	p->w[1] = named_input(call, 2, "fc2_experts_weights");
-	p->s[1] = named_input(call, 2, "fc2_scales");
-	p->b[1] = named_input(call, 2, "fc2_experts_bias");
+	p->w[0] = qref_input_named(call, 2, "fc1_experts_weights");
+	p->s[0] = qref_input_named(call, 2, "fc1_scales");
+	p->b[0] = qref_input_named(call, 2, "fc1_experts_bias");
+	p->w[1] = qref_input_named(call, 2, "fc2_experts_weights");
+	p->s[1] = qref_input_named(call, 2, "fc2_scales");
+	p->b[1] = qref_input_named(call, 2, "fc2_experts_bias");
 	p->y = &call->outputs[0];
 	int known = 2 + !!p->w[0] + !!p->s[0] + !!p->b[0] + !!p->w[1] + !!p->s[1] + !!p->b[1];
 	if (!p->w[0] || !p->s[0] || !p->w[1] || !p->s[1] || known != call->n_inputs)
@@ -144,10 +136,11 @@ static qcf_status qmoe_check(const qcf_op_call *call, qmoe_call *p, qref_detail 
 		if (p->x->dtype != QCF_FLOAT32 || p->logits->dtype != QCF_FLOAT32 ||
 		    p->y->dtype != QCF_FLOAT32 || p->s[i]->dtype != QCF_FLOAT32 ||
 		    (p->b[i] && p->b[i]->dtype != QCF_FLOAT32) || p->w[i]->dtype != QCF_UINT8)
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: input, router_probs, scales, biases and output must be "
-			                 "float32 and the weights uint8",
-			                 call->op);
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: input, router_probs, scales, biases and output must be "
+			        "float32 and the weights uint8",
+			        call->op);
 	if (p->x->rank < 2 || p->x->rank > 3)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: input must be [tokens, hidden] or [batch, sequence, hidden]",
@@ -162,10 +155,11 @@ static qcf_status qmoe_check(const qcf_op_call *call, qmoe_call *p, qref_detail 
 	const qcf_tensor *w1 = p->w[0], *w2 = p->w[1];
 	if (w1->rank != 3 || w1->shape[0] != p->E || w2->rank != 3 || w2->shape[0] != p->E ||
 	    w2->shape[1] != p->H || p->H < 1 || p->H % per || w1->shape[2] * per != p->H)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s: fc1_experts_weights must be [experts, rows, hidden * bits / 8] "
-		                 "and fc2_experts_weights [experts, hidden, inter * bits / 8]",
-		                 call->op);
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s: fc1_experts_weights must be [experts, rows, hidden * bits / 8] "
+		        "and fc2_experts_weights [experts, hidden, inter * bits / 8]",
+		        call->op);
 	p->I = w2->shape[2] * per;
 	p->f1 = p->act == ACT_SWIGLU ? 2 * p->I : p->I;
 	if (w1->shape[1] != p->f1 || p->I < 1)
@@ -177,13 +171,14 @@ static qcf_status qmoe_check(const qcf_op_call *call, qmoe_call *p, qref_detail 
 	for (int i = 0; i < 2; i++)
 		if (!shape_is(p->s[i], 2, p->E, rows[i], 0) ||
 		    (p->b[i] && !shape_is(p->b[i], 2, p->E, rows[i], 0)))
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: fc%d scales and bias must be [experts, %lld] (row-wise)",
-			                 call->op, i + 1, (long long)rows[i]);
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: fc%d scales and bias must be [experts, %lld] (row-wise)",
+			        call->op, i + 1, (long long)rows[i]);
 	if (p->k < 1 || p->k > p->E)
 		return qref_fail_attr(d, "k", QCF_INVALID_PARAM,
-		                      "%s: k must be in [1, num_experts = %lld], got %lld", call->op,
-		                      (long long)p->E, (long long)p->k);
+		                      "%s: k must be in [1, num_experts = %lld], got %lld",
+		                      call->op, (long long)p->E, (long long)p->k);
 	int same = p->y->rank == p->x->rank;
 	for (int32_t i = 0; same && i < p->x->rank; i++)
 		same = p->y->shape[i] == p->x->shape[i];
@@ -216,12 +211,8 @@ static double qmoe_act(const qmoe_call *p, const double *a, const double *ea, do
 {
 	double v = a[0], e = ea[0], h;
 	switch (p->act) {
-	case ACT_RELU:
-		*eh = e;
-		return v > 0 ? v : 0;
-	case ACT_IDENTITY:
-		*eh = e;
-		return v;
+	case ACT_RELU: *eh = e; return v > 0 ? v : 0;
+	case ACT_IDENTITY: *eh = e; return v;
 	case ACT_SILU: /* |d silu| <= 1.1 */
 		h = v * sigm(v);
 		*eh = 1.1 * e + APPROX * (fabs(h) + fabs(v));
@@ -312,7 +303,8 @@ static void qmoe_topk(const double *pr, int64_t E, int64_t *sel)
 		sel[e] = e;
 	for (int64_t i = 0; i < E; i++) /* a selection sort: E is small */
 		for (int64_t j = i + 1; j < E; j++)
-			if (pr[sel[j]] > pr[sel[i]] || (pr[sel[j]] == pr[sel[i]] && sel[j] > sel[i])) {
+			if (pr[sel[j]] > pr[sel[i]] ||
+			    (pr[sel[j]] == pr[sel[i]] && sel[j] > sel[i])) {
 				int64_t t = sel[i];
 				sel[i] = sel[j], sel[j] = t;
 			}
@@ -371,7 +363,8 @@ static qcf_status qref_ort_qmoe(const qcf_op_call *call, const qref_op *row, qre
 				}
 				for (int64_t j = 0; j < p.k; j++) {
 					int64_t e = sel[alt && j == p.k - 1 ? p.k : j];
-					double w = pr[e] / ksum, v = ye[e * H + o], ev = eb[e * H + o];
+					double v = ye[e * H + o], ev = eb[e * H + o];
+					double w = pr[e] / ksum;
 					acc += w * v;
 					err += w * ev + (p.k > 1 ? APPROX * w * (fabs(v) + ev) : 0);
 					mag += w * (fabs(v) + ev);
