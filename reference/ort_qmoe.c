@@ -192,11 +192,10 @@ static qcf_status qmoe_check(const qcf_op_call *call, qmoe_call *p, qref_detail 
 static double qmoe_w(const qmoe_call *p, int l, int64_t e, int64_t r, int64_t c)
 {
 	const qcf_tensor *w = p->w[l];
-	int64_t rows = w->shape[1], cols = w->shape[2] * (8 / p->bits);
+	int64_t rows = w->shape[1];
 	int64_t bit = c * p->bits;
 	uint8_t byte = ((const uint8_t *)w->data)[(e * rows + r) * w->shape[2] + bit / 8];
 	int q = (byte >> (bit % 8)) & ((1 << p->bits) - 1);
-	(void)cols;
 	float s = (float)qref_get(p->s[l], (size_t)(e * rows + r));
 	return (double)((float)(q - (1 << (p->bits - 1))) * s);
 }
@@ -321,9 +320,8 @@ static qcf_status qref_ort_qmoe(const qcf_op_call *call, const qref_op *row, qre
 	double *pr = malloc((size_t)E * sizeof *pr), *ye = malloc((size_t)(E * H) * sizeof *ye);
 	double *eb = malloc((size_t)(E * H) * sizeof *eb);
 	int64_t *sel = malloc((size_t)E * sizeof *sel);
-	uint8_t *done = malloc((size_t)E);
-	if (!pr || !ye || !eb || !sel || !done) {
-		free(pr), free(ye), free(eb), free(sel), free(done);
+	if (!pr || !ye || !eb || !sel) {
+		free(pr), free(ye), free(eb), free(sel);
 		return qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
 	}
 	for (int64_t t = 0; t < p.T && s == QCF_OK; t++) {
@@ -341,14 +339,12 @@ static qcf_status qref_ort_qmoe(const qcf_op_call *call, const qref_op *row, qre
 		int near = p.k < E && pr[sel[p.k - 1]] != pr[sel[p.k]] &&
 		           pr[sel[p.k - 1]] - pr[sel[p.k]] <= 0x1p-18 * pr[sel[p.k - 1]];
 		int exact = p.k == 1 && !near && (p.act == ACT_RELU || p.act == ACT_IDENTITY);
-		memset(done, 0, (size_t)E);
 		for (int64_t j = 0; j < p.k + near; j++) {
 			int64_t e = sel[j];
 			if (qmoe_expert(&p, xt, e, ye + e * H, eb + e * H, &exact) != 0) {
 				s = qref_fail(d, QCF_ERROR, "%s: out of memory", call->op);
 				break;
 			}
-			done[e] = 1;
 		}
 		if (s != QCF_OK)
 			break;
@@ -386,7 +382,7 @@ static qcf_status qref_ort_qmoe(const qcf_op_call *call, const qref_op *row, qre
 			qref_set(p.y, i, (double)(float)y0);
 		}
 	}
-	free(pr), free(ye), free(eb), free(sel), free(done);
+	free(pr), free(ye), free(eb), free(sel);
 	return s;
 }
 

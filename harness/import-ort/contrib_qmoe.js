@@ -114,7 +114,7 @@ async function generate(L, dir) {
 		const want = model(L, c);
 		const big = Math.max(1, ...want.map(Math.abs)), tolAbs = 2 ** -12 * big;
 		y.forEach((v, i) => {
-			if (exact && pl.act !== 'silu' && v !== f32(want[i])) throw new Error(`QMoE ${pl.kind} ${pl.act}: ORT ${v} != ${f32(want[i])} at ${i}`);
+			if (exact && v !== f32(want[i])) throw new Error(`QMoE ${pl.kind} ${pl.act}: ORT ${v} != ${f32(want[i])} at ${i}`);
 			if (Math.abs(v - want[i]) > tolAbs) throw new Error(`QMoE ${pl.act} bits ${bits}: ORT ${v} far from ${want[i]} at ${i}`);
 		});
 		const inputs = {};
