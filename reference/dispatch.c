@@ -44,6 +44,8 @@ static const qref_op *const families[] = {
         qref_ops_ggml,
         qref_ops_mx,
         qref_ops_ort_qconv,
+        qref_ops_ort_matmul_fpq4,
+        qref_ops_ort_qmoe,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -105,6 +105,14 @@ size_t qref_tensor_numel(const qcf_tensor *t)
 	return qref_numel(t->rank, t->shape);
 }
 
+const qcf_tensor *qref_input_named(const qcf_op_call *call, int first, const char *name)
+{
+	for (int i = first; i < call->n_inputs; i++)
+		if (call->inputs[i].name && strcmp(call->inputs[i].name, name) == 0)
+			return &call->inputs[i];
+	return NULL;
+}
+
 static qcf_status check_tensor(const qcf_tensor *t, const char *kind, int idx, int need_data,
                                qref_detail *d)
 {

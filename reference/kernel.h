@@ -82,6 +82,10 @@ qcf_status qref_check_call_shapes(const qcf_op_call *call, int n_inputs, int n_o
 int qref_same_shape(const qcf_tensor *a, const qcf_tensor *b);
 size_t qref_tensor_numel(const qcf_tensor *t);
 
+/* The input called name, from index first on, or NULL: ONNX Runtime's optional inputs, which a
+ * spec cannot leave as positional holes, are told apart by name. */
+const qcf_tensor *qref_input_named(const qcf_op_call *call, int first, const char *name);
+
 /*
  * Reads t->quant into *q (missing trailing fields read as zero) and checks
  * it: present; per-tensor (axis -1, count 1) or, unless per_tensor_only,

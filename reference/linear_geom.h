@@ -1,7 +1,8 @@
 /*
  * Internal to the reference: the matrix-product and convolution geometry and the exact integer
  * convolution accumulators of onnx_linear.c, shared with ONNX Runtime's com.microsoft QLinearConv
- * and MatMulInteger16 (ort_qconv.c, ort_qmatmul.c). Not part of qref.h.
+ * and MatMulInteger16 (ort_qconv.c, ort_qmatmul.c), and the bound of a float32 sum in any order
+ * (MatMulNBits, MatMulFpQ4). Not part of qref.h.
  */
 #ifndef QREF_LINEAR_GEOM_H
 #define QREF_LINEAR_GEOM_H
@@ -54,5 +55,31 @@ qcf_status qref_conv_shape(const qcf_op_call *call, const qcf_tensor *x, const q
  * of memory. */
 int qref_conv_acc(const qref_conv_geom *g, const qcf_tensor *x, const qcf_tensor *w, int32_t zx,
                   const int32_t *zw, int32_t nzw, const qcf_tensor *bias, int64_t *acc);
+
+/*
+ * The bound of a float32 sum computed in any order (ort_contrib.c; MatMulNBits and MatMulFpQ4):
+ * n parts, each carrying c roundings inside it, err at most gamma(n + c) * sum |parts| (u =
+ * 2^-24, gamma(m) = m u / (1 - m u); Higham, Accuracy and Stability of Numerical Algorithms,
+ * 3.1 and 4.2). When every part and product is a float32 and every part a multiple of 2^e with
+ * sum |parts| < 2^(24 + e), every partial sum in every order is exact and the bound is 0.
+ */
+typedef struct qref_sum_bound {
+	double mag;   /* sum |parts| */
+	double extra; /* added as it is (MatMulNBits: a neighbouring int8 of A at a tie) */
+	int n;        /* parts */
+	int exact;    /* every part and product a float32 so far */
+	int emin;     /* the smallest exponent of a part's lowest set bit */
+} qref_sum_bound;
+#define QREF_SUM_BOUND_INIT                                                                        \
+	{                                                                                          \
+		0, 0, 0, 1, INT32_MAX                                                              \
+	}
+
+/* Part v, with the products p1 and p2 that formed it (each must be a float32 for exactness). */
+void qref_sum_part(qref_sum_bound *b, double v, double p1, double p2);
+
+/* The half width of the band: 0 when exact in any order, else gamma(n + c) sum |parts| plus
+ * extra. */
+double qref_sum_width(const qref_sum_bound *b, int c);
 
 #endif

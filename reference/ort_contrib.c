@@ -42,6 +42,7 @@
 #include "attrs.h"
 #include "dtype.h"
 #include "kernel.h"
+#include "linear_geom.h"
 #include "op.h"
 
 static const char *tn(qcf_dtype t)
@@ -52,16 +53,6 @@ static const char *tn(qcf_dtype t)
 static int is_pow2_ge16(int64_t v)
 {
 	return v >= 16 && (v & (v - 1)) == 0;
-}
-
-/* The optional input named name (ORT's inputs are told apart by name: a spec cannot leave a
- * positional hole as an ONNX node's empty input name does), from index first on; NULL if absent. */
-static const qcf_tensor *named_input(const qcf_op_call *call, int first, const char *name)
-{
-	for (int i = first; i < call->n_inputs; i++)
-		if (call->inputs[i].name && strcmp(call->inputs[i].name, name) == 0)
-			return &call->inputs[i];
-	return NULL;
 }
 
 /* Inputs past the required ones must each be one of the names given (NULL-terminated). */
@@ -123,8 +114,8 @@ static qcf_status nbits_check(const qcf_op_call *call, nbits_call *p, qref_detai
 	p->a = &call->inputs[0];
 	p->b = &call->inputs[1];
 	p->scales = &call->inputs[2];
-	p->zp = named_input(call, 3, "zero_points");
-	p->bias = named_input(call, 3, "bias");
+	p->zp = qref_input_named(call, 3, "zero_points");
+	p->bias = qref_input_named(call, 3, "bias");
 	p->y = &call->outputs[0];
 	if ((s = need_int_attr(call, "K", 1, 0, &p->K, d)) != QCF_OK ||
 	    (s = need_int_attr(call, "N", 1, 0, &p->N, d)) != QCF_OK ||
@@ -234,19 +225,8 @@ static int32_t nbits_zp(const nbits_call *p, int64_t n, int64_t j)
  * formed with the zero point as a term of its own (q * scale and zp * scale, or sum q_a q and zp
  * sum q_a: MLAS's CompInt8 adds the zero-point correction through the block sums of A), so the
  * magnitudes are those of the two parts, which need not cancel when their difference does.
- * Summed in any order with c roundings inside each term, the error is at most
- * gamma(n + c) * sum |parts| (u = 2^-24, gamma(m) = m u / (1 - m u); Higham, Accuracy and
- * Stability of Numerical Algorithms, 3.1 and 4.2). When every part and product is a float32
- * and every part a multiple of 2^e with sum |parts| < 2^(24 + e), every partial sum in every
- * order is exact and the bound is 0.
+ * The bound itself (qref_sum_bound, linear_geom.h) is shared with MatMulFpQ4.
  */
-typedef struct nbits_bound {
-	double mag;   /* sum |parts| */
-	double extra; /* added as it is: a neighbouring int8 of A at a tie (level 4) */
-	int n;        /* parts */
-	int exact;    /* every part and product a float32 so far */
-	int emin;     /* the smallest exponent of a part's lowest set bit */
-} nbits_bound;
 
 /* exponent of v's lowest set bit (v a non-zero double) */
 static int lsb_exp(double v)
@@ -260,8 +240,7 @@ static int lsb_exp(double v)
 	return e - 53 + z;
 }
 
-/* part v, with the products that formed it (each must be a float32 for exactness) */
-static void nb_part(nbits_bound *b, double v, double p1, double p2)
+void qref_sum_part(qref_sum_bound *b, double v, double p1, double p2)
 {
 	b->n++;
 	b->mag += fabs(v);
@@ -273,8 +252,7 @@ static void nb_part(nbits_bound *b, double v, double p1, double p2)
 	}
 }
 
-/* the half width of the band: 0 when exact in any order, else gamma(n + c) sum|parts| */
-static double nb_width(const nbits_bound *b, int c)
+double qref_sum_width(const qref_sum_bound *b, int c)
 {
 	if (b->exact && b->extra == 0 && (b->mag == 0 || b->mag < ldexp(1, 24 + b->emin)))
 		return 0;
@@ -324,7 +302,7 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 			}
 		for (int64_t n = 0; n < N; n++) {
 			double acc = 0;
-			nbits_bound bd = {0, 0, 0, 1, INT32_MAX};
+			qref_sum_bound bd = QREF_SUM_BOUND_INIT;
 			for (int64_t j = 0; j < p.kb; j++) {
 				int64_t k0 = j * bs, k1 = k0 + bs < K ? k0 + bs : K;
 				int32_t zp = nbits_zp(&p, n, j);
@@ -342,9 +320,9 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 					acc += ss * (double)dot;
 					/* scale_a scale_b sum q_a q and the correction zp scale_b
 					 * scale_a sum q_a */
-					nb_part(&bd, ss * (double)dq, ss, (double)dq);
-					nb_part(&bd, ss * zp * (double)sq,
-					        (double)sa[j] * (double)sq, (double)zp * sb);
+					qref_sum_part(&bd, ss * (double)dq, ss, (double)dq);
+					qref_sum_part(&bd, ss * zp * (double)sq,
+					              (double)sa[j] * (double)sq, (double)zp * sb);
 					bd.extra += ss * (double)near;
 				} else {
 					for (int64_t k = k0; k < k1; k++) {
@@ -352,22 +330,23 @@ static qcf_status qref_ort_matmul_nbits(const qcf_op_call *call, const qref_op *
 						float b = (float)(q - zp) * sb;
 						acc += (double)arow[k] * b;
 						/* a q scale and a zp scale */
-						nb_part(&bd, (double)arow[k] * q * sb,
-						        (double)q * sb, (double)(q - zp) * sb);
-						nb_part(&bd, (double)arow[k] * zp * sb,
-						        (double)zp * sb, (double)arow[k] * b);
+						qref_sum_part(&bd, (double)arow[k] * q * sb,
+						              (double)q * sb,
+						              (double)(q - zp) * sb);
+						qref_sum_part(&bd, (double)arow[k] * zp * sb,
+						              (double)zp * sb, (double)arow[k] * b);
 					}
 				}
 			}
 			if (p.bias) {
 				double bias = (double)(float)qref_get(p.bias, (size_t)n);
 				acc += bias;
-				nb_part(&bd, bias, bias, bias);
+				qref_sum_part(&bd, bias, bias, bias);
 			}
 			size_t i = (size_t)(m * N + n);
 			/* roundings inside a term: level 0 q scale, a times it; level 4 scale_a
 			 * (another ISA's), scale_a scale_b, the product with the block's sum */
-			double w = nb_width(&bd, int8 ? 4 : 2);
+			double w = qref_sum_width(&bd, int8 ? 4 : 2);
 			if (p.y->dtype == QCF_FLOAT16 && w > 0) /* Y rounded to float16 */
 				w += 0x1p-11 * (fabs(acc) + w);
 			if (w > 0)
@@ -399,7 +378,7 @@ static qcf_status qref_ort_gather_block_quantized(const qcf_op_call *call, const
 	if (s != QCF_OK || (s = optional_names(call, 3, opt, d)) != QCF_OK)
 		return s;
 	const qcf_tensor *data = &call->inputs[0], *idx = &call->inputs[1], *sc = &call->inputs[2];
-	const qcf_tensor *zp = named_input(call, 3, "zero_points");
+	const qcf_tensor *zp = qref_input_named(call, 3, "zero_points");
 	qcf_tensor *y = &call->outputs[0];
 	int64_t gaxis, qaxis, bs, bits;
 	if ((s = need_int_attr(call, "gather_axis", 0, 0, &gaxis, d)) != QCF_OK ||

@@ -51,15 +51,6 @@ static int32_t q8(const qcf_tensor *t, size_t i)
 	return t->dtype == QCF_INT8 ? ((const int8_t *)t->data)[i] : ((const uint8_t *)t->data)[i];
 }
 
-/* The optional input named name, from index first on; NULL if absent. */
-static const qcf_tensor *named_input(const qcf_op_call *call, int first, const char *name)
-{
-	for (int i = first; i < call->n_inputs; i++)
-		if (call->inputs[i].name && strcmp(call->inputs[i].name, name) == 0)
-			return &call->inputs[i];
-	return NULL;
-}
-
 /* Inputs from first on must each be called name. */
 static qcf_status only_named(const qcf_op_call *call, int first, const char *name, qref_detail *d)
 {
@@ -140,7 +131,7 @@ static qcf_status qref_ort_qgemm(const qcf_op_call *call, const qref_op *row, qr
 	if (s != QCF_OK || (s = only_named(call, 2, "c", d)) != QCF_OK)
 		return s;
 	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
-	const qcf_tensor *c = named_input(call, 2, "c");
+	const qcf_tensor *c = qref_input_named(call, 2, "c");
 	qcf_tensor *y = &call->outputs[0];
 	/* the schema checks transA, transB (0 or 1) and alpha (a number) */
 	int64_t ta = 0, tb = 0;
@@ -266,7 +257,7 @@ static qcf_status qref_ort_i2f(const qcf_op_call *call, const qref_op *row, qref
 	if (s != QCF_OK || (s = only_named(call, 2, "bias", d)) != QCF_OK)
 		return s;
 	const qcf_tensor *a = &call->inputs[0], *b = &call->inputs[1];
-	const qcf_tensor *bias = named_input(call, 2, "bias");
+	const qcf_tensor *bias = qref_input_named(call, 2, "bias");
 	qcf_tensor *y = &call->outputs[0];
 	/* dynamic_quantize_matmul.cc registers a float32 A (DynamicQuantizeMatMul) or a uint8 A
 	 * (MatMulIntegerToFloat), with a uint8 or int8 B and a float32 Y */
@@ -386,17 +377,6 @@ static const float bnb4_nf4[16] = {-1.0f,
                                    0.7229568362236023f,
                                    1.0f};
 
-/* exponent of v's lowest set bit (v a non-zero double) */
-static int lsb_exp(double v)
-{
-	int e;
-	double w = ldexp(frexp(fabs(v), &e), 53); /* an integer below 2^53 */
-	int z = 0;
-	while (z < 53 && fmod(w, 2.0) == 0)
-		w /= 2, z++;
-	return e - 53 + z;
-}
-
 static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *row, qref_detail *d)
 {
 	(void)row;
@@ -471,28 +451,21 @@ static qcf_status qref_ort_matmul_bnb4(const qcf_op_call *call, const qref_op *r
 	                 : (int64_t)(qref_tensor_numel(y) / (size_t)(N ? N : 1));
 	for (int64_t m = 0; m < rows; m++)
 		for (int64_t n = 0; n < N; n++) {
-			double sum = 0, mag = 0;
-			int exact = 1, emin = INT32_MAX;
+			double sum = 0;
+			qref_sum_bound bd = QREF_SUM_BOUND_INIT;
 			for (int64_t k = 0; k < K; k++) {
+				double b = (double)w[n * K + k];
 				double p = (double)(float)qref_get(a, (size_t)(m * K + k)) *
-				           (double)w[n * K + k]; /* exact in double */
+				           b; /* exact in double */
 				sum += p;
-				mag += fabs(p);
-				if ((double)(float)p != p)
-					exact = 0;
-				else if (p != 0) {
-					int e = lsb_exp(p);
-					emin = e < emin ? e : emin;
-				}
+				qref_sum_part(&bd, p, b, p);
 			}
 			size_t o = (size_t)(m * N + n);
-			if (exact && (mag == 0 || mag < ldexp(1, 24 + emin))) {
+			double wd = qref_sum_width(&bd, 2); /* gamma(K + 2) sum |a b|, or 0 */
+			if (wd == 0)
 				qref_mark_exact(d, 0, o);
-			} else {
-				double g = (double)(K + 2) * 0x1p-24;
-				double wd = g / (1 - g) * mag;
+			else
 				qref_mark_any(d, 0, o, sum - wd, sum + wd);
-			}
 			qref_set(y, o, (double)(float)sum);
 		}
 	free(w);

@@ -42,6 +42,7 @@
 #pragma weak qct_register_ort_conv
 #pragma weak qct_register_ort_attention
 #pragma weak qct_register_ort_embed
+#pragma weak qct_register_ort_moe
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -301,6 +302,7 @@ int main(int argc, char **argv)
 	                        qct_register_ort_conv,
 	                        qct_register_ort_attention,
 	                        qct_register_ort_embed,
+	                        qct_register_ort_moe,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,

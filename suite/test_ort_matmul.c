@@ -1,8 +1,8 @@
 /*
- * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c): every spec of the ops
- * PASSes against the reference (or is a negative case it refuses), ORT's goldens included; the
- * stub suite/stubs/ort_matmul_mistakes.c, with one typical mistake per op, FAILs exactly the
- * cases that expose its mistake and PASSes the rest.
+ * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c, ort_matmul_fpq4.c): every spec
+ * of the ops PASSes against the reference (or is a negative case it refuses), ORT's goldens
+ * included; the stub suite/stubs/ort_matmul_mistakes.c, with one typical mistake per op, FAILs
+ * exactly the cases that expose its mistake and PASSes the rest.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -16,7 +16,8 @@
 	"specs/ort/imported/matmul_integer_to_float_*.yaml "                                       \
 	"specs/ort/dynamic_quantize_matmul*.yaml "                                                 \
 	"specs/ort/imported/dynamic_quantize_matmul_*.yaml "                                       \
-	"specs/ort/matmul_bnb4*.yaml specs/ort/imported/matmul_bnb4_*.yaml"
+	"specs/ort/matmul_bnb4*.yaml specs/ort/imported/matmul_bnb4_*.yaml "                       \
+	"specs/ort/matmul_fpq4*.yaml specs/ort/imported/matmul_fpq4.yaml"
 
 static void test_specs_pass(void)
 {
@@ -143,6 +144,26 @@ static void test_stub_bnb4(void)
 	CU_ASSERT(failed >= 100);
 }
 
+/* MatMulFpQ4: every case but the one whose blocks hold a single value (value 0 is the low
+ * nibble of byte 0 in both orders) */
+static int fpq4_multi(const char *spec, const char *name)
+{
+	(void)spec;
+	return strstr(name, "worked_zero_point_wraps") == NULL;
+}
+
+static void test_stub_fpq4(void)
+{
+	static const char *const must[] = {"worked_zp8", "worked_sym_high_nibble", NULL};
+	size_t passed, failed = qct_stub_verdicts("specs/ort/matmul_fpq4*.yaml "
+	                                          "specs/ort/imported/matmul_fpq4.yaml",
+	                                          "ort_matmul_mistakes", fpq4_multi, must, &passed);
+	printf("\n  MatMulFpQ4 in MatMulNBits' nibble order: %zu cases FAIL, %zu PASS", failed,
+	       passed);
+	CU_ASSERT_EQUAL(failed, 48);
+	CU_ASSERT_EQUAL(passed, 1);
+}
+
 void qct_register_ort_matmul(void)
 {
 	CU_pSuite s = qct_suite("ort/matmul");
@@ -155,4 +176,6 @@ void qct_register_ort_matmul(void)
 	CU_add_test(s, "a DynamicQuantizeMatMul rounding a's ties away FAILs only tie cases",
 	            test_stub_dqmm);
 	CU_add_test(s, "a MatMulBnb4 reading B low nibble first FAILs", test_stub_bnb4);
+	CU_add_test(s, "a MatMulFpQ4 reading MatMulNBits' nibble order FAILs all but K = 1",
+	            test_stub_fpq4);
 }

@@ -387,11 +387,12 @@ function wrap(text, width) {
 module.exports = {f32, next32, fmt, f16, f16Bits, f16FromBits, bf16, bf16Bits, FMT, miniDecode, miniValues,
 	Rng, runNode, writeSpec, PROV, ortPkg, LIB_SHA, outRoot};
 
-// The com.microsoft modules: contrib.js (the LLM ops), then every qlinear_*.js of this folder
-// in name order; each exports generate(L, dir) -> {ops: [{op, files, cases}]} and writes its
-// specs into dir (OUT/ort/imported), which this empties first and whose README it writes.
+// The com.microsoft modules: contrib.js (the LLM ops), then every contrib_*.js (more LLM ops)
+// and qlinear_*.js of this folder in name order; each exports generate(L, dir) -> {ops: [{op,
+// files, cases}]} and writes its specs into dir (OUT/ort/imported), which this empties first
+// and whose README it writes.
 function contribModules() {
-	const extra = fs.readdirSync(__dirname).filter(f => /^qlinear_[a-z0-9_]+\.js$/.test(f)).sort();
+	const extra = fs.readdirSync(__dirname).filter(f => /^(contrib|qlinear)_[a-z0-9_]+\.js$/.test(f)).sort();
 	return ['contrib.js', ...extra];
 }
 

@@ -1,6 +1,6 @@
 /*
- * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c) with one typical mistake
- * per op; every other call goes to the reference unchanged.
+ * ONNX Runtime's quantized matrix products (reference/ort_qmatmul.c, ort_matmul_fpq4.c) with one
+ * typical mistake per op; every other call goes to the reference unchanged.
  *
  *   QGemm with a quantized y: the requantization rounds ties half away from zero (roundf), where
  *   MLAS's MlasRequantizeOutput rounds them to even. The reference computes the call first (and
@@ -15,6 +15,10 @@
  *   MatMulBnb4: each byte of B read low nibble first (MatMulNBits' order), where
  *   DequantizeBlockBnb4 takes the high nibble for the even element; the stub swaps the nibbles
  *   of a copy of B and hands it to the reference.
+ *   MatMulFpQ4: each 32-value block of the blob read in MatMulNBits' order (value 2t in the low
+ *   nibble of byte t, 2t + 1 in the high one), where MLAS's blob holds value i in the low
+ *   nibble of byte i and i + 16 in the high one; the stub rewrites a copy of the blob so that
+ *   the reference reads what the mistaken kernel reads. Only a block of one value escapes.
  */
 #include <math.h>
 
@@ -154,6 +158,35 @@ static qcf_status bnb4_low_first(qcf_instance *inst, const qcf_op_call *call)
 	return st;
 }
 
+/* MatMulFpQ4: every block's 16 data bytes read as MatMulNBits packs them, then the reference */
+static qcf_status fpq4_nbits_order(qcf_instance *inst, const qcf_op_call *call)
+{
+	const qcf_tensor *b = &call->inputs[1];
+	int64_t t = 1;
+	qref_attr_int(call, "blk_quant_type", &t);
+	size_t n = b->nbytes, head = t == 0 ? 4 : 5, size = head + 16;
+	uint8_t *re = malloc(n ? n : 1);
+	if (!re)
+		return stub_fail(inst, QCF_ERROR, "out of memory");
+	memcpy(re, b->data, n);
+	for (size_t o = 0; o + size <= n; o += size) {
+		const uint8_t *d = (const uint8_t *)b->data + o + head;
+		for (int l = 0; l < 16; l++) {
+			int v0 = (d[l / 2] >> (4 * (l % 2))) & 0xf; /* the mistake */
+			int v1 = (d[(l + 16) / 2] >> (4 * (l % 2))) & 0xf;
+			re[o + head + (size_t)l] = (uint8_t)(v0 | v1 << 4);
+		}
+	}
+	qcf_tensor in[3];
+	memcpy(in, call->inputs, 3 * sizeof in[0]);
+	in[1].data = re;
+	qcf_op_call c = *call;
+	c.inputs = in;
+	qcf_status st = stub_delegate(inst, &c);
+	free(re);
+	return st;
+}
+
 static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const qcf_op_call *call)
 {
 	(void)prep;
@@ -165,6 +198,9 @@ static qcf_status mistakes_execute(qcf_instance *inst, qcf_prepared *prep, const
 	if (stub_op_is(call, "MatMulBnb4") && call->n_inputs == 3 &&
 	    call->inputs[1].dtype == QCF_UINT8)
 		return bnb4_low_first(inst, call);
+	if (stub_op_is(call, "MatMulFpQ4") && call->n_inputs == 3 &&
+	    call->inputs[1].dtype == QCF_UINT8)
+		return fpq4_nbits_order(inst, call);
 	qcf_status st = stub_delegate(inst, call);
 	if (st != QCF_OK)
 		return st;
