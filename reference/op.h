@@ -84,6 +84,7 @@ extern const qref_op qref_ops_ort_qattention[];          /* ort_qattention.c */
 extern const qref_op qref_ops_ggml[];                    /* ggml_ops.c */
 extern const qref_op qref_ops_mx[];                      /* mx.c */
 extern const qref_op qref_ops_ort_qconv[];               /* ort_qconv.c */
+extern const qref_op qref_ops_ort_qlstm[];               /* ort_qlstm.c */
 
 /* The row of semantics / op, or NULL. */
 const qref_op *qref_op_find(const char *semantics, const char *op);
