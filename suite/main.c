@@ -40,6 +40,7 @@
 #pragma weak qct_register_ort_matmul
 #pragma weak qct_register_ort_conv
 #pragma weak qct_register_ort_attention
+#pragma weak qct_register_ort_lstm
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -266,6 +267,7 @@ int main(int argc, char **argv)
 	                        qct_register_ort_matmul,
 	                        qct_register_ort_conv,
 	                        qct_register_ort_attention,
+	                        qct_register_ort_lstm,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,
