@@ -50,10 +50,18 @@
 #define H_MAX  (1 + 0x1p-22)
 
 enum { IN_X, IN_W, IN_R, IN_WS, IN_WZ, IN_RS, IN_RZ, IN_B, IN_SL, IN_H0, IN_C0, IN_P, N_IN };
-static const char *const in_names[N_IN] = {"X",      "W",       "R",
-                                           "W_scale", "W_zero_point", "R_scale",
-                                           "R_zero_point", "B", "sequence_lens",
-                                           "initial_h", "initial_c", "P"};
+static const char *const in_names[N_IN] = {"X",
+                                           "W",
+                                           "R",
+                                           "W_scale",
+                                           "W_zero_point",
+                                           "R_scale",
+                                           "R_zero_point",
+                                           "B",
+                                           "sequence_lens",
+                                           "initial_h",
+                                           "initial_c",
+                                           "P"};
 static const char *const out_names[3] = {"Y", "Y_h", "Y_c"};
 
 /* a value and the bound of its distance from what ORT computes */
@@ -89,7 +97,8 @@ static int quantize_band(const bd *x, size_t n, uint8_t *q, float *slo, float *s
 	for (size_t i = 0; i < n; i++) {
 		float lo = f32_out(x[i].v - x[i].e, -1), hi = f32_out(x[i].v + x[i].e, 1);
 		float nv = (float)x[i].v;
-		mxl = fmaxf(mxl, lo), mxh = fmaxf(mxh, hi), mnl = fminf(mnl, lo), mnh = fminf(mnh, hi);
+		mxl = fmaxf(mxl, lo), mxh = fmaxf(mxh, hi), mnl = fminf(mnl, lo),
+		mnh = fminf(mnh, hi);
 		mxn = fmaxf(mxn, nv), mnn = fminf(mnn, nv);
 	}
 	if (mxh == 0 && mnl == 0) { /* every value 0: scale 1, zero point 0 */
@@ -212,7 +221,7 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 	/* LoadBias: Wb + Rb in float32, per gate */
 	for (int64_t j = 0; j < G; j++)
 		bias[j] = Bt ? (float)qref_get(Bt, (size_t)(dir * 2 * G + j)) +
-		                       (float)qref_get(Bt, (size_t)(dir * 2 * G + G + j))
+		                          (float)qref_get(Bt, (size_t)(dir * 2 * G + G + j))
 		             : 0.0f;
 	/* the input ComputeGemm sees: ReverseSequence per batch row for the reverse direction */
 	for (int64_t t = 0; t < maxlen; t++)
@@ -234,8 +243,8 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 	}
 	const qcf_tensor *ws = tin(c, IN_WS), *rs = tin(c, IN_RS);
 	int32_t zw = wzero(tin(c, IN_WZ), ws, dir), zr = wzero(tin(c, IN_RZ), rs, dir);
-	int lost = 0;                    /* the codes of some H are not certain */
-	double cmax = 0;                 /* |C| <= cmax for every row (the recurrence's bound) */
+	int lost = 0;    /* the codes of some H are not certain */
+	double cmax = 0; /* |C| <= cmax for every row (the recurrence's bound) */
 	for (int64_t k = 0; k < B * H; k++)
 		cmax = fmax(cmax, fabs(cs[k].v));
 	for (int64_t t = 0; t < maxlen; t++) {
@@ -246,7 +255,8 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 		cmax = (cmax + H_MAX) * (1 + 0x1p-20);
 		for (int64_t b = 0; b < B; b++) {
 			if (t >= len[b]) {
-				if (ysq) /* GateComputations zeroes the row of Y, the next step's H */
+				if (ysq) /* GateComputations zeroes the row of Y, the next step's H
+				          */
 					for (int64_t k = 0; k < H; k++)
 						ha[b * H + k] = (bd){0, 0};
 				continue;
@@ -287,9 +297,11 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 				} else {
 					if (P)
 						gf = add(gf, mul(*cp, (bd){pf, 0}));
-					f = act(Bt ? add(gf, (bd){bias[2 * H + k], 0}) : gf, c->clip, 0);
+					f = act(Bt ? add(gf, (bd){bias[2 * H + k], 0}) : gf,
+					        c->clip, 0);
 				}
-				bd gg = act(Bt ? add(gc, (bd){bias[3 * H + k], 0}) : gc, c->clip, 1);
+				bd gg = act(Bt ? add(gc, (bd){bias[3 * H + k], 0}) : gc, c->clip,
+				            1);
 				/* C = C f + i g: two products and a sum, any of them fused */
 				bd cn = add(mul(*cp, f), mul(i, gg));
 				if (P)
@@ -306,7 +318,8 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 					if (lost)
 						qref_mark_any(d, c->yk[0], yi, -H_MAX, H_MAX);
 					else
-						qref_mark_any(d, c->yk[0], yi, hn.v - hn.e, hn.v + hn.e);
+						qref_mark_any(d, c->yk[0], yi, hn.v - hn.e,
+						              hn.v + hn.e);
 					qref_set(c->y[0], yi, (double)(float)hn.v);
 				}
 			}
@@ -320,14 +333,16 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 					if (lost)
 						qref_mark_any(d, c->yk[1], o, -H_MAX, H_MAX);
 					else
-						qref_mark_any(d, c->yk[1], o, hv.v - hv.e, hv.v + hv.e);
+						qref_mark_any(d, c->yk[1], o, hv.v - hv.e,
+						              hv.v + hv.e);
 					qref_set(c->y[1], o, (double)(float)hv.v);
 				}
 				if (c->y[2]) {
 					if (lost)
 						qref_mark_any(d, c->yk[2], o, -cmax, cmax);
 					else
-						qref_mark_any(d, c->yk[2], o, cv.v - cv.e, cv.v + cv.e);
+						qref_mark_any(d, c->yk[2], o, cv.v - cv.e,
+						              cv.v + cv.e);
 					qref_set(c->y[2], o, (double)(float)cv.v);
 				}
 			}
@@ -336,14 +351,15 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 	return QCF_OK;
 }
 
-static qcf_status shape_is(const qcf_tensor *t, int32_t rank, const int64_t *dims)
+/* 1 when t has this rank and these dimensions */
+static int shape_is(const qcf_tensor *t, int32_t rank, const int64_t *dims)
 {
 	if (t->rank != rank)
-		return QCF_INVALID_PARAM;
+		return 0;
 	for (int32_t i = 0; i < rank; i++)
 		if (t->shape[i] != dims[i])
-			return QCF_INVALID_PARAM;
-	return QCF_OK;
+			return 0;
+	return 1;
 }
 
 /* WeightCheck: [D] (per direction) or [D, 4H] (per column) */
@@ -359,11 +375,12 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 	const char *op = call->op;
 	if (call->n_inputs < 7 || call->n_inputs > N_IN || call->n_outputs < 1 ||
 	    call->n_outputs > 3)
-		return qref_fail(d, QCF_INVALID_PARAM,
-		                 "%s takes X, W, R, W_scale, W_zero_point, R_scale, R_zero_point and "
-		                 "the optional B, sequence_lens, initial_h, initial_c and P, and one "
-		                 "to three of the outputs Y, Y_h, Y_c, got %" PRId32 " and %" PRId32,
-		                 op, call->n_inputs, call->n_outputs);
+		return qref_fail(
+		        d, QCF_INVALID_PARAM,
+		        "%s takes X, W, R, W_scale, W_zero_point, R_scale, R_zero_point and "
+		        "the optional B, sequence_lens, initial_h, initial_c and P, and one "
+		        "to three of the outputs Y, Y_h, Y_c, got %" PRId32 " and %" PRId32,
+		        op, call->n_inputs, call->n_outputs);
 	qcf_status s = qref_check_call(call, call->n_inputs, call->n_outputs, d);
 	if (s != QCF_OK)
 		return s;
@@ -375,12 +392,13 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 		while (k < N_IN && !(nm && strcmp(nm, in_names[k]) == 0))
 			k++;
 		if (k == N_IN || c.t[k])
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: input %d must be named X, W, R, B, sequence_lens, "
-			                 "initial_h, initial_c, P, W_scale, W_zero_point, R_scale or "
-			                 "R_zero_point, each once (ORT's inputs are told apart by "
-			                 "position; qconform's by name)",
-			                 op, i);
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: input %d must be named X, W, R, B, sequence_lens, "
+			        "initial_h, initial_c, P, W_scale, W_zero_point, R_scale or "
+			        "R_zero_point, each once (ORT's inputs are told apart by "
+			        "position; qconform's by name)",
+			        op, i);
 		c.t[k] = &call->inputs[i];
 	}
 	for (int k = 0; k <= IN_RZ; k++)
@@ -394,7 +412,8 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 			k++;
 		if (k == 3 || c.y[k])
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: output %d must be named Y, Y_h or Y_c, each once", op, i);
+			                 "%s: output %d must be named Y, Y_h or Y_c, each once", op,
+			                 i);
 		c.y[k] = &call->outputs[i];
 		c.yk[k] = i;
 	}
@@ -428,8 +447,7 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 	if (W->dtype != QCF_UINT8 && W->dtype != QCF_INT8)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: W must be uint8 or int8, got %s", op,
 		                 qref_dtype_name(W->dtype));
-	if (R->dtype != W->dtype || c.t[IN_WZ]->dtype != W->dtype ||
-	    c.t[IN_RZ]->dtype != W->dtype)
+	if (R->dtype != W->dtype || c.t[IN_WZ]->dtype != W->dtype || c.t[IN_RZ]->dtype != W->dtype)
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: R, W_zero_point and R_zero_point must have W's type %s (one "
 		                 "type parameter T2)",
@@ -440,41 +458,42 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 			return qref_fail(d, QCF_INVALID_PARAM, "%s: %s must be float32, got %s", op,
 			                 in_names[fl[i]], qref_dtype_name(c.t[fl[i]]->dtype));
 	if (c.t[IN_SL] && c.t[IN_SL]->dtype != QCF_INT32)
-		return qref_fail(d, QCF_INVALID_PARAM, "%s: sequence_lens must be int32, got %s", op,
-		                 qref_dtype_name(c.t[IN_SL]->dtype));
+		return qref_fail(d, QCF_INVALID_PARAM, "%s: sequence_lens must be int32, got %s",
+		                 op, qref_dtype_name(c.t[IN_SL]->dtype));
 	for (int k = 0; k < 3; k++)
 		if (c.y[k] && c.y[k]->dtype != QCF_FLOAT32)
 			return qref_fail_output(d, c.yk[k], QREF_PART_DTYPE, QCF_INVALID_PARAM,
 			                        "%s: %s must be float32", op, out_names[k]);
 	for (int k = 0; k < N_IN; k++)
 		if (c.t[k] && c.t[k]->quant)
-			return qref_fail_tensor(d, c.t[k], QREF_PART_QUANT, QCF_INVALID_PARAM,
-			                        "%s: %s carries no quantization (the scales and zero "
-			                        "points are inputs)",
-			                        op, in_names[k]);
+			return qref_fail_tensor(
+			        d, c.t[k], QREF_PART_QUANT, QCF_INVALID_PARAM,
+			        "%s: %s carries no quantization (the scales and zero "
+			        "points are inputs)",
+			        op, in_names[k]);
 	/* shapes: ValidateInputs and the kernel's checks */
 	if (X->rank != 3)
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: X must have 3 dimensions, got %" PRId32,
 		                 op, X->rank);
 	c.S = X->shape[0], c.B = X->shape[1], c.I = X->shape[2];
 	const int64_t D = c.D, H = c.H, B = c.B, S = c.S;
-	if (shape_is(W, 3, (int64_t[]){D, c.I, 4 * H}) != QCF_OK)
+	if (!shape_is(W, 3, (int64_t[]){D, c.I, 4 * H}))
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: W must have shape [num_directions, input_size, 4 * "
 		                 "hidden_size] = [%lld, %lld, %lld]",
 		                 op, (long long)D, (long long)c.I, (long long)(4 * H));
-	if (shape_is(R, 3, (int64_t[]){D, H, 4 * H}) != QCF_OK)
+	if (!shape_is(R, 3, (int64_t[]){D, H, 4 * H}))
 		return qref_fail(d, QCF_INVALID_PARAM,
 		                 "%s: R must have shape [num_directions, hidden_size, 4 * "
 		                 "hidden_size] = [%lld, %lld, %lld]",
 		                 op, (long long)D, (long long)H, (long long)(4 * H));
 	for (int k = IN_WS; k <= IN_RZ; k++)
 		if (!qparam_shape_ok(c.t[k], D, H))
-			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: %s must have shape [%lld] (per tensor and direction) or "
-			                 "[%lld, %lld] (per column) (WeightCheck)",
-			                 op, in_names[k], (long long)D, (long long)D,
-			                 (long long)(4 * H));
+			return qref_fail(
+			        d, QCF_INVALID_PARAM,
+			        "%s: %s must have shape [%lld] (per tensor and direction) or "
+			        "[%lld, %lld] (per column) (WeightCheck)",
+			        op, in_names[k], (long long)D, (long long)D, (long long)(4 * H));
 	for (int k = IN_WZ; k <= IN_RZ; k += 2) { /* ZeroPointCheck, on a 2-D zero point only */
 		const qcf_tensor *z = c.t[k];
 		size_t n = qref_tensor_numel(z);
@@ -493,51 +512,54 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 		                 "bidirectional: ORT reads the second direction's zero point 4 * "
 		                 "hidden_size values on, past the tensor's end",
 		                 op);
-	if (c.t[IN_B] && shape_is(c.t[IN_B], 2, (int64_t[]){D, 8 * H}) != QCF_OK)
+	if (c.t[IN_B] && !shape_is(c.t[IN_B], 2, (int64_t[]){D, 8 * H}))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: B must have shape [%lld, %lld]", op,
 		                 (long long)D, (long long)(8 * H));
 	const qcf_tensor *SL = c.t[IN_SL];
 	int64_t maxlen = S, zero_row = 0;
 	if (SL) {
-		if (shape_is(SL, 1, (int64_t[]){B}) != QCF_OK)
+		if (!shape_is(SL, 1, (int64_t[]){B}))
 			return qref_fail(d, QCF_INVALID_PARAM,
-			                 "%s: sequence_lens must have shape [batch_size] = [%lld]", op,
-			                 (long long)B);
+			                 "%s: sequence_lens must have shape [batch_size] = [%lld]",
+			                 op, (long long)B);
 		maxlen = 0;
 		for (int64_t b = 0; b < B; b++) {
 			double v = qref_get(SL, (size_t)b);
 			if (v < 0 || v > (double)S)
-				return qref_fail_tensor(d, SL, QREF_PART_DATA, QCF_INVALID_PARAM,
-				                        "%s: sequence_lens[%lld] = %.0f is outside [0, "
-				                        "seq_length = %lld] (ValidateInputs)",
-				                        op, (long long)b, v, (long long)S);
+				return qref_fail_tensor(
+				        d, SL, QREF_PART_DATA, QCF_INVALID_PARAM,
+				        "%s: sequence_lens[%lld] = %.0f is outside [0, "
+				        "seq_length = %lld] (ValidateInputs)",
+				        op, (long long)b, v, (long long)S);
 			maxlen = (int64_t)v > maxlen ? (int64_t)v : maxlen;
 			zero_row |= v == 0;
 		}
 	}
 	for (int k = IN_H0; k <= IN_C0; k++)
-		if (c.t[k] && shape_is(c.t[k], 3, (int64_t[]){D, B, H}) != QCF_OK)
-			return qref_fail(d, QCF_INVALID_PARAM, "%s: %s must have shape [%lld, %lld, %lld]",
-			                 op, in_names[k], (long long)D, (long long)B, (long long)H);
-	if (c.t[IN_P] && shape_is(c.t[IN_P], 2, (int64_t[]){D, 3 * H}) != QCF_OK)
+		if (c.t[k] && !shape_is(c.t[k], 3, (int64_t[]){D, B, H}))
+			return qref_fail(d, QCF_INVALID_PARAM,
+			                 "%s: %s must have shape [%lld, %lld, %lld]", op,
+			                 in_names[k], (long long)D, (long long)B, (long long)H);
+	if (c.t[IN_P] && !shape_is(c.t[IN_P], 2, (int64_t[]){D, 3 * H}))
 		return qref_fail(d, QCF_INVALID_PARAM, "%s: P must have shape [%lld, %lld]", op,
 		                 (long long)D, (long long)(3 * H));
-	if (c.y[0] && shape_is(c.y[0], 4, (int64_t[]){S, D, B, H}) != QCF_OK)
+	if (c.y[0] && !shape_is(c.y[0], 4, (int64_t[]){S, D, B, H}))
 		return qref_fail_output(d, c.yk[0], QREF_PART_SHAPE, QCF_INVALID_PARAM,
 		                        "%s: Y must have shape [seq_length, num_directions, "
 		                        "batch_size, hidden_size] = [%lld, %lld, %lld, %lld]",
 		                        op, (long long)S, (long long)D, (long long)B, (long long)H);
 	for (int k = 1; k < 3; k++)
-		if (c.y[k] && shape_is(c.y[k], 3, (int64_t[]){D, B, H}) != QCF_OK)
+		if (c.y[k] && !shape_is(c.y[k], 3, (int64_t[]){D, B, H}))
 			return qref_fail_output(d, c.yk[k], QREF_PART_SHAPE, QCF_INVALID_PARAM,
 			                        "%s: %s must have shape [%lld, %lld, %lld]", op,
 			                        out_names[k], (long long)D, (long long)B,
 			                        (long long)H);
 	if (S == 0 || B == 0 || c.I == 0)
-		return qref_fail(d, QCF_NOT_SUPPORTED,
-		                 "%s: an empty X is not implemented (MLAS's integer GEMM with K = 0 "
-		                 "leaves its output unwritten)",
-		                 op);
+		return qref_fail(
+		        d, QCF_NOT_SUPPORTED,
+		        "%s: an empty X is not implemented (MLAS's integer GEMM with K = 0 "
+		        "leaves its output unwritten)",
+		        op);
 	if (!c.y[0] && zero_row && maxlen > 1)
 		return qref_fail(d, QCF_NOT_SUPPORTED,
 		                 "%s: without Y, a batch row of sequence length 0 feeds the next "
@@ -551,11 +573,12 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 		size_t n = qref_tensor_numel(t);
 		for (size_t i = 0; i < n; i++)
 			if (!isfinite(qref_get(t, i)))
-				return qref_fail_tensor(d, t, QREF_PART_DATA, QCF_NOT_SUPPORTED,
-				                        "%s: a NaN or infinite %s is not implemented "
-				                        "(ORT's dynamic quantization then makes NaN "
-				                        "scales)",
-				                        op, in_names[k]);
+				return qref_fail_tensor(
+				        d, t, QREF_PART_DATA, QCF_NOT_SUPPORTED,
+				        "%s: a NaN or infinite %s is not implemented "
+				        "(ORT's dynamic quantization then makes NaN "
+				        "scales)",
+				        op, in_names[k]);
 	}
 	if ((s = qref_no_rounding(call, d, "nothing to an integer but the dynamic quantization")) !=
 	    QCF_OK)
