@@ -95,6 +95,8 @@ static int quantize_band(const bd *x, size_t n, uint8_t *q, float *slo, float *s
 {
 	float mxl = 0, mxh = 0, mnl = 0, mnh = 0, mxn = 0, mnn = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i].v - x[i].e) || !isfinite(x[i].v + x[i].e))
+			return 0;
 		float lo = f32_out(x[i].v - x[i].e, -1), hi = f32_out(x[i].v + x[i].e, 1);
 		float nv = (float)x[i].v;
 		mxl = fmaxf(mxl, lo), mxh = fmaxf(mxh, hi), mnl = fminf(mnl, lo),
@@ -191,6 +193,16 @@ static float wscale(const qcf_tensor *s, int64_t dir, int64_t j, int64_t H)
 static int32_t wzero(const qcf_tensor *z, const qcf_tensor *s, int64_t dir)
 {
 	return q8(z, (size_t)(s->rank == 2 ? dir * z->shape[z->rank - 1] : dir));
+}
+
+/* element i of output k: any in [v - e, v + e], or in [-r, r] when that is not finite or the
+ * codes were lost */
+static void mark(qref_detail *d, int k, size_t i, bd x, int lost, double r)
+{
+	double lo = x.v - x.e, hi = x.v + x.e;
+	if (lost || !isfinite(lo) || !isfinite(hi))
+		lo = -r, hi = r;
+	qref_mark_any(d, k, i, lo, hi);
 }
 
 /* one direction, written into the outputs with the band of every element */
@@ -315,11 +327,7 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 				if (ysq) {
 					int64_t to = reverse ? len[b] - 1 - t : t;
 					size_t yi = (size_t)(((to * c->D + dir) * B + b) * H + k);
-					if (lost)
-						qref_mark_any(d, c->yk[0], yi, -H_MAX, H_MAX);
-					else
-						qref_mark_any(d, c->yk[0], yi, hn.v - hn.e,
-						              hn.v + hn.e);
+					mark(d, c->yk[0], yi, hn, lost, H_MAX);
 					qref_set(c->y[0], yi, (double)(float)hn.v);
 				}
 			}
@@ -330,19 +338,11 @@ static qcf_status run_direction(const lstm_call *c, int64_t dir, int reverse, qr
 				size_t o = (size_t)((dir * B + b) * H + k);
 				bd hv = h[b * H + k], cv = cs[b * H + k];
 				if (c->y[1]) {
-					if (lost)
-						qref_mark_any(d, c->yk[1], o, -H_MAX, H_MAX);
-					else
-						qref_mark_any(d, c->yk[1], o, hv.v - hv.e,
-						              hv.v + hv.e);
+					mark(d, c->yk[1], o, hv, lost, H_MAX);
 					qref_set(c->y[1], o, (double)(float)hv.v);
 				}
 				if (c->y[2]) {
-					if (lost)
-						qref_mark_any(d, c->yk[2], o, -cmax, cmax);
-					else
-						qref_mark_any(d, c->yk[2], o, cv.v - cv.e,
-						              cv.v + cv.e);
+					mark(d, c->yk[2], o, cv, lost, cmax);
 					qref_set(c->y[2], o, (double)(float)cv.v);
 				}
 			}
@@ -580,6 +580,16 @@ static qcf_status qref_ort_dq_lstm(const qcf_op_call *call, const qref_op *row, 
 				        "scales)",
 				        op, in_names[k]);
 	}
+	float xmax = 0, xmin = 0;
+	for (size_t i = 0; i < qref_tensor_numel(X); i++) {
+		xmax = fmaxf(xmax, (float)qref_get(X, i));
+		xmin = fminf(xmin, (float)qref_get(X, i));
+	}
+	if (!isfinite(xmax - xmin))
+		return qref_fail_tensor(d, X, QREF_PART_DATA, QCF_NOT_SUPPORTED,
+		                        "%s: X's range overflows float32 (ORT's scale is then "
+		                        "infinite and its outputs NaN): not implemented",
+		                        op);
 	if ((s = qref_no_rounding(call, d, "nothing to an integer but the dynamic quantization")) !=
 	    QCF_OK)
 		return s;
