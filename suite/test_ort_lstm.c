@@ -31,11 +31,13 @@ static void test_specs_pass(void)
 }
 
 /* the cases with a row shorter than seq_length: the imported ones whose sequence_lens are mixed
- * (the import makes row 1 a step shorter) or hold a 0, and the worked zero length */
+ * (the import makes row 1 a step shorter) or hold a 0, the worked zero length, and every case of
+ * the edges sweep (its seeded lengths of 3 rows from 0 to 4 all hold one below 4) */
 static int has_short_row(const char *name)
 {
 	return strstr(name, "_sl_mixed") != NULL || strstr(name, "_sl_zero") != NULL ||
-	       strstr(name, "/worked_zero_length") != NULL;
+	       strstr(name, "/worked_zero_length") != NULL ||
+	       strstr(name, "dynamic_quantize_lstm_edges/") != NULL;
 }
 
 static void test_stub_sequence_lens_ignored(void)
@@ -67,7 +69,7 @@ static void test_stub_sequence_lens_ignored(void)
 	}
 	printf("\n  DynamicQuantizeLSTM sequence_lens ignored: %zu cases FAIL, %zu PASS", failed,
 	       passed);
-	CU_ASSERT_EQUAL(failed, 19);
+	CU_ASSERT_EQUAL(failed, 37);
 	CU_ASSERT_EQUAL(passed, 57);
 	CU_ASSERT_EQUAL(bad, 0);
 	json_decref(r);
