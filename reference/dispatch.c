@@ -46,6 +46,7 @@ static const qref_op *const families[] = {
         qref_ops_ort_qconv,
         qref_ops_ort_matmul_fpq4,
         qref_ops_ort_qmoe,
+        qref_ops_ort_qlstm,
 };
 
 #define N_FAMILIES (sizeof families / sizeof families[0])

@@ -87,6 +87,7 @@ extern const qref_op qref_ops_mx[];                      /* mx.c */
 extern const qref_op qref_ops_ort_qconv[];               /* ort_qconv.c */
 extern const qref_op qref_ops_ort_matmul_fpq4[];         /* ort_matmul_fpq4.c */
 extern const qref_op qref_ops_ort_qmoe[];                /* ort_qmoe.c */
+extern const qref_op qref_ops_ort_qlstm[];               /* ort_qlstm.c */
 
 /* The row of semantics / op, or NULL. */
 const qref_op *qref_op_find(const char *semantics, const char *op);

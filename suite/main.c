@@ -43,6 +43,7 @@
 #pragma weak qct_register_ort_attention
 #pragma weak qct_register_ort_embed
 #pragma weak qct_register_ort_moe
+#pragma weak qct_register_ort_lstm
 #pragma weak qct_register_torch
 #pragma weak qct_register_tf
 #pragma weak qct_register_conventions
@@ -303,6 +304,7 @@ int main(int argc, char **argv)
 	                        qct_register_ort_attention,
 	                        qct_register_ort_embed,
 	                        qct_register_ort_moe,
+	                        qct_register_ort_lstm,
 	                        qct_register_torch,
 	                        qct_register_tf,
 	                        qct_register_conventions,

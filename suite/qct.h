@@ -145,6 +145,7 @@ void qct_register_ort_conv(void);
 void qct_register_ort_attention(void);
 void qct_register_ort_embed(void);
 void qct_register_ort_moe(void);
+void qct_register_ort_lstm(void);
 void qct_register_torch(void);
 void qct_register_tf(void);
 void qct_register_conventions(void);

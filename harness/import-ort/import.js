@@ -232,8 +232,9 @@ function vinfo(name, dtype, shape) {
 // pre-packs them where it does), except those marked feed: true, which the JS API can carry
 // (float32, float16). outs: [{name, dtype, shape}]: an output the JS API cannot read (float8,
 // float4, bfloat16, int4) goes through a Cast to float32 (exact for every one of these types)
-// or int32. Returns the output values as numbers.
-async function runNode({op, domain, opset, ins, outs, attrs}) {
+// or int32; emptyOutputs leading outputs of the node are left out (named ''). Returns the output
+// values as numbers.
+async function runNode({op, domain, opset, ins, outs, attrs, emptyOutputs = 0}) {
 	const inits = [], inputs = [], feeds = {}, names = [];
 	for (const t of ins) {
 		if (!t) { names.push(''); continue; }
@@ -248,7 +249,7 @@ async function runNode({op, domain, opset, ins, outs, attrs}) {
 		}
 	}
 	const nodes = [onnx.NodeProto.create({opType: op, domain: domain === 'ai.onnx' ? '' : domain,
-		input: names, output: outs.map(o => o.name + (readable(o.dtype) ? '' : '_raw')),
+		input: names, output: [...Array(emptyOutputs).fill(''), ...outs.map(o => o.name + (readable(o.dtype) ? '' : '_raw'))],
 		attribute: Object.entries(attrs || {}).map(([k, v]) => attr(k, v))})];
 	const gouts = [];
 	for (const o of outs) {
