@@ -108,6 +108,11 @@ typedef struct qct_tally {
 	size_t cases, pass, expected_error, other, golden;
 } qct_tally;
 qct_tally qct_tally_report(json_t *r);
+/* Runs SPECS (a run's arguments) against the reference: every case PASSes or is a negative case
+ * it refuses, with at least min_golden goldens and min_negative refusals. Prints "LABEL: N
+ * cases, ..." and returns the tally. */
+qct_tally qct_specs_conform(const char *label, const char *specs, size_t min_golden,
+                            size_t min_negative);
 
 /* This test run's build has the sanitizers ($SAN set, or $QCONFORM_BUILD ending in "san"):
  * the tests that take minutes or name build/ binaries run in the unsanitized pass only. */

@@ -14,19 +14,7 @@
 
 static void test_specs_pass(void)
 {
-	const char *tmp = qct_tmpdir();
-	int st;
-	json_t *r = qct_run_report(tmp, &st, NULL, SPECS);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(st, 0);
-	qct_tally t = qct_tally_report(r);
-	printf("\n  QAttention: %zu cases, %zu PASS, %zu EXPECTED_ERROR, %zu golden", t.cases,
-	       t.pass, t.expected_error, t.golden);
-	CU_ASSERT(t.golden >= 62 + 6);
-	CU_ASSERT(t.expected_error >= 20);
-	CU_ASSERT_EQUAL(t.pass + t.expected_error, t.cases);
-	json_decref(r);
-	qct_rmdir(tmp);
+	qct_specs_conform("QAttention", SPECS, 62 + 6, 20);
 }
 
 /* the cases whose mask_index masks some key: every case of the imported mask specs but the dummy

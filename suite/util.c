@@ -739,6 +739,26 @@ int qct_sh_shared(qct_proc *p, const char *fmt, ...)
 	return 0;
 }
 
+qct_tally qct_specs_conform(const char *label, const char *specs, size_t min_golden,
+                            size_t min_negative)
+{
+	const char *tmp = qct_tmpdir();
+	int st;
+	qct_tally t = {0};
+	json_t *r = qct_run_report(tmp, &st, NULL, "%s", specs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(st, 0);
+	t = qct_tally_report(r);
+	printf("\n  %s: %zu cases, %zu PASS, %zu EXPECTED_ERROR, %zu golden", label, t.cases,
+	       t.pass, t.expected_error, t.golden);
+	CU_ASSERT(t.golden >= min_golden);
+	CU_ASSERT(t.expected_error >= min_negative);
+	CU_ASSERT_EQUAL(t.pass + t.expected_error, t.cases);
+	json_decref(r);
+	qct_rmdir(tmp);
+	return t;
+}
+
 size_t qct_stub_verdicts(const char *specs, const char *stub,
                          int (*may_fail)(const char *spec, const char *name),
                          const char *const *must_fail, size_t *passed)
