@@ -371,10 +371,10 @@ static void test_memory_flat(void)
 	return;
 #endif
 	const char *tmp = qct_tmpdir();
-	long rss[2];
-	int repeats[2] = {10, 400};
-	char spec[2][600], json[700], fifo[700], journal[720];
-	for (int k = 0; k < 2; k++) {
+	long rss[2], lag[2];
+	int repeats[3] = {10, 400, 800};
+	char spec[3][600], json[700], fifo[700], journal[720];
+	for (int k = 0; k < 3; k++) {
 		snprintf(spec[k], sizeof spec[k], "%s/many%d.yaml", tmp, k);
 		FILE *f = fopen(spec[k], "w");
 		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -387,23 +387,31 @@ static void test_memory_flat(void)
 		        "zero_point: =zp}}\n",
 		        repeats[k]);
 		fclose(f);
+	}
+	for (int k = 0; k < 2; k++) {
 		snprintf(json, sizeof json, "%s/r%d.json", tmp, k);
 		rss[k] = peak_rss(tmp,
 		                  (const char *[]){"run", spec[k], "--quiet", "--json", json, NULL},
 		                  NULL);
 		CU_ASSERT(rss[k] > 0);
 	}
-	/* the units done and not yet reported hold about 2 MB at most (HELD_BYTES, jobs.c) */
-	printf("\n  peak RSS: %ld KiB for 120 cases, %ld KiB for 4800 cases\n", rss[0], rss[1]);
-	CU_ASSERT(rss[1] < rss[0] + 8192);
 	/* The same while the report's reader lags: the main thread blocks writing it, the job
-	 * threads run ahead, and what they hold for it stays bounded (every unit of the window
-	 * before: 68 MB here; the spec suite failed in 3 of 6 runs on a loaded machine) */
+	 * threads run ahead, and what they hold for it stops at HELD_BYTES (jobs.c; 8 MB as they
+	 * count it, about twice in RSS), whatever the number of cases: 4800 and 9600 cases hold the
+	 * same. Before, every unit of the window: 57 MB over the run's own for 4800 cases. */
 	snprintf(fifo, sizeof fifo, "%s/lag.fifo", tmp);
-	long lag = peak_rss(tmp, (const char *[]){"run", spec[1], "--quiet", "--json", fifo, NULL},
-	                    fifo);
-	printf("  with a reader that lags: %ld KiB\n", lag);
-	CU_ASSERT(lag > 0 && lag < rss[0] + 8192);
+	for (int k = 0; k < 2; k++) {
+		lag[k] = peak_rss(
+		        tmp, (const char *[]){"run", spec[k + 1], "--quiet", "--json", fifo, NULL},
+		        fifo);
+		CU_ASSERT(lag[k] > 0);
+	}
+	printf("\n  peak RSS: %ld KiB for 120 cases, %ld KiB for 4800 cases; with a reader that "
+	       "lags, %ld KiB for 4800 cases, %ld KiB for 9600\n",
+	       rss[0], rss[1], lag[0], lag[1]);
+	CU_ASSERT(rss[1] < rss[0] + 32768);
+	CU_ASSERT(lag[0] < rss[0] + 32768);
+	CU_ASSERT(lag[1] < lag[0] + 4096);
 	/* --resume of the 4800 cases holds the journal's text, not a result per case (it held
 	 * 7 KiB a case: 35 MB here) */
 	snprintf(json, sizeof json, "%s/k.json", tmp);
@@ -422,7 +430,8 @@ static void test_memory_flat(void)
 	                        NULL);
 	printf("  --resume of the 4800 cases: %ld KiB (journal %lld KiB)\n", resumed,
 	       (long long)js.st_size / 1024);
-	CU_ASSERT(resumed > 0 && resumed < rss[1] + (long)(js.st_size / 1024) + 4096);
+	/* above what the run holds at most (a loaded machine may lag it to HELD_BYTES: lag[0]) */
+	CU_ASSERT(resumed > 0 && resumed < lag[0] + (long)(js.st_size / 1024) + 4096);
 	qct_rmdir(tmp);
 }
 

@@ -50,9 +50,12 @@ typedef struct unit_out {
 
 /* What the units done and not yet handed back may hold, at most, before the jobs stop taking
  * units ahead: the window is counted in units, and a main thread that lags (a report's reader
- * that does not read, a loaded machine) let them fill all of it, 30 MB for cases of 1000
- * elements. The first `jobs` units past the last handed back are taken whatever it is. */
-#define HELD_BYTES ((size_t)2 << 20)
+ * that does not read, a loaded machine) let them fill all of it, 57 MB over a 4800-case run's
+ * own for cases of 1000 elements, and without bound in bytes for units of large cases kept
+ * whole (--dump, the diagnosis). The first `jobs` units past the last handed back are taken
+ * whatever it is. 8 MB: at 2 MB the jobs waited often enough on a main thread writing the
+ * report to cost 10 % of cases/s at --jobs 2 (make bench-baseline); at 8 MB and more, noise. */
+#define HELD_BYTES ((size_t)8 << 20)
 
 typedef struct job {
 	qc_jobs *J;
