@@ -18,12 +18,13 @@
  *
  *   QLinearAdd  r_a = s_a / s_c, r_b = s_b / s_c, F = zp_c - (r_a zp_a + r_b zp_b), all float32;
  *     AVX2: fma(a, r_a, fma(b, r_b, F)); SSE2 (no FMA): (F + r_a a) + r_b b; a broadcast scalar
- *     operand is folded into F first (F + r_b b, rounded), then the other operand's product or
- *     fma; cvtps2dq (half to even), saturation. Portable C (and NEON when the ratios do not fit
- *     its fixed point): c = (s_a (a - zp_a) + s_b (b - zp_b)) / s_c, clamped to the type minus
- *     zp_c, nearbyintf(c + zp_c). NEON: MlasCalcQLinearAddParameters's 22-bit multipliers and
- *     shift, (a - zp_a) m_a + (b - zp_b) m_b shifted right rounding half away from zero.
- *     (Newer ORT sources register a uint16 QLinearAdd; the schema of ORT 1.30 refuses it.)
+ *     operand is folded into F first, by a fused multiply-add in ORT 1.30's binary (measured;
+ *     a mul and an add in the source, which a build that does not contract rounds twice: both
+ *     accepted), then the other operand's fma; cvtps2dq (half to even), saturation. Portable C (and
+ * NEON when the ratios do not fit its fixed point): c = (s_a (a - zp_a) + s_b (b - zp_b)) / s_c,
+ * clamped to the type minus zp_c, nearbyintf(c + zp_c). NEON: MlasCalcQLinearAddParameters's 22-bit
+ * multipliers and shift, (a - zp_a) m_a + (b - zp_b) m_b shifted right rounding half away from
+ * zero. (Newer ORT sources register a uint16 QLinearAdd; the schema of ORT 1.30 refuses it.)
  *   QLinearMul  r = s_a s_b / s_c; SSE2 and NEON64: float((a - zp_a)(b - zp_b)) r + zp_c;
  *     NEON32: the same rounded half away from zero; portable C: (s_a (a - zp_a) s_b (b - zp_b))
  *     / s_c clamped, nearbyintf(c + zp_c).
@@ -137,22 +138,28 @@ static int32_t add_answers(const bin_ctx *p, int32_t a, int32_t b, int32_t *lo, 
 	float ra = p->a.s / p->c.s, rb = p->b.s / p->c.s;
 	float fixed = (float)p->c.zp - (ra * (float)p->a.zp + rb * (float)p->b.zp);
 	float fa = (float)a, fb = (float)b;
-	float v_fma, v_sse;
+	float v_fma, v_sse, v_unfused;
+	/* a broadcast scalar is folded into F first: _mm256_add_ps(F, _mm256_mul_ps(s, r)) in
+	 * the source, which ORT 1.30's x86-64 binary runs as one fused multiply-add (measured: a
+	 * [3,1] + [3,13] int8 add at 60.5 exactly gives 61, the fused fold's 60.5000038; the
+	 * two roundings give 60.4999962, 60); a build that does not contract rounds twice */
 	if (p->scalar == 2) {
-		float f = fixed + rb * fb;
-		v_fma = fmaf(fa, ra, f);
-		v_sse = f + ra * fa;
+		v_fma = fmaf(fa, ra, fmaf(fb, rb, fixed));
+		v_unfused = fmaf(fa, ra, fixed + rb * fb);
+		v_sse = (fixed + rb * fb) + ra * fa;
 	} else if (p->scalar == 1) {
-		float f = fixed + ra * fa;
-		v_fma = fmaf(fb, rb, f);
-		v_sse = f + rb * fb;
+		v_fma = fmaf(fb, rb, fmaf(fa, ra, fixed));
+		v_unfused = fmaf(fb, rb, fixed + ra * fa);
+		v_sse = (fixed + ra * fa) + rb * fb;
 	} else {
 		v_fma = fmaf(fa, ra, fmaf(fb, rb, fixed));
+		v_unfused = v_fma;
 		v_sse = (fixed + ra * fa) + rb * fb;
 	}
-	int32_t r[4];
+	int32_t r[5];
 	r[0] = clampi(cvtps(v_fma), p->qmin, p->qmax);
 	r[1] = clampi(cvtps(v_sse), p->qmin, p->qmax);
+	r[4] = clampi(cvtps(v_unfused), p->qmin, p->qmax);
 	float c = (p->a.s * (float)(a - p->a.zp) + p->b.s * (float)(b - p->b.zp)) / p->c.s;
 	r[2] = portable_round(c, p->c.zp, p->qmin, p->qmax);
 	int32_t sh, ma, mb;
@@ -164,7 +171,7 @@ static int32_t add_answers(const bin_ctx *p, int32_t a, int32_t b, int32_t *lo, 
 		r[3] = clampi(q + p->c.zp, p->qmin, p->qmax);
 	}
 	*lo = *hi = r[0];
-	for (int k = 1; k < 4; k++) {
+	for (int k = 1; k < 5; k++) {
 		*lo = r[k] < *lo ? r[k] : *lo;
 		*hi = r[k] > *hi ? r[k] : *hi;
 	}
