@@ -110,7 +110,7 @@ TESTS     := $(BUILD)/qconform_tests
 
 .SECONDARY:
 .PHONY: all deps deps-run deps-cross cross check-deps run test test-unit test-san san-all test-quick bench bench-kernels bench-baseline clean \
-        format format-check import-onnx import-ort ort-npm man install uninstall \
+        format format-check import-onnx import-ort ort-fresh ort-npm man install uninstall \
         plugins mutation examples fuzz runner
 
 # The catalogue's variants (reference/variants/) are plugins the diagnosis runs; the sanitizer
@@ -511,6 +511,17 @@ $(ORT_MODULES)/.package-lock.json: harness/import-ort/package.json harness/impor
 	@mkdir -p $(ORT_NPM)
 	cp harness/import-ort/package.json harness/import-ort/package-lock.json $(ORT_NPM)/
 	cd $(ORT_NPM) && npm ci --ignore-scripts --no-audit --no-fund
+# `make ort-fresh`: the same import on other data (import.js --reseed, each of ORT_FRESH_SEEDS)
+# into $(BUILD)/ort-fresh/SEED, each run against the reference: ONNX Runtime 1.30's outputs on
+# cases the reference was never checked on must conform too. Exit 1 if one does not.
+ORT_FRESH_SEEDS ?= 1 2 3 4 5 6 7 8
+ort-fresh: ort-npm $(QCONFORM)
+	@st=0; for s in $(ORT_FRESH_SEEDS); do d=$(BUILD)/ort-fresh/$$s; rm -rf $$d; \
+	  node harness/import-ort/import.js --modules $(ORT_MODULES) --out $$d --reseed $$s >/dev/null || exit 2; \
+	  printf 'reseed %s: ' $$s; \
+	  $(QCONFORM) run $$d/ort/imported $$d/onnx/ort --quiet --json $$d/report.json | tail -1; \
+	  grep -q '"conforms": true' $$d/report.json 2>/dev/null || st=1; done; exit $$st
+
 import-ort: ort-npm
 	rm -rf $(BUILD)/ort-import
 	node harness/import-ort/import.js --modules $(ORT_MODULES) --out $(BUILD)/ort-import

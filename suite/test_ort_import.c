@@ -8,7 +8,7 @@
  * reference, or is a negative case it refuses (EXPECTED_ERROR); specs/onnx/ort PASSes, and the
  * goldens where ONNX Runtime departs from ONNX are kept apart and disagree; a stub that reads
  * MatMulNBits's absent zero points as 0 (suite/stubs/nbits_zero_default.c) FAILs exactly the cases
- * without zero points.
+ * without zero points; and the import on other data (--reseed) conforms as well.
  */
 #include <jansson.h>
 #include <math.h>
@@ -21,6 +21,53 @@
 
 /* Where `make ort-npm` installs the packages (one place for every build directory). */
 #define ORT_MODULES "build/import-ort/node_modules"
+
+/* The import on other data (import.js --reseed, `make ort-fresh`): ONNX Runtime's outputs on
+ * cases the reference was never checked against conform too. Reseed 99991 holds the QLinearAdd
+ * whose broadcast scalar sits at 60.5 exactly, where ORT's fused fold gives 61 and the
+ * reference gave 60 (qlinear_add.yaml, golden_int8_scalar_fold_fused). */
+static void test_fresh_data_conforms(void)
+{
+	const char *mods = getenv("QCONFORM_ORT_MODULES");
+	if (!mods || !*mods)
+		mods = ORT_MODULES;
+	char pkg[1024];
+	snprintf(pkg, sizeof pkg, "%s/onnxruntime-node/package.json", mods);
+	qct_proc p;
+	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "command -v node"), 0);
+	int have_node = p.status == 0;
+	qct_proc_free(&p);
+	if (!have_node || access(pkg, R_OK) != 0) {
+		printf("\n  skipped: no node or no onnxruntime-node (`make ort-npm`)");
+		return;
+	}
+	static const char *const seeds[] = {"1", "99991"};
+	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+		const char *tmp = qct_tmpdir();
+		CU_ASSERT_EQUAL_FATAL(
+		        qct_sh(&p,
+		               "node harness/import-ort/import.js --modules %s --out %s "
+		               "--reseed %s >/dev/null && grep -q 'reseeded with %s' "
+		               "%s/ort/imported/qlinear_add_int8.yaml",
+		               mods, tmp, seeds[i], seeds[i], tmp),
+		        0);
+		CU_ASSERT_EQUAL(p.status, 0);
+		qct_proc_free(&p);
+		int st;
+		char dirs[1200];
+		snprintf(dirs, sizeof dirs, "%s/ort/imported %s/onnx/ort", tmp, tmp);
+		json_t *r = qct_run_report(tmp, &st, NULL, "%s", dirs);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		CU_ASSERT_EQUAL(st, 0);
+		qct_tally t = qct_tally_report(r);
+		printf("\n  reseed %s: %zu cases, %zu PASS, %zu other", seeds[i], t.cases, t.pass,
+		       t.other);
+		CU_ASSERT(t.cases > 1000);
+		CU_ASSERT_EQUAL(t.other, 0);
+		json_decref(r);
+		qct_rmdir(tmp);
+	}
+}
 
 static void test_import_matches_committed(void)
 {
@@ -242,6 +289,8 @@ void qct_register_ort_import(void)
 	CU_pSuite s = qct_suite("ort/import");
 	CU_add_test(s, "make import-ort gives exactly specs/ort/imported and specs/onnx/ort",
 	            test_import_matches_committed);
+	CU_add_test(s, "ORT on reseeded data (make ort-fresh): every case conforms",
+	            test_fresh_data_conforms);
 	CU_add_test(s, "specs/ort: every case PASS or EXPECTED_ERROR against the reference",
 	            test_ort_specs_pass);
 	CU_add_test(s, "specs/onnx/ort PASSes; ORT's departures from ONNX are kept apart and FAIL",

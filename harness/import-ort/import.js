@@ -11,8 +11,11 @@
 // Everything is deterministic: inputs come from a seeded generator of this file, numbers are
 // printed as the shortest decimal that reads back to the same value, and the same package on the
 // same machine gives byte-identical files (suite/test_ort_import.c checks it).
+// --reseed N: every generator's seed XOR N (0, the default: the committed goldens): the same
+// specs on other data, for checking the reference against ORT on cases it was never fitted to
+// (`make ort-fresh`); their provenance says so.
 //
-// usage: node import.js --modules DIR/node_modules --out DIR
+// usage: node import.js --modules DIR/node_modules --out DIR [--reseed N]
 'use strict';
 
 const fs = require('fs');
@@ -21,16 +24,20 @@ const crypto = require('crypto');
 const {createRequire} = require('module');
 
 function usage(msg) {
-	process.stderr.write(`import-ort: ${msg}\nusage: node import.js --modules NODE_MODULES --out DIR\n`);
+	process.stderr.write(`import-ort: ${msg}\nusage: node import.js --modules NODE_MODULES --out DIR [--reseed N]\n`);
 	process.exit(2);
 }
 
 const argv = process.argv.slice(2);
-let modules = null, outRoot = null;
+let modules = null, outRoot = null, reseed = 0;
 for (let i = 0; i < argv.length; i++) {
 	if (argv[i] === '--modules' && i + 1 < argv.length) modules = argv[++i];
 	else if (argv[i] === '--out' && i + 1 < argv.length) outRoot = argv[++i];
-	else usage(`unknown argument ${argv[i]}`);
+	else if (argv[i] === '--reseed' && i + 1 < argv.length) {
+		const v = argv[++i];
+		if (!/^[0-9]{1,10}$/.test(v) || Number(v) > 0xffffffff) usage(`--reseed ${v}: an integer from 0 to 4294967295`);
+		reseed = Number(v) >>> 0;
+	} else usage(`unknown argument ${argv[i]}`);
 }
 if (!modules || !outRoot) usage('needs --modules and --out');
 const req = createRequire(path.resolve(modules, 'index.js'));
@@ -149,7 +156,7 @@ function miniValues(f) {
 
 class Rng {
 	constructor(seed) {
-		let s = seed >>> 0;
+		let s = (seed ^ reseed) >>> 0;
 		const sm = () => {
 			s = (s + 0x9e3779b9) >>> 0;
 			let z = s;
@@ -317,7 +324,8 @@ function quantYaml(q) {
 }
 
 const PROV = `${ortPkg.name} ${ortPkg.version} (npm), linux/${ARCH} ${LIB_REL} sha256 ${LIB_SHA}; ` +
-	`models built with ${protoPkg.name} ${protoPkg.version}`;
+	`models built with ${protoPkg.name} ${protoPkg.version}` +
+	(reseed ? `; inputs reseeded with ${reseed} (not the committed goldens)` : '');
 
 // spec: {file, op, semantics, domain, opset, profile, description, source, inputs: {name: {dtype}},
 // outputs: {...}, tolerance, cases: [{name, inputs: {name: {shape, data, quant}}, outputs: {name:
