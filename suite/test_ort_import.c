@@ -22,11 +22,9 @@
 /* Where `make ort-npm` installs the packages (one place for every build directory). */
 #define ORT_MODULES "build/import-ort/node_modules"
 
-/* The import on other data (import.js --reseed, `make ort-fresh`): ONNX Runtime's outputs on
- * cases the reference was never checked against conform too. Reseed 99991 holds the QLinearAdd
- * whose broadcast scalar sits at 60.5 exactly, where ORT's fused fold gives 61 and the
- * reference gave 60 (qlinear_add.yaml, golden_int8_scalar_fold_fused). */
-static void test_fresh_data_conforms(void)
+/* The npm packages the import needs (QCONFORM_ORT_MODULES, or ORT_MODULES), or NULL with the
+ * line that says why the test is skipped: no node, or no onnxruntime-node. */
+static const char *ort_modules(void)
 {
 	const char *mods = getenv("QCONFORM_ORT_MODULES");
 	if (!mods || !*mods)
@@ -38,9 +36,23 @@ static void test_fresh_data_conforms(void)
 	int have_node = p.status == 0;
 	qct_proc_free(&p);
 	if (!have_node || access(pkg, R_OK) != 0) {
-		printf("\n  skipped: no node or no onnxruntime-node (`make ort-npm`)");
-		return;
+		printf("\n  skipped: %s (`make ort-npm` after apt-get install nodejs npm)",
+		       have_node ? "no onnxruntime-node in " ORT_MODULES : "no node");
+		return NULL;
 	}
+	return mods;
+}
+
+/* The import on other data (import.js --reseed, `make ort-fresh`): ONNX Runtime's outputs on
+ * cases the reference was never checked against conform too. Reseed 99991 holds the QLinearAdd
+ * whose broadcast scalar sits at 60.5 exactly, where ORT's fused fold gives 61 and the
+ * reference gave 60 (qlinear_add.yaml, golden_int8_scalar_fold_fused). */
+static void test_fresh_data_conforms(void)
+{
+	const char *mods = ort_modules();
+	if (!mods)
+		return;
+	qct_proc p;
 	static const char *const seeds[] = {"1", "99991"};
 	for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
 		const char *tmp = qct_tmpdir();
@@ -71,20 +83,10 @@ static void test_fresh_data_conforms(void)
 
 static void test_import_matches_committed(void)
 {
-	const char *mods = getenv("QCONFORM_ORT_MODULES");
-	if (!mods || !*mods)
-		mods = ORT_MODULES;
-	char pkg[1024];
-	snprintf(pkg, sizeof pkg, "%s/onnxruntime-node/package.json", mods);
-	qct_proc p;
-	CU_ASSERT_EQUAL_FATAL(qct_sh(&p, "command -v node"), 0);
-	int have_node = p.status == 0;
-	qct_proc_free(&p);
-	if (!have_node || access(pkg, R_OK) != 0) {
-		printf("\n  skipped: %s (`make ort-npm` after apt-get install nodejs npm)",
-		       have_node ? "no onnxruntime-node in " ORT_MODULES : "no node");
+	const char *mods = ort_modules();
+	if (!mods)
 		return;
-	}
+	qct_proc p;
 	const char *tmp = qct_tmpdir();
 	CU_ASSERT_EQUAL_FATAL(
 	        qct_sh(&p,
