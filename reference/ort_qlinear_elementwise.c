@@ -18,13 +18,14 @@
  *
  *   QLinearAdd  r_a = s_a / s_c, r_b = s_b / s_c, F = zp_c - (r_a zp_a + r_b zp_b), all float32;
  *     AVX2: fma(a, r_a, fma(b, r_b, F)); SSE2 (no FMA): (F + r_a a) + r_b b; a broadcast scalar
- *     operand is folded into F first, by a fused multiply-add in ORT 1.30's binary (measured;
- *     a mul and an add in the source, which a build that does not contract rounds twice: both
- *     accepted), then the other operand's fma; cvtps2dq (half to even), saturation. Portable C (and
- * NEON when the ratios do not fit its fixed point): c = (s_a (a - zp_a) + s_b (b - zp_b)) / s_c,
- * clamped to the type minus zp_c, nearbyintf(c + zp_c). NEON: MlasCalcQLinearAddParameters's 22-bit
- * multipliers and shift, (a - zp_a) m_a + (b - zp_b) m_b shifted right rounding half away from
- * zero. (Newer ORT sources register a uint16 QLinearAdd; the schema of ORT 1.30 refuses it.)
+ *     operand is folded into F first, by a fused multiply-add in ORT 1.30's binary
+ *     (measured; a mul and an add in the source, which a build that does not contract
+ *     rounds twice: both accepted), then the other operand's fma; cvtps2dq (half to even),
+ *     saturation. Portable C (and NEON when the ratios do not fit its fixed point):
+ *     c = (s_a (a - zp_a) + s_b (b - zp_b)) / s_c, clamped to the type minus zp_c,
+ *     nearbyintf(c + zp_c). NEON: MlasCalcQLinearAddParameters's 22-bit multipliers and
+ *     shift, (a - zp_a) m_a + (b - zp_b) m_b shifted right rounding half away from zero.
+ *     (Newer ORT sources register a uint16 QLinearAdd; the schema of ORT 1.30 refuses it.)
  *   QLinearMul  r = s_a s_b / s_c; SSE2 and NEON64: float((a - zp_a)(b - zp_b)) r + zp_c;
  *     NEON32: the same rounded half away from zero; portable C: (s_a (a - zp_a) s_b (b - zp_b))
  *     / s_c clamped, nearbyintf(c + zp_c).
@@ -138,24 +139,18 @@ static int32_t add_answers(const bin_ctx *p, int32_t a, int32_t b, int32_t *lo, 
 	float ra = p->a.s / p->c.s, rb = p->b.s / p->c.s;
 	float fixed = (float)p->c.zp - (ra * (float)p->a.zp + rb * (float)p->b.zp);
 	float fa = (float)a, fb = (float)b;
-	float v_fma, v_sse, v_unfused;
-	/* a broadcast scalar is folded into F first: _mm256_add_ps(F, _mm256_mul_ps(s, r)) in
-	 * the source, which ORT 1.30's x86-64 binary runs as one fused multiply-add (measured: a
-	 * [3,1] + [3,13] int8 add at 60.5 exactly gives 61, the fused fold's 60.5000038; the
-	 * two roundings give 60.4999962, 60); a build that does not contract rounds twice */
-	if (p->scalar == 2) {
-		v_fma = fmaf(fa, ra, fmaf(fb, rb, fixed));
-		v_unfused = fmaf(fa, ra, fixed + rb * fb);
-		v_sse = (fixed + rb * fb) + ra * fa;
-	} else if (p->scalar == 1) {
-		v_fma = fmaf(fb, rb, fmaf(fa, ra, fixed));
-		v_unfused = fmaf(fb, rb, fixed + ra * fa);
-		v_sse = (fixed + ra * fa) + rb * fb;
-	} else {
-		v_fma = fmaf(fa, ra, fmaf(fb, rb, fixed));
-		v_unfused = v_fma;
-		v_sse = (fixed + ra * fa) + rb * fb;
-	}
+	/* s is folded into F first: b in the AVX2 loop, a broadcast scalar operand in either place,
+	 * by _mm256_add_ps(F, _mm256_mul_ps(s, r)) in the source, which ORT 1.30's x86-64 binary
+	 * runs as one fused multiply-add (measured: a [3,1] + [3,13] int8 add at 60.5 exactly gives
+	 * 61, the fused fold's 60.5000038; the two roundings give 60.4999962, 60); a build that
+	 * does not contract rounds the scalar's fold twice. SSE2 adds the scalar's product first,
+	 * a's when neither is a scalar. */
+	int s_is_a = p->scalar == 1;
+	float s = s_is_a ? fa : fb, rs = s_is_a ? ra : rb, o = s_is_a ? fb : fa,
+	      ro = s_is_a ? rb : ra;
+	float v_fma = fmaf(o, ro, fmaf(s, rs, fixed));
+	float v_unfused = p->scalar ? fmaf(o, ro, fixed + rs * s) : v_fma;
+	float v_sse = p->scalar ? (fixed + rs * s) + ro * o : (fixed + ra * fa) + rb * fb;
 	int32_t r[5];
 	r[0] = clampi(cvtps(v_fma), p->qmin, p->qmax);
 	r[1] = clampi(cvtps(v_sse), p->qmin, p->qmax);
