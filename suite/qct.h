@@ -89,6 +89,11 @@ const char *qct_stub(const char *name);
  * (NULL-terminated substrings of case names) is in a case that FAILs and in none that PASSes,
  * and that every other case PASSes or is EXPECTED_ERROR. Returns the FAIL count; *passed the
  * PASS count. */
+/* Every case of report r but the EXPECTED_ERROR ones, counted: FAIL where fail(spec, name)
+ * says, PASS elsewhere; a case with another verdict, or without spec, name or verdict, counts in
+ * *bad (printed). The counts are added to. */
+void qct_count_verdicts(json_t *r, int (*fail)(const char *spec, const char *name), size_t *failed,
+                        size_t *passed, size_t *bad);
 size_t qct_stub_verdicts(const char *specs, const char *stub,
                          int (*may_fail)(const char *spec, const char *name),
                          const char *const *must_fail, size_t *passed);

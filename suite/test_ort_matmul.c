@@ -24,31 +24,6 @@ static void test_specs_pass(void)
 	qct_specs_conform("ort matmul", SPECS, 240, 37);
 }
 
-/* verdict of every case of the run, counted: FAIL where fail(name) says, PASS elsewhere */
-static void count_verdicts(json_t *r, int (*fail)(const char *spec, const char *name),
-                           size_t *failed, size_t *passed, size_t *bad)
-{
-	json_t *cases = json_object_get(r, "cases");
-	for (size_t i = 0; i < json_array_size(cases); i++) {
-		json_t *c = json_array_get(cases, i);
-		const char *spec = json_string_value(json_object_get(c, "spec"));
-		const char *name = json_string_value(json_object_get(c, "name"));
-		const char *v = json_string_value(json_object_get(c, "verdict"));
-		if (!spec || !name || !v) {
-			(*bad)++;
-			continue;
-		}
-		if (strcmp(v, "EXPECTED_ERROR") == 0)
-			continue;
-		int f = fail(spec, name);
-		f ? (*failed)++ : (*passed)++;
-		if (strcmp(v, f ? "FAIL" : "PASS") != 0) {
-			(*bad)++;
-			fprintf(stderr, "\n  %s %s: %s", spec, name, v);
-		}
-	}
-}
-
 /* QGemm: the cases with an exact tie of a quantized y (ORT's tie goldens, the hand-worked ones) */
 static int qgemm_tie(const char *spec, const char *name)
 {
@@ -68,7 +43,7 @@ static void test_stub_qgemm(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(st, 1);
 	size_t failed = 0, passed = 0, bad = 0;
-	count_verdicts(r, qgemm_tie, &failed, &passed, &bad);
+	qct_count_verdicts(r, qgemm_tie, &failed, &passed, &bad);
 	printf("\n  QGemm ties half away: %zu cases FAIL, %zu PASS", failed, passed);
 	CU_ASSERT(failed >= 8 && passed >= 80);
 	CU_ASSERT_EQUAL(bad, 0);

@@ -759,6 +759,30 @@ qct_tally qct_specs_conform(const char *label, const char *specs, size_t min_gol
 	return t;
 }
 
+void qct_count_verdicts(json_t *r, int (*fail)(const char *spec, const char *name), size_t *failed,
+                        size_t *passed, size_t *bad)
+{
+	json_t *cases = json_object_get(r, "cases");
+	for (size_t i = 0; i < json_array_size(cases); i++) {
+		json_t *c = json_array_get(cases, i);
+		const char *spec = json_string_value(json_object_get(c, "spec"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		if (!spec || !name || !v) {
+			(*bad)++;
+			continue;
+		}
+		if (strcmp(v, "EXPECTED_ERROR") == 0)
+			continue;
+		int f = fail(spec, name);
+		f ? (*failed)++ : (*passed)++;
+		if (strcmp(v, f ? "FAIL" : "PASS") != 0) {
+			(*bad)++;
+			fprintf(stderr, "\n  %s %s: %s", spec, name, v);
+		}
+	}
+}
+
 size_t qct_stub_verdicts(const char *specs, const char *stub,
                          int (*may_fail)(const char *spec, const char *name),
                          const char *const *must_fail, size_t *passed)
